@@ -1,0 +1,202 @@
+"""Error kinds the model can act on, the tool-result envelope, and Atlas's own exception tree.
+
+Tool failures are *classified*, never raised past the executor: every call ends in one
+`ErrorKind` and one JSON envelope. Failures of Atlas itself (model, data, configuration)
+are `AtlasError`s, caught once in the CLI and shown as one line::
+
+    AtlasError
+    ├── ConfigError            bad settings or environment (exit 2)
+    ├── DataError              the Orbit dataset cannot be read or built
+    ├── ScriptError            a replay script is malformed or ran out
+    └── ModelError             the model could not produce a turn
+        ├── ModelAuthError     no key, or the key was refused (401/403)
+        ├── ModelNotFoundError the model name does not exist (404)
+        ├── RateLimitedError   429 after the SDK's own retries
+        ├── ModelConnectionError   refused, dropped or timed out (names the base URL)
+        └── ModelProtocolError     a stream that broke its contract (truncated, malformed, failed)
+
+    ToolError                  raised by tools; the executor classifies them
+    ├── TransientToolError     try again later (busy database, dropped connection)
+    └── PermanentToolError     the same call will fail again
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from enum import StrEnum
+from typing import Any
+
+from pydantic import ValidationError
+
+MESSAGE_LIMIT = 300
+
+
+class ErrorKind(StrEnum):
+    """How a tool call ended; every kind but OK comes with a hint for the model."""
+
+    OK = "ok"
+    TIMEOUT = "timeout"
+    TRANSIENT = "transient"
+    PERMANENT = "permanent"
+    DENIED = "denied"
+    UNKNOWN_TOOL = "unknown_tool"
+    BAD_ARGS = "bad_args"
+    UNAVAILABLE = "unavailable"
+    CANCELLED = "cancelled"
+    NO_TIME_BUDGET = "no_time_budget"
+    UNKNOWN = "unknown"
+
+
+HINTS: dict[ErrorKind, str] = {
+    ErrorKind.TIMEOUT: (
+        "The source did not answer in time. Tell the user this check timed out; "
+        "do not substitute other information for it."
+    ),
+    ErrorKind.TRANSIENT: (
+        "The source failed temporarily and retries did not help. Tell the user it could not be "
+        "checked right now; do not guess its content."
+    ),
+    ErrorKind.PERMANENT: (
+        "This exact call will fail again. Fix the arguments (use ids the user gave) or tell the user."
+    ),
+    ErrorKind.DENIED: ("The user did not approve this action. Do not retry it; tell the user it was not done."),
+    ErrorKind.UNKNOWN_TOOL: "No tool has this name. Use only the tools you were given.",
+    ErrorKind.BAD_ARGS: ("The arguments did not validate against the tool's schema. Correct them and call again once."),
+    ErrorKind.UNAVAILABLE: (
+        "This source is failing repeatedly and is switched off for now. Tell the user it could not be "
+        "checked; do not substitute other information."
+    ),
+    ErrorKind.CANCELLED: "The user cancelled this call. Do not retry it unless the user asks.",
+    ErrorKind.NO_TIME_BUDGET: (
+        "Too little of the question's time budget was left to start this call. Tell the user it was "
+        "not checked for lack of time."
+    ),
+    ErrorKind.UNKNOWN: "An internal error occurred in this tool. Tell the user this check failed.",
+}
+
+RETRYABLE_KINDS = frozenset({ErrorKind.TIMEOUT, ErrorKind.TRANSIENT})
+
+
+class ToolError(Exception):
+    """Base for errors that tools raise on purpose."""
+
+
+class TransientToolError(ToolError):
+    """The same call may succeed later: a busy database, a dropped connection."""
+
+
+class PermanentToolError(ToolError):
+    """The same call will fail again: no such issue, bad doc id."""
+
+
+class AtlasError(Exception):
+    """A failure of Atlas itself, shown to the user as one line."""
+
+    exit_code = 1
+
+
+class ConfigError(AtlasError):
+    exit_code = 2
+
+
+class DataError(AtlasError):
+    pass
+
+
+class ScriptError(AtlasError):
+    pass
+
+
+class ModelError(AtlasError):
+    pass
+
+
+class ModelAuthError(ModelError):
+    pass
+
+
+class ModelNotFoundError(ModelError):
+    pass
+
+
+class RateLimitedError(ModelError):
+    pass
+
+
+class ModelConnectionError(ModelError):
+    pass
+
+
+class ModelProtocolError(ModelError):
+    pass
+
+
+def classify(exc: BaseException) -> ErrorKind:
+    """Map an exception raised while running a tool to the kind the model can act on.
+
+    Order matters: a pydantic ValidationError is a ValueError, a TimeoutError is an OSError,
+    and sqlite3.OperationalError covers both "database is locked" and real SQL errors.
+    """
+    if isinstance(exc, ValidationError):
+        return ErrorKind.BAD_ARGS
+    if isinstance(exc, TransientToolError):
+        return ErrorKind.TRANSIENT
+    if isinstance(exc, PermanentToolError):
+        return ErrorKind.PERMANENT
+    if isinstance(exc, TimeoutError):
+        return ErrorKind.TIMEOUT
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        return ErrorKind.TRANSIENT if ("locked" in text or "busy" in text) else ErrorKind.PERMANENT
+    if isinstance(exc, ConnectionError):
+        return ErrorKind.TRANSIENT
+    if isinstance(exc, (LookupError, ValueError, FileNotFoundError, PermissionError)):
+        return ErrorKind.PERMANENT
+    return ErrorKind.UNKNOWN
+
+
+def cap(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """Cut text to `limit` characters with a visible ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe(exc: BaseException) -> str:
+    """A short message for an exception: its text, or its type when it has none."""
+    if isinstance(exc, ValidationError):
+        parts = [f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors()]
+        return cap("; ".join(parts))
+    text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, KeyError) and text.startswith(("'", '"')):
+        text = text[1:-1]
+    return cap(text)
+
+
+def envelope_ok(data: Any, *, untrusted: bool = False, hint: str | None = None) -> dict[str, Any]:
+    """A successful result; `untrusted` marks text written by outsiders (issue bodies, docs)."""
+    env: dict[str, Any] = {"ok": True, "data": data}
+    if untrusted:
+        env["untrusted"] = True
+    if hint:
+        env["hint"] = hint
+    return env
+
+
+def envelope_err(kind: ErrorKind, message: str, *, hint: str | None = None) -> dict[str, Any]:
+    """A failed result with the kind, a capped message, whether a retry can help, and what to do."""
+    if kind is ErrorKind.OK:
+        raise ValueError("envelope_err needs an error kind, not ok")
+    return {
+        "ok": False,
+        "error": {
+            "kind": kind.value,
+            "message": cap(message),
+            "retryable": kind in RETRYABLE_KINDS,
+            "hint": hint or HINTS[kind],
+        },
+    }
+
+
+def dumps(envelope: dict[str, Any]) -> str:
+    """Serialise an envelope; values JSON cannot hold are shown with str()."""
+    return json.dumps(envelope, ensure_ascii=False, default=str)

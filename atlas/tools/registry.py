@@ -1,0 +1,155 @@
+"""The tool registry: `@tool` declares a tool, `load_registry()` gathers built-ins and plugins.
+
+A tool is a plain function `fn(args: ArgsModel, ctx: ToolContext) -> data` whose arguments are
+a pydantic model. Registries are immutable mappings by name; `read_only()` and `filtered()`
+return new ones, so a `--read-only` run never even offers a side-effect tool to the model.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from atlas import config
+
+ENTRY_POINT_GROUP = "atlas.tools"
+BUILTIN_MODULES = ("atlas.tools.orbit", "atlas.tools.tracker")
+
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool may know about the run: where the data and the state live, and its call's key."""
+
+    data: Path = field(default_factory=config.data_dir)
+    home: Path = field(default_factory=config.atlas_home)
+    session: str = ""
+    idempotency_key: str | None = None
+
+
+ToolFn = Callable[[Any, ToolContext], Any]
+PreviewFn = Callable[[Any, ToolContext], str]
+UntrustedFn = Callable[[Any, Any], list[str]]
+
+
+@dataclass(frozen=True)
+class ToolSpec(Generic[ArgsT]):
+    """One tool as the executor and the model see it."""
+
+    name: str
+    fn: Callable[[ArgsT, ToolContext], Any]
+    args_model: type[ArgsT]
+    description: str
+    side_effect: bool = False
+    idempotent: bool = True
+    timeout_s: float | None = None
+    preview: Callable[[ArgsT, ToolContext], str] | None = None
+    """For side effects: a one-look description of what approving would change."""
+    untrusted: Callable[[ArgsT, Any], list[str]] | None = None
+    """For tools that return outsiders' text: names its sources (`issue #92`) from args and data."""
+
+    def schema(self) -> dict[str, Any]:
+        """The model-facing function tool (strict JSON schema), built by the openai SDK."""
+        # Imported here: `import openai` costs about a second and only the OpenAI model needs it.
+        from openai import pydantic_responses_function_tool
+
+        return dict(pydantic_responses_function_tool(self.args_model, name=self.name, description=self.description))
+
+
+_CATALOGUE: dict[str, ToolSpec[Any]] = {}
+
+
+def tool(
+    args_model: type[ArgsT],
+    *,
+    side_effect: bool = False,
+    idempotent: bool = True,
+    timeout_s: float | None = None,
+    name: str | None = None,
+    description: str | None = None,
+    preview: Callable[[ArgsT, ToolContext], str] | None = None,
+    untrusted: Callable[[ArgsT, Any], list[str]] | None = None,
+) -> Callable[[Callable[[ArgsT, ToolContext], Any]], Callable[[ArgsT, ToolContext], Any]]:
+    """Declare a tool; it joins every registry loaded after its module is imported."""
+
+    def decorate(fn: Callable[[ArgsT, ToolContext], Any]) -> Callable[[ArgsT, ToolContext], Any]:
+        spec = ToolSpec(
+            name=name or fn.__name__,
+            fn=fn,
+            args_model=args_model,
+            description=(description or (fn.__doc__ or "").strip()).strip(),
+            side_effect=side_effect,
+            idempotent=idempotent,
+            timeout_s=timeout_s,
+            preview=preview,
+            untrusted=untrusted,
+        )
+        _CATALOGUE[spec.name] = spec
+        return fn
+
+    return decorate
+
+
+class Registry(Mapping[str, ToolSpec[Any]]):
+    """An immutable set of tools by name."""
+
+    def __init__(self, specs: Iterable[ToolSpec[Any]] = ()) -> None:
+        self._specs: dict[str, ToolSpec[Any]] = {spec.name: spec for spec in specs}
+
+    def __getitem__(self, name: str) -> ToolSpec[Any]:
+        return self._specs[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __repr__(self) -> str:
+        return f"Registry({sorted(self._specs)})"
+
+    def filtered(self, keep: Callable[[ToolSpec[Any]], bool]) -> Registry:
+        return Registry(spec for spec in self._specs.values() if keep(spec))
+
+    def read_only(self) -> Registry:
+        """The same tools without side effects: they are not offered to the model at all."""
+        return self.filtered(lambda spec: not spec.side_effect)
+
+    def with_tools(self, *specs: ToolSpec[Any]) -> Registry:
+        return Registry([*self._specs.values(), *specs])
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [spec.schema() for spec in self._specs.values()]
+
+
+def _warn(message: str) -> None:
+    print(f"atlas: warning: {message}", file=sys.stderr)
+
+
+def _import_plugin(module: str) -> None:
+    try:
+        importlib.import_module(module)
+    except Exception as exc:  # a broken plugin must never stop Atlas
+        _warn(f"tool module {module!r} could not be imported ({type(exc).__name__}: {exc}); skipped")
+
+
+def load_registry(extra_modules: Iterable[str] | None = None) -> Registry:
+    """Built-in tools, then `ATLAS_TOOL_MODULES`, then the `atlas.tools` entry points."""
+    for module in BUILTIN_MODULES:
+        importlib.import_module(module)
+    for module in config.tool_modules() if extra_modules is None else extra_modules:
+        _import_plugin(module)
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            entry.load()
+        except Exception as exc:
+            _warn(f"tool plugin {entry.name!r} could not be loaded ({type(exc).__name__}: {exc}); skipped")
+    return Registry(_CATALOGUE.values())

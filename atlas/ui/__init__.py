@@ -1,0 +1,1 @@
+"""Everything that draws on or reads from the terminal."""
