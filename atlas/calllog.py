@@ -1,0 +1,409 @@
+"""The call log: every tool call and every answered question, in SQLite at `$ATLAS_HOME/log.db`.
+
+Writes never raise: a log that cannot be written (read-only folder, full disk, corrupt file)
+costs one warning on stderr, and the answer still comes. Several processes may write at once
+(a chat and an `ask`): WAL, a busy timeout, `BEGIN IMMEDIATE` and a short retry keep them from
+meeting "database is locked". Reads (`atlas log`) raise `CallLogError`, shown as one line.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from atlas.errors import AtlasError
+
+T = TypeVar("T")
+
+FILENAME = "log.db"
+BUSY_TIMEOUT_MS = 5000
+WRITE_ATTEMPTS = 4
+
+# Each entry moves the schema one `user_version` up; append, never edit.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE calls (
+        id INTEGER PRIMARY KEY,
+        ts REAL NOT NULL,
+        session TEXT NOT NULL,
+        turn INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        position INTEGER NOT NULL DEFAULT 0,
+        call_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        ms REAL NOT NULL,
+        attempts INTEGER NOT NULL,
+        message TEXT,
+        approved INTEGER,
+        leaked_threads INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX calls_ts ON calls (ts);
+    CREATE INDEX calls_name_kind ON calls (name, kind);
+    CREATE INDEX calls_session ON calls (session, turn, round, position);
+    CREATE TABLE turns (
+        id INTEGER PRIMARY KEY,
+        ts REAL NOT NULL,
+        session TEXT NOT NULL,
+        turn INTEGER NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        model TEXT NOT NULL,
+        rounds INTEGER NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cost_usd REAL NOT NULL,
+        ms REAL NOT NULL
+    );
+    CREATE INDEX turns_session ON turns (session, turn);
+    """,
+)
+
+
+class CallLogError(AtlasError):
+    """The call log cannot be read."""
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """How one tool call ended; `arguments` is the parsed object, or the raw text when it was not one."""
+
+    round: int
+    call_id: str
+    name: str
+    arguments: dict[str, Any] | str
+    kind: str
+    ms: float
+    attempts: int
+    message: str | None = None
+    approved: bool | None = None
+    leaked_threads: int = 0
+    position: int = 0
+    """Where the call stood in its model response (request order)."""
+    ts: float = field(default_factory=time.time)
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class CallLog:
+    """One SQLite connection, opened on first use and reused for every write and query."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        self._warned = False
+
+    @classmethod
+    def at_home(cls, home: Path | str) -> CallLog:
+        return cls(Path(home) / FILENAME)
+
+    # -- connection and schema ------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is not None:
+            return self._conn
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit mode: transactions are opened explicitly with BEGIN IMMEDIATE, so a writer
+        # takes the lock up front and waits (busy_timeout) instead of failing on upgrade.
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._retry(lambda: self._migrate(conn))
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        return conn
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection) -> None:
+        if conn.execute("PRAGMA user_version").fetchone()[0] >= len(MIGRATIONS):
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Read again under the write lock: another process may have migrated meanwhile.
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+                for statement in script.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    @staticmethod
+    def _retry(action: Callable[[], T]) -> T:
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                return action()
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or attempt == WRITE_ATTEMPTS:
+                    raise
+                time.sleep(random.uniform(0.01, 0.05) * attempt)
+        raise AssertionError("unreachable")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        conn = self._connect()
+        self._retry(lambda: conn.execute("BEGIN IMMEDIATE"))
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _write_safely(self, sql: str, params: Sequence[Any]) -> None:
+        with self._lock:
+            try:
+                with self._write() as conn:
+                    conn.execute(sql, params)
+            except (sqlite3.Error, OSError) as exc:
+                self._warn_once(exc)
+
+    def _warn_once(self, exc: BaseException) -> None:
+        if self._warned:
+            return
+        self._warned = True
+        print(
+            f"atlas: warning: the call log {self.path} cannot be written ({exc}); calls are not logged", file=sys.stderr
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def record_call(self, record: CallRecord, *, session: str, turn: int) -> None:
+        """Log one finished call; never raises."""
+        arguments = record.arguments if isinstance(record.arguments, str) else json.dumps(record.arguments)
+        self._write_safely(
+            "INSERT INTO calls (ts, session, turn, round, position, call_id, name, arguments, kind, ms, attempts,"
+            " message, approved, leaked_threads) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.ts,
+                session,
+                turn,
+                record.round,
+                record.position,
+                record.call_id,
+                record.name,
+                arguments,
+                record.kind,
+                record.ms,
+                record.attempts,
+                record.message,
+                None if record.approved is None else int(record.approved),
+                record.leaked_threads,
+            ),
+        )
+
+    def record_turn(
+        self,
+        *,
+        session: str,
+        turn: int,
+        question: str,
+        answer: str,
+        model: str,
+        rounds: int,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cost_usd: float = 0.0,
+        ms: float = 0.0,
+        ts: float | None = None,
+    ) -> None:
+        """Log one answered question; never raises."""
+        self._write_safely(
+            "INSERT INTO turns (ts, session, turn, question, answer, model, rounds, input_tokens, output_tokens,"
+            " cost_usd, ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                time.time() if ts is None else ts,
+                session,
+                turn,
+                question,
+                answer,
+                model,
+                rounds,
+                input_tokens,
+                output_tokens,
+                cost_usd,
+                ms,
+            ),
+        )
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        if self._conn is None and not self.path.exists():
+            return []  # nothing logged yet; do not create a file just to read it
+        with self._lock:
+            try:
+                conn = self._connect()
+                cursor = conn.execute(sql, params)
+                cursor.row_factory = sqlite3.Row
+                return list(cursor.fetchall())
+            except (sqlite3.Error, OSError) as exc:
+                raise CallLogError(f"the call log {self.path} cannot be read: {exc}") from None
+
+    def calls(
+        self,
+        limit: int | None = 20,
+        tool: str | None = None,
+        kind: str | None = None,
+        session: str | None = None,
+        since: float | None = None,
+        errors_only: bool = False,
+    ) -> list[dict[str, Any]]:
+        """The latest calls matching the filters, newest last, in the `atlas log --json` shape."""
+        where, params = _filters(tool=tool, kind=kind, session=session, since=since, errors_only=errors_only)
+        sql = f"SELECT * FROM calls{where} ORDER BY id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [_call_dict(row) for row in reversed(self._query(sql, params))]
+
+    def stats(
+        self, tool: str | None = None, session: str | None = None, since: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Per tool: calls, p50/p95/max ms, counts by kind, retries (extra attempts) and denials."""
+        where, params = _filters(tool=tool, session=session, since=since)
+        rows = self._query(f"SELECT name, kind, ms, attempts FROM calls{where} ORDER BY name, id", params)
+        by_tool: dict[str, list[sqlite3.Row]] = {}
+        for row in rows:
+            by_tool.setdefault(row["name"], []).append(row)
+        result = []
+        for name, tool_rows in by_tool.items():
+            durations = sorted(float(row["ms"]) for row in tool_rows)
+            kinds: dict[str, int] = {}
+            for row in tool_rows:
+                kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
+            result.append(
+                {
+                    "name": name,
+                    "calls": len(tool_rows),
+                    "p50_ms": _percentile(durations, 50),
+                    "p95_ms": _percentile(durations, 95),
+                    "max_ms": durations[-1],
+                    "kinds": dict(sorted(kinds.items())),
+                    "retries": sum(max(0, int(row["attempts"]) - 1) for row in tool_rows),
+                    "denials": kinds.get("denied", 0),
+                }
+            )
+        return result
+
+    def export_script(self, session: str) -> dict[str, Any]:
+        """A logged session as a replay script: each round's calls in request order, then the answer."""
+        calls = self._query(
+            "SELECT turn, round, name, arguments FROM calls WHERE session = ? ORDER BY turn, round, position, id",
+            (session,),
+        )
+        answers = self._query("SELECT turn, answer FROM turns WHERE session = ? ORDER BY turn, id", (session,))
+        if not calls and not answers:
+            raise CallLogError(f"no session {session!r} in the call log {self.path}")
+        rounds: dict[int, dict[int, list[dict[str, Any]]]] = {}
+        for row in calls:
+            batch = rounds.setdefault(row["turn"], {}).setdefault(row["round"], [])
+            batch.append({"name": row["name"], "arguments": _parse_arguments(row["arguments"])})
+        texts: dict[int, str] = {}
+        for row in answers:
+            texts.setdefault(row["turn"], row["answer"])
+        turns: list[dict[str, Any]] = []
+        for turn in sorted(set(rounds) | set(texts)):
+            for number in sorted(rounds.get(turn, {})):
+                turns.append({"calls": rounds[turn][number]})
+            if turn in texts:
+                turns.append({"text": texts[turn]})
+        return {"turns": turns}
+
+    def sessions(self, limit: int | None = 20) -> list[dict[str, Any]]:
+        """Sessions with calls or turns, most recent last: session, first_ts, last_ts, calls, turns."""
+        sql = (
+            "SELECT session, MIN(ts) AS first_ts, MAX(ts) AS last_ts, SUM(is_call) AS calls,"
+            " SUM(1 - is_call) AS turns FROM (SELECT session, ts, 1 AS is_call FROM calls"
+            " UNION ALL SELECT session, ts, 0 FROM turns) GROUP BY session ORDER BY last_ts DESC"
+        )
+        params: list[Any] = []
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [dict(row) for row in reversed(self._query(sql, params))]
+
+    def latest_session(self) -> str | None:
+        """The session that logged something last, if any."""
+        found = self.sessions(limit=1)
+        return str(found[0]["session"]) if found else None
+
+
+def _filters(
+    *,
+    tool: str | None = None,
+    kind: str | None = None,
+    session: str | None = None,
+    since: float | None = None,
+    errors_only: bool = False,
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, value in (("name", tool), ("kind", kind), ("session", session)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    if since is not None:
+        clauses.append("ts >= ?")
+        params.append(since)
+    if errors_only:
+        clauses.append("kind != 'ok'")
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _parse_arguments(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _call_dict(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "ts": row["ts"],
+        "session": row["session"],
+        "turn": row["turn"],
+        "round": row["round"],
+        "call_id": row["call_id"],
+        "name": row["name"],
+        "arguments": _parse_arguments(row["arguments"]),
+        "kind": row["kind"],
+        "ms": row["ms"],
+        "attempts": row["attempts"],
+        "message": row["message"],
+        "approved": None if row["approved"] is None else bool(row["approved"]),
+        "leaked_threads": row["leaked_threads"],
+    }
+
+
+def _percentile(sorted_values: list[float], pct: float) -> float:
+    """Nearest-rank percentile of an already sorted, non-empty list."""
+    rank = max(1, -(-len(sorted_values) * pct // 100))
+    return sorted_values[int(rank) - 1]

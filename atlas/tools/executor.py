@@ -1,0 +1,424 @@
+"""Run the tool calls of one model response: in parallel, time-boxed, classified, approved, cancellable.
+
+`await executor.run_all(calls)` returns one `function_call_output` item per call, in request
+order, whose `output` is the JSON envelope (`{"ok": true, "data": ...}` or `{"ok": false,
+"error": {...}}`). A tool's failure never raises: it becomes an `ErrorKind` the model can act on.
+
+Per call: validate → circuit breaker → approval (side effects only, one prompt at a time while
+reads go on) → a concurrency slot (the call's timer starts here) → attempts in a daemon thread
+under a deadline (transient errors retried on idempotent tools, with jittered doubling backoff;
+a timeout never) → envelope, capped → event → `log` and the call log.
+
+Cancellation (Ctrl-C cancels the task awaiting `run_all`): every unfinished call is answered with
+kind `cancelled`, logged and reported as FINISHED; `executor.last_outputs` then holds the complete
+outputs of the batch (request order) and the `asyncio.CancelledError` propagates. A caller that
+keeps the conversation going catches it and appends `last_outputs`, so every function_call stays
+answered. `last_outputs` is also set after a normal return.
+
+Threads left behind by timed-out tools are daemon threads: they neither hold the process open
+nor take a slot from later calls; `leaked_threads` counts them, process-wide.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import json
+import random
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ValidationError
+
+from atlas.calllog import CallLog, CallRecord
+from atlas.errors import ErrorKind, classify, describe, envelope_err, envelope_ok
+from atlas.events import ApprovalRequest, Approver, CallEvent, EventSink, Phase, deny_all
+from atlas.tools import threads
+from atlas.tools.breaker import CircuitBreaker
+from atlas.tools.outputs import OUTPUT_LIMIT, capped_output
+from atlas.tools.registry import Registry, ToolContext, ToolSpec
+
+MIN_BUDGET_S = 0.5
+"""A call is not started when less than this is left of the question's budget."""
+BACKOFF_S = (0.2, 0.4)
+"""First retry waits a random time in this range; each further retry waits twice as long."""
+CANCEL_GRACE_S = 0.3
+"""How long cancelled calls get to record themselves before the batch answers for them."""
+
+
+class CallLike(Protocol):
+    """A tool call: the SDK's function_call item and `messages.ToolCall` alike."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def arguments(self) -> str: ...
+    @property
+    def call_id(self) -> str: ...
+
+
+def idempotency_key(session: str, call_id: str) -> str:
+    """The same (session, call_id) always yields the same key, so a replayed call never writes twice."""
+    return hashlib.sha256(f"{session}:{call_id}".encode()).hexdigest()[:32]
+
+
+@dataclass
+class _Call:
+    """One call's progress through the executor."""
+
+    call: CallLike
+    round: int
+    position: int
+    arguments: dict[str, Any] | str = ""
+    attempts: int = 0
+    approved: bool | None = None
+    clock: float = field(default_factory=time.monotonic)
+    output: dict[str, Any] | None = None
+
+    def restart_clock(self) -> None:
+        self.clock = time.monotonic()
+
+
+@dataclass
+class _Outcome:
+    kind: ErrorKind
+    envelope: dict[str, Any]
+    message: str | None = None
+
+
+@dataclass
+class _Primitives:
+    """asyncio primitives bind to one event loop; a chat may run each turn in a new one."""
+
+    loop: asyncio.AbstractEventLoop
+    slots: asyncio.Semaphore
+    approval: asyncio.Lock
+
+
+class ToolExecutor:
+    """Runs tool calls from a registry; see the module docstring for the contract."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        timeout_s: float = 5.0,
+        max_attempts: int = 2,
+        approve: Approver = deny_all,
+        max_concurrency: int = 4,
+        on_event: EventSink | None = None,
+        call_log: CallLog | None = None,
+        session: str | None = None,
+        context: ToolContext | None = None,
+        breaker_threshold: int = 5,
+        breaker_cooldown_s: float = 30.0,
+        answer_reserve_s: float = 2.0,
+        output_limit: int = OUTPUT_LIMIT,
+    ) -> None:
+        self.registry = registry
+        self.timeout_s = timeout_s
+        self.max_attempts = max(1, max_attempts)
+        self.approve = approve
+        self.max_concurrency = max(1, max_concurrency)
+        self.on_event = on_event
+        self.call_log = call_log
+        base = context or ToolContext()
+        self.session = session or base.session or uuid.uuid4().hex[:12]
+        self.context = dataclasses.replace(base, session=self.session, idempotency_key=None)
+        self.breaker_threshold = breaker_threshold
+        self.breaker_cooldown_s = breaker_cooldown_s
+        self.answer_reserve_s = answer_reserve_s
+        self.output_limit = output_limit
+        self.log: list[CallRecord] = []
+        self.last_outputs: list[dict[str, Any]] = []
+        self.turn = 0
+        self._deadline: float | None = None
+        self._reserve_s = answer_reserve_s
+        self._untrusted: list[str] = []
+        self._breakers: dict[str, CircuitBreaker] = {}
+        self._primitives: _Primitives | None = None
+
+    # -- public ---------------------------------------------------------------------------
+
+    @property
+    def leaked_threads(self) -> int:
+        """Tool threads that outlived their deadline and still run, process-wide."""
+        return threads.leaked_threads()
+
+    @property
+    def untrusted_sources(self) -> list[str]:
+        """Where untrusted text read in this turn came from (`issue #92`), first read first."""
+        return list(self._untrusted)
+
+    def new_turn(self, turn: int, *, deadline: float | None = None) -> None:
+        """Start a question: its number, and the `time.monotonic()` at which its budget ends (None: none)."""
+        self.turn = turn
+        self._deadline = deadline
+        self._untrusted = []
+        # The answer's reserve never eats more than a quarter of a short budget.
+        budget = None if deadline is None else deadline - time.monotonic()
+        self._reserve_s = self.answer_reserve_s if budget is None else min(self.answer_reserve_s, max(0.0, budget) / 4)
+
+    def breaker(self, name: str) -> CircuitBreaker:
+        """The circuit breaker of one tool, created on first use."""
+        if name not in self._breakers:
+            self._breakers[name] = CircuitBreaker(self.breaker_threshold, self.breaker_cooldown_s)
+        return self._breakers[name]
+
+    async def run_all(self, calls: Sequence[CallLike], *, round: int = 0) -> list[dict[str, Any]]:
+        """One `function_call_output` per call, in request order; cancellation: see the module docstring."""
+        prims = self._prims()
+        states = [_Call(call=call, round=round, position=index) for index, call in enumerate(calls)]
+        for state in states:
+            state.arguments = _raw_arguments(state.call.arguments)
+            self._emit(state, Phase.QUEUED)
+        tasks = [asyncio.create_task(self._run_call(state, prims)) for state in states]
+        try:
+            if tasks:
+                await asyncio.wait(tasks)
+        except asyncio.CancelledError:
+            for task in tasks:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait(tasks, timeout=CANCEL_GRACE_S)
+            self.last_outputs = [self._answer_cancelled(state) for state in states]
+            raise
+        self.last_outputs = [self._answer_cancelled(state) for state in states]
+        return list(self.last_outputs)
+
+    async def run_one(self, call: CallLike, *, round: int = 0) -> dict[str, Any]:
+        """Run a single call; same contract as `run_all`."""
+        return (await self.run_all([call], round=round))[0]
+
+    # -- one call -------------------------------------------------------------------------
+
+    async def _run_call(self, state: _Call, prims: _Primitives) -> None:
+        try:
+            outcome = await self._decide(state, prims)
+        except asyncio.CancelledError:
+            outcome = _error(ErrorKind.CANCELLED, "cancelled by the user")
+        except Exception as exc:  # a bug in the executor must still answer the call
+            outcome = _error(ErrorKind.UNKNOWN, f"{type(exc).__name__}: {describe(exc)}")
+        self._finish(state, outcome)
+
+    async def _decide(self, state: _Call, prims: _Primitives) -> _Outcome:
+        call = state.call
+        spec = self.registry.get(call.name)
+        if spec is None:
+            return _error(ErrorKind.UNKNOWN_TOOL, f"no tool named {call.name!r}")
+        parsed = _parse_arguments(call.arguments)
+        if isinstance(parsed, _Outcome):
+            return parsed
+        state.arguments = parsed
+        try:
+            args = spec.args_model.model_validate(parsed)
+        except ValidationError as exc:
+            return _error(ErrorKind.BAD_ARGS, describe(exc))
+        breaker = self.breaker(spec.name)
+        if breaker.blocked():
+            return _unavailable(spec.name)
+        context = self.context
+        if spec.side_effect:
+            context = dataclasses.replace(context, idempotency_key=idempotency_key(self.session, call.call_id))
+            state.approved = await self._ask(state, spec, args, context, prims)
+            state.restart_clock()
+            if not state.approved:
+                return _error(ErrorKind.DENIED, f"{spec.name} was not approved")
+        async with prims.slots:
+            state.restart_clock()
+            admission = breaker.admit()
+            if admission == "refused":
+                return _unavailable(spec.name)
+            outcome = _error(ErrorKind.CANCELLED, "cancelled by the user")
+            try:
+                outcome = await self._attempts(state, spec, args, context)
+            finally:
+                breaker.record(outcome.kind, admission)
+            return outcome
+
+    async def _attempts(self, state: _Call, spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> _Outcome:
+        backoff = random.uniform(*BACKOFF_S)
+        while True:
+            timeout = self._timeout_for(spec)
+            if timeout is None:
+                return _error(ErrorKind.NO_TIME_BUDGET, "too little of the question's time budget was left")
+            state.attempts += 1
+            self._emit(state, Phase.STARTED, attempt=state.attempts)
+            outcome = await self._attempt(spec, args, context, timeout)
+            retry = outcome.kind is ErrorKind.TRANSIENT and spec.idempotent and state.attempts < self.max_attempts
+            if not retry or not self._has_time_for(backoff):
+                return outcome
+            self._emit(state, Phase.RETRYING, attempt=state.attempts, message=outcome.message)
+            await asyncio.sleep(backoff)
+            backoff *= 2
+
+    async def _attempt(self, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, timeout: float) -> _Outcome:
+        job = threads.ThreadCall(spec.fn, args, context, name=f"atlas-tool-{spec.name}")
+        try:
+            done, _ = await asyncio.wait([job.future], timeout=timeout)
+        except BaseException:
+            job.abandon()
+            raise
+        if not done:
+            job.abandon()
+            return _error(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
+        failure = job.future.exception()
+        if failure is not None:
+            kind = classify(failure)
+            text = describe(failure)
+            return _error(kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}")
+        data = job.future.result()
+        if spec.untrusted is None:
+            return _Outcome(ErrorKind.OK, envelope_ok(data))
+        try:
+            sources = spec.untrusted(args, data)
+        except Exception as exc:  # naming the source is best effort; the text stays marked untrusted
+            sources = [f"{spec.name} (source unknown: {describe(exc)})"]
+        for source in sources:
+            if source not in self._untrusted:
+                self._untrusted.append(source)
+        return _Outcome(ErrorKind.OK, envelope_ok(data, untrusted=True))
+
+    def _timeout_for(self, spec: ToolSpec[Any]) -> float | None:
+        """This attempt's deadline: the tool's own, cut to the question's budget; None if too little is left."""
+        own = spec.timeout_s if spec.timeout_s is not None else self.timeout_s
+        if self._deadline is None:
+            return own
+        left = self._deadline - time.monotonic() - self._reserve_s
+        return None if left < MIN_BUDGET_S else min(own, left)
+
+    def _has_time_for(self, wait_s: float) -> bool:
+        if self._deadline is None:
+            return True
+        return self._deadline - time.monotonic() - self._reserve_s - wait_s >= MIN_BUDGET_S
+
+    async def _ask(
+        self, state: _Call, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, prims: _Primitives
+    ) -> bool:
+        preview = _preview(spec, args, context, state.arguments)
+        arguments = state.arguments if isinstance(state.arguments, dict) else {}
+        request = ApprovalRequest(
+            call_id=state.call.call_id,
+            name=spec.name,
+            arguments=arguments,
+            preview=preview,
+            untrusted_sources=list(self._untrusted),
+        )
+        async with prims.approval:
+            self._emit(state, Phase.AWAITING_APPROVAL)
+            try:
+                answer = await threads.run_in_thread(self.approve, request, name="atlas-approval", track=False)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a crashing approver is a no
+                answer = False
+        approved = answer is True
+        self._emit(state, Phase.APPROVED if approved else Phase.DENIED)
+        return approved
+
+    # -- results --------------------------------------------------------------------------
+
+    def _finish(self, state: _Call, outcome: _Outcome) -> dict[str, Any]:
+        if state.output is not None:
+            return state.output
+        ms = round((time.monotonic() - state.clock) * 1000, 1)
+        leaked = threads.leaked_threads()
+        state.output = {
+            "type": "function_call_output",
+            "call_id": state.call.call_id,
+            "output": capped_output(outcome.envelope, self.output_limit),
+        }
+        record = CallRecord(
+            round=state.round,
+            call_id=state.call.call_id,
+            name=state.call.name,
+            arguments=state.arguments,
+            kind=outcome.kind.value,
+            ms=ms,
+            attempts=state.attempts,
+            message=outcome.message,
+            approved=state.approved,
+            leaked_threads=leaked,
+            position=state.position,
+        )
+        self.log.append(record)
+        if self.call_log is not None:
+            self.call_log.record_call(record, session=self.session, turn=self.turn)
+        self._emit(
+            state,
+            Phase.FINISHED,
+            kind=outcome.kind.value,
+            ms=ms,
+            attempts=state.attempts,
+            message=outcome.message,
+            leaked_threads=leaked,
+        )
+        return state.output
+
+    def _answer_cancelled(self, state: _Call) -> dict[str, Any]:
+        return self._finish(state, _error(ErrorKind.CANCELLED, "cancelled by the user"))
+
+    def _emit(self, state: _Call, phase: Phase, **fields: Any) -> None:
+        if self.on_event is None:
+            return
+        fields.setdefault("attempts", state.attempts)
+        fields.setdefault("leaked_threads", threads.leaked_threads())
+        event = CallEvent(
+            phase=phase,
+            call_id=state.call.call_id,
+            name=state.call.name,
+            arguments=state.arguments,
+            round=state.round,
+            **fields,
+        )
+        with contextlib.suppress(Exception):  # a broken display must never break a tool call
+            self.on_event(event)
+
+    def _prims(self) -> _Primitives:
+        loop = asyncio.get_running_loop()
+        if self._primitives is None or self._primitives.loop is not loop:
+            self._primitives = _Primitives(loop, asyncio.Semaphore(self.max_concurrency), asyncio.Lock())
+        return self._primitives
+
+
+def _error(kind: ErrorKind, message: str) -> _Outcome:
+    envelope = envelope_err(kind, message)
+    return _Outcome(kind, envelope, envelope["error"]["message"])
+
+
+def _unavailable(name: str) -> _Outcome:
+    return _error(
+        ErrorKind.UNAVAILABLE, f"{name} is switched off after repeated failures; it will be tried again later"
+    )
+
+
+def _raw_arguments(text: str) -> dict[str, Any] | str:
+    """The arguments as an object when they are one, else the raw text (for events and the log)."""
+    parsed = _parse_arguments(text)
+    return text if isinstance(parsed, _Outcome) else parsed
+
+
+def _parse_arguments(text: str) -> dict[str, Any] | _Outcome:
+    try:
+        value = json.loads(text) if text.strip() else {}
+    except (ValueError, TypeError, AttributeError) as exc:
+        return _error(ErrorKind.BAD_ARGS, f"arguments are not valid JSON: {exc}")
+    if not isinstance(value, dict):
+        return _error(ErrorKind.BAD_ARGS, f"arguments must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _preview(spec: ToolSpec[Any], args: BaseModel, context: ToolContext, arguments: dict[str, Any] | str) -> str:
+    """The tool's own preview of its effect; if that fails, the plain call."""
+    if spec.preview is not None:
+        try:
+            return spec.preview(args, context)
+        except Exception:
+            pass
+    shown = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    return f"{spec.name}({shown})"
