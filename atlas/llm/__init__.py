@@ -1,1 +1,63 @@
-"""Models behind one small interface."""
+"""Models behind one small interface: the `Model` protocol and `resolve(name)`.
+
+Three models speak it: the OpenAI Responses API (`openai.py`), the built-in offline planner
+(`offline.py`) and replay scripts (`scripted.py`). The loop knows only this protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from atlas.config import OFFLINE_MODEL
+from atlas.errors import ConfigError
+from atlas.messages import ModelTurn
+from atlas.tools.registry import Registry
+
+REPLAY_PREFIX = "replay:"
+
+TextSink = Callable[[str], None]
+
+
+class Model(Protocol):
+    """Anything that turns a conversation into the next turn: final text, tool calls, or both."""
+
+    name: str
+    """Shown in the answer header and in `--json`: `offline`, `replay:PATH`, `gpt-6-luna`."""
+
+    async def respond(
+        self,
+        instructions: str,
+        items: Sequence[dict[str, Any]],
+        tools: Registry,
+        *,
+        parallel_tool_calls: bool = True,
+        on_text: TextSink | None = None,
+    ) -> ModelTurn:
+        """One model request. Text deltas go to `on_text` as they arrive (all at once is fine)."""
+        ...
+
+
+def resolve(name: str) -> Model:
+    """The model a `--model` value names: `offline`, `replay:PATH`, or an OpenAI model name.
+
+    Modules are imported only when chosen: `import openai` alone costs about a second.
+    """
+    name = name.strip()
+    if not name:
+        raise ConfigError("the model name is empty: use --model offline, --model replay:PATH or an OpenAI model")
+    if name == OFFLINE_MODEL:
+        from atlas.llm.offline import OfflinePlanner
+
+        return OfflinePlanner()
+    if name.startswith(REPLAY_PREFIX):
+        path = name[len(REPLAY_PREFIX) :].strip()
+        if not path:
+            raise ConfigError("--model replay:PATH needs the path of a replay script")
+        from atlas.llm.scripted import ScriptedModel
+
+        return ScriptedModel.from_file(Path(path).expanduser())
+    from atlas.llm.openai import OpenAIModel
+
+    return OpenAIModel(name)

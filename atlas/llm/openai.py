@@ -1,0 +1,207 @@
+"""The OpenAI Responses API model: streamed text, parallel function calls, usage.
+
+This is the one place that knows the wire and the openai SDK: every SDK or stream failure is
+translated here into an Atlas `ModelError` with a one-line message. The SDK's own retries
+(`max_retries=2`, honouring Retry-After) are the only retry layer for model requests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import Any, cast
+
+import openai
+from openai import AsyncOpenAI
+from openai.types.responses import (
+    ResponseCompletedEvent,
+    ResponseErrorEvent,
+    ResponseFailedEvent,
+    ResponseFunctionToolCall,
+    ResponseIncompleteEvent,
+    ResponseInputParam,
+    ResponseOutputItemDoneEvent,
+    ResponseTextDeltaEvent,
+    ToolParam,
+)
+
+from atlas.errors import (
+    ConfigError,
+    ModelAuthError,
+    ModelConnectionError,
+    ModelError,
+    ModelNotFoundError,
+    ModelProtocolError,
+    RateLimitedError,
+    cap,
+)
+from atlas.llm import TextSink
+from atlas.messages import ModelTurn, ToolCall, Usage
+from atlas.tools.registry import Registry
+
+DEFAULT_TIMEOUT_S = 60.0
+MAX_RETRIES = 2
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+NO_KEY = "set OPENAI_API_KEY or use --model offline"
+
+
+def model_timeout() -> float:
+    """`ATLAS_MODEL_TIMEOUT` (seconds without data before a request or a stream is given up)."""
+    raw = os.environ.get("ATLAS_MODEL_TIMEOUT", "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"ATLAS_MODEL_TIMEOUT must be a number of seconds, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"ATLAS_MODEL_TIMEOUT must be positive, got {raw!r}")
+    return value
+
+
+class OpenAIModel:
+    """A model behind the OpenAI Responses API (or any server that speaks it)."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout_s: float | None = None,
+        max_retries: int = MAX_RETRIES,
+    ) -> None:
+        key = api_key or os.environ.get("OPENAI_API_KEY", "").strip()
+        if not key:
+            raise ModelAuthError(NO_KEY)
+        self.name = name
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL).rstrip("/")
+        self.timeout_s = timeout_s if timeout_s is not None else model_timeout()
+        self.max_retries = max_retries
+        # The read timeout bounds every wait for data, so a stalled stream fails too.
+        self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=max_retries)
+
+    async def respond(
+        self,
+        instructions: str,
+        items: Sequence[dict[str, Any]],
+        tools: Registry,
+        *,
+        parallel_tool_calls: bool = True,
+        on_text: TextSink | None = None,
+    ) -> ModelTurn:
+        try:
+            return await self._stream(instructions, items, tools, parallel_tool_calls, on_text)
+        except openai.OpenAIError as exc:
+            raise self._translate(exc) from None
+        except (json.JSONDecodeError, RuntimeError) as exc:
+            # The SDK decodes each SSE chunk itself and lets these escape for a malformed one.
+            raise ModelProtocolError(
+                f"the model's stream from {self.base_url} sent a malformed chunk ({_one_line(str(exc))})"
+            ) from None
+
+    async def _stream(
+        self,
+        instructions: str,
+        items: Sequence[dict[str, Any]],
+        tools: Registry,
+        parallel_tool_calls: bool,
+        on_text: TextSink | None,
+    ) -> ModelTurn:
+        stream = await self._client.responses.create(
+            model=self.name,
+            instructions=instructions,
+            input=cast("ResponseInputParam", list(items)),
+            tools=cast("list[ToolParam]", tools.schemas()),
+            parallel_tool_calls=parallel_tool_calls,
+            stream=True,
+        )
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        try:
+            async for event in stream:
+                if isinstance(event, ResponseTextDeltaEvent):
+                    text.append(event.delta)
+                    if on_text is not None:
+                        on_text(event.delta)
+                elif isinstance(event, ResponseOutputItemDoneEvent) and isinstance(
+                    event.item, ResponseFunctionToolCall
+                ):
+                    # Only the finished item carries the name and call_id with the arguments.
+                    item = event.item
+                    calls.append(ToolCall(name=item.name, arguments=item.arguments, call_id=item.call_id))
+                elif isinstance(event, ResponseCompletedEvent):
+                    return self._completed(event, "".join(text), calls, on_text)
+                elif isinstance(event, ResponseErrorEvent):
+                    raise ModelProtocolError(self._failed("reported an error", event.message, event.code))
+                elif isinstance(event, ResponseFailedEvent):
+                    error = event.response.error
+                    raise ModelProtocolError(
+                        self._failed("failed", error.message if error else None, error.code if error else None)
+                    )
+                elif isinstance(event, ResponseIncompleteEvent):
+                    details = event.response.incomplete_details
+                    reason = details.reason if details else None
+                    raise ModelProtocolError(self._failed("stopped before finishing", reason, None))
+        finally:
+            await stream.close()
+        raise ModelProtocolError(f"the model's stream from {self.base_url} ended early, without a completed response")
+
+    @staticmethod
+    def _completed(
+        event: ResponseCompletedEvent, text: str, calls: list[ToolCall], on_text: TextSink | None
+    ) -> ModelTurn:
+        if not text and not calls and event.response.output_text:
+            # A server that sent no deltas still owes the reader the text.
+            text = event.response.output_text
+            if on_text is not None:
+                on_text(text)
+        usage = event.response.usage
+        return ModelTurn(
+            text=text, calls=calls, usage=Usage(usage.input_tokens, usage.output_tokens) if usage else Usage()
+        )
+
+    def _failed(self, what: str, message: str | None, code: str | None) -> str:
+        detail = _one_line(message or "no message")
+        return f"the model {self.name!r} {what}: {detail}" + (f" ({code})" if code else "")
+
+    def _translate(self, exc: openai.OpenAIError) -> ModelError:
+        """One line a maintainer can act on, for every SDK exception."""
+        if isinstance(exc, openai.APITimeoutError):
+            return ModelConnectionError(
+                f"{self.base_url} did not answer within {self.timeout_s:g} s "
+                "(set ATLAS_MODEL_TIMEOUT to wait longer, or use --model offline)"
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            detail = f": {_one_line(str(cause))}" if cause and str(cause) else ""
+            return ModelConnectionError(f"could not reach {self.base_url}{detail}")
+        if isinstance(exc, openai.APIStatusError):
+            message = _server_message(exc)
+            status = exc.status_code
+            if status in (401, 403):
+                return ModelAuthError(f"{self.base_url} refused the API key ({status}): {message}")
+            if status == 404:
+                return ModelNotFoundError(f"model {self.name!r} was not found at {self.base_url}: {message}")
+            if status == 429:
+                return RateLimitedError(
+                    f"rate limited by {self.base_url} (429), still after {self.max_retries} retries: {message}"
+                )
+            return ModelError(f"{self.base_url} answered {status}: {message}")
+        if isinstance(exc, openai.APIError):
+            return ModelProtocolError(f"the model {self.name!r} failed: {_one_line(exc.message)}")
+        return ModelError(f"the OpenAI client failed: {_one_line(str(exc)) or type(exc).__name__}")
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return _one_line(error["message"])
+    return _one_line(exc.message)
+
+
+def _one_line(text: str) -> str:
+    return cap(" ".join(text.split()))
