@@ -149,6 +149,8 @@ def classify(exc: BaseException) -> ErrorKind:
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc).lower()
         return ErrorKind.TRANSIENT if ("locked" in text or "busy" in text) else ErrorKind.PERMANENT
+    if isinstance(exc, sqlite3.Error):
+        return ErrorKind.PERMANENT  # a corrupt or foreign file stays so
     if isinstance(exc, ConnectionError):
         return ErrorKind.TRANSIENT
     if isinstance(exc, (LookupError, ValueError, FileNotFoundError, PermissionError)):

@@ -8,6 +8,7 @@ return new ones, so a `--read-only` run never even offers a side-effect tool to 
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -61,7 +62,31 @@ class ToolSpec(Generic[ArgsT]):
         # Imported here: `import openai` costs about a second and only the OpenAI model needs it.
         from openai import pydantic_responses_function_tool
 
-        return dict(pydantic_responses_function_tool(self.args_model, name=self.name, description=self.description))
+        schema = dict(pydantic_responses_function_tool(self.args_model, name=self.name, description=self.description))
+        schema["parameters"] = _without_keywords(schema["parameters"], STRICT_UNSUPPORTED)
+        return schema
+
+
+STRICT_UNSUPPORTED = frozenset({"default", "minLength", "maxLength", "title"})
+"""Dropped from model-facing schemas: strict mode makes every property required (so a default
+says nothing) and the API refuses some keywords. Pydantic still enforces them on the arguments."""
+
+
+def _without_keywords(node: Any, drop: frozenset[str]) -> Any:
+    if isinstance(node, dict):
+        # "properties" maps names to schemas: a property may itself be called "title" or "default".
+        return {
+            key: (
+                {name: _without_keywords(sub, drop) for name, sub in value.items()}
+                if key == "properties" and isinstance(value, dict)
+                else _without_keywords(value, drop)
+            )
+            for key, value in node.items()
+            if key == "properties" or key not in drop
+        }
+    if isinstance(node, list):
+        return [_without_keywords(item, drop) for item in node]
+    return node
 
 
 _CATALOGUE: dict[str, ToolSpec[Any]] = {}
@@ -85,7 +110,7 @@ def tool(
             name=name or fn.__name__,
             fn=fn,
             args_model=args_model,
-            description=(description or (fn.__doc__ or "").strip()).strip(),
+            description=inspect.cleandoc(description or fn.__doc__ or ""),
             side_effect=side_effect,
             idempotent=idempotent,
             timeout_s=timeout_s,

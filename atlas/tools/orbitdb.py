@@ -1,0 +1,114 @@
+"""Read-only access to the Orbit issues db, with SQLite's failures translated at this one edge.
+
+Both the read tools and the mock tracker look issues up through here, so "busy" always means
+a TransientToolError and a broken or missing db always a PermanentToolError.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from atlas.dataset import ensure_db, jsonl_path
+from atlas.errors import DataError, PermanentToolError, TransientToolError
+
+BUSY_TIMEOUT_S = 0.25
+"""Short on purpose: the executor retries transient failures with backoff; a long wait here
+would only eat the call's own deadline."""
+
+_resolved: dict[tuple[Path, Path], tuple[tuple[int, int] | None, Path]] = {}
+_resolved_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class IssueBrief:
+    """What a side effect needs to know about its target issue."""
+
+    id: int
+    title: str
+    labels: list[str]
+
+
+def _jsonl_signature(data: Path) -> tuple[int, int] | None:
+    try:
+        stat = jsonl_path(data).stat()
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+def db_for(data: Path, home: Path) -> Path:
+    """The db for a data folder; hashing the JSONL happens again only when the JSONL changes."""
+    key = (data, home)
+    signature = _jsonl_signature(data)
+    with _resolved_lock:
+        cached = _resolved.get(key)
+        if cached and cached[0] == signature and cached[1].is_file():
+            return cached[1]
+        try:
+            path = ensure_db(data, home)
+        except DataError as exc:
+            raise PermanentToolError(f"the Orbit dataset cannot be read: {exc}") from None
+        _resolved[key] = (signature, path)
+        return path
+
+
+def translate(exc: sqlite3.Error) -> Exception:
+    """SQLite's error as a tool error: busy/locked may pass, anything else will not."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and ("locked" in text.lower() or "busy" in text.lower()):
+        return TransientToolError(f"the issues database is busy ({text}); try again shortly")
+    return PermanentToolError(f"the issues database failed: {text}")
+
+
+@contextmanager
+def connect(data: Path, home: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection; SQLite errors leave it as Transient/PermanentToolError."""
+    path = db_for(data, home)
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error as exc:
+        raise translate(exc) from exc
+    conn.row_factory = sqlite3.Row
+    try:
+        yield conn
+    except sqlite3.Error as exc:
+        raise translate(exc) from exc
+    finally:
+        conn.close()
+
+
+def no_such_issue(issue_id: int) -> LookupError:
+    return LookupError(
+        f"There is no issue #{issue_id}. Use only issue ids the user gave or a search returned; do not guess ids."
+    )
+
+
+def labels_of(conn: sqlite3.Connection, issue_ids: Iterable[int]) -> dict[int, list[str]]:
+    """Each issue's labels from the dataset, in a stable order."""
+    ids = list(issue_ids)
+    found: dict[int, list[str]] = {issue_id: [] for issue_id in ids}
+    if not ids:
+        return found
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        "SELECT il.issue_id, l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id "
+        f"WHERE il.issue_id IN ({marks}) ORDER BY l.name",
+        ids,
+    )
+    for issue_id, name in rows:
+        found[issue_id].append(name)
+    return found
+
+
+def issue_brief(data: Path, home: Path, issue_id: int) -> IssueBrief:
+    """Title and dataset labels of an existing issue; LookupError when there is none."""
+    with connect(data, home) as conn:
+        row = conn.execute("SELECT id, title FROM issues WHERE id = ?", (issue_id,)).fetchone()
+        if row is None:
+            raise no_such_issue(issue_id)
+        return IssueBrief(id=row["id"], title=row["title"], labels=labels_of(conn, [issue_id])[issue_id])

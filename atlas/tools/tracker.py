@@ -1,0 +1,238 @@
+"""The mock tracker: the only side effects Atlas has, recorded in `$ATLAS_HOME/tracker_actions.jsonl`.
+
+Each action is one JSON line, written under a file lock by a single `os.write` on an O_APPEND
+descriptor and fsync'd, so concurrent processes never interleave records. A line torn by a
+crash is skipped (and counted) by readers, and the next append starts on a fresh line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import filelock
+from pydantic import BaseModel, ConfigDict, Field
+
+from atlas.errors import PermanentToolError, ToolError, TransientToolError
+from atlas.tools.orbitdb import IssueBrief, issue_brief
+from atlas.tools.registry import ToolContext, tool
+
+ACTIONS_FILE = "tracker_actions.jsonl"
+LOCK_TIMEOUT_S = 5.0
+KNOWN_LABELS = (
+    *(f"comp:{c}" for c in ("core", "scheduler", "worker", "broker-redis", "broker-postgres", "api", "cli", "docs")),
+    *(f"type:{t}" for t in ("bug", "feature", "question", "docs")),
+    *(f"severity:S{n}" for n in range(1, 5)),
+)
+_LABELS_BY_FOLDED = {label.casefold(): label for label in KNOWN_LABELS}
+_warned: set[tuple[Path, int]] = set()
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def canonical_label(label: str) -> str:
+    """The known label a user or model meant (case and spaces forgiven), or a PermanentToolError."""
+    found = _LABELS_BY_FOLDED.get(label.strip().replace(" ", "").casefold())
+    if found is None:
+        raise PermanentToolError(f"unknown label {label!r}; known labels: {', '.join(KNOWN_LABELS)}")
+    return found
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("issue_id"), int):
+        return None
+    if record.get("action") not in ("add_label", "post_comment"):
+        return None
+    return record
+
+
+class MockTracker:
+    """Append-only store of tracker actions under one state folder."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.path = home / ACTIONS_FILE
+        self.skipped = 0
+        """How many torn or corrupt lines the last `records()` skipped."""
+        self._lock = filelock.FileLock(str(home / f"{ACTIONS_FILE}.lock"), timeout=LOCK_TIMEOUT_S)
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every whole record, oldest first; torn or corrupt lines are skipped and counted."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            self.skipped = 0
+            return []
+        except OSError as exc:
+            raise PermanentToolError(f"cannot read {self.path}: {exc}") from None
+        lines = raw.split(b"\n")
+        # The part after the last newline is a record still being written, or one a crash tore.
+        tail = lines.pop()
+        found: list[dict[str, Any]] = []
+        skipped = 1 if tail.strip() else 0
+        for line in lines:
+            if not line.strip():
+                continue
+            record = _parse(line)
+            if record is None:
+                skipped += 1
+            else:
+                found.append(record)
+        self.skipped = skipped
+        if skipped and (self.path, skipped) not in _warned:
+            _warned.add((self.path, skipped))
+            print(f"atlas: warning: skipped {skipped} torn or corrupt line(s) in {self.path}", file=sys.stderr)
+        return found
+
+    def added_labels(self, issue_id: int) -> list[str]:
+        """Labels added through the tracker to one issue, in the order they were added."""
+        labels: list[str] = []
+        for record in self.records():
+            label = record.get("label")
+            if record["action"] != "add_label" or record["issue_id"] != issue_id or not isinstance(label, str):
+                continue
+            if label not in labels:
+                labels.append(label)
+        return labels
+
+    def labels_of(self, issue: IssueBrief) -> list[str]:
+        """The issue's dataset labels followed by those the tracker added."""
+        return issue.labels + [x for x in self.added_labels(issue.id) if x not in issue.labels]
+
+    def comments(self, issue_id: int) -> list[dict[str, Any]]:
+        """Comments posted through the tracker on one issue, oldest first."""
+        return [
+            {"body": str(record.get("body", "")), "ts": record.get("ts"), "session": record.get("session")}
+            for record in self.records()
+            if record["action"] == "post_comment" and record["issue_id"] == issue_id
+        ]
+
+    def add_label(self, issue: IssueBrief, label: str, *, key: str, session: str) -> dict[str, Any]:
+        """Add a label unless the issue has it already (in the dataset or through the tracker)."""
+        with self._locked():
+            current = self.labels_of(issue)
+            changed = label not in current
+            if changed:
+                record = {"ts": now_iso(), "key": key, "action": "add_label", "issue_id": issue.id, "label": label}
+                self._append({**record, "session": session})
+                current = [*current, label]
+        return {"issue_id": issue.id, "label": label, "changed": changed, "labels": current}
+
+    def post_comment(self, issue: IssueBrief, body: str, *, key: str, session: str) -> dict[str, Any]:
+        """Post a comment once per idempotency key; a replay of the same call returns the stored result."""
+        with self._locked():
+            for record in self.records():
+                if record.get("key") != key:
+                    continue
+                if record["action"] == "post_comment" and record["issue_id"] == issue.id and record.get("body") == body:
+                    return _comment_result(record)
+                raise PermanentToolError(
+                    "this call's idempotency key was already used for a different action; nothing was posted"
+                )
+            record = {"ts": now_iso(), "key": key, "action": "post_comment", "issue_id": issue.id, "body": body}
+            self._append({**record, "session": session})
+        return _comment_result(record)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        try:
+            self.home.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise PermanentToolError(f"cannot create the state folder {self.home}: {exc}") from None
+        try:
+            with self._lock:
+                yield
+        except filelock.Timeout:
+            raise TransientToolError("the tracker file is locked by another process; try again") from None
+
+    def _append(self, record: dict[str, Any]) -> None:
+        """Write one whole line; the caller holds the lock."""
+        line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise PermanentToolError(f"cannot open {self.path}: {exc}") from None
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line  # a torn last line stays alone, so this record is whole
+            written = os.write(fd, line)
+            os.fsync(fd)
+        except OSError as exc:
+            raise PermanentToolError(f"cannot write {self.path}: {exc}") from None
+        finally:
+            os.close(fd)
+        if written != len(line):
+            raise TransientToolError(f"only {written} of {len(line)} bytes reached {self.path}; try again")
+
+
+def _comment_result(record: dict[str, Any]) -> dict[str, Any]:
+    return {"issue_id": record["issue_id"], "posted": True, "ts": record["ts"]}
+
+
+class AddLabelArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    issue_id: int = Field(ge=1, description="The issue's number, e.g. 41.")
+    label: str = Field(description=f"One of: {', '.join(KNOWN_LABELS)}.")
+
+
+class PostCommentArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    issue_id: int = Field(ge=1, description="The issue's number, e.g. 41.")
+    body: str = Field(min_length=1, max_length=4000, description="The comment, in Markdown.")
+
+
+def preview_add_label(args: AddLabelArgs, ctx: ToolContext) -> str:
+    """`#41 labels: [comp:core, type:bug] → [comp:core, type:bug, severity:S1]`."""
+    try:
+        label = canonical_label(args.label)
+        before = MockTracker(ctx.home).labels_of(issue_brief(ctx.data, ctx.home, args.issue_id))
+    except (LookupError, ToolError) as exc:
+        return f"add label {args.label!r} to #{args.issue_id} (will be refused: {exc})"
+    after = before if label in before else [*before, label]
+    change = "" if after != before else f" (already labelled {label}: nothing changes)"
+    return f"#{args.issue_id} labels: [{', '.join(before)}] → [{', '.join(after)}]{change}"
+
+
+def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:
+    """The whole comment and the issue it goes to."""
+    try:
+        title = issue_brief(ctx.data, ctx.home, args.issue_id).title
+    except (LookupError, ToolError) as exc:
+        return f"comment on #{args.issue_id} (will be refused: {exc}):\n{args.body}"
+    return f"comment on #{args.issue_id} (“{title}”):\n{args.body}"
+
+
+@tool(AddLabelArgs, side_effect=True, idempotent=True, timeout_s=10.0, preview=preview_add_label)
+def add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Add one label to an Orbit issue. If the issue already has it, nothing changes (changed: false)."""
+    label = canonical_label(args.label)
+    issue = issue_brief(ctx.data, ctx.home, args.issue_id)
+    key = ctx.idempotency_key or f"auto-{uuid.uuid4().hex}"
+    return MockTracker(ctx.home).add_label(issue, label, key=key, session=ctx.session)
+
+
+@tool(PostCommentArgs, side_effect=True, idempotent=False, timeout_s=10.0, preview=preview_post_comment)
+def post_comment(args: PostCommentArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Post a comment on an Orbit issue. Only when the user asked for it; the user approves the exact text."""
+    if not ctx.idempotency_key:
+        raise PermanentToolError("post_comment needs an idempotency key so it can never post twice; nothing was posted")
+    if not args.body.strip():
+        raise PermanentToolError("the comment is empty; nothing was posted")
+    issue = issue_brief(ctx.data, ctx.home, args.issue_id)
+    return MockTracker(ctx.home).post_comment(issue, args.body, key=ctx.idempotency_key, session=ctx.session)

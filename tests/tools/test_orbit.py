@@ -1,0 +1,263 @@
+"""The read tools against real SQLite files and real Markdown files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from atlas import config
+from atlas.errors import ErrorKind, PermanentToolError, TransientToolError, classify
+from atlas.tools.orbit import (
+    BODY_LIMIT,
+    COMMENT_LIMIT,
+    SECTION_LIMIT,
+    DocSectionArgs,
+    IssueArgs,
+    NoArgs,
+    SearchArgs,
+    cut,
+    get_doc_section,
+    get_issue,
+    list_docs,
+    search_issues,
+    search_terms,
+)
+from atlas.tools.registry import ToolContext, load_registry
+from atlas.tools.tracker import AddLabelArgs, PostCommentArgs, add_label, post_comment
+from tests.tools.dataset_factory import context, make_dataset
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    return make_dataset(tmp_path)
+
+
+@pytest.fixture
+def ctx(data: Path, _isolated_state: Path) -> ToolContext:
+    return context(data, _isolated_state)
+
+
+def test_cut_keeps_short_text_and_marks_long_text() -> None:
+    assert cut("short", 10) == "short"
+    long = "word " * 1000
+    out = cut(long, 300)
+    assert len(out) <= 300
+    assert out.endswith("more characters]")
+    kept, marker = out.split(" … [cut: ")
+    assert long.startswith(kept)
+    assert int(marker.split(" ")[0].replace(",", "")) == len(long) - len(kept)
+
+
+def test_get_issue_returns_fields_and_cuts_long_text(ctx: ToolContext) -> None:
+    got = get_issue(IssueArgs(issue_id=41), ctx)
+    assert (got["id"], got["title"], got["state"]) == (41, "Nightly rebuild runs twice", "open")
+    assert got["labels"] == ["comp:core", "type:bug"]
+    assert got["author"] == "maintainer" and got["created_at"] == "2026-03-10T08:00:00Z"
+    assert len(got["body"]) <= BODY_LIMIT and "[cut: " in got["body"]
+    assert got["comment_count"] == 5
+    assert [c["body"][:6] for c in got["comments"]] == ["third:", "fourth", "fifth:"]
+    assert [c["author"] for c in got["comments"]] == ["user2", "user3", "user4"]
+    assert all(len(c["body"]) <= COMMENT_LIMIT for c in got["comments"])
+    assert "[cut: " in got["comments"][0]["body"]
+    assert got["tracker_labels"] == [] and got["tracker_comments"] == []
+
+
+def test_get_issue_unknown_id_tells_the_model_to_use_given_ids(ctx: ToolContext) -> None:
+    with pytest.raises(LookupError, match="ids the user gave") as caught:
+        get_issue(IssueArgs(issue_id=999), ctx)
+    assert classify(caught.value) is ErrorKind.PERMANENT
+
+
+def test_get_issue_shows_what_the_tracker_added(data: Path, _isolated_state: Path) -> None:
+    add_label(AddLabelArgs(issue_id=41, label="severity:S1"), context(data, _isolated_state, key="k-1"))
+    post_comment(
+        PostCommentArgs(issue_id=41, body="Triaged: duplicate of #7."), context(data, _isolated_state, key="k-2")
+    )
+    ctx = context(data, _isolated_state)
+    got = get_issue(IssueArgs(issue_id=41), ctx)
+    assert got["labels"] == ["comp:core", "type:bug"]
+    assert got["tracker_labels"] == ["severity:S1"]
+    assert [c["body"] for c in got["tracker_comments"]] == ["Triaged: duplicate of #7."]
+    assert get_issue(IssueArgs(issue_id=87), ctx)["tracker_labels"] == []
+
+
+def test_search_ranks_title_hits_first_with_labels_and_snippets(ctx: ToolContext) -> None:
+    got = search_issues(SearchArgs(query="lease"), ctx)
+    ids = [hit["id"] for hit in got["hits"]]
+    assert ids[0] == 7 and set(ids) == {7, 41}
+    assert got["hits"][0]["labels"] == ["comp:worker", "type:bug"]
+    assert "**" in got["hits"][0]["snippet"]
+    assert "hint" not in got
+
+
+def test_search_filters_by_state_and_label(ctx: ToolContext) -> None:
+    assert [h["id"] for h in search_issues(SearchArgs(query="lease", state="open"), ctx)["hits"]] == [41]
+    assert [h["id"] for h in search_issues(SearchArgs(query="lease", label="comp:worker"), ctx)["hits"]] == [7]
+
+
+def test_empty_query_with_filters_lists_newest_first(ctx: ToolContext) -> None:
+    got = search_issues(SearchArgs(query="", label="type:bug"), ctx)
+    assert [h["id"] for h in got["hits"]] == [87, 41, 7]
+    assert [h["id"] for h in search_issues(SearchArgs(state="closed", limit=1), ctx)["hits"]] == [92]
+
+
+@pytest.mark.parametrize(
+    "query", ['lease" OR 1=1 --', '"unbalanced', "*", "comp:core", "-", "()", "NEAR(a b)", "a AND", "^lease", "'; --"]
+)
+def test_fts_syntax_in_user_text_never_errors(ctx: ToolContext, query: str) -> None:
+    got = search_issues(SearchArgs(query=query), ctx)
+    assert isinstance(got["hits"], list)
+    if not got["hits"]:
+        assert got["hint"]
+
+
+def test_search_terms_are_quoted_and_drop_operators() -> None:
+    assert search_terms('lease" OR 1=1 --') == ['"lease"', '"1 1"']
+    assert search_terms("comp:core ORB-1101") == ['"comp core"', '"ORB 1101"']
+    assert search_terms("* - () ^") == []
+
+
+def test_search_injection_attempt_finds_the_lease_issues(ctx: ToolContext) -> None:
+    got = search_issues(SearchArgs(query='lease" OR 1=1 --'), ctx)
+    assert {h["id"] for h in got["hits"]} == {7, 41}
+    assert "some of them" in got["hint"]
+
+
+def test_no_hits_is_ok_with_a_hint(ctx: ToolContext) -> None:
+    got = search_issues(SearchArgs(query="kubernetes helm chart"), ctx)
+    assert got["hits"] == [] and "other" in got["hint"]
+
+
+def test_unknown_label_filter_lists_known_labels(ctx: ToolContext) -> None:
+    got = search_issues(SearchArgs(query="lease", label="bug"), ctx)
+    assert got["hits"] == [] and "comp:core" in got["hint"]
+
+
+def test_list_docs_gives_ids_titles_and_headings_outside_code(ctx: ToolContext) -> None:
+    docs = {d["id"]: d for d in list_docs(NoArgs(), ctx)["docs"]}
+    assert sorted(docs) == ["error-codes", "leases"]
+    assert docs["error-codes"]["title"] == "Error codes"
+    assert "ORB-1101 LeaseExpired" in docs["error-codes"]["headings"]
+    assert not any("not a heading" in h for h in docs["error-codes"]["headings"])
+
+
+@pytest.mark.parametrize(
+    ("heading", "expected"),
+    [
+        ("ORB-1101", "ORB-1101 LeaseExpired"),
+        ("orb-1101 leaseexpired", "ORB-1101 LeaseExpired"),
+        ("### ORB-2001", "ORB-2001 BrokerUnavailable"),
+        ("expired", "ORB-1101 LeaseExpired"),
+    ],
+)
+def test_heading_match_is_case_insensitive_exact_then_prefix_then_contains(
+    ctx: ToolContext, heading: str, expected: str
+) -> None:
+    assert get_doc_section(DocSectionArgs(doc_id="error-codes", heading=heading), ctx)["heading"] == expected
+
+
+def test_section_runs_to_the_next_heading_of_same_or_higher_level(ctx: ToolContext) -> None:
+    one = get_doc_section(DocSectionArgs(doc_id="error-codes", heading="ORB-1101"), ctx)["text"]
+    assert one.startswith("### ORB-1101 LeaseExpired") and "# not a heading" in one
+    assert "ORB-1102" not in one
+    group = get_doc_section(DocSectionArgs(doc_id="error-codes", heading="lease errors"), ctx)["text"]
+    assert "ORB-1101" in group and "ORB-1102" in group and "ORB-2001" not in group
+
+
+def test_long_section_is_cut_with_a_marker(ctx: ToolContext) -> None:
+    got = get_doc_section(DocSectionArgs(doc_id="leases", heading="retries"), ctx)
+    assert got["heading"] == "Retries"
+    assert len(got["text"]) <= SECTION_LIMIT and "[cut: " in got["text"] and "Renewal" not in got["text"]
+
+
+def test_no_heading_gives_intro_and_headings(ctx: ToolContext) -> None:
+    got = get_doc_section(DocSectionArgs(doc_id="leases", heading=None), ctx)
+    assert "Leases bound how long" in got["intro"] and "Retries back off" not in got["intro"]
+    assert got["headings"] == ["Retries", "Renewal"]
+
+
+def test_unknown_heading_lists_headings(ctx: ToolContext) -> None:
+    with pytest.raises(PermanentToolError, match="ORB-1101 LeaseExpired"):
+        get_doc_section(DocSectionArgs(doc_id="error-codes", heading="ORB-9999"), ctx)
+
+
+@pytest.mark.parametrize(
+    "doc_id", ["../../etc/passwd", "/etc/passwd", "docs/../error-codes", "error-codes/..", "", "~"]
+)
+def test_doc_ids_outside_the_allowlist_are_refused(ctx: ToolContext, doc_id: str) -> None:
+    with pytest.raises(PermanentToolError, match="Doc ids: error-codes, leases"):
+        get_doc_section(DocSectionArgs(doc_id=doc_id, heading=None), ctx)
+
+
+def test_doc_id_close_matches_and_md_suffix(ctx: ToolContext) -> None:
+    with pytest.raises(PermanentToolError, match="Did you mean error-codes"):
+        get_doc_section(DocSectionArgs(doc_id="eror-codes", heading=None), ctx)
+    assert get_doc_section(DocSectionArgs(doc_id="error-codes.md", heading="ORB-1102"), ctx)["doc_id"] == "error-codes"
+
+
+def test_bad_bytes_are_replaced_and_edits_are_seen(data: Path, ctx: ToolContext) -> None:
+    page = data / "docs" / "broken.md"
+    page.write_bytes(b"# Broken \xff\xfe page\n\n## Part\n\nbad \xc3 byte\n")
+    got = get_doc_section(DocSectionArgs(doc_id="broken", heading="part"), ctx)
+    assert "\ufffd" in got["text"]
+    page.write_text("# Broken\n\n## Part\n\nfixed now\n", encoding="utf-8")
+    os.utime(page, ns=(time.time_ns(), time.time_ns() + 1_000_000_000))
+    assert "fixed now" in get_doc_section(DocSectionArgs(doc_id="broken", heading="part"), ctx)["text"]
+
+
+def test_missing_docs_folder_is_a_clear_permanent_error(data: Path, ctx: ToolContext) -> None:
+    shutil.rmtree(data / "docs")
+    with pytest.raises(PermanentToolError, match="no docs folder"):
+        list_docs(NoArgs(), ctx)
+
+
+def test_untrusted_sources_are_named(ctx: ToolContext) -> None:
+    registry = load_registry()
+    issue_args = IssueArgs(issue_id=92)
+    assert registry["get_issue"].untrusted(issue_args, get_issue(issue_args, ctx)) == ["issue #92"]  # type: ignore[misc]
+    search_args = SearchArgs(query="lease")
+    found = search_issues(search_args, ctx)
+    assert sorted(registry["search_issues"].untrusted(search_args, found)) == ["issue #41", "issue #7"]  # type: ignore[misc]
+    doc_args = DocSectionArgs(doc_id="Error-Codes.md", heading="ORB-1101")
+    doc = get_doc_section(doc_args, ctx)
+    assert registry["get_doc_section"].untrusted(doc_args, doc) == ["doc error-codes"]  # type: ignore[misc]
+
+
+def test_locked_db_is_transient(data: Path, ctx: ToolContext) -> None:
+    get_issue(IssueArgs(issue_id=41), ctx)  # the db is resolved and cached before the lock is taken
+    holder = sqlite3.connect(data / "issues" / "orbit.db", isolation_level=None)
+    assert holder.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        started = time.monotonic()
+        with pytest.raises(TransientToolError, match="locked") as caught:
+            get_issue(IssueArgs(issue_id=41), ctx)
+        assert time.monotonic() - started < 2.0
+        assert classify(caught.value) is ErrorKind.TRANSIENT
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert get_issue(IssueArgs(issue_id=41), ctx)["id"] == 41
+
+
+def test_a_file_that_is_not_a_db_is_permanent(tmp_path: Path, _isolated_state: Path) -> None:
+    data = tmp_path / "bad-data"
+    (data / "issues").mkdir(parents=True)
+    (data / "issues" / "orbit.db").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(PermanentToolError, match="database"):
+        get_issue(IssueArgs(issue_id=41), context(data, _isolated_state))
+
+
+def test_the_bundled_dataset_answers_the_fixture_questions(_isolated_state: Path) -> None:
+    ctx = context(config.bundled_data_dir(), _isolated_state)
+    issue = get_issue(IssueArgs(issue_id=41), ctx)
+    assert {"comp:core", "type:bug"} <= set(issue["labels"]) and "ORB-1101" in issue["body"]
+    assert 41 in [h["id"] for h in search_issues(SearchArgs(query="nightly rebuild twice"), ctx)["hits"]]
+    section = get_doc_section(DocSectionArgs(doc_id="error-codes", heading="ORB-1101"), ctx)
+    assert section["heading"].startswith("ORB-1101 LeaseExpired")
+    assert len(list_docs(NoArgs(), ctx)["docs"]) >= 8
