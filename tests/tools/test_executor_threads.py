@@ -1,0 +1,143 @@
+"""Stuck tool threads and Ctrl-C: the process still exits, later calls still run, every call is answered."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from atlas.events import CallEvent, Phase
+from atlas.tools.executor import ToolExecutor
+from atlas.tools.threads import leaked_threads
+from tests.tools.executor_fakes import call, envelope, kind_of, registry, sleep_tool, spec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+EXIT_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, json, sys, time
+    from pydantic import BaseModel
+    from atlas.messages import ToolCall
+    from atlas.tools.executor import ToolExecutor
+    from atlas.tools.registry import Registry, ToolSpec
+
+    class Args(BaseModel):
+        pass
+
+    def stuck(args, ctx):
+        time.sleep(30)
+
+    spec = ToolSpec(name="stuck", fn=stuck, args_model=Args, description="never returns", timeout_s=0.2)
+    executor = ToolExecutor(Registry([spec]))
+    output = asyncio.run(executor.run_one(ToolCall("stuck", "{}", "c1")))
+    print(json.loads(output["output"])["error"]["kind"], executor.leaked_threads, flush=True)
+    """
+)
+
+
+def test_the_process_exits_promptly_while_a_stuck_tool_thread_sleeps_on() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", EXIT_SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    printed = time.monotonic()
+    code = process.wait(timeout=10)
+    exited = time.monotonic()
+    assert line.split() == ["timeout", "1"], process.stderr.read() if process.stderr else ""
+    assert code == 0
+    assert exited - printed < 0.5
+
+
+def test_leaked_threads_never_starve_later_calls_and_are_counted() -> None:
+    events: list[CallEvent] = []
+    executor = ToolExecutor(
+        registry(spec("stuck", sleep_tool, timeout_s=0.1), spec("quick", sleep_tool)),
+        max_concurrency=2,
+        on_event=events.append,
+        breaker_threshold=100,
+    )
+    before = leaked_threads()
+    outputs = asyncio.run(executor.run_all([call("stuck", f"s{i}", seconds=3) for i in range(10)]))
+    assert {kind_of(o) for o in outputs} == {"timeout"}
+    assert leaked_threads() >= before + 10
+    assert executor.leaked_threads == leaked_threads()
+
+    started = time.monotonic()
+    output = asyncio.run(executor.run_one(call("quick", "q1", seconds=0.05)))
+    assert kind_of(output) == "ok"
+    assert time.monotonic() - started < 0.2
+    assert executor.log[-1].leaked_threads >= before + 10
+    finished = [e for e in events if e.phase is Phase.FINISHED]
+    assert finished[-1].leaked_threads >= before + 10
+
+
+def test_a_leaked_thread_stops_counting_once_it_ends() -> None:
+    executor = ToolExecutor(registry(spec("stuck", sleep_tool, timeout_s=0.05)))
+    before = leaked_threads()
+    asyncio.run(executor.run_one(call("stuck", "s1", seconds=0.3)))
+    assert leaked_threads() == before + 1
+    deadline = time.monotonic() + 2
+    while leaked_threads() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert leaked_threads() <= before
+
+
+def test_cancelling_a_batch_answers_every_call_as_cancelled_within_half_a_second() -> None:
+    events: list[CallEvent] = []
+    executor = ToolExecutor(
+        registry(spec("sleep", sleep_tool), spec("gate", sleep_tool, side_effect=True)),
+        on_event=events.append,
+        max_concurrency=2,
+        approve=lambda request: time.sleep(5) is None,
+    )
+    calls = [
+        call("sleep", "fast", seconds=0.05),
+        call("sleep", "slow1", seconds=5),
+        call("sleep", "slow2", seconds=5),
+        call("sleep", "queued", seconds=5),  # waits for a slot when the batch is cancelled
+        call("gate", "approval"),  # waits for a human when the batch is cancelled
+    ]
+    outcome: dict[str, float] = {}
+
+    async def main() -> None:
+        task = asyncio.create_task(executor.run_all(calls))
+        await asyncio.sleep(0.3)
+        outcome["cancelled_at"] = time.monotonic()
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            outcome["returned_at"] = time.monotonic()
+
+    asyncio.run(main())
+    assert outcome["returned_at"] - outcome["cancelled_at"] < 0.5
+    outputs = executor.last_outputs
+    assert [o["call_id"] for o in outputs] == [c.call_id for c in calls]
+    assert [kind_of(o) for o in outputs] == ["ok", "cancelled", "cancelled", "cancelled", "cancelled"]
+    assert envelope(outputs[1])["error"]["hint"].startswith("The user cancelled")
+    assert sorted(r.call_id for r in executor.log) == sorted(c.call_id for c in calls)
+    assert {r.kind for r in executor.log if r.call_id != "fast"} == {"cancelled"}
+    finished = [e for e in events if e.phase is Phase.FINISHED]
+    assert len(finished) == len(calls)
+
+
+def test_run_all_still_works_after_a_cancelled_batch_in_a_new_event_loop() -> None:
+    executor = ToolExecutor(registry(spec("sleep", sleep_tool)), max_concurrency=1)
+
+    async def cancel_soon() -> None:
+        task = asyncio.create_task(executor.run_all([call("sleep", "a", seconds=2), call("sleep", "b", seconds=2)]))
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_soon())
+    output = asyncio.run(executor.run_one(call("sleep", "c", seconds=0.01)))
+    assert kind_of(output) == "ok"
