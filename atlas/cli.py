@@ -1,4 +1,8 @@
-"""The `atlas` command line: wiring only."""
+"""The `atlas` command line: wiring only; each command's body lives in `atlas.commands`.
+
+Bodies are imported inside the commands so that `atlas --help` stays fast and nothing heavy
+(least of all the openai SDK) is loaded before a command needs it.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,13 @@ import typer
 
 from atlas import __version__
 
-app = typer.Typer(no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 
 
 def _version(value: bool) -> None:
@@ -20,3 +30,111 @@ def main(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ) -> None:
     """Atlas answers Orbit maintainers' questions through tools."""
+
+
+@app.command()
+def ask(
+    question: str = typer.Argument(..., help="The question, or - to read it from standard input."),
+    model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
+    read_only: bool = typer.Option(False, "--read-only", help="Do not offer side-effect tools to the model."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (answer, calls, usage, cost)."),
+    max_rounds: int = typer.Option(5, "--max-rounds", min=1, max=50, help="Model requests before giving up."),
+    timeout: float = typer.Option(5.0, "--timeout", min=0.05, help="Default per-tool deadline in seconds."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, max=64, help="Tool calls running at once."),
+    no_parallel: bool = typer.Option(False, "--no-parallel", help="Ask for and run one tool call at a time."),
+    deadline: float | None = typer.Option(None, "--deadline", min=0.1, help="Overall budget in seconds."),
+) -> None:
+    """Answer one question: live tool rows, y/N before side effects, then the answer."""
+    from atlas.commands import guarded
+    from atlas.commands.ask import AskOptions, run_ask
+
+    options = AskOptions(
+        question=question,
+        model=model,
+        read_only=read_only,
+        as_json=as_json,
+        max_rounds=max_rounds,
+        timeout_s=timeout,
+        concurrency=concurrency,
+        parallel=not no_parallel,
+        deadline_s=deadline,
+    )
+    code = guarded(lambda: run_ask(options))
+    raise typer.Exit(code)
+
+
+@app.command()
+def chat(
+    model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
+    read_only: bool = typer.Option(False, "--read-only", help="Start with side-effect tools switched off."),
+    max_rounds: int = typer.Option(5, "--max-rounds", min=1, max=50, help="Model requests per question."),
+    timeout: float = typer.Option(5.0, "--timeout", min=0.05, help="Default per-tool deadline in seconds."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, max=64, help="Tool calls running at once."),
+) -> None:
+    """A conversation: the same loop, context kept across questions (/help inside)."""
+    from atlas.commands import guarded
+    from atlas.ui.repl import ChatOptions, run_chat
+
+    options = ChatOptions(
+        model=model, read_only=read_only, max_rounds=max_rounds, timeout_s=timeout, concurrency=concurrency
+    )
+    guarded(lambda: run_chat(options))
+
+
+@app.command()
+def log(
+    limit: int = typer.Option(20, "-n", "--limit", min=1, help="How many of the latest calls."),
+    tool: str | None = typer.Option(None, "--tool", help="Only calls of this tool."),
+    kind: str | None = typer.Option(None, "--kind", help="Only calls that ended this way (ok, timeout, ...)."),
+    session: str | None = typer.Option(None, "--session", help="Only calls of this session."),
+    since: str | None = typer.Option(None, "--since", help="Only calls in the last 30m, 2h, 7d ..."),
+    errors: bool = typer.Option(False, "--errors", help="Only calls that did not end ok."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per call and line, newest last."),
+    stats: bool = typer.Option(False, "--stats", help="Per tool: calls, p50/p95/max ms, kinds, retries, denials."),
+    follow: bool = typer.Option(False, "-f", "--follow", help="Keep printing new calls until Ctrl-C."),
+    script: str | None = typer.Option(None, "--script", help="Print a replay script of this session."),
+) -> None:
+    """Every tool call ever made: timings, error kinds, attempts."""
+    from atlas.commands import guarded
+    from atlas.commands.log import LogOptions, parse_since, run_log
+
+    try:
+        since_ts = parse_since(since) if since is not None else None
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--since") from None
+    options = LogOptions(
+        limit=limit,
+        tool=tool,
+        kind=kind,
+        session=session,
+        since=since_ts,
+        errors=errors,
+        as_json=as_json,
+        stats=stats,
+        follow=follow,
+        script=script,
+    )
+    guarded(lambda: run_log(options))
+
+
+@app.command()
+def tools(
+    as_json: bool = typer.Option(False, "--json", help="Print the schemas the model is given."),
+    read_only: bool = typer.Option(False, "--read-only", help="Only the tools without side effects."),
+) -> None:
+    """The tools the model may call: side effects, idempotency, timeouts."""
+    from atlas.commands import guarded
+    from atlas.commands.tools import show_tools
+
+    guarded(lambda: show_tools(as_json=as_json, read_only=read_only))
+
+
+@app.command()
+def tracker(
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per action and line."),
+) -> None:
+    """What approved actions wrote to the mock issue tracker."""
+    from atlas.commands import guarded
+    from atlas.commands.tracker import show_tracker
+
+    guarded(lambda: show_tracker(as_json=as_json))

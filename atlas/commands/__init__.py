@@ -1,0 +1,39 @@
+"""The bodies of the `atlas` commands, imported only by the command that runs.
+
+`guarded` is the one place where Atlas's own failures become one line on stderr and an exit
+code: no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TypeVar
+
+import typer
+
+from atlas.errors import AtlasError
+
+T = TypeVar("T")
+
+
+def error_line(message: object) -> str:
+    """`atlas: error: ...`, cleaned to one visible line."""
+    from atlas.ui.safe import clean_line
+
+    return f"atlas: error: {clean_line(message)}"
+
+
+def guarded(action: Callable[[], T]) -> T:
+    """Run a command body; an `AtlasError` is one line on stderr and its exit code."""
+    try:
+        return action()
+    except AtlasError as exc:
+        print(error_line(exc), file=sys.stderr)
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        print("cancelled", file=sys.stderr)
+        raise typer.Exit(130) from None
+    except BrokenPipeError:
+        # The reader went away (`atlas log | head`): nothing left to say to it.
+        raise typer.Exit(0) from None

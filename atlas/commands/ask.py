@@ -1,0 +1,96 @@
+"""`atlas ask`: one question, its live tool rows and approvals, then the answer (or one JSON object)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass
+
+from atlas.commands.runner import run_cancellable
+from atlas.commands.session import open_runtime
+from atlas.errors import ConfigError
+from atlas.loop import run_turn
+from atlas.ui.approval import TerminalApprover
+from atlas.ui.render import footer, header, make_console
+from atlas.ui.turn_view import TurnView
+
+
+@dataclass(frozen=True)
+class AskOptions:
+    question: str
+    model: str | None = None
+    read_only: bool = False
+    as_json: bool = False
+    max_rounds: int = 5
+    timeout_s: float = 5.0
+    concurrency: int = 4
+    parallel: bool = True
+    deadline_s: float | None = None
+
+
+def read_question(value: str) -> str:
+    """The question itself, or standard input when it is `-`; never empty."""
+    text = sys.stdin.read() if value == "-" else value
+    text = text.strip()
+    if not text:
+        raise ConfigError("the question is empty" + (" (nothing on standard input)" if value == "-" else ""))
+    return text
+
+
+def run_ask(options: AskOptions) -> int:
+    """Answer one question; returns the exit code (0: answered, even when an action was denied)."""
+    question = read_question(options.question)
+    runtime = open_runtime(options.model)
+    console = make_console()
+    notices = make_console(stderr=True)
+    # With --json, standard output carries the one JSON object and nothing else.
+    view = None if options.as_json else TurnView(console)
+    approver = TerminalApprover(notices, pause=view.paused if view else None)
+    executor = runtime.executor(
+        read_only=options.read_only,
+        timeout_s=options.timeout_s,
+        concurrency=1 if not options.parallel else options.concurrency,
+        approve=approver,
+        on_event=view.on_event if view else None,
+    )
+    if view:
+        console.print(header(runtime.model.name, read_only=options.read_only))
+    started = time.monotonic()
+    turn = run_turn(
+        question,
+        [],
+        model=runtime.model,
+        executor=executor,
+        session=runtime.session,
+        max_rounds=options.max_rounds,
+        parallel=options.parallel,
+        on_text=view.on_text if view else None,
+        on_round=view.on_round if view else None,
+        price_in=runtime.settings.price_in,
+        price_out=runtime.settings.price_out,
+        deadline_s=options.deadline_s,
+        call_log=runtime.call_log,
+    )
+    try:
+        result = run_cancellable(turn)
+    except BaseException as exc:
+        if view:
+            view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
+        raise
+    if view is None:
+        print(json.dumps(result.to_json(), ensure_ascii=False))
+        return 0
+    view.finish(result.answer)
+    console.print()
+    console.print(
+        footer(
+            rounds=result.rounds,
+            calls=len(result.calls),
+            input_tokens=result.usage.input_tokens,
+            output_tokens=result.usage.output_tokens,
+            cost_usd=result.cost_usd,
+            seconds=time.monotonic() - started,
+        )
+    )
+    return 0

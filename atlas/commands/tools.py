@@ -1,0 +1,30 @@
+"""`atlas tools`: what the model may call, as a table or as the model-facing schemas."""
+
+from __future__ import annotations
+
+import json
+
+from atlas.tools.registry import load_registry
+from atlas.ui.render import data_table, make_console
+
+
+def show_tools(*, as_json: bool, read_only: bool = False) -> None:
+    registry = load_registry()
+    if read_only:
+        registry = registry.read_only()
+    if as_json:
+        # The schemas are what the model is sent; building them needs the openai SDK.
+        print(json.dumps(registry.schemas(), indent=2, ensure_ascii=False))
+        return
+    rows = [
+        (
+            spec.name,
+            "yes" if spec.side_effect else "no",
+            "yes" if spec.idempotent else "no",
+            f"{spec.timeout_s:g} s" if spec.timeout_s else "default",
+            spec.description.splitlines()[0] if spec.description else "",
+        )
+        for spec in registry.values()
+    ]
+    columns = ("tool", "side effect", "idempotent", "timeout", "description")
+    make_console().print(data_table(columns, rows))

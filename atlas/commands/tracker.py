@@ -1,0 +1,37 @@
+"""`atlas tracker`: the actions approved calls wrote to the mock issue tracker."""
+
+from __future__ import annotations
+
+import json
+
+from atlas.config import atlas_home
+from atlas.errors import AtlasError, ToolError
+from atlas.tools.tracker import MockTracker
+from atlas.ui.render import data_table, make_console
+
+
+def show_tracker(*, as_json: bool) -> None:
+    tracker = MockTracker(atlas_home())
+    try:
+        records = tracker.records()
+    except ToolError as exc:
+        raise AtlasError(str(exc)) from None
+    if as_json:
+        for record in records:
+            print(json.dumps(record, ensure_ascii=False))
+        return
+    console = make_console()
+    if not records:
+        console.print(f"No tracker actions yet in {tracker.path}.", style="dim")
+        return
+    rows = [
+        (
+            record.get("ts", ""),
+            record.get("session", ""),
+            record.get("action", ""),
+            f"#{record.get('issue_id', '?')}",
+            record.get("label") if record.get("action") == "add_label" else record.get("body", ""),
+        )
+        for record in records
+    ]
+    console.print(data_table(("time", "session", "action", "issue", "detail"), rows))

@@ -1,0 +1,248 @@
+"""The live call board: one row per tool call, each settling the moment its call ends.
+
+Driven only by `CallEvent`s (from worker threads as well as the event loop). On a terminal a
+Rich `Live` pulls its picture from this state about eight times a second; anywhere else (a
+pipe, CI) each finished call is one plain line, with no spinner and no cursor movement.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.spinner import Spinner
+from rich.table import Table
+from rich.text import Text
+
+from atlas.events import CallEvent, Phase
+from atlas.ui.safe import call_label, clean_line
+
+KIND_STYLES = {
+    "ok": "green",
+    "denied": "yellow",
+    "cancelled": "yellow",
+    "timeout": "magenta",
+    "transient": "magenta",
+    "unavailable": "magenta",
+    "no_time_budget": "magenta",
+}
+ERROR_STYLE = "red"
+MARKS = {"ok": "✓", "denied": "⊘", "cancelled": "⊘"}
+
+_WAITING = {
+    Phase.QUEUED: "queued",
+    Phase.AWAITING_APPROVAL: "awaiting approval",
+    Phase.APPROVED: "approved",
+    Phase.DENIED: "denied",
+}
+
+
+@dataclass
+class Row:
+    """One call as the board shows it."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any] | str
+    phase: Phase = Phase.QUEUED
+    started: float | None = None
+    ended: float | None = None
+    kind: str | None = None
+    ms: float | None = None
+    attempts: int = 0
+    attempt: int = 0
+
+    @property
+    def settled(self) -> bool:
+        return self.kind is not None
+
+
+@dataclass
+class Round:
+    """One parallel batch of calls: its rows in request order and when it began."""
+
+    number: int
+    started: float
+    rows: dict[str, Row] = field(default_factory=dict)
+    summarised: bool = False
+
+    def wall_s(self) -> float:
+        ends = [row.ended for row in self.rows.values() if row.ended is not None]
+        return max(ends) - self.started if ends else 0.0
+
+    def calls_s(self) -> float:
+        return sum(row.ms or 0.0 for row in self.rows.values()) / 1000
+
+    def summary(self) -> str:
+        """`round 1: 2.01 s wall, 4.03 s of calls, 2.0× parallel`."""
+        wall, calls = self.wall_s(), self.calls_s()
+        text = f"round {self.number}: {wall:.2f} s wall, {calls:.2f} s of calls"
+        if wall > 0:
+            text += f", {calls / wall:.1f}× parallel"
+        return text
+
+
+def kind_style(kind: str) -> str:
+    return KIND_STYLES.get(kind, ERROR_STYLE)
+
+
+def settled_cells(row: Row) -> list[Text]:
+    """The cells of a finished row: mark, call, kind, ms, and attempts when more than one."""
+    kind = row.kind or "unknown"
+    style = kind_style(kind)
+    attempts = f"{row.attempts} attempts" if row.attempts > 1 else ""
+    return [
+        Text(MARKS.get(kind, "✗"), style=style),
+        Text(call_label(row.name, row.arguments)),
+        Text(clean_line(kind), style=style),
+        Text(f"{row.ms or 0:,.0f} ms", style="dim"),
+        Text(attempts, style="dim"),
+    ]
+
+
+class CallBoard:
+    """Rows for the calls of the current round; a Live picture on a terminal, plain lines elsewhere."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        live: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        refresh_per_second: float = 8,
+    ) -> None:
+        self.console = console
+        self.live = console.is_terminal if live is None else live
+        self.clock = clock
+        self.refresh_per_second = refresh_per_second
+        self.rounds: list[Round] = []
+        self._lock = threading.RLock()
+        self._live: Live | None = None
+
+    # -- events -----------------------------------------------------------------------------
+
+    def start_round(self, number: int) -> None:
+        """A new batch begins: the previous round is settled on screen first."""
+        self.end_round()
+        with self._lock:
+            self.rounds.append(Round(number=number, started=self.clock()))
+        if self.live:
+            self._live = Live(
+                get_renderable=self.render_current,
+                console=self.console,
+                refresh_per_second=self.refresh_per_second,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
+            self._live.start()
+
+    def on_event(self, event: CallEvent) -> None:
+        """Fold one call event into the rows; safe to call from any thread."""
+        finished_row: Row | None = None
+        with self._lock:
+            current = self._round_for(event.round)
+            row = current.rows.get(event.call_id)
+            if row is None:
+                row = current.rows[event.call_id] = Row(event.call_id, event.name, event.arguments)
+            if row.settled:
+                return
+            row.phase = event.phase
+            now = self.clock()
+            if event.phase is Phase.STARTED:
+                row.attempt = event.attempt
+                if row.started is None:
+                    row.started = now
+            elif event.phase is Phase.FINISHED:
+                row.kind = event.kind or "unknown"
+                row.ms = event.ms if event.ms is not None else (now - (row.started or now)) * 1000
+                row.attempts = event.attempts
+                row.ended = now
+                finished_row = row
+        if finished_row is not None and not self.live:
+            self._print_plain(finished_row)
+
+    def end_round(self, *, cancelled: bool = False) -> None:
+        """Stop the live picture and leave the round's settled rows and its summary on screen."""
+        with self._lock:
+            current = self.rounds[-1] if self.rounds else None
+            if current is None or current.summarised:
+                return
+            if cancelled:
+                now = self.clock()
+                for row in current.rows.values():
+                    if not row.settled:
+                        row.kind, row.ended = "cancelled", now
+                        row.ms = (now - (row.started or now)) * 1000
+                        if not self.live:
+                            self._print_plain(row)
+            current.summarised = True
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+            self.console.print(self._render_round(current))
+        else:
+            self.console.print(Text(current.summary(), style="dim"))
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Take the live picture off the screen while something else (a y/N question) uses it."""
+        live = self._live
+        if live is None or not live.is_started:
+            yield
+            return
+        live.stop()
+        try:
+            yield
+        finally:
+            if self._live is live:
+                live.start()
+
+    # -- drawing ----------------------------------------------------------------------------
+
+    def render_current(self) -> RenderableType:
+        """The picture of the round in progress, as `Live` pulls it."""
+        with self._lock:
+            return self._render_round(self.rounds[-1]) if self.rounds else Text("")
+
+    def _render_round(self, current: Round) -> RenderableType:
+        grid = Table.grid(padding=(0, 1))
+        for _ in range(5):
+            grid.add_column()
+        for row in list(current.rows.values()):
+            grid.add_row(*(settled_cells(row) if row.settled else self._running_cells(row)))
+        if all(row.settled for row in current.rows.values()) and current.rows:
+            return Group(grid, Text(current.summary(), style="dim"))
+        return grid
+
+    def _running_cells(self, row: Row) -> list[RenderableType]:
+        if row.phase in _WAITING and row.started is None:
+            return [Text("·", style="dim"), Text(call_label(row.name, row.arguments)), Text(_WAITING[row.phase])]
+        elapsed = self.clock() - (row.started or self.clock())
+        retry = f"attempt {row.attempt}" if row.attempt > 1 else ""
+        return [
+            Spinner("dots", style="cyan"),
+            Text(call_label(row.name, row.arguments)),
+            Text("running", style="cyan"),
+            Text(f"{elapsed:.1f} s", style="dim"),
+            Text(retry, style="dim"),
+        ]
+
+    def _print_plain(self, row: Row) -> None:
+        line = Text("  ").join(cell for cell in settled_cells(row) if cell.plain)
+        self.console.print(Text("  ") + line)
+
+    def _round_for(self, number: int) -> Round:
+        for existing in reversed(self.rounds):
+            if existing.number == number:
+                return existing
+        # An event for a round the loop did not announce (a direct executor user): open it here.
+        created = Round(number=number, started=self.clock())
+        self.rounds.append(created)
+        return created

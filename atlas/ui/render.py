@@ -1,0 +1,63 @@
+"""Consoles, the answer, the header and footer lines, and plain data tables, all through `safe`.
+
+Consoles here never parse markup, emoji codes or highlight reprs in what they print: every
+piece of data reaches them as a `Text` built from sanitised strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import IO, Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from atlas.ui.safe import clean_line, safe_markdown
+
+
+def make_console(*, stderr: bool = False, file: IO[str] | None = None, width: int | None = None) -> Console:
+    """A console that honours NO_COLOR and a non-terminal, and treats every string as plain."""
+    return Console(
+        stderr=stderr,
+        file=file,
+        width=width,
+        highlight=False,
+        markup=False,
+        emoji=False,
+        soft_wrap=False,
+    )
+
+
+def print_answer(console: Console, answer: str) -> None:
+    """The answer as Markdown: cleaned, links spelled out as `text (url)`, no hyperlink codes."""
+    console.print(safe_markdown(answer))
+
+
+def header(model: str, *, read_only: bool) -> Text:
+    """`atlas · offline · read-only`: which model answers and whether anything can change."""
+    mode = "read-only" if read_only else "side effects ask first"
+    return Text.assemble(("atlas", "bold"), " · ", (clean_line(model), "cyan"), " · ", (mode, "dim"))
+
+
+def footer(*, rounds: int, calls: int, input_tokens: int, output_tokens: int, cost_usd: float, seconds: float) -> Text:
+    """`2 rounds · 3 calls · 1,204 → 310 tokens · $0.0003 · 2.41 s`."""
+    parts = [
+        f"{rounds} round{'s' if rounds != 1 else ''}",
+        f"{calls} call{'s' if calls != 1 else ''}",
+        f"{input_tokens:,} → {output_tokens:,} tokens",
+        f"${cost_usd:.4f}",
+        f"{seconds:.2f} s",
+    ]
+    return Text(" · ".join(parts), style="dim")
+
+
+def data_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, right: Iterable[str] = ()) -> Table:
+    """A table whose every cell is cleaned to one visible line of plain text."""
+    aligned = set(right)
+    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    for name in columns:
+        table.add_column(name, justify="right" if name in aligned else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(clean_line("" if cell is None else cell)) for cell in row))
+    return table

@@ -1,0 +1,84 @@
+"""The one sanitiser every sink uses before untrusted text reaches the terminal.
+
+Issue bodies, tool arguments, model answers and error messages can carry terminal control
+sequences (a clipboard write, a screen clear, a disguised hyperlink), bidi overrides that
+reorder what the eye sees, and Rich markup that would restyle or relink the output. Here
+they become visible, inert text: `\\x1b`, `\\r`, `\\u202e`, and markup shown literally.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.markdown import Markdown
+from rich.text import Text
+
+# C0 controls except tab and newline, DEL, C1 controls, and the bidi embeddings, overrides and
+# isolates: each one can change what a terminal shows without being seen itself.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_OR_BREAK = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\r": "\\r", "\n": "\\n", "\t": "\\t"}
+
+# `[text](url)` and `![alt](url)`, with one level of nested brackets in the text; the URL may
+# carry a title (`"..."`), which is dropped: only where the link goes matters here.
+_INLINE_LINK = re.compile(
+    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?([^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
+)
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group(0)
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def clean(text: object) -> str:
+    """Text with every control, C1 and bidi character shown escaped; newlines and tabs kept."""
+    return _UNSAFE.sub(_escape_char, str(text))
+
+
+def clean_line(text: object) -> str:
+    """Like `clean`, for one-line places (table cells, rows, prompts): newlines shown as `\\n` too."""
+    return _UNSAFE_OR_BREAK.sub(_escape_char, str(text))
+
+
+def safe_text(text: object, style: str = "", *, one_line: bool = False) -> Text:
+    """A Rich `Text` of cleaned data: never parsed as markup, so `[link=...]` stays literal."""
+    return Text(clean_line(text) if one_line else clean(text), style=style)
+
+
+def links_visible(markdown: str) -> str:
+    """Markdown with each inline link written as `text (url)`, so where it goes is always seen."""
+
+    def rewrite(match: re.Match[str]) -> str:
+        bang, label, url = match.group(1), match.group(2), match.group(3)
+        if not url:
+            return f"{bang}{label}" if bang else label
+        if bang:
+            return f"image {label} ({url})" if label else f"image ({url})"
+        return f"{label} ({url})" if label and label != url else url
+
+    return _INLINE_LINK.sub(rewrite, markdown)
+
+
+def safe_markdown(text: str) -> Markdown:
+    """Markdown for an answer: cleaned, links spelled out, and no OSC 8 hyperlinks emitted."""
+    return Markdown(links_visible(clean(text)), hyperlinks=False)
+
+
+def compact_args(arguments: dict[str, Any] | str, limit: int = 80) -> str:
+    """`issue_id=92, label='severity:S1'`: arguments as a reader scans them, cleaned and cut."""
+    if isinstance(arguments, dict):
+        shown = ", ".join(f"{key}={value!r}" for key, value in arguments.items())
+    else:
+        shown = arguments
+    shown = clean_line(shown)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def call_label(name: str, arguments: dict[str, Any] | str, limit: int = 80) -> str:
+    """`add_label(issue_id=92, label='severity:S1')`, cleaned: how a call is named on screen."""
+    return f"{clean_line(name)}({compact_args(arguments, limit)})"

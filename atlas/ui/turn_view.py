@@ -1,0 +1,110 @@
+"""What one question looks like on screen: a board per round, the streamed answer, then Markdown.
+
+The loop calls `on_round`, `on_text` and (through the executor) `on_event`; the approver calls
+`paused` to take whatever is live off the screen while it asks. On a terminal the answer is
+shown as it streams and then replaced by its Markdown rendering; elsewhere it is printed once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console, RenderableType
+from rich.live import Live
+from rich.text import Text
+
+from atlas.events import CallEvent
+from atlas.ui.board import CallBoard
+from atlas.ui.render import print_answer
+from atlas.ui.safe import clean
+
+
+class TurnView:
+    """Rows, streamed text and the final answer of one turn, on one console."""
+
+    def __init__(self, console: Console, *, live: bool | None = None) -> None:
+        self.console = console
+        self.live = console.is_terminal if live is None else live
+        self.board = CallBoard(console, live=self.live)
+        self._text: list[str] = []
+        self._stream: Live | None = None
+        self._lock = threading.RLock()
+
+    # -- what the loop and the executor call --------------------------------------------------
+
+    def on_round(self, number: int) -> None:
+        with self._lock:
+            self._settle_stream()
+            self.board.start_round(number)
+
+    def on_event(self, event: CallEvent) -> None:
+        self.board.on_event(event)
+
+    def on_text(self, delta: str) -> None:
+        with self._lock:
+            self.board.end_round()
+            self._text.append(delta)
+            if self.live and self._stream is None:
+                self._stream = Live(
+                    get_renderable=self._streamed,
+                    console=self.console,
+                    refresh_per_second=12,
+                    transient=True,
+                    redirect_stdout=False,
+                    redirect_stderr=False,
+                )
+                self._stream.start()
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Nothing live on screen while the approver asks; everything resumes afterwards."""
+        with self.board.paused():
+            stream = self._stream
+            if stream is not None and stream.is_started:
+                stream.stop()
+                try:
+                    yield
+                finally:
+                    if self._stream is stream:
+                        stream.start()
+            else:
+                yield
+
+    # -- the end of the turn --------------------------------------------------------------------
+
+    def finish(self, answer: str) -> None:
+        """Settle the last round, replace the streamed text with the rendered answer."""
+        with self._lock:
+            self.board.end_round()
+            self._stop_stream()
+            self._text.clear()
+        self.console.print()
+        print_answer(self.console, answer)
+
+    def abort(self, *, cancelled: bool) -> None:
+        """The turn failed or was cancelled: rows still running show `cancelled`, nothing stays live."""
+        with self._lock:
+            self.board.end_round(cancelled=cancelled)
+            self._settle_stream()
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _streamed(self) -> RenderableType:
+        # Only the tail fits a live region; the whole answer is printed when it is complete.
+        lines = clean("".join(self._text)).splitlines()
+        room = max(1, self.console.size.height - 2)
+        return Text("\n".join(lines[-room:]))
+
+    def _stop_stream(self) -> None:
+        if self._stream is not None:
+            self._stream.stop()
+            self._stream = None
+
+    def _settle_stream(self) -> None:
+        """Text the model wrote before asking for tools stays on screen as it was written."""
+        self._stop_stream()
+        if self._text:
+            self.console.print(Text(clean("".join(self._text)).strip(), style="italic"))
+            self._text.clear()

@@ -1,0 +1,127 @@
+"""The call board: rows settle one by one, rounds sum up, and a pipe gets plain lines."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from atlas.events import CallEvent, Phase
+from atlas.ui.board import CallBoard
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def capture(*, terminal: bool = False) -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    return Console(file=out, width=100, force_terminal=terminal, no_color=True, markup=False), out
+
+
+def event(phase: Phase, call_id: str, name: str = "get_issue", **fields: object) -> CallEvent:
+    return CallEvent(
+        phase=phase, call_id=call_id, name=name, arguments=fields.pop("arguments", {"issue_id": 41}), round=1, **fields
+    )  # type: ignore[arg-type]
+
+
+def text_of(board: CallBoard) -> str:
+    console, out = capture()
+    console.print(board.render_current())
+    return out.getvalue()
+
+
+def test_fast_row_settles_while_slow_sibling_runs() -> None:
+    clock = Clock()
+    console, _ = capture()
+    board = CallBoard(console, live=True, clock=clock)
+    board.rounds.clear()
+    board.on_event(event(Phase.QUEUED, "fast"))
+    board.on_event(event(Phase.QUEUED, "slow", name="search_issues", arguments={"query": "lease"}))
+    board.on_event(event(Phase.STARTED, "fast", attempt=1))
+    board.on_event(event(Phase.STARTED, "slow", name="search_issues", arguments={"query": "lease"}, attempt=1))
+    clock.now += 0.012
+    board.on_event(event(Phase.FINISHED, "fast", kind="ok", ms=12.0, attempts=1))
+    clock.now += 1.5
+    shown = text_of(board)
+    fast, slow = (line for line in shown.splitlines() if line.strip())
+    assert "get_issue(issue_id=41)" in fast and "ok" in fast and "12 ms" in fast
+    assert "search_issues(query='lease')" in slow and "running" in slow and "1.5 s" in slow
+    assert "round 1" not in shown
+
+
+def test_round_summary_shows_wall_time_beside_sum_of_calls() -> None:
+    clock = Clock()
+    console, out = capture()
+    board = CallBoard(console, live=False, clock=clock)
+    board.start_round(1)
+    for call_id in ("a", "b"):
+        board.on_event(event(Phase.STARTED, call_id, attempt=1))
+    clock.now += 2.0
+    board.on_event(event(Phase.FINISHED, "a", kind="ok", ms=2000.0, attempts=1))
+    board.on_event(event(Phase.FINISHED, "b", kind="timeout", ms=2010.0, attempts=1))
+    board.end_round()
+    assert "round 1: 2.00 s wall, 4.01 s of calls, 2.0× parallel" in out.getvalue()
+
+
+def test_plain_mode_prints_one_line_per_finished_call_and_no_codes() -> None:
+    clock = Clock()
+    console, out = capture()
+    board = CallBoard(console, clock=clock)
+    assert board.live is False
+    board.start_round(1)
+    board.on_event(event(Phase.QUEUED, "a"))
+    board.on_event(event(Phase.STARTED, "a", attempt=1))
+    assert out.getvalue() == ""
+    board.on_event(event(Phase.RETRYING, "a", attempt=1))
+    board.on_event(event(Phase.FINISHED, "a", kind="transient", ms=812.0, attempts=2))
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1
+    assert "get_issue(issue_id=41)" in lines[0] and "transient" in lines[0] and "812 ms" in lines[0]
+    assert "2 attempts" in lines[0]
+    board.on_event(event(Phase.FINISHED, "a", kind="ok", ms=1.0, attempts=1))
+    assert len(out.getvalue().splitlines()) == 1
+    board.end_round()
+    assert "\x1b" not in out.getvalue()
+    assert "⠋" not in out.getvalue()
+
+
+def test_hostile_arguments_are_shown_escaped() -> None:
+    console, out = capture()
+    board = CallBoard(console, live=False, clock=Clock())
+    board.start_round(1)
+    hostile = {"query": "\x1b]52;c;cm0=\x07[link=https://evil.example]x[/link]"}
+    board.on_event(event(Phase.FINISHED, "a", name="search_issues", arguments=hostile, kind="ok", ms=3.0, attempts=1))
+    shown = out.getvalue()
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "[link=https://evil.example]x[/link]" in shown
+
+
+def test_cancelled_round_settles_unfinished_rows() -> None:
+    clock = Clock()
+    console, out = capture()
+    board = CallBoard(console, live=False, clock=clock)
+    board.start_round(1)
+    board.on_event(event(Phase.STARTED, "slow", attempt=1))
+    clock.now += 0.5
+    board.end_round(cancelled=True)
+    assert "cancelled" in out.getvalue() and "500 ms" in out.getvalue()
+
+
+def test_live_board_pauses_and_resumes() -> None:
+    console, out = capture(terminal=True)
+    board = CallBoard(console, live=True, refresh_per_second=20)
+    board.start_round(1)
+    board.on_event(event(Phase.STARTED, "a", attempt=1))
+    with board.paused():
+        assert board._live is not None and not board._live.is_started
+    assert board._live is not None and board._live.is_started
+    board.on_event(event(Phase.FINISHED, "a", kind="ok", ms=5.0, attempts=1))
+    board.end_round()
+    assert board._live is None
+    final = out.getvalue()
+    assert "round 1:" in final and "ok" in final
