@@ -144,6 +144,15 @@ class OpenAIModel:
                     details = event.response.incomplete_details
                     reason = details.reason if details else None
                     raise ModelProtocolError(self._failed("stopped before finishing", reason, None))
+        except openai.APITimeoutError:
+            raise ModelConnectionError(
+                f"the model's stream from {self.base_url} stalled: no data for {self.timeout_s:g} s "
+                "(set ATLAS_MODEL_TIMEOUT to wait longer)"
+            ) from None
+        except openai.APIConnectionError as exc:
+            raise ModelConnectionError(
+                f"the connection to {self.base_url} dropped while the model was answering{_cause(exc)}"
+            ) from None
         finally:
             await stream.close()
         raise ModelProtocolError(f"the model's stream from {self.base_url} ended early, without a completed response")
@@ -174,9 +183,7 @@ class OpenAIModel:
                 "(set ATLAS_MODEL_TIMEOUT to wait longer, or use --model offline)"
             )
         if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__ or exc.__context__
-            detail = f": {_one_line(str(cause))}" if cause and str(cause) else ""
-            return ModelConnectionError(f"could not reach {self.base_url}{detail}")
+            return ModelConnectionError(f"could not reach {self.base_url}{_cause(exc)}")
         if isinstance(exc, openai.APIStatusError):
             message = _server_message(exc)
             status = exc.status_code
@@ -201,6 +208,12 @@ def _server_message(exc: openai.APIStatusError) -> str:
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             return _one_line(error["message"])
     return _one_line(exc.message)
+
+
+def _cause(exc: BaseException) -> str:
+    """`: <what the transport said>`, or nothing when it said nothing."""
+    cause = exc.__cause__ or exc.__context__
+    return f": {_one_line(str(cause))}" if cause is not None and str(cause).strip() else ""
 
 
 def _one_line(text: str) -> str:

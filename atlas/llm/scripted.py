@@ -92,6 +92,8 @@ class ScriptedModel:
             raise ScriptError(
                 f"replay script {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
             ) from None
+        if not isinstance(data, dict):
+            raise ScriptError(f'replay script {path} is malformed: expected an object with a "turns" list')
         try:
             script = Script.model_validate(data)
         except ValidationError as exc:

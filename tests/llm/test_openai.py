@@ -1,0 +1,242 @@
+"""The OpenAI adapter through the real openai SDK, against an llmock server on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from llmock.scenarios import Reply
+from llmock.scenarios import ToolCall as MockCall
+from pydantic import BaseModel
+
+from atlas.errors import (
+    ConfigError,
+    ModelAuthError,
+    ModelConnectionError,
+    ModelError,
+    ModelNotFoundError,
+    ModelProtocolError,
+    RateLimitedError,
+)
+from atlas.llm import resolve
+from atlas.llm.openai import OpenAIModel
+from atlas.loop import INSTRUCTIONS, run_turn
+from atlas.messages import ModelTurn
+from atlas.tools.executor import ToolExecutor
+from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+
+MODEL = "gpt-6-luna"
+QUESTION = [{"role": "user", "content": "What does ORB-1101 mean?"}]
+
+
+class KeyArgs(BaseModel):
+    key: str
+
+
+def lookup(args: KeyArgs, ctx: ToolContext) -> dict[str, str]:
+    return {"key": args.key, "value": args.key.upper()}
+
+
+TOOLS = Registry([ToolSpec("lookup", lookup, KeyArgs, "Look a key up.")])
+
+
+class Recording:
+    """Passes requests to a model and keeps every turn it produced."""
+
+    def __init__(self, model: OpenAIModel) -> None:
+        self.inner = model
+        self.name = model.name
+        self.turns: list[ModelTurn] = []
+
+    async def respond(
+        self,
+        instructions: str,
+        items: Sequence[dict[str, Any]],
+        tools: Registry,
+        *,
+        parallel_tool_calls: bool = True,
+        on_text: Callable[[str], None] | None = None,
+    ) -> ModelTurn:
+        turn = await self.inner.respond(
+            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, on_text=on_text
+        )
+        self.turns.append(turn)
+        return turn
+
+
+def ask(model: OpenAIModel, tools: Registry = TOOLS, on_text: Callable[[str], None] | None = None) -> ModelTurn:
+    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools, on_text=on_text))
+
+
+def failure(model: OpenAIModel, expected: type[ModelError]) -> str:
+    with pytest.raises(expected) as caught:
+        ask(model, Registry())
+    message = str(caught.value)
+    assert "\n" not in message and len(message) <= 400
+    error = caught.value
+    assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)  # no SDK traceback
+    return message
+
+
+def request_bodies(llmock: Any) -> list[dict[str, Any]]:
+    return [record.body for record in llmock.requests if record.path.endswith("/responses")]
+
+
+def test_resolve_builds_the_client_from_the_environment(llmock: Any) -> None:
+    model = resolve(MODEL)
+    assert isinstance(model, OpenAIModel)
+    assert model.name == MODEL and model.base_url == llmock.base_url("openai")
+
+
+def test_without_a_key_the_error_says_what_to_do() -> None:
+    with pytest.raises(ModelAuthError, match=r"^set OPENAI_API_KEY or use --model offline$"):
+        resolve(MODEL)
+
+
+def test_a_bad_timeout_setting_is_a_config_error(llmock: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATLAS_MODEL_TIMEOUT", "soon")
+    with pytest.raises(ConfigError, match="ATLAS_MODEL_TIMEOUT"):
+        resolve(MODEL)
+
+
+def test_a_plain_answer_is_streamed_in_order(llmock: Any) -> None:
+    text = "ORB-1101 means the lease expired before the worker acknowledged the job (error-codes › ORB-1101)."
+    llmock.reply(text)
+    deltas: list[str] = []
+    turn = ask(OpenAIModel(MODEL), on_text=deltas.append)
+    assert turn.text == text and turn.is_final
+    assert len(deltas) > 5 and "".join(deltas) == text
+    assert turn.usage.input_tokens > 0 and turn.usage.output_tokens > 0
+    body = request_bodies(llmock)[0]
+    assert body["stream"] is True and body["model"] == MODEL and body["instructions"] == INSTRUCTIONS
+    assert body["input"] == QUESTION
+    assert body["tools"][0]["name"] == "lookup" and body["tools"][0]["strict"] is True
+
+
+def test_parallel_calls_run_through_the_executor_and_are_fed_back(llmock: Any) -> None:
+    llmock.add(Reply(tool_calls=(MockCall("get_issue", {"issue_id": 41}), MockCall("get_issue", {"issue_id": 87}))))
+    model = Recording(OpenAIModel(MODEL))
+    executor = ToolExecutor(load_registry().read_only(), session="s1")
+    history: list[dict[str, Any]] = []
+    result = asyncio.run(
+        run_turn("Compare #41 and #87", history, model=model, executor=executor, session="s1", price_in=1, price_out=4)
+    )
+    assert result.finished and result.rounds == 2
+    assert [(c.name, c.arguments, c.kind) for c in result.calls] == [
+        ("get_issue", {"issue_id": 41}, "ok"),
+        ("get_issue", {"issue_id": 87}, "ok"),
+    ]
+    first, second = request_bodies(llmock)
+    assert first["parallel_tool_calls"] is True
+    assert {tool["name"] for tool in first["tools"]} == set(load_registry().read_only())
+    sent = second["input"]
+    call_ids = [item["call_id"] for item in sent if item.get("type") == "function_call"]
+    outputs = {
+        item["call_id"]: json.loads(item["output"]) for item in sent if item.get("type") == "function_call_output"
+    }
+    assert call_ids == [c.call_id for c in result.calls] and set(outputs) == set(call_ids)
+    assert outputs[call_ids[0]]["ok"] is True and outputs[call_ids[0]]["data"]["id"] == 41
+    assert result.answer == model.turns[1].text != ""
+    assert result.usage == model.turns[0].usage + model.turns[1].usage
+    usage = result.usage
+    assert result.cost_usd == pytest.approx((usage.input_tokens * 1 + usage.output_tokens * 4) / 1_000_000)
+
+
+def test_several_rounds_without_parallel_calls(llmock: Any) -> None:
+    llmock.call_tool("lookup", {"key": "a"}).call_tool("lookup", {"key": "b"})
+    model = Recording(OpenAIModel(MODEL))
+    result = asyncio.run(
+        run_turn(
+            "a then b",
+            [],
+            model=model,
+            executor=ToolExecutor(TOOLS, session="s1"),
+            session="s1",
+            parallel=False,
+        )
+    )
+    assert result.rounds == 3 and result.finished
+    assert [(c.round, c.arguments) for c in result.calls] == [(1, {"key": "a"}), (2, {"key": "b"})]
+    bodies = request_bodies(llmock)
+    assert len(bodies) == 3 and all(body["parallel_tool_calls"] is False for body in bodies)
+    assert sum(item.get("type") == "function_call_output" for item in bodies[2]["input"]) == 2
+    assert result.usage == sum((turn.usage for turn in model.turns[1:]), model.turns[0].usage)
+    assert result.usage.input_tokens > 0
+
+
+def test_rate_limited_twice_then_answered(llmock: Any) -> None:
+    llmock.rate_limit(times=2, retry_after=0.05)
+    llmock.reply("Answered after waiting.")
+    assert ask(OpenAIModel(MODEL)).text == "Answered after waiting."
+    assert [record.status for record in llmock.requests] == [429, 429, 200]
+    llmock.assert_resilient()
+
+
+def test_rate_limited_beyond_the_retries(llmock: Any) -> None:
+    llmock.rate_limit(times=3, retry_after=0.05)
+    message = failure(OpenAIModel(MODEL), RateLimitedError)
+    assert "rate limited" in message and "429" in message
+    assert len(llmock.requests) == 3
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_refused_key_is_an_auth_error_without_retries(llmock: Any, status: int) -> None:
+    llmock.fail(status)
+    message = failure(OpenAIModel(MODEL), ModelAuthError)
+    assert f"({status})" in message and llmock.base_url("openai") in message
+    assert len(llmock.requests) == 1
+
+
+def test_an_unknown_model_is_named(llmock: Any) -> None:
+    llmock.fail(404)
+    message = failure(OpenAIModel("gpt-9-nope"), ModelNotFoundError)
+    assert "'gpt-9-nope'" in message and "not found" in message
+
+
+def test_a_server_error_gives_status_and_message(llmock: Any) -> None:
+    llmock.fail(500, message="The engine is overloaded.", times=None)
+    message = failure(OpenAIModel(MODEL, max_retries=0), ModelError)
+    assert "answered 500" in message and "The engine is overloaded." in message
+
+
+def test_a_dropped_connection_mid_stream(llmock: Any) -> None:
+    llmock.disconnect(after_chunks=4)
+    message = failure(OpenAIModel(MODEL), ModelConnectionError)
+    assert "dropped" in message and llmock.base_url("openai") in message
+
+
+def test_a_truncated_stream_is_not_taken_for_an_answer(llmock: Any) -> None:
+    llmock.truncate(after_chunks=4)
+    message = failure(OpenAIModel(MODEL), ModelProtocolError)
+    assert "ended early" in message
+
+
+def test_a_malformed_chunk(llmock: Any) -> None:
+    llmock.corrupt(after_chunks=3)
+    message = failure(OpenAIModel(MODEL), ModelProtocolError)
+    assert "malformed chunk" in message
+
+
+def test_a_stalled_stream_fails_in_bounded_time(llmock: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATLAS_MODEL_TIMEOUT", "1")
+    llmock.stall(after_chunks=3, seconds=4)
+    started = time.monotonic()
+    model = resolve(MODEL)
+    assert isinstance(model, OpenAIModel)
+    message = failure(model, ModelConnectionError)
+    assert time.monotonic() - started < 3
+    assert "stalled" in message and "1 s" in message
+
+
+def test_a_refused_connection_names_the_base_url() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again before the request: nothing listens there
+    url = f"http://127.0.0.1:{port}/v1"
+    message = failure(OpenAIModel(MODEL, api_key="k", base_url=url, max_retries=0), ModelConnectionError)
+    assert message.startswith(f"could not reach {url}")
