@@ -8,13 +8,15 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
 from atlas.events import CallEvent, Phase
 from atlas.tools.executor import ToolExecutor
+from atlas.tools.registry import ToolContext
 from atlas.tools.threads import leaked_threads
-from tests.tools.executor_fakes import call, envelope, kind_of, registry, sleep_tool, spec
+from tests.tools.executor_fakes import SleepArgs, call, envelope, kind_of, registry, sleep_tool, spec
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,37 +58,51 @@ def test_the_process_exits_promptly_while_a_stuck_tool_thread_sleeps_on() -> Non
 
 
 def test_leaked_threads_never_starve_later_calls_and_are_counted() -> None:
+    release = threading.Event()
+
+    def stuck(args: SleepArgs, ctx: ToolContext) -> None:
+        release.wait(10)
+
     events: list[CallEvent] = []
     executor = ToolExecutor(
-        registry(spec("stuck", sleep_tool, timeout_s=0.1), spec("quick", sleep_tool)),
+        registry(spec("stuck", stuck, timeout_s=0.05), spec("quick", sleep_tool)),
         max_concurrency=2,
         on_event=events.append,
         breaker_threshold=100,
     )
-    before = leaked_threads()
-    outputs = asyncio.run(executor.run_all([call("stuck", f"s{i}", seconds=3) for i in range(10)]))
-    assert {kind_of(o) for o in outputs} == {"timeout"}
-    assert leaked_threads() >= before + 10
-    assert executor.leaked_threads == leaked_threads()
+    try:
+        outputs = asyncio.run(executor.run_all([call("stuck", f"s{i}") for i in range(10)]))
+        assert {kind_of(o) for o in outputs} == {"timeout"}
+        assert leaked_threads() >= 10
+        assert executor.leaked_threads == leaked_threads()
 
-    started = time.monotonic()
-    output = asyncio.run(executor.run_one(call("quick", "q1", seconds=0.05)))
-    assert kind_of(output) == "ok"
-    assert time.monotonic() - started < 0.2
-    assert executor.log[-1].leaked_threads >= before + 10
-    finished = [e for e in events if e.phase is Phase.FINISHED]
-    assert finished[-1].leaked_threads >= before + 10
+        started = time.monotonic()
+        output = asyncio.run(executor.run_one(call("quick", "q1", seconds=0.05)))
+        assert kind_of(output) == "ok"
+        assert time.monotonic() - started < 0.2
+        assert executor.log[-1].leaked_threads >= 10
+        finished = [e for e in events if e.phase is Phase.FINISHED]
+        assert finished[-1].leaked_threads >= 10
+    finally:
+        release.set()
 
 
 def test_a_leaked_thread_stops_counting_once_it_ends() -> None:
-    executor = ToolExecutor(registry(spec("stuck", sleep_tool, timeout_s=0.05)))
-    before = leaked_threads()
-    asyncio.run(executor.run_one(call("stuck", "s1", seconds=0.3)))
-    assert leaked_threads() == before + 1
-    deadline = time.monotonic() + 2
-    while leaked_threads() > before and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert leaked_threads() <= before
+    release = threading.Event()
+    ended = threading.Event()
+
+    def stuck(args: SleepArgs, ctx: ToolContext) -> None:
+        release.wait(10)
+        ended.set()
+
+    executor = ToolExecutor(registry(spec("stuck", stuck, timeout_s=0.05)))
+    asyncio.run(executor.run_one(call("stuck", "s1")))
+    leaked = leaked_threads()
+    assert leaked >= 1
+    release.set()
+    assert ended.wait(2)
+    time.sleep(0.05)  # the thread unregisters itself right after the tool returns
+    assert leaked_threads() <= leaked - 1
 
 
 def test_cancelling_a_batch_answers_every_call_as_cancelled_within_half_a_second() -> None:
