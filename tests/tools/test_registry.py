@@ -1,0 +1,142 @@
+"""The registry: built-in tools, filtered views, strict schemas, and plugins that may be broken."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+
+BUILTINS = {"get_issue", "search_issues", "list_docs", "get_doc_section", "add_label", "post_comment"}
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_python(code: str, env_extra: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **env_extra, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def keys_anywhere(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        return set(node) | {k for value in node.values() for k in keys_anywhere(value)}
+    if isinstance(node, list):
+        return {k for item in node for k in keys_anywhere(item)}
+    return set()
+
+
+def test_builtins_are_registered_with_timeouts_and_descriptions() -> None:
+    registry = load_registry()
+    assert set(registry) >= BUILTINS
+    for name in BUILTINS:
+        spec = registry[name]
+        assert spec.timeout_s is not None and 0 < spec.timeout_s <= 10
+        assert spec.description and not spec.description.startswith(" ") and "\n    " not in spec.description
+
+
+def test_read_only_view_drops_side_effects_and_leaves_the_original() -> None:
+    registry = load_registry()
+    read_only = registry.read_only()
+    assert set(read_only) == BUILTINS - {"add_label", "post_comment"}
+    assert {"add_label", "post_comment"} <= set(registry)
+    assert set(registry.filtered(lambda spec: spec.name.startswith("get_"))) == {"get_issue", "get_doc_section"}
+
+
+def test_with_tools_adds_without_touching_the_catalogue() -> None:
+    class EchoArgs(BaseModel):
+        text: str
+
+    def echo(args: EchoArgs, ctx: ToolContext) -> str:
+        return args.text
+
+    spec = ToolSpec(name="echo_for_test", fn=echo, args_model=EchoArgs, description="Echo.")
+    bigger = Registry().with_tools(spec)
+    assert list(bigger) == ["echo_for_test"] and len(bigger) == 1
+    assert "echo_for_test" not in load_registry()
+
+
+@pytest.mark.parametrize("name", sorted(BUILTINS))
+def test_each_builtin_schema_is_a_strict_function_tool(name: str) -> None:
+    schema = load_registry()[name].schema()
+    assert schema["type"] == "function" and schema["name"] == name and schema["strict"] is True
+    params = schema["parameters"]
+    assert params["type"] == "object" and params["additionalProperties"] is False
+    assert sorted(params["required"]) == sorted(params["properties"])
+    assert not keys_anywhere(params) & {"default", "minLength", "maxLength", "title"}
+    json.dumps(schema)
+
+
+def test_a_property_named_like_a_dropped_keyword_survives() -> None:
+    class Args(BaseModel):
+        title: str
+        default: int = 3
+
+    def fn(args: Args, ctx: ToolContext) -> None:
+        return None
+
+    params = ToolSpec(name="t", fn=fn, args_model=Args, description="d").schema()["parameters"]
+    assert sorted(params["properties"]) == ["default", "title"] and "default" not in params["properties"]["default"]
+
+
+def test_loading_the_registry_does_not_import_openai(tmp_path: Path) -> None:
+    code = "import sys; from atlas.tools.registry import load_registry; load_registry(); print('openai' in sys.modules)"
+    done = run_python(code, {}, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_a_broken_plugin_warns_in_one_line_and_the_registry_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "broken_atlas_plugin.py").write_text("raise RuntimeError('plugin exploded')\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("ATLAS_TOOL_MODULES", "broken_atlas_plugin, no_such_atlas_plugin")
+    registry = load_registry()
+    assert set(registry) >= BUILTINS
+    warnings = capsys.readouterr().err.strip().splitlines()
+    assert len(warnings) == 2
+    assert "broken_atlas_plugin" in warnings[0] and "plugin exploded" in warnings[0]
+    assert "no_such_atlas_plugin" in warnings[1]
+    assert all(line.startswith("atlas: warning:") for line in warnings)
+
+
+def test_plugins_from_the_environment_and_entry_points_join(tmp_path: Path) -> None:
+    plugin = """
+        from pydantic import BaseModel
+        from atlas.tools.registry import tool
+
+        class Args(BaseModel):
+            n: int
+
+        @tool(Args, timeout_s=1.0)
+        def {name}(args, ctx):
+            '''Double a number.'''
+            return args.n * 2
+        """
+    (tmp_path / "env_plugin.py").write_text(textwrap.dedent(plugin.format(name="double_env")), encoding="utf-8")
+    (tmp_path / "ep_plugin.py").write_text(textwrap.dedent(plugin.format(name="double_ep")), encoding="utf-8")
+    dist = tmp_path / "atlas_test_plugin-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: atlas-test-plugin\nVersion: 0.1\n", encoding="utf-8")
+    (dist / "entry_points.txt").write_text(
+        "[atlas.tools]\ndouble = ep_plugin\nbroken = ep_missing_module\n", encoding="utf-8"
+    )
+    code = (
+        "import json; from atlas.tools.registry import load_registry; r = load_registry(); "
+        "print(json.dumps(sorted(r))); print(r['double_ep'].fn(r['double_ep'].args_model(n=21), None))"
+    )
+    done = run_python(code, {"ATLAS_TOOL_MODULES": "env_plugin"}, tmp_path)
+    assert done.returncode == 0, done.stderr
+    names, answer = done.stdout.strip().splitlines()
+    assert {"double_env", "double_ep"} | BUILTINS == set(json.loads(names))
+    assert answer == "42"
+    assert done.stderr.count("\n") == 1 and "'broken'" in done.stderr and "Traceback" not in done.stderr
