@@ -1,0 +1,115 @@
+"""The built-in offline planner: a deterministic Model that needs no key and no network.
+
+It reads the latest user message, plans tool calls from the user's words, sends them through
+the same executor (same rows, same approvals) as any model, and writes a Markdown answer from
+the results. It keeps no state: each request re-reads this turn's items (the calls already
+made and their outputs) to decide what is left, so a chat history or a replay works the same.
+Call ids read `offline_<turn token>_<round>_<n>`.
+
+Usage is reported as zero tokens: no model ran, and an estimate would be a made-up cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from atlas.config import OFFLINE_MODEL
+from atlas.llm.offline_answer import chunks, render
+from atlas.llm.offline_plan import Outcome, PlannedCall, next_calls, read_question
+from atlas.messages import ModelTurn, ToolCall, Usage
+from atlas.tools.registry import Registry
+
+UNREADABLE = {"ok": False, "error": {"kind": "unknown", "message": "the tool's output could not be read", "hint": ""}}
+
+
+def this_turn(items: Sequence[Mapping[str, Any]]) -> tuple[str, list[Mapping[str, Any]], str]:
+    """The latest user message, the items after it (this turn's calls and outputs), and a turn token.
+
+    The token is a digest of the conversation up to that message: call ids must differ from
+    every earlier turn's, because the executor derives a side effect's idempotency key from
+    (session, call_id), and a chat's early turns may have been dropped from `items`.
+    """
+    for index in range(len(items) - 1, -1, -1):
+        item = items[index]
+        if item.get("role") == "user" and item.get("type", "message") == "message":
+            prefix = json.dumps(list(items[: index + 1]), sort_keys=True, default=str)
+            token = hashlib.sha256(prefix.encode()).hexdigest()[:8]
+            return _text(item.get("content")), list(items[index + 1 :]), token
+    return "", list(items), "0" * 8
+
+
+def _text(content: Any) -> str:
+    """A message's text, whether a plain string or a list of Responses-API content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
+    return ""
+
+
+def _envelope(output: Any) -> Mapping[str, Any]:
+    try:
+        envelope = json.loads(output) if isinstance(output, str) else output
+    except ValueError:
+        return UNREADABLE
+    return envelope if isinstance(envelope, Mapping) and "ok" in envelope else UNREADABLE
+
+
+def outcomes_of(turn: Sequence[Mapping[str, Any]]) -> tuple[list[Outcome], int]:
+    """Calls made this turn with their envelopes, and how many rounds (batches of calls) there were."""
+    outputs = {item.get("call_id"): item.get("output") for item in turn if item.get("type") == "function_call_output"}
+    outcomes: list[Outcome] = []
+    rounds = 0
+    previous_was_call = False
+    for item in turn:
+        is_call = item.get("type") == "function_call"
+        if is_call and not previous_was_call:
+            rounds += 1
+        previous_was_call = is_call
+        if not is_call:
+            continue
+        try:
+            arguments = json.loads(str(item.get("arguments") or "{}"))
+        except ValueError:
+            continue
+        if isinstance(arguments, dict):
+            call_id = str(item.get("call_id", ""))
+            outcome = Outcome(PlannedCall(str(item.get("name")), arguments), call_id, _envelope(outputs.get(call_id)))
+            outcomes.append(outcome)
+    return outcomes, rounds
+
+
+class OfflinePlanner:
+    """A Model that plans from the user's words; deterministic, free, and always available."""
+
+    name = OFFLINE_MODEL
+
+    async def respond(
+        self,
+        instructions: str,
+        items: Sequence[dict[str, Any]],
+        tools: Registry,
+        *,
+        parallel_tool_calls: bool = True,
+        on_text: Callable[[str], None] | None = None,
+    ) -> ModelTurn:
+        question, turn, token = this_turn(items)
+        plan = read_question(question)
+        outcomes, rounds = outcomes_of(turn)
+        pending = next_calls(plan, outcomes, tools)
+        if pending:
+            batch = pending if parallel_tool_calls else pending[:1]
+            number = rounds + 1
+            calls = [
+                ToolCall.make(call.name, call.arguments, f"offline_{token}_{number}_{index}")
+                for index, call in enumerate(batch, 1)
+            ]
+            return ModelTurn(calls=calls, usage=Usage(0, 0))
+        text = render(plan, outcomes, tools)
+        if on_text is not None:
+            for piece in chunks(text):
+                on_text(piece)
+        return ModelTurn(text=text, usage=Usage(0, 0))

@@ -1,0 +1,326 @@
+"""Writing the offline planner's Markdown answer from the results of its calls.
+
+Outsiders' text (issue bodies, comments, search snippets) is only ever quoted, line by line,
+as data. Every failed call is reported with its kind and its hint; nothing is substituted for
+a check that could not be made.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from atlas.llm.offline_plan import Outcome, Plan, PlannedCall, code_call, codes_in, issue_text
+
+HEADER = "**Atlas · offline planner**"
+EXCERPT_CHARS = 400
+SECTION_CHARS = 1500
+SEARCH_SHOWN = 10
+SIDE_EFFECT_TOOLS = frozenset({"add_label", "post_comment"})
+
+KIND_SAYS: dict[str, str] = {
+    "timeout": "timed out",
+    "transient": "failed temporarily (retries did not help)",
+    "permanent": "failed",
+    "denied": "was not approved",
+    "unknown_tool": "is not a tool Atlas has",
+    "bad_args": "was refused: its arguments did not validate",
+    "unavailable": "is switched off after repeated failures",
+    "cancelled": "was cancelled",
+    "no_time_budget": "was not started: the question ran out of time",
+    "unknown": "failed with an internal error",
+}
+
+EXAMPLES = (
+    ("Read issues", ["#41", "issues 41 and 87", "#41, #87 and #92"]),
+    ("Compare issues side by side", ["compare #41 and #87"]),
+    ("Explain the errors an issue cites", ["explain the error in #41"]),
+    ("Look up error codes", ["what is ORB-1101?"]),
+    ("Read the docs", ["what docs are there", "the brokers page", "the section on retries in configuration"]),
+    (
+        "Search issues",
+        ["find open issues about lease expiry", "issues labelled comp:broker-redis", "closed bugs mentioning Postgres"],
+    ),
+)
+ACTION_EXAMPLES = ("Act, after your approval", ["label #41 comp:core", "comment on #41: Looking into it."])
+
+
+def describe_call(call: PlannedCall) -> str:
+    """A call as a maintainer reads it: `get_issue #41`, `get_doc_section error-codes › ORB-1101`."""
+    args = call.arguments
+    if call.name == "get_issue":
+        return f"`get_issue` #{args['issue_id']}"
+    if call.name == "get_doc_section":
+        return f"`get_doc_section` {args['doc_id']}" + (f" › {args['heading']}" if args.get("heading") else "")
+    if call.name == "add_label":
+        return f"`add_label` {args['label']} on #{args['issue_id']}"
+    if call.name == "post_comment":
+        return f"`post_comment` on #{args['issue_id']}"
+    if call.name == "search_issues":
+        shown = ", ".join(f"{key}={value!r}" for key, value in args.items() if value not in ("", None))
+        return f"`search_issues` ({shown or 'newest'})"
+    return f"`{call.name}`"
+
+
+def _one_line(text: Any, limit: int = 120) -> str:
+    flat = " ".join(str(text).split())
+    flat = flat.replace("|", "\\|")
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def quoted(text: str, limit: int) -> str:
+    """Outsiders' text as a Markdown quote: every line prefixed, so nothing in it becomes structure."""
+    body = str(text).strip()
+    if len(body) > limit:
+        kept = body[:limit]
+        space = max(kept.rfind(" "), kept.rfind("\n"))
+        body = (kept[:space] if space > limit - 80 else kept).rstrip() + " …"
+    lines = body.splitlines() or [""]
+    return "\n".join(f"> {line}".rstrip() for line in lines)
+
+
+def failure(call: PlannedCall, envelope: Mapping[str, Any]) -> str:
+    """One failed call: what it was, its kind, the message, and the hint's advice."""
+    error = envelope.get("error")
+    error = error if isinstance(error, Mapping) else {}
+    kind = str(error.get("kind", "unknown"))
+    message = _one_line(error.get("message", "no details were given"), 300).rstrip(".")
+    hint = _one_line(error.get("hint", ""), 300)
+    if kind == "denied":
+        return f"Not done: you did not approve {describe_call(call)}. Nothing was changed."
+    says = KIND_SAYS.get(kind, "failed")
+    text = f"⚠ {describe_call(call)} {says} (`{kind}`): {message}. This check could not be made"
+    text += "; nothing else was used in its place." if kind != "cancelled" else "."
+    return text + (f" Hint: {hint}" if hint else "")
+
+
+def _labels(data: Mapping[str, Any]) -> list[str]:
+    labels = [str(label) for label in data.get("labels") or []]
+    return labels + [str(label) for label in data.get("tracker_labels") or [] if str(label) not in labels]
+
+
+def _labels_text(labels: list[str]) -> str:
+    return ", ".join(f"`{label}`" for label in labels) if labels else "none"
+
+
+def _comment_count(data: Mapping[str, Any]) -> int:
+    count = data.get("comment_count")
+    if isinstance(count, int):
+        return count
+    comments = data.get("comments")
+    return len(comments) if isinstance(comments, list) else 0
+
+
+def _date(value: Any) -> str:
+    return str(value or "?")[:10]
+
+
+def issue_section(issue_id: int, data: Mapping[str, Any], cited: list[str]) -> str:
+    title = _one_line(data.get("title", ""), 160)
+    facts = (
+        f"{data.get('state', '?')} · labels {_labels_text(_labels(data))} · opened by {_one_line(data.get('author'))} "
+        f"on {_date(data.get('created_at'))} · {_comment_count(data)} comments"
+    )
+    lines = [f"### #{issue_id} — {title}", facts, "", quoted(str(data.get("body", "")), EXCERPT_CHARS)]
+    if cited:
+        lines += ["", "Error codes cited: " + ", ".join(cited)]
+    return "\n".join(lines)
+
+
+def comparison_table(rows: list[tuple[int, Mapping[str, Any]]]) -> str:
+    """Side by side: title, state, labels, author, created, comments, cited codes."""
+    fields: list[tuple[str, Callable[[Mapping[str, Any]], str]]] = [
+        ("title", lambda d: _one_line(d.get("title", ""), 80)),
+        ("state", lambda d: _one_line(d.get("state", "?"))),
+        ("labels", lambda d: ", ".join(_labels(d)) or "none"),
+        ("author", lambda d: _one_line(d.get("author", "?"))),
+        ("created", lambda d: _date(d.get("created_at"))),
+        ("comments", lambda d: str(_comment_count(d))),
+        ("cited codes", lambda d: ", ".join(codes_in(issue_text(d))) or "none"),
+    ]
+    head = "| | " + " | ".join(f"#{issue_id}" for issue_id, _ in rows) + " |"
+    rule = "|---|" + "---|" * len(rows)
+    body = [f"| {name} | " + " | ".join(get(data) for _, data in rows) + " |" for name, get in fields]
+    return "\n".join([head, rule, *body])
+
+
+def _in_common(rows: list[tuple[int, Mapping[str, Any]]]) -> str:
+    """One line on what the compared issues share, the first thing a maintainer looks for."""
+    if len(rows) < 2:
+        return ""
+    shared_labels = set.intersection(*(set(_labels(data)) for _, data in rows))
+    shared_codes = set.intersection(*(set(codes_in(issue_text(data))) for _, data in rows))
+    states = {str(data.get("state")) for _, data in rows}
+    said = [f"all {states.pop()}" if len(states) == 1 else "different states"]
+    said.append("shared labels " + _labels_text(sorted(shared_labels)) if shared_labels else "no shared labels")
+    said.append("shared codes " + ", ".join(sorted(shared_codes)) if shared_codes else "no error code in common")
+    return "\n\nIn common: " + "; ".join(said) + "."
+
+
+def doc_section(call: PlannedCall, data: Any) -> str:
+    if not isinstance(data, Mapping):
+        return f"### {call.arguments['doc_id']}\n\n{quoted(str(data), SECTION_CHARS)}"
+    doc_id = data.get("doc_id", call.arguments["doc_id"])
+    if "heading" in data:
+        text = str(data.get("text", "")).strip()
+        first, _, rest = text.partition("\n")
+        if first.lstrip("#").strip() == str(data["heading"]).strip():
+            text = rest.strip()  # the section's own heading is already this part's title
+        out = [f"### {doc_id} › {_one_line(data['heading'])}", "", quoted(text, SECTION_CHARS)]
+        others = data.get("other_matches") or []
+        if others:
+            out += ["", "Other matching sections: " + "; ".join(_one_line(o) for o in others)]
+        return "\n".join(out)
+    out = [f"### {doc_id} — {_one_line(data.get('title', doc_id))}", "", quoted(str(data.get("intro", "")), 600)]
+    headings = data.get("headings") or []
+    if headings:
+        out += ["", "Sections: " + "; ".join(_one_line(h, 60) for h in headings)]
+        out += ["", f"Ask for one: `the section on {_one_line(headings[0], 40)} in {doc_id}`."]
+    return "\n".join(out)
+
+
+def docs_list(data: Any) -> str:
+    docs = data.get("docs") if isinstance(data, Mapping) else data
+    if not isinstance(docs, list) or not docs:
+        return "### Orbit docs\n\nNo docs were found."
+    lines = ["### Orbit docs", ""]
+    for doc in docs:
+        if isinstance(doc, Mapping):
+            count = len(doc.get("headings") or [])
+            lines.append(f"- `{doc.get('id')}` — {_one_line(doc.get('title', ''))} ({count} sections)")
+    return "\n".join(lines)
+
+
+def search_section(call: PlannedCall, data: Any, hint: Any) -> str:
+    hits = data.get("hits") if isinstance(data, Mapping) else data
+    hits = hits if isinstance(hits, list) else []
+    lines = [f"### Search: {describe_call(call)}", ""]
+    if not hits:
+        lines.append("No issues matched.")
+    for hit in hits[:SEARCH_SHOWN]:
+        if isinstance(hit, Mapping):
+            lines.append(
+                f"- #{hit.get('id')} {_one_line(hit.get('title', ''), 100)} — {hit.get('state', '?')}, "
+                f"{_labels_text(_labels(hit))}"
+            )
+    note = (data.get("hint") if isinstance(data, Mapping) else None) or hint
+    if note:
+        lines += ["", f"Note from the search: {_one_line(note, 300)}"]
+    return "\n".join(lines)
+
+
+def action_section(call: PlannedCall, data: Any) -> str:
+    data = data if isinstance(data, Mapping) else {}
+    issue_id = data.get("issue_id", call.arguments.get("issue_id"))
+    if call.name == "add_label":
+        label = data.get("label", call.arguments.get("label"))
+        labels = _labels_text([str(x) for x in data.get("labels") or []])
+        if data.get("changed") is False:
+            return f"No change: #{issue_id} already had the label `{label}` (labels: {labels})."
+        return f"Done: added the label `{label}` to #{issue_id} (labels now: {labels})."
+    when = f" at {data['ts']}" if data.get("ts") else ""
+    return f"Done: posted your comment on #{issue_id}{when}:\n\n{quoted(call.arguments.get('body', ''), 600)}"
+
+
+def not_offered(call: PlannedCall) -> str:
+    if call.name in SIDE_EFFECT_TOOLS:
+        return (
+            f"Not done: {describe_call(call)} is not available in read-only mode; "
+            "run without `--read-only` to make changes (each one still needs your approval)."
+        )
+    return f"⚠ {describe_call(call)} could not be made: the tool `{call.name}` is not available in this session."
+
+
+def help_text(question: str, side_effects: bool) -> str:
+    """What the planner can do, with examples, and how to use a real model."""
+    groups = [*EXAMPLES, ACTION_EXAMPLES] if side_effects else list(EXAMPLES)
+    lines = [
+        f"I did not recognise a request I can plan in: {_one_line(question, 160) or '(an empty question)'}",
+        "",
+        "I am the built-in offline planner: no language model runs, so I understand a fixed set of requests "
+        "and answer from Atlas's tools. For example:",
+        "",
+    ]
+    lines += [f"- {title}: " + ", ".join(f"`{example}`" for example in examples) for title, examples in groups]
+    if not side_effects:
+        lines.append("- Labels and comments are not available in read-only mode.")
+    lines += [
+        "",
+        "For free-form questions use a real model: set `OPENAI_API_KEY` (Atlas then uses gpt-6-luna), "
+        "or pick one with `--model NAME` (or `ATLAS_MODEL`).",
+    ]
+    return "\n".join(lines)
+
+
+def render(plan: Plan, outcomes: list[Outcome], tools: Iterable[str]) -> str:
+    """The final answer: header, then one part per request, in the order the question made them."""
+    available = set(tools)
+    by_key = {outcome.call.key: outcome for outcome in outcomes}
+    parts: list[str] = [HEADER]
+    if not plan.understood:
+        parts.append(help_text(plan.question, bool(SIDE_EFFECT_TOOLS & available)))
+        return "\n\n".join(parts)
+    parts += plan.notes
+    issues_ok: list[tuple[int, Mapping[str, Any]]] = []
+    for call in plan.first_calls():
+        outcome = by_key.get(call.key)
+        if call.name not in available:
+            parts.append(not_offered(call))
+        elif outcome is None:
+            parts.append(f"⚠ {describe_call(call)} was not made: the question stopped before it.")
+        elif not outcome.ok:
+            parts.append(failure(call, outcome.envelope))
+        elif call.name == "get_issue" and isinstance(outcome.data, Mapping):
+            issue_id = call.arguments["issue_id"]
+            issues_ok.append((issue_id, outcome.data))
+            if not plan.compare:
+                parts.append(issue_section(issue_id, outcome.data, codes_in(issue_text(outcome.data))))
+        elif call.name == "get_doc_section":
+            parts.append(doc_section(call, outcome.data))
+        elif call.name == "list_docs":
+            parts.append(docs_list(outcome.data))
+        elif call.name == "search_issues":
+            parts.append(search_section(call, outcome.data, outcome.envelope.get("hint")))
+        elif call.name in SIDE_EFFECT_TOOLS:
+            parts.append(action_section(call, outcome.data))
+    if plan.compare and issues_ok:
+        table = "### Side by side\n\n" + comparison_table(issues_ok) + _in_common(issues_ok)
+        excerpts = [f"**#{issue_id}**\n\n{quoted(str(d.get('body', '')), 300)}" for issue_id, d in issues_ok]
+        parts.insert(1 + len(plan.notes), "\n\n".join([table, *excerpts]))
+    if plan.explain:
+        parts += _explained(plan, outcomes, by_key, available)
+    return "\n\n".join(parts)
+
+
+def _explained(plan: Plan, outcomes: list[Outcome], by_key: Mapping[str, Outcome], available: set[str]) -> list[str]:
+    """The second round of an explain plan: each cited code's section, or why it is missing."""
+    parts: list[str] = []
+    for outcome in outcomes:
+        issue_id = outcome.call.arguments.get("issue_id")
+        if outcome.call.name != "get_issue" or not outcome.ok or issue_id not in plan.issue_ids:
+            continue
+        cited = codes_in(issue_text(outcome.data))
+        if not cited:
+            parts.append(f"#{issue_id} cites no `ORB-NNNN` error code, so there is no error-codes section to explain.")
+            continue
+        skipped = [code for code in cited if code_call(code).key not in by_key]
+        if skipped:
+            parts.append(
+                f"#{issue_id} also cites {', '.join(skipped)}; not looked up here "
+                f"(ask `what is {skipped[0]}?` to read it)."
+            )
+    seen = {call.key for call in plan.first_calls()}
+    for outcome in outcomes:
+        call = outcome.call
+        if call.key in seen or call.name != "get_doc_section":
+            continue
+        seen.add(call.key)
+        parts.append(doc_section(call, outcome.data) if outcome.ok else failure(call, outcome.envelope))
+    return parts
+
+
+def chunks(text: str) -> list[str]:
+    """The answer in paragraph-sized pieces, for a display that streams text as it arrives."""
+    pieces = re.split(r"(?<=\n\n)", text)
+    return [piece for piece in pieces if piece]

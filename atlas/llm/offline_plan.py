@@ -1,0 +1,463 @@
+"""Reading a maintainer's question into tool calls, for the offline planner.
+
+Plans come from the user's words only. The single thing ever taken from a tool result is the
+list of `ORB-NNNN` codes an issue cites, so that "explain the error in #41" can look those codes
+up in a second round; nothing else an issue or a doc says can add, change or drop a call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+DOC_ALIASES: dict[str, tuple[str, ...]] = {
+    "error-codes": ("error-codes", "error codes", "error-code", "error code", "errors"),
+    "configuration": ("configuration", "config", "configuring"),
+    "brokers": ("brokers", "broker"),
+    "leases": ("leases", "lease"),
+    "scheduling": ("scheduling", "scheduler", "schedules"),
+    "deployment": ("deployment", "deploying", "deploy"),
+    "upgrading": ("upgrading", "upgrades", "upgrade"),
+    "troubleshooting": ("troubleshooting", "troubleshoot"),
+    "workers": ("workers", "worker"),
+    "api": ("http api", "api"),
+    "cli": ("command line", "command-line", "cli"),
+}
+"""The bundled docs and the words maintainers use for them (longest first within a doc)."""
+
+MAX_ISSUES = 8
+MAX_EXPLICIT_CODES = 6
+MAX_CITED_CODES = 4
+"""Enough to explain an issue; a log dump citing a dozen codes should not fan out a dozen reads."""
+
+CODE_RE = re.compile(r"\bORB[-_ ]?(\d{4})\b", re.IGNORECASE)
+_ISSUE_WORD = r"(?:issues?|tickets?|bugs?)"
+_ISSUE_LIST_RE = re.compile(
+    rf"\b{_ISSUE_WORD}\s+#?(\d+)\b((?:\s*(?:,|\band\b|&|\bor\b|\bvs\.?|\bversus\b|\bwith\b)\s*(?:{_ISSUE_WORD}\s+)?#?\d+\b)*)",
+    re.IGNORECASE,
+)
+_HASH_RE = re.compile(r"(?<![\w&])#(\d+)\b")
+_LABEL_TOKEN = r"(?:[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*|\"[^\"]+\"|'[^']+'|`[^`]+`)"
+_LABELS = rf"{_LABEL_TOKEN}(?:\s*(?:,|\band\b|&)\s*{_LABEL_TOKEN})*"
+_IDS = r"#?\d+(?:\s*(?:,|\band\b|&)\s*(?:issue\s+)?#?\d+)*"
+_POLITE = r"(?:^|(?<=[,;.!?])|\band\s+|\bthen\s+|\balso\s+)\s*(?:(?:please|can you|could you|would you|kindly)\s+)*"
+"""Where a request can start: the question's start or a new clause ("show #87 and label #41 ...")."""
+_LABEL_ACTIONS = (
+    # "label #41 comp:core", "tag issue 41 with type:bug", "label #41 and #87 as comp:core"
+    re.compile(
+        rf"{_POLITE}(?:label|tag)\s+(?:issues?\s+)?(?P<ids>{_IDS})\s+(?:(?:as|with)\s+)?(?:the\s+)?(?:labels?\s+)?"
+        rf"(?P<labels>{_LABELS})",
+        re.IGNORECASE,
+    ),
+    # "add severity:S2 to issue 87", "add the label comp:core to #41", "apply type:bug on #87"
+    re.compile(
+        rf"{_POLITE}(?:add|apply|put|set)\s+(?:the\s+|a\s+)?(?:labels?\s+)?(?P<labels>{_LABELS})\s+(?:labels?\s+)?"
+        rf"(?:to|on|onto)\s+(?:issues?\s+)?(?P<ids>{_IDS})",
+        re.IGNORECASE,
+    ),
+)
+_LABEL_VERB_RE = re.compile(rf"{_POLITE}(?:label|tag)\s+(?:issues?\s+)?#?\d+|{_POLITE}add\s+(?:a\s+)?label\b", re.I)
+_COMMENT_RE = re.compile(
+    rf"{_POLITE}(?:post\s+(?:a\s+)?comment|add\s+(?:a\s+)?comment|write\s+(?:a\s+)?comment|leave\s+(?:a\s+)?comment|"
+    r"comment|reply|respond)\s+(?:on|to|in)?\s*(?:issue\s+)?#?(?P<id>\d+)\b\s*(?P<body>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_COMMENT_LEAD_RE = re.compile(r"^(?::|-|—|–|,)?\s*(?:(?:saying|that says|with the text|with text|with)\b:?\s*)?", re.I)
+_UNSUPPORTED_RE = re.compile(
+    rf"{_POLITE}(close|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
+    r"transfer|pin)\b(?=[^.,;!?]*(?:#\d|\bissues?\b|\bit\b|\bthem\b|\blabels?\b))",
+    re.IGNORECASE,
+)
+_COMPARE_RE = re.compile(r"\b(compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side)\b", re.I)
+_EXPLAIN_RE = re.compile(
+    r"\b(?:explain|interpret|decode|meaning)\b"
+    r"|\b(?:errors?|error codes?|codes?)\s+(?:in|of|from|on|cited|mentioned|referenced|reported|raised|behind)\b"
+    r"|\bwhat\s+(?:errors?|error codes?|codes?)\b"
+    r"|\b(?:cites?|cited|mentions?|reports?)\s+(?:which|what)?\s*(?:errors?|error codes?|codes?)\b",
+    re.IGNORECASE,
+)
+_DOC_NOUN = r"(?:docs?|documentation|page|guide|section|chapter|reference|manual)"
+_LIST_DOCS_RE = re.compile(
+    r"\b(?:what|which|list|show|available|all|index|every)\b.*\b(?:docs|documentation|doc pages|pages|guides)\b"
+    r"|\b(?:docs|documentation)\b.*\b(?:are there|exist|available|do you have|can you read)\b",
+    re.IGNORECASE,
+)
+_SEARCH_NOUN_RE = re.compile(r"\b(issues|bugs|tickets|reports|feature requests)\b", re.IGNORECASE)
+_SEARCH_VERB_RE = re.compile(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
+_LABEL_FILTER_RE = re.compile(
+    r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
+    r"[\"'`]?(?P<label>[A-Za-z][\w.-]*(?::[\w.-]+)?)[\"'`]?",
+    re.IGNORECASE,
+)
+_BARE_LABEL_RE = re.compile(r"(?<![\w/])((?:comp|type|severity|area|kind|priority|status):[A-Za-z0-9][\w.-]*)", re.I)
+_QUERY_LEAD_RE = re.compile(
+    r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
+    r"referencing|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
+    re.IGNORECASE,
+)
+_LIMIT_RE = re.compile(
+    r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b",
+    re.IGNORECASE,
+)
+_SEARCH_FILLER = frozenset(
+    {
+        "find",
+        "search",
+        "look",
+        "looking",
+        "for",
+        "list",
+        "show",
+        "me",
+        "all",
+        "any",
+        "the",
+        "issues",
+        "bugs",
+        "tickets",
+        "reports",
+        "open",
+        "closed",
+        "which",
+        "what",
+        "are",
+        "there",
+        "please",
+        "that",
+        "is",
+        "get",
+        "grep",
+        "of",
+        "in",
+        "tracker",
+        "and",
+        "or",
+        "but",
+        "with",
+        "can",
+        "you",
+        "give",
+        "how",
+        "many",
+        "do",
+        "we",
+        "have",
+        "feature",
+        "requests",
+    }
+)
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """One call the planner means to make: a tool name and its arguments."""
+
+    name: str
+    arguments: dict[str, Any]
+
+    @property
+    def key(self) -> str:
+        """Identity of a call: the same tool with the same arguments is the same check."""
+        return self.name + json.dumps(self.arguments, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Search:
+    query: str | None = None
+    state: str | None = None
+    label: str | None = None
+    limit: int | None = None
+
+    def arguments(self) -> dict[str, Any]:
+        args: dict[str, Any] = {"query": self.query or ""}
+        if self.state:
+            args["state"] = self.state
+        if self.label:
+            args["label"] = self.label
+        if self.limit:
+            args["limit"] = self.limit
+        return args
+
+
+@dataclass
+class Plan:
+    """What the question asks for, as understood from its words."""
+
+    question: str
+    issue_ids: list[int] = field(default_factory=list)
+    compare: bool = False
+    explain: bool = False
+    codes: list[str] = field(default_factory=list)
+    docs: list[tuple[str, str | None]] = field(default_factory=list)
+    list_docs: bool = False
+    search: Search | None = None
+    labels: list[tuple[int, str]] = field(default_factory=list)
+    comment: tuple[int, str] | None = None
+    notes: list[str] = field(default_factory=list)
+    """Requests understood but not doable as asked, explained in the answer instead of called."""
+
+    @property
+    def understood(self) -> bool:
+        return bool(self.first_calls() or self.notes)
+
+    def first_calls(self) -> list[PlannedCall]:
+        """Round one: everything the question names directly, in the order it is answered."""
+        calls = [PlannedCall("get_issue", {"issue_id": issue_id}) for issue_id in self.issue_ids]
+        calls += [code_call(code) for code in self.codes]
+        calls += [PlannedCall("get_doc_section", {"doc_id": doc, "heading": heading}) for doc, heading in self.docs]
+        if self.list_docs:
+            calls.append(PlannedCall("list_docs", {}))
+        if self.search:
+            calls.append(PlannedCall("search_issues", self.search.arguments()))
+        calls += [PlannedCall("add_label", {"issue_id": issue_id, "label": label}) for issue_id, label in self.labels]
+        if self.comment:
+            calls.append(PlannedCall("post_comment", {"issue_id": self.comment[0], "body": self.comment[1]}))
+        return _unique(calls)
+
+
+def code_call(code: str) -> PlannedCall:
+    return PlannedCall("get_doc_section", {"doc_id": "error-codes", "heading": code})
+
+
+def _unique(calls: Iterable[PlannedCall]) -> list[PlannedCall]:
+    seen: set[str] = set()
+    kept = []
+    for call in calls:
+        if call.key not in seen:
+            seen.add(call.key)
+            kept.append(call)
+    return kept
+
+
+def codes_in(text: str) -> list[str]:
+    """`ORB-NNNN` codes in order of first appearance, normalised."""
+    found: list[str] = []
+    for match in CODE_RE.finditer(text):
+        code = f"ORB-{match.group(1)}"
+        if code not in found:
+            found.append(code)
+    return found
+
+
+def issue_ids_in(text: str) -> list[int]:
+    """`#41`, `issue 41`, `issues 41 and 87`, `#41, #87 and #92`: ids in order, once each."""
+    hits: list[tuple[int, int]] = [(m.start(), int(m.group(1))) for m in _HASH_RE.finditer(text)]
+    for match in _ISSUE_LIST_RE.finditer(text):
+        hits += [(match.start() + d.start(), int(d.group())) for d in re.finditer(r"\d+", match.group(0))]
+    ids: list[int] = []
+    for _, issue_id in sorted(hits):
+        if issue_id not in ids:
+            ids.append(issue_id)
+    return ids
+
+
+def _strip_quotes(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+        return text[1:-1].strip()
+    return text
+
+
+def _label_tokens(text: str) -> list[str]:
+    return [_strip_quotes(token) for token in re.findall(_LABEL_TOKEN, text)]
+
+
+def _take_comment(text: str, plan: Plan) -> str:
+    """A comment request; its body is the user's own text, kept out of every other rule."""
+    match = _COMMENT_RE.search(text)
+    if not match:
+        return text
+    body = _strip_quotes(_COMMENT_LEAD_RE.sub("", match.group("body").strip(), count=1))
+    issue_id = int(match.group("id"))
+    if body:
+        plan.comment = (issue_id, body)
+    else:
+        plan.notes.append(f"To comment on #{issue_id}, give the text too: `comment on #{issue_id}: Looking into it.`")
+    return text[: match.start()]
+
+
+def _take_labels(text: str, plan: Plan) -> str:
+    for pattern in _LABEL_ACTIONS:
+        match = pattern.search(text)
+        if match:
+            ids = [int(d) for d in re.findall(r"\d+", match.group("ids"))]
+            plan.labels += [(issue_id, label) for issue_id in ids for label in _label_tokens(match.group("labels"))]
+            return text[: match.start()] + " " + text[match.end() :]
+    verb = _LABEL_VERB_RE.search(text)
+    if verb:
+        plan.notes.append(
+            "To add a label, name the issue and the label: `label #41 comp:core` or `add severity:S2 to issue 87`."
+        )
+        return text[: verb.start()] + " " + text[verb.end() :]
+    return text
+
+
+def _heading(raw: str) -> str | None:
+    heading = _strip_quotes(raw.strip().rstrip("?.!,;:").strip())
+    heading = re.sub(r"^(?:the|a|an)\s+", "", heading, flags=re.IGNORECASE)
+    heading = re.sub(r"\s+section$", "", heading, flags=re.IGNORECASE).strip()
+    code = codes_in(heading)
+    if code and CODE_RE.fullmatch(heading):
+        return code[0]
+    return heading or None
+
+
+def _alias_pattern(doc: str) -> str:
+    return "(?:" + "|".join(re.escape(alias).replace(r"\ ", r"[\s-]") for alias in DOC_ALIASES[doc]) + ")"
+
+
+def _docs_in(text: str) -> list[tuple[str, str | None]]:
+    """Doc pages the question names, each with the section it asks for (None: the whole page).
+
+    A doc named inside another doc's section request ("the api section of configuration") is
+    that section's name, not a page of its own.
+    """
+    end = r"(?=[?!,;]|\.(?:\s|$)|\s+and\s|\s+then\s|$)"
+    sectioned: list[tuple[int, int, str, str | None]] = []
+    plain: list[tuple[int, int, str, str | None]] = []
+    for doc in DOC_ALIASES:
+        name = _alias_pattern(doc)
+        alias = name + r"(?:\.md)?"
+        with_heading = (
+            rf"\bsection\s+(?:on|about|for|called|titled|named)\s+(?P<h>.+?)\s+(?:in|of|from)\s+(?:the\s+)?{alias}\b",
+            rf"\b{alias}\s+{_DOC_NOUN}\s+(?:says?|said)\s+(?:about|on|regarding)\s+(?P<h>.+?){end}",
+            rf"\b{alias}\s+{_DOC_NOUN}(?:'s)?\s+(?:section\s+)?(?:on|about|for|regarding)\s+(?P<h>.+?){end}",
+            rf"\bthe\s+(?P<h>[\"'`\[]?[\w.:-]+(?:\s+[\w.:-]+)?[\"'`\]]?)\s+section\s+(?:of|in|from)\s+(?:the\s+)?{alias}\b",
+        )
+        whole = (
+            rf"\b{alias}\s+{_DOC_NOUN}\b",
+            rf"\b{_DOC_NOUN}\s+(?:on|about|for|of)\s+(?:the\s+)?{alias}\b",
+            rf"\b{name}\.md\b",
+            rf"^\s*(?:show|open|read|get|display)\s+(?:me\s+)?(?:the\s+)?{alias}\s*[?.!]?\s*$",
+        )
+        match = next((m for p in with_heading if (m := re.search(p, text, re.IGNORECASE))), None)
+        if match:
+            sectioned.append((match.start(), match.end(), doc, _heading(match.group("h"))))
+            continue
+        match = next((m for p in whole if (m := re.search(p, text, re.IGNORECASE))), None)
+        if match:
+            plain.append((match.start(), match.end(), doc, None))
+    inside = [hit for hit in plain if any(s <= hit[0] < e for s, e, _, _ in sectioned)]
+    found = sorted([*sectioned, *(hit for hit in plain if hit not in inside)])
+    return [(doc, heading) for _, _, doc, heading in found]
+
+
+def _search_in(text: str) -> Search:
+    """Search filters: state and label words, a limit, and the topic as the query."""
+    label_match = _LABEL_FILTER_RE.search(text)
+    label = label_match.group("label") if label_match else None
+    rest = text[: label_match.start()] + " " + text[label_match.end() :] if label_match else text
+    if label is None:
+        bare = _BARE_LABEL_RE.search(rest)
+        if bare:
+            label = bare.group(1)
+            rest = rest[: bare.start()] + " " + rest[bare.end() :]
+    if label is None and re.search(r"\bbugs?\b", rest, re.IGNORECASE):
+        label = "type:bug"
+    elif label is None and re.search(r"\bfeature requests?\b", rest, re.IGNORECASE):
+        label = "type:feature"
+    limit_match = _LIMIT_RE.search(rest)
+    limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match else None
+    if limit_match:
+        rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
+    rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
+    query_match = _QUERY_LEAD_RE.search(rest)
+    if query_match:
+        query = query_match.group("q")
+        outside = rest[: query_match.start()]
+    else:
+        words = re.findall(r"[\w:.'-]+", rest)
+        query = " ".join(word for word in words if word.lower() not in _SEARCH_FILLER)
+        outside = rest
+    query = re.sub(r"\s+(?:that|which)\s+(?:are|were|is)\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I)
+    query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
+    query = _strip_quotes(re.sub(r"^(?:the|a|an)\s+", "", query.strip(), flags=re.IGNORECASE))
+    state_text = outside + " " + (query_match.group("q") if query_match else "")[len(query) :]
+    opened = re.search(r"\b(open|unresolved)\b", state_text, re.IGNORECASE)
+    closed = re.search(r"\b(closed|resolved|fixed)\b", state_text, re.IGNORECASE)
+    state = "open" if opened and not closed else "closed" if closed and not opened else None
+    return Search(query=query or None, state=state, label=label, limit=limit)
+
+
+def read_question(question: str) -> Plan:
+    """Everything the question asks for, in round-one order; nothing here reads tool output."""
+    plan = Plan(question=question)
+    text = _take_comment(question, plan)
+    text = _take_labels(text, plan)
+    unsupported = _UNSUPPORTED_RE.search(text)
+    if unsupported:
+        verb = unsupported.group(1).lower()
+        clause_end = re.compile(r"[,;.!?](?:\s|$)|\s(?:and|then)\s").search(text, unsupported.end())
+        clause = text[unsupported.end() : clause_end.start() if clause_end else len(text)]
+        what = "labels" if re.search(r"\blabels?\b", clause, re.IGNORECASE) else "issues"
+        plan.notes.append(
+            f"I cannot {verb} {what}: Atlas's tracker tools only add labels and post comments "
+            "(each after your approval)."
+        )
+        text = text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")
+    plan.issue_ids = issue_ids_in(text)[:MAX_ISSUES]
+    plan.compare = len(plan.issue_ids) >= 2 and bool(_COMPARE_RE.search(text))
+    plan.explain = bool(plan.issue_ids) and bool(_EXPLAIN_RE.search(text))
+    plan.docs = _docs_in(text)
+    doc_codes = [h for doc, h in plan.docs if doc == "error-codes" and h and CODE_RE.fullmatch(h)]
+    plan.docs = [(doc, heading) for doc, heading in plan.docs if heading not in doc_codes]
+    plan.codes = codes_in(text)[:MAX_EXPLICIT_CODES]
+    plan.codes += [code for code in doc_codes if code not in plan.codes]
+    if plan.codes and plan.docs == [("error-codes", None)]:
+        plan.docs = []  # "the error-codes doc on ORB-1101" asks for the code's section, not the page
+    plan.list_docs = not plan.docs and bool(_LIST_DOCS_RE.search(text))
+    wants_search = _SEARCH_NOUN_RE.search(text) or _SEARCH_VERB_RE.search(text) or _LABEL_FILTER_RE.search(text)
+    if wants_search and not plan.issue_ids and not plan.list_docs and not plan.docs:
+        plan.search = _search_in(text)
+    return plan
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One call made this turn and what came back (the parsed envelope)."""
+
+    call: PlannedCall
+    call_id: str
+    envelope: Mapping[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return self.envelope.get("ok") is True
+
+    @property
+    def data(self) -> Any:
+        return self.envelope.get("data")
+
+
+def issue_text(data: Any) -> str:
+    """The text of an issue the ORB-code rule may read: title, body and comment bodies."""
+    if not isinstance(data, Mapping):
+        return ""
+    parts = [str(data.get("title", "")), str(data.get("body", ""))]
+    comments = data.get("comments")
+    if isinstance(comments, list):
+        parts += [str(c.get("body", "")) if isinstance(c, Mapping) else str(c) for c in comments]
+    return "\n".join(parts)
+
+
+def cited_codes(plan: Plan, outcomes: Iterable[Outcome]) -> list[str]:
+    """Codes the question's issues cite, in order, for the explain plan (the one read of tool text)."""
+    codes: list[str] = []
+    for outcome in outcomes:
+        if outcome.call.name == "get_issue" and outcome.ok and outcome.call.arguments["issue_id"] in plan.issue_ids:
+            codes += [code for code in codes_in(issue_text(outcome.data)) if code not in codes]
+    return codes
+
+
+def next_calls(plan: Plan, outcomes: list[Outcome], available: Iterable[str]) -> list[PlannedCall]:
+    """The calls still to make: round one's first, then the codes cited by the issues to explain."""
+    tools = set(available)
+    made = {outcome.call.key for outcome in outcomes}
+    pending = [call for call in plan.first_calls() if call.name in tools and call.key not in made]
+    if pending or not plan.explain:
+        return pending
+    follow = [code_call(code) for code in cited_codes(plan, outcomes) if code not in plan.codes]
+    return [call for call in follow[:MAX_CITED_CODES] if call.name in tools and call.key not in made]
