@@ -41,6 +41,8 @@ not retry the action; tell the user it was not done.
 Answer in Markdown, concisely. Cite issue numbers (#41) and doc sections (error-codes › ORB-1101) \
 for every fact you report."""
 
+EMPTY_ANSWER = "The model finished without writing an answer."
+
 HISTORY_BUDGET_CHARS = 60_000
 """What the conversation sent with one request may weigh, in characters of JSON."""
 
@@ -127,7 +129,7 @@ async def run_turn(
             rounds = round_no
             usage += reply.usage
             if reply.is_final:
-                answer, finished = reply.text, True
+                answer, finished = (reply.text if reply.text.strip() else EMPTY_ANSWER), True
                 break
             if reply.text:
                 history.append({"role": "assistant", "content": reply.text})

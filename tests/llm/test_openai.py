@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import threading
 import time
 from collections.abc import Callable, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -25,7 +27,7 @@ from atlas.errors import (
 )
 from atlas.llm import resolve
 from atlas.llm.openai import OpenAIModel
-from atlas.loop import INSTRUCTIONS, run_turn
+from atlas.loop import EMPTY_ANSWER, INSTRUCTIONS, run_turn
 from atlas.messages import ModelTurn
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
@@ -240,3 +242,93 @@ def test_a_refused_connection_names_the_base_url() -> None:
     url = f"http://127.0.0.1:{port}/v1"
     message = failure(OpenAIModel(MODEL, api_key="k", base_url=url, max_retries=0), ModelConnectionError)
     assert message.startswith(f"could not reach {url}")
+
+
+class CannedEvents:
+    """A loopback server that answers every Responses request with the same server-sent events."""
+
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        payload = b"".join(
+            f"event: {event['type']}\ndata: {json.dumps({**event, 'sequence_number': n})}\n\n".encode()
+            for n, event in enumerate(events)
+        )
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> CannedEvents:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def response_object(status: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 0,
+        "status": status,
+        "model": MODEL,
+        "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "error": None,
+        "incomplete_details": None,
+        **fields,
+    }
+
+
+@pytest.mark.parametrize(
+    ("event", "expected"),
+    [
+        (
+            {"type": "error", "code": "server_error", "message": "The model crashed.", "param": None},
+            "the model 'gpt-6-luna' reported an error: The model crashed. (server_error)",
+        ),
+        (
+            {
+                "type": "response.failed",
+                "response": response_object("failed", error={"code": "server_error", "message": "Out of\nmemory."}),
+            },
+            "the model 'gpt-6-luna' failed: Out of memory. (server_error)",
+        ),
+        (
+            {
+                "type": "response.incomplete",
+                "response": response_object("incomplete", incomplete_details={"reason": "max_output_tokens"}),
+            },
+            "the model 'gpt-6-luna' stopped before finishing: max_output_tokens",
+        ),
+    ],
+)
+def test_a_failure_reported_inside_the_stream(event: dict[str, Any], expected: str) -> None:
+    start = [{"type": "response.created", "response": response_object("in_progress")}]
+    with CannedEvents([*start, event]) as server:
+        message = failure(OpenAIModel(MODEL, api_key="k", base_url=server.url), ModelProtocolError)
+    assert message == expected
+
+
+def test_an_empty_answer_is_called_what_it_is(llmock: Any) -> None:
+    llmock.reply("")
+    history: list[dict[str, Any]] = []
+    executor = ToolExecutor(TOOLS, session="s1")
+    result = asyncio.run(run_turn("q", history, model=OpenAIModel(MODEL), executor=executor, session="s1"))
+    assert result.finished and result.answer == EMPTY_ANSWER
+    assert history[-1] == {"role": "assistant", "content": EMPTY_ANSWER}

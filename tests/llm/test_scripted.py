@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from atlas.errors import ConfigError, ScriptError
+from atlas.errors import ConfigError, ModelAuthError, ScriptError
 from atlas.llm import resolve
 from atlas.llm.scripted import ScriptedModel
 from atlas.messages import ModelTurn, ToolCall, Usage
@@ -114,3 +114,11 @@ def test_a_missing_script_and_an_empty_path(tmp_path: Path) -> None:
         resolve("replay:")
     with pytest.raises(ConfigError, match="empty"):
         resolve("  ")
+
+
+def test_resolve_routes_each_kind_of_name(tmp_path: Path) -> None:
+    assert resolve("offline").name == "offline"
+    path = write(tmp_path, json.dumps(DESIGN_EXAMPLE))
+    assert resolve(f" replay:{path} ").name == f"replay:{path}"
+    with pytest.raises(ModelAuthError, match="OPENAI_API_KEY"):
+        resolve("gpt-6-luna")  # an OpenAI model, and the test environment has no key
