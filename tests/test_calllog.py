@@ -1,0 +1,222 @@
+"""The call log: a real SQLite file that records calls and turns, answers `atlas log`, and never blocks an answer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from atlas.calllog import MIGRATIONS, CallLog, CallLogError, CallRecord
+from atlas.tools.executor import ToolExecutor
+from tests.tools.executor_fakes import FailArgs, Flaky, call, kind_of, registry, sleep_tool, spec
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def record(call_id: str, name: str = "get_issue", kind: str = "ok", **fields: object) -> CallRecord:
+    values: dict[str, object] = {
+        "round": 1,
+        "call_id": call_id,
+        "name": name,
+        "arguments": {"issue_id": 41},
+        "kind": kind,
+        "ms": 10.0,
+        "attempts": 1,
+    }
+    values.update(fields)
+    return CallRecord(**values)  # type: ignore[arg-type]
+
+
+def test_the_log_is_created_in_the_home_folder_with_wal_and_a_schema_version(tmp_path: Path) -> None:
+    log = CallLog.at_home(tmp_path / "new" / "home")
+    log.record_call(record("c1"), session="s1", turn=1)
+    path = tmp_path / "new" / "home" / "log.db"
+    assert log.path == path and path.exists()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"calls_ts", "calls_name_kind", "calls_session"} <= indexes
+
+
+def test_calls_come_back_newest_last_in_the_json_shape_with_filters(tmp_path: Path) -> None:
+    log = CallLog(tmp_path / "log.db")
+    log.record_call(record("c1", ts=100.0), session="s1", turn=1)
+    log.record_call(record("c2", kind="timeout", message="slow", ts=200.0), session="s1", turn=1)
+    log.record_call(
+        record("c3", name="add_label", kind="denied", approved=False, arguments={"label": "x"}, ts=300.0),
+        session="s2",
+        turn=1,
+    )
+    log.record_call(record("c4", arguments="{not json", kind="bad_args", ts=400.0), session="s2", turn=2)
+
+    everything = log.calls()
+    assert [c["call_id"] for c in everything] == ["c1", "c2", "c3", "c4"]
+    first = everything[0]
+    assert set(first) >= {"ts", "session", "turn", "round", "call_id", "name", "arguments", "kind", "ms"}
+    assert set(first) >= {"attempts", "message", "approved"}
+    assert first["arguments"] == {"issue_id": 41}
+    assert first["approved"] is None
+    assert everything[2]["approved"] is False
+    assert everything[3]["arguments"] == "{not json"
+    json.dumps(everything)  # every row can be printed as a JSON line
+
+    assert [c["call_id"] for c in log.calls(limit=2)] == ["c3", "c4"]
+    assert [c["call_id"] for c in log.calls(tool="add_label")] == ["c3"]
+    assert [c["call_id"] for c in log.calls(kind="timeout")] == ["c2"]
+    assert [c["call_id"] for c in log.calls(session="s2")] == ["c3", "c4"]
+    assert [c["call_id"] for c in log.calls(since=250.0)] == ["c3", "c4"]
+    assert [c["call_id"] for c in log.calls(errors_only=True)] == ["c2", "c3", "c4"]
+    assert [c["call_id"] for c in log.calls(session="s1", errors_only=True)] == ["c2"]
+
+
+def test_stats_per_tool_on_a_known_log(tmp_path: Path) -> None:
+    log = CallLog(tmp_path / "log.db")
+    for i, ms in enumerate([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]):
+        kind = "timeout" if ms == 100 else "ok"
+        log.record_call(
+            record(f"g{i}", ms=float(ms), kind=kind, attempts=2 if ms in (20, 30) else 1), session="s", turn=1
+        )
+    log.record_call(record("a1", name="add_label", kind="denied", ms=1.0, attempts=0), session="s", turn=1)
+    log.record_call(record("a2", name="add_label", kind="ok", ms=5.0, attempts=3), session="s", turn=1)
+
+    stats = {row["name"]: row for row in log.stats()}
+    issue = stats["get_issue"]
+    assert issue["calls"] == 10
+    assert (issue["p50_ms"], issue["p95_ms"], issue["max_ms"]) == (50.0, 100.0, 100.0)
+    assert issue["kinds"] == {"ok": 9, "timeout": 1}
+    assert issue["retries"] == 2
+    assert issue["denials"] == 0
+    label = stats["add_label"]
+    assert (label["calls"], label["retries"], label["denials"]) == (2, 2, 1)
+    assert label["kinds"] == {"denied": 1, "ok": 1}
+    assert [row["name"] for row in log.stats(tool="add_label")] == ["add_label"]
+
+
+def test_a_session_exports_as_a_replay_script(tmp_path: Path) -> None:
+    log = CallLog(tmp_path / "log.db")
+    # Completion order differs from request order; the script follows the request.
+    log.record_call(
+        record("c2", name="get_doc_section", arguments={"doc_id": "error-codes"}, position=1), session="s", turn=1
+    )
+    log.record_call(record("c1", arguments={"issue_id": 41}, position=0), session="s", turn=1)
+    log.record_call(record("c3", arguments={"issue_id": 87}, round=2), session="s", turn=1)
+    log.record_turn(session="s", turn=1, question="Compare?", answer="First answer.", model="offline", rounds=3)
+    log.record_call(record("c4", arguments={"issue_id": 9}), session="s", turn=2)
+    log.record_turn(session="s", turn=2, question="And #9?", answer="Second answer.", model="offline", rounds=2)
+    log.record_call(record("x1"), session="other", turn=1)
+
+    assert log.export_script("s") == {
+        "turns": [
+            {
+                "calls": [
+                    {"name": "get_issue", "arguments": {"issue_id": 41}},
+                    {"name": "get_doc_section", "arguments": {"doc_id": "error-codes"}},
+                ]
+            },
+            {"calls": [{"name": "get_issue", "arguments": {"issue_id": 87}}]},
+            {"text": "First answer."},
+            {"calls": [{"name": "get_issue", "arguments": {"issue_id": 9}}]},
+            {"text": "Second answer."},
+        ]
+    }
+    with pytest.raises(CallLogError, match="no session"):
+        log.export_script("missing")
+
+
+def test_sessions_and_the_latest_one(tmp_path: Path) -> None:
+    log = CallLog(tmp_path / "log.db")
+    assert log.latest_session() is None
+    assert log.calls() == []
+    assert not log.path.exists()  # reading an empty log creates nothing
+    log.record_call(record("c1", ts=1.0), session="old", turn=1)
+    log.record_turn(session="new", turn=1, question="q", answer="a", model="m", rounds=1, ts=2.0)
+    assert log.latest_session() == "new"
+    assert [(s["session"], s["calls"], s["turns"]) for s in log.sessions()] == [("old", 1, 0), ("new", 0, 1)]
+
+
+def test_the_executor_logs_every_finished_call_with_its_session_and_turn(tmp_path: Path) -> None:
+    log = CallLog(tmp_path / "log.db")
+    executor = ToolExecutor(
+        registry(spec("sleep", sleep_tool), spec("flaky", Flaky(1), FailArgs)), call_log=log, session="sess"
+    )
+    executor.new_turn(3)
+    asyncio.run(executor.run_all([call("sleep", "c1", value="v"), call("flaky", "c2"), call("nope", "c3")], round=2))
+    rows = {row["call_id"]: row for row in log.calls()}
+    assert set(rows) == {"c1", "c2", "c3"}
+    assert {(row["session"], row["turn"], row["round"]) for row in rows.values()} == {("sess", 3, 2)}
+    assert rows["c1"]["arguments"] == {"value": "v"}
+    assert (rows["c2"]["kind"], rows["c2"]["attempts"]) == ("ok", 2)
+    assert rows["c3"]["kind"] == "unknown_tool"
+    assert [row["call_id"] for row in log.calls()] == [r.call_id for r in executor.log]
+
+
+@pytest.mark.parametrize("damage", ["corrupt", "not_a_folder"])
+def test_a_log_that_cannot_be_written_warns_once_and_the_answer_still_comes(
+    tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if damage == "corrupt":
+        path = tmp_path / "log.db"
+        path.write_bytes(b"this is not a database" * 100)
+    else:
+        (tmp_path / "home").write_text("a file where the state folder should be")
+        path = tmp_path / "home" / "log.db"
+    log = CallLog(path)
+    executor = ToolExecutor(registry(spec("sleep", sleep_tool)), call_log=log)
+    outputs = asyncio.run(executor.run_all([call("sleep", "c1"), call("sleep", "c2")]))
+    outputs += asyncio.run(executor.run_all([call("sleep", "c3")]))
+    log.record_turn(session="s", turn=1, question="q", answer="a", model="m", rounds=1)
+    assert [kind_of(o) for o in outputs] == ["ok", "ok", "ok"]
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("atlas: warning: the call log") and str(path) in warnings[0]
+    if damage == "corrupt":
+        with pytest.raises(CallLogError, match="cannot be read"):
+            log.calls()
+    else:
+        assert log.calls() == []
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from atlas.calllog import CallLog, CallRecord
+
+    log = CallLog(sys.argv[1])
+    time.sleep(max(0.0, float(sys.argv[3]) - time.time()))  # start together
+    for i in range(500):
+        record = CallRecord(round=1, call_id=f"{sys.argv[2]}-{i}", name="get_issue", arguments={"i": i},
+                            kind="ok", ms=1.0, attempts=1)
+        log.record_call(record, session=sys.argv[2], turn=1)
+    """
+)
+
+
+def test_two_processes_writing_at_once_lose_nothing_and_never_meet_a_locked_database(tmp_path: Path) -> None:
+    path = tmp_path / "shared" / "log.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    start = time.time() + 1.0
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), name, str(start)], env=env, stderr=subprocess.PIPE, text=True
+        )
+        for name in ("chat", "ask")
+    ]
+    errors = [process.communicate(timeout=60)[1] for process in writers]
+    assert [process.returncode for process in writers] == [0, 0]
+    assert errors == ["", ""]  # not even a warning
+    log = CallLog(path)
+    assert len(log.calls(limit=None)) == 1000
+    assert len(log.calls(limit=None, session="chat")) == 500
+    rows = log.calls(limit=None)
+    assert len({row["call_id"] for row in rows}) == 1000
+    switches = sum(1 for a, b in zip(rows, rows[1:], strict=False) if a["session"] != b["session"])
+    assert switches >= 1  # the two writers really overlapped
