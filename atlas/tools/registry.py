@@ -156,7 +156,8 @@ class Registry(Mapping[str, ToolSpec[Any]]):
 
 
 def _warn(message: str) -> None:
-    print(f"atlas: warning: {message}", file=sys.stderr)
+    # One line, whatever the plugin's exception text holds.
+    print(f"atlas: warning: {' '.join(message.split())}", file=sys.stderr)
 
 
 def _import_plugin(module: str) -> None:

@@ -261,3 +261,30 @@ def test_the_bundled_dataset_answers_the_fixture_questions(_isolated_state: Path
     section = get_doc_section(DocSectionArgs(doc_id="error-codes", heading="ORB-1101"), ctx)
     assert section["heading"].startswith("ORB-1101 LeaseExpired")
     assert len(list_docs(NoArgs(), ctx)["docs"]) >= 8
+
+
+def test_the_bundled_db_has_what_the_tools_read(_isolated_state: Path) -> None:
+    """A changed dataset must fail here, loudly, rather than in front of a user."""
+    from atlas.tools.orbitdb import db_for
+    from atlas.tools.tracker import KNOWN_LABELS
+
+    db = db_for(config.bundled_data_dir(), _isolated_state)
+    conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
+    try:
+
+        def columns(table: str) -> set[str]:
+            return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+        assert {"id", "title", "state", "author", "created_at", "body"} <= columns("issues")
+        assert {"issue_id", "position", "author", "created_at", "body"} <= columns("comments")
+        assert {"id", "name"} <= columns("labels") and {"issue_id", "label_id"} <= columns("issue_labels")
+        assert [row[1] for row in conn.execute("PRAGMA table_info(issues_fts)")] == ["title", "body", "comments"]
+        states = {state for (state,) in conn.execute("SELECT DISTINCT state FROM issues")}
+        assert states == {"open", "closed"}
+        labels = {name for (name,) in conn.execute("SELECT name FROM labels")}
+        assert labels <= set(KNOWN_LABELS), labels - set(KNOWN_LABELS)
+        assert all(label.startswith(("comp:", "type:", "severity:")) for label in labels)
+        fts_rows, issue_rows = conn.execute("SELECT (SELECT count(*) FROM issues_fts), count(*) FROM issues").fetchone()
+        assert fts_rows == issue_rows >= 120
+    finally:
+        conn.close()

@@ -97,7 +97,7 @@ def test_loading_the_registry_does_not_import_openai(tmp_path: Path) -> None:
 def test_a_broken_plugin_warns_in_one_line_and_the_registry_loads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "broken_atlas_plugin.py").write_text("raise RuntimeError('plugin exploded')\n", encoding="utf-8")
+    (tmp_path / "broken_atlas_plugin.py").write_text("raise RuntimeError('plugin\\nexploded')\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("ATLAS_TOOL_MODULES", "broken_atlas_plugin, no_such_atlas_plugin")
     registry = load_registry()
