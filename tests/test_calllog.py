@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import sqlite3
@@ -218,5 +219,5 @@ def test_two_processes_writing_at_once_lose_nothing_and_never_meet_a_locked_data
     assert len(log.calls(limit=None, session="chat")) == 500
     rows = log.calls(limit=None)
     assert len({row["call_id"] for row in rows}) == 1000
-    switches = sum(1 for a, b in zip(rows, rows[1:], strict=False) if a["session"] != b["session"])
+    switches = sum(1 for a, b in itertools.pairwise(rows) if a["session"] != b["session"])
     assert switches >= 1  # the two writers really overlapped
