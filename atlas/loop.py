@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from atlas.errors import ErrorKind, dumps, envelope_err
+from atlas.errors import ConfigError, ErrorKind, dumps, envelope_err
 from atlas.llm import Model, TextSink
 from atlas.messages import ToolCall, Usage
 
@@ -109,6 +109,8 @@ async def run_turn(
     call_log: CallLog | None = None,
 ) -> TurnResult:
     """Answer one question in up to `max_rounds` model requests, running tools in between."""
+    if max_rounds < 1:
+        raise ConfigError(f"the round limit must be at least 1, got {max_rounds}")
     started = time.monotonic()
     executor.new_turn(turn, deadline=started + deadline_s if deadline_s is not None else None)
     log_start = len(executor.log)

@@ -14,6 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from atlas.calllog import CallLog
+from atlas.errors import ConfigError
 from atlas.llm.scripted import ScriptedModel
 from atlas.loop import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, INSTRUCTIONS, bound_history, run_turn
 from atlas.tools.executor import ToolExecutor
@@ -203,6 +204,13 @@ def test_max_rounds_stops_honestly_with_every_call_answered() -> None:
     assert history[-1] == {"role": "assistant", "content": result.answer}
     assert_valid(history)
     model.assert_consumed()
+
+
+def test_a_round_limit_below_one_is_refused() -> None:
+    history: list[dict[str, Any]] = []
+    with pytest.raises(ConfigError, match="at least 1"):
+        asyncio.run(run_turn("q", history, model=ScriptedModel(), executor=make_executor(), session="s1", max_rounds=0))
+    assert history == []
 
 
 def test_invalid_json_arguments_come_back_as_bad_args_and_the_model_recovers() -> None:
