@@ -13,16 +13,33 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from atlas.config import OFFLINE_MODEL
 from atlas.llm.offline_answer import chunks, render
-from atlas.llm.offline_plan import Outcome, PlannedCall, next_calls, read_question
+from atlas.llm.offline_plan import (
+    MAX_CITED_CODES,
+    Outcome,
+    Plan,
+    PlannedCall,
+    code_call,
+    codes_in,
+    issue_text,
+    read_question,
+)
 from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.registry import Registry
 
 UNREADABLE = {"ok": False, "error": {"kind": "unknown", "message": "the tool's output could not be read", "hint": ""}}
+ELIDED = {
+    "ok": False,
+    "error": {
+        "kind": "elided",
+        "message": "this result was removed from the conversation to keep it short",
+        "hint": "Ask again to see it.",
+    },
+}
 
 
 def this_turn(items: Sequence[Mapping[str, Any]]) -> tuple[str, list[Mapping[str, Any]], str]:
@@ -55,6 +72,8 @@ def _envelope(output: Any) -> Mapping[str, Any]:
         envelope = json.loads(output) if isinstance(output, str) else output
     except ValueError:
         return UNREADABLE
+    if isinstance(envelope, Mapping) and envelope.get("elided") is True:
+        return ELIDED  # a long chat's history keeps only a marker for older outputs
     return envelope if isinstance(envelope, Mapping) and "ok" in envelope else UNREADABLE
 
 
@@ -113,3 +132,23 @@ class OfflinePlanner:
             for piece in chunks(text):
                 on_text(piece)
         return ModelTurn(text=text, usage=Usage(0, 0))
+
+
+def cited_codes(plan: Plan, outcomes: Iterable[Outcome]) -> list[str]:
+    """Codes the question's issues cite, in order, for the explain plan (the one read of tool text)."""
+    codes: list[str] = []
+    for outcome in outcomes:
+        if outcome.call.name == "get_issue" and outcome.ok and outcome.call.arguments.get("issue_id") in plan.issue_ids:
+            codes += [code for code in codes_in(issue_text(outcome.data)) if code not in codes]
+    return codes
+
+
+def next_calls(plan: Plan, outcomes: list[Outcome], available: Iterable[str]) -> list[PlannedCall]:
+    """The calls still to make: round one's first, then the codes cited by the issues to explain."""
+    tools = set(available)
+    made = {outcome.call.key for outcome in outcomes}
+    pending = [call for call in plan.first_calls() if call.name in tools and call.key not in made]
+    if pending or not plan.explain:
+        return pending
+    follow = [code_call(code) for code in cited_codes(plan, outcomes) if code not in plan.codes]
+    return [call for call in follow[:MAX_CITED_CODES] if call.name in tools and call.key not in made]

@@ -30,6 +30,7 @@ KIND_SAYS: dict[str, str] = {
     "cancelled": "was cancelled",
     "no_time_budget": "was not started: the question ran out of time",
     "unknown": "failed with an internal error",
+    "elided": "is no longer in the conversation",
 }
 
 EXAMPLES = (
@@ -74,8 +75,10 @@ def quoted(text: str, limit: int) -> str:
     body = str(text).strip()
     if len(body) > limit:
         kept = body[:limit]
-        space = max(kept.rfind(" "), kept.rfind("\n"))
-        body = (kept[:space] if space > limit - 80 else kept).rstrip() + " …"
+        # Stop at a paragraph break when one is not too early, else between words.
+        paragraph, space = kept.rfind("\n\n"), max(kept.rfind(" "), kept.rfind("\n"))
+        end = paragraph if paragraph > limit // 2 else space if space > limit - 80 else limit
+        body = kept[:end].rstrip() + " …"
     lines = body.splitlines() or [""]
     return "\n".join(f"> {line}".rstrip() for line in lines)
 

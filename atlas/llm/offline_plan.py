@@ -103,52 +103,15 @@ _LIMIT_RE = re.compile(
     re.IGNORECASE,
 )
 _SEARCH_FILLER = frozenset(
-    {
-        "find",
-        "search",
-        "look",
-        "looking",
-        "for",
-        "list",
-        "show",
-        "me",
-        "all",
-        "any",
-        "the",
-        "issues",
-        "bugs",
-        "tickets",
-        "reports",
-        "open",
-        "closed",
-        "which",
-        "what",
-        "are",
-        "there",
-        "please",
-        "that",
-        "is",
-        "get",
-        "grep",
-        "of",
-        "in",
-        "tracker",
-        "and",
-        "or",
-        "but",
-        "with",
-        "can",
-        "you",
-        "give",
-        "how",
-        "many",
-        "do",
-        "we",
-        "have",
-        "feature",
-        "requests",
-    }
+    re.findall(
+        r"\w+",
+        """
+        find search look looking for list show me all any the issues bugs tickets reports open closed which what are
+        there please that is get grep of in tracker and or but with can you give how many do we have feature requests
+        """,
+    )
 )
+"""Words of a search request that are not its topic."""
 
 
 @dataclass(frozen=True)
@@ -441,23 +404,3 @@ def issue_text(data: Any) -> str:
     if isinstance(comments, list):
         parts += [str(c.get("body", "")) if isinstance(c, Mapping) else str(c) for c in comments]
     return "\n".join(parts)
-
-
-def cited_codes(plan: Plan, outcomes: Iterable[Outcome]) -> list[str]:
-    """Codes the question's issues cite, in order, for the explain plan (the one read of tool text)."""
-    codes: list[str] = []
-    for outcome in outcomes:
-        if outcome.call.name == "get_issue" and outcome.ok and outcome.call.arguments["issue_id"] in plan.issue_ids:
-            codes += [code for code in codes_in(issue_text(outcome.data)) if code not in codes]
-    return codes
-
-
-def next_calls(plan: Plan, outcomes: list[Outcome], available: Iterable[str]) -> list[PlannedCall]:
-    """The calls still to make: round one's first, then the codes cited by the issues to explain."""
-    tools = set(available)
-    made = {outcome.call.key for outcome in outcomes}
-    pending = [call for call in plan.first_calls() if call.name in tools and call.key not in made]
-    if pending or not plan.explain:
-        return pending
-    follow = [code_call(code) for code in cited_codes(plan, outcomes) if code not in plan.codes]
-    return [call for call in follow[:MAX_CITED_CODES] if call.name in tools and call.key not in made]

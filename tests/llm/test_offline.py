@@ -313,3 +313,13 @@ def test_unsupported_actions_are_explained_and_reads_still_run(tools: Registry) 
     assert turn.is_final and "I cannot remove labels" in turn.text
     mixed = respond([{"role": "user", "content": "show #41 and close it"}], tools)
     assert calls_of(mixed) == [issue(41)]
+
+
+def test_an_output_elided_from_a_long_chat_is_said_so(tools: Registry) -> None:
+    from atlas.loop import ELIDED_OUTPUT
+
+    items: list[dict[str, Any]] = [{"role": "user", "content": "#41"}]
+    turn = respond(items, tools)
+    elided = {"type": "function_call_output", "call_id": turn.calls[0].call_id, "output": json.dumps(ELIDED_OUTPUT)}
+    final = respond([*items, turn.calls[0].as_item(), elided], tools)
+    assert "⚠ `get_issue` #41 is no longer in the conversation (`elided`)" in final.text
