@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import hashlib
 import json
 import random
 import time
@@ -37,8 +36,9 @@ from pydantic import BaseModel, ValidationError
 
 from atlas.calllog import CallLog, CallRecord
 from atlas.errors import ErrorKind, classify, describe, envelope_err, envelope_ok
-from atlas.events import ApprovalRequest, Approver, CallEvent, EventSink, Phase, deny_all
+from atlas.events import Approver, CallEvent, EventSink, Phase, deny_all
 from atlas.tools import threads
+from atlas.tools.approvals import approval_request, ask, idempotency_key
 from atlas.tools.breaker import CircuitBreaker
 from atlas.tools.outputs import OUTPUT_LIMIT, capped_output
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
@@ -60,11 +60,6 @@ class CallLike(Protocol):
     def arguments(self) -> str: ...
     @property
     def call_id(self) -> str: ...
-
-
-def idempotency_key(session: str, call_id: str) -> str:
-    """The same (session, call_id) always yields the same key, so a replayed call never writes twice."""
-    return hashlib.sha256(f"{session}:{call_id}".encode()).hexdigest()[:32]
 
 
 @dataclass
@@ -186,9 +181,10 @@ class ToolExecutor:
                 task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait(tasks, timeout=CANCEL_GRACE_S)
-            self.last_outputs = [self._answer_cancelled(state) for state in states]
+            self.last_outputs = [self._finish(state, _cancelled()) for state in states]
             raise
-        self.last_outputs = [self._answer_cancelled(state) for state in states]
+        # Every call has its output by now; the fallback only guards against a bug in this module.
+        self.last_outputs = [self._finish(state, _error(ErrorKind.UNKNOWN, "no result")) for state in states]
         return list(self.last_outputs)
 
     async def run_one(self, call: CallLike, *, round: int = 0) -> dict[str, Any]:
@@ -201,7 +197,7 @@ class ToolExecutor:
         try:
             outcome = await self._decide(state, prims)
         except asyncio.CancelledError:
-            outcome = _error(ErrorKind.CANCELLED, "cancelled by the user")
+            outcome = _cancelled()
         except Exception as exc:  # a bug in the executor must still answer the call
             outcome = _error(ErrorKind.UNKNOWN, f"{type(exc).__name__}: {describe(exc)}")
         self._finish(state, outcome)
@@ -222,6 +218,8 @@ class ToolExecutor:
         breaker = self.breaker(spec.name)
         if breaker.blocked():
             return _unavailable(spec.name)
+        if self._timeout_for(spec) is None:
+            return _no_time_budget()
         context = self.context
         if spec.side_effect:
             context = dataclasses.replace(context, idempotency_key=idempotency_key(self.session, call.call_id))
@@ -234,7 +232,7 @@ class ToolExecutor:
             admission = breaker.admit()
             if admission == "refused":
                 return _unavailable(spec.name)
-            outcome = _error(ErrorKind.CANCELLED, "cancelled by the user")
+            outcome = _cancelled()
             try:
                 outcome = await self._attempts(state, spec, args, context)
             finally:
@@ -246,7 +244,7 @@ class ToolExecutor:
         while True:
             timeout = self._timeout_for(spec)
             if timeout is None:
-                return _error(ErrorKind.NO_TIME_BUDGET, "too little of the question's time budget was left")
+                return _no_time_budget()
             state.attempts += 1
             self._emit(state, Phase.STARTED, attempt=state.attempts)
             outcome = await self._attempt(spec, args, context, timeout)
@@ -300,24 +298,11 @@ class ToolExecutor:
     async def _ask(
         self, state: _Call, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, prims: _Primitives
     ) -> bool:
-        preview = _preview(spec, args, context, state.arguments)
-        arguments = state.arguments if isinstance(state.arguments, dict) else {}
-        request = ApprovalRequest(
-            call_id=state.call.call_id,
-            name=spec.name,
-            arguments=arguments,
-            preview=preview,
-            untrusted_sources=list(self._untrusted),
-        )
+        request = approval_request(spec, state.call.call_id, args, context, state.arguments, self._untrusted)
+        # One prompt at a time; the batch's other calls go on meanwhile.
         async with prims.approval:
             self._emit(state, Phase.AWAITING_APPROVAL)
-            try:
-                answer = await threads.run_in_thread(self.approve, request, name="atlas-approval", track=False)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a crashing approver is a no
-                answer = False
-        approved = answer is True
+            approved = await ask(self.approve, request)
         self._emit(state, Phase.APPROVED if approved else Phase.DENIED)
         return approved
 
@@ -328,11 +313,12 @@ class ToolExecutor:
             return state.output
         ms = round((time.monotonic() - state.clock) * 1000, 1)
         leaked = threads.leaked_threads()
-        state.output = {
-            "type": "function_call_output",
-            "call_id": state.call.call_id,
-            "output": capped_output(outcome.envelope, self.output_limit),
-        }
+        try:
+            text = capped_output(outcome.envelope, self.output_limit)
+        except (ValueError, TypeError, RecursionError) as exc:  # e.g. data that refers to itself
+            outcome = _error(ErrorKind.UNKNOWN, f"the result could not be serialised: {describe(exc)}")
+            text = capped_output(outcome.envelope, self.output_limit)
+        state.output = {"type": "function_call_output", "call_id": state.call.call_id, "output": text}
         record = CallRecord(
             round=state.round,
             call_id=state.call.call_id,
@@ -359,9 +345,6 @@ class ToolExecutor:
             leaked_threads=leaked,
         )
         return state.output
-
-    def _answer_cancelled(self, state: _Call) -> dict[str, Any]:
-        return self._finish(state, _error(ErrorKind.CANCELLED, "cancelled by the user"))
 
     def _emit(self, state: _Call, phase: Phase, **fields: Any) -> None:
         if self.on_event is None:
@@ -391,6 +374,14 @@ def _error(kind: ErrorKind, message: str) -> _Outcome:
     return _Outcome(kind, envelope, envelope["error"]["message"])
 
 
+def _cancelled() -> _Outcome:
+    return _error(ErrorKind.CANCELLED, "cancelled by the user")
+
+
+def _no_time_budget() -> _Outcome:
+    return _error(ErrorKind.NO_TIME_BUDGET, "too little of the question's time budget was left to start this call")
+
+
 def _unavailable(name: str) -> _Outcome:
     return _error(
         ErrorKind.UNAVAILABLE, f"{name} is switched off after repeated failures; it will be tried again later"
@@ -411,14 +402,3 @@ def _parse_arguments(text: str) -> dict[str, Any] | _Outcome:
     if not isinstance(value, dict):
         return _error(ErrorKind.BAD_ARGS, f"arguments must be a JSON object, got {type(value).__name__}")
     return value
-
-
-def _preview(spec: ToolSpec[Any], args: BaseModel, context: ToolContext, arguments: dict[str, Any] | str) -> str:
-    """The tool's own preview of its effect; if that fails, the plain call."""
-    if spec.preview is not None:
-        try:
-            return spec.preview(args, context)
-        except Exception:
-            pass
-    shown = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-    return f"{spec.name}({shown})"
