@@ -17,15 +17,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from atlas.config import OFFLINE_MODEL
-from atlas.llm.offline_answer import chunks, render
+from atlas.llm.offline_answer import Outcome, chunks, issue_text, render
 from atlas.llm.offline_plan import (
     MAX_CITED_CODES,
-    Outcome,
     Plan,
     PlannedCall,
     code_call,
     codes_in,
-    issue_text,
     read_question,
 )
 from atlas.messages import ModelTurn, ToolCall, Usage

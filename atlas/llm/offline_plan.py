@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +40,10 @@ _ISSUE_LIST_RE = re.compile(
     re.IGNORECASE,
 )
 _HASH_RE = re.compile(r"(?<![\w&])#(\d+)\b")
+_BARE_PAIR_RE = re.compile(r"\b(?:compare|between)\s+(\d+)\s*(?:,|and|with|to|vs\.?|versus)\s*(\d+)\b", re.I)
+_ERROR_NAME_RE = re.compile(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b")
+_ASKS_MEANING_RE = re.compile(r"\b(?:what|mean|means|meaning|explain|error|errors|code)\b", re.IGNORECASE)
+"""`LeaseExpired`: how error names are spelled; looked up only when nothing else was asked."""
 _LABEL_TOKEN = r"(?:[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*|\"[^\"]+\"|'[^']+'|`[^`]+`)"
 _LABELS = rf"{_LABEL_TOKEN}(?:\s*(?:,|\band\b|&)\s*{_LABEL_TOKEN})*"
 _IDS = r"#?\d+(?:\s*(?:,|\band\b|&)\s*(?:issue\s+)?#?\d+)*"
@@ -82,7 +86,8 @@ _EXPLAIN_RE = re.compile(
 _DOC_NOUN = r"(?:docs?|documentation|page|guide|section|chapter|reference|manual)"
 _LIST_DOCS_RE = re.compile(
     r"\b(?:what|which|list|show|available|all|index|every)\b.*\b(?:docs|documentation|doc pages|pages|guides)\b"
-    r"|\b(?:docs|documentation)\b.*\b(?:are there|exist|available|do you have|can you read)\b",
+    r"|\b(?:docs|documentation)\b.*\b(?:are there|exist|available|do you have|can you read)\b"
+    r"|^\s*(?:the\s+)?(?:docs|documentation)\s*[?.!]?\s*$",
     re.IGNORECASE,
 )
 _SEARCH_NOUN_RE = re.compile(r"\b(issues|bugs|tickets|reports|feature requests)\b", re.IGNORECASE)
@@ -108,6 +113,7 @@ _SEARCH_FILLER = frozenset(
         """
         find search look looking for list show me all any the issues bugs tickets reports open closed which what are
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
+        latest newest recent
         """,
     )
 )
@@ -208,6 +214,8 @@ def codes_in(text: str) -> list[str]:
 def issue_ids_in(text: str) -> list[int]:
     """`#41`, `issue 41`, `issues 41 and 87`, `#41, #87 and #92`: ids in order, once each."""
     hits: list[tuple[int, int]] = [(m.start(), int(m.group(1))) for m in _HASH_RE.finditer(text)]
+    for match in _BARE_PAIR_RE.finditer(text):
+        hits += [(match.start(group), int(match.group(group))) for group in (1, 2)]
     for match in _ISSUE_LIST_RE.finditer(text):
         hits += [(match.start() + d.start(), int(d.group())) for d in re.finditer(r"\d+", match.group(0))]
     ids: list[int] = []
@@ -375,32 +383,7 @@ def read_question(question: str) -> Plan:
     wants_search = _SEARCH_NOUN_RE.search(text) or _SEARCH_VERB_RE.search(text) or _LABEL_FILTER_RE.search(text)
     if wants_search and not plan.issue_ids and not plan.list_docs and not plan.docs:
         plan.search = _search_in(text)
+    if not plan.first_calls() and not plan.notes and _ASKS_MEANING_RE.search(text):
+        names = [name for name in _ERROR_NAME_RE.findall(text) if name not in plan.codes]
+        plan.codes = list(dict.fromkeys(names))[:MAX_EXPLICIT_CODES]
     return plan
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One call made this turn and what came back (the parsed envelope)."""
-
-    call: PlannedCall
-    call_id: str
-    envelope: Mapping[str, Any]
-
-    @property
-    def ok(self) -> bool:
-        return self.envelope.get("ok") is True
-
-    @property
-    def data(self) -> Any:
-        return self.envelope.get("data")
-
-
-def issue_text(data: Any) -> str:
-    """The text of an issue the ORB-code rule may read: title, body and comment bodies."""
-    if not isinstance(data, Mapping):
-        return ""
-    parts = [str(data.get("title", "")), str(data.get("body", ""))]
-    comments = data.get("comments")
-    if isinstance(comments, list):
-        parts += [str(c.get("body", "")) if isinstance(c, Mapping) else str(c) for c in comments]
-    return "\n".join(parts)
