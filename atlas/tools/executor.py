@@ -4,10 +4,11 @@
 order, whose `output` is the JSON envelope (`{"ok": true, "data": ...}` or `{"ok": false,
 "error": {...}}`). A tool's failure never raises: it becomes an `ErrorKind` the model can act on.
 
-Per call: validate → circuit breaker → approval (side effects only, one prompt at a time while
-reads go on) → a concurrency slot (the call's timer starts here) → attempts in a daemon thread
-under a deadline (transient errors retried on idempotent tools, with jittered doubling backoff;
-a timeout never) → envelope, capped → event → `log` and the call log.
+Per call: validate → circuit breaker → time budget → approval (side effects only; `approve`
+runs in a worker thread, one prompt at a time, while reads go on) → a concurrency slot (the
+call's timer starts here) → attempts in a daemon thread, each under the tool's deadline cut to
+the question's budget (transient errors retried on idempotent tools, with jittered doubling
+backoff; a timeout never) → envelope, capped → FINISHED event → `log` and the call log.
 
 Cancellation (Ctrl-C cancels the task awaiting `run_all`): every unfinished call is answered with
 kind `cancelled`, logged and reported as FINISHED; `executor.last_outputs` then holds the complete
