@@ -322,11 +322,11 @@ def render(plan: Plan, outcomes: list[Outcome], tools: Iterable[str]) -> str:
         excerpts = [f"**#{issue_id}**\n\n{quoted(str(d.get('body', '')), 300)}" for issue_id, d in issues_ok]
         parts.insert(1 + len(plan.notes), "\n\n".join([table, *excerpts]))
     if plan.explain:
-        parts += _explained(plan, outcomes, by_key, available)
+        parts += _explained(plan, outcomes, by_key)
     return "\n\n".join(parts)
 
 
-def _explained(plan: Plan, outcomes: list[Outcome], by_key: Mapping[str, Outcome], available: set[str]) -> list[str]:
+def _explained(plan: Plan, outcomes: list[Outcome], by_key: Mapping[str, Outcome]) -> list[str]:
     """The second round of an explain plan: each cited code's section, or why it is missing."""
     parts: list[str] = []
     for outcome in outcomes:

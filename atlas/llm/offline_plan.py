@@ -1,8 +1,8 @@
 """Reading a maintainer's question into tool calls, for the offline planner.
 
-Plans come from the user's words only. The single thing ever taken from a tool result is the
-list of `ORB-NNNN` codes an issue cites, so that "explain the error in #41" can look those codes
-up in a second round; nothing else an issue or a doc says can add, change or drop a call.
+Plans come from the user's words only: nothing here ever sees a tool result. The one thing the
+planner takes from results, the `ORB-NNNN` codes an issue cites (for "explain the error in #41"),
+is read in `offline.py`; nothing else an issue or a doc says can add, change or drop a call.
 """
 
 from __future__ import annotations
