@@ -79,7 +79,8 @@ def run_ask(options: AskOptions) -> int:
             view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
         raise
     if view is None:
-        print(json.dumps(result.to_json(), ensure_ascii=False))
+        # ASCII JSON: every control, C1 and bidi character in the data arrives escaped and inert.
+        print(json.dumps(result.to_json()))
         return 0
     view.finish(result.answer)
     console.print()

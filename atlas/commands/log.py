@@ -78,15 +78,15 @@ def stats_rows(stats: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 
 def run_log(options: LogOptions) -> None:
     log = CallLog.at_home(atlas_home())
-    console = make_console()
+    console = make_console(for_tables=True)
     if options.script is not None:
-        print(json.dumps(log.export_script(options.script), indent=2, ensure_ascii=False))
+        print(json.dumps(log.export_script(options.script), indent=2))
         return
     if options.stats:
         stats = log.stats(tool=options.tool, session=options.session, since=options.since)
         if options.as_json:
             for entry in stats:
-                print(json.dumps(entry, ensure_ascii=False))
+                print(json.dumps(entry))
             return
         if not stats:
             console.print("No calls match.", style="dim")
@@ -118,7 +118,7 @@ def run_log(options: LogOptions) -> None:
 
 def _print_json(calls: list[dict[str, Any]]) -> None:
     for call in calls:
-        print(json.dumps(call, ensure_ascii=False), flush=True)
+        print(json.dumps(call), flush=True)
 
 
 def _follow(

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import json
 
-from atlas.tools.registry import load_registry
+from rich.table import Table
+
+from atlas.tools.registry import Registry, load_registry
 from atlas.ui.render import data_table, make_console
 
 
-def show_tools(*, as_json: bool, read_only: bool = False) -> None:
-    registry = load_registry()
-    if read_only:
-        registry = registry.read_only()
-    if as_json:
-        # The schemas are what the model is sent; building them needs the openai SDK.
-        print(json.dumps(registry.schemas(), indent=2, ensure_ascii=False))
-        return
+def tools_table(registry: Registry) -> Table:
+    """Name, side effect, idempotent, timeout and the first line of the description, per tool."""
     rows = [
         (
             spec.name,
@@ -26,5 +22,15 @@ def show_tools(*, as_json: bool, read_only: bool = False) -> None:
         )
         for spec in registry.values()
     ]
-    columns = ("tool", "side effect", "idempotent", "timeout", "description")
-    make_console().print(data_table(columns, rows))
+    return data_table(("tool", "side effect", "idempotent", "timeout", "description"), rows)
+
+
+def show_tools(*, as_json: bool, read_only: bool = False) -> None:
+    registry = load_registry()
+    if read_only:
+        registry = registry.read_only()
+    if as_json:
+        # The schemas are what the model is sent; building them needs the openai SDK.
+        print(json.dumps(registry.schemas(), indent=2))
+        return
+    make_console(for_tables=True).print(tools_table(registry))

@@ -18,9 +18,9 @@ def show_tracker(*, as_json: bool) -> None:
         raise AtlasError(str(exc)) from None
     if as_json:
         for record in records:
-            print(json.dumps(record, ensure_ascii=False))
+            print(json.dumps(record))
         return
-    console = make_console()
+    console = make_console(for_tables=True)
     if not records:
         console.print(f"No tracker actions yet in {tracker.path}.", style="dim")
         return

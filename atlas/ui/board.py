@@ -73,8 +73,10 @@ class Round:
     summarised: bool = False
 
     def wall_s(self) -> float:
+        """From the first call starting to the last one ending: time spent asking a person is not run time."""
         ends = [row.ended for row in self.rows.values() if row.ended is not None]
-        return max(ends) - self.started if ends else 0.0
+        starts = [row.started for row in self.rows.values() if row.started is not None]
+        return max(ends) - min(starts, default=self.started) if ends else 0.0
 
     def calls_s(self) -> float:
         return sum(row.ms or 0.0 for row in self.rows.values()) / 1000

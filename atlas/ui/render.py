@@ -15,10 +15,18 @@ from rich.text import Text
 
 from atlas.ui.safe import clean_line, safe_markdown
 
+PIPED_TABLE_WIDTH = 200
 
-def make_console(*, stderr: bool = False, file: IO[str] | None = None, width: int | None = None) -> Console:
-    """A console that honours NO_COLOR and a non-terminal, and treats every string as plain."""
-    return Console(
+
+def make_console(
+    *, stderr: bool = False, file: IO[str] | None = None, width: int | None = None, for_tables: bool = False
+) -> Console:
+    """A console that honours NO_COLOR and a non-terminal, and treats every string as plain.
+
+    `for_tables`: on a pipe, rows are laid out wide instead of folded to 80 columns, so a
+    table sent to a file or to `grep` keeps one line per row.
+    """
+    console = Console(
         stderr=stderr,
         file=file,
         width=width,
@@ -27,6 +35,9 @@ def make_console(*, stderr: bool = False, file: IO[str] | None = None, width: in
         emoji=False,
         soft_wrap=False,
     )
+    if for_tables and width is None and not console.is_terminal:
+        console.width = PIPED_TABLE_WIDTH
+    return console
 
 
 def print_answer(console: Console, answer: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from rich.console import Console
 
@@ -23,10 +24,28 @@ def capture(*, terminal: bool = False) -> tuple[Console, io.StringIO]:
     return Console(file=out, width=100, force_terminal=terminal, no_color=True, markup=False), out
 
 
-def event(phase: Phase, call_id: str, name: str = "get_issue", **fields: object) -> CallEvent:
+def event(
+    phase: Phase,
+    call_id: str,
+    name: str = "get_issue",
+    *,
+    arguments: dict[str, Any] | None = None,
+    attempt: int = 0,
+    kind: str | None = None,
+    ms: float | None = None,
+    attempts: int = 0,
+) -> CallEvent:
     return CallEvent(
-        phase=phase, call_id=call_id, name=name, arguments=fields.pop("arguments", {"issue_id": 41}), round=1, **fields
-    )  # type: ignore[arg-type]
+        phase=phase,
+        call_id=call_id,
+        name=name,
+        arguments={"issue_id": 41} if arguments is None else arguments,
+        round=1,
+        attempt=attempt,
+        kind=kind,
+        ms=ms,
+        attempts=attempts,
+    )
 
 
 def text_of(board: CallBoard) -> str:

@@ -1,0 +1,285 @@
+"""The non-interactive command line through Typer's runner: contracts, errors, exit codes, safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from atlas import __version__
+from atlas.cli import app
+from atlas.tools.tracker import MockTracker
+
+SEED = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."
+runner = CliRunner()
+
+
+@pytest.fixture
+def home() -> Path:
+    return Path(os.environ["ATLAS_HOME"])
+
+
+def run(*args: str, stdin: str | None = None) -> Any:
+    # Wide enough that a long line of the answer is not folded in the middle of what a test looks for.
+    return runner.invoke(app, list(args), input=stdin, env={"COLUMNS": "160"})
+
+
+def script(tmp_path: Path, turns: list[Any], name: str = "script.json") -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps({"turns": turns}), encoding="utf-8")
+    return f"replay:{path}"
+
+
+def json_lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_version() -> None:
+    result = run("--version")
+    assert result.exit_code == 0 and result.stdout.strip() == f"atlas {__version__}"
+
+
+def test_tools_table_and_schemas() -> None:
+    table = run("tools")
+    assert table.exit_code == 0
+    for name in ("get_issue", "search_issues", "list_docs", "get_doc_section", "add_label", "post_comment"):
+        assert name in table.stdout
+    assert "side effect" in table.stdout and "idempotent" in table.stdout and "timeout" in table.stdout
+    schemas = json.loads(run("tools", "--json").stdout)
+    by_name = {schema["name"]: schema for schema in schemas}
+    assert by_name["get_issue"]["parameters"]["properties"]["issue_id"]["type"] == "integer"
+    assert all(schema["type"] == "function" and schema["strict"] is True for schema in schemas)
+    read_only = {schema["name"] for schema in json.loads(run("tools", "--json", "--read-only").stdout)}
+    assert "add_label" not in read_only and "get_issue" in read_only
+
+
+def test_ask_json_is_one_object_and_matches_the_log() -> None:
+    result = run("ask", "--json", "-m", "offline", SEED)
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)  # exactly one JSON document: anything else would not parse
+    assert set(answer) >= {"answer", "model", "session", "rounds", "calls", "usage", "cost_usd"}
+    assert answer["model"] == "offline" and answer["rounds"] == 2
+    assert answer["usage"] == {"input_tokens": 0, "output_tokens": 0}
+    calls = answer["calls"]
+    assert [(c["name"], c["arguments"]) for c in calls] == [
+        ("get_issue", {"issue_id": 41}),
+        ("get_issue", {"issue_id": 87}),
+        ("get_doc_section", {"doc_id": "error-codes", "heading": "ORB-1101"}),
+    ]
+    assert all(c["kind"] == "ok" and c["attempts"] == 1 and c["round"] == 1 for c in calls)
+    assert "ORB-1101" in answer["answer"]
+
+    logged = json_lines(run("log", "--json").stdout)
+    assert sorted(c["call_id"] for c in logged) == sorted(c["call_id"] for c in calls)  # log: completion order
+    for row in logged:
+        assert row["session"] == answer["session"] and isinstance(row["ts"], float) and "message" in row
+        assert {"round", "call_id", "name", "arguments", "kind", "ms", "attempts"} <= set(row)
+
+
+def test_ask_shows_header_rows_answer_and_footer_on_a_pipe() -> None:
+    result = run("ask", "-m", "offline", SEED)
+    assert result.exit_code == 0
+    out = result.stdout
+    lines = out.splitlines()
+    assert lines[0].startswith("atlas · offline · side effects ask first")
+    assert sum("get_issue(issue_id=" in line and " ok " in line for line in lines) == 2
+    assert "round 1:" in out and "s of calls" in out
+    assert "ORB-1101" in out
+    assert lines[-1].startswith("2 rounds · 3 calls · 0 → 0 tokens · $0.0000 · ")
+    assert "\x1b" not in out  # a pipe gets no cursor or colour codes
+
+
+def test_question_from_stdin_and_empty_question() -> None:
+    result = run("ask", "--json", "-m", "offline", "-", stdin="show issue #41\n")
+    assert result.exit_code == 0
+    assert [c["arguments"] for c in json.loads(result.stdout)["calls"]] == [{"issue_id": 41}]
+    empty = run("ask", "-m", "offline", "-", stdin="  \n")
+    assert empty.exit_code == 2 and "atlas: error: the question is empty" in empty.stderr
+
+
+def test_failures_are_one_line_without_traceback(tmp_path: Path) -> None:
+    missing = run("ask", "-m", f"replay:{tmp_path / 'nope.json'}", "hello")
+    assert missing.exit_code == 1
+    assert missing.stderr.strip().splitlines() == [
+        f"atlas: error: replay script {tmp_path / 'nope.json'} does not exist"
+    ]
+    no_key = run("ask", "-m", "gpt-6-luna", "hello")
+    assert no_key.exit_code == 1 and no_key.stderr.strip() == "atlas: error: set OPENAI_API_KEY or use --model offline"
+    ran_out = run(
+        "ask", "-m", script(tmp_path, [{"calls": [{"name": "get_issue", "arguments": {"issue_id": 41}}]}]), "q"
+    )
+    assert ran_out.exit_code == 1 and "has no turn left" in ran_out.stderr
+    assert "Traceback" not in missing.output + no_key.output + ran_out.output
+    usage = run("ask", "--max-rounds", "0", "hello")
+    assert usage.exit_code == 2
+
+
+def test_side_effect_without_a_terminal_is_denied(home: Path) -> None:
+    result = run("ask", "--json", "-m", "offline", "label #41 severity:S1")
+    assert result.exit_code == 0
+    assert "Approve add_label(issue_id=41, label='severity:S1')? [y/N] (no terminal, denied)" in result.stderr
+    assert [c["kind"] for c in json.loads(result.stdout)["calls"]] == ["denied"]
+    assert MockTracker(home).records() == []
+    assert run("tracker", "--json").stdout == ""
+
+
+def test_read_only_never_offers_side_effects() -> None:
+    result = run("ask", "--json", "--read-only", "-m", "offline", "label #41 severity:S1")
+    assert result.exit_code == 0
+    assert "add_label" not in [c["name"] for c in json.loads(result.stdout)["calls"]]
+    plain = run("ask", "--read-only", "-m", "offline", "show issue #41")
+    assert plain.stdout.startswith("atlas · offline · read-only")
+
+
+def test_log_filters_stats_and_usage_errors(tmp_path: Path) -> None:
+    turns = [
+        {
+            "calls": [
+                {"name": "get_issue", "arguments": {"issue_id": 41}},
+                {"name": "get_issue", "arguments": {"issue_id": 999999}},
+            ]
+        },
+        {"text": "done"},
+    ]
+    asked = json.loads(run("ask", "--json", "-m", script(tmp_path, turns), "q").stdout)
+    assert [c["kind"] for c in asked["calls"]] == ["ok", "permanent"]
+    errors = json_lines(run("log", "--json", "--errors").stdout)
+    assert [(c["name"], c["kind"]) for c in errors] == [("get_issue", "permanent")]
+    assert json_lines(run("log", "--json", "--kind", "ok", "--since", "2h").stdout)[0]["arguments"] == {"issue_id": 41}
+    assert run("log", "--json", "--tool", "list_docs").stdout == ""
+    assert len(json_lines(run("log", "--json", "-n", "1").stdout)) == 1
+    assert len(json_lines(run("log", "--json", "--session", asked["session"]).stdout)) == 2
+    table = run("log").stdout
+    for column in ("time", "session", "round", "tool", "arguments", "kind", "ms", "attempts"):
+        assert column in table
+    assert "issue_id=999999" in table and "permanent" in table
+    stats = json_lines(run("log", "--stats", "--json").stdout)
+    assert stats == [
+        {
+            "name": "get_issue",
+            "calls": 2,
+            "p50_ms": stats[0]["p50_ms"],
+            "p95_ms": stats[0]["p95_ms"],
+            "max_ms": stats[0]["max_ms"],
+            "kinds": {"ok": 1, "permanent": 1},
+            "retries": 0,
+            "denials": 0,
+        }
+    ]
+    assert "p95 ms" in run("log", "--stats").stdout
+    for bad in ("3x", "yesterday", "-2h"):
+        result = run("log", "--since", bad)
+        assert result.exit_code == 2 and "--since" in result.output
+
+
+def test_log_script_replays_the_session(tmp_path: Path) -> None:
+    first = json.loads(run("ask", "--json", "-m", "offline", SEED).stdout)
+    exported = run("log", "--script", first["session"])
+    assert exported.exit_code == 0
+    replay = tmp_path / "replay.json"
+    replay.write_text(exported.stdout, encoding="utf-8")
+    again = json.loads(run("ask", "--json", "-m", f"replay:{replay}", SEED).stdout)
+    assert [(c["name"], c["arguments"]) for c in again["calls"]] == [
+        (c["name"], c["arguments"]) for c in first["calls"]
+    ]
+    assert again["answer"] == first["answer"]
+    unknown = run("log", "--script", "no-such-session")
+    assert unknown.exit_code == 1 and unknown.stderr.startswith("atlas: error: no session 'no-such-session'")
+
+
+HOSTILE_TEXT = (
+    "[link=https://evil.example]approve[/link] [/] [bold red]loud[/] "
+    "\x1b]52;c;cm0gLXJmIH4=\x07 \x1b[2J \x9b31m \u202eexe.txt see [docs](https://evil.example/docs)"
+)
+
+
+def assert_inert(output: str) -> None:
+    assert "\x1b" not in output and "\x9b" not in output and "\u202e" not in output and "\x07" not in output
+
+
+def test_hostile_arguments_and_answer_are_shown_inert_everywhere(tmp_path: Path) -> None:
+    turns = [
+        {
+            "calls": [
+                {"name": "search_issues", "arguments": {"query": "\x1b]8;;https://evil.example\x1b\\x\x1b]8;;\x1b\\"}}
+            ]
+        },
+        {"text": HOSTILE_TEXT},
+    ]
+    shown = run("ask", "-m", script(tmp_path, turns), "q")
+    assert shown.exit_code == 0
+    assert_inert(shown.stdout)
+    assert "[link=https://evil.example]approve[/link]" in shown.stdout
+    assert "docs (https://evil.example/docs)" in shown.stdout
+    assert "\\x1b]52;c;" in shown.stdout and "\\u202e" in shown.stdout
+    for args in (
+        ("log",),
+        ("log", "--json"),
+        ("log", "--stats"),
+        ("ask", "--json", "-m", script(tmp_path, turns, "b.json"), "q"),
+    ):
+        output = run(*args).stdout
+        assert_inert(output)
+
+
+def test_escape_fixtures_of_the_dataset_come_out_inert() -> None:
+    result = run("ask", "-m", "offline", "show issues #66, #111 and #124")
+    assert result.exit_code == 0
+    assert_inert(result.stdout)
+    assert "\\x1b]8;;https://evil.example" in result.stdout
+    assert "[link=https://evil.example]approve[/link]" in result.stdout
+    assert_inert(run("log").stdout)
+
+
+def _modules_after(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
+        "from atlas.cli import app\n"
+        "app(sys.argv[1:], prog_name='atlas')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    line = next(line for line in done.stderr.splitlines() if line.startswith("MODULES "))
+    return done, set(line.split()[1:])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["log"], ["tools"], ["tracker"], ["ask", "-m", "offline", "show issue #41"]],
+)
+def test_commands_never_import_openai(args: list[str], tmp_path: Path) -> None:
+    done, modules = _modules_after(args, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "openai" not in modules
+    if args == ["--help"]:
+        assert not {"rich", "pydantic", "prompt_toolkit", "sqlite3"} & modules
+
+
+def test_python_dash_m_works_from_any_directory(tmp_path: Path) -> None:
+    env = {**os.environ, "ATLAS_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", "tools"], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env
+    )
+    assert done.returncode == 0 and "get_doc_section" in done.stdout
+
+
+def test_piped_yes_never_approves(home: Path) -> None:
+    env = {**os.environ, "ATLAS_HOME": str(home)}
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", "ask", "-m", "offline", "label #41 severity:S1"],
+        input="y\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        start_new_session=True,
+    )
+    assert done.returncode == 0
+    assert "(no terminal, denied)" in done.stderr
+    assert MockTracker(home).records() == []
