@@ -25,6 +25,7 @@ from atlas.llm.offline_plan import (
     code_call,
     codes_in,
     read_question,
+    with_references,
 )
 from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.registry import Registry
@@ -40,20 +41,25 @@ ELIDED = {
 }
 
 
-def this_turn(items: Sequence[Mapping[str, Any]]) -> tuple[str, list[Mapping[str, Any]], str]:
-    """The latest user message, the items after it (this turn's calls and outputs), and a turn token.
+def this_turn(items: Sequence[Mapping[str, Any]]) -> tuple[str, list[str], list[Mapping[str, Any]], str]:
+    """The latest user message, the user's earlier messages, this turn's items after it, and a turn token.
 
     The token is a digest of the conversation up to that message: call ids must differ from
     every earlier turn's, because the executor derives a side effect's idempotency key from
     (session, call_id), and a chat's early turns may have been dropped from `items`.
     """
-    for index in range(len(items) - 1, -1, -1):
-        item = items[index]
-        if item.get("role") == "user" and item.get("type", "message") == "message":
-            prefix = json.dumps(list(items[: index + 1]), sort_keys=True, default=str)
-            token = hashlib.sha256(prefix.encode()).hexdigest()[:8]
-            return _text(item.get("content")), list(items[index + 1 :]), token
-    return "", list(items), "0" * 8
+    users = [index for index, item in enumerate(items) if _is_user_message(item)]
+    if not users:
+        return "", [], list(items), "0" * 8
+    last = users[-1]
+    prefix = json.dumps(list(items[: last + 1]), sort_keys=True, default=str)
+    token = hashlib.sha256(prefix.encode()).hexdigest()[:8]
+    earlier = [_text(items[index].get("content")) for index in users[:-1]]
+    return _text(items[last].get("content")), earlier, list(items[last + 1 :]), token
+
+
+def _is_user_message(item: Mapping[str, Any]) -> bool:
+    return item.get("role") == "user" and item.get("type", "message") == "message"
 
 
 def _text(content: Any) -> str:
@@ -113,8 +119,8 @@ class OfflinePlanner:
         parallel_tool_calls: bool = True,
         on_text: Callable[[str], None] | None = None,
     ) -> ModelTurn:
-        question, turn, token = this_turn(items)
-        plan = read_question(question)
+        question, earlier, turn, token = this_turn(items)
+        plan = read_question(with_references(question, earlier))
         outcomes, rounds = outcomes_of(turn)
         pending = next_calls(plan, outcomes, tools)
         if pending:

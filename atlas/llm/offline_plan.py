@@ -353,6 +353,26 @@ def _search_in(text: str) -> Search:
     return Search(query=query or None, state=state, label=label, limit=limit)
 
 
+_REFERENCE_RE = re.compile(
+    r"\b(?:that issue|this issue|the same issue|these issues|those issues|both of them|both|them|its|it)\b", re.I
+)
+
+
+def with_references(question: str, earlier: list[str]) -> str:
+    """In a chat, "label it comp:core" after "#41": the pronoun becomes the issues the user last named.
+
+    Only the user's own earlier messages are read, newest first.
+    """
+    if issue_ids_in(question) or not (match := _REFERENCE_RE.search(question)):
+        return question
+    for message in reversed(earlier):
+        ids = issue_ids_in(message)
+        if ids:
+            named = " and ".join(f"#{issue_id}" for issue_id in ids[:MAX_ISSUES])
+            return question[: match.start()] + named + question[match.end() :]
+    return question
+
+
 def read_question(question: str) -> Plan:
     """Everything the question asks for, in round-one order; nothing here reads tool output."""
     plan = Plan(question=question)

@@ -338,3 +338,27 @@ def test_an_output_elided_from_a_long_chat_is_said_so(tools: Registry) -> None:
     elided = {"type": "function_call_output", "call_id": turn.calls[0].call_id, "output": json.dumps(ELIDED_OUTPUT)}
     final = respond([*items, turn.calls[0].as_item(), elided], tools)
     assert "⚠ `get_issue` #41 is no longer in the conversation (`elided`)" in final.text
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "expected"),
+    [
+        ("label it comp:core", [("add_label", {"issue_id": n, "label": "comp:core"}) for n in (41, 87)]),
+        ("compare them", [issue(41), issue(87)]),
+        ("comment on it: Looking into it.", [("post_comment", {"issue_id": 41, "body": "Looking into it."})]),
+        ("and #92?", [issue(92)]),
+    ],
+)
+def test_a_chat_follow_up_refers_to_the_issues_the_user_last_named(
+    follow_up: str, expected: list[Call], tools: Registry
+) -> None:
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "#41 and #87"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "what docs are there"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": follow_up},
+    ]
+    if follow_up.startswith("comment"):
+        history[0]["content"] = "#41"
+    assert calls_of(respond(history, tools)) == expected
