@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -157,3 +158,51 @@ def test_run_all_still_works_after_a_cancelled_batch_in_a_new_event_loop() -> No
     asyncio.run(cancel_soon())
     output = asyncio.run(executor.run_one(call("sleep", "c", seconds=0.01)))
     assert kind_of(output) == "ok"
+
+
+CTRL_C_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, json, sys, time
+    from pydantic import BaseModel
+    from atlas.messages import ToolCall
+    from atlas.tools.executor import ToolExecutor
+    from atlas.tools.registry import Registry, ToolSpec
+
+    class Args(BaseModel):
+        seconds: float
+
+    def sleep(args, ctx):
+        time.sleep(args.seconds)
+        return "slept"
+
+    executor = ToolExecutor(Registry([ToolSpec(name="sleep", fn=sleep, args_model=Args, description="sleeps")]))
+    calls = [ToolCall("sleep", json.dumps({"seconds": s}), f"c{i}") for i, s in enumerate([0.01, 30, 30])]
+
+    async def main():
+        asyncio.get_running_loop().call_later(0.3, lambda: print("running", flush=True))
+        await executor.run_all(calls)
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        kinds = [json.loads(o["output"]).get("error", {}).get("kind", "ok") for o in executor.last_outputs]
+        print("interrupted", *kinds, len(executor.log), flush=True)
+    """
+)
+
+
+def test_ctrl_c_in_a_real_process_answers_every_call_and_returns_control_promptly() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().strip() == "running"
+    process.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    line = process.stdout.readline()
+    answered = time.monotonic()
+    process.wait(timeout=10)
+    assert line.split() == ["interrupted", "ok", "cancelled", "cancelled", "3"]
+    assert answered - sent < 0.5
+    assert process.returncode == 0
