@@ -63,7 +63,9 @@ _LABEL_ACTIONS = (
         re.IGNORECASE,
     ),
 )
-_LABEL_VERB_RE = re.compile(rf"{_POLITE}(?:label|tag)\s+(?:issues?\s+)?#?\d+|{_POLITE}add\s+(?:a\s+)?label\b", re.I)
+_LABEL_VERB_RE = re.compile(
+    rf"{_POLITE}(?:label|tag)\s+(?:issues?\s+#?\d+|#?\d+|it|them|this|that)\b|{_POLITE}add\s+(?:a\s+)?label\b", re.I
+)
 _COMMENT_RE = re.compile(
     rf"{_POLITE}(?:post\s+(?:a\s+)?comment|add\s+(?:a\s+)?comment|write\s+(?:a\s+)?comment|leave\s+(?:a\s+)?comment|"
     r"comment|reply|respond)\s+(?:on|to|in)?\s*(?:issue\s+)?#?(?P<id>\d+)\b\s*(?P<body>.*)$",

@@ -143,6 +143,7 @@ PHRASINGS: list[tuple[str, list[Call]]] = [
     ("how do I make my jobs faster?", []),
     ("close #41", []),
     ("label #41", []),
+    ("show #41 and label it comp:core", [issue(41)]),
     ("comment on #41", []),
 ]
 
