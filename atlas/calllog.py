@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,6 +27,7 @@ T = TypeVar("T")
 FILENAME = "log.db"
 BUSY_TIMEOUT_MS = 5000
 WRITE_ATTEMPTS = 4
+QUICK_BUSY_S = 0.5
 
 # Each entry moves the schema one `user_version` up; append, never edit.
 MIGRATIONS: tuple[str, ...] = (
@@ -101,8 +102,9 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
 class CallLog:
     """One SQLite connection, opened on first use and reused for every write and query."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, busy_timeout_s: float = BUSY_TIMEOUT_MS / 1000) -> None:
         self.path = Path(path)
+        self.busy_timeout_s = busy_timeout_s
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self._warned = False
@@ -119,9 +121,9 @@ class CallLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit mode: transactions are opened explicitly with BEGIN IMMEDIATE, so a writer
         # takes the lock up front and waits (busy_timeout) instead of failing on upgrade.
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False)
         try:
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
             self._retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
             conn.execute("PRAGMA synchronous = NORMAL")
             self._retry(lambda: self._migrate(conn))
@@ -146,16 +148,20 @@ class CallLog:
                 conn.execute(f"PRAGMA user_version = {number}")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
             raise
 
-    @staticmethod
-    def _retry(action: Callable[[], T]) -> T:
+    def _retry(self, action: Callable[[], T]) -> T:
+        """Retry a busy error that came back at once (SQLite skips the busy handler in some races);
+        one that already waited out the busy timeout is not retried, so a write never blocks long."""
         for attempt in range(1, WRITE_ATTEMPTS + 1):
+            started = time.monotonic()
             try:
                 return action()
             except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or attempt == WRITE_ATTEMPTS:
+                waited = time.monotonic() - started >= min(QUICK_BUSY_S, self.busy_timeout_s / 2)
+                if not _is_busy(exc) or waited or attempt == WRITE_ATTEMPTS:
                     raise
                 time.sleep(random.uniform(0.01, 0.05) * attempt)
         raise AssertionError("unreachable")
@@ -167,7 +173,8 @@ class CallLog:
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK")
+            with suppress(sqlite3.Error):  # keep the original error, not the failed rollback's
+                conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
 
@@ -176,7 +183,7 @@ class CallLog:
             try:
                 with self._write() as conn:
                     conn.execute(sql, params)
-            except (sqlite3.Error, OSError) as exc:
+            except Exception as exc:  # a log that cannot be written must never cost the answer
                 self._warn_once(exc)
 
     def _warn_once(self, exc: BaseException) -> None:
@@ -197,7 +204,7 @@ class CallLog:
 
     def record_call(self, record: CallRecord, *, session: str, turn: int) -> None:
         """Log one finished call; never raises."""
-        arguments = record.arguments if isinstance(record.arguments, str) else json.dumps(record.arguments)
+        arguments = record.arguments if isinstance(record.arguments, str) else json.dumps(record.arguments, default=str)
         self._write_safely(
             "INSERT INTO calls (ts, session, turn, round, position, call_id, name, arguments, kind, ms, attempts,"
             " message, approved, leaked_threads) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

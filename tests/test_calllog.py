@@ -221,3 +221,25 @@ def test_two_processes_writing_at_once_lose_nothing_and_never_meet_a_locked_data
     assert len({row["call_id"] for row in rows}) == 1000
     switches = sum(1 for a, b in itertools.pairwise(rows) if a["session"] != b["session"])
     assert switches >= 1  # the two writers really overlapped
+
+
+def test_a_log_locked_by_another_writer_costs_one_busy_timeout_and_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "log.db"
+    CallLog(path).record_call(record("c0"), session="s", turn=1)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        log = CallLog(path, busy_timeout_s=0.2)
+        started = time.monotonic()
+        log.record_call(record("c1"), session="s", turn=1)
+        log.record_call(record("c2"), session="s", turn=1)
+        elapsed = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert 0.4 <= elapsed < 0.8  # each write waited once, no retry on top
+    assert capsys.readouterr().err.count("atlas: warning: the call log") == 1
+    log.record_call(record("c3"), session="s", turn=1)  # the lock is gone: writes resume
+    assert [c["call_id"] for c in log.calls()] == ["c0", "c3"]
