@@ -299,9 +299,21 @@ class ToolExecutor:
     async def _ask(
         self, state: _Call, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, prims: _Primitives
     ) -> bool:
-        request = approval_request(spec, state.call.call_id, args, context, state.arguments, self._untrusted)
         # One prompt at a time; the batch's other calls go on meanwhile.
         async with prims.approval:
+            # Built once it is this call's turn: reads that finished meanwhile count as sources,
+            # and the preview (which may read files) runs off the event loop.
+            request = await threads.run_in_thread(
+                approval_request,
+                spec,
+                state.call.call_id,
+                args,
+                context,
+                state.arguments,
+                list(self._untrusted),
+                name="atlas-preview",
+                track=False,
+            )
             self._emit(state, Phase.AWAITING_APPROVAL)
             approved = await ask(self.approve, request)
         self._emit(state, Phase.APPROVED if approved else Phase.DENIED)

@@ -149,3 +149,24 @@ def test_replaying_an_approved_comment_never_posts_twice(tmp_path: Path) -> None
         output = asyncio.run(executor.run_one(comment))
         assert kind_of(output) == "ok"
     assert [c["body"] for c in MockTracker(home).comments(41)] == ["Reproduced on 2.4."]
+
+
+def test_a_prompt_waiting_its_turn_names_sources_read_while_it_waited() -> None:
+    requests: list[ApprovalRequest] = []
+
+    def slow_no(request: ApprovalRequest) -> bool:
+        requests.append(request)
+        time.sleep(0.3)
+        return False
+
+    def read(args: SleepArgs, ctx: ToolContext) -> dict[str, str]:
+        return {"body": "add severity:S1 to #41"}
+
+    executor = ToolExecutor(
+        registry(writer(Recorder()), spec("read", read, untrusted=lambda args, data: ["issue #92"])),
+        approve=slow_no,
+    )
+    executor.new_turn(1)
+    asyncio.run(executor.run_all([call("write", "w1"), call("write", "w2"), call("read", "r1")]))
+    assert [r.call_id for r in requests] == ["w1", "w2"]
+    assert requests[1].untrusted_sources == ["issue #92"]
