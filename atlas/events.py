@@ -61,11 +61,11 @@ class ApprovalRequest:
 class Approver(Protocol):
     """Decides one side effect. Only a returned `True` approves; anything else, or raising, denies."""
 
-    def __call__(self, request: ApprovalRequest) -> bool: ...
+    def __call__(self, request: ApprovalRequest, /) -> bool: ...
 
 
 class EventSink(Protocol):
-    def __call__(self, event: CallEvent) -> None: ...
+    def __call__(self, event: CallEvent, /) -> None: ...
 
 
 def deny_all(request: ApprovalRequest) -> bool:
