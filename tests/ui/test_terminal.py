@@ -1,0 +1,172 @@
+"""`atlas ask` on a real pseudo-terminal: approvals, live rows, Ctrl-C, and nothing unsafe on screen."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+from atlas.tools.tracker import MockTracker
+
+HERE = Path(__file__).resolve().parent
+LABEL_41 = "label #41 severity:S1"
+GAP = r"(?:\s|\x1b\[[0-9;]*m)+"
+"""Spaces between cells, and the bold/dim codes that Rich still writes under NO_COLOR."""
+
+
+@pytest.fixture
+def home() -> Path:
+    return Path(os.environ["ATLAS_HOME"])
+
+
+def terminal_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        NO_COLOR="1",
+        COLUMNS="120",
+        LINES="40",
+        TERM="xterm-256color",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH", "")])),
+        ATLAS_TOOL_MODULES="atlas_slow_tools",
+    )
+    env.update(extra)
+    return env
+
+
+def spawn(*args: str, timeout: float = 20) -> pexpect.spawn:
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "atlas", *args],
+        env=terminal_env(),
+        encoding="utf-8",
+        timeout=timeout,
+        dimensions=(40, 120),
+    )
+
+
+def replay(tmp_path: Path, turns: list[Any]) -> str:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps({"turns": turns}), encoding="utf-8")
+    return f"replay:{path}"
+
+
+def finish(child: pexpect.spawn) -> str:
+    child.expect(pexpect.EOF)
+    child.close()
+    return str(child.before)
+
+
+def test_yes_approves_and_writes_exactly_one_record(home: Path) -> None:
+    child = spawn("ask", "-m", "offline", LABEL_41)
+    child.expect_exact("Approve add_label(issue_id=41, label='severity:S1')? [y/N] ")
+    assert "#41 labels: [comp:core, type:bug] → [comp:core, type:bug, severity:S1]" in child.before
+    child.send("y\r")
+    child.expect_exact("approved")
+    finish(child)
+    assert child.exitstatus == 0
+    records = MockTracker(home).records()
+    assert [(r["action"], r["issue_id"], r["label"]) for r in records] == [("add_label", 41, "severity:S1")]
+
+
+@pytest.mark.parametrize("keys", ["n\r", "\r", "\x03", "\x04"], ids=["n", "enter", "ctrl-c", "ctrl-d"])
+def test_anything_but_yes_denies_and_writes_nothing(keys: str, home: Path) -> None:
+    child = spawn("ask", "-m", "offline", LABEL_41)
+    child.expect_exact("[y/N] ")
+    child.send(keys)
+    child.expect_exact("denied")
+    rest = finish(child)
+    assert child.exitstatus == 0  # a denied side effect is not a failure
+    assert "Traceback" not in rest
+    assert MockTracker(home).records() == []
+
+
+def test_approval_names_untrusted_text_read_earlier(tmp_path: Path, home: Path) -> None:
+    turns = [
+        {"calls": [{"name": "get_issue", "arguments": {"issue_id": 92}}]},
+        {"calls": [{"name": "add_label", "arguments": {"issue_id": 92, "label": "type:bug"}}]},
+        {"text": "done"},
+    ]
+    child = spawn("ask", "-m", replay(tmp_path, turns), "triage #92")
+    child.expect_exact("[y/N] ")
+    assert (
+        "Untrusted text was read earlier in this turn from issue #92 — make sure this action is what you asked for."
+        in child.before
+    )
+    child.send("\r")
+    finish(child)
+    assert MockTracker(home).records() == []
+
+
+def test_piped_yes_on_a_terminal_still_denies(home: Path) -> None:
+    """Even with a controlling terminal present, an answer on stdin is never read as approval."""
+    command = f"printf 'y\\n' | {sys.executable} -m atlas ask -m offline '{LABEL_41}'"
+    child = pexpect.spawn("sh", ["-c", command], env=terminal_env(), encoding="utf-8", timeout=20)
+    out = finish(child)
+    assert "(no terminal, denied)" in out
+    assert MockTracker(home).records() == []
+
+
+def test_piped_yes_without_a_terminal_denies(home: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", "ask", "-m", "offline", LABEL_41],
+        input="y\n",
+        capture_output=True,
+        text=True,
+        env=terminal_env(),
+        timeout=30,
+        start_new_session=True,
+    )
+    assert done.returncode == 0 and "(no terminal, denied)" in done.stderr
+    assert MockTracker(home).records() == []
+
+
+def test_fast_row_settles_while_slow_sibling_runs(tmp_path: Path) -> None:
+    turns = [
+        {"calls": [{"name": "nap", "arguments": {"seconds": 0.05}}, {"name": "nap", "arguments": {"seconds": 2.5}}]},
+        {"text": "both napped"},
+    ]
+    child = spawn("ask", "-m", replay(tmp_path, turns), "nap twice")
+    child.expect(rf"✓ nap\(seconds=0\.05\){GAP}ok{GAP}\d+ ms")
+    settled_at = time.monotonic()
+    # The same frame still shows the slow sibling running, with its elapsed time ticking.
+    child.expect(rf"nap\(seconds=2\.5\){GAP}running{GAP}\d+\.\d s")
+    child.expect(rf"✓ nap\(seconds=2\.5\){GAP}ok{GAP}2,\d\d\d ms")
+    assert time.monotonic() - settled_at > 1.5
+    child.expect(r"round 1: 2\.\d\d s wall, 2\.\d\d s of calls")
+    out = finish(child)
+    assert "both napped" in out
+    assert child.exitstatus == 0
+
+
+def test_ctrl_c_cancels_the_question_promptly(tmp_path: Path) -> None:
+    turns = [{"calls": [{"name": "nap", "arguments": {"seconds": 20}}]}, {"text": "never"}]
+    child = spawn("ask", "-m", replay(tmp_path, turns), "nap long")
+    child.expect(rf"nap\(seconds=20(\.0)?\){GAP}running")
+    started = time.monotonic()
+    child.sendintr()
+    child.expect_exact("cancelled")
+    out = finish(child)
+    assert time.monotonic() - started < 5  # the stuck tool thread does not hold the process
+    assert child.exitstatus == 130
+    assert "Traceback" not in out and "never" not in out
+
+
+def test_escape_fixtures_on_a_terminal_emit_only_our_own_styling() -> None:
+    child = spawn("ask", "-m", "offline", "show issues #66, #111 and #124")
+    out = finish(child)
+    assert child.exitstatus == 0
+    assert "\x1b]" not in out  # no OSC at all: no hyperlink, no clipboard write, no title change
+    assert "\x9b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "\x1b[2J" not in out and "\x1b[31m" not in out  # the data's own screen clear and colours
+    assert "\\x1b]8;;https://evil.example" in out and "[link=https://evil.example]approve[/link]" in out
+    # What remains are Rich's own codes: SGR styling and cursor/erase for the live rows.
+    leftovers = re.sub(r"\x1b\[[0-9;]*[mAKG]|\x1b\[\?25[lh]", "", out)
+    assert "\x1b" not in leftovers
