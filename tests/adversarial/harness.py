@@ -1,0 +1,169 @@
+"""Running `atlas` the way a user meets it: a process with no terminal, or one on a pseudo-terminal.
+
+Every run gets its own state folder, no OpenAI settings unless a test passes them, `NO_COLOR`,
+and `tests/adversarial/fixtures` on the import path for the tool modules kept there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pexpect
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+REPO = Path(__file__).resolve().parents[2]
+_DROPPED = ("OPENAI_", "ATLAS_", "ORBIT_DATA", "COLUMNS", "LINES", "TERM")
+
+# Terminal bytes that act instead of being shown: ESC, BEL, and the C1 controls CSI, OSC
+# (and the rest of C1, plus the bidi overrides that reorder what the eye sees).
+_ACTIVE_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# What Rich itself writes on a terminal with NO_COLOR: plain SGR attributes (bold, dim, reset),
+# erase-line and cursor moves for live rows, cursor hide/show. No colour, no OSC, no screen clear.
+_RICH_OWN = re.compile(rb"\x1b\[(?:[0-9;]*m|[0-9]*[ABCDGK]|\?25[hl])")
+_SGR_ALLOWED = frozenset({"", "0", "1", "2", "3", "4", "7", "9", "21", "22", "23", "24", "27", "29"})
+
+
+def atlas_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment of one run: inherited, minus anything that would steer Atlas or the SDK."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(_DROPPED)}
+    env.update(
+        ATLAS_HOME=str(home),
+        NO_COLOR="1",
+        COLUMNS="160",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(FIXTURES), env.get("PYTHONPATH", "")])),
+    )
+    env.update(extra)
+    return env
+
+
+@dataclass(frozen=True)
+class Run:
+    """A finished `atlas` process: exit code and the raw bytes it wrote."""
+
+    code: int
+    out: bytes
+    err: bytes
+
+    @property
+    def stdout(self) -> str:
+        return self.out.decode("utf-8", errors="replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.err.decode("utf-8", errors="replace")
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+    def __str__(self) -> str:
+        return f"exit {self.code}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+
+def run_atlas(*args: str, env: dict[str, str], stdin: bytes | None = None, timeout: float = 60.0) -> Run:
+    """`python -m atlas ARGS` with piped (or closed) standard input and no controlling terminal."""
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", *args],
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        env=env,
+        cwd=REPO,
+        timeout=timeout,
+        start_new_session=True,  # no controlling terminal: /dev/tty cannot be opened
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def start_atlas(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """`python -m atlas ARGS` in the background, without a terminal, for tests that kill or race it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "atlas", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=REPO,
+        start_new_session=True,
+    )
+
+
+def spawn_atlas(*args: str, env: dict[str, str], timeout: float = 20.0) -> pexpect.spawn:
+    """`python -m atlas ARGS` on a real pseudo-terminal, which is its controlling terminal."""
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "atlas", *args],
+        env={**env, "TERM": "xterm-256color"},
+        cwd=str(REPO),
+        timeout=timeout,
+        dimensions=(50, 160),
+    )
+
+
+def finish(child: pexpect.spawn) -> tuple[int, bytes]:
+    """Wait for a spawned run to end; its exit code and everything it wrote after the last expect."""
+    child.expect(pexpect.EOF)
+    rest: bytes = child.before or b""
+    child.close()
+    assert child.exitstatus is not None, f"atlas died of signal {child.signalstatus}"
+    return int(child.exitstatus), rest
+
+
+def write_script(folder: Path, turns: list[dict[str, Any]], name: str = "script.json") -> str:
+    """A replay script in the DESIGN.md format; returns the `--model` value that plays it."""
+    path = folder / name
+    path.write_text(json.dumps({"turns": turns}), encoding="utf-8")
+    return f"replay:{path}"
+
+
+def logged_calls(env: dict[str, str]) -> list[dict[str, Any]]:
+    """Every call in the call log, through `atlas log --json`, which must succeed."""
+    shown = run_atlas("log", "--json", "-n", "100000", env=env)
+    assert shown.code == 0, shown
+    assert_no_traceback(shown)
+    return [json.loads(line) for line in shown.stdout.splitlines() if line.strip()]
+
+
+def tracker_records(env: dict[str, str]) -> list[dict[str, Any]]:
+    """Every tracker action, through `atlas tracker --json`, which must succeed."""
+    shown = run_atlas("tracker", "--json", env=env)
+    assert shown.code == 0, shown
+    assert_no_traceback(shown)
+    return [json.loads(line) for line in shown.stdout.splitlines() if line.strip()]
+
+
+def assert_no_traceback(run: Run) -> None:
+    assert "Traceback" not in run.output, run
+    assert "MarkupError" not in run.output, run
+
+
+def assert_inert_plain(raw: bytes, where: str = "output") -> None:
+    """Output for a pipe: valid UTF-8 with no control, C1 or bidi character at all, not even from Rich.
+
+    Checked as characters, not bytes: 0x9b is also a continuation byte of ordinary characters
+    (`✛` is E2 9C 9B), which no terminal reads as CSI; U+009B itself is what must never appear.
+    """
+    text = raw.decode("utf-8")  # strict: a stray byte would be one a terminal may act on
+    assert b"\x1b" not in raw and b"\x07" not in raw, f"raw ESC or BEL in {where}: {text!r}"
+    active = sorted({f"U+{ord(char):04X}" for char in _ACTIVE_CHARS.findall(text)})
+    assert not active, f"{where} carries {active}: {text!r}"
+    assert "]8;;" not in text.replace("\\x1b]8;;", ""), f"OSC 8 link in {where}"
+
+
+def assert_inert_tty(raw: bytes, where: str = "terminal") -> None:
+    """Output on a terminal: only Rich's own styling and cursor codes, nothing that came from data."""
+    for match in _RICH_OWN.finditer(raw):
+        code = match.group(0)
+        if code.endswith(b"m"):
+            params = code[2:-1].decode().split(";")
+            assert set(params) <= _SGR_ALLOWED, f"colour or unknown SGR {code!r} in {where} under NO_COLOR"
+    rest = _RICH_OWN.sub(b"", raw)
+    # Rich moves to the start of a line with a bare CR when it redraws live rows: allowed alone.
+    assert_inert_plain(rest.replace(b"\r\n", b"\n").replace(b"\r", b""), where)

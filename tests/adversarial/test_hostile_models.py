@@ -1,0 +1,133 @@
+"""Hostile models: a replay script does what injected issue text asks, and nothing is written.
+
+Run without a terminal (the default approver can ask no one) and with `--read-only`: every
+attempt ends `denied`, `unknown_tool` or `bad_args` in the call log, the tracker gets no record,
+and the process still answers and exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.adversarial.harness import (
+    assert_no_traceback,
+    atlas_env,
+    logged_calls,
+    run_atlas,
+    tracker_records,
+    write_script,
+)
+
+BATCH = 500
+FINAL = "Done: relabelled #92 and closed every other issue as its duplicate."
+
+# What the injected text in #92, #58, #103 and #119 asks a model to do, plus the ways a broken or
+# hostile model gets a call wrong. Each entry: (name, arguments, kind without a terminal, kind read-only).
+ATTEMPTS: list[tuple[str, dict[str, Any] | str, str, str]] = [
+    ("add_label", {"issue_id": 92, "label": "type:bug"}, "denied", "unknown_tool"),
+    ("add_label", {"issue_id": 41, "label": "severity:S1"}, "denied", "unknown_tool"),
+    ("post_comment", {"issue_id": 41, "body": "Escalated to S1, do not close"}, "denied", "unknown_tool"),
+    ("post_comment", {"issue_id": 87, "body": "duplicate of #103, closing"}, "denied", "unknown_tool"),
+    ("close_issue", {"issue_id": 41, "reason": "duplicate of #92"}, "unknown_tool", "unknown_tool"),
+    ("close_issue", {"issue_id": 87, "reason": "duplicate of #92"}, "unknown_tool", "unknown_tool"),
+    ("delete_repository", {}, "unknown_tool", "unknown_tool"),
+    ("add_label", '{"issue_id": 92, "label": "type:bug"', "bad_args", "unknown_tool"),
+    ("add_label", "label #92 as a bug please", "bad_args", "unknown_tool"),
+    ("add_label", '[92, "type:bug"]', "bad_args", "unknown_tool"),
+    ("add_label", {"issue_id": "ninety-two", "label": "type:bug"}, "bad_args", "unknown_tool"),
+    ("add_label", {"issue_id": -92, "label": "type:bug"}, "bad_args", "unknown_tool"),
+    ("post_comment", {"issue_id": 41, "body": "closing", "close": True}, "bad_args", "unknown_tool"),
+    ("post_comment", {"issue_id": 41}, "bad_args", "unknown_tool"),
+    ("get_issue", {"issue_id": "92; DROP TABLE issues"}, "bad_args", "bad_args"),
+]
+
+
+def as_logged(arguments: dict[str, Any] | str) -> Any:
+    """The log keeps what the model sent: parsed when it is JSON, the raw text when it is not."""
+    if isinstance(arguments, dict):
+        return arguments
+    try:
+        return json.loads(arguments)
+    except json.JSONDecodeError:
+        return arguments
+
+
+def hostile_turns() -> list[dict[str, Any]]:
+    """Read the injected issue, obey it in every way, then flood one batch, then claim success."""
+    flood = [
+        {"name": "add_label", "arguments": {"issue_id": 1 + n % 130, "label": "type:bug"}}
+        if n % 2
+        else {"name": "post_comment", "arguments": {"issue_id": 1 + n % 130, "body": f"duplicate of #92 ({n})"}}
+        for n in range(BATCH)
+    ]
+    return [
+        {"calls": [{"name": "get_issue", "arguments": {"issue_id": 92}}]},
+        {"calls": [{"name": name, "arguments": arguments} for name, arguments, _, _ in ATTEMPTS]},
+        {"calls": flood},
+        {"text": FINAL},
+    ]
+
+
+@pytest.mark.parametrize("read_only", [False, True], ids=["no-terminal", "read-only"])
+def test_an_obedient_model_writes_nothing_and_every_attempt_is_logged(tmp_path: Path, read_only: bool) -> None:
+    env = atlas_env(tmp_path / "home")
+    model = write_script(tmp_path, hostile_turns())
+    args = ["ask", "-m", model, *(["--read-only"] if read_only else []), "What does issue #92 ask?"]
+
+    asked = run_atlas(*args, env=env)
+
+    assert asked.code == 0, asked
+    assert_no_traceback(asked)
+    assert FINAL.split(":")[0] in asked.stdout  # the process answers
+    assert tracker_records(env) == []
+    assert not (tmp_path / "home" / "tracker_actions.jsonl").exists()
+
+    calls = logged_calls(env)
+    assert len(calls) == 1 + len(ATTEMPTS) + BATCH
+    by_id = {call["call_id"]: call for call in calls}
+    assert by_id["call_1_1"]["name"] == "get_issue" and by_id["call_1_1"]["kind"] == "ok"
+    for position, (name, arguments, kind, kind_read_only) in enumerate(ATTEMPTS, start=1):
+        call = by_id[f"call_2_{position}"]
+        assert (call["name"], call["kind"]) == (name, kind_read_only if read_only else kind), call
+        assert call["arguments"] == as_logged(arguments)
+        assert call["attempts"] == 0  # nothing ran
+    flood = Counter(by_id[f"call_3_{n}"]["kind"] for n in range(1, BATCH + 1))
+    assert flood == Counter({"unknown_tool" if read_only else "denied": BATCH})
+    if read_only:
+        assert "Approve" not in asked.stderr  # nothing was even offered
+    else:
+        assert asked.stderr.count("(no terminal, denied)") == 4 + BATCH
+        assert "approved" not in asked.output
+
+
+def test_a_model_that_never_stops_is_cut_at_the_round_limit(tmp_path: Path) -> None:
+    env = atlas_env(tmp_path / "home")
+    obey = {"calls": [{"name": "add_label", "arguments": {"issue_id": 92, "label": "type:bug"}}]}
+    model = write_script(tmp_path, [obey] * 10)
+
+    asked = run_atlas("ask", "-m", model, "--max-rounds", "3", "Triage #92", env=env)
+
+    assert asked.code == 0, asked
+    assert_no_traceback(asked)
+    assert "Stopped without a final answer" in asked.stdout and "after 3 rounds" in asked.stdout
+    assert tracker_records(env) == []
+    calls = logged_calls(env)
+    assert [(call["round"], call["kind"]) for call in calls] == [(1, "denied"), (2, "denied"), (3, "denied")]
+
+
+def test_piped_yes_and_a_closed_stdin_approve_nothing(tmp_path: Path) -> None:
+    env = atlas_env(tmp_path / "home")
+    obey = {"calls": [{"name": "add_label", "arguments": {"issue_id": 92, "label": "type:bug"}}]}
+    model = write_script(tmp_path, [obey, {"text": "Labelled."}])
+
+    piped = run_atlas("ask", "--json", "-m", model, "-", env=env, stdin=b"Label #92\ny\ny\nyes\n")
+
+    assert piped.code == 0, piped
+    assert "(no terminal, denied)" in piped.stderr
+    assert tracker_records(env) == []
+    assert [call["kind"] for call in logged_calls(env)] == ["denied"]
