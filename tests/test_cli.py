@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -283,3 +285,45 @@ def test_piped_yes_never_approves(home: Path) -> None:
     assert done.returncode == 0
     assert "(no terminal, denied)" in done.stderr
     assert MockTracker(home).records() == []
+
+
+@pytest.mark.timeout(60)
+def test_log_follow_prints_new_calls_and_leaves_quietly_on_ctrl_c(home: Path) -> None:
+    env = {**os.environ, "ATLAS_HOME": str(home)}
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "atlas", "log", "-f", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        asked = json.loads(run("ask", "--json", "-m", "offline", SEED).stdout)
+        assert follower.stdout is not None
+        seen = [json.loads(follower.stdout.readline()) for _ in asked["calls"]]
+        assert sorted(c["call_id"] for c in seen) == sorted(c["call_id"] for c in asked["calls"])
+    finally:
+        follower.send_signal(signal.SIGINT)
+        _, err = follower.communicate(timeout=10)
+    assert follower.returncode == 0 and err == ""
+
+
+def test_deadline_bounds_the_whole_question(tmp_path: Path) -> None:
+    turns = [{"calls": [{"name": "nap", "arguments": {"seconds": 10}}]}, {"text": "done"}]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(__file__).parent / "ui"),
+        "ATLAS_TOOL_MODULES": "atlas_slow_tools",
+    }
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", "ask", "--json", "--deadline", "1", "-m", script(tmp_path, turns), "q"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    (call,) = json.loads(done.stdout)["calls"]
+    assert call["kind"] == "timeout" and call["ms"] < 1500
+    assert time.monotonic() - started < 6  # the nap thread still sleeps; the process does not wait for it

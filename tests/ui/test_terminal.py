@@ -170,3 +170,19 @@ def test_escape_fixtures_on_a_terminal_emit_only_our_own_styling() -> None:
     # What remains are Rich's own codes: SGR styling and cursor/erase for the live rows.
     leftovers = re.sub(r"\x1b\[[0-9;]*[mAKG]|\x1b\[\?25[lh]", "", out)
     assert "\x1b" not in leftovers
+
+
+def test_answer_streams_then_renders_with_visible_links(llmock: Any) -> None:
+    words = " ".join(f"word{n}" for n in range(40))
+    llmock.tool_mode("off")
+    llmock.pace(40)
+    llmock.reply(f"**Lease** expiry: {words}. See [the lease docs](https://orbit.example/leases).")
+    child = spawn("ask", "-m", "gpt-6-luna", "What is a lease?")
+    child.expect_exact("word3 ")
+    first_words = time.monotonic()
+    child.expect_exact("the lease docs (https://orbit.example/leases)")
+    child.expect(r"1 round · 0 calls · \d+ → \d+ tokens · \$0\.\d{4}")
+    assert time.monotonic() - first_words > 0.5  # text was on screen while the rest still arrived
+    out = finish(child)
+    assert child.exitstatus == 0
+    assert "\x1b]8;" not in out
