@@ -327,3 +327,12 @@ def test_deadline_bounds_the_whole_question(tmp_path: Path) -> None:
     (call,) = json.loads(done.stdout)["calls"]
     assert call["kind"] == "timeout" and call["ms"] < 1500
     assert time.monotonic() - started < 6  # the nap thread still sleeps; the process does not wait for it
+
+
+def test_unreadable_state_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("x")
+    monkeypatch.setenv("ATLAS_HOME", str(not_a_folder))
+    result = run("tracker")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("atlas: error: cannot read ") and len(result.stderr.splitlines()) == 1

@@ -6,6 +6,7 @@ code: no traceback reaches the user.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from typing import TypeVar
@@ -37,3 +38,9 @@ def guarded(action: Callable[[], T]) -> T:
     except BrokenPipeError:
         # The reader went away (`atlas log | head`): nothing left to say to it.
         raise typer.Exit(0) from None
+    except Exception as exc:
+        # A bug, not a user error: still one line, unless ATLAS_DEBUG asks for the traceback.
+        if os.environ.get("ATLAS_DEBUG"):
+            raise
+        print(error_line(f"unexpected {type(exc).__name__}: {exc} (set ATLAS_DEBUG=1 for details)"), file=sys.stderr)
+        raise typer.Exit(1) from None

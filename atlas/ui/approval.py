@@ -8,6 +8,7 @@ lock keeps two questions from sharing the terminal.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import os
@@ -16,7 +17,7 @@ import termios
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from typing import IO
+from typing import IO, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -25,6 +26,8 @@ from atlas.events import ApprovalRequest
 from atlas.ui.safe import call_label, clean
 
 _TERMINAL = threading.Lock()
+_RESTORE: dict[int, list[Any]] = {}
+"""Terminal modes to put back, by descriptor, for questions being asked right now."""
 _CTRL_C, _CTRL_D, _BACKSPACE, _DELETE = 0x03, 0x04, 0x08, 0x7F
 _ANSWER_LIMIT = 32
 YES = frozenset({"y", "yes"})
@@ -56,11 +59,21 @@ def answer_mode(fd: int) -> Iterator[None]:
     mode[3] &= ~(termios.ICANON | termios.ECHO | termios.ISIG)
     mode[6][termios.VMIN] = 1
     mode[6][termios.VTIME] = 0
+    _RESTORE[fd] = saved
     termios.tcsetattr(fd, termios.TCSAFLUSH, mode)
     try:
         yield
     finally:
+        _RESTORE.pop(fd, None)
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+@atexit.register
+def _restore_terminal() -> None:
+    """A question still open when the process ends (its thread abandoned) must not leave the terminal mute."""
+    for fd, saved in list(_RESTORE.items()):
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
 def read_answer(fd: int) -> str | None:

@@ -42,7 +42,13 @@ def make_console(
 
 def print_answer(console: Console, answer: str) -> None:
     """The answer as Markdown: cleaned, links spelled out as `text (url)`, no hyperlink codes."""
-    console.print(safe_markdown(answer))
+    if console.is_terminal:
+        console.print(safe_markdown(answer))
+        return
+    # On a pipe, Markdown's padding to the full width is only trailing blanks in a file.
+    with console.capture() as captured:
+        console.print(safe_markdown(answer))
+    console.file.write("\n".join(line.rstrip() for line in captured.get().splitlines()) + "\n")
 
 
 def header(model: str, *, read_only: bool) -> Text:

@@ -130,6 +130,10 @@ class Chat:
             view.abort(cancelled=False)
             self.notices.print(Text(error_line(exc), style="red"))
             return
+        except Exception as exc:  # a bug in one turn must not end the conversation
+            view.abort(cancelled=False)
+            self.notices.print(Text(error_line(f"unexpected {type(exc).__name__}: {exc}"), style="red"))
+            return
         finally:
             self.view = None
         view.finish(result.answer)
