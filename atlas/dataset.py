@@ -84,7 +84,8 @@ def _check_issue(issue: Any, line_no: int) -> dict[str, Any]:
 def read_issues(path: Path) -> list[dict[str, Any]]:
     """Every issue of a JSONL file, checked against the field contract."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # Only "\n" ends a record: splitlines() would also split inside strings at U+2028 or \x85.
+        lines = path.read_text(encoding="utf-8").split("\n")
     except FileNotFoundError:
         raise DataError(f"no issues file at {path}") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from handwritten import all_issues  # noqa: E402
-from issue_templates import TEMPLATES, Ctx, Draft  # noqa: E402
+from issue_templates import TEMPLATES, Ctx, Draft, NotApplicable  # noqa: E402
 
 TOTAL = 130
+MAX_USES_PER_TEMPLATE = 3
 SEED = "orbit-issues-v1"
 JSONL = HERE / "issues" / "issues.jsonl"
 FIRST_DAY = datetime(2025, 1, 6, tzinfo=UTC)
@@ -113,7 +115,7 @@ def iso(when: datetime) -> str:
 
 def comment_times(created: datetime, count: int, rng: random.Random) -> list[datetime]:
     """Increasing times after the issue, squeezed to fit before the snapshot."""
-    gaps = [timedelta(minutes=rng.randrange(25, 60 * 50)) for _ in range(count)]
+    gaps = [timedelta(minutes=rng.randrange(25, 60 * 50), seconds=rng.randrange(60)) for _ in range(count)]
     room = SNAPSHOT - created
     total = sum(gaps, timedelta())
     if total > room:
@@ -125,7 +127,8 @@ def comment_times(created: datetime, count: int, rng: random.Random) -> list[dat
     return times
 
 
-def generate(issue_id: int, attempt: int = 0) -> dict[str, Any]:
+def generate(issue_id: int, attempt: int = 0) -> tuple[dict[str, Any], str]:
+    """One report for an id, and the name of the template it came from."""
     rng = random.Random(f"{SEED}:{issue_id}" + (f":{attempt}" if attempt else ""))
     created = created_for(issue_id, rng)
     author = rng.choice(REPORTERS)
@@ -140,6 +143,8 @@ def generate(issue_id: int, attempt: int = 0) -> dict[str, Any]:
         "other": rng.choice([r for r in REPORTERS if r != author]),
     }
     thread = draft.thread
+    if draft.last_resolves and not draft.closes:
+        thread = thread[:-1]
     # A report filed in the last days before the snapshot has not been answered yet.
     if SNAPSHOT - created < timedelta(days=2):
         thread = thread[:1]
@@ -148,8 +153,8 @@ def generate(issue_id: int, attempt: int = 0) -> dict[str, Any]:
         {"author": speakers.get(who, who), "body": text, "created_at": iso(at)}
         for (who, text), at in zip(thread, times, strict=True)
     ]
-    closed = draft.closes and len(thread) == len(draft.thread)
-    return {
+    closed = draft.closes and len(thread) == len(draft.thread)  # an unanswered report is never closed
+    issue = {
         "id": issue_id,
         "title": draft.title,
         "state": "closed" if closed else "open",
@@ -159,21 +164,45 @@ def generate(issue_id: int, attempt: int = 0) -> dict[str, Any]:
         "body": draft.body,
         "comments": comments,
     }
+    return issue, template.__name__
+
+
+def refer_back(issue: dict[str, Any], earlier: int) -> None:
+    """Maintainers remember the earlier report of the same problem, and say so."""
+    for comment in issue["comments"]:
+        if comment["author"] in MAINTAINERS:
+            comment["body"] = f"This came up in #{earlier} as well. " + comment["body"]
+            return
 
 
 def build_all() -> list[dict[str, Any]]:
     handwritten = {issue["id"]: issue for issue in all_issues()}
     titles = {issue["title"] for issue in handwritten.values()}
+    uses: Counter[str] = Counter()
+    first_report: dict[str, int] = {}
     issues = []
     for issue_id in range(1, max(TOTAL, *handwritten) + 1):
         if issue_id in handwritten:
             issues.append(handwritten[issue_id])
             continue
-        # Draw again until the title is new: a tracker where five reports share a title reads as filler.
+        # Draw again until the story fits the version, the title is new and the template is not worn
+        # out: a tracker where six reports tell the same story reads as filler.
         attempt = 0
-        while (issue := generate(issue_id, attempt))["title"] in titles:
+        while True:
+            try:
+                issue, name = generate(issue_id, attempt)
+            except NotApplicable:
+                attempt += 1  # the story needs a feature this issue's Orbit version did not have yet
+                continue
+            # After many refusals (few templates fit this version) a template may be used once more.
+            if issue["title"] not in titles and uses[name] < MAX_USES_PER_TEMPLATE + attempt // 100:
+                break
             attempt += 1
+        uses[name] += 1
         titles.add(issue["title"])
+        if name in first_report:
+            refer_back(issue, first_report[name])
+        first_report.setdefault(name, issue_id)
         issues.append(issue)
     return issues
 

@@ -51,6 +51,10 @@ JOBS = (
 )
 
 
+class NotApplicable(Exception):
+    """The template's story does not fit this issue's Orbit version."""
+
+
 @dataclass
 class Draft:
     title: str
@@ -58,6 +62,8 @@ class Draft:
     labels: list[str]
     thread: list[tuple[str, str]] = field(default_factory=list)
     closes: bool = False
+    last_resolves: bool = False
+    """The last comment announces the fix; an issue that stays open has not reached it yet."""
 
 
 @dataclass
@@ -77,6 +83,21 @@ class Ctx:
         self.postgres = self.pick(POSTGRES)
         self.job = self.pick(JOBS)
         self.worker = self.wid()
+        # Logs are pasted from some time before the report, not to the second of it.
+        self.log_offset = timedelta(seconds=self.rng.randrange(5, 3000))
+
+    def require(self, since: str = "0", before: str = "99") -> None:
+        """Refuse versions where the story could not have happened (a feature not yet shipped)."""
+        if not _key(since) <= _key(self.version) < _key(before):
+            raise NotApplicable(f"{self.version} outside [{since}, {before})")
+
+    @property
+    def redis_name(self) -> str:
+        return f"Redis {self.redis}" if self.redis[0].isdigit() else self.redis
+
+    @property
+    def postgres_name(self) -> str:
+        return f"Postgres {self.postgres}" if self.postgres[0].isdigit() else self.postgres
 
     def pick(self, options: Sequence[T]) -> T:
         return self.rng.choice(options)
@@ -98,14 +119,18 @@ class Ctx:
         return f"{major}.{minor}.{int(patch) + 1}"
 
     def stamp(self, minutes_before: float) -> str:
-        at = self.created - timedelta(minutes=minutes_before)
+        at = self.created - self.log_offset - timedelta(minutes=minutes_before)
         return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{self.rng.randrange(1000):03d}Z"
 
     def log(self, minutes_before: float, level: str, logger: str, message: str, worker: str | None = None) -> str:
-        return f"{self.stamp(minutes_before)} {level:<5} {logger} [{worker or self.worker}] {message}"
+        return f"{self.stamp(minutes_before)} {level} {logger} [{worker or self.worker}] {message}"
 
     def env(self) -> str:
         return f"orbit-scheduler {self.version}, Python {self.python}, {self.system}"
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
 
 
 def md(text: str) -> str:
@@ -123,6 +148,7 @@ def template(fn: Template) -> Template:
 
 @template
 def lease_expired_long_job(c: Ctx) -> Draft:
+    c.require(since="2.7.0")
     duration = c.pick((600, 900, 900, 1200, 1800))
     usual = duration // 60 - c.rng.randrange(2, 6)
     elapsed = duration + c.rng.randrange(3, 25) * 60 + c.rng.randrange(60)
@@ -163,7 +189,7 @@ def lease_expired_long_job(c: Ctx) -> Draft:
         renew_interval = {c.pick((300, 300, 120))}
         ```
 
-        {c.env()}, {c.pick(("Redis " + c.redis, "Postgres " + c.postgres))} broker.
+        {c.env()}, {c.pick((c.redis_name, c.postgres_name))} broker.
         Is the worker supposed to keep renewing while the job runs? The job is plain synchronous Python,
         mostly waiting on a {c.pick(("database", "S3 upload", "remote API", "pandas merge"))}.
         """
@@ -195,8 +221,8 @@ def lease_expired_long_job(c: Ctx) -> Draft:
             md(
                 """
                 Until renewals survive this, raise `lease.duration` above your worst-case runtime (e.g.
-                `ORBIT_LEASE_DURATION=3600`) and give the job an `idempotency_key` so a duplicate run is
-                harmless. Same root cause as the nightly-rebuild report, tracking there.
+                `ORBIT_LEASE_DURATION=3600`) and make the job idempotent so a duplicate run is harmless.
+                Same root cause as the nightly-rebuild report (#41), tracking there.
                 """
             ),
         ),
@@ -246,13 +272,13 @@ def redis_connection_reset(c: Ctx) -> Draft:
         {{trace}}
         ```
 
-        {c.env()}; broker {c.redis}, `url = "redis://orbit-redis.internal:6379/0"`.
+        {c.env()}; {c.redis_name}, `url = "redis://orbit-redis.internal:6379/0"`.
         The proxy's idle timeout is {timeout} s.
         """
     )
     body = body.replace(
         "{log}",
-        c.log(4, "WARN", "orbit.broker.redis", f"ORB-1303 RedisConnectionReset op=XREADGROUP after={timeout}s idle"),
+        c.log(4, "WARNING", "orbit.broker.redis", f"ORB-1303 RedisConnectionReset op=XREADGROUP after={timeout}s idle"),
     ).replace("{trace}", trace)
     thread = [
         (
@@ -261,16 +287,16 @@ def redis_connection_reset(c: Ctx) -> Draft:
                 f"""
                 The blocking XREADGROUP keeps the connection idle from the proxy's point of view, so it
                 closes it after {timeout} s. We retry the read, but a claim whose reply was lost in the
-                reset stays pending until the lease expires. Can you enable TCP keepalive on the client
-                side (`socket_keepalive=true` in the broker URL query) and check the proxy again?
+                reset stays pending until the lease expires. Can you set `broker.keepalive = true` (TCP
+                keepalives, off by default) or lower `broker.block_ms`, and check the proxy again?
                 """
             ),
         ),
-        ("reporter", f"With `?socket_keepalive=true&health_check_interval=30` the resets are gone on {proxy}."),
+        ("reporter", f"With `keepalive = true` the resets are gone on {proxy}."),
         (
             "maintainer",
-            f"Shipping keepalive and a health check by default, and re-delivering pending claims right after "
-            f"a reconnect instead of waiting for the lease. Fixed in {c.fix}.",
+            f"Good. The lost-claim part is a bug regardless: after a reconnect the worker now re-delivers "
+            f"its pending claims at once instead of waiting for the lease. Fixed in {c.fix}.",
         ),
     ]
     return Draft(
@@ -284,7 +310,8 @@ def redis_connection_reset(c: Ctx) -> Draft:
         body=body,
         labels=["comp:broker-redis", "type:bug", c.pick(("severity:S2", "severity:S3"))],
         thread=thread,
-        closes=True,
+        closes=c.chance(0.75),
+        last_resolves=True,
     )
 
 
@@ -333,7 +360,7 @@ def cron_parse_error(c: Ctx) -> Draft:
         {why}. {c.env()}.
 
         Two things: (1) is this expression meant to be supported, and (2) one bad schedule takes the
-        whole scheduler down, so none of our other 30 schedules run either.
+        whole scheduler down, so none of our other 30 schedules run either. Could it skip just that one?
         """
     ).replace("{trace}", trace)
     supported = expr in ("0 9 * * mon-fri", "0 0 29 2 *", "@weekly")
@@ -347,10 +374,11 @@ def cron_parse_error(c: Ctx) -> Draft:
         ("maintainer", answer),
         (
             "maintainer2",
-            "On (2): agreed. A schedule that fails to parse should be logged with ORB-1401 and skipped, not "
-            "abort the scheduler. Splitting that into its own change.",
+            "On (2): that is deliberate. The scheduler refuses to start (exit 3) so that no schedule is "
+            "silently dropped; a skipped billing schedule is worse than a loud crash. Run "
+            "`orbit config check` in CI to catch this before a deploy.",
         ),
-        ("reporter", "Thanks! Skipping the broken one with a loud error is exactly what we'd want."),
+        ("reporter", "Fair, adding `orbit config check` to the pipeline."),
     ]
     return Draft(
         title=c.pick(
@@ -369,6 +397,7 @@ def cron_parse_error(c: Ctx) -> Draft:
 
 @template
 def dst_transition(c: Ctx) -> Draft:
+    c.require(since="2.7.0", before="2.8.0")
     tz, day, direction = c.pick(
         (
             ("Europe/Berlin", "last Sunday of March", "forward"),
@@ -400,7 +429,7 @@ def dst_transition(c: Ctx) -> Draft:
         else f"fired schedule=daily-{c.job.split('.')[0]} due={hour} fold=1"
     )
     body = body.replace(
-        "{log}", c.log(60 * 24 * 3, "WARN" if direction == "forward" else "INFO", "orbit.scheduler", msg, "s-01")
+        "{log}", c.log(60 * 24 * 3, "WARNING" if direction == "forward" else "INFO", "orbit.scheduler", msg, "s-01")
     )
     thread = [
         (
@@ -427,71 +456,73 @@ def dst_transition(c: Ctx) -> Draft:
         body=body,
         labels=["comp:scheduler", "type:bug", "severity:S3"],
         thread=thread,
-        closes=True,
+        closes=c.chance(0.8),
+        last_resolves=True,
     )
 
 
 @template
 def worker_shutdown_timeout(c: Ctx) -> Draft:
-    grace = c.pick((30, 30, 60, 120))
-    k8s = c.pick((30, 25, 45))
+    grace = c.pick((30, 60, 90, 120))
+    k8s = c.pick((30, 25, 20)) if grace == 30 else c.pick((30, 45, 60))
+    job_id = c.jid()
     body = md(
         f"""
-        During rolling deploys on Kubernetes, workers are killed mid-job and the jobs are only re-run
-        after the lease expires. Our pods have `terminationGracePeriodSeconds: {k8s}` and the worker has
-        `worker.shutdown_grace = {grace}`.
+        During rolling deploys on Kubernetes, jobs that are running when a worker pod stops are only
+        re-run after their lease expires ({c.pick((15, 20, 30))} minutes later). Our pods have
+        `terminationGracePeriodSeconds: {k8s}` and the worker has `worker.shutdown_grace = {grace}`.
+
+        Last lines of a stopped pod:
 
         ```
         {{log1}}
         {{log2}}
         ```
 
-        What should happen to the jobs that are still running when the grace period ends? They are
-        `{c.job}` jobs that take 2-4 minutes, so they cannot finish in time anyway.
+        and then nothing: no ORB-1503 ShutdownTimeout, no "released lease" line. The jobs are
+        `{c.job}` and take 2-4 minutes, so they cannot finish within the grace period anyway.
 
         {c.env()}.
         """
     )
     body = body.replace(
-        "{log1}", c.log(10, "INFO", "orbit.worker", f"SIGTERM received, draining (shutdown_grace={grace}s)")
-    )
-    body = body.replace(
-        "{log2}",
-        c.log(10 - grace / 60, "ERROR", "orbit.worker", f"ORB-1503 ShutdownTimeout running=3 grace={grace}s"),
-    )
+        "{log1}", c.log(10, "INFO", "orbit.worker", f"SIGTERM received, draining (shutdown_grace={grace}s) running=3")
+    ).replace("{log2}", c.log(9.8, "INFO", "orbit.worker", f"finished job={c.job} id={job_id} status=ok"))
     thread = [
         (
             "maintainer",
             md(
                 f"""
-                Two things interact here. Kubernetes sends SIGKILL after {k8s} s, so with
-                `shutdown_grace = {grace}` the worker {"never reaches" if grace >= k8s else "barely reaches"}
-                its own timeout. Set `terminationGracePeriodSeconds` a bit above `shutdown_grace`.
-
-                For jobs that cannot finish, the worker should release their leases when the grace ends so
-                another worker picks them up at once instead of after `lease.duration`. That part is a
-                real gap; the 3.0 worker does it.
+                Kubernetes sends SIGKILL {k8s} s after SIGTERM. The worker only releases the leases of
+                unfinished jobs when `shutdown_grace` ({grace} s) ends, logging ORB-1503, so it is killed
+                before it gets there and the leases simply run out. Set `terminationGracePeriodSeconds` to
+                `shutdown_grace` plus 10-15 s (the deployment docs have an example).
                 """
             ),
         ),
-        ("reporter", "Makes sense. Would you take a backport of the lease release to 2.x?"),
+        (
+            "reporter",
+            f"Set it to {grace + 15}: now we see ORB-1503 with `released=2` and the jobs restart within seconds.",
+        ),
         (
             "maintainer2",
-            f"Yes, backported: on ORB-1503 the worker now releases the leases of unfinished jobs. In {c.fix}.",
+            "The worker could also log a warning at start-up when it detects a Kubernetes pod whose grace "
+            "period is shorter than `shutdown_grace`. Closing this one as answered.",
         ),
     ]
     return Draft(
         title=c.pick(
             (
-                "Jobs killed during rolling deploy only re-run after the lease expires",
-                f"ORB-1503 ShutdownTimeout with shutdown_grace={grace} on Kubernetes",
-                "Worker should release leases of unfinished jobs on shutdown",
+                "Jobs stopped during a rolling deploy only re-run after the lease expires",
+                f"No ORB-1503 on shutdown with shutdown_grace={grace} on Kubernetes, leases not released",
+                f"Worker pods killed before releasing leases (terminationGracePeriodSeconds={k8s})",
             )
         ),
         body=body,
-        labels=["comp:worker", c.pick(("type:bug", "type:feature")), "severity:S3"],
+        labels=["comp:worker", c.pick(("type:bug", "type:question")), "severity:S3"],
         thread=thread,
         closes=c.chance(0.7),
+        last_resolves=True,
     )
 
 
@@ -506,6 +537,7 @@ def serialization_error(c: Ctx) -> Draft:
             ("bytes", "b'\\x89PNG...'"),
         )
     )
+    phrase = "bytes" if kind == "bytes" else f"a {kind}"
     body = md(
         f"""
         Enqueueing from application code fails when the payload contains a `{kind}`:
@@ -549,66 +581,75 @@ def serialization_error(c: Ctx) -> Draft:
     return Draft(
         title=c.pick(
             (
-                f"ORB-1205 SerializationError when the payload contains a {kind}",
-                f"Cannot enqueue payloads with {kind} values",
+                f"ORB-1205 SerializationError when the payload contains {phrase}",
+                f"Cannot enqueue payloads containing {phrase}",
             )
         ),
         body=body,
         labels=["comp:core", "type:question"],
         thread=thread,
-        closes=True,
+        closes=c.chance(0.7),
+        last_resolves=True,
     )
 
 
 @template
 def lease_clock_skew(c: Ctx) -> Draft:
-    skew = c.pick((4.2, 7.9, 12.5, 31.0, 95.3))
+    c.require(since="2.8.0")
+    skew = c.pick((-7.9, 12.5, -31.0, 95.3, 6.4))
+    where = c.pick(("VMs on an on-prem vSphere cluster", "Raspberry Pi 4 edge nodes", "hosts resumed from suspend"))
     body = md(
         f"""
-        Some workers refuse to take jobs and log this in a loop:
+        Since upgrading to {c.version}, two of our workers log this every few minutes:
 
         ```
         {{log}}
         ```
 
-        The hosts are {c.pick(("VMs on an on-prem vSphere cluster", "Raspberry Pi 4 edge nodes", "spot instances"))}
-        and it turns out chrony was not running on two of them. Fixing NTP fixed it, but a couple of
-        questions:
+        and the same two are the only ones with ORB-1101 LeaseExpired on long jobs. The hosts are
+        {where}; chrony turned out not to be running on them. Fixing NTP fixed it, but:
 
-        1. What is the tolerated skew? It is not in the leases docs.
-        2. Could the worker use the broker's clock (`TIME` in Redis / `now()` in Postgres) instead of its own?
+        1. Why does the worker's clock matter if, as the docs say, expiry is computed on the broker?
+        2. Shouldn't a skewed worker stop claiming jobs instead of only warning?
 
         {c.env()}.
         """
     ).replace(
         "{log}",
-        c.log(15, "ERROR", "orbit.lease", f"ORB-1104 LeaseClockSkew local_vs_broker={skew}s tolerance=5s"),
+        c.log(
+            15, "WARNING", "orbit.worker", f"ORB-1104 LeaseClockSkew skew={skew}s max=5s broker=redis://cache-1:6379/0"
+        ),
     )
     thread = [
         (
             "maintainer",
             md(
                 """
-                Tolerance is 5 s: lease deadlines are absolute timestamps, so a worker whose clock is off
-                by more than that could renew too late or consider a live lease expired. We check the
-                broker's clock at start-up and on every renewal and refuse to work with ORB-1104 rather
-                than risk double execution.
+                (1) Expiry is on the broker's clock, but the heartbeat decides *when* to renew on the
+                worker's clock. With a large skew the worker believes it has more time than it has, so
+                renewals arrive late and the lease runs out. `lease.max_clock_skew` (5 s) is the threshold
+                for the warning.
 
-                (2) is the plan for 3.0: deadlines computed from the broker's clock only.
+                (2) We discussed it for 2.8 and chose a warning: refusing work on a skew of 6 s would take
+                whole fleets down during an NTP hiccup. 3.0 schedules renewals from the broker's time.
                 """
             ),
         ),
-        ("reporter", "Thanks, that explains it. A line about the 5 s tolerance in the leases page would help."),
-        ("maintainer2", "Added to the leases docs."),
+        ("reporter", "Makes sense. We now alert on ORB-1104 in our log pipeline."),
+        ("maintainer2", "Closing as answered; the leases page now explains (1) in a paragraph."),
     ]
     return Draft(
         title=c.pick(
-            ("ORB-1104 LeaseClockSkew: what skew is tolerated?", "Workers stop claiming jobs with LeaseClockSkew")
+            (
+                "ORB-1104 LeaseClockSkew: why does the worker's clock matter?",
+                f"LeaseClockSkew warnings and ORB-1101 on {where.split(' (')[0]}",
+            )
         ),
         body=body,
         labels=["comp:core", "type:question"],
         thread=thread,
-        closes=True,
+        closes=c.chance(0.7),
+        last_resolves=True,
     )
 
 
@@ -617,51 +658,66 @@ def lease_stolen(c: Ctx) -> Draft:
     job_id = c.jid()
     body = md(
         f"""
-        After we started cloning worker VMs from one image, we see pairs of workers fighting over jobs:
+        After we started building worker VMs from one golden image, pairs of workers fight over jobs,
+        without any ORB-1101 before it:
 
         ```
         {{log1}}
         {{log2}}
         ```
 
-        Both lines come from different hosts but show the same worker id `{c.worker}`. Is the worker id
-        derived from the hostname? Our clones all boot as `orbit-worker` until cloud-init renames them.
+        Both lines come from different hosts but show the same worker id `{c.worker}`. Our image has
+        this in `/etc/orbit/orbit.toml`, baked in by Packer:
 
-        {c.env()}, broker {c.pick(("Redis " + c.redis, "Postgres " + c.postgres))}.
+        ```toml
+        [worker]
+        id = "{c.worker}"
+        concurrency = {c.pick((2, 4, 8))}
+        ```
+
+        {c.env()}, broker {c.pick((c.redis_name, c.postgres_name))}.
         """
     )
     body = body.replace(
         "{log1}", c.log(40, "INFO", "orbit.worker", f"started job={c.job} id={job_id} attempt=1")
     ).replace(
         "{log2}",
-        c.log(25, "ERROR", "orbit.lease", f"ORB-1103 LeaseStolen id={job_id} owner={c.worker} expected_token=7f3e"),
+        c.log(
+            25,
+            "ERROR",
+            "orbit.worker",
+            f"ORB-1103 LeaseStolen job={c.job} id={job_id} owner={c.worker} token=4 expected_token=3",
+        ),
     )
     thread = [
         (
             "maintainer",
             md(
                 """
-                Yes: the default worker id is `hostname:pid`, and with identical hostnames and pid 1 in
-                containers two workers get the same id. A renewal then looks like it comes from the owner
-                while the token differs, hence ORB-1103. Set `worker.id` explicitly or make the hostname
-                unique; we'll add a random suffix to the default id.
+                That's it: `worker.id` copied across hosts. Two workers with one id renew each other's
+                leases with the wrong token, hence ORB-1103 without an expiry first. Remove `id` from the
+                file and each worker generates a unique one.
                 """
             ),
         ),
-        ("reporter", "Setting `ORBIT_WORKER_ID=$(hostname)-$(uuidgen | cut -c1-8)` fixed it."),
-        ("maintainer", f"Default id now includes a random suffix. Fixed in {c.fix}."),
+        ("reporter", "Removed it from the image, no more LeaseStolen. Could Orbit detect a duplicate id at start?"),
+        (
+            "maintainer",
+            f"Yes: a worker now refuses to start when a live worker with the same id is registered. In {c.fix}.",
+        ),
     ]
     return Draft(
         title=c.pick(
             (
-                "ORB-1103 LeaseStolen between cloned worker VMs",
-                "Two workers with the same worker id steal each other's leases",
+                "ORB-1103 LeaseStolen between workers built from one image",
+                f"Two workers with worker.id = {c.worker} steal each other's leases",
             )
         ),
         body=body,
         labels=["comp:worker", "type:bug", "severity:S2"],
         thread=thread,
-        closes=True,
+        closes=c.chance(0.7),
+        last_resolves=True,
     )
 
 
@@ -686,7 +742,7 @@ def redis_auth(c: Ctx) -> Draft:
         {{log}}
         ```
 
-        Broker {c.redis}, {c.env()}.
+        Broker: {c.redis_name}, {c.env()}.
 
         ```toml
         [broker]
@@ -713,8 +769,12 @@ def redis_auth(c: Ctx) -> Draft:
     return Draft(
         title=c.pick(
             (
-                f"ORB-1302 BrokerAuthFailed with {what.strip('`')}",
-                "Worker cannot authenticate to Redis after moving to ACLs/TLS",
+                {
+                    "evalsha": "ORB-1302 BrokerAuthFailed with a restricted Redis ACL user",
+                    "certificate": "ORB-1302 BrokerAuthFailed with rediss:// and a private CA",
+                    "WRONGPASS": "WRONGPASS (ORB-1302) with a password containing @ and /",
+                }[key],
+                f"Worker cannot authenticate to {c.redis_name} after moving to ACLs/TLS",
             )
         ),
         body=body,
@@ -745,11 +805,13 @@ def postgres_serialization_failure(c: Ctx) -> Draft:
         psycopg.errors.SerializationFailure: could not serialize access due to read/write dependencies among transactions
         ```
 
-        Postgres {c.postgres}, {c.env()}, {c.pick((12, 24, 40))} workers.
+        {c.postgres_name}, {c.env()}, {c.pick((12, 24, 40))} workers.
         """
     ).replace(
         "{log}",
-        c.log(7, "WARN", "orbit.broker.postgres", "ORB-1305 PostgresSerializationFailure query=claim_next retry=1/3"),
+        c.log(
+            7, "WARNING", "orbit.broker.postgres", "ORB-1305 PostgresSerializationFailure query=claim_next retry=1/3"
+        ),
     )
     thread = [
         (
@@ -764,10 +826,12 @@ def postgres_serialization_failure(c: Ctx) -> Draft:
                 """
             ),
         ),
-        ("reporter", "Our DBA agrees if it is only Orbit's sessions. A connection option would be perfect."),
+        ("reporter", "Our DBA agrees if it is only Orbit's sessions. Can Orbit set it itself?"),
         (
             "maintainer2",
-            f"The broker now runs `SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED` on connect. In {c.fix}.",
+            "For now: `ALTER ROLE orbit SET default_transaction_isolation = 'read committed'` scopes it to "
+            "Orbit's role, and the brokers page says so under caveats. Setting it per session in the broker "
+            "is on the list.",
         ),
     ]
     return Draft(
@@ -780,42 +844,48 @@ def postgres_serialization_failure(c: Ctx) -> Draft:
         body=body,
         labels=["comp:broker-postgres", "type:bug", "severity:S3"],
         thread=thread,
-        closes=True,
+        closes=c.chance(0.6),
+        last_resolves=True,
     )
 
 
 @template
 def migration_pending(c: Ctx) -> Draft:
-    target = c.pick(("2.7.0", "2.8.0", "2.8.1"))
-    code = c.pick(("ORB-1701 MigrationPending", "ORB-1702 SchemaVersionMismatch"))
-    detail = (
-        "schema=6 required=8 run `orbit migrate`"
-        if code.startswith("ORB-1701")
-        else "schema=9 code_expects=8 (database is newer than this worker)"
-    )
+    c.require(before="2.8.2")  # later reporters are past the last schema change of 2.x
+    target, old, new = ("2.7.0", 7, 9) if c.version < "2.7" else ("2.8.0", 9, 10)
+    pending = c.chance(0.5)
+    if pending:
+        log = c.log(
+            3, "CRITICAL", "orbit.worker", f"ORB-1701 MigrationPending schema={old} required={new} run `orbit migrate`"
+        )
+        story = "and the old pods keep running fine"
+    else:
+        log = c.log(
+            3, "CRITICAL", "orbit.worker", f"ORB-1702 SchemaVersionMismatch schema={new} code_expects={old}", c.wid()
+        )
+        story = "after someone ran `orbit migrate` from the new image, the *old* pods started failing"
+    code = "ORB-1701 MigrationPending" if pending else "ORB-1702 SchemaVersionMismatch"
     body = md(
         f"""
-        We upgrade workers with a rolling deploy (helm, `maxUnavailable: 1`). Upgrading to {target}, the
-        new pods crash-loop with:
+        We upgrade workers with a rolling deploy (helm, `maxUnavailable: 1`). Upgrading to {target}
+        {"the new pods crash-loop" if pending else "went wrong halfway"}:
 
         ```
         {{log}}
         ```
 
-        {"and the old pods keep running fine" if code.startswith("ORB-1701") else "after someone ran `orbit migrate` from the new image, the *old* pods started failing"}.
-        What is the supported order for upgrading workers and running migrations on Postgres
+        {story}. What is the supported order for upgrading workers and running migrations on Postgres
         ({c.postgres})?
         """
-    ).replace("{log}", c.log(3, "ERROR", "orbit.broker.postgres", f"{code} {detail}"))
+    ).replace("{log}", log)
     thread = [
         (
             "maintainer",
             md(
                 """
-                The order is in the upgrading guide: stop or drain workers that run the old version, run
+                The order is in the upgrading guide: drain the workers that run the old version, run
                 `orbit migrate` once (a Kubernetes Job or a helm pre-upgrade hook), then start the new
-                workers. Migrations are not backwards compatible within a minor release jump, so old and
-                new workers cannot share a schema during the rollout.
+                workers. Old and new workers cannot share a schema during the rollout.
                 """
             ),
         ),
@@ -863,7 +933,8 @@ def unknown_timezone(c: Ctx) -> Draft:
         body=body,
         labels=["comp:scheduler", "type:question"],
         thread=thread,
-        closes=True,
+        closes=c.chance(0.8),
+        last_resolves=True,
     )
 
 
@@ -881,12 +952,12 @@ def schedule_drift(c: Ctx) -> Draft:
         ```
 
         `scheduler.tick_interval = 1`, scheduler on {c.pick(("2 vCPU", "1 vCPU", "4 vCPU"))},
-        broker {c.pick(("Redis " + c.redis, "Postgres " + c.postgres))}. {c.env()}.
+        broker {c.pick((c.redis_name, c.postgres_name))}. {c.env()}.
         CPU of the scheduler process sits at 100% for ~{drift} s each minute.
         """
     ).replace(
         "{log}",
-        c.log(2, "WARN", "orbit.scheduler", f"ORB-1402 ScheduleDrift behind={drift}.4s due={count} tick=1s", "s-01"),
+        c.log(2, "WARNING", "orbit.scheduler", f"ORB-1402 ScheduleDrift behind={drift}.4s due={count} tick=1s", "s-01"),
     )
     thread = [
         (
@@ -914,11 +985,13 @@ def schedule_drift(c: Ctx) -> Draft:
         labels=["comp:scheduler", "type:bug", "severity:S3"],
         thread=thread,
         closes=c.chance(0.6),
+        last_resolves=True,
     )
 
 
 @template
 def catchup_flood(c: Ctx) -> Draft:
+    c.require(since="2.7.0")
     hours = c.pick((3, 6, 14, 30))
     body = md(
         f"""
@@ -961,6 +1034,7 @@ def catchup_flood(c: Ctx) -> Draft:
 
 @template
 def heartbeat_lost(c: Ctx) -> Draft:
+    c.require(since="2.7.0")
     short, runtime = c.pick(
         (
             ("gevent", "gevent (monkey-patched)"),
@@ -972,7 +1046,7 @@ def heartbeat_lost(c: Ctx) -> Draft:
     body = md(
         f"""
         Workers running {c.job} under {runtime} get marked dead by the scheduler while they are clearly
-        alive, and their jobs are handed to other workers:
+        alive, and their jobs run a second time once the leases expire:
 
         ```
         {{log}}
@@ -982,7 +1056,7 @@ def heartbeat_lost(c: Ctx) -> Draft:
         """
     ).replace(
         "{log}",
-        c.log(9, "WARN", "orbit.scheduler", f"ORB-1501 WorkerHeartbeatLost worker={c.worker} last_seen=74s", "s-01"),
+        c.log(9, "WARNING", "orbit.scheduler", f"ORB-1501 WorkerHeartbeatLost worker={c.worker} last_seen=74s", "s-01"),
     )
     thread = [
         (
@@ -1009,35 +1083,40 @@ def heartbeat_lost(c: Ctx) -> Draft:
         body=body,
         labels=["comp:worker", "type:bug", "severity:S2"],
         thread=thread,
-        closes=True,
+        closes=c.chance(0.7),
+        last_resolves=True,
     )
 
 
 @template
 def payload_too_large(c: Ctx) -> Draft:
-    size = c.pick((52, 64, 120, 300))
+    size_kb = c.pick((700, 1800, 4096, 12000))
+    what = c.pick(("a list of customer ids", "a rendered HTML report", "an embedded CSV", "a batch of events"))
     body = md(
         f"""
         ```
         {{log}}
         ```
 
-        We pass {c.pick(("a list of customer ids", "a rendered HTML report", "an embedded CSV", "a batch of events"))}
-        as the payload of `{c.job}`, about {size} MB. What is the limit, can it be raised, and what is the
-        recommended pattern for big inputs?
+        We pass {what} as the payload of `{c.job}`, about {size_kb} KB on big days. We can raise
+        `broker.max_payload_kb`, but should we? What is the recommended pattern for big inputs?
+        {c.env()}.
         """
     ).replace(
         "{log}",
-        c.log(0.5, "ERROR", "orbit.client", f"ORB-1203 PayloadTooLarge size={size * 1024 * 1024} limit=50331648"),
+        c.log(
+            0.5, "ERROR", "orbit.client", f"ORB-1203 PayloadTooLarge job={c.job} size={size_kb * 1024} max={512 * 1024}"
+        ),
     )
     thread = [
         (
             "maintainer",
             md(
                 """
-                48 MB, and raising it is not a good idea: the payload is stored in the broker and copied
-                on every retry. Put the data in object storage or a table and pass a reference (a key and
-                a checksum) in the payload. The worker fetches it.
+                You can raise it, but the payload is stored in the broker, copied on every retry and held
+                in memory by every worker that claims it. Past a few hundred KB, put the data in object
+                storage or a table and pass a reference (a key and a checksum) in the payload; the job
+                fetches it.
                 """
             ),
         ),
@@ -1045,7 +1124,10 @@ def payload_too_large(c: Ctx) -> Draft:
     ]
     return Draft(
         title=c.pick(
-            ("ORB-1203 PayloadTooLarge: what is the limit?", f"{size} MB payload rejected with PayloadTooLarge")
+            (
+                f"ORB-1203 PayloadTooLarge when passing {what} to {c.job}",
+                f"{size_kb} KB payload rejected with PayloadTooLarge: raise max_payload_kb?",
+            )
         ),
         body=body,
         labels=["comp:core", "type:question"],
@@ -1056,45 +1138,62 @@ def payload_too_large(c: Ctx) -> Draft:
 
 @template
 def duplicate_job_id(c: Ctx) -> Draft:
+    c.require(since="2.8.0")
     body = md(
         f"""
-        We enqueue with an explicit job id so retries of our HTTP handler don't create duplicates:
+        We enqueue with an idempotency key so retries of our HTTP handler don't create duplicates:
 
         ```python
-        client.enqueue("{c.job}", payload=order, job_id=f"order-{{order['id']}}")
+        client.enqueue("{c.job}", payload=order, idempotency_key=f"order-{{order['id']}}")
         ```
 
-        When the handler retries after a timeout, the second enqueue raises
-        `orbit.errors.DuplicateJobId: ORB-1204 DuplicateJobId job_id='order-88123'` and our handler
-        returns a 500, although the job exists and will run. Should a duplicate id be an error at all?
-        Ideally it would return the existing job.
+        That works while the first job is pending: the second enqueue logs ORB-1204 and returns the same
+        id. But when the handler retries *after* the first job finished (our handler's retry budget is
+        10 minutes), a second job is created and runs again:
 
-        {c.env()}, broker {c.pick(("Redis " + c.redis, "Postgres " + c.postgres))}.
+        ```
+        {{log1}}
+        {{log2}}
+        ```
+
+        Is the key only checked against unfinished jobs? {c.env()}, broker
+        {c.pick((c.redis_name, c.postgres_name))}.
         """
     )
+    key = f"order-{c.rng.randrange(10000, 99999)}"
+    body = body.replace(
+        "{log1}",
+        c.log(
+            12, "INFO", "orbit.client", f"ORB-1204 DuplicateJobId job={c.job} idempotency_key={key} existing={c.jid()}"
+        ),
+    ).replace("{log2}", c.log(2, "INFO", "orbit.client", f"enqueued job={c.job} idempotency_key={key} id={c.jid()}"))
     thread = [
         (
             "maintainer",
             md(
                 """
-                For `job_id` it is deliberate: two different payloads with the same id are a bug we want
-                to surface. What you want is `idempotency_key`: a second enqueue with the same key and the
-                same payload returns the first job instead of raising. Different payload, same key is
-                still ORB-1204.
+                Yes, by design: the key deduplicates against jobs that exist and are not finished. Keeping
+                every key forever would grow without bound. For "at most once per order" the check has to
+                live in your data (a unique constraint on the order's side effect), which you need anyway
+                because delivery is at least once.
                 """
             ),
         ),
-        ("reporter", "Didn't know about `idempotency_key`, it does exactly that. Thanks!"),
-        ("maintainer2", "Let's mention it in the error message. Closing as answered."),
+        ("reporter", "OK. A retention window for keys (say 24 h) would cover our case, though."),
+        ("maintainer2", "That's a reasonable feature; the docs now state the current rule explicitly."),
     ]
     return Draft(
         title=c.pick(
-            ("Retrying an enqueue raises ORB-1204 DuplicateJobId", "DuplicateJobId should return the existing job")
+            (
+                "idempotency_key does not deduplicate against finished jobs",
+                f"Second {c.job} job created although the idempotency_key was used before",
+            )
         ),
         body=body,
         labels=["comp:core", "type:question"],
         thread=thread,
-        closes=True,
+        closes=c.chance(0.6),
+        last_resolves=True,
     )
 
 
@@ -1127,7 +1226,9 @@ def timeout_and_retries(c: Ctx) -> Draft:
     )
     body = body.replace(
         "{log1}",
-        c.log(40, "WARN", "orbit.worker", f"ORB-1201 JobTimeout job={c.job} timeout={timeout}s attempt=1/{attempts}"),
+        c.log(
+            40, "WARNING", "orbit.worker", f"ORB-1201 JobTimeout job={c.job} timeout={timeout}s attempt=1/{attempts}"
+        ),
     )
     body = body.replace(
         "{log2}", c.log(3, "ERROR", "orbit.worker", f"ORB-1202 RetriesExhausted job={c.job} attempts={attempts}")
@@ -1166,7 +1267,7 @@ def api_unauthorized(c: Ctx) -> Draft:
         port 7070 directly:
 
         ```
-        $ curl -H "Authorization: Bearer $ORBIT_API_TOKEN" https://orbit.example.internal/api/jobs
+        $ curl -H "Authorization: Bearer $ORBIT_API_TOKEN" https://orbit.example.internal/orbit/v1/jobs
         {{"error": {{"code": "ORB-1601", "name": "ApiUnauthorized", "message": "missing or invalid token"}}}}
         ```
 
@@ -1176,7 +1277,9 @@ def api_unauthorized(c: Ctx) -> Draft:
 
         {c.env()}.
         """
-    ).replace("{log}", c.log(1, "WARN", "orbit.api", "ORB-1601 ApiUnauthorized path=/jobs auth_header=absent", "api-1"))
+    ).replace(
+        "{log}", c.log(1, "WARNING", "orbit.api", "ORB-1601 ApiUnauthorized path=/jobs auth_header=absent", "api-1")
+    )
     thread = [
         (
             "maintainer",
@@ -1184,7 +1287,7 @@ def api_unauthorized(c: Ctx) -> Draft:
             "`Authorization` on redirects (http -> https) or when forwarding to a different host. Does "
             "`curl -v` show a 301 first?",
         ),
-        ("reporter", "Yes! A redirect from /api to /api/ dropped it. Calling `/api/jobs/` directly works."),
+        ("reporter", "Yes! A redirect from /orbit to /orbit/ dropped it. Calling the full path directly works."),
         ("maintainer", "Good. We now also accept the token in `X-Orbit-Token`, which proxies leave alone."),
     ]
     return Draft(
@@ -1194,42 +1297,48 @@ def api_unauthorized(c: Ctx) -> Draft:
         body=body,
         labels=["comp:api", "type:bug", "severity:S3"],
         thread=thread,
-        closes=True,
+        closes=c.chance(0.7),
+        last_resolves=True,
     )
 
 
 @template
 def api_rate_limited(c: Ctx) -> Draft:
-    rps = c.pick((5, 10, 20))
+    c.require(since="2.8.0")
+    tabs = c.pick((15, 30, 60))
     body = md(
         f"""
-        Our Grafana dashboard polls `GET /queues/stats` every 5 s from ~{rps * 3} browser tabs and
-        the API starts answering 429:
+        Our Grafana dashboard polls `GET /v1/queues` every 5 s from ~{tabs} browser tabs sharing one
+        read-only token, and the API starts answering 429:
 
         ```
         HTTP/1.1 429 Too Many Requests
         Retry-After: 7
-        {{"error": {{"code": "ORB-1602", "name": "ApiRateLimited", "message": "token rate limit {rps}/s exceeded"}}}}
+        {{"error": {{"code": "ORB-1602", "name": "ApiRateLimited", "message": "rate limit 600/min exceeded for token dashboard"}}}}
         ```
 
-        Can the limit be configured per token? Read-only dashboard tokens could have a higher limit
-        than tokens that enqueue.
+        Can the limit be raised for one token only? The tokens that enqueue should keep the default.
+        {c.env()}.
         """
     )
     thread = [
         (
             "maintainer",
-            "The limit is `api.rate_limit` (requests per second per token) and applies to all tokens. "
-            "Per-token limits need a token model we don't have yet (tokens are just strings in "
-            "`[api] tokens`).",
+            "Yes: `api.rate_limit` (600 requests per minute) is the default, and a token entry in "
+            "`api.tokens_file` can set its own `rate_limit`. Give the dashboard token 3000.",
         ),
-        ("other", "Caching `/queues/stats` for a second server-side would fix most dashboard cases."),
-        ("maintainer2", "Agreed, a 1 s cache on stats endpoints is cheap. Tracking both ideas here."),
+        ("other", "Caching the queue stats server-side for a second would also fix most dashboard cases."),
+        ("maintainer2", "Agreed, a 1 s cache on the stats endpoints is cheap. Keeping this open for that."),
     ]
     return Draft(
-        title=c.pick(("Per-token API rate limits", "ORB-1602 ApiRateLimited from dashboards polling /queues/stats")),
+        title=c.pick(
+            (
+                f"ORB-1602 ApiRateLimited from a dashboard with {tabs} tabs",
+                "Raise the API rate limit for a read-only dashboard token",
+            )
+        ),
         body=body,
-        labels=["comp:api", "type:feature", "severity:S4"],
+        labels=["comp:api", c.pick(("type:question", "type:feature")), "severity:S4"],
         thread=thread,
         closes=False,
     )
@@ -1239,10 +1348,11 @@ def api_rate_limited(c: Ctx) -> Draft:
 def cli_unknown_command(c: Ctx) -> Draft:
     typo, meant = c.pick(
         (
-            ("orbit worker --queue", "orbit worker --queues"),
-            ("orbit jobs rm", "orbit jobs delete"),
+            ("orbit jobs rm", "orbit jobs cancel"),
             ("orbit migrations", "orbit migrate"),
-            ("orbit schedule ls", "orbit schedules list"),
+            ("orbit schedules ls", "orbit schedule ls"),
+            ("orbit lease ls", "orbit leases ls"),
+            ("orbit db upgrade", "orbit migrate"),
         )
     )
     body = md(
@@ -1269,6 +1379,7 @@ def cli_unknown_command(c: Ctx) -> Draft:
         labels=["comp:cli", "type:feature", "severity:S4"],
         thread=thread,
         closes=c.chance(0.7),
+        last_resolves=True,
     )
 
 
@@ -1278,18 +1389,29 @@ def config_errors(c: Ctx) -> Draft:
     if case == "typo_env":
         body = md(
             f"""
-            I set `ORBIT_WORKER_CONCURENCY=16` (typo, one R) and the worker silently ran with concurrency 4.
-            A misspelled key in `orbit.toml` fails with ORB-1003 UnknownConfigKey, but the environment
-            variable is ignored. Can env vars under the `ORBIT_` prefix be checked the same way?
+            I set `ORBIT_WORKER_CONCURENCY=16` (typo, one R) and the worker ran with concurrency 4 for a
+            week. There is an ORB-1003 UnknownConfigKey warning, but it is one line among ~200 at start-up
+            and nobody saw it:
 
-            {c.env()}.
+            ```
+            {{log}}
+            ```
+
+            Could unknown keys be fatal, at least optionally? {c.env()}.
             """
+        ).replace(
+            "{log}",
+            c.log(
+                60 * 24 * 7,
+                "WARNING",
+                "orbit.config",
+                "ORB-1003 UnknownConfigKey ORBIT_WORKER_CONCURENCY (did you mean worker.concurrency?)",
+            ),
         )
-        title = "Misspelled ORBIT_ env var is silently ignored (no ORB-1003)"
+        title = "Misspelled ORBIT_ variable only produces a warning (ORB-1003)"
         answer = (
-            "Agreed it should warn. Erroring would break people who have unrelated `ORBIT_*` variables "
-            "(there is at least one other tool using the prefix), so: a warning with ORB-1003 and the "
-            "closest known key."
+            "In 3.0 unknown keys are errors (exit 3). For 2.x, `orbit config check --strict` exits non-zero "
+            "on ORB-1003; running it in CI or as an init container catches typos before they ship."
         )
     elif case == "toml_type":
         body = md(
@@ -1334,59 +1456,89 @@ def config_errors(c: Ctx) -> Draft:
         labels=["comp:core", "type:feature" if case == "toml_type" else "type:bug", "severity:S4"],
         thread=thread,
         closes=case == "url_missing",
+        last_resolves=True,
     )
 
 
 @template
 def docs_gap(c: Ctx) -> Draft:
-    page, gap = c.pick(
+    page, title, gap = c.pick(
         (
-            ("leases", "how `lease.renew_interval` relates to `lease.duration` (what margin is safe?)"),
-            ("brokers", "that LISTEN/NOTIFY does not work through PgBouncer in transaction pooling mode"),
-            ("deployment", "a Kubernetes example with `terminationGracePeriodSeconds` and `worker.shutdown_grace`"),
-            ("upgrading", "that workers must be drained before `orbit migrate` on Postgres"),
-            ("configuration", "the `ORBIT_<SECTION>_<KEY>` environment variables for nested keys"),
-            ("scheduling", "what `scheduler.misfire_grace` does together with `scheduler.catchup`"),
-            ("troubleshooting", "what to do about ORB-1501 WorkerHeartbeatLost"),
+            (
+                "leases",
+                "Docs: what margin between lease.renew_interval and lease.duration is safe?",
+                "how `lease.renew_interval` relates to `lease.duration`: how much margin is enough",
+            ),
+            (
+                "brokers",
+                "Docs: mention that LISTEN/NOTIFY does not work through PgBouncer transaction pooling",
+                "that LISTEN/NOTIFY does not work through PgBouncer in transaction pooling mode",
+            ),
+            (
+                "deployment",
+                "Docs: Kubernetes example for terminationGracePeriodSeconds vs worker.shutdown_grace",
+                "how `terminationGracePeriodSeconds` should relate to `worker.shutdown_grace`",
+            ),
+            (
+                "upgrading",
+                "Docs: say that workers must be drained before orbit migrate",
+                "that workers of the old version must be drained before `orbit migrate` on Postgres",
+            ),
+            (
+                "configuration",
+                "Docs: how do ORBIT_<SECTION>_<KEY> variables map to nested keys?",
+                "how `ORBIT_<SECTION>_<KEY>` environment variables map to keys with underscores",
+            ),
+            (
+                "scheduling",
+                "Docs: misfire_grace and catchup together are confusing",
+                "what `scheduler.misfire_grace` does together with `scheduler.catchup`",
+            ),
+            (
+                "troubleshooting",
+                "Docs: troubleshooting entry for ORB-1501 WorkerHeartbeatLost",
+                "what to do about ORB-1501 WorkerHeartbeatLost when the worker is clearly alive",
+            ),
         )
     )
     body = md(
         f"""
-        The {page} page does not explain {gap}. I had to read the source to find out. A short paragraph
-        (and maybe an example) would help the next person.
+        The {page} page does not explain {gap}. {
+            c.pick(
+                (
+                    "I had to read the source to find out.",
+                    "We learned it the hard way in production.",
+                    "Two people on our team read the page and came to different conclusions.",
+                )
+            )
+        } A short paragraph, and maybe an example, would help the next person.
         """
     )
     thread = [
-        ("maintainer", "Good catch, thanks. Would you like to write it? The docs live in `docs/` as Markdown."),
+        ("maintainer", "Good catch, thanks. Would you like to write it? The docs are Markdown in `docs/`."),
         ("reporter", c.pick(("Sure, PR coming.", "I'd rather not, not sure I understood all of it.", "Opened a PR."))),
-        ("maintainer2", "Merged, the page is updated."),
+        ("maintainer2", f"Merged, the {page} page is updated."),
     ]
-    return Draft(
-        title=c.pick(
-            (f"Docs: {page} page should explain {gap.split(' (')[0]}", f"{page}.md is missing {gap.split(' (')[0]}")
-        ),
-        body=body,
-        labels=["comp:docs", "type:docs"],
-        thread=thread,
-        closes=c.chance(0.6),
-    )
+    return Draft(title=title, body=body, labels=["comp:docs", "type:docs"], thread=thread, closes=True)
 
 
 @template
 def worker_oom(c: Ctx) -> Draft:
-    limit = c.pick((512, 1024, 2048, 4096))
+    c.require(since="2.8.0")
+    limit = c.pick((512, 1024, 2048))
+    concurrency = c.pick((4, 8))
+    pod = c.pick((2, 3, 4))
     body = md(
         f"""
-        `worker.max_memory_mb = {limit}` kills the worker process as a whole when it is exceeded, which
-        takes down the other {c.pick((3, 7, 15))} jobs running on it:
+        We set `worker.max_memory_mb = {limit}` expecting a big `{c.job}` job to be killed on its own,
+        but the whole pod is OOM-killed by Kubernetes instead (`OOMKilled`, exit code 137), which takes
+        down the other jobs too. Sometimes we do see the expected line:
 
         ```
         {{log}}
         ```
 
-        Would it be possible to enforce the limit per job (each job in its own subprocess) rather than per
-        worker? Our `{c.job}` jobs vary a lot in size and one big one kills the small ones with it.
-        {c.env()}.
+        Pod memory limit is {pod} GiB, `worker.concurrency = {concurrency}`. {c.env()}.
         """
     ).replace(
         "{log}",
@@ -1394,28 +1546,30 @@ def worker_oom(c: Ctx) -> Draft:
             6,
             "ERROR",
             "orbit.worker",
-            f"ORB-1502 WorkerOOMKilled rss_mb={limit + c.rng.randrange(5, 300)} max_memory_mb={limit}",
+            f"ORB-1502 WorkerOOMKilled job={c.job} id={c.jid()} rss={limit + c.rng.randrange(5, 300)}mb max={limit}mb",
         ),
     )
     thread = [
         (
             "maintainer",
-            'Per-job isolation is on the 3.0 roadmap (`worker.pool = "process"`). In 2.x the practical '
-            "answer is separate queues: route the big jobs to workers with `concurrency = 1`.",
+            f"`max_memory_mb` is per job child process, so the worker can use up to {limit} MB x "
+            f"{concurrency} = {limit * concurrency // 1024} GiB plus its own memory. With a {pod} GiB pod limit "
+            "the kernel gets there first. Either lower the concurrency or raise the pod limit above "
+            "`max_memory_mb * concurrency` plus ~300 MB.",
         ),
-        ("reporter", "We'll do the separate queue for now. Looking forward to 3.0."),
+        ("reporter", f"Lowered concurrency to {max(1, pod * 1024 // limit - 1)}: only ORB-1502 now, no pod kills."),
     ]
     return Draft(
         title=c.pick(
             (
-                "Enforce max_memory_mb per job instead of per worker",
-                "ORB-1502 WorkerOOMKilled takes down all running jobs",
+                "Pod OOMKilled although worker.max_memory_mb is set",
+                f"max_memory_mb={limit} does not prevent container OOM kills with concurrency {concurrency}",
             )
         ),
         body=body,
-        labels=["comp:worker", "type:feature", "severity:S3"],
+        labels=["comp:worker", "type:question"],
         thread=thread,
-        closes=False,
+        closes=True,
     )
 
 
@@ -1425,32 +1579,34 @@ def feature_request(c: Ctx) -> Draft:
         (
             (
                 "comp:worker",
-                "Expose Prometheus metrics from workers",
-                "A `/metrics` endpoint on each worker with jobs started/succeeded/failed per job name, lease "
-                "renewals, and claim latency. Today we scrape the API, which only sees the broker side.",
-                "We'd take this behind `worker.metrics_port`. The counters already exist internally.",
+                "Per-worker Prometheus metrics endpoint",
+                "The API's `/v1/metrics` shows the broker side (queue depth, jobs per state). We'd like "
+                "each worker to expose its own: jobs started/succeeded/failed per job name, renewal "
+                "latency, time spent claiming.",
+                "We'd take this behind a `worker.metrics_port` setting. The counters already exist internally.",
             ),
             (
                 "comp:core",
-                "Job priorities within a queue",
-                "We have one `default` queue and would like urgent jobs to jump ahead without a separate queue "
-                "and separate workers. Something like `client.enqueue(..., priority=10)`.",
-                "On Postgres this is an ORDER BY away; on Redis streams it is hard (streams are FIFO). Likely "
-                "Postgres-only first.",
+                "Limit concurrency per job name across all workers",
+                "`reports.render` hammers a licence server that allows 5 concurrent sessions. We want at "
+                "most 5 of those jobs running cluster-wide, whatever `worker.concurrency` says.",
+                "A per-name semaphore in the broker (a counter next to the leases) would do it. Needs care "
+                "so an expired lease also releases its slot.",
             ),
             (
                 "comp:scheduler",
-                "Pause and resume a single schedule",
-                "During incidents we want to pause `billing.invoice_run` without editing orbit.toml and "
-                "restarting the scheduler. `orbit schedules pause NAME` / `resume NAME`?",
-                "Yes. The paused state would live in the broker so all schedulers agree.",
+                "Spread schedules that fire on the same minute (jitter)",
+                "We have 400 tenants with `0 * * * *`; all 400 jobs land at :00 and the queue spikes. A "
+                "per-schedule `jitter = 300` that delays each fire by a stable random offset would "
+                "flatten it.",
+                "Stable per schedule name (hash-based) is the right call, so runs stay evenly spaced.",
             ),
             (
                 "comp:core",
                 "Job dependencies (run B after A succeeds)",
                 "A small DAG: `enqueue(B, after=[job_a_id])`. We fake it now by enqueueing B at the end of A.",
-                "We keep saying no to a workflow engine inside Orbit, but `after=` for a single parent is small "
-                "enough to consider.",
+                "We keep saying no to a workflow engine inside Orbit, but `after=` for a single parent is "
+                "small enough to consider.",
             ),
             (
                 "comp:worker",
@@ -1470,13 +1626,14 @@ def feature_request(c: Ctx) -> Draft:
                 "Support Redis Cluster",
                 "We only run Redis Cluster in production. Orbit's keys would need hash tags so a queue's "
                 "stream and lease ZSET land on the same slot.",
-                "Hash tags per queue (`{orbit:default}`) would make it work. It is a key layout change, so 3.0.",
+                "It is a key layout change, so it belongs in 3.0, together with the other layout changes.",
             ),
             (
                 "comp:cli",
-                "orbit jobs list --json",
-                "For scripting, a JSON output of `orbit jobs list` (one object per line) instead of the table.",
-                "Yes please. `--json` for every list command, same fields as the API.",
+                "orbit jobs tail: follow job events live",
+                "Like `kubectl logs -f` for jobs: print started/finished/failed events as they happen, "
+                "filtered by queue or job name.",
+                "The API could stream events (server-sent events) and the CLI would be a thin client.",
             ),
         )
     )
@@ -1513,17 +1670,19 @@ def feature_request(c: Ctx) -> Draft:
 
 @template
 def postgres_pool(c: Ctx) -> Draft:
-    workers = c.pick((30, 60, 120))
+    processes = c.pick((12, 20, 32))
+    pool = c.pick((10, 10, 16))
     body = md(
         f"""
-        With {workers} worker processes against Postgres {c.postgres} we run out of connections
-        (`max_connections = 100`) and workers start failing with:
+        With {processes} worker processes against {c.postgres_name} we run out of connections
+        (`max_connections = 200`) and workers start failing with:
 
         ```
         {{log}}
         ```
 
-        How many connections does each worker open? Is there a pool size setting?
+        `broker.pool_size = {pool}`, `worker.concurrency = 4`. How many connections does each worker
+        open, and what should `pool_size` be?
         """
     ).replace(
         "{log}",
@@ -1535,22 +1694,562 @@ def postgres_pool(c: Ctx) -> Draft:
         (
             "maintainer",
             md(
-                """
-                Two per worker process: one for claims and renewals, one dedicated to LISTEN. With
-                PgBouncer you can pool the first but not the LISTEN connection (LISTEN needs session
-                pooling). So either raise `max_connections`, or put PgBouncer in front and accept that
-                workers fall back to polling every `broker.poll_interval`.
+                f"""
+                Up to `pool_size` per process, plus one dedicated LISTEN connection: {processes} x
+                ({pool} + 1) = {processes * (pool + 1)} at peak. The pool must exceed `worker.concurrency`
+                (renewals need a connection while jobs run), so with concurrency 4 a pool of 6 is plenty.
+                Or put PgBouncer in front for the pool and keep LISTEN direct with `broker.listen_url`.
                 """
             ),
         ),
-        ("reporter", "Understood. We raised max_connections to 300; fine for our instance size."),
+        ("reporter", f"pool_size = 6 brings us to {processes * 7} connections at peak. Fine now."),
     ]
     return Draft(
         title=c.pick(
-            ("How many Postgres connections does a worker use?", "ORB-1301 'too many clients' with many workers")
+            (
+                f"How many Postgres connections do {processes} workers need?",
+                "ORB-1301 'too many clients' after scaling workers",
+            )
         ),
         body=body,
         labels=["comp:broker-postgres", "type:question"],
         thread=thread,
         closes=True,
+    )
+
+
+@template
+def queue_full(c: Ctx) -> Draft:
+    limit = c.pick((10_000, 50_000, 100_000))
+    broker = c.pick((c.redis_name, c.postgres_name))
+    body = md(
+        f"""
+        During a backlog (a downstream API was down for an hour) our producers started crashing:
+
+        ```
+        {{log}}
+        ```
+
+        We set `broker.max_queue_length = {limit}` months ago to protect the broker and forgot about it.
+        What is the intended way for producers to handle this: retry, drop, or block? The Python
+        client raises `orbit.errors.QueueFull` straight out of `enqueue()`.
+
+        {c.env()}, broker {broker}.
+        """
+    ).replace(
+        "{log}", c.log(20, "ERROR", "orbit.client", f"ORB-1306 QueueFull queue=default length={limit} max={limit}")
+    )
+    thread = [
+        (
+            "maintainer",
+            md(
+                """
+                It is backpressure on purpose: the queue is full, so the enqueue is refused rather than
+                growing without bound. What to do depends on the producer: an HTTP handler should answer
+                503 with Retry-After; a batch producer should sleep and retry with backoff. Raising the
+                limit only moves the problem if the consumers are down.
+                """
+            ),
+        ),
+        ("reporter", "We'll catch QueueFull and return 503. A `block=True` option on enqueue would be nice too."),
+        ("maintainer2", "`enqueue(..., block_for=30)` is a reasonable addition. Keeping it open as a feature."),
+    ]
+    return Draft(
+        title=c.pick(
+            (
+                f"ORB-1306 QueueFull crashes producers during a backlog ({broker.split()[0]})",
+                "How should producers handle QueueFull from enqueue()?",
+            )
+        ),
+        body=body,
+        labels=[
+            c.pick(("comp:core", "comp:broker-redis" if broker.startswith("Redis") else "comp:broker-postgres")),
+            "type:question",
+        ],
+        thread=thread,
+        closes=c.chance(0.4),
+    )
+
+
+@template
+def api_validation(c: Ctx) -> Draft:
+    field_name, value, why = c.pick(
+        (
+            ("run_at", '"2026-03-01T09:00:00"', "run_at must include a UTC offset"),
+            ("delay", "-5", "delay must be >= 0"),
+            ("queue", '"Reports"', "queue names are lower-case letters, digits, '-' and '_'"),
+            ("args", '"--full"', "args must be an object"),
+        )
+    )
+    body = md(
+        f"""
+        Enqueueing through the API from our Go service fails:
+
+        ```
+        $ curl -s -X POST https://orbit.internal/v1/jobs -H "Authorization: Bearer $TOKEN" \\
+            -d '{{"job": "{c.job}", "{field_name}": {value}}}'
+        {{"error": {{"code": "ORB-1603", "name": "ApiValidationError", "message": "invalid request"}}}}
+        ```
+
+        It took a while to figure out that the problem was `{field_name}`. Could the error say which
+        field failed and why? {c.env()}.
+        """
+    )
+    thread = [
+        (
+            "maintainer",
+            f'Agreed, "invalid request" is useless. The validator knows the field and the reason '
+            f'(here: {why}); the response should carry both, e.g. `"details": [{{"field": '
+            f'"{field_name}", "reason": ...}}]`.',
+        ),
+        ("reporter", "That would be perfect for our client's error messages."),
+        ("maintainer2", f"Done: ORB-1603 responses now list each failing field with a reason. In {c.fix}."),
+    ]
+    return Draft(
+        title=c.pick(
+            (
+                f"ORB-1603 ApiValidationError does not say that {field_name} is the problem",
+                "API validation errors should name the failing field",
+            )
+        ),
+        body=body,
+        labels=["comp:api", "type:bug", "severity:S4"],
+        thread=thread,
+        closes=c.chance(0.7),
+        last_resolves=True,
+    )
+
+
+@template
+def jobs_ls_slow(c: Ctx) -> Draft:
+    rows = c.pick(("8M", "14M", "30M"))
+    seconds = c.pick((18, 40, 95))
+    body = md(
+        f"""
+        `orbit jobs ls --state failed --name {c.job}` takes {seconds} s on our Postgres broker
+        ({c.postgres}, `orbit_jobs` has {rows} rows because we keep 30 days). During that time the API's
+        `/v1/jobs` with the same filter is just as slow and our dashboard times out.
+
+        `EXPLAIN` shows a sequential scan:
+
+        ```
+        Seq Scan on orbit_jobs  (cost=0.00..912733.12 rows=1184 width=412)
+          Filter: ((state = 'failed'::text) AND (name = '{c.job}'::text))
+        ```
+
+        {c.env()}.
+        """
+    )
+    thread = [
+        (
+            "maintainer",
+            "The indexes cover what workers need (ready jobs by queue, running jobs by lease), not "
+            "listing finished jobs by name. An index on `(name, state, finished_at)` fixes this query; "
+            "we'll add it in a migration. Meanwhile: prune more aggressively (`orbit jobs prune`).",
+        ),
+        ("reporter", "Created the index by hand: 40 ms. Looking forward to the migration."),
+        ("maintainer2", f"Migration added (online, `CREATE INDEX CONCURRENTLY`). In {c.fix}."),
+    ]
+    return Draft(
+        title=c.pick(
+            (
+                f"orbit jobs ls --name takes {seconds} s with {rows} rows in orbit_jobs",
+                "Listing failed jobs by name does a sequential scan on Postgres",
+            )
+        ),
+        body=body,
+        labels=[c.pick(("comp:cli", "comp:broker-postgres")), "type:bug", "severity:S3"],
+        thread=thread,
+        closes=c.chance(0.6),
+        last_resolves=True,
+    )
+
+
+@template
+def dead_jobs_question(c: Ctx) -> Draft:
+    count = c.pick((12, 140, 2300))
+    body = md(
+        f"""
+        After an outage of our {c.pick(("payment provider", "SMTP relay", "search cluster"))}, {count}
+        `{c.job}` jobs ended with:
+
+        ```
+        {{log}}
+        ```
+
+        Where do these jobs go? Are they deleted, and can we re-run them once the dependency is back
+        without re-creating them by hand? {c.env()}.
+        """
+    ).replace(
+        "{log}", c.log(90, "ERROR", "orbit.worker", f"ORB-1202 RetriesExhausted job={c.job} id={c.jid()} attempts=3")
+    )
+    thread = [
+        (
+            "maintainer",
+            md(
+                f"""
+                They stay in the broker in state `dead` until pruned. List them with
+                `orbit jobs ls --state dead --name {c.job}` and requeue one with `orbit jobs retry ID`
+                (a new attempt 1). For many at once, a shell loop over `orbit jobs ls --state dead --json`
+                works today.
+                """
+            ),
+        ),
+        ("reporter", "The loop worked for all of them. A `retry --all --name` would be handy."),
+        ("other", "+1 for bulk retry, we have the same loop in a runbook."),
+    ]
+    return Draft(
+        title=c.pick(
+            (
+                f"Re-running {count} jobs that hit ORB-1202 RetriesExhausted",
+                "Where do jobs go after RetriesExhausted, and how to retry them in bulk?",
+            )
+        ),
+        body=body,
+        labels=["comp:core", "type:question"],
+        thread=thread,
+        closes=c.chance(0.6),
+    )
+
+
+@template
+def compose_startup(c: Ctx) -> Draft:
+    broker = c.pick(("redis", "postgres"))
+    body = md(
+        f"""
+        With docker compose, `worker` starts before `{broker}` accepts connections and exits:
+
+        ```
+        {{log}}
+        orbit-worker-1 exited with code 4
+        ```
+
+        `depends_on: [{broker}]` is set. Shouldn't the worker wait and retry at start-up like it does
+        after a connection drop?
+        {c.env()}.
+        """
+    ).replace(
+        "{log}",
+        c.log(
+            1,
+            "CRITICAL",
+            f"orbit.broker.{broker}",
+            f"ORB-1301 BrokerUnavailable connection refused host={broker} port={6379 if broker == 'redis' else 5432}",
+        ),
+    )
+    thread = [
+        (
+            "maintainer",
+            md(
+                f"""
+                At start-up we fail fast on purpose (exit status 4), so a wrong URL is visible at once
+                instead of a worker that retries silently forever. `depends_on` only waits for the
+                container to start, not for {broker} to be ready: add a healthcheck to the {broker}
+                service and `depends_on: {{{broker}: {{condition: service_healthy}}}}`, or
+                `restart: on-failure`.
+                """
+            ),
+        ),
+        ("reporter", "The healthcheck condition did it, thanks."),
+    ]
+    return Draft(
+        title=c.pick(
+            (
+                f"Worker exits with ORB-1301 when {broker} starts slower in docker compose",
+                "orbit worker should wait for the broker at start-up",
+            )
+        ),
+        body=body,
+        labels=["comp:worker", "type:question"],
+        thread=thread,
+        closes=True,
+    )
+
+
+@template
+def redis_pending_entries(c: Ctx) -> Draft:
+    c.require(before="2.8.0")
+    pending = c.pick((1200, 8400, 52000))
+    body = md(
+        f"""
+        `XPENDING orbit:stream:default orbit-workers` reports {pending} pending entries, almost all owned
+        by consumers that no longer exist (pods from old deployments):
+
+        ```
+        $ redis-cli XINFO CONSUMERS orbit:stream:default orbit-workers | grep -A1 name | head
+        name
+        w-{c.rng.getrandbits(16):04x}
+        ```
+
+        The jobs themselves did run again after their leases expired, so nothing is lost, but the PEL
+        keeps growing and `XINFO` is getting slow. Is there a cleanup we should run?
+        {c.env()}, {c.redis_name}.
+        """
+    )
+    thread = [
+        (
+            "maintainer",
+            md(
+                """
+                Known gap: the reaper re-queues expired leases, but the stream entries stay pending for
+                the dead consumer. Safe cleanup today: `XGROUP DELCONSUMER` for consumers that are not in
+                `orbit status`. The proper fix is for the reaper to claim those entries with XAUTOCLAIM,
+                which needs Redis 6.2; that is planned for the next minor release.
+                """
+            ),
+        ),
+        ("reporter", "DELCONSUMER for the dead ones brought XPENDING down to 3. Thanks."),
+    ]
+    return Draft(
+        title=c.pick(
+            (
+                f"{pending} pending stream entries owned by dead consumers",
+                "Redis PEL keeps growing with consumers from old deployments",
+            )
+        ),
+        body=body,
+        labels=["comp:broker-redis", "type:bug", "severity:S4"],
+        thread=thread,
+        closes=c.chance(0.5),
+    )
+
+
+@template
+def cancel_running_job(c: Ctx) -> Draft:
+    body = md(
+        f"""
+        `orbit jobs cancel {c.jid()}` (and `POST /v1/jobs/{{id}}/cancel`) on a *running* `{c.job}` job
+        answers "cancel requested", but the job keeps running to the end and is then marked succeeded.
+        Cancelling a ready job works. Are running jobs not cancellable?
+
+        {c.env()}.
+        """
+    )
+    thread = [
+        (
+            "maintainer",
+            md(
+                """
+                Running jobs are asked to stop, not killed: killing Python code mid-way leaves whatever
+                it was doing half done. The job has to look at `ctx.cancelled` between steps and return
+                early. A job that never checks it runs to the end, as you saw.
+                """
+            ),
+        ),
+        ("reporter", 'Makes sense. Could the CLI say "the job will stop when it checks ctx.cancelled"?'),
+        ("maintainer2", "Yes, the message now says that, and the job shows `cancel_requested` until it stops."),
+    ]
+    return Draft(
+        title=c.pick(
+            (f"Cancelling a running {c.job} job has no effect", "orbit jobs cancel does not stop running jobs")
+        ),
+        body=body,
+        labels=[c.pick(("comp:cli", "comp:api")), "type:question"],
+        thread=thread,
+        closes=True,
+    )
+
+
+@template
+def schedule_explain_timezone(c: Ctx) -> Draft:
+    tz = c.pick(("Europe/Madrid", "America/Denver", "Asia/Tokyo", "Australia/Perth"))
+    body = md(
+        f"""
+        ```
+        $ orbit schedule explain "0 9 * * 1-5" --timezone {tz} --count 3
+        next fire times:
+          {c.created.year}-{c.created.month:02d}-{min(c.created.day + 1, 28):02d} 09:00:00+00:00
+          ...
+        ```
+
+        The times are printed in UTC with `09:00`, i.e. the expression was evaluated in UTC and
+        `--timezone` ignored. The scheduler itself uses the zone correctly (our jobs run at 09:00 local).
+        {c.env()}.
+        """
+    )
+    thread = [
+        ("maintainer", "Confirmed: `explain` builds its own evaluator and drops the zone. Small fix."),
+        ("other", "It would also help to print both local and UTC times side by side."),
+        ("maintainer2", f"Both done: the zone is honoured and each line shows local and UTC. In {c.fix}."),
+    ]
+    return Draft(
+        title=c.pick(
+            (f"orbit schedule explain ignores --timezone {tz}", "schedule explain prints fire times in UTC only")
+        ),
+        body=body,
+        labels=["comp:cli", "type:bug", "severity:S4"],
+        thread=thread,
+        closes=c.chance(0.7),
+        last_resolves=True,
+    )
+
+
+@template
+def worker_recycle(c: Ctx) -> Draft:
+    lib = c.pick(("an old PDF rendering library", "a vendored image codec", "our ORM's identity map", "lxml"))
+    body = md(
+        f"""
+        `{c.job}` uses {lib} that leaks a few MB per call. Workers grow to several GB over a day and
+        get OOM-killed by the kernel, taking running jobs with them. Until the leak is fixed upstream,
+        can a worker be told to restart itself after N jobs, like gunicorn's `max_requests`?
+        {c.env()}.
+        """
+    )
+    thread = [
+        (
+            "maintainer",
+            "Yes: `worker.max_jobs`. After that many jobs the worker stops claiming, finishes what it runs "
+            "and exits 0, so your supervisor starts a fresh one. Pair it with `restart: always` (or a "
+            "Deployment, which restarts anyway).",
+        ),
+        ("reporter", "`max_jobs = 500` keeps them under 1 GB. Didn't know it existed, thanks."),
+    ]
+    return Draft(
+        title=c.pick(
+            (
+                "Restart workers after N jobs to contain a leaking library",
+                f"Worker memory grows all day because of {lib}",
+            )
+        ),
+        body=body,
+        labels=["comp:worker", "type:question"],
+        thread=thread,
+        closes=True,
+    )
+
+
+@template
+def notify_trigger_missing(c: Ctx) -> Draft:
+    c.require(since="2.8.0")  # the fallback warning exists since 2.8
+    body = md(
+        f"""
+        We moved the Orbit database to a new cluster ({c.postgres_name}) with `pg_dump --section=data` into a
+        schema created by hand. Since then every job waits about `poll_interval` before pickup, and the
+        workers log at start-up:
+
+        ```
+        {{log}}
+        ```
+
+        PgBouncer is not involved, the workers connect directly.
+        """
+    ).replace(
+        "{log}",
+        c.log(
+            60 * 24,
+            "WARNING",
+            "orbit.broker.postgres",
+            "listener: no notification received within 60s of an enqueue, falling back to polling",
+        ),
+    )
+    thread = [
+        (
+            "maintainer",
+            md(
+                """
+                The NOTIFY comes from a trigger on `orbit_jobs` that `orbit migrate` creates. A schema
+                created by hand plus a data-only dump has no trigger. `orbit migrate --status` shows what
+                is missing; running `orbit migrate` on the new cluster adds it (it is idempotent).
+                """
+            ),
+        ),
+        ("reporter", "`migrate --status` listed the trigger as missing; after `orbit migrate` pickup is instant."),
+    ]
+    return Draft(
+        title=c.pick(
+            (
+                "Pickup latency equals poll_interval after moving the database",
+                "LISTEN/NOTIFY stopped working after a pg_dump restore",
+            )
+        ),
+        body=body,
+        labels=["comp:broker-postgres", "type:question"],
+        thread=thread,
+        closes=True,
+    )
+
+
+@template
+def enqueue_run_at(c: Ctx) -> Draft:
+    offset = c.pick(("+02:00", "-05:00", "+09:00", "+05:30"))
+    body = md(
+        f"""
+        `orbit enqueue {c.job} --run-at 2026-03-02T08:00:00` runs the job at 08:00 UTC, while our
+        servers and `scheduler.timezone` are on UTC{offset}. I expected local time, or at least the
+        scheduler's time zone. Which one is it supposed to be?
+        {c.env()}.
+        """
+    )
+    thread = [
+        (
+            "maintainer",
+            "A `--run-at` without an offset is read as UTC. Schedules use the scheduler's zone because a "
+            "cron line has no other way to say it; a timestamp does. We should warn on a naive timestamp "
+            f"though: `--run-at 2026-03-02T08:00:00{offset}` is unambiguous.",
+        ),
+        ("reporter", "A warning (or refusing naive times outright) would have saved us a missed run."),
+        ("maintainer2", "The CLI now refuses a naive `--run-at` and suggests the offset form."),
+    ]
+    return Draft(
+        title=c.pick(
+            (
+                "orbit enqueue --run-at without an offset is taken as UTC",
+                f"--run-at ignores our UTC{offset} scheduler.timezone",
+            )
+        ),
+        body=body,
+        labels=["comp:cli", "type:question"],
+        thread=thread,
+        closes=c.chance(0.7),
+        last_resolves=True,
+    )
+
+
+@template
+def dashboard_stale_workers(c: Ctx) -> Draft:
+    c.require(since="2.7.0")
+    minutes = c.pick((20, 45, 90))
+    body = md(
+        f"""
+        After a node failure, the dashboard and `orbit status` kept listing the {c.pick((3, 5, 8))}
+        workers of that node as "busy" for {minutes} minutes, although the scheduler had logged
+
+        ```
+        {{log}}
+        ```
+
+        within a minute. Only when their leases expired did they disappear. Shouldn't a worker the
+        scheduler considers dead be shown as dead right away? {c.env()}.
+        """
+    ).replace(
+        "{log}",
+        c.log(
+            minutes,
+            "WARNING",
+            "orbit.scheduler",
+            f"ORB-1501 WorkerHeartbeatLost worker={c.worker} last_seen=35s",
+            "s-01",
+        ),
+    )
+    thread = [
+        (
+            "maintainer",
+            'Agreed. The status view derives "busy" from leases, not from heartbeats. It should show '
+            '"lost" as soon as ORB-1501 fires, with the leases still counting down next to it.',
+        ),
+        ("other", "+1, during incidents this is confusing: the dashboard says all is well."),
+        ("maintainer2", f"Status and dashboard now show lost workers immediately. In {c.fix}."),
+    ]
+    return Draft(
+        title=c.pick(
+            (
+                f"Dashboard shows dead workers as busy for {minutes} minutes",
+                "orbit status lists workers as busy after ORB-1501",
+            )
+        ),
+        body=body,
+        labels=["comp:api", "type:bug", "severity:S3"],
+        thread=thread,
+        closes=c.chance(0.6),
+        last_resolves=True,
     )

@@ -50,12 +50,12 @@ ISSUES: list[dict[str, Any]] = [
 
             ### Logs (worker w-3f2a, then w-9c41)
             ```
-            2025-08-07T00:00:00.118Z INFO  orbit.scheduler [s-01] enqueued job=nightly-rebuild id=01J4Z8K2M3Q9 cron="0 2 * * *"
-            2025-08-07T00:00:00.402Z INFO  orbit.worker [w-3f2a] started job=nightly-rebuild id=01J4Z8K2M3Q9 attempt=1 lease=900s
-            2025-08-07T00:15:01.007Z INFO  orbit.worker [w-9c41] started job=nightly-rebuild id=01J4Z8K2M3Q9 attempt=2 lease=900s
+            2025-08-07T00:00:00.118Z INFO orbit.scheduler [s-01] enqueued job=nightly-rebuild id=01J4Z8K2M3Q9 cron="0 2 * * *"
+            2025-08-07T00:00:00.402Z INFO orbit.worker [w-3f2a] started job=nightly-rebuild id=01J4Z8K2M3Q9 attempt=1 lease=900s
+            2025-08-07T00:15:01.007Z INFO orbit.worker [w-9c41] started job=nightly-rebuild id=01J4Z8K2M3Q9 attempt=2 lease=900s
             2025-08-07T00:17:23.530Z ERROR orbit.worker [w-3f2a] ORB-1101 LeaseExpired job=nightly-rebuild id=01J4Z8K2M3Q9 lease=900s elapsed=1043s
-            2025-08-07T00:17:23.531Z INFO  orbit.worker [w-3f2a] finished job=nightly-rebuild id=01J4Z8K2M3Q9 status=ok (result discarded: lease lost)
-            2025-08-07T00:32:40.880Z INFO  orbit.worker [w-9c41] finished job=nightly-rebuild id=01J4Z8K2M3Q9 status=ok
+            2025-08-07T00:17:23.531Z INFO orbit.worker [w-3f2a] finished job=nightly-rebuild id=01J4Z8K2M3Q9 status=ok (result discarded: lease lost)
+            2025-08-07T00:32:40.880Z INFO orbit.worker [w-9c41] finished job=nightly-rebuild id=01J4Z8K2M3Q9 status=ok
             ```
 
             So the lease expired at 900 s, another worker picked the job up one second later, and the
@@ -92,7 +92,7 @@ ISSUES: list[dict[str, Any]] = [
                 ```
                 2025-08-08T00:05:00.512Z DEBUG orbit.worker.heartbeat [w-3f2a] lease renewed id=01J50QF3 until=+900s
                 2025-08-08T00:10:00.519Z DEBUG orbit.worker.heartbeat [w-3f2a] lease renewed id=01J50QF3 until=+900s
-                2025-08-08T00:19:42.101Z WARN  orbit.worker.heartbeat [w-3f2a] heartbeat late by 282s
+                2025-08-08T00:19:42.101Z WARNING orbit.worker.heartbeat [w-3f2a] heartbeat late by 282s
                 2025-08-08T00:19:42.233Z ERROR orbit.worker [w-3f2a] ORB-1102 LeaseRenewFailed id=01J50QF3 reason=lease already expired
                 ```
 
@@ -109,7 +109,8 @@ ISSUES: list[dict[str, Any]] = [
                 Workarounds until we have a proper fix:
                 1. Give the job more margin: `ORBIT_LEASE_DURATION=1800` (or `[lease] duration = 1800`) and
                    keep `renew_interval = 300`.
-                2. Make the rebuild idempotent with `job.idempotency_key` so a second run becomes a no-op.
+                2. Make the rebuild idempotent (check a "rebuilt for this date" marker before starting)
+                   so a second run becomes a no-op.
                 3. Run the compression in a subprocess so the GIL is released.
 
                 The real bug on our side is that a starved heartbeat fails silently until the end of the
@@ -178,8 +179,12 @@ ISSUES: list[dict[str, Any]] = [
 
             A few workers also log this during the bursts:
             ```
-            2026-04-06T15:58:12.907Z WARN  orbit.broker.postgres [w-77d0] ORB-1304 PostgresLockTimeout query=claim_next lock_timeout=5000ms
+            2026-04-06T15:58:12.907Z WARNING orbit.broker.postgres [w-77d0] ORB-1304 PostgresLockTimeout query=claim_next lock_timeout=5000ms
             ```
+
+            and at start-up every worker logs
+            `listener: no notification received within 60s of an enqueue, falling back to polling`,
+            which I read as "fine, 2 s polling then".
 
             I expected LISTEN/NOTIFY to wake the workers right away, and the 2 s `poll_interval` to be the
             worst case.
@@ -222,7 +227,7 @@ ISSUES: list[dict[str, Any]] = [
                 "svetlana-k",
                 "2026-04-08T09:22:47Z",
                 """
-                Pointing the workers directly at RDS (bypassing PgBouncer, 40 connections is fine for us)
+                Setting `broker.listen_url` to RDS directly (PgBouncer stays in front for everything else)
                 brings p95 down to 0.9 s. So LISTEN/NOTIFY works when it can. Leaving the issue open for the
                 backoff though: `poll_interval` reads like a maximum, not a starting point.
                 """,
