@@ -77,6 +77,16 @@ def stats_rows(stats: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 
 
 def run_log(options: LogOptions) -> None:
+    if not options.follow:
+        _show(options)
+        return
+    try:
+        _show(options)
+    except KeyboardInterrupt:
+        return  # Ctrl-C is how a follow ends: a quiet, successful exit
+
+
+def _show(options: LogOptions) -> None:
     log = CallLog.at_home(atlas_home())
     console = make_console(for_tables=True)
     if options.script is not None:
@@ -124,27 +134,24 @@ def _print_json(calls: list[dict[str, Any]]) -> None:
 def _follow(
     log: CallLog, console: Console, seen: list[dict[str, Any]], filters: dict[str, Any], *, as_json: bool
 ) -> None:
-    """Poll for calls logged after the last one shown, until Ctrl-C (a quiet, successful exit)."""
-    last_ts = max((float(call["ts"]) for call in seen), default=time.time())
+    """Poll for calls logged after the last one shown, until Ctrl-C."""
+    last_ts = max((float(call["ts"]) for call in seen), default=0.0)
     shown = {(call["session"], call["call_id"], call["ts"]) for call in seen}
-    try:
-        while True:
-            time.sleep(FOLLOW_POLL_S)
-            fresh = [
-                call
-                for call in log.calls(limit=None, **{**filters, "since": max(last_ts, filters["since"] or 0)})
-                if (call["session"], call["call_id"], call["ts"]) not in shown
-            ]
-            for call in fresh:
-                shown.add((call["session"], call["call_id"], call["ts"]))
-                last_ts = max(last_ts, float(call["ts"]))
-            if not fresh:
-                continue
-            if as_json:
-                _print_json(fresh)
-            else:
-                table = data_table(COLUMNS, [call_row(call) for call in fresh], right=("round", "ms", "attempts"))
-                table.show_header = False
-                console.print(table)
-    except KeyboardInterrupt:
-        return
+    while True:
+        time.sleep(FOLLOW_POLL_S)
+        fresh = [
+            call
+            for call in log.calls(limit=None, **{**filters, "since": max(last_ts, filters["since"] or 0)})
+            if (call["session"], call["call_id"], call["ts"]) not in shown
+        ]
+        for call in fresh:
+            shown.add((call["session"], call["call_id"], call["ts"]))
+            last_ts = max(last_ts, float(call["ts"]))
+        if not fresh:
+            continue
+        if as_json:
+            _print_json(fresh)
+        else:
+            table = data_table(COLUMNS, [call_row(call) for call in fresh], right=("round", "ms", "attempts"))
+            table.show_header = False
+            console.print(table)
