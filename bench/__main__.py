@@ -1,0 +1,117 @@
+"""`python -m bench [GROUP ...]`: run the benchmarks, print a Markdown table, write bench/results.json.
+
+With no group every benchmark runs; naming groups runs those and updates their entries in
+results.json, leaving the others as they were. Missed targets are reported, not fatal: the
+exit code is 1 only when a benchmark itself failed to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from bench import deadlines, log_scale, overhead, parallel, startup, tools
+from bench.core import REPO, Figure
+
+GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
+    "parallel": ("Parallel efficiency", parallel.run),
+    "overhead": ("Executor overhead", overhead.run),
+    "deadlines": ("Deadlines and exit", deadlines.run),
+    "startup": ("Start-up", startup.run),
+    "log": ("The log at scale", log_scale.run),
+    "tools": ("Tools", tools.run),
+}
+RESULTS = REPO / "bench" / "results.json"
+GROUP_BUDGET_S = 60.0
+COLUMNS = ("#", "figure", "measured", "target", "ratio", "met", "note")
+
+
+def met_text(met: bool | None) -> str:
+    return "—" if met is None else ("yes" if met else "**NO**")
+
+
+def table(results: dict[str, dict[str, Any]]) -> str:
+    """A Markdown table, one row per figure, in the issue's order: ready to paste into the README."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
+    for number, group in enumerate(GROUPS, start=1):
+        entry = results.get(group)
+        if entry is None:
+            continue
+        for figure in entry["figures"]:
+            ratio = "—" if figure["ratio"] is None else f"{figure['ratio']:.2f}"
+            cells = [str(number), figure["name"], figure["measured"], figure["target"], ratio]
+            cells += [met_text(figure["met"]), figure["note"]]
+            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(lines)
+
+
+def run_group(name: str) -> dict[str, Any]:
+    title, run = GROUPS[name]
+    print(f"running {name} ({title}) …", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    try:
+        figures = [figure.as_json() for figure in run()]
+        error = None
+    except Exception as exc:  # one broken benchmark must not hide the others' figures
+        traceback.print_exc()
+        error = f"{type(exc).__name__}: {exc}"
+        figures = [Figure(name=title, measured="failed", ratio=None, target="—", met=False, note=error).as_json()]
+    elapsed = time.perf_counter() - started
+    over = f" (over the {GROUP_BUDGET_S:.0f} s budget)" if elapsed > GROUP_BUDGET_S else ""
+    print(f"  {name}: {elapsed:.1f} s{over}", file=sys.stderr, flush=True)
+    return {"title": title, "seconds": round(elapsed, 2), "error": error, "figures": figures}
+
+
+def machine() -> dict[str, Any]:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    return {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": commit.stdout.strip() or None,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def load_previous() -> dict[str, Any]:
+    try:
+        data = json.loads(RESULTS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data.get("groups", {}) if isinstance(data, dict) else {}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("groups", nargs="*", metavar="GROUP", help="any of: " + ", ".join(GROUPS))
+    args = parser.parse_args(argv)
+    unknown = [group for group in args.groups if group not in GROUPS]
+    if unknown:
+        parser.error(f"no benchmark group {', '.join(unknown)} (choose from {', '.join(GROUPS)})")
+    chosen = [group for group in GROUPS if group in args.groups] if args.groups else list(GROUPS)
+    started = time.perf_counter()
+    fresh = {group: run_group(group) for group in chosen}
+    total = time.perf_counter() - started
+    groups = {**load_previous(), **fresh} if args.groups else fresh
+    ordered = {group: groups[group] for group in GROUPS if group in groups}
+    RESULTS.write_text(
+        json.dumps({"machine": machine(), "seconds": round(total, 2), "groups": ordered}, indent=2, ensure_ascii=False)
+        + "\n",
+        encoding="utf-8",
+    )
+    print(table(fresh))
+    print(f"\n{len(chosen)} group(s) in {total:.1f} s; results in {RESULTS.relative_to(REPO)}", file=sys.stderr)
+    return 1 if any(entry["error"] for entry in fresh.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Start-up: how much `atlas --help`, `atlas tools` and an offline `atlas ask` cost over a bare Python.
+
+Every command runs in a fresh process (the `atlas` console script next to this interpreter),
+best of several interleaved runs against `python -c pass`. Peak RSS is the child's own
+`ru_maxrss` from `os.wait4`, read by a small fresh parent. `PYTHONPROFILEIMPORTTIME` shows
+whether the openai SDK (about a second of imports) was loaded by any of them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from bench.core import PYTHON, Figure, absolute_figure, atlas_argv, best_of, python_pass, quiet_env
+
+SEED_QUESTION = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."
+RUNS = 7
+
+
+def commands() -> dict[str, list[str]]:
+    return {
+        "atlas --help": atlas_argv("--help"),
+        "atlas tools": atlas_argv("tools"),
+        "atlas ask (offline, seed question)": atlas_argv("ask", SEED_QUESTION),
+    }
+
+
+RSS_PROBE = """
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_pid, status, usage = os.wait4(child.pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+"""
+"""Run from a small fresh process: a child's ru_maxrss also counts the memory it shared with its
+parent before exec, so measuring from this (grown) benchmark process would inflate it."""
+
+
+def peak_rss_mb(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path) -> float:
+    """The command's own peak resident set, in MB (Linux reports ru_maxrss in KiB)."""
+    probe = subprocess.run(
+        [PYTHON, "-c", RSS_PROBE, *argv], env=dict(env), cwd=cwd, capture_output=True, text=True, timeout=60
+    )
+    code, kib = probe.stdout.split()
+    if probe.returncode != 0 or code != "0":
+        raise RuntimeError(f"{' '.join(argv)} exited {code}")
+    return int(kib) / 1024
+
+
+def imported_modules(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path) -> tuple[set[str], list[str]]:
+    """Top-level packages the command imported, and its three costliest imports (cumulative µs)."""
+    done = subprocess.run(
+        list(argv), env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, cwd=cwd, capture_output=True, text=True, timeout=60
+    )
+    packages: set[str] = set()
+    costs: list[tuple[int, str]] = []
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "[us]" in line:
+            continue
+        _self, cumulative, raw = line.split(":", 1)[1].split("|")
+        name = raw.strip()
+        packages.add(name.split(".")[0])
+        # Nesting is shown by indentation: a name right after "| " was imported at the top level.
+        if not raw.startswith("  "):
+            costs.append((int(cumulative), name))
+    top = [f"{name} {micros / 1000:.0f} ms" for micros, name in sorted(costs, reverse=True)[:3]]
+    return packages, top
+
+
+def run() -> list[Figure]:
+    with tempfile.TemporaryDirectory(prefix="atlas-bench-") as name:
+        folder = Path(name)
+        env = quiet_env(folder / "home")
+        measured = commands()
+        best = best_of({"python -c pass": python_pass(), **measured}, runs=RUNS, env=env, cwd=folder)
+        rss = peak_rss_mb(measured["atlas ask (offline, seed question)"], env=env, cwd=folder)
+        base_rss = peak_rss_mb(python_pass(), env=env, cwd=folder)
+        imports = {label: imported_modules(argv, env=env, cwd=folder) for label, argv in measured.items()}
+    baseline = best["python -c pass"]
+    figures = [
+        absolute_figure(
+            label,
+            best[label],
+            limit=0.2 if label == "atlas --help" else None,
+            unit="s",
+            baseline=baseline,
+            against="python -c pass",
+            note=f"best of {RUNS}, interleaved; heaviest imports: {', '.join(imports[label][1])}",
+        )
+        for label in measured
+    ]
+    figures.append(
+        absolute_figure(
+            "atlas ask (offline): peak RSS",
+            rss,
+            limit=60,
+            unit="MB",
+            baseline=base_rss,
+            against="python -c pass",
+            note="ru_maxrss from os.wait4 in a small fresh parent process",
+        )
+    )
+    loaded = [label for label, (packages, _top) in imports.items() if "openai" in packages]
+    figures.append(
+        Figure(
+            name="openai imported by --help / tools / ask",
+            measured=", ".join(f"{label.split(' (')[0]}: {'yes' if label in loaded else 'no'}" for label in imports),
+            ratio=None,
+            target="never",
+            met=not loaded,
+            note="PYTHONPROFILEIMPORTTIME of each command",
+            values={label: float(label in loaded) for label in imports},
+        )
+    )
+    return figures

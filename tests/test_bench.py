@@ -1,0 +1,95 @@
+"""The benchmark runner's pieces work on tiny inputs; nothing here judges speed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+import bench.__main__ as runner
+from atlas.calllog import CallLog
+from atlas.messages import ToolCall
+from bench import log_scale, overhead, parallel, startup
+from bench.core import Figure, absolute_figure, ratio_figure
+
+
+def test_ratio_and_absolute_figures_judge_their_targets() -> None:
+    fast = ratio_figure("batch", 2.02, 2.0, limit=1.05, against="slowest")
+    slow = absolute_figure("help", 0.31, limit=0.2, unit="s", baseline=0.01, against="python -c pass")
+    assert fast.met is True and fast.ratio == pytest.approx(1.01)
+    assert slow.met is False and slow.ratio == pytest.approx(31.0)
+    assert slow.measured == "0.310 s vs 0.010 s python -c pass"
+
+
+def test_table_is_markdown_with_one_row_per_figure() -> None:
+    figures = [
+        Figure("a | b", "1 s", 1.5, "ratio ≤ 1.1", False, "why").as_json(),
+        Figure("info", "2 ms", None, "—", None).as_json(),
+    ]
+    text = runner.table({"tools": {"figures": figures}})
+    lines = text.splitlines()
+    assert len(lines) == 4
+    assert lines[2] == "| 6 | a \\| b | 1 s | ratio ≤ 1.1 | 1.50 | **NO** | why |"
+    assert lines[3].startswith("| 6 | info | 2 ms | — | — | — |")
+
+
+def test_seed_batch_ends_as_the_figure_expects(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "ISSUE_LATENCY_S", {41: 0.01, 87: 0.01})
+    monkeypatch.setattr(parallel, "DOC_LATENCY_S", 0.02)
+    _wall, executor = parallel.run_batch(parallel.seed_registry(), parallel.seed_calls(), concurrency=4)
+    assert sorted(record.kind for record in executor.log) == ["ok", "ok", "ok", "permanent"]
+
+
+def test_overhead_sides_run_the_same_number_of_calls() -> None:
+    calls = [ToolCall(name="noop", arguments="{}", call_id=f"c{index}") for index in range(20)]
+    assert overhead.through_executor(calls) > 0
+    assert overhead.through_to_thread(20) > 0
+
+
+def test_generated_log_rows_are_read_back_by_the_call_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(log_scale, "ROWS", 500)
+    log_scale.build_big_log(tmp_path)
+    log = CallLog.at_home(tmp_path)
+    stats = {entry["name"]: entry for entry in log.stats()}
+    assert sum(entry["calls"] for entry in stats.values()) == 500
+    assert set(stats) <= set(log_scale.TOOLS) | {"list_docs"}
+    timeouts = log.calls(limit=5, kind="timeout")
+    assert timeouts and all(call["kind"] == "timeout" and call["ms"] == 5000.0 for call in timeouts)
+    with sqlite3.connect(log.path) as conn:
+        assert conn.execute("SELECT count(DISTINCT session) FROM calls").fetchone()[0] == 51
+
+
+def test_record_call_cost_is_measured_on_its_own_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(log_scale, "WRITES", 50)
+    through_api, bare = log_scale.record_call_us(tmp_path)
+    assert through_api > 0 and bare > 0
+    with sqlite3.connect(tmp_path / "writes.db") as conn:
+        assert conn.execute("SELECT count(*) FROM calls").fetchone()[0] == 1 + 50 + 50
+
+
+def test_child_measurements_read_rss_and_imports(tmp_path: Path) -> None:
+    argv = [sys.executable, "-c", "import json"]
+    assert startup.peak_rss_mb(argv, env={}, cwd=tmp_path) > 1
+    packages, top = startup.imported_modules(argv, env={}, cwd=tmp_path)
+    assert "json" in packages and "openai" not in packages
+    assert len(top) == 3
+
+
+def test_runner_writes_results_for_the_groups_it_ran(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    results = tmp_path / "results.json"
+    monkeypatch.setattr(runner, "RESULTS", results)
+    monkeypatch.setattr(runner, "REPO", tmp_path)
+    assert runner.main(["tools"]) == 0
+    data = json.loads(results.read_text(encoding="utf-8"))
+    assert list(data["groups"]) == ["tools"]
+    names = [figure["name"] for figure in data["groups"]["tools"]["figures"]]
+    assert names == ["get_issue p50 / p95", "search_issues p50 / p95"]
+
+
+def test_unknown_group_is_a_usage_error() -> None:
+    with pytest.raises(SystemExit) as exited:
+        runner.main(["nope"])
+    assert exited.value.code == 2
