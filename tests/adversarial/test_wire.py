@@ -1,0 +1,173 @@
+"""The model's wire: the real openai SDK, run by the real CLI, against llmock faults on loopback.
+
+Each fault ends in one of two ways a user can act on: the recovered answer (exit 0), or one
+clear `atlas: error:` line on stderr (exit 1) — never a traceback — and the call log stays
+readable, keeping every call logged before the failure.
+
+The runs are independent `atlas ask` processes started together: each asks for its own model
+name, and each fault is scripted to match only that name, so they share one llmock server.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import socket
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from llmock.pytest_plugin import LLMock
+from llmock.scenarios import Fail, Match, Reply, StreamFault, ToolFault
+from llmock.scenarios import ToolCall as MockCall
+
+from tests.adversarial.harness import Run, assert_no_traceback, atlas_env, logged_calls, start_atlas
+
+ANSWER = "ORB-1101 LeaseExpired: the lease ran out before the worker acknowledged the job (error-codes › ORB-1101)."
+QUESTION = "What does ORB-1101 mean?"
+READ_41 = Reply(tool_calls=(MockCall("get_issue", {"issue_id": 41}),))
+# A stall of no time: round 1's stream takes it and stays whole, so the fault after it hits round 2.
+WHOLE_STREAM = StreamFault("stall", after_chunks=1, stall_seconds=0, times=1)
+STALL_S = 6.0
+
+CASES: dict[str, tuple[list[Any], dict[str, str]]] = {
+    "rate-limited-once": ([Fail(429, retry_after=0.4), Reply(text=ANSWER)], {}),
+    "rate-limited": ([Fail(429, retry_after=0.05, times=None)], {}),
+    "error-500-once": ([Fail(500, retry_after=0.05), Reply(text=ANSWER)], {}),
+    "error-500": ([Fail(500, retry_after=0.05, times=None)], {}),
+    "unauthorized": ([Fail(401, times=None, message="Incorrect API key provided")], {}),
+    "not-found": ([Fail(404, times=None, message="The model does not exist")], {}),
+    "disconnect": ([READ_41, WHOLE_STREAM, StreamFault("disconnect", after_chunks=3, times=None)], {}),
+    "truncate": ([READ_41, WHOLE_STREAM, StreamFault("truncate", after_chunks=3, times=None)], {}),
+    "malformed": ([READ_41, WHOLE_STREAM, StreamFault("malformed", after_chunks=3, times=None)], {}),
+    "stall": (
+        [Reply(text=ANSWER), StreamFault("stall", after_chunks=2, stall_seconds=STALL_S)],
+        {"ATLAS_MODEL_TIMEOUT": "0.5"},
+    ),
+    "bad-arguments": ([ToolFault("malformed_arguments"), Reply(text=ANSWER)], {}),
+    "unknown-tool": ([ToolFault("unknown_tool"), Reply(text=ANSWER)], {}),
+    "refused": ([], {}),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class WireRun:
+    run: Run
+    env: dict[str, str]
+    requests: list[Any]
+    base_url: str
+
+
+def _only_for(model: str, behaviour: Any) -> Any:
+    match = behaviour.match
+    return dataclasses.replace(behaviour, match=Match(model=model, stream=match.stream, tools=match.tools))
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])  # closed again on leaving: nothing listens there
+
+
+@pytest.fixture(scope="module")
+def wire(llmock_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, WireRun]]:
+    mock = LLMock(llmock_server).reset()
+    root = tmp_path_factory.mktemp("wire")
+    started: dict[str, tuple[subprocess.Popen[bytes], dict[str, str], str]] = {}
+    for name, (behaviours, extra) in CASES.items():
+        mock.add(*(_only_for(name, behaviour) for behaviour in behaviours))
+        base_url = f"http://127.0.0.1:{_closed_port()}/v1" if name == "refused" else mock.base_url("openai")
+        env = atlas_env(root / name, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="llmock-test-key", **extra)
+        started[name] = (start_atlas("ask", "-m", name, "--read-only", QUESTION, env=env), env, base_url)
+    runs: dict[str, WireRun] = {}
+    for name, (process, env, base_url) in started.items():
+        out, err = process.communicate(timeout=90)
+        runs[name] = WireRun(Run(process.returncode, out, err), env, [], base_url)
+    requests = [record for record in mock.requests if record.path.endswith("/responses")]
+    for name, wire_run in runs.items():
+        wire_run.requests.extend(sorted((r for r in requests if r.model == name), key=lambda r: r.started_at))
+    yield runs
+    mock.reset()
+
+
+def answered(wire_run: WireRun) -> None:
+    assert wire_run.run.code == 0, wire_run.run
+    assert_no_traceback(wire_run.run)
+    assert "ORB-1101 LeaseExpired" in wire_run.run.stdout
+
+
+def failed_cleanly(wire_run: WireRun, *phrases: str) -> str:
+    """Exit 1 and exactly one `atlas: error:` line naming the problem; returns that line."""
+    run = wire_run.run
+    assert run.code == 1, run
+    assert_no_traceback(run)
+    errors = [line for line in run.stderr.splitlines() if line.startswith("atlas: error: ")]
+    assert len(errors) == 1, run
+    assert len(errors[0]) < 500
+    for phrase in phrases:
+        assert phrase in errors[0], run
+    assert logged_calls(wire_run.env) is not None  # the call log is still readable
+    return errors[0]
+
+
+def test_429_with_retry_after_is_waited_out_and_answered(wire: dict[str, WireRun]) -> None:
+    answered(wire["rate-limited-once"])
+    first, second = wire["rate-limited-once"].requests
+    assert first.status == 429 and second.started_at - first.started_at >= 0.35  # Retry-After honoured
+
+
+def test_429_that_does_not_end_is_one_line_after_two_retries(wire: dict[str, WireRun]) -> None:
+    line = failed_cleanly(wire["rate-limited"], "rate limited", "(429)", wire["rate-limited"].base_url)
+    assert line.startswith("atlas: error: ")
+    assert [r.status for r in wire["rate-limited"].requests] == [429, 429, 429]
+
+
+def test_a_500_is_retried_and_answered(wire: dict[str, WireRun]) -> None:
+    answered(wire["error-500-once"])
+    assert [r.status for r in wire["error-500-once"].requests] == [500, 200]
+
+
+def test_500s_that_persist_are_one_line(wire: dict[str, WireRun]) -> None:
+    failed_cleanly(wire["error-500"], "answered 500")
+    assert len(wire["error-500"].requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("case", "phrase"), [("unauthorized", "refused the API key (401)"), ("not-found", "was not found")]
+)
+def test_401_and_404_are_one_line_and_never_retried(wire: dict[str, WireRun], case: str, phrase: str) -> None:
+    failed_cleanly(wire[case], phrase)
+    assert len(wire[case].requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("case", "phrase"), [("disconnect", "dropped"), ("truncate", "ended early"), ("malformed", "malformed chunk")]
+)
+def test_a_broken_stream_after_a_tool_round_keeps_the_round_in_the_log(
+    wire: dict[str, WireRun], case: str, phrase: str
+) -> None:
+    failed_cleanly(wire[case], phrase)
+    calls = logged_calls(wire[case].env)
+    assert [(call["name"], call["arguments"], call["kind"]) for call in calls] == [
+        ("get_issue", {"issue_id": 41}, "ok")
+    ]
+
+
+def test_a_stall_gives_up_after_the_model_timeout(wire: dict[str, WireRun]) -> None:
+    failed_cleanly(wire["stall"], "stalled", "ATLAS_MODEL_TIMEOUT")
+    (stalled,) = wire["stall"].requests
+    assert stalled.fault is not None and "stall" in stalled.fault
+    assert stalled.duration < STALL_S - 2, f"the client sat {stalled.duration:.1f} s in a {STALL_S:g} s stall"
+
+
+def test_a_server_that_is_not_there_is_named(wire: dict[str, WireRun]) -> None:
+    failed_cleanly(wire["refused"], "could not reach", wire["refused"].base_url)
+
+
+@pytest.mark.parametrize(("case", "kind"), [("bad-arguments", "bad_args"), ("unknown-tool", "unknown_tool")])
+def test_broken_tool_calls_are_answered_and_the_model_recovers(wire: dict[str, WireRun], case: str, kind: str) -> None:
+    answered(wire[case])
+    assert [call["kind"] for call in logged_calls(wire[case].env)] == [kind]
+    _, second = wire[case].requests
+    outputs = [item for item in second.body["input"] if item.get("type") == "function_call_output"]
+    assert len(outputs) == 1 and f'"kind": "{kind}"' in outputs[0]["output"]
