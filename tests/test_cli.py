@@ -336,3 +336,13 @@ def test_unreadable_state_is_one_line(tmp_path: Path, monkeypatch: pytest.Monkey
     result = run("tracker")
     assert result.exit_code == 1
     assert result.stderr.startswith("atlas: error: cannot read ") and len(result.stderr.splitlines()) == 1
+
+
+def test_chat_reads_questions_from_a_pipe() -> None:
+    result = run("chat", "-m", "offline", stdin="show issue #41\n/read-only on\nlabel #41 severity:S1\n/cost\n")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "atlas› show issue #41" in out and "Nightly rebuild runs twice" in out
+    assert "atlas (read-only)› label #41 severity:S1" in out
+    assert "add_label(" not in out  # read-only: the tool was not even offered
+    assert "2 turns · 0 → 0 tokens · $0.0000" in out

@@ -85,7 +85,7 @@ class Round:
         """`round 1: 2.01 s wall, 4.03 s of calls, 2.0× parallel`."""
         wall, calls = self.wall_s(), self.calls_s()
         text = f"round {self.number}: {wall:.2f} s wall, {calls:.2f} s of calls"
-        if wall > 0:
+        if wall > 0 and len(self.rows) > 1:
             text += f", {calls / wall:.1f}× parallel"
         return text
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from prompt_toolkit import PromptSession
@@ -31,6 +33,7 @@ from atlas.loop import TurnResult, run_turn
 from atlas.messages import Usage
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.render import footer, header, make_console
+from atlas.ui.safe import clean_line
 from atlas.ui.turn_view import TurnView
 
 HISTORY_FILE = "chat_history"
@@ -221,19 +224,14 @@ def run_chat(options: ChatOptions) -> None:
     except OSError as exc:
         raise ConfigError(f"cannot create the state folder {home}: {exc}") from None
     chat = Chat(runtime, options, console, notices, read_only=options.read_only)
-    session: PromptSession[str] = PromptSession(
-        history=FileHistory(str(home / HISTORY_FILE)),
-        auto_suggest=AutoSuggestFromHistory(),
-        completer=SlashCompleter(),
-        complete_while_typing=True,
-    )
+    read_line = _terminal_reader(home, chat) if sys.stdin.isatty() else _piped_reader(chat)
     console.print(header(runtime.model.name, read_only=chat.read_only))
     console.print(Text(f"session {runtime.session} · /help for commands · Ctrl-D to leave", style="dim"))
     loop = asyncio.new_event_loop()
     try:
         while True:
             try:
-                line = loop.run_until_complete(session.prompt_async(chat.prompt_text()))
+                line = read_line(loop)
             except KeyboardInterrupt:
                 continue
             except EOFError:
@@ -249,3 +247,35 @@ def run_chat(options: ChatOptions) -> None:
     finally:
         close_loop(loop)
     console.print(Text(f"session {runtime.session}: {chat.turns} turns, ${chat.cost_usd:.4f}", style="dim"))
+
+
+def _terminal_reader(home: Path, chat: Chat) -> Callable[[asyncio.AbstractEventLoop], str]:
+    """The prompt: history in the state folder, Ctrl-R search, suggestions, slash completion."""
+    session: PromptSession[str] = PromptSession(
+        history=FileHistory(str(home / HISTORY_FILE)),
+        auto_suggest=AutoSuggestFromHistory(),
+        completer=SlashCompleter(),
+        complete_while_typing=True,
+    )
+
+    def read_line(loop: asyncio.AbstractEventLoop) -> str:
+        return loop.run_until_complete(session.prompt_async(chat.prompt_text()))
+
+    return read_line
+
+
+def _piped_reader(chat: Chat) -> Callable[[asyncio.AbstractEventLoop], str]:
+    """Questions from a pipe or a file, one a line: no prompt, no line editing."""
+
+    def read_line(loop: asyncio.AbstractEventLoop) -> str:
+        try:
+            line = sys.stdin.readline()
+        except KeyboardInterrupt:
+            raise EOFError from None  # nobody types into a pipe: Ctrl-C ends the chat
+        if not line:
+            raise EOFError
+        # Echoed after the prompt, so the transcript reads like the conversation it was.
+        chat.console.print(Text(chat.prompt_text() + clean_line(line.rstrip("\n"))))
+        return line
+
+    return read_line
