@@ -4,9 +4,10 @@
     python datasets/orbit/generate_issues.py --check   # exit 1 when the committed JSONL differs
     python -m atlas.dataset                            # then rebuild issues/orbit.db from it
 
-Every id without a hand-written issue gets a report drawn from the templates in `issue_templates.py`
-with a random generator seeded by the id alone, so adding a hand-written issue never changes the
-others and the output is the same byte for byte on every machine.
+Every id without a hand-written issue gets a report drawn from the templates in `issue_templates/`
+by a random generator seeded with the id (and a redraw counter, when a draw does not fit the Orbit
+version of its date, repeats a title or wears a template out), so the output is the same byte for
+byte on every machine.
 """
 
 from __future__ import annotations
