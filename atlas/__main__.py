@@ -1,4 +1,6 @@
-"""`python -m atlas` runs the CLI."""
+"""`python -m atlas` runs the same command line as the `atlas` script."""
+
+from __future__ import annotations
 
 from atlas.cli import app
 

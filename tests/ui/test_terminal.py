@@ -186,3 +186,29 @@ def test_answer_streams_then_renders_with_visible_links(llmock: Any) -> None:
     out = finish(child)
     assert child.exitstatus == 0
     assert "\x1b]8;" not in out
+
+
+def colour_codes(out: str) -> list[str]:
+    """SGR parameters that set a foreground or background colour."""
+    found = []
+    for params in re.findall(r"\x1b\[([0-9;]*)m", out):
+        found += [p for p in params.split(";") if p and (30 <= int(p) <= 49 or 90 <= int(p) <= 107)]
+    return found
+
+
+def test_no_color_is_honoured_on_a_terminal(tmp_path: Path) -> None:
+    turns = [{"calls": [{"name": "get_issue", "arguments": {"issue_id": 41}}]}, {"text": "**done**"}]
+    plain = finish(spawn("ask", "-m", replay(tmp_path, turns), "q"))
+    assert "✓ get_issue(issue_id=41)" in re.sub(r"\x1b\[[0-9;]*m", "", plain)
+    assert colour_codes(plain) == []
+    env = terminal_env()
+    del env["NO_COLOR"]
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "atlas", "ask", "-m", replay(tmp_path, turns), "q"],
+        env=env,
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(40, 120),
+    )
+    assert colour_codes(finish(child)) != []  # the same run in colour: the check above can fail
