@@ -129,7 +129,8 @@ def write_script(folder: Path, turns: list[dict[str, Any]], name: str = "script.
 
 def invoke(*args: str, env: dict[str, str]) -> Run:
     """`atlas ARGS` in this process through Typer's runner: for reading state, where no terminal matters."""
-    result = _RUNNER.invoke(app, list(args), env={"ATLAS_HOME": env["ATLAS_HOME"], "NO_COLOR": "1"})
+    settings = {key: value for key, value in env.items() if key.startswith(_DROPPED) or key == "NO_COLOR"}
+    result = _RUNNER.invoke(app, list(args), env=settings)
     return Run(result.exit_code, result.stdout_bytes, result.stderr_bytes or b"")
 
 

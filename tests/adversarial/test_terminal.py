@@ -23,6 +23,7 @@ from tests.adversarial.harness import (
     assert_no_traceback,
     atlas_env,
     finish,
+    invoke,
     run_atlas,
     spawn_atlas,
     tracker_records,
@@ -133,10 +134,10 @@ def test_the_log_shows_hostile_calls_inert(tmp_path: Path) -> None:
         ("log", "--script", session),
         ("log", "--tool", ARGV_HOSTILE),
     ):
-        shown = run_atlas(*args, env=env)
+        shown = invoke(*args, env=env)
         assert shown.code == 0, (args, shown)
         check_plain(shown)
-    table = run_atlas("log", "-n", "100", env=env).stdout
+    table = invoke("log", "-n", "100", env=env).stdout
     assert "\\x1b[2Jevil_tool" in table and "unknown_tool" in table and "bad_args" in table
 
 
@@ -146,14 +147,14 @@ def test_error_lines_quoting_hostile_input(tmp_path: Path) -> None:
     failures = [
         run_atlas("ask", "-m", f"replay:{hostile_path}", "q", env=env),
         run_atlas("ask", "-m", write_script(tmp_path, [{"calls": [{"name": "x", "arguments": {}}]}]), "q", env=env),
-        run_atlas("log", "--script", ARGV_HOSTILE, env=env),
-        run_atlas("log", "--since", SEQUENCES["clear_screen"], env=env),
-        run_atlas("ask", "-m", "offline", "q", env={**env, "ATLAS_PRICE_IN": SEQUENCES["osc52_clipboard"]}),
-        run_atlas("ask", "-m", SEQUENCES["osc8_link"], "q", env=env),
+        invoke("log", "--script", ARGV_HOSTILE, env=env),
+        invoke("log", "--since", SEQUENCES["clear_screen"], env=env),
+        invoke("ask", "-m", "offline", "q", env={**env, "ATLAS_PRICE_IN": SEQUENCES["osc52_clipboard"]}),
+        invoke("ask", "-m", SEQUENCES["osc8_link"], "q", env=env),
     ]
     bad_json = tmp_path / "bad.json"
     bad_json.write_text('{"turns": [{"text": "' + SEQUENCES["clear_screen"] + '"', encoding="utf-8")
-    failures.append(run_atlas("ask", "-m", f"replay:{bad_json}", "q", env=env))
+    failures.append(invoke("ask", "-m", f"replay:{bad_json}", "q", env=env))
     for failed in failures:
         assert failed.code in (1, 2), failed
         check_plain(failed)
@@ -204,11 +205,11 @@ def test_the_tracker_shows_an_approved_hostile_comment_inert(
     env, _ = approved_hostile_comment
     records = tracker_records(env)
     assert [(r["action"], r["issue_id"], r["body"]) for r in records] == [("post_comment", 66, HOSTILE)]
-    table = run_atlas("tracker", env=env)
+    table = invoke("tracker", env=env)
     assert table.code == 0, table
     check_plain(table)
     assert_visible(table.stdout)
-    raw = run_atlas("tracker", "--json", env=env)
+    raw = invoke("tracker", "--json", env=env)
     check_plain(raw)
     # And on a terminal, where Rich may style: still nothing from the data acts.
     for args in (("tracker",), ("log", "-n", "50")):
