@@ -230,6 +230,17 @@ class Doc:
     title: str
     lines: list[str]
     headings: list[Heading]
+    undecodable: int = 0
+    """Byte sequences that were not UTF-8, each shown as U+FFFD."""
+
+    def note(self) -> str | None:
+        """What the reader must be told about text that could not be decoded, if any."""
+        if not self.undecodable:
+            return None
+        return (
+            f"{self.id}.md is not valid UTF-8: {self.undecodable} byte sequence(s) could not be decoded "
+            "and are shown as \ufffd."
+        )
 
     def subheadings(self) -> list[str]:
         return [h.text for h in self.headings if h.level > 1]
@@ -239,7 +250,7 @@ _docs: dict[Path, tuple[tuple[int, int], Doc]] = {}
 _docs_lock = threading.Lock()
 
 
-def parse_doc(doc_id: str, text: str) -> Doc:
+def parse_doc(doc_id: str, text: str, undecodable: int = 0) -> Doc:
     """Headings outside fenced code blocks (a `# comment` in a shell snippet is not a heading)."""
     lines = text.splitlines()
     headings: list[Heading] = []
@@ -250,7 +261,7 @@ def parse_doc(doc_id: str, text: str) -> Doc:
         elif not fenced and (match := _HEADING.match(line)):
             headings.append(Heading(len(match[1]), match[2].strip(), number))
     title = next((h.text for h in headings if h.level == 1), doc_id)
-    return Doc(doc_id, title, lines, headings)
+    return Doc(doc_id, title, lines, headings, undecodable)
 
 
 def docs_dir(data: Path) -> Path:
@@ -274,7 +285,9 @@ def load_doc(doc_id: str, path: Path) -> Doc:
             cached = _docs.get(path)
         if cached and cached[0] == key:
             return cached[1]
-        doc = parse_doc(doc_id, path.read_bytes().decode("utf-8", errors="replace"))
+        raw = path.read_bytes()
+        text = raw.decode("utf-8", errors="replace")
+        doc = parse_doc(doc_id, text, text.count("\ufffd") - raw.decode("utf-8", errors="ignore").count("\ufffd"))
     except OSError as exc:
         raise PermanentToolError(f"doc {doc_id!r} cannot be read: {exc.strerror or exc}") from None
     with _docs_lock:
@@ -355,7 +368,8 @@ def get_doc_section(args: DocSectionArgs, ctx: ToolContext) -> dict[str, Any]:
     if args.heading is None or not args.heading.strip():
         first = next((h.line for h in doc.headings if h.level > 1), len(doc.lines))
         intro = "\n".join(doc.lines[:first]).strip()
-        return {"doc_id": doc_id, "title": doc.title, "intro": cut(intro, SECTION_LIMIT), "headings": doc.subheadings()}
+        intro_result = {"doc_id": doc_id, "title": doc.title, "intro": cut(intro, SECTION_LIMIT)}
+        return _noted(doc, {**intro_result, "headings": doc.subheadings()})
     found = find_headings(doc, args.heading)
     if not found:
         names = doc.subheadings()
@@ -372,4 +386,9 @@ def get_doc_section(args: DocSectionArgs, ctx: ToolContext) -> dict[str, Any]:
     }
     if len(found) > 1:
         result["other_matches"] = [h.text for h in found[1:6]]
-    return result
+    return _noted(doc, result)
+
+
+def _noted(doc: Doc, result: dict[str, Any]) -> dict[str, Any]:
+    note = doc.note()
+    return {**result, "note": note} if note else result
