@@ -9,10 +9,12 @@ they become visible, inert text: `\\x1b`, `\\r`, `\\u202e`, and markup shown lit
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.markdown import Markdown
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
 # C0 controls except tab and newline, DEL, C1 controls, and the bidi embeddings, overrides and
 # isolates: each one can change what a terminal shows without being seen itself.
@@ -66,6 +68,9 @@ def links_visible(markdown: str) -> str:
 
 def safe_markdown(text: str) -> Markdown:
     """Markdown for an answer: cleaned, links spelled out, and no OSC 8 hyperlinks emitted."""
+    # Imported here: its Markdown parser costs ~30 ms at start-up, and `atlas log`/`tools` never need it.
+    from rich.markdown import Markdown
+
     return Markdown(links_visible(clean(text)), hyperlinks=False)
 
 
