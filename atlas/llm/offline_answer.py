@@ -194,6 +194,12 @@ def _in_common(rows: list[tuple[int, Mapping[str, Any]]]) -> str:
 def doc_section(call: PlannedCall, data: Any) -> str:
     if not isinstance(data, Mapping):
         return f"### {call.arguments['doc_id']}\n\n{quoted(str(data), SECTION_CHARS)}"
+    text = _doc_part(call, data)
+    # A doc that could not be fully read says so next to what was shown of it.
+    return text + (f"\n\nNote: {_one_line(data['note'], 300)}" if data.get("note") else "")
+
+
+def _doc_part(call: PlannedCall, data: Mapping[str, Any]) -> str:
     doc_id = data.get("doc_id", call.arguments["doc_id"])
     if "heading" in data:
         text = str(data.get("text", "")).strip()
