@@ -100,6 +100,9 @@ def test_stats_per_tool_on_a_known_log(tmp_path: Path) -> None:
     assert (label["calls"], label["retries"], label["denials"]) == (2, 2, 1)
     assert label["kinds"] == {"denied": 1, "ok": 1}
     assert [row["name"] for row in log.stats(tool="add_label")] == ["add_label"]
+    # Filtered stats are counted row by row, whole-log stats from indexes: the two agree.
+    assert log.stats(session="s") == log.stats()
+    assert log.stats(tool="get_issue", since=0) == [issue]
 
 
 def test_a_session_exports_as_a_replay_script(tmp_path: Path) -> None:
