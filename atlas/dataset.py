@@ -19,6 +19,8 @@ from typing import Any
 from atlas.errors import DataError
 
 SCHEMA_VERSION = 1
+BUSY_WAIT_S = 0.25
+"""How long a freshness check waits for a db that another process holds locked."""
 STATES = ("open", "closed")
 LABEL_PREFIXES = ("comp:", "type:", "severity:")
 
@@ -104,6 +106,9 @@ def read_issues(path: Path) -> list[dict[str, Any]]:
 def build_db(jsonl: Path, target: Path) -> Path:
     """Build a db from the JSONL into `target`, atomically (readers never see half a db)."""
     issues = read_issues(jsonl)
+    if not issues:
+        # An empty tracker would answer "no such issue" to every question: name the file instead.
+        raise DataError(f"{jsonl} holds no issues")
     digest = file_sha256(jsonl)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=".orbit-", suffix=".db", dir=target.parent)
@@ -154,18 +159,31 @@ def stored_digest(db: Path) -> str | None:
     if not db.is_file():
         return None
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'jsonl_sha256'").fetchone()
-        finally:
-            conn.close()
+        return _read_digest(db)
     except sqlite3.Error:
         return None
+
+
+def _read_digest(db: Path) -> str | None:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=BUSY_WAIT_S)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'jsonl_sha256'").fetchone()
+    finally:
+        conn.close()
     return str(row[0]) if row else None
 
 
-def _is_fresh(db: Path, digest: str) -> bool:
-    return stored_digest(db) == digest
+def _freshness(db: Path, digest: str) -> bool | None:
+    """Whether the db was built from this JSONL; None when another process holds it locked."""
+    if not db.is_file():
+        return False
+    try:
+        return _read_digest(db) == digest
+    except sqlite3.OperationalError as exc:
+        text = str(exc).lower()
+        return None if ("locked" in text or "busy" in text) else False
+    except sqlite3.Error:
+        return False
 
 
 def ensure_db(data: Path, home: Path) -> Path:
@@ -176,12 +194,14 @@ def ensure_db(data: Path, home: Path) -> Path:
             return db  # a db shipped alone is taken as it is
         raise DataError(f"no Orbit dataset at {data} (expected issues/issues.jsonl or issues/orbit.db)")
     digest = file_sha256(jsonl)
-    if _is_fresh(db, digest):
+    fresh = _freshness(db, digest)
+    if fresh:
         return db
     cached = home / f"orbit-{digest[:16]}.db"
-    if _is_fresh(cached, digest):
+    if _freshness(cached, digest):
         return cached
-    if os.access(db.parent, os.W_OK) and (not db.exists() or os.access(db, os.W_OK)):
+    # A db another process holds locked is not replaced under it: the state folder gets the build.
+    if fresh is False and os.access(db.parent, os.W_OK) and (not db.exists() or os.access(db, os.W_OK)):
         try:
             return build_db(jsonl, db)
         except OSError:
