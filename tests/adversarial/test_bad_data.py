@@ -1,0 +1,222 @@
+"""Bad data and a bad state folder: a clear error, or an answer that says what it could not read.
+
+Asked through the built-in offline planner, whose answer is built only from what the tools
+returned, so what reaches the user is exactly what Atlas reported. Never a traceback, never a
+silent empty answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from atlas.config import bundled_data_dir
+from atlas.dataset import db_path, file_sha256, jsonl_path, stored_digest
+from tests.adversarial.harness import (
+    Run,
+    assert_no_traceback,
+    atlas_env,
+    finish,
+    invoke,
+    run_atlas,
+    spawn_atlas,
+)
+
+BUNDLED = bundled_data_dir()
+SEED = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."
+TITLE_41 = "Nightly rebuild runs twice"
+
+
+def dataset_copy(root: Path, *, jsonl: bool = True, db: bool = True, docs: bool = True) -> Path:
+    data = root / "orbit"
+    (data / "issues").mkdir(parents=True)
+    if jsonl:
+        shutil.copy(jsonl_path(BUNDLED), jsonl_path(data))
+    if db:
+        shutil.copy(db_path(BUNDLED), db_path(data))
+    if docs:
+        shutil.copytree(BUNDLED / "docs", data / "docs")
+    return data
+
+
+def ask(env: dict[str, str], question: str = SEED) -> Run:
+    asked = run_atlas("ask", "-m", "offline", question, env=env)
+    assert_no_traceback(asked)
+    assert asked.code == 0, asked
+    return asked
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_a_missing_docs_folder_is_named_and_the_issues_still_answer(tmp_path: Path) -> None:
+    data = dataset_copy(tmp_path, docs=False)
+    asked = ask(atlas_env(tmp_path / "home", ORBIT_DATA=str(data)))
+    shown = flat(asked.stdout)
+    assert f"there is no docs folder at {data / 'docs'}" in shown
+    assert TITLE_41 in shown and "#87" in shown  # what could be read is still answered
+
+
+def test_a_corrupt_db_without_its_jsonl_is_a_clear_failure(tmp_path: Path) -> None:
+    data = dataset_copy(tmp_path, jsonl=False)
+    db_path(data).write_bytes(b"\x00garbage, not SQLite\xff" * 400)
+    asked = ask(atlas_env(tmp_path / "home", ORBIT_DATA=str(data)))
+    shown = flat(asked.stdout)
+    assert shown.count("the issues database failed: file is not a database") == 2  # #41 and #87
+    assert "ORB-1101" in shown  # the docs are fine
+
+
+def test_a_corrupt_db_beside_its_jsonl_is_rebuilt(tmp_path: Path) -> None:
+    data = dataset_copy(tmp_path)
+    db_path(data).write_bytes(b"SQLite format 3\x00" + b"\xde\xad" * 3000)
+    asked = ask(atlas_env(tmp_path / "home", ORBIT_DATA=str(data)), "show issue #41")
+    assert TITLE_41 in flat(asked.stdout)
+    assert stored_digest(db_path(data)) == file_sha256(jsonl_path(data))
+
+
+@contextlib.contextmanager
+def locked(db: Path) -> Iterator[None]:
+    """Another process-like holder of an exclusive lock: no one can read the db meanwhile."""
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        yield
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_a_locked_db_is_reported_as_busy_not_as_missing(tmp_path: Path) -> None:
+    data = dataset_copy(tmp_path, jsonl=False)
+    env = atlas_env(tmp_path / "home", ORBIT_DATA=str(data))
+    with locked(db_path(data)):
+        asked = ask(env, "show issue #41")
+    shown = flat(asked.stdout)
+    assert "(transient)" in shown and "busy (database is locked)" in shown
+    assert "There is no issue" not in shown
+    assert "transient" in asked.stdout and asked.stdout.count("get_issue") >= 2  # the row and the report
+    calls = [c for c in invoke("log", "--json", env=env).stdout.splitlines() if c]
+    assert len(calls) == 1 and '"attempts": 2' in calls[0]  # a busy read is retried once
+
+
+def test_a_locked_db_beside_its_jsonl_is_read_or_reported_busy_promptly(tmp_path: Path) -> None:
+    """The lock must not pass for a slow source: no waiting out the tool's deadline, no "timed out"."""
+    data = dataset_copy(tmp_path)
+    with locked(db_path(data)):
+        started = time.monotonic()
+        asked = ask(atlas_env(tmp_path / "home", ORBIT_DATA=str(data)), "show issue #41")
+        elapsed = time.monotonic() - started
+    shown = flat(asked.stdout)
+    assert "timed out" not in shown and " timeout " not in shown, shown
+    assert TITLE_41 in shown or "busy (database is locked)" in shown, shown
+    assert elapsed < 4, f"{elapsed:.1f} s"
+
+
+def test_non_utf8_docs_are_shown_with_what_could_not_be_decoded_marked(tmp_path: Path) -> None:
+    data = dataset_copy(tmp_path)
+    doc = data / "docs" / "error-codes.md"
+    doc.write_bytes(
+        b"# Error codes\n\n## ORB-1101 LeaseExpired\n\nThe lease \xe9xpired before the worker \xff\xfe acked.\n"
+    )
+    asked = ask(atlas_env(tmp_path / "home", ORBIT_DATA=str(data)), "what does the error-codes doc say about ORB-1101")
+    shown = flat(asked.stdout)
+    assert "ORB-1101 LeaseExpired" in shown and "before the worker" in shown
+    assert "\ufffd" in shown  # the bytes that are not UTF-8 are marked where they were
+    assert "not UTF-8" in shown or "could not be decoded" in shown, shown
+
+
+def test_an_empty_issues_file_is_named_not_taken_for_missing_issues(tmp_path: Path) -> None:
+    data = dataset_copy(tmp_path, db=False)
+    jsonl_path(data).write_bytes(b"")
+    env = atlas_env(tmp_path / "home", ORBIT_DATA=str(data))
+    for question in ("show issue #41", "search issues about lease expiry"):
+        shown = flat(ask(env, question).stdout)
+        assert "empty" in shown or "no issues" in shown.lower(), shown
+        assert str(jsonl_path(data)) in shown or "issues.jsonl" in shown, shown
+
+
+def test_a_state_folder_that_cannot_exist(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    home = blocker / "home"
+    env = atlas_env(home)
+    asked = ask(env, "show issue #41")
+    assert f"the call log {home / 'log.db'} cannot be written" in asked.stderr
+    assert asked.stdout.strip(), "an answer is still given"
+    tracker = run_atlas("tracker", env=env)
+    assert_no_traceback(tracker)
+    assert tracker.code in (0, 1) and (tracker.code == 0 or tracker.stderr.startswith("atlas: error: "))
+    assert str(home) in tracker.output
+    log = run_atlas("log", env=env)
+    assert_no_traceback(log)
+    assert str(home) in log.output
+
+
+def test_approving_a_write_into_a_state_folder_that_cannot_exist_says_it_was_not_done(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    env = atlas_env(blocker / "home")
+    child = spawn_atlas("ask", "-m", "offline", "label #41 severity:S1", env=env)
+    child.expect(rb"\[y/N\] ")
+    child.send(b"y\r")
+    code, rest = finish(child)
+    shown = flat(rest.decode("utf-8", errors="replace"))
+    assert code == 0
+    assert "Traceback" not in shown
+    assert "add_label" in shown and "permanent" in shown
+    assert "cannot create the state folder" in shown and str(blocker / "home") in shown
+
+
+@pytest.fixture
+def full_home(tmp_path: Path) -> Iterator[Path]:
+    """A state folder on a 64 KiB tmpfs that is already full."""
+    mount = tmp_path / "full"
+    mount.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tiny tmpfs here: {mounted.stderr.decode(errors='replace').strip()}")
+    try:
+        home = mount / "home"
+        home.mkdir()
+        with contextlib.suppress(OSError), (mount / "filler").open("wb") as filler:
+            while True:
+                filler.write(b"\x00" * 4096)
+                filler.flush()
+        yield home
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_full_state_folder_still_answers_and_says_the_log_is_not_written(full_home: Path) -> None:
+    env = atlas_env(full_home)
+    asked = ask(env, "show issue #41")
+    assert TITLE_41 in flat(asked.stdout)
+    warning = [line for line in asked.stderr.splitlines() if "cannot be written" in line]
+    assert len(warning) == 1 and "full" in warning[0], asked
+    for args in (("log",), ("log", "--json"), ("tracker",)):
+        shown = run_atlas(*args, env=env)
+        assert_no_traceback(shown)
+        assert shown.code == 0 or shown.stderr.startswith("atlas: error: "), shown
+        assert shown.output.strip(), f"atlas {' '.join(args)} said nothing"
+
+
+def test_approving_a_write_into_a_full_state_folder_says_it_was_not_done(full_home: Path) -> None:
+    env = atlas_env(full_home)
+    child = spawn_atlas("ask", "-m", "offline", "label #41 severity:S1", env=env)
+    child.expect(rb"\[y/N\] ")
+    child.send(b"y\r")
+    code, rest = finish(child)
+    shown = flat(rest.decode("utf-8", errors="replace"))
+    assert code == 0 and "Traceback" not in shown
+    assert "No space left on device" in shown, shown
+    tracker = run_atlas("tracker", env=env)
+    assert_no_traceback(tracker)
+    assert "severity:S1" not in tracker.stdout  # nothing half-written is shown as done
