@@ -15,18 +15,28 @@ import tempfile
 import time
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from atlas.messages import ToolCall
 from atlas.tools.executor import ToolExecutor
-from atlas.tools.registry import Registry, ToolSpec
+from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from bench.core import PYTHON, REPO, Figure, absolute_figure, quiet_env, ratio_figure, run_timed
-from bench.stuck_tool import StuckArgs, stuck
 
 STUCK_S = 10.0
 DEADLINE_S = 0.5
 PROCESS_RUNS = 3
 
 
+class StuckArgs(BaseModel):
+    seconds: float
+
+
+def stuck(args: StuckArgs, ctx: ToolContext) -> None:
+    time.sleep(args.seconds)
+
+
 def in_process() -> float:
+    # Not `bench.stuck_tool`: importing that module adds its tool to every registry loaded afterwards.
     registry = Registry([ToolSpec(name="stuck", fn=stuck, args_model=StuckArgs, description="")])
     executor = ToolExecutor(registry, timeout_s=DEADLINE_S)
 

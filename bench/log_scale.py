@@ -38,6 +38,7 @@ TOOLS = {
     "post_comment": 7,
 }
 KINDS = {"ok": 900, "timeout": 25, "transient": 20, "permanent": 30, "denied": 15, "bad_args": 5, "unavailable": 5}
+SIDE_EFFECTS = frozenset({"add_label", "post_comment"})
 
 
 def arguments_for(name: str, rng: random.Random) -> dict[str, Any]:
@@ -61,6 +62,8 @@ def rows(count: int, *, now: float, seed: int = 7) -> Iterator[tuple[Any, ...]]:
     for index in range(count):
         name = rng.choices(names, name_weights)[0]
         kind = rng.choices(kinds, kind_weights)[0]
+        if kind == "denied" and name not in SIDE_EFFECTS:
+            kind = "ok"  # only side effects ask for approval
         session = f"s{index // CALLS_PER_SESSION:06d}"
         slow = kind == "timeout"
         yield (
@@ -76,7 +79,7 @@ def rows(count: int, *, now: float, seed: int = 7) -> Iterator[tuple[Any, ...]]:
             5000.0 if slow else rng.lognormvariate(3.0, 0.8),
             1 if kind != "transient" else 2,
             None if kind == "ok" else f"{name} ended {kind}",
-            (1 if kind != "denied" else 0) if name in ("add_label", "post_comment") else None,
+            int(kind != "denied") if name in SIDE_EFFECTS else None,
             0,
         )
 

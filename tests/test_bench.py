@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -12,8 +13,8 @@ import pytest
 import bench.__main__ as runner
 from atlas.calllog import CallLog
 from atlas.messages import ToolCall
-from bench import log_scale, overhead, parallel, startup
-from bench.core import Figure, absolute_figure, ratio_figure
+from bench import deadlines, log_scale, overhead, parallel, startup
+from bench.core import REPO, Figure, absolute_figure, ratio_figure
 
 
 def test_ratio_and_absolute_figures_judge_their_targets() -> None:
@@ -47,6 +48,14 @@ def test_overhead_sides_run_the_same_number_of_calls() -> None:
     calls = [ToolCall(name="noop", arguments="{}", call_id=f"c{index}") for index in range(20)]
     assert overhead.through_executor(calls) > 0
     assert overhead.through_to_thread(20) > 0
+
+
+def test_ask_process_with_the_plugin_tool_times_it_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(deadlines, "PROCESS_RUNS", 1)
+    shutil.copy(REPO / "bench" / "stuck_tool.py", tmp_path / "stuck_tool.py")
+    # ask_process checks the replayed call's kind: ok when it answers in time, timeout when stuck.
+    assert deadlines.ask_process(tmp_path, 0.0) > 0
+    assert deadlines.ask_process(tmp_path, 1.0) > 0
 
 
 def test_generated_log_rows_are_read_back_by_the_call_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
