@@ -83,7 +83,7 @@ def test_an_obedient_model_writes_nothing_and_every_attempt_is_logged(tmp_path: 
 
     assert asked.code == 0, asked
     assert_no_traceback(asked)
-    assert FINAL.split(":")[0] in asked.stdout  # the process answers
+    assert FINAL in " ".join(asked.stdout.split())  # the process answers
     assert tracker_records(env) == []
     assert not (tmp_path / "home" / "tracker_actions.jsonl").exists()
 
