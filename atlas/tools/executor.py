@@ -412,6 +412,8 @@ def _parse_arguments(text: str) -> dict[str, Any] | _Outcome:
         value = json.loads(text) if text.strip() else {}
     except (ValueError, TypeError, AttributeError) as exc:
         return _error(ErrorKind.BAD_ARGS, f"arguments are not valid JSON: {exc}")
+    except RecursionError:  # valid JSON nested deeper than any parser here follows
+        return _error(ErrorKind.BAD_ARGS, "arguments are nested too deeply to read")
     if not isinstance(value, dict):
         return _error(ErrorKind.BAD_ARGS, f"arguments must be a JSON object, got {type(value).__name__}")
     return value
