@@ -208,7 +208,7 @@ def _as_object(arguments: Any) -> Any:
     if isinstance(arguments, str):
         try:
             return json.loads(arguments)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # broken, or nested too deeply to read
             return arguments
     return arguments
 
