@@ -113,8 +113,18 @@ def test_slash_commands_and_ctrl_d(llmock: Any) -> None:
     child.expect_exact("w issue #41")
     child.sendintr()
     child.expect_exact(PROMPT)
-    child.sendcontrol("r")
-    child.expect_exact("(reverse-i-search)")
+    search_started = False
+    for _ in range(3):
+        # A Ctrl-R that arrives before the prompt has put the terminal in raw mode is taken by the
+        # line discipline (it means "reprint" there); press it again, as a person would.
+        child.sendcontrol("r")
+        try:
+            child.expect_exact("(reverse-i-search)", timeout=2)
+        except pexpect.TIMEOUT:
+            continue
+        search_started = True
+        break
+    assert search_started
     child.send("ue #4")
     child.expect_exact("show iss")
     child.send("\r")
