@@ -79,6 +79,7 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
+        "load_average": [round(load, 2) for load in os.getloadavg()],
     }
 
 

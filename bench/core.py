@@ -6,6 +6,7 @@ a baseline measured alongside it; subprocess timings are the best of several int
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -87,6 +88,15 @@ def absolute_figure(
         note=note,
         values=values,
     )
+
+
+def busy_note(figure: Figure) -> Figure:
+    """A missed wall-clock target gets the machine's load beside it: other processes share the CPUs."""
+    if figure.met is not False:
+        return figure
+    load = os.getloadavg()[0]
+    note = f"{figure.note}; missed at load average {load:.1f} on {os.cpu_count()} CPUs".lstrip("; ")
+    return dataclasses.replace(figure, note=note)
 
 
 def quiet_env(home: Path, **extra: str) -> dict[str, str]:

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from atlas.messages import ToolCall
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
-from bench.core import PYTHON, REPO, Figure, absolute_figure, quiet_env, ratio_figure, run_timed
+from bench.core import PYTHON, REPO, Figure, absolute_figure, busy_note, quiet_env, ratio_figure, run_timed
 
 STUCK_S = 10.0
 DEADLINE_S = 0.5
@@ -87,14 +87,16 @@ def run() -> list[Figure]:
             against="deadline",
             note="kind timeout; the thread is left behind as a daemon",
         ),
-        absolute_figure(
-            "`atlas ask` with that stuck tool: process exit",
-            stuck_exit,
-            limit=1.5,
-            unit="s",
-            baseline=quick,
-            against="same ask, tool answers at once",
-            note=f"python -m atlas, replay script + ATLAS_TOOL_MODULES; best of {PROCESS_RUNS}",
+        busy_note(
+            absolute_figure(
+                "`atlas ask` with that stuck tool: process exit",
+                stuck_exit,
+                limit=1.5,
+                unit="s",
+                baseline=quick,
+                against="same ask, tool answers at once",
+                note=f"python -m atlas, replay script + ATLAS_TOOL_MODULES; best of {PROCESS_RUNS}",
+            )
         ),
         ratio_figure(
             "naïve asyncio.run + to_thread: process exit",

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas.calllog import CallLog, CallRecord
-from bench.core import Figure, absolute_figure, atlas_argv, best_of, python_pass, quiet_env, run_timed
+from bench.core import Figure, absolute_figure, atlas_argv, best_of, busy_note, python_pass, quiet_env, run_timed
 
 ROWS = 100_000
 CALLS_PER_SESSION = 10
@@ -172,14 +172,16 @@ def run() -> list[Figure]:
             raise RuntimeError("`atlas log --tool get_issue --kind timeout` should list 20 get_issue timeouts")
         through_api, bare = record_call_us(folder)
     figures = [
-        absolute_figure(
-            f"{label} ({ROWS:,} calls)",
-            best[label],
-            limit=0.3,
-            unit="s",
-            baseline=best["python -c pass"],
-            against="python -c pass",
-            note=f"best of {RUNS}, interleaved" + (f"; log built in {build_s:.1f} s" if index == 0 else ""),
+        busy_note(
+            absolute_figure(
+                f"{label} ({ROWS:,} calls)",
+                best[label],
+                limit=0.3,
+                unit="s",
+                baseline=best["python -c pass"],
+                against="python -c pass",
+                note=f"best of {RUNS}, interleaved" + (f"; log built in {build_s:.1f} s" if index == 0 else ""),
+            )
         )
         for index, label in enumerate(commands)
     ]

@@ -24,7 +24,7 @@ from bench.core import Figure
 
 CALLS = 2_000
 CONCURRENCY = 4
-ROUNDS = 3
+ROUNDS = 5
 
 
 class NoArgs(BaseModel):
