@@ -173,6 +173,17 @@ def test_a_broken_record_is_a_data_error_that_names_its_line(tmp_path: Path, lin
         read_issues(path)
 
 
+def test_references_to_other_issues_point_back_in_time(issues: dict[int, dict[str, Any]]) -> None:
+    """A report or comment can only mention issues that existed when it was written."""
+    for issue in issues.values():
+        texts = [(issue["created_at"], issue["body"])] + [(c["created_at"], c["body"]) for c in issue["comments"]]
+        for written, text in texts:
+            for ref in map(int, re.findall(r"(?<![\w#&])#(\d+)\b", text)):
+                assert ref in issues, f"#{issue['id']} mentions #{ref}, which does not exist"
+                earlier = ref == issue["id"] or issues[ref]["created_at"] < written
+                assert earlier, f"#{issue['id']} mentions #{ref} before it was filed"
+
+
 # --- the fixtures ------------------------------------------------------------------------------
 
 

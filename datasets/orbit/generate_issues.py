@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
-from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,25 @@ from handwritten import all_issues  # noqa: E402
 from issue_templates import TEMPLATES, Ctx, Draft, NotApplicable  # noqa: E402
 
 TOTAL = 130
-MAX_USES_PER_TEMPLATE = 3
+MAX_USES_PER_STORY = 3
+SIMILARITY_LIMIT = 0.6
+FRESH_ATTEMPTS = 150
+DUPLICATE_SHARE = 0.12
+DUPLICATE_OPENINGS = (
+    "Seeing this on {version} a few times a day:",
+    "Not sure if this is a bug or our setup. Since we moved to {version}:",
+    "Searched the issues but couldn't find this exact error. On {version}:",
+    "Our on-call got paged for this twice this week ({version}):",
+    "Started right after we upgraded to {version}:",
+    "Probably known, but I couldn't find it. {version}, production:",
+)
+DUPLICATE_CLOSINGS = (
+    "Any idea what causes this?",
+    "Happy to provide more logs.",
+    "Is there a workaround?",
+    "Let me know what else would help.",
+    "Is this expected?",
+)
 SEED = "orbit-issues-v1"
 JSONL = HERE / "issues" / "issues.jsonl"
 FIRST_DAY = datetime(2025, 1, 6, tzinfo=UTC)
@@ -129,7 +147,7 @@ def comment_times(created: datetime, count: int, rng: random.Random) -> list[dat
 
 
 def generate(issue_id: int, attempt: int = 0) -> tuple[dict[str, Any], str]:
-    """One report for an id, and the name of the template it came from."""
+    """One report for an id, and the name of the story it tells (its template, and case if any)."""
     rng = random.Random(f"{SEED}:{issue_id}" + (f":{attempt}" if attempt else ""))
     created = created_for(issue_id, rng)
     author = rng.choice(REPORTERS)
@@ -165,7 +183,19 @@ def generate(issue_id: int, attempt: int = 0) -> tuple[dict[str, Any], str]:
         "body": draft.body,
         "comments": comments,
     }
-    return issue, template.__name__
+    return issue, template.__name__ + (f":{draft.story}" if draft.story else "")
+
+
+def shingles(text: str) -> set[tuple[str, ...]]:
+    # Numbers, ids and timestamps do not make a report different: they all read as one token.
+    words = ["#" if any(ch.isdigit() for ch in word) else word for word in text.split()]
+    return {tuple(words[i : i + 3]) for i in range(len(words) - 2)}
+
+
+def too_alike(body: str, earlier: str) -> bool:
+    """Two reports of one story must differ in more than versions and ids (Jaccard of word 3-grams)."""
+    a, b = shingles(body), shingles(earlier)
+    return len(a & b) > SIMILARITY_LIMIT * len(a | b)
 
 
 def refer_back(issue: dict[str, Any], earlier: int) -> None:
@@ -176,34 +206,142 @@ def refer_back(issue: dict[str, Any], earlier: int) -> None:
             return
 
 
+def first_sentence(text: str) -> str:
+    flat = " ".join(text.split())
+    cut = flat.find(". ")
+    return flat if cut < 0 else flat[: cut + 1]
+
+
+def as_duplicate(issue: dict[str, Any], earlier: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """The same problem reported again, briefly, and closed as a duplicate of the earlier report."""
+    evidence = re.search(r"```.*?```", issue["body"], re.S)
+    version = release_at(datetime.fromisoformat(issue["created_at"]))
+    opening = rng.choice(DUPLICATE_OPENINGS).format(version=version)
+    closing = rng.choice(DUPLICATE_CLOSINGS)
+    parts = [opening, evidence.group(0) if evidence else first_sentence(issue["body"]), closing]
+    explanation = next((c["body"] for c in earlier["comments"] if c["author"] in MAINTAINERS), "")
+    gist = first_sentence(explanation)
+    if "type:feature" in earlier["labels"]:
+        answer = f"Duplicate of #{earlier['id']}, where this is tracked. Please add your use case there."
+    elif (
+        len(gist) < 40
+        or any(ch.isdigit() for ch in gist)  # numbers from the earlier report would not match this one
+        or gist.split()[0]
+        in (
+            "Yes,",
+            "No,",
+            "Good",
+            "Thanks",
+            "Agreed",
+            "Confirmed",
+            "Not",
+            "That",
+            "That's",
+            "This",
+            "It",
+            "Right,",
+            "Sounds",
+            "We",
+            "Yes:",
+            "No:",
+        )
+    ):
+        answer = (
+            f"Thanks for the report. This is #{earlier['id']}; closing as a duplicate so the discussion "
+            "stays in one place. What helped there should help here too."
+        )
+    else:
+        answer = rng.choice(
+            (
+                f"Duplicate of #{earlier['id']}: same cause. {gist}",
+                f"Looks like #{earlier['id']}. {gist} Closing as a duplicate; please comment there if "
+                "that doesn't explain it.",
+            )
+        )
+    thread = [(rng.choice(MAINTAINERS), answer)]
+    if rng.random() < 0.5:
+        thread.append(
+            (
+                issue["author"],
+                rng.choice(
+                    (
+                        "That was it, thanks.",
+                        "Missed that one, sorry!",
+                        "Thanks, following #" + str(earlier["id"]) + ".",
+                    )
+                ),
+            )
+        )
+    created = datetime.fromisoformat(issue["created_at"])
+    if SNAPSHOT - created < timedelta(days=2):
+        thread = []
+    times = comment_times(created, len(thread), rng)
+    return {
+        **issue,
+        "state": "closed" if thread else "open",
+        "body": "\n\n".join(parts),
+        "comments": [
+            {"author": who, "body": text, "created_at": iso(at)} for (who, text), at in zip(thread, times, strict=True)
+        ],
+    }
+
+
+def fresh_report(
+    issue_id: int, titles: set[str], told: dict[str, list[dict[str, Any]]]
+) -> tuple[dict[str, Any], str] | None:
+    """A full report whose story fits the date's Orbit version and differs from earlier tellings."""
+    for attempt in range(FRESH_ATTEMPTS):
+        try:
+            issue, name = generate(issue_id, attempt)
+        except NotApplicable:
+            continue  # the story needs a feature this issue's Orbit version did not have yet
+        earlier = told.get(name, [])
+        if (
+            issue["title"] not in titles
+            and len(earlier) < MAX_USES_PER_STORY
+            and not any(too_alike(issue["body"], e["body"]) for e in earlier)
+        ):
+            return issue, name
+    return None
+
+
+def duplicate_report(issue_id: int, titles: set[str], told: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """A new report of a problem already in the tracker: same story, nearly the same words."""
+    for attempt in range(FRESH_ATTEMPTS, 10 * FRESH_ATTEMPTS):
+        try:
+            issue, name = generate(issue_id, attempt)
+        except NotApplicable:
+            continue
+        if issue["title"] in titles or not {"type:bug", "type:question"} & set(issue["labels"]):
+            continue
+        earlier = next((e for e in told.get(name, []) if too_alike(issue["body"], e["body"])), None)
+        if earlier is not None:
+            rng = random.Random(f"{SEED}:{issue_id}:duplicate")
+            return as_duplicate(issue, earlier, rng)
+    raise RuntimeError(f"no story left to repeat for issue {issue_id}")
+
+
 def build_all() -> list[dict[str, Any]]:
     handwritten = {issue["id"]: issue for issue in all_issues()}
     titles = {issue["title"] for issue in handwritten.values()}
-    uses: Counter[str] = Counter()
-    first_report: dict[str, int] = {}
+    told: dict[str, list[dict[str, Any]]] = {}  # story -> its full reports, oldest first
     issues = []
     for issue_id in range(1, max(TOTAL, *handwritten) + 1):
         if issue_id in handwritten:
             issues.append(handwritten[issue_id])
             continue
-        # Draw again until the story fits the version, the title is new and the template is not worn
-        # out: a tracker where six reports tell the same story reads as filler.
-        attempt = 0
-        while True:
-            try:
-                issue, name = generate(issue_id, attempt)
-            except NotApplicable:
-                attempt += 1  # the story needs a feature this issue's Orbit version did not have yet
-                continue
-            # After many refusals (few templates fit this version) a template may be used once more.
-            if issue["title"] not in titles and uses[name] < MAX_USES_PER_TEMPLATE + attempt // 100:
-                break
-            attempt += 1
-        uses[name] += 1
+        # Some reports repeat a known problem, spread over the years like in any tracker; and once
+        # every story has been told, the rest do.
+        repeat = bool(told) and random.Random(f"{SEED}:{issue_id}:repeat").random() < DUPLICATE_SHARE
+        found = None if repeat else fresh_report(issue_id, titles, told)
+        if found is None:
+            issue = duplicate_report(issue_id, titles, told)
+        else:
+            issue, name = found
+            if name in told:
+                refer_back(issue, told[name][0]["id"])
+            told.setdefault(name, []).append(issue)
         titles.add(issue["title"])
-        if name in first_report:
-            refer_back(issue, first_report[name])
-        first_report.setdefault(name, issue_id)
         issues.append(issue)
     return issues
 

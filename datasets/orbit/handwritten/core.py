@@ -159,7 +159,8 @@ ISSUES: list[dict[str, Any]] = [
             worker; the provider rejected the second capture, luckily.
 
             Could Orbit guarantee that a job runs at most once? Or, if not, at least refuse a second
-            enqueue of the same logical job?
+            enqueue of the same logical job? (The scheduler double-enqueue in #23 would have been caught
+            by the same thing.)
 
             ```python
             client.enqueue("payments.capture", payload={"order": 4411})   # called twice on retry

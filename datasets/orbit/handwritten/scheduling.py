@@ -54,7 +54,8 @@ ISSUES: list[dict[str, Any]] = [
                 "2025-05-05T08:14:51Z",
                 """
                 Today you'd have to deduplicate inside the job (e.g. key on the fire time,
-                `ctx.scheduled_for`, in your own table). An enqueue-side key is being discussed in #27.
+                `ctx.scheduled_for`, in your own table). An enqueue-side idempotency key has come up
+                before; if you need it, a feature request with your use case would help.
                 """,
             ),
             comment(

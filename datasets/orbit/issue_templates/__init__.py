@@ -9,7 +9,18 @@ Importing the modules below, in this order, fills `TEMPLATES`.
 
 from __future__ import annotations
 
-from issue_templates import brokers, jobs, leases_workers, scheduling, surface
+from issue_templates import brokers, jobs, leases_workers, scheduling, short, surface
 from issue_templates.base import TEMPLATES, Ctx, Draft, NotApplicable
 
-__all__ = ["TEMPLATES", "Ctx", "Draft", "NotApplicable", "brokers", "jobs", "leases_workers", "scheduling", "surface"]
+__all__ = [
+    "TEMPLATES",
+    "Ctx",
+    "Draft",
+    "NotApplicable",
+    "brokers",
+    "jobs",
+    "leases_workers",
+    "scheduling",
+    "short",
+    "surface",
+]

@@ -57,6 +57,8 @@ class Draft:
     closes: bool = False
     last_resolves: bool = False
     """The last comment announces the fix; an issue that stays open has not reached it yet."""
+    story: str = ""
+    """For templates that hold several unrelated cases: which one, so each counts as its own story."""
 
 
 @dataclass

@@ -418,7 +418,7 @@ def jobs_ls_slow(c: Ctx) -> Draft:
     body = md(
         f"""
         `orbit jobs ls --state failed --name {c.job}` takes {seconds} s on our Postgres broker
-        ({c.postgres}, `orbit_jobs` has {rows} rows because we keep 30 days). During that time the API's
+        ({c.postgres_name}, `orbit_jobs` has {rows} rows because we keep 30 days). During that time the API's
         `/v1/jobs` with the same filter is just as slow and our dashboard times out.
 
         `EXPLAIN` shows a sequential scan:

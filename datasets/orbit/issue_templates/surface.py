@@ -27,7 +27,7 @@ def api_unauthorized(c: Ctx) -> Draft:
         {c.env()}.
         """
     ).replace(
-        "{log}", c.log(1, "WARNING", "orbit.api", "ORB-1601 ApiUnauthorized path=/jobs auth_header=absent", "api-1")
+        "{log}", c.log(1, "WARNING", "orbit.api", "ORB-1601 ApiUnauthorized path=/v1/jobs auth_header=absent", "api-1")
     )
     thread = [
         (
