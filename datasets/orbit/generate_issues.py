@@ -128,6 +128,13 @@ def release_at(when: datetime) -> str:
     return current
 
 
+def release_after(version: str) -> str:
+    """The next release in the history, or "" after the last one."""
+    versions = [v for _, v in RELEASES]
+    index = versions.index(version) + 1
+    return versions[index] if index < len(versions) else ""
+
+
 def iso(when: datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -152,7 +159,8 @@ def generate(issue_id: int, attempt: int = 0) -> tuple[dict[str, Any], str]:
     created = created_for(issue_id, rng)
     author = rng.choice(REPORTERS)
     maintainer = rng.choice(MAINTAINERS)
-    ctx = Ctx(rng=rng, created=created, version=release_at(created), author=author, maintainer=maintainer)
+    version = release_at(created)
+    ctx = Ctx(rng, created, version, author, maintainer, next_release=release_after(version))
     template = TEMPLATES[(issue_id * 7 + attempt * 3) % len(TEMPLATES)]
     draft: Draft = template(ctx)
     speakers = {

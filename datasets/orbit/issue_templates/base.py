@@ -70,6 +70,8 @@ class Ctx:
     version: str
     author: str
     maintainer: str
+    next_release: str = ""
+    """The release after `version`, where a fix for this report ships."""
 
     def __post_init__(self) -> None:
         self.python = self.pick(PYTHONS)
@@ -109,7 +111,9 @@ class Ctx:
 
     @property
     def fix(self) -> str:
-        """The patch release after the reporter's version."""
+        """The release a fix ships in: the next one, or the next patch when none is out yet."""
+        if self.next_release:
+            return self.next_release
         major, minor, patch = self.version.split(".")
         return f"{major}.{minor}.{int(patch) + 1}"
 
