@@ -50,7 +50,7 @@ def canonical_label(label: str) -> str:
 def _parse(line: bytes) -> dict[str, Any] | None:
     try:
         record = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nested too deeply to read
         return None
     if not isinstance(record, dict) or not isinstance(record.get("issue_id"), int):
         return None
