@@ -92,6 +92,8 @@ class ScriptedModel:
             raise ScriptError(
                 f"replay script {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
             ) from None
+        except RecursionError:
+            raise ScriptError(f"replay script {path} is nested too deeply to read") from None
         if not isinstance(data, dict):
             raise ScriptError(f'replay script {path} is malformed: expected an object with a "turns" list')
         try:
