@@ -100,6 +100,8 @@ def read_issues(path: Path) -> list[dict[str, Any]]:
             issues.append(_check_issue(json.loads(line), line_no))
         except json.JSONDecodeError as exc:
             raise DataError(f"issues.jsonl line {line_no} is not JSON: {exc.msg}") from None
+        except RecursionError:
+            raise DataError(f"issues.jsonl line {line_no} is nested too deeply to read") from None
     return issues
 
 
