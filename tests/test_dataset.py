@@ -378,6 +378,23 @@ def test_a_db_built_from_an_older_jsonl_is_rebuilt(data: Path, tmp_path: Path) -
     assert stored_digest(db) == file_sha256(jsonl_path(data))
 
 
+def test_a_corrupt_db_is_rebuilt_in_place(data: Path, tmp_path: Path) -> None:
+    db_path(data).write_bytes(b"not a database, a half-copied file")
+    db = ensure_db(data, tmp_path / "home")
+    assert db == db_path(data) and count_issues(db) == len(read_issues(JSONL))
+
+
+def test_a_db_shipped_without_its_jsonl_is_used_as_it_is(data: Path, tmp_path: Path) -> None:
+    build_db(jsonl_path(data), db_path(data))
+    jsonl_path(data).unlink()
+    assert ensure_db(data, tmp_path / "home") == db_path(data)
+
+
+def test_a_folder_without_a_dataset_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="no Orbit dataset at"):
+        ensure_db(tmp_path / "empty", tmp_path / "home")
+
+
 @contextmanager
 def unwritable(folder: Path) -> Iterator[None]:
     """Make a folder refuse new files, also for root (who ignores mode bits): chattr +i."""
