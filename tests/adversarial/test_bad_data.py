@@ -143,6 +143,20 @@ def test_an_empty_issues_file_is_named_not_taken_for_missing_issues(tmp_path: Pa
         assert str(jsonl_path(data)) in shown or "issues.jsonl" in shown, shown
 
 
+@pytest.mark.parametrize(
+    "line",
+    [b"{not json", b"[" * 50_000 + b"]" * 50_000, b'{"id": 1}', b"\xff\xfe not UTF-8"],
+    ids=["not-json", "nested-too-deep", "missing-fields", "not-utf8"],
+)
+def test_a_broken_issues_line_is_named(tmp_path: Path, line: bytes) -> None:
+    data = dataset_copy(tmp_path, db=False)
+    with jsonl_path(data).open("ab") as file:
+        file.write(line + b"\n")
+    shown = flat(ask(atlas_env(tmp_path / "home", ORBIT_DATA=str(data)), "show issue #41").stdout)
+    assert "the Orbit dataset cannot be read" in shown, shown
+    assert "issues.jsonl" in shown, shown
+
+
 def test_a_state_folder_that_cannot_exist(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder", encoding="utf-8")

@@ -180,3 +180,30 @@ def test_an_ask_killed_right_after_a_yes_leaves_the_record_whole_or_absent(tmp_p
         assert records[0]["body"] == "y" * 3000 and records[0]["issue_id"] == 41
     shown = invoke("tracker", env=env)
     assert shown.code == 0 and "skipped" not in shown.stderr
+
+
+def test_corrupt_tracker_lines_of_every_kind_are_skipped_and_counted(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    good = b'{"ts":"2026-11-30T12:00:00.000Z","key":"k1","action":"add_label","issue_id":41,"label":"type:bug"}'
+    corrupt = [
+        b"not json at all",
+        b"[" * 50_000 + b"]" * 50_000,  # valid JSON nested deeper than a parser follows
+        b'{"action": "add_label", "issue_id": "41"}',
+        b'["add_label", 41]',
+        b"\xff\xfe\x00garbage",
+        b'{"action": "close_issue", "issue_id": 41}',
+    ]
+    (home / "tracker_actions.jsonl").write_bytes(b"\n".join([good, *corrupt, good.replace(b"k1", b"k2")]) + b"\n")
+    env = atlas_env(home)
+
+    shown = run_atlas("tracker", env=env)
+    assert shown.code == 0, shown
+    assert_no_traceback(shown)
+    assert f"skipped {len(corrupt)} torn or corrupt line(s)" in shown.stderr
+    assert shown.stdout.count("add_label") == 2
+    # The tools that read the tracker keep working too.
+    asked = run_atlas("ask", "-m", "offline", "show issue #41", env=env)
+    assert asked.code == 0, asked
+    assert_no_traceback(asked)
+    assert "Nightly rebuild runs twice" in " ".join(asked.stdout.split())

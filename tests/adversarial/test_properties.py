@@ -181,6 +181,8 @@ ARGUMENT_TEXT = st.one_of(
     st.just(""),
     st.just("{"),
     st.just('{"issue_id": 41'),
+    st.integers(500, 60_000).map(lambda depth: "[" * depth + "]" * depth),
+    st.integers(500, 60_000).map(lambda depth: '{"issue_id": ' + "[" * depth + "]" * depth + "}"),
 )
 
 
