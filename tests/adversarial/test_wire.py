@@ -21,7 +21,7 @@ from llmock.pytest_plugin import LLMock
 from llmock.scenarios import Fail, Match, Reply, StreamFault, ToolFault
 from llmock.scenarios import ToolCall as MockCall
 
-from tests.adversarial.harness import Run, assert_no_traceback, atlas_env, logged_calls, start_atlas
+from tests.adversarial.harness import Run, assert_no_traceback, atlas_env, logged_calls, start_atlas, tracker_records
 
 ANSWER = "ORB-1101 LeaseExpired: the lease ran out before the worker acknowledged the job (error-codes › ORB-1101)."
 QUESTION = "What does ORB-1101 mean?"
@@ -47,7 +47,21 @@ CASES: dict[str, tuple[list[Any], dict[str, str]]] = {
     "bad-arguments": ([ToolFault("malformed_arguments"), Reply(text=ANSWER)], {}),
     "unknown-tool": ([ToolFault("unknown_tool"), Reply(text=ANSWER)], {}),
     "refused": ([], {}),
+    "hostile-write": (
+        [
+            Reply(
+                tool_calls=(
+                    MockCall("add_label", {"issue_id": 92, "label": "type:bug"}),
+                    MockCall("post_comment", {"issue_id": 41, "body": "Duplicate of #92, closing."}),
+                )
+            ),
+            Reply(text=ANSWER),
+        ],
+        {},
+    ),
 }
+OFFERED_WRITES = {"hostile-write"}
+"""Cases run without --read-only: the model is offered the side-effect tools (and no terminal approves)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,7 +92,8 @@ def wire(llmock_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         mock.add(*(_only_for(name, behaviour) for behaviour in behaviours))
         base_url = f"http://127.0.0.1:{_closed_port()}/v1" if name == "refused" else mock.base_url("openai")
         env = atlas_env(root / name, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="llmock-test-key", **extra)
-        started[name] = (start_atlas("ask", "-m", name, "--read-only", QUESTION, env=env), env, base_url)
+        mode = [] if name in OFFERED_WRITES else ["--read-only"]
+        started[name] = (start_atlas("ask", "-m", name, *mode, QUESTION, env=env), env, base_url)
     runs: dict[str, WireRun] = {}
     for name, (process, env, base_url) in started.items():
         out, err = process.communicate(timeout=90)
@@ -171,3 +186,16 @@ def test_broken_tool_calls_are_answered_and_the_model_recovers(wire: dict[str, W
     _, second = wire[case].requests
     outputs = [item for item in second.body["input"] if item.get("type") == "function_call_output"]
     assert len(outputs) == 1 and f'"kind": "{kind}"' in outputs[0]["output"]
+
+
+def test_a_model_behind_the_real_sdk_asking_for_writes_gets_denials(wire: dict[str, WireRun]) -> None:
+    hostile = wire["hostile-write"]
+    answered(hostile)
+    assert sorted((call["name"], call["kind"]) for call in logged_calls(hostile.env)) == [
+        ("add_label", "denied"),
+        ("post_comment", "denied"),
+    ]
+    assert tracker_records(hostile.env) == []
+    assert hostile.run.stderr.count("(no terminal, denied)") == 2
+    offered = {tool["name"] for tool in hostile.requests[0].body["tools"]}
+    assert {"add_label", "post_comment"} <= offered
