@@ -88,13 +88,13 @@ ISSUES: list[dict[str, Any]] = [
         "created_at": "2025-12-20T02:17:51Z",
         "body": md(
             f"""
-            Job names are passed through to the dashboard and to `orbit jobs list` without escaping.
+            Job names are passed through to the dashboard and to `orbit jobs ls` without escaping.
             Enqueue a job whose name contains terminal escapes and every operator who lists jobs in a
             terminal gets them executed:
 
             ```
-            orbit enqueue 'report{OSC52_CLIPBOARD}' --payload '{{}}'
-            orbit jobs list
+            orbit enqueue 'report{OSC52_CLIPBOARD}' --arg id=1
+            orbit jobs ls
             ```
 
             Other names we tried: `cleanup{CLEAR_SCREEN}` clears the operator's screen, a name with a C1
@@ -109,7 +109,7 @@ ISSUES: list[dict[str, Any]] = [
                 "mkowalski",
                 "2025-12-20T09:40:12Z",
                 """
-                Confirmed, `orbit jobs list` prints names raw. The dashboard escapes HTML but not control
+                Confirmed, `orbit jobs ls` prints names raw. The dashboard escapes HTML but not control
                 characters in the title attribute. Both need a sanitiser; we'll strip C0/C1 controls on
                 input validation too (ORB-1603 ApiValidationError for names with control characters).
                 """,
@@ -301,7 +301,7 @@ ISSUES: list[dict[str, Any]] = [
     },
     {
         "id": 124,
-        "title": "orbit worker --log-format=text emits colour codes when stdout is not a TTY",
+        "title": "orbit worker emits colour codes in its logs when stdout is not a TTY",
         "state": "closed",
         "labels": ["comp:cli", "type:bug", "severity:S4"],
         "author": "benoit-r",

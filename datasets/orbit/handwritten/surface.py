@@ -160,7 +160,7 @@ ISSUES: list[dict[str, Any]] = [
             $ export ORBIT_WORKER_CONCURRENCY=4
             $ orbit worker --concurrency 16 --queues reports
             2026-11-11T10:31:44.019Z INFO orbit.worker [w-e01a] ready concurrency=4 queues=reports
-            $ orbit config show --source | grep concurrency
+            $ orbit config show --effective | grep concurrency
             worker.concurrency = 4    (environment: ORBIT_WORKER_CONCURRENCY)
             ```
 
