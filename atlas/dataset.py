@@ -149,6 +149,8 @@ def build_db(jsonl: Path, target: Path) -> Path:
             conn.execute("VACUUM")
         finally:
             conn.close()
+        # mkstemp makes the file private (0600); a shared data folder's db must stay readable by all.
+        tmp.chmod(0o644)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -360,6 +360,7 @@ def test_a_folder_with_only_the_jsonl_gets_its_db_built_in_place(data: Path, tmp
     assert stored_digest(db) == file_sha256(jsonl_path(data))
     assert count_issues(db) == len(read_issues(JSONL))
     assert not home.exists(), "nothing is written to the state folder when the data folder is writable"
+    assert db.stat().st_mode & 0o444 == 0o444, "other users of a shared data folder can read the db"
     built = db.stat().st_mtime_ns
     time.sleep(0.01)
     assert ensure_db(data, home) == db
