@@ -140,3 +140,26 @@ def test_plugins_from_the_environment_and_entry_points_join(tmp_path: Path) -> N
     assert {"double_env", "double_ep"} | BUILTINS == set(json.loads(names))
     assert answer == "42"
     assert done.stderr.count("\n") == 1 and "'broken'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_module_imported_for_another_reason_adds_no_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "incidental_tools.py").write_text(
+        textwrap.dedent(
+            """
+            from pydantic import BaseModel
+            from atlas.tools.registry import tool
+
+            class NoArgs(BaseModel):
+                pass
+
+            @tool(NoArgs)
+            def incidental(args, ctx):
+                "Should only be offered when its module is named as a plugin."
+                return 1
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    __import__("incidental_tools")
+    assert "incidental" not in load_registry()
+    assert "incidental" in load_registry(["incidental_tools"])
