@@ -81,8 +81,8 @@ def run() -> list[Figure]:
         call_log.close()
     per_call = 1e6 / CALLS
     ratio = executor_s / baseline_s
-    # Where the time goes (cProfile): mostly Thread.start() in atlas/tools/threads.py ThreadCall.
-    why = "" if ratio <= 2.0 else "; the executor starts a fresh daemon thread per call, to_thread reuses pool threads"
+    # Beyond to_thread: events, validation, the breaker and the envelope of every call.
+    why = "" if ratio <= 2.0 else "; see cProfile of through_executor for where the time goes"
     return [
         Figure(
             name=f"{CALLS:,} no-op calls: run_all / to_thread+gather",

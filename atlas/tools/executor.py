@@ -71,6 +71,8 @@ class _Call:
     round: int
     position: int
     arguments: dict[str, Any] | str = ""
+    """The arguments as an object when they parse to one, else the raw text (for events and the log)."""
+    parsed: dict[str, Any] | _Outcome | None = None
     attempts: int = 0
     approved: bool | None = None
     clock: float = field(default_factory=time.monotonic)
@@ -171,7 +173,8 @@ class ToolExecutor:
         prims = self._prims()
         states = [_Call(call=call, round=round, position=index) for index, call in enumerate(calls)]
         for state in states:
-            state.arguments = _raw_arguments(state.call.arguments)
+            state.parsed = _parse_arguments(state.call.arguments)
+            state.arguments = state.call.arguments if isinstance(state.parsed, _Outcome) else state.parsed
             self._emit(state, Phase.QUEUED)
         tasks = [asyncio.create_task(self._run_call(state, prims)) for state in states]
         try:
@@ -208,10 +211,9 @@ class ToolExecutor:
         spec = self.registry.get(call.name)
         if spec is None:
             return _error(ErrorKind.UNKNOWN_TOOL, f"no tool named {call.name!r}")
-        parsed = _parse_arguments(call.arguments)
+        parsed = state.parsed if state.parsed is not None else _parse_arguments(call.arguments)
         if isinstance(parsed, _Outcome):
             return parsed
-        state.arguments = parsed
         try:
             args = spec.args_model.model_validate(parsed)
         except ValidationError as exc:
@@ -399,12 +401,6 @@ def _unavailable(name: str) -> _Outcome:
     return _error(
         ErrorKind.UNAVAILABLE, f"{name} is switched off after repeated failures; it will be tried again later"
     )
-
-
-def _raw_arguments(text: str) -> dict[str, Any] | str:
-    """The arguments as an object when they are one, else the raw text (for events and the log)."""
-    parsed = _parse_arguments(text)
-    return text if isinstance(parsed, _Outcome) else parsed
 
 
 def _parse_arguments(text: str) -> dict[str, Any] | _Outcome:

@@ -1,30 +1,39 @@
 """Run blocking functions in daemon threads the event loop can await, and count the ones left behind.
 
-Python cannot kill a thread, so a tool that never returns keeps its thread forever. We start one
-daemon thread per call instead of using `asyncio.to_thread`: the default executor's threads are
-joined at interpreter exit (a stuck tool would hold the process open), and a fixed-size pool would
-be starved by a few stuck tools. A thread whose caller stopped waiting (timeout, Ctrl-C) is
-*abandoned*; `leaked_threads()` counts abandoned threads that are still running, process-wide.
+Python cannot kill a thread, so a tool that never returns keeps its thread forever. We do not use
+`asyncio.to_thread`: the default executor's threads are joined at interpreter exit (a stuck tool
+would hold the process open), and a fixed-size pool would be starved by a few stuck tools. Instead
+an unbounded pool of daemon workers: an idle worker takes the next call, a new worker starts when
+none is idle, and a worker idle for `IDLE_S` ends. A stuck call holds only its own worker.
+
+A call whose caller stopped waiting (timeout, Ctrl-C) is *abandoned*; `leaked_threads()` counts
+abandoned calls that are still running, process-wide.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import queue
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+IDLE_S = 5.0
+"""How long an idle worker waits for another call before it ends."""
+
 _lock = threading.Lock()
-_abandoned: set[threading.Thread] = set()
+_abandoned: set[ThreadCall] = set()
+_jobs: queue.SimpleQueue[ThreadCall] = queue.SimpleQueue()
+_idle_workers = 0
 
 
 def leaked_threads() -> int:
-    """How many abandoned threads are still running in this process."""
+    """How many abandoned calls are still running (each holding its thread) in this process."""
     with _lock:
-        return sum(1 for thread in _abandoned if thread.is_alive())
+        return sum(1 for call in _abandoned if not call.finished)
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
@@ -37,18 +46,57 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
         future.set_result(result)
 
 
+def _next_job() -> ThreadCall | None:
+    """The next call for an idle worker, or None when it should end."""
+    global _idle_workers
+    try:
+        return _jobs.get(timeout=IDLE_S)
+    except queue.Empty:
+        pass
+    with _lock:
+        # A call submitted while we timed out was promised to an idle worker: take it.
+        try:
+            return _jobs.get_nowait()
+        except queue.Empty:
+            _idle_workers -= 1
+            return None
+
+
+def _work(first: ThreadCall) -> None:
+    global _idle_workers
+    job: ThreadCall | None = first
+    while job is not None:
+        job.run()
+        with _lock:
+            _idle_workers += 1
+        job = _next_job()
+
+
+def _submit(job: ThreadCall) -> None:
+    global _idle_workers
+    with _lock:
+        if _idle_workers > 0:
+            _idle_workers -= 1
+            _jobs.put(job)
+            return
+    threading.Thread(target=_work, args=(job,), name="atlas-worker", daemon=True).start()
+
+
 class ThreadCall:
-    """One blocking call running in its own daemon thread; `await call.future` for its result."""
+    """One blocking call running on a daemon worker; `await call.future` for its result."""
 
     def __init__(self, fn: Callable[..., Any], *args: Any, name: str = "atlas-tool") -> None:
         self._loop = asyncio.get_running_loop()
         self.future: asyncio.Future[Any] = self._loop.create_future()
+        self.name = name
+        self.finished = False
         self._fn = fn
         self._args = args
-        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self.thread.start()
+        _submit(self)
 
-    def _run(self) -> None:
+    def run(self) -> None:
+        """Run the call on the current (worker) thread and hand the outcome to the loop."""
+        threading.current_thread().name = self.name
         result: Any = None
         error: BaseException | None = None
         try:
@@ -57,22 +105,24 @@ class ThreadCall:
             error = exc
         finally:
             with _lock:
-                _abandoned.discard(self.thread)
-        # The loop may be closed already when an abandoned thread finally ends.
+                self.finished = True
+                _abandoned.discard(self)
+        # The loop may be closed already when an abandoned call finally ends.
         with contextlib.suppress(RuntimeError):
             self._loop.call_soon_threadsafe(_settle, self.future, result, error)
+        threading.current_thread().name = "atlas-worker"
 
     def abandon(self) -> None:
-        """Stop caring about this call; if its thread still runs, it counts as leaked."""
+        """Stop caring about this call; if it still runs, it counts as leaked."""
         with _lock:
-            if self.thread.is_alive():
-                _abandoned.add(self.thread)
+            if not self.finished:
+                _abandoned.add(self)
 
 
 async def run_in_thread(fn: Callable[..., T], *args: Any, name: str = "atlas-worker", track: bool = True) -> T:
-    """Await `fn(*args)` run in a fresh daemon thread.
+    """Await `fn(*args)` run on a daemon worker.
 
-    Cancelling the await abandons the thread; with `track` it then counts as leaked (tools do,
+    Cancelling the await abandons the call; with `track` it then counts as leaked (tools do,
     an approval prompt the user walked away from does not).
     """
     call = ThreadCall(fn, *args, name=name)
