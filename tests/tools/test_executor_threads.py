@@ -206,3 +206,21 @@ def test_ctrl_c_in_a_real_process_answers_every_call_and_returns_control_promptl
     assert line.split() == ["interrupted", "ok", "cancelled", "cancelled", "3"]
     assert answered - sent < 0.5
     assert process.returncode == 0
+
+
+def test_idle_workers_are_reused_rather_than_a_thread_started_per_call() -> None:
+    names: set[int] = set()
+
+    def which_thread(args: SleepArgs, ctx: ToolContext) -> None:
+        names.add(threading.get_ident())
+
+    executor = ToolExecutor(registry(spec("which", which_thread)))
+
+    async def one_after_another() -> None:
+        for index in range(40):
+            await executor.run_one(call("which", f"w{index}"))
+
+    existing = {thread.ident for thread in threading.enumerate()}
+    asyncio.run(one_after_another())
+    # Idle workers left by earlier calls in this process may serve some; at most one is new.
+    assert len(names - existing) <= 1
