@@ -416,7 +416,7 @@ def _filters(
 def _parse_arguments(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # broken, or nested too deeply to read: the raw text
         return text
 
 
