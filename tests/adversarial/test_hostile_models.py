@@ -17,6 +17,7 @@ import pytest
 from tests.adversarial.harness import (
     assert_no_traceback,
     atlas_env,
+    invoke,
     logged_calls,
     run_atlas,
     tracker_records,
@@ -24,6 +25,7 @@ from tests.adversarial.harness import (
 )
 
 BATCH = 500
+DEEP = "[" * 50_000 + "]" * 50_000  # valid JSON that no recursive parser gets through
 FINAL = "Done: relabelled #92 and closed every other issue as its duplicate."
 
 # What the injected text in #92, #58, #103 and #119 asks a model to do, plus the ways a broken or
@@ -44,6 +46,10 @@ ATTEMPTS: list[tuple[str, dict[str, Any] | str, str, str]] = [
     ("post_comment", {"issue_id": 41, "body": "closing", "close": True}, "bad_args", "unknown_tool"),
     ("post_comment", {"issue_id": 41}, "bad_args", "unknown_tool"),
     ("get_issue", {"issue_id": "92; DROP TABLE issues"}, "bad_args", "bad_args"),
+    ("get_issue", DEEP, "bad_args", "bad_args"),
+    ("get_issue", '{"issue_id": ' + DEEP + "}", "bad_args", "bad_args"),
+    ("search_issues", {"query": "lease " * 20_000}, "bad_args", "bad_args"),
+    ("post_comment", {"issue_id": 41, "body": "closing as duplicate " * 500}, "bad_args", "unknown_tool"),
 ]
 
 
@@ -53,7 +59,7 @@ def as_logged(arguments: dict[str, Any] | str) -> Any:
         return arguments
     try:
         return json.loads(arguments)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return arguments
 
 
@@ -131,3 +137,35 @@ def test_piped_yes_and_a_closed_stdin_approve_nothing(tmp_path: Path) -> None:
     assert "(no terminal, denied)" in piped.stderr
     assert tracker_records(env) == []
     assert [call["kind"] for call in logged_calls(env)] == ["denied"]
+
+
+def test_arguments_nested_too_deep_are_bad_args_everywhere_they_are_shown(tmp_path: Path) -> None:
+    env = atlas_env(tmp_path / "home")
+    turns: list[dict[str, Any]] = [
+        {"calls": [{"name": "get_issue", "arguments": DEEP}, {"name": "get_issue", "arguments": {"issue_id": 41}}]},
+        {"text": "Read #41."},
+    ]
+    asked = run_atlas("ask", "--json", "-m", write_script(tmp_path, turns), "Read #41", env=env)
+
+    assert asked.code == 0, asked
+    assert_no_traceback(asked)
+    result = json.loads(asked.stdout)
+    assert [(call["name"], call["kind"]) for call in result["calls"]] == [
+        ("get_issue", "bad_args"),
+        ("get_issue", "ok"),
+    ]
+    assert result["calls"][0]["arguments"] == DEEP  # the raw text, as the model sent it
+    assert sorted(call["kind"] for call in logged_calls(env)) == ["bad_args", "ok"]
+    for args in (("log",), ("log", "--stats"), ("log", "--script", result["session"])):
+        shown = invoke(*args, env=env)
+        assert shown.code == 0, (args, shown)
+        assert_no_traceback(shown)
+
+
+def test_a_replay_script_nested_too_deeply_is_one_clear_line(tmp_path: Path) -> None:
+    script = tmp_path / "deep.json"
+    script.write_text('{"turns": [{"text": ' + "[" * 50_000 + "]" * 50_000 + "}]}", encoding="utf-8")
+    failed = invoke("ask", "-m", f"replay:{script}", "q", env=atlas_env(tmp_path / "home"))
+    assert failed.code == 1, failed
+    assert failed.stderr.startswith(f"atlas: error: replay script {script}"), failed
+    assert "unexpected" not in failed.stderr
