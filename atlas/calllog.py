@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from atlas.errors import AtlasError
+from atlas.errors import AtlasError, printable
 
 T = TypeVar("T")
 
@@ -195,9 +195,8 @@ class CallLog:
         if self._warned:
             return
         self._warned = True
-        print(
-            f"atlas: warning: the call log {self.path} cannot be written ({exc}); calls are not logged", file=sys.stderr
-        )
+        where, why = printable(self.path), printable(exc)
+        print(f"atlas: warning: the call log {where} cannot be written ({why}); calls are not logged", file=sys.stderr)
 
     def close(self) -> None:
         with self._lock:

@@ -20,7 +20,7 @@ from typing import Any
 import filelock
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.errors import PermanentToolError, ToolError, TransientToolError
+from atlas.errors import PermanentToolError, ToolError, TransientToolError, printable
 from atlas.tools.orbitdb import IssueBrief, issue_brief
 from atlas.tools.registry import ToolContext, tool
 
@@ -94,7 +94,8 @@ class MockTracker:
         self.skipped = skipped
         if skipped and (self.path, skipped) not in _warned:
             _warned.add((self.path, skipped))
-            print(f"atlas: warning: skipped {skipped} torn or corrupt line(s) in {self.path}", file=sys.stderr)
+            where = printable(self.path)
+            print(f"atlas: warning: skipped {skipped} torn or corrupt line(s) in {where}", file=sys.stderr)
         return found
 
     def added_labels(self, issue_id: int) -> list[str]:
