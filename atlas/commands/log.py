@@ -14,7 +14,7 @@ from rich.console import Console
 from atlas.calllog import CallLog
 from atlas.config import atlas_home
 from atlas.ui.render import data_table, make_console
-from atlas.ui.safe import compact_args
+from atlas.ui.safe import clean_line, compact_args
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -120,7 +120,8 @@ def _show(options: LogOptions) -> None:
         console.print(data_table(COLUMNS, [call_row(call) for call in calls], right=("round", "ms", "attempts")))
     elif not options.follow:
         console.print(
-            f"No calls logged yet in {log.path}." if not any(filters.values()) else "No calls match.", style="dim"
+            f"No calls logged yet in {clean_line(log.path)}." if not any(filters.values()) else "No calls match.",
+            style="dim",
         )
     if options.follow:
         _follow(log, console, calls, filters, as_json=options.as_json)

@@ -8,6 +8,7 @@ from atlas.config import atlas_home
 from atlas.errors import AtlasError, ToolError
 from atlas.tools.tracker import MockTracker
 from atlas.ui.render import data_table, make_console
+from atlas.ui.safe import clean_line
 
 
 def show_tracker(*, as_json: bool) -> None:
@@ -22,7 +23,7 @@ def show_tracker(*, as_json: bool) -> None:
         return
     console = make_console(for_tables=True)
     if not records:
-        console.print(f"No tracker actions yet in {tracker.path}.", style="dim")
+        console.print(f"No tracker actions yet in {clean_line(tracker.path)}.", style="dim")
         return
     rows = [
         (
