@@ -222,3 +222,33 @@ def test_the_tracker_shows_an_approved_hostile_comment_inert(
     shown = run_atlas("ask", "-m", "offline", "show issue #66", env=env)
     assert shown.code == 0
     check_plain(shown)
+
+
+def test_hostile_paths_of_the_state_folder_and_the_data_are_shown_inert(tmp_path: Path) -> None:
+    """Paths come from the environment or the working directory (`./.atlas`), which anyone may name."""
+    hostile = SEQUENCES["osc52_clipboard"] + SEQUENCES["clear_screen"] + SEQUENCES["c1_csi"] + "\u202e"
+    blocker = tmp_path / f"file{hostile}"
+    blocker.write_text("a file, so no folder can be made under it", encoding="utf-8")
+    fresh = atlas_env(tmp_path / f"home{hostile}")
+    unusable = atlas_env(blocker / "home")
+    runs = [
+        invoke("log", env=fresh),
+        invoke("tracker", env=fresh),
+        run_atlas("ask", "-m", "offline", "show issue #41", env=unusable),
+        run_atlas("tracker", env=unusable),
+        run_atlas("ask", "-m", "offline", "show issue #41", env={**fresh, "ORBIT_DATA": str(tmp_path / hostile)}),
+        run_atlas("tools", env={**fresh, "ATLAS_TOOL_MODULES": f"no_such{hostile}"}),
+    ]
+    for shown in runs:
+        check_plain(shown)
+        assert shown.output.strip(), shown
+    assert "\\x1b]52;c;" in runs[0].stdout  # the path is still named, escaped
+    assert "cannot be written" in runs[2].stderr and "\\x1b[2J" in runs[2].stderr
+
+    # A torn line in a tracker file under such a path: the warning names it, inert.
+    home = tmp_path / f"torn{hostile}"
+    home.mkdir()
+    (home / "tracker_actions.jsonl").write_bytes(b'{"torn')
+    torn = run_atlas("tracker", env=atlas_env(home))
+    check_plain(torn)
+    assert "skipped 1 torn or corrupt line(s)" in torn.stderr
