@@ -8,6 +8,7 @@ and the process still answers and exits 0.
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -169,3 +170,21 @@ def test_a_replay_script_nested_too_deeply_is_one_clear_line(tmp_path: Path) -> 
     assert failed.code == 1, failed
     assert failed.stderr.startswith(f"atlas: error: replay script {script}"), failed
     assert "unexpected" not in failed.stderr
+
+
+def test_a_model_that_calls_a_hanging_tool_again_and_again_is_held_to_the_deadline(tmp_path: Path) -> None:
+    env = atlas_env(tmp_path / "home", ATLAS_TOOL_MODULES="adversarial_tools")
+    stall = {
+        "calls": [{"name": "pause", "arguments": {"seconds": 25}}, {"name": "get_issue", "arguments": {"issue_id": 41}}]
+    }
+    model = write_script(tmp_path, [*[stall] * 8, {"text": "Nothing could be checked in time."}])
+    started = time.monotonic()
+
+    asked = run_atlas("ask", "--json", "-m", model, "--deadline", "2", "--max-rounds", "10", "Check #41", env=env)
+
+    elapsed = time.monotonic() - started
+    assert asked.code == 0, asked
+    assert elapsed < 8, f"a 2 s budget took {elapsed:.1f} s"
+    calls = json.loads(asked.stdout)["calls"]
+    assert calls[0]["name"] == "pause" and calls[0]["kind"] == "timeout" and calls[0]["ms"] < 2500
+    assert {call["kind"] for call in calls[2:]} == {"no_time_budget"}

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from llmock.pytest_plugin import LLMock
-from llmock.scenarios import Fail, Match, Reply, StreamFault, ToolFault
+from llmock.scenarios import Delay, Fail, Match, Reply, StreamFault, ToolFault
 from llmock.scenarios import ToolCall as MockCall
 
 from tests.adversarial.harness import Run, assert_no_traceback, atlas_env, logged_calls, start_atlas, tracker_records
@@ -43,6 +43,12 @@ CASES: dict[str, tuple[list[Any], dict[str, str]]] = {
     "stall": (
         [Reply(text=ANSWER), StreamFault("stall", after_chunks=2, stall_seconds=STALL_S)],
         {"ATLAS_MODEL_TIMEOUT": "0.5"},
+    ),
+    "no-headers": ([Delay(STALL_S, times=None)], {"ATLAS_MODEL_TIMEOUT": "0.4"}),
+    "slow-once": (
+        # The hung request takes the first reply with it; the retry gets the answer.
+        [Delay(STALL_S), Reply(text="never delivered"), Reply(text=ANSWER)],
+        {"ATLAS_MODEL_TIMEOUT": "0.4"},
     ),
     "bad-arguments": ([ToolFault("malformed_arguments"), Reply(text=ANSWER)], {}),
     "unknown-tool": ([ToolFault("unknown_tool"), Reply(text=ANSWER)], {}),
@@ -173,6 +179,19 @@ def test_a_stall_gives_up_after_the_model_timeout(wire: dict[str, WireRun]) -> N
     (stalled,) = wire["stall"].requests
     assert stalled.fault is not None and "stall" in stalled.fault
     assert stalled.duration < STALL_S - 2, f"the client sat {stalled.duration:.1f} s in a {STALL_S:g} s stall"
+
+
+def test_a_server_that_never_answers_is_given_up_after_the_sdk_retries(wire: dict[str, WireRun]) -> None:
+    failed_cleanly(wire["no-headers"], "did not answer within 0.4 s", "ATLAS_MODEL_TIMEOUT")
+    attempts = wire["no-headers"].requests
+    assert len(attempts) == 3  # the first request and the SDK's two retries, each cut at the timeout
+    assert attempts[-1].started_at - attempts[0].started_at < STALL_S - 2
+
+
+def test_one_request_that_hangs_is_cut_and_the_retry_answers(wire: dict[str, WireRun]) -> None:
+    answered(wire["slow-once"])
+    first, second = wire["slow-once"].requests
+    assert second.started_at - first.started_at < STALL_S - 2  # the hung request was not waited out
 
 
 def test_a_server_that_is_not_there_is_named(wire: dict[str, WireRun]) -> None:
