@@ -132,3 +132,19 @@ def test_ctrl_c_at_the_prompt_denies_and_the_run_still_answers(tmp_path: Path) -
     assert code == 0 and child.signalstatus is None  # Ctrl-C at the prompt is a no, not an abort
     assert tracker_records(env) == []
     assert [call["kind"] for call in logged_calls(env)].count("denied") == len(obey)
+
+
+def test_keys_typed_before_the_prompt_never_answer_it(tmp_path: Path) -> None:
+    """A `y` already in the terminal's buffer (typed ahead, or pasted) is discarded, not taken as consent."""
+    env = atlas_env(tmp_path / "home")
+    _, read, obey = CASES["body #92"]
+    model = write_script(tmp_path, [{"calls": [read]}, {"calls": obey}, {"text": "Done."}])
+    child = spawn_atlas("ask", "-m", model, "Summarise #92", env=env)
+    child.send(b"y\ry\ryes\r")  # long before the question: the process is still starting
+    child.expect(PROMPT)
+    child.send(b"\r")
+    child.expect(b" denied")
+    code, _ = finish(child)
+    assert code == 0
+    assert tracker_records(env) == []
+    assert [call["approved"] for call in logged_calls(env) if call["name"] == "add_label"] == [False]
