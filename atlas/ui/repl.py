@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
@@ -28,7 +29,7 @@ from atlas.commands import error_line
 from atlas.commands.runner import close_loop, run_cancellable
 from atlas.commands.session import Runtime, open_runtime
 from atlas.errors import AtlasError, ConfigError
-from atlas.events import CallEvent
+from atlas.events import ApprovalRequest, CallEvent
 from atlas.loop import TurnResult, run_turn
 from atlas.messages import Usage
 from atlas.ui.approval import TerminalApprover
@@ -93,13 +94,21 @@ class Chat:
 
     def __post_init__(self) -> None:
         self.view: TurnView | None = None
+        self.earlier_sources: list[str] = []
+        """Where untrusted text read in earlier turns came from: the model still reads it, until /clear."""
+        self._approver = TerminalApprover(self.notices, pause=self._paused)
         self.executor = self.runtime.executor(
             read_only=self.read_only,
             timeout_s=self.options.timeout_s,
             concurrency=self.options.concurrency,
-            approve=TerminalApprover(self.notices, pause=self._paused),
+            approve=self._approve,
             on_event=self._on_event,
         )
+
+    def _approve(self, request: ApprovalRequest) -> bool:
+        """Ask, naming untrusted sources of earlier turns too: their text is in the conversation."""
+        sources = [*self.earlier_sources, *(s for s in request.untrusted_sources if s not in self.earlier_sources)]
+        return self._approver(dataclasses.replace(request, untrusted_sources=sources))
 
     def prompt_text(self) -> str:
         return "atlas (read-only)› " if self.read_only else "atlas› "
@@ -139,6 +148,7 @@ class Chat:
             return
         finally:
             self.view = None
+            self.earlier_sources += [s for s in self.executor.untrusted_sources if s not in self.earlier_sources]
         view.finish(result.answer)
         self._account(result)
 
@@ -189,6 +199,7 @@ class Chat:
             self._set_read_only(rest)
         elif name == "/clear":
             self.history.clear()
+            self.earlier_sources.clear()
             self.console.print("The conversation is cleared; the next question starts afresh.")
         else:
             self.console.print(Text(f"unknown command {line.split()[0]!r}: try /help", style="yellow"))
