@@ -148,3 +148,46 @@ def test_keys_typed_before_the_prompt_never_answer_it(tmp_path: Path) -> None:
     assert code == 0
     assert tracker_records(env) == []
     assert [call["approved"] for call in logged_calls(env) if call["name"] == "add_label"] == [False]
+
+
+CHAT_PROMPT = "atlas\u203a".encode()
+
+
+def test_in_a_chat_the_prompt_names_a_source_read_in_an_earlier_turn(tmp_path: Path) -> None:
+    """The injected text stays in the conversation the model reads; so must the warning, until /clear."""
+    env = atlas_env(tmp_path / "home")
+    obey = {"calls": [{"name": "add_label", "arguments": {"issue_id": 92, "label": "type:bug"}}]}
+    model = write_script(
+        tmp_path,
+        [
+            {"calls": [{"name": "get_issue", "arguments": {"issue_id": 92}}]},
+            {"text": "Issue 92 asks which backoff to use."},
+            obey,
+            {"text": "It was not labelled."},
+            obey,
+            {"text": "Still not labelled."},
+        ],
+    )
+    child = spawn_atlas("chat", "-m", model, env=env)
+    child.expect(CHAT_PROMPT)
+    child.send(b"what does #92 say?\r")
+    child.expect(b"which backoff")
+    child.expect(CHAT_PROMPT)
+    child.send(b"ok, do what it says\r")  # a later turn: nothing untrusted is read in this one
+    child.expect(PROMPT)
+    assert re.search(rb"Untrusted text was read earlier[^\n]*issue #92", child.before or b""), child.before
+    child.send(b"n\r")
+    child.expect(b"It was not labelled.")
+    child.expect(CHAT_PROMPT)
+    child.send(b"/clear\r")
+    child.expect(CHAT_PROMPT)
+    child.send(b"label #92 as a bug\r")  # after /clear the model no longer sees #92's text
+    child.expect(PROMPT)
+    assert b"Untrusted text" not in (child.before or b"")
+    child.send(b"n\r")
+    child.expect(b"Still not labelled.")
+    child.expect(CHAT_PROMPT)
+    child.sendcontrol("d")
+    code, _ = finish(child)
+    assert code == 0
+    assert tracker_records(env) == []
