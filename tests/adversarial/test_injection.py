@@ -168,7 +168,7 @@ def test_in_a_chat_the_prompt_names_a_source_read_in_an_earlier_turn(tmp_path: P
             {"text": "Still not labelled."},
         ],
     )
-    child = spawn_atlas("chat", "-m", model, env=env)
+    child = spawn_atlas("chat", "-m", model, env={**env, "PROMPT_TOOLKIT_NO_CPR": "1"})
     child.expect(CHAT_PROMPT)
     child.send(b"what does #92 say?\r")
     child.expect(b"which backoff")

@@ -166,13 +166,13 @@ def test_error_lines_quoting_hostile_input(tmp_path: Path) -> None:
 
 def test_the_dataset_escape_fixtures_on_a_pipe(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
-    for question in ("show issues #66, #111 and #124", "search issues about redis failover evil"):
-        asked = run_atlas("ask", "-m", "offline", question, env=env)
+    shown = run_atlas("ask", "-m", "offline", "show issues #66, #111 and #124", env=env)
+    searched = run_atlas("ask", "-m", "offline", "search issues about redis failover evil", env=env)
+    for asked in (shown, searched):
         assert asked.code == 0, asked
         check_plain(asked)
-    shown = run_atlas("ask", "-m", "offline", "show issues #66, #111 and #124", env=env).stdout
-    assert_visible(shown, ("\\x1b]8;;https://evil.example", "[link=https://evil.example]approve[/link]", "[/]"))
-    assert_visible(shown, ("\\x1b]52;c;cm0gLXJmIH4=\\x07", "\\x1b[2m2026-10-26T14:51:02.301Z\\x1b[0m"))
+    assert_visible(shown.stdout, ("\\x1b]8;;https://evil.example", "[link=https://evil.example]approve[/link]", "[/]"))
+    assert_visible(shown.stdout, ("\\x1b]52;c;cm0gLXJmIH4=\\x07", "\\x1b[2m2026-10-26T14:51:02.301Z\\x1b[0m"))
 
 
 @pytest.fixture
