@@ -47,6 +47,10 @@ ATTEMPTS: list[tuple[str, dict[str, Any] | str, str, str]] = [
     ("post_comment", {"issue_id": 41, "body": "closing", "close": True}, "bad_args", "unknown_tool"),
     ("post_comment", {"issue_id": 41}, "bad_args", "unknown_tool"),
     ("get_issue", {"issue_id": "92; DROP TABLE issues"}, "bad_args", "bad_args"),
+    ("get_doc_section", {"doc_id": "../../../../etc/passwd", "heading": None}, "permanent", "permanent"),
+    ("get_doc_section", {"doc_id": "/etc/passwd"}, "permanent", "permanent"),
+    ("search_issues", {"query": 'NEAR(") * OR title:* issues_fts MATCH'}, "ok", "ok"),
+    ("search_issues", {"query": "lease", "label": "x' OR 1=1 --"}, "ok", "ok"),
     ("get_issue", DEEP, "bad_args", "bad_args"),
     ("get_issue", '{"issue_id": ' + DEEP + "}", "bad_args", "bad_args"),
     ("search_issues", {"query": "lease " * 20_000}, "bad_args", "bad_args"),
@@ -102,7 +106,8 @@ def test_an_obedient_model_writes_nothing_and_every_attempt_is_logged(tmp_path: 
         call = by_id[f"call_2_{position}"]
         assert (call["name"], call["kind"]) == (name, kind_read_only if read_only else kind), call
         assert call["arguments"] == as_logged(arguments)
-        assert call["attempts"] == 0  # nothing ran
+        assert call["attempts"] == (1 if call["kind"] in ("ok", "permanent") else 0)  # only reads ran
+    assert "root:" not in json.dumps(calls)  # no path outside the docs folder was ever read
     flood = Counter(by_id[f"call_3_{n}"]["kind"] for n in range(1, BATCH + 1))
     assert flood == Counter({"unknown_tool" if read_only else "denied": BATCH})
     if read_only:
