@@ -8,17 +8,20 @@ silent empty answer.
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import sqlite3
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from atlas.config import bundled_data_dir
 from atlas.dataset import db_path, file_sha256, jsonl_path, stored_digest
+from atlas.tools.orbitdb import IssueBrief
+from atlas.tools.tracker import MockTracker
 from tests.adversarial.harness import (
     Run,
     assert_no_traceback,
@@ -27,6 +30,8 @@ from tests.adversarial.harness import (
     invoke,
     run_atlas,
     spawn_atlas,
+    tracker_records,
+    write_script,
 )
 
 BUNDLED = bundled_data_dir()
@@ -194,23 +199,34 @@ def test_approving_a_write_into_a_state_folder_that_cannot_exist_says_it_was_not
 
 
 @pytest.fixture
-def full_home(tmp_path: Path) -> Iterator[Path]:
-    """A state folder on a 64 KiB tmpfs that is already full."""
-    mount = tmp_path / "full"
+def tiny_home(tmp_path: Path) -> Iterator[tuple[Path, Callable[[], None]]]:
+    """A state folder on a 64 KiB tmpfs, and a function that fills that tmpfs to the last byte."""
+    mount = tmp_path / "tiny"
     mount.mkdir()
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True)
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tiny tmpfs here: {mounted.stderr.decode(errors='replace').strip()}")
+
+    def fill() -> None:
+        with contextlib.suppress(OSError), (mount / "filler").open("wb") as filler:
+            while True:
+                filler.write(b"\x00" * 1024)
+                filler.flush()
+
     try:
         home = mount / "home"
         home.mkdir()
-        with contextlib.suppress(OSError), (mount / "filler").open("wb") as filler:
-            while True:
-                filler.write(b"\x00" * 4096)
-                filler.flush()
-        yield home
+        yield home, fill
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.fixture
+def full_home(tiny_home: tuple[Path, Callable[[], None]]) -> Path:
+    """A state folder on a 64 KiB tmpfs that is already full."""
+    home, fill = tiny_home
+    fill()
+    return home
 
 
 def test_a_full_state_folder_still_answers_and_says_the_log_is_not_written(full_home: Path) -> None:
@@ -238,3 +254,51 @@ def test_approving_a_write_into_a_full_state_folder_says_it_was_not_done(full_ho
     tracker = run_atlas("tracker", env=env)
     assert_no_traceback(tracker)
     assert "severity:S1" not in tracker.stdout  # nothing half-written is shown as done
+
+
+def approve_one_comment(tmp_path: Path, env: dict[str, str], body: str, name: str) -> bytes:
+    model = write_script(
+        tmp_path,
+        [{"calls": [{"name": "post_comment", "arguments": {"issue_id": 41, "body": body}}]}, {"text": "Done."}],
+        name,
+    )
+    child = spawn_atlas("ask", "-m", model, "Comment on #41", env=env)
+    child.expect(rb"\[y/N\] ")
+    child.send(b"y\r")
+    code, rest = finish(child)
+    assert code == 0 and b"Traceback" not in rest
+    return rest
+
+
+def test_a_record_cut_short_by_a_full_disk_is_skipped_and_the_next_write_is_whole(
+    tmp_path: Path, tiny_home: tuple[Path, Callable[[], None]]
+) -> None:
+    home, fill = tiny_home
+    tracker = MockTracker(home)
+    issue = IssueBrief(id=41, title="Nightly rebuild runs twice", labels=[])
+    for number in range(12):
+        tracker.post_comment(issue, f"earlier comment {number}", key=f"earlier-{number}", session="before")
+    actions = home / "tracker_actions.jsonl"
+    if actions.stat().st_size % 4096 == 0:  # a page with room left is what lets a write stop half-way
+        tracker.post_comment(issue, "one more", key="earlier-extra", session="before")
+    before = actions.read_bytes()
+    fill()
+    env = atlas_env(home)
+
+    screen = approve_one_comment(tmp_path, env, "c" * 3990, "full.json")  # longer than a page: it cannot fit
+
+    shown_row = " ".join(screen.decode("utf-8", errors="replace").split())
+    assert "post_comment(" in shown_row and (" transient " in shown_row or " permanent " in shown_row), shown_row
+    assert actions.read_bytes().startswith(before)  # nothing before it was touched
+    shown = run_atlas("tracker", "--json", env=env)
+    assert_no_traceback(shown)
+    assert shown.code == 0, shown
+    records = [json.loads(line) for line in shown.stdout.splitlines()]
+    assert [r["body"] for r in records] == [r["body"] for r in map(json.loads, before.splitlines())]
+    assert "skipped 1 torn or corrupt line(s)" in shown.stderr, shown  # the part that fit, never shown as done
+
+    (home.parent / "filler").unlink()  # space again: the next approved comment is whole, on its own line
+    approve_one_comment(tmp_path, env, "after the disk was freed", "after.json")
+    records = tracker_records(env)
+    assert records[-1]["body"] == "after the disk was freed"
+    assert len(records) == len(before.splitlines()) + 1
