@@ -17,9 +17,10 @@ if TYPE_CHECKING:
     from rich.markdown import Markdown
 
 # C0 controls except tab and newline, DEL, C1 controls, and the bidi embeddings, overrides and
-# isolates: each one can change what a terminal shows without being seen itself.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_UNSAFE_OR_BREAK = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# isolates: each one can change what a terminal shows without being seen itself. Lone surrogates
+# (a JSON "\ud83d" escape without its pair) have no UTF-8 form at all: printing one would fail.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_OR_BREAK = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _NAMED = {"\r": "\\r", "\n": "\\n", "\t": "\\t"}
 
 # `[text](url)` and `![alt](url)`, with one level of nested brackets in the text; the URL may
