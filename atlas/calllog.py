@@ -184,10 +184,12 @@ class CallLog:
         conn.execute("COMMIT")
 
     def _write_safely(self, sql: str, params: Sequence[Any]) -> None:
+        # Lone surrogates (a model's unpaired "\ud83d" escape) have no UTF-8 form: kept as that text.
+        storable = [p.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(p, str) else p for p in params]
         with self._lock:
             try:
                 with self._write() as conn:
-                    conn.execute(sql, params)
+                    conn.execute(sql, storable)
             except Exception as exc:  # a log that cannot be written must never cost the answer
                 self._warn_once(exc)
 
