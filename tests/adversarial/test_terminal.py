@@ -48,9 +48,12 @@ SEQUENCES = {
     "rich_close_all": "[/]",
     "rich_style": "[bold red]loud[/bold red]",
     "markdown_link": "[the docs](https://evil.example/docs)",
+    "lone_surrogates": "\udc80 \ud83d",  # what a JSON escape like "\ud83d" alone decodes to; no UTF-8 holds it
 }
 HOSTILE = " ".join(SEQUENCES.values())
-ARGV_HOSTILE = HOSTILE.replace("\x00", "")  # a command line cannot carry NUL
+# A command line cannot carry NUL or a lone surrogate, and neither validates as a tool's string argument.
+ARGV_HOSTILE = HOSTILE.replace("\x00", "").replace(SEQUENCES["lone_surrogates"], "")
+COMMENT = HOSTILE.replace(SEQUENCES["lone_surrogates"], "")
 # How the data must look once shown: escaped, literal, or with its target spelled out.
 VISIBLE = (
     "\\x1b]8;;https://evil.example",
@@ -61,6 +64,7 @@ VISIBLE = (
     "\\u202eexe.txt",
     "[link=https://evil.example]approve[/link]",
 )
+VISIBLE_IN_ANSWER = (*VISIBLE, "\\udc80 \\ud83d")
 
 
 def fixture_texts() -> str:
@@ -86,7 +90,7 @@ def check_plain(run: Run) -> None:
     assert_inert_plain(run.err, "stderr")
 
 
-def hostile_turns(comment: str = HOSTILE) -> list[dict[str, Any]]:
+def hostile_turns(comment: str = COMMENT) -> list[dict[str, Any]]:
     return [
         {
             "calls": [
@@ -110,8 +114,9 @@ def test_answer_rows_and_errors_on_a_pipe(tmp_path: Path) -> None:
     asked = run_atlas("ask", "-m", write_script(tmp_path, hostile_turns()), ARGV_HOSTILE, env=env)
     assert asked.code == 0, asked
     check_plain(asked)
-    assert_visible(asked.stdout)
+    assert_visible(asked.stdout, VISIBLE_IN_ANSWER)
     assert "the docs (https://evil.example/docs)" in asked.stdout  # a link's target is always seen
+    assert "cannot be written" not in asked.stderr  # the turn, answer and all, is in the call log
     assert "\\x1b[2Jevil_tool" in asked.stdout  # the unknown tool's row
     assert "(no terminal, denied)" in asked.stderr and "\\x1b]52;c;" in asked.stderr  # the approval line
 
@@ -194,7 +199,7 @@ def test_approval_prompt_rows_and_answer_on_a_terminal(approved_hostile_comment:
     _, screen = approved_hostile_comment
     assert_inert_tty(screen, "the whole terminal session")
     text = screen.decode("utf-8")
-    assert_visible(text)
+    assert_visible(text, VISIBLE_IN_ANSWER)
     assert "Approve post_comment(issue_id=66, body=" in text
     assert "comment on #66" in text  # the preview names the target before the whole body
 
@@ -204,7 +209,7 @@ def test_the_tracker_shows_an_approved_hostile_comment_inert(
 ) -> None:
     env, _ = approved_hostile_comment
     records = tracker_records(env)
-    assert [(r["action"], r["issue_id"], r["body"]) for r in records] == [("post_comment", 66, HOSTILE)]
+    assert [(r["action"], r["issue_id"], r["body"]) for r in records] == [("post_comment", 66, COMMENT)]
     table = invoke("tracker", env=env)
     assert table.code == 0, table
     check_plain(table)
@@ -230,6 +235,7 @@ def test_hostile_paths_of_the_state_folder_and_the_data_are_shown_inert(tmp_path
     blocker = tmp_path / f"file{hostile}"
     blocker.write_text("a file, so no folder can be made under it", encoding="utf-8")
     fresh = atlas_env(tmp_path / f"home{hostile}")
+    undecodable = atlas_env(tmp_path / "home\udcff\udcfe")  # bytes 0xff 0xfe in the path: not UTF-8
     unusable = atlas_env(blocker / "home")
     runs = [
         invoke("log", env=fresh),
@@ -238,6 +244,8 @@ def test_hostile_paths_of_the_state_folder_and_the_data_are_shown_inert(tmp_path
         run_atlas("tracker", env=unusable),
         run_atlas("ask", "-m", "offline", "show issue #41", env={**fresh, "ORBIT_DATA": str(tmp_path / hostile)}),
         run_atlas("tools", env={**fresh, "ATLAS_TOOL_MODULES": f"no_such{hostile}"}),
+        run_atlas("log", env=undecodable),
+        run_atlas("tracker", env=undecodable),
     ]
     for shown in runs:
         check_plain(shown)
