@@ -11,6 +11,7 @@ name, and each fault is scripted to match only that name, so they share one llmo
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -185,7 +186,7 @@ def test_a_server_that_never_answers_is_given_up_after_the_sdk_retries(wire: dic
     failed_cleanly(wire["no-headers"], "did not answer within 0.4 s", "ATLAS_MODEL_TIMEOUT")
     attempts = wire["no-headers"].requests
     assert len(attempts) == 3  # the first request and the SDK's two retries, each cut at the timeout
-    gaps = [later.started_at - earlier.started_at for earlier, later in zip(attempts, attempts[1:])]
+    gaps = [later.started_at - earlier.started_at for earlier, later in itertools.pairwise(attempts)]
     assert max(gaps) < STALL_S - 1, f"an attempt was waited out: {gaps}"  # 0.4 s + backoff each
 
 
