@@ -105,7 +105,9 @@ def wire(llmock_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     for name, (process, env, base_url) in started.items():
         out, err = process.communicate(timeout=90)
         runs[name] = WireRun(Run(process.returncode, out, err), env, [], base_url)
-    requests = [record for record in mock.requests if record.path.endswith("/responses")]
+    # A request the client gave up on is journaled when the server finishes it: wait for the hung ones.
+    journaled = llmock_server.state.journal.records(wait=STALL_S + 2)
+    requests = [record for record in journaled if record.path.endswith("/responses")]
     for name, wire_run in runs.items():
         wire_run.requests.extend(sorted((r for r in requests if r.model == name), key=lambda r: r.started_at))
     yield runs
