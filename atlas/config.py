@@ -42,17 +42,22 @@ def default_model_name() -> str:
     return DEFAULT_OPENAI_MODEL if os.environ.get("OPENAI_API_KEY") else OFFLINE_MODEL
 
 
-def _price(name: str, default: float) -> float:
+def env_number(name: str, default: float, *, unit: str, positive: bool = False) -> float:
+    """A non-negative (or, with `positive`, strictly positive) number from the environment."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
     try:
         value = float(raw)
     except ValueError:
-        raise ConfigError(f"{name} must be a number of USD per 1M tokens, got {raw!r}") from None
-    if value < 0:
-        raise ConfigError(f"{name} must not be negative, got {raw!r}")
+        raise ConfigError(f"{name} must be a number of {unit}, got {raw!r}") from None
+    if value < 0 or (positive and value == 0) or value != value:
+        raise ConfigError(f"{name} must be {'positive' if positive else 'a number ≥ 0'}, got {raw!r}")
     return value
+
+
+def _price(name: str, default: float) -> float:
+    return env_number(name, default, unit="USD per 1M tokens")
 
 
 def tool_modules() -> list[str]:

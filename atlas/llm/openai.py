@@ -26,8 +26,8 @@ from openai.types.responses import (
     ToolParam,
 )
 
+from atlas.config import env_number
 from atlas.errors import (
-    ConfigError,
     ModelAuthError,
     ModelConnectionError,
     ModelError,
@@ -48,16 +48,7 @@ NO_KEY = "set OPENAI_API_KEY or use --model offline"
 
 def model_timeout() -> float:
     """`ATLAS_MODEL_TIMEOUT` (seconds without data before a request or a stream is given up)."""
-    raw = os.environ.get("ATLAS_MODEL_TIMEOUT", "").strip()
-    if not raw:
-        return DEFAULT_TIMEOUT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"ATLAS_MODEL_TIMEOUT must be a number of seconds, got {raw!r}") from None
-    if value <= 0:
-        raise ConfigError(f"ATLAS_MODEL_TIMEOUT must be positive, got {raw!r}")
-    return value
+    return env_number("ATLAS_MODEL_TIMEOUT", DEFAULT_TIMEOUT_S, unit="seconds", positive=True)
 
 
 class OpenAIModel:
