@@ -135,9 +135,7 @@ class MockTracker:
     def post_comment(self, issue: IssueBrief, body: str, *, key: str, session: str) -> dict[str, Any]:
         """Post a comment once per idempotency key; a replay of the same call returns the stored result."""
         with self._locked():
-            for record in self.records():
-                if record.get("key") != key:
-                    continue
+            for record in self._records_with_key(key):
                 if record["action"] == "post_comment" and record["issue_id"] == issue.id and record.get("body") == body:
                     return _comment_result(record)
                 raise PermanentToolError(
@@ -146,6 +144,18 @@ class MockTracker:
             record = {"ts": now_iso(), "key": key, "action": "post_comment", "issue_id": issue.id, "body": body}
             self._append({**record, "session": session})
         return _comment_result(record)
+
+    def _records_with_key(self, key: str) -> list[dict[str, Any]]:
+        """Records written under one idempotency key; only lines that can hold it are parsed."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise PermanentToolError(f"cannot read {self.path}: {exc}") from None
+        needle = json.dumps(key, ensure_ascii=False).encode("utf-8")
+        found = (_parse(line) for line in raw.split(b"\n") if needle in line)
+        return [record for record in found if record is not None and record.get("key") == key]
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
