@@ -39,11 +39,14 @@ def question(request: ApprovalRequest) -> str:
 
 
 def warning(request: ApprovalRequest) -> str | None:
-    """The caution shown when outsiders' text, read earlier in this turn, may be what asks for this."""
+    """The caution shown when outsiders' text, read earlier in this conversation, may be what asks for this."""
     if not request.untrusted_sources:
         return None
     sources = ", ".join(request.untrusted_sources)
-    return f"Untrusted text was read earlier in this turn from {sources} — make sure this action is what you asked for."
+    return (
+        f"Untrusted text was read earlier in this conversation from {sources}"
+        " — make sure this action is what you asked for."
+    )
 
 
 @contextlib.contextmanager

@@ -58,7 +58,8 @@ def ask_on_pty(keys: bytes, request: ApprovalRequest = REQUEST) -> tuple[bool, s
 def test_question_text() -> None:
     assert question(REQUEST) == "Approve add_label(issue_id=92, label='severity:S1')? [y/N] "
     assert warning(REQUEST) == (
-        "Untrusted text was read earlier in this turn from issue #92 — make sure this action is what you asked for."
+        "Untrusted text was read earlier in this conversation from issue #92"
+        " — make sure this action is what you asked for."
     )
     assert warning(ApprovalRequest("c", "add_label", {}, "")) is None
 
@@ -68,7 +69,7 @@ def test_yes_approves(keys: bytes) -> None:
     approved, shown = ask_on_pty(keys)
     assert approved
     assert "#92 labels: [type:question] → [type:question, severity:S1]" in shown
-    assert "Untrusted text was read earlier in this turn from issue #92" in shown
+    assert "Untrusted text was read earlier in this conversation from issue #92" in shown
 
 
 @pytest.mark.parametrize("keys", [b"n\r", b"\r", b"\x03", b"\x04", b"yy\r", b"no\r", b"x\x7f\x7fy\x1b[A\r"])

@@ -97,8 +97,8 @@ def test_approval_names_untrusted_text_read_earlier(tmp_path: Path, home: Path) 
     child = spawn("ask", "-m", replay(tmp_path, turns), "triage #92")
     child.expect_exact("[y/N] ")
     assert (
-        "Untrusted text was read earlier in this turn from issue #92 — make sure this action is what you asked for."
-        in child.before
+        "Untrusted text was read earlier in this conversation from issue #92"
+        " — make sure this action is what you asked for." in child.before
     )
     child.send("\r")
     finish(child)
