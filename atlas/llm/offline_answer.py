@@ -158,6 +158,8 @@ def issue_section(issue_id: int, data: Mapping[str, Any], cited: list[str]) -> s
     lines = [f"### #{issue_id} — {title}", facts, "", quoted(str(data.get("body", "")), EXCERPT_CHARS)]
     if cited:
         lines += ["", "Error codes cited: " + ", ".join(cited)]
+    if data.get("tracker_note"):
+        lines += ["", f"Note: {_one_line(data['tracker_note'], 300)}"]
     return "\n".join(lines)
 
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.errors import PermanentToolError
+from atlas.errors import PermanentToolError, ToolError
 from atlas.tools.orbitdb import connect, labels_of, no_such_issue
 from atlas.tools.registry import ToolContext, tool
 from atlas.tools.tracker import MockTracker
@@ -78,12 +78,11 @@ def get_issue(args: IssueArgs, ctx: ToolContext) -> dict[str, Any]:
             "SELECT author, created_at, body FROM comments WHERE issue_id = ? ORDER BY position DESC LIMIT ?",
             (args.issue_id, COMMENTS_SHOWN),
         ).fetchall()
-    tracker = MockTracker(ctx.home)
     comments = [
         {"author": c["author"], "created_at": c["created_at"], "body": cut(c["body"], COMMENT_LIMIT)}
         for c in reversed(latest)
     ]
-    return {
+    issue = {
         "id": row["id"],
         "title": row["title"],
         "state": row["state"],
@@ -94,11 +93,26 @@ def get_issue(args: IssueArgs, ctx: ToolContext) -> dict[str, Any]:
         "comment_count": count,
         "comments": comments,
         "comments_shown": f"the last {len(comments)} of {count}",
-        "tracker_labels": [label for label in tracker.added_labels(args.issue_id) if label not in labels],
-        "tracker_comments": [
-            {"ts": c["ts"], "body": cut(c["body"], COMMENT_LIMIT)} for c in tracker.comments(args.issue_id)
-        ],
     }
+    return issue | _tracker_additions(ctx.home, args.issue_id, labels)
+
+
+def _tracker_additions(home: Path, issue_id: int, labels: list[str]) -> dict[str, Any]:
+    """What Atlas itself added to an issue; an unreadable state folder hides only this part."""
+    tracker = MockTracker(home)
+    try:
+        return {
+            "tracker_labels": [label for label in tracker.added_labels(issue_id) if label not in labels],
+            "tracker_comments": [
+                {"ts": c["ts"], "body": cut(c["body"], COMMENT_LIMIT)} for c in tracker.comments(issue_id)
+            ],
+        }
+    except ToolError as exc:
+        return {
+            "tracker_labels": [],
+            "tracker_comments": [],
+            "tracker_note": f"labels and comments added through Atlas could not be read: {exc}",
+        }
 
 
 class SearchArgs(BaseModel):

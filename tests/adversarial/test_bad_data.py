@@ -170,8 +170,9 @@ def test_a_state_folder_that_cannot_exist(tmp_path: Path) -> None:
     asked = ask(env, "show issue #41")
     assert f"the call log {home / 'log.db'} cannot be written" in asked.stderr
     shown = flat(asked.stdout)
-    # Either the issue, or exactly what could not be read; never an empty or misleading answer.
-    assert TITLE_41 in shown or f"cannot read {home / 'tracker_actions.jsonl'}" in shown, shown
+    # The issue, and exactly what could not be read; never an empty or misleading answer.
+    assert TITLE_41 in shown, shown
+    assert f"added through Atlas could not be read: cannot read {home / 'tracker_actions.jsonl'}" in shown, shown
     assert "There is no issue" not in shown
     tracker = run_atlas("tracker", env=env)
     assert_no_traceback(tracker)
