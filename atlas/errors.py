@@ -23,6 +23,7 @@ are `AtlasError`s, caught once in the CLI and shown as one line::
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from enum import StrEnum
 from typing import Any
@@ -209,5 +210,18 @@ def envelope_err(kind: ErrorKind, message: str, *, hint: str | None = None) -> d
 
 
 def dumps(envelope: dict[str, Any]) -> str:
-    """Serialise an envelope; values JSON cannot hold are shown with str()."""
-    return json.dumps(envelope, ensure_ascii=False, default=str)
+    """Serialise an envelope as strict JSON; values JSON cannot hold (NaN too) are shown with str()."""
+    try:
+        return json.dumps(envelope, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError:  # a NaN or an infinity somewhere: rare, so only then walk the data
+        return json.dumps(_finite(envelope), ensure_ascii=False, default=str, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value

@@ -123,3 +123,11 @@ def test_describe_names_exceptions_without_text_and_unquotes_key_errors() -> Non
 
 def test_dumps_survives_values_json_cannot_hold() -> None:
     assert json.loads(dumps(envelope_ok({"path": Path("/tmp/x")})))["data"]["path"] == "/tmp/x"
+
+
+def test_dumps_is_strict_json_even_for_nan_and_infinity() -> None:
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"non-standard JSON constant {constant}")
+
+    text = dumps(envelope_ok({"ratio": float("nan"), "limits": [float("inf"), -float("inf"), 1.5]}))
+    assert json.loads(text, parse_constant=refuse)["data"] == {"ratio": "nan", "limits": ["inf", "-inf", 1.5]}
