@@ -73,10 +73,16 @@ class Round:
     summarised: bool = False
 
     def wall_s(self) -> float:
-        """From the first call starting to the last one ending: time spent asking a person is not run time."""
-        ends = [row.ended for row in self.rows.values() if row.ended is not None]
-        starts = [row.started for row in self.rows.values() if row.started is not None]
-        return max(ends) - min(starts, default=self.started) if ends else 0.0
+        """How long at least one call was running: time spent asking a person is not run time."""
+        spans = sorted(
+            (row.started, row.ended) for row in self.rows.values() if row.started is not None and row.ended is not None
+        )
+        busy, reach = 0.0, float("-inf")
+        for start, end in spans:
+            if end > reach:
+                busy += end - max(start, reach)
+                reach = end
+        return busy
 
     def calls_s(self) -> float:
         return sum(row.ms or 0.0 for row in self.rows.values()) / 1000
@@ -85,7 +91,8 @@ class Round:
         """`round 1: 2.01 s wall, 4.03 s of calls, 2.0× parallel`."""
         wall, calls = self.wall_s(), self.calls_s()
         text = f"round {self.number}: {wall:.2f} s wall, {calls:.2f} s of calls"
-        if wall > 0 and len(self.rows) > 1:
+        # Below ~1.05 the calls did not overlap: a factor would only show timer noise.
+        if wall > 0 and len(self.rows) > 1 and calls / wall >= 1.05:
             text += f", {calls / wall:.1f}× parallel"
         return text
 
@@ -135,15 +142,7 @@ class CallBoard:
         with self._lock:
             self.rounds.append(Round(number=number, started=self.clock()))
         if self.live:
-            self._live = Live(
-                get_renderable=self.render_current,
-                console=self.console,
-                refresh_per_second=self.refresh_per_second,
-                transient=True,
-                redirect_stdout=False,
-                redirect_stderr=False,
-            )
-            self._live.start()
+            self._live = self._start_live()
 
     def on_event(self, event: CallEvent) -> None:
         """Fold one call event into the rows; safe to call from any thread."""
@@ -203,8 +202,22 @@ class CallBoard:
         try:
             yield
         finally:
+            # A fresh Live: a restarted one would first erase as many lines as it last drew,
+            # which are now the question and its answer.
             if self._live is live:
-                live.start()
+                self._live = self._start_live()
+
+    def _start_live(self) -> Live:
+        live = Live(
+            get_renderable=self.render_current,
+            console=self.console,
+            refresh_per_second=self.refresh_per_second,
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+        live.start()
+        return live
 
     # -- drawing ----------------------------------------------------------------------------
 

@@ -87,6 +87,24 @@ def test_round_summary_shows_wall_time_beside_sum_of_calls() -> None:
     assert "round 1: 2.00 s wall, 4.01 s of calls, 2.0× parallel" in out.getvalue()
 
 
+def test_time_waiting_for_approval_is_not_wall_time() -> None:
+    clock = Clock()
+    console, out = capture()
+    board = CallBoard(console, live=False, clock=clock)
+    board.start_round(1)
+    board.on_event(event(Phase.STARTED, "read", attempt=1))
+    board.on_event(event(Phase.AWAITING_APPROVAL, "write", "add_label"))
+    clock.now += 0.5
+    board.on_event(event(Phase.FINISHED, "read", kind="ok", ms=500.0, attempts=1))
+    clock.now += 3.0  # the person thinks
+    board.on_event(event(Phase.APPROVED, "write", "add_label"))
+    board.on_event(event(Phase.STARTED, "write", "add_label", attempt=1))
+    clock.now += 0.5
+    board.on_event(event(Phase.FINISHED, "write", "add_label", kind="ok", ms=500.0, attempts=1))
+    board.end_round()
+    assert "round 1: 1.00 s wall, 1.00 s of calls\n" in out.getvalue()
+
+
 def test_plain_mode_prints_one_line_per_finished_call_and_no_codes() -> None:
     clock = Clock()
     console, out = capture()
