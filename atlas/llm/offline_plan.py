@@ -365,10 +365,15 @@ def with_references(question: str, earlier: list[str]) -> str:
 
     Only the user's own earlier messages are read, newest first.
     """
-    if issue_ids_in(question) or not (match := _REFERENCE_RE.search(question)):
+    named_here = issue_ids_in(question)
+    if not (match := _REFERENCE_RE.search(question)):
+        return question
+    # With an id in the question, a pronoun is only a reference in "compare them with #87";
+    # elsewhere ("comment on #41: it works now") it belongs to the user's own text.
+    if named_here and not (len(named_here) == 1 and _COMPARE_RE.search(question) and "comment" not in question):
         return question
     for message in reversed(earlier):
-        ids = issue_ids_in(message)
+        ids = [issue_id for issue_id in issue_ids_in(message) if issue_id not in named_here]
         if ids:
             named = " and ".join(f"#{issue_id}" for issue_id in ids[:MAX_ISSUES])
             return question[: match.start()] + named + question[match.end() :]

@@ -348,6 +348,8 @@ def test_an_output_elided_from_a_long_chat_is_said_so(tools: Registry) -> None:
         ("compare them", [issue(41), issue(87)]),
         ("comment on it: Looking into it.", [("post_comment", {"issue_id": 41, "body": "Looking into it."})]),
         ("and #92?", [issue(92)]),
+        ("compare them with #92", [issue(41), issue(87), issue(92)]),
+        ("comment on #92: it works now", [("post_comment", {"issue_id": 92, "body": "it works now"})]),
     ],
 )
 def test_a_chat_follow_up_refers_to_the_issues_the_user_last_named(
