@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas.errors import envelope_ok
+from atlas.errors import dumps, envelope_ok
 from atlas.events import ApprovalRequest
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.outputs import capped_output
@@ -32,7 +32,7 @@ def test_capped_output_is_valid_json_within_the_limit(data: Any, limit: int) -> 
     parsed = json.loads(text)
     assert len(text) <= limit
     assert parsed["ok"] is True and parsed["untrusted"] is True
-    if json.dumps(envelope_in, ensure_ascii=False) == text:
+    if dumps(envelope_in) == text:
         assert "truncated" not in parsed
     else:
         assert parsed["truncated"] is True
