@@ -221,7 +221,7 @@ def _finite(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
+        return {_finite(key): _finite(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_finite(item) for item in value]
     return value

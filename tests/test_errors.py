@@ -131,3 +131,8 @@ def test_dumps_is_strict_json_even_for_nan_and_infinity() -> None:
 
     text = dumps(envelope_ok({"ratio": float("nan"), "limits": [float("inf"), -float("inf"), 1.5]}))
     assert json.loads(text, parse_constant=refuse)["data"] == {"ratio": "nan", "limits": ["inf", "-inf", 1.5]}
+
+
+def test_dumps_shows_non_finite_dict_keys_as_text() -> None:
+    text = dumps(envelope_ok({float("inf"): "unbounded", 2.5: "half"}))
+    assert json.loads(text)["data"] == {"inf": "unbounded", "2.5": "half"}
