@@ -139,7 +139,7 @@ async def run_turn(
             requested.extend((round_no, call.call_id) for call in reply.calls)
             if on_round is not None:
                 on_round(round_no)
-            history.extend(await _run_calls(executor, reply.calls, round_no, parallel=parallel))
+            await _run_calls(executor, reply.calls, round_no, history, parallel=parallel)
         else:
             answer = _stopped_answer(max_rounds, len(requested))
         history.append({"role": "assistant", "content": answer})
@@ -178,14 +178,16 @@ async def run_turn(
 
 
 async def _run_calls(
-    executor: ToolExecutor, calls: Sequence[ToolCall], round_no: int, *, parallel: bool
-) -> list[dict[str, Any]]:
-    if parallel:
-        return await executor.run_all(list(calls), round=round_no)
-    outputs: list[dict[str, Any]] = []
-    for call in calls:
-        outputs.extend(await executor.run_all([call], round=round_no))
-    return outputs
+    executor: ToolExecutor, calls: Sequence[ToolCall], round_no: int, history: list[dict[str, Any]], *, parallel: bool
+) -> None:
+    """Append each call's output to `history` as soon as it exists.
+
+    One at a time, a call that finished before a Ctrl-C keeps its real output (it may have had a
+    side effect); only the interrupted call and those never started are answered `cancelled`.
+    """
+    batches = [list(calls)] if parallel else [[call] for call in calls]
+    for batch in batches:
+        history.extend(await executor.run_all(batch, round=round_no))
 
 
 def _stopped_answer(max_rounds: int, n_calls: int) -> str:

@@ -312,6 +312,32 @@ def test_cancelling_mid_round_leaves_a_valid_history_for_the_next_turn() -> None
     assert_valid(history)
 
 
+def test_cancelling_one_at_a_time_keeps_the_outputs_of_calls_that_already_ran() -> None:
+    notes: list[str] = []
+    model = ScriptedModel(
+        [{"calls": [call("add_note", text="ship it"), call("slow", key="b"), call("lookup", key="c")]}]
+    )
+    executor = make_executor(make_registry(notes=notes), approve=lambda request: True)
+    history: list[dict[str, Any]] = []
+
+    async def cancel_soon() -> None:
+        task = asyncio.create_task(
+            run_turn("q", history, model=model, executor=executor, session="s1", parallel=False)
+        )
+        await asyncio.sleep(0.4)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_soon())
+    assert notes == ["ship it"]
+    assert_valid(history)
+    outputs = outputs_of(history)
+    assert outputs["call_1_1"] == {"ok": True, "data": "noted"}  # it ran: the model must not think otherwise
+    assert outputs["call_1_2"]["error"]["kind"] == "cancelled"
+    assert outputs["call_1_3"]["error"]["kind"] == "cancelled"
+
+
 def test_a_model_failure_mid_turn_propagates_and_keeps_history_valid() -> None:
     model = ScriptedModel([{"calls": [call("lookup", key="a")]}])  # runs out in round 2
     history: list[dict[str, Any]] = []
