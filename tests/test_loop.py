@@ -321,9 +321,7 @@ def test_cancelling_one_at_a_time_keeps_the_outputs_of_calls_that_already_ran() 
     history: list[dict[str, Any]] = []
 
     async def cancel_soon() -> None:
-        task = asyncio.create_task(
-            run_turn("q", history, model=model, executor=executor, session="s1", parallel=False)
-        )
+        task = asyncio.create_task(run_turn("q", history, model=model, executor=executor, session="s1", parallel=False))
         await asyncio.sleep(0.4)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
