@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,7 @@ def default_model_name() -> str:
 
 
 def env_number(name: str, default: float, *, unit: str, positive: bool = False) -> float:
-    """A non-negative (or, with `positive`, strictly positive) number from the environment."""
+    """A finite, non-negative (or, with `positive`, strictly positive) number from the environment."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
@@ -51,8 +52,8 @@ def env_number(name: str, default: float, *, unit: str, positive: bool = False) 
         value = float(raw)
     except ValueError:
         raise ConfigError(f"{name} must be a number of {unit}, got {raw!r}") from None
-    if value < 0 or (positive and value == 0) or value != value:
-        raise ConfigError(f"{name} must be {'positive' if positive else 'a number ≥ 0'}, got {raw!r}")
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ConfigError(f"{name} must be a finite number {'> 0' if positive else '≥ 0'}, got {raw!r}")
     return value
 
 

@@ -1,0 +1,29 @@
+"""Settings read from the environment: numbers that cannot be used are refused with one line."""
+
+from __future__ import annotations
+
+import pytest
+
+from atlas.config import Settings, env_number
+from atlas.errors import ConfigError
+
+
+@pytest.mark.parametrize("raw", ["inf", "-inf", "Infinity", "nan", "1e999"])
+def test_a_price_that_is_not_a_finite_number_is_refused(monkeypatch: pytest.MonkeyPatch, raw: str) -> None:
+    monkeypatch.setenv("ATLAS_PRICE_IN", raw)
+    with pytest.raises(ConfigError, match="ATLAS_PRICE_IN"):
+        Settings()
+
+
+def test_numbers_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("X_SECONDS", " 2.5 ")
+    assert env_number("X_SECONDS", 1.0, unit="seconds") == 2.5
+    monkeypatch.setenv("X_SECONDS", "")
+    assert env_number("X_SECONDS", 1.0, unit="seconds") == 1.0
+    monkeypatch.setenv("X_SECONDS", "0")
+    assert env_number("X_SECONDS", 1.0, unit="seconds") == 0.0
+    with pytest.raises(ConfigError, match="> 0"):
+        env_number("X_SECONDS", 1.0, unit="seconds", positive=True)
+    monkeypatch.setenv("X_SECONDS", "-1")
+    with pytest.raises(ConfigError, match="X_SECONDS"):
+        env_number("X_SECONDS", 1.0, unit="seconds")
