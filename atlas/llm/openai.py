@@ -22,6 +22,7 @@ from openai.types.responses import (
     ResponseIncompleteEvent,
     ResponseInputParam,
     ResponseOutputItemDoneEvent,
+    ResponseRefusalDeltaEvent,
     ResponseTextDeltaEvent,
     ToolParam,
 )
@@ -112,7 +113,8 @@ class OpenAIModel:
         calls: list[ToolCall] = []
         try:
             async for event in stream:
-                if isinstance(event, ResponseTextDeltaEvent):
+                # A refusal is the model's answer too: shown, not taken for an empty one.
+                if isinstance(event, ResponseTextDeltaEvent | ResponseRefusalDeltaEvent):
                     text.append(event.delta)
                     if on_text is not None:
                         on_text(event.delta)

@@ -332,3 +332,37 @@ def test_an_empty_answer_is_called_what_it_is(llmock: Any) -> None:
     result = asyncio.run(run_turn("q", history, model=OpenAIModel(MODEL), executor=executor, session="s1"))
     assert result.finished and result.answer == EMPTY_ANSWER
     assert history[-1] == {"role": "assistant", "content": EMPTY_ANSWER}
+
+
+def test_a_refusal_is_shown_as_the_answer() -> None:
+    refusal = "I can't help with that."
+    refused = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "refusal", "refusal": refusal}],
+    }
+    events = [
+        {"type": "response.created", "response": response_object("in_progress")},
+        {"type": "response.refusal.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": refusal},
+        {
+            "type": "response.completed",
+            "response": response_object("completed", output=[refused], usage=_usage(12, 7)),
+        },
+    ]
+    deltas: list[str] = []
+    with CannedEvents(events) as server:
+        turn = ask(OpenAIModel(MODEL, api_key="k", base_url=server.url), Registry(), on_text=deltas.append)
+    assert turn.text == refusal == "".join(deltas)
+    assert (turn.usage.input_tokens, turn.usage.output_tokens) == (12, 7)
+
+
+def _usage(input_tokens: int, output_tokens: int) -> dict[str, Any]:
+    return {
+        "input_tokens": input_tokens,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": output_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": input_tokens + output_tokens,
+    }
