@@ -11,10 +11,12 @@ the question's budget (transient errors retried on idempotent tools, with jitter
 backoff; a timeout never) → envelope, capped → FINISHED event → `log` and the call log.
 
 Cancellation (Ctrl-C cancels the task awaiting `run_all`): every unfinished call is answered with
-kind `cancelled`, logged and reported as FINISHED; `executor.last_outputs` then holds the complete
-outputs of the batch (request order) and the `asyncio.CancelledError` propagates. A caller that
-keeps the conversation going catches it and appends `last_outputs`, so every function_call stays
-answered. `last_outputs` is also set after a normal return.
+kind `cancelled`, logged and reported as FINISHED — except that a side effect already running
+gets a moment to finish, so a write that landed is reported as done, and one still running as
+possibly done. `executor.last_outputs` then holds the complete outputs of the batch (request
+order) and the `asyncio.CancelledError` propagates. A caller that keeps the conversation going
+catches it and appends `last_outputs`, so every function_call stays answered. `last_outputs` is
+also set after a normal return.
 
 Threads left behind by timed-out tools are daemon threads: they neither hold the process open
 nor take a slot from later calls; `leaked_threads` counts them, process-wide.
@@ -50,6 +52,8 @@ BACKOFF_S = (0.2, 0.4)
 """First retry waits a random time in this range; each further retry waits twice as long."""
 CANCEL_GRACE_S = 0.3
 """How long cancelled calls get to record themselves before the batch answers for them."""
+SIDE_EFFECT_GRACE_S = 0.2
+"""How long a side effect already running when the batch is cancelled gets to finish (within CANCEL_GRACE_S)."""
 
 
 class CallLike(Protocol):
@@ -262,12 +266,48 @@ class ToolExecutor:
         job = threads.ThreadCall(spec.fn, args, context, name=f"atlas-tool-{spec.name}")
         try:
             done, _ = await asyncio.wait([job.future], timeout=timeout)
+        except asyncio.CancelledError:
+            if not spec.side_effect:
+                job.abandon()
+                raise
+            return await self._settle_cancelled_side_effect(spec, args, job)
         except BaseException:
             job.abandon()
             raise
         if not done:
             job.abandon()
             return _error(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
+        return self._outcome_of(spec, args, job)
+
+    async def _settle_cancelled_side_effect(
+        self, spec: ToolSpec[Any], args: BaseModel, job: threads.ThreadCall
+    ) -> _Outcome:
+        """Ctrl-C while a side effect runs: the thread cannot be stopped, so the write may land anyway.
+
+        Telling the model "cancelled" about a write that happened invites doing it twice; a write
+        that finishes within a short grace is reported as done, one still running as possibly done.
+        """
+        try:
+            done, _ = await asyncio.wait([job.future], timeout=SIDE_EFFECT_GRACE_S)
+        except BaseException:
+            job.abandon()
+            raise
+        if not done:
+            job.abandon()
+            return _error(
+                ErrorKind.CANCELLED,
+                f"cancelled by the user while {spec.name} ran: it may have taken effect",
+                hint=(
+                    "The user cancelled this action while it was running, so it may have been done. "
+                    "Do not retry it; tell the user to check whether it happened."
+                ),
+            )
+        outcome = self._outcome_of(spec, args, job)
+        # Whatever failed is not retried after Ctrl-C; nothing happened, so it is simply cancelled.
+        return outcome if outcome.kind is ErrorKind.OK else _cancelled()
+
+    def _outcome_of(self, spec: ToolSpec[Any], args: BaseModel, job: threads.ThreadCall) -> _Outcome:
+        """The outcome of a finished attempt; untrusted sources it read join the turn's."""
         failure = job.future.exception()
         if failure is not None:
             kind = classify(failure)
@@ -384,8 +424,8 @@ class ToolExecutor:
         return self._primitives
 
 
-def _error(kind: ErrorKind, message: str) -> _Outcome:
-    envelope = envelope_err(kind, message)
+def _error(kind: ErrorKind, message: str, *, hint: str | None = None) -> _Outcome:
+    envelope = envelope_err(kind, message, hint=hint)
     return _Outcome(kind, envelope, envelope["error"]["message"])
 
 

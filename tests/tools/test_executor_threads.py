@@ -224,3 +224,51 @@ def test_idle_workers_are_reused_rather_than_a_thread_started_per_call() -> None
     asyncio.run(one_after_another())
     # Idle workers left by earlier calls in this process may serve some; at most one is new.
     assert len(names - existing) <= 1
+
+
+def cancel_while_writing(write_s: float) -> tuple[ToolExecutor, float, list[str]]:
+    """Approve one write taking `write_s`, cancel the batch 0.05 s into it; the executor and how long control took."""
+    written: list[str] = []
+
+    def write(args: SleepArgs, ctx: ToolContext) -> dict[str, str]:
+        time.sleep(write_s)
+        written.append(args.value)
+        return {"written": args.value}
+
+    executor = ToolExecutor(registry(spec("write", write, side_effect=True)), approve=lambda request: True)
+    returned: dict[str, float] = {}
+
+    async def main() -> None:
+        task = asyncio.create_task(executor.run_all([call("write", "w1", value="comment")]))
+        while not any(thread.name == "atlas-tool-write" for thread in threading.enumerate()):
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.05)
+        cancelled_at = time.monotonic()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        returned["after"] = time.monotonic() - cancelled_at
+
+    asyncio.run(main())
+    return executor, returned["after"], written
+
+
+def test_a_write_that_lands_just_after_ctrl_c_is_reported_as_done_not_cancelled() -> None:
+    executor, after, written = cancel_while_writing(0.1)
+    assert written == ["comment"]
+    assert after < 0.5
+    [output] = executor.last_outputs
+    assert kind_of(output) == "ok"
+    assert envelope(output)["data"] == {"written": "comment"}
+    assert [r.kind for r in executor.log] == ["ok"]
+
+
+def test_a_write_still_running_after_ctrl_c_is_cancelled_with_a_warning_that_it_may_land() -> None:
+    executor, after, _ = cancel_while_writing(2.0)
+    assert after < 0.5
+    [output] = executor.last_outputs
+    assert kind_of(output) == "cancelled"
+    error = envelope(output)["error"]
+    assert "may have" in error["message"]
+    assert "check" in error["hint"]
+    assert [r.kind for r in executor.log] == ["cancelled"]
