@@ -257,7 +257,8 @@ class Doc:
         )
 
     def subheadings(self) -> list[str]:
-        return [h.text for h in self.headings if h.level > 1]
+        """Headings below the title, each led by its parents when its text alone is ambiguous."""
+        return [heading_path(self, h) for h in self.headings if h.level > 1]
 
 
 _docs: dict[Path, tuple[tuple[int, int], Doc]] = {}
@@ -340,7 +341,10 @@ class DocSectionArgs(BaseModel):
     heading: str | None = Field(
         None,
         max_length=200,
-        description="A heading or its start, e.g. ORB-1101 or Retries; null for the page's intro and headings.",
+        description=(
+            "A heading or its start, e.g. ORB-1101 or Retries; 'Postgres > How it works' for a heading that"
+            " appears under several parents; null for the page's intro and headings."
+        ),
     )
 
 
@@ -353,13 +357,49 @@ def _fold(heading: str) -> str:
     return " ".join(heading.lstrip("#").split()).casefold()
 
 
+PARENT_SEPARATOR = " > "
+
+
+def parents_of(doc: Doc, heading: Heading) -> list[Heading]:
+    """The headings `heading` sits under, outermost first."""
+    chain: list[Heading] = []
+    level = heading.level
+    for other in reversed([h for h in doc.headings if h.line < heading.line]):
+        if other.level < level:
+            chain.append(other)
+            level = other.level
+    return chain[::-1]
+
+
+def heading_path(doc: Doc, heading: Heading) -> str:
+    """The heading's text, led by its parents (below the page title) when the text alone is ambiguous."""
+    if sum(_fold(h.text) == _fold(heading.text) for h in doc.headings) < 2:
+        return heading.text
+    return PARENT_SEPARATOR.join([*(h.text for h in parents_of(doc, heading) if h.level > 1), heading.text])
+
+
 def find_headings(doc: Doc, wanted: str) -> list[Heading]:
-    """Headings matching `wanted`, case-insensitively: exact matches, else prefixes, else substrings."""
-    target = _fold(wanted)
+    """Headings matching `wanted`, case-insensitively: exact matches, else prefixes, else substrings.
+
+    `Postgres > How it works` asks for a `How it works` under a heading that holds `Postgres`.
+    """
+    *parents, last = wanted.split(PARENT_SEPARATOR.strip())
+    found = _matching(doc, _fold(last), [_fold(parent) for parent in parents if _fold(parent)])
+    if not found and parents:  # a heading may hold ">" itself
+        found = _matching(doc, _fold(wanted), [])
+    return found
+
+
+def _matching(doc: Doc, target: str, parents: list[str]) -> list[Heading]:
     if not target:
         return []
+
+    def under_parents(heading: Heading) -> bool:
+        names = [_fold(h.text) for h in parents_of(doc, heading)]
+        return all(any(parent in name for name in names) for parent in parents)
+
     for matches in (str.__eq__, str.startswith, str.__contains__):
-        found = [h for h in doc.headings if matches(_fold(h.text), target)]
+        found = [h for h in doc.headings if matches(_fold(h.text), target) and under_parents(h)]
         if found:
             return found
     return []
@@ -398,8 +438,11 @@ def get_doc_section(args: DocSectionArgs, ctx: ToolContext) -> dict[str, Any]:
         "heading": found[0].text,
         "text": cut(section_text(doc, found[0]), SECTION_LIMIT),
     }
+    path = heading_path(doc, found[0])
+    if path != found[0].text:
+        result["under"] = path.removesuffix(PARENT_SEPARATOR + found[0].text)
     if len(found) > 1:
-        result["other_matches"] = [h.text for h in found[1:6]]
+        result["other_matches"] = [heading_path(doc, h) for h in found[1:6]]
     return _noted(doc, result)
 
 

@@ -169,6 +169,53 @@ def test_section_runs_to_the_next_heading_of_same_or_higher_level(ctx: ToolConte
     assert "ORB-1101" in group and "ORB-1102" in group and "ORB-2001" not in group
 
 
+BROKERS = """# Brokers
+
+## Redis
+
+### How it works
+
+Redis keeps jobs in a stream.
+
+### Caveats
+
+Redis caveat.
+
+## Postgres
+
+### How it works
+
+Postgres uses SKIP LOCKED.
+
+### Caveats
+
+Postgres caveat.
+"""
+
+
+def test_a_heading_that_appears_under_several_parents_can_be_asked_for_by_its_parent(
+    data: Path, ctx: ToolContext
+) -> None:
+    (data / "docs" / "brokers.md").write_text(BROKERS, encoding="utf-8")
+    first = get_doc_section(DocSectionArgs(doc_id="brokers", heading="How it works"), ctx)
+    assert "stream" in first["text"] and first["under"] == "Redis"
+    assert first["other_matches"] == ["Postgres > How it works"]
+    second = get_doc_section(DocSectionArgs(doc_id="brokers", heading=first["other_matches"][0]), ctx)
+    assert second["heading"] == "How it works" and second["under"] == "Postgres"
+    assert "SKIP LOCKED" in second["text"] and "stream" not in second["text"]
+    assert "Postgres caveat" in get_doc_section(DocSectionArgs(doc_id="brokers", heading="postgres > cav"), ctx)["text"]
+    # A unique heading needs no parent, and says nothing about one.
+    assert "under" not in get_doc_section(DocSectionArgs(doc_id="brokers", heading="Postgres"), ctx)
+    assert list_docs(NoArgs(), ctx)["docs"][0]["headings"] == [
+        "Redis",
+        "Redis > How it works",
+        "Redis > Caveats",
+        "Postgres",
+        "Postgres > How it works",
+        "Postgres > Caveats",
+    ]
+
+
 def test_long_section_is_cut_with_a_marker(ctx: ToolContext) -> None:
     got = get_doc_section(DocSectionArgs(doc_id="leases", heading="retries"), ctx)
     assert got["heading"] == "Retries"
