@@ -99,20 +99,18 @@ def get_issue(args: IssueArgs, ctx: ToolContext) -> dict[str, Any]:
 
 def _tracker_additions(home: Path, issue_id: int, labels: list[str]) -> dict[str, Any]:
     """What Atlas itself added to an issue; an unreadable state folder hides only this part."""
-    tracker = MockTracker(home)
     try:
-        return {
-            "tracker_labels": [label for label in tracker.added_labels(issue_id) if label not in labels],
-            "tracker_comments": [
-                {"ts": c["ts"], "body": cut(c["body"], COMMENT_LIMIT)} for c in tracker.comments(issue_id)
-            ],
-        }
+        added, comments = MockTracker(home).additions(issue_id)
     except ToolError as exc:
         return {
             "tracker_labels": [],
             "tracker_comments": [],
             "tracker_note": f"labels and comments added through Atlas could not be read: {exc}",
         }
+    return {
+        "tracker_labels": [label for label in added if label not in labels],
+        "tracker_comments": [{"ts": c["ts"], "body": cut(c["body"], COMMENT_LIMIT)} for c in comments],
+    }
 
 
 class SearchArgs(BaseModel):

@@ -100,26 +100,21 @@ class MockTracker:
 
     def added_labels(self, issue_id: int) -> list[str]:
         """Labels added through the tracker to one issue, in the order they were added."""
-        labels: list[str] = []
-        for record in self.records():
-            label = record.get("label")
-            if record["action"] != "add_label" or record["issue_id"] != issue_id or not isinstance(label, str):
-                continue
-            if label not in labels:
-                labels.append(label)
-        return labels
+        return _labels_added(self.records(), issue_id)
 
     def labels_of(self, issue: IssueBrief) -> list[str]:
         """The issue's dataset labels followed by those the tracker added."""
         return issue.labels + [x for x in self.added_labels(issue.id) if x not in issue.labels]
 
-    def comments(self, issue_id: int) -> list[dict[str, Any]]:
-        """Comments posted through the tracker on one issue, oldest first."""
-        return [
+    def additions(self, issue_id: int) -> tuple[list[str], list[dict[str, Any]]]:
+        """Labels added and comments posted (oldest first) through the tracker on one issue, from one read."""
+        records = self.records()
+        comments = [
             {"body": str(record.get("body", "")), "ts": record.get("ts"), "session": record.get("session")}
-            for record in self.records()
+            for record in records
             if record["action"] == "post_comment" and record["issue_id"] == issue_id
         ]
+        return _labels_added(records, issue_id), comments
 
     def add_label(self, issue: IssueBrief, label: str, *, key: str, session: str) -> dict[str, Any]:
         """Add a label unless the issue has it already (in the dataset or through the tracker)."""
@@ -188,6 +183,17 @@ class MockTracker:
             os.close(fd)
         if written != len(line):
             raise TransientToolError(f"only {written} of {len(line)} bytes reached {self.path}; try again")
+
+
+def _labels_added(records: list[dict[str, Any]], issue_id: int) -> list[str]:
+    labels: list[str] = []
+    for record in records:
+        label = record.get("label")
+        if record["action"] != "add_label" or record["issue_id"] != issue_id or not isinstance(label, str):
+            continue
+        if label not in labels:
+            labels.append(label)
+    return labels
 
 
 def _comment_result(record: dict[str, Any]) -> dict[str, Any]:

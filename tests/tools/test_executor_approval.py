@@ -148,7 +148,8 @@ def test_replaying_an_approved_comment_never_posts_twice(tmp_path: Path) -> None
         executor = ToolExecutor(tools, approve=lambda r: True, session="sess-x", context=context)
         output = asyncio.run(executor.run_one(comment))
         assert kind_of(output) == "ok"
-    assert [c["body"] for c in MockTracker(home).comments(41)] == ["Reproduced on 2.4."]
+    _, comments = MockTracker(home).additions(41)
+    assert [c["body"] for c in comments] == ["Reproduced on 2.4."]
 
 
 def test_a_prompt_waiting_its_turn_names_sources_read_while_it_waited() -> None:

@@ -79,7 +79,17 @@ def test_get_issue_shows_what_the_tracker_added(data: Path, _isolated_state: Pat
         PostCommentArgs(issue_id=41, body="Triaged: duplicate of #7."), context(data, _isolated_state, key="k-2")
     )
     ctx = context(data, _isolated_state)
-    got = get_issue(IssueArgs(issue_id=41), ctx)
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+
+    def counted(path: Path) -> bytes:
+        reads.append(path)
+        return read_bytes(path)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Path, "read_bytes", counted)
+        got = get_issue(IssueArgs(issue_id=41), ctx)
+    assert reads.count(_isolated_state / "tracker_actions.jsonl") == 1  # one read for labels and comments
     assert got["labels"] == ["comp:core", "type:bug"]
     assert got["tracker_labels"] == ["severity:S1"]
     assert [c["body"] for c in got["tracker_comments"]] == ["Triaged: duplicate of #7."]
