@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from atlas.llm.offline_plan import Plan, PlannedCall, code_call, codes_in
+from atlas.llm.offline_search import SEARCH_MAX
+from atlas.tools.orbit import SearchArgs
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,9 @@ def issue_text(data: Any) -> str:
 
 HEADER = "**Atlas · offline planner**"
 EXCERPT_CHARS = 400
-SECTION_CHARS = 1500
-SEARCH_SHOWN = 10
+SECTION_CHARS = 3000
+"""As much as get_doc_section returns: a section asked for is shown whole (the tool marks its own cuts)."""
+SEARCH_DEFAULT_LIMIT: int = SearchArgs.model_fields["limit"].default
 SIDE_EFFECT_TOOLS = frozenset({"add_label", "post_comment"})
 
 KIND_SAYS: dict[str, str] = {
@@ -239,12 +242,16 @@ def search_section(call: PlannedCall, data: Any, hint: Any) -> str:
     lines = [f"### Search: {describe_call(call)}", ""]
     if not hits:
         lines.append("No issues matched.")
-    for hit in hits[:SEARCH_SHOWN]:
+    for hit in hits:
         if isinstance(hit, Mapping):
             lines.append(
                 f"- #{hit.get('id')} {_one_line(hit.get('title', ''), 100)} — {hit.get('state', '?')}, "
                 f"{_labels_text(_labels(hit))}"
             )
+    limit = call.arguments.get("limit") or SEARCH_DEFAULT_LIMIT
+    if len(hits) >= limit:
+        more = f"; ask for `top {SEARCH_MAX} …` to see more" if limit < SEARCH_MAX else ""
+        lines += ["", f"These are the first {len(hits)} matches; there may be more{more}."]
     note = (data.get("hint") if isinstance(data, Mapping) else None) or hint
     if note:
         lines += ["", f"Note from the search: {_one_line(note, 300)}"]
@@ -273,12 +280,24 @@ def not_offered(call: PlannedCall) -> str:
     return f"⚠ {describe_call(call)} could not be made: the tool `{call.name}` is not available in this session."
 
 
+_ASKS_FOR_HELP_RE = re.compile(
+    r"(?:help|usage|examples?|hi|hello|hey|thanks|thank you|who are you|what are you"
+    r"|(?:what|how) (?:can|do|should) (?:you|i) (?:do|use|ask)(?: (?:you|atlas|this|here))?)(?: atlas)?",
+    re.IGNORECASE,
+)
+"""A greeting or a request for help: answered with what the planner can do, not as a miss."""
+
+
 def help_text(question: str, side_effects: bool) -> str:
     """What the planner can do, with examples, and how to use a real model."""
     groups = [*EXAMPLES, ACTION_EXAMPLES] if side_effects else list(EXAMPLES)
-    lines = [
-        f"I did not recognise a request I can plan in: {_one_line(question, 160) or '(an empty question)'}",
-        "",
+    words = " ".join(re.findall(r"[\w']+", question))
+    lines = (
+        []
+        if _ASKS_FOR_HELP_RE.fullmatch(words)
+        else [f"I did not recognise a request I can plan in: {_one_line(question, 160) or '(an empty question)'}", ""]
+    )
+    lines += [
         "I am the built-in offline planner: no language model runs, so I understand a fixed set of requests "
         "and answer from Atlas's tools. For example:",
         "",

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from atlas.llm.offline_search import Search, search_in, strip_quotes, wants_search
+
 DOC_ALIASES: dict[str, tuple[str, ...]] = {
     "error-codes": ("error-codes", "error codes", "error-code", "error code", "errors"),
     "configuration": ("configuration", "config", "configuring"),
@@ -41,13 +43,20 @@ _ISSUE_LIST_RE = re.compile(
 )
 _HASH_RE = re.compile(r"(?<![\w&])#(\d+)\b")
 _BARE_PAIR_RE = re.compile(r"\b(?:compare|between)\s+(\d+)\s*(?:,|and|with|to|vs\.?|versus)\s*(\d+)\b", re.I)
+_SHOW_BARE_IDS_RE = re.compile(
+    r"^\s*(?:show|open|read|get|display|fetch|pull\s+up)\s+(?:me\s+)?(\d+(?:\s*(?:,|and|&)\s*\d+)*)\s*[?.!]?\s*$", re.I
+)
+"""`show me 41 and 87`: bare numbers are issue ids only when they are all the question asks for."""
 _ERROR_NAME_RE = re.compile(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b")
 _ASKS_MEANING_RE = re.compile(r"\b(?:what|mean|means|meaning|explain|error|errors|code)\b", re.IGNORECASE)
 """`LeaseExpired`: how error names are spelled; looked up only when nothing else was asked."""
 _LABEL_TOKEN = r"(?:[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*|\"[^\"]+\"|'[^']+'|`[^`]+`)"
 _LABELS = rf"{_LABEL_TOKEN}(?:\s*(?:,|\band\b|&)\s*{_LABEL_TOKEN})*"
 _IDS = r"#?\d+(?:\s*(?:,|\band\b|&)\s*(?:issue\s+)?#?\d+)*"
-_POLITE = r"(?:^|(?<=[,;.!?])|\band\s+|\bthen\s+|\balso\s+)\s*(?:(?:please|can you|could you|would you|kindly)\s+)*"
+_POLITE = (
+    r"(?:^|(?<=[,;.!?])|\band\s+|\bthen\s+|\balso\s+)\s*"
+    r"(?:(?:please|pls|can you|could you|would you|kindly|go ahead and|i'?d like you to|i want you to)\s+)*"
+)
 """Where a request can start: the question's start or a new clause ("show #87 and label #41 ...")."""
 _LABEL_ACTIONS = (
     # "label #41 comp:core", "tag issue 41 with type:bug", "label #41 and #87 as comp:core"
@@ -71,6 +80,12 @@ _COMMENT_RE = re.compile(
     r"comment|reply|respond)\s+(?:on|to|in)?\s*(?:issue\s+)?#?(?P<id>\d+)\b\s*(?P<body>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
+_POST_QUOTED_RE = re.compile(
+    rf"{_POLITE}(?:post|write|leave|add)\s+(?P<body>\"[^\"]+\"|'[^']+'|`[^`]+`)\s+(?:as\s+a\s+comment\s+)?"
+    r"(?:on|to|in|under)\s+(?:issue\s+)?#?(?P<id>\d+)\b",
+    re.IGNORECASE,
+)
+"""`post "Fixed in 2.8.3." on #41`: the quotes mark where the user's text ends."""
 _COMMENT_LEAD_RE = re.compile(r"^(?::|-|—|–|,)?\s*(?:(?:saying|that says|with the text|with text|with)\b:?\s*)?", re.I)
 _UNSUPPORTED_RE = re.compile(
     rf"{_POLITE}(close|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
@@ -92,34 +107,6 @@ _LIST_DOCS_RE = re.compile(
     r"|^\s*(?:the\s+)?(?:docs|documentation)\s*[?.!]?\s*$",
     re.IGNORECASE,
 )
-_SEARCH_NOUN_RE = re.compile(r"\b(issues|bugs|tickets|reports|feature requests)\b", re.IGNORECASE)
-_SEARCH_VERB_RE = re.compile(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
-_LABEL_FILTER_RE = re.compile(
-    r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
-    r"[\"'`]?(?P<label>[A-Za-z][\w.-]*(?::[\w.-]+)?)[\"'`]?",
-    re.IGNORECASE,
-)
-_BARE_LABEL_RE = re.compile(r"(?<![\w/])((?:comp|type|severity|area|kind|priority|status):[A-Za-z0-9][\w.-]*)", re.I)
-_QUERY_LEAD_RE = re.compile(
-    r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
-    r"referencing|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
-    re.IGNORECASE,
-)
-_LIMIT_RE = re.compile(
-    r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b",
-    re.IGNORECASE,
-)
-_SEARCH_FILLER = frozenset(
-    re.findall(
-        r"\w+",
-        """
-        find search look looking for list show me all any the issues bugs tickets reports open closed which what are
-        there please that is get grep of in tracker and or but with can you give how many do we have feature requests
-        latest newest recent
-        """,
-    )
-)
-"""Words of a search request that are not its topic."""
 
 
 @dataclass(frozen=True)
@@ -133,24 +120,6 @@ class PlannedCall:
     def key(self) -> str:
         """Identity of a call: the same tool with the same arguments is the same check."""
         return self.name + json.dumps(self.arguments, sort_keys=True)
-
-
-@dataclass(frozen=True)
-class Search:
-    query: str | None = None
-    state: str | None = None
-    label: str | None = None
-    limit: int | None = None
-
-    def arguments(self) -> dict[str, Any]:
-        args: dict[str, Any] = {"query": self.query or ""}
-        if self.state:
-            args["state"] = self.state
-        if self.label:
-            args["label"] = self.label
-        if self.limit:
-            args["limit"] = self.limit
-        return args
 
 
 @dataclass
@@ -218,7 +187,7 @@ def issue_ids_in(text: str) -> list[int]:
     hits: list[tuple[int, int]] = [(m.start(), int(m.group(1))) for m in _HASH_RE.finditer(text)]
     for match in _BARE_PAIR_RE.finditer(text):
         hits += [(match.start(group), int(match.group(group))) for group in (1, 2)]
-    for match in _ISSUE_LIST_RE.finditer(text):
+    for match in [*_ISSUE_LIST_RE.finditer(text), *_SHOW_BARE_IDS_RE.finditer(text)]:
         hits += [(match.start() + d.start(), int(d.group())) for d in re.finditer(r"\d+", match.group(0))]
     ids: list[int] = []
     for _, issue_id in sorted(hits):
@@ -227,23 +196,20 @@ def issue_ids_in(text: str) -> list[int]:
     return ids
 
 
-def _strip_quotes(text: str) -> str:
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
-        return text[1:-1].strip()
-    return text
-
-
 def _label_tokens(text: str) -> list[str]:
-    return [_strip_quotes(token) for token in re.findall(_LABEL_TOKEN, text)]
+    return [strip_quotes(token) for token in re.findall(_LABEL_TOKEN, text)]
 
 
 def _take_comment(text: str, plan: Plan) -> str:
     """A comment request; its body is the user's own text, kept out of every other rule."""
     match = _COMMENT_RE.search(text)
     if not match:
+        quoted = _POST_QUOTED_RE.search(text)
+        if quoted:
+            plan.comment = (int(quoted.group("id")), strip_quotes(quoted.group("body")))
+            return text[: quoted.start()] + " " + text[quoted.end() :]
         return text
-    body = _strip_quotes(_COMMENT_LEAD_RE.sub("", match.group("body").strip(), count=1))
+    body = strip_quotes(_COMMENT_LEAD_RE.sub("", match.group("body").strip(), count=1))
     issue_id = int(match.group("id"))
     if body:
         plan.comment = (issue_id, body)
@@ -269,7 +235,7 @@ def _take_labels(text: str, plan: Plan) -> str:
 
 
 def _heading(raw: str) -> str | None:
-    heading = _strip_quotes(raw.strip().rstrip("?.!,;:").strip())
+    heading = strip_quotes(raw.strip().rstrip("?.!,;:").strip())
     heading = re.sub(r"^(?:the|a|an)\s+", "", heading, flags=re.IGNORECASE)
     heading = re.sub(r"\s+section$", "", heading, flags=re.IGNORECASE).strip()
     code = codes_in(heading)
@@ -297,6 +263,7 @@ def _docs_in(text: str) -> list[tuple[str, str | None]]:
         with_heading = (
             rf"\bsection\s+(?:on|about|for|called|titled|named)\s+(?P<h>.+?)\s+(?:in|of|from)\s+(?:the\s+)?{alias}\b",
             rf"\b{alias}\s+{_DOC_NOUN}\s+(?:says?|said)\s+(?:about|on|regarding)\s+(?P<h>.+?){end}",
+            rf"\b{name}\.md\s+(?:says?\s+|said\s+)?(?:about|on|regarding)\s+(?P<h>.+?){end}",
             rf"\b{alias}\s+{_DOC_NOUN}(?:'s)?\s+(?:section\s+)?(?:on|about|for|regarding)\s+(?P<h>.+?){end}",
             rf"\bthe\s+(?P<h>[\"'`\[]?[\w.:-]+(?:\s+[\w.:-]+)?[\"'`\]]?)\s+section\s+(?:of|in|from)\s+(?:the\s+)?{alias}\b",
         )
@@ -316,43 +283,6 @@ def _docs_in(text: str) -> list[tuple[str, str | None]]:
     inside = [hit for hit in plain if any(s <= hit[0] < e for s, e, _, _ in sectioned)]
     found = sorted([*sectioned, *(hit for hit in plain if hit not in inside)])
     return [(doc, heading) for _, _, doc, heading in found]
-
-
-def _search_in(text: str) -> Search:
-    """Search filters: state and label words, a limit, and the topic as the query."""
-    label_match = _LABEL_FILTER_RE.search(text)
-    label = label_match.group("label") if label_match else None
-    rest = text[: label_match.start()] + " " + text[label_match.end() :] if label_match else text
-    if label is None:
-        bare = _BARE_LABEL_RE.search(rest)
-        if bare:
-            label = bare.group(1)
-            rest = rest[: bare.start()] + " " + rest[bare.end() :]
-    if label is None and re.search(r"\bbugs?\b", rest, re.IGNORECASE):
-        label = "type:bug"
-    elif label is None and re.search(r"\bfeature requests?\b", rest, re.IGNORECASE):
-        label = "type:feature"
-    limit_match = _LIMIT_RE.search(rest)
-    limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match else None
-    if limit_match:
-        rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
-    rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
-    query_match = _QUERY_LEAD_RE.search(rest)
-    if query_match:
-        query = query_match.group("q")
-        outside = rest[: query_match.start()]
-    else:
-        words = re.findall(r"[\w:.'-]+", rest)
-        query = " ".join(word for word in words if word.lower() not in _SEARCH_FILLER)
-        outside = rest
-    query = re.sub(r"\s+(?:that|which)\s+(?:are|were|is)\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I)
-    query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
-    query = _strip_quotes(re.sub(r"^(?:the|a|an)\s+", "", query.strip(), flags=re.IGNORECASE))
-    state_text = outside + " " + (query_match.group("q") if query_match else "")[len(query) :]
-    opened = re.search(r"\b(open|unresolved)\b", state_text, re.IGNORECASE)
-    closed = re.search(r"\b(closed|resolved|fixed)\b", state_text, re.IGNORECASE)
-    state = "open" if opened and not closed else "closed" if closed and not opened else None
-    return Search(query=query or None, state=state, label=label, limit=limit)
 
 
 _REFERENCE_RE = re.compile(
@@ -407,9 +337,8 @@ def read_question(question: str) -> Plan:
     if plan.codes and plan.docs == [("error-codes", None)]:
         plan.docs = []  # "the error-codes doc on ORB-1101" asks for the code's section, not the page
     plan.list_docs = not plan.docs and bool(_LIST_DOCS_RE.search(text))
-    wants_search = _SEARCH_NOUN_RE.search(text) or _SEARCH_VERB_RE.search(text) or _LABEL_FILTER_RE.search(text)
-    if wants_search and not plan.issue_ids and not plan.list_docs and not plan.docs:
-        plan.search = _search_in(text)
+    if wants_search(text) and not plan.issue_ids and not plan.list_docs and not plan.docs:
+        plan.search = search_in(text, plan.notes)
     if not plan.first_calls() and not plan.notes and _ASKS_MEANING_RE.search(text):
         names = [name for name in _ERROR_NAME_RE.findall(text) if name not in plan.codes]
         plan.codes = list(dict.fromkeys(names))[:MAX_EXPLICIT_CODES]

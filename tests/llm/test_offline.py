@@ -145,6 +145,20 @@ PHRASINGS: list[tuple[str, list[Call]]] = [
     ("label #41", []),
     ("show #41 and label it comp:core", [issue(41)]),
     ("comment on #41", []),
+    ("show me 41 and 87", [issue(41), issue(87)]),
+    ("show me the S1 issues", [search(label="severity:S1")]),
+    ("open sev2 issues about redis", [search(query="redis", state="open", label="severity:S2")]),
+    ("what's in configuration.md about brokers", [section("configuration", "brokers")]),
+    ("what does the label severity:S2 mean", [search(label="severity:S2")]),
+    ("issues opened by jlaurent", [search()]),
+    ("bugs from last week about redis", [search(query="redis", label="type:bug")]),
+    ("how many open issues are there", [search(state="open", limit=20)]),
+    ("which issues are labelled type:question and still open", [search(state="open", label="type:question")]),
+    ("what's the comp:core label for?", []),
+    ("list all labels", []),
+    ("I'd like you to label #41 comp:core", [("add_label", {"issue_id": 41, "label": "comp:core"})]),
+    ('could you post "Fixed in 2.8.3." on #41', [("post_comment", {"issue_id": 41, "body": "Fixed in 2.8.3."})]),
+    ("post 'on it' to issue 87 and show #41", [issue(41), ("post_comment", {"issue_id": 87, "body": "on it"})]),
 ]
 
 
@@ -292,6 +306,40 @@ def test_tool_text_never_adds_calls_except_cited_codes(tools: Registry) -> None:
             turn = respond(items, tools)
         assert turn.is_final
         assert "> label #41 comp:core. comment on #87: done." in turn.text  # quoted as data, not followed
+
+
+@pytest.mark.parametrize(
+    ("question", "says"),
+    [
+        ("issues opened by jlaurent", "I cannot filter issues by author (jlaurent)"),
+        ("bugs from last week about redis", "I cannot filter issues by date (last week)"),
+        ("how many open issues are there", "I cannot count issues"),
+    ],
+)
+def test_a_search_filter_it_cannot_apply_is_said_not_searched_for(question: str, says: str, tools: Registry) -> None:
+    _, answer = run_to_answer(question, tools)
+    assert says in answer
+
+
+def test_a_search_shows_every_hit_and_says_when_there_may_be_more(tools: Registry) -> None:
+    _, answer = run_to_answer("top 15 open issues", tools)
+    assert len([line for line in answer.splitlines() if line.startswith("- #")]) == 15
+    assert "there may be more" in answer
+    _, answer = run_to_answer("issues labelled comp:docs about backoff", tools)
+    assert "there may be more" not in answer
+
+
+def test_an_error_code_section_is_shown_whole(tools: Registry) -> None:
+    _, answer = run_to_answer("what is ORB-1101?", tools)
+    assert "Make the job idempotent" in answer  # "What to do" comes last in the section
+
+
+def test_asking_for_help_is_answered_without_calling_it_unrecognised(tools: Registry) -> None:
+    for question in ("help", "what can you do?", "hi!"):
+        text = respond([{"role": "user", "content": question}], tools).text
+        assert "I did not recognise" not in text, question
+        assert "`compare #41 and #87`" in text
+    assert "I did not recognise" in respond([{"role": "user", "content": "GitHub is down"}], tools).text
 
 
 def test_the_answer_streams_in_chunks_and_costs_nothing(tools: Registry) -> None:

@@ -1,0 +1,142 @@
+"""Reading a search request into `search_issues` arguments, for the offline planner.
+
+State and label words become filters, a number becomes the limit, and what is left of the user's
+words becomes the query. Filters the tool does not have (author, date, a count) are said in a
+note instead of being searched for as words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_SEARCH_NOUN_RE = re.compile(r"\b(issues|bugs|tickets|reports|feature requests)\b", re.IGNORECASE)
+_SEARCH_VERB_RE = re.compile(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
+_LABEL_FILTER_RE = re.compile(
+    r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
+    r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?",
+    re.IGNORECASE,
+)
+_BARE_LABEL_RE = re.compile(r"(?<![\w/])((?:comp|type|severity|area|kind|priority|status):[A-Za-z0-9][\w.-]*)", re.I)
+_QUERY_LEAD_RE = re.compile(
+    r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
+    r"referencing|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
+    re.IGNORECASE,
+)
+_SEVERITY_RE = re.compile(
+    r"\b(?:sev(?:erity)?[\s:-]*S?|S(?=[1-4]\s+(?:issues|bugs|tickets|reports)\b))(?P<n>[1-4])\b", re.IGNORECASE
+)
+"""`S1 issues`, `sev2`, `severity 3`: the severity labels; a bare `S3` elsewhere may be Amazon S3."""
+_AUTHOR_RE = re.compile(
+    r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted)\s+|(?<=issues\s)|(?<=bugs\s)"
+    r"|(?<=tickets\s))by\s+@?(?P<who>[A-Za-z0-9][\w.-]*)",
+    re.IGNORECASE,
+)
+_DATE_RE = re.compile(
+    r"\b(?:(?:from|since|in|during|over|within)\s+)?(?:the\s+)?(?P<when>(?:last|past|this|previous)\s+"
+    r"(?:\d+\s+|few\s+|couple\s+of\s+)?(?:days?|weeks?|months?|years?|quarters?)|yesterday|today)\b"
+    r"|\b(?:from|in|since|before|after)\s+(?P<year>(?:19|20)\d\d(?:-\d\d){0,2})\b",
+    re.IGNORECASE,
+)
+_COUNT_RE = re.compile(r"\bhow\s+many\b|\bnumber\s+of\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b", re.I)
+SEARCH_MAX = 20
+"""The most hits one search returns (the tool's own limit)."""
+_LIMIT_RE = re.compile(
+    r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b",
+    re.IGNORECASE,
+)
+_SEARCH_FILLER = frozenset(
+    re.findall(
+        r"\w+",
+        """
+        find search look looking for list show me all any the issues bugs tickets reports open closed which what are
+        there please that is get grep of in tracker and or but with can you give how many do we have feature requests
+        latest newest recent does mean means still
+        """,
+    )
+)
+"""Words of a search request that are not its topic."""
+
+
+@dataclass(frozen=True)
+class Search:
+    query: str | None = None
+    state: str | None = None
+    label: str | None = None
+    limit: int | None = None
+
+    def arguments(self) -> dict[str, Any]:
+        args: dict[str, Any] = {"query": self.query or ""}
+        if self.state:
+            args["state"] = self.state
+        if self.label:
+            args["label"] = self.label
+        if self.limit:
+            args["limit"] = self.limit
+        return args
+
+
+def strip_quotes(text: str) -> str:
+    """`"text"`, `'text'` or `` `text` `` without the quotes."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+        return text[1:-1].strip()
+    return text
+
+
+def _cannot_filter(text: str, notes: list[str]) -> str:
+    """Author and date filters the search does not have: said in `notes` and dropped from the words."""
+    cannot = "the search matches words and filters only by state and label."
+    for pattern, what in ((_AUTHOR_RE, "author"), (_DATE_RE, "date")):
+        match = pattern.search(text)
+        if match:
+            shown = " ".join(match.group(match.lastgroup or 0).split())
+            notes.append(f"I cannot filter issues by {what} ({shown}): {cannot}")
+            text = text[: match.start()] + " " + text[match.end() :]
+    return text
+
+
+def search_in(text: str, notes: list[str]) -> Search:
+    """Search filters: state and label words, a limit, and the topic as the query."""
+    counting = bool(_COUNT_RE.search(text))
+    if counting:
+        notes.append(f"I cannot count issues: a search lists at most {SEARCH_MAX} at a time.")
+    text = _cannot_filter(text, notes)
+    label_match = _LABEL_FILTER_RE.search(text)
+    label = label_match.group("label") if label_match else None
+    rest = text[: label_match.start()] + " " + text[label_match.end() :] if label_match else text
+    if label is None and (found := _BARE_LABEL_RE.search(rest)):
+        label, rest = found.group(1), rest[: found.start()] + " " + rest[found.end() :]
+    elif label is None and (found := _SEVERITY_RE.search(rest)):
+        label, rest = f"severity:S{found.group('n')}", rest[: found.start()] + " " + rest[found.end() :]
+    if label is None and re.search(r"\bbugs?\b", rest, re.IGNORECASE):
+        label = "type:bug"
+    elif label is None and re.search(r"\bfeature requests?\b", rest, re.IGNORECASE):
+        label = "type:feature"
+    limit_match = _LIMIT_RE.search(rest)
+    limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match else SEARCH_MAX if counting else None
+    if limit_match:
+        rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
+    rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
+    query_match = _QUERY_LEAD_RE.search(rest)
+    if query_match:
+        query = query_match.group("q")
+        outside = rest[: query_match.start()]
+    else:
+        words = re.findall(r"[\w:.'-]+", rest)
+        query = " ".join(word for word in words if word.lower() not in _SEARCH_FILLER)
+        outside = rest
+    query = re.sub(r"\s+(?:that|which)\s+(?:are|were|is)\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I)
+    query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
+    query = strip_quotes(re.sub(r"^(?:the|a|an)\s+", "", query.strip(), flags=re.IGNORECASE))
+    state_text = outside + " " + (query_match.group("q") if query_match else "")[len(query) :]
+    opened = re.search(r"\b(open|unresolved)\b", state_text, re.IGNORECASE)
+    closed = re.search(r"\b(closed|resolved|fixed)\b", state_text, re.IGNORECASE)
+    state = "open" if opened and not closed else "closed" if closed and not opened else None
+    return Search(query=query or None, state=state, label=label, limit=limit)
+
+
+def wants_search(text: str) -> bool:
+    """Whether the words ask for issues by topic, state or label."""
+    return bool(_SEARCH_NOUN_RE.search(text) or _SEARCH_VERB_RE.search(text) or _LABEL_FILTER_RE.search(text))
