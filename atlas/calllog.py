@@ -177,11 +177,13 @@ class CallLog:
         self._retry(lambda: conn.execute("BEGIN IMMEDIATE"))
         try:
             yield conn
+            # Inside the try: a COMMIT that fails (full disk) may leave the transaction open, holding
+            # the write lock against every other writer and failing each later BEGIN here.
+            conn.execute("COMMIT")
         except BaseException:
             with suppress(sqlite3.Error):  # keep the original error, not the failed rollback's
                 conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
 
     def _write_safely(self, sql: str, params: Sequence[Any]) -> None:
         # Lone surrogates (a model's unpaired "\ud83d" escape) have no UTF-8 form: kept as that text.

@@ -246,3 +246,35 @@ def test_a_log_locked_by_another_writer_costs_one_busy_timeout_and_a_warning(
     assert capsys.readouterr().err.count("atlas: warning: the call log") == 1
     log.record_call(record("c3"), session="s", turn=1)  # the lock is gone: writes resume
     assert [c["call_id"] for c in log.calls()] == ["c0", "c3"]
+
+
+class CommitFailsOnce:
+    """A connection whose next COMMIT fails the way a full disk makes it fail."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.failed = False
+
+    def execute(self, sql: str, *params: object) -> sqlite3.Cursor:
+        if sql == "COMMIT" and not self.failed:
+            self.failed = True
+            raise sqlite3.OperationalError("database or disk is full")
+        return self.conn.execute(sql, *params)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def test_a_failed_commit_is_rolled_back_so_later_writes_and_other_writers_go_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "log.db"
+    log = CallLog(path, busy_timeout_s=0.2)
+    log.record_call(record("c0"), session="s", turn=1)
+    log._conn = CommitFailsOnce(log._conn)  # type: ignore[assignment,arg-type]
+    log.record_call(record("c1"), session="s", turn=1)
+    assert capsys.readouterr().err.count("cannot be written") == 1
+    log.record_call(record("c2"), session="s", turn=1)  # the disk has room again
+    CallLog(path, busy_timeout_s=0.2).record_call(record("c3"), session="other", turn=1)
+    assert capsys.readouterr().err == ""
+    assert [c["call_id"] for c in CallLog(path).calls()] == ["c0", "c2", "c3"]
