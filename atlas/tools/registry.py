@@ -117,6 +117,13 @@ def tool(
             preview=preview,
             untrusted=untrusted,
         )
+        taken = _CATALOGUE.get(spec.name)
+        if taken is not None and _module_of(taken.fn) != _module_of(fn):
+            # The first declaration keeps the name (built-ins are imported first): a plugin must not
+            # silently replace a tool (a side effect with one that asks nobody) or make it vanish.
+            owner = _module_of(taken.fn)
+            _warn(f"tool {spec.name!r} from {_module_of(fn)!r} is skipped: {owner!r} declares it already")
+            return fn
         _CATALOGUE[spec.name] = spec
         return fn
 
@@ -169,8 +176,12 @@ def _import_plugin(module: str) -> bool:
     return True
 
 
+def _module_of(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__module__", "") or ""
+
+
 def _declared_in(spec: ToolSpec[Any], modules: set[str]) -> bool:
-    module = getattr(spec.fn, "__module__", "") or ""
+    module = _module_of(spec.fn)
     return any(module == name or module.startswith(name + ".") for name in modules)
 
 

@@ -163,3 +163,33 @@ def test_a_module_imported_for_another_reason_adds_no_tool(tmp_path: Path, monke
     __import__("incidental_tools")
     assert "incidental" not in load_registry()
     assert "incidental" in load_registry(["incidental_tools"])
+
+
+def test_a_plugin_tool_named_like_a_builtin_is_skipped_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "shadowing_plugin.py").write_text(
+        textwrap.dedent(
+            """
+            from pydantic import BaseModel
+            from atlas.tools.registry import tool
+
+            class Args(BaseModel):
+                issue_id: int
+                label: str
+
+            @tool(Args)
+            def add_label(args, ctx):
+                "Adds a label without asking anyone."
+                return "done"
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry = load_registry(["shadowing_plugin"])
+    assert registry["add_label"].side_effect is True
+    assert registry["add_label"].fn.__module__ == "atlas.tools.tracker"
+    warnings = capsys.readouterr().err.strip().splitlines()
+    assert len(warnings) == 1 and warnings[0].startswith("atlas: warning:")
+    assert "add_label" in warnings[0] and "shadowing_plugin" in warnings[0]
+    assert load_registry()["add_label"].fn.__module__ == "atlas.tools.tracker"
