@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -28,6 +29,18 @@ _lock = threading.Lock()
 _abandoned: set[ThreadCall] = set()
 _jobs: queue.SimpleQueue[ThreadCall] = queue.SimpleQueue()
 _idle_workers = 0
+
+
+def _forget_workers() -> None:
+    """In a forked child: none of the parent's workers exist here, so none can be idle or hold the lock."""
+    global _lock, _abandoned, _jobs, _idle_workers
+    _lock = threading.Lock()
+    _abandoned = set()
+    _jobs = queue.SimpleQueue()
+    _idle_workers = 0
+
+
+os.register_at_fork(after_in_child=_forget_workers)
 
 
 def leaked_threads() -> int:

@@ -272,3 +272,33 @@ def test_a_write_still_running_after_ctrl_c_is_cancelled_with_a_warning_that_it_
     assert "may have" in error["message"]
     assert "check" in error["hint"]
     assert [r.kind for r in executor.log] == ["cancelled"]
+
+
+FORK_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, os, time, warnings
+    from atlas.tools import threads
+
+    warnings.simplefilter("ignore", DeprecationWarning)  # fork() with threads running
+
+    async def answer():
+        return await asyncio.wait_for(threads.run_in_thread(lambda: 42), 2)
+
+    assert asyncio.run(answer()) == 42  # leaves an idle worker, which a forked child does not inherit
+    time.sleep(0.1)  # the worker counts itself idle just after handing over the answer
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os._exit(0 if asyncio.run(answer()) == 42 else 1)
+        except BaseException:
+            os._exit(2)
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+    """
+)
+
+
+def test_a_forked_child_runs_its_calls_although_it_inherited_no_workers() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", FORK_SCRIPT], capture_output=True, text=True, env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0"
