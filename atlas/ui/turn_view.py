@@ -48,7 +48,7 @@ class TurnView:
             self._text.append(delta)
             if self.live and self._stream is None:
                 self._stream = Live(
-                    get_renderable=self._streamed,
+                    get_renderable=self.render_stream,
                     console=self.console,
                     refresh_per_second=12,
                     transient=True,
@@ -91,11 +91,18 @@ class TurnView:
 
     # -- internals -------------------------------------------------------------------------------
 
-    def _streamed(self) -> RenderableType:
-        # Only the tail fits a live region; the whole answer is printed when it is complete.
-        lines = clean("".join(self._text)).splitlines()
+    def render_stream(self) -> RenderableType:
+        """The newest rows of the streamed text that fit the screen, as `Live` pulls them.
+
+        Counted in rows as the terminal wraps them: a region taller than the screen would be
+        cut at the bottom, hiding exactly the words that are arriving. The whole answer is
+        printed when it is complete.
+        """
         room = max(1, self.console.size.height - 2)
-        return Text("\n".join(lines[-room:]))
+        # Each line takes at least one row, so the last `room` lines hold every row shown.
+        tail = Text("\n".join(clean("".join(self._text)).splitlines()[-room:]))
+        rows = tail.wrap(self.console, self.console.size.width)
+        return Text("\n").join(rows[-room:])
 
     def _stop_stream(self) -> None:
         if self._stream is not None:
