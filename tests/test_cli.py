@@ -15,7 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from atlas import __version__
+from atlas.calllog import CallLog, CallRecord
 from atlas.cli import app
+from atlas.commands.log import LogOptions, run_log
 from atlas.tools.tracker import MockTracker
 
 SEED = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."
@@ -346,3 +348,75 @@ def test_chat_reads_questions_from_a_pipe() -> None:
     assert "atlas (read-only)› label #41 severity:S1" in out
     assert "add_label(" not in out  # read-only: the tool was not even offered
     assert "2 turns · 0 → 0 tokens · $0.0000" in out
+
+
+class Polls:
+    """Stands in for the follow's sleep: runs one step per poll, then ends the follow like Ctrl-C."""
+
+    def __init__(self, *steps: Any) -> None:
+        self.steps = list(steps)
+
+    def __call__(self, seconds: float) -> None:
+        if not self.steps:
+            raise KeyboardInterrupt
+        self.steps.pop(0)()
+
+
+def logged(home: Path, call_id: str, *, ts: float, name: str = "get_issue", arguments: Any = None) -> None:
+    record = CallRecord(
+        round=1,
+        call_id=call_id,
+        name=name,
+        arguments={"issue_id": 41} if arguments is None else arguments,
+        kind="ok",
+        ms=12.0,
+        attempts=1,
+        ts=ts,
+    )
+    CallLog.at_home(home).record_call(record, session="1130-120000-abcd", turn=1)
+
+
+def follow(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *steps: Any, **options: Any) -> str:
+    monkeypatch.setattr("atlas.commands.log.time.sleep", Polls(*steps))
+    run_log(LogOptions(follow=True, **options))
+    return str(capsys.readouterr().out)
+
+
+def test_log_follow_shows_a_call_written_late_with_an_earlier_time(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A call's time is taken as it ends; another writer may commit it after a later one is shown."""
+    now = time.time()
+    logged(home, "shown", ts=now)
+    out = follow(monkeypatch, capsys, lambda: logged(home, "late", ts=now - 2), as_json=True)
+    assert [c["call_id"] for c in json_lines(out)] == ["shown", "late"]
+
+
+def test_log_follow_never_repeats_calls_left_out_by_the_limit(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    now = time.time()
+    for n in range(5):
+        logged(home, f"old{n}", ts=now - 5 + n)
+    out = follow(monkeypatch, capsys, lambda: None, lambda: logged(home, "new", ts=now + 1), limit=2, as_json=True)
+    assert [c["call_id"] for c in json_lines(out)] == ["old3", "old4", "new"]
+
+
+def test_log_follow_rows_line_up_under_the_header(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    now = time.time()
+    logged(home, "a", ts=now)
+    out = follow(
+        monkeypatch,
+        capsys,
+        lambda: logged(home, "b", ts=now + 1, name="search_issues", arguments={"query": "lease expired twice"}),
+        lambda: logged(home, "c", ts=now + 2, name="list_docs", arguments={}),
+    )
+    lines = [line for line in out.splitlines() if "│" in line or "┃" in line]
+    assert len(lines) == 4  # the header and one line per call
+
+    def separators(line: str) -> list[int]:
+        return [index for index, char in enumerate(line) if char in "│┃"]
+
+    assert all(separators(line) == separators(lines[0]) for line in lines)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 
 from atlas.calllog import CallLog
@@ -19,7 +20,14 @@ from atlas.ui.safe import clean_line, compact_args
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 FOLLOW_POLL_S = 0.5
+FOLLOW_LOOKBACK_S = 30.0
+"""How far back each poll of a follow looks. A call's time is taken as it ends, a moment before
+it is written, and its writer may wait on another one's lock (up to the log's busy timeout):
+a call can arrive after a later one was shown."""
 COLUMNS = ("time", "session", "round", "tool", "arguments", "kind", "ms", "attempts")
+RIGHT = ("round", "ms", "attempts")
+ARGUMENTS_LIMIT = 60
+MIN_WIDTHS = {"tool": len("get_doc_section"), "ms": len("30,000"), "arguments": 12}
 
 
 @dataclass(frozen=True)
@@ -53,7 +61,7 @@ def call_row(call: dict[str, Any]) -> tuple[Any, ...]:
         call["session"],
         call["round"],
         call["name"],
-        compact_args(arguments, limit=60),
+        compact_args(arguments, limit=ARGUMENTS_LIMIT),
         call["kind"],
         f"{float(call['ms']):,.0f}",
         call["attempts"],
@@ -113,18 +121,38 @@ def _show(options: LogOptions) -> None:
         "since": options.since,
         "errors_only": options.errors,
     }
+    # Read before the latest calls are shown: one logged in between is then shown there or followed.
+    known = {_key(call) for call in _recent(log, filters)} if options.follow else set()
     calls = log.calls(limit=options.limit, **filters)
+    rows = [call_row(call) for call in calls]
+    widths = follow_widths(rows, console.width) if options.follow else None
     if options.as_json:
         _print_json(calls)
-    elif calls:
-        console.print(data_table(COLUMNS, [call_row(call) for call in calls], right=("round", "ms", "attempts")))
-    elif not options.follow:
+    elif calls or options.follow:
+        console.print(data_table(COLUMNS, rows, right=RIGHT, widths=widths))
+    else:
         console.print(
             f"No calls logged yet in {clean_line(log.path)}." if not any(filters.values()) else "No calls match.",
             style="dim",
         )
     if options.follow:
-        _follow(log, console, calls, filters, as_json=options.as_json)
+        known.update(_key(call) for call in calls)
+        _follow(log, console, known, filters, widths=widths, as_json=options.as_json)
+
+
+def follow_widths(rows: list[tuple[Any, ...]], width: int) -> dict[str, int]:
+    """Column widths that every table of a follow shares, so that its rows line up under the header.
+
+    The header's and the first rows' own widths, room for the built-in tools' names and for a
+    few seconds in `ms`, and what is left of the line for the arguments.
+    """
+    fixed = {
+        name: max([cell_len(name), MIN_WIDTHS.get(name, 0), *(cell_len(clean_line(row[index])) for row in rows)])
+        for index, name in enumerate(COLUMNS)
+        if name != "arguments"
+    }
+    room = width - sum(fixed.values()) - 3 * (len(COLUMNS) - 1)  # a rule and a space each side between columns
+    return {**fixed, "arguments": max(MIN_WIDTHS["arguments"], min(ARGUMENTS_LIMIT, room))}
 
 
 def _print_json(calls: list[dict[str, Any]]) -> None:
@@ -132,27 +160,36 @@ def _print_json(calls: list[dict[str, Any]]) -> None:
         print(json.dumps(call), flush=True)
 
 
+def _key(call: dict[str, Any]) -> tuple[Any, ...]:
+    return (call["session"], call["call_id"], call["ts"])
+
+
+def _recent(log: CallLog, filters: dict[str, Any]) -> list[dict[str, Any]]:
+    """The calls of the last `FOLLOW_LOOKBACK_S` that match the filters, oldest first."""
+    since = max(time.time() - FOLLOW_LOOKBACK_S, filters["since"] or 0.0)
+    return log.calls(limit=None, **{**filters, "since": since})
+
+
 def _follow(
-    log: CallLog, console: Console, seen: list[dict[str, Any]], filters: dict[str, Any], *, as_json: bool
+    log: CallLog,
+    console: Console,
+    known: set[tuple[Any, ...]],
+    filters: dict[str, Any],
+    *,
+    widths: dict[str, int] | None,
+    as_json: bool,
 ) -> None:
-    """Poll for calls logged after the last one shown, until Ctrl-C."""
-    last_ts = max((float(call["ts"]) for call in seen), default=0.0)
-    shown = {(call["session"], call["call_id"], call["ts"]) for call in seen}
+    """Poll for calls not shown yet, until Ctrl-C."""
     while True:
         time.sleep(FOLLOW_POLL_S)
-        fresh = [
-            call
-            for call in log.calls(limit=None, **{**filters, "since": max(last_ts, filters["since"] or 0)})
-            if (call["session"], call["call_id"], call["ts"]) not in shown
-        ]
-        for call in fresh:
-            shown.add((call["session"], call["call_id"], call["ts"]))
-            last_ts = max(last_ts, float(call["ts"]))
+        recent = _recent(log, filters)
+        fresh = [call for call in recent if _key(call) not in known]
+        known = {_key(call) for call in recent}  # a call that left the window is never read again
         if not fresh:
             continue
         if as_json:
             _print_json(fresh)
         else:
-            table = data_table(COLUMNS, [call_row(call) for call in fresh], right=("round", "ms", "attempts"))
+            table = data_table(COLUMNS, [call_row(call) for call in fresh], right=RIGHT, widths=widths)
             table.show_header = False
             console.print(table)

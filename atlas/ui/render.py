@@ -6,7 +6,7 @@ piece of data reaches them as a `Text` built from sanitised strings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import IO, Any
 
 from rich.console import Console
@@ -69,12 +69,23 @@ def footer(*, rounds: int, calls: int, input_tokens: int, output_tokens: int, co
     return Text(" · ".join(parts), style="dim")
 
 
-def data_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, right: Iterable[str] = ()) -> Table:
-    """A table whose every cell is cleaned to one visible line of plain text."""
+def data_table(
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    right: Iterable[str] = (),
+    widths: Mapping[str, int] | None = None,
+) -> Table:
+    """A table whose every cell is cleaned to one visible line of plain text.
+
+    `widths` fixes the columns it names instead of fitting them to these rows, so that tables
+    printed one after another line up.
+    """
     aligned = set(right)
+    fixed = widths or {}
     table = Table(show_edge=False, header_style="bold", pad_edge=False)
     for name in columns:
-        table.add_column(name, justify="right" if name in aligned else "left", overflow="fold")
+        table.add_column(name, justify="right" if name in aligned else "left", overflow="fold", width=fixed.get(name))
     for row in rows:
         table.add_row(*(Text(clean_line("" if cell is None else cell)) for cell in row))
     return table

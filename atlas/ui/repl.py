@@ -215,14 +215,14 @@ class Chat:
         self.console.print(f"read-only {state}")
 
     def _show_log(self) -> None:
-        from atlas.commands.log import COLUMNS, call_row
+        from atlas.commands.log import COLUMNS, RIGHT, call_row
         from atlas.ui.render import data_table
 
         calls = self.runtime.call_log.calls(limit=50, session=self.runtime.session)
         if not calls:
             self.console.print("No calls in this session yet.", style="dim")
             return
-        self.console.print(data_table(COLUMNS, [call_row(call) for call in calls], right=("round", "ms", "attempts")))
+        self.console.print(data_table(COLUMNS, [call_row(call) for call in calls], right=RIGHT))
 
 
 def run_chat(options: ChatOptions) -> None:
