@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from atlas.errors import AtlasError, printable
+from atlas.errors import AtlasError, is_busy, printable
 
 T = TypeVar("T")
 
@@ -99,11 +99,6 @@ class CallRecord:
     ts: float = field(default_factory=time.time)
 
 
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text
-
-
 class CallLog:
     """One SQLite connection, opened on first use and reused for every write and query."""
 
@@ -166,7 +161,7 @@ class CallLog:
                 return action()
             except sqlite3.OperationalError as exc:
                 waited = time.monotonic() - started >= min(QUICK_BUSY_S, self.busy_timeout_s / 2)
-                if not _is_busy(exc) or waited or attempt == WRITE_ATTEMPTS:
+                if not is_busy(exc) or waited or attempt == WRITE_ATTEMPTS:
                     raise
                 time.sleep(random.uniform(0.01, 0.05) * attempt)
         raise AssertionError("unreachable")

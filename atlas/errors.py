@@ -148,8 +148,7 @@ def classify(exc: BaseException) -> ErrorKind:
     if isinstance(exc, TimeoutError):
         return ErrorKind.TIMEOUT
     if isinstance(exc, sqlite3.OperationalError):
-        text = str(exc).lower()
-        return ErrorKind.TRANSIENT if ("locked" in text or "busy" in text) else ErrorKind.PERMANENT
+        return ErrorKind.TRANSIENT if is_busy(exc) else ErrorKind.PERMANENT
     if isinstance(exc, sqlite3.Error):
         return ErrorKind.PERMANENT  # a corrupt or foreign file stays so
     if isinstance(exc, ConnectionError):
@@ -157,6 +156,14 @@ def classify(exc: BaseException) -> ErrorKind:
     if isinstance(exc, (LookupError, ValueError, FileNotFoundError, PermissionError)):
         return ErrorKind.PERMANENT
     return ErrorKind.UNKNOWN
+
+
+def is_busy(exc: BaseException) -> bool:
+    """SQLite's "database is locked" or "busy": another connection holds the lock, so a retry may pass."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
 
 
 def cap(text: str, limit: int = MESSAGE_LIMIT) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from atlas.dataset import ensure_db, jsonl_path
-from atlas.errors import DataError, PermanentToolError, TransientToolError
+from atlas.errors import DataError, PermanentToolError, TransientToolError, is_busy
 
 BUSY_TIMEOUT_S = 0.25
 """Short on purpose: the executor retries transient failures with backoff; a long wait here
@@ -59,10 +59,9 @@ def db_for(data: Path, home: Path) -> Path:
 
 def translate(exc: sqlite3.Error) -> Exception:
     """SQLite's error as a tool error: busy/locked may pass, anything else will not."""
-    text = str(exc)
-    if isinstance(exc, sqlite3.OperationalError) and ("locked" in text.lower() or "busy" in text.lower()):
-        return TransientToolError(f"the issues database is busy ({text}); try again shortly")
-    return PermanentToolError(f"the issues database failed: {text}")
+    if is_busy(exc):
+        return TransientToolError(f"the issues database is busy ({exc}); try again shortly")
+    return PermanentToolError(f"the issues database failed: {exc}")
 
 
 @contextmanager
