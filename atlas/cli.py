@@ -97,11 +97,15 @@ def log(
     """Every tool call ever made: timings, error kinds, attempts."""
     from atlas.commands import guarded
     from atlas.commands.log import LogOptions, parse_since, run_log
+    from atlas.errors import ErrorKind
 
     try:
         since_ts = parse_since(since) if since is not None else None
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--since") from None
+    if kind is not None and kind not in set(ErrorKind):
+        kinds = ", ".join(ErrorKind)
+        raise typer.BadParameter(f"{kind!r} is not a kind; the kinds are {kinds}", param_hint="--kind")
     options = LogOptions(
         limit=limit,
         tool=tool,

@@ -180,6 +180,9 @@ def test_log_filters_stats_and_usage_errors(tmp_path: Path) -> None:
     for bad in ("3x", "yesterday", "-2h"):
         result = run("log", "--since", bad)
         assert result.exit_code == 2 and "--since" in result.output
+    # A misspelt kind is a usage error naming the kinds, not an empty "No calls match."
+    result = run("log", "--kind", "timout")
+    assert result.exit_code == 2 and "--kind" in result.output and "timeout" in result.output
 
 
 def test_log_script_replays_the_session(tmp_path: Path) -> None:
