@@ -278,3 +278,24 @@ def test_a_failed_commit_is_rolled_back_so_later_writes_and_other_writers_go_on(
     CallLog(path, busy_timeout_s=0.2).record_call(record("c3"), session="other", turn=1)
     assert capsys.readouterr().err == ""
     assert [c["call_id"] for c in CallLog(path).calls()] == ["c0", "c2", "c3"]
+
+
+def test_a_log_written_by_an_older_atlas_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "log.db"
+    with sqlite3.connect(path) as conn:  # schema version 1, as the first release wrote it
+        conn.executescript(MIGRATIONS[0])
+        conn.execute(
+            "INSERT INTO calls (ts, session, turn, round, call_id, name, arguments, kind, ms, attempts)"
+            " VALUES (1.0, 'old', 1, 1, 'c0', 'get_issue', '{}', 'ok', 12.0, 1)"
+        )
+        conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    log = CallLog(path)
+    log.record_call(record("c1", ms=30.0), session="new", turn=1)
+    assert [c["call_id"] for c in log.calls()] == ["c0", "c1"]
+    assert log.stats()[0]["max_ms"] == 30.0
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    conn.close()
+    assert {"calls_name_ms", "calls_retried"} <= indexes
