@@ -423,3 +423,17 @@ def test_log_follow_rows_line_up_under_the_header(
         return [index for index, char in enumerate(line) if char in "│┃"]
 
     assert all(separators(line) == separators(lines[0]) for line in lines)
+
+
+def test_tracker_and_log_show_times_alike_in_the_local_zone(home: Path) -> None:
+    """An action and the call that wrote it carry the same time on screen, whatever the zone."""
+    ts = 1796047200.0  # 2026-11-30 14:00:00 UTC
+    logged(home, "write", ts=ts, name="add_label", arguments={"issue_id": 41, "label": "severity:S1"})
+    record = {"ts": "2026-11-30T14:00:00.000+00:00", "key": "k", "action": "add_label", "issue_id": 41}
+    (home / "tracker_actions.jsonl").write_text(json.dumps({**record, "label": "severity:S1", "session": "s"}) + "\n")
+    env = {**os.environ, "TZ": "Asia/Kolkata"}
+    for command in ("log", "tracker"):
+        done = subprocess.run(
+            [sys.executable, "-m", "atlas", command], capture_output=True, text=True, env=env, timeout=30
+        )
+        assert "2026-11-30 19:30:00" in done.stdout, (command, done.stdout)

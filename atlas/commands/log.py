@@ -6,7 +6,6 @@ import json
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from rich.cells import cell_len
@@ -14,7 +13,7 @@ from rich.console import Console
 
 from atlas.calllog import CallLog
 from atlas.config import atlas_home
-from atlas.ui.render import data_table, make_console
+from atlas.ui.render import data_table, local_time, make_console
 from atlas.ui.safe import clean_line, compact_args
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
@@ -54,10 +53,9 @@ def parse_since(value: str, *, now: float | None = None) -> float:
 
 
 def call_row(call: dict[str, Any]) -> tuple[Any, ...]:
-    when = datetime.fromtimestamp(float(call["ts"])).strftime("%Y-%m-%d %H:%M:%S")
     arguments = call["arguments"] if isinstance(call["arguments"], (dict, str)) else json.dumps(call["arguments"])
     return (
-        when,
+        local_time(float(call["ts"])),
         call["session"],
         call["round"],
         call["name"],

@@ -7,7 +7,7 @@ import json
 from atlas.config import atlas_home
 from atlas.errors import AtlasError, ToolError
 from atlas.tools.tracker import MockTracker
-from atlas.ui.render import data_table, make_console
+from atlas.ui.render import data_table, local_time, make_console
 from atlas.ui.safe import clean_line
 
 
@@ -27,7 +27,7 @@ def show_tracker(*, as_json: bool) -> None:
         return
     rows = [
         (
-            record.get("ts", ""),
+            local_time(record.get("ts", "")),
             record.get("session", ""),
             record.get("action", ""),
             f"#{record.get('issue_id', '?')}",

@@ -7,6 +7,7 @@ piece of data reaches them as a `Text` built from sanitised strings.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import IO, Any
 
 from rich.console import Console
@@ -16,6 +17,7 @@ from rich.text import Text
 from atlas.ui.safe import clean_line, safe_markdown
 
 PIPED_TABLE_WIDTH = 200
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
 def make_console(
@@ -67,6 +69,18 @@ def footer(*, rounds: int, calls: int, input_tokens: int, output_tokens: int, co
         f"{seconds:.2f} s",
     ]
     return Text(" · ".join(parts), style="dim")
+
+
+def local_time(when: float | str) -> str:
+    """A Unix time or an ISO 8601 timestamp as every table shows it: local, to the second.
+
+    Anything else is returned as it came, for the table to show cleaned.
+    """
+    try:
+        moment = datetime.fromtimestamp(when) if isinstance(when, (int, float)) else datetime.fromisoformat(when)
+        return moment.astimezone().strftime(TIME_FORMAT)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return str(when)
 
 
 def data_table(
