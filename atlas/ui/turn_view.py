@@ -47,15 +47,7 @@ class TurnView:
             self.board.end_round()
             self._text.append(delta)
             if self.live and self._stream is None:
-                self._stream = Live(
-                    get_renderable=self.render_stream,
-                    console=self.console,
-                    refresh_per_second=12,
-                    transient=True,
-                    redirect_stdout=False,
-                    redirect_stderr=False,
-                )
-                self._stream.start()
+                self._stream = self._start_stream()
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -67,8 +59,9 @@ class TurnView:
                 try:
                     yield
                 finally:
+                    # A fresh Live, as the board does: a restarted one would first erase the question.
                     if self._stream is stream:
-                        stream.start()
+                        self._stream = self._start_stream()
             else:
                 yield
 
@@ -103,6 +96,18 @@ class TurnView:
         tail = Text("\n".join(clean("".join(self._text)).splitlines()[-room:]))
         rows = tail.wrap(self.console, self.console.size.width)
         return Text("\n").join(rows[-room:])
+
+    def _start_stream(self) -> Live:
+        live = Live(
+            get_renderable=self.render_stream,
+            console=self.console,
+            refresh_per_second=12,
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+        live.start()
+        return live
 
     def _stop_stream(self) -> None:
         if self._stream is not None:

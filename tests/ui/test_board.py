@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import time
 from typing import Any
 
 from rich.console import Console
 
 from atlas.events import CallEvent, Phase
 from atlas.ui.board import CallBoard
+from tests.ui.screen import screen
 
 
 class Clock:
@@ -162,3 +164,22 @@ def test_live_board_pauses_and_resumes() -> None:
     assert board._live is None
     final = out.getvalue()
     assert "round 1:" in final and "ok" in final
+
+
+def test_a_question_asked_during_a_pause_stays_on_screen() -> None:
+    console, out = capture(terminal=True)
+    board = CallBoard(console, live=True, refresh_per_second=50)
+    board.start_round(1)
+    board.on_event(event(Phase.STARTED, "read", attempt=1))
+    board.on_event(event(Phase.AWAITING_APPROVAL, "write", "add_label"))
+    time.sleep(0.1)
+    with board.paused():
+        console.print("Approve add_label(issue_id=41)? [y/N] y approved")
+    board.on_event(event(Phase.FINISHED, "read", kind="ok", ms=5.0, attempts=1))
+    time.sleep(0.1)
+    board.on_event(event(Phase.FINISHED, "write", "add_label", kind="ok", ms=3.0, attempts=1))
+    board.end_round()
+    shown = [line for line in screen(out.getvalue()) if line]
+    assert shown[0] == "Approve add_label(issue_id=41)? [y/N] y approved"
+    assert "get_issue(issue_id=41)" in shown[1] and "add_label(issue_id=41)" in shown[2]
+    assert shown[3].startswith("round 1:") and len(shown) == 4

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+import time
 
 from rich.console import Console
 
 from atlas.ui.turn_view import TurnView
+from tests.ui.screen import screen
 
 
 def terminal(width: int = 40, height: int = 12) -> Console:
@@ -37,3 +39,18 @@ def test_short_lines_of_a_long_answer_show_the_latest_ones() -> None:
     view.on_text("\n".join(f"line {n}" for n in range(30)))
     rows = shown(console, view)
     assert rows == [f"line {n}" for n in range(20, 30)]
+
+
+def test_a_question_asked_while_text_streams_stays_on_screen() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=60, height=20, force_terminal=True, no_color=True, markup=False)
+    view = TurnView(console)
+    view.on_text("Looking at the labels of #41 first.\nThen")
+    time.sleep(0.1)
+    with view.paused():
+        console.print("Approve add_label(issue_id=41)? [y/N] n denied")
+    view.on_text(" the answer.")
+    time.sleep(0.1)
+    view.finish("Done.")
+    shown = [line for line in screen(out.getvalue()) if line]
+    assert shown == ["Approve add_label(issue_id=41)? [y/N] n denied", "Done."]
