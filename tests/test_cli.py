@@ -437,3 +437,16 @@ def test_tracker_and_log_show_times_alike_in_the_local_zone(home: Path) -> None:
             [sys.executable, "-m", "atlas", command], capture_output=True, text=True, env=env, timeout=30
         )
         assert "2026-11-30 19:30:00" in done.stdout, (command, done.stdout)
+
+
+@pytest.mark.parametrize("args", [["ask", "-m", "offline", SEED], ["log"], ["log", "--json"]])
+def test_a_reader_that_goes_away_is_not_a_failure(args: list[str], home: Path) -> None:
+    """`atlas ... | head -1`: whichever sink meets the closed pipe first, exit 0 and nothing on stderr."""
+    logged(home, "a", ts=time.time())
+    child = subprocess.Popen(
+        [sys.executable, "-m", "atlas", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None
+    child.stdout.close()
+    _, err = child.communicate(timeout=30)
+    assert (child.returncode, err) == (0, "")

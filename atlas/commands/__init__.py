@@ -6,6 +6,7 @@ code: no traceback reaches the user.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -36,7 +37,10 @@ def guarded(action: Callable[[], T]) -> T:
         print("cancelled", file=sys.stderr)
         raise typer.Exit(130) from None
     except BrokenPipeError:
-        # The reader went away (`atlas log | head`): nothing left to say to it.
+        # The reader went away (`atlas log | head`): nothing left to say to it, not even the
+        # interpreter's last flush of standard output.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise typer.Exit(0) from None
     except Exception as exc:
         # A bug, not a user error: still one line, unless ATLAS_DEBUG asks for the traceback.

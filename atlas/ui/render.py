@@ -20,6 +20,13 @@ PIPED_TABLE_WIDTH = 200
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # Rich would exit 1 here; the reader going away is for `guarded` to handle, as for `print`.
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def make_console(
     *, stderr: bool = False, file: IO[str] | None = None, width: int | None = None, for_tables: bool = False
 ) -> Console:
@@ -28,7 +35,7 @@ def make_console(
     `for_tables`: on a pipe, rows are laid out wide instead of folded to 80 columns, so a
     table sent to a file or to `grep` keeps one line per row.
     """
-    console = Console(
+    console = _Console(
         stderr=stderr,
         file=file,
         width=width,
