@@ -6,9 +6,10 @@ order, whose `output` is the JSON envelope (`{"ok": true, "data": ...}` or `{"ok
 
 Per call: validate → circuit breaker → time budget → approval (side effects only; `approve`
 runs in a worker thread, one prompt at a time, while reads go on) → a concurrency slot (the
-call's timer starts here) → attempts in a daemon thread, each under the tool's deadline cut to
-the question's budget (transient errors retried on idempotent tools, with jittered doubling
-backoff; a timeout never) → envelope, capped → FINISHED event → `log` and the call log.
+call's timer starts here) → attempts in a daemon thread, all within the call's one deadline (the
+tool's own) cut to the question's budget (transient errors retried on idempotent tools, with
+jittered doubling backoff, while enough of the deadline is left; a timeout never) → envelope,
+capped → FINISHED event → `log` and the call log.
 
 Cancellation (Ctrl-C cancels the task awaiting `run_all`): every unfinished call is answered with
 kind `cancelled`, logged and reported as FINISHED — except that a side effect already running
@@ -247,16 +248,18 @@ class ToolExecutor:
             return outcome
 
     async def _attempts(self, state: _Call, spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> _Outcome:
+        # One deadline for the whole call, its timer started with its slot: retries share it.
+        call_ends = state.clock + self._own_timeout(spec)
         backoff = random.uniform(*BACKOFF_S)
         while True:
-            timeout = self._timeout_for(spec)
+            timeout = self._timeout_for(spec, call_ends)
             if timeout is None:
                 return _no_time_budget()
             state.attempts += 1
             self._emit(state, Phase.STARTED, attempt=state.attempts)
             outcome = await self._attempt(spec, args, context, timeout)
             retry = outcome.kind is ErrorKind.TRANSIENT and spec.idempotent and state.attempts < self.max_attempts
-            if not retry or not self._has_time_for(backoff):
+            if not retry or not self._has_time_for(spec, backoff, call_ends):
                 return outcome
             self._emit(state, Phase.RETRYING, attempt=state.attempts, message=outcome.message)
             await asyncio.sleep(backoff)
@@ -325,18 +328,26 @@ class ToolExecutor:
                 self._untrusted.append(source)
         return _Outcome(ErrorKind.OK, envelope_ok(data, untrusted=True))
 
-    def _timeout_for(self, spec: ToolSpec[Any]) -> float | None:
-        """This attempt's deadline: the tool's own, cut to the question's budget; None if too little is left."""
-        own = spec.timeout_s if spec.timeout_s is not None else self.timeout_s
+    def _own_timeout(self, spec: ToolSpec[Any]) -> float:
+        return spec.timeout_s if spec.timeout_s is not None else self.timeout_s
+
+    def _timeout_for(self, spec: ToolSpec[Any], call_ends: float | None = None) -> float | None:
+        """An attempt's time: what is left of the call's deadline (all of it before the call starts),
+        cut to the question's budget; None when too little of the budget is left."""
+        now = time.monotonic()
+        own = self._own_timeout(spec) if call_ends is None else call_ends - now
         if self._deadline is None:
             return own
-        left = self._deadline - time.monotonic() - self._reserve_s
+        left = self._deadline - now - self._reserve_s
         return None if left < MIN_BUDGET_S else min(own, left)
 
-    def _has_time_for(self, wait_s: float) -> bool:
-        if self._deadline is None:
-            return True
-        return self._deadline - time.monotonic() - self._reserve_s - wait_s >= MIN_BUDGET_S
+    def _has_time_for(self, spec: ToolSpec[Any], wait_s: float, call_ends: float) -> bool:
+        """Whether a retry after `wait_s` is worth starting: half the tool's deadline (at most
+        MIN_BUDGET_S) still left of the call's, and MIN_BUDGET_S of the question's budget."""
+        starts = time.monotonic() + wait_s
+        if call_ends - starts < min(MIN_BUDGET_S, self._own_timeout(spec) / 2):
+            return False
+        return self._deadline is None or self._deadline - starts - self._reserve_s >= MIN_BUDGET_S
 
     async def _ask(
         self, state: _Call, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, prims: _Primitives

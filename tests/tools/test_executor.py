@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from pydantic import ConfigDict
 
+from atlas.errors import TransientToolError
 from atlas.events import CallEvent, Phase
 from atlas.messages import ToolCall
 from atlas.tools.executor import ToolExecutor
@@ -135,6 +136,47 @@ def test_transient_errors_are_retried_with_backoff_up_to_max_attempts() -> None:
     assert 0.6 <= elapsed <= 1.3
     assert [e.attempt for e in events if e.phase is Phase.RETRYING] == [1, 2]
     assert [e.attempt for e in events if e.phase is Phase.STARTED] == [1, 2, 3]
+
+
+class SlowFlaky:
+    """Fails transiently after `seconds` the first `times` calls; later calls take `then_s`."""
+
+    def __init__(self, seconds: float, times: int = 1, then_s: float = 0.0) -> None:
+        self.seconds, self.times, self.then_s, self.calls = seconds, times, then_s, 0
+
+    def __call__(self, args: FailArgs, ctx: ToolContext) -> str:
+        self.calls += 1
+        if self.calls <= self.times:
+            time.sleep(self.seconds)
+            raise TransientToolError("connection reset")
+        time.sleep(self.then_s)
+        return "answered"
+
+
+def run_slow_flaky(tool: SlowFlaky, timeout_s: float) -> tuple[str, float, ToolExecutor]:
+    executor = ToolExecutor(registry(spec("flaky", tool, FailArgs, timeout_s=timeout_s)), max_attempts=3)
+    started = time.monotonic()
+    output = asyncio.run(executor.run_one(call("flaky", "c1")))
+    return kind_of(output), time.monotonic() - started, executor
+
+
+def test_retries_share_the_call_deadline_that_starts_with_its_slot() -> None:
+    # A late failure leaves no room for a retry inside the 1 s deadline: the call ends transient.
+    late = SlowFlaky(0.7)
+    kind, elapsed, _ = run_slow_flaky(late, 1.0)
+    assert (kind, late.calls) == ("transient", 1) and elapsed < 1.0
+
+    # An early failure leaves room: the retry runs in what is left of the same deadline.
+    early = SlowFlaky(0.1)
+    kind, _, _ = run_slow_flaky(early, 1.2)
+    assert (kind, early.calls) == ("ok", 2)
+
+    # A retry that hangs times out when the call's deadline ends, not a whole deadline later.
+    hangs = SlowFlaky(0.1, then_s=5.0)
+    kind, elapsed, executor = run_slow_flaky(hangs, 1.2)
+    assert (kind, hangs.calls) == ("timeout", 2)
+    assert 1.15 <= elapsed <= 1.35
+    assert 1150 <= executor.log[0].ms <= 1350
 
 
 def test_transient_errors_are_not_retried_on_tools_that_are_not_idempotent() -> None:
