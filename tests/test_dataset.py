@@ -187,6 +187,84 @@ def test_references_to_other_issues_point_back_in_time(issues: dict[int, dict[st
 # --- the fixtures ------------------------------------------------------------------------------
 
 
+MAINTAINERS = ("mkowalski", "priya-n", "dtanaka")
+SAME_PROBLEM = re.compile(r"\b(?:This came up in|Duplicate of|This is|Looks like) #(\d+)")
+
+
+def maintainer_links(issues: dict[int, dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any], str]]:
+    """(issue, the earlier issue a maintainer calls the same problem, what they said)."""
+    return [
+        (issue, issues[int(match.group(1))], comment["body"])
+        for issue in issues.values()
+        for comment in issue["comments"]
+        if comment["author"] in MAINTAINERS and (match := SAME_PROBLEM.match(comment["body"]))
+    ]
+
+
+EXPLAINED_REPEAT = re.compile(
+    r"(?:This came up in #\d+ as well\.|Duplicate of #\d+: same cause\.|Looks like #\d+\.)\s*(.+)", re.S
+)
+
+
+def test_a_maintainer_calls_only_the_same_problem_a_repeat(issues: dict[int, dict[str, Any]]) -> None:
+    """A repeat's explanation is the one the earlier issue got, not another problem's answer."""
+
+    def flat(text: str) -> str:
+        return re.sub(r"\d+", "#", " ".join(text.split()))
+
+    links = maintainer_links(issues)
+    assert len(links) >= 10
+    for issue, earlier, said in links:
+        explained = EXPLAINED_REPEAT.match(said)
+        if explained is None:
+            continue
+        first_sentence = re.split(r"(?<=[.!?])\s", flat(explained.group(1)), maxsplit=1)[0]
+        answers = " ".join(flat(c["body"]) for c in earlier["comments"] if c["author"] in MAINTAINERS)
+        assert first_sentence in answers, (issue["id"], earlier["id"], first_sentence)
+
+
+def test_no_duplicate_of_a_bug_already_fixed_in_the_reporters_release(issues: dict[int, dict[str, Any]]) -> None:
+    generator = load_generator()
+
+    def key(version: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in version.split("."))
+
+    for issue, earlier, said in maintainer_links(issues):
+        if "duplicate" not in said:
+            continue
+        release = generator.release_at(datetime.fromisoformat(issue["created_at"]))
+        fixes = [
+            version
+            for comment in earlier["comments"]
+            if comment["author"] in MAINTAINERS
+            for version in re.findall(
+                r"\b(?:[Ff]ixed in|[Ss]hip(?:s|ped)? (?:in|with)|In) (\d+\.\d+\.\d+)\b", comment["body"]
+            )
+        ]
+        assert all(key(release) < key(fix) for fix in fixes), (issue["id"], release, earlier["id"], fixes)
+
+
+def test_a_generated_report_names_no_release_that_was_not_out_yet(issues: dict[int, dict[str, Any]]) -> None:
+    generator = load_generator()
+    handwritten = {issue["id"] for issue in generator.all_issues()}
+
+    def key(version: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in version.split("."))
+
+    for issue in issues.values():
+        if issue["id"] in handwritten:
+            continue  # hand-written reports may quote a future release on purpose (#119's injection)
+        current = generator.release_at(datetime.fromisoformat(issue["created_at"]))
+        named = re.findall(r"(?<![\d.])(2\.\d+\.\d+)\b", issue["title"] + "\n" + issue["body"])
+        assert all(key(version) <= key(current) for version in named), (issue["id"], current, named)
+
+
+def test_environment_lines_agree_with_themselves(issues: dict[int, dict[str, Any]]) -> None:
+    for issue in issues.values():
+        for python, image in re.findall(r"Python (3\.\d+)\.\d+, Debian 12 \(python:(3\.\d+)-slim", issue["body"]):
+            assert python == image, (issue["id"], python, image)
+
+
 def test_41_is_the_nightly_rebuild_that_outlives_its_lease(issues: dict[int, dict[str, Any]]) -> None:
     issue = issues[FIXTURES["lease_double_run"]]
     assert issue["labels"] == ["comp:core", "type:bug"]  # no severity: a test adds severity:S1 later

@@ -28,11 +28,11 @@ from issue_templates import TEMPLATES, Ctx, Draft, NotApplicable  # noqa: E402
 
 TOTAL = 130
 MAX_USES_PER_STORY = 3
-SIMILARITY_LIMIT = 0.6
+SIMILARITY_LIMIT = 0.5
 FRESH_ATTEMPTS = 150
 DUPLICATE_SHARE = 0.12
 DUPLICATE_OPENINGS = (
-    "Seeing this on {version} a few times a day:",
+    "Seeing this on {version}:",
     "Not sure if this is a bug or our setup. Since we moved to {version}:",
     "Searched the issues but couldn't find this exact error. On {version}:",
     "Our on-call got paged for this twice this week ({version}):",
@@ -313,6 +313,19 @@ def fresh_report(
     return None
 
 
+FIXED_RE = re.compile(r"\b(?:[Ff]ixed in|[Ll]ands in|[Rr]eleased in|[Ss]hip(?:s|ped)? (?:in|with)|In)\s+(\d+\.\d+\.\d+)\b")
+
+
+def fixed_by(issue: dict[str, Any], version: str) -> bool:
+    """Whether a maintainer said the issue's fix shipped in `version` or earlier."""
+
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in v.split("."))
+
+    said = [v for c in issue["comments"] if c["author"] in MAINTAINERS for v in FIXED_RE.findall(c["body"])]
+    return any(key(v) <= key(version) for v in said)
+
+
 def duplicate_report(issue_id: int, titles: set[str], told: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """A new report of a problem already in the tracker: same story, nearly the same words."""
     for attempt in range(FRESH_ATTEMPTS, 10 * FRESH_ATTEMPTS):
@@ -322,7 +335,11 @@ def duplicate_report(issue_id: int, titles: set[str], told: dict[str, list[dict[
             continue
         if issue["title"] in titles or not {"type:bug", "type:question"} & set(issue["labels"]):
             continue
-        earlier = next((e for e in told.get(name, []) if too_alike(issue["body"], e["body"])), None)
+        # Nobody reports a bug again on a release that has its fix: that would be a new report.
+        version = release_at(datetime.fromisoformat(issue["created_at"]))
+        earlier = next(
+            (e for e in told.get(name, []) if too_alike(issue["body"], e["body"]) and not fixed_by(e, version)), None
+        )
         if earlier is not None:
             rng = random.Random(f"{SEED}:{issue_id}:duplicate")
             return as_duplicate(issue, earlier, rng)

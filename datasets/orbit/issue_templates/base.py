@@ -15,7 +15,7 @@ PYTHONS = ("3.10.14", "3.11.9", "3.11.7", "3.12.4", "3.12.7", "3.13.0")
 SYSTEMS = (
     "Ubuntu 22.04",
     "Ubuntu 24.04",
-    "Debian 12 (python:3.12-slim image)",
+    "Debian 12 (python:{python}-slim image)",
     "Alpine 3.19",
     "RHEL 9.3",
     "macOS 14.5 (dev laptop)",
@@ -125,7 +125,8 @@ class Ctx:
         return f"{self.stamp(minutes_before)} {level} {logger} [{worker or self.worker}] {message}"
 
     def env(self) -> str:
-        return f"orbit-scheduler {self.version}, Python {self.python}, {self.system}"
+        minor = ".".join(self.python.split(".")[:2])
+        return f"orbit-scheduler {self.version}, Python {self.python}, {self.system.format(python=minor)}"
 
 
 def _key(version: str) -> tuple[int, ...]:

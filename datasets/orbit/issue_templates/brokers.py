@@ -113,12 +113,12 @@ def redis_auth(c: Ctx) -> Draft:
     ).replace("{log}", c.log(2, "ERROR", "orbit.broker.redis", f"ORB-1302 BrokerAuthFailed {detail}"))
     answers = {
         "evalsha": "Orbit uses a few Lua scripts for atomic claim/renew, so the ACL needs `+@scripting` "
-        "(or at least `+evalsha +script|load`) besides streams and sorted sets. The brokers page lists the "
-        "minimal ACL.",
+        "(or at least `+evalsha +script|load`) besides streams and sorted sets. The ORB-1302 entry in "
+        "error-codes.md lists the minimal ACL.",
         "certificate": "Pass the CA with `?ssl_ca_certs=/etc/ssl/private-ca.pem` on the URL; Orbit hands "
         "query parameters to redis-py.",
-        "WRONGPASS": "Characters like `@` and `/` must be percent-encoded in a URL (`%40`, `%2F`). Or use "
-        "`ORBIT_BROKER_PASSWORD` so the URL does not carry the password at all.",
+        "WRONGPASS": "Characters like `@` and `/` must be percent-encoded in a URL (`%40`, `%2F`), also when "
+        "the URL comes from `ORBIT_BROKER_URL`.",
     }
     key = next(k for k in answers if k in detail)
     thread = [
@@ -140,6 +140,7 @@ def redis_auth(c: Ctx) -> Draft:
         labels=["comp:broker-redis", "type:question"],
         thread=thread,
         closes=True,
+        story=key,
     )
 
 
@@ -258,8 +259,11 @@ def postgres_serialization_failure(c: Ctx) -> Draft:
 
 @template
 def migration_pending(c: Ctx) -> Draft:
-    c.require(before="2.8.2")  # later reporters are past the last schema change of 2.x
-    target, old, new = ("2.7.0", 7, 9) if c.version < "2.7" else ("2.8.0", 9, 10)
+    # The reporter upgrades to the current release, whose minor version brought a migration (2.7:
+    # schema 7 -> 9, 2.8: 9 -> 10); later reporters are past the last schema change of 2.x.
+    c.require(since="2.7.0", before="2.8.2")
+    target = c.version
+    old, new = (7, 9) if target.startswith("2.7.") else (9, 10)
     pending = c.chance(0.5)
     if pending:
         log = c.log(
@@ -290,9 +294,12 @@ def migration_pending(c: Ctx) -> Draft:
             "maintainer",
             md(
                 """
-                The order is in the upgrading guide: drain the workers that run the old version, run
-                `orbit migrate` once (a Kubernetes Job or a helm pre-upgrade hook), then start the new
-                workers. Old and new workers cannot share a schema during the rollout.
+                The order is in the upgrading guide: run `orbit migrate` once with the **new** release
+                before any new worker starts (a Kubernetes Job or a helm pre-upgrade hook), then roll the
+                workers. Migrations within 2.x are additive: old workers that are already running keep
+                working against the new schema, but an old process that starts after the migration
+                refuses it (ORB-1702), and there are no down-migrations, so finish the rollout rather
+                than rolling back.
                 """
             ),
         ),

@@ -187,6 +187,11 @@ def duplicate_job_id(c: Ctx) -> Draft:
 def timeout_and_retries(c: Ctx) -> Draft:
     timeout = c.pick((60, 120, 300, 600))
     attempts = c.pick((3, 5))
+    backoff = c.pick(("exponential", "fixed"))
+    base_delay = c.pick((10, 30))
+    # The first timeout is logged after one attempt; the last after every retry and its delay.
+    delays = [base_delay * (2 ** (n - 2) if backoff == "exponential" else 1) for n in range(2, attempts + 1)]
+    retrying_min = ((attempts - 1) * timeout + sum(delays)) / 60
     body = md(
         f"""
         `{c.job}` has `timeout = {timeout}` and our config has:
@@ -194,8 +199,8 @@ def timeout_and_retries(c: Ctx) -> Draft:
         ```toml
         [retries]
         max_attempts = {attempts}
-        backoff = "{c.pick(("exponential", "fixed"))}"
-        base_delay = {c.pick((10, 30))}
+        backoff = "{backoff}"
+        base_delay = {base_delay}
         ```
 
         When the job times out we see:
@@ -213,7 +218,10 @@ def timeout_and_retries(c: Ctx) -> Draft:
     body = body.replace(
         "{log1}",
         c.log(
-            40, "WARNING", "orbit.worker", f"ORB-1201 JobTimeout job={c.job} timeout={timeout}s attempt=1/{attempts}"
+            3 + retrying_min,
+            "WARNING",
+            "orbit.worker",
+            f"ORB-1201 JobTimeout job={c.job} timeout={timeout}s attempt=1/{attempts}",
         ),
     )
     body = body.replace(
@@ -318,6 +326,7 @@ def config_errors(c: Ctx) -> Draft:
         thread=thread,
         closes=case == "url_missing",
         last_resolves=True,
+        story=case,
     )
 
 
@@ -513,4 +522,5 @@ def feature_request(c: Ctx) -> Draft:
         labels=[comp, "type:feature", "severity:S4"],
         thread=thread,
         closes=len(thread) == 3,
+        story=title,
     )

@@ -9,16 +9,18 @@ from issue_templates.base import Ctx, Draft, md, template
 
 @template
 def cron_parse_error(c: Ctx) -> Draft:
-    expr, why = c.pick(
+    expr, why, fixed_in = c.pick(
         (
-            ("0 0 L * *", "`L` (last day of month) is supported by Quartz and by our old cron setup"),
-            ("*/90 * * * *", "I wanted every 90 minutes"),
-            ("0 9 * * mon-fri", "lower-case day names work in Vixie cron"),
-            ("@weekly", "the docs mention `@daily` and `@hourly` but not `@weekly`"),
-            ("0 0 29 2 *", "it is valid, it just only fires in leap years"),
-            ("30 2 * * 1#1", "first Monday of the month, `#` syntax"),
+            ("0 0 L * *", "`L` (last day of month) is supported by Quartz and by our old cron setup", ""),
+            ("*/90 * * * *", "I wanted every 90 minutes", ""),
+            ("0 9 * * mon-fri", "lower-case day names work in Vixie cron", "2.6.4"),
+            ("@weekly", "the docs list `@weekly` next to `@daily` and `@hourly`", "2.7.1"),
+            ("0 0 29 2 *", "it is valid, it just only fires in leap years", "2.8.0"),
+            ("30 2 * * 1#1", "first Monday of the month, `#` syntax", ""),
         )
     )
+    if fixed_in:
+        c.require(before=fixed_in)  # a parser bug is reported until the release that fixes it
     name = c.pick(("month-end-close", "partner-sync", "weekly-cleanup", "leap-report", "digest-mail"))
     trace = md(
         f"""
@@ -55,13 +57,19 @@ def cron_parse_error(c: Ctx) -> Draft:
         whole scheduler down, so none of our other 30 schedules run either. Could it skip just that one?
         """
     ).replace("{trace}", trace)
-    supported = expr in ("0 9 * * mon-fri", "0 0 29 2 *", "@weekly")
-    answer = (
-        f"`{expr}` should parse; that is a bug in the field parser. Fixed in {c.fix}, with a test."
-        if supported
-        else f"`{expr}` is not standard five-field cron and Orbit does not support it; the error is right, "
-        "but it should name the field. We'll improve the message."
-    )
+    if fixed_in:
+        answer = f"`{expr}` should parse; that is a bug in the field parser. Fixed in {fixed_in}, with a test."
+    elif expr.startswith("*/90"):
+        answer = (
+            "A step cannot reach past its field: minutes only go to 59, so no cron can say every 90 "
+            "minutes in one line. Two schedules do it: `0 0-21/3 * * *` and `30 1-22/3 * * *`. The error "
+            "should say that, though; we'll improve the message."
+        )
+    else:
+        answer = (
+            f"`{expr}` is a Quartz extension, not five-field cron, and Orbit does not support it (see "
+            "scheduling.md); the error is right, but it should name the field. We'll improve the message."
+        )
     thread = [
         ("maintainer", answer),
         (
@@ -83,7 +91,8 @@ def cron_parse_error(c: Ctx) -> Draft:
         body=body,
         labels=["comp:scheduler", "type:bug", c.pick(("severity:S3", "severity:S2"))],
         thread=thread,
-        closes=supported,
+        closes=bool(fixed_in),
+        story=expr,
     )
 
 

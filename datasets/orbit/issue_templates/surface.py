@@ -202,8 +202,9 @@ def docs_gap(c: Ctx) -> Draft:
             ),
             (
                 "upgrading",
-                "Docs: say that workers must be drained before orbit migrate",
-                "that workers of the old version must be drained before `orbit migrate` on Postgres",
+                "Docs: say which workers survive orbit migrate during a rolling upgrade",
+                "that old workers keep running after `orbit migrate` on Postgres but cannot start again "
+                "(ORB-1702), so a rollback after the migration is not possible",
             ),
             (
                 "configuration",
@@ -235,12 +236,14 @@ def docs_gap(c: Ctx) -> Draft:
         } A short paragraph, and maybe an example, would help the next person.
         """
     )
+    declined = "I'd rather not, not sure I understood all of it."
+    reply = c.pick(("Sure, PR coming.", declined, "Opened a PR."))
     thread = [
         ("maintainer", "Good catch, thanks. Would you like to write it? The docs are Markdown in `docs/`."),
-        ("reporter", c.pick(("Sure, PR coming.", "I'd rather not, not sure I understood all of it.", "Opened a PR."))),
-        ("maintainer2", f"Merged, the {page} page is updated."),
+        ("reporter", reply),
+        ("maintainer2", f"No problem, I wrote it: the {page} page is updated." if reply == declined else "Merged, thanks!"),
     ]
-    return Draft(title=title, body=body, labels=["comp:docs", "type:docs"], thread=thread, closes=True)
+    return Draft(title=title, body=body, labels=["comp:docs", "type:docs"], thread=thread, closes=True, story=page)
 
 
 @template
