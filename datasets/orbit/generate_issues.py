@@ -313,7 +313,9 @@ def fresh_report(
     return None
 
 
-FIXED_RE = re.compile(r"\b(?:[Ff]ixed in|[Ll]ands in|[Rr]eleased in|[Ss]hip(?:s|ped)? (?:in|with)|In)\s+(\d+\.\d+\.\d+)\b")
+FIXED_RE = re.compile(
+    r"\b(?:[Ff]ixed in|[Ll]ands in|[Rr]eleased in|[Ss]hip(?:s|ped)? (?:in|with)|In)\s+(\d+\.\d+\.\d+)\b"
+)
 
 
 def fixed_by(issue: dict[str, Any], version: str) -> bool:
