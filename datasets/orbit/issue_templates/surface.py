@@ -241,7 +241,10 @@ def docs_gap(c: Ctx) -> Draft:
     thread = [
         ("maintainer", "Good catch, thanks. Would you like to write it? The docs are Markdown in `docs/`."),
         ("reporter", reply),
-        ("maintainer2", f"No problem, I wrote it: the {page} page is updated." if reply == declined else "Merged, thanks!"),
+        (
+            "maintainer2",
+            f"No problem, I wrote it: the {page} page is updated." if reply == declined else "Merged, thanks!",
+        ),
     ]
     return Draft(title=title, body=body, labels=["comp:docs", "type:docs"], thread=thread, closes=True, story=page)
 
