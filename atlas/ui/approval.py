@@ -20,6 +20,7 @@ from contextlib import AbstractContextManager
 from typing import IO, Any
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.text import Text
 
 from atlas.events import ApprovalRequest
@@ -148,11 +149,12 @@ class TerminalApprover:
         screen = Console(file=out, highlight=False, markup=False, emoji=False)
         try:
             with answer_mode(fd):
+                # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
                 if request.preview:
-                    screen.print(Text("  ") + Text(clean(request.preview)))
+                    screen.print(Padding(Text(clean(request.preview)), (0, 0, 0, 2), expand=False))
                 caution = warning(request)
                 if caution:
-                    screen.print(Text("  ! " + clean(caution), style="bold yellow"))
+                    screen.print(Padding(Text("! " + clean(caution), style="bold yellow"), (0, 0, 0, 2), expand=False))
                 screen.print(Text(question(request), style="bold"), end="")
                 out.flush()
                 approved = is_yes(read_answer(fd))
