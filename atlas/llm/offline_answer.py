@@ -239,19 +239,21 @@ def docs_list(data: Any) -> str:
 def search_section(call: PlannedCall, data: Any, hint: Any) -> str:
     hits = data.get("hits") if isinstance(data, Mapping) else data
     hits = hits if isinstance(hits, list) else []
+    limit = call.arguments.get("limit") or SEARCH_DEFAULT_LIMIT
     lines = [f"### Search: {describe_call(call)}", ""]
     if not hits:
         lines.append("No issues matched.")
+    elif len(hits) < limit:  # fewer than asked for: that is every match
+        lines += [f"{len(hits)} issue{'s' if len(hits) > 1 else ''} matched:", ""]
+    else:
+        more = f"; ask for `top {SEARCH_MAX} …` to see more" if limit < SEARCH_MAX else ""
+        lines += [f"The first {len(hits)} matches (there may be more{more}):", ""]
     for hit in hits:
         if isinstance(hit, Mapping):
             lines.append(
                 f"- #{hit.get('id')} {_one_line(hit.get('title', ''), 100)} — {hit.get('state', '?')}, "
                 f"{_labels_text(_labels(hit))}"
             )
-    limit = call.arguments.get("limit") or SEARCH_DEFAULT_LIMIT
-    if len(hits) >= limit:
-        more = f"; ask for `top {SEARCH_MAX} …` to see more" if limit < SEARCH_MAX else ""
-        lines += ["", f"These are the first {len(hits)} matches; there may be more{more}."]
     note = (data.get("hint") if isinstance(data, Mapping) else None) or hint
     if note:
         lines += ["", f"Note from the search: {_one_line(note, 300)}"]

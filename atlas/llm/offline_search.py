@@ -1,8 +1,8 @@
 """Reading a search request into `search_issues` arguments, for the offline planner.
 
 State and label words become filters, a number becomes the limit, and what is left of the user's
-words becomes the query. Filters the tool does not have (author, date, a count) are said in a
-note instead of being searched for as words.
+words becomes the query. Filters the tool does not have (author, date) are said in a note instead of
+being searched for as words; "how many" asks for the most hits, so the answer can count them.
 """
 
 from __future__ import annotations
@@ -99,9 +99,7 @@ def _cannot_filter(text: str, notes: list[str]) -> str:
 
 def search_in(text: str, notes: list[str]) -> Search:
     """Search filters: state and label words, a limit, and the topic as the query."""
-    counting = bool(_COUNT_RE.search(text))
-    if counting:
-        notes.append(f"I cannot count issues: a search lists at most {SEARCH_MAX} at a time.")
+    counting = bool(_COUNT_RE.search(text))  # the most hits there are: fewer than that is every match
     text = _cannot_filter(text, notes)
     label_match = _LABEL_FILTER_RE.search(text)
     label = label_match.group("label") if label_match else None
