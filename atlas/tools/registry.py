@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from atlas import config
 
 ENTRY_POINT_GROUP = "atlas.tools"
-BUILTIN_MODULES = ("atlas.tools.orbit", "atlas.tools.tracker")
+BUILTIN_MODULES = ("atlas.tools.orbit", "atlas.tools.docs", "atlas.tools.tracker")
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
