@@ -259,6 +259,13 @@ def test_a_generated_report_names_no_release_that_was_not_out_yet(issues: dict[i
         assert all(key(version) <= key(current) for version in named), (issue["id"], current, named)
 
 
+def test_an_issue_a_maintainer_keeps_open_is_open(issues: dict[int, dict[str, Any]]) -> None:
+    for issue in issues.values():
+        said = [c["body"] for c in issue["comments"] if c["author"] in MAINTAINERS]
+        if said and re.search(r"\b(?:[Kk]eeping (?:it|this) open|[Ll]eaving this open)\b", said[-1]):
+            assert issue["state"] == "open", (issue["id"], said[-1][:80])
+
+
 def test_environment_lines_agree_with_themselves(issues: dict[int, dict[str, Any]]) -> None:
     for issue in issues.values():
         for python, image in re.findall(r"Python (3\.\d+)\.\d+, Debian 12 \(python:(3\.\d+)-slim", issue["body"]):

@@ -351,6 +351,7 @@ def queue_full(c: Ctx) -> Draft:
     ).replace(
         "{log}", c.log(20, "ERROR", "orbit.client", f"ORB-1306 QueueFull queue=default length={limit} max={limit}")
     )
+    answered = c.chance(0.4)
     thread = [
         (
             "maintainer",
@@ -364,7 +365,15 @@ def queue_full(c: Ctx) -> Draft:
             ),
         ),
         ("reporter", "We'll catch QueueFull and return 503. A `block=True` option on enqueue would be nice too."),
-        ("maintainer2", "`enqueue(..., block_for=30)` is a reasonable addition. Keeping it open as a feature."),
+        (
+            "maintainer2",
+            "`enqueue(..., block_for=30)` is a reasonable addition. "
+            + (
+                "Opened a feature request for it; closing this one as answered."
+                if answered
+                else "Keeping it open as a feature."
+            ),
+        ),
     ]
     return Draft(
         title=c.pick(
@@ -379,7 +388,7 @@ def queue_full(c: Ctx) -> Draft:
             "type:question",
         ],
         thread=thread,
-        closes=c.chance(0.4),
+        closes=answered,
     )
 
 
