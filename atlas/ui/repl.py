@@ -58,6 +58,47 @@ class ChatOptions:
     concurrency: int = 4
 
 
+class ChatHistory(FileHistory):
+    """The prompt's history file in the state folder; one that cannot be used costs only the history."""
+
+    def __init__(self, path: Path, notices: Console) -> None:
+        super().__init__(str(path))
+        self.path = path
+        self.notices = notices
+        self.usable = True
+
+    def check(self) -> None:
+        """Say now, before the first prompt, when the file can be neither read nor appended to."""
+        try:
+            with self.path.open("ab"), self.path.open("rb"):
+                pass
+        except OSError as exc:
+            self._give_up(exc)
+
+    def load_history_strings(self) -> Iterable[str]:
+        if not self.usable:
+            return []
+        try:
+            return list(super().load_history_strings())
+        except OSError as exc:
+            self._give_up(exc)
+            return []
+
+    def store_string(self, string: str) -> None:
+        if not self.usable:
+            return
+        try:
+            super().store_string(string)
+        except OSError as exc:
+            self._give_up(exc)
+
+    def _give_up(self, exc: OSError) -> None:
+        if self.usable:
+            self.usable = False
+            why = f"{clean_line(self.path)} cannot be used ({clean_line(exc.strerror or exc)})"
+            self.notices.print(Text(f"atlas: warning: the chat history {why}; this chat keeps none", style="yellow"))
+
+
 class SlashCompleter(Completer):
     """Completes slash commands, and `on`/`off` after `/read-only`."""
 
@@ -235,7 +276,7 @@ def run_chat(options: ChatOptions) -> None:
     except OSError as exc:
         raise ConfigError(f"cannot create the state folder {home}: {exc}") from None
     chat = Chat(runtime, options, console, notices, read_only=options.read_only)
-    read_line = _terminal_reader(home, chat) if sys.stdin.isatty() else _piped_reader(chat)
+    read_line = _terminal_reader(home, chat, notices) if sys.stdin.isatty() else _piped_reader(chat)
     console.print(header(runtime.model.name, read_only=chat.read_only))
     console.print(Text(f"session {runtime.session} · /help for commands · Ctrl-D to leave", style="dim"))
     loop = asyncio.new_event_loop()
@@ -260,10 +301,12 @@ def run_chat(options: ChatOptions) -> None:
     console.print(Text(f"session {runtime.session}: {chat.turns} turns, ${chat.cost_usd:.4f}", style="dim"))
 
 
-def _terminal_reader(home: Path, chat: Chat) -> Callable[[asyncio.AbstractEventLoop], str]:
+def _terminal_reader(home: Path, chat: Chat, notices: Console) -> Callable[[asyncio.AbstractEventLoop], str]:
     """The prompt: history in the state folder, Ctrl-R search, suggestions, slash completion."""
+    history = ChatHistory(home / HISTORY_FILE, notices)
+    history.check()
     session: PromptSession[str] = PromptSession(
-        history=FileHistory(str(home / HISTORY_FILE)),
+        history=history,
         auto_suggest=AutoSuggestFromHistory(),
         completer=SlashCompleter(),
         complete_while_typing=True,

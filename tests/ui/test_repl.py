@@ -135,3 +135,18 @@ def test_slash_commands_and_ctrl_d(llmock: Any) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_an_unusable_history_file_costs_only_the_history() -> None:
+    (Path(os.environ["ATLAS_HOME"]) / "chat_history").mkdir(parents=True)
+    child = spawn_chat("-m", "offline")
+    child.expect_exact("chat history")
+    child.expect_exact(PROMPT)
+    child.sendline("show issue #41")
+    child.expect_exact("Nightly rebuild runs twice")
+    child.expect_exact(PROMPT)
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "Traceback" not in str(child.before) and "Press ENTER" not in str(child.before)
