@@ -450,3 +450,9 @@ def test_a_reader_that_goes_away_is_not_a_failure(args: list[str], home: Path) -
     child.stdout.close()
     _, err = child.communicate(timeout=30)
     assert (child.returncode, err) == (0, "")
+
+
+def test_chat_counts_its_turns_in_words() -> None:
+    out = run("chat", "-m", "offline", stdin="show issue #41\n/cost\n").stdout
+    assert "1 turn · 0 → 0 tokens · $0.0000" in out
+    assert out.rstrip().endswith(": 1 turn, $0.0000")

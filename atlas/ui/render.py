@@ -66,11 +66,16 @@ def header(model: str, *, read_only: bool) -> Text:
     return Text.assemble(("atlas", "bold"), " · ", (clean_line(model), "cyan"), " · ", (mode, "dim"))
 
 
+def counted(number: int, noun: str) -> str:
+    """`1 round`, `2 rounds`."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
 def footer(*, rounds: int, calls: int, input_tokens: int, output_tokens: int, cost_usd: float, seconds: float) -> Text:
     """`2 rounds · 3 calls · 1,204 → 310 tokens · $0.0003 · 2.41 s`."""
     parts = [
-        f"{rounds} round{'s' if rounds != 1 else ''}",
-        f"{calls} call{'s' if calls != 1 else ''}",
+        counted(rounds, "round"),
+        counted(calls, "call"),
         f"{input_tokens:,} → {output_tokens:,} tokens",
         f"${cost_usd:.4f}",
         f"{seconds:.2f} s",

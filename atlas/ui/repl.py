@@ -33,7 +33,7 @@ from atlas.events import ApprovalRequest, CallEvent
 from atlas.loop import TurnResult, run_turn
 from atlas.messages import Usage
 from atlas.ui.approval import TerminalApprover
-from atlas.ui.render import footer, header, make_console
+from atlas.ui.render import counted, footer, header, make_console
 from atlas.ui.safe import clean_line
 from atlas.ui.turn_view import TurnView
 
@@ -233,7 +233,7 @@ class Chat:
             self._show_log()
         elif name == "/cost":
             self.console.print(
-                f"{self.turns} turn{'s' if self.turns != 1 else ''} · {self.usage.input_tokens:,} → "
+                f"{counted(self.turns, 'turn')} · {self.usage.input_tokens:,} → "
                 f"{self.usage.output_tokens:,} tokens · ${self.cost_usd:.4f}"
             )
         elif name == "/read-only":
@@ -298,7 +298,7 @@ def run_chat(options: ChatOptions) -> None:
             chat.ask(line, loop)
     finally:
         close_loop(loop)
-    console.print(Text(f"session {runtime.session}: {chat.turns} turns, ${chat.cost_usd:.4f}", style="dim"))
+    console.print(Text(f"session {runtime.session}: {counted(chat.turns, 'turn')}, ${chat.cost_usd:.4f}", style="dim"))
 
 
 def _terminal_reader(home: Path, chat: Chat, notices: Console) -> Callable[[asyncio.AbstractEventLoop], str]:
