@@ -80,6 +80,10 @@ _COMMENT_RE = re.compile(
     r"comment|reply|respond)\s+(?:on|to|in)?\s*(?:issue\s+)?#?(?P<id>\d+)\b\s*(?P<body>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
+_COMMENT_VERB_RE = re.compile(
+    rf"{_POLITE}(?:(?:post|add|write|leave)\s+(?:a\s+)?comment|comment|reply|respond)\b(?!\s+#?\d)", re.IGNORECASE
+)
+"""A comment request that names no issue number: "comment on it: …", "reply to the thread"."""
 _POST_QUOTED_RE = re.compile(
     rf"{_POLITE}(?:post|write|leave|add)\s+(?P<body>\"[^\"]+\"|'[^']+'|`[^`]+`)\s+(?:as\s+a\s+comment\s+)?"
     r"(?:on|to|in|under)\s+(?:issue\s+)?#?(?P<id>\d+)\b",
@@ -208,10 +212,14 @@ def _take_comment(text: str, plan: Plan) -> str:
         if quoted:
             plan.comment = (int(quoted.group("id")), strip_quotes(quoted.group("body")))
             return text[: quoted.start()] + " " + text[quoted.end() :]
+        verb = _COMMENT_VERB_RE.search(text)
+        if verb:
+            plan.notes.append("To post a comment, name the issue and give the text: `comment on #41: Looking into it.`")
+            return text[: verb.start()]
         return text
     body = strip_quotes(_COMMENT_LEAD_RE.sub("", match.group("body").strip(), count=1))
     issue_id = int(match.group("id"))
-    if body:
+    if re.search(r"\w", body):  # "comment on #41?" asks, it gives no text to post
         plan.comment = (issue_id, body)
     else:
         plan.notes.append(f"To comment on #{issue_id}, give the text too: `comment on #{issue_id}: Looking into it.`")

@@ -146,6 +146,9 @@ PHRASINGS: list[tuple[str, list[Call]]] = [
     ("label #41", []),
     ("show #41 and label it comp:core", [issue(41)]),
     ("comment on #41", []),
+    ("comment on #41?", []),
+    ("Summarize #41 and comment on it: Looking into it.", [issue(41)]),
+    ("reply to the thread in #41", []),
     ("show me 41 and 87", [issue(41), issue(87)]),
     ("show me the S1 issues", [search(label="severity:S1")]),
     ("open sev2 issues about redis", [search(query="redis", state="open", label="severity:S2")]),
@@ -372,6 +375,12 @@ def test_unreadable_output_is_reported_not_ignored(tools: Registry) -> None:
     items += [turn.calls[0].as_item(), broken]
     final = respond(items, tools)
     assert "⚠ `get_issue` #41 failed with an internal error (`unknown`)" in final.text
+
+
+def test_a_comment_request_without_an_issue_or_a_text_is_explained(tools: Registry) -> None:
+    for question in ("comment on #41?", "Summarize #41 and comment on it: Looking into it."):
+        _, answer = run_to_answer(question, tools)
+        assert "`comment on #41: Looking into it.`" in answer, question
 
 
 def test_unsupported_actions_are_explained_and_reads_still_run(tools: Registry) -> None:
