@@ -38,9 +38,10 @@ def atlas_home() -> Path:
 
 
 def default_model_name() -> str:
+    """`ATLAS_MODEL`, else gpt-6-luna with an API key (a blank one is none), else the offline planner."""
     if os.environ.get("ATLAS_MODEL", "").strip():
         return os.environ["ATLAS_MODEL"].strip()
-    return DEFAULT_OPENAI_MODEL if os.environ.get("OPENAI_API_KEY") else OFFLINE_MODEL
+    return DEFAULT_OPENAI_MODEL if os.environ.get("OPENAI_API_KEY", "").strip() else OFFLINE_MODEL
 
 
 def env_number(name: str, default: float, *, unit: str, positive: bool = False) -> float:

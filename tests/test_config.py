@@ -27,3 +27,10 @@ def test_numbers_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("X_SECONDS", "-1")
     with pytest.raises(ConfigError, match="X_SECONDS"):
         env_number("X_SECONDS", 1.0, unit="seconds")
+
+
+@pytest.mark.parametrize(("key", "expected"), [("sk-test", "gpt-6-luna"), ("", "offline"), ("  ", "offline")])
+def test_the_default_model_follows_the_api_key(monkeypatch: pytest.MonkeyPatch, key: str, expected: str) -> None:
+    monkeypatch.delenv("ATLAS_MODEL", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    assert Settings().model == expected
