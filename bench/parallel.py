@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from atlas.messages import ToolCall
-from atlas.tools import orbit
+from atlas.tools import docs, orbit
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from bench.core import Figure, ratio_figure, seconds
@@ -48,7 +48,7 @@ def with_latency(spec: ToolSpec[Any], latency: Callable[[Any], float]) -> ToolSp
 
 def seed_registry() -> Registry:
     issue = ToolSpec(name="get_issue", fn=orbit.get_issue, args_model=orbit.IssueArgs, description="")
-    doc = ToolSpec(name="get_doc_section", fn=orbit.get_doc_section, args_model=orbit.DocSectionArgs, description="")
+    doc = ToolSpec(name="get_doc_section", fn=docs.get_doc_section, args_model=docs.DocSectionArgs, description="")
     return Registry(
         [
             with_latency(issue, lambda args: ISSUE_LATENCY_S.get(args.issue_id, 0.0)),
