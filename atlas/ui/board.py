@@ -164,7 +164,9 @@ class CallBoard:
                 row.kind = event.kind or "unknown"
                 row.ms = event.ms if event.ms is not None else (now - (row.started or now)) * 1000
                 row.attempts = event.attempts
-                row.ended = now
+                # The executor's own measure: this event comes after the call is logged, and
+                # that write is not time the call ran.
+                row.ended = now if row.started is None else min(now, row.started + row.ms / 1000)
                 finished_row = row
         if finished_row is not None and not self.live:
             self._print_plain(finished_row)

@@ -89,6 +89,19 @@ def test_round_summary_shows_wall_time_beside_sum_of_calls() -> None:
     assert "round 1: 2.00 s wall, 4.01 s of calls, 2.0× parallel" in out.getvalue()
 
 
+def test_a_single_call_takes_as_long_as_the_round() -> None:
+    """The event comes after the call is logged: that write is not time the call ran."""
+    clock = Clock()
+    console, out = capture()
+    board = CallBoard(console, live=False, clock=clock)
+    board.start_round(1)
+    board.on_event(event(Phase.STARTED, "a", attempt=1))
+    clock.now += 0.030  # 4 ms of call, then 26 ms of writing the call log
+    board.on_event(event(Phase.FINISHED, "a", kind="ok", ms=4.0, attempts=1))
+    board.end_round()
+    assert "round 1: 0.00 s wall, 0.00 s of calls\n" in out.getvalue()
+
+
 def test_time_waiting_for_approval_is_not_wall_time() -> None:
     clock = Clock()
     console, out = capture()
