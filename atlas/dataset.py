@@ -73,13 +73,19 @@ def _check_issue(issue: Any, line_no: int) -> dict[str, Any]:
     where = f"issues.jsonl line {line_no}"
     if not isinstance(issue, dict) or tuple(sorted(issue)) != tuple(sorted(ISSUE_FIELDS)):
         raise DataError(f"{where}: an issue must have exactly the fields {', '.join(ISSUE_FIELDS)}")
-    if not isinstance(issue["id"], int) or issue["state"] not in STATES:
+    if type(issue["id"]) is not int or issue["state"] not in STATES:
         raise DataError(f"{where}: bad id or state")
-    if not all(isinstance(label, str) for label in issue["labels"]):
-        raise DataError(f"{where}: labels must be strings")
+    if not all(isinstance(issue[name], str) for name in ("title", "author", "created_at", "body")):
+        raise DataError(f"{where}: title, author, created_at and body must be text")
+    if not isinstance(issue["labels"], list) or not all(isinstance(label, str) for label in issue["labels"]):
+        raise DataError(f"{where}: labels must be a list of strings")
+    if not isinstance(issue["comments"], list):
+        raise DataError(f"{where}: comments must be a list")
     for comment in issue["comments"]:
         if not isinstance(comment, dict) or tuple(sorted(comment)) != tuple(sorted(COMMENT_FIELDS)):
             raise DataError(f"{where}: a comment must have exactly the fields {', '.join(COMMENT_FIELDS)}")
+        if not all(isinstance(comment[name], str) for name in COMMENT_FIELDS):
+            raise DataError(f"{where}: a comment's {', '.join(COMMENT_FIELDS)} must be text")
     return issue
 
 
@@ -93,15 +99,20 @@ def read_issues(path: Path) -> list[dict[str, Any]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(f"cannot read {path}: {exc}") from None
     issues = []
+    seen: set[int] = set()
     for line_no, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            issues.append(_check_issue(json.loads(line), line_no))
+            issue = _check_issue(json.loads(line), line_no)
         except json.JSONDecodeError as exc:
             raise DataError(f"issues.jsonl line {line_no} is not JSON: {exc.msg}") from None
         except RecursionError:
             raise DataError(f"issues.jsonl line {line_no} is nested too deeply to read") from None
+        if issue["id"] in seen:
+            raise DataError(f"issues.jsonl line {line_no}: issue #{issue['id']} appears twice")
+        seen.add(issue["id"])
+        issues.append(issue)
     return issues
 
 

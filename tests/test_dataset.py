@@ -159,11 +159,22 @@ def test_a_line_separator_inside_a_string_does_not_split_the_record(tmp_path: Pa
     assert read_issues(path) == [issue]
 
 
+def _record(**fields: Any) -> str:
+    issue = {"id": 9999, "title": "t", "state": "open", "labels": [], "author": "a"}
+    issue |= {"created_at": "2026-01-01T00:00:00Z", "body": "b", "comments": [], **fields}
+    return json.dumps(issue)
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
         ('{"id": 1', "line 2 is not JSON"),
         ('{"id": 1, "title": "x"}', "line 2: an issue must have exactly the fields"),
+        (_record(labels="comp:core"), "line 2: labels must be a list of strings"),
+        (_record(title=7), "line 2: title, author, created_at and body must be text"),
+        (_record(comments={}), "line 2: comments must be a list"),
+        (_record(id=True), "line 2: bad id or state"),
+        (_record(id=1), "line 2: issue #1 appears twice"),
     ],
 )
 def test_a_broken_record_is_a_data_error_that_names_its_line(tmp_path: Path, line: str, message: str) -> None:
