@@ -239,20 +239,35 @@ def close_open_calls(history: list[dict[str, Any]], start: int = 0, outputs: Seq
 def bound_history(history: Sequence[dict[str, Any]], budget: int = HISTORY_BUDGET_CHARS) -> list[dict[str, Any]]:
     """A copy of the conversation that fits `budget` characters of JSON, or comes as close as it can.
 
-    First, old tool outputs become a short `elided` marker, oldest first; the latest round's are
-    never touched, since the model is about to read them. Then whole turns are dropped, oldest
-    first, so a function_call never loses its output. The current turn is always kept.
+    First, earlier turns' tool outputs become a short `elided` marker, oldest first. Then whole
+    earlier turns are dropped, oldest first, so a function_call never loses its output. Only then
+    are this turn's earlier rounds elided: the model is still working from them. The latest
+    round's outputs are never touched, and the current turn is always kept.
     """
     items = [dict(item) for item in history]
     sizes = [_size(item) for item in items]
     total = sum(sizes)
     if total <= budget:
         return items
-    protected = _latest_round_start(items)
-    marker = json.dumps(ELIDED_OUTPUT)
-    for index in range(protected):
+    starts = [index for index, item in enumerate(items) if item.get("role") == "user"]
+    current = starts[-1] if starts else 0
+    total = _elide_outputs(items, sizes, total, budget, range(current))
+    cut = 0
+    for next_start in starts[1:]:
         if total <= budget:
-            return items
+            break
+        total -= sum(sizes[cut:next_start])
+        cut = next_start
+    _elide_outputs(items, sizes, total, budget, range(current, _latest_round_start(items)))
+    return items[cut:]
+
+
+def _elide_outputs(items: list[dict[str, Any]], sizes: list[int], total: int, budget: int, indices: range) -> int:
+    """Replace tool outputs at `indices` with the marker, in order, until `total` fits; the new total."""
+    marker = json.dumps(ELIDED_OUTPUT)
+    for index in indices:
+        if total <= budget:
+            break
         item = items[index]
         if item.get("type") != "function_call_output" or item.get("output") == marker:
             continue
@@ -260,14 +275,7 @@ def bound_history(history: Sequence[dict[str, Any]], budget: int = HISTORY_BUDGE
         new_size = _size(items[index])
         total += new_size - sizes[index]
         sizes[index] = new_size
-    starts = [index for index, item in enumerate(items) if item.get("role") == "user"]
-    cut = 0
-    for next_start in starts[1:]:
-        if total <= budget:
-            break
-        total -= sum(sizes[cut:next_start])
-        cut = next_start
-    return items[cut:]
+    return total
 
 
 def _latest_round_start(items: Sequence[dict[str, Any]]) -> int:

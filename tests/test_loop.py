@@ -410,3 +410,20 @@ def test_bound_history_elides_old_outputs_before_dropping_turns() -> None:
     # The latest round is never elided, even when it alone is over the budget.
     alone = bound_history(turn(1, 4000)[:3], budget=500)
     assert alone == turn(1, 4000)[:3]
+
+
+def test_a_long_chat_drops_old_turns_before_eliding_this_turns_earlier_results() -> None:
+    old_turns: list[dict[str, Any]] = []
+    for n in range(45):
+        old_turns += [{"role": "user", "content": f"q{n}"}, {"role": "assistant", "content": "a" * 1500}]
+    this_turn = [
+        {"role": "user", "content": "explain the error in #41"},
+        {"type": "function_call", "name": "get_issue", "arguments": "{}", "call_id": "r1"},
+        {"type": "function_call_output", "call_id": "r1", "output": json.dumps({"ok": True, "data": "x" * 3000})},
+        {"type": "function_call", "name": "get_doc_section", "arguments": "{}", "call_id": "r2"},
+        {"type": "function_call_output", "call_id": "r2", "output": json.dumps({"ok": True, "data": "y" * 100})},
+    ]
+    sent = bound_history(old_turns + this_turn)
+    assert len(json.dumps(sent)) <= HISTORY_BUDGET_CHARS
+    assert sent[-5:] == this_turn  # round one of this question is still there for round two to read
+    assert sent[0]["role"] == "user" and sent[0]["content"] != "q0"
