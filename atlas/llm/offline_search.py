@@ -1,8 +1,8 @@
 """Reading a search request into `search_issues` arguments, for the offline planner.
 
 State and label words become filters, a number becomes the limit, and what is left of the user's
-words becomes the query. Filters the tool does not have (author, date) are said in a note instead of
-being searched for as words; "how many" asks for the most hits, so the answer can count them.
+words becomes the query. What the tool cannot do (filter by author or date, sort) is said in a note
+instead of being searched for as words; "how many" asks for the most hits, so the answer can count them.
 """
 
 from __future__ import annotations
@@ -30,13 +30,19 @@ _SEVERITY_RE = re.compile(
 """`S1 issues`, `sev2`, `severity 3`: the severity labels; a bare `S3` elsewhere may be Amazon S3."""
 _AUTHOR_RE = re.compile(
     r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted)\s+|(?<=issues\s)|(?<=bugs\s)"
-    r"|(?<=tickets\s))by\s+@?(?P<who>[A-Za-z0-9][\w.-]*)",
+    r"|(?<=tickets\s))by\s+(?!(?:date|age|id|number|priority|severity|state|status|label|component)\b)"
+    r"@?(?P<who>[A-Za-z0-9][\w.-]*)",
     re.IGNORECASE,
 )
 _DATE_RE = re.compile(
     r"\b(?:(?:from|since|in|during|over|within)\s+)?(?:the\s+)?(?P<when>(?:last|past|this|previous)\s+"
     r"(?:\d+\s+|few\s+|couple\s+of\s+)?(?:days?|weeks?|months?|years?|quarters?)|yesterday|today)\b"
     r"|\b(?:from|in|since|before|after)\s+(?P<year>(?:19|20)\d\d(?:-\d\d){0,2})\b",
+    re.IGNORECASE,
+)
+_SORT_RE = re.compile(
+    r"\b(?:(?:sort|sorted|order|ordered|group|grouped)\s+)?by\s+(?P<key>date|age|id|number|priority|severity|state"
+    r"|status|label|component)\b",
     re.IGNORECASE,
 )
 _COUNT_RE = re.compile(r"\bhow\s+many\b|\bnumber\s+of\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b", re.I)
@@ -86,7 +92,7 @@ def strip_quotes(text: str) -> str:
 
 
 def _cannot_filter(text: str, notes: list[str]) -> str:
-    """Author and date filters the search does not have: said in `notes` and dropped from the words."""
+    """Author, date and sort requests the search cannot do: said in `notes` and dropped from the words."""
     cannot = "the search matches words and filters only by state and label."
     for pattern, what in ((_AUTHOR_RE, "author"), (_DATE_RE, "date")):
         match = pattern.search(text)
@@ -94,6 +100,12 @@ def _cannot_filter(text: str, notes: list[str]) -> str:
             shown = " ".join(match.group(match.lastgroup or 0).split())
             notes.append(f"I cannot filter issues by {what} ({shown}): {cannot}")
             text = text[: match.start()] + " " + text[match.end() :]
+    if match := _SORT_RE.search(text):
+        notes.append(
+            f"I cannot sort or group issues by {match.group('key').lower()}: a search lists the best matches first, "
+            "or the newest when it has no words."
+        )
+        text = text[: match.start()] + " " + text[match.end() :]
     return text
 
 

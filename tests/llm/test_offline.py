@@ -155,6 +155,7 @@ PHRASINGS: list[tuple[str, list[Call]]] = [
     ("what's in configuration.md about brokers", [section("configuration", "brokers")]),
     ("what does the label severity:S2 mean", [search(label="severity:S2")]),
     ("issues opened by jlaurent", [search()]),
+    ("list open issues by severity", [search(state="open")]),
     ("bugs from last week about redis", [search(query="redis", label="type:bug")]),
     ("how many open issues are there", [search(state="open", limit=20)]),
     ("which issues are labelled type:question and still open", [search(state="open", label="type:question")]),
