@@ -346,10 +346,15 @@ def render(plan: Plan, outcomes: list[Outcome], tools: Iterable[str]) -> str:
             parts.append(search_section(call, outcome.data, outcome.envelope.get("hint")))
         elif call.name in SIDE_EFFECT_TOOLS:
             parts.append(action_section(call, outcome.data))
-    if plan.compare and issues_ok:
+    if plan.compare and len(issues_ok) >= 2:
         table = "### Side by side\n\n" + comparison_table(issues_ok) + _in_common(issues_ok)
         excerpts = [f"**#{issue_id}**\n\n{quoted(str(d.get('body', '')), 300)}" for issue_id, d in issues_ok]
         parts.insert(1 + len(plan.notes), "\n\n".join([table, *excerpts]))
+    elif plan.compare and issues_ok:
+        ((issue_id, data),) = issues_ok
+        alone = f"Nothing to compare: only #{issue_id} could be read."
+        section = issue_section(issue_id, data, codes_in(issue_text(data)))
+        parts.insert(1 + len(plan.notes), f"{alone}\n\n{section}")
     if plan.explain:
         parts += _explained(plan, outcomes, by_key)
     return "\n\n".join(parts)

@@ -264,6 +264,18 @@ def test_every_failure_is_reported_with_its_kind_and_hint(kind: ErrorKind, says:
     assert "| | #41 | #87 |" in final.text
 
 
+def test_a_comparison_with_one_readable_issue_shows_that_issue_and_says_so(tools: Registry) -> None:
+    items: list[dict[str, Any]] = [{"role": "user", "content": "compare #41 and #999"}]
+    turn = respond(items, tools)
+    missing = envelope_err(ErrorKind.PERMANENT, "There is no issue #999.")
+    for call, envelope in zip(turn.calls, (real_envelope(tools, "get_issue", {"issue_id": 41}), missing), strict=True):
+        items += [call.as_item(), {"type": "function_call_output", "call_id": call.call_id, "output": dumps(envelope)}]
+    answer = respond(items, tools).text
+    assert "Nothing to compare: only #41 could be read." in answer
+    assert "### #41 — Nightly rebuild runs twice" in answer and "Side by side" not in answer
+    assert "⚠ `get_issue` #999 failed (`permanent`)" in answer
+
+
 def test_a_denied_action_is_said_plainly(tools: Registry) -> None:
     items: list[dict[str, Any]] = [{"role": "user", "content": "add severity:S2 to issue 87"}]
     turn = respond(items, tools)
