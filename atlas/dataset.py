@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from atlas.errors import DataError
+from atlas.errors import DataError, is_busy
 
 SCHEMA_VERSION = 1
 BUSY_WAIT_S = 0.25
@@ -194,11 +194,8 @@ def _freshness(db: Path, digest: str) -> bool | None:
         return False
     try:
         return _read_digest(db) == digest
-    except sqlite3.OperationalError as exc:
-        text = str(exc).lower()
-        return None if ("locked" in text or "busy" in text) else False
-    except sqlite3.Error:
-        return False
+    except sqlite3.Error as exc:
+        return None if is_busy(exc) else False
 
 
 def ensure_db(data: Path, home: Path) -> Path:
@@ -208,7 +205,10 @@ def ensure_db(data: Path, home: Path) -> Path:
         if db.is_file():
             return db  # a db shipped alone is taken as it is
         raise DataError(f"no Orbit dataset at {data} (expected issues/issues.jsonl or issues/orbit.db)")
-    digest = file_sha256(jsonl)
+    try:
+        digest = file_sha256(jsonl)
+    except OSError as exc:
+        raise DataError(f"cannot read {jsonl}: {exc}") from None
     fresh = _freshness(db, digest)
     if fresh:
         return db
@@ -219,11 +219,11 @@ def ensure_db(data: Path, home: Path) -> Path:
     if fresh is False and os.access(db.parent, os.W_OK) and (not db.exists() or os.access(db, os.W_OK)):
         try:
             return build_db(jsonl, db)
-        except OSError:
-            pass  # fall back to the state folder
+        except (OSError, sqlite3.Error):
+            pass  # fall back to the state folder (a read-only or full data folder)
     try:
         return build_db(jsonl, cached)
-    except OSError as exc:
+    except (OSError, sqlite3.Error) as exc:
         raise DataError(f"cannot build the issues db from {jsonl}: {exc}") from None
 
 

@@ -583,3 +583,17 @@ def test_concurrent_builders_never_expose_half_a_db(data: Path, tmp_path: Path) 
     assert seen <= {old, old + 50}
     assert count_issues(db) == old + 50 and stored_digest(db) == file_sha256(jsonl_path(data))
     assert sorted(p.name for p in db.parent.iterdir()) == ["issues.jsonl", "orbit.db"], "no temp files left"
+
+
+def test_a_build_that_fails_in_sqlite_is_a_data_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "orbit"
+    (data / "issues").mkdir(parents=True)
+    shutil.copy(jsonl_path(bundled_data_dir()), jsonl_path(data))
+
+    def disk_full(jsonl: Path, target: Path) -> Path:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr("atlas.dataset.build_db", disk_full)
+    with pytest.raises(DataError, match=r"cannot build the issues db .* database or disk is full"):
+        ensure_db(data, tmp_path / "home")
+
