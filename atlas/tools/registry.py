@@ -106,6 +106,9 @@ def tool(
     """Declare a tool; it joins every registry loaded after its module is imported."""
 
     def decorate(fn: Callable[[ArgsT, ToolContext], Any]) -> Callable[[ArgsT, ToolContext], Any]:
+        if inspect.iscoroutinefunction(fn):
+            # Tools run in worker threads under a deadline; a coroutine would come back unawaited.
+            raise TypeError(f"tool {fn.__name__!r} must be a plain function, not async def")
         spec = ToolSpec(
             name=name or fn.__name__,
             fn=fn,

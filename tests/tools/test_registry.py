@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry, tool
 
 BUILTINS = {"get_issue", "search_issues", "list_docs", "get_doc_section", "add_label", "post_comment"}
 REPO = Path(__file__).resolve().parents[2]
@@ -193,3 +193,14 @@ def test_a_plugin_tool_named_like_a_builtin_is_skipped_with_a_warning(
     assert len(warnings) == 1 and warnings[0].startswith("atlas: warning:")
     assert "add_label" in warnings[0] and "shadowing_plugin" in warnings[0]
     assert load_registry()["add_label"].fn.__module__ == "atlas.tools.tracker"
+
+
+def test_an_async_tool_is_refused_where_it_is_declared() -> None:
+    class NoArgs(BaseModel):
+        pass
+
+    async def fetch(args: NoArgs, ctx: ToolContext) -> int:
+        return 1
+
+    with pytest.raises(TypeError, match="plain function, not async def"):
+        tool(NoArgs)(fetch)
