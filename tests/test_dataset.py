@@ -596,4 +596,3 @@ def test_a_build_that_fails_in_sqlite_is_a_data_error(tmp_path: Path, monkeypatc
     monkeypatch.setattr("atlas.dataset.build_db", disk_full)
     with pytest.raises(DataError, match=r"cannot build the issues db .* database or disk is full"):
         ensure_db(data, tmp_path / "home")
-
