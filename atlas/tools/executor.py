@@ -75,13 +75,18 @@ class _Call:
     call: CallLike
     round: int
     position: int
-    arguments: dict[str, Any] | str = ""
-    """The arguments as an object when they parse to one, else the raw text (for events and the log)."""
-    parsed: dict[str, Any] | _Outcome | None = None
     attempts: int = 0
     approved: bool | None = None
     clock: float = field(default_factory=time.monotonic)
     output: dict[str, Any] | None = None
+    parsed: dict[str, Any] | _Outcome = field(init=False)
+    """The arguments as an object, or the bad_args outcome when they are not one."""
+    arguments: dict[str, Any] | str = field(init=False)
+    """The arguments as an object when they parse to one, else the raw text (for events and the log)."""
+
+    def __post_init__(self) -> None:
+        self.parsed = _parse_arguments(self.call.arguments)
+        self.arguments = self.call.arguments if isinstance(self.parsed, _Outcome) else self.parsed
 
     def restart_clock(self) -> None:
         self.clock = time.monotonic()
@@ -178,8 +183,6 @@ class ToolExecutor:
         prims = self._prims()
         states = [_Call(call=call, round=round, position=index) for index, call in enumerate(calls)]
         for state in states:
-            state.parsed = _parse_arguments(state.call.arguments)
-            state.arguments = state.call.arguments if isinstance(state.parsed, _Outcome) else state.parsed
             self._emit(state, Phase.QUEUED)
         tasks = [asyncio.create_task(self._run_call(state, prims)) for state in states]
         try:
@@ -216,11 +219,10 @@ class ToolExecutor:
         spec = self.registry.get(call.name)
         if spec is None:
             return _error(ErrorKind.UNKNOWN_TOOL, f"no tool named {call.name!r}")
-        parsed = state.parsed if state.parsed is not None else _parse_arguments(call.arguments)
-        if isinstance(parsed, _Outcome):
-            return parsed
+        if isinstance(state.parsed, _Outcome):
+            return state.parsed
         try:
-            args = spec.args_model.model_validate(parsed)
+            args = spec.args_model.model_validate(state.parsed)
         except ValidationError as exc:
             return _error(ErrorKind.BAD_ARGS, describe(exc))
         breaker = self.breaker(spec.name)
