@@ -73,7 +73,7 @@ def chat(
 ) -> None:
     """A conversation: the same loop, context kept across questions (/help inside)."""
     from atlas.commands import guarded
-    from atlas.ui.repl import ChatOptions, run_chat
+    from atlas.commands.chat import ChatOptions, run_chat
 
     options = ChatOptions(
         model=model, read_only=read_only, max_rounds=max_rounds, timeout_s=timeout, concurrency=concurrency

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from atlas.errors import ConfigError, ErrorKind, dumps, envelope_err
+from atlas.envelope import dumps, envelope_err
+from atlas.errors import ConfigError, ErrorKind
 from atlas.llm import Model, TextSink
 from atlas.messages import ToolCall, Usage
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from atlas.envelope import dumps, envelope_err, envelope_ok
 from atlas.errors import (
     HINTS,
     MESSAGE_LIMIT,
@@ -18,9 +19,6 @@ from atlas.errors import (
     TransientToolError,
     classify,
     describe,
-    dumps,
-    envelope_err,
-    envelope_ok,
 )
 
 

@@ -8,9 +8,9 @@ import time
 from dataclasses import dataclass
 
 from atlas.commands.runner import run_cancellable
-from atlas.commands.session import open_runtime
 from atlas.errors import ConfigError
 from atlas.loop import run_turn
+from atlas.runtime import open_runtime
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.render import footer, header, make_console
 from atlas.ui.turn_view import TurnView

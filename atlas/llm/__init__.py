@@ -1,7 +1,7 @@
 """Models behind one small interface: the `Model` protocol and `resolve(name)`.
 
 Three models speak it: the OpenAI Responses API (`openai.py`), the built-in offline planner
-(`offline.py`) and replay scripts (`scripted.py`). The loop knows only this protocol.
+(`atlas.offline`) and replay scripts (`scripted.py`). The loop knows only this protocol.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def resolve(name: str) -> Model:
     if not name:
         raise ConfigError("the model name is empty: use --model offline, --model replay:PATH or an OpenAI model")
     if name == OFFLINE_MODEL:
-        from atlas.llm.offline import OfflinePlanner
+        from atlas.offline import OfflinePlanner
 
         return OfflinePlanner()
     if name.startswith(REPLAY_PREFIX):

@@ -39,7 +39,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from atlas.calllog import CallLog, CallRecord
-from atlas.errors import ErrorKind, classify, describe, envelope_err, envelope_ok
+from atlas.envelope import envelope_err, envelope_ok
+from atlas.errors import ErrorKind, classify, describe
 from atlas.events import Approver, CallEvent, EventSink, Phase, deny_all
 from atlas.tools import threads
 from atlas.tools.approvals import approval_request, ask, idempotency_key

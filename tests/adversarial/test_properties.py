@@ -20,17 +20,8 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from atlas.config import bundled_data_dir
-from atlas.errors import (
-    MESSAGE_LIMIT,
-    AtlasError,
-    ErrorKind,
-    PermanentToolError,
-    TransientToolError,
-    classify,
-    dumps,
-    envelope_err,
-    envelope_ok,
-)
+from atlas.envelope import dumps, envelope_err, envelope_ok
+from atlas.errors import MESSAGE_LIMIT, AtlasError, ErrorKind, PermanentToolError, TransientToolError, classify
 from atlas.messages import ToolCall
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import ToolContext, load_registry

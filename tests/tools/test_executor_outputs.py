@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas.errors import dumps, envelope_ok
+from atlas.envelope import dumps, envelope_ok
 from atlas.events import ApprovalRequest
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.outputs import capped_output

@@ -8,8 +8,8 @@ from typing import Any
 
 from atlas.config import atlas_home
 from atlas.events import ApprovalRequest
-from atlas.llm.offline import OfflinePlanner
 from atlas.loop import TurnResult, run_turn
+from atlas.offline import OfflinePlanner
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import load_registry
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from atlas.llm.offline_plan import Plan, PlannedCall, code_call, codes_in
-from atlas.llm.offline_search import SEARCH_MAX
+from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in
+from atlas.offline.search import SEARCH_MAX
 from atlas.tools.orbit import SearchArgs
 
 

@@ -1,4 +1,4 @@
-"""`atlas chat`: a prompt_toolkit REPL over the same loop, with the conversation kept across turns.
+"""`atlas chat`: a REPL over the same loop, with the conversation kept across turns.
 
 One event loop serves the prompt and the turns. A turn runs as a task that Ctrl-C cancels (its
 rows show `cancelled`, the conversation stays valid, the prompt comes back); Ctrl-C at the
@@ -11,42 +11,24 @@ import asyncio
 import contextlib
 import dataclasses
 import sys
-from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from prompt_toolkit import PromptSession
-from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
-from prompt_toolkit.history import FileHistory
 from rich.console import Console
 from rich.text import Text
 
 from atlas.commands import error_line
 from atlas.commands.runner import close_loop, run_cancellable
-from atlas.commands.session import Runtime, open_runtime
 from atlas.errors import AtlasError, ConfigError
 from atlas.events import ApprovalRequest, CallEvent
 from atlas.loop import TurnResult, run_turn
 from atlas.messages import Usage
+from atlas.runtime import Runtime, open_runtime
 from atlas.ui.approval import TerminalApprover
+from atlas.ui.prompt import COMMANDS, piped_reader, terminal_reader
 from atlas.ui.render import counted, footer, header, make_console
-from atlas.ui.safe import clean_line
 from atlas.ui.turn_view import TurnView
-
-HISTORY_FILE = "chat_history"
-COMMANDS: dict[str, str] = {
-    "/help": "show these commands",
-    "/tools": "the tools the model may call now",
-    "/log": "the calls of this session",
-    "/cost": "tokens and cost of this session",
-    "/read-only": "on|off: offer side-effect tools or not",
-    "/clear": "forget the conversation so far",
-    "/exit": "leave (Ctrl-D works too)",
-}
 
 
 @dataclass(frozen=True)
@@ -56,67 +38,6 @@ class ChatOptions:
     max_rounds: int = 5
     timeout_s: float = 5.0
     concurrency: int = 4
-
-
-class ChatHistory(FileHistory):
-    """The prompt's history file in the state folder; one that cannot be used costs only the history."""
-
-    def __init__(self, path: Path, notices: Console) -> None:
-        super().__init__(str(path))
-        self.path = path
-        self.notices = notices
-        self.usable = True
-
-    def check(self) -> None:
-        """Say now, before the first prompt, when the file can be neither read nor appended to."""
-        try:
-            with self.path.open("ab"), self.path.open("rb"):
-                pass
-        except OSError as exc:
-            self._give_up(exc)
-
-    def load_history_strings(self) -> Iterable[str]:
-        if not self.usable:
-            return []
-        try:
-            return list(super().load_history_strings())
-        except OSError as exc:
-            self._give_up(exc)
-            return []
-
-    def store_string(self, string: str) -> None:
-        if not self.usable:
-            return
-        try:
-            super().store_string(string)
-        except OSError as exc:
-            self._give_up(exc)
-
-    def _give_up(self, exc: OSError) -> None:
-        if self.usable:
-            self.usable = False
-            why = f"{clean_line(self.path)} cannot be used ({clean_line(exc.strerror or exc)})"
-            self.notices.print(Text(f"atlas: warning: the chat history {why}; this chat keeps none", style="yellow"))
-
-
-class SlashCompleter(Completer):
-    """Completes slash commands, and `on`/`off` after `/read-only`."""
-
-    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        text = document.text_before_cursor.lstrip()
-        if not text.startswith("/"):
-            return
-        if text.startswith("/read-only "):
-            word = text[len("/read-only ") :]
-            for choice in ("on", "off"):
-                if choice.startswith(word):
-                    yield Completion(choice, start_position=-len(word))
-            return
-        if " " in text:
-            return
-        for command, meaning in COMMANDS.items():
-            if command.startswith(text):
-                yield Completion(command, start_position=-len(text), display_meta=meaning)
 
 
 @dataclass
@@ -276,7 +197,11 @@ def run_chat(options: ChatOptions) -> None:
     except OSError as exc:
         raise ConfigError(f"cannot create the state folder {home}: {exc}") from None
     chat = Chat(runtime, options, console, notices, read_only=options.read_only)
-    read_line = _terminal_reader(home, chat, notices) if sys.stdin.isatty() else _piped_reader(chat)
+    read_line = (
+        terminal_reader(home, chat.prompt_text, notices)
+        if sys.stdin.isatty()
+        else piped_reader(console, chat.prompt_text)
+    )
     console.print(header(runtime.model.name, read_only=chat.read_only))
     console.print(Text(f"session {runtime.session} · /help for commands · Ctrl-D to leave", style="dim"))
     loop = asyncio.new_event_loop()
@@ -299,37 +224,3 @@ def run_chat(options: ChatOptions) -> None:
     finally:
         close_loop(loop)
     console.print(Text(f"session {runtime.session}: {counted(chat.turns, 'turn')}, ${chat.cost_usd:.4f}", style="dim"))
-
-
-def _terminal_reader(home: Path, chat: Chat, notices: Console) -> Callable[[asyncio.AbstractEventLoop], str]:
-    """The prompt: history in the state folder, Ctrl-R search, suggestions, slash completion."""
-    history = ChatHistory(home / HISTORY_FILE, notices)
-    history.check()
-    session: PromptSession[str] = PromptSession(
-        history=history,
-        auto_suggest=AutoSuggestFromHistory(),
-        completer=SlashCompleter(),
-        complete_while_typing=True,
-    )
-
-    def read_line(loop: asyncio.AbstractEventLoop) -> str:
-        return loop.run_until_complete(session.prompt_async(chat.prompt_text()))
-
-    return read_line
-
-
-def _piped_reader(chat: Chat) -> Callable[[asyncio.AbstractEventLoop], str]:
-    """Questions from a pipe or a file, one a line: no prompt, no line editing."""
-
-    def read_line(loop: asyncio.AbstractEventLoop) -> str:
-        try:
-            line = sys.stdin.readline()
-        except KeyboardInterrupt:
-            raise EOFError from None  # nobody types into a pipe: Ctrl-C ends the chat
-        if not line:
-            raise EOFError
-        # Echoed after the prompt, so the transcript reads like the conversation it was.
-        chat.console.print(Text(chat.prompt_text() + clean_line(line.rstrip("\n"))))
-        return line
-
-    return read_line

@@ -2,7 +2,7 @@
 
 Plans come from the user's words only: nothing here ever sees a tool result. The one thing the
 planner takes from results, the `ORB-NNNN` codes an issue cites (for "explain the error in #41"),
-is read in `offline.py`; nothing else an issue or a doc says can add, change or drop a call.
+is read in `model.py`; nothing else an issue or a doc says can add, change or drop a call.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from atlas.llm.offline_search import Search, search_in, strip_quotes, wants_search
+from atlas.offline.search import Search, search_in, strip_quotes, wants_search
 
 DOC_ALIASES: dict[str, tuple[str, ...]] = {
     "error-codes": ("error-codes", "error codes", "error-code", "error code", "errors"),

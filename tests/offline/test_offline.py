@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from atlas.errors import ErrorKind, dumps, envelope_err, envelope_ok
-from atlas.llm.offline import OfflinePlanner
+from atlas.envelope import dumps, envelope_err, envelope_ok
+from atlas.errors import ErrorKind
 from atlas.messages import ModelTurn
+from atlas.offline import OfflinePlanner
 from atlas.tools.registry import Registry, ToolContext, load_registry
 
 Call = tuple[str, dict[str, Any]]

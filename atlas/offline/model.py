@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from atlas.config import OFFLINE_MODEL
-from atlas.llm.offline_answer import Outcome, chunks, issue_text, render
-from atlas.llm.offline_plan import (
+from atlas.messages import ModelTurn, ToolCall, Usage
+from atlas.offline.answer import Outcome, chunks, issue_text, render
+from atlas.offline.plan import (
     MAX_CITED_CODES,
     Plan,
     PlannedCall,
@@ -27,7 +28,6 @@ from atlas.llm.offline_plan import (
     read_question,
     with_references,
 )
-from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.registry import Registry
 
 UNREADABLE = {"ok": False, "error": {"kind": "unknown", "message": "the tool's output could not be read", "hint": ""}}

@@ -1,0 +1,13 @@
+"""The built-in offline planner: a `Model` that plans tool calls from the user's words, no key needed.
+
+`model.py` is the `Model` (the loop's side), `plan.py` reads a question into planned calls,
+`search.py` reads search requests, `answer.py` writes the Markdown answer from the results.
+It may import `atlas.messages`, `atlas.config`, `atlas.errors` and the registry's neutral tool
+descriptions (`atlas.tools.registry`); never a tool module's internals, the UI or the commands.
+"""
+
+from __future__ import annotations
+
+from atlas.offline.model import OfflinePlanner
+
+__all__ = ["OfflinePlanner"]

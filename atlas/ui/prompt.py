@@ -1,0 +1,132 @@
+"""The chat prompt's parts: the history file, slash-command completion, and the line readers.
+
+prompt_toolkit lives here; the chat itself (`atlas.commands.chat`) uses these and nothing in
+`ui/` imports a command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import FileHistory
+from rich.console import Console
+from rich.text import Text
+
+from atlas.ui.safe import clean_line
+
+HISTORY_FILE = "chat_history"
+COMMANDS: dict[str, str] = {
+    "/help": "show these commands",
+    "/tools": "the tools the model may call now",
+    "/log": "the calls of this session",
+    "/cost": "tokens and cost of this session",
+    "/read-only": "on|off: offer side-effect tools or not",
+    "/clear": "forget the conversation so far",
+    "/exit": "leave (Ctrl-D works too)",
+}
+
+
+class ChatHistory(FileHistory):
+    """The prompt's history file in the state folder; one that cannot be used costs only the history."""
+
+    def __init__(self, path: Path, notices: Console) -> None:
+        super().__init__(str(path))
+        self.path = path
+        self.notices = notices
+        self.usable = True
+
+    def check(self) -> None:
+        """Say now, before the first prompt, when the file can be neither read nor appended to."""
+        try:
+            with self.path.open("ab"), self.path.open("rb"):
+                pass
+        except OSError as exc:
+            self._give_up(exc)
+
+    def load_history_strings(self) -> Iterable[str]:
+        if not self.usable:
+            return []
+        try:
+            return list(super().load_history_strings())
+        except OSError as exc:
+            self._give_up(exc)
+            return []
+
+    def store_string(self, string: str) -> None:
+        if not self.usable:
+            return
+        try:
+            super().store_string(string)
+        except OSError as exc:
+            self._give_up(exc)
+
+    def _give_up(self, exc: OSError) -> None:
+        if self.usable:
+            self.usable = False
+            why = f"{clean_line(self.path)} cannot be used ({clean_line(exc.strerror or exc)})"
+            self.notices.print(Text(f"atlas: warning: the chat history {why}; this chat keeps none", style="yellow"))
+
+
+class SlashCompleter(Completer):
+    """Completes slash commands, and `on`/`off` after `/read-only`."""
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        text = document.text_before_cursor.lstrip()
+        if not text.startswith("/"):
+            return
+        if text.startswith("/read-only "):
+            word = text[len("/read-only ") :]
+            for choice in ("on", "off"):
+                if choice.startswith(word):
+                    yield Completion(choice, start_position=-len(word))
+            return
+        if " " in text:
+            return
+        for command, meaning in COMMANDS.items():
+            if command.startswith(text):
+                yield Completion(command, start_position=-len(text), display_meta=meaning)
+
+
+LineReader = Callable[[asyncio.AbstractEventLoop], str]
+"""Reads the chat's next line, running the prompt on the chat's event loop."""
+
+
+def terminal_reader(home: Path, prompt_text: Callable[[], str], notices: Console) -> LineReader:
+    """The prompt: history in the state folder, Ctrl-R search, suggestions, slash completion."""
+    history = ChatHistory(home / HISTORY_FILE, notices)
+    history.check()
+    session: PromptSession[str] = PromptSession(
+        history=history,
+        auto_suggest=AutoSuggestFromHistory(),
+        completer=SlashCompleter(),
+        complete_while_typing=True,
+    )
+
+    def read_line(loop: asyncio.AbstractEventLoop) -> str:
+        return loop.run_until_complete(session.prompt_async(prompt_text()))
+
+    return read_line
+
+
+def piped_reader(console: Console, prompt_text: Callable[[], str]) -> LineReader:
+    """Questions from a pipe or a file, one a line: no prompt, no line editing."""
+
+    def read_line(loop: asyncio.AbstractEventLoop) -> str:
+        try:
+            line = sys.stdin.readline()
+        except KeyboardInterrupt:
+            raise EOFError from None  # nobody types into a pipe: Ctrl-C ends the chat
+        if not line:
+            raise EOFError
+        # Echoed after the prompt, so the transcript reads like the conversation it was.
+        console.print(Text(prompt_text() + clean_line(line.rstrip("\n"))))
+        return line
+
+    return read_line
