@@ -9,6 +9,7 @@ meeting "database is locked". Reads (`atlas log`) raise `CallLogError`, shown as
 from __future__ import annotations
 
 import json
+import os
 import random
 import sqlite3
 import sys
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from atlas.errors import AtlasError, is_busy, printable
+from atlas.statefiles import connect_sqlite
 
 T = TypeVar("T")
 
@@ -121,7 +123,8 @@ class CallLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit mode: transactions are opened explicitly with BEGIN IMMEDIATE, so a writer
         # takes the lock up front and waits (busy_timeout) instead of failing on upgrade.
-        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False)
+        # Through `statefiles`: never a database, or a -wal/-shm/-journal file, that a link points to.
+        conn = connect_sqlite(self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False)
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
             self._retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
@@ -266,7 +269,7 @@ class CallLog:
     # -- reads ----------------------------------------------------------------------------
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        if self._conn is None and not self.path.exists():
+        if self._conn is None and not os.path.lexists(self.path):
             return []  # nothing logged yet; do not create a file just to read it
         with self._lock:
             try:
