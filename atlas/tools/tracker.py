@@ -2,7 +2,8 @@
 
 Each action is one JSON line, written under a file lock by a single `os.write` on an O_APPEND
 descriptor and fsync'd, so concurrent processes never interleave records. A line torn by a
-crash is skipped (and counted) by readers, and the next append starts on a fresh line.
+crash is skipped (and counted) by readers, and the next append starts on a fresh line. The file
+and its lock are opened through `atlas.statefiles`: a link planted in their place is refused.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 import sys
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 import filelock
 from pydantic import BaseModel, ConfigDict, Field
 
+from atlas import statefiles
 from atlas.errors import PermanentToolError, ToolError, TransientToolError, printable
 from atlas.tools.orbitdb import IssueBrief, issue_brief
 from atlas.tools.registry import ToolContext, tool
@@ -33,6 +35,7 @@ KNOWN_LABELS = (
 )
 _LABELS_BY_FOLDED = {label.casefold(): label for label in KNOWN_LABELS}
 _warned: set[tuple[Path, int]] = set()
+_refusals_told: set[str] = set()
 
 
 def now_iso() -> str:
@@ -67,17 +70,14 @@ class MockTracker:
         self.path = home / ACTIONS_FILE
         self.skipped = 0
         """How many torn or corrupt lines the last `records()` skipped."""
-        self._lock = filelock.FileLock(str(home / f"{ACTIONS_FILE}.lock"), timeout=LOCK_TIMEOUT_S)
+        self.lock_path = home / f"{ACTIONS_FILE}.lock"
 
     def records(self) -> list[dict[str, Any]]:
         """Every whole record, oldest first; torn or corrupt lines are skipped and counted."""
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
+        raw = self._read()
+        if raw is None:
             self.skipped = 0
             return []
-        except OSError as exc:
-            raise PermanentToolError(f"cannot read {self.path}: {exc}") from None
         lines = raw.split(b"\n")
         # The part after the last newline is a record still being written, or one a crash tore.
         tail = lines.pop()
@@ -142,15 +142,21 @@ class MockTracker:
 
     def _records_with_key(self, key: str) -> list[dict[str, Any]]:
         """Records written under one idempotency key; only lines that can hold it are parsed."""
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
+        raw = self._read()
+        if raw is None:
             return []
-        except OSError as exc:
-            raise PermanentToolError(f"cannot read {self.path}: {exc}") from None
         needle = json.dumps(key, ensure_ascii=False).encode("utf-8")
         found = (_parse(line) for line in raw.split(b"\n") if needle in line)
         return [record for record in found if record is not None and record.get("key") == key]
+
+    def _read(self) -> bytes | None:
+        """The file's bytes, or None when there is none yet."""
+        try:
+            return statefiles.read_bytes(self.path)
+        except statefiles.UnsafeStateFile as exc:
+            raise refused(exc) from None
+        except OSError as exc:
+            raise PermanentToolError(f"cannot read {self.path}: {exc}") from None
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
@@ -158,17 +164,31 @@ class MockTracker:
             self.home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise PermanentToolError(f"cannot create the state folder {self.home}: {exc}") from None
+        held = ExitStack()
         try:
-            with self._lock:
-                yield
+            held.enter_context(statefiles.locked(self.lock_path, timeout=LOCK_TIMEOUT_S))
         except filelock.Timeout:
             raise TransientToolError("the tracker file is locked by another process; try again") from None
+        except statefiles.UnsafeStateFile as exc:
+            refusal = refused(exc)
+            _tell_the_person(refusal)
+            raise refusal from None
+        except OSError as exc:
+            raise PermanentToolError(f"cannot lock {self.lock_path}: {exc}; nothing was written") from None
+        with held:
+            try:
+                yield
+            except RefusedStateFile as refusal:
+                _tell_the_person(refusal)
+                raise
 
     def _append(self, record: dict[str, Any]) -> None:
         """Write one whole line; the caller holds the lock."""
         line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = statefiles.open_fd(self.path, os.O_RDWR | os.O_APPEND, create=True)
+        except statefiles.UnsafeStateFile as exc:
+            raise refused(exc) from None
         except OSError as exc:
             raise PermanentToolError(f"cannot open {self.path}: {exc}") from None
         try:
@@ -183,6 +203,21 @@ class MockTracker:
             os.close(fd)
         if written != len(line):
             raise TransientToolError(f"only {written} of {len(line)} bytes reached {self.path}; try again")
+
+
+class RefusedStateFile(PermanentToolError):
+    """A tracker file or its lock is a planted link (or not a plain file); nothing was written anywhere."""
+
+
+def refused(exc: statefiles.UnsafeStateFile) -> RefusedStateFile:
+    return RefusedStateFile(f"refused {exc}; nothing was written")
+
+
+def _tell_the_person(exc: RefusedStateFile) -> None:
+    """A refused write is said on stderr too (once per message), whatever the model makes of it."""
+    if str(exc) not in _refusals_told:
+        _refusals_told.add(str(exc))
+        print(f"atlas: warning: {exc}", file=sys.stderr)
 
 
 def _labels_added(records: list[dict[str, Any]], issue_id: int) -> list[str]:
