@@ -7,6 +7,8 @@ prompt_toolkit lives here; the chat itself (`atlas.commands.chat`) uses these an
 from __future__ import annotations
 
 import asyncio
+import datetime
+import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -15,10 +17,11 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
-from prompt_toolkit.history import FileHistory
+from prompt_toolkit.history import History
 from rich.console import Console
 from rich.text import Text
 
+from atlas import statefiles
 from atlas.ui.safe import clean_line
 
 HISTORY_FILE = "chat_history"
@@ -33,11 +36,15 @@ COMMANDS: dict[str, str] = {
 }
 
 
-class ChatHistory(FileHistory):
-    """The prompt's history file in the state folder; one that cannot be used costs only the history."""
+class ChatHistory(History):
+    """The prompt's history file in the state folder; one that cannot be used costs only the history.
+
+    The file keeps prompt_toolkit's FileHistory format (`# date`, then the entry's lines each after
+    `+`), but is opened through `atlas.statefiles`: a link planted in its place is never followed.
+    """
 
     def __init__(self, path: Path, notices: Console) -> None:
-        super().__init__(str(path))
+        super().__init__()
         self.path = path
         self.notices = notices
         self.usable = True
@@ -45,8 +52,7 @@ class ChatHistory(FileHistory):
     def check(self) -> None:
         """Say now, before the first prompt, when the file can be neither read nor appended to."""
         try:
-            with self.path.open("ab"), self.path.open("rb"):
-                pass
+            os.close(statefiles.open_fd(self.path, os.O_RDWR | os.O_APPEND, create=True))
         except OSError as exc:
             self._give_up(exc)
 
@@ -54,16 +60,22 @@ class ChatHistory(FileHistory):
         if not self.usable:
             return []
         try:
-            return list(super().load_history_strings())
+            raw = statefiles.read_bytes(self.path) or b""
         except OSError as exc:
             self._give_up(exc)
             return []
+        return reversed(_entries(raw.decode("utf-8", errors="replace")))
 
     def store_string(self, string: str) -> None:
         if not self.usable:
             return
+        entry = f"\n# {datetime.datetime.now()}\n" + "".join(f"+{line}\n" for line in string.split("\n"))
         try:
-            super().store_string(string)
+            fd = statefiles.open_fd(self.path, os.O_WRONLY | os.O_APPEND, create=True)
+            try:
+                statefiles.write_all(fd, entry.encode("utf-8", errors="replace"))
+            finally:
+                os.close(fd)
         except OSError as exc:
             self._give_up(exc)
 
@@ -72,6 +84,22 @@ class ChatHistory(FileHistory):
             self.usable = False
             why = f"{clean_line(self.path)} cannot be used ({clean_line(exc.strerror or exc)})"
             self.notices.print(Text(f"atlas: warning: the chat history {why}; this chat keeps none", style="yellow"))
+
+
+def _entries(text: str) -> list[str]:
+    """The history's entries, oldest first: each is a run of `+` lines."""
+    entries: list[str] = []
+    current: list[str] | None = None
+    for line in text.split("\n"):
+        if line.startswith("+"):
+            current = [] if current is None else current
+            current.append(line[1:])
+        elif current is not None:
+            entries.append("\n".join(current))
+            current = None
+    if current is not None:
+        entries.append("\n".join(current))
+    return entries
 
 
 class SlashCompleter(Completer):
