@@ -19,8 +19,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import filelock
-
 from atlas.errors import printable
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -114,6 +112,8 @@ def locked(path: Path, *, timeout: float) -> Iterator[None]:
     The lock file is opened here first, without following links, and kept open while locked, so
     the file filelock locks is checked to be that same plain file.
     """
+    import filelock  # here, not at the top: `atlas log` opens the call log and needs no lock
+
     pin = open_fd(path, os.O_RDWR, create=True)
     try:
         lock = filelock.FileLock(str(path), timeout=timeout)
@@ -165,6 +165,8 @@ def connect_sqlite(path: Path, **options: Any) -> sqlite3.Connection:
     SQLite follows links both in the database's name and in its -wal, -shm and -journal files, so
     they are checked first; the database file is opened here without following links and kept
     open, SQLite is told never to create it (`mode=rw`), and the file SQLite opened must be that one.
+    SQLite opens the companions itself, so their check holds against links shipped in the folder,
+    not against another process planting one in the instant between the check and SQLite's open.
     """
     for suffix in SQLITE_COMPANIONS:
         refuse_unsafe(path.with_name(path.name + suffix))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas import config
+from atlas import config, statefiles
 from atlas.errors import ErrorKind, PermanentToolError, TransientToolError, classify
 from atlas.tools.docs import DocSectionArgs, NoArgs, get_doc_section, list_docs
 from atlas.tools.orbit import (
@@ -74,14 +74,14 @@ def test_get_issue_shows_what_the_tracker_added(data: Path, _isolated_state: Pat
     )
     ctx = context(data, _isolated_state)
     reads: list[Path] = []
-    read_bytes = Path.read_bytes
+    read_bytes = statefiles.read_bytes
 
-    def counted(path: Path) -> bytes:
+    def counted(path: Path) -> bytes | None:
         reads.append(path)
         return read_bytes(path)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Path, "read_bytes", counted)
+        patch.setattr(statefiles, "read_bytes", counted)
         got = get_issue(IssueArgs(issue_id=41), ctx)
     assert reads.count(_isolated_state / "tracker_actions.jsonl") == 1  # one read for labels and comments
     assert got["labels"] == ["comp:core", "type:bug"]
