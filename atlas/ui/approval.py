@@ -45,14 +45,15 @@ def _blank(line: str) -> bool:
 
 
 def target(request: ApprovalRequest) -> str | None:
-    """`comment on #41 (“Title”), 93 lines`: what a preview of several lines is about, for beside the question."""
-    lines = _lines(request.preview)
-    if len(lines) < 2:
+    """`comment on #41 (“Title”), 92 lines`: what a preview of several lines is about, for the question."""
+    head, newline, body = clean(request.preview).partition("\n")
+    if not newline:
         return None
-    head = clean_line(lines[0].strip()).rstrip(":")
+    head = clean_line(head.strip()).rstrip(":")
     if len(head) > _TARGET_LIMIT:
         head = head[: _TARGET_LIMIT - 1] + "…"
-    return f"{head}, {len(lines):,} lines"
+    lines = body.count("\n") + 1
+    return f"{head}, {lines:,} line{'' if lines == 1 else 's'}"
 
 
 def shown_preview(preview: str) -> str:
@@ -203,7 +204,8 @@ class TerminalApprover:
                 caution = warning(request)
                 if caution:
                     screen.print(Padding(Text("! " + clean(caution), style="bold yellow"), (0, 0, 0, 2), expand=False))
-                screen.print(Text(question(request), style="bold"), end="")
+                # Left to the terminal to wrap: `[y/N]` stays on the line of the question it ends.
+                screen.print(Text(question(request), style="bold"), end="", soft_wrap=True)
                 out.flush()
                 approved = is_yes(read_answer(fd, self._wake_read)) and not self.withdrawn
             outcome = "approved" if approved else ("cancelled" if self.withdrawn else "denied")
