@@ -116,7 +116,9 @@ def chat(
 
 @app.command()
 def log(
-    limit: int = typer.Option(20, "-n", "--limit", min=1, help="How many of the latest calls."),
+    limit: int = typer.Option(
+        20, "-n", "--limit", callback=_within("--limit"), help="How many of the latest calls (1-1,000,000,000)."
+    ),
     tool: str | None = typer.Option(None, "--tool", help="Only calls of this tool."),
     kind: str | None = typer.Option(None, "--kind", help="Only calls that ended this way (ok, timeout, ...)."),
     session: str | None = typer.Option(None, "--session", help="Only calls of this session."),

@@ -76,6 +76,7 @@ BOUNDS: dict[str, Bound] = {
     "--deadline": Bound(0.1, 3600, "seconds"),
     "--concurrency": Bound(1, 64, "calls"),
     "--max-rounds": Bound(1, 50, "rounds"),
+    "--limit": Bound(1, 1_000_000_000, "calls"),
     "ATLAS_MODEL_TIMEOUT": Bound(0, 3600, "seconds", low_open=True),
     "ATLAS_PRICE_IN": Bound(0, 10_000, "USD per 1M tokens"),
     "ATLAS_PRICE_OUT": Bound(0, 10_000, "USD per 1M tokens"),

@@ -60,6 +60,15 @@ def test_an_option_out_of_bounds_is_a_usage_error(tmp_path: Path, option: str, v
     assert not (tmp_path / "home" / "log.db").exists()  # refused before anything ran
 
 
+@pytest.mark.parametrize("value", ["0", "99999999999999999999"])
+def test_a_log_limit_out_of_bounds_is_a_usage_error(tmp_path: Path, value: str) -> None:
+    env = atlas_env(tmp_path / "home")
+    assert run_atlas("ask", "-m", "offline", "what is issue 41 about?", env=env).code == 0
+    run = run_atlas("log", "-n", value, env=env)
+    assert_no_traceback(run)
+    assert refused(run.code, run.stderr, "--limit"), run
+
+
 @pytest.mark.parametrize(("name", "value"), ENVIRONMENT)
 def test_an_environment_number_out_of_bounds_is_a_usage_error(tmp_path: Path, name: str, value: str) -> None:
     # A model that needs ATLAS_MODEL_TIMEOUT; nothing listens on port 9, and nothing is asked of it.
