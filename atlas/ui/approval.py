@@ -177,7 +177,8 @@ class TerminalApprover:
                 return False
             fd = self._open_terminal()
             if fd is None:
-                self.notices.print(Text(f"{question(request)}(no terminal, denied)", style="yellow"))
+                # One line, however long: a reader (or grep) sees the question and its outcome together.
+                self.notices.print(Text(f"{question(request)}(no terminal, denied)", style="yellow"), soft_wrap=True)
                 return False
             try:
                 return self._ask(fd, request)
