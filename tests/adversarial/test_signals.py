@@ -59,6 +59,19 @@ def test_a_signal_at_the_question_gives_the_terminal_back(
     assert [call["name"] for call in logged_calls(env) if call["approved"]] == []
 
 
+@pytest.mark.parametrize("answer", [b"n\r", b"y\r", b"\x03"])
+def test_an_answered_question_gives_the_terminal_back(tmp_path: Path, answer: bytes) -> None:
+    env = atlas_env(tmp_path / "home")
+    child = spawn_atlas("ask", "-m", write_script(tmp_path, [LABEL, {"text": "Done."}]), "Label #92", env=env)
+    child.expect(PROMPT)
+    child.send(answer)
+    child.expect(b"Done.")
+    child.expect(pexpect.EOF)
+    after = local_modes(child) & MODE_FLAGS
+    child.close()
+    assert after == MODE_FLAGS and child.exitstatus == 0
+
+
 def chat(tmp_path: Path, turns: list[dict[str, object]]) -> tuple[pexpect.spawn, dict[str, str]]:
     env = atlas_env(tmp_path / "home")
     child = spawn_atlas("chat", "-m", write_script(tmp_path, turns), env={**env, "PROMPT_TOOLKIT_NO_CPR": "1"})
