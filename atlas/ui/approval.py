@@ -100,10 +100,12 @@ def read_answer(fd: int, wake: int | None = None) -> str | None:
     """One line typed at the terminal (in `answer_mode`), echoed; None for Ctrl-C, Ctrl-D, EOF,
     or when `wake` becomes readable (the question was withdrawn)."""
     typed: list[str] = []
-    watched = [fd] if wake is None else [fd, wake]
+    watched = select.poll()  # not select(): a descriptor above 1023 is fine here
+    for each in (fd, wake):
+        if each is not None:
+            watched.register(each, select.POLLIN)
     while True:
-        ready, _, _ = select.select(watched, [], [])
-        if wake in ready:
+        if any(ready == wake for ready, _ in watched.poll()):
             return None
         chunk = os.read(fd, 1)
         if not chunk:
