@@ -6,9 +6,14 @@ Bodies are imported inside the commands so that `atlas --help` stays fast and no
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import typer
 
 from atlas import __version__
+
+T = TypeVar("T", int, float)
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -17,6 +22,20 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _within(option: str) -> Callable[[T | None], T | None]:
+    """A callback that refuses a value outside `option`'s bounds in `atlas.config.BOUNDS` (a usage error)."""
+
+    def check(value: T | None) -> T | None:
+        from atlas.config import BOUNDS
+
+        why = None if value is None else BOUNDS[option].check(float(value))
+        if why is not None:
+            raise typer.BadParameter(f"{why}, got {value:g}", param_hint=option)
+        return value
+
+    return check
 
 
 def _version(value: bool) -> None:
@@ -38,11 +57,19 @@ def ask(
     model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
     read_only: bool = typer.Option(False, "--read-only", help="Do not offer side-effect tools to the model."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (answer, calls, usage, cost)."),
-    max_rounds: int = typer.Option(5, "--max-rounds", min=1, max=50, help="Model requests before giving up."),
-    timeout: float = typer.Option(5.0, "--timeout", min=0.05, help="Default per-tool deadline in seconds."),
-    concurrency: int = typer.Option(4, "--concurrency", min=1, max=64, help="Tool calls running at once."),
+    max_rounds: int = typer.Option(
+        5, "--max-rounds", callback=_within("--max-rounds"), help="Model requests before giving up (1-50)."
+    ),
+    timeout: float = typer.Option(
+        5.0, "--timeout", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
+    ),
+    concurrency: int = typer.Option(
+        4, "--concurrency", callback=_within("--concurrency"), help="Tool calls running at once (1-64)."
+    ),
     no_parallel: bool = typer.Option(False, "--no-parallel", help="Ask for and run one tool call at a time."),
-    deadline: float | None = typer.Option(None, "--deadline", min=0.1, help="Overall budget in seconds."),
+    deadline: float | None = typer.Option(
+        None, "--deadline", callback=_within("--deadline"), help="Overall budget in seconds (0.1-3600)."
+    ),
 ) -> None:
     """Answer one question: live tool rows, y/N before side effects, then the answer."""
     from atlas.commands import guarded
@@ -67,9 +94,15 @@ def ask(
 def chat(
     model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
     read_only: bool = typer.Option(False, "--read-only", help="Start with side-effect tools switched off."),
-    max_rounds: int = typer.Option(5, "--max-rounds", min=1, max=50, help="Model requests per question."),
-    timeout: float = typer.Option(5.0, "--timeout", min=0.05, help="Default per-tool deadline in seconds."),
-    concurrency: int = typer.Option(4, "--concurrency", min=1, max=64, help="Tool calls running at once."),
+    max_rounds: int = typer.Option(
+        5, "--max-rounds", callback=_within("--max-rounds"), help="Model requests per question (1-50)."
+    ),
+    timeout: float = typer.Option(
+        5.0, "--timeout", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
+    ),
+    concurrency: int = typer.Option(
+        4, "--concurrency", callback=_within("--concurrency"), help="Tool calls running at once (1-64)."
+    ),
 ) -> None:
     """A conversation: the same loop, context kept across questions (/help inside)."""
     from atlas.commands import guarded
@@ -83,7 +116,9 @@ def chat(
 
 @app.command()
 def log(
-    limit: int = typer.Option(20, "-n", "--limit", min=1, help="How many of the latest calls."),
+    limit: int = typer.Option(
+        20, "-n", "--limit", callback=_within("--limit"), help="How many of the latest calls (1-1,000,000,000)."
+    ),
     tool: str | None = typer.Option(None, "--tool", help="Only calls of this tool."),
     kind: str | None = typer.Option(None, "--kind", help="Only calls that ended this way (ok, timeout, ...)."),
     session: str | None = typer.Option(None, "--session", help="Only calls of this session."),

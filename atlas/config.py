@@ -44,8 +44,47 @@ def default_model_name() -> str:
     return DEFAULT_OPENAI_MODEL if os.environ.get("OPENAI_API_KEY", "").strip() else OFFLINE_MODEL
 
 
+@dataclass(frozen=True)
+class Bound:
+    """The range a number from a flag or the environment must fall in, both ends included."""
+
+    low: float
+    high: float
+    unit: str
+    low_open: bool = False
+    """The low end itself is excluded (a timeout of 0 s is no timeout)."""
+
+    def describe(self) -> str:
+        """`from 0.05 to 600 seconds`, or `more than 0 and at most 3600 seconds`."""
+        if self.low_open:
+            return f"more than {self.low:g} and at most {self.high:g} {self.unit}"
+        return f"from {self.low:g} to {self.high:g} {self.unit}"
+
+    def check(self, value: float) -> str | None:
+        """Why `value` is refused, or None; NaN and the infinities are never accepted."""
+        if not math.isfinite(value):
+            return f"must be a finite number of {self.unit}"
+        if value < self.low or value > self.high or (self.low_open and value == self.low):
+            return f"must be {self.describe()}"
+        return None
+
+
+# Every number Atlas takes from outside, with its bounds: one place, and the README's table.
+# The upper ends are far beyond any sensible use and well inside what timers and sums can hold.
+BOUNDS: dict[str, Bound] = {
+    "--timeout": Bound(0.05, 600, "seconds"),
+    "--deadline": Bound(0.1, 3600, "seconds"),
+    "--concurrency": Bound(1, 64, "calls"),
+    "--max-rounds": Bound(1, 50, "rounds"),
+    "--limit": Bound(1, 1_000_000_000, "calls"),
+    "ATLAS_MODEL_TIMEOUT": Bound(0, 3600, "seconds", low_open=True),
+    "ATLAS_PRICE_IN": Bound(0, 10_000, "USD per 1M tokens"),
+    "ATLAS_PRICE_OUT": Bound(0, 10_000, "USD per 1M tokens"),
+}
+
+
 def env_number(name: str, default: float, *, unit: str, positive: bool = False) -> float:
-    """A finite, non-negative (or, with `positive`, strictly positive) number from the environment."""
+    """A number from the environment, within its entry in `BOUNDS` (else finite and ≥ 0, or > 0 with `positive`)."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
@@ -53,9 +92,13 @@ def env_number(name: str, default: float, *, unit: str, positive: bool = False) 
         value = float(raw)
     except ValueError:
         raise ConfigError(f"{name} must be a number of {unit}, got {raw!r}") from None
-    if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise ConfigError(f"{name} must be a finite number {'> 0' if positive else '≥ 0'}, got {raw!r}")
-    return value
+    bound = BOUNDS.get(name, Bound(0, math.inf, unit, low_open=positive))
+    why = bound.check(value)
+    if why is None:
+        return value
+    if math.isfinite(bound.high):
+        raise ConfigError(f"{name} {why}, got {raw!r}")
+    raise ConfigError(f"{name} must be a finite number {'> 0' if positive else '≥ 0'}, got {raw!r}")
 
 
 def _price(name: str, default: float) -> float:

@@ -94,8 +94,14 @@ class Chat:
             price_out=self.runtime.settings.price_out,
             call_log=self.runtime.call_log,
         )
+        self._approver.resume()
         try:
-            result = run_cancellable(coro, loop)
+            try:
+                result = run_cancellable(coro, loop)
+            finally:
+                # However the turn ended, no question of it may stay on the terminal and read keys
+                # meant for the prompt: the reader is woken and has let go before the prompt returns.
+                self._approver.withdraw()
         except KeyboardInterrupt:
             view.abort(cancelled=True)
             self.console.print(Text("turn cancelled", style="yellow"))

@@ -8,35 +8,81 @@ lock keeps two questions from sharing the terminal.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import io
 import os
+import select
 import sys
 import termios
 import threading
-from collections.abc import Callable, Iterator
+import unicodedata
+from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import IO, Any
+from typing import IO
 
 from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
 
 from atlas.events import ApprovalRequest
-from atlas.ui.safe import call_label, clean
+from atlas.ui.safe import call_label, clean, clean_line
+from atlas.ui.tty_modes import answer_mode, guard_signals
 
 _TERMINAL = threading.Lock()
-_RESTORE: dict[int, list[Any]] = {}
-"""Terminal modes to put back, by descriptor, for questions being asked right now."""
 _CTRL_C, _CTRL_D, _BACKSPACE, _DELETE = 0x03, 0x04, 0x08, 0x7F
 _ANSWER_LIMIT = 32
+_TARGET_LIMIT = 100
 YES = frozenset({"y", "yes"})
 
 
+def _lines(preview: str) -> list[str]:
+    return clean(preview).split("\n")
+
+
+def _blank(line: str) -> bool:
+    """Shows nothing: spaces, and invisible format characters (a zero-width space) as well."""
+    return all(char.isspace() or unicodedata.category(char) == "Cf" for char in line)
+
+
+def target(request: ApprovalRequest) -> str | None:
+    """`comment on #41 (“Title”), 92 lines`: what a preview of several lines is about, for the question."""
+    head, newline, body = clean(request.preview).partition("\n")
+    if not newline:
+        return None
+    head = clean_line(head.strip()).rstrip(":")
+    if len(head) > _TARGET_LIMIT:
+        head = head[: _TARGET_LIMIT - 1] + "…"
+    lines = body.count("\n") + 1
+    return f"{head}, {lines:,} line{'' if lines == 1 else 's'}"
+
+
+def shown_preview(preview: str) -> str:
+    """The preview with each run of two or more blank lines folded into one marker line.
+
+    A body padded with blank lines would otherwise scroll its own first lines, and the target,
+    off the screen before the question is asked.
+    """
+    shown: list[str] = []
+    run = 0
+    for line in [*_lines(preview), None]:
+        if line is not None and _blank(line):
+            run += 1
+            continue
+        if run == 1:
+            shown.append("")
+        elif run > 1:
+            shown.append(f"⋮ {run} blank lines")
+        run = 0
+        if line is not None:
+            shown.append(line)
+    return "\n".join(shown)
+
+
 def question(request: ApprovalRequest) -> str:
-    """`Approve add_label(issue_id=92, label='severity:S1')? [y/N] `."""
-    return f"Approve {call_label(request.name, request.arguments, limit=200)}? [y/N] "
+    """`Approve add_label(issue_id=92, label='severity:S1')? [y/N] `, naming the target of a long preview."""
+    about = target(request)
+    where = f" — {about}" if about else ""
+    return f"Approve {call_label(request.name, request.arguments, limit=200)}{where}? [y/N] "
 
 
 def warning(request: ApprovalRequest) -> str | None:
@@ -50,40 +96,17 @@ def warning(request: ApprovalRequest) -> str | None:
     )
 
 
-@contextlib.contextmanager
-def answer_mode(fd: int) -> Iterator[None]:
-    """The terminal in non-canonical mode without signals, restored afterwards.
-
-    Ctrl-C then arrives as a key (a denial) instead of interrupting the whole run, and input
-    typed ahead is discarded, so nothing pressed before the question was shown can answer it.
-    The mode is set before the question is drawn, so nothing typed after it is lost.
-    """
-    saved = termios.tcgetattr(fd)
-    mode = termios.tcgetattr(fd)
-    mode[3] &= ~(termios.ICANON | termios.ECHO | termios.ISIG)
-    mode[6][termios.VMIN] = 1
-    mode[6][termios.VTIME] = 0
-    _RESTORE[fd] = saved
-    termios.tcsetattr(fd, termios.TCSAFLUSH, mode)
-    try:
-        yield
-    finally:
-        _RESTORE.pop(fd, None)
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-
-
-@atexit.register
-def _restore_terminal() -> None:
-    """A question still open when the process ends (its thread abandoned) must not leave the terminal mute."""
-    for fd, saved in list(_RESTORE.items()):
-        with contextlib.suppress(OSError, termios.error):
-            termios.tcsetattr(fd, termios.TCSANOW, saved)
-
-
-def read_answer(fd: int) -> str | None:
-    """One line typed at the terminal (in `answer_mode`), echoed; None for Ctrl-C, Ctrl-D or EOF."""
+def read_answer(fd: int, wake: int | None = None) -> str | None:
+    """One line typed at the terminal (in `answer_mode`), echoed; None for Ctrl-C, Ctrl-D, EOF,
+    or when `wake` becomes readable (the question was withdrawn)."""
     typed: list[str] = []
+    watched = select.poll()  # not select(): a descriptor above 1023 is fine here
+    for each in (fd, wake):
+        if each is not None:
+            watched.register(each, select.POLLIN)
     while True:
+        if any(ready == wake for ready, _ in watched.poll()):
+            return None
         chunk = os.read(fd, 1)
         if not chunk:
             return None
@@ -109,7 +132,12 @@ def is_yes(answer: str | None) -> bool:
 
 
 class TerminalApprover:
-    """Asks a person at the controlling terminal; denies whenever there is none."""
+    """Asks a person at the controlling terminal; denies whenever there is none.
+
+    `withdraw` ends an open question (a denial) and denies every later one until `resume`:
+    when a chat's turn is cancelled, no reader may stay on the terminal and take the keys
+    meant for the prompt, and no question of that turn may still appear.
+    """
 
     def __init__(
         self,
@@ -123,12 +151,36 @@ class TerminalApprover:
         self.pause = pause or contextlib.nullcontext
         self.stdin = stdin
         self.tty_path = tty_path
+        self.withdrawn = False
+        self._wake_read, self._wake_write = os.pipe()
+        os.set_blocking(self._wake_read, False)
+        os.set_blocking(self._wake_write, False)
+        guard_signals()
+
+    def withdraw(self, wait_s: float = 2.0) -> None:
+        """Deny the open question and every later one; return once the terminal is given back."""
+        self.withdrawn = True
+        with contextlib.suppress(BlockingIOError):
+            os.write(self._wake_write, b"x")
+        if _TERMINAL.acquire(timeout=wait_s):
+            _TERMINAL.release()
+
+    def resume(self) -> None:
+        """Ask again from now on (a new turn)."""
+        self.withdrawn = False
 
     def __call__(self, request: ApprovalRequest) -> bool:
         with _TERMINAL, self.pause():
+            # Emptied before the check: a withdrawal after it leaves its byte to wake the reader.
+            with contextlib.suppress(BlockingIOError):
+                while os.read(self._wake_read, 64):
+                    pass
+            if self.withdrawn:
+                return False
             fd = self._open_terminal()
             if fd is None:
-                self.notices.print(Text(f"{question(request)}(no terminal, denied)", style="yellow"))
+                # One line, however long: a reader (or grep) sees the question and its outcome together.
+                self.notices.print(Text(f"{question(request)}(no terminal, denied)", style="yellow"), soft_wrap=True)
                 return False
             try:
                 return self._ask(fd, request)
@@ -151,14 +203,16 @@ class TerminalApprover:
             with answer_mode(fd):
                 # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
                 if request.preview:
-                    screen.print(Padding(Text(clean(request.preview)), (0, 0, 0, 2), expand=False))
+                    screen.print(Padding(Text(shown_preview(request.preview)), (0, 0, 0, 2), expand=False))
                 caution = warning(request)
                 if caution:
                     screen.print(Padding(Text("! " + clean(caution), style="bold yellow"), (0, 0, 0, 2), expand=False))
-                screen.print(Text(question(request), style="bold"), end="")
+                # Left to the terminal to wrap: `[y/N]` stays on the line of the question it ends.
+                screen.print(Text(question(request), style="bold"), end="", soft_wrap=True)
                 out.flush()
-                approved = is_yes(read_answer(fd))
-            screen.print(Text(" approved" if approved else " denied", style="green" if approved else "yellow"))
+                approved = is_yes(read_answer(fd, self._wake_read)) and not self.withdrawn
+            outcome = "approved" if approved else ("cancelled" if self.withdrawn else "denied")
+            screen.print(Text(f" {outcome}", style="green" if approved else "yellow"))
             out.flush()
             return approved
         except (OSError, termios.error):

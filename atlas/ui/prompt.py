@@ -23,6 +23,7 @@ from rich.text import Text
 
 from atlas import statefiles
 from atlas.ui.safe import clean_line
+from atlas.ui.tty_modes import guard_signals
 
 HISTORY_FILE = "chat_history"
 COMMANDS: dict[str, str] = {
@@ -128,6 +129,8 @@ LineReader = Callable[[asyncio.AbstractEventLoop], str]
 
 def terminal_reader(home: Path, prompt_text: Callable[[], str], notices: Console) -> LineReader:
     """The prompt: history in the state folder, Ctrl-R search, suggestions, slash completion."""
+    # The prompt puts the terminal in raw mode; SIGTERM or SIGHUP must not leave it that way.
+    guard_signals(sys.stdin.fileno())
     history = ChatHistory(home / HISTORY_FILE, notices)
     history.check()
     session: PromptSession[str] = PromptSession(

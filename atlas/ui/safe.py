@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 if TYPE_CHECKING:
+    from markdown_it.token import Token
     from rich.markdown import Markdown
 
 # C0 controls except tab and newline, DEL, C1 controls, and the bidi embeddings, overrides and
@@ -67,12 +68,40 @@ def links_visible(markdown: str) -> str:
     return _INLINE_LINK.sub(rewrite, markdown)
 
 
+def html_as_text(tokens: list[Token]) -> list[Token]:
+    """Parsed Markdown with raw HTML turned into literal text, which Rich would otherwise drop.
+
+    An HTML block (`<div>…</div>`, `<!-- … -->`) becomes a paragraph of its own lines; an inline
+    tag (`<span>`, `<kbd>`) becomes the text it is. Whatever the model wrote stays on screen.
+    """
+    from markdown_it.token import Token
+
+    shown: list[Token] = []
+    for token in tokens:
+        if token.type == "html_block":
+            text = Token("text", "", 0, content=token.content.rstrip("\n"))
+            shown += [
+                Token("paragraph_open", "p", 1, map=token.map, level=token.level, block=True),
+                Token("inline", "", 0, children=[text], level=token.level + 1, block=True),
+                Token("paragraph_close", "p", -1, level=token.level, block=True),
+            ]
+            continue
+        if token.children:
+            token.children = html_as_text(token.children)
+        if token.type == "html_inline":
+            token.type = "text"
+        shown.append(token)
+    return shown
+
+
 def safe_markdown(text: str) -> Markdown:
-    """Markdown for an answer: cleaned, links spelled out, and no OSC 8 hyperlinks emitted."""
+    """Markdown for an answer: cleaned, links spelled out, raw HTML shown as text, no OSC 8 hyperlinks."""
     # Imported here: its Markdown parser costs ~30 ms at start-up, and `atlas log`/`tools` never need it.
     from rich.markdown import Markdown
 
-    return Markdown(links_visible(clean(text)), hyperlinks=False)
+    markdown = Markdown(links_visible(clean(text)), hyperlinks=False)
+    markdown.parsed = html_as_text(markdown.parsed)
+    return markdown
 
 
 def compact_args(arguments: dict[str, Any] | str, limit: int = 80) -> str:

@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from atlas.events import ApprovalRequest
-from atlas.ui.approval import TerminalApprover, question, warning
+from atlas.ui.approval import TerminalApprover, question, shown_preview, target, warning
 
 REQUEST = ApprovalRequest(
     call_id="c1",
@@ -113,3 +113,39 @@ def test_every_line_of_a_preview_is_indented_under_the_question() -> None:
     lines = re.sub(r"\x1b\[[0-9;]*m", "", shown).split("\r\n")
     preview = lines[: next(i for i, line in enumerate(lines) if line.startswith("Approve post_comment"))]
     assert len(preview) >= 4 and all(line.startswith("  ") for line in preview if line)
+
+
+def test_runs_of_blank_lines_are_folded_and_the_question_names_the_target() -> None:
+    body = "first\n\nsecond" + "\n" * 10 + " \t\n\u200b\nlast"
+    request = ApprovalRequest("c", "post_comment", {"issue_id": 41, "body": body}, f"comment on #41 (“T”):\n{body}")
+    assert shown_preview(request.preview) == "comment on #41 (“T”):\nfirst\n\nsecond\n⋮ 11 blank lines\nlast"
+    assert target(request) == "comment on #41 (“T”), 15 lines"
+    assert question(request).endswith(" — comment on #41 (“T”), 15 lines? [y/N] ")
+    assert target(REQUEST) is None  # a one-line preview stands right above the question anyway
+
+
+def test_a_withdrawn_question_lets_go_of_the_terminal() -> None:
+    master, slave = os.openpty()
+    approver = TerminalApprover(Console(file=io.StringIO()), stdin=TtyStdin(), tty_path=os.ttyname(slave))  # type: ignore[arg-type]
+    result: list[bool] = []
+    worker = threading.Thread(target=lambda: result.append(approver(REQUEST)))
+    worker.start()
+    try:
+        read_until(master, b"[y/N] ")
+        started = time.monotonic()
+        approver.withdraw()  # returns once the question has let go of the terminal
+        assert time.monotonic() - started < 1.5
+        worker.join(5)
+        assert result == [False]
+        assert "cancelled" in read_until(master, b"cancelled").decode()
+        assert approver(REQUEST) is False  # and nothing more is asked until resume()
+        approver.resume()
+        worker = threading.Thread(target=lambda: result.append(approver(REQUEST)))
+        worker.start()
+        read_until(master, b"[y/N] ")
+        os.write(master, b"y\r")
+        worker.join(5)
+        assert result == [False, True]
+    finally:
+        os.close(master)
+        os.close(slave)
