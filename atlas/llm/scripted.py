@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from atlas.errors import ScriptError, describe
 from atlas.llm import TextSink
-from atlas.messages import ModelTurn, ToolCall, Usage
+from atlas.messages import MAX_TOKENS, ModelTurn, ToolCall, Usage
 from atlas.tools.registry import Registry
 
 
@@ -32,8 +32,8 @@ class ScriptCall(BaseModel):
 
 
 class ScriptUsage(BaseModel):
-    input_tokens: int = Field(default=0, ge=0)
-    output_tokens: int = Field(default=0, ge=0)
+    input_tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
+    output_tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
 
 
 class ScriptTurn(BaseModel):
