@@ -40,7 +40,7 @@ from pydantic import BaseModel, ValidationError
 
 from atlas.calllog import CallLog, CallRecord
 from atlas.envelope import envelope_err, envelope_ok
-from atlas.errors import ErrorKind, classify, describe
+from atlas.errors import ErrorKind, ToolError, classify, describe
 from atlas.events import Approver, CallEvent, EventSink, Phase, deny_all
 from atlas.tools import threads
 from atlas.tools.approvals import approval_request, ask, idempotency_key
@@ -282,6 +282,8 @@ class ToolExecutor:
             raise
         if not done:
             job.abandon()
+            if spec.side_effect:
+                return _side_effect_unsettled(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
             return _error(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
         return self._outcome_of(spec, args, job)
 
@@ -300,14 +302,7 @@ class ToolExecutor:
             raise
         if not done:
             job.abandon()
-            return _error(
-                ErrorKind.CANCELLED,
-                f"cancelled by the user while {spec.name} ran: it may have taken effect",
-                hint=(
-                    "The user cancelled this action while it was running, so it may have been done. "
-                    "Do not retry it; tell the user to check whether it happened."
-                ),
-            )
+            return _side_effect_unsettled(ErrorKind.CANCELLED, f"cancelled by the user while {spec.name} ran")
         outcome = self._outcome_of(spec, args, job)
         # Whatever failed is not retried after Ctrl-C; nothing happened, so it is simply cancelled.
         return outcome if outcome.kind is ErrorKind.OK else _cancelled()
@@ -318,7 +313,10 @@ class ToolExecutor:
         if failure is not None:
             kind = classify(failure)
             text = describe(failure)
-            return _error(kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}")
+            hint = failure.hint if isinstance(failure, ToolError) else None
+            return _error(
+                kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}", hint=hint
+            )
         data = job.future.result()
         if spec.untrusted is None:
             return _Outcome(ErrorKind.OK, envelope_ok(data))
@@ -438,9 +436,25 @@ class ToolExecutor:
         return self._primitives
 
 
-def _error(kind: ErrorKind, message: str, *, hint: str | None = None) -> _Outcome:
-    envelope = envelope_err(kind, message, hint=hint)
+def _error(kind: ErrorKind, message: str, *, hint: str | None = None, retryable: bool | None = None) -> _Outcome:
+    envelope = envelope_err(kind, message, hint=hint, retryable=retryable)
     return _Outcome(kind, envelope, envelope["error"]["message"])
+
+
+def _side_effect_unsettled(kind: ErrorKind, message: str) -> _Outcome:
+    """A side effect whose thread was left running (timed out, or Ctrl-C): the write may still land.
+
+    Never retryable, so the model does not ask for it again (a second prompt, maybe a second write).
+    """
+    return _error(
+        kind,
+        f"{message}: it may have taken effect",
+        hint=(
+            "This action was left running and may have been done. Do not retry it; tell the user to "
+            "check whether it happened."
+        ),
+        retryable=False,
+    )
 
 
 def _cancelled() -> _Outcome:
