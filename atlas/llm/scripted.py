@@ -8,7 +8,6 @@ missing ones are numbered from the request and position, so replays are determin
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -127,7 +126,8 @@ class ScriptedModel:
         on_text: TextSink | None = None,
     ) -> ModelTurn:
         self.requests.append(
-            ScriptedRequest(instructions, copy.deepcopy(list(items)), list(tools), parallel_tool_calls)
+            # Items are flat dicts of text: a copy of each is a snapshot (a deep copy of thousands is not cheap).
+            ScriptedRequest(instructions, [dict(item) for item in items], list(tools), parallel_tool_calls)
         )
         number = len(self.requests)
         if not self._turns:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,6 +35,9 @@ KIND_STYLES = {
 }
 ERROR_STYLE = "red"
 MARKS = {"ok": "✓", "denied": "⊘", "cancelled": "⊘"}
+ROW_LIMIT = 40
+"""Rows one round shows; the rest are one line of counts. A model may ask for thousands of calls,
+and drawing (or printing) each would take longer than the question's whole budget."""
 
 _WAITING = {
     Phase.QUEUED: "queued",
@@ -71,6 +75,9 @@ class Round:
     started: float
     rows: dict[str, Row] = field(default_factory=dict)
     summarised: bool = False
+    printed: int = 0
+    """Plain output: rows printed so far; those past ROW_LIMIT are counted in `unprinted`."""
+    unprinted: Counter[str] = field(default_factory=Counter)
 
     def wall_s(self) -> float:
         """How long at least one call was running: time spent asking a person is not run time."""
@@ -85,7 +92,8 @@ class Round:
         return busy
 
     def calls_s(self) -> float:
-        return sum(row.ms or 0.0 for row in self.rows.values()) / 1000
+        """Time the calls ran; one that was never started (refused, no time left) ran for none."""
+        return sum(row.ms or 0.0 for row in self.rows.values() if row.started is not None) / 1000
 
     def summary(self) -> str:
         """`round 1: 2.01 s wall, 4.03 s of calls, 2.0× parallel`."""
@@ -169,7 +177,7 @@ class CallBoard:
                 row.ended = now if row.started is None else min(now, row.started + row.ms / 1000)
                 finished_row = row
         if finished_row is not None and not self.live:
-            self._print_plain(finished_row)
+            self._print_plain(finished_row, current)
 
     def end_round(self, *, cancelled: bool = False) -> None:
         """Stop the live picture and leave the round's settled rows and its summary on screen."""
@@ -184,13 +192,15 @@ class CallBoard:
                         row.kind, row.ended = "cancelled", now
                         row.ms = (now - (row.started or now)) * 1000
                         if not self.live:
-                            self._print_plain(row)
+                            self._print_plain(row, current)
             current.summarised = True
         if self._live is not None:
             self._live.stop()
             self._live = None
             self.console.print(self._render_round(current))
         else:
+            if current.unprinted:
+                self.console.print(Text("  " + _more_line(current.unprinted), style="dim"))
             self.console.print(Text(current.summary(), style="dim"))
 
     @contextmanager
@@ -232,11 +242,18 @@ class CallBoard:
         grid = Table.grid(padding=(0, 1))
         for _ in range(5):
             grid.add_column()
-        for row in list(current.rows.values()):
+        rows = list(current.rows.values())
+        shown = _rows_shown(rows)
+        for row in shown:
             grid.add_row(*(settled_cells(row) if row.settled else self._running_cells(row)))
-        if all(row.settled for row in current.rows.values()) and current.rows:
-            return Group(grid, Text(current.summary(), style="dim"))
-        return grid
+        parts: list[RenderableType] = [grid]
+        if len(shown) < len(rows):
+            hidden = set(map(id, rows)) - set(map(id, shown))
+            counts = Counter(_state_of(row) for row in rows if id(row) in hidden)
+            parts.append(Text(_more_line(counts), style="dim"))
+        if rows and all(row.settled for row in rows):
+            parts.append(Text(current.summary(), style="dim"))
+        return Group(*parts) if len(parts) > 1 else grid
 
     def _running_cells(self, row: Row) -> list[RenderableType]:
         if row.phase in _WAITING and row.started is None:
@@ -251,7 +268,12 @@ class CallBoard:
             Text(retry, style="dim"),
         ]
 
-    def _print_plain(self, row: Row) -> None:
+    def _print_plain(self, row: Row, current: Round) -> None:
+        with self._lock:
+            if current.printed >= ROW_LIMIT:
+                current.unprinted[row.kind or "unknown"] += 1
+                return
+            current.printed += 1
         line = Text("  ").join(cell for cell in settled_cells(row) if cell.plain)
         self.console.print(Text("  ") + line)
 
@@ -263,3 +285,29 @@ class CallBoard:
         created = Round(number=number, started=self.clock())
         self.rounds.append(created)
         return created
+
+
+def _rows_shown(rows: list[Row]) -> list[Row]:
+    """At most ROW_LIMIT rows, in request order: those running first, then the earliest of the rest."""
+    if len(rows) <= ROW_LIMIT:
+        return rows
+    running = [row for row in rows if row.started is not None and not row.settled][:ROW_LIMIT]
+    chosen = set(map(id, running))
+    for row in rows:
+        if len(chosen) >= ROW_LIMIT:
+            break
+        chosen.add(id(row))
+    return [row for row in rows if id(row) in chosen]
+
+
+def _state_of(row: Row) -> str:
+    if row.settled:
+        return row.kind or "unknown"
+    return "running" if row.started is not None else _WAITING.get(row.phase, "queued")
+
+
+def _more_line(counts: Counter[str]) -> str:
+    """`… and 9,960 more calls: 9,950 no_time_budget, 10 ok`."""
+    total = sum(counts.values())
+    parts = ", ".join(f"{count:,} {clean_line(state)}" for state, count in counts.most_common())
+    return f"… and {total:,} more call{'s' if total != 1 else ''}: {parts}"
