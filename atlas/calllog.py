@@ -189,7 +189,8 @@ class CallLog:
         with self._lock:
             try:
                 with self._write() as conn:
-                    conn.executemany(sql, storable)
+                    for params in storable:  # one transaction: a batch costs one commit
+                        conn.execute(sql, params)
             except Exception as exc:  # a log that cannot be written must never cost the answer
                 self._warn_once(exc)
 

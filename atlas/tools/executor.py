@@ -9,7 +9,10 @@ runs in a worker thread, one prompt at a time, while reads go on) → a concurre
 call's timer starts here) → attempts in a daemon thread, all within the call's one deadline (the
 tool's own) cut to the question's budget (transient errors retried on idempotent tools, with
 jittered doubling backoff, while enough of the deadline is left; a timeout never) → envelope,
-capped → FINISHED event → `log` and the call log.
+capped → FINISHED event → `log` and the call log (a batch's records in one transaction, a side
+effect's at once). Calls that cannot run (unknown tool, bad arguments, breaker open, no time
+left) are answered before any task is made, so thousands of them cost little of the budget.
+A side effect left running (timed out, or Ctrl-C) is reported as possibly done, never retryable.
 
 Cancellation (Ctrl-C cancels the task awaiting `run_all`): every unfinished call is answered with
 kind `cancelled`, logged and reported as FINISHED — except that a side effect already running
@@ -190,8 +193,6 @@ class ToolExecutor:
         """One `function_call_output` per call, in request order; cancellation: see the module docstring."""
         prims = self._prims()
         states = [_Call(call=call, round=round, position=index) for index, call in enumerate(calls)]
-        for state in states:
-            self._emit(state, Phase.QUEUED)
         tasks = self._start(states, prims)
         try:
             if tasks:
@@ -231,8 +232,9 @@ class ToolExecutor:
             except Exception as exc:  # a bug in the executor must still answer the call
                 checked = _error(ErrorKind.UNKNOWN, f"{type(exc).__name__}: {describe(exc)}")
             if isinstance(checked, _Outcome):
-                self._finish(state, checked)
+                self._finish(state, checked)  # its one event: FINISHED
             else:
+                self._emit(state, Phase.QUEUED)
                 tasks.append(asyncio.create_task(self._run_call(state, prims, *checked)))
         return tasks
 

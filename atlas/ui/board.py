@@ -7,6 +7,7 @@ pipe, CI) each finished call is one plain line, with no spinner and no cursor mo
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections import Counter
@@ -61,6 +62,7 @@ class Row:
     ms: float | None = None
     attempts: int = 0
     attempt: int = 0
+    position: int = 0
 
     @property
     def settled(self) -> bool:
@@ -78,6 +80,23 @@ class Round:
     printed: int = 0
     """Plain output: rows printed so far; those past ROW_LIMIT are counted in `unprinted`."""
     unprinted: Counter[str] = field(default_factory=Counter)
+    # Kept as rows change, so a picture of thousands of rows costs no more than one of ROW_LIMIT.
+    states: Counter[str] = field(default_factory=Counter)
+    running: dict[str, Row] = field(default_factory=dict)
+    open_ids: set[str] = field(default_factory=set)
+
+    def retally(self, row: Row, before: str | None) -> None:
+        """Count `row` under its state now, no longer under `before` (None: a new row)."""
+        if before is not None:
+            self.states[before] -= 1
+        self.states[_state_of(row)] += 1
+        if row.settled:
+            self.open_ids.discard(row.call_id)
+            self.running.pop(row.call_id, None)
+            return
+        self.open_ids.add(row.call_id)
+        if row.started is not None:
+            self.running[row.call_id] = row
 
     def wall_s(self) -> float:
         """How long at least one call was running: time spent asking a person is not run time."""
@@ -158,8 +177,10 @@ class CallBoard:
         with self._lock:
             current = self._round_for(event.round)
             row = current.rows.get(event.call_id)
+            before = None if row is None else _state_of(row)
             if row is None:
-                row = current.rows[event.call_id] = Row(event.call_id, event.name, event.arguments)
+                row = Row(event.call_id, event.name, event.arguments, position=len(current.rows))
+                current.rows[event.call_id] = row
             if row.settled:
                 return
             row.phase = event.phase
@@ -176,6 +197,7 @@ class CallBoard:
                 # that write is not time the call ran.
                 row.ended = now if row.started is None else min(now, row.started + row.ms / 1000)
                 finished_row = row
+            current.retally(row, before)
         if finished_row is not None and not self.live:
             self._print_plain(finished_row, current)
 
@@ -189,8 +211,10 @@ class CallBoard:
                 now = self.clock()
                 for row in current.rows.values():
                     if not row.settled:
+                        before = _state_of(row)
                         row.kind, row.ended = "cancelled", now
                         row.ms = (now - (row.started or now)) * 1000
+                        current.retally(row, before)
                         if not self.live:
                             self._print_plain(row, current)
             current.summarised = True
@@ -242,16 +266,13 @@ class CallBoard:
         grid = Table.grid(padding=(0, 1))
         for _ in range(5):
             grid.add_column()
-        rows = list(current.rows.values())
-        shown = _rows_shown(rows)
+        shown = _rows_shown(current)
         for row in shown:
             grid.add_row(*(settled_cells(row) if row.settled else self._running_cells(row)))
         parts: list[RenderableType] = [grid]
-        if len(shown) < len(rows):
-            hidden = set(map(id, rows)) - set(map(id, shown))
-            counts = Counter(_state_of(row) for row in rows if id(row) in hidden)
-            parts.append(Text(_more_line(counts), style="dim"))
-        if rows and all(row.settled for row in rows):
+        if len(shown) < len(current.rows):
+            parts.append(Text(_more_line(current.states - Counter(map(_state_of, shown))), style="dim"))
+        if current.rows and not current.open_ids:
             parts.append(Text(current.summary(), style="dim"))
         return Group(*parts) if len(parts) > 1 else grid
 
@@ -287,17 +308,16 @@ class CallBoard:
         return created
 
 
-def _rows_shown(rows: list[Row]) -> list[Row]:
+def _rows_shown(current: Round) -> list[Row]:
     """At most ROW_LIMIT rows, in request order: those running first, then the earliest of the rest."""
-    if len(rows) <= ROW_LIMIT:
-        return rows
-    running = [row for row in rows if row.started is not None and not row.settled][:ROW_LIMIT]
-    chosen = set(map(id, running))
-    for row in rows:
+    if len(current.rows) <= ROW_LIMIT:
+        return list(current.rows.values())
+    chosen = dict(itertools.islice(current.running.items(), ROW_LIMIT))
+    for call_id, row in current.rows.items():
         if len(chosen) >= ROW_LIMIT:
             break
-        chosen.add(id(row))
-    return [row for row in rows if id(row) in chosen]
+        chosen.setdefault(call_id, row)
+    return sorted(chosen.values(), key=lambda row: row.position)
 
 
 def _state_of(row: Row) -> str:
