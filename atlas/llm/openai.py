@@ -37,6 +37,7 @@ from atlas.errors import (
     ModelProtocolError,
     RateLimitedError,
     cap,
+    printable,
 )
 from atlas.llm import TextSink
 from atlas.messages import ModelTurn, ToolCall, Usage, as_model_ids
@@ -181,7 +182,8 @@ class OpenAIModel:
         )
         if dropped:
             print(
-                f"atlas: warning: {self.base_url} reported unusable token usage ({', '.join(dropped)}); counted as 0",
+                f"atlas: warning: {printable(self.base_url)} reported unusable token usage "
+                f"({printable(', '.join(dropped))}); counted as 0",
                 file=sys.stderr,
             )
         return usage
