@@ -183,13 +183,17 @@ class CallLog:
                 conn.execute("ROLLBACK")
             raise
 
-    def _write_safely(self, sql: str, params: Sequence[Any]) -> None:
+    def _write_safely(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         # Lone surrogates (a model's unpaired "\ud83d" escape) have no UTF-8 form: kept as that text.
-        storable = [p.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(p, str) else p for p in params]
+        storable = [
+            [p.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(p, str) else p for p in params]
+            for params in rows
+        ]
         with self._lock:
             try:
                 with self._write() as conn:
-                    conn.execute(sql, storable)
+                    for params in storable:  # one transaction: a batch costs one commit
+                        conn.execute(sql, params)
             except Exception as exc:  # a log that cannot be written must never cost the answer
                 self._warn_once(exc)
 
@@ -210,26 +214,16 @@ class CallLog:
 
     def record_call(self, record: CallRecord, *, session: str, turn: int) -> None:
         """Log one finished call; never raises."""
-        arguments = record.arguments if isinstance(record.arguments, str) else json.dumps(record.arguments, default=str)
+        self.record_calls([record], session=session, turn=turn)
+
+    def record_calls(self, records: Sequence[CallRecord], *, session: str, turn: int) -> None:
+        """Log finished calls in one transaction (a batch of thousands costs one commit); never raises."""
+        if not records:
+            return
         self._write_safely(
             "INSERT INTO calls (ts, session, turn, round, position, call_id, name, arguments, kind, ms, attempts,"
             " message, approved, leaked_threads) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                record.ts,
-                session,
-                turn,
-                record.round,
-                record.position,
-                record.call_id,
-                record.name,
-                arguments,
-                record.kind,
-                record.ms,
-                record.attempts,
-                record.message,
-                None if record.approved is None else int(record.approved),
-                record.leaked_threads,
-            ),
+            [_call_row(record, session, turn) for record in records],
         )
 
     def record_turn(
@@ -251,19 +245,21 @@ class CallLog:
         self._write_safely(
             "INSERT INTO turns (ts, session, turn, question, answer, model, rounds, input_tokens, output_tokens,"
             " cost_usd, ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                time.time() if ts is None else ts,
-                session,
-                turn,
-                question,
-                answer,
-                model,
-                rounds,
-                input_tokens,
-                output_tokens,
-                cost_usd,
-                ms,
-            ),
+            [
+                (
+                    time.time() if ts is None else ts,
+                    session,
+                    turn,
+                    question,
+                    answer,
+                    model,
+                    rounds,
+                    input_tokens,
+                    output_tokens,
+                    cost_usd,
+                    ms,
+                )
+            ],
         )
 
     # -- reads ----------------------------------------------------------------------------
@@ -412,6 +408,26 @@ def _filters(
     if errors_only:
         clauses.append("kind != 'ok'")
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _call_row(record: CallRecord, session: str, turn: int) -> tuple[Any, ...]:
+    arguments = record.arguments if isinstance(record.arguments, str) else json.dumps(record.arguments, default=str)
+    return (
+        record.ts,
+        session,
+        turn,
+        record.round,
+        record.position,
+        record.call_id,
+        record.name,
+        arguments,
+        record.kind,
+        record.ms,
+        record.attempts,
+        record.message,
+        None if record.approved is None else int(record.approved),
+        record.leaked_threads,
+    )
 
 
 def _parse_arguments(text: str) -> Any:

@@ -23,8 +23,14 @@ def envelope_ok(data: Any, *, untrusted: bool = False, hint: str | None = None) 
     return env
 
 
-def envelope_err(kind: ErrorKind, message: str, *, hint: str | None = None) -> dict[str, Any]:
-    """A failed result with the kind, a capped message, whether a retry can help, and what to do."""
+def envelope_err(
+    kind: ErrorKind, message: str, *, hint: str | None = None, retryable: bool | None = None
+) -> dict[str, Any]:
+    """A failed result with the kind, a capped message, whether a retry can help, and what to do.
+
+    `retryable` overrides the kind's default where the call matters more than the kind: a side
+    effect that timed out may have landed, so asking again could do it twice.
+    """
     if kind is ErrorKind.OK:
         raise ValueError("envelope_err needs an error kind, not ok")
     return {
@@ -32,7 +38,7 @@ def envelope_err(kind: ErrorKind, message: str, *, hint: str | None = None) -> d
         "error": {
             "kind": kind.value,
             "message": cap(message),
-            "retryable": kind in RETRYABLE_KINDS,
+            "retryable": kind in RETRYABLE_KINDS if retryable is None else retryable,
             "hint": hint or HINTS[kind],
         },
     }

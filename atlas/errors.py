@@ -73,11 +73,21 @@ HINTS: dict[ErrorKind, str] = {
     ErrorKind.UNKNOWN: "An internal error occurred in this tool. Tell the user this check failed.",
 }
 
+SOURCE_BROKEN_HINT = (
+    "The source itself cannot be read, whatever the arguments. Tell the user this check failed and why; "
+    "do not substitute other information for it."
+)
+"""For a permanent failure that is no fault of the arguments (a missing dataset or docs folder)."""
+
 RETRYABLE_KINDS = frozenset({ErrorKind.TIMEOUT, ErrorKind.TRANSIENT})
 
 
 class ToolError(Exception):
-    """Base for errors that tools raise on purpose."""
+    """Base for errors that tools raise on purpose; `hint` replaces the kind's hint for the model."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 class TransientToolError(ToolError):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from atlas.envelope import dumps, envelope_err
 from atlas.errors import ConfigError, ErrorKind
 from atlas.llm import Model, TextSink
-from atlas.messages import ToolCall, Usage
+from atlas.messages import ToolCall, Usage, with_unique_ids
 
 if TYPE_CHECKING:
     from atlas.calllog import CallLog, CallRecord
@@ -136,11 +136,12 @@ async def run_turn(
                 break
             if reply.text:
                 history.append({"role": "assistant", "content": reply.text})
-            history.extend(call.as_item() for call in reply.calls)
-            requested.extend((round_no, call.call_id) for call in reply.calls)
+            calls = with_unique_ids(reply.calls, _call_ids(history), prefix=f"atlas_{turn}_{round_no}")
+            history.extend(call.as_item() for call in calls)
+            requested.extend((round_no, call.call_id) for call in calls)
             if on_round is not None:
                 on_round(round_no)
-            await _run_calls(executor, reply.calls, round_no, history, parallel=parallel)
+            await _run_calls(executor, calls, round_no, history, parallel=parallel)
         else:
             answer = _stopped_answer(max_rounds, len(requested))
         history.append({"role": "assistant", "content": answer})
@@ -189,6 +190,10 @@ async def _run_calls(
     batches = [list(calls)] if parallel else [[call] for call in calls]
     for batch in batches:
         history.extend(await executor.run_all(batch, round=round_no))
+
+
+def _call_ids(history: Sequence[dict[str, Any]]) -> set[str]:
+    return {item["call_id"] for item in history if item.get("type") == "function_call"}
 
 
 def _stopped_answer(max_rounds: int, n_calls: int) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -36,9 +37,10 @@ from atlas.errors import (
     ModelProtocolError,
     RateLimitedError,
     cap,
+    printable,
 )
 from atlas.llm import TextSink
-from atlas.messages import ModelTurn, ToolCall, Usage
+from atlas.messages import ModelTurn, ToolCall, Usage, as_model_ids
 from atlas.tools.registry import Registry
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -104,7 +106,7 @@ class OpenAIModel:
         stream = await self._client.responses.create(
             model=self.name,
             instructions=instructions,
-            input=cast("ResponseInputParam", list(items)),
+            input=cast("ResponseInputParam", as_model_ids(items)),
             tools=cast("list[ToolParam]", tools.schemas()),
             parallel_tool_calls=parallel_tool_calls,
             stream=True,
@@ -122,8 +124,7 @@ class OpenAIModel:
                     event.item, ResponseFunctionToolCall
                 ):
                     # Only the finished item carries the name and call_id with the arguments.
-                    item = event.item
-                    calls.append(ToolCall(name=item.name, arguments=item.arguments, call_id=item.call_id))
+                    calls.append(_tool_call(event.item))
                 elif isinstance(event, ResponseCompletedEvent):
                     return self._completed(event, "".join(text), calls, on_text)
                 elif isinstance(event, ResponseErrorEvent):
@@ -150,19 +151,42 @@ class OpenAIModel:
             await stream.close()
         raise ModelProtocolError(f"the model's stream from {self.base_url} ended early, without a completed response")
 
-    @staticmethod
     def _completed(
-        event: ResponseCompletedEvent, text: str, calls: list[ToolCall], on_text: TextSink | None
+        self, event: ResponseCompletedEvent, text: str, calls: list[ToolCall], on_text: TextSink | None
     ) -> ModelTurn:
-        if not text and not calls and event.response.output_text:
+        # The SDK builds events without validating them: every field may be missing or of any type.
+        response = getattr(event, "response", None)
+        output = getattr(response, "output", None)
+        if response is None or not isinstance(output, list):
+            raise ModelProtocolError(
+                f"the server {self.base_url} sent a malformed response: its completed response has no output"
+            )
+        if not text and not calls:
             # A server that sent no deltas still owes the reader the text.
-            text = event.response.output_text
-            if on_text is not None:
+            try:
+                text = response.output_text
+            except (AttributeError, TypeError) as exc:
+                raise ModelProtocolError(
+                    f"the server {self.base_url} sent a malformed response ({_one_line(str(exc))})"
+                ) from None
+            if text and on_text is not None:
                 on_text(text)
-        usage = event.response.usage
-        return ModelTurn(
-            text=text, calls=calls, usage=Usage(usage.input_tokens, usage.output_tokens) if usage else Usage()
+        return ModelTurn(text=text, calls=calls, usage=self._usage(getattr(response, "usage", None)))
+
+    def _usage(self, reported: object) -> Usage:
+        """Token counts as the server reported them, when they are believable; a warning when not."""
+        if reported is None:
+            return Usage()
+        usage, dropped = Usage.checked(
+            getattr(reported, "input_tokens", None), getattr(reported, "output_tokens", None)
         )
+        if dropped:
+            print(
+                f"atlas: warning: {printable(self.base_url)} reported unusable token usage "
+                f"({printable(', '.join(dropped))}); counted as 0",
+                file=sys.stderr,
+            )
+        return usage
 
     def _failed(self, what: str, message: str | None, code: str | None) -> str:
         detail = _one_line(message or "no message")
@@ -192,6 +216,21 @@ class OpenAIModel:
         if isinstance(exc, openai.APIError):
             return ModelProtocolError(f"the model {self.name!r} failed: {_one_line(exc.message)}")
         return ModelError(f"the OpenAI client failed: {_one_line(str(exc)) or type(exc).__name__}")
+
+
+def _tool_call(item: ResponseFunctionToolCall) -> ToolCall:
+    """A function call as the server sent it; fields of the wrong type become ones the executor refuses.
+
+    A call_id that is not a string becomes empty: the loop gives such calls fresh, unique ids.
+    """
+    name, arguments, call_id = item.name, item.arguments, item.call_id
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments, default=str) if arguments is not None else ""
+    return ToolCall(
+        name=name if isinstance(name, str) else "",
+        arguments=arguments,
+        call_id=call_id if isinstance(call_id, str) else "",
+    )
 
 
 def _server_message(exc: openai.APIStatusError) -> str:

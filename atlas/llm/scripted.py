@@ -8,7 +8,6 @@ missing ones are numbered from the request and position, so replays are determin
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -20,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from atlas.errors import ScriptError, describe
 from atlas.llm import TextSink
-from atlas.messages import ModelTurn, ToolCall, Usage
+from atlas.messages import MAX_TOKENS, ModelTurn, ToolCall, Usage
 from atlas.tools.registry import Registry
 
 
@@ -32,8 +31,8 @@ class ScriptCall(BaseModel):
 
 
 class ScriptUsage(BaseModel):
-    input_tokens: int = Field(default=0, ge=0)
-    output_tokens: int = Field(default=0, ge=0)
+    input_tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
+    output_tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
 
 
 class ScriptTurn(BaseModel):
@@ -127,7 +126,8 @@ class ScriptedModel:
         on_text: TextSink | None = None,
     ) -> ModelTurn:
         self.requests.append(
-            ScriptedRequest(instructions, copy.deepcopy(list(items)), list(tools), parallel_tool_calls)
+            # Items are flat dicts of text: a copy of each is a snapshot (a deep copy of thousands is not cheap).
+            ScriptedRequest(instructions, [dict(item) for item in items], list(tools), parallel_tool_calls)
         )
         number = len(self.requests)
         if not self._turns:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.errors import PermanentToolError
+from atlas.errors import SOURCE_BROKEN_HINT, PermanentToolError
 from atlas.tools.orbit import READ_TIMEOUT_S, cut
 from atlas.tools.registry import ToolContext, tool
 
@@ -76,7 +76,9 @@ def parse_doc(doc_id: str, text: str, undecodable: int = 0) -> Doc:
 def docs_dir(data: Path) -> Path:
     folder = data / "docs"
     if not folder.is_dir():
-        raise PermanentToolError(f"there is no docs folder at {folder}; Orbit's docs cannot be read")
+        raise PermanentToolError(
+            f"there is no docs folder at {folder}; Orbit's docs cannot be read", hint=SOURCE_BROKEN_HINT
+        )
     return folder
 
 
@@ -98,7 +100,9 @@ def load_doc(doc_id: str, path: Path) -> Doc:
         text = raw.decode("utf-8", errors="replace")
         doc = parse_doc(doc_id, text, text.count("\ufffd") - raw.decode("utf-8", errors="ignore").count("\ufffd"))
     except OSError as exc:
-        raise PermanentToolError(f"doc {doc_id!r} cannot be read: {exc.strerror or exc}") from None
+        raise PermanentToolError(
+            f"doc {doc_id!r} cannot be read: {exc.strerror or exc}", hint=SOURCE_BROKEN_HINT
+        ) from None
     with _docs_lock:
         _docs[path] = (key, doc)
     return doc

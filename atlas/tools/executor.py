@@ -9,7 +9,10 @@ runs in a worker thread, one prompt at a time, while reads go on) → a concurre
 call's timer starts here) → attempts in a daemon thread, all within the call's one deadline (the
 tool's own) cut to the question's budget (transient errors retried on idempotent tools, with
 jittered doubling backoff, while enough of the deadline is left; a timeout never) → envelope,
-capped → FINISHED event → `log` and the call log.
+capped → FINISHED event → `log` and the call log (a batch's records in one transaction, a side
+effect's at once). Calls that cannot run (unknown tool, bad arguments, breaker open, no time
+left) are answered before any task is made, so thousands of them cost little of the budget.
+A side effect left running (timed out, or Ctrl-C) is reported as possibly done, never retryable.
 
 Cancellation (Ctrl-C cancels the task awaiting `run_all`): every unfinished call is answered with
 kind `cancelled`, logged and reported as FINISHED — except that a side effect already running
@@ -40,7 +43,7 @@ from pydantic import BaseModel, ValidationError
 
 from atlas.calllog import CallLog, CallRecord
 from atlas.envelope import envelope_err, envelope_ok
-from atlas.errors import ErrorKind, classify, describe
+from atlas.errors import ErrorKind, ToolError, classify, describe
 from atlas.events import Approver, CallEvent, EventSink, Phase, deny_all
 from atlas.tools import threads
 from atlas.tools.approvals import approval_request, ask, idempotency_key
@@ -54,6 +57,9 @@ BACKOFF_S = (0.2, 0.4)
 """First retry waits a random time in this range; each further retry waits twice as long."""
 CANCEL_GRACE_S = 0.3
 """How long cancelled calls get to record themselves before the batch answers for them."""
+LOG_FLUSH_S = 0.2
+"""Finished reads are written to the call log together, at most this long after the first waits;
+side effects are written at once."""
 SIDE_EFFECT_GRACE_S = 0.2
 """How long a side effect already running when the batch is cancelled gets to finish (within CANCEL_GRACE_S)."""
 
@@ -98,6 +104,8 @@ class _Outcome:
     kind: ErrorKind
     envelope: dict[str, Any]
     message: str | None = None
+    rendered: tuple[int, str] | None = None
+    """(output limit, the envelope as the model reads it) once serialised: shared outcomes keep it."""
 
 
 @dataclass
@@ -146,6 +154,8 @@ class ToolExecutor:
         self.log: list[CallRecord] = []
         self.last_outputs: list[dict[str, Any]] = []
         self.turn = 0
+        self._unlogged: list[CallRecord] = []
+        self._unlogged_since = 0.0
         self._deadline: float | None = None
         self._reserve_s = answer_reserve_s
         self._untrusted: list[str] = []
@@ -183,9 +193,7 @@ class ToolExecutor:
         """One `function_call_output` per call, in request order; cancellation: see the module docstring."""
         prims = self._prims()
         states = [_Call(call=call, round=round, position=index) for index, call in enumerate(calls)]
-        for state in states:
-            self._emit(state, Phase.QUEUED)
-        tasks = [asyncio.create_task(self._run_call(state, prims)) for state in states]
+        tasks = self._start(states, prims)
         try:
             if tasks:
                 await asyncio.wait(tasks)
@@ -194,10 +202,15 @@ class ToolExecutor:
                 task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait(tasks, timeout=CANCEL_GRACE_S)
-            self.last_outputs = [self._finish(state, _cancelled()) for state in states]
+            self.last_outputs = [state.output or self._finish(state, _cancelled()) for state in states]
             raise
+        finally:
+            self._flush_log()
         # Every call has its output by now; the fallback only guards against a bug in this module.
-        self.last_outputs = [self._finish(state, _error(ErrorKind.UNKNOWN, "no result")) for state in states]
+        self.last_outputs = [
+            state.output or self._finish(state, _error(ErrorKind.UNKNOWN, "no result")) for state in states
+        ]
+        self._flush_log()
         return list(self.last_outputs)
 
     async def run_one(self, call: CallLike, *, round: int = 0) -> dict[str, Any]:
@@ -206,31 +219,54 @@ class ToolExecutor:
 
     # -- one call -------------------------------------------------------------------------
 
-    async def _run_call(self, state: _Call, prims: _Primitives) -> None:
+    def _start(self, states: Sequence[_Call], prims: _Primitives) -> list[asyncio.Task[None]]:
+        """A task for each call that may run; the others are answered here and now.
+
+        Without a task each: a model may ask for thousands of calls, and answering those that
+        cannot run (no time left, bad arguments) one task at a time would outlast the budget.
+        """
+        tasks: list[asyncio.Task[None]] = []
+        for state in states:
+            try:
+                checked = self._check(state)
+            except Exception as exc:  # a bug in the executor must still answer the call
+                checked = _error(ErrorKind.UNKNOWN, f"{type(exc).__name__}: {describe(exc)}")
+            if isinstance(checked, _Outcome):
+                self._finish(state, checked)  # its one event: FINISHED
+            else:
+                self._emit(state, Phase.QUEUED)
+                tasks.append(asyncio.create_task(self._run_call(state, prims, *checked)))
+        return tasks
+
+    async def _run_call(self, state: _Call, prims: _Primitives, spec: ToolSpec[Any], args: BaseModel) -> None:
         try:
-            outcome = await self._decide(state, prims)
+            outcome = await self._decide(state, prims, spec, args)
         except asyncio.CancelledError:
             outcome = _cancelled()
         except Exception as exc:  # a bug in the executor must still answer the call
             outcome = _error(ErrorKind.UNKNOWN, f"{type(exc).__name__}: {describe(exc)}")
         self._finish(state, outcome)
 
-    async def _decide(self, state: _Call, prims: _Primitives) -> _Outcome:
-        call = state.call
-        spec = self.registry.get(call.name)
+    def _check(self, state: _Call) -> _Outcome | tuple[ToolSpec[Any], BaseModel]:
+        """What can be decided before a call waits for anything: its tool and arguments, or why it cannot run."""
+        spec = self.registry.get(state.call.name)
         if spec is None:
-            return _error(ErrorKind.UNKNOWN_TOOL, f"no tool named {call.name!r}")
+            return _error(ErrorKind.UNKNOWN_TOOL, f"no tool named {state.call.name!r}")
         if isinstance(state.parsed, _Outcome):
             return state.parsed
         try:
             args = spec.args_model.model_validate(state.parsed)
         except ValidationError as exc:
             return _error(ErrorKind.BAD_ARGS, describe(exc))
-        breaker = self.breaker(spec.name)
-        if breaker.blocked():
+        if self.breaker(spec.name).blocked():
             return _unavailable(spec.name)
         if self._timeout_for(spec) is None:
-            return _no_time_budget()
+            return _NO_TIME_BUDGET
+        return spec, args
+
+    async def _decide(self, state: _Call, prims: _Primitives, spec: ToolSpec[Any], args: BaseModel) -> _Outcome:
+        call = state.call
+        breaker = self.breaker(spec.name)
         context = self.context
         if spec.side_effect:
             context = dataclasses.replace(context, idempotency_key=idempotency_key(self.session, call.call_id))
@@ -257,7 +293,7 @@ class ToolExecutor:
         while True:
             timeout = self._timeout_for(spec, call_ends)
             if timeout is None:
-                return _no_time_budget()
+                return _NO_TIME_BUDGET
             state.attempts += 1
             self._emit(state, Phase.STARTED, attempt=state.attempts)
             outcome = await self._attempt(spec, args, context, timeout)
@@ -282,6 +318,8 @@ class ToolExecutor:
             raise
         if not done:
             job.abandon()
+            if spec.side_effect:
+                return _side_effect_unsettled(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
             return _error(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
         return self._outcome_of(spec, args, job)
 
@@ -300,14 +338,7 @@ class ToolExecutor:
             raise
         if not done:
             job.abandon()
-            return _error(
-                ErrorKind.CANCELLED,
-                f"cancelled by the user while {spec.name} ran: it may have taken effect",
-                hint=(
-                    "The user cancelled this action while it was running, so it may have been done. "
-                    "Do not retry it; tell the user to check whether it happened."
-                ),
-            )
+            return _side_effect_unsettled(ErrorKind.CANCELLED, f"cancelled by the user while {spec.name} ran")
         outcome = self._outcome_of(spec, args, job)
         # Whatever failed is not retried after Ctrl-C; nothing happened, so it is simply cancelled.
         return outcome if outcome.kind is ErrorKind.OK else _cancelled()
@@ -318,7 +349,10 @@ class ToolExecutor:
         if failure is not None:
             kind = classify(failure)
             text = describe(failure)
-            return _error(kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}")
+            hint = failure.hint if isinstance(failure, ToolError) else None
+            return _error(
+                kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}", hint=hint
+            )
         data = job.future.result()
         if spec.untrusted is None:
             return _Outcome(ErrorKind.OK, envelope_ok(data))
@@ -383,7 +417,9 @@ class ToolExecutor:
         ms = round((time.monotonic() - state.clock) * 1000, 1)
         leaked = threads.leaked_threads()
         try:
-            text = capped_output(outcome.envelope, self.output_limit)
+            if outcome.rendered is None or outcome.rendered[0] != self.output_limit:
+                outcome.rendered = (self.output_limit, capped_output(outcome.envelope, self.output_limit))
+            text = outcome.rendered[1]
         except (ValueError, TypeError, RecursionError) as exc:  # e.g. data that refers to itself
             outcome = _error(ErrorKind.UNKNOWN, f"the result could not be serialised: {describe(exc)}")
             text = capped_output(outcome.envelope, self.output_limit)
@@ -402,8 +438,7 @@ class ToolExecutor:
             position=state.position,
         )
         self.log.append(record)
-        if self.call_log is not None:
-            self.call_log.record_call(record, session=self.session, turn=self.turn)
+        self._log_call(record)
         self._emit(
             state,
             Phase.FINISHED,
@@ -415,11 +450,28 @@ class ToolExecutor:
         )
         return state.output
 
+    def _log_call(self, record: CallRecord) -> None:
+        """Queue a record for the call log: one transaction per batch, not one per call."""
+        if self.call_log is None:
+            return
+        if not self._unlogged:
+            self._unlogged_since = time.monotonic()
+        self._unlogged.append(record)
+        # An approved (or denied) side effect is logged before anything else can happen to the process.
+        if record.approved is not None or time.monotonic() - self._unlogged_since >= LOG_FLUSH_S:
+            self._flush_log()
+
+    def _flush_log(self) -> None:
+        if self.call_log is not None and self._unlogged:
+            records, self._unlogged = self._unlogged, []
+            self.call_log.record_calls(records, session=self.session, turn=self.turn)
+
     def _emit(self, state: _Call, phase: Phase, **fields: Any) -> None:
         if self.on_event is None:
             return
         fields.setdefault("attempts", state.attempts)
-        fields.setdefault("leaked_threads", threads.leaked_threads())
+        if "leaked_threads" not in fields:
+            fields["leaked_threads"] = threads.leaked_threads()
         event = CallEvent(
             phase=phase,
             call_id=state.call.call_id,
@@ -438,17 +490,35 @@ class ToolExecutor:
         return self._primitives
 
 
-def _error(kind: ErrorKind, message: str, *, hint: str | None = None) -> _Outcome:
-    envelope = envelope_err(kind, message, hint=hint)
+def _error(kind: ErrorKind, message: str, *, hint: str | None = None, retryable: bool | None = None) -> _Outcome:
+    envelope = envelope_err(kind, message, hint=hint, retryable=retryable)
     return _Outcome(kind, envelope, envelope["error"]["message"])
+
+
+def _side_effect_unsettled(kind: ErrorKind, message: str) -> _Outcome:
+    """A side effect whose thread was left running (timed out, or Ctrl-C): the write may still land.
+
+    Never retryable, so the model does not ask for it again (a second prompt, maybe a second write).
+    """
+    return _error(
+        kind,
+        f"{message}: it may have taken effect",
+        hint=(
+            "This action was left running and may have been done. Do not retry it; tell the user to "
+            "check whether it happened."
+        ),
+        retryable=False,
+    )
 
 
 def _cancelled() -> _Outcome:
     return _error(ErrorKind.CANCELLED, "cancelled by the user")
 
 
-def _no_time_budget() -> _Outcome:
-    return _error(ErrorKind.NO_TIME_BUDGET, "too little of the question's time budget was left to start this call")
+_NO_TIME_BUDGET = _error(
+    ErrorKind.NO_TIME_BUDGET, "too little of the question's time budget was left to start this call"
+)
+"""One outcome (and one serialised output, see `_finish`) shared by every call the budget leaves out."""
 
 
 def _unavailable(name: str) -> _Outcome:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.errors import ToolError
-from atlas.tools.orbitdb import connect, labels_of, no_such_issue
+from atlas.tools.orbitdb import IssueId, connect, labels_of, no_such_issue
 from atlas.tools.registry import ToolContext, tool
 from atlas.tools.tracker import MockTracker
 
@@ -48,7 +48,7 @@ def _cut_marker(missing: int) -> str:
 class IssueArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    issue_id: int = Field(ge=1, description="The issue's number, e.g. 41 for #41.")
+    issue_id: IssueId
 
 
 def _issue_sources(args: IssueArgs, data: Any) -> list[str]:

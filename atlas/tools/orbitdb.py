@@ -12,9 +12,18 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
 
 from atlas.dataset import ensure_db, jsonl_path
-from atlas.errors import DataError, PermanentToolError, TransientToolError, is_busy
+from atlas.errors import SOURCE_BROKEN_HINT, DataError, PermanentToolError, TransientToolError, is_busy
+
+MAX_ISSUE_ID = 2**63 - 1
+"""SQLite's largest integer: a bigger id cannot name an issue, and binding one overflows."""
+
+IssueId = Annotated[int, Field(ge=1, le=MAX_ISSUE_ID, description="The issue's number, e.g. 41 for #41.")]
+"""The argument type of every tool that takes an issue id: bounded where the model's input is checked."""
 
 BUSY_TIMEOUT_S = 0.25
 """Short on purpose: the executor retries transient failures with backoff; a long wait here
@@ -52,7 +61,7 @@ def db_for(data: Path, home: Path) -> Path:
         try:
             path = ensure_db(data, home)
         except DataError as exc:
-            raise PermanentToolError(f"the Orbit dataset cannot be read: {exc}") from None
+            raise PermanentToolError(f"the Orbit dataset cannot be read: {exc}", hint=SOURCE_BROKEN_HINT) from None
         _resolved[key] = (signature, path)
         return path
 
@@ -61,7 +70,7 @@ def translate(exc: sqlite3.Error) -> Exception:
     """SQLite's error as a tool error: busy/locked may pass, anything else will not."""
     if is_busy(exc):
         return TransientToolError(f"the issues database is busy ({exc}); try again shortly")
-    return PermanentToolError(f"the issues database failed: {exc}")
+    return PermanentToolError(f"the issues database failed: {exc}", hint=SOURCE_BROKEN_HINT)
 
 
 @contextmanager

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas import statefiles
 from atlas.errors import PermanentToolError, ToolError, TransientToolError, printable
-from atlas.tools.orbitdb import IssueBrief, issue_brief
+from atlas.tools.orbitdb import IssueBrief, IssueId, issue_brief
 from atlas.tools.registry import ToolContext, tool
 
 ACTIONS_FILE = "tracker_actions.jsonl"
@@ -238,14 +238,14 @@ def _comment_result(record: dict[str, Any]) -> dict[str, Any]:
 class AddLabelArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    issue_id: int = Field(ge=1, description="The issue's number, e.g. 41.")
+    issue_id: IssueId
     label: str = Field(description=f"One of: {', '.join(KNOWN_LABELS)}.")
 
 
 class PostCommentArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    issue_id: int = Field(ge=1, description="The issue's number, e.g. 41.")
+    issue_id: IssueId
     body: str = Field(min_length=1, max_length=4000, description="The comment, in Markdown.")
 
 

@@ -7,8 +7,10 @@ pipe, CI) each finished call is one plain line, with no spinner and no cursor mo
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,6 +36,9 @@ KIND_STYLES = {
 }
 ERROR_STYLE = "red"
 MARKS = {"ok": "✓", "denied": "⊘", "cancelled": "⊘"}
+ROW_LIMIT = 40
+"""Rows one round shows; the rest are one line of counts. A model may ask for thousands of calls,
+and drawing (or printing) each would take longer than the question's whole budget."""
 
 _WAITING = {
     Phase.QUEUED: "queued",
@@ -57,6 +62,7 @@ class Row:
     ms: float | None = None
     attempts: int = 0
     attempt: int = 0
+    position: int = 0
 
     @property
     def settled(self) -> bool:
@@ -71,6 +77,26 @@ class Round:
     started: float
     rows: dict[str, Row] = field(default_factory=dict)
     summarised: bool = False
+    printed: int = 0
+    """Plain output: rows printed so far; those past ROW_LIMIT are counted in `unprinted`."""
+    unprinted: Counter[str] = field(default_factory=Counter)
+    # Kept as rows change, so a picture of thousands of rows costs no more than one of ROW_LIMIT.
+    states: Counter[str] = field(default_factory=Counter)
+    running: dict[str, Row] = field(default_factory=dict)
+    open_ids: set[str] = field(default_factory=set)
+
+    def retally(self, row: Row, before: str | None) -> None:
+        """Count `row` under its state now, no longer under `before` (None: a new row)."""
+        if before is not None:
+            self.states[before] -= 1
+        self.states[_state_of(row)] += 1
+        if row.settled:
+            self.open_ids.discard(row.call_id)
+            self.running.pop(row.call_id, None)
+            return
+        self.open_ids.add(row.call_id)
+        if row.started is not None:
+            self.running[row.call_id] = row
 
     def wall_s(self) -> float:
         """How long at least one call was running: time spent asking a person is not run time."""
@@ -85,7 +111,8 @@ class Round:
         return busy
 
     def calls_s(self) -> float:
-        return sum(row.ms or 0.0 for row in self.rows.values()) / 1000
+        """Time the calls ran; one that was never started (refused, no time left) ran for none."""
+        return sum(row.ms or 0.0 for row in self.rows.values() if row.started is not None) / 1000
 
     def summary(self) -> str:
         """`round 1: 2.01 s wall, 4.03 s of calls, 2.0× parallel`."""
@@ -150,8 +177,10 @@ class CallBoard:
         with self._lock:
             current = self._round_for(event.round)
             row = current.rows.get(event.call_id)
+            before = None if row is None else _state_of(row)
             if row is None:
-                row = current.rows[event.call_id] = Row(event.call_id, event.name, event.arguments)
+                row = Row(event.call_id, event.name, event.arguments, position=len(current.rows))
+                current.rows[event.call_id] = row
             if row.settled:
                 return
             row.phase = event.phase
@@ -168,8 +197,9 @@ class CallBoard:
                 # that write is not time the call ran.
                 row.ended = now if row.started is None else min(now, row.started + row.ms / 1000)
                 finished_row = row
+            current.retally(row, before)
         if finished_row is not None and not self.live:
-            self._print_plain(finished_row)
+            self._print_plain(finished_row, current)
 
     def end_round(self, *, cancelled: bool = False) -> None:
         """Stop the live picture and leave the round's settled rows and its summary on screen."""
@@ -181,16 +211,20 @@ class CallBoard:
                 now = self.clock()
                 for row in current.rows.values():
                     if not row.settled:
+                        before = _state_of(row)
                         row.kind, row.ended = "cancelled", now
                         row.ms = (now - (row.started or now)) * 1000
+                        current.retally(row, before)
                         if not self.live:
-                            self._print_plain(row)
+                            self._print_plain(row, current)
             current.summarised = True
         if self._live is not None:
             self._live.stop()
             self._live = None
             self.console.print(self._render_round(current))
         else:
+            if current.unprinted:
+                self.console.print(Text("  " + _more_line(current.unprinted), style="dim"))
             self.console.print(Text(current.summary(), style="dim"))
 
     @contextmanager
@@ -232,11 +266,15 @@ class CallBoard:
         grid = Table.grid(padding=(0, 1))
         for _ in range(5):
             grid.add_column()
-        for row in list(current.rows.values()):
+        shown = _rows_shown(current)
+        for row in shown:
             grid.add_row(*(settled_cells(row) if row.settled else self._running_cells(row)))
-        if all(row.settled for row in current.rows.values()) and current.rows:
-            return Group(grid, Text(current.summary(), style="dim"))
-        return grid
+        parts: list[RenderableType] = [grid]
+        if len(shown) < len(current.rows):
+            parts.append(Text(_more_line(current.states - Counter(map(_state_of, shown))), style="dim"))
+        if current.rows and not current.open_ids:
+            parts.append(Text(current.summary(), style="dim"))
+        return Group(*parts) if len(parts) > 1 else grid
 
     def _running_cells(self, row: Row) -> list[RenderableType]:
         if row.phase in _WAITING and row.started is None:
@@ -251,7 +289,12 @@ class CallBoard:
             Text(retry, style="dim"),
         ]
 
-    def _print_plain(self, row: Row) -> None:
+    def _print_plain(self, row: Row, current: Round) -> None:
+        with self._lock:
+            if current.printed >= ROW_LIMIT:
+                current.unprinted[row.kind or "unknown"] += 1
+                return
+            current.printed += 1
         line = Text("  ").join(cell for cell in settled_cells(row) if cell.plain)
         self.console.print(Text("  ") + line)
 
@@ -263,3 +306,28 @@ class CallBoard:
         created = Round(number=number, started=self.clock())
         self.rounds.append(created)
         return created
+
+
+def _rows_shown(current: Round) -> list[Row]:
+    """At most ROW_LIMIT rows, in request order: those running first, then the earliest of the rest."""
+    if len(current.rows) <= ROW_LIMIT:
+        return list(current.rows.values())
+    chosen = dict(itertools.islice(current.running.items(), ROW_LIMIT))
+    for call_id, row in current.rows.items():
+        if len(chosen) >= ROW_LIMIT:
+            break
+        chosen.setdefault(call_id, row)
+    return sorted(chosen.values(), key=lambda row: row.position)
+
+
+def _state_of(row: Row) -> str:
+    if row.settled:
+        return row.kind or "unknown"
+    return "running" if row.started is not None else _WAITING.get(row.phase, "queued")
+
+
+def _more_line(counts: Counter[str]) -> str:
+    """`… and 9,960 more calls: 9,950 no_time_budget, 10 ok`."""
+    total = sum(counts.values())
+    parts = ", ".join(f"{count:,} {clean_line(state)}" for state, count in counts.most_common())
+    return f"… and {total:,} more call{'s' if total != 1 else ''}: {parts}"

@@ -42,13 +42,25 @@ CASES: dict[str, tuple[list[Any], dict[str, str]]] = {
     "truncate": ([READ_41, WHOLE_STREAM, StreamFault("truncate", after_chunks=3, times=None)], {}),
     "malformed": ([READ_41, WHOLE_STREAM, StreamFault("malformed", after_chunks=3, times=None)], {}),
     "stall": (
-        [Reply(text=ANSWER), StreamFault("stall", after_chunks=2, stall_seconds=STALL_S)],
+        # Every attempt stalls, not only the first: on a busy machine the first may wait longer than
+        # the timeout for its headers, and the SDK's retry of it must meet the same stalled stream.
+        [Reply(text=ANSWER, times=None), StreamFault("stall", after_chunks=2, stall_seconds=STALL_S, times=None)],
+        {"ATLAS_MODEL_TIMEOUT": "0.5"},
+    ),
+    "slow-then-stall": (
+        # What a busy machine did once: headers later than the timeout, so the SDK retried.
+        [
+            Delay(1.5),
+            Reply(text=ANSWER, times=None),
+            StreamFault("stall", after_chunks=2, stall_seconds=STALL_S, times=None),
+        ],
         {"ATLAS_MODEL_TIMEOUT": "0.5"},
     ),
     "no-headers": ([Delay(STALL_S, times=None)], {"ATLAS_MODEL_TIMEOUT": "0.4"}),
     "slow-once": (
-        # The hung request takes the first reply with it; the retry gets the answer.
-        [Delay(STALL_S), Reply(text="never delivered"), Reply(text=ANSWER)],
+        # The hung request takes the first reply with it; the retry gets the answer (every retry
+        # does: on a busy machine one may itself wait past the timeout for its headers).
+        [Delay(STALL_S), Reply(text="never delivered"), Reply(text=ANSWER, times=None)],
         {"ATLAS_MODEL_TIMEOUT": "0.4"},
     ),
     "bad-arguments": ([ToolFault("malformed_arguments"), Reply(text=ANSWER)], {}),
@@ -179,9 +191,16 @@ def test_a_broken_stream_after_a_tool_round_keeps_the_round_in_the_log(
 
 def test_a_stall_gives_up_after_the_model_timeout(wire: dict[str, WireRun]) -> None:
     failed_cleanly(wire["stall"], "stalled", "ATLAS_MODEL_TIMEOUT")
-    (stalled,) = wire["stall"].requests
-    assert stalled.fault is not None and "stall" in stalled.fault
+    # A stream that stalled is never asked again (earlier attempts may have been cut before it began).
+    (stalled,) = [request for request in wire["stall"].requests if request.fault is not None]
+    assert "stall" in stalled.fault and stalled is wire["stall"].requests[-1]
     assert stalled.duration < STALL_S - 2, f"the client sat {stalled.duration:.1f} s in a {STALL_S:g} s stall"
+
+
+def test_a_stall_after_a_retried_slow_request_still_gives_up(wire: dict[str, WireRun]) -> None:
+    failed_cleanly(wire["slow-then-stall"], "stalled", "ATLAS_MODEL_TIMEOUT")
+    first, *_, last = wire["slow-then-stall"].requests
+    assert first.fault is None and last.fault is not None and "stall" in last.fault
 
 
 def test_a_server_that_never_answers_is_given_up_after_the_sdk_retries(wire: dict[str, WireRun]) -> None:
@@ -194,7 +213,7 @@ def test_a_server_that_never_answers_is_given_up_after_the_sdk_retries(wire: dic
 
 def test_one_request_that_hangs_is_cut_and_the_retry_answers(wire: dict[str, WireRun]) -> None:
     answered(wire["slow-once"])
-    first, second = wire["slow-once"].requests
+    first, second, *_ = wire["slow-once"].requests
     assert second.started_at - first.started_at < STALL_S - 1  # the hung request was not waited out
 
 

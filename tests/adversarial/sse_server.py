@@ -1,0 +1,121 @@
+"""A loopback Responses API server that sends exactly the events a test scripts, hostile ones included.
+
+llmock speaks the wire faithfully, so it cannot send what a broken or hostile server would: a
+call_id that is null or an object, usage of -5 tokens, a `response.completed` without a response.
+This server plays one scripted list of server-sent events per request, in order, and keeps each
+request's body so a test can check what Atlas sent back.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class ScriptedSSE:
+    """`with ScriptedSSE([events_of_request_1, ...]) as server:` then point OPENAI_BASE_URL at `server.url`."""
+
+    def __init__(self, responses: list[list[dict[str, Any]]]) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        pending = deque(responses)
+        lock = threading.Lock()
+        bodies = self.bodies
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                with lock:
+                    bodies.append(json.loads(body))
+                    events = pending.popleft() if pending else None
+                if events is None:
+                    self.send_error(500, "the test scripted no more responses")
+                    return
+                payload = b"".join(
+                    f"event: {event.get('type')}\ndata: {json.dumps({**event, 'sequence_number': n})}\n\n".encode()
+                    for n, event in enumerate(events)
+                )
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> ScriptedSSE:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def response(status: str = "completed", **fields: Any) -> dict[str, Any]:
+    """A Responses API `response` object with every required field."""
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 0,
+        "status": status,
+        "model": "gpt-hostile",
+        "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "error": None,
+        "incomplete_details": None,
+        **fields,
+    }
+
+
+def usage(input_tokens: Any, output_tokens: Any) -> dict[str, Any]:
+    return {
+        "input_tokens": input_tokens,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": output_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 0,
+    }
+
+
+def text_answer(text: str, **completed: Any) -> list[dict[str, Any]]:
+    """A streamed text answer; `completed` goes into the final response object."""
+    message = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+    return [
+        {"type": "response.created", "response": response("in_progress")},
+        {
+            "type": "response.output_text.delta",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": text,
+        },
+        {"type": "response.completed", "response": response(output=[message], **completed)},
+    ]
+
+
+def function_calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A response asking for `calls` (each a function_call item: name, arguments, call_id as given)."""
+    items = [
+        {"type": "function_call", "id": f"fc_{n}", "status": "completed", **call} for n, call in enumerate(calls, 1)
+    ]
+    return [
+        {"type": "response.created", "response": response("in_progress")},
+        *({"type": "response.output_item.done", "output_index": n, "item": item} for n, item in enumerate(items)),
+        {"type": "response.completed", "response": response(output=items)},
+    ]
