@@ -22,7 +22,7 @@ def run_import(file: Path, to: Path, docs: Path | None) -> None:
     from atlas.github.importer import import_export
 
     report = import_export(file, to, docs=docs)
-    console = make_console()
+    console = make_console(for_tables=True)
     converted = report.converted
     console.print(
         f"Imported {len(converted.issues)} issues ({report.comments} comments) into {clean_line(to)}.", style="bold"
@@ -54,7 +54,7 @@ def run_sync(repo_text: str, to: Path, docs: Path | None, *, full: bool, concurr
             report = sync_repo(client, repo, to, docs=docs, full=full, progress=progress, workers=concurrency)
     except GitHubError as exc:
         raise DataError(f"sync of {repo} stopped, nothing was written: {exc}") from None
-    console = make_console()
+    console = make_console(for_tables=True)
     if report.not_modified:
         console.print(f"{repo}: nothing changed since the last sync (GitHub answered 304, free of rate limit).")
     else:

@@ -68,9 +68,7 @@ def gh_issues(count: int, *, seed: int = 18, repo: str = "quill-org/quill") -> l
                 "body": f"{title} (variant {number}). Since 0.{number % 9}.0 {detail}.\n\nSteps: `quill build`.",
                 "comments": comments,
                 "createdAt": _stamp(created),
-                "labels": [
-                    {"id": f"LA_{name}", "name": name, "description": "", "color": "d73a4a"} for name in labels
-                ],
+                "labels": [{"id": f"LA_{name}", "name": name, "description": "", "color": "d73a4a"} for name in labels],
                 "number": number,
                 "state": "OPEN" if number % 4 else "CLOSED",
                 "title": f"{title} ({number})" if number > len(TOPICS) else title,
