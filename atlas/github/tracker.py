@@ -145,11 +145,12 @@ class GitHubTracker(MockTracker):
         """Append what GitHub confirmed; the result the tool returns."""
         record = {"ts": now_iso(), "key": key, "action": action, "issue_id": issue.id, **fields, "github": github}
         with self._locked():
+            known_before = self.labels_of(issue) if action == "add_label" else []
             self._append({**record, "session": session})
         if action == "post_comment":
             return record
         labels = github.get("labels", [])
-        changed = action == "remove_label" or fields["label"] not in self.labels_of(issue)
+        changed = action == "remove_label" or fields["label"] not in known_before
         return {"issue_id": issue.id, "label": fields["label"], "changed": changed, "labels": labels}
 
 

@@ -256,6 +256,9 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeGitHub
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that gave up (timed out) leaves a broken pipe behind: expected here, not news."""
+
 
 class RunningFake:
     """The fake served on 127.0.0.1 in a thread; `url` is its API base."""
