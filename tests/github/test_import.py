@@ -154,3 +154,16 @@ def test_reimport_replaces_the_issues_and_keeps_the_docs(tmp_path: Path, docs: P
     assert len(read_issues(jsonl_path(folder))) == 20
     assert (folder / "docs" / "templates.md").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json", "quill", "quill-docs"]
+
+
+@pytest.mark.parametrize("command", ["import", "ask"])
+def test_import_and_offline_ask_never_load_the_http_client(tmp_path: Path, command: str) -> None:
+    from tests.test_cli import _modules_after
+
+    export = write_json(tmp_path / "issues.json", gh_issues(5))
+    args = ["data", "import", str(export), "--to", str(tmp_path / "q")]
+    if command == "ask":
+        args = ["ask", "-m", "offline", "label #41 comp:core and show #41"]
+    done, modules = _modules_after(args, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "httpx" not in modules and "openai" not in modules
