@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from atlas.errors import DataError
 from atlas.ui.render import make_console
@@ -70,16 +70,22 @@ def run_sync(repo_text: str, to: Path, docs: Path | None, *, full: bool, concurr
 
 
 @contextmanager
-def _progress_bar(console: Console) -> Iterator[Callable[[int, int], None] | None]:
-    """A bar over the comment lists on a terminal; nothing on a pipe."""
+def _progress_bar(console: Console) -> Iterator[Callable[[str, int, int | None], None] | None]:
+    """Bars for the issue pages and the comment lists, on a terminal; nothing on a pipe."""
     if not console.is_terminal:
         yield None
         return
-    columns = (TextColumn("comments"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    columns = (TextColumn("{task.description:>13}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     bar = Progress(*columns, console=console, transient=True)
+    tasks: dict[str, TaskID] = {}
+
+    def show(stage: str, done: int, total: int | None) -> None:
+        if stage not in tasks:
+            tasks[stage] = bar.add_task(stage, total=total)
+        bar.update(tasks[stage], completed=done, total=total)
+
     with bar:
-        task = bar.add_task("comments", total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
+        yield show
 
 
 def _print_skipped(console: Console, skipped: list[str], pull_requests: int) -> None:

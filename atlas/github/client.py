@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -99,9 +100,10 @@ class GitHubClient:
         base_url: str = DEFAULT_API_URL,
         timeout_s: float = 10.0,
         max_wait_s: float = 900.0,
+        read_attempts: int = READ_ATTEMPTS,
         on_wait: WaitNotice | None = None,
         transport: httpx.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
     ) -> None:
         headers = {
             "Accept": "application/vnd.github+json",
@@ -112,15 +114,24 @@ class GitHubClient:
             headers["Authorization"] = f"Bearer {token}"
         self.base_url = base_url.rstrip("/")
         self.max_wait_s = max_wait_s
+        self.read_attempts = max(1, read_attempts)
         self.on_wait = on_wait
-        self._sleep = sleep
+        self._stopped = threading.Event()
+        # Waits end early when the client is stopped, so Ctrl-C never sits out a rate-limit reset.
+        self._sleep = sleep or self._stopped.wait
+        self._announced: float | None = None
         self.requests = 0
         """Requests sent, retries and 304s included."""
         self._http = httpx.Client(
             base_url=self.base_url, headers=headers, timeout=timeout_s, transport=transport, follow_redirects=False
         )
 
+    def stop(self) -> None:
+        """End every wait now; requests still running finish, none starts."""
+        self._stopped.set()
+
     def close(self) -> None:
+        self.stop()
         self._http.close()
 
     def __enter__(self) -> GitHubClient:
@@ -132,16 +143,16 @@ class GitHubClient:
     def get(self, url: str, what: str, *, params: dict[str, Any] | None = None, etag: str | None = None) -> Page:
         """A GET, retried on transient failures; `etag` makes it conditional (a 304 costs no rate limit)."""
         headers = {"If-None-Match": etag} if etag else {}
-        for attempt in range(1, READ_ATTEMPTS + 1):
+        for attempt in range(1, self.read_attempts + 1):
             try:
                 response = self._send("GET", url, what, params=params, headers=headers)
             except GitHubRateLimited as exc:
                 self._wait_for_reset(exc)
                 continue
             except (GitHubUnavailable, GitHubTimeout):
-                if attempt == READ_ATTEMPTS:
+                if attempt == self.read_attempts:
                     raise
-                self._sleep(RETRY_PAUSE_S * attempt)
+                self._pause(RETRY_PAUSE_S * attempt)
                 continue
             return self._page(response)
         raise GitHubUnavailable(f"GitHub kept failing on {what}; try again later")
@@ -165,6 +176,8 @@ class GitHubClient:
             raise GitHubError(f"GitHub's answer to {what} was not JSON") from None
 
     def _send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
+        if self._stopped.is_set():
+            raise GitHubError(f"stopped before {what}")
         self.requests += 1
         try:
             response = self._http.request(method, url, **kwargs)
@@ -203,9 +216,16 @@ class GitHubClient:
         wait = max(0.0, exc.reset_at - time.time())
         if wait > self.max_wait_s:
             raise exc
-        if self.on_wait is not None:
+        # Parallel requests meet the same limit: one message per reset, not one per request.
+        if self.on_wait is not None and (self._announced is None or abs(self._announced - exc.reset_at) > 1):
+            self._announced = exc.reset_at
             self.on_wait(
                 f"GitHub's rate limit was reached: waiting {wait:.0f} s, until {clock_time(exc.reset_at)} "
                 "(Ctrl-C stops; nothing is written until the sync ends)"
             )
-        self._sleep(wait)
+        self._pause(wait)
+
+    def _pause(self, seconds: float) -> None:
+        self._sleep(seconds)
+        if self._stopped.is_set():
+            raise GitHubError("stopped while waiting")

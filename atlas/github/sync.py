@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,8 +30,9 @@ COMMENT_FETCHES = 8
 """Comment lists fetched at once: enough to hide latency, few enough to stay clear of GitHub's
 secondary rate limit on concurrent requests."""
 
-Progress = Callable[[int, int], None]
-"""Called with (comment lists done, comment lists to fetch)."""
+Progress = Callable[[str, int, int | None], None]
+"""Called with a stage ("issue pages" or "comment lists"), how many are done, and how many there
+are (None while unknown)."""
 
 
 @dataclass
@@ -100,7 +102,9 @@ def sync_repo(
     etag = plan.list_etag.get("etag") if plan.list_etag.get("since") == plan.since else None
     items: list[Any] = []
     first_etag: str | None = None
-    for page in client.pages(url, what, params=params, etag=etag):
+    for number, page in enumerate(client.pages(url, what, params=params, etag=etag), 1):
+        if progress is not None:
+            progress("issue pages", number, _last_page(page.last_url) or number)
         if page.not_modified:
             report.not_modified, report.total = True, len(plan.issues)
             return report
@@ -112,7 +116,7 @@ def sync_repo(
     changed = _changed_issues(items, plan, report)
     _fetch_comments(client, repo, changed, plan, report, progress, workers)
     since = max((str(item["updated_at"]) for item in items if _has_updated(item)), default=plan.since)
-    if report.new or report.updated or not plan.issues:
+    if report.new or report.updated or not plan.issues or docs is not None:
         doc_files = markdown_files(docs) if docs else _existing_docs(target)
         state = {
             "source": "sync",
@@ -131,12 +135,19 @@ def sync_repo(
     return report
 
 
+def _last_page(url: str | None) -> int | None:
+    """The page number in GitHub's `rel="last"` link, for the progress bar's total."""
+    found = re.search(r"[?&]page=(\d+)", url or "")
+    return int(found.group(1)) if found else None
+
+
 def _has_updated(item: Any) -> bool:
     return isinstance(item, dict) and isinstance(item.get("updated_at"), str)
 
 
-def _changed_issues(items: list[Any], plan: _Plan, report: SyncReport) -> list[dict[str, Any]]:
-    """The listed issues that are new or changed since their stored `updated_at`."""
+def _changed_issues(items: list[Any], plan: _Plan, report: SyncReport) -> list[tuple[dict[str, Any], int]]:
+    """The listed issues that are new or changed since their stored `updated_at`, with comments to fetch
+    (and how many GitHub counts)."""
     changed = []
     for index, item in enumerate(items, 1):
         if isinstance(item, dict) and is_pull_request(item):
@@ -156,8 +167,9 @@ def _changed_issues(items: list[Any], plan: _Plan, report: SyncReport) -> list[d
             issue["comments"] = plan.issues[issue["id"]]["comments"]
         plan.issues[issue["id"]] = issue
         plan.updated[key] = str(item.get("updated_at", ""))
-        if isinstance(item.get("comments"), int) and item["comments"] > 0:
-            changed.append(issue)
+        count = item.get("comments")
+        if isinstance(count, int) and count > 0:
+            changed.append((issue, count))
         else:
             issue["comments"] = []
     return changed
@@ -166,7 +178,7 @@ def _changed_issues(items: list[Any], plan: _Plan, report: SyncReport) -> list[d
 def _fetch_comments(
     client: GitHubClient,
     repo: str,
-    issues: list[dict[str, Any]],
+    issues: list[tuple[dict[str, Any], int]],
     plan: _Plan,
     report: SyncReport,
     progress: Progress | None,
@@ -174,10 +186,12 @@ def _fetch_comments(
 ) -> None:
     """Each changed issue's comments, `workers` lists at a time; an unchanged list answers 304."""
 
-    def fetch(issue: dict[str, Any]) -> None:
+    def fetch(issue: dict[str, Any], count: int) -> None:
         key, url = str(issue["id"]), f"/repos/{repo}/issues/{issue['id']}/comments"
         # An issue can change (a label, an edit) while its comments do not: then this is a free 304.
-        etag = plan.comment_etags.get(key) if issue["comments"] else None
+        # Only for a list on one page, as stored: a 304 on page one says nothing of page two.
+        same = len(issue["comments"]) == count < PER_PAGE
+        etag = plan.comment_etags.get(key) if same else None
         comments: list[Any] = []
         pages = client.pages(url, f"the comments of #{issue['id']}", params={"per_page": PER_PAGE}, etag=etag)
         for number, page in enumerate(pages):
@@ -194,13 +208,18 @@ def _fetch_comments(
             report.skipped.append(f"comments of #{issue['id']}: {exc}")
             issue["comments"] = []
 
-    done = 0
-    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="atlas-github") as pool:
-        for _ in pool.map(fetch, issues):
-            done += 1
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="atlas-github")
+    try:
+        for future in as_completed([pool.submit(fetch, issue, count) for issue, count in issues]):
+            future.result()
             report.comment_fetches += 1
             if progress is not None:
-                progress(done, len(issues))
+                progress("comment lists", report.comment_fetches, len(issues))
+    except BaseException:
+        client.stop()  # the first failure (or Ctrl-C) ends the others' waits; nothing is written
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _stub(issue: dict[str, Any]) -> dict[str, Any]:

@@ -53,7 +53,12 @@ def open_github_tracker(setting: str, ctx: ToolContext) -> GitHubTracker:
         raise PermanentToolError(
             "the GitHub tracker needs a token: set GITHUB_TOKEN or run `gh auth login`; nothing was sent"
         )
-    return GitHubTracker(ctx, repo, lambda: GitHubClient(token=token, base_url=base_url, timeout_s=timeout_s))
+    # No waiting and no retries inside a tool call: its deadline is the executor's, and so are retries.
+    return GitHubTracker(
+        ctx,
+        repo,
+        lambda: GitHubClient(token=token, base_url=base_url, timeout_s=timeout_s, max_wait_s=0, read_attempts=1),
+    )
 
 
 class GitHubTracker(MockTracker):

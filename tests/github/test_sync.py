@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -32,14 +33,16 @@ def test_a_first_sync_fetches_every_page_skips_pull_requests_and_reads_comments(
     github: RunningFake, tmp_path: Path
 ) -> None:
     folder = tmp_path / "quill"
-    seen: list[tuple[int, int]] = []
+    seen: list[tuple[str, int, int | None]] = []
     with client_for(github) as client:
-        report = sync_repo(client, REPO, folder, progress=lambda done, total: seen.append((done, total)))
+        report = sync_repo(client, REPO, folder, progress=lambda *step: seen.append(step))
     issues = issues_in(folder)
     assert len(issues) == ISSUE_COUNT and report.pull_requests == 2
     assert github.fake.requests("GET", "page=2")  # the Link header was followed
     with_comments = [n for n, issue in github.fake.issues.items() if issue["comments"]]
-    assert report.comment_fetches == len(with_comments) and seen[-1] == (len(with_comments), len(with_comments))
+    assert report.comment_fetches == len(with_comments)
+    assert seen[:2] == [("issue pages", 1, 2), ("issue pages", 2, 2)]
+    assert seen[-1] == ("comment lists", len(with_comments), len(with_comments))
     assert len(github.fake.requests("GET", "/comments")) == len(with_comments)  # none for issues without
     on_github = github.fake.comments[7]
     assert issues[7]["comments"] == [
@@ -153,3 +156,43 @@ def test_the_cli_names_a_refused_token_in_one_line(
     assert result.exit_code == 1
     assert "nothing was written" in result.output and "GITHUB_TOKEN" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_new_comment_on_the_second_page_of_a_long_thread_is_not_lost(github: RunningFake, tmp_path: Path) -> None:
+    fake, folder = github.fake, tmp_path / "quill"
+    long_thread = [
+        {"id": 5000 + n, "user": {"login": "bjorn"}, "body": f"ping {n}", "created_at": "2025-02-01T00:00:00Z"}
+        for n in range(100)
+    ]
+    fake.comments[5] = long_thread
+    fake.issues[5]["comments"] = 100
+    with client_for(github) as client:
+        sync_repo(client, REPO, folder)
+    fake.new_comment(5, "the 101st, on page two", "ana-r")
+    with client_for(github) as client:
+        sync_repo(client, REPO, folder)
+    assert issues_in(folder)[5]["comments"][-1]["body"] == "the 101st, on page two"  # type: ignore[index]
+
+
+def test_one_failing_comment_list_stops_the_others_waits_and_writes_nothing(
+    github: RunningFake, tmp_path: Path
+) -> None:
+    github.fake.inject("GET", f"/repos/{REPO}/issues/1/comments", "rate_limit", seconds=60)
+    github.fake.inject("GET", f"/repos/{REPO}/issues/2/comments", "scope")
+    started = time.monotonic()
+    with client_for(github) as client, pytest.raises(GitHubAuthError, match="needs the scope: repo"):
+        sync_repo(client, REPO, tmp_path / "quill", workers=2)
+    assert time.monotonic() - started < 20  # not the 60 s the rate limit asked for
+    assert not (tmp_path / "quill").exists()
+
+
+def test_the_wait_message_and_the_result_on_a_terminal(github: RunningFake, tmp_path: Path) -> None:
+    from tests.adversarial.harness import atlas_env, finish, spawn_atlas
+
+    github.fake.inject("GET", f"/repos/{REPO}/issues", "secondary", seconds=2)
+    env = atlas_env(tmp_path / "home", GITHUB_API_URL=github.url, GITHUB_TOKEN=TOKEN)
+    child = spawn_atlas("data", "sync", REPO, "--to", str(tmp_path / "quill"), env=env)
+    child.expect(rb"GitHub's rate limit was reached: waiting 2 s, until \d\d:\d\d:\d\d UTC")
+    child.expect(rb"130 new and 0 changed issues")
+    code, _ = finish(child)
+    assert code == 0

@@ -238,3 +238,13 @@ def test_a_tracker_for_another_repo_or_without_a_token_sends_nothing(
     with pytest.raises(PermanentToolError, match="needs a token"):
         add_label(AddLabelArgs(issue_id=41, label="bug"), ctx(data, _isolated_state))
     assert github.fake.log == []
+
+
+def test_a_rate_limited_lookup_fails_at_once_with_the_reset_time(
+    github: RunningFake, data: Path, _isolated_state: Path
+) -> None:
+    github.fake.inject("GET", COMMENTS, "rate_limit", seconds=600)
+    started = time.monotonic()
+    with pytest.raises(TransientToolError, match=r"try again after \d\d:\d\d:\d\d UTC"):
+        post_comment(PostCommentArgs(issue_id=41, body="Thanks!"), ctx(data, _isolated_state))
+    assert time.monotonic() - started < 2 and github.fake.requests("POST") == []
