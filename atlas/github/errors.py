@@ -107,9 +107,11 @@ def error_for(response: httpx.Response, what: str) -> GitHubError:
         needs = f" (this needs the scope: {scopes})" if scopes else ""
         return GitHubAuthError(cap(f"GitHub refused {what} (403): {message or 'forbidden'}{needs}"))
     if status == 404:
-        return GitHubNotFound(f"GitHub has no {what} (404), or the token cannot see it")
+        return GitHubNotFound(
+            f"GitHub answered 404 for {what}: no such repository or issue, or the token cannot see it"
+        )
     if status == 410:
-        return GitHubGone(f"issues are switched off for {what} (410)")
+        return GitHubGone(f"GitHub answered 410 for {what}: issues are switched off for this repository")
     if status == 422:
         return GitHubInvalid(cap(f"GitHub rejected {what} (422): {message or 'validation failed'}"))
     if status >= 500:

@@ -30,6 +30,9 @@ COMMENT_FETCHES = 8
 """Comment lists fetched at once: enough to hide latency, few enough to stay clear of GitHub's
 secondary rate limit on concurrent requests."""
 
+STAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+"""GitHub's timestamps, which also sort as text."""
+
 Progress = Callable[[str, int, int | None], None]
 """Called with a stage ("issue pages" or "comment lists"), how many are done, and how many there
 are (None while unknown)."""
@@ -142,7 +145,10 @@ def _last_page(url: str | None) -> int | None:
 
 
 def _has_updated(item: Any) -> bool:
-    return isinstance(item, dict) and isinstance(item.get("updated_at"), str)
+    """Whether an item has a timestamp fit to be the next `since` (one bad value must not stop all syncs)."""
+    return (
+        isinstance(item, dict) and isinstance(item.get("updated_at"), str) and bool(STAMP_RE.match(item["updated_at"]))
+    )
 
 
 def _changed_issues(items: list[Any], plan: _Plan, report: SyncReport) -> list[tuple[dict[str, Any], int]]:

@@ -26,12 +26,16 @@ from atlas.tools.tracker import MockTracker, now_iso
 
 DEFAULT_TIMEOUT_S = 4.0
 """Per request; a call is a lookup and a write, and both must fit in the tool's 10 s."""
-MARKER_RE = re.compile(r"<!-- atlas:([A-Za-z0-9._:-]{1,200}) -->")
+KEY_RE = re.compile(r"[A-Za-z0-9._:-]{1,200}")
+"""What a key may hold inside the marker: nothing that could close the HTML comment early."""
 
 ClientFactory = Callable[[], GitHubClient]
 
 
 def marker(key: str) -> str:
+    """The hidden line that carries a comment's idempotency key."""
+    if not KEY_RE.fullmatch(key):
+        raise PermanentToolError("this call's idempotency key cannot be carried in a comment; nothing was posted")
     return f"<!-- atlas:{key} -->"
 
 

@@ -196,3 +196,18 @@ def test_the_wait_message_and_the_result_on_a_terminal(github: RunningFake, tmp_
     child.expect(rb"130 new and 0 changed issues")
     code, _ = finish(child)
     assert code == 0
+
+
+def test_odd_records_from_the_server_are_skipped_and_never_become_the_watermark(
+    github: RunningFake, tmp_path: Path
+) -> None:
+    fake = github.fake
+    fake.issues[900] = {**fake.issues[1], "number": "nine hundred", "updated_at": "2025-01-01T00:00:00Z"}
+    fake.issues[901] = {**fake.issues[1], "number": 901, "comments": 0, "updated_at": "zzzz"}
+    with client_for(github) as client:
+        report = sync_repo(client, REPO, tmp_path / "quill")
+    assert report.skipped == ["listed item 1: no issue number"]  # the oldest, listed first
+    assert 901 in issues_in(tmp_path / "quill")
+    assert read_state(tmp_path / "quill")["since"] == max(
+        issue["updated_at"] for issue in fake.issues.values() if issue["updated_at"] != "zzzz"
+    )

@@ -173,7 +173,7 @@ def test_the_preview_says_the_write_goes_to_github(github: RunningFake, data: Pa
             "GitHub rejected the comment on #41 of quill-org/quill (422): Validation Failed; body is too long",
         ),
         ("scope", ErrorKind.PERMANENT, "(this needs the scope: repo)"),
-        ("gone", ErrorKind.PERMANENT, "issues are switched off"),
+        ("gone", ErrorKind.PERMANENT, "410 for the comment on #41 of quill-org/quill: issues are switched off"),
         ("rate_limit", ErrorKind.TRANSIENT, "rate limit was reached; it resets at "),
     ],
 )
@@ -191,7 +191,10 @@ def test_an_issue_gone_from_github_is_a_404_that_names_it(
     github: RunningFake, data: Path, _isolated_state: Path
 ) -> None:
     del github.fake.issues[41]
-    with pytest.raises(PermanentToolError, match=r"GitHub has no adding 'bug' to #41 of quill-org/quill \(404\)"):
+    with pytest.raises(
+        PermanentToolError,
+        match=r"GitHub answered 404 for adding 'bug' to #41 of quill-org/quill: no such repository or issue",
+    ):
         add_label(AddLabelArgs(issue_id=41, label="bug"), ctx(data, _isolated_state))
 
 
