@@ -120,6 +120,8 @@ class GitHubClient:
         # Waits end early when the client is stopped, so Ctrl-C never sits out a rate-limit reset.
         self._sleep = sleep or self._stopped.wait
         self._announced: float | None = None
+        self._spent_until = 0.0
+        """Epoch seconds until which a success said `x-ratelimit-remaining: 0`."""
         self.requests = 0
         """Requests sent, retries and 304s included."""
         self._http = httpx.Client(
@@ -178,6 +180,12 @@ class GitHubClient:
     def _send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
         if self._stopped.is_set():
             raise GitHubError(f"stopped before {what}")
+        if self._spent_until > time.time():
+            # The last answer said the quota is spent: a request now would only earn a 403.
+            raise GitHubRateLimited(
+                f"GitHub's rate limit was reached; it resets at {clock_time(self._spent_until)}",
+                reset_at=self._spent_until,
+            )
         self.requests += 1
         try:
             response = self._http.request(method, url, **kwargs)
@@ -187,11 +195,19 @@ class GitHubClient:
             raise GitHubTimeout(f"GitHub did not answer {what} in time") from None
         except (httpx.TransportError, httpx.DecodingError) as exc:
             raise GitHubUnavailable(f"the connection to GitHub failed on {what}: {type(exc).__name__}") from None
+        self._note_quota(response)
         if response.status_code >= 400:
             raise error_for(response, what)
         if response.status_code >= 300 and response.status_code != 304:
             raise GitHubError(f"GitHub redirected {what} ({response.status_code}); check GITHUB_API_URL")
         return response
+
+    def _note_quota(self, response: httpx.Response) -> None:
+        if response.headers.get("x-ratelimit-remaining") == "0" and response.status_code < 400:
+            try:
+                self._spent_until = float(response.headers.get("x-ratelimit-reset", ""))
+            except ValueError:
+                self._spent_until = time.time() + 60.0
 
     def _page(self, response: httpx.Response) -> Page:
         if response.status_code == 304:
@@ -224,6 +240,8 @@ class GitHubClient:
                 "(Ctrl-C stops; nothing is written until the sync ends)"
             )
         self._pause(wait)
+        if self._spent_until <= exc.reset_at:
+            self._spent_until = 0.0  # waited out: the next answer says how much is left
 
     def _pause(self, seconds: float) -> None:
         self._sleep(seconds)

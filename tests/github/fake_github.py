@@ -49,6 +49,7 @@ class FakeGitHub:
     log: list[tuple[str, str, int]] = field(default_factory=list)
     """(method, path?query, status) of every request answered or dropped."""
     rate_remaining: int = 5000
+    rate_reset_in: float = 3600.0
     lock: threading.Lock = field(default_factory=threading.Lock)
     base_url: str = ""
     _next_comment_id: int = 900_000
@@ -182,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
         sent = {
             "x-ratelimit-limit": "5000",
             "x-ratelimit-remaining": str(max(fake.rate_remaining, 0)),
-            "x-ratelimit-reset": str(int(time.time()) + 3600),
+            "x-ratelimit-reset": str(int(time.time() + fake.rate_reset_in)),
             **(headers or {}),
         }
         for name, value in sent.items():

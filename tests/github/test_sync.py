@@ -211,3 +211,21 @@ def test_odd_records_from_the_server_are_skipped_and_never_become_the_watermark(
     assert read_state(tmp_path / "quill")["since"] == max(
         issue["updated_at"] for issue in fake.issues.values() if issue["updated_at"] != "zzzz"
     )
+
+
+def test_a_spent_quota_is_waited_out_before_the_next_request_not_after_a_403(
+    github: RunningFake, tmp_path: Path
+) -> None:
+    github.fake.rate_remaining, github.fake.rate_reset_in = 1, 2  # the first answer says 0 left, reset in 2 s
+    waits: list[str] = []
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        github.fake.rate_remaining = 5000  # the quota came back
+
+    with client_for(github, on_wait=waits.append, sleep=sleep) as client:
+        sync_repo(client, REPO, tmp_path / "quill")
+    assert len(waits) == 1 and 0 < slept[0] <= 2.5
+    assert all(status != 403 for *_, status in github.fake.log)
+    assert len(issues_in(tmp_path / "quill")) == ISSUE_COUNT
