@@ -229,3 +229,20 @@ def test_a_spent_quota_is_waited_out_before_the_next_request_not_after_a_403(
     assert len(waits) == 1 and 0 < slept[0] <= 2.5
     assert all(status != 403 for *_, status in github.fake.log)
     assert len(issues_in(tmp_path / "quill")) == ISSUE_COUNT
+
+
+@pytest.mark.parametrize("waiting", ["issues", "issues/7/comments"])
+def test_ctrl_c_during_a_wait_stops_at_once_and_writes_nothing(
+    github: RunningFake, tmp_path: Path, waiting: str
+) -> None:
+    from tests.adversarial.harness import atlas_env, finish, spawn_atlas
+
+    github.fake.inject("GET", f"/repos/{REPO}/{waiting}", "secondary", seconds=60)
+    env = atlas_env(tmp_path / "home", GITHUB_API_URL=github.url, GITHUB_TOKEN=TOKEN)
+    child = spawn_atlas("data", "sync", REPO, "--to", str(tmp_path / "quill"), env=env)
+    child.expect(rb"waiting 60 s")
+    started = time.monotonic()
+    child.sendintr()
+    code, rest = finish(child)
+    assert code == 130 and b"cancelled" in rest and time.monotonic() - started < 10
+    assert not (tmp_path / "quill").exists()
