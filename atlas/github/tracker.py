@@ -20,9 +20,10 @@ from atlas.errors import ConfigError, PermanentToolError, TransientToolError
 from atlas.github.client import PER_PAGE_MAX, GitHubClient, api_url, find_token, parse_repo
 from atlas.github.errors import GitHubError, GitHubNotFound, GitHubRateLimited, GitHubTimeout, clock_time
 from atlas.github.folder import read_state
-from atlas.tools.orbitdb import IssueBrief, connect
+from atlas.github.labels import ProjectTracker
+from atlas.tools.orbitdb import IssueBrief
 from atlas.tools.registry import ToolContext
-from atlas.tools.tracker import MockTracker, now_iso
+from atlas.tools.tracker import now_iso
 
 DEFAULT_TIMEOUT_S = 4.0
 """Per request; a call is a lookup and a write, and both must fit in the tool's 10 s."""
@@ -65,24 +66,14 @@ def open_github_tracker(setting: str, ctx: ToolContext) -> GitHubTracker:
     )
 
 
-class GitHubTracker(MockTracker):
+class GitHubTracker(ProjectTracker):
     """Writes go to GitHub first; what GitHub confirmed is appended to the mock's file."""
 
     def __init__(self, ctx: ToolContext, repo: str, client_factory: ClientFactory) -> None:
-        super().__init__(ctx.home)
-        self.ctx = ctx
+        super().__init__(ctx, repo)
         self.repo = repo
         self.where = f" (on GitHub: {repo})"
         self._client_factory = client_factory
-
-    def canonical_label(self, label: str) -> str:
-        """A label the repository uses (case forgiven): GitHub would create any other name silently."""
-        known = _dataset_labels(self.ctx)
-        found = {name.casefold(): name for name in known}.get(label.strip().casefold())
-        if found is None:
-            shown = ", ".join(known[:40]) or "none"
-            raise PermanentToolError(f"{self.repo} has no label {label!r}; its labels: {shown}")
-        return found
 
     def add_label(self, issue: IssueBrief, label: str, *, key: str, session: str) -> dict[str, Any]:
         url = f"/repos/{self.repo}/issues/{issue.id}/labels"
@@ -174,11 +165,6 @@ def _names(labels: Any) -> list[str]:
     if not isinstance(labels, list):
         return []
     return [str(label["name"]) for label in labels if isinstance(label, dict) and isinstance(label.get("name"), str)]
-
-
-def _dataset_labels(ctx: ToolContext) -> list[str]:
-    with connect(ctx.data, ctx.home) as conn:
-        return [str(row[0]) for row in conn.execute("SELECT name FROM labels ORDER BY name")]
 
 
 def _tool_error(exc: GitHubError, *, write: bool) -> Exception:

@@ -60,10 +60,13 @@ def _parse(line: bytes) -> dict[str, Any] | None:
 
 
 def open_tracker(ctx: ToolContext) -> MockTracker:
-    """The mock tracker, or with `ATLAS_TRACKER=github:OWNER/REPO` one that writes to GitHub first."""
+    """The mock tracker (an imported project's labels for its data), or with `ATLAS_TRACKER=github:OWNER/REPO`
+    one that writes to GitHub first."""
     backend = os.environ.get("ATLAS_TRACKER", "").strip()
     if backend in ("", "mock"):
-        return MockTracker(ctx.home)
+        from atlas.github.labels import ProjectTracker, is_project_dataset  # an imported project's labels
+
+        return ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home)
     from atlas.github.tracker import open_github_tracker  # httpx only when GitHub is the tracker
 
     return open_github_tracker(backend, ctx)

@@ -167,3 +167,17 @@ def test_import_and_offline_ask_never_load_the_http_client(tmp_path: Path, comma
     done, modules = _modules_after(args, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "httpx" not in modules and "openai" not in modules
+
+
+def test_the_mock_tracker_takes_an_imported_projects_labels(tmp_path: Path, _isolated_state: Path) -> None:
+    from atlas.errors import PermanentToolError
+    from atlas.tools.registry import ToolContext
+    from atlas.tools.tracker import AddLabelArgs, add_label
+
+    folder = tmp_path / "quill"
+    import_export(write_json(tmp_path / "issues.json", gh_issues(50)), folder, docs=None)
+    context = ToolContext(data=folder, home=_isolated_state, session="s", idempotency_key="k1")
+    result = add_label(AddLabelArgs(issue_id=41, label="Good First Issue"), context)
+    assert result["changed"] is True and result["labels"][-1] == "good first issue"
+    with pytest.raises(PermanentToolError, match="this project has no label 'comp:core'; its labels: area:cli"):
+        add_label(AddLabelArgs(issue_id=41, label="comp:core"), context)
