@@ -156,16 +156,19 @@ def test_reimport_replaces_the_issues_and_keeps_the_docs(tmp_path: Path, docs: P
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json", "quill", "quill-docs"]
 
 
-@pytest.mark.parametrize("command", ["import", "ask"])
-def test_import_and_offline_ask_never_load_the_http_client(tmp_path: Path, command: str) -> None:
+def test_import_and_offline_ask_on_the_import_never_load_the_http_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tests.test_cli import _modules_after
 
-    export = write_json(tmp_path / "issues.json", gh_issues(5))
-    args = ["data", "import", str(export), "--to", str(tmp_path / "q")]
-    if command == "ask":
-        args = ["ask", "-m", "offline", "label #41 comp:core and show #41"]
-    done, modules = _modules_after(args, tmp_path)
+    export = write_json(tmp_path / "issues.json", gh_issues(50))
+    done, modules = _modules_after(["data", "import", str(export), "--to", str(tmp_path / "q")], tmp_path)
     assert done.returncode == 0, done.stderr
+    assert "httpx" not in modules and "openai" not in modules
+    monkeypatch.setenv("ORBIT_DATA", str(tmp_path / "q"))
+    done, modules = _modules_after(["ask", "-m", "offline", "label #41 area:cli and show #41"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "area:cli" in done.stdout and "denied" in done.stdout  # the label was proposed, with no terminal
     assert "httpx" not in modules and "openai" not in modules
 
 

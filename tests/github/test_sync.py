@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -246,3 +247,19 @@ def test_ctrl_c_during_a_wait_stops_at_once_and_writes_nothing(
     code, rest = finish(child)
     assert code == 130 and b"cancelled" in rest and time.monotonic() - started < 10
     assert not (tmp_path / "quill").exists()
+
+
+def test_without_github_token_the_token_of_gh_auth_is_used(
+    github: RunningFake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    gh = bin_dir / "gh"
+    gh.write_text(f'#!/bin/sh\n[ "$1 $2" = "auth token" ] && echo {TOKEN}\n', encoding="utf-8")
+    gh.chmod(0o755)
+    monkeypatch.delenv("GITHUB_TOKEN")
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    result = runner.invoke(app, ["data", "sync", REPO, "--to", str(tmp_path / "quill")])
+    assert result.exit_code == 0, result.output
+    assert f"{ISSUE_COUNT} new" in result.output
