@@ -45,10 +45,11 @@ def run_sync(repo_text: str, to: Path, docs: Path | None, *, full: bool, concurr
 
     repo = parse_repo(repo_text)
     errors = make_console(stderr=True)
-    token = find_token()
+    base_url = api_url()
+    token = find_token(base_url)
     if token is None:
         errors.print("No GITHUB_TOKEN and no `gh auth token`: public data only, 60 requests an hour.", style="dim")
-    client = GitHubClient(token=token, base_url=api_url(), on_wait=lambda text: errors.print(clean_line(text)))
+    client = GitHubClient(token=token, base_url=base_url, on_wait=lambda text: errors.print(clean_line(text)))
     try:
         with client, _progress_bar(errors) as progress:
             report = sync_repo(client, repo, to, docs=docs, full=full, progress=progress, workers=concurrency)

@@ -60,16 +60,19 @@ def api_url() -> str:
     return value
 
 
-def find_token() -> str | None:
-    """`GITHUB_TOKEN`, else what `gh auth token` prints, else None (public data only)."""
+def find_token(base_url: str = DEFAULT_API_URL) -> str | None:
+    """`GITHUB_TOKEN`, else what `gh auth token` prints for the API's host, else None (public data only)."""
     token = os.environ.get("GITHUB_TOKEN", "").strip() or os.environ.get("GH_TOKEN", "").strip()
     if token:
         return token
     gh = shutil.which("gh")
     if gh is None:
         return None
+    host = httpx.URL(base_url).host
+    # gh keeps one token per host: a GitHub Enterprise API needs that host's, not github.com's.
+    where = [] if host in ("api.github.com", "github.com") else ["--hostname", host]
     try:
-        done = subprocess.run([gh, "auth", "token"], capture_output=True, text=True, timeout=5, check=False)
+        done = subprocess.run([gh, "auth", "token", *where], capture_output=True, text=True, timeout=5, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() or None if done.returncode == 0 else None

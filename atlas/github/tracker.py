@@ -53,7 +53,7 @@ def open_github_tracker(setting: str, ctx: ToolContext) -> GitHubTracker:
     synced = read_state(ctx.data).get("repo")
     if isinstance(synced, str) and synced.casefold() != repo.casefold():
         raise PermanentToolError(f"the dataset is {synced} but ATLAS_TRACKER names {repo}; nothing was sent")
-    token = find_token()
+    token = find_token(base_url)
     if not token:
         raise PermanentToolError(
             "the GitHub tracker needs a token: set GITHUB_TOKEN or run `gh auth login`; nothing was sent"

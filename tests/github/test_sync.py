@@ -255,7 +255,8 @@ def test_without_github_token_the_token_of_gh_auth_is_used(
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     gh = bin_dir / "gh"
-    gh.write_text(f'#!/bin/sh\n[ "$1 $2" = "auth token" ] && echo {TOKEN}\n', encoding="utf-8")
+    # The API is not github.com's: the token asked for is that host's.
+    gh.write_text(f'#!/bin/sh\n[ "$*" = "auth token --hostname 127.0.0.1" ] && echo {TOKEN}\n', encoding="utf-8")
     gh.chmod(0o755)
     monkeypatch.delenv("GITHUB_TOKEN")
     monkeypatch.delenv("GH_TOKEN", raising=False)
