@@ -194,6 +194,7 @@ def test_the_wait_message_and_the_result_on_a_terminal(github: RunningFake, tmp_
     env = atlas_env(tmp_path / "home", GITHUB_API_URL=github.url, GITHUB_TOKEN=TOKEN)
     child = spawn_atlas("data", "sync", REPO, "--to", str(tmp_path / "quill"), env=env)
     child.expect(rb"GitHub's rate limit was reached: waiting 2 s, until \d\d:\d\d:\d\d UTC")
+    child.expect(rb"comment lists .* \d+/98")  # the progress bar, on a terminal only
     child.expect(rb"130 new and 0 changed issues")
     code, _ = finish(child)
     assert code == 0
