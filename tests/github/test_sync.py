@@ -265,3 +265,22 @@ def test_without_github_token_the_token_of_gh_auth_is_used(
     result = runner.invoke(app, ["data", "sync", REPO, "--to", str(tmp_path / "quill")])
     assert result.exit_code == 0, result.output
     assert f"{ISSUE_COUNT} new" in result.output
+
+
+def test_an_api_that_is_not_there_is_one_line_and_nothing_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago: nobody listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("GITHUB_API_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    result = runner.invoke(app, ["data", "sync", REPO, "--to", str(tmp_path / "quill")])
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        f"atlas: error: sync of {REPO} stopped, nothing was written: cannot connect to http://127.0.0.1:{port}: "
+        "ConnectError"
+    )
+    assert not (tmp_path / "quill").exists()
