@@ -3,6 +3,9 @@
 Each action is one JSON line, written under a file lock by a single `os.write` on an O_APPEND
 descriptor and fsync'd, so concurrent processes never interleave records. A line torn by a
 crash is skipped (and counted) by readers, and the next append starts on a fresh line.
+
+`open_tracker` is the backend seam: with `ATLAS_TRACKER=github:OWNER/REPO` the tools write to
+GitHub first (`atlas.github.tracker`), and this file keeps what GitHub confirmed.
 """
 
 from __future__ import annotations
