@@ -22,6 +22,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+data_app = typer.Typer(
+    no_args_is_help=True, help="Your own project: a GitHub export or repository as a dataset folder (ORBIT_DATA)."
+)
+app.add_typer(data_app, name="data")
 
 
 def _within(option: str) -> Callable[[T | None], T | None]:
@@ -177,3 +181,36 @@ def tracker(
     from atlas.commands.tracker import show_tracker
 
     guarded(lambda: show_tracker(as_json=as_json))
+
+
+@data_app.command("import")
+def data_import(
+    file: str = typer.Argument(..., help="The JSON of `gh issue list --state all --json ...` or of the REST API."),
+    to: str = typer.Option(..., "--to", help="The dataset folder to write (new, empty, or one atlas wrote)."),
+    docs: str | None = typer.Option(None, "--docs", help="A folder of markdown docs to copy in."),
+) -> None:
+    """Import exported issues (offline, no token) into a dataset folder."""
+    from pathlib import Path
+
+    from atlas.commands import guarded
+    from atlas.commands.data import run_import
+
+    guarded(lambda: run_import(Path(file), Path(to), Path(docs) if docs else None))
+
+
+@data_app.command("sync")
+def data_sync(
+    repo: str = typer.Argument(..., help="OWNER/REPO on GitHub (GITHUB_API_URL for GitHub Enterprise)."),
+    to: str = typer.Option(..., "--to", help="The dataset folder to write or bring up to date."),
+    docs: str | None = typer.Option(None, "--docs", help="A folder of markdown docs to copy in."),
+    full: bool = typer.Option(False, "--full", help="Fetch everything again, not only what changed."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, max=32, help="Comment lists fetched at once."),
+) -> None:
+    """Fetch a repository's issues and comments; a second sync fetches only what changed."""
+    from pathlib import Path
+
+    from atlas.commands import guarded
+    from atlas.commands.data import run_sync
+
+    folder, docs_folder = Path(to), Path(docs) if docs else None
+    guarded(lambda: run_sync(repo, folder, docs_folder, full=full, concurrency=concurrency))

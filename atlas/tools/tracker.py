@@ -4,6 +4,9 @@ Each action is one JSON line, written under a file lock by a single `os.write` o
 descriptor and fsync'd, so concurrent processes never interleave records. A line torn by a
 crash is skipped (and counted) by readers, and the next append starts on a fresh line. The file
 and its lock are opened through `atlas.statefiles`: a link planted in their place is refused.
+
+`open_tracker` is the backend seam: with `ATLAS_TRACKER=github:OWNER/REPO` the tools write to
+GitHub first (`atlas.github.tracker`), and this file keeps what GitHub confirmed.
 """
 
 from __future__ import annotations
@@ -57,13 +60,29 @@ def _parse(line: bytes) -> dict[str, Any] | None:
         return None
     if not isinstance(record, dict) or not isinstance(record.get("issue_id"), int):
         return None
-    if record.get("action") not in ("add_label", "post_comment"):
+    if record.get("action") not in ("add_label", "remove_label", "post_comment"):
         return None
     return record
 
 
+def open_tracker(ctx: ToolContext) -> MockTracker:
+    """The mock tracker (an imported project's labels for its data), or with `ATLAS_TRACKER=github:OWNER/REPO`
+    one that writes to GitHub first."""
+    backend = os.environ.get("ATLAS_TRACKER", "").strip()
+    if backend in ("", "mock"):
+        from atlas.github.labels import ProjectTracker, is_project_dataset  # an imported project's labels
+
+        return ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home)
+    from atlas.github.tracker import open_github_tracker  # httpx only when GitHub is the tracker
+
+    return open_github_tracker(backend, ctx)
+
+
 class MockTracker:
     """Append-only store of tracker actions under one state folder."""
+
+    where = ""
+    """Where actions go beyond this file, for previews: empty for the mock alone."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -71,6 +90,9 @@ class MockTracker:
         self.skipped = 0
         """How many torn or corrupt lines the last `records()` skipped."""
         self.lock_path = home / f"{ACTIONS_FILE}.lock"
+
+    def canonical_label(self, label: str) -> str:
+        return canonical_label(label)
 
     def records(self) -> list[dict[str, Any]]:
         """Every whole record, oldest first; torn or corrupt lines are skipped and counted."""
@@ -252,31 +274,34 @@ class PostCommentArgs(BaseModel):
 def preview_add_label(args: AddLabelArgs, ctx: ToolContext) -> str:
     """`#41 labels: [comp:core, type:bug] → [comp:core, type:bug, severity:S1]`."""
     try:
-        label = canonical_label(args.label)
-        before = MockTracker(ctx.home).labels_of(issue_brief(ctx.data, ctx.home, args.issue_id))
+        tracker = open_tracker(ctx)
+        label = tracker.canonical_label(args.label)
+        before = tracker.labels_of(issue_brief(ctx.data, ctx.home, args.issue_id))
     except (LookupError, ToolError) as exc:
         return f"add label {args.label!r} to #{args.issue_id} (will be refused: {exc})"
     after = before if label in before else [*before, label]
     change = "" if after != before else f" (already labelled {label}: nothing changes)"
-    return f"#{args.issue_id} labels: [{', '.join(before)}] → [{', '.join(after)}]{change}"
+    return f"#{args.issue_id} labels: [{', '.join(before)}] → [{', '.join(after)}]{change}{tracker.where}"
 
 
 def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:
     """The whole comment and the issue it goes to."""
     try:
         title = issue_brief(ctx.data, ctx.home, args.issue_id).title
+        where = open_tracker(ctx).where
     except (LookupError, ToolError) as exc:
         return f"comment on #{args.issue_id} (will be refused: {exc}):\n{args.body}"
-    return f"comment on #{args.issue_id} (“{title}”):\n{args.body}"
+    return f"comment on #{args.issue_id} (“{title}”){where}:\n{args.body}"
 
 
 @tool(AddLabelArgs, side_effect=True, idempotent=True, timeout_s=10.0, preview=preview_add_label)
 def add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any]:
     """Add one label to an Orbit issue. If the issue already has it, nothing changes (changed: false)."""
-    label = canonical_label(args.label)
+    tracker = open_tracker(ctx)
+    label = tracker.canonical_label(args.label)
     issue = issue_brief(ctx.data, ctx.home, args.issue_id)
     key = ctx.idempotency_key or f"auto-{uuid.uuid4().hex}"
-    return MockTracker(ctx.home).add_label(issue, label, key=key, session=ctx.session)
+    return tracker.add_label(issue, label, key=key, session=ctx.session)
 
 
 @tool(PostCommentArgs, side_effect=True, idempotent=False, timeout_s=10.0, preview=preview_post_comment)
@@ -287,4 +312,4 @@ def post_comment(args: PostCommentArgs, ctx: ToolContext) -> dict[str, Any]:
     if not args.body.strip():
         raise PermanentToolError("the comment is empty; nothing was posted")
     issue = issue_brief(ctx.data, ctx.home, args.issue_id)
-    return MockTracker(ctx.home).post_comment(issue, args.body, key=ctx.idempotency_key, session=ctx.session)
+    return open_tracker(ctx).post_comment(issue, args.body, key=ctx.idempotency_key, session=ctx.session)

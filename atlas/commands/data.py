@@ -1,0 +1,111 @@
+"""`atlas data import` and `atlas data sync`: a maintainer's own GitHub project as a dataset folder."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
+from atlas.errors import DataError
+from atlas.ui.render import make_console
+from atlas.ui.safe import clean_line
+
+SHOWN_SKIPS = 10
+SHOWN_LABELS = 60
+
+
+def run_import(file: Path, to: Path, docs: Path | None) -> None:
+    from atlas.github.importer import import_export
+
+    report = import_export(file, to, docs=docs)
+    console = make_console(for_tables=True)
+    converted = report.converted
+    console.print(
+        f"Imported {len(converted.issues)} issues ({report.comments} comments) into {clean_line(to)}.", style="bold"
+    )
+    _print_skipped(console, converted.skipped, converted.pull_requests)
+    _print_list(console, "labels", converted.labels())
+    _print_list(console, "docs", report.docs)
+    if not any(issue["comments"] for issue in converted.issues):
+        console.print(
+            "No comments were in the export (REST issue JSON only counts them): `atlas data sync` fetches them.",
+            style="dim",
+        )
+    _print_next(console, to)
+
+
+def run_sync(repo_text: str, to: Path, docs: Path | None, *, full: bool, concurrency: int) -> None:
+    from atlas.github.client import GitHubClient, api_url, find_token, parse_repo
+    from atlas.github.errors import GitHubError
+    from atlas.github.sync import sync_repo
+
+    repo = parse_repo(repo_text)
+    errors = make_console(stderr=True)
+    base_url = api_url()
+    token = find_token(base_url)
+    if token is None:
+        errors.print("No GITHUB_TOKEN and no `gh auth token`: public data only, 60 requests an hour.", style="dim")
+    client = GitHubClient(token=token, base_url=base_url, on_wait=lambda text: errors.print(clean_line(text)))
+    try:
+        with client, _progress_bar(errors) as progress:
+            report = sync_repo(client, repo, to, docs=docs, full=full, progress=progress, workers=concurrency)
+    except GitHubError as exc:
+        raise DataError(f"sync of {repo} stopped, nothing was written: {exc}") from None
+    console = make_console(for_tables=True)
+    if report.not_modified:
+        console.print(f"{repo}: nothing changed since the last sync (GitHub answered 304, free of rate limit).")
+    else:
+        console.print(
+            f"{repo}: {report.new} new and {report.updated} changed issues, {report.comment_fetches} comment "
+            f"lists fetched; {report.total} issues in {clean_line(to)}.",
+            style="bold",
+        )
+    _print_skipped(console, report.skipped, report.pull_requests)
+    console.print(f"{client.requests} requests to {clean_line(client.base_url)}.", style="dim")
+    if report.new or report.updated:
+        _print_next(console, to)
+
+
+@contextmanager
+def _progress_bar(console: Console) -> Iterator[Callable[[str, int, int | None], None] | None]:
+    """Bars for the issue pages and the comment lists, on a terminal; nothing on a pipe."""
+    if not console.is_terminal:
+        yield None
+        return
+    columns = (TextColumn("{task.description:>13}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    bar = Progress(*columns, console=console, transient=True)
+    tasks: dict[str, TaskID] = {}
+
+    def show(stage: str, done: int, total: int | None) -> None:
+        if stage not in tasks:
+            tasks[stage] = bar.add_task(stage, total=total)
+        bar.update(tasks[stage], completed=done, total=total)
+
+    with bar:
+        yield show
+
+
+def _print_skipped(console: Console, skipped: list[str], pull_requests: int) -> None:
+    others = [line for line in skipped if not line.endswith(": a pull request")]
+    if pull_requests:
+        console.print(f"Skipped {pull_requests} pull requests.")
+    if others:
+        console.print(f"Skipped {len(others)} records:")
+        for line in others[:SHOWN_SKIPS]:
+            console.print(f"  {clean_line(line)}")
+        if len(others) > SHOWN_SKIPS:
+            console.print(f"  … and {len(others) - SHOWN_SKIPS} more")
+
+
+def _print_list(console: Console, name: str, items: list[str]) -> None:
+    shown = ", ".join(clean_line(item) for item in items[:SHOWN_LABELS])
+    more = f", … ({len(items) - SHOWN_LABELS} more)" if len(items) > SHOWN_LABELS else ""
+    console.print(f"{name} ({len(items)}): {shown or 'none'}{more}")
+
+
+def _print_next(console: Console, to: Path) -> None:
+    console.print(f"Ask about it:  ORBIT_DATA={shlex.quote(str(to))} atlas ask 'what are the open bugs?'", style="dim")

@@ -1,0 +1,137 @@
+"""GitHub's issue JSON (from `gh issue list --json` or the REST API) turned into Atlas's issue records.
+
+Both shapes are read by one set of rules: `number` is the id; the author is `author.login` (gh)
+or `user.login` (REST); labels are `[{name}]` or plain strings; states come in any case. Fields
+newer `gh` versions add are ignored. Pull requests (REST items with `pull_request`) are skipped,
+and a record that cannot be read is skipped with a reason that names it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+GHOST = "ghost"
+"""What GitHub shows for a deleted account; the API sends `null` for its author."""
+
+
+class RecordError(ValueError):
+    """One record cannot be read; the message says why."""
+
+
+@dataclass
+class Converted:
+    """The issues found in an export, and what was left out and why."""
+
+    issues: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """One line per record left out: `record 12 (#87): a pull request`."""
+    pull_requests: int = 0
+
+    def labels(self) -> list[str]:
+        """Every label used, sorted."""
+        return sorted({label for issue in self.issues for label in issue["labels"]})
+
+
+def is_pull_request(item: dict[str, Any]) -> bool:
+    """REST lists pull requests among issues, marked by a `pull_request` object."""
+    return item.get("pull_request") is not None
+
+
+def convert_all(items: list[Any]) -> Converted:
+    """Every issue of an export; pull requests, unreadable records and repeated numbers are skipped."""
+    result = Converted()
+    seen: set[int] = set()
+    for index, item in enumerate(items, 1):
+        where = f"record {index}" + (f" (#{item['number']})" if isinstance(item, dict) and "number" in item else "")
+        if isinstance(item, dict) and is_pull_request(item):
+            result.pull_requests += 1
+            result.skipped.append(f"{where}: a pull request")
+            continue
+        try:
+            issue = to_issue(item, comments=None)
+        except RecordError as exc:
+            result.skipped.append(f"{where}: {exc}")
+            continue
+        if issue["id"] in seen:
+            result.skipped.append(f"{where}: issue #{issue['id']} appears twice (the first is kept)")
+            continue
+        seen.add(issue["id"])
+        result.issues.append(issue)
+    result.issues.sort(key=lambda issue: issue["id"])
+    return result
+
+
+def to_issue(item: Any, *, comments: list[Any] | None) -> dict[str, Any]:
+    """One Atlas issue record; `comments` (REST comment objects) replaces what the item holds."""
+    if not isinstance(item, dict):
+        raise RecordError("not a JSON object")
+    number = item.get("number")
+    if type(number) is not int or number < 1:
+        raise RecordError("no issue number")
+    state = item.get("state")
+    if not isinstance(state, str) or state.casefold() not in ("open", "closed"):
+        raise RecordError(f"state {state!r} is neither open nor closed")
+    title = _text(item, "title", required=True)
+    created_at = _text(item, "createdAt", "created_at", required=True)
+    raw_comments = comments if comments is not None else item.get("comments")
+    return {
+        "id": number,
+        "title": title,
+        "state": state.casefold(),
+        "labels": _labels(item.get("labels")),
+        "author": _login(item.get("author", item.get("user"))),
+        "created_at": created_at,
+        "body": _text(item, "body"),
+        # REST issue JSON counts comments instead of listing them: `atlas data sync` fetches those.
+        "comments": [to_comment(c, n) for n, c in enumerate(raw_comments, 1)] if isinstance(raw_comments, list) else [],
+    }
+
+
+def to_comment(item: Any, position: int) -> dict[str, str]:
+    """One comment record, from gh's `{author: {login}, createdAt}` or REST's `{user: {login}, created_at}`."""
+    if not isinstance(item, dict):
+        raise RecordError(f"comment {position} is not a JSON object")
+    try:
+        return {
+            "author": _login(item.get("author", item.get("user"))),
+            "body": _text(item, "body"),
+            "created_at": _text(item, "createdAt", "created_at", required=True),
+        }
+    except RecordError as exc:
+        raise RecordError(f"comment {position}: {exc}") from None
+
+
+def _text(item: dict[str, Any], *names: str, required: bool = False) -> str:
+    for name in names:
+        value = item.get(name)
+        if isinstance(value, str):
+            return value
+        if value is not None:
+            raise RecordError(f"{name} is not text")
+    if required:
+        raise RecordError(f"no {names[0]}")
+    return ""  # GitHub sends `"body": null` for an issue opened without a description
+
+
+def _login(author: Any) -> str:
+    if author is None:
+        return GHOST
+    if isinstance(author, dict) and isinstance(author.get("login"), str) and author["login"]:
+        return str(author["login"])
+    raise RecordError("the author has no login")
+
+
+def _labels(raw: Any) -> list[str]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise RecordError("labels are not a list")
+    names: list[str] = []
+    for label in raw:
+        name = label.get("name") if isinstance(label, dict) else label
+        if not isinstance(name, str) or not name.strip():
+            raise RecordError("a label has no name")
+        if name not in names:
+            names.append(name)
+    return names

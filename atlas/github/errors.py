@@ -1,0 +1,143 @@
+"""What a GitHub request can end in, with httpx's exceptions translated here and nowhere else::
+
+GitHubError                 one line a person can act on; `transient` says whether later may work
+├── GitHubAuthError         401, or 403 for a missing scope / forbidden repo
+├── GitHubNotFound          404: no such repository or issue (or the token cannot see it)
+├── GitHubGone              410: issues are switched off for the repository
+├── GitHubInvalid           422: GitHub's validation message
+├── GitHubRateLimited       403/429 with a rate limit, and when it resets (transient)
+├── GitHubUnavailable       5xx or a dropped connection (transient)
+│   └── GitHubUnreachable   no connection made: nothing was sent
+└── GitHubTimeout           no answer in time; for a write, it may have taken effect (transient)
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+import httpx
+
+from atlas.errors import cap
+
+
+class GitHubError(Exception):
+    transient = False
+    maybe_sent = False
+    """For a write: whether GitHub may have acted on it although no answer said so."""
+
+
+class GitHubAuthError(GitHubError):
+    pass
+
+
+class GitHubNotFound(GitHubError):
+    pass
+
+
+class GitHubGone(GitHubError):
+    pass
+
+
+class GitHubInvalid(GitHubError):
+    pass
+
+
+class GitHubRateLimited(GitHubError):
+    transient = True
+
+    def __init__(self, message: str, *, reset_at: float) -> None:
+        super().__init__(message)
+        self.reset_at = reset_at
+        """Epoch seconds when a request may be sent again."""
+
+
+class GitHubUnavailable(GitHubError):
+    transient = True
+    maybe_sent = True  # a 5xx or a dropped connection can follow the write itself
+
+
+class GitHubTimeout(GitHubError):
+    transient = True
+    maybe_sent = True
+
+
+class GitHubUnreachable(GitHubUnavailable):
+    """No connection was made, so nothing was sent."""
+
+    maybe_sent = False
+
+
+def clock_time(epoch: float) -> str:
+    """`04:59:12 UTC`: when a wait ends, as a person reads it."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%H:%M:%S UTC")
+
+
+def rate_limit_reset(response: httpx.Response, now: float | None = None) -> float | None:
+    """When a rate-limited response says to come back (epoch seconds), or None if it is no rate limit.
+
+    GitHub signals a secondary limit with `retry-after`, a primary one with
+    `x-ratelimit-remaining: 0` and `x-ratelimit-reset`; either comes as 403 or 429.
+    """
+    if response.status_code not in (403, 429):
+        return None
+    now = time.time() if now is None else now
+    headers = response.headers
+    if (after := _number(headers.get("retry-after"))) is not None:
+        return now + after
+    if headers.get("x-ratelimit-remaining") == "0":
+        reset = _number(headers.get("x-ratelimit-reset"))
+        return max(now, reset) if reset is not None else now + 60.0
+    if response.status_code == 429 or "secondary rate limit" in _message(response).lower():
+        return now + 60.0  # GitHub's advice when a secondary limit names no time: wait a minute
+    return None
+
+
+def error_for(response: httpx.Response, what: str) -> GitHubError:
+    """The error a failed response means; `what` names the request (`issue #41 of owner/repo`)."""
+    status, message = response.status_code, _message(response)
+    reset_at = rate_limit_reset(response)
+    if reset_at is not None:
+        message = f"GitHub's rate limit was reached; it resets at {clock_time(reset_at)}"
+        return GitHubRateLimited(message, reset_at=reset_at)
+    if status == 401:
+        return GitHubAuthError("GitHub refused the token (401): set GITHUB_TOKEN or run `gh auth login`")
+    if status == 403:
+        scopes = response.headers.get("x-accepted-oauth-scopes", "").strip()
+        needs = f" (this needs the scope: {scopes})" if scopes else ""
+        return GitHubAuthError(cap(f"GitHub refused {what} (403): {message or 'forbidden'}{needs}"))
+    if status == 404:
+        return GitHubNotFound(
+            f"GitHub answered 404 for {what}: no such repository or issue, or the token cannot see it"
+        )
+    if status == 410:
+        return GitHubGone(f"GitHub answered 410 for {what}: issues are switched off for this repository")
+    if status == 422:
+        return GitHubInvalid(cap(f"GitHub rejected {what} (422): {message or 'validation failed'}"))
+    if status >= 500:
+        return GitHubUnavailable(f"GitHub failed on {what} ({status}); try again later")
+    return GitHubError(cap(f"GitHub answered {status} for {what}: {message}"))
+
+
+def _message(response: httpx.Response) -> str:
+    """GitHub's own words: `message`, and for 422 each `errors[].message` or field/code."""
+    try:
+        payload = response.json()
+    except ValueError:
+        return ""
+    if not isinstance(payload, dict):
+        return ""
+    parts = [str(payload.get("message", ""))]
+    for error in payload.get("errors") or []:
+        if isinstance(error, dict):
+            parts.append(str(error.get("message") or f"{error.get('field', '?')} {error.get('code', 'invalid')}"))
+        elif isinstance(error, str):
+            parts.append(error)
+    return "; ".join(part for part in parts if part)
+
+
+def _number(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None

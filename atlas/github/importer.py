@@ -1,0 +1,88 @@
+"""`atlas data import`: a `gh issue list --json` or REST export on disk becomes a dataset folder."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from atlas.errors import DataError, printable
+from atlas.github.convert import Converted, convert_all
+from atlas.github.folder import markdown_files, read_state, write_dataset
+
+IMPORT_LIMIT_BYTES = 512 * 1024 * 1024
+"""A bigger export is almost certainly the wrong file; refuse it before reading it into memory."""
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import wrote and what it left out."""
+
+    target: Path
+    converted: Converted
+    docs: list[str]
+
+    @property
+    def comments(self) -> int:
+        return sum(len(issue["comments"]) for issue in self.converted.issues)
+
+
+def read_export(path: Path) -> list[Any]:
+    """The records of an export: one JSON array, or several back to back (`gh api --paginate`)."""
+    try:
+        if path.stat().st_size > IMPORT_LIMIT_BYTES:
+            raise DataError(f"{printable(path)} is larger than {IMPORT_LIMIT_BYTES // 2**20} MiB")
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(f"no such file: {printable(path)}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot read {printable(path)}: {exc}") from None
+    decoder = json.JSONDecoder()
+    items: list[Any] = []
+    position = _skip_space(text, 0)
+    while position < len(text):
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{printable(path)} is not JSON (line {exc.lineno}: {exc.msg})") from None
+        except RecursionError:
+            raise DataError(f"{printable(path)} is nested too deeply to read") from None
+        if not isinstance(value, list):
+            raise DataError(
+                f"{printable(path)} holds a JSON {type(value).__name__}, not a list of issues "
+                "(expected the output of `gh issue list --json ...` or of the REST issues API)"
+            )
+        items.extend(value)
+        position = _skip_space(text, position)
+    return items
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
+
+
+def import_export(path: Path, target: Path, *, docs: Path | None) -> ImportReport:
+    """Convert an export and write it, with the docs, as a dataset folder at `target`."""
+    doc_files = markdown_files(docs) if docs is not None else _kept_docs(target)
+    converted = convert_all(read_export(path))
+    if not converted.issues:
+        reasons = "; ".join(converted.skipped[:3]) or "the export is an empty list"
+        raise DataError(f"{printable(path)} holds no issue Atlas can read ({reasons})")
+    state = {
+        "source": "import",
+        "file": str(path.resolve()),
+        "imported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    write_dataset(target, converted.issues, docs=doc_files, state=state)
+    return ImportReport(target=target, converted=converted, docs=[doc.stem for doc in doc_files])
+
+
+def _kept_docs(target: Path) -> list[Path]:
+    """Re-importing into a folder Atlas wrote keeps the docs it has unless new ones are given."""
+    if read_state(target) and (target / "docs").is_dir():
+        return markdown_files(target / "docs")
+    return []

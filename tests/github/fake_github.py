@@ -1,0 +1,281 @@
+"""A fake GitHub REST API on loopback: one repository's issues, comments and labels, with faults on demand.
+
+It answers with GitHub's documented shapes and headers: `Link` (next/last, absolute URLs),
+`ETag` with `If-None-Match` → 304 (which leaves the rate limit alone), `x-ratelimit-*`,
+`retry-after`, and GitHub's error bodies (`{"message", "errors"}`). Faults are queued per
+route and each is used once: a primary or secondary rate limit, a 5xx, a slow answer, a dropped
+connection (before or after the write took effect), a 422, a 403 for a missing scope.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+REPO = "quill-org/quill"
+TOKEN = "ghp_fake_token_for_tests"
+
+
+@dataclass
+class Fault:
+    """One injected failure for the next request whose method and path match."""
+
+    method: str
+    path: str
+    """A regex matched against the path (no query)."""
+    kind: str
+    """rate_limit, secondary, server_error, slow, drop, drop_after, invalid, scope, gone."""
+    seconds: float = 0.0
+
+
+@dataclass
+class FakeGitHub:
+    """The repository's state, what was asked of it, and the faults still to come."""
+
+    repo: str = REPO
+    token: str | None = TOKEN
+    issues: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """REST issue objects (pull requests too), by number."""
+    comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    repo_labels: set[str] = field(default_factory=set)
+    faults: list[Fault] = field(default_factory=list)
+    log: list[tuple[str, str, int]] = field(default_factory=list)
+    """(method, path?query, status) of every request answered or dropped."""
+    rate_remaining: int = 5000
+    rate_reset_in: float = 3600.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    base_url: str = ""
+    _next_comment_id: int = 900_000
+
+    def add_issue(self, issue: dict[str, Any], comments: list[dict[str, Any]] | None = None) -> None:
+        self.issues[issue["number"]] = issue
+        self.comments[issue["number"]] = list(comments or [])
+        self.repo_labels.update(label["name"] for label in issue.get("labels", []))
+
+    def touch(self, number: int, when: str) -> None:
+        """An edit on GitHub: the issue's `updated_at` moves."""
+        self.issues[number]["updated_at"] = when
+
+    def inject(self, method: str, path: str, kind: str, seconds: float = 0.0) -> None:
+        self.faults.append(Fault(method, path, kind, seconds))
+
+    def requests(self, method: str = "", contains: str = "") -> list[tuple[str, str, int]]:
+        return [entry for entry in self.log if entry[0].startswith(method) and contains in entry[1]]
+
+    def take_fault(self, method: str, path: str) -> Fault | None:
+        with self.lock:
+            for fault in self.faults:
+                if fault.method == method and re.fullmatch(fault.path, path):
+                    self.faults.remove(fault)
+                    return fault
+        return None
+
+    def new_comment(self, number: int, body: str, login: str) -> dict[str, Any]:
+        with self.lock:
+            self._next_comment_id += 1
+            comment_id = self._next_comment_id
+            now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            comment = {
+                "id": comment_id,
+                "html_url": f"https://github.com/{self.repo}/issues/{number}#issuecomment-{comment_id}",
+                "user": {"login": login},
+                "body": body,
+                "created_at": now,
+                "updated_at": now,
+            }
+            self.comments[number].append(comment)
+            self.issues[number]["comments"] = len(self.comments[number])
+            self.issues[number]["updated_at"] = now
+        return comment
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: the test output is the log
+        pass
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def _serve(self, method: str) -> None:
+        fake = self.server.fake
+        url = urlsplit(self.path)
+        length = int(self.headers.get("content-length") or 0)
+        body = json.loads(self.rfile.read(length)) if length else None
+        fault = fake.take_fault(method, url.path)
+        if fault is not None and fault.kind == "slow":
+            time.sleep(fault.seconds)
+        elif fault is not None and fault.kind != "drop_after":
+            return self._fail(fault, method)
+        if fake.token and self.headers.get("authorization") != f"Bearer {fake.token}":
+            return self._send(method, 401, {"message": "Bad credentials"})
+        status, payload, headers = route(fake, method, url.path, parse_qs(url.query), body)
+        if fault is not None and fault.kind == "drop_after":
+            fake.log.append((method, self.path, 0))
+            self.close_connection = True  # the write happened; its answer never arrives
+            return
+        etag = headers.get("ETag")
+        if status == 200 and method == "GET" and etag and self.headers.get("if-none-match") == etag:
+            return self._send(method, 304, None, {"ETag": etag})  # free: the rate limit is not touched
+        fake.rate_remaining -= 1
+        self._send(method, status, payload, headers)
+
+    def _fail(self, fault: Fault, method: str) -> None:
+        reset = str(int(time.time() + fault.seconds))
+        if fault.kind == "drop":
+            self.server.fake.log.append((method, self.path, 0))
+            self.close_connection = True
+            return
+        answers: dict[str, tuple[int, dict[str, Any], dict[str, str]]] = {
+            "rate_limit": (
+                403,
+                {"message": "API rate limit exceeded for user ID 1.", "documentation_url": "https://docs.github.com"},
+                {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset, "x-ratelimit-limit": "5000"},
+            ),
+            "secondary": (
+                429,
+                {"message": "You have exceeded a secondary rate limit."},
+                {"retry-after": str(int(fault.seconds))},
+            ),
+            "server_error": (502, {"message": "Server Error"}, {}),
+            "invalid": (
+                422,
+                {
+                    "message": "Validation Failed",
+                    "errors": [
+                        {"resource": "IssueComment", "code": "custom", "field": "body", "message": "body is too long"}
+                    ],
+                },
+                {},
+            ),
+            "scope": (
+                403,
+                {"message": "Resource not accessible by personal access token"},
+                {"x-accepted-oauth-scopes": "repo"},
+            ),
+            "gone": (410, {"message": "Issues are disabled for this repo"}, {}),
+        }
+        status, payload, headers = answers[fault.kind]
+        self._send(method, status, payload, headers)
+
+    def _send(self, method: str, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        fake = self.server.fake
+        fake.log.append((method, self.path, status))
+        data = b"" if payload is None else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        sent = {
+            "x-ratelimit-limit": "5000",
+            "x-ratelimit-remaining": str(max(fake.rate_remaining, 0)),
+            "x-ratelimit-reset": str(int(time.time() + fake.rate_reset_in)),
+            **(headers or {}),
+        }
+        for name, value in sent.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+Answer = tuple[int, Any, dict[str, str]]
+
+
+def route(fake: FakeGitHub, method: str, path: str, query: dict[str, list[str]], body: Any) -> Answer:
+    prefix = f"/repos/{fake.repo}/issues"
+    if not path.startswith(prefix):
+        return 404, {"message": "Not Found"}, {}
+    rest = path[len(prefix) :]
+    if method == "GET" and rest == "":
+        return _list_issues(fake, query, path)
+    match = re.fullmatch(r"/(\d+)(/comments|/labels(?:/(.+))?)?", rest)
+    if not match or int(match.group(1)) not in fake.issues:
+        return 404, {"message": "Not Found"}, {}
+    number, sub, label = int(match.group(1)), match.group(2), match.group(3)
+    issue = fake.issues[number]
+    if sub is None and method == "GET":
+        return 200, issue, {}
+    if sub == "/comments" and method == "GET":
+        return _paged(fake, fake.comments[number], query, path)
+    if sub == "/comments" and method == "POST":
+        return 201, fake.new_comment(number, body["body"], "atlas-user"), {}
+    if sub == "/labels" and method == "POST":
+        names = [label["name"] for label in issue["labels"]]
+        issue["labels"] += [{"name": name, "color": "ededed"} for name in body["labels"] if name not in names]
+        fake.repo_labels.update(body["labels"])
+        return 200, issue["labels"], {}
+    if sub and label is not None and method == "DELETE":
+        name = unquote(label)
+        if name not in [existing["name"] for existing in issue["labels"]]:
+            return 404, {"message": "Label does not exist"}, {}
+        issue["labels"] = [existing for existing in issue["labels"] if existing["name"] != name]
+        return 200, issue["labels"], {}
+    return 404, {"message": "Not Found"}, {}
+
+
+def _list_issues(fake: FakeGitHub, query: dict[str, list[str]], path: str) -> Answer:
+    since = query.get("since", [""])[0]
+    items = sorted(
+        (issue for issue in fake.issues.values() if issue["updated_at"] >= since),
+        key=lambda issue: (issue["updated_at"], issue["number"]),
+    )
+    return _paged(fake, items, query, path)
+
+
+def _paged(fake: FakeGitHub, items: list[Any], query: dict[str, list[str]], path: str) -> Answer:
+    per_page = int(query.get("per_page", ["30"])[0])
+    page = int(query.get("page", ["1"])[0])
+    pages = max(1, -(-len(items) // per_page))
+    chunk = items[(page - 1) * per_page : page * per_page]
+    headers = {"ETag": 'W/"' + hashlib.sha256(json.dumps(chunk, sort_keys=True).encode()).hexdigest()[:32] + '"'}
+    links = []
+    kept = {key: values[0] for key, values in query.items() if key != "page"}
+    base = fake.base_url + path + "?" + "&".join(f"{key}={value}" for key, value in kept.items())
+    if page < pages:
+        links.append(f'<{base}&page={page + 1}>; rel="next"')
+        links.append(f'<{base}&page={pages}>; rel="last"')
+    if links:
+        headers["Link"] = ", ".join(links)
+    return 200, chunk, headers
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    fake: FakeGitHub
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that gave up (timed out) leaves a broken pipe behind: expected here, not news."""
+
+
+class RunningFake:
+    """The fake served on 127.0.0.1 in a thread; `url` is its API base."""
+
+    def __init__(self, fake: FakeGitHub) -> None:
+        self.fake = fake
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.fake = fake
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        fake.base_url = self.url
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-github", daemon=True)
+
+    def __enter__(self) -> RunningFake:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
