@@ -1,0 +1,134 @@
+"""The parts of a question the older rules missed: bare issue numbers, a search beside other
+requests, a doc topic with no doc named, an error by name or symptom, and what cannot be done.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from atlas.offline.sections import (
+    code_by_symptom,
+    codes_named,
+    content_words,
+    heading_name,
+    section_about,
+    section_named,
+)
+from atlas.offline.vocabulary import Vocabulary
+
+if TYPE_CHECKING:
+    from atlas.offline.plan import Plan
+
+_BARE_NUMBER_RE = re.compile(r"(?<![\w.#:/'\"=+-])(\d{1,5})(?![\w.:/%'\"-]|\.\d|[-–]\d)")
+_UNIT_AFTER_RE = re.compile(
+    r"^\s*(?:s|ms|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|%|x|×|workers?|"
+    r"jobs?|tabs?|rows?|times?|pods?|replicas?|threads?|process(?:es)?|schedules?|entries|nodes?|tasks?|retries|"
+    r"attempts?|items?|issues|bugs|tickets|people|users|am|pm|o'?clock|more|of)\b",
+    re.IGNORECASE,
+)
+_NOT_AN_ID_BEFORE = frozenset(
+    re.findall(
+        r"\S+",
+        """
+        top first latest last newest oldest sev severity priority every after than within python version v
+        redis postgres valkey traefik port at since before until from to by up over under about around only
+        limit
+        """,
+    )
+)
+"""Words after which a number is a count, a version or a time; "bump 95 to ..." is read as a label first."""
+_SEARCH_VERB_RE = re.compile(
+    r"\b(?:search(?:\s+for)?|find|look\s+for|list|any)\s+(?:(?:all|the|other|open|closed|more)\s+)*"
+    r"(?:issues|bugs|tickets|questions|feature requests)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_END_RE = re.compile(
+    r"[,;?!]|\.(?:\s|$)|\s(?:and|then)\s+(?:show|read|get|pull|compare|check|tell|explain|open|grab)\b", re.I
+)
+_WHO_MOST_RE = re.compile(
+    r"\bwho\s+(?:reported|filed|opened|wrote|created|raised|submitted)\b|\b(?:which|what)\s+(?:authors?|reporters?|users?)"
+    r"\b|\bmost\s+(?:active\s+)?(?:reporters?|authors?)\b",
+    re.IGNORECASE,
+)
+_LABEL_MANY_RE = re.compile(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
+_DOCS_TOPIC_RE = re.compile(
+    r"(?<![\w:-])(?:docs?|documentation)\s+(?:say|says|said|have|has|mention|mentions|cover|covers)?\s*(?:about|on|regarding|"
+    r"for)\s+(?P<topic>[^?!;]+)"
+    r"|(?P<before>[^?!;,.]+?)\s*[—–-]*\s*\b(?:anything|something|what)\s+(?:in|on)\s+the\s+(?:docs|documentation)\b",
+    re.IGNORECASE,
+)
+_ERROR_INTENT_RE = re.compile(
+    r"\b(?:errors?|codes?|exceptions?|warnings?)\b|\bwhat\s+does\s+.+\s+mean\b|\bmeaning\s+of\b", re.IGNORECASE
+)
+_DOC_WORD_RE = re.compile(r"\b(?:docs?|documentation|guide|manual)\b", re.IGNORECASE)
+NAMED_HEADING_SCORE = 80
+"""A heading named with no doc around it must match closely: `choosing a broker`, `breaking changes`."""
+
+
+def bare_issue_ids(text: str) -> list[int]:
+    """Numbers typed without `#` that are issue ids: not counts, versions, durations or times."""
+    ids: list[int] = []
+    for match in _BARE_NUMBER_RE.finditer(text):
+        before = re.findall(r"[a-z]+", text[: match.start()].lower())[-1:]
+        if (before and before[0] in _NOT_AN_ID_BEFORE) or _UNIT_AFTER_RE.match(text[match.end() :]):
+            continue
+        if (number := int(match.group(1))) > 0 and number not in ids:
+            ids.append(number)
+    return ids
+
+
+def search_clause(text: str) -> str | None:
+    """The clause of an explicit search asked beside other requests ("show #43 and find closed bugs ...")."""
+    verb = _SEARCH_VERB_RE.search(text)
+    if verb is None:
+        return None
+    end = _CLAUSE_END_RE.search(text, verb.end())
+    clause = text[verb.start() : end.start() if end else len(text)]
+    return re.sub(r"(?<![\w&])#\d+\b", " ", clause)
+
+
+def cannot_do(text: str, notes: list[str]) -> str:
+    """Requests no tool can serve, said in `notes` and taken out of the words the other rules read."""
+    if match := _WHO_MOST_RE.search(text):
+        notes.append(
+            "I cannot count or rank issues by author or reporter: the search matches words and filters only by "
+            "state and label. Try `open bugs` or `issues opened by <name>` and read the authors in the list."
+        )
+        return text[: match.start()]
+    if match := _LABEL_MANY_RE.search(text):
+        notes.append(
+            "I cannot label many issues at once: I add one label to the issues you name, each after your approval. "
+            "Name the issue: `label #41 type:bug`."
+        )
+        return text[: match.start()] + " " + text[match.end() :]
+    return text
+
+
+def docs_by_topic(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | None]]:
+    """`what do the docs say about lease renewal`, `jobs running twice — anything in the docs?`: the best section."""
+    match = _DOCS_TOPIC_RE.search(text)
+    if match is None:
+        return []
+    topic = match.group("topic") or match.group("before") or ""
+    words = [word for word in content_words(topic) if not word.isdigit()]
+    section = section_about(words, vocabulary)
+    return [(section.doc_id, heading_name(section, vocabulary))] if section else []
+
+
+def unplanned_lookups(text: str, plan: Plan, vocabulary: Vocabulary, *, asks_meaning: bool) -> None:
+    """When nothing else was asked: an error named in words, a heading named alone, or an error by symptom."""
+    words = [word for word in content_words(text) if not word.isdigit()]
+    if codes := codes_named(text, vocabulary):
+        plan.codes = codes[:1]
+    elif section := section_named(
+        [w for w in words if not re.search(r"\d", w)], None, vocabulary, score=NAMED_HEADING_SCORE, whole=True
+    ):
+        plan.docs = [(section.doc_id, heading_name(section, vocabulary))]
+    elif _ERROR_INTENT_RE.search(text) and (code := code_by_symptom(text, vocabulary)):
+        plan.codes = [code]
+    elif _DOC_WORD_RE.search(text) and (section := section_about(words, vocabulary)):
+        plan.docs = [(section.doc_id, heading_name(section, vocabulary))]
+    elif asks_meaning:
+        names = re.findall(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b", text)
+        plan.codes = list(dict.fromkeys(names))[:6]
