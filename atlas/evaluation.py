@@ -151,6 +151,15 @@ def _assign(expected: Sequence[ExpectedCall], planned: Sequence[PlannedCall]) ->
     return search(0, frozenset())
 
 
+def _greedy(expected: Sequence[ExpectedCall], planned: Sequence[PlannedCall]) -> list[int]:
+    """For each expected call the first unused planned call that matches it, or -1."""
+    chosen: list[int] = []
+    for wanted in expected:
+        position = next((i for i, call in enumerate(planned) if i not in chosen and call_matches(wanted, call)), -1)
+        chosen.append(position)
+    return chosen
+
+
 def score(case: Case, planned: list[PlannedCall], answer: str) -> CaseResult:
     """Score one case: every miss as a short sentence (no misses: passed)."""
     result = CaseResult(case, planned, answer)
@@ -160,9 +169,9 @@ def score(case: Case, planned: list[PlannedCall], answer: str) -> CaseResult:
         made = [call for call in planned if call.round == number]
         chosen = _assign(expected, made)
         if chosen is None:
-            missing = [e for e in expected if not any(call_matches(e, call) for call in made)] or expected
-            result.misses.append(f"round {number}: expected {', '.join(_shown(e) for e in missing)}")
-            chosen = []
+            chosen = _greedy(expected, made)  # for the report: which calls were there, which were not
+            missing = [e for index, e in enumerate(expected) if chosen[index] < 0]
+            result.misses.append(f"round {number}: expected {', '.join(_shown(e) for e in missing or expected)}")
         unmatched = [call for position, call in enumerate(made) if position not in chosen]
         for call in unmatched:
             if call.side_effect:

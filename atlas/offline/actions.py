@@ -23,7 +23,7 @@ _LABEL_TOKEN = r"(?:[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*|\"[^\"]+\"|'[^']+'|`[^`]+
 _LABELS = rf"{_LABEL_TOKEN}(?:\s*(?:,|\band\b|&)\s*{_LABEL_TOKEN})*"
 _IDS = r"#?\d+(?:\s*(?:,|\band\b|&)\s*(?:issue\s+)?#?\d+)*"
 POLITE = (
-    r"(?:^|(?<=[,;.!?])|\band\s+|\bthen\s+|\balso\s+)\s*"
+    r"(?:^|(?<=[,;.!?:])|\band\s+|\bthen\s+|\balso\s+)\s*"
     r"(?:(?:please|pls|can you|could you|would you|kindly|go ahead and|i'?d like you to|i want you to)\s+)*"
 )
 """Where a request can start: the question's start or a new clause ("show #87 and label #41 ...")."""
@@ -54,7 +54,7 @@ _COMMENT_VERB_RE = re.compile(
 )
 """A comment request that names no issue number: "comment on it: …", "reply to the thread"."""
 _POST_QUOTED_RE = re.compile(
-    rf"{POLITE}(?:post|write|leave|add)\s+(?P<body>\"[^\"]+\"|'[^']+'|`[^`]+`)\s+(?:as\s+a\s+comment\s+)?"
+    rf"{POLITE}(?:post|write|leave|add|comment)\s+(?P<body>\"[^\"]+\"|'[^']+'|`[^`]+`)\s+(?:as\s+a\s+comment\s+)?"
     r"(?:on|to|in|under)\s+(?:issue\s+)?#?(?P<id>\d+)\b",
     re.IGNORECASE,
 )
@@ -181,13 +181,15 @@ def take_labels(text: str, plan: Plan, labels: Sequence[str]) -> str:
     """Label requests: exact label names first, then labels named in words; a label verb without both is a note."""
     if _ASKS_ABOUT_LABEL_RE.search(text):
         return text  # a question about labelling is answered by reading, never by an action
+    taken = False
     for pattern in _LABEL_ACTIONS:
-        match = pattern.search(text)
-        if match:
+        while match := pattern.search(text):  # "label #130 comp:worker and label #130 severity:S3"
             ids = [int(d) for d in re.findall(r"\d+", match.group("ids"))]
             found = [label_in_phrase(token, labels) or token for token in _label_tokens(match.group("labels"))]
             plan.labels += [(issue_id, label) for issue_id in ids for label in found]
-            return text[: match.start()] + " " + text[match.end() :]
+            text, taken = text[: match.start()] + " " + text[match.end() :], True
+    if taken:
+        return text
     for pattern in _WORDED_LABELS:
         match = pattern.search(text)
         phrase = match and " ".join(g for g in (match.group("phrase"), match.groupdict().get("value")) if g)

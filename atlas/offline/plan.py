@@ -196,7 +196,8 @@ def _docs_in(text: str) -> list[tuple[str, str | None]]:
             rf"\b{alias}\s+{_DOC_NOUN}\s+(?:says?|said)\s+(?:about|on|regarding)\s+(?P<h>.+?){end}",
             rf"\b{name}\.md\s+(?:says?\s+|said\s+)?(?:about|on|regarding)\s+(?P<h>.+?){end}",
             rf"\b{alias}\s+{_DOC_NOUN}(?:'s)?\s+(?:section\s+)?(?:on|about|for|regarding)\s+(?P<h>.+?){end}",
-            rf"\bthe\s+(?P<h>[\"'`\[]?[\w.:-]+(?:\s+[\w.:-]+)?[\"'`\]]?)\s+section\s+(?:of|in|from)\s+(?:the\s+)?{alias}\b",
+            rf"(?:\bthe\s+|^\s*(?:show\s+(?:me\s+)?(?:the\s+)?)?)(?P<h>[\"'`\[]?[\w.:-]+(?:\s+[\w.:-]+){{0,2}}[\"'`\]]?)\s+"
+            rf"(?:section|part)\s+(?:of|in|from)\s+(?:the\s+)?{alias}\b",
         )
         whole = (
             rf"\b{alias}\s+{_DOC_NOUN}\b",
@@ -273,7 +274,8 @@ def read_question(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     elif (clause := search_clause(text)) is not None:
         plan.search = search_in(clause, plan.notes, vocabulary.labels)
     if not plan.first_calls() and not plan.notes:
-        unplanned_lookups(text, plan, vocabulary, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
+        aliases = {doc: [_alias_pattern(doc)] for doc in DOC_ALIASES}
+        unplanned_lookups(text, plan, vocabulary, aliases, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
     return plan
 
 

@@ -32,14 +32,14 @@ _NOT_AN_ID_BEFORE = frozenset(
         r"\S+",
         """
         top first latest last newest oldest sev severity priority every after than within python version v
-        redis postgres valkey traefik port at since before until from to by up over under about around only
+        redis postgres valkey traefik port since before until from to by over under about around only
         limit
         """,
     )
 )
 """Words after which a number is a count, a version or a time; "bump 95 to ..." is read as a label first."""
 _SEARCH_VERB_RE = re.compile(
-    r"\b(?:search(?:\s+for)?|find|look\s+for|list|any)\s+(?:(?:all|the|other|open|closed|more)\s+)*"
+    r"\b(?:search(?:\s+for)?|find|look\s+for|list|any)\s+(?:[\w:-]+\s+){0,3}?"
     r"(?:issues|bugs|tickets|questions|feature requests)\b",
     re.IGNORECASE,
 )
@@ -55,6 +55,7 @@ _LABEL_MANY_RE = re.compile(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+res
 _DOCS_TOPIC_RE = re.compile(
     r"(?<![\w:-])(?:docs?|documentation)\s+(?:say|says|said|have|has|mention|mentions|cover|covers)?\s*(?:about|on|regarding|"
     r"for)\s+(?P<topic>[^?!;]+)"
+    r"|\bsections?\s+(?:on|about|called|named|titled)\s+(?P<named>[^?!;,]+)"
     r"|(?P<before>[^?!;,.]+?)\s*[—–-]*\s*\b(?:anything|something|what)\s+(?:in|on)\s+the\s+(?:docs|documentation)\b",
     re.IGNORECASE,
 )
@@ -110,15 +111,21 @@ def docs_by_topic(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | No
     match = _DOCS_TOPIC_RE.search(text)
     if match is None:
         return []
-    topic = match.group("topic") or match.group("before") or ""
+    topic = match.group("topic") or match.group("named") or match.group("before") or ""
     words = [word for word in content_words(topic) if not word.isdigit()]
-    section = section_about(words, vocabulary)
+    section = section_named(words, None, vocabulary, whole=True) or section_about(words, vocabulary)
     return [(section.doc_id, heading_name(section, vocabulary))] if section else []
 
 
-def unplanned_lookups(text: str, plan: Plan, vocabulary: Vocabulary, *, asks_meaning: bool) -> None:
-    """When nothing else was asked: an error named in words, a heading named alone, or an error by symptom."""
+def unplanned_lookups(
+    text: str, plan: Plan, vocabulary: Vocabulary, aliases: dict[str, list[str]], *, asks_meaning: bool
+) -> None:
+    """When nothing else was asked: an error named in words, a heading named alone, an error by symptom,
+    or a topic in a doc named by its subject (`the scheduler when the clocks go back`)."""
     words = [word for word in content_words(text) if not word.isdigit()]
+    named_doc = next(
+        (doc for doc, patterns in aliases.items() if any(re.search(rf"\b{p}\b", text, re.I) for p in patterns)), None
+    )
     if codes := codes_named(text, vocabulary):
         plan.codes = codes[:1]
     elif section := section_named(
@@ -127,8 +134,12 @@ def unplanned_lookups(text: str, plan: Plan, vocabulary: Vocabulary, *, asks_mea
         plan.docs = [(section.doc_id, heading_name(section, vocabulary))]
     elif _ERROR_INTENT_RE.search(text) and (code := code_by_symptom(text, vocabulary)):
         plan.codes = [code]
-    elif _DOC_WORD_RE.search(text) and (section := section_about(words, vocabulary)):
+    elif (named_doc and (section := section_about(_without(words, aliases[named_doc]), vocabulary, named_doc))) or (_DOC_WORD_RE.search(text) and (section := section_about(words, vocabulary))):
         plan.docs = [(section.doc_id, heading_name(section, vocabulary))]
     elif asks_meaning:
         names = re.findall(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b", text)
         plan.codes = list(dict.fromkeys(names))[:6]
+
+
+def _without(words: list[str], patterns: list[str]) -> list[str]:
+    return [word for word in words if not any(re.fullmatch(pattern, word, re.I) for pattern in patterns)]

@@ -24,7 +24,8 @@ STOPWORDS = frozenset(
         these those what whats what's which who how why when where do does did say says said tell me my our we
         you your i please pls can could would should show read get give find check look see there any anything
         something doc docs documentation page guide section sections part chapter manual reference md error
-        errors code codes mean means meaning explain is that thing again also just keep keeps getting
+        errors code codes mean means meaning explain is that thing issue issues ticket tickets
+        again also just keep keeps getting
         """,
     )
 )

@@ -50,16 +50,20 @@ class Vocabulary:
         terms = [w for w in dict.fromkeys(w.lower() for w in words) if _WORD_RE.fullmatch(w.lower())]
         if self.index is None or not terms:
             return []
-        query = " OR ".join(f'"{term}"' for term in terms)
         where, params = ("AND doc_id = ?", [doc_id]) if doc_id else ("", [])
-        try:
-            rows = self.index.execute(
-                f"SELECT rowid FROM sections WHERE sections MATCH ? {where} "
-                "ORDER BY bm25(sections, 0.0, 6.0, 1.0) LIMIT ?",
-                [query, *params, limit],
-            ).fetchall()
-        except sqlite3.Error:
-            return []
+        rows: list[tuple[int]] = []
+        # Every word first (the section that holds them all), then any of them.
+        for joiner in (" AND ", " OR ") if len(terms) > 1 else (" OR ",):
+            try:
+                rows = self.index.execute(
+                    f"SELECT rowid FROM sections WHERE sections MATCH ? {where} "
+                    "ORDER BY bm25(sections, 0.0, 6.0, 1.0) LIMIT ?",
+                    [joiner.join(f'"{term}"' for term in terms), *params, limit],
+                ).fetchall()
+            except sqlite3.Error:
+                return []
+            if rows:
+                break
         return [self.sections[rowid - 1] for (rowid,) in rows]
 
 

@@ -56,6 +56,8 @@ def plain(text: str) -> str:
     """Markdown marks and typographic variants out; the words, numbers and code spans kept."""
     text = text.translate(_TYPOGRAPHY).replace("№", "#").replace("\u00a0", " ")
     text = _LINK_RE.sub(r"\1", text)
+    text = re.sub(r"`(#?\d+)`", r"\1", text)  # `#87` in a code span is still an issue
+    text = re.sub(r"\b(issue|ticket|bug)(\d)", r"\1 \2", text, flags=re.IGNORECASE)
     text = _LINE_MARK_RE.sub(" ", text)
     text = _EMPHASIS_RE.sub("", text)
     stripped = text.strip()
@@ -79,7 +81,9 @@ def corrected(text: str, known: frozenset[str], targets: Iterable[str] = PLANNER
         if lower in known or lower in PLANNER_WORDS:
             return word
         allowed = 1 if len(lower) < 7 else 2
-        best = process.extractOne(lower, choices, scorer=OSA.distance, score_cutoff=allowed)
+        # A typo keeps the first letter: `shwo` is `show`, but `kind` is not `find`, nor `unlabel` `label`.
+        same_start = [choice for choice in choices if choice[0] == lower[0]]
+        best = process.extractOne(lower, same_start, scorer=OSA.distance, score_cutoff=allowed)
         return str(best[0]) if best is not None and len(str(best[0])) >= 4 else word
 
     return _WORD_RE.sub(fix, text)
