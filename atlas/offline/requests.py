@@ -15,7 +15,7 @@ from atlas.offline.sections import (
     section_about,
     section_named,
 )
-from atlas.offline.vocabulary import Vocabulary
+from atlas.offline.vocabulary import Section, Vocabulary
 
 if TYPE_CHECKING:
     from atlas.offline.plan import Plan
@@ -123,9 +123,6 @@ def unplanned_lookups(
     """When nothing else was asked: an error named in words, a heading named alone, an error by symptom,
     or a topic in a doc named by its subject (`the scheduler when the clocks go back`)."""
     words = [word for word in content_words(text) if not word.isdigit()]
-    named_doc = next(
-        (doc for doc, patterns in aliases.items() if any(re.search(rf"\b{p}\b", text, re.I) for p in patterns)), None
-    )
     if codes := codes_named(text, vocabulary):
         plan.codes = codes[:1]
     elif section := section_named(
@@ -134,11 +131,21 @@ def unplanned_lookups(
         plan.docs = [(section.doc_id, heading_name(section, vocabulary))]
     elif _ERROR_INTENT_RE.search(text) and (code := code_by_symptom(text, vocabulary)):
         plan.codes = [code]
-    elif (named_doc and (section := section_about(_without(words, aliases[named_doc]), vocabulary, named_doc))) or (_DOC_WORD_RE.search(text) and (section := section_about(words, vocabulary))):
+    elif section := _topic_section(text, words, vocabulary, aliases):
         plan.docs = [(section.doc_id, heading_name(section, vocabulary))]
     elif asks_meaning:
         names = re.findall(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b", text)
         plan.codes = list(dict.fromkeys(names))[:6]
+
+
+def _topic_section(
+    text: str, words: list[str], vocabulary: Vocabulary, aliases: dict[str, list[str]]
+) -> Section | None:
+    """The best section of the doc the question names by its subject, or of any doc when it says "docs"."""
+    for doc, patterns in aliases.items():
+        if any(re.search(rf"\b{pattern}\b", text, re.IGNORECASE) for pattern in patterns):
+            return section_about(_without(words, patterns), vocabulary, doc)
+    return section_about(words, vocabulary) if _DOC_WORD_RE.search(text) else None
 
 
 def _without(words: list[str], patterns: list[str]) -> list[str]:
