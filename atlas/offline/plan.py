@@ -121,10 +121,14 @@ class Plan:
             calls.append(PlannedCall("list_docs", {}))
         if self.search:
             calls.append(PlannedCall("search_issues", self.search.arguments()))
-        calls += [PlannedCall("add_label", {"issue_id": issue_id, "label": label}) for issue_id, label in self.labels]
+        return _unique(calls + self.actions())
+
+    def actions(self) -> list[PlannedCall]:
+        """The side effects the user asked for: labels to add and a comment to post."""
+        calls = [PlannedCall("add_label", {"issue_id": issue_id, "label": label}) for issue_id, label in self.labels]
         if self.comment:
             calls.append(PlannedCall("post_comment", {"issue_id": self.comment[0], "body": self.comment[1]}))
-        return _unique(calls)
+        return calls
 
 
 def code_call(code: str) -> PlannedCall:
