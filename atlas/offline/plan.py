@@ -15,7 +15,14 @@ from typing import Any
 
 from atlas.config import data_dir
 from atlas.offline.actions import POLITE, take_comment, take_labels
-from atlas.offline.requests import bare_issue_ids, cannot_do, docs_by_topic, search_clause, unplanned_lookups
+from atlas.offline.requests import (
+    bare_issue_ids,
+    cannot_do,
+    docs_by_topic,
+    search_clause,
+    unanswered,
+    unplanned_lookups,
+)
 from atlas.offline.search import Search, search_in, strip_quotes, wants_search
 from atlas.offline.sections import content_words, heading_in
 from atlas.offline.vocabulary import Vocabulary, vocabulary_of
@@ -277,7 +284,9 @@ def read_question(question: str, vocabulary: Vocabulary | None = None) -> Plan:
         plan.search = search_in(text, plan.notes, vocabulary.labels)
     elif (clause := search_clause(text)) is not None:
         plan.search = search_in(clause, plan.notes, vocabulary.labels)
-    if not plan.first_calls() and not plan.notes:
+    if plan.first_calls():
+        plan.notes += unanswered(plain(question), vocabulary.words)
+    elif not plan.notes:
         aliases = {doc: [_alias_pattern(doc)] for doc in DOC_ALIASES}
         unplanned_lookups(text, plan, vocabulary, aliases, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
     return plan

@@ -63,6 +63,12 @@ _ERROR_INTENT_RE = re.compile(
     r"\b(?:errors?|codes?|exceptions?|warnings?)\b|\bwhat\s+does\s+.+\s+mean\b|\bmeaning\s+of\b", re.IGNORECASE
 )
 _DOC_WORD_RE = re.compile(r"\b(?:docs?|documentation|guide|manual)\b", re.IGNORECASE)
+_ASKED_CLAUSE_RE = re.compile(r"(?:^|(?<=[.!?;,]))\s*(?P<clause>[^.!?;,]+\?)")
+_PLANNABLE_RE = re.compile(
+    r"#|\d|\bORB\b|:\w|\b(?:issues?|tickets?|bugs?|docs?|documentation|section|page|guide|errors?|codes?|label|tag|"
+    r"comment|reply|search|find|list|show|read|compare|explain|mean|means|questions|features?)\b",
+    re.IGNORECASE,
+)
 NAMED_HEADING_SCORE = 80
 """A heading named with no doc around it must match closely: `choosing a broker`, `breaking changes`."""
 
@@ -150,3 +156,17 @@ def _topic_section(
 
 def _without(words: list[str], patterns: list[str]) -> list[str]:
     return [word for word in words if not any(re.fullmatch(pattern, word, re.I) for pattern in patterns)]
+
+
+def unanswered(question: str, vocabulary_words: frozenset[str]) -> list[str]:
+    """Questions inside the question that no call can answer ("same root cause?"), said instead of ignored."""
+    notes: list[str] = []
+    for match in _ASKED_CLAUSE_RE.finditer(question):
+        clause = " ".join(match.group("clause").split())
+        words = content_words(clause)
+        if len(words) >= 2 and not _PLANNABLE_RE.search(clause) and any(w in vocabulary_words for w in words):
+            notes.append(
+                f"I did not answer “{clause}”: the offline planner looks things up and shows what it found, but it "
+                "does not judge or summarise it. Read the results below, or ask a real model (set `OPENAI_API_KEY`)."
+            )
+    return notes
