@@ -159,7 +159,16 @@ def _sections(doc_id: str, text: str) -> list[tuple[Section, str]]:
             found.append((Section(doc_id, match.group(2).strip(), len(match.group(1))), []))
         elif found:
             found[-1][1].append(line)
-    return [(section, "\n".join(lines)[:SECTION_TEXT_CHARS]) for section, lines in found]
+    # A section's text runs to the next heading of its level or higher, as get_doc_section returns it.
+    texts = []
+    for index, (section, _) in enumerate(found):
+        lines_in: list[str] = []
+        for other, lines in found[index:]:
+            if other is not section and other.level <= section.level:
+                break
+            lines_in += [other.heading, *lines] if other is not section else lines
+        texts.append("\n".join(lines_in)[:SECTION_TEXT_CHARS])
+    return [(section, text) for (section, _), text in zip(found, texts, strict=True)]
 
 
 def _index(sections: list[Section], texts: list[str]) -> sqlite3.Connection | None:
