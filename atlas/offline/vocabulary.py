@@ -119,16 +119,17 @@ def _build(data: Path) -> Vocabulary:
 
 def _titles(data: Path) -> list[str]:
     try:
-        with sqlite3.connect(f"file:{data / 'issues' / 'orbit.db'}?mode=ro", uri=True) as conn:
+        with sqlite3.connect(f"file:{data / 'issues' / 'orbit.db'}?mode=ro", uri=True, timeout=0) as conn:
             return [str(title) for (title,) in conn.execute("SELECT title FROM issues")]
     except sqlite3.Error:
         return []
 
 
 def _labels(data: Path) -> list[str]:
+    # Never wait on a locked db (timeout=0): the planner must not stall a question the tools may answer.
     database = data / "issues" / "orbit.db"
     try:
-        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as conn:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=0) as conn:
             return [name for (name,) in conn.execute("SELECT name FROM labels ORDER BY name")]
     except sqlite3.Error:
         pass
@@ -138,11 +139,11 @@ def _labels(data: Path) -> list[str]:
             for line in lines:
                 try:
                     issue = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):  # a broken or absurdly nested line is skipped
                     continue
                 if isinstance(issue, dict) and isinstance(issue.get("labels"), list):
                     labels.update(str(label) for label in issue["labels"])
-    except OSError:
+    except (OSError, UnicodeError):
         return []
     return sorted(labels)
 
