@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from atlas.commands.runner import run_cancellable
 from atlas.config import Settings
 from atlas.errors import AtlasError, ModelError
-from atlas.evaluation import CaseResult, PlannedCall, TagScore, by_tag, load_suite, overall, score
+from atlas.evaluation import Case, CaseResult, PlannedCall, TagScore, by_tag, load_suite, overall, score
 from atlas.events import ApprovalRequest
 from atlas.llm import resolve
 from atlas.loop import run_turn
@@ -63,7 +63,7 @@ def run_eval(options: EvalOptions) -> int:
     with tempfile.TemporaryDirectory(prefix="atlas-eval-") as home, _progress(len(cases)) as advance:
         context = ToolContext(data=settings.data, home=Path(home), session="eval")
         for case in cases:
-            results.append(_run_case(case.question, settings.model, registry, context, options, case))
+            results.append(_run_case(case, settings.model, registry, context, options))
             advance()
     total = overall(results)
     if options.as_json:
@@ -74,7 +74,7 @@ def run_eval(options: EvalOptions) -> int:
 
 
 def _run_case(
-    question: str, model_name: str, registry: Registry, context: ToolContext, options: EvalOptions, case: Any
+    case: Case, model_name: str, registry: Registry, context: ToolContext, options: EvalOptions
 ) -> CaseResult:
     """One case through the real loop; a failure of the run (not of the model's wire) is a miss."""
     approver = RecordingApprover()
@@ -84,7 +84,7 @@ def _run_case(
     try:
         turn = run_cancellable(
             run_turn(
-                question,
+                case.question,
                 [],
                 model=resolve(model_name),
                 executor=executor,

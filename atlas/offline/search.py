@@ -61,8 +61,8 @@ _SEARCH_FILLER = frozenset(
         """
         find search look looking for list show me all any the issues bugs tickets reports open closed which what are
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
-        latest newest recent does mean means still from users user people unresolved resolved component components
-        what's whats
+        latest newest recent does mean means still this issue ticket from users user people unresolved resolved
+        component components what's whats
         """,
     )
 )
@@ -185,5 +185,7 @@ def wants_search(text: str) -> bool:
         _SEARCH_NOUN_RE.search(text)
         or _SEARCH_VERB_RE.search(text)
         or _LABEL_FILTER_RE.search(text)
-        or re.search(r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b", text, re.IGNORECASE)
+        or re.search(
+            r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b", text, re.I
+        )
     )
