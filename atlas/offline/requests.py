@@ -38,6 +38,10 @@ _NOT_AN_ID_BEFORE = frozenset(
     )
 )
 """Words after which a number is a count, a version or a time; "bump 95 to ..." is read as a label first."""
+_NOT_A_COUNT = frozenset(
+    {"details", "thanks", "please", "does", "was", "has", "is", "says", "seems", "looks", "status"}
+)
+"""Words ending in s that may follow an issue number: "isssue 19 details", "41 thanks"."""
 _SEARCH_VERB_RE = re.compile(
     r"\b(?:search(?:\s+for)?|find|look\s+for|list|any)\s+(?:[\w:-]+\s+){0,3}?"
     r"(?:issues|bugs|tickets|questions|feature requests)\b",
@@ -80,6 +84,11 @@ def bare_issue_ids(text: str) -> list[int]:
         before = re.findall(r"[a-z]+", text[: match.start()].lower())[-1:]
         if (before and before[0] in _NOT_AN_ID_BEFORE) or _UNIT_AFTER_RE.match(text[match.end() :]):
             continue
+        after = re.match(r"\s+([a-z]{4,})\b", text[match.end() :], re.IGNORECASE)
+        if after and after.group(1).lower().endswith("s") and after.group(1).lower() not in _NOT_A_COUNT:
+            continue  # "3 schedulers", "12 replicas": a count of things
+        if re.fullmatch(r"(?:19|20)\d\d", match.group(1)) and before and before[0] in {"in", "during", "of"}:
+            continue  # "in 2025": a year
         if (number := int(match.group(1))) > 0 and number not in ids:
             ids.append(number)
     return ids

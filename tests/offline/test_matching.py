@@ -97,6 +97,9 @@ def test_labels_in_words_map_onto_the_label_set(vocabulary: Vocabulary, phrase: 
         ("latest 3 closed issues", []),
         ("the 900 s lease", []),
         ("poll_interval = 1s", []),
+        ("we run 3 schedulers and 12 replicas", []),
+        ("what changed in 2025", []),
+        ("issue 19 details", [19]),
     ],
 )
 def test_bare_numbers_are_issue_ids_unless_they_count_measure_or_version(text: str, ids: list[int]) -> None:
