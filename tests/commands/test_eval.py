@@ -125,3 +125,16 @@ def test_an_openai_model_is_scored_through_the_real_sdk(
     code = run_eval(EvalOptions(suite=suite, model="gpt-6-luna", as_json=True, min_rate=1.0))
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and report["model"] == "gpt-6-luna" and report["passed"] == 1
+
+
+def test_a_progress_bar_is_shown_on_a_terminal_only(tmp_path: Path) -> None:
+    import pexpect
+
+    suite = write_suite(tmp_path / "suite.jsonl", CASES)
+    child = pexpect.spawn(
+        sys.executable, ["-m", "atlas", "eval", str(suite)], env=os.environ.copy(), dimensions=(30, 120), timeout=60
+    )
+    child.expect(pexpect.EOF)
+    shown = child.before.decode("utf-8", "replace")
+    assert "━" in shown and "4/4" in shown  # the bar: "eval ━━━━━━ 4/4 0:00:01"
+    assert "offline: 3/4 passed (75.0%)" in shown
