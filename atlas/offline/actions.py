@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from atlas.offline.labels import label_in_phrase
+from atlas.offline.labels import label_in_phrase, only_label_words
 from atlas.offline.search import strip_quotes
 
 if TYPE_CHECKING:
@@ -60,7 +60,8 @@ _POST_QUOTED_RE = re.compile(
 )
 """`post "Fixed in 2.8.3." on #41`: the quotes mark where the user's text ends."""
 _COMMENT_LEAD_RE = re.compile(r"^(?::|-|—|–|,)?\s*(?:(?:saying|that says|with the text|with text|with)\b:?\s*)?", re.I)
-_WHO = r"(?:the\s+)?(?:reporter|author|op|folks|people|users?|everyone|team|them|\w+)"
+_WHO = r"(?:the\s+)?(?!(?:me|us|you)\b)(?:reporter|author|op|folks|people|users?|everyone|team|them|\w+)"
+"""Who is to be told: anyone but the user ("tell me on 87 ...") and Atlas ("thank you for 41")."""
 _ID = r"(?:issue\s+|ticket\s+)?#?(?P<id>\d+)\b"
 _INDIRECT_COMMENTS = (
     # "tell the reporter of #41 we're on it", "let the folks on 87 know it's fixed in 2.8.3"
@@ -194,7 +195,9 @@ def take_labels(text: str, plan: Plan, labels: Sequence[str]) -> str:
         match = pattern.search(text)
         phrase = match and " ".join(g for g in (match.group("phrase"), match.groupdict().get("value")) if g)
         label = label_in_phrase(phrase, labels) if match and phrase else None
-        if match and label:
+        # Every word must name the label ("the core team commented on 41" asks for no label), except
+        # in "..., label 111 accordingly", where the words before are the user's reason.
+        if match and label and (pattern is _WORDED_LABELS[-1] or only_label_words(phrase or "", label)):
             ids = [int(d) for d in re.findall(r"\d+", match.group("ids"))]
             plan.labels += [(issue_id, label) for issue_id in ids]
             return text[: match.start()] + " " + text[match.end() :]

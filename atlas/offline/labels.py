@@ -98,3 +98,25 @@ def label_in_phrase(phrase: str, labels: Sequence[str]) -> str | None:
     hits = labels_in_words(phrase, labels)
     exact = [hit for hit in hits if hit.exact]
     return (exact or hits)[0].label if hits else None
+
+
+_LABEL_PHRASE_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        """
+        as a an the with to in into on onto label labels labelled component comp issue issues thing one request
+        requests type severity sev priority level please pls
+        """,
+    )
+)
+"""Words that may stand around a label's own words in a request for it: `put #45 in the core component`."""
+
+
+def only_label_words(phrase: str, label: str) -> bool:
+    """Whether every word of `phrase` names `label` or is one of the words that stand around a label."""
+    own = {_singular(word) for word in _words(label)}
+    for word in _words(phrase):
+        if _singular(word) in own or word in _LABEL_PHRASE_WORDS or re.fullmatch(r"(?:s|sev)?\d", word):
+            continue
+        return False
+    return True

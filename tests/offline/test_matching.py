@@ -135,3 +135,23 @@ def test_a_plan_costs_at_most_20_ms(vocabulary: Vocabulary) -> None:
     costs.sort()
     p95 = costs[int(len(costs) * 0.95)]
     assert p95 <= 20, f"95th percentile {p95:.1f} ms, median {statistics.median(costs):.1f} ms"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "the core team commented on 41",
+        "what's the latest on 87",
+        "flag 41 to the core team",
+        "is the api bug 41 fixed?",
+        "tell me on 87 what happened",
+        "let me know on 41 if it changes",
+        "thank you for 41",
+        "make 41 easier to read",
+        "set 3 workers to core",
+        "what would you label #130?",
+        "should #87 be sev 1?",
+    ],
+)
+def test_words_that_only_mention_labels_or_people_ask_for_no_action(vocabulary: Vocabulary, question: str) -> None:
+    assert read_question(question, vocabulary).actions() == []
