@@ -4,11 +4,14 @@ bare issue numbers, errors by name or symptom, doc sections by name; and what a 
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from atlas.config import data_dir
 from atlas.offline.labels import label_in_phrase
@@ -19,6 +22,12 @@ from atlas.offline.vocabulary import Vocabulary, vocabulary_of
 from atlas.offline.words import corrected, plain, spelled_out
 
 EVALS = Path(__file__).resolve().parents[2] / "evals"
+WORDS = re.findall(
+    r"\S+",
+    "show issue label tag compare explain error docs section search find open closed comment on to with as and the"
+    " of in about what does mean bug sev 1 S2 # 41 87 2.8.3 30-60 s : , ? ! ' \" ` comp:core postgres broker redis"
+    " lease renewal heartbeat lost tell reporter let know that please",
+)
 
 
 @pytest.fixture(scope="module")
@@ -127,10 +136,10 @@ def test_a_plan_costs_at_most_20_ms(vocabulary: Vocabulary) -> None:
     costs = []
     for question in questions:
         runs = []
-        for _ in range(3):  # the best of three, so that another process on a shared machine does not decide
-            started = time.perf_counter()
+        for _ in range(3):  # CPU time, best of three: other processes on a shared machine do not decide
+            started = time.process_time()
             read_question(question, vocabulary)
-            runs.append((time.perf_counter() - started) * 1000)
+            runs.append((time.process_time() - started) * 1000)
         costs.append(min(runs))
     costs.sort()
     p95 = costs[int(len(costs) * 0.95)]
@@ -155,3 +164,22 @@ def test_a_plan_costs_at_most_20_ms(vocabulary: Vocabulary) -> None:
 )
 def test_words_that_only_mention_labels_or_people_ask_for_no_action(vocabulary: Vocabulary, question: str) -> None:
     assert read_question(question, vocabulary).actions() == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_is_read_without_raising_and_quickly(text: str) -> None:
+    vocabulary = vocabulary_of(data_dir())
+    started = time.perf_counter()
+    plan = read_question(text, vocabulary)
+    assert (time.perf_counter() - started) < 1.0
+    for call in plan.first_calls():
+        json.dumps(call.arguments)  # every argument is plain JSON
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), max_size=25).map(" ".join))
+def test_questions_made_of_the_planners_own_words_are_read_quickly(text: str) -> None:
+    started = time.perf_counter()
+    read_question(text, vocabulary_of(data_dir()))
+    assert (time.perf_counter() - started) < 1.0
