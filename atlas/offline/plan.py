@@ -41,7 +41,8 @@ DOC_ALIASES: dict[str, tuple[str, ...]] = {
     "api": ("http api", "api"),
     "cli": ("command line", "command-line", "cli"),
 }
-"""The bundled docs and the words maintainers use for them (longest first within a doc)."""
+"""Words maintainers use for the bundled docs (longest first within a doc), beyond the doc ids and
+titles learned from the docs folder (`doc_aliases`)."""
 
 MAX_ISSUES = 8
 MAX_EXPLICIT_CODES = 6
@@ -186,11 +187,27 @@ def _heading(raw: str) -> str | None:
     return heading or None
 
 
-def _alias_pattern(doc: str) -> str:
-    return "(?:" + "|".join(re.escape(alias).replace(r"\ ", r"[\s-]") for alias in DOC_ALIASES[doc]) + ")"
+def doc_aliases(vocabulary: Vocabulary) -> dict[str, tuple[str, ...]]:
+    """Each doc of the docs folder with the words for it: its id, its title, and the usual words.
+
+    With no docs folder, the bundled docs' words: a request for one is still planned, and the tool
+    then says what it could not read.
+    """
+    if not vocabulary.docs:
+        return DOC_ALIASES
+    aliases: dict[str, tuple[str, ...]] = {}
+    for doc in vocabulary.docs:
+        learned = [doc, doc.replace("-", " "), vocabulary.titles.get(doc, doc).lower()]
+        words = dict.fromkeys(alias for alias in [*DOC_ALIASES.get(doc, ()), *learned] if alias)
+        aliases[doc] = tuple(sorted(words, key=len, reverse=True))
+    return aliases
 
 
-def _docs_in(text: str) -> list[tuple[str, str | None]]:
+def _alias_pattern(words: tuple[str, ...]) -> str:
+    return "(?:" + "|".join(re.escape(alias).replace(r"\ ", r"[\s-]") for alias in words) + ")"
+
+
+def _docs_in(text: str, aliases: dict[str, tuple[str, ...]]) -> list[tuple[str, str | None]]:
     """Doc pages the question names, each with the section it asks for (None: the whole page).
 
     A doc named inside another doc's section request ("the api section of configuration") is
@@ -199,8 +216,8 @@ def _docs_in(text: str) -> list[tuple[str, str | None]]:
     end = r"(?=[?!,;]|\.(?:\s|$)|\s+and\s|\s+then\s|$)"
     sectioned: list[tuple[int, int, str, str | None]] = []
     plain: list[tuple[int, int, str, str | None]] = []
-    for doc in DOC_ALIASES:
-        name = _alias_pattern(doc)
+    for doc, words in aliases.items():
+        name = _alias_pattern(words)
         alias = name + r"(?:\.md)?"
         with_heading = (
             rf"\bsection\s+(?:on|about|for|called|titled|named)\s+(?P<h>.+?)\s+(?:in|of|from)\s+(?:the\s+)?{alias}\b",
@@ -268,7 +285,8 @@ def read_question(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
     plan.compare = len(plan.issue_ids) >= 2 and bool(_COMPARE_RE.search(text))
     plan.explain = bool(plan.issue_ids) and bool(_EXPLAIN_RE.search(text))
-    plan.docs = [_with_heading(doc, heading, text, vocabulary) for doc, heading in _docs_in(text)]
+    aliases = doc_aliases(vocabulary)
+    plan.docs = [_with_heading(doc, heading, text, vocabulary) for doc, heading in _docs_in(text, aliases)]
     doc_codes = [h for doc, h in plan.docs if doc == "error-codes" and h and CODE_RE.fullmatch(h)]
     plan.docs = [(doc, heading) for doc, heading in plan.docs if heading not in doc_codes]
     plan.codes = codes_in(text)[:MAX_EXPLICIT_CODES]
@@ -287,8 +305,8 @@ def read_question(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     if plan.first_calls():
         plan.notes += unanswered(plain(question), vocabulary.words)
     elif not plan.notes:
-        aliases = {doc: [_alias_pattern(doc)] for doc in DOC_ALIASES}
-        unplanned_lookups(text, plan, vocabulary, aliases, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
+        patterns = {doc: [_alias_pattern(words)] for doc, words in aliases.items()}
+        unplanned_lookups(text, plan, vocabulary, patterns, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
     return plan
 
 
@@ -296,7 +314,7 @@ def _with_heading(doc: str, heading: str | None, text: str, vocabulary: Vocabula
     """A whole doc asked for with other words that name one of its headings: that section."""
     if heading is not None:
         return doc, heading
-    aliases = {word for alias in DOC_ALIASES.get(doc, (doc,)) for word in re.findall(r"[a-z]+", alias)}
+    aliases = {word for alias in doc_aliases(vocabulary).get(doc, (doc,)) for word in re.findall(r"[a-z]+", alias)}
     words = [w for w in content_words(text) if w not in aliases and not w.isdigit() and not w.startswith("#")]
     return doc, heading_in(words, doc, vocabulary)
 

@@ -35,6 +35,8 @@ class Section:
 class Vocabulary:
     labels: list[str] = field(default_factory=list)
     docs: list[str] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)
+    """Doc id → the title of the page (its `# ` heading)."""
     sections: list[Section] = field(default_factory=list)
     error_names: dict[str, str] = field(default_factory=dict)
     """Error name → code: `LeaseExpired` → `ORB-1101`."""
@@ -105,6 +107,8 @@ def _build(data: Path) -> Vocabulary:
         except OSError:
             continue
         vocabulary.docs.append(path.stem)
+        if title := re.search(r"^#[ \t]+(.+?)[ \t#]*$", text, re.MULTILINE):
+            vocabulary.titles[path.stem] = title.group(1).strip()
         for section, body in _sections(path.stem, text):
             vocabulary.sections.append(section)
             texts.append(body)

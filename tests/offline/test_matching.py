@@ -183,3 +183,18 @@ def test_questions_made_of_the_planners_own_words_are_read_quickly(text: str) ->
     started = time.perf_counter()
     read_question(text, vocabulary_of(data_dir()))
     assert (time.perf_counter() - started) < 1.0
+
+
+def test_a_doc_of_another_dataset_is_known_by_its_id_title_and_headings(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "metrics.md").write_text(
+        "# Metrics and alerting\n\nIntro.\n\n## Prometheus exporter\n\nScrape port 9464.\n", encoding="utf-8"
+    )
+    own = vocabulary_of(tmp_path)
+    calls = read_question("show me the metrics doc", own).first_calls()
+    assert [(call.name, call.arguments) for call in calls] == [
+        ("get_doc_section", {"doc_id": "metrics", "heading": None})
+    ]
+    calls = read_question("the prometheus exporter section of the metrics and alerting page", own).first_calls()
+    assert calls[0].arguments["doc_id"] == "metrics"
+    assert calls[0].arguments["heading"].casefold() == "prometheus exporter"  # the tool matches headings by case
