@@ -7,6 +7,7 @@ Bodies are imported inside the commands so that `atlas --help` stays fast and no
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import typer
@@ -214,3 +215,22 @@ def data_sync(
 
     folder, docs_folder = Path(to), Path(docs) if docs else None
     guarded(lambda: run_sync(repo, folder, docs_folder, full=full, concurrency=concurrency))
+
+
+@app.command("eval")
+def eval_(
+    suite: str = typer.Argument(..., help="A JSONL suite: one case (question and expected calls) per line."),
+    model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object: totals, tags and every case."),
+    min_rate: float | None = typer.Option(None, "--min", min=0.0, max=1.0, help="Exit 1 below this pass rate."),
+    max_rounds: int = typer.Option(5, "--max-rounds", min=1, max=50, help="Model requests per case."),
+    timeout: float = typer.Option(5.0, "--timeout", min=0.05, help="Default per-tool deadline in seconds."),
+) -> None:
+    """Score the calls a model plans for a suite of questions; side effects are never run."""
+    from atlas.commands import guarded
+    from atlas.commands.eval import EvalOptions, run_eval
+
+    options = EvalOptions(
+        suite=Path(suite), model=model, as_json=as_json, min_rate=min_rate, max_rounds=max_rounds, timeout_s=timeout
+    )
+    raise typer.Exit(guarded(lambda: run_eval(options)))

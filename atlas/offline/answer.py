@@ -8,13 +8,14 @@ a check that could not be made.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from atlas.offline.help import help_text
 from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in
 from atlas.offline.search import SEARCH_MAX
-from atlas.tools.orbit import SearchArgs
+from atlas.tools.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,8 @@ HEADER = "**Atlas · offline planner**"
 EXCERPT_CHARS = 400
 SECTION_CHARS = 3000
 """As much as get_doc_section returns: a section asked for is shown whole (the tool marks its own cuts)."""
-SEARCH_DEFAULT_LIMIT: int = SearchArgs.model_fields["limit"].default
-SIDE_EFFECT_TOOLS = frozenset({"add_label", "post_comment"})
+SEARCH_DEFAULT_LIMIT = 10
+"""The search's own default, used only when the registry's schema does not say it."""
 
 KIND_SAYS: dict[str, str] = {
     "timeout": "timed out",
@@ -65,19 +66,6 @@ KIND_SAYS: dict[str, str] = {
     "unknown": "failed with an internal error",
     "elided": "is no longer in the conversation",
 }
-
-EXAMPLES = (
-    ("Read issues", ["#41", "issues 41 and 87", "#41, #87 and #92"]),
-    ("Compare issues side by side", ["compare #41 and #87"]),
-    ("Explain the errors an issue cites", ["explain the error in #41"]),
-    ("Look up error codes", ["what is ORB-1101?"]),
-    ("Read the docs", ["what docs are there", "the brokers page", "the section on retries in configuration"]),
-    (
-        "Search issues",
-        ["find open issues about lease expiry", "issues labelled comp:broker-redis", "closed bugs mentioning Postgres"],
-    ),
-)
-ACTION_EXAMPLES = ("Act, after your approval", ["label #41 comp:core", "comment on #41: Looking into it."])
 
 
 def describe_call(call: PlannedCall) -> str:
@@ -236,10 +224,20 @@ def docs_list(data: Any) -> str:
     return "\n".join(lines)
 
 
-def search_section(call: PlannedCall, data: Any, hint: Any) -> str:
+def default_limit(tools: Registry) -> int:
+    """The default `limit` of `search_issues`, read from the schema of its arguments in the registry."""
+    spec = tools.get("search_issues")
+    try:
+        default = spec.args_model.model_json_schema()["properties"]["limit"]["default"] if spec else None
+    except (KeyError, TypeError):
+        default = None
+    return default if isinstance(default, int) and default > 0 else SEARCH_DEFAULT_LIMIT
+
+
+def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARCH_DEFAULT_LIMIT) -> str:
     hits = data.get("hits") if isinstance(data, Mapping) else data
     hits = hits if isinstance(hits, list) else []
-    limit = call.arguments.get("limit") or SEARCH_DEFAULT_LIMIT
+    limit = call.arguments.get("limit") or default
     lines = [f"### Search: {describe_call(call)}", ""]
     if not hits:
         lines.append("No issues matched.")
@@ -273,8 +271,8 @@ def action_section(call: PlannedCall, data: Any) -> str:
     return f"Done: posted your comment on #{issue_id}{when}:\n\n{quoted(call.arguments.get('body', ''), 600)}"
 
 
-def not_offered(call: PlannedCall) -> str:
-    if call.name in SIDE_EFFECT_TOOLS:
+def not_offered(call: PlannedCall, is_action: bool) -> str:
+    if is_action:
         return (
             f"Not done: {describe_call(call)} is not available in read-only mode; "
             "run without `--read-only` to make changes (each one still needs your approval)."
@@ -282,53 +280,22 @@ def not_offered(call: PlannedCall) -> str:
     return f"⚠ {describe_call(call)} could not be made: the tool `{call.name}` is not available in this session."
 
 
-_ASKS_FOR_HELP_RE = re.compile(
-    r"(?:help|usage|examples?|hi|hello|hey|thanks|thank you|who are you|what are you"
-    r"|(?:what|how) (?:can|do|should) (?:you|i) (?:do|use|ask)(?: (?:you|atlas|this|here))?)(?: atlas)?",
-    re.IGNORECASE,
-)
-"""A greeting or a request for help: answered with what the planner can do, not as a miss."""
-
-
-def help_text(question: str, side_effects: bool) -> str:
-    """What the planner can do, with examples, and how to use a real model."""
-    groups = [*EXAMPLES, ACTION_EXAMPLES] if side_effects else list(EXAMPLES)
-    words = " ".join(re.findall(r"[\w']+", question))
-    lines = (
-        []
-        if _ASKS_FOR_HELP_RE.fullmatch(words)
-        else [f"I did not recognise a request I can plan in: {_one_line(question, 160) or '(an empty question)'}", ""]
-    )
-    lines += [
-        "I am the built-in offline planner: no language model runs, so I understand a fixed set of requests "
-        "and answer from Atlas's tools. For example:",
-        "",
-    ]
-    lines += [f"- {title}: " + ", ".join(f"`{example}`" for example in examples) for title, examples in groups]
-    if not side_effects:
-        lines.append("- Labels and comments are not available in read-only mode.")
-    lines += [
-        "",
-        "For free-form questions use a real model: set `OPENAI_API_KEY` (Atlas then uses gpt-6-luna), "
-        "or pick one with `--model NAME` (or `ATLAS_MODEL`).",
-    ]
-    return "\n".join(lines)
-
-
-def render(plan: Plan, outcomes: list[Outcome], tools: Iterable[str]) -> str:
+def render(plan: Plan, outcomes: list[Outcome], tools: Registry) -> str:
     """The final answer: header, then one part per request, in the order the question made them."""
     available = set(tools)
+    # A side effect is what the registry says it is; one not offered (--read-only) is known by the plan.
+    actions = {name for name, spec in tools.items() if spec.side_effect} | {call.name for call in plan.actions()}
     by_key = {outcome.call.key: outcome for outcome in outcomes}
     parts: list[str] = [HEADER]
     if not plan.understood:
-        parts.append(help_text(plan.question, bool(SIDE_EFFECT_TOOLS & available)))
+        parts.append(help_text(plan.question, any(spec.side_effect for spec in tools.values())))
         return "\n\n".join(parts)
     parts += plan.notes
     issues_ok: list[tuple[int, Mapping[str, Any]]] = []
     for call in plan.first_calls():
         outcome = by_key.get(call.key)
         if call.name not in available:
-            parts.append(not_offered(call))
+            parts.append(not_offered(call, call.name in actions))
         elif outcome is None:
             parts.append(f"⚠ {describe_call(call)} was not made: the question stopped before it.")
         elif not outcome.ok:
@@ -343,8 +310,8 @@ def render(plan: Plan, outcomes: list[Outcome], tools: Iterable[str]) -> str:
         elif call.name == "list_docs":
             parts.append(docs_list(outcome.data))
         elif call.name == "search_issues":
-            parts.append(search_section(call, outcome.data, outcome.envelope.get("hint")))
-        elif call.name in SIDE_EFFECT_TOOLS:
+            parts.append(search_section(call, outcome.data, outcome.envelope.get("hint"), default_limit(tools)))
+        elif call.name in actions:
             parts.append(action_section(call, outcome.data))
     if plan.compare and len(issues_ok) >= 2:
         table = "### Side by side\n\n" + comparison_table(issues_ok) + _in_common(issues_ok)

@@ -13,7 +13,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from atlas.config import data_dir
+from atlas.offline.actions import POLITE, take_comment, take_labels
+from atlas.offline.requests import (
+    bare_issue_ids,
+    cannot_do,
+    docs_by_topic,
+    search_clause,
+    unanswered,
+    unplanned_lookups,
+)
 from atlas.offline.search import Search, search_in, strip_quotes, wants_search
+from atlas.offline.sections import content_words, heading_in
+from atlas.offline.vocabulary import Vocabulary, vocabulary_of
+from atlas.offline.words import corrected, plain, spelled_out
 
 DOC_ALIASES: dict[str, tuple[str, ...]] = {
     "error-codes": ("error-codes", "error codes", "error-code", "error code", "errors"),
@@ -28,7 +41,8 @@ DOC_ALIASES: dict[str, tuple[str, ...]] = {
     "api": ("http api", "api"),
     "cli": ("command line", "command-line", "cli"),
 }
-"""The bundled docs and the words maintainers use for them (longest first within a doc)."""
+"""Words maintainers use for the bundled docs (longest first within a doc), beyond the doc ids and
+titles learned from the docs folder (`doc_aliases`)."""
 
 MAX_ISSUES = 8
 MAX_EXPLICIT_CODES = 6
@@ -50,50 +64,9 @@ _SHOW_BARE_IDS_RE = re.compile(
 _ERROR_NAME_RE = re.compile(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b")
 _ASKS_MEANING_RE = re.compile(r"\b(?:what|mean|means|meaning|explain|error|errors|code)\b", re.IGNORECASE)
 """`LeaseExpired`: how error names are spelled; looked up only when nothing else was asked."""
-_LABEL_TOKEN = r"(?:[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*|\"[^\"]+\"|'[^']+'|`[^`]+`)"
-_LABELS = rf"{_LABEL_TOKEN}(?:\s*(?:,|\band\b|&)\s*{_LABEL_TOKEN})*"
-_IDS = r"#?\d+(?:\s*(?:,|\band\b|&)\s*(?:issue\s+)?#?\d+)*"
-_POLITE = (
-    r"(?:^|(?<=[,;.!?])|\band\s+|\bthen\s+|\balso\s+)\s*"
-    r"(?:(?:please|pls|can you|could you|would you|kindly|go ahead and|i'?d like you to|i want you to)\s+)*"
-)
-"""Where a request can start: the question's start or a new clause ("show #87 and label #41 ...")."""
-_LABEL_ACTIONS = (
-    # "label #41 comp:core", "tag issue 41 with type:bug", "label #41 and #87 as comp:core"
-    re.compile(
-        rf"{_POLITE}(?:label|tag)\s+(?:issues?\s+)?(?P<ids>{_IDS})\s+(?:(?:as|with)\s+)?(?:the\s+)?(?:labels?\s+)?"
-        rf"(?P<labels>{_LABELS})",
-        re.IGNORECASE,
-    ),
-    # "add severity:S2 to issue 87", "add the label comp:core to #41", "apply type:bug on #87"
-    re.compile(
-        rf"{_POLITE}(?:add|apply|put|set)\s+(?:the\s+|a\s+)?(?:labels?\s+)?(?P<labels>{_LABELS})\s+(?:labels?\s+)?"
-        rf"(?:to|on|onto)\s+(?:issues?\s+)?(?P<ids>{_IDS})",
-        re.IGNORECASE,
-    ),
-)
-_LABEL_VERB_RE = re.compile(
-    rf"{_POLITE}(?:label|tag)\s+(?:issues?\s+#?\d+|#?\d+|it|them|this|that)\b|{_POLITE}add\s+(?:a\s+)?label\b", re.I
-)
-_COMMENT_RE = re.compile(
-    rf"{_POLITE}(?:post\s+(?:a\s+)?comment|add\s+(?:a\s+)?comment|write\s+(?:a\s+)?comment|leave\s+(?:a\s+)?comment|"
-    r"comment|reply|respond)\s+(?:on|to|in)?\s*(?:issue\s+)?#?(?P<id>\d+)\b\s*(?P<body>.*)$",
-    re.IGNORECASE | re.DOTALL,
-)
-_COMMENT_VERB_RE = re.compile(
-    rf"{_POLITE}(?:(?:post|add|write|leave)\s+(?:a\s+)?comment|comment|reply|respond)\b(?!\s+#?\d)", re.IGNORECASE
-)
-"""A comment request that names no issue number: "comment on it: …", "reply to the thread"."""
-_POST_QUOTED_RE = re.compile(
-    rf"{_POLITE}(?:post|write|leave|add)\s+(?P<body>\"[^\"]+\"|'[^']+'|`[^`]+`)\s+(?:as\s+a\s+comment\s+)?"
-    r"(?:on|to|in|under)\s+(?:issue\s+)?#?(?P<id>\d+)\b",
-    re.IGNORECASE,
-)
-"""`post "Fixed in 2.8.3." on #41`: the quotes mark where the user's text ends."""
-_COMMENT_LEAD_RE = re.compile(r"^(?::|-|—|–|,)?\s*(?:(?:saying|that says|with the text|with text|with)\b:?\s*)?", re.I)
 _UNSUPPORTED_RE = re.compile(
-    rf"{_POLITE}(close|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
-    r"transfer|pin)\b(?=[^.,;!?]*(?:#\d|\bissues?\b|\bit\b|\bthem\b|\blabels?\b))",
+    rf"{POLITE}(close|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
+    r"transfer|pin)\b(?=[^.,;!?]*(?:#?\d|\bissues?\b|\bit\b|\bthem\b|\blabels?\b))",
     re.IGNORECASE,
 )
 _COMPARE_RE = re.compile(r"\b(compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side)\b", re.I)
@@ -156,10 +129,14 @@ class Plan:
             calls.append(PlannedCall("list_docs", {}))
         if self.search:
             calls.append(PlannedCall("search_issues", self.search.arguments()))
-        calls += [PlannedCall("add_label", {"issue_id": issue_id, "label": label}) for issue_id, label in self.labels]
+        return _unique(calls + self.actions())
+
+    def actions(self) -> list[PlannedCall]:
+        """The side effects the user asked for: labels to add and a comment to post."""
+        calls = [PlannedCall("add_label", {"issue_id": issue_id, "label": label}) for issue_id, label in self.labels]
         if self.comment:
             calls.append(PlannedCall("post_comment", {"issue_id": self.comment[0], "body": self.comment[1]}))
-        return _unique(calls)
+        return calls
 
 
 def code_call(code: str) -> PlannedCall:
@@ -200,48 +177,6 @@ def issue_ids_in(text: str) -> list[int]:
     return ids
 
 
-def _label_tokens(text: str) -> list[str]:
-    return [strip_quotes(token) for token in re.findall(_LABEL_TOKEN, text)]
-
-
-def _take_comment(text: str, plan: Plan) -> str:
-    """A comment request; its body is the user's own text, kept out of every other rule."""
-    match = _COMMENT_RE.search(text)
-    if not match:
-        quoted = _POST_QUOTED_RE.search(text)
-        if quoted:
-            plan.comment = (int(quoted.group("id")), strip_quotes(quoted.group("body")))
-            return text[: quoted.start()] + " " + text[quoted.end() :]
-        verb = _COMMENT_VERB_RE.search(text)
-        if verb:
-            plan.notes.append("To post a comment, name the issue and give the text: `comment on #41: Looking into it.`")
-            return text[: verb.start()]
-        return text
-    body = strip_quotes(_COMMENT_LEAD_RE.sub("", match.group("body").strip(), count=1))
-    issue_id = int(match.group("id"))
-    if re.search(r"\w", body):  # "comment on #41?" asks, it gives no text to post
-        plan.comment = (issue_id, body)
-    else:
-        plan.notes.append(f"To comment on #{issue_id}, give the text too: `comment on #{issue_id}: Looking into it.`")
-    return text[: match.start()]
-
-
-def _take_labels(text: str, plan: Plan) -> str:
-    for pattern in _LABEL_ACTIONS:
-        match = pattern.search(text)
-        if match:
-            ids = [int(d) for d in re.findall(r"\d+", match.group("ids"))]
-            plan.labels += [(issue_id, label) for issue_id in ids for label in _label_tokens(match.group("labels"))]
-            return text[: match.start()] + " " + text[match.end() :]
-    verb = _LABEL_VERB_RE.search(text)
-    if verb:
-        plan.notes.append(
-            "To add a label, name the issue and the label: `label #41 comp:core` or `add severity:S2 to issue 87`."
-        )
-        return text[: verb.start()] + " " + text[verb.end() :]
-    return text
-
-
 def _heading(raw: str) -> str | None:
     heading = strip_quotes(raw.strip().rstrip("?.!,;:").strip())
     heading = re.sub(r"^(?:the|a|an)\s+", "", heading, flags=re.IGNORECASE)
@@ -252,11 +187,27 @@ def _heading(raw: str) -> str | None:
     return heading or None
 
 
-def _alias_pattern(doc: str) -> str:
-    return "(?:" + "|".join(re.escape(alias).replace(r"\ ", r"[\s-]") for alias in DOC_ALIASES[doc]) + ")"
+def doc_aliases(vocabulary: Vocabulary) -> dict[str, tuple[str, ...]]:
+    """Each doc of the docs folder with the words for it: its id, its title, and the usual words.
+
+    With no docs folder, the bundled docs' words: a request for one is still planned, and the tool
+    then says what it could not read.
+    """
+    if not vocabulary.docs:
+        return DOC_ALIASES
+    aliases: dict[str, tuple[str, ...]] = {}
+    for doc in vocabulary.docs:
+        learned = [doc, doc.replace("-", " "), vocabulary.titles.get(doc, doc).lower()]
+        words = dict.fromkeys(alias for alias in [*DOC_ALIASES.get(doc, ()), *learned] if alias)
+        aliases[doc] = tuple(sorted(words, key=len, reverse=True))
+    return aliases
 
 
-def _docs_in(text: str) -> list[tuple[str, str | None]]:
+def _alias_pattern(words: tuple[str, ...]) -> str:
+    return "(?:" + "|".join(re.escape(alias).replace(r"\ ", r"[\s-]") for alias in words) + ")"
+
+
+def _docs_in(text: str, aliases: dict[str, tuple[str, ...]]) -> list[tuple[str, str | None]]:
     """Doc pages the question names, each with the section it asks for (None: the whole page).
 
     A doc named inside another doc's section request ("the api section of configuration") is
@@ -265,15 +216,16 @@ def _docs_in(text: str) -> list[tuple[str, str | None]]:
     end = r"(?=[?!,;]|\.(?:\s|$)|\s+and\s|\s+then\s|$)"
     sectioned: list[tuple[int, int, str, str | None]] = []
     plain: list[tuple[int, int, str, str | None]] = []
-    for doc in DOC_ALIASES:
-        name = _alias_pattern(doc)
+    for doc, words in aliases.items():
+        name = _alias_pattern(words)
         alias = name + r"(?:\.md)?"
         with_heading = (
             rf"\bsection\s+(?:on|about|for|called|titled|named)\s+(?P<h>.+?)\s+(?:in|of|from)\s+(?:the\s+)?{alias}\b",
             rf"\b{alias}\s+{_DOC_NOUN}\s+(?:says?|said)\s+(?:about|on|regarding)\s+(?P<h>.+?){end}",
             rf"\b{name}\.md\s+(?:says?\s+|said\s+)?(?:about|on|regarding)\s+(?P<h>.+?){end}",
             rf"\b{alias}\s+{_DOC_NOUN}(?:'s)?\s+(?:section\s+)?(?:on|about|for|regarding)\s+(?P<h>.+?){end}",
-            rf"\bthe\s+(?P<h>[\"'`\[]?[\w.:-]+(?:\s+[\w.:-]+)?[\"'`\]]?)\s+section\s+(?:of|in|from)\s+(?:the\s+)?{alias}\b",
+            rf"(?:\bthe\s+|^\s*(?:show\s+(?:me\s+)?(?:the\s+)?)?)(?P<h>[\"'`\[]?[\w.:-]+(?:\s+[\w.:-]+){{0,2}}[\"'`\]]?)\s+"
+            rf"(?:section|part)\s+(?:of|in|from)\s+(?:the\s+)?{alias}\b",
         )
         whole = (
             rf"\b{alias}\s+{_DOC_NOUN}\b",
@@ -318,36 +270,64 @@ def with_references(question: str, earlier: list[str]) -> str:
     return question
 
 
-def read_question(question: str) -> Plan:
+def read_question(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     """Everything the question asks for, in round-one order; nothing here reads tool output."""
+    vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     plan = Plan(question=question)
-    text = _take_comment(question, plan)
-    text = _take_labels(text, plan)
-    unsupported = _UNSUPPORTED_RE.search(text)
-    if unsupported:
-        verb = unsupported.group(1).lower()
-        clause_end = re.compile(r"[,;.!?](?:\s|$)|\s(?:and|then)\s").search(text, unsupported.end())
-        clause = text[unsupported.end() : clause_end.start() if clause_end else len(text)]
-        what = "labels" if re.search(r"\blabels?\b", clause, re.IGNORECASE) else "issues"
-        plan.notes.append(
-            f"I cannot {verb} {what}: Atlas's tracker tools only add labels and post comments "
-            "(each after your approval)."
-        )
-        text = text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")
-    plan.issue_ids = issue_ids_in(text)[:MAX_ISSUES]
+    text = take_comment(plain(question), plan)
+    text = corrected(spelled_out(text), vocabulary.words)
+    text = take_labels(text, plan, vocabulary.labels)
+    text = _take_unsupported(text, plan)
+    text = cannot_do(text, plan.notes)
+    plan.issue_ids = issue_ids_in(text)
+    bare = bare_issue_ids(CODE_RE.sub(" ", text))
+    plan.issue_ids += [issue_id for issue_id in bare if issue_id not in plan.issue_ids]
+    plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
     plan.compare = len(plan.issue_ids) >= 2 and bool(_COMPARE_RE.search(text))
     plan.explain = bool(plan.issue_ids) and bool(_EXPLAIN_RE.search(text))
-    plan.docs = _docs_in(text)
+    aliases = doc_aliases(vocabulary)
+    plan.docs = [_with_heading(doc, heading, text, vocabulary) for doc, heading in _docs_in(text, aliases)]
     doc_codes = [h for doc, h in plan.docs if doc == "error-codes" and h and CODE_RE.fullmatch(h)]
     plan.docs = [(doc, heading) for doc, heading in plan.docs if heading not in doc_codes]
     plan.codes = codes_in(text)[:MAX_EXPLICIT_CODES]
     plan.codes += [code for code in doc_codes if code not in plan.codes]
+    names = [name for name in _ERROR_NAME_RE.findall(text) if name in vocabulary.error_names]
+    plan.codes += [name for name in names if vocabulary.error_names[name] not in plan.codes][:MAX_EXPLICIT_CODES]
     if plan.codes and plan.docs == [("error-codes", None)]:
         plan.docs = []  # "the error-codes doc on ORB-1101" asks for the code's section, not the page
+    if not plan.docs:
+        plan.docs = docs_by_topic(text, vocabulary)
     plan.list_docs = not plan.docs and bool(_LIST_DOCS_RE.search(text))
     if wants_search(text) and not plan.issue_ids and not plan.list_docs and not plan.docs:
-        plan.search = search_in(text, plan.notes)
-    if not plan.first_calls() and not plan.notes and _ASKS_MEANING_RE.search(text):
-        names = [name for name in _ERROR_NAME_RE.findall(text) if name not in plan.codes]
-        plan.codes = list(dict.fromkeys(names))[:MAX_EXPLICIT_CODES]
+        plan.search = search_in(text, plan.notes, vocabulary.labels)
+    elif (clause := search_clause(text)) is not None:
+        plan.search = search_in(clause, plan.notes, vocabulary.labels)
+    if plan.first_calls():
+        plan.notes += unanswered(plain(question), vocabulary.words)
+    elif not plan.notes:
+        patterns = {doc: [_alias_pattern(words)] for doc, words in aliases.items()}
+        unplanned_lookups(text, plan, vocabulary, patterns, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
     return plan
+
+
+def _with_heading(doc: str, heading: str | None, text: str, vocabulary: Vocabulary) -> tuple[str, str | None]:
+    """A whole doc asked for with other words that name one of its headings: that section."""
+    if heading is not None:
+        return doc, heading
+    aliases = {word for alias in doc_aliases(vocabulary).get(doc, (doc,)) for word in re.findall(r"[a-z]+", alias)}
+    words = [w for w in content_words(text) if w not in aliases and not w.isdigit() and not w.startswith("#")]
+    return doc, heading_in(words, doc, vocabulary)
+
+
+def _take_unsupported(text: str, plan: Plan) -> str:
+    unsupported = _UNSUPPORTED_RE.search(text)
+    if not unsupported:
+        return text
+    verb = unsupported.group(1).lower()
+    clause_end = re.compile(r"[,;.!?](?:\s|$)|\s(?:and|then)\s").search(text, unsupported.end())
+    clause = text[unsupported.end() : clause_end.start() if clause_end else len(text)]
+    what = "labels" if re.search(r"\blabels?\b", clause, re.IGNORECASE) else "issues"
+    plan.notes.append(
+        f"I cannot {verb} {what}: Atlas's tracker tools only add labels and post comments (each after your approval)."
+    )
+    return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")

@@ -8,8 +8,11 @@ instead of being searched for as words; "how many" asks for the most hits, so th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from atlas.offline.labels import LabelHit, labels_in_words
 
 _SEARCH_NOUN_RE = re.compile(r"\b(issues|bugs|tickets|reports|feature requests)\b", re.IGNORECASE)
 _SEARCH_VERB_RE = re.compile(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
@@ -58,7 +61,8 @@ _SEARCH_FILLER = frozenset(
         """
         find search look looking for list show me all any the issues bugs tickets reports open closed which what are
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
-        latest newest recent does mean means still
+        latest newest recent does mean means still this issue ticket from users user people unresolved resolved
+        component components what's whats
         """,
     )
 )
@@ -109,7 +113,33 @@ def _cannot_filter(text: str, notes: list[str]) -> str:
     return text
 
 
-def search_in(text: str, notes: list[str]) -> Search:
+def _word_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
+    """A label named in words before the topic (`postgres broker issues`, `cli bugs`), and the words left.
+
+    A label all of whose words were named is taken over one named by a distinctive word only
+    (`redis bugs`: `type:bug`, the word `redis` stays the query); a component over a type.
+    """
+    lead = _QUERY_LEAD_RE.search(rest)
+    scope = rest[: lead.start()] if lead else rest
+    hits = labels_in_words(scope, labels)
+    if not hits and lead:  # "what's open on the scheduler": the whole topic is a label
+        topic = lead.group("q").strip().rstrip("?.!")
+        whole = [hit for hit in labels_in_words(topic, labels) if hit.exact]
+        if whole and re.fullmatch(r"(?:the\s+)?[\w -]+", topic) and len(topic.split()) <= 3:
+            return whole[0].label, rest[: lead.start()]
+    if not hits:
+        return None, rest
+
+    def rank(hit: LabelHit) -> tuple[bool, bool]:
+        return (not hit.exact, not hit.label.startswith("comp:"))
+
+    best = min(hits, key=rank)
+    if best.exact:
+        rest = rest[: best.start] + " " + rest[best.end :]
+    return best.label, rest
+
+
+def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search:
     """Search filters: state and label words, a limit, and the topic as the query."""
     counting = bool(_COUNT_RE.search(text))  # the most hits there are: fewer than that is every match
     text = _cannot_filter(text, notes)
@@ -120,6 +150,8 @@ def search_in(text: str, notes: list[str]) -> Search:
         label, rest = found.group(1), rest[: found.start()] + " " + rest[found.end() :]
     elif label is None and (found := _SEVERITY_RE.search(rest)):
         label, rest = f"severity:S{found.group('n')}", rest[: found.start()] + " " + rest[found.end() :]
+    if label is None and labels:
+        label, rest = _word_label(rest, labels)
     if label is None and re.search(r"\bbugs?\b", rest, re.IGNORECASE):
         label = "type:bug"
     elif label is None and re.search(r"\bfeature requests?\b", rest, re.IGNORECASE):
@@ -149,4 +181,11 @@ def search_in(text: str, notes: list[str]) -> Search:
 
 def wants_search(text: str) -> bool:
     """Whether the words ask for issues by topic, state or label."""
-    return bool(_SEARCH_NOUN_RE.search(text) or _SEARCH_VERB_RE.search(text) or _LABEL_FILTER_RE.search(text))
+    return bool(
+        _SEARCH_NOUN_RE.search(text)
+        or _SEARCH_VERB_RE.search(text)
+        or _LABEL_FILTER_RE.search(text)
+        or re.search(
+            r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b", text, re.I
+        )
+    )

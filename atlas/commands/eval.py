@@ -1,0 +1,183 @@
+"""`atlas eval`: run a suite of questions through the real loop and score the calls the model planned.
+
+Each case runs through `run_turn` with the real executor and tools on the configured dataset,
+but no side effect ever runs: the approver records every action asked for and denies it, and the
+state folder is a fresh temporary one, so the tracker and the call log are left untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from atlas.commands.runner import run_cancellable
+from atlas.config import Settings
+from atlas.errors import AtlasError, ModelError
+from atlas.evaluation import Case, CaseResult, PlannedCall, TagScore, by_tag, load_suite, overall, score
+from atlas.events import ApprovalRequest
+from atlas.llm import resolve
+from atlas.loop import run_turn
+from atlas.tools.executor import ToolExecutor
+from atlas.tools.registry import Registry, ToolContext, load_registry
+from atlas.ui.render import data_table, make_console
+
+MISSES_SHOWN = 40
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    suite: Path
+    model: str | None = None
+    as_json: bool = False
+    min_rate: float | None = None
+    max_rounds: int = 5
+    timeout_s: float = 5.0
+
+
+class RecordingApprover:
+    """Denies every side effect, and keeps what was asked for so the report can show it."""
+
+    def __init__(self) -> None:
+        self.requests: list[ApprovalRequest] = []
+
+    def __call__(self, request: ApprovalRequest, /) -> bool:
+        self.requests.append(request)
+        return False
+
+
+def run_eval(options: EvalOptions) -> int:
+    """Run every case; print the table (or JSON); 1 when the pass rate is below `min_rate`."""
+    cases = load_suite(options.suite)
+    settings = Settings() if options.model is None else Settings(model=options.model)
+    registry = load_registry()
+    results: list[CaseResult] = []
+    with tempfile.TemporaryDirectory(prefix="atlas-eval-") as home, _progress(len(cases)) as advance:
+        context = ToolContext(data=settings.data, home=Path(home), session="eval")
+        for case in cases:
+            results.append(_run_case(case, settings.model, registry, context, options))
+            advance()
+    total = overall(results)
+    if options.as_json:
+        print(json.dumps(report_json(options, settings.model, results, total)))
+    else:
+        show_report(make_console(for_tables=True), settings.model, results, total)
+    return 1 if options.min_rate is not None and total.rate < options.min_rate else 0
+
+
+def _run_case(
+    case: Case, model_name: str, registry: Registry, context: ToolContext, options: EvalOptions
+) -> CaseResult:
+    """One case through the real loop; a failure of the run (not of the model's wire) is a miss."""
+    approver = RecordingApprover()
+    executor = ToolExecutor(
+        registry, timeout_s=options.timeout_s, approve=approver, session=f"eval-{case.id}", context=context
+    )
+    try:
+        turn = run_cancellable(
+            run_turn(
+                case.question,
+                [],
+                model=resolve(model_name),
+                executor=executor,
+                session=f"eval-{case.id}",
+                max_rounds=options.max_rounds,
+            )
+        )
+    except ModelError:
+        raise  # the model's wire failed: every other case would fail the same way
+    except AtlasError as exc:
+        failed = score(case, [], "")
+        failed.misses.insert(0, f"the run failed: {exc}")
+        return failed
+    planned = [
+        PlannedCall(
+            round=record.round,
+            tool=record.name,
+            args=record.arguments,
+            kind=str(record.kind),
+            side_effect=record.name in registry and registry[record.name].side_effect,
+        )
+        for record in turn.calls
+    ]
+    return score(case, planned, turn.answer)
+
+
+@contextmanager
+def _progress(total: int) -> Iterator[Any]:
+    """A progress bar on stderr when it is a terminal; elsewhere nothing."""
+    if not sys.stderr.isatty():
+        yield lambda: None
+        return
+    progress = Progress(
+        TextColumn("eval"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=make_console(stderr=True),
+        transient=True,
+    )
+    with progress:
+        task = progress.add_task("eval", total=total)
+        yield lambda: progress.advance(task)
+
+
+def _rate(score_: TagScore) -> str:
+    return f"{score_.rate:.0%}"
+
+
+def show_report(console: Console, model: str, results: list[CaseResult], total: TagScore) -> None:
+    """The table by tag, then each miss with what was planned."""
+    rows = [(s.tag, s.cases, s.passed, _rate(s)) for s in [*by_tag(results), total]]
+    console.print(data_table(("tag", "cases", "passed", "rate"), rows, right=("cases", "passed", "rate")))
+    misses = [result for result in results if not result.passed]
+    if misses:
+        console.print()
+        shown = misses[:MISSES_SHOWN]
+        rows_missed = [
+            (
+                result.case.id,
+                result.case.question,
+                "; ".join(result.misses),
+                "; ".join(f"{call.round}: {call.shown()}" for call in result.planned) or "nothing",
+            )
+            for result in shown
+        ]
+        console.print(data_table(("case", "question", "miss", "planned"), rows_missed))
+        if len(misses) > len(shown):
+            console.print(f"... and {len(misses) - len(shown)} more misses (--json lists them all)")
+    console.print()
+    console.print(f"{model}: {total.passed}/{total.cases} passed ({total.rate:.1%})")
+
+
+def report_json(options: EvalOptions, model: str, results: list[CaseResult], total: TagScore) -> dict[str, Any]:
+    return {
+        "suite": str(options.suite),
+        "model": model,
+        "cases": total.cases,
+        "passed": total.passed,
+        "rate": total.rate,
+        "tags": {s.tag: {"cases": s.cases, "passed": s.passed, "rate": s.rate} for s in by_tag(results)},
+        "results": [
+            {
+                "id": result.case.id,
+                "question": result.case.question,
+                "tags": result.case.tags,
+                "passed": result.passed,
+                "misses": result.misses,
+                "planned": [
+                    {"round": c.round, "tool": c.tool, "args": c.args, "kind": c.kind, "side_effect": c.side_effect}
+                    for c in result.planned
+                ],
+            }
+            for result in results
+        ],
+    }

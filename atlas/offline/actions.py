@@ -1,0 +1,214 @@
+"""Requests for actions (labels and comments) in a question, for the offline planner.
+
+A comment's body is the user's own text, taken out before any other rule reads the question.
+Labels may be named exactly (`comp:core`) or in words (`postgres broker`, `sev 1`, `a bug`);
+the words are read against the dataset's own label set. A request with no issue named, or a
+question about an action ("what would you label #130?", "draft a reply to #87") is never an
+action: it is answered with a note saying what to type instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from atlas.offline.labels import label_in_phrase, only_label_words
+from atlas.offline.search import strip_quotes
+
+if TYPE_CHECKING:
+    from atlas.offline.plan import Plan
+
+_LABEL_TOKEN = r"(?:[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*|\"[^\"]+\"|'[^']+'|`[^`]+`)"
+_LABELS = rf"{_LABEL_TOKEN}(?:\s*(?:,|\band\b|&)\s*{_LABEL_TOKEN})*"
+_IDS = r"#?\d+(?:\s*(?:,|\band\b|&)\s*(?:issue\s+)?#?\d+)*"
+POLITE = (
+    r"(?:^|(?<=[,;.!?:])|\band\s+|\bthen\s+|\balso\s+)\s*"
+    r"(?:(?:please|pls|can you|could you|would you|kindly|go ahead and|i'?d like you to|i want you to)\s+)*"
+)
+"""Where a request can start: the question's start or a new clause ("show #87 and label #41 ...")."""
+_LABEL_ACTIONS = (
+    # "label #41 comp:core", "tag issue 41 with type:bug", "label #41 and #87 as comp:core"
+    re.compile(
+        rf"{POLITE}(?:label|tag)\s+(?:issues?\s+)?(?P<ids>{_IDS})\s+(?:(?:as|with)\s+)?(?:the\s+)?(?:labels?\s+)?"
+        rf"(?P<labels>{_LABELS})",
+        re.IGNORECASE,
+    ),
+    # "add severity:S2 to issue 87", "add the label comp:core to #41", "apply type:bug on #87"
+    re.compile(
+        rf"{POLITE}(?:add|apply|put|set)\s+(?:the\s+|a\s+)?(?:labels?\s+)?(?P<labels>{_LABELS})\s+(?:labels?\s+)?"
+        rf"(?:to|on|onto)\s+(?:issues?\s+)?(?P<ids>{_IDS})",
+        re.IGNORECASE,
+    ),
+)
+_LABEL_VERB_RE = re.compile(
+    rf"{POLITE}(?:label|tag)\s+(?:issues?\s+#?\d+|#?\d+|it|them|this|that)\b|{POLITE}add\s+(?:a\s+)?label\b", re.I
+)
+_COMMENT_RE = re.compile(
+    rf"{POLITE}(?:post\s+(?:a\s+)?comment|add\s+(?:a\s+)?comment|write\s+(?:a\s+)?comment|leave\s+(?:a\s+)?comment|"
+    r"comment|reply|respond)\s+(?:on|to|in)?\s*(?:issue\s+)?#?(?P<id>\d+)\b\s*(?P<body>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_COMMENT_VERB_RE = re.compile(
+    rf"{POLITE}(?:(?:post|add|write|leave)\s+(?:a\s+)?comment|comment|reply|respond)\b(?!\s+#?\d)", re.IGNORECASE
+)
+"""A comment request that names no issue number: "comment on it: …", "reply to the thread"."""
+_POST_QUOTED_RE = re.compile(
+    rf"{POLITE}(?:post|write|leave|add|comment)\s+(?P<body>\"[^\"]+\"|'[^']+'|`[^`]+`)\s+(?:as\s+a\s+comment\s+)?"
+    r"(?:on|to|in|under)\s+(?:issue\s+)?#?(?P<id>\d+)\b",
+    re.IGNORECASE,
+)
+"""`post "Fixed in 2.8.3." on #41`: the quotes mark where the user's text ends."""
+_COMMENT_LEAD_RE = re.compile(r"^(?::|-|—|–|,)?\s*(?:(?:saying|that says|with the text|with text|with)\b:?\s*)?", re.I)
+_WHO = r"(?:the\s+)?(?!(?:me|us|you)\b)(?:reporter|author|op|folks|people|users?|everyone|team|them|\w+)"
+"""Who is to be told: anyone but the user ("tell me on 87 ...") and Atlas ("thank you for 41")."""
+_ID = r"(?:issue\s+|ticket\s+)?#?(?P<id>\d+)\b"
+_INDIRECT_COMMENTS = (
+    # "tell the reporter of #41 we're on it", "let the folks on 87 know it's fixed in 2.8.3"
+    re.compile(
+        rf"{POLITE}(?:tell|let|inform|notify)\s+{_WHO}\s+(?:of|on|in)\s+{_ID}\s+(?:know\s+)?(?:that\s+)?(?P<body>\S.*)$",
+        re.I | re.DOTALL,
+    ),
+    # "let them know on #65 that ...", "write on issue 20 that ...", "respond on #13 that ..."
+    re.compile(
+        rf"{POLITE}(?:let\s+{_WHO}\s+know|write|respond|reply|say|note)\s+(?:on|in|to)\s+{_ID}\s*(?:that|saying|:)\s*"
+        r"(?P<body>\S.*)$",
+        re.I | re.DOTALL,
+    ),
+    # "ping #87: can you try poll_interval = 1s?"
+    re.compile(rf"{POLITE}ping\s+{_ID}\s*[:,-]\s*(?P<body>\S.*)$", re.I | re.DOTALL),
+)
+_ASK_AUTHOR_RE = re.compile(
+    rf"{POLITE}ask\s+{_WHO}\s+(?:of|on|in)\s+{_ID}\s+(?P<how>for|to)\s+(?P<body>\S.*?)\s*[.?!]?\s*$", re.I | re.DOTALL
+)
+_THANK_RE = re.compile(
+    rf"{POLITE}thank\s+{_WHO}\s+(?:on|in|for)\s+{_ID}(?:\s+for\s+(?P<body>\S.*?))?\s*[.!]?\s*$", re.I
+)
+_DRAFT_RE = re.compile(
+    r"\b(?:draft|suggest|propose|compose)\s+(?:a\s+|an\s+)?(?:reply|response|comment|answer)\s+(?:to|for|on)\s+"
+    r"(?:issue\s+)?#?(?P<id>\d+)\b|\b(?:write|prepare)\s+(?:a\s+)?(?:reply|response|comment)\s+(?:to|for|on)\s+"
+    r"(?:issue\s+)?#?(?P<id2>\d+)\b(?=.*\b(?:don'?t|do\s+not|without)\s+post)",
+    re.IGNORECASE,
+)
+_ASKS_ABOUT_LABEL_RE = re.compile(
+    r"\b(?:what|which|how)\s+(?:label\s+)?(?:would|should|do|does|could)\s+(?:you|we|i)\s+(?:label|tag)\b"
+    r"|^\s*(?:should|would|is|does)\s+#?\d+\s+(?:be|need|have|get)\b",
+    re.IGNORECASE,
+)
+_IDS_ONLY = r"(?P<ids>#?\d+(?:\s*(?:,|\band\b|&)\s*(?:issue\s+)?#?\d+)*)"
+_WORDED_LABELS = (
+    # "tag 87 with postgres broker", "mark 41 as a bug", "flag 130 as a worker issue", "lbl 95 sev1"
+    re.compile(rf"{POLITE}(?:label|tag|mark|flag|classify)\s+(?:issues?\s+)?{_IDS_ONLY}\s+(?P<phrase>[^,;.!?]+)", re.I),
+    # "bump 95 to sev 1", "move 87 to severity S2", "make 90 a feature request", "put #45 in the core component"
+    re.compile(
+        rf"{POLITE}(?:bump|move|raise|lower|make|put|set)\s+(?:issues?\s+)?{_IDS_ONLY}\s+(?P<phrase>[^,;.!?]+)", re.I
+    ),
+    # "set severity of 23 to S1"
+    re.compile(
+        rf"{POLITE}set\s+(?P<phrase>sev\w*|priority)\s+(?:of|on|for)\s+(?:issues?\s+)?{_IDS_ONLY}\s+to\s+"
+        r"(?P<value>[^,;.!?]+)",
+        re.I,
+    ),
+    # "add the scheduler label to 110", "add label type bug to 130", "severity S3 on 130 please"
+    re.compile(
+        rf"{POLITE}(?:(?:add|apply|put)\s+(?:the\s+|a\s+)?(?:labels?\s+)?)?(?P<phrase>[\w: -]+?)\s+(?:labels?\s+)?"
+        rf"(?:to|on|onto)\s+(?:issues?\s+)?{_IDS_ONLY}\s*(?:please|pls)?\s*[.!]?\s*$",
+        re.I,
+    ),
+    # "87 is sev 2"
+    re.compile(rf"^\s*{_IDS_ONLY}\s+is\s+(?P<phrase>sev(?:erity)?\s*s?\d)\s*[.!]?\s*$", re.I),
+    # "this is a redis broker thing, label 111 accordingly"
+    re.compile(rf"^(?P<phrase>.+?),?\s+(?:so\s+)?(?:label|tag)\s+(?:issues?\s+)?{_IDS_ONLY}\s+accordingly\b", re.I),
+)
+
+
+def _sentence(body: str) -> str:
+    body = strip_quotes(body.strip())
+    if not body:
+        return body
+    body = body[0].upper() + body[1:]
+    return body if body[-1] in ".!?" else body + "."
+
+
+def take_comment(text: str, plan: Plan) -> str:
+    """A comment request; its body is the user's own text, kept out of every other rule."""
+    draft = _DRAFT_RE.search(text)
+    if draft:
+        issue_id = int(draft.group("id") or draft.group("id2"))
+        plan.notes.append(
+            f"I cannot draft a reply: the offline planner writes no prose of its own, so here is #{issue_id} to "
+            f"reply to. To post your own text, say `comment on #{issue_id}: <your text>` (you approve it first)."
+        )
+        return text[: draft.start()] + f" #{issue_id} " + text[draft.end() :]
+    for pattern in _INDIRECT_COMMENTS:
+        if match := pattern.search(text):
+            plan.comment = (int(match.group("id")), _sentence(match.group("body")))
+            return text[: match.start()]
+    if match := _ASK_AUTHOR_RE.search(text):
+        what = match.group("body").strip()
+        body = f"Could you share {what}?" if match.group("how").lower() == "for" else f"Could you {what}?"
+        plan.comment = (int(match.group("id")), body)
+        return text[: match.start()]
+    if match := _THANK_RE.search(text):
+        reason = f" for {match.group('body').strip()}" if match.group("body") else ""
+        plan.comment = (int(match.group("id")), f"Thank you{reason}!")
+        return text[: match.start()]
+    return _take_plain_comment(text, plan)
+
+
+def _take_plain_comment(text: str, plan: Plan) -> str:
+    """A comment request; its body is the user's own text, kept out of every other rule."""
+    match = _COMMENT_RE.search(text)
+    if not match:
+        quoted = _POST_QUOTED_RE.search(text)
+        if quoted:
+            plan.comment = (int(quoted.group("id")), strip_quotes(quoted.group("body")))
+            return text[: quoted.start()] + " " + text[quoted.end() :]
+        verb = _COMMENT_VERB_RE.search(text)
+        if verb:
+            plan.notes.append("To post a comment, name the issue and give the text: `comment on #41: Looking into it.`")
+            return text[: verb.start()]
+        return text
+    body = strip_quotes(_COMMENT_LEAD_RE.sub("", match.group("body").strip(), count=1))
+    issue_id = int(match.group("id"))
+    if re.search(r"\w", body):  # "comment on #41?" asks, it gives no text to post
+        plan.comment = (issue_id, body)
+    else:
+        plan.notes.append(f"To comment on #{issue_id}, give the text too: `comment on #{issue_id}: Looking into it.`")
+    return text[: match.start()]
+
+
+def take_labels(text: str, plan: Plan, labels: Sequence[str]) -> str:
+    """Label requests: exact label names first, then labels named in words; a label verb without both is a note."""
+    if _ASKS_ABOUT_LABEL_RE.search(text):
+        return text  # a question about labelling is answered by reading, never by an action
+    taken = False
+    for pattern in _LABEL_ACTIONS:
+        while match := pattern.search(text):  # "label #130 comp:worker and label #130 severity:S3"
+            ids = [int(d) for d in re.findall(r"\d+", match.group("ids"))]
+            found = [label_in_phrase(token, labels) or token for token in _label_tokens(match.group("labels"))]
+            plan.labels += [(issue_id, label) for issue_id in ids for label in found]
+            text, taken = text[: match.start()] + " " + text[match.end() :], True
+    if taken:
+        return text
+    for pattern in _WORDED_LABELS:
+        match = pattern.search(text)
+        phrase = match and " ".join(g for g in (match.group("phrase"), match.groupdict().get("value")) if g)
+        label = label_in_phrase(phrase, labels) if match and phrase else None
+        # Every word must name the label ("the core team commented on 41" asks for no label), except
+        # in "..., label 111 accordingly", where the words before are the user's reason.
+        if match and label and (pattern is _WORDED_LABELS[-1] or only_label_words(phrase or "", label)):
+            ids = [int(d) for d in re.findall(r"\d+", match.group("ids"))]
+            plan.labels += [(issue_id, label) for issue_id in ids]
+            return text[: match.start()] + " " + text[match.end() :]
+    verb = _LABEL_VERB_RE.search(text)
+    if verb:
+        plan.notes.append(
+            "To add a label, name the issue and the label: `label #41 comp:core` or `add severity:S2 to issue 87`."
+        )
+        return text[: verb.start()] + " " + text[verb.end() :]
+    return text
+
+
+def _label_tokens(text: str) -> list[str]:
+    return [strip_quotes(token) for token in re.findall(_LABEL_TOKEN, text)]

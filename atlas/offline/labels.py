@@ -1,0 +1,122 @@
+"""Labels named in words, mapped onto the dataset's own label set.
+
+`comp:broker-postgress` (a typo), `comp core`, `postgres broker`, `sev 1`, `S2`, `a bug`,
+`feature request`: each is read against the labels the data holds (`comp:broker-postgres`,
+`severity:S1`, `type:bug` ...), never against a list written here. A label's words are the
+parts of its name (`comp:broker-postgres` → comp, broker, postgres); the words a label is
+named by are its value's words, with its prefix optional.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+_TOKEN_RE = re.compile(r"[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*")
+_SEVERITY_RE = re.compile(r"\b(?:sev(?:erity)?|priority)\s*[:=]?\s*s?([1-9])\b|\bs([1-9])\b", re.IGNORECASE)
+_WORD_RE = re.compile(r"[a-z0-9]+")
+LABEL_CUTOFF = 85
+"""How close a typed `prefix:value` must be to a real label (rapidfuzz ratio) to be taken for it."""
+
+
+@dataclass(frozen=True)
+class LabelHit:
+    label: str
+    start: int
+    end: int
+    exact: bool
+    """Every word of the label's value was named (`postgres broker`), not only a distinctive one (`postgres`)."""
+
+
+def _words(text: str) -> list[str]:
+    return _WORD_RE.findall(text.lower())
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def label_from_token(token: str, labels: Sequence[str]) -> str | None:
+    """A `prefix:value` the user typed, as the real label it names (case and small typos forgiven)."""
+    by_folded = {label.casefold(): label for label in labels}
+    if token.casefold() in by_folded:
+        return by_folded[token.casefold()]
+    best = process.extractOne(token.casefold(), list(by_folded), scorer=fuzz.ratio, score_cutoff=LABEL_CUTOFF)
+    return by_folded[best[0]] if best else None
+
+
+def severity_label(text: str, labels: Sequence[str]) -> LabelHit | None:
+    """`sev 1`, `sev1`, `severity S2`, `S3`: the severity label with that number, when the data has it."""
+    for match in _SEVERITY_RE.finditer(text):
+        number = match.group(1) or match.group(2)
+        wanted = next((label for label in labels if re.fullmatch(rf"\w+:s?{number}", label, re.IGNORECASE)), None)
+        if wanted and wanted.split(":")[0].lower().startswith(("sev", "prio")):
+            return LabelHit(wanted, match.start(), match.end(), True)
+    return None
+
+
+def labels_in_words(text: str, labels: Sequence[str]) -> list[LabelHit]:
+    """Labels named by their words (`postgres broker`, `comp core`, `bugs`), in order of appearance."""
+    tokens = [(m.start(), m.end(), _singular(m.group(0).lower())) for m in re.finditer(r"[A-Za-z0-9]+", text)]
+    owners: dict[str, list[str]] = {}
+    for label in labels:
+        for word in set(_words(label.split(":", 1)[-1])):
+            owners.setdefault(_singular(word), []).append(label)
+    hits: list[LabelHit] = []
+    for label in labels:
+        prefix, _, value = label.partition(":")
+        value_words = [_singular(w) for w in _words(value)]
+        if not value_words or value_words[0].isdigit() or re.fullmatch(r"s\d", value_words[0]):
+            continue  # severities are read by number (`sev 1`), not by word
+        spans = [(s, e) for s, e, word in tokens if word in value_words]
+        named = {word for _, _, word in tokens if word in value_words}
+        if not spans:
+            continue
+        exact = named == set(value_words)
+        distinctive = any(len(owners.get(word, [])) == 1 for word in named)
+        if exact or distinctive:
+            start = min(s for s, _ in spans)
+            before = [(s, e) for s, e, word in tokens if e <= start and word == prefix.lower()]
+            if before and start - before[-1][1] <= 2:
+                start = before[-1][0]  # `comp core`: the prefix is part of the name
+            hits.append(LabelHit(label, start, max(e for _, e in spans), exact))
+    return sorted(hits, key=lambda hit: (hit.start, not hit.exact))
+
+
+def label_in_phrase(phrase: str, labels: Sequence[str]) -> str | None:
+    """The one label a short phrase names (`with postgres broker`, `as a bug`, `to sev 1`), or None."""
+    for token in _TOKEN_RE.findall(phrase):
+        found = label_from_token(token.strip("`'\""), labels)
+        if found:
+            return found
+    severity = severity_label(phrase, labels)
+    if severity:
+        return severity.label
+    hits = labels_in_words(phrase, labels)
+    exact = [hit for hit in hits if hit.exact]
+    return (exact or hits)[0].label if hits else None
+
+
+_LABEL_PHRASE_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        """
+        as a an the with to in into on onto label labels labelled component comp issue issues thing one request
+        requests type severity sev priority level please pls
+        """,
+    )
+)
+"""Words that may stand around a label's own words in a request for it: `put #45 in the core component`."""
+
+
+def only_label_words(phrase: str, label: str) -> bool:
+    """Whether every word of `phrase` names `label` or is one of the words that stand around a label."""
+    own = {_singular(word) for word in _words(label)}
+    for word in _words(phrase):
+        if _singular(word) in own or word in _LABEL_PHRASE_WORDS or re.fullmatch(r"(?:s|sev)?\d", word):
+            continue
+        return False
+    return True

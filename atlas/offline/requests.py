@@ -1,0 +1,181 @@
+"""The parts of a question the older rules missed: bare issue numbers, a search beside other
+requests, a doc topic with no doc named, an error by name or symptom, and what cannot be done.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from atlas.offline.sections import (
+    code_by_symptom,
+    codes_named,
+    content_words,
+    heading_name,
+    section_about,
+    section_named,
+)
+from atlas.offline.vocabulary import Section, Vocabulary
+
+if TYPE_CHECKING:
+    from atlas.offline.plan import Plan
+
+_BARE_NUMBER_RE = re.compile(r"(?<![\w.#:/'\"=+-])(\d{1,5})(?![\w.:/%'\"-]|\.\d|[-–]\d)")
+_UNIT_AFTER_RE = re.compile(
+    r"^\s*(?:s|ms|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|%|x|×|workers?|"
+    r"jobs?|tabs?|rows?|times?|pods?|replicas?|threads?|process(?:es)?|schedules?|entries|nodes?|tasks?|retries|"
+    r"attempts?|items?|issues|bugs|tickets|people|users|am|pm|o'?clock|more|of)\b",
+    re.IGNORECASE,
+)
+_NOT_AN_ID_BEFORE = frozenset(
+    re.findall(
+        r"\S+",
+        """
+        top first latest last newest oldest sev severity priority every after than within python version v
+        redis postgres valkey traefik port since before until from to by over under about around only
+        limit section step chapter part page line round attempt rank number exit code status
+        """,
+    )
+)
+"""Words after which a number is a count, a version or a time; "bump 95 to ..." is read as a label first."""
+_NOT_A_COUNT = frozenset(
+    {"details", "thanks", "please", "does", "was", "has", "is", "says", "seems", "looks", "status"}
+)
+"""Words ending in s that may follow an issue number: "isssue 19 details", "41 thanks"."""
+_SEARCH_VERB_RE = re.compile(
+    r"\b(?:search(?:\s+for)?|find|look\s+for|list|any)\s+(?:[\w:-]+\s+){0,3}?"
+    r"(?:issues|bugs|tickets|questions|feature requests)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_END_RE = re.compile(
+    r"[,;?!]|\.(?:\s|$)|\s(?:and|then)\s+(?:show|read|get|pull|compare|check|tell|explain|open|grab)\b", re.I
+)
+_WHO_MOST_RE = re.compile(
+    r"\bwho\s+(?:reported|filed|opened|wrote|created|raised|submitted)\b|\b(?:which|what)\s+(?:authors?|reporters?|users?)"
+    r"\b|\bmost\s+(?:active\s+)?(?:reporters?|authors?)\b",
+    re.IGNORECASE,
+)
+_LABEL_MANY_RE = re.compile(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
+_DOCS_TOPIC_RE = re.compile(
+    r"(?<![\w:-])(?:docs?|documentation)\s+(?:say|says|said|have|has|mention|mentions|cover|covers)?\s*(?:about|on|regarding|"
+    r"for)\s+(?P<topic>[^?!;]+)"
+    r"|\bsections?\s+(?:on|about|called|named|titled)\s+(?P<named>[^?!;,]+)"
+    r"|(?P<before>[^?!;,.]+?)\s*[—–-]*\s*\b(?:anything|something|what)\s+(?:in|on)\s+the\s+(?:docs|documentation)\b",
+    re.IGNORECASE,
+)
+_ERROR_INTENT_RE = re.compile(
+    r"\b(?:errors?|codes?|exceptions?|warnings?)\b|\bwhat\s+does\s+.+\s+mean\b|\bmeaning\s+of\b", re.IGNORECASE
+)
+_DOC_WORD_RE = re.compile(r"\b(?:docs?|documentation|guide|manual)\b", re.IGNORECASE)
+_ASKED_CLAUSE_RE = re.compile(r"(?:^|(?<=[.!?;,]))\s*(?P<clause>[^.!?;,]+\?)")
+_PLANNABLE_RE = re.compile(
+    r"#|\d|\bORB\b|:\w|\b(?:issues?|tickets?|bugs?|docs?|documentation|section|page|guide|errors?|codes?|label|tag|"
+    r"comment|reply|search|find|list|show|read|compare|explain|mean|means|questions|features?)\b",
+    re.IGNORECASE,
+)
+NAMED_HEADING_SCORE = 80
+"""A heading named with no doc around it must match closely: `choosing a broker`, `breaking changes`."""
+
+
+def bare_issue_ids(text: str) -> list[int]:
+    """Numbers typed without `#` that are issue ids: not counts, versions, durations or times."""
+    ids: list[int] = []
+    for match in _BARE_NUMBER_RE.finditer(text):
+        before = re.findall(r"[a-z]+", text[: match.start()].lower())[-1:]
+        if (before and before[0] in _NOT_AN_ID_BEFORE) or _UNIT_AFTER_RE.match(text[match.end() :]):
+            continue
+        after = re.match(r"\s+([a-z]{4,})\b", text[match.end() :], re.IGNORECASE)
+        if after and after.group(1).lower().endswith("s") and after.group(1).lower() not in _NOT_A_COUNT:
+            continue  # "3 schedulers", "12 replicas": a count of things
+        if re.fullmatch(r"(?:19|20)\d\d", match.group(1)) and before and before[0] in {"in", "during", "of"}:
+            continue  # "in 2025": a year
+        if (number := int(match.group(1))) > 0 and number not in ids:
+            ids.append(number)
+    return ids
+
+
+def search_clause(text: str) -> str | None:
+    """The clause of an explicit search asked beside other requests ("show #43 and find closed bugs ...")."""
+    verb = _SEARCH_VERB_RE.search(text)
+    if verb is None:
+        return None
+    end = _CLAUSE_END_RE.search(text, verb.end())
+    clause = text[verb.start() : end.start() if end else len(text)]
+    return re.sub(r"(?<![\w&])#\d+\b", " ", clause)
+
+
+def cannot_do(text: str, notes: list[str]) -> str:
+    """Requests no tool can serve, said in `notes` and taken out of the words the other rules read."""
+    if match := _WHO_MOST_RE.search(text):
+        notes.append(
+            "I cannot count or rank issues by author or reporter: the search matches words and filters only by "
+            "state and label. Try `open bugs` or `issues opened by <name>` and read the authors in the list."
+        )
+        return text[: match.start()]
+    if match := _LABEL_MANY_RE.search(text):
+        notes.append(
+            "I cannot label many issues at once: I add one label to the issues you name, each after your approval. "
+            "Name the issue: `label #41 type:bug`."
+        )
+        return text[: match.start()] + " " + text[match.end() :]
+    return text
+
+
+def docs_by_topic(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | None]]:
+    """`what do the docs say about lease renewal`, `jobs running twice — anything in the docs?`: the best section."""
+    match = _DOCS_TOPIC_RE.search(text)
+    if match is None:
+        return []
+    topic = match.group("topic") or match.group("named") or match.group("before") or ""
+    words = [word for word in content_words(topic) if not word.isdigit()]
+    section = section_named(words, None, vocabulary, whole=True) or section_about(words, vocabulary)
+    return [(section.doc_id, heading_name(section, vocabulary))] if section else []
+
+
+def unplanned_lookups(
+    text: str, plan: Plan, vocabulary: Vocabulary, aliases: dict[str, list[str]], *, asks_meaning: bool
+) -> None:
+    """When nothing else was asked: an error named in words, a heading named alone, an error by symptom,
+    or a topic in a doc named by its subject (`the scheduler when the clocks go back`)."""
+    words = [word for word in content_words(text) if not word.isdigit()]
+    if codes := codes_named(text, vocabulary):
+        plan.codes = codes[:1]
+    elif section := section_named(
+        [w for w in words if not re.search(r"\d", w)], None, vocabulary, score=NAMED_HEADING_SCORE, whole=True
+    ):
+        plan.docs = [(section.doc_id, heading_name(section, vocabulary))]
+    elif _ERROR_INTENT_RE.search(text) and (code := code_by_symptom(text, vocabulary)):
+        plan.codes = [code]
+    elif section := _topic_section(text, words, vocabulary, aliases):
+        plan.docs = [(section.doc_id, heading_name(section, vocabulary))]
+    elif asks_meaning:
+        names = re.findall(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b", text)
+        plan.codes = list(dict.fromkeys(names))[:6]
+
+
+def _topic_section(
+    text: str, words: list[str], vocabulary: Vocabulary, aliases: dict[str, list[str]]
+) -> Section | None:
+    """The best section of the doc the question names by its subject, or of any doc when it says "docs"."""
+    for doc, patterns in aliases.items():
+        if any(re.search(rf"\b{pattern}\b", text, re.IGNORECASE) for pattern in patterns):
+            return section_about(_without(words, patterns), vocabulary, doc)
+    return section_about(words, vocabulary) if _DOC_WORD_RE.search(text) else None
+
+
+def _without(words: list[str], patterns: list[str]) -> list[str]:
+    return [word for word in words if not any(re.fullmatch(pattern, word, re.I) for pattern in patterns)]
+
+
+def unanswered(question: str, vocabulary_words: frozenset[str]) -> list[str]:
+    """Questions inside the question that no call can answer ("same root cause?"), said instead of ignored."""
+    notes: list[str] = []
+    for match in _ASKED_CLAUSE_RE.finditer(question):
+        clause = " ".join(match.group("clause").split())
+        words = content_words(clause)
+        if len(words) >= 2 and not _PLANNABLE_RE.search(clause) and any(w in vocabulary_words for w in words):
+            notes.append(
+                f"I did not answer “{clause}”: the offline planner looks things up and shows what it found, but it "
+                "does not judge or summarise it. Read the results below, or ask a real model (set `OPENAI_API_KEY`)."
+            )
+    return notes

@@ -1,0 +1,197 @@
+"""What the offline planner knows of the dataset's own words: labels, doc ids, headings, error names.
+
+Learned from the data folder, never listed here: the labels from `orbit.db` (or `issues.jsonl`),
+the headings and error names (`### ORB-1101 LeaseExpired`) from `docs/*.md`, and an in-memory
+FTS5 index over doc sections, so a symptom ("the heartbeat was lost") finds the section that
+describes it. Loaded once per data folder and reloaded when a file changes. Unreadable data
+gives an empty vocabulary: the planner then understands less, and says so, but still plans.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_HEADING_RE = re.compile(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+_ERROR_HEADING_RE = re.compile(r"^(ORB-\d{4})\s+([A-Z]\w+)$")
+_WORD_RE = re.compile(r"[a-z0-9]+")
+SECTION_TEXT_CHARS = 2000
+"""Enough of a section for its symptoms to be indexed; the rest is detail."""
+
+
+@dataclass(frozen=True)
+class Section:
+    doc_id: str
+    heading: str
+    level: int
+
+
+@dataclass
+class Vocabulary:
+    labels: list[str] = field(default_factory=list)
+    docs: list[str] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)
+    """Doc id → the title of the page (its `# ` heading)."""
+    sections: list[Section] = field(default_factory=list)
+    error_names: dict[str, str] = field(default_factory=dict)
+    """Error name → code: `LeaseExpired` → `ORB-1101`."""
+    index: sqlite3.Connection | None = None
+    words: frozenset[str] = frozenset()
+    """Every word of the docs and the issue titles: real words, never taken for typos."""
+
+    def headings_of(self, doc_id: str) -> list[Section]:
+        return [section for section in self.sections if section.doc_id == doc_id]
+
+    def best_sections(self, words: list[str], doc_id: str | None = None, limit: int = 3) -> list[Section]:
+        """Sections whose heading and text best match any of `words` (bm25, headings weighted up)."""
+        terms = [w for w in dict.fromkeys(w.lower() for w in words) if _WORD_RE.fullmatch(w.lower())]
+        if self.index is None or not terms:
+            return []
+        where, params = ("AND doc_id = ?", [doc_id]) if doc_id else ("", [])
+        rows: list[tuple[int]] = []
+        # Every word first (the section that holds them all), then any of them.
+        for joiner in (" AND ", " OR ") if len(terms) > 1 else (" OR ",):
+            try:
+                rows = self.index.execute(
+                    f"SELECT rowid FROM sections WHERE sections MATCH ? {where} "
+                    "ORDER BY bm25(sections, 0.0, 6.0, 1.0) LIMIT ?",
+                    [joiner.join(f'"{term}"' for term in terms), *params, limit],
+                ).fetchall()
+            except sqlite3.Error:
+                return []
+            if rows:
+                break
+        return [self.sections[rowid - 1] for (rowid,) in rows]
+
+
+_cache: dict[Path, tuple[tuple[float, ...], Vocabulary]] = {}
+_lock = threading.Lock()
+
+
+def vocabulary_of(data: Path) -> Vocabulary:
+    """The vocabulary of the data folder, built on first use and when one of its files changes."""
+    files = _source_files(data)
+    stamp = tuple(_mtime(path) for path in files)
+    with _lock:
+        cached = _cache.get(data)
+        if cached and cached[0] == stamp:
+            return cached[1]
+        vocabulary = _build(data)
+        _cache[data] = (stamp, vocabulary)
+        return vocabulary
+
+
+def _source_files(data: Path) -> list[Path]:
+    docs = sorted((data / "docs").glob("*.md")) if (data / "docs").is_dir() else []
+    return [data / "issues" / "orbit.db", data / "issues" / "issues.jsonl", *docs]
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return -1.0
+
+
+def _build(data: Path) -> Vocabulary:
+    vocabulary = Vocabulary(labels=_labels(data))
+    texts: list[str] = []
+    for path in sorted((data / "docs").glob("*.md")) if (data / "docs").is_dir() else []:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        vocabulary.docs.append(path.stem)
+        if title := re.search(r"^#[ \t]+(.+?)[ \t#]*$", text, re.MULTILINE):
+            vocabulary.titles[path.stem] = title.group(1).strip()
+        for section, body in _sections(path.stem, text):
+            vocabulary.sections.append(section)
+            texts.append(body)
+            if path.stem == "error-codes" and (match := _ERROR_HEADING_RE.match(section.heading)):
+                vocabulary.error_names[match.group(2)] = match.group(1)
+    vocabulary.index = _index(vocabulary.sections, texts)
+    titles = " ".join(_titles(data))
+    headings = " ".join(section.heading for section in vocabulary.sections)
+    vocabulary.words = frozenset(re.findall(r"[a-z]{3,}", " ".join([*texts, titles, headings]).lower()))
+    return vocabulary
+
+
+def _titles(data: Path) -> list[str]:
+    try:
+        with sqlite3.connect(f"file:{data / 'issues' / 'orbit.db'}?mode=ro", uri=True, timeout=0) as conn:
+            return [str(title) for (title,) in conn.execute("SELECT title FROM issues")]
+    except sqlite3.Error:
+        return []
+
+
+def _labels(data: Path) -> list[str]:
+    # Never wait on a locked db (timeout=0): the planner must not stall a question the tools may answer.
+    database = data / "issues" / "orbit.db"
+    try:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=0) as conn:
+            return [name for (name,) in conn.execute("SELECT name FROM labels ORDER BY name")]
+    except sqlite3.Error:
+        pass
+    labels: set[str] = set()
+    try:
+        with (data / "issues" / "issues.jsonl").open(encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                try:
+                    issue = json.loads(line)
+                except (ValueError, RecursionError):  # a broken or absurdly nested line is skipped
+                    continue
+                if isinstance(issue, dict) and isinstance(issue.get("labels"), list):
+                    labels.update(str(label) for label in issue["labels"])
+    except (OSError, UnicodeError):
+        return []
+    return sorted(labels)
+
+
+def _sections(doc_id: str, text: str) -> list[tuple[Section, str]]:
+    """Each heading below the title with the text up to the next heading."""
+    found: list[tuple[Section, list[str]]] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE_RE.match(line):
+            fenced = not fenced
+        match = None if fenced else _HEADING_RE.match(line)
+        if match:
+            found.append((Section(doc_id, match.group(2).strip(), len(match.group(1))), []))
+        elif found:
+            found[-1][1].append(line)
+    # A section's text runs to the next heading of its level or higher, as get_doc_section returns it.
+    texts = []
+    for index, (section, _) in enumerate(found):
+        lines_in: list[str] = []
+        for other, lines in found[index:]:
+            if other is not section and other.level <= section.level:
+                break
+            lines_in += [other.heading, *lines] if other is not section else lines
+        texts.append("\n".join(lines_in)[:SECTION_TEXT_CHARS])
+    return [(section, text) for (section, _), text in zip(found, texts, strict=True)]
+
+
+def _index(sections: list[Section], texts: list[str]) -> sqlite3.Connection | None:
+    try:
+        conn = sqlite3.connect(":memory:", check_same_thread=False)
+        conn.execute("CREATE VIRTUAL TABLE sections USING fts5(doc_id UNINDEXED, heading, body, tokenize='porter')")
+        conn.executemany(
+            "INSERT INTO sections (rowid, doc_id, heading, body) VALUES (?, ?, ?, ?)",
+            [
+                (n, s.doc_id, _spaced(s.heading), body)
+                for n, (s, body) in enumerate(zip(sections, texts, strict=True), 1)
+            ],
+        )
+        return conn
+    except sqlite3.Error:  # an SQLite without FTS5: symptoms are then not looked up
+        return None
+
+
+def _spaced(heading: str) -> str:
+    """`ORB-1501 WorkerHeartbeatLost` indexed also as `worker heartbeat lost`."""
+    return heading + " " + re.sub(r"(?<=[a-z])(?=[A-Z])", " ", heading)
