@@ -39,14 +39,14 @@ def test_the_log_is_in_wal_mode_so_a_long_read_never_holds_up_a_write(
     try:
         reader.execute("BEGIN")
         assert reader.execute("SELECT count(*) FROM calls").fetchone()[0] == 1
-        log = CallLog(log_path, busy_timeout_s=0.3)
+        log = CallLog(log_path, busy_timeout_s=1.0)
         started = time.monotonic()
         log.record_call(record("c1"), session="s", turn=1)
         elapsed = time.monotonic() - started
         assert reader.execute("SELECT count(*) FROM calls").fetchone()[0] == 1  # its snapshot holds
     finally:
         reader.close()
-    assert elapsed < 0.25
+    assert elapsed < 0.5  # a rollback journal would wait out the whole busy timeout
     assert capsys.readouterr().err == ""
     assert [c["call_id"] for c in CallLog(log_path).calls()] == ["c0", "c1"]
     with sqlite3.connect(log_path) as conn:
@@ -88,7 +88,7 @@ def test_a_write_waits_for_another_writer_s_lock_and_is_not_lost(
     elapsed = time.monotonic() - started
     holder.join(5)
     assert capsys.readouterr().err == ""
-    assert HOLD_S - 0.1 <= elapsed < HOLD_S + 1.0  # waited for the lock, no longer
+    assert HOLD_S / 2 <= elapsed < HOLD_S + 1.0  # waited for the lock, no longer
     assert [c["call_id"] for c in log.calls()] == ["c0", "held", "c1"]
 
 

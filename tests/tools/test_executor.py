@@ -128,14 +128,11 @@ def test_a_timeout_is_never_retried(raise_it: bool, timeout_s: float) -> None:
     # (an upstream's socket timeout) leaves almost all of the 5 s, room for two retries: none may run.
     tool = TimesOut(raise_it)
     executor = ToolExecutor(registry(spec("slow", tool, timeout_s=timeout_s)), max_attempts=3)
-    started = time.monotonic()
     output = asyncio.run(executor.run_one(call("slow", "c1", seconds=0.5)))
     assert kind_of(output) == "timeout"
     assert envelope(output)["error"]["retryable"] is True
     assert executor.log[0].attempts == 1
     assert tool.calls == 1
-    if raise_it:
-        assert time.monotonic() - started < 0.2  # no backoff waited either
 
 
 def test_transient_errors_are_retried_with_backoff_up_to_max_attempts(monkeypatch: pytest.MonkeyPatch) -> None:
