@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+NOT_COVERED = "NOT COVERED on this machine:"
+"""Starts the reason of a skip that leaves a promise untested; such skips are listed at the end of every run."""
+
 
 @pytest.fixture(autouse=True)
 def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -18,3 +21,16 @@ def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("ATLAS_TOOL_MODULES", raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
     return home
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """A skip that leaves a promise untested is named in the summary, not only counted as an `s`."""
+    reasons = []
+    for report in terminalreporter.stats.get("skipped", []):
+        _, _, reason = report.longrepr if isinstance(report.longrepr, tuple) else ("", 0, str(report.longrepr))
+        if NOT_COVERED in reason:
+            reasons.append(f"{report.nodeid}: {reason.removeprefix('Skipped: ')}")
+    if reasons:
+        terminalreporter.section("promises not tested on this machine", yellow=True, bold=True)
+        for line in reasons:
+            terminalreporter.write_line(line, yellow=True)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ import pytest
 import bench.__main__ as runner
 from atlas.calllog import CallLog
 from atlas.messages import ToolCall
+from atlas.tools.registry import Registry, ToolContext
 from bench import deadlines, log_scale, overhead, parallel, startup
 from bench.core import REPO, Figure, absolute_figure, ratio_figure
 
@@ -44,10 +47,30 @@ def test_seed_batch_ends_as_the_figure_expects(monkeypatch: pytest.MonkeyPatch) 
     assert sorted(record.kind for record in executor.log) == ["ok", "ok", "ok", "permanent"]
 
 
-def test_overhead_sides_run_the_same_number_of_calls() -> None:
+def test_overhead_sides_run_the_same_number_of_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    ran: dict[str, list[None]] = {"executor": [], "to_thread": []}
+
+    def counted(side: str) -> Callable[[overhead.NoArgs, ToolContext], None]:
+        def noop(args: overhead.NoArgs, ctx: ToolContext) -> None:
+            ran[side].append(None)  # list.append is atomic: the worker threads may call at once
+
+        return noop
+
+    executor_noop = dataclasses.replace(overhead.REGISTRY["noop"], fn=counted("executor"))
+    monkeypatch.setattr(overhead, "REGISTRY", Registry([executor_noop]))
+    monkeypatch.setattr(overhead, "noop", counted("to_thread"))
     calls = [ToolCall(name="noop", arguments="{}", call_id=f"c{index}") for index in range(20)]
     assert overhead.through_executor(calls) > 0
     assert overhead.through_to_thread(20) > 0
+    assert (len(ran["executor"]), len(ran["to_thread"])) == (20, 20)
+
+    # The figure itself: every timed round runs CALLS on each side (the executor once more, logged).
+    monkeypatch.setattr(overhead, "CALLS", 30)
+    monkeypatch.setattr(overhead, "ROUNDS", 2)
+    ran["executor"].clear()
+    ran["to_thread"].clear()
+    overhead.run()
+    assert (len(ran["executor"]), len(ran["to_thread"])) == (30 * 2 + 30, 30 * 2)
 
 
 def test_ask_process_with_the_plugin_tool_times_it_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

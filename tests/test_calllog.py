@@ -224,6 +224,9 @@ def test_two_processes_writing_at_once_lose_nothing_and_never_meet_a_locked_data
     assert len({row["call_id"] for row in rows}) == 1000
     switches = sum(1 for a, b in itertools.pairwise(rows) if a["session"] != b["session"])
     assert switches >= 1  # the two writers really overlapped
+    with sqlite3.connect(path) as conn:  # the overlap is only safe in WAL mode; proved alone in test_calllog_contention
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
 
 
 def test_a_log_locked_by_another_writer_costs_one_busy_timeout_and_a_warning(

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import random
 import sqlite3
+import threading
 import time
 from typing import Any
 
@@ -104,25 +106,53 @@ def test_calls_run_in_parallel_up_to_the_concurrency_and_time_from_their_slot() 
     assert all(190 <= r.ms < 300 for r in executor.log)
 
 
-def test_a_timeout_is_never_retried() -> None:
-    executor = ToolExecutor(registry(spec("slow", sleep_tool, timeout_s=0.1)), max_attempts=3)
+class TimesOut:
+    """Sleeps past a short deadline, or raises an upstream timeout at once with the deadline nearly whole."""
+
+    def __init__(self, raise_it: bool) -> None:
+        self.raise_it, self.calls = raise_it, 0
+
+    def __call__(self, args: SleepArgs, ctx: ToolContext) -> None:
+        self.calls += 1
+        if self.raise_it:
+            raise TimeoutError("upstream timed out")
+        time.sleep(args.seconds)
+
+
+@pytest.mark.parametrize(
+    ("raise_it", "timeout_s"),
+    [(False, 0.1), (True, 5.0)],
+    ids=["the-call-deadline", "raised-with-the-deadline-left-for-retries"],
+)
+def test_a_timeout_is_never_retried(raise_it: bool, timeout_s: float) -> None:
+    # A timeout at the call's deadline leaves no time for a retry anyway; one raised by the tool
+    # (an upstream's socket timeout) leaves almost all of the 5 s, room for two retries: none may run.
+    tool = TimesOut(raise_it)
+    executor = ToolExecutor(registry(spec("slow", tool, timeout_s=timeout_s)), max_attempts=3)
     output = asyncio.run(executor.run_one(call("slow", "c1", seconds=0.5)))
     assert kind_of(output) == "timeout"
     assert envelope(output)["error"]["retryable"] is True
     assert executor.log[0].attempts == 1
+    assert tool.calls == 1
 
 
-def test_a_tool_that_raises_timeout_itself_is_not_retried() -> None:
-    def times_out(args: FailArgs, ctx: ToolContext) -> None:
-        raise TimeoutError("upstream timed out")
+def test_transient_errors_are_retried_with_backoff_up_to_max_attempts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The jitter is pinned to the middle of its range, so every wait is known: 0.3 s, then twice that.
+    jitter_ranges: list[tuple[float, float]] = []
+    waits: list[float] = []
+    real_sleep = asyncio.sleep
 
-    executor = ToolExecutor(registry(spec("t", times_out, FailArgs)), max_attempts=3)
-    output = asyncio.run(executor.run_one(call("t", "c1")))
-    assert kind_of(output) == "timeout"
-    assert executor.log[0].attempts == 1
+    def middle(low: float, high: float) -> float:
+        jitter_ranges.append((low, high))
+        return (low + high) / 2
 
+    async def timed_sleep(seconds: float, *args: Any) -> Any:
+        if threading.current_thread() is threading.main_thread():  # not a server an earlier test left running
+            waits.append(seconds)
+        return await real_sleep(seconds, *args)
 
-def test_transient_errors_are_retried_with_backoff_up_to_max_attempts() -> None:
+    monkeypatch.setattr(random, "uniform", middle)
+    monkeypatch.setattr(asyncio, "sleep", timed_sleep)
     flaky = Flaky(times=10)
     events: list[CallEvent] = []
     executor = ToolExecutor(registry(spec("flaky", flaky, FailArgs)), max_attempts=3, on_event=events.append)
@@ -133,7 +163,9 @@ def test_transient_errors_are_retried_with_backoff_up_to_max_attempts() -> None:
     assert flaky.calls == 3
     assert executor.log[0].attempts == 3
     # Backoff: 0.2–0.4 s, then twice that.
-    assert 0.6 <= elapsed <= 1.3
+    assert jitter_ranges == [(0.2, 0.4)]
+    assert waits == [pytest.approx(0.3), pytest.approx(0.6)]
+    assert 0.9 <= elapsed <= 1.3
     assert [e.attempt for e in events if e.phase is Phase.RETRYING] == [1, 2]
     assert [e.attempt for e in events if e.phase is Phase.STARTED] == [1, 2, 3]
 

@@ -171,3 +171,23 @@ def test_a_prompt_waiting_its_turn_names_sources_read_while_it_waited() -> None:
     asyncio.run(executor.run_all([call("write", "w1"), call("write", "w2"), call("read", "r1")]))
     assert [r.call_id for r in requests] == ["w1", "w2"]
     assert requests[1].untrusted_sources == ["issue #92"]
+
+
+def test_the_time_a_person_takes_to_answer_is_not_the_call_s_time() -> None:
+    # ms is how long the tool ran: a denied call ran for no time at all, an approved one for as long
+    # as the tool took — never the 0.4 s the person spent deciding.
+    answers = iter([False, True])
+
+    def slow_human(request: ApprovalRequest) -> bool:
+        time.sleep(0.4)
+        return next(answers)
+
+    executor = ToolExecutor(registry(spec("write", sleep_tool, side_effect=True)), approve=slow_human)
+
+    async def scenario() -> list[str]:
+        return [kind_of(await executor.run_one(call("write", c, seconds=0.1))) for c in ("denied", "approved")]
+
+    assert asyncio.run(scenario()) == ["denied", "ok"]
+    by_id = {r.call_id: r for r in executor.log}
+    assert by_id["denied"].ms < 50
+    assert 100 <= by_id["approved"].ms < 300
