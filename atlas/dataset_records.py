@@ -19,6 +19,8 @@ STATES = ("open", "closed")
 LABEL_PREFIXES = ("comp:", "type:", "severity:")
 ISSUE_FIELDS = ("id", "title", "state", "labels", "author", "created_at", "body", "comments")
 COMMENT_FIELDS = ("author", "body", "created_at")
+_ISSUE_KEYS = frozenset(ISSUE_FIELDS)
+_COMMENT_KEYS = frozenset(COMMENT_FIELDS)
 MAX_SQLITE_INT = 2**63 - 1
 """SQLite stores integers in 64 signed bits: a larger id cannot be a row's key."""
 
@@ -26,7 +28,7 @@ MAX_SQLITE_INT = 2**63 - 1
 def check_issue(issue: Any, line_no: int) -> dict[str, Any]:
     """One decoded record, checked; a DataError naming its line when it breaks the contract."""
     where = f"issues.jsonl line {line_no}"
-    if not isinstance(issue, dict) or tuple(sorted(issue)) != tuple(sorted(ISSUE_FIELDS)):
+    if type(issue) is not dict or issue.keys() != _ISSUE_KEYS:
         raise DataError(f"{where}: an issue must have exactly the fields {', '.join(ISSUE_FIELDS)}")
     if type(issue["id"]) is not int or issue["state"] not in STATES:
         raise DataError(f"{where}: bad id or state")
@@ -41,9 +43,9 @@ def check_issue(issue: Any, line_no: int) -> dict[str, Any]:
     if not isinstance(issue["comments"], list):
         raise DataError(f"{where}: comments must be a list")
     for comment in issue["comments"]:
-        if not isinstance(comment, dict) or tuple(sorted(comment)) != tuple(sorted(COMMENT_FIELDS)):
+        if type(comment) is not dict or comment.keys() != _COMMENT_KEYS:
             raise DataError(f"{where}: a comment must have exactly the fields {', '.join(COMMENT_FIELDS)}")
-        if not all(isinstance(comment[name], str) for name in COMMENT_FIELDS):
+        if not (type(comment["author"]) is type(comment["body"]) is type(comment["created_at"]) is str):
             raise DataError(f"{where}: a comment's {', '.join(COMMENT_FIELDS)} must be text")
     return issue
 
