@@ -176,7 +176,7 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
             rows, hint = _newest(conn, where, params, args.limit), "No search words were given; these are the newest."
         else:
             rows = _ranked(conn, " AND ".join(match_terms(terms)), where, params, args.limit)
-            hint = _WINDOW_REACHED if rows and rows[0]["considered"] >= RANK_WINDOW else ""
+            hint = _window_reached() if rows and rows[0]["considered"] >= RANK_WINDOW else ""
             if not rows and len(terms) > 1:
                 rows = _ranked(conn, " OR ".join(match_terms(terms)), where, params, args.limit)
                 hint = "No issue matched all the words; these match some of them."
@@ -202,10 +202,13 @@ def _filters(args: SearchArgs) -> tuple[str, list[Any]]:
     return where, params
 
 
-_WINDOW_REACHED = (
-    f"More than {RANK_WINDOW:,} issues matched; these are the best matches among the newest {RANK_WINDOW:,}."
-    " Add words or a state/label filter to narrow the search."
-)
+def _window_reached() -> str:
+    return (
+        f"More than {RANK_WINDOW:,} issues matched; these are the best matches among the newest {RANK_WINDOW:,}."
+        " Add words or a state/label filter to narrow the search."
+    )
+
+
 _NOTHING = (
     "No issue matched. Try other or fewer words, or drop the state/label filter; do not guess what the issues say."
 )
