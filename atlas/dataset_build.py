@@ -16,6 +16,7 @@ import secrets
 import signal
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
@@ -86,8 +87,6 @@ def temp_prefix(target: Path) -> str:
 
 def remove_stale_temps(target: Path) -> None:
     """Remove temp files of builds that died (their process is gone) in `target`'s folder."""
-    import time
-
     for path in target.parent.glob(f".{target.stem}-*.db*"):
         pid = _pid_of(path.name, temp_prefix(target))
         if pid is None:
@@ -127,8 +126,9 @@ def build_db(jsonl: Path, target: Path, progress: Progress | None = None) -> Pat
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(target)
     tmp = target.parent / f"{temp_prefix(target)}{os.getpid()}-{secrets.token_hex(4)}.db"
+    signals = _Signals()
     try:
-        with source, _signals_raise():
+        with source, signals.unwind():
             _build_into(tmp, jsonl, source, stat, progress or _silent)
             # A shared data folder's db must stay readable by all.
             tmp.chmod(0o644)
@@ -136,6 +136,7 @@ def build_db(jsonl: Path, target: Path, progress: Progress | None = None) -> Pat
     except BaseException:
         for leftover in (tmp, tmp.with_name(tmp.name + "-journal")):
             leftover.unlink(missing_ok=True)
+        signals.reraise()
         raise
     return target
 
@@ -173,7 +174,14 @@ def _open_for_build(tmp: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode = OFF")
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("PRAGMA cache_size = -32000")
+    # A Python callback now and then lets a signal's handler run inside a long statement (the
+    # full-text index takes seconds): Ctrl-C or SIGTERM then stops the build at once.
+    conn.set_progress_handler(_let_signals_in, 20_000)
     return conn
+
+
+def _let_signals_in() -> int:
+    return 0
 
 
 def _batches(records: Iterator[tuple[int, dict[str, Any]]]) -> Iterator[list[tuple[int, dict[str, Any]]]]:
@@ -244,19 +252,40 @@ def _run_script(conn: sqlite3.Connection, script: str) -> None:
             conn.execute(statement)
 
 
-@contextlib.contextmanager
-def _signals_raise() -> Iterator[None]:
-    """While building in the main thread, SIGTERM and SIGHUP unwind (so the temp file goes) instead of killing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+class _Signals:
+    """While building in the main thread, SIGINT, SIGTERM and SIGHUP unwind (so the temp file goes).
 
-    def unwind(signum: int, frame: FrameType | None) -> None:
-        raise SystemExit(128 + signum)
+    A handler that runs inside SQLite's progress callback has its exception replaced by SQLite's
+    "interrupted" error; `reraise` restores what the signal meant, so the caller never takes an
+    interrupted build for a failed one (and starts another in the state folder).
+    """
 
-    previous = {sig: signal.signal(sig, unwind) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    @contextlib.contextmanager
+    def unwind(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        wanted = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        previous = {sig: signal.getsignal(sig) for sig in wanted}
+        for sig in wanted:
+            if sig == signal.SIGINT and previous[sig] is not signal.default_int_handler:
+                continue  # Ctrl-C is someone else's to handle (ignored, or a custom handler)
+            signal.signal(sig, self._caught)
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+
+    def _caught(self, signum: int, frame: FrameType | None) -> None:
+        self.signum = signum
+        self.reraise()
+
+    def reraise(self) -> None:
+        if self.signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        if self.signum is not None:
+            raise SystemExit(128 + self.signum)

@@ -133,7 +133,8 @@ while not go.exists():
     time.sleep(0.001)
 def progress(done, total, stage):
     print(stage, flush=True)
-    time.sleep(0.02)
+    if stage == "reading issues":
+        time.sleep(0.02)
 ensure_db(Path(sys.argv[1]), Path(sys.argv[2]), progress)
 print("done", flush=True)
 """
@@ -144,16 +145,24 @@ def builder(data: Path, home: Path, go: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_a_signal_mid_build_leaves_no_temp_file(data: Path, tmp_path: Path, signum: int) -> None:
+@pytest.mark.parametrize(
+    ("signum", "stage"),
+    [(signal.SIGTERM, "reading issues"), (signal.SIGHUP, "reading issues"), (signal.SIGTERM, "indexing")],
+)
+def test_a_signal_mid_build_leaves_no_temp_file(tmp_path: Path, signum: int, stage: str) -> None:
+    """Also inside the long full-text statement: the build ends with the signal and is not retried elsewhere."""
+    data = write_dataset(tmp_path / "orbit", 3000 if stage == "indexing" else ISSUES)
     go = tmp_path / "go"
     go.touch()
     proc = builder(data, tmp_path / "home", go)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "reading issues"
+    assert proc.stdout is not None
+    while proc.stdout.readline().strip() != stage:
+        pass
     proc.send_signal(signum)
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 128 + signum, err
     assert leftovers(db_path(data).parent) == [] and not db_path(data).exists()
+    assert not (tmp_path / "home").exists(), "an interrupted build is not started again in the state folder"
 
 
 def test_two_processes_at_once_build_only_once(data: Path, tmp_path: Path) -> None:
