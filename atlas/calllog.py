@@ -328,8 +328,8 @@ class CallLog:
                     log_summary.refresh(conn)
                     result = []
                     for summary in log_summary.summaries(conn, tool):
-                        calls = sum(summary.kinds.values())
-                        percentiles = [log_summary.ms_at(conn, summary, _rank(calls, pct)) for pct in (50, 95, 100)]
+                        ranks = [_rank(summary.calls, pct) for pct in (50, 95, 100)]
+                        percentiles = [log_summary.ms_at(conn, summary, rank) for rank in ranks]
                         result.append(_tool_stats(summary.name, percentiles, summary.kinds, summary.retries))
                     return result
             except (sqlite3.Error, OSError) as exc:

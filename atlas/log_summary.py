@@ -40,6 +40,10 @@ class ToolSummary:
     buckets: list[tuple[int, int]]
     """(bucket, calls) in ascending order of duration."""
 
+    @property
+    def calls(self) -> int:
+        return sum(self.kinds.values())
+
 
 def refresh(conn: sqlite3.Connection) -> None:
     """Add the calls logged since the last refresh; call inside a write transaction."""
@@ -54,22 +58,26 @@ def refresh(conn: sqlite3.Connection) -> None:
         covered = 0
     if newest == covered and row is not None:
         return
-    span = "FROM calls WHERE id > ? AND id <= ?"
+    # One pass over the new calls into a small temp table, then the three summaries from it.
+    conn.execute("DROP TABLE IF EXISTS temp.stats_fresh")
     conn.execute(
-        f"INSERT INTO stats_kinds SELECT name, kind, count(*) {span} GROUP BY name, kind"
-        " ON CONFLICT (name, kind) DO UPDATE SET n = n + excluded.n",
+        f"CREATE TEMP TABLE stats_fresh AS SELECT name, kind, {BUCKET} AS bucket, count(*) AS n,"
+        " sum(max(attempts - 1, 0)) AS extra FROM calls WHERE id > ? AND id <= ? GROUP BY name, kind, bucket",
         (covered, newest),
     )
     conn.execute(
-        f"INSERT INTO stats_retries SELECT name, sum(attempts - 1) {span} AND attempts > 1 GROUP BY name"
-        " ON CONFLICT (name) DO UPDATE SET extra = extra + excluded.extra",
-        (covered, newest),
+        "INSERT INTO stats_kinds SELECT name, kind, sum(n) FROM stats_fresh WHERE true GROUP BY name, kind"
+        " ON CONFLICT (name, kind) DO UPDATE SET n = n + excluded.n"
     )
     conn.execute(
-        f"INSERT INTO stats_ms SELECT name, {BUCKET} AS bucket, count(*) {span} GROUP BY name, bucket"
-        " ON CONFLICT (name, bucket) DO UPDATE SET n = n + excluded.n",
-        (covered, newest),
+        "INSERT INTO stats_retries SELECT name, sum(extra) FROM stats_fresh WHERE true GROUP BY name"
+        " ON CONFLICT (name) DO UPDATE SET extra = extra + excluded.extra"
     )
+    conn.execute(
+        "INSERT INTO stats_ms SELECT name, bucket, sum(n) FROM stats_fresh WHERE true GROUP BY name, bucket"
+        " ON CONFLICT (name, bucket) DO UPDATE SET n = n + excluded.n"
+    )
+    conn.execute("DROP TABLE temp.stats_fresh")
     conn.execute("DELETE FROM stats_covered")
     conn.execute("INSERT INTO stats_covered VALUES (?)", (newest,))
 
@@ -85,7 +93,7 @@ def summaries(conn: sqlite3.Connection, tool: str | None) -> list[ToolSummary]:
     for name, bucket, count in conn.execute(
         f"SELECT name, bucket, n FROM stats_ms{where} ORDER BY name, bucket", params
     ):
-        buckets.setdefault(name, []).append((int(bucket), int(count)))
+        buckets.setdefault(name, []).append((bucket, count))
     return [
         ToolSummary(name=name, kinds=kinds[name], retries=int(retries.get(name, 0)), buckets=buckets.get(name, []))
         for name in sorted(kinds)
@@ -94,6 +102,9 @@ def summaries(conn: sqlite3.Connection, tool: str | None) -> list[ToolSummary]:
 
 def ms_at(conn: sqlite3.Connection, summary: ToolSummary, rank: int) -> float:
     """The `rank`-th smallest duration (1-based) of a tool's calls."""
+    if rank >= summary.calls:  # the largest: the last entry of the tool in the (name, ms) index
+        row = conn.execute("SELECT max(ms) FROM calls WHERE name = ?", (summary.name,)).fetchone()
+        return float(row[0]) if row and row[0] is not None else 0.0
     before = 0
     for bucket, count in summary.buckets:
         if before + count >= rank:
@@ -104,8 +115,9 @@ def ms_at(conn: sqlite3.Connection, summary: ToolSummary, rank: int) -> float:
             ).fetchone()
             if row is not None:
                 return float(row[0])
-            break  # a duration the buckets cannot place (negative, NaN): walk the index instead
+            break
         before += count
+    # A duration the buckets cannot place (a negative one): walk the index instead.
     row = conn.execute(
         "SELECT ms FROM calls WHERE name = ? ORDER BY ms LIMIT 1 OFFSET ?", (summary.name, rank - 1)
     ).fetchone()
