@@ -54,19 +54,21 @@ def run_chat(turns: int, data: Path, home: Path) -> dict[str, Any]:
     loop.run_until_complete(run_turn(QUESTIONS[0], [], model=model, executor=executor, session="warm", call_log=log))
     history: list[dict[str, Any]] = []
     seconds: list[float] = []
+    cpu: list[float] = []
     rss: dict[str, float] = {}
     for turn in range(1, turns + 1):
         question = QUESTIONS[turn % len(QUESTIONS)]
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         loop.run_until_complete(
             run_turn(question, history, model=model, executor=executor, session="bench", turn=turn, call_log=log)
         )
         seconds.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
         if turn in (WINDOW, turns):
             rss[str(turn)] = rss_mb()
     loop.close()
     log.close()
-    return {"seconds": seconds, "rss_mb": rss, "history_items": len(history)}
+    return {"seconds": seconds, "cpu_seconds": cpu, "rss_mb": rss, "history_items": len(history)}
 
 
 if __name__ == "__main__":
