@@ -1,60 +1,50 @@
-"""The Orbit dataset on disk: build `orbit.db` from `issues.jsonl`, and find a fresh db to read.
+"""The Orbit dataset on disk: find a fresh `orbit.db` for `issues.jsonl`, building one only when needed.
 
 `python -m atlas.dataset [DATA_DIR]` rebuilds the committed db. At run time `ensure_db()` uses
-the db beside the JSONL when it was built from exactly that JSONL (its SHA-256 is stored in the
-db), and otherwise builds one: in the data folder, or in the state folder when that is read-only.
+the db beside the JSONL when its stamp matches the JSONL (size and mtime, checked in O(1); when
+only the mtime moved, as after a checkout, the SHA-256 stored at build time decides, once), and
+otherwise builds one: in the data folder, or in the state folder when that is read-only. Only
+one process builds a given db at a time; the others wait for it and use its result.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import sqlite3
 import sys
-import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from atlas.dataset_build import SCHEMA_VERSION, Progress, build_db
+from atlas.dataset_records import COMMENT_FIELDS, ISSUE_FIELDS, LABEL_PREFIXES, STATES, file_sha256, read_issues
 from atlas.errors import DataError, is_busy
 
-SCHEMA_VERSION = 1
+__all__ = [
+    "COMMENT_FIELDS",
+    "ISSUE_FIELDS",
+    "LABEL_PREFIXES",
+    "SCHEMA_VERSION",
+    "STATES",
+    "build_db",
+    "db_path",
+    "ensure_db",
+    "file_sha256",
+    "jsonl_path",
+    "read_issues",
+    "stored_digest",
+]
+
 BUSY_WAIT_S = 0.25
 """How long a freshness check waits for a db that another process holds locked."""
-STATES = ("open", "closed")
-LABEL_PREFIXES = ("comp:", "type:", "severity:")
-
-SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE issues (
-    id INTEGER PRIMARY KEY,
-    title TEXT NOT NULL,
-    state TEXT NOT NULL CHECK (state IN ('open', 'closed')),
-    author TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    body TEXT NOT NULL
-);
-CREATE TABLE labels (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-CREATE TABLE issue_labels (
-    issue_id INTEGER NOT NULL REFERENCES issues(id),
-    label_id INTEGER NOT NULL REFERENCES labels(id),
-    PRIMARY KEY (issue_id, label_id)
-);
-CREATE TABLE comments (
-    id INTEGER PRIMARY KEY,
-    issue_id INTEGER NOT NULL REFERENCES issues(id),
-    position INTEGER NOT NULL,
-    author TEXT NOT NULL,
-    body TEXT NOT NULL,
-    created_at TEXT NOT NULL
-);
-CREATE INDEX comments_by_issue ON comments(issue_id, position);
-CREATE INDEX issue_labels_by_label ON issue_labels(label_id);
-CREATE VIRTUAL TABLE issues_fts USING fts5(title, body, comments, tokenize = 'porter unicode61');
-"""
-
-ISSUE_FIELDS = ("id", "title", "state", "labels", "author", "created_at", "body", "comments")
-COMMENT_FIELDS = ("author", "body", "created_at")
+LOCK_WAIT_S = 300.0
+"""How long to wait for another process's build of the same db before giving up."""
+VERIFIED_FILE = "dataset-verified.json"
+"""In the state folder: JSONL stamps whose content was found to match their db's stored hash."""
 
 
 def jsonl_path(data: Path) -> Path:
@@ -65,108 +55,14 @@ def db_path(data: Path) -> Path:
     return data / "issues" / "orbit.db"
 
 
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _check_issue(issue: Any, line_no: int) -> dict[str, Any]:
-    where = f"issues.jsonl line {line_no}"
-    if not isinstance(issue, dict) or tuple(sorted(issue)) != tuple(sorted(ISSUE_FIELDS)):
-        raise DataError(f"{where}: an issue must have exactly the fields {', '.join(ISSUE_FIELDS)}")
-    if type(issue["id"]) is not int or issue["state"] not in STATES:
-        raise DataError(f"{where}: bad id or state")
-    if not all(isinstance(issue[name], str) for name in ("title", "author", "created_at", "body")):
-        raise DataError(f"{where}: title, author, created_at and body must be text")
-    if not isinstance(issue["labels"], list) or not all(isinstance(label, str) for label in issue["labels"]):
-        raise DataError(f"{where}: labels must be a list of strings")
-    if not isinstance(issue["comments"], list):
-        raise DataError(f"{where}: comments must be a list")
-    for comment in issue["comments"]:
-        if not isinstance(comment, dict) or tuple(sorted(comment)) != tuple(sorted(COMMENT_FIELDS)):
-            raise DataError(f"{where}: a comment must have exactly the fields {', '.join(COMMENT_FIELDS)}")
-        if not all(isinstance(comment[name], str) for name in COMMENT_FIELDS):
-            raise DataError(f"{where}: a comment's {', '.join(COMMENT_FIELDS)} must be text")
-    return issue
-
-
-def read_issues(path: Path) -> list[dict[str, Any]]:
-    """Every issue of a JSONL file, checked against the field contract."""
+def _read_meta(db: Path) -> dict[str, str]:
+    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_WAIT_S)
     try:
-        # Only "\n" ends a record: splitlines() would also split inside strings at U+2028 or \x85.
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except FileNotFoundError:
-        raise DataError(f"no issues file at {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read {path}: {exc}") from None
-    issues = []
-    seen: set[int] = set()
-    for line_no, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            issue = _check_issue(json.loads(line), line_no)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"issues.jsonl line {line_no} is not JSON: {exc.msg}") from None
-        except RecursionError:
-            raise DataError(f"issues.jsonl line {line_no} is nested too deeply to read") from None
-        if issue["id"] in seen:
-            raise DataError(f"issues.jsonl line {line_no}: issue #{issue['id']} appears twice")
-        seen.add(issue["id"])
-        issues.append(issue)
-    return issues
-
-
-def build_db(jsonl: Path, target: Path) -> Path:
-    """Build a db from the JSONL into `target`, atomically (readers never see half a db)."""
-    issues = read_issues(jsonl)
-    if not issues:
-        # An empty tracker would answer "no such issue" to every question: name the file instead.
-        raise DataError(f"{jsonl} holds no issues")
-    digest = file_sha256(jsonl)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=".orbit-", suffix=".db", dir=target.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        conn = sqlite3.connect(tmp)
-        try:
-            conn.executescript(SCHEMA)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            conn.executemany(
-                "INSERT INTO meta VALUES (?, ?)",
-                [("jsonl_sha256", digest), ("issue_count", str(len(issues)))],
-            )
-            label_ids: dict[str, int] = {}
-            for issue in issues:
-                conn.execute(
-                    "INSERT INTO issues VALUES (?, ?, ?, ?, ?, ?)",
-                    (issue["id"], issue["title"], issue["state"], issue["author"], issue["created_at"], issue["body"]),
-                )
-                for label in issue["labels"]:
-                    if label not in label_ids:
-                        label_ids[label] = len(label_ids) + 1
-                        conn.execute("INSERT INTO labels VALUES (?, ?)", (label_ids[label], label))
-                    conn.execute("INSERT INTO issue_labels VALUES (?, ?)", (issue["id"], label_ids[label]))
-                for position, comment in enumerate(issue["comments"]):
-                    conn.execute(
-                        "INSERT INTO comments (issue_id, position, author, body, created_at) VALUES (?, ?, ?, ?, ?)",
-                        (issue["id"], position, comment["author"], comment["body"], comment["created_at"]),
-                    )
-                conn.execute(
-                    "INSERT INTO issues_fts (rowid, title, body, comments) VALUES (?, ?, ?, ?)",
-                    (issue["id"], issue["title"], issue["body"], "\n\n".join(c["body"] for c in issue["comments"])),
-                )
-            conn.commit()
-            conn.execute("VACUUM")
-        finally:
-            conn.close()
-        # mkstemp makes the file private (0600); a shared data folder's db must stay readable by all.
-        tmp.chmod(0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return target
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
+        meta = {str(key): str(value) for key, value in conn.execute("SELECT key, value FROM meta")}
+    finally:
+        conn.close()
+    return meta | {"user_version": str(version)}
 
 
 def stored_digest(db: Path) -> str | None:
@@ -174,64 +70,150 @@ def stored_digest(db: Path) -> str | None:
     if not db.is_file():
         return None
     try:
-        return _read_digest(db)
+        return _read_meta(db).get("jsonl_sha256")
     except sqlite3.Error:
         return None
 
 
-def _read_digest(db: Path) -> str | None:
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=BUSY_WAIT_S)
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'jsonl_sha256'").fetchone()
-    finally:
-        conn.close()
-    return str(row[0]) if row else None
-
-
-def _freshness(db: Path, digest: str) -> bool | None:
+def _freshness(db: Path, jsonl: Path, stat: os.stat_result, home: Path) -> bool | None:
     """Whether the db was built from this JSONL; None when another process holds it locked."""
     if not db.is_file():
         return False
     try:
-        return _read_digest(db) == digest
+        meta = _read_meta(db)
     except sqlite3.Error as exc:
         return None if is_busy(exc) else False
+    if meta["user_version"] != str(SCHEMA_VERSION) or meta.get("jsonl_size") != str(stat.st_size):
+        return False
+    if meta.get("jsonl_mtime_ns") == str(stat.st_mtime_ns):
+        return True
+    # Same size, other mtime (a checkout, a copy, a `touch`): the content decides, hashed once.
+    return _same_content(jsonl, stat, meta.get("jsonl_sha256", ""), home)
 
 
-def ensure_db(data: Path, home: Path) -> Path:
+def _same_content(jsonl: Path, stat: os.stat_result, digest: str, home: Path) -> bool:
+    remembered = _load_verified(home)
+    key = str(jsonl.resolve())
+    if remembered.get(key) == [stat.st_size, stat.st_mtime_ns, digest]:
+        return True
+    try:
+        same = file_sha256(jsonl) == digest
+    except OSError:
+        return False
+    if same:
+        _save_verified(home, {**remembered, key: [stat.st_size, stat.st_mtime_ns, digest]})
+    return same
+
+
+def _load_verified(home: Path) -> dict[str, object]:
+    try:
+        loaded = json.loads((home / VERIFIED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _save_verified(home: Path, verified: dict[str, object]) -> None:
+    """Best effort, atomically (a temp file renamed over the old one, never a write through a link)."""
+    with contextlib.suppress(OSError):
+        home.mkdir(parents=True, exist_ok=True)
+        tmp = home / f".{VERIFIED_FILE}.{os.getpid()}"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(verified, fh)
+            os.replace(tmp, home / VERIFIED_FILE)
+        finally:
+            tmp.unlink(missing_ok=True)
+
+
+def _home_copy(home: Path, jsonl: Path) -> Path:
+    """Where the state folder keeps the db of a JSONL whose own folder cannot take one."""
+    return home / f"orbit-{hashlib.sha256(str(jsonl.resolve()).encode()).hexdigest()[:16]}.db"
+
+
+def ensure_db(data: Path, home: Path, progress: Progress | None = None) -> Path:
     """A db built from the data folder's current JSONL, building one only when needed."""
     jsonl, db = jsonl_path(data), db_path(data)
-    if not jsonl.is_file():
+    try:
+        stat = jsonl.stat()
+    except FileNotFoundError:
         if db.is_file():
             return db  # a db shipped alone is taken as it is
-        raise DataError(f"no Orbit dataset at {data} (expected issues/issues.jsonl or issues/orbit.db)")
-    try:
-        digest = file_sha256(jsonl)
+        raise DataError(f"no Orbit dataset at {data} (expected issues/issues.jsonl or issues/orbit.db)") from None
     except OSError as exc:
         raise DataError(f"cannot read {jsonl}: {exc}") from None
-    fresh = _freshness(db, digest)
+    fresh = _freshness(db, jsonl, stat, home)
     if fresh:
         return db
-    cached = home / f"orbit-{digest[:16]}.db"
-    if _freshness(cached, digest):
+    cached = _home_copy(home, jsonl)
+    if _freshness(cached, jsonl, stat, home):
         return cached
     # A db another process holds locked is not replaced under it: the state folder gets the build.
     if fresh is False and os.access(db.parent, os.W_OK) and (not db.exists() or os.access(db, os.W_OK)):
         try:
-            return build_db(jsonl, db)
+            return _build_once(jsonl, db, home, progress)
         except (OSError, sqlite3.Error):
             pass  # fall back to the state folder (a read-only or full data folder)
     try:
-        return build_db(jsonl, cached)
+        return _build_once(jsonl, cached, home, progress)
     except (OSError, sqlite3.Error) as exc:
         raise DataError(f"cannot build the issues db from {jsonl}: {exc}") from None
+
+
+def _build_once(jsonl: Path, target: Path, home: Path, progress: Progress | None) -> Path:
+    """Build `target` unless another process, holding the lock first, just built it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _folder_lock(target.parent, progress):
+        stat = jsonl.stat()
+        if _freshness(target, jsonl, stat, home):
+            return target
+        return build_db(jsonl, target, progress)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path, progress: Progress | None) -> Iterator[None]:
+    """An exclusive lock on the folder itself, released by the kernel however the process ends.
+
+    A lock on the folder (not on a lock file, as filelock would take) leaves nothing behind in a
+    data folder that may be a git checkout, and works in a read-only folder too.
+    """
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if progress is not None:
+                progress(0, 0, "waiting for another process to finish building it")
+            _wait_for_lock(fd, folder)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _wait_for_lock(fd: int, folder: Path) -> None:
+    give_up = time.monotonic() + LOCK_WAIT_S
+    while True:
+        time.sleep(0.05)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > give_up:
+                raise DataError(
+                    f"another process has been building the issues db in {folder} for {LOCK_WAIT_S:.0f} s"
+                ) from None
 
 
 def main(argv: list[str]) -> int:
     from atlas.config import bundled_data_dir
 
     data = Path(argv[0]) if argv else bundled_data_dir()
-    target = build_db(jsonl_path(data), db_path(data))
+    try:
+        target = build_db(jsonl_path(data), db_path(data))
+    except DataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print(f"built {target} from {jsonl_path(data)}")
     return 0
 

@@ -14,8 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from atlas.envelope import dumps, envelope_err
 from atlas.errors import ConfigError, ErrorKind
+from atlas.history import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, bound_history, forget_unsendable
 from atlas.llm import Model, TextSink
 from atlas.messages import ToolCall, Usage, with_unique_ids
+
+__all__ = ["ELIDED_OUTPUT", "HISTORY_BUDGET_CHARS", "INSTRUCTIONS", "TurnResult", "bound_history", "run_turn"]
 
 if TYPE_CHECKING:
     from atlas.calllog import CallLog, CallRecord
@@ -43,11 +46,6 @@ Answer in Markdown, concisely. Cite issue numbers (#41) and doc sections (error-
 for every fact you report."""
 
 EMPTY_ANSWER = "The model finished without writing an answer."
-
-HISTORY_BUDGET_CHARS = 60_000
-"""What the conversation sent with one request may weigh, in characters of JSON."""
-
-ELIDED_OUTPUT = {"elided": True, "note": "an older tool result, removed to keep the conversation short"}
 
 
 @dataclass
@@ -115,6 +113,7 @@ async def run_turn(
     started = time.monotonic()
     executor.new_turn(turn, deadline=started + deadline_s if deadline_s is not None else None)
     log_start = len(executor.log)
+    forget_unsendable(history)  # what no request can include any more costs neither time nor memory
     turn_start = len(history)
     history.append({"role": "user", "content": question})
     usage = Usage()
@@ -240,58 +239,3 @@ def close_open_calls(history: list[dict[str, Any]], start: int = 0, outputs: Seq
             known.get(call_id) or {"type": "function_call_output", "call_id": call_id, "output": dumps(cancelled)}
         )
     return len(missing)
-
-
-def bound_history(history: Sequence[dict[str, Any]], budget: int = HISTORY_BUDGET_CHARS) -> list[dict[str, Any]]:
-    """A copy of the conversation that fits `budget` characters of JSON, or comes as close as it can.
-
-    First, earlier turns' tool outputs become a short `elided` marker, oldest first. Then whole
-    earlier turns are dropped, oldest first, so a function_call never loses its output. Only then
-    are this turn's earlier rounds elided: the model is still working from them. The latest
-    round's outputs are never touched, and the current turn is always kept.
-    """
-    items = [dict(item) for item in history]
-    sizes = [_size(item) for item in items]
-    total = sum(sizes)
-    if total <= budget:
-        return items
-    starts = [index for index, item in enumerate(items) if item.get("role") == "user"]
-    current = starts[-1] if starts else 0
-    total = _elide_outputs(items, sizes, total, budget, range(current))
-    cut = 0
-    for next_start in starts[1:]:
-        if total <= budget:
-            break
-        total -= sum(sizes[cut:next_start])
-        cut = next_start
-    _elide_outputs(items, sizes, total, budget, range(current, _latest_round_start(items)))
-    return items[cut:]
-
-
-def _elide_outputs(items: list[dict[str, Any]], sizes: list[int], total: int, budget: int, indices: range) -> int:
-    """Replace tool outputs at `indices` with the marker, in order, until `total` fits; the new total."""
-    marker = json.dumps(ELIDED_OUTPUT)
-    for index in indices:
-        if total <= budget:
-            break
-        item = items[index]
-        if item.get("type") != "function_call_output" or item.get("output") == marker:
-            continue
-        items[index] = {**item, "output": marker}
-        new_size = _size(items[index])
-        total += new_size - sizes[index]
-        sizes[index] = new_size
-    return total
-
-
-def _latest_round_start(items: Sequence[dict[str, Any]]) -> int:
-    """Index of the first item of the trailing run of tool outputs (len(items) when there is none)."""
-    index = len(items)
-    while index > 0 and items[index - 1].get("type") == "function_call_output":
-        index -= 1
-    return index
-
-
-def _size(item: dict[str, Any]) -> int:
-    # Plus the separator the item costs in the serialised list.
-    return len(json.dumps(item, ensure_ascii=False)) + 2

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from atlas.calllog import CallLog
+from atlas.commands.prepare import prepare_issues_db
 from atlas.config import Settings
 from atlas.events import Approver, EventSink
 from atlas.llm import Model, resolve
@@ -57,6 +58,7 @@ class Runtime:
 def open_runtime(model: str | None) -> Runtime:
     """Settings from the environment (`model` overrides), the registry, the model and the log."""
     settings = Settings() if model is None else Settings(model=model)
+    prepare_issues_db(settings.data, settings.home)
     tools = load_registry()
     return Runtime(
         settings=settings,

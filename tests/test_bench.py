@@ -125,3 +125,25 @@ def test_unknown_group_is_a_usage_error() -> None:
     with pytest.raises(SystemExit) as exited:
         runner.main(["nope"])
     assert exited.value.code == 2
+
+
+def test_synthetic_datasets_build_and_answer(tmp_path: Path) -> None:
+    from atlas.dataset import ensure_db
+    from bench import scale
+    from bench.synthetic import write_dataset
+
+    data = write_dataset(tmp_path / "orbit", 200)
+    db = ensure_db(data, tmp_path / "home")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*), count(DISTINCT created_at) FROM issues").fetchone() == (200, 200)
+    search_p50, get_p50 = scale.tool_p50s(data, tmp_path / "home")
+    assert search_p50 > 0 and get_p50 > 0
+
+
+def test_the_chat_and_log_pieces_run_small(tmp_path: Path) -> None:
+    from bench import scale, scale_chat
+
+    result = scale_chat.run_chat(12, REPO / "datasets" / "orbit", tmp_path / "home")
+    assert len(result["seconds"]) == 12 and set(result["rss_mb"]) == {"10", "12"}
+    scale.fill_log(tmp_path / "log", 50)
+    assert len(CallLog.at_home(tmp_path / "log").calls(limit=None)) == 50

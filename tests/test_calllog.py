@@ -302,3 +302,27 @@ def test_a_log_written_by_an_older_atlas_is_migrated_and_keeps_its_rows(tmp_path
         indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     conn.close()
     assert {"calls_name_ms", "calls_retried"} <= indexes
+
+
+def test_whole_log_stats_come_from_a_summary_that_follows_appends(tmp_path: Path) -> None:
+    """Exact percentiles from bucket counts: durations on bucket edges, both bucket widths, odd values."""
+    import random
+
+    log = CallLog(tmp_path / "log.db")
+    rng = random.Random(5)
+    edges = [0.0, 0.125, 0.124999, 8.0, 511.875, 511.99, 512.0, 519.999, 520.0, 5000.0, -3.5, 1e12]
+    rounds = [edges, [rng.lognormvariate(3.0, 1.5) for _ in range(300)], [rng.choice(edges) for _ in range(50)]]
+    number = 0
+    for durations in rounds:
+        for ms in durations:
+            number += 1
+            name = ("get_issue", "search_issues", "add_label")[number % 3]
+            log.record_call(record(f"c{number}", name=name, ms=ms, attempts=1 + number % 4), session="s", turn=1)
+        # The session filter counts row by row: the summary (brought up to date each time) must agree.
+        assert log.stats() == log.stats(session="s")
+        assert log.stats(tool="add_label") == log.stats(tool="add_label", session="s")
+    conn = sqlite3.connect(tmp_path / "log.db")
+    conn.execute("DELETE FROM calls WHERE id > 100")  # cut back by hand: the summary starts again
+    conn.commit()
+    conn.close()
+    assert log.stats() == log.stats(session="s")

@@ -456,3 +456,23 @@ def test_chat_counts_its_turns_in_words() -> None:
     out = run("chat", "-m", "offline", stdin="show issue #41\n/cost\n").stdout
     assert "1 turn · 0 → 0 tokens · $0.0000" in out
     assert out.rstrip().endswith(": 1 turn, $0.0000")
+
+
+def test_ask_builds_the_issues_db_before_any_tool_runs(tmp_path: Path) -> None:
+    """A build longer than a tool's deadline still answers: it happens at start-up, with a line on stderr."""
+    from bench.synthetic import write_dataset
+
+    data = write_dataset(tmp_path / "orbit", 4000)
+    env = {**os.environ, "ATLAS_HOME": str(tmp_path / "home"), "ORBIT_DATA": str(data)}
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", "ask", "--json", "--timeout", "0.05", "Summarize issue #41."],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "building the issues db: reading issues" in done.stderr and "issues db ready" in done.stderr
+    calls = json.loads(done.stdout)["calls"]
+    assert [call["kind"] for call in calls if call["name"] == "get_issue"] == ["ok"], calls
+    assert sorted(p.name for p in (data / "issues").iterdir()) == ["issues.jsonl", "orbit.db"]

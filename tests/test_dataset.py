@@ -590,7 +590,7 @@ def test_a_build_that_fails_in_sqlite_is_a_data_error(tmp_path: Path, monkeypatc
     (data / "issues").mkdir(parents=True)
     shutil.copy(jsonl_path(bundled_data_dir()), jsonl_path(data))
 
-    def disk_full(jsonl: Path, target: Path) -> Path:
+    def disk_full(jsonl: Path, target: Path, progress: object = None) -> Path:
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr("atlas.dataset.build_db", disk_full)

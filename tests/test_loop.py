@@ -346,13 +346,13 @@ def test_a_model_failure_mid_turn_propagates_and_keeps_history_valid() -> None:
     assert_valid(history)
 
 
-def test_fifty_turns_of_bulky_results_stay_within_the_budget() -> None:
+def bulky_chat(turns: int) -> tuple[ScriptedModel, list[dict[str, Any]]]:
     model = ScriptedModel()
     executor = make_executor()
     history: list[dict[str, Any]] = []
 
     async def chat() -> None:
-        for turn in range(1, 51):
+        for turn in range(1, turns + 1):
             model.enqueue(
                 {"calls": [call("bulky", size=3000), call("lookup", key=str(turn))]},
                 {"text": f"answer {turn} " + "y" * 1500},
@@ -361,7 +361,14 @@ def test_fifty_turns_of_bulky_results_stay_within_the_budget() -> None:
 
     asyncio.run(chat())
     model.assert_consumed()
-    assert len(history) == 50 * 6  # user, 2 calls, 2 outputs, answer
+    return model, history
+
+
+def test_fifty_turns_of_bulky_results_stay_within_the_budget() -> None:
+    model, history = bulky_chat(50)
+    # user, 2 calls, 2 outputs, answer: turns no request can include any more were let go
+    assert len(history) % 6 == 0 and 6 * 10 <= len(history) < 50 * 6
+    assert history[-6] == {"role": "user", "content": "question 50"}
     assert_valid(history)
     marker = json.dumps(ELIDED_OUTPUT)
     for request in model.requests:
@@ -374,6 +381,27 @@ def test_fifty_turns_of_bulky_results_stay_within_the_budget() -> None:
     assert any(item.get("output") == marker for item in last)
     assert last[-5] == {"role": "user", "content": "question 50"}
     assert last[0]["content"] != "question 1"  # the oldest turns were dropped whole
+
+
+def test_letting_old_turns_go_changes_no_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    trimmed, kept = bulky_chat(40)
+    monkeypatch.setattr("atlas.loop.forget_unsendable", lambda history: 0)
+    whole, everything = bulky_chat(40)
+    assert len(kept) < len(everything) == 40 * 6
+    assert [request.items for request in trimmed.requests] == [request.items for request in whole.requests]
+
+
+def test_a_long_chat_measures_each_item_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import atlas.history
+
+    measured: list[int] = []
+    real_size = atlas.history._size
+    monkeypatch.setattr(atlas.history, "_size", lambda item: measured.append(1) or real_size(item))
+    bulky_chat(10)
+    first_ten = len(measured)
+    bulky_chat(60)
+    # A turn adds six items, each measured whole and (outputs) elided once: no re-measuring of old ones.
+    assert len(measured) - first_ten <= 60 * 10
 
 
 def test_bound_history_elides_old_outputs_before_dropping_turns() -> None:

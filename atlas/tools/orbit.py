@@ -23,6 +23,8 @@ COMMENT_LIMIT = 400
 COMMENTS_SHOWN = 3
 SEARCH_WORDS_MAX = 24
 READ_TIMEOUT_S = 5.0
+RANK_WINDOW = 2000
+"""At most this many hits, the newest, are ranked by relevance (see `_ranked`)."""
 FTS_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 _WORD = re.compile(r"\w+")
 
@@ -135,6 +137,23 @@ def search_terms(text: str) -> list[str]:
     return terms[:SEARCH_WORDS_MAX]
 
 
+def match_terms(terms: list[str]) -> list[str]:
+    """Each quoted term as FTS5 matches it: a word ending in a consonant and "y" also as a prefix without it.
+
+    The index stems with porter, which folds inflections (expired, expires, expiring → "expir") but
+    turns a final y into i, so "expiry" ("expiri") would miss "expired": `("expiry" OR "expir"*)`
+    finds both. Only such words get a prefix, so the others cost no more than a plain lookup.
+    """
+    matched = []
+    for term in terms:
+        word = term.strip('"')
+        if len(word) >= 5 and word.isalpha() and word[-1] in "yY" and word[-2] not in "aeiouAEIOU":
+            matched.append(f'({term} OR "{word[:-1]}"*)')
+        else:
+            matched.append(term)
+    return matched
+
+
 def _hit_sources(args: SearchArgs, data: Any) -> list[str]:
     hits = data.get("hits", []) if isinstance(data, dict) else []
     return [f"issue #{hit['id']}" for hit in hits]
@@ -156,13 +175,10 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         if not terms:
             rows, hint = _newest(conn, where, params, args.limit), "No search words were given; these are the newest."
         else:
-            # A title holding every word beats any body, however often a body repeats a common word.
-            in_title = _ranked(conn, f"title : ({' '.join(terms)})", where, params, args.limit)
-            anywhere = _ranked(conn, " ".join(terms), where, params, args.limit)
-            seen = {row["id"] for row in in_title}
-            rows, hint = [*in_title, *(row for row in anywhere if row["id"] not in seen)][: args.limit], ""
+            rows = _ranked(conn, " AND ".join(match_terms(terms)), where, params, args.limit)
+            hint = _window_reached() if rows and rows[0]["considered"] >= RANK_WINDOW else ""
             if not rows and len(terms) > 1:
-                rows = _ranked(conn, " OR ".join(terms), where, params, args.limit)
+                rows = _ranked(conn, " OR ".join(match_terms(terms)), where, params, args.limit)
                 hint = "No issue matched all the words; these match some of them."
         result["hits"] = _hits(conn, rows)
     if not rows:
@@ -178,11 +194,19 @@ def _filters(args: SearchArgs) -> tuple[str, list[Any]]:
         where, params = " AND i.state = ?", [args.state]
     if args.label:
         where += (
-            " AND i.id IN (SELECT il.issue_id FROM issue_labels il JOIN labels l ON l.id = il.label_id"
-            " WHERE l.name = ? COLLATE NOCASE)"
+            # A key lookup per candidate: ranking and "newest first" stop early, no id list is built.
+            " AND EXISTS (SELECT 1 FROM issue_labels il WHERE il.issue_id = i.id AND il.label_id IN"
+            " (SELECT l.id FROM labels l WHERE l.name = ? COLLATE NOCASE))"
         )
         params.append(args.label.strip())
     return where, params
+
+
+def _window_reached() -> str:
+    return (
+        f"More than {RANK_WINDOW:,} issues matched; these are the best matches among the newest {RANK_WINDOW:,}."
+        " Add words or a state/label filter to narrow the search."
+    )
 
 
 _NOTHING = (
@@ -191,12 +215,24 @@ _NOTHING = (
 
 
 def _ranked(conn: sqlite3.Connection, match: str, where: str, params: list[Any], limit: int) -> list[sqlite3.Row]:
-    # Title hits weigh most, then the body, then the comments.
+    """One ranked query: the best `limit` of the newest RANK_WINDOW hits, fields and snippets for those alone.
+
+    Title hits weigh most, then the body, then the comments. bm25 costs a few µs a hit, so a word
+    in most of 100,000 issues would take a second to rank in full; the window bounds that, and the
+    `considered` column tells the caller when it was reached. Snippets are made in the outer
+    query: SQLite computes a row's columns before it sorts, so there it would make one per hit.
+    """
     return conn.execute(
-        "SELECT i.id, i.title, i.state, i.created_at, snippet(issues_fts, -1, '**', '**', '…', 16) AS snippet "
-        f"FROM issues_fts JOIN issues i ON i.id = issues_fts.rowid WHERE issues_fts MATCH ?{where} "
-        "ORDER BY bm25(issues_fts, 10.0, 4.0, 1.0) LIMIT ?",
-        [match, *params, limit],
+        "WITH hits AS ("
+        " SELECT issues_fts.rowid AS id, bm25(issues_fts, 10.0, 4.0, 1.0) AS score"
+        f" FROM issues_fts JOIN issues i ON i.id = issues_fts.rowid WHERE issues_fts MATCH ?{where}"
+        " ORDER BY issues_fts.rowid DESC LIMIT ?),"
+        " best AS (SELECT id, score FROM hits ORDER BY score LIMIT ?)"
+        " SELECT i.id, i.title, i.state, i.created_at, snippet(issues_fts, -1, '**', '**', '…', 16) AS snippet,"
+        " (SELECT count(*) FROM hits) AS considered"
+        " FROM best JOIN issues_fts ON issues_fts.rowid = best.id JOIN issues i ON i.id = best.id"
+        " WHERE issues_fts MATCH ? ORDER BY best.score",
+        [match, *params, RANK_WINDOW, limit, match],
     ).fetchall()
 
 

@@ -214,3 +214,30 @@ def test_the_bundled_db_has_what_the_tools_read(_isolated_state: Path) -> None:
         assert fts_rows == issue_rows >= 120
     finally:
         conn.close()
+
+
+def test_a_derived_word_finds_its_inflections(ctx: ToolContext) -> None:
+    """Porter alone stems "expiry" to "expiri" and "expired" to "expir": the prefix joins them."""
+    assert {h["id"] for h in search_issues(SearchArgs(query="expiry"), ctx)["hits"]} == {7, 41}
+    assert {h["id"] for h in search_issues(SearchArgs(query="renewals"), ctx)["hits"]} == {7}
+
+
+def test_many_hits_rank_the_newest_window_and_say_so(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    got = search_issues(SearchArgs(query="lease"), ctx)
+    assert "hint" not in got
+    monkeypatch.setattr("atlas.tools.orbit.RANK_WINDOW", 1)
+    got = search_issues(SearchArgs(query="lease"), ctx)
+    assert [h["id"] for h in got["hits"]] == [41] and "newest 1" in got["hint"]
+
+
+def test_newest_first_reads_the_created_at_index(ctx: ToolContext) -> None:
+    from atlas.tools.orbitdb import db_for
+
+    conn = sqlite3.connect(f"{db_for(ctx.data, ctx.home).as_uri()}?mode=ro", uri=True)
+    try:
+        plan = conn.execute(
+            "EXPLAIN QUERY PLAN SELECT i.id FROM issues i WHERE i.state = 'open' ORDER BY i.created_at DESC, i.id DESC"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert any("issues_by_created" in row[-1] for row in plan), plan

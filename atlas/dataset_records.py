@@ -1,0 +1,108 @@
+"""The issues JSONL read as a stream: each record checked against the field contract, line by line.
+
+Memory does not grow with the file: a record is decoded, checked and handed on, and the bytes
+read so far feed the SHA-256 that the built db stores as part of its freshness stamp.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from atlas.errors import DataError
+
+STATES = ("open", "closed")
+LABEL_PREFIXES = ("comp:", "type:", "severity:")
+ISSUE_FIELDS = ("id", "title", "state", "labels", "author", "created_at", "body", "comments")
+COMMENT_FIELDS = ("author", "body", "created_at")
+_ISSUE_KEYS = frozenset(ISSUE_FIELDS)
+_COMMENT_KEYS = frozenset(COMMENT_FIELDS)
+MAX_SQLITE_INT = 2**63 - 1
+"""SQLite stores integers in 64 signed bits: a larger id cannot be a row's key."""
+
+
+def check_issue(issue: Any, line_no: int) -> dict[str, Any]:
+    """One decoded record, checked; a DataError naming its line when it breaks the contract."""
+    where = f"issues.jsonl line {line_no}"
+    if type(issue) is not dict or issue.keys() != _ISSUE_KEYS:
+        raise DataError(f"{where}: an issue must have exactly the fields {', '.join(ISSUE_FIELDS)}")
+    if type(issue["id"]) is not int or issue["state"] not in STATES:
+        raise DataError(f"{where}: bad id or state")
+    if not 1 <= issue["id"] <= MAX_SQLITE_INT:
+        digits = str(issue["id"])
+        shown = digits if len(digits) <= 24 else f"{digits[:12]}… ({len(digits)} digits)"
+        raise DataError(f"{where}: the id {shown} is not a whole number from 1 to {MAX_SQLITE_INT}")
+    if not all(isinstance(issue[name], str) for name in ("title", "author", "created_at", "body")):
+        raise DataError(f"{where}: title, author, created_at and body must be text")
+    if not isinstance(issue["labels"], list) or not all(isinstance(label, str) for label in issue["labels"]):
+        raise DataError(f"{where}: labels must be a list of strings")
+    if not isinstance(issue["comments"], list):
+        raise DataError(f"{where}: comments must be a list")
+    for comment in issue["comments"]:
+        if type(comment) is not dict or comment.keys() != _COMMENT_KEYS:
+            raise DataError(f"{where}: a comment must have exactly the fields {', '.join(COMMENT_FIELDS)}")
+        if not (type(comment["author"]) is type(comment["body"]) is type(comment["created_at"]) is str):
+            raise DataError(f"{where}: a comment's {', '.join(COMMENT_FIELDS)} must be text")
+    return issue
+
+
+@dataclass
+class RecordStream:
+    """Reads checked issues from an open binary JSONL file; `sha256` and `bytes_read` follow along."""
+
+    source: IO[bytes]
+    sha256: Any = field(default_factory=hashlib.sha256)
+    bytes_read: int = 0
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(line number, issue) for every non-blank line."""
+        # Iterating a binary file splits only at b"\n": a U+2028 or \x85 inside a string stays put.
+        for line_no, raw in enumerate(self.source, 1):
+            self.sha256.update(raw)
+            self.bytes_read += len(raw)
+            if not raw.strip():
+                continue
+            yield line_no, check_issue(_decode(raw, line_no), line_no)
+
+
+def _decode(raw: bytes, line_no: int) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise DataError(f"issues.jsonl line {line_no} is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"issues.jsonl line {line_no} is not JSON: {exc.msg}") from None
+    except ValueError:  # an integer of more than 4,300 digits: Python refuses to convert it
+        raise DataError(f"issues.jsonl line {line_no} holds a number too long to read") from None
+    except RecursionError:
+        raise DataError(f"issues.jsonl line {line_no} is nested too deeply to read") from None
+
+
+def read_issues(path: Path) -> list[dict[str, Any]]:
+    """Every issue of a JSONL file, checked (all in memory: for tests and small files)."""
+    issues, seen = [], set[int]()
+    try:
+        with path.open("rb") as source:
+            for line_no, issue in RecordStream(source):
+                if issue["id"] in seen:
+                    raise DataError(f"issues.jsonl line {line_no}: issue #{issue['id']} appears twice")
+                seen.add(issue["id"])
+                issues.append(issue)
+    except FileNotFoundError:
+        raise DataError(f"no issues file at {path}") from None
+    except OSError as exc:
+        raise DataError(f"cannot read {path}: {exc}") from None
+    return issues
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file, read in chunks (memory stays flat however large it is)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as source:
+        while chunk := source.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
