@@ -1,15 +1,21 @@
-"""What `ask` and `chat` both set up: settings, tools, the model, the call log, a session id."""
+"""What `ask` and `chat` both set up: settings, tools, the model, the call log, a session id.
+
+Here the call log is wired to the executor as a subscriber, and an answered turn is priced
+and recorded: the executor and the loop know nothing of either.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from atlas.calllog import CallLog
+from atlas.calllog import CallLog, CallLogWriter
 from atlas.config import Settings
 from atlas.events import Approver, EventSink
 from atlas.llm import Model, resolve
+from atlas.loop import TurnResult
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, load_registry
 
@@ -48,10 +54,36 @@ class Runtime:
             approve=approve,
             max_concurrency=concurrency,
             on_event=on_event,
-            call_log=self.call_log,
+            observers=[CallLogWriter(self.call_log, self.session)],
             session=self.session,
             context=context,
         )
+
+    def record_turn(self, question: str, result: TurnResult) -> TurnResult:
+        """The answered turn priced with the configured prices, and recorded in the call log."""
+        return record_turn(
+            self.call_log, question, result, price_in=self.settings.price_in, price_out=self.settings.price_out
+        )
+
+
+def record_turn(
+    call_log: CallLog, question: str, result: TurnResult, *, price_in: float, price_out: float
+) -> TurnResult:
+    """`result` with its cost (USD per million tokens in and out), after recording it; never raises."""
+    priced = dataclasses.replace(result, cost_usd=result.usage.cost_usd(price_in, price_out))
+    call_log.record_turn(
+        session=priced.session,
+        turn=priced.turn,
+        question=question,
+        answer=priced.answer,
+        model=priced.model,
+        rounds=priced.rounds,
+        input_tokens=priced.usage.input_tokens,
+        output_tokens=priced.usage.output_tokens,
+        cost_usd=priced.cost_usd,
+        ms=priced.ms,
+    )
+    return priced
 
 
 def open_runtime(model: str | None) -> Runtime:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.calllog import MIGRATIONS, CallLog, CallLogError, CallRecord
+from atlas.calllog import MIGRATIONS, CallLog, CallLogError, CallLogWriter
+from atlas.events import CallRecord
 from atlas.tools.executor import ToolExecutor
 from tests.tools.executor_fakes import FailArgs, Flaky, call, kind_of, registry, sleep_tool, spec
 
@@ -150,10 +151,13 @@ def test_sessions_and_the_latest_one(tmp_path: Path) -> None:
 def test_the_executor_logs_every_finished_call_with_its_session_and_turn(tmp_path: Path) -> None:
     log = CallLog(tmp_path / "log.db")
     executor = ToolExecutor(
-        registry(spec("sleep", sleep_tool), spec("flaky", Flaky(1), FailArgs)), call_log=log, session="sess"
+        registry(spec("sleep", sleep_tool), spec("flaky", Flaky(1), FailArgs)),
+        observers=[CallLogWriter(log, "sess")],
+        session="sess",
     )
-    executor.new_turn(3)
-    asyncio.run(executor.run_all([call("sleep", "c1", value="v"), call("flaky", "c2"), call("nope", "c3")], round=2))
+    turn = executor.new_turn(3)
+    calls = [call("sleep", "c1", value="v"), call("flaky", "c2"), call("nope", "c3")]
+    asyncio.run(executor.run_all(calls, round=2, turn=turn))
     rows = {row["call_id"]: row for row in log.calls()}
     assert set(rows) == {"c1", "c2", "c3"}
     assert {(row["session"], row["turn"], row["round"]) for row in rows.values()} == {("sess", 3, 2)}
@@ -174,7 +178,7 @@ def test_a_log_that_cannot_be_written_warns_once_and_the_answer_still_comes(
         (tmp_path / "home").write_text("a file where the state folder should be")
         path = tmp_path / "home" / "log.db"
     log = CallLog(path)
-    executor = ToolExecutor(registry(spec("sleep", sleep_tool)), call_log=log)
+    executor = ToolExecutor(registry(spec("sleep", sleep_tool)), observers=[CallLogWriter(log, "s")])
     outputs = asyncio.run(executor.run_all([call("sleep", "c1"), call("sleep", "c2")]))
     outputs += asyncio.run(executor.run_all([call("sleep", "c3")]))
     log.record_turn(session="s", turn=1, question="q", answer="a", model="m", rounds=1)
@@ -192,7 +196,8 @@ def test_a_log_that_cannot_be_written_warns_once_and_the_answer_still_comes(
 WRITER = textwrap.dedent(
     """
     import sys, time
-    from atlas.calllog import CallLog, CallRecord
+    from atlas.calllog import CallLog
+    from atlas.events import CallRecord
 
     log = CallLog(sys.argv[1])
     time.sleep(max(0.0, float(sys.argv[3]) - time.time()))  # start together
