@@ -2,7 +2,8 @@
 
 Subscribers (the live rows of the UI, the call log) receive these; the executor and the loop
 never import a subscriber. `CallObserver` is the subscriber's contract, after the lifecycle hooks
-of openai-agents-python (`on_tool_end`) and llm's `after_call`.
+of openai-agents-python (`on_tool_end`) and llm's `after_call`: only the end of a call and of
+a batch, so a subscriber costs nothing in the phases it does not need.
 """
 
 from __future__ import annotations
@@ -95,14 +96,16 @@ class EventSink(Protocol):
 
 
 class CallObserver(Protocol):
-    """A subscriber to the executor: every event of every call, then the end of each batch.
+    """A subscriber to the executor's lifecycle: the end of each call, then the end of each batch.
 
-    `on_batch_end` comes once per `run_all`, after every call of the batch is answered (also when
-    it was cancelled): a subscriber that buffers (the call log writes a batch in one transaction)
-    flushes there. Neither method may block for long: both run on the event loop.
+    `on_call_end` comes with every FINISHED event (the same record, and the turn's number), even
+    when nothing watches the events; `on_batch_end` comes once per `run_all`, after every call of
+    the batch is answered (also when it was cancelled): a subscriber that buffers (the call log
+    writes a batch in one transaction) flushes there. Neither may block for long: both run on the
+    event loop.
     """
 
-    def on_event(self, event: CallEvent, /) -> None: ...
+    def on_call_end(self, record: CallRecord, turn: int, /) -> None: ...
 
     def on_batch_end(self) -> None: ...
 

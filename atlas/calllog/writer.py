@@ -10,14 +10,14 @@ from __future__ import annotations
 import time
 
 from atlas.calllog.log import CallLog
-from atlas.events import CallEvent, CallRecord
+from atlas.events import CallRecord
 
 LOG_FLUSH_S = 0.2
 """Finished reads wait at most this long for their batch to end before they are written."""
 
 
 class CallLogWriter:
-    """A `CallObserver` that writes every FINISHED event's record to `log`, under `session`."""
+    """A `CallObserver` that writes every finished call's record to `log`, under `session`."""
 
     def __init__(self, log: CallLog, session: str) -> None:
         self.log = log
@@ -25,13 +25,10 @@ class CallLogWriter:
         self._unwritten: list[tuple[int, CallRecord]] = []
         self._unwritten_since = 0.0
 
-    def on_event(self, event: CallEvent, /) -> None:
-        record = event.record
-        if record is None:
-            return
+    def on_call_end(self, record: CallRecord, turn: int, /) -> None:
         if not self._unwritten:
             self._unwritten_since = time.monotonic()
-        self._unwritten.append((event.turn, record))
+        self._unwritten.append((turn, record))
         if record.approved is not None or time.monotonic() - self._unwritten_since >= LOG_FLUSH_S:
             self.flush()
 

@@ -8,12 +8,14 @@ Per call: validate → circuit breaker → time budget → approval (side effect
 runs in a worker thread, one prompt at a time, while reads go on) → a concurrency slot (the
 call's timer starts here) → attempts (`attempts.py`) in a daemon thread, all within the call's
 one deadline cut to the question's budget → envelope, capped → FINISHED event carrying the
-`CallRecord`. Calls that cannot run (unknown tool, bad arguments, breaker open, no time left)
-are answered before any task is made, so thousands of them cost little of the budget.
+`CallRecord`, and `on_call_end` to each subscriber. Calls that cannot run (unknown tool, bad
+arguments, breaker open, no time left) are answered before any task is made, so thousands of
+them cost little of the budget.
 
 The executor persists nothing and keeps no per-question state: the question's deadline and the
 untrusted sources it has read live in the `Turn` that `new_turn` returns and `run_all` takes.
-Subscribers (`observers`: the call log) get every event, and `on_batch_end` once per `run_all`.
+Subscribers (`observers`, `events.CallObserver`: the call log) get each finished call's record,
+and `on_batch_end` once per `run_all`.
 
 Cancellation (Ctrl-C cancels the task awaiting `run_all`): every unfinished call is answered with
 kind `cancelled` and reported as FINISHED — except that a side effect already running gets a
@@ -314,6 +316,9 @@ class ToolExecutor:
         )
         self.log.append(record)
         turn.records.append(record)
+        for observer in self.observers:
+            with contextlib.suppress(Exception):  # a broken subscriber must never break a tool call
+                observer.on_call_end(record, turn.number)
         self._emit(
             state,
             Phase.FINISHED,
@@ -328,7 +333,7 @@ class ToolExecutor:
         return state.output
 
     def _emit(self, state: CallState, phase: Phase, turn: Turn, **fields: Any) -> None:
-        if self.on_event is None and not self.observers:
+        if self.on_event is None:
             return
         fields.setdefault("attempts", state.attempts)
         if "leaked_threads" not in fields:
@@ -342,13 +347,8 @@ class ToolExecutor:
             turn=turn.number,
             **fields,
         )
-        # A broken display or subscriber must never break a tool call.
-        if self.on_event is not None:
-            with contextlib.suppress(Exception):
-                self.on_event(event)
-        for observer in self.observers:
-            with contextlib.suppress(Exception):
-                observer.on_event(event)
+        with contextlib.suppress(Exception):  # a broken display must never break a tool call
+            self.on_event(event)
 
     def _prims(self) -> _Primitives:
         loop = asyncio.get_running_loop()
