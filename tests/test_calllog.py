@@ -167,6 +167,21 @@ def test_the_executor_logs_every_finished_call_with_its_session_and_turn(tmp_pat
     assert [row["call_id"] for row in log.calls()] == [r.call_id for r in executor.log]
 
 
+def test_the_log_subscriber_writes_reads_with_their_batch_and_a_decided_side_effect_at_once(tmp_path: Path) -> None:
+    log = CallLog(tmp_path / "log.db")
+    writer = CallLogWriter(log, "sess")
+    logged = lambda: [row["call_id"] for row in log.calls()]  # noqa: E731
+    writer.on_call_end(record("r1"), 2)
+    writer.on_call_end(record("r2"), 2)
+    assert logged() == []  # reads wait for their batch: one transaction for all of them
+    writer.on_call_end(record("w1", name="add_label", approved=False), 2)
+    assert logged() == ["r1", "r2", "w1"]  # a decided side effect is written before anything else happens
+    writer.on_call_end(record("r3"), 2)
+    writer.on_batch_end()
+    assert logged() == ["r1", "r2", "w1", "r3"]
+    assert {(row["session"], row["turn"]) for row in log.calls()} == {("sess", 2)}
+
+
 @pytest.mark.parametrize("damage", ["corrupt", "not_a_folder"])
 def test_a_log_that_cannot_be_written_warns_once_and_the_answer_still_comes(
     tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]

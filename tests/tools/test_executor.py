@@ -21,6 +21,7 @@ from atlas.tools.registry import Registry, ToolContext, load_registry
 from tests.tools.executor_fakes import (
     FailArgs,
     Flaky,
+    Recorder,
     SleepArgs,
     broken_tool,
     call,
@@ -320,3 +321,16 @@ def test_each_call_is_logged_with_its_arguments_as_an_object() -> None:
     assert by_id["c2"].arguments == "{oops"
     assert {r.round for r in executor.log} == {2}
     assert json.loads(json.dumps(by_id["c1"].arguments)) == {"value": "v"}
+
+
+def test_an_executor_with_another_registry_offers_only_those_tools_and_keeps_its_breakers() -> None:
+    tools = registry(
+        spec("flaky", Flaky(times=100), FailArgs, idempotent=False), spec("write", Recorder(), side_effect=True)
+    )
+    executor = ToolExecutor(tools, approve=lambda request: True, breaker_threshold=1)
+    assert kind_of(asyncio.run(executor.run_one(call("flaky", "f1")))) == "transient"
+    read_only = executor.with_registry(tools.read_only())
+    assert executor.registry is tools
+    assert kind_of(asyncio.run(read_only.run_one(call("write", "w1")))) == "unknown_tool"
+    assert kind_of(asyncio.run(read_only.run_one(call("flaky", "f2")))) == "unavailable"  # the same breaker
+    assert kind_of(asyncio.run(executor.run_one(call("write", "w2")))) == "ok"
