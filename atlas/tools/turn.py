@@ -68,7 +68,8 @@ class BatchCancelled(asyncio.CancelledError):
     """`run_all` was cancelled (Ctrl-C): still a cancellation, carrying every call's output.
 
     `outputs` answers each call of the batch in request order (the unfinished ones `cancelled`),
-    so a caller that keeps the conversation going appends them and re-raises.
+    so a caller that keeps the conversation going appends them and re-raises. (Python 3.11's
+    `asyncio.timeout` turns only a plain CancelledError into TimeoutError; `wait_for` takes this.)
     """
 
     def __init__(self, outputs: list[dict[str, Any]]) -> None:
