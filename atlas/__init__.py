@@ -1,3 +1,10 @@
-"""Atlas: a terminal assistant that answers Orbit maintainers' questions through tools."""
+"""Atlas: a terminal assistant that answers Orbit maintainers' questions through tools.
+
+Layers, top to bottom; each imports only those below it (`tests/test_architecture.py`):
+`cli` → `commands/` → `runtime` → `loop` → `llm/` and `offline/` (models) → `tools/` (registry,
+executor) → `events`, `messages`, `envelope`, `errors`, `config`, `statefiles`. `calllog/` and
+`ui/` are subscribers to the executor's events: the commands and the runtime wire them in, and
+nothing below them imports either.
+"""
 
 __version__ = "0.1.0"

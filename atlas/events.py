@@ -1,10 +1,14 @@
-"""Events the executor emits for each phase of each call, and what an approver is asked.
+"""Events the executor emits for each phase of each call, the record of a finished call, and what an approver is asked.
 
-The UI subscribes to these; the executor and the loop never import the UI.
+Subscribers (the live rows of the UI, the call log) receive these; the executor and the loop
+never import a subscriber. `CallObserver` is the subscriber's contract, after the lifecycle hooks
+of openai-agents-python (`on_tool_end`) and llm's `after_call`: only the end of a call and of
+a batch, so a subscriber costs nothing in the phases it does not need.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
@@ -18,6 +22,25 @@ class Phase(StrEnum):
     STARTED = "started"
     RETRYING = "retrying"
     FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """How one tool call ended; `arguments` is the parsed object, or the raw text when it was not one."""
+
+    round: int
+    call_id: str
+    name: str
+    arguments: dict[str, Any] | str
+    kind: str
+    ms: float
+    attempts: int
+    message: str | None = None
+    approved: bool | None = None
+    leaked_threads: int = 0
+    position: int = 0
+    """Where the call stood in its model response (request order)."""
+    ts: float = field(default_factory=time.time)
 
 
 @dataclass(frozen=True)
@@ -40,6 +63,10 @@ class CallEvent:
     attempts: int = 0
     message: str | None = None
     leaked_threads: int = 0
+    turn: int = 0
+    """The number of the question (turn) the call belongs to."""
+    record: CallRecord | None = None
+    """How the call ended: set on FINISHED only."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +93,21 @@ class Approver(Protocol):
 
 class EventSink(Protocol):
     def __call__(self, event: CallEvent, /) -> None: ...
+
+
+class CallObserver(Protocol):
+    """A subscriber to the executor's lifecycle: the end of each call, then the end of each batch.
+
+    `on_call_end` comes with every FINISHED event (the same record, and the turn's number), even
+    when nothing watches the events; `on_batch_end` comes once per `run_all`, after every call of
+    the batch is answered (also when it was cancelled): a subscriber that buffers (the call log
+    writes a batch in one transaction) flushes there. Neither may block for long: both run on the
+    event loop.
+    """
+
+    def on_call_end(self, record: CallRecord, turn: int, /) -> None: ...
+
+    def on_batch_end(self) -> None: ...
 
 
 def deny_all(request: ApprovalRequest) -> bool:

@@ -1,7 +1,8 @@
 """The tool loop: ask the model, run its calls through the executor, repeat until it answers.
 
 `run_turn` appends the turn to the conversation (`history`, Responses-API input items) in
-place, and sends the model a bounded copy of it, so a long chat keeps fitting one budget.
+place, and sends the model a bounded copy of it, so a long chat keeps fitting one budget. It
+neither records the turn nor prices it: its caller does both (`atlas.runtime.record_turn`).
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from atlas.envelope import dumps, envelope_err
 from atlas.errors import ConfigError, ErrorKind
+from atlas.events import CallRecord
 from atlas.history import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, bound_history, forget_unsendable
 from atlas.llm import Model, TextSink
 from atlas.messages import ToolCall, Usage, with_unique_ids
+from atlas.tools.turn import BatchCancelled, Turn
 
 __all__ = ["ELIDED_OUTPUT", "HISTORY_BUDGET_CHARS", "INSTRUCTIONS", "TurnResult", "bound_history", "run_turn"]
 
 if TYPE_CHECKING:
-    from atlas.calllog import CallLog, CallRecord
     from atlas.tools.executor import ToolExecutor
 
 INSTRUCTIONS = """\
@@ -61,6 +63,7 @@ class TurnResult:
     """Every call of every round, in request order within a round."""
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
+    """What the usage cost: 0 here; the caller prices it (`runtime.record_turn`)."""
     finished: bool = True
     """False when the loop stopped at `max_rounds` without a final answer."""
     ms: float = 0.0
@@ -90,6 +93,24 @@ class TurnResult:
         }
 
 
+@dataclass(frozen=True)
+class TurnSettings:
+    """How far one question may go."""
+
+    max_rounds: int = 5
+    """Model requests at most; the last one that still asks for tools ends the turn unanswered."""
+    parallel: bool = True
+    """Whether the model may ask for several calls at once (and they run together)."""
+    deadline_s: float | None = None
+    """The question's time budget, from its start; None: none."""
+
+
+def start_turn(executor: ToolExecutor, number: int, settings: TurnSettings) -> Turn:
+    """The question's budget and what it will read, from now."""
+    deadline = None if settings.deadline_s is None else time.monotonic() + settings.deadline_s
+    return executor.new_turn(number, deadline=deadline)
+
+
 async def run_turn(
     question: str,
     history: list[dict[str, Any]],
@@ -97,89 +118,113 @@ async def run_turn(
     model: Model,
     executor: ToolExecutor,
     session: str,
-    turn: int = 1,
-    max_rounds: int = 5,
-    parallel: bool = True,
+    turn: Turn | None = None,
+    settings: TurnSettings = TurnSettings(),
     on_text: TextSink | None = None,
     on_round: Callable[[int], None] | None = None,
-    price_in: float = 0.10,
-    price_out: float = 0.50,
-    deadline_s: float | None = None,
-    call_log: CallLog | None = None,
 ) -> TurnResult:
-    """Answer one question in up to `max_rounds` model requests, running tools in between."""
-    if max_rounds < 1:
-        raise ConfigError(f"the round limit must be at least 1, got {max_rounds}")
+    """Answer one question in up to `settings.max_rounds` model requests, running tools in between.
+
+    `turn` (from `start_turn`; turn 1 when None) holds the budget and the untrusted sources read,
+    which the caller may still want when the turn fails or is cancelled.
+    """
+    if settings.max_rounds < 1:
+        raise ConfigError(f"the round limit must be at least 1, got {settings.max_rounds}")
     started = time.monotonic()
-    executor.new_turn(turn, deadline=started + deadline_s if deadline_s is not None else None)
-    log_start = len(executor.log)
+    turn = turn if turn is not None else start_turn(executor, 1, settings)
     forget_unsendable(history)  # what no request can include any more costs neither time nor memory
     turn_start = len(history)
     history.append({"role": "user", "content": question})
-    usage = Usage()
-    requested: list[tuple[int, str]] = []
-    answer, rounds, finished = "", 0, False
+    rounds = _Rounds()
     try:
-        for round_no in range(1, max_rounds + 1):
-            reply = await model.respond(
-                INSTRUCTIONS,
-                bound_history(history),
-                executor.registry,
-                parallel_tool_calls=parallel,
-                on_text=on_text,
-            )
-            rounds = round_no
-            usage += reply.usage
-            if reply.is_final:
-                answer, finished = (reply.text if reply.text.strip() else EMPTY_ANSWER), True
-                break
-            if reply.text:
-                history.append({"role": "assistant", "content": reply.text})
-            calls = with_unique_ids(reply.calls, _call_ids(history), prefix=f"atlas_{turn}_{round_no}")
-            history.extend(call.as_item() for call in calls)
-            requested.extend((round_no, call.call_id) for call in calls)
-            if on_round is not None:
-                on_round(round_no)
-            await _run_calls(executor, calls, round_no, history, parallel=parallel)
-        else:
-            answer = _stopped_answer(max_rounds, len(requested))
-        history.append({"role": "assistant", "content": answer})
-    except BaseException:
-        # Cancelled (Ctrl-C) or failed mid-round: the next turn must still see a valid
-        # conversation, in which every function_call has its output. The executor keeps the
-        # outputs of an interrupted batch (unfinished calls answered `cancelled`).
-        close_open_calls(history, turn_start, executor.last_outputs)
+        await _run_rounds(
+            rounds,
+            history,
+            model=model,
+            executor=executor,
+            turn=turn,
+            settings=settings,
+            on_text=on_text,
+            on_round=on_round,
+        )
+        history.append({"role": "assistant", "content": rounds.answer})
+    except BatchCancelled as cancelled:
+        # Ctrl-C mid-round: the next turn must still see a valid conversation, in which every
+        # function_call has its output; the interrupted batch's outputs (unfinished calls
+        # answered `cancelled`) come with the cancellation.
+        close_open_calls(history, turn_start, cancelled.outputs)
         raise
-    result = TurnResult(
-        answer=answer,
+    except BaseException:
+        close_open_calls(history, turn_start)
+        raise
+    return TurnResult(
+        answer=rounds.answer,
         model=model.name,
         session=session,
-        turn=turn,
-        rounds=rounds,
-        calls=_in_request_order(executor.log[log_start:], requested),
-        usage=usage,
-        cost_usd=usage.cost_usd(price_in, price_out),
-        finished=finished,
+        turn=turn.number,
+        rounds=rounds.count,
+        calls=_in_request_order(turn.records, rounds.requested),
+        usage=rounds.usage,
+        finished=rounds.finished,
         ms=(time.monotonic() - started) * 1000,
     )
-    if call_log is not None:
-        call_log.record_turn(
-            session=session,
-            turn=turn,
-            question=question,
-            answer=answer,
-            model=model.name,
-            rounds=rounds,
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cost_usd=result.cost_usd,
-            ms=result.ms,
+
+
+@dataclass
+class _Rounds:
+    """What the rounds of one turn have come to so far."""
+
+    answer: str = ""
+    count: int = 0
+    finished: bool = False
+    usage: Usage = field(default_factory=Usage)
+    requested: list[tuple[int, str]] = field(default_factory=list)
+    """(round, call_id) of every call, in request order."""
+
+
+async def _run_rounds(
+    rounds: _Rounds,
+    history: list[dict[str, Any]],
+    *,
+    model: Model,
+    executor: ToolExecutor,
+    turn: Turn,
+    settings: TurnSettings,
+    on_text: TextSink | None,
+    on_round: Callable[[int], None] | None,
+) -> None:
+    for round_no in range(1, settings.max_rounds + 1):
+        reply = await model.respond(
+            INSTRUCTIONS,
+            bound_history(history),
+            executor.registry,
+            parallel_tool_calls=settings.parallel,
+            on_text=on_text,
         )
-    return result
+        rounds.count = round_no
+        rounds.usage += reply.usage
+        if reply.is_final:
+            rounds.answer, rounds.finished = (reply.text if reply.text.strip() else EMPTY_ANSWER), True
+            return
+        if reply.text:
+            history.append({"role": "assistant", "content": reply.text})
+        calls = with_unique_ids(reply.calls, _call_ids(history), prefix=f"atlas_{turn.number}_{round_no}")
+        history.extend(call.as_item() for call in calls)
+        rounds.requested.extend((round_no, call.call_id) for call in calls)
+        if on_round is not None:
+            on_round(round_no)
+        await _run_calls(executor, calls, round_no, history, turn=turn, parallel=settings.parallel)
+    rounds.answer = _stopped_answer(settings.max_rounds, len(rounds.requested))
 
 
 async def _run_calls(
-    executor: ToolExecutor, calls: Sequence[ToolCall], round_no: int, history: list[dict[str, Any]], *, parallel: bool
+    executor: ToolExecutor,
+    calls: Sequence[ToolCall],
+    round_no: int,
+    history: list[dict[str, Any]],
+    *,
+    turn: Turn,
+    parallel: bool,
 ) -> None:
     """Append each call's output to `history` as soon as it exists.
 
@@ -188,7 +233,7 @@ async def _run_calls(
     """
     batches = [list(calls)] if parallel else [[call] for call in calls]
     for batch in batches:
-        history.extend(await executor.run_all(batch, round=round_no))
+        history.extend(await executor.run_all(batch, round=round_no, turn=turn))
 
 
 def _call_ids(history: Sequence[dict[str, Any]]) -> set[str]:

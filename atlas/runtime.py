@@ -1,16 +1,23 @@
-"""What `ask` and `chat` both set up: settings, tools, the model, the call log, a session id."""
+"""What `ask` and `chat` both set up: settings, tools, the model, the call log, a session id.
+
+Here the call log is wired to the executor as a subscriber, and an answered turn is priced
+and recorded: the executor and the loop know nothing of either.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
-from atlas.calllog import CallLog
-from atlas.commands.prepare import prepare_issues_db
+from atlas.calllog import CallLog, CallLogWriter
 from atlas.config import Settings
 from atlas.events import Approver, EventSink
 from atlas.llm import Model, resolve
+from atlas.loop import TurnResult
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, load_registry
 
@@ -49,16 +56,47 @@ class Runtime:
             approve=approve,
             max_concurrency=concurrency,
             on_event=on_event,
-            call_log=self.call_log,
+            observers=[CallLogWriter(self.call_log, self.session)],
             session=self.session,
             context=context,
         )
 
+    def record_turn(self, question: str, result: TurnResult) -> TurnResult:
+        """The answered turn priced with the configured prices, and recorded in the call log."""
+        return record_turn(
+            self.call_log, question, result, price_in=self.settings.price_in, price_out=self.settings.price_out
+        )
 
-def open_runtime(model: str | None) -> Runtime:
+
+def record_turn(
+    call_log: CallLog, question: str, result: TurnResult, *, price_in: float, price_out: float
+) -> TurnResult:
+    """`result` with its cost (USD per million tokens in and out), after recording it; never raises."""
+    priced = dataclasses.replace(result, cost_usd=result.usage.cost_usd(price_in, price_out))
+    call_log.record_turn(
+        session=priced.session,
+        turn=priced.turn,
+        question=question,
+        answer=priced.answer,
+        model=priced.model,
+        rounds=priced.rounds,
+        input_tokens=priced.usage.input_tokens,
+        output_tokens=priced.usage.output_tokens,
+        cost_usd=priced.cost_usd,
+        ms=priced.ms,
+    )
+    return priced
+
+
+DataPreparer = Callable[[Path, Path], None]
+"""Makes the dataset ready before any tool runs (the commands pass one that shows its progress)."""
+
+
+def open_runtime(model: str | None, *, prepare_data: DataPreparer | None = None) -> Runtime:
     """Settings from the environment (`model` overrides), the registry, the model and the log."""
     settings = Settings() if model is None else Settings(model=model)
-    prepare_issues_db(settings.data, settings.home)
+    if prepare_data is not None:
+        prepare_data(settings.data, settings.home)
     tools = load_registry()
     return Runtime(
         settings=settings,

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from atlas.calllog import CallLog, CallRecord
+from atlas.calllog import CallLog
+from atlas.events import CallRecord
 from bench.core import Figure, absolute_figure, atlas_argv, best_of, busy_note, python_pass, quiet_env, run_timed
 
 ROWS = 100_000

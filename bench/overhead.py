@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from atlas.calllog import CallLog
+from atlas.calllog import CallLog, CallLogWriter
 from atlas.messages import ToolCall
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
@@ -39,7 +39,8 @@ REGISTRY = Registry([ToolSpec(name="noop", fn=noop, args_model=NoArgs, descripti
 
 
 def through_executor(calls: list[ToolCall], call_log: CallLog | None = None) -> float:
-    executor = ToolExecutor(REGISTRY, max_concurrency=CONCURRENCY, call_log=call_log)
+    observers = [] if call_log is None else [CallLogWriter(call_log, session="bench")]
+    executor = ToolExecutor(REGISTRY, max_concurrency=CONCURRENCY, observers=observers)
 
     async def batch() -> list[dict[str, Any]]:
         return await executor.run_all(calls)

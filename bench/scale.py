@@ -20,8 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from atlas.calllog import CallLog, CallRecord
+from atlas.calllog import CallLog
 from atlas.config import bundled_data_dir
+from atlas.events import CallRecord
 from atlas.tools import orbit
 from atlas.tools.registry import ToolContext
 from bench import log_scale, tools

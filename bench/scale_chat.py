@@ -35,23 +35,24 @@ def rss_mb() -> float:
 
 
 def run_chat(turns: int, data: Path, home: Path) -> dict[str, Any]:
-    from atlas.calllog import CallLog
+    from atlas.calllog import CallLog, CallLogWriter
     from atlas.llm import resolve
-    from atlas.loop import run_turn
+    from atlas.loop import TurnSettings, run_turn, start_turn
+    from atlas.runtime import record_turn
     from atlas.tools.executor import ToolExecutor
     from atlas.tools.registry import ToolContext, load_registry
 
     log = CallLog.at_home(home)
     executor = ToolExecutor(
         load_registry().read_only(),
-        call_log=log,
+        observers=[CallLogWriter(log, "bench")],
         session="bench",
         context=ToolContext(data=data, home=home, session="bench"),
     )
     model = resolve("offline")
     loop = asyncio.new_event_loop()
     # One turn in a conversation of its own first: imports, the db and the log are opened before timing.
-    loop.run_until_complete(run_turn(QUESTIONS[0], [], model=model, executor=executor, session="warm", call_log=log))
+    loop.run_until_complete(run_turn(QUESTIONS[0], [], model=model, executor=executor, session="warm"))
     history: list[dict[str, Any]] = []
     seconds: list[float] = []
     cpu: list[float] = []
@@ -59,9 +60,12 @@ def run_chat(turns: int, data: Path, home: Path) -> dict[str, Any]:
     for turn in range(1, turns + 1):
         question = QUESTIONS[turn % len(QUESTIONS)]
         started, started_cpu = time.perf_counter(), time.process_time()
-        loop.run_until_complete(
-            run_turn(question, history, model=model, executor=executor, session="bench", turn=turn, call_log=log)
+        # As `atlas chat` does: the turn is answered, then priced and recorded by the caller.
+        turn_state = start_turn(executor, turn, TurnSettings())
+        result = loop.run_until_complete(
+            run_turn(question, history, model=model, executor=executor, session="bench", turn=turn_state)
         )
+        record_turn(log, question, result, price_in=0.0, price_out=0.0)
         seconds.append(time.perf_counter() - started)
         cpu.append(time.process_time() - started_cpu)
         if turn in (WINDOW, turns):

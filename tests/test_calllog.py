@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.calllog import MIGRATIONS, CallLog, CallLogError, CallRecord
+from atlas.calllog import MIGRATIONS, CallLog, CallLogError, CallLogWriter
+from atlas.events import CallRecord
 from atlas.tools.executor import ToolExecutor
 from tests.tools.executor_fakes import FailArgs, Flaky, call, kind_of, registry, sleep_tool, spec
 
@@ -150,10 +151,13 @@ def test_sessions_and_the_latest_one(tmp_path: Path) -> None:
 def test_the_executor_logs_every_finished_call_with_its_session_and_turn(tmp_path: Path) -> None:
     log = CallLog(tmp_path / "log.db")
     executor = ToolExecutor(
-        registry(spec("sleep", sleep_tool), spec("flaky", Flaky(1), FailArgs)), call_log=log, session="sess"
+        registry(spec("sleep", sleep_tool), spec("flaky", Flaky(1), FailArgs)),
+        observers=[CallLogWriter(log, "sess")],
+        session="sess",
     )
-    executor.new_turn(3)
-    asyncio.run(executor.run_all([call("sleep", "c1", value="v"), call("flaky", "c2"), call("nope", "c3")], round=2))
+    turn = executor.new_turn(3)
+    calls = [call("sleep", "c1", value="v"), call("flaky", "c2"), call("nope", "c3")]
+    asyncio.run(executor.run_all(calls, round=2, turn=turn))
     rows = {row["call_id"]: row for row in log.calls()}
     assert set(rows) == {"c1", "c2", "c3"}
     assert {(row["session"], row["turn"], row["round"]) for row in rows.values()} == {("sess", 3, 2)}
@@ -161,6 +165,21 @@ def test_the_executor_logs_every_finished_call_with_its_session_and_turn(tmp_pat
     assert (rows["c2"]["kind"], rows["c2"]["attempts"]) == ("ok", 2)
     assert rows["c3"]["kind"] == "unknown_tool"
     assert [row["call_id"] for row in log.calls()] == [r.call_id for r in executor.log]
+
+
+def test_the_log_subscriber_writes_reads_with_their_batch_and_a_decided_side_effect_at_once(tmp_path: Path) -> None:
+    log = CallLog(tmp_path / "log.db")
+    writer = CallLogWriter(log, "sess")
+    logged = lambda: [row["call_id"] for row in log.calls()]  # noqa: E731
+    writer.on_call_end(record("r1"), 2)
+    writer.on_call_end(record("r2"), 2)
+    assert logged() == []  # reads wait for their batch: one transaction for all of them
+    writer.on_call_end(record("w1", name="add_label", approved=False), 2)
+    assert logged() == ["r1", "r2", "w1"]  # a decided side effect is written before anything else happens
+    writer.on_call_end(record("r3"), 2)
+    writer.on_batch_end()
+    assert logged() == ["r1", "r2", "w1", "r3"]
+    assert {(row["session"], row["turn"]) for row in log.calls()} == {("sess", 2)}
 
 
 @pytest.mark.parametrize("damage", ["corrupt", "not_a_folder"])
@@ -174,7 +193,7 @@ def test_a_log_that_cannot_be_written_warns_once_and_the_answer_still_comes(
         (tmp_path / "home").write_text("a file where the state folder should be")
         path = tmp_path / "home" / "log.db"
     log = CallLog(path)
-    executor = ToolExecutor(registry(spec("sleep", sleep_tool)), call_log=log)
+    executor = ToolExecutor(registry(spec("sleep", sleep_tool)), observers=[CallLogWriter(log, "s")])
     outputs = asyncio.run(executor.run_all([call("sleep", "c1"), call("sleep", "c2")]))
     outputs += asyncio.run(executor.run_all([call("sleep", "c3")]))
     log.record_turn(session="s", turn=1, question="q", answer="a", model="m", rounds=1)
@@ -192,7 +211,8 @@ def test_a_log_that_cannot_be_written_warns_once_and_the_answer_still_comes(
 WRITER = textwrap.dedent(
     """
     import sys, time
-    from atlas.calllog import CallLog, CallRecord
+    from atlas.calllog import CallLog
+    from atlas.events import CallRecord
 
     log = CallLog(sys.argv[1])
     time.sleep(max(0.0, float(sys.argv[3]) - time.time()))  # start together

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.calllog import CallLog, CallRecord
+from atlas.calllog import CallLog
+from atlas.events import CallRecord
 
 HOLD_S = 0.6
 """How long the other writer keeps its lock: longer than every quick retry of a busy error put together."""

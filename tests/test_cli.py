@@ -15,9 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from atlas import __version__
-from atlas.calllog import CallLog, CallRecord
+from atlas.calllog import CallLog
 from atlas.cli import app
 from atlas.commands.log import LogOptions, run_log
+from atlas.events import CallRecord
 from atlas.tools.tracker import MockTracker
 
 SEED = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."

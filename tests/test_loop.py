@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from atlas.calllog import CallLog
+from atlas.calllog import CallLog, CallLogWriter
 from atlas.errors import ConfigError
 from atlas.llm.scripted import ScriptedModel
-from atlas.loop import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, INSTRUCTIONS, bound_history, run_turn
+from atlas.loop import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, INSTRUCTIONS, TurnSettings, bound_history, run_turn
+from atlas.runtime import record_turn
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 
@@ -130,7 +131,7 @@ def test_a_plain_answer_takes_one_round_and_is_streamed() -> None:
     model.assert_consumed()
 
 
-def test_parallel_calls_run_together_and_their_outputs_reach_the_model() -> None:
+def test_parallel_calls_run_together_and_their_outputs_reach_the_model(tmp_path: Path) -> None:
     concurrency = Concurrency()
     model = ScriptedModel(
         [
@@ -151,10 +152,9 @@ def test_parallel_calls_run_together_and_their_outputs_reach_the_model() -> None
             executor=make_executor(make_registry(concurrency)),
             session="s1",
             on_round=rounds.append,
-            price_in=2.0,
-            price_out=10.0,
         )
     )
+    priced = record_turn(CallLog(tmp_path / "log.db"), "a and b?", result, price_in=2.0, price_out=10.0)
     assert concurrency.peak == 2
     assert rounds == [1]
     assert result.rounds == 2 and result.finished
@@ -163,7 +163,7 @@ def test_parallel_calls_run_together_and_their_outputs_reach_the_model() -> None
         (1, "call_1_2", "lookup", "ok"),
     ]
     assert (result.usage.input_tokens, result.usage.output_tokens) == (2500, 100)
-    assert result.cost_usd == pytest.approx((2500 * 2.0 + 100 * 10.0) / 1_000_000)
+    assert priced.cost_usd == pytest.approx((2500 * 2.0 + 100 * 10.0) / 1_000_000)
     second = model.requests[1]
     assert second.parallel_tool_calls is True
     assert [item.get("type") for item in second.items[1:]] == ["function_call"] * 2 + ["function_call_output"] * 2
@@ -182,7 +182,7 @@ def test_without_parallel_the_model_is_told_and_calls_run_one_at_a_time() -> Non
             model=model,
             executor=make_executor(make_registry(concurrency)),
             session="s1",
-            parallel=False,
+            settings=TurnSettings(parallel=False),
         )
     )
     assert concurrency.peak == 1
@@ -194,7 +194,14 @@ def test_max_rounds_stops_honestly_with_every_call_answered() -> None:
     model = ScriptedModel([{"calls": [call("lookup", key=str(n))]} for n in range(3)])
     history: list[dict[str, Any]] = []
     result = asyncio.run(
-        run_turn("loop forever", history, model=model, executor=make_executor(), session="s1", max_rounds=3)
+        run_turn(
+            "loop forever",
+            history,
+            model=model,
+            executor=make_executor(),
+            session="s1",
+            settings=TurnSettings(max_rounds=3),
+        )
     )
     assert not result.finished
     assert result.rounds == 3
@@ -209,7 +216,16 @@ def test_max_rounds_stops_honestly_with_every_call_answered() -> None:
 def test_a_round_limit_below_one_is_refused() -> None:
     history: list[dict[str, Any]] = []
     with pytest.raises(ConfigError, match="at least 1"):
-        asyncio.run(run_turn("q", history, model=ScriptedModel(), executor=make_executor(), session="s1", max_rounds=0))
+        asyncio.run(
+            run_turn(
+                "q",
+                history,
+                model=ScriptedModel(),
+                executor=make_executor(),
+                session="s1",
+                settings=TurnSettings(max_rounds=0),
+            )
+        )
     assert history == []
 
 
@@ -266,8 +282,9 @@ def test_the_turn_is_recorded_in_the_call_log_and_as_json(tmp_path: Path) -> Non
             {"text": "A.", "usage": {"input_tokens": 20, "output_tokens": 3}},
         ]
     )
-    executor = make_executor(call_log=log)
-    result = asyncio.run(run_turn("q", [], model=model, executor=executor, session="s1", turn=4, call_log=log))
+    executor = make_executor(observers=[CallLogWriter(log, "s1")])
+    result = asyncio.run(run_turn("q", [], model=model, executor=executor, session="s1", turn=executor.new_turn(4)))
+    result = record_turn(log, "q", result, price_in=0.10, price_out=0.50)
     log.close()
     with sqlite3.connect(tmp_path / "log.db") as conn:
         rows = conn.execute(
@@ -307,7 +324,9 @@ def test_cancelling_mid_round_leaves_a_valid_history_for_the_next_turn() -> None
     assert_valid(history)
     kinds = {call_id: out.get("error", {}).get("kind", "ok") for call_id, out in outputs_of(history).items()}
     assert kinds == {"call_1_1": "cancelled", "call_1_2": "ok"}
-    result = asyncio.run(run_turn("again", history, model=model, executor=executor, session="s1", turn=2))
+    result = asyncio.run(
+        run_turn("again", history, model=model, executor=executor, session="s1", turn=executor.new_turn(2))
+    )
     assert result.answer == "next turn answer"
     assert_valid(history)
 
@@ -321,7 +340,9 @@ def test_cancelling_one_at_a_time_keeps_the_outputs_of_calls_that_already_ran() 
     history: list[dict[str, Any]] = []
 
     async def cancel_soon() -> None:
-        task = asyncio.create_task(run_turn("q", history, model=model, executor=executor, session="s1", parallel=False))
+        task = asyncio.create_task(
+            run_turn("q", history, model=model, executor=executor, session="s1", settings=TurnSettings(parallel=False))
+        )
         await asyncio.sleep(0.4)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -357,7 +378,9 @@ def bulky_chat(turns: int) -> tuple[ScriptedModel, list[dict[str, Any]]]:
                 {"calls": [call("bulky", size=3000), call("lookup", key=str(turn))]},
                 {"text": f"answer {turn} " + "y" * 1500},
             )
-            await run_turn(f"question {turn}", history, model=model, executor=executor, session="s1", turn=turn)
+            await run_turn(
+                f"question {turn}", history, model=model, executor=executor, session="s1", turn=executor.new_turn(turn)
+            )
 
     asyncio.run(chat())
     model.assert_consumed()

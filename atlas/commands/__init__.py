@@ -1,5 +1,9 @@
 """The bodies of the `atlas` commands, imported only by the command that runs.
 
+`ask.py` (one question), `chat.py` (the REPL), `log.py`, `tools.py`, `tracker.py`, and
+`runner.py` (Ctrl-C → cancel → KeyboardInterrupt). They may import everything below them
+(`runtime`, `loop`, `ui`, `calllog`, ...); only `cli.py` imports them.
+
 `guarded` is the one place where Atlas's own failures become one line on stderr and an exit
 code: no traceback reaches the user.
 """

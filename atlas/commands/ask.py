@@ -7,9 +7,10 @@ import sys
 import time
 from dataclasses import dataclass
 
+from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import run_cancellable
 from atlas.errors import ConfigError
-from atlas.loop import run_turn
+from atlas.loop import TurnSettings, run_turn
 from atlas.runtime import open_runtime
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.render import footer, header, make_console
@@ -41,7 +42,7 @@ def read_question(value: str) -> str:
 def run_ask(options: AskOptions) -> int:
     """Answer one question; returns the exit code (0: answered, even when an action was denied)."""
     question = read_question(options.question)
-    runtime = open_runtime(options.model)
+    runtime = open_runtime(options.model, prepare_data=prepare_issues_db)
     console = make_console()
     notices = make_console(stderr=True)
     # With --json, standard output carries the one JSON object and nothing else.
@@ -63,14 +64,9 @@ def run_ask(options: AskOptions) -> int:
         model=runtime.model,
         executor=executor,
         session=runtime.session,
-        max_rounds=options.max_rounds,
-        parallel=options.parallel,
+        settings=TurnSettings(max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=options.deadline_s),
         on_text=view.on_text if view else None,
         on_round=view.on_round if view else None,
-        price_in=runtime.settings.price_in,
-        price_out=runtime.settings.price_out,
-        deadline_s=options.deadline_s,
-        call_log=runtime.call_log,
     )
     try:
         result = run_cancellable(turn)
@@ -78,6 +74,7 @@ def run_ask(options: AskOptions) -> int:
         if view:
             view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
         raise
+    result = runtime.record_turn(question, result)
     if view is None:
         # ASCII JSON: every control, C1 and bidi character in the data arrives escaped and inert.
         print(json.dumps(result.to_json()))

@@ -19,10 +19,11 @@ from rich.console import Console
 from rich.text import Text
 
 from atlas.commands import error_line
+from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import close_loop, run_cancellable
 from atlas.errors import AtlasError, ConfigError
 from atlas.events import ApprovalRequest, CallEvent
-from atlas.loop import TurnResult, run_turn
+from atlas.loop import TurnResult, TurnSettings, run_turn, start_turn
 from atlas.messages import Usage
 from atlas.runtime import Runtime, open_runtime
 from atlas.ui.approval import TerminalApprover
@@ -77,22 +78,22 @@ class Chat:
 
     # -- one question -------------------------------------------------------------------------
 
-    def ask(self, question: str, loop: asyncio.AbstractEventLoop) -> None:
+    def answer(self, question: str, loop: asyncio.AbstractEventLoop) -> None:
+        """Answer one question of the chat, its rows live; Ctrl-C cancels it, the chat goes on."""
         self.turns += 1
         view = self.view = TurnView(self.console)
+        settings = TurnSettings(max_rounds=self.options.max_rounds)
+        turn = start_turn(self.executor, self.turns, settings)
         coro = run_turn(
             question,
             self.history,
             model=self.runtime.model,
             executor=self.executor,
             session=self.runtime.session,
-            turn=self.turns,
-            max_rounds=self.options.max_rounds,
+            turn=turn,
+            settings=settings,
             on_text=view.on_text,
             on_round=view.on_round,
-            price_in=self.runtime.settings.price_in,
-            price_out=self.runtime.settings.price_out,
-            call_log=self.runtime.call_log,
         )
         self._approver.resume()
         try:
@@ -116,9 +117,9 @@ class Chat:
             return
         finally:
             self.view = None
-            self.earlier_sources += [s for s in self.executor.untrusted_sources if s not in self.earlier_sources]
+            self.earlier_sources += [s for s in turn.untrusted_sources if s not in self.earlier_sources]
         view.finish(result.answer)
-        self._account(result)
+        self._account(self.runtime.record_turn(question, result))
 
     def _account(self, result: TurnResult) -> None:
         self.usage += result.usage
@@ -178,7 +179,7 @@ class Chat:
             self.console.print(Text(f"read-only is {'on' if self.read_only else 'off'}; use /read-only on|off"))
             return
         self.read_only = value == "on"
-        self.executor.registry = self.runtime.registry(read_only=self.read_only)
+        self.executor = self.executor.with_registry(self.runtime.registry(read_only=self.read_only))
         state = "on: side-effect tools are not offered" if self.read_only else "off: side effects ask first"
         self.console.print(f"read-only {state}")
 
@@ -195,7 +196,7 @@ class Chat:
 
 def run_chat(options: ChatOptions) -> None:
     """The REPL until Ctrl-D or /exit."""
-    runtime = open_runtime(options.model)
+    runtime = open_runtime(options.model, prepare_data=prepare_issues_db)
     console, notices = make_console(), make_console(stderr=True)
     home = runtime.settings.home
     try:
@@ -226,7 +227,7 @@ def run_chat(options: ChatOptions) -> None:
                 if not chat.command(line):
                     break
                 continue
-            chat.ask(line, loop)
+            chat.answer(line, loop)
     finally:
         close_loop(loop)
     console.print(Text(f"session {runtime.session}: {counted(chat.turns, 'turn')}, ${chat.cost_usd:.4f}", style="dim"))

@@ -25,7 +25,7 @@ from atlas.errors import AtlasError, ModelError
 from atlas.evaluation import Case, CaseResult, PlannedCall, TagScore, by_tag, load_suite, overall, score
 from atlas.events import ApprovalRequest
 from atlas.llm import resolve
-from atlas.loop import run_turn
+from atlas.loop import TurnSettings, run_turn
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, load_registry
 from atlas.ui.render import data_table, make_console
@@ -89,7 +89,7 @@ def _run_case(
                 model=resolve(model_name),
                 executor=executor,
                 session=f"eval-{case.id}",
-                max_rounds=options.max_rounds,
+                settings=TurnSettings(max_rounds=options.max_rounds),
             )
         )
     except ModelError:

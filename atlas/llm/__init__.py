@@ -2,6 +2,8 @@
 
 Three models speak it: the OpenAI Responses API (`openai.py`), the built-in offline planner
 (`atlas.offline`) and replay scripts (`scripted.py`). The loop knows only this protocol.
+It may import `atlas.messages`, `atlas.errors`, `atlas.config` and the tool registry; never the
+executor, the UI, the runtime or the commands. Only `openai.py` imports the `openai` SDK.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Replay scripts: a model that plays back pre-written turns (`--model replay:PATH`, and tests).
 
-The format (see DESIGN.md) is `{"turns": [{"calls": [...]}, {"text": "..."}]}`; each model
+The format (the one `atlas log --script SESSION` writes) is `{"turns": [{"calls": [...]}, {"text": "..."}]}`; each model
 request consumes the next turn. A call's `arguments` is an object, or a string sent as the raw
 JSON text (so a script can reproduce a model that sent broken JSON). `call_id` is optional:
 missing ones are numbered from the request and position, so replays are deterministic.

@@ -47,7 +47,7 @@ def approval_request(
     )
 
 
-async def ask(approve: Approver, request: ApprovalRequest) -> bool:
+async def request_approval(approve: Approver, request: ApprovalRequest) -> bool:
     """Ask in a worker thread (the approver may block on the terminal); only a returned `True` approves."""
     try:
         answer = await threads.run_in_thread(approve, request, name="atlas-approval", track=False)

@@ -1,26 +1,28 @@
 """Run the tool calls of one model response: in parallel, time-boxed, classified, approved, cancellable.
 
-`await executor.run_all(calls)` returns one `function_call_output` item per call, in request
-order, whose `output` is the JSON envelope (`{"ok": true, "data": ...}` or `{"ok": false,
+`await executor.run_all(calls, turn=turn)` returns one `function_call_output` item per call, in
+request order, whose `output` is the JSON envelope (`{"ok": true, "data": ...}` or `{"ok": false,
 "error": {...}}`). A tool's failure never raises: it becomes an `ErrorKind` the model can act on.
 
 Per call: validate → circuit breaker → time budget → approval (side effects only; `approve`
 runs in a worker thread, one prompt at a time, while reads go on) → a concurrency slot (the
-call's timer starts here) → attempts in a daemon thread, all within the call's one deadline (the
-tool's own) cut to the question's budget (transient errors retried on idempotent tools, with
-jittered doubling backoff, while enough of the deadline is left; a timeout never) → envelope,
-capped → FINISHED event → `log` and the call log (a batch's records in one transaction, a side
-effect's at once). Calls that cannot run (unknown tool, bad arguments, breaker open, no time
-left) are answered before any task is made, so thousands of them cost little of the budget.
-A side effect left running (timed out, or Ctrl-C) is reported as possibly done, never retryable.
+call's timer starts here) → attempts (`attempts.py`) in a daemon thread, all within the call's
+one deadline cut to the question's budget → envelope, capped → FINISHED event carrying the
+`CallRecord`, and `on_call_end` to each subscriber. Calls that cannot run (unknown tool, bad
+arguments, breaker open, no time left) are answered before any task is made, so thousands of
+them cost little of the budget.
+
+The executor persists nothing and keeps no per-question state: the question's deadline and the
+untrusted sources it has read live in the `Turn` that `new_turn` returns and `run_all` takes.
+Subscribers (`observers`, `events.CallObserver`: the call log) get each finished call's record,
+and `on_batch_end` once per `run_all`.
 
 Cancellation (Ctrl-C cancels the task awaiting `run_all`): every unfinished call is answered with
-kind `cancelled`, logged and reported as FINISHED — except that a side effect already running
-gets a moment to finish, so a write that landed is reported as done, and one still running as
-possibly done. `executor.last_outputs` then holds the complete outputs of the batch (request
-order) and the `asyncio.CancelledError` propagates. A caller that keeps the conversation going
-catches it and appends `last_outputs`, so every function_call stays answered. `last_outputs` is
-also set after a normal return.
+kind `cancelled` and reported as FINISHED — except that a side effect already running gets a
+moment to finish, so a write that landed is reported as done, and one still running as possibly
+done. `run_all` then raises `BatchCancelled` (an `asyncio.CancelledError`) carrying the complete
+outputs of the batch in request order: a caller that keeps the conversation going appends them,
+so every function_call stays answered, and re-raises.
 
 Threads left behind by timed-out tools are daemon threads: they neither hold the process open
 nor take a slot from later calls; `leaked_threads` counts them, process-wide.
@@ -30,82 +32,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import dataclasses
-import json
-import random
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from atlas.calllog import CallLog, CallRecord
-from atlas.envelope import envelope_err, envelope_ok
-from atlas.errors import ErrorKind, ToolError, classify, describe
-from atlas.events import Approver, CallEvent, EventSink, Phase, deny_all
+from atlas.errors import ErrorKind, describe
+from atlas.events import Approver, CallEvent, CallObserver, CallRecord, EventSink, Phase, deny_all
 from atlas.tools import threads
-from atlas.tools.approvals import approval_request, ask, idempotency_key
+from atlas.tools.approvals import approval_request, idempotency_key, request_approval
+from atlas.tools.attempts import run_attempts
 from atlas.tools.breaker import CircuitBreaker
+from atlas.tools.outcomes import NO_TIME_BUDGET, CallLike, CallState, Outcome, cancelled, error, unavailable
 from atlas.tools.outputs import OUTPUT_LIMIT, capped_output
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
+from atlas.tools.turn import BatchCancelled, Turn
 
-MIN_BUDGET_S = 0.5
-"""A call is not started when less than this is left of the question's budget."""
-BACKOFF_S = (0.2, 0.4)
-"""First retry waits a random time in this range; each further retry waits twice as long."""
+__all__ = ["BatchCancelled", "CallLike", "ToolExecutor", "Turn", "idempotency_key"]
+
 CANCEL_GRACE_S = 0.3
 """How long cancelled calls get to record themselves before the batch answers for them."""
-LOG_FLUSH_S = 0.2
-"""Finished reads are written to the call log together, at most this long after the first waits;
-side effects are written at once."""
-SIDE_EFFECT_GRACE_S = 0.2
-"""How long a side effect already running when the batch is cancelled gets to finish (within CANCEL_GRACE_S)."""
-
-
-class CallLike(Protocol):
-    """A tool call: the SDK's function_call item and `messages.ToolCall` alike."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def arguments(self) -> str: ...
-    @property
-    def call_id(self) -> str: ...
-
-
-@dataclass
-class _Call:
-    """One call's progress through the executor."""
-
-    call: CallLike
-    round: int
-    position: int
-    attempts: int = 0
-    approved: bool | None = None
-    clock: float = field(default_factory=time.monotonic)
-    output: dict[str, Any] | None = None
-    parsed: dict[str, Any] | _Outcome = field(init=False)
-    """The arguments as an object, or the bad_args outcome when they are not one."""
-    arguments: dict[str, Any] | str = field(init=False)
-    """The arguments as an object when they parse to one, else the raw text (for events and the log)."""
-
-    def __post_init__(self) -> None:
-        self.parsed = _parse_arguments(self.call.arguments)
-        self.arguments = self.call.arguments if isinstance(self.parsed, _Outcome) else self.parsed
-
-    def restart_clock(self) -> None:
-        self.clock = time.monotonic()
-
-
-@dataclass
-class _Outcome:
-    kind: ErrorKind
-    envelope: dict[str, Any]
-    message: str | None = None
-    rendered: tuple[int, str] | None = None
-    """(output limit, the envelope as the model reads it) once serialised: shared outcomes keep it."""
 
 
 @dataclass
@@ -129,7 +80,7 @@ class ToolExecutor:
         approve: Approver = deny_all,
         max_concurrency: int = 4,
         on_event: EventSink | None = None,
-        call_log: CallLog | None = None,
+        observers: Sequence[CallObserver] = (),
         session: str | None = None,
         context: ToolContext | None = None,
         breaker_threshold: int = 5,
@@ -143,7 +94,7 @@ class ToolExecutor:
         self.approve = approve
         self.max_concurrency = max(1, max_concurrency)
         self.on_event = on_event
-        self.call_log = call_log
+        self.observers = tuple(observers)
         base = context or ToolContext()
         self.session = session or base.session or uuid.uuid4().hex[:12]
         self.context = dataclasses.replace(base, session=self.session, idempotency_key=None)
@@ -152,13 +103,7 @@ class ToolExecutor:
         self.answer_reserve_s = answer_reserve_s
         self.output_limit = output_limit
         self.log: list[CallRecord] = []
-        self.last_outputs: list[dict[str, Any]] = []
-        self.turn = 0
-        self._unlogged: list[CallRecord] = []
-        self._unlogged_since = 0.0
-        self._deadline: float | None = None
-        self._reserve_s = answer_reserve_s
-        self._untrusted: list[str] = []
+        """Every call this executor finished, in the order they finished (the call log keeps them on disk)."""
         self._breakers: dict[str, CircuitBreaker] = {}
         self._primitives: _Primitives | None = None
 
@@ -169,19 +114,15 @@ class ToolExecutor:
         """Tool threads that outlived their deadline and still run, process-wide."""
         return threads.leaked_threads()
 
-    @property
-    def untrusted_sources(self) -> list[str]:
-        """Where untrusted text read in this turn came from (`issue #92`), first read first."""
-        return list(self._untrusted)
+    def new_turn(self, number: int, *, deadline: float | None = None) -> Turn:
+        """A question: its number, and the `time.monotonic()` at which its budget ends (None: none)."""
+        return Turn.starting(number, deadline=deadline, answer_reserve_s=self.answer_reserve_s)
 
-    def new_turn(self, turn: int, *, deadline: float | None = None) -> None:
-        """Start a question: its number, and the `time.monotonic()` at which its budget ends (None: none)."""
-        self.turn = turn
-        self._deadline = deadline
-        self._untrusted = []
-        # The answer's reserve never eats more than a quarter of a short budget.
-        budget = None if deadline is None else deadline - time.monotonic()
-        self._reserve_s = self.answer_reserve_s if budget is None else min(self.answer_reserve_s, max(0.0, budget) / 4)
+    def with_registry(self, registry: Registry) -> ToolExecutor:
+        """This executor offering other tools (`/read-only`): same settings, breakers and subscribers."""
+        other = copy.copy(self)
+        other.registry = registry
+        return other
 
     def breaker(self, name: str) -> CircuitBreaker:
         """The circuit breaker of one tool, created on first use."""
@@ -189,37 +130,28 @@ class ToolExecutor:
             self._breakers[name] = CircuitBreaker(self.breaker_threshold, self.breaker_cooldown_s)
         return self._breakers[name]
 
-    async def run_all(self, calls: Sequence[CallLike], *, round: int = 0) -> list[dict[str, Any]]:
-        """One `function_call_output` per call, in request order; cancellation: see the module docstring."""
+    async def run_all(
+        self, calls: Sequence[CallLike], *, round: int = 0, turn: Turn | None = None
+    ) -> list[dict[str, Any]]:
+        """One `function_call_output` per call, in request order; cancellation: see the module docstring.
+
+        Without a `turn`, the batch is a question of its own: no deadline, turn number 0.
+        """
+        turn = turn if turn is not None else self.new_turn(0)
         prims = self._prims()
-        states = [_Call(call=call, round=round, position=index) for index, call in enumerate(calls)]
-        tasks = self._start(states, prims)
+        states = [CallState(call=call, round=round, position=index) for index, call in enumerate(calls)]
         try:
-            if tasks:
-                await asyncio.wait(tasks)
-        except asyncio.CancelledError:
-            for task in tasks:
-                task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait(tasks, timeout=CANCEL_GRACE_S)
-            self.last_outputs = [state.output or self._finish(state, _cancelled()) for state in states]
-            raise
+            return await self._answers(states, self._start(states, turn, prims), turn)
         finally:
-            self._flush_log()
-        # Every call has its output by now; the fallback only guards against a bug in this module.
-        self.last_outputs = [
-            state.output or self._finish(state, _error(ErrorKind.UNKNOWN, "no result")) for state in states
-        ]
-        self._flush_log()
-        return list(self.last_outputs)
+            self._end_batch()
 
-    async def run_one(self, call: CallLike, *, round: int = 0) -> dict[str, Any]:
+    async def run_one(self, call: CallLike, *, round: int = 0, turn: Turn | None = None) -> dict[str, Any]:
         """Run a single call; same contract as `run_all`."""
-        return (await self.run_all([call], round=round))[0]
+        return (await self.run_all([call], round=round, turn=turn))[0]
 
-    # -- one call -------------------------------------------------------------------------
+    # -- one batch ------------------------------------------------------------------------
 
-    def _start(self, states: Sequence[_Call], prims: _Primitives) -> list[asyncio.Task[None]]:
+    def _start(self, states: Sequence[CallState], turn: Turn, prims: _Primitives) -> list[asyncio.Task[None]]:
         """A task for each call that may run; the others are answered here and now.
 
         Without a task each: a model may ask for thousands of calls, and answering those that
@@ -228,166 +160,111 @@ class ToolExecutor:
         tasks: list[asyncio.Task[None]] = []
         for state in states:
             try:
-                checked = self._check(state)
+                checked = self._check(state, turn)
             except Exception as exc:  # a bug in the executor must still answer the call
-                checked = _error(ErrorKind.UNKNOWN, f"{type(exc).__name__}: {describe(exc)}")
-            if isinstance(checked, _Outcome):
-                self._finish(state, checked)  # its one event: FINISHED
+                checked = error(ErrorKind.UNKNOWN, f"{type(exc).__name__}: {describe(exc)}")
+            if isinstance(checked, Outcome):
+                self._finish(state, checked, turn)  # its one event: FINISHED
             else:
-                self._emit(state, Phase.QUEUED)
-                tasks.append(asyncio.create_task(self._run_call(state, prims, *checked)))
+                self._emit(state, Phase.QUEUED, turn)
+                tasks.append(asyncio.create_task(self._run_call(state, turn, prims, *checked)))
         return tasks
 
-    async def _run_call(self, state: _Call, prims: _Primitives, spec: ToolSpec[Any], args: BaseModel) -> None:
+    async def _answers(
+        self, states: Sequence[CallState], tasks: list[asyncio.Task[None]], turn: Turn
+    ) -> list[dict[str, Any]]:
         try:
-            outcome = await self._decide(state, prims, spec, args)
-        except asyncio.CancelledError:
-            outcome = _cancelled()
-        except Exception as exc:  # a bug in the executor must still answer the call
-            outcome = _error(ErrorKind.UNKNOWN, f"{type(exc).__name__}: {describe(exc)}")
-        self._finish(state, outcome)
+            if tasks:
+                await asyncio.wait(tasks)
+        except asyncio.CancelledError as exc:
+            for task in tasks:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait(tasks, timeout=CANCEL_GRACE_S)
+            outputs = [state.output or self._finish(state, cancelled(), turn) for state in states]
+            raise BatchCancelled(outputs) from exc
+        # Every call has its output by now; the fallback only guards against a bug in this module.
+        return [state.output or self._finish(state, error(ErrorKind.UNKNOWN, "no result"), turn) for state in states]
 
-    def _check(self, state: _Call) -> _Outcome | tuple[ToolSpec[Any], BaseModel]:
+    def _end_batch(self) -> None:
+        for observer in self.observers:
+            with contextlib.suppress(Exception):  # a broken subscriber must never break a tool call
+                observer.on_batch_end()
+
+    # -- one call -------------------------------------------------------------------------
+
+    async def _run_call(
+        self, state: CallState, turn: Turn, prims: _Primitives, spec: ToolSpec[Any], args: BaseModel
+    ) -> None:
+        try:
+            outcome = await self._decide(state, turn, prims, spec, args)
+        except asyncio.CancelledError:
+            outcome = cancelled()
+        except Exception as exc:  # a bug in the executor must still answer the call
+            outcome = error(ErrorKind.UNKNOWN, f"{type(exc).__name__}: {describe(exc)}")
+        self._finish(state, outcome, turn)
+
+    def _check(self, state: CallState, turn: Turn) -> Outcome | tuple[ToolSpec[Any], BaseModel]:
         """What can be decided before a call waits for anything: its tool and arguments, or why it cannot run."""
         spec = self.registry.get(state.call.name)
         if spec is None:
-            return _error(ErrorKind.UNKNOWN_TOOL, f"no tool named {state.call.name!r}")
-        if isinstance(state.parsed, _Outcome):
+            return error(ErrorKind.UNKNOWN_TOOL, f"no tool named {state.call.name!r}")
+        if isinstance(state.parsed, Outcome):
             return state.parsed
         try:
             args = spec.args_model.model_validate(state.parsed)
         except ValidationError as exc:
-            return _error(ErrorKind.BAD_ARGS, describe(exc))
+            return error(ErrorKind.BAD_ARGS, describe(exc))
         if self.breaker(spec.name).blocked():
-            return _unavailable(spec.name)
-        if self._timeout_for(spec) is None:
-            return _NO_TIME_BUDGET
+            return unavailable(spec.name)
+        if turn.timeout(self._own_timeout(spec), time.monotonic()) is None:
+            return NO_TIME_BUDGET
         return spec, args
 
-    async def _decide(self, state: _Call, prims: _Primitives, spec: ToolSpec[Any], args: BaseModel) -> _Outcome:
+    async def _decide(
+        self, state: CallState, turn: Turn, prims: _Primitives, spec: ToolSpec[Any], args: BaseModel
+    ) -> Outcome:
         call = state.call
         breaker = self.breaker(spec.name)
         context = self.context
         if spec.side_effect:
             context = dataclasses.replace(context, idempotency_key=idempotency_key(self.session, call.call_id))
-            state.approved = await self._ask(state, spec, args, context, prims)
+            state.approved = await self._request_approval(state, turn, spec, args, context, prims)
             state.restart_clock()
             if not state.approved:
-                return _error(ErrorKind.DENIED, f"{spec.name} was not approved")
+                return error(ErrorKind.DENIED, f"{spec.name} was not approved")
         async with prims.slots:
             state.restart_clock()
             admission = breaker.admit()
             if admission == "refused":
-                return _unavailable(spec.name)
-            outcome = _cancelled()
+                return unavailable(spec.name)
+            outcome = cancelled()
             try:
-                outcome = await self._attempts(state, spec, args, context)
+                outcome = await run_attempts(
+                    state,
+                    spec,
+                    args,
+                    context,
+                    turn=turn,
+                    own_timeout=self._own_timeout(spec),
+                    max_attempts=self.max_attempts,
+                    emit=lambda state, phase, **fields: self._emit(state, phase, turn, **fields),
+                )
             finally:
                 breaker.record(outcome.kind, admission)
             return outcome
 
-    async def _attempts(self, state: _Call, spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> _Outcome:
-        # One deadline for the whole call, its timer started with its slot: retries share it.
-        call_ends = state.clock + self._own_timeout(spec)
-        backoff = random.uniform(*BACKOFF_S)
-        while True:
-            timeout = self._timeout_for(spec, call_ends)
-            if timeout is None:
-                return _NO_TIME_BUDGET
-            state.attempts += 1
-            self._emit(state, Phase.STARTED, attempt=state.attempts)
-            outcome = await self._attempt(spec, args, context, timeout)
-            retry = outcome.kind is ErrorKind.TRANSIENT and spec.idempotent and state.attempts < self.max_attempts
-            if not retry or not self._has_time_for(spec, backoff, call_ends):
-                return outcome
-            self._emit(state, Phase.RETRYING, attempt=state.attempts, message=outcome.message)
-            await asyncio.sleep(backoff)
-            backoff *= 2
-
-    async def _attempt(self, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, timeout: float) -> _Outcome:
-        job = threads.ThreadCall(spec.fn, args, context, name=f"atlas-tool-{spec.name}")
-        try:
-            done, _ = await asyncio.wait([job.future], timeout=timeout)
-        except asyncio.CancelledError:
-            if not spec.side_effect:
-                job.abandon()
-                raise
-            return await self._settle_cancelled_side_effect(spec, args, job)
-        except BaseException:
-            job.abandon()
-            raise
-        if not done:
-            job.abandon()
-            if spec.side_effect:
-                return _side_effect_unsettled(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
-            return _error(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
-        return self._outcome_of(spec, args, job)
-
-    async def _settle_cancelled_side_effect(
-        self, spec: ToolSpec[Any], args: BaseModel, job: threads.ThreadCall
-    ) -> _Outcome:
-        """Ctrl-C while a side effect runs: the thread cannot be stopped, so the write may land anyway.
-
-        Telling the model "cancelled" about a write that happened invites doing it twice; a write
-        that finishes within a short grace is reported as done, one still running as possibly done.
-        """
-        try:
-            done, _ = await asyncio.wait([job.future], timeout=SIDE_EFFECT_GRACE_S)
-        except BaseException:
-            job.abandon()
-            raise
-        if not done:
-            job.abandon()
-            return _side_effect_unsettled(ErrorKind.CANCELLED, f"cancelled by the user while {spec.name} ran")
-        outcome = self._outcome_of(spec, args, job)
-        # Whatever failed is not retried after Ctrl-C; nothing happened, so it is simply cancelled.
-        return outcome if outcome.kind is ErrorKind.OK else _cancelled()
-
-    def _outcome_of(self, spec: ToolSpec[Any], args: BaseModel, job: threads.ThreadCall) -> _Outcome:
-        """The outcome of a finished attempt; untrusted sources it read join the turn's."""
-        failure = job.future.exception()
-        if failure is not None:
-            kind = classify(failure)
-            text = describe(failure)
-            hint = failure.hint if isinstance(failure, ToolError) else None
-            return _error(
-                kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}", hint=hint
-            )
-        data = job.future.result()
-        if spec.untrusted is None:
-            return _Outcome(ErrorKind.OK, envelope_ok(data))
-        try:
-            sources = spec.untrusted(args, data)
-        except Exception as exc:  # naming the source is best effort; the text stays marked untrusted
-            sources = [f"{spec.name} (source unknown: {describe(exc)})"]
-        for source in sources:
-            if source not in self._untrusted:
-                self._untrusted.append(source)
-        return _Outcome(ErrorKind.OK, envelope_ok(data, untrusted=True))
-
     def _own_timeout(self, spec: ToolSpec[Any]) -> float:
         return spec.timeout_s if spec.timeout_s is not None else self.timeout_s
 
-    def _timeout_for(self, spec: ToolSpec[Any], call_ends: float | None = None) -> float | None:
-        """An attempt's time: what is left of the call's deadline (all of it before the call starts),
-        cut to the question's budget; None when too little of the budget is left."""
-        now = time.monotonic()
-        own = self._own_timeout(spec) if call_ends is None else call_ends - now
-        if self._deadline is None:
-            return own
-        left = self._deadline - now - self._reserve_s
-        return None if left < MIN_BUDGET_S else min(own, left)
-
-    def _has_time_for(self, spec: ToolSpec[Any], wait_s: float, call_ends: float) -> bool:
-        """Whether a retry after `wait_s` is worth starting: half the tool's deadline (at most
-        MIN_BUDGET_S) still left of the call's, and MIN_BUDGET_S of the question's budget."""
-        starts = time.monotonic() + wait_s
-        if call_ends - starts < min(MIN_BUDGET_S, self._own_timeout(spec) / 2):
-            return False
-        return self._deadline is None or self._deadline - starts - self._reserve_s >= MIN_BUDGET_S
-
-    async def _ask(
-        self, state: _Call, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, prims: _Primitives
+    async def _request_approval(
+        self,
+        state: CallState,
+        turn: Turn,
+        spec: ToolSpec[Any],
+        args: BaseModel,
+        context: ToolContext,
+        prims: _Primitives,
     ) -> bool:
         # One prompt at a time; the batch's other calls go on meanwhile.
         async with prims.approval:
@@ -400,18 +277,18 @@ class ToolExecutor:
                 args,
                 context,
                 state.arguments,
-                list(self._untrusted),
+                turn.untrusted_sources,
                 name="atlas-preview",
                 track=False,
             )
-            self._emit(state, Phase.AWAITING_APPROVAL)
-            approved = await ask(self.approve, request)
-        self._emit(state, Phase.APPROVED if approved else Phase.DENIED)
+            self._emit(state, Phase.AWAITING_APPROVAL, turn)
+            approved = await request_approval(self.approve, request)
+        self._emit(state, Phase.APPROVED if approved else Phase.DENIED, turn)
         return approved
 
     # -- results --------------------------------------------------------------------------
 
-    def _finish(self, state: _Call, outcome: _Outcome) -> dict[str, Any]:
+    def _finish(self, state: CallState, outcome: Outcome, turn: Turn) -> dict[str, Any]:
         if state.output is not None:
             return state.output
         ms = round((time.monotonic() - state.clock) * 1000, 1)
@@ -421,7 +298,7 @@ class ToolExecutor:
                 outcome.rendered = (self.output_limit, capped_output(outcome.envelope, self.output_limit))
             text = outcome.rendered[1]
         except (ValueError, TypeError, RecursionError) as exc:  # e.g. data that refers to itself
-            outcome = _error(ErrorKind.UNKNOWN, f"the result could not be serialised: {describe(exc)}")
+            outcome = error(ErrorKind.UNKNOWN, f"the result could not be serialised: {describe(exc)}")
             text = capped_output(outcome.envelope, self.output_limit)
         state.output = {"type": "function_call_output", "call_id": state.call.call_id, "output": text}
         record = CallRecord(
@@ -438,35 +315,24 @@ class ToolExecutor:
             position=state.position,
         )
         self.log.append(record)
-        self._log_call(record)
+        turn.records.append(record)
+        for observer in self.observers:
+            with contextlib.suppress(Exception):  # a broken subscriber must never break a tool call
+                observer.on_call_end(record, turn.number)
         self._emit(
             state,
             Phase.FINISHED,
+            turn,
             kind=outcome.kind.value,
             ms=ms,
             attempts=state.attempts,
             message=outcome.message,
             leaked_threads=leaked,
+            record=record,
         )
         return state.output
 
-    def _log_call(self, record: CallRecord) -> None:
-        """Queue a record for the call log: one transaction per batch, not one per call."""
-        if self.call_log is None:
-            return
-        if not self._unlogged:
-            self._unlogged_since = time.monotonic()
-        self._unlogged.append(record)
-        # An approved (or denied) side effect is logged before anything else can happen to the process.
-        if record.approved is not None or time.monotonic() - self._unlogged_since >= LOG_FLUSH_S:
-            self._flush_log()
-
-    def _flush_log(self) -> None:
-        if self.call_log is not None and self._unlogged:
-            records, self._unlogged = self._unlogged, []
-            self.call_log.record_calls(records, session=self.session, turn=self.turn)
-
-    def _emit(self, state: _Call, phase: Phase, **fields: Any) -> None:
+    def _emit(self, state: CallState, phase: Phase, turn: Turn, **fields: Any) -> None:
         if self.on_event is None:
             return
         fields.setdefault("attempts", state.attempts)
@@ -478,6 +344,7 @@ class ToolExecutor:
             name=state.call.name,
             arguments=state.arguments,
             round=state.round,
+            turn=turn.number,
             **fields,
         )
         with contextlib.suppress(Exception):  # a broken display must never break a tool call
@@ -488,52 +355,3 @@ class ToolExecutor:
         if self._primitives is None or self._primitives.loop is not loop:
             self._primitives = _Primitives(loop, asyncio.Semaphore(self.max_concurrency), asyncio.Lock())
         return self._primitives
-
-
-def _error(kind: ErrorKind, message: str, *, hint: str | None = None, retryable: bool | None = None) -> _Outcome:
-    envelope = envelope_err(kind, message, hint=hint, retryable=retryable)
-    return _Outcome(kind, envelope, envelope["error"]["message"])
-
-
-def _side_effect_unsettled(kind: ErrorKind, message: str) -> _Outcome:
-    """A side effect whose thread was left running (timed out, or Ctrl-C): the write may still land.
-
-    Never retryable, so the model does not ask for it again (a second prompt, maybe a second write).
-    """
-    return _error(
-        kind,
-        f"{message}: it may have taken effect",
-        hint=(
-            "This action was left running and may have been done. Do not retry it; tell the user to "
-            "check whether it happened."
-        ),
-        retryable=False,
-    )
-
-
-def _cancelled() -> _Outcome:
-    return _error(ErrorKind.CANCELLED, "cancelled by the user")
-
-
-_NO_TIME_BUDGET = _error(
-    ErrorKind.NO_TIME_BUDGET, "too little of the question's time budget was left to start this call"
-)
-"""One outcome (and one serialised output, see `_finish`) shared by every call the budget leaves out."""
-
-
-def _unavailable(name: str) -> _Outcome:
-    return _error(
-        ErrorKind.UNAVAILABLE, f"{name} is switched off after repeated failures; it will be tried again later"
-    )
-
-
-def _parse_arguments(text: str) -> dict[str, Any] | _Outcome:
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except (ValueError, TypeError, AttributeError) as exc:
-        return _error(ErrorKind.BAD_ARGS, f"arguments are not valid JSON: {exc}")
-    except RecursionError:  # valid JSON nested deeper than any parser here follows
-        return _error(ErrorKind.BAD_ARGS, "arguments are nested too deeply to read")
-    if not isinstance(value, dict):
-        return _error(ErrorKind.BAD_ARGS, f"arguments must be a JSON object, got {type(value).__name__}")
-    return value

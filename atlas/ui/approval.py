@@ -183,7 +183,7 @@ class TerminalApprover:
                 self.notices.print(Text(f"{question(request)}(no terminal, denied)", style="yellow"), soft_wrap=True)
                 return False
             try:
-                return self._ask(fd, request)
+                return self._question_on_terminal(fd, request)
             finally:
                 os.close(fd)
 
@@ -196,7 +196,7 @@ class TerminalApprover:
         except (OSError, ValueError):
             return None
 
-    def _ask(self, fd: int, request: ApprovalRequest) -> bool:
+    def _question_on_terminal(self, fd: int, request: ApprovalRequest) -> bool:
         out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
         screen = Console(file=out, highlight=False, markup=False, emoji=False)
         try:

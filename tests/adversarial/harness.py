@@ -121,7 +121,7 @@ def finish(child: pexpect.spawn) -> tuple[int, bytes]:
 
 
 def write_script(folder: Path, turns: list[dict[str, Any]], name: str = "script.json") -> str:
-    """A replay script in the DESIGN.md format; returns the `--model` value that plays it."""
+    """A replay script (the `--model replay:PATH` format); returns the `--model` value that plays it."""
     path = folder / name
     path.write_text(json.dumps({"turns": turns}), encoding="utf-8")
     return f"replay:{path}"

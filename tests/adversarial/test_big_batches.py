@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from atlas.calllog import CallLog
+from atlas.calllog import CallLog, CallLogWriter
 from atlas.llm.scripted import ScriptedModel
-from atlas.loop import run_turn
+from atlas.loop import TurnSettings, run_turn
+from atlas.runtime import record_turn
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import load_registry
 from atlas.ui.board import ROW_LIMIT
@@ -36,7 +37,7 @@ def test_ten_thousand_calls_end_within_the_deadline(tmp_path: Path, live: bool) 
     screen = io.StringIO()
     view = TurnView(Console(file=screen, force_terminal=live, width=120), live=live)
     log = CallLog(tmp_path / "log.db")
-    executor = ToolExecutor(load_registry(), session="s1", on_event=view.on_event, call_log=log)
+    executor = ToolExecutor(load_registry(), session="s1", on_event=view.on_event, observers=[CallLogWriter(log, "s1")])
 
     started = time.process_time()
     result = asyncio.run(
@@ -46,12 +47,12 @@ def test_ten_thousand_calls_end_within_the_deadline(tmp_path: Path, live: bool) 
             model=model,
             executor=executor,
             session="s1",
-            deadline_s=DEADLINE_S,
+            settings=TurnSettings(deadline_s=DEADLINE_S),
             on_round=view.on_round,
             on_text=view.on_text,
-            call_log=log,
         )
     )
+    record_turn(log, "Read every issue", result, price_in=0.10, price_out=0.50)
     view.finish(result.answer)
     spent = time.process_time() - started
     log.close()

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from llmock.scenarios import Reply
 from llmock.scenarios import ToolCall as MockCall
 from pydantic import BaseModel
 
+from atlas.calllog import CallLog
 from atlas.errors import (
     ConfigError,
     ModelAuthError,
@@ -27,8 +29,9 @@ from atlas.errors import (
 )
 from atlas.llm import resolve
 from atlas.llm.openai import OpenAIModel
-from atlas.loop import EMPTY_ANSWER, INSTRUCTIONS, run_turn
+from atlas.loop import EMPTY_ANSWER, INSTRUCTIONS, TurnSettings, run_turn
 from atlas.messages import ModelTurn
+from atlas.runtime import record_turn
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 
@@ -120,14 +123,13 @@ def test_a_plain_answer_is_streamed_in_order(llmock: Any) -> None:
     assert body["tools"][0]["name"] == "lookup" and body["tools"][0]["strict"] is True
 
 
-def test_parallel_calls_run_through_the_executor_and_are_fed_back(llmock: Any) -> None:
+def test_parallel_calls_run_through_the_executor_and_are_fed_back(llmock: Any, tmp_path: Path) -> None:
     llmock.add(Reply(tool_calls=(MockCall("get_issue", {"issue_id": 41}), MockCall("get_issue", {"issue_id": 87}))))
     model = Recording(OpenAIModel(MODEL))
     executor = ToolExecutor(load_registry().read_only(), session="s1")
     history: list[dict[str, Any]] = []
-    result = asyncio.run(
-        run_turn("Compare #41 and #87", history, model=model, executor=executor, session="s1", price_in=1, price_out=4)
-    )
+    result = asyncio.run(run_turn("Compare #41 and #87", history, model=model, executor=executor, session="s1"))
+    priced = record_turn(CallLog(tmp_path / "log.db"), "Compare #41 and #87", result, price_in=1, price_out=4)
     assert result.finished and result.rounds == 2
     assert [(c.name, c.arguments, c.kind) for c in result.calls] == [
         ("get_issue", {"issue_id": 41}, "ok"),
@@ -146,7 +148,7 @@ def test_parallel_calls_run_through_the_executor_and_are_fed_back(llmock: Any) -
     assert result.answer == model.turns[1].text != ""
     assert result.usage == model.turns[0].usage + model.turns[1].usage
     usage = result.usage
-    assert result.cost_usd == pytest.approx((usage.input_tokens * 1 + usage.output_tokens * 4) / 1_000_000)
+    assert priced.cost_usd == pytest.approx((usage.input_tokens * 1 + usage.output_tokens * 4) / 1_000_000)
 
 
 def test_several_rounds_without_parallel_calls(llmock: Any) -> None:
@@ -159,7 +161,7 @@ def test_several_rounds_without_parallel_calls(llmock: Any) -> None:
             model=model,
             executor=ToolExecutor(TOOLS, session="s1"),
             session="s1",
-            parallel=False,
+            settings=TurnSettings(parallel=False),
         )
     )
     assert result.rounds == 3 and result.finished

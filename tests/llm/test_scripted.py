@@ -1,4 +1,4 @@
-"""Replay scripts: the DESIGN.md format played back, and every way a script can be wrong."""
+"""Replay scripts: the documented format played back, and every way a script can be wrong."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from atlas.llm.scripted import ScriptedModel
 from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.registry import Registry
 
-DESIGN_EXAMPLE = {
+DOCUMENTED_EXAMPLE = {
     "turns": [
         {
             "calls": [
@@ -39,7 +39,7 @@ def write(tmp_path: Path, content: str) -> Path:
 
 
 def test_the_design_example_replays_turn_by_turn(tmp_path: Path) -> None:
-    path = write(tmp_path, json.dumps(DESIGN_EXAMPLE))
+    path = write(tmp_path, json.dumps(DOCUMENTED_EXAMPLE))
     model = resolve(f"replay:{path}")
     assert isinstance(model, ScriptedModel) and model.name == f"replay:{path}"
     first = request(model)
@@ -118,7 +118,7 @@ def test_a_missing_script_and_an_empty_path(tmp_path: Path) -> None:
 
 def test_resolve_routes_each_kind_of_name(tmp_path: Path) -> None:
     assert resolve("offline").name == "offline"
-    path = write(tmp_path, json.dumps(DESIGN_EXAMPLE))
+    path = write(tmp_path, json.dumps(DOCUMENTED_EXAMPLE))
     assert resolve(f" replay:{path} ").name == f"replay:{path}"
     with pytest.raises(ModelAuthError, match="OPENAI_API_KEY"):
         resolve("gpt-6-luna")  # an OpenAI model, and the test environment has no key

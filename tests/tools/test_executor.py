@@ -23,6 +23,7 @@ from atlas.tools.registry import Registry, ToolContext, load_registry
 from tests.tools.executor_fakes import (
     FailArgs,
     Flaky,
+    Recorder,
     SleepArgs,
     broken_tool,
     call,
@@ -318,27 +319,26 @@ def test_untrusted_results_are_marked_and_their_sources_kept_for_the_turn() -> N
 
     tool = spec("read", read, untrusted=lambda args, data: [f"issue #{args.value}"])
     executor = ToolExecutor(registry(tool, spec("plain", sleep_tool)))
-    executor.new_turn(1)
-    outputs = asyncio.run(executor.run_all([call("read", "c1", value="92"), call("plain", "c2")]))
+    turn = executor.new_turn(1)
+    outputs = asyncio.run(executor.run_all([call("read", "c1", value="92"), call("plain", "c2")], turn=turn))
     assert envelope(outputs[0])["untrusted"] is True
     assert "untrusted" not in envelope(outputs[1])
-    assert executor.untrusted_sources == ["issue #92"]
-    executor.new_turn(2)
-    assert executor.untrusted_sources == []
+    assert turn.untrusted_sources == ["issue #92"]
+    assert executor.new_turn(2).untrusted_sources == []
 
 
 def test_a_question_budget_cuts_tool_deadlines_and_refuses_calls_it_cannot_fit() -> None:
     executor = ToolExecutor(registry(spec("sleep", sleep_tool)), timeout_s=5.0, answer_reserve_s=0.2)
-    executor.new_turn(1, deadline=time.monotonic() + 1.2)
+    turn = executor.new_turn(1, deadline=time.monotonic() + 1.2)
     started = time.monotonic()
-    output = asyncio.run(executor.run_one(call("sleep", "c1", seconds=3)))
+    output = asyncio.run(executor.run_one(call("sleep", "c1", seconds=3), turn=turn))
     assert kind_of(output) == "timeout"
     assert 0.9 <= time.monotonic() - started <= 1.2  # 1.2 s budget minus the 0.2 s reserve
 
     events: list[CallEvent] = []
     executor.on_event = events.append
     started = time.monotonic()
-    output = asyncio.run(executor.run_one(call("sleep", "c2", seconds=0.1)))
+    output = asyncio.run(executor.run_one(call("sleep", "c2", seconds=0.1), turn=turn))
     assert kind_of(output) == "no_time_budget"
     assert time.monotonic() - started < 0.1
     assert Phase.STARTED not in [e.phase for e in events]
@@ -353,3 +353,16 @@ def test_each_call_is_logged_with_its_arguments_as_an_object() -> None:
     assert by_id["c2"].arguments == "{oops"
     assert {r.round for r in executor.log} == {2}
     assert json.loads(json.dumps(by_id["c1"].arguments)) == {"value": "v"}
+
+
+def test_an_executor_with_another_registry_offers_only_those_tools_and_keeps_its_breakers() -> None:
+    tools = registry(
+        spec("flaky", Flaky(times=100), FailArgs, idempotent=False), spec("write", Recorder(), side_effect=True)
+    )
+    executor = ToolExecutor(tools, approve=lambda request: True, breaker_threshold=1)
+    assert kind_of(asyncio.run(executor.run_one(call("flaky", "f1")))) == "transient"
+    read_only = executor.with_registry(tools.read_only())
+    assert executor.registry is tools
+    assert kind_of(asyncio.run(read_only.run_one(call("write", "w1")))) == "unknown_tool"
+    assert kind_of(asyncio.run(read_only.run_one(call("flaky", "f2")))) == "unavailable"  # the same breaker
+    assert kind_of(asyncio.run(executor.run_one(call("write", "w2")))) == "ok"

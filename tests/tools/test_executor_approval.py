@@ -103,11 +103,11 @@ def test_the_approver_sees_the_preview_and_the_untrusted_sources_of_the_turn() -
         approve=approve,
         session="s-1",
     )
-    executor.new_turn(1)
+    turn = executor.new_turn(1)
 
     async def scenario() -> None:
-        await executor.run_one(call("read", "r1"))
-        await executor.run_all([call("write", "w1", value="S1"), call("other", "o1", value="x")])
+        await executor.run_one(call("read", "r1"), turn=turn)
+        await executor.run_all([call("write", "w1", value="S1"), call("other", "o1", value="x")], turn=turn)
 
     asyncio.run(scenario())
     by_id = {r.call_id: r for r in requests}
@@ -116,8 +116,7 @@ def test_the_approver_sees_the_preview_and_the_untrusted_sources_of_the_turn() -
     assert by_id["w1"].arguments == {"value": "S1"}
     assert by_id["o1"].preview == 'other({"value": "x"})'
 
-    executor.new_turn(2)
-    asyncio.run(executor.run_one(call("write", "w2")))
+    asyncio.run(executor.run_one(call("write", "w2"), turn=executor.new_turn(2)))
     assert requests[-1].untrusted_sources == []
 
 
@@ -167,8 +166,8 @@ def test_a_prompt_waiting_its_turn_names_sources_read_while_it_waited() -> None:
         registry(writer(Recorder()), spec("read", read, untrusted=lambda args, data: ["issue #92"])),
         approve=slow_no,
     )
-    executor.new_turn(1)
-    asyncio.run(executor.run_all([call("write", "w1"), call("write", "w2"), call("read", "r1")]))
+    turn = executor.new_turn(1)
+    asyncio.run(executor.run_all([call("write", "w1"), call("write", "w2"), call("read", "r1")], turn=turn))
     assert [r.call_id for r in requests] == ["w1", "w2"]
     assert requests[1].untrusted_sources == ["issue #92"]
 

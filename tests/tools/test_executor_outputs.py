@@ -62,8 +62,8 @@ def test_no_human_is_asked_when_the_budget_cannot_fit_the_call() -> None:
         return True
 
     executor = ToolExecutor(registry(spec("write", recorder, side_effect=True)), approve=approve)
-    executor.new_turn(1, deadline=time.monotonic() + 0.3)
-    output = asyncio.run(executor.run_one(call("write", "c1")))
+    turn = executor.new_turn(1, deadline=time.monotonic() + 0.3)
+    output = asyncio.run(executor.run_one(call("write", "c1"), turn=turn))
     assert kind_of(output) == "no_time_budget"
     assert "time budget" in envelope(output)["error"]["hint"]
     assert asked == [] and recorder.contexts == []

@@ -12,9 +12,10 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from atlas.events import CallEvent, Phase
-from atlas.tools.executor import ToolExecutor
+from atlas.tools.executor import BatchCancelled, ToolExecutor
 from atlas.tools.registry import ToolContext
 from atlas.tools.threads import leaked_threads
 from tests.tools.executor_fakes import SleepArgs, call, envelope, kind_of, registry, sleep_tool, spec
@@ -26,7 +27,7 @@ EXIT_SCRIPT = textwrap.dedent(
     import asyncio, json, sys, time
     from pydantic import BaseModel
     from atlas.messages import ToolCall
-    from atlas.tools.executor import ToolExecutor
+    from atlas.tools.executor import BatchCancelled, ToolExecutor
     from atlas.tools.registry import Registry, ToolSpec
 
     class Args(BaseModel):
@@ -122,6 +123,7 @@ def test_cancelling_a_batch_answers_every_call_as_cancelled_within_half_a_second
         call("gate", "approval"),  # waits for a human when the batch is cancelled
     ]
     outcome: dict[str, float] = {}
+    outputs: list[dict[str, Any]] = []
 
     async def main() -> None:
         task = asyncio.create_task(executor.run_all(calls))
@@ -130,12 +132,12 @@ def test_cancelling_a_batch_answers_every_call_as_cancelled_within_half_a_second
         task.cancel()
         try:
             await task
-        except asyncio.CancelledError:
+        except BatchCancelled as cancelled:
             outcome["returned_at"] = time.monotonic()
+            outputs.extend(cancelled.outputs)
 
     asyncio.run(main())
     assert outcome["returned_at"] - outcome["cancelled_at"] < 0.5
-    outputs = executor.last_outputs
     assert [o["call_id"] for o in outputs] == [c.call_id for c in calls]
     assert [kind_of(o) for o in outputs] == ["ok", "cancelled", "cancelled", "cancelled", "cancelled"]
     assert envelope(outputs[1])["error"]["hint"].startswith("The user cancelled")
@@ -165,7 +167,7 @@ CTRL_C_SCRIPT = textwrap.dedent(
     import asyncio, json, sys, time
     from pydantic import BaseModel
     from atlas.messages import ToolCall
-    from atlas.tools.executor import ToolExecutor
+    from atlas.tools.executor import BatchCancelled, ToolExecutor
     from atlas.tools.registry import Registry, ToolSpec
 
     class Args(BaseModel):
@@ -178,14 +180,20 @@ CTRL_C_SCRIPT = textwrap.dedent(
     executor = ToolExecutor(Registry([ToolSpec(name="sleep", fn=sleep, args_model=Args, description="sleeps")]))
     calls = [ToolCall("sleep", json.dumps({"seconds": s}), f"c{i}") for i, s in enumerate([0.01, 30, 30])]
 
+    outputs = []
+
     async def main():
         asyncio.get_running_loop().call_later(0.3, lambda: print("running", flush=True))
-        await executor.run_all(calls)
+        try:
+            await executor.run_all(calls)
+        except BatchCancelled as cancelled:
+            outputs.extend(cancelled.outputs)
+            raise
 
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
-        kinds = [json.loads(o["output"]).get("error", {}).get("kind", "ok") for o in executor.last_outputs]
+        kinds = [json.loads(o["output"]).get("error", {}).get("kind", "ok") for o in outputs]
         print("interrupted", *kinds, len(executor.log), flush=True)
     """
 )
@@ -226,7 +234,7 @@ def test_idle_workers_are_reused_rather_than_a_thread_started_per_call() -> None
     assert len(names - existing) <= 1
 
 
-def cancel_while_writing(write_s: float) -> tuple[ToolExecutor, float, list[str]]:
+def cancel_while_writing(write_s: float) -> tuple[ToolExecutor, list[dict[str, Any]], float, list[str]]:
     """Approve one write taking `write_s`, cancel the batch 0.05 s into it; the executor and how long control took."""
     written: list[str] = []
 
@@ -237,6 +245,7 @@ def cancel_while_writing(write_s: float) -> tuple[ToolExecutor, float, list[str]
 
     executor = ToolExecutor(registry(spec("write", write, side_effect=True)), approve=lambda request: True)
     returned: dict[str, float] = {}
+    outputs: list[dict[str, Any]] = []
 
     async def main() -> None:
         task = asyncio.create_task(executor.run_all([call("write", "w1", value="comment")]))
@@ -245,28 +254,30 @@ def cancel_while_writing(write_s: float) -> tuple[ToolExecutor, float, list[str]
         await asyncio.sleep(0.05)
         cancelled_at = time.monotonic()
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
+        try:
             await task
+        except BatchCancelled as cancelled:
+            outputs.extend(cancelled.outputs)
         returned["after"] = time.monotonic() - cancelled_at
 
     asyncio.run(main())
-    return executor, returned["after"], written
+    return executor, outputs, returned["after"], written
 
 
 def test_a_write_that_lands_just_after_ctrl_c_is_reported_as_done_not_cancelled() -> None:
-    executor, after, written = cancel_while_writing(0.1)
+    executor, outputs, after, written = cancel_while_writing(0.1)
     assert written == ["comment"]
     assert after < 0.5
-    [output] = executor.last_outputs
+    [output] = outputs
     assert kind_of(output) == "ok"
     assert envelope(output)["data"] == {"written": "comment"}
     assert [r.kind for r in executor.log] == ["ok"]
 
 
 def test_a_write_still_running_after_ctrl_c_is_cancelled_with_a_warning_that_it_may_land() -> None:
-    executor, after, _ = cancel_while_writing(2.0)
+    executor, outputs, after, _ = cancel_while_writing(2.0)
     assert after < 0.5
-    [output] = executor.last_outputs
+    [output] = outputs
     assert kind_of(output) == "cancelled"
     error = envelope(output)["error"]
     assert "may have" in error["message"]

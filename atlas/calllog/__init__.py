@@ -1,0 +1,17 @@
+"""The call log: every tool call and every answered question, in one SQLite file.
+
+`schema.py` holds the migrations, `store.py` the connection and its write transactions,
+`queries.py` the reads (`atlas log`, stats, replay export), `log.py` the `CallLog` that joins
+them, and `writer.py` the executor subscriber that writes finished calls a batch at a time.
+It may import `atlas.events`, `atlas.errors` and `atlas.statefiles`; never the tools, the
+models, the UI or the commands.
+"""
+
+from __future__ import annotations
+
+from atlas.calllog.log import CallLog
+from atlas.calllog.schema import MIGRATIONS
+from atlas.calllog.store import CallLogError
+from atlas.calllog.writer import CallLogWriter
+
+__all__ = ["MIGRATIONS", "CallLog", "CallLogError", "CallLogWriter"]

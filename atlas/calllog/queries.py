@@ -1,0 +1,180 @@
+"""Reading the call log: the latest calls, per-tool statistics, sessions, and a session as a replay script."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from typing import Any
+
+from atlas.calllog.store import CallLogError, Store
+
+
+class Queries(Store):
+    """The read side of `CallLog`; every method raises `CallLogError` when the file cannot be read."""
+
+    def calls(
+        self,
+        limit: int | None = 20,
+        tool: str | None = None,
+        kind: str | None = None,
+        session: str | None = None,
+        since: float | None = None,
+        errors_only: bool = False,
+    ) -> list[dict[str, Any]]:
+        """The latest calls matching the filters, newest last, in the `atlas log --json` shape."""
+        where, params = _filters(tool=tool, kind=kind, session=session, since=since, errors_only=errors_only)
+        sql = f"SELECT * FROM calls{where} ORDER BY id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [_call_dict(row) for row in reversed(self._query(sql, params))]
+
+    def stats(
+        self, tool: str | None = None, session: str | None = None, since: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Per tool: calls, p50/p95/max ms, counts by kind, retries (extra attempts) and denials."""
+        if session is None and since is None:
+            return self._stats_from_indexes(tool)
+        where, params = _filters(tool=tool, session=session, since=since)
+        rows = self._query(f"SELECT name, kind, ms, attempts FROM calls{where} ORDER BY name, id", params)
+        by_tool: dict[str, list[sqlite3.Row]] = {}
+        for row in rows:
+            by_tool.setdefault(row["name"], []).append(row)
+        result = []
+        for name, tool_rows in by_tool.items():
+            durations = sorted(float(row["ms"]) for row in tool_rows)
+            kinds: dict[str, int] = {}
+            for row in tool_rows:
+                kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
+            percentiles = [durations[_rank(len(durations), pct) - 1] for pct in (50, 95, 100)]
+            retries = sum(max(0, int(row["attempts"]) - 1) for row in tool_rows)
+            result.append(_tool_stats(name, percentiles, kinds, retries))
+        return result
+
+    def _stats_from_indexes(self, tool: str | None) -> list[dict[str, Any]]:
+        """`stats()` of the whole log (or one tool) from its summary: the same cost at 1M calls as at 10k."""
+        from atlas.calllog import summary as log_summary
+
+        if self._conn is None and not os.path.lexists(self.path):
+            return []  # nothing logged yet; do not create a file just to read it
+        with self._lock:
+            try:
+                with self._write() as conn:  # one transaction: the summary and the index agree
+                    log_summary.refresh(conn)
+                    result = []
+                    for summary in log_summary.summaries(conn, tool):
+                        ranks = [_rank(summary.calls, pct) for pct in (50, 95, 100)]
+                        percentiles = [log_summary.ms_at(conn, summary, rank) for rank in ranks]
+                        result.append(_tool_stats(summary.name, percentiles, summary.kinds, summary.retries))
+                    return result
+            except (sqlite3.Error, OSError) as exc:
+                raise CallLogError(f"the call log {self.path} cannot be read: {exc}") from None
+
+    def export_script(self, session: str) -> dict[str, Any]:
+        """A logged session as a replay script: each round's calls in request order, then the answer."""
+        calls = self._query(
+            "SELECT turn, round, name, arguments FROM calls WHERE session = ? ORDER BY turn, round, position, id",
+            (session,),
+        )
+        answers = self._query("SELECT turn, answer FROM turns WHERE session = ? ORDER BY turn, id", (session,))
+        if not calls and not answers:
+            raise CallLogError(f"no session {session!r} in the call log {self.path}")
+        rounds: dict[int, dict[int, list[dict[str, Any]]]] = {}
+        for row in calls:
+            batch = rounds.setdefault(row["turn"], {}).setdefault(row["round"], [])
+            batch.append({"name": row["name"], "arguments": _parse_arguments(row["arguments"])})
+        texts: dict[int, str] = {}
+        for row in answers:
+            texts.setdefault(row["turn"], row["answer"])
+        turns: list[dict[str, Any]] = []
+        for turn in sorted(set(rounds) | set(texts)):
+            for number in sorted(rounds.get(turn, {})):
+                turns.append({"calls": rounds[turn][number]})
+            if turn in texts:
+                turns.append({"text": texts[turn]})
+        return {"turns": turns}
+
+    def sessions(self, limit: int | None = 20) -> list[dict[str, Any]]:
+        """Sessions with calls or turns, most recent last: session, first_ts, last_ts, calls, turns."""
+        sql = (
+            "SELECT session, MIN(ts) AS first_ts, MAX(ts) AS last_ts, SUM(is_call) AS calls,"
+            " SUM(1 - is_call) AS turns FROM (SELECT session, ts, 1 AS is_call FROM calls"
+            " UNION ALL SELECT session, ts, 0 FROM turns) GROUP BY session ORDER BY last_ts DESC"
+        )
+        params: list[Any] = []
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [dict(row) for row in reversed(self._query(sql, params))]
+
+    def latest_session(self) -> str | None:
+        """The session that logged something last, if any."""
+        found = self.sessions(limit=1)
+        return str(found[0]["session"]) if found else None
+
+
+def _filters(
+    *,
+    tool: str | None = None,
+    kind: str | None = None,
+    session: str | None = None,
+    since: float | None = None,
+    errors_only: bool = False,
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, value in (("name", tool), ("kind", kind), ("session", session)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    if since is not None:
+        clauses.append("ts >= ?")
+        params.append(since)
+    if errors_only:
+        clauses.append("kind != 'ok'")
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _parse_arguments(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # broken, or nested too deeply to read: the raw text
+        return text
+
+
+def _call_dict(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "ts": row["ts"],
+        "session": row["session"],
+        "turn": row["turn"],
+        "round": row["round"],
+        "call_id": row["call_id"],
+        "name": row["name"],
+        "arguments": _parse_arguments(row["arguments"]),
+        "kind": row["kind"],
+        "ms": row["ms"],
+        "attempts": row["attempts"],
+        "message": row["message"],
+        "approved": None if row["approved"] is None else bool(row["approved"]),
+        "leaked_threads": row["leaked_threads"],
+    }
+
+
+def _rank(count: int, pct: float) -> int:
+    """The nearest rank (1-based) of the `pct` percentile among `count` sorted values."""
+    return max(1, int(-(-count * pct // 100)))
+
+
+def _tool_stats(name: str, percentiles: list[float], kinds: dict[str, int], retries: int) -> dict[str, Any]:
+    p50, p95, most = percentiles
+    return {
+        "name": name,
+        "calls": sum(kinds.values()),
+        "p50_ms": p50,
+        "p95_ms": p95,
+        "max_ms": most,
+        "kinds": dict(sorted(kinds.items())),
+        "retries": retries,
+        "denials": kinds.get("denied", 0),
+    }

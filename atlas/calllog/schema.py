@@ -1,0 +1,72 @@
+"""The call log's tables: a list of migrations, each moving the schema one `user_version` up."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import suppress
+
+# Each entry moves the schema one `user_version` up; append, never edit.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE calls (
+        id INTEGER PRIMARY KEY,
+        ts REAL NOT NULL,
+        session TEXT NOT NULL,
+        turn INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        position INTEGER NOT NULL DEFAULT 0,
+        call_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        ms REAL NOT NULL,
+        attempts INTEGER NOT NULL,
+        message TEXT,
+        approved INTEGER,
+        leaked_threads INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX calls_ts ON calls (ts);
+    CREATE INDEX calls_name_kind ON calls (name, kind);
+    CREATE INDEX calls_session ON calls (session, turn, round, position);
+    CREATE TABLE turns (
+        id INTEGER PRIMARY KEY,
+        ts REAL NOT NULL,
+        session TEXT NOT NULL,
+        turn INTEGER NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        model TEXT NOT NULL,
+        rounds INTEGER NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cost_usd REAL NOT NULL,
+        ms REAL NOT NULL
+    );
+    CREATE INDEX turns_session ON turns (session, turn);
+    """,
+    # For `stats()` over the whole log: percentiles by stepping into (name, ms), retries from the few retried calls.
+    """
+    CREATE INDEX calls_name_ms ON calls (name, ms);
+    CREATE INDEX calls_retried ON calls (name, attempts) WHERE attempts > 1;
+    """,
+)
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Apply the migrations this file does not have yet, in one write transaction."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] >= len(MIGRATIONS):
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Read again under the write lock: another process may have migrated meanwhile.
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+            for statement in script.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+        conn.execute("COMMIT")
+    except BaseException:
+        with suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise

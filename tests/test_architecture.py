@@ -1,0 +1,88 @@
+"""The shape of the package: layers that import only downward, and modules and functions of a readable size."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "atlas"
+MODULE_LINES = 400
+FUNCTION_LINES = 60
+
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    # A layer may not import what sits above it, nor a provider's SDK below the adapters.
+    "atlas.ui": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.loop", "atlas.offline", "openai"),
+    "atlas.tools": (
+        "atlas.calllog",
+        "atlas.commands",
+        "atlas.cli",
+        "atlas.runtime",
+        "atlas.loop",
+        "atlas.llm",
+        "atlas.offline",
+        "atlas.ui",
+        "openai",
+        "rich",
+        "prompt_toolkit",
+        "sqlite3.dbapi2",
+    ),
+    "atlas.offline": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "openai", "rich"),
+    "atlas.llm": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "atlas.tools.executor", "rich"),
+    "atlas.loop": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "rich", "prompt_toolkit", "openai"),
+    "atlas.calllog": ("atlas.commands", "atlas.cli", "atlas.ui", "atlas.tools", "atlas.llm", "rich"),
+}
+OFFLINE_MAY_USE_FROM_TOOLS = ("atlas.tools.registry",)
+
+
+def modules() -> Iterator[tuple[str, Path]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        yield name, path
+
+
+def imports(path: Path) -> Iterator[str]:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module
+            yield from (f"{node.module}.{alias.name}" for alias in node.names)
+
+
+def within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+@pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))
+def test_no_module_imports_a_layer_above_it(name: str, path: Path) -> None:
+    rules = [forbidden for layer, forbidden in FORBIDDEN.items() if within(name, layer)]
+    imported = set(imports(path))
+    wrong = sorted(
+        target for target in imported for forbidden in rules for prefix in forbidden if within(target, prefix)
+    )
+    assert not wrong, f"{name} imports {wrong}"
+    if within(name, "atlas.offline"):
+        internals = sorted(
+            target
+            for target in imported
+            if within(target, "atlas.tools") and not any(within(target, ok) for ok in OFFLINE_MAY_USE_FROM_TOOLS)
+        )
+        assert not internals, f"{name} reaches into tool modules: {internals}"
+
+
+@pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))
+def test_modules_and_functions_stay_readable(name: str, path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    assert source.count("\n") < MODULE_LINES, f"{name} has {source.count(chr(10))} lines"
+    long = [
+        f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > FUNCTION_LINES
+    ]
+    assert not long, f"{name}: {long}"
