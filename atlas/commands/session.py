@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from atlas.calllog import CallLog
-from atlas.config import Settings
+from atlas.config import Settings, model_api
 from atlas.events import Approver, EventSink
 from atlas.llm import Model, resolve
 from atlas.tools.executor import ToolExecutor
@@ -54,14 +54,15 @@ class Runtime:
         )
 
 
-def open_runtime(model: str | None) -> Runtime:
-    """Settings from the environment (`model` overrides), the registry, the model and the log."""
-    settings = Settings() if model is None else Settings(model=model)
+def open_runtime(model: str | None, api: str | None = None) -> Runtime:
+    """Settings from the environment (`model` and `api` override), the registry, the model and the log."""
+    chosen = model_api(api)
+    settings = Settings(api=chosen) if model is None else Settings(model=model, api=chosen)
     tools = load_registry()
     return Runtime(
         settings=settings,
         tools=tools,
-        model=resolve(settings.model),
+        model=resolve(settings.model, settings.api),
         call_log=CallLog.at_home(settings.home),
         session=new_session_id(),
     )

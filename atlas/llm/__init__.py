@@ -1,7 +1,8 @@
 """Models behind one small interface: the `Model` protocol and `resolve(name)`.
 
-Three models speak it: the OpenAI Responses API (`openai.py`), the built-in offline planner
-(`offline.py`) and replay scripts (`scripted.py`). The loop knows only this protocol.
+Four models speak it: the OpenAI Responses API (`openai.py`), the Chat Completions API of any
+OpenAI-compatible server (`chat_completions.py`), the built-in offline planner (`offline.py`)
+and replay scripts (`scripted.py`). The loop knows only this protocol.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ class Model(Protocol):
         ...
 
 
-def resolve(name: str) -> Model:
-    """The model a `--model` value names: `offline`, `replay:PATH`, or an OpenAI model name.
+def resolve(name: str, api: str = "responses") -> Model:
+    """The model a `--model` value names: `offline`, `replay:PATH`, or a model on the `api` wire.
 
     Modules are imported only when chosen: `import openai` alone costs about a second.
     """
@@ -58,6 +59,10 @@ def resolve(name: str) -> Model:
         from atlas.llm.scripted import ScriptedModel
 
         return ScriptedModel.from_file(Path(path).expanduser())
+    if api == "chat":
+        from atlas.llm.chat_completions import ChatCompletionsModel
+
+        return ChatCompletionsModel(name)
     from atlas.llm.openai import OpenAIModel
 
     return OpenAIModel(name)

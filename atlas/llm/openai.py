@@ -1,14 +1,13 @@
 """The OpenAI Responses API model: streamed text, parallel function calls, usage.
 
-This is the one place that knows the wire and the openai SDK: every SDK or stream failure is
-translated here into an Atlas `ModelError` with a one-line message. The SDK's own retries
+This adapter knows the Responses wire; every SDK or stream failure becomes an Atlas `ModelError`
+with a one-line message through `openai_client.Wire`, which the Chat Completions adapter shares. The SDK's own retries
 (`max_retries=2`, honouring Retry-After) are the only retry layer for model requests.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -27,29 +26,13 @@ from openai.types.responses import (
     ToolParam,
 )
 
-from atlas.config import env_number
-from atlas.errors import (
-    ModelAuthError,
-    ModelConnectionError,
-    ModelError,
-    ModelNotFoundError,
-    ModelProtocolError,
-    RateLimitedError,
-    cap,
-)
+from atlas.errors import ModelProtocolError
 from atlas.llm import TextSink
-from atlas.messages import ModelTurn, ToolCall, Usage
+from atlas.llm.openai_client import MAX_RETRIES, Wire, client_endpoint, model_timeout, one_line
+from atlas.llm.openai_schema import responses_tools
+from atlas.llm.usage import usage_of
+from atlas.messages import ModelTurn, ToolCall
 from atlas.tools.registry import Registry
-
-DEFAULT_TIMEOUT_S = 60.0
-MAX_RETRIES = 2
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-NO_KEY = "set OPENAI_API_KEY or use --model offline"
-
-
-def model_timeout() -> float:
-    """`ATLAS_MODEL_TIMEOUT` (seconds without data before a request or a stream is given up)."""
-    return env_number("ATLAS_MODEL_TIMEOUT", DEFAULT_TIMEOUT_S, unit="seconds", positive=True)
 
 
 class OpenAIModel:
@@ -64,13 +47,11 @@ class OpenAIModel:
         timeout_s: float | None = None,
         max_retries: int = MAX_RETRIES,
     ) -> None:
-        key = api_key or os.environ.get("OPENAI_API_KEY", "").strip()
-        if not key:
-            raise ModelAuthError(NO_KEY)
+        key, self.base_url = client_endpoint(api_key, base_url)
         self.name = name
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL).rstrip("/")
         self.timeout_s = timeout_s if timeout_s is not None else model_timeout()
         self.max_retries = max_retries
+        self.wire = Wire(name, self.base_url, "responses", self.timeout_s, max_retries)
         # The read timeout bounds every wait for data, so a stalled stream fails too.
         self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=max_retries)
 
@@ -86,12 +67,10 @@ class OpenAIModel:
         try:
             return await self._stream(instructions, items, tools, parallel_tool_calls, on_text)
         except openai.OpenAIError as exc:
-            raise self._translate(exc) from None
+            raise self.wire.translate(exc) from None
         except (json.JSONDecodeError, RuntimeError) as exc:
             # The SDK decodes each SSE chunk itself and lets these escape for a malformed one.
-            raise ModelProtocolError(
-                f"the model's stream from {self.base_url} sent a malformed chunk ({_one_line(str(exc))})"
-            ) from None
+            raise self.wire.malformed(exc) from None
 
     async def _stream(
         self,
@@ -105,7 +84,7 @@ class OpenAIModel:
             model=self.name,
             instructions=instructions,
             input=cast("ResponseInputParam", list(items)),
-            tools=cast("list[ToolParam]", tools.schemas()),
+            tools=cast("list[ToolParam]", responses_tools(tools)),
             parallel_tool_calls=parallel_tool_calls,
             stream=True,
         )
@@ -138,17 +117,12 @@ class OpenAIModel:
                     reason = details.reason if details else None
                     raise ModelProtocolError(self._failed("stopped before finishing", reason, None))
         except openai.APITimeoutError:
-            raise ModelConnectionError(
-                f"the model's stream from {self.base_url} stalled: no data for {self.timeout_s:g} s "
-                "(set ATLAS_MODEL_TIMEOUT to wait longer)"
-            ) from None
+            raise self.wire.stalled() from None
         except openai.APIConnectionError as exc:
-            raise ModelConnectionError(
-                f"the connection to {self.base_url} dropped while the model was answering{_cause(exc)}"
-            ) from None
+            raise self.wire.dropped(exc) from None
         finally:
             await stream.close()
-        raise ModelProtocolError(f"the model's stream from {self.base_url} ended early, without a completed response")
+        raise self.wire.ended_early("a completed response")
 
     @staticmethod
     def _completed(
@@ -159,55 +133,9 @@ class OpenAIModel:
             text = event.response.output_text
             if on_text is not None:
                 on_text(text)
-        usage = event.response.usage
-        return ModelTurn(
-            text=text, calls=calls, usage=Usage(usage.input_tokens, usage.output_tokens) if usage else Usage()
-        )
+        usage = usage_of(event.response.usage, "input_tokens", "output_tokens")
+        return ModelTurn(text=text, calls=calls, usage=usage)
 
     def _failed(self, what: str, message: str | None, code: str | None) -> str:
-        detail = _one_line(message or "no message")
+        detail = one_line(message or "no message")
         return f"the model {self.name!r} {what}: {detail}" + (f" ({code})" if code else "")
-
-    def _translate(self, exc: openai.OpenAIError) -> ModelError:
-        """One line a maintainer can act on, for every SDK exception."""
-        if isinstance(exc, openai.APITimeoutError):
-            return ModelConnectionError(
-                f"{self.base_url} did not answer within {self.timeout_s:g} s "
-                "(set ATLAS_MODEL_TIMEOUT to wait longer, or use --model offline)"
-            )
-        if isinstance(exc, openai.APIConnectionError):
-            return ModelConnectionError(f"could not reach {self.base_url}{_cause(exc)}")
-        if isinstance(exc, openai.APIStatusError):
-            message = _server_message(exc)
-            status = exc.status_code
-            if status in (401, 403):
-                return ModelAuthError(f"{self.base_url} refused the API key ({status}): {message}")
-            if status == 404:
-                return ModelNotFoundError(f"model {self.name!r} was not found at {self.base_url}: {message}")
-            if status == 429:
-                return RateLimitedError(
-                    f"rate limited by {self.base_url} (429), still after {self.max_retries} retries: {message}"
-                )
-            return ModelError(f"{self.base_url} answered {status}: {message}")
-        if isinstance(exc, openai.APIError):
-            return ModelProtocolError(f"the model {self.name!r} failed: {_one_line(exc.message)}")
-        return ModelError(f"the OpenAI client failed: {_one_line(str(exc)) or type(exc).__name__}")
-
-
-def _server_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return _one_line(error["message"])
-    return _one_line(exc.message)
-
-
-def _cause(exc: BaseException) -> str:
-    """`: <what the transport said>`, or nothing when it said nothing."""
-    cause = exc.__cause__ or exc.__context__
-    return f": {_one_line(str(cause))}" if cause is not None and str(cause).strip() else ""
-
-
-def _one_line(text: str) -> str:
-    return cap(" ".join(text.split()))

@@ -52,6 +52,7 @@ COMMANDS: dict[str, str] = {
 @dataclass(frozen=True)
 class ChatOptions:
     model: str | None = None
+    api: str | None = None
     read_only: bool = False
     max_rounds: int = 5
     timeout_s: float = 5.0
@@ -202,6 +203,7 @@ class Chat:
             input_tokens=result.usage.input_tokens,
             output_tokens=result.usage.output_tokens,
             cost_usd=result.cost_usd,
+            usage_known=result.usage.known,
             seconds=result.ms / 1000,
         )
         line.append(f" · session ${self.cost_usd:.4f}", style="dim")
@@ -268,7 +270,7 @@ class Chat:
 
 def run_chat(options: ChatOptions) -> None:
     """The REPL until Ctrl-D or /exit."""
-    runtime = open_runtime(options.model)
+    runtime = open_runtime(options.model, options.api)
     console, notices = make_console(), make_console(stderr=True)
     home = runtime.settings.home
     try:
