@@ -48,7 +48,9 @@ def lookup(args: NoteArgs, ctx: ToolContext) -> dict[str, str]:
 TOOLS = Registry([ToolSpec("lookup", lookup, NoteArgs, "Look a key up.")])
 
 
-def ask(model: ChatCompletionsModel, tools: Registry = TOOLS, on_text: Callable[[str], None] | None = None) -> ModelTurn:
+def ask(
+    model: ChatCompletionsModel, tools: Registry = TOOLS, on_text: Callable[[str], None] | None = None
+) -> ModelTurn:
     return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools, on_text=on_text))
 
 
@@ -305,7 +307,7 @@ def test_a_tool_call_written_as_text_gets_a_note(llmock: Any, text: str) -> None
 
 
 @pytest.mark.parametrize(
-    "text", ['{"name": "not_a_tool", "arguments": {}}', '{"key": "x"}', "Use lookup with {\"key\": \"x\"}."]
+    "text", ['{"name": "not_a_tool", "arguments": {}}', '{"key": "x"}', 'Use lookup with {"key": "x"}.']
 )
 def test_json_that_is_not_an_unsent_call_gets_no_note(llmock: Any, text: str) -> None:
     llmock.reply(text)

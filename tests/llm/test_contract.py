@@ -28,9 +28,7 @@ def model_for(api: str) -> Model:
 
 def answer(api: str, question: str, *, parallel: bool = True) -> TurnResult:
     executor = ToolExecutor(load_registry().read_only(), session="s1")
-    return asyncio.run(
-        run_turn(question, [], model=model_for(api), executor=executor, session="s1", parallel=parallel)
-    )
+    return asyncio.run(run_turn(question, [], model=model_for(api), executor=executor, session="s1", parallel=parallel))
 
 
 def fed_back_outputs(llmock: Any, api: str) -> list[dict[str, Any]]:
@@ -43,7 +41,9 @@ def fed_back_outputs(llmock: Any, api: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("api", APIS)
 def test_the_same_parallel_calls_give_the_same_records_and_outputs(llmock: Any, api: str) -> None:
-    llmock.add(Reply(tool_calls=(MockCall("get_issue", {"issue_id": 41}), MockCall("search_issues", {"query": "lease"}))))
+    llmock.add(
+        Reply(tool_calls=(MockCall("get_issue", {"issue_id": 41}), MockCall("search_issues", {"query": "lease"})))
+    )
     llmock.reply("#41 is about leases (leases › expiry).")
     result = answer(api, "What is #41 and what do the docs say about leases?")
     assert result.finished and result.rounds == 2 and result.answer == "#41 is about leases (leases › expiry)."
