@@ -91,7 +91,7 @@ class TurnResult:
                 "input_tokens": self.usage.input_tokens if self.usage.known else None,
                 "output_tokens": self.usage.output_tokens if self.usage.known else None,
             },
-            "cost_usd": self.cost_usd if self.usage.known or self.cost_usd else None,
+            "cost_usd": self.cost_usd if self.usage.known else None,
         }
 
 

@@ -114,3 +114,12 @@ def test_models_from_a_server_that_lists_garbage(tmp_path: Path) -> None:
 def test_models_without_a_key_or_server_says_what_to_do(tmp_path: Path) -> None:
     run = invoke("models", env=atlas_env(tmp_path))
     assert run.code != 0 and "set OPENAI_API_KEY" in run.stderr
+
+
+def test_chat_says_how_many_requests_went_unreported(tmp_path: Path) -> None:
+    stream = chat_stream({"delta": {"content": "Answered."}}, {"finish_reason": "stop"})
+    with Canned(stream) as server:
+        env = atlas_env(tmp_path, ATLAS_BASE_URL=server.url)
+        run = run_atlas("chat", "--api", "chat", "-m", "m", env=env, stdin=b"first\nsecond\n/cost\n")
+    assert run.code == 0, run
+    assert "2 turns · 0 → 0 tokens · $0.0000 (and 2 requests the server did not report)" in run.stdout

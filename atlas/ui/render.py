@@ -86,7 +86,7 @@ def footer(
         counted(rounds, "round"),
         counted(calls, "call"),
         f"{input_tokens:,} → {output_tokens:,} tokens" if usage_known else "tokens not reported by the server",
-        f"${cost_usd:.4f}" if usage_known or cost_usd else "cost unknown",
+        f"${cost_usd:.4f}" if usage_known else "cost unknown",
         f"{seconds:.2f} s",
     ]
     return Text(" · ".join(parts), style="dim")

@@ -234,9 +234,10 @@ class Chat:
         elif name == "/log":
             self._show_log()
         elif name == "/cost":
+            unreported = f" (and {counted(self.usage.unreported, 'request')} the server did not report)"
             self.console.print(
                 f"{counted(self.turns, 'turn')} · {self.usage.input_tokens:,} → "
-                f"{self.usage.output_tokens:,} tokens · ${self.cost_usd:.4f}"
+                f"{self.usage.output_tokens:,} tokens · ${self.cost_usd:.4f}" + ("" if self.usage.known else unreported)
             )
         elif name == "/read-only":
             self._set_read_only(rest)
