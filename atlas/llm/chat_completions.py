@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import openai
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, AsyncStream
 from openai.types.chat import ChatCompletionChunk
 
 from atlas.llm import TextSink
@@ -61,6 +61,8 @@ class ChatCompletionsModel:
         self.name = name
         self.timeout_s = timeout_s if timeout_s is not None else model_timeout()
         self.tool_choice = tool_choice
+        self.ask_for_usage = True
+        """False once the server refused `stream_options` (some gateways do): usage is then unknown."""
         self.wire = Wire(name, self.base_url, "chat/completions", self.timeout_s, max_retries)
         # The read timeout bounds every wait for data, so a stalled stream fails too.
         self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=max_retries)
@@ -97,13 +99,14 @@ class ChatCompletionsModel:
             offered = {"tools": chat_tools(tools), "parallel_tool_calls": parallel_tool_calls}
             if self.tool_choice is not None:
                 offered["tool_choice"] = self.tool_choice
-        stream = await self._client.chat.completions.create(
-            model=self.name,
-            messages=cast("Any", chat_messages(instructions, items)),
-            stream=True,
-            stream_options={"include_usage": True},
-            **offered,
-        )
+        messages = cast("Any", chat_messages(instructions, items))
+        try:
+            stream = await self._create(messages, offered)
+        except openai.BadRequestError as exc:
+            if not self.ask_for_usage or "stream_options" not in str(exc.message):
+                raise
+            self.ask_for_usage = False
+            stream = await self._create(messages, offered)
         reply = _Reply()
         try:
             async for chunk in stream:
@@ -117,6 +120,13 @@ class ChatCompletionsModel:
         if reply.finish is None:
             raise self.wire.ended_early("a finish reason")
         return reply
+
+    async def _create(self, messages: Any, offered: dict[str, Any]) -> AsyncStream[ChatCompletionChunk]:
+        usage: dict[str, Any] = {"stream_options": {"include_usage": True}} if self.ask_for_usage else {}
+        stream = await self._client.chat.completions.create(
+            model=self.name, messages=messages, stream=True, **usage, **offered
+        )
+        return cast("AsyncStream[ChatCompletionChunk]", stream)
 
 
 def _take(chunk: ChatCompletionChunk, reply: _Reply, on_text: TextSink | None) -> None:

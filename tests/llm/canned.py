@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+Answer = Callable[[dict[str, Any]], tuple[int, bytes]]
+"""From a request's JSON body, the status and body to answer with."""
+
 
 class Canned:
-    """Answers every POST and GET with `status`, `body` and `content_type`; keeps the request bodies."""
+    """Answers every POST and GET with `status`, `body` and `content_type`; keeps the request bodies.
 
-    def __init__(self, body: bytes, *, status: int = 200, content_type: str = "text/event-stream") -> None:
+    `body` may instead be a function of the request's JSON, for a server whose answer depends on it.
+    """
+
+    def __init__(self, body: bytes | Answer, *, status: int = 200, content_type: str = "text/event-stream") -> None:
         self.bodies: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self.headers: list[dict[str, str]] = []
@@ -23,13 +30,15 @@ class Canned:
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))
                 paths.append(self.path)
                 headers.append({name.lower(): value for name, value in self.headers.items()})
+                request = json.loads(raw) if raw else {}
                 if raw:
-                    received.append(json.loads(raw))
-                self.send_response(status)
-                self.send_header("content-type", content_type)
-                self.send_header("content-length", str(len(body)))
+                    received.append(request)
+                code, payload = body(request) if callable(body) else (status, body)
+                self.send_response(code)
+                self.send_header("content-type", content_type if code < 400 else "application/json")
+                self.send_header("content-length", str(len(payload)))
                 self.end_headers()
-                self.wfile.write(body)
+                self.wfile.write(payload)
 
             do_POST = do_GET = _answer
 

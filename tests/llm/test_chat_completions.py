@@ -336,3 +336,24 @@ def test_usage_that_is_absent_or_impossible_is_unknown_and_the_answer_stands(usa
         turn = ask(ChatCompletionsModel(MODEL, api_key="k", base_url=server.url))
     assert turn.text == "Answered." and not turn.usage.known
     assert (turn.usage.input_tokens, turn.usage.output_tokens) == (0, 0)
+
+
+def test_a_server_that_refuses_stream_options_is_asked_again_without(monkeypatch: pytest.MonkeyPatch) -> None:
+    refusal = json.dumps({"error": {"message": "Unrecognized request argument supplied: stream_options"}})
+    answer = chat_stream({"delta": {"content": "Answered."}}, {"finish_reason": "stop"})
+
+    def respond(body: dict[str, Any]) -> tuple[int, bytes]:
+        return (400, refusal.encode()) if "stream_options" in body else (200, answer)
+
+    with Canned(respond) as server:
+        model = ChatCompletionsModel(MODEL, api_key="k", base_url=server.url)
+        first, second = ask(model), asyncio.run(model.respond(INSTRUCTIONS, QUESTION, TOOLS))
+    assert first.text == second.text == "Answered." and not first.usage.known
+    assert ["stream_options" in body for body in server.bodies] == [True, False, False]  # asked once only
+
+
+def test_another_bad_request_is_not_retried() -> None:
+    refusal = json.dumps({"error": {"message": "messages: too long"}})
+    with Canned(refusal.encode(), status=400, content_type="application/json") as server:
+        message = failure(ChatCompletionsModel(MODEL, api_key="k", base_url=server.url), ModelError)
+    assert "answered 400: messages: too long" in message and len(server.bodies) == 1
