@@ -130,33 +130,45 @@ class ChatCompletionsModel:
 
 
 def _take(chunk: ChatCompletionChunk, reply: _Reply, on_text: TextSink | None) -> None:
-    """Fold one chunk into the reply: only the first choice counts (Atlas asks for one)."""
+    """Fold one chunk into the reply: only the first choice counts (Atlas asks for one).
+
+    The SDK does not validate chunks, so every field is checked for its type here: a server's
+    number where text belongs is ignored, never a crash after the answer has streamed.
+    """
     if chunk.usage is not None:
         reply.usage = usage_of(chunk.usage, "prompt_tokens", "completion_tokens")
-    for choice in chunk.choices or ():
-        if choice.index != 0:
+    choices = chunk.choices if isinstance(chunk.choices, list) else []
+    for choice in choices:
+        if getattr(choice, "index", 0) != 0:
             continue
-        delta = choice.delta
+        delta = getattr(choice, "delta", None)
         # A refusal is the model's answer too: shown, not taken for an empty one.
-        for piece in (delta.content, delta.refusal) if delta is not None else ():
+        for piece in (getattr(delta, "content", None), getattr(delta, "refusal", None)):
             if isinstance(piece, str) and piece:
                 reply.text.append(piece)
                 if on_text is not None:
                     on_text(piece)
-        for position, fragment in enumerate((delta.tool_calls if delta is not None else None) or ()):
-            index = fragment.index if isinstance(fragment.index, int) else position
-            partial = reply.calls.setdefault(index, _PartialCall())
-            if fragment.id and not partial.call_id:
-                partial.call_id = fragment.id
-            function = fragment.function
-            if function is not None:
-                # The name comes once on the wire; a server that repeats it whole is not doubled.
-                if function.name and function.name != partial.name:
-                    partial.name += function.name
-                if function.arguments:
-                    partial.arguments.append(function.arguments)
-        if choice.finish_reason:
-            reply.finish = choice.finish_reason
+        fragments = getattr(delta, "tool_calls", None)
+        for position, fragment in enumerate(fragments if isinstance(fragments, list) else []):
+            _take_call_fragment(reply, position, fragment)
+        finish = getattr(choice, "finish_reason", None)
+        if isinstance(finish, str) and finish:
+            reply.finish = finish
+
+
+def _take_call_fragment(reply: _Reply, position: int, fragment: Any) -> None:
+    index = getattr(fragment, "index", None)
+    partial = reply.calls.setdefault(index if isinstance(index, int) else position, _PartialCall())
+    call_id = getattr(fragment, "id", None)
+    if isinstance(call_id, str) and call_id and not partial.call_id:
+        partial.call_id = call_id
+    function = getattr(fragment, "function", None)
+    name, arguments = getattr(function, "name", None), getattr(function, "arguments", None)
+    # The name comes once on the wire; a server that repeats it whole is not doubled.
+    if isinstance(name, str) and name and name != partial.name:
+        partial.name += name
+    if isinstance(arguments, str) and arguments:
+        partial.arguments.append(arguments)
 
 
 def _turn(reply: _Reply, tools: Registry, on_text: TextSink | None) -> ModelTurn:

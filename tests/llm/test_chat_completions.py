@@ -357,3 +357,20 @@ def test_another_bad_request_is_not_retried() -> None:
     with Canned(refusal.encode(), status=400, content_type="application/json") as server:
         message = failure(ChatCompletionsModel(MODEL, api_key="k", base_url=server.url), ModelError)
     assert "answered 400: messages: too long" in message and len(server.bodies) == 1
+
+
+def test_chunks_with_fields_of_the_wrong_type_cost_nothing_but_those_fields() -> None:
+    stream = chat_stream(
+        {"choices": "not a list"},
+        {"delta": None},
+        {"delta": {"content": 42}},
+        {"delta": {"content": "Kept."}},
+        {"delta": {"tool_calls": [{"index": "0", "id": 7, "function": {"name": ["x"], "arguments": 12}}]}},
+        {"delta": {"tool_calls": [{"index": 0, "id": "call_ok", "function": {"name": "lookup", "arguments": "{}"}}]}},
+        {"finish_reason": 3},
+        {"finish_reason": "tool_calls"},
+    )
+    with Canned(stream) as server:
+        turn = ask(ChatCompletionsModel(MODEL, api_key="k", base_url=server.url))
+    assert turn.text == "Kept."
+    assert [(call.name, call.arguments, call.call_id) for call in turn.calls] == [("lookup", "{}", "call_ok")]
