@@ -20,7 +20,7 @@ from openai.types.chat import ChatCompletionChunk
 from atlas.llm import TextSink
 from atlas.llm.chat_messages import chat_messages
 from atlas.llm.notes import CUT_OFF, FILTERED, UNSENT_CALL, looks_like_unsent_call
-from atlas.llm.openai_client import MAX_RETRIES, Wire, client_endpoint, model_timeout
+from atlas.llm.openai_client import MAX_RETRIES, PLACEHOLDER_KEY, Wire, client_endpoint, model_timeout
 from atlas.llm.openai_schema import chat_tools
 from atlas.llm.usage import usage_of
 from atlas.messages import ModelTurn, ToolCall, Usage
@@ -63,7 +63,7 @@ class ChatCompletionsModel:
         self.tool_choice = tool_choice
         self.ask_for_usage = True
         """False once the server refused `stream_options` (some gateways do): usage is then unknown."""
-        self.wire = Wire(name, self.base_url, "chat/completions", self.timeout_s, max_retries)
+        self.wire = Wire(name, self.base_url, "chat/completions", self.timeout_s, max_retries, key == PLACEHOLDER_KEY)
         # The read timeout bounds every wait for data, so a stalled stream fails too.
         self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=max_retries)
 

@@ -28,7 +28,7 @@ from openai.types.responses import (
 
 from atlas.errors import ModelProtocolError
 from atlas.llm import TextSink
-from atlas.llm.openai_client import MAX_RETRIES, Wire, client_endpoint, model_timeout, one_line
+from atlas.llm.openai_client import MAX_RETRIES, PLACEHOLDER_KEY, Wire, client_endpoint, model_timeout, one_line
 from atlas.llm.openai_schema import responses_tools
 from atlas.llm.usage import usage_of
 from atlas.messages import ModelTurn, ToolCall
@@ -51,7 +51,7 @@ class OpenAIModel:
         self.name = name
         self.timeout_s = timeout_s if timeout_s is not None else model_timeout()
         self.max_retries = max_retries
-        self.wire = Wire(name, self.base_url, "responses", self.timeout_s, max_retries)
+        self.wire = Wire(name, self.base_url, "responses", self.timeout_s, max_retries, key == PLACEHOLDER_KEY)
         # The read timeout bounds every wait for data, so a stalled stream fails too.
         self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=max_retries)
 

@@ -56,6 +56,8 @@ class Wire:
     """The endpoint the adapter posts to: `responses` or `chat/completions`."""
     timeout_s: float
     max_retries: int
+    keyless: bool = False
+    """No key was set and the placeholder was sent: a refusal then says to set one."""
 
     def translate(self, exc: openai.OpenAIError) -> ModelError:
         """One line a maintainer can act on, for every SDK exception."""
@@ -76,7 +78,8 @@ class Wire:
         message = server_message(exc)
         status = exc.status_code
         if status in (401, 403):
-            return ModelAuthError(f"{self.base_url} refused the API key ({status}): {message}")
+            missing = " (no OPENAI_API_KEY is set: this server needs one)" if self.keyless else ""
+            return ModelAuthError(f"{self.base_url} refused the API key ({status}){missing}: {message}")
         if status == 404:
             return self._not_found(exc, message)
         if status == 429:

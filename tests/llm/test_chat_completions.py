@@ -374,3 +374,13 @@ def test_chunks_with_fields_of_the_wrong_type_cost_nothing_but_those_fields() ->
         turn = ask(ChatCompletionsModel(MODEL, api_key="k", base_url=server.url))
     assert turn.text == "Kept."
     assert [(call.name, call.arguments, call.call_id) for call in turn.calls] == [("lookup", "{}", "call_ok")]
+
+
+def test_a_server_that_wants_a_key_when_none_is_set_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    refusal = json.dumps({"error": {"message": "Missing bearer token."}})
+    with Canned(refusal.encode(), status=401, content_type="application/json") as server:
+        monkeypatch.setenv("ATLAS_BASE_URL", server.url)
+        message = failure(ChatCompletionsModel(MODEL), ModelAuthError)
+    assert message == f"{server.url} refused the API key (401) (no OPENAI_API_KEY is set: this server needs one): " + (
+        "Missing bearer token."
+    )
