@@ -56,11 +56,14 @@ class ChatCompletionsModel:
         timeout_s: float | None = None,
         max_retries: int = MAX_RETRIES,
         tool_choice: str | dict[str, Any] | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         key, self.base_url = client_endpoint(api_key, base_url)
         self.name = name
         self.timeout_s = timeout_s if timeout_s is not None else model_timeout()
         self.tool_choice = tool_choice
+        self.max_tokens = max_tokens
+        """A cap on each answer's tokens; None leaves it to the server."""
         self.ask_for_usage = True
         """False once the server refused `stream_options` (some gateways do): usage is then unknown."""
         self.wire = Wire(name, self.base_url, "chat/completions", self.timeout_s, max_retries, key == PLACEHOLDER_KEY)
@@ -123,6 +126,8 @@ class ChatCompletionsModel:
 
     async def _create(self, messages: Any, offered: dict[str, Any]) -> AsyncStream[ChatCompletionChunk]:
         usage: dict[str, Any] = {"stream_options": {"include_usage": True}} if self.ask_for_usage else {}
+        if self.max_tokens is not None:
+            usage["max_tokens"] = self.max_tokens
         stream = await self._client.chat.completions.create(
             model=self.name, messages=messages, stream=True, **usage, **offered
         )

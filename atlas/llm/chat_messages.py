@@ -36,7 +36,8 @@ def _add_call(messages: list[dict[str, Any]], item: dict[str, Any]) -> None:
     if last["role"] == "assistant" and "tool_call_id" not in last:
         last.setdefault("tool_calls", []).append(call)
         return
-    messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+    # Empty text, not null or absent: llama-cpp-python refuses a null content and fails without one.
+    messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
 
 
 def _text(item: dict[str, Any]) -> str:
