@@ -60,6 +60,7 @@ def main(
 def ask(
     question: str = typer.Argument(..., help="The question, or - to read it from standard input."),
     model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
+    api: str | None = typer.Option(None, "--api", help="The server's API: responses (default) or chat."),
     read_only: bool = typer.Option(False, "--read-only", help="Do not offer side-effect tools to the model."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (answer, calls, usage, cost)."),
     max_rounds: int = typer.Option(
@@ -83,6 +84,7 @@ def ask(
     options = AskOptions(
         question=question,
         model=model,
+        api=api,
         read_only=read_only,
         as_json=as_json,
         max_rounds=max_rounds,
@@ -98,6 +100,7 @@ def ask(
 @app.command()
 def chat(
     model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
+    api: str | None = typer.Option(None, "--api", help="The server's API: responses (default) or chat."),
     read_only: bool = typer.Option(False, "--read-only", help="Start with side-effect tools switched off."),
     max_rounds: int = typer.Option(
         5, "--max-rounds", callback=_within("--max-rounds"), help="Model requests per question (1-50)."
@@ -114,7 +117,12 @@ def chat(
     from atlas.commands.chat import ChatOptions, run_chat
 
     options = ChatOptions(
-        model=model, read_only=read_only, max_rounds=max_rounds, timeout_s=timeout, concurrency=concurrency
+        model=model,
+        api=api,
+        read_only=read_only,
+        max_rounds=max_rounds,
+        timeout_s=timeout,
+        concurrency=concurrency,
     )
     guarded(lambda: run_chat(options))
 
@@ -171,6 +179,17 @@ def tools(
     from atlas.commands.tools import show_tools
 
     guarded(lambda: show_tools(as_json=as_json, read_only=read_only))
+
+
+@app.command()
+def models(
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per model and line."),
+) -> None:
+    """The models the server at ATLAS_BASE_URL (or the OpenAI API) lists."""
+    from atlas.commands import guarded
+    from atlas.commands.models import show_models
+
+    guarded(lambda: show_models(as_json=as_json))
 
 
 @app.command()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from atlas.errors import ConfigError
 
@@ -13,6 +15,7 @@ DEFAULT_OPENAI_MODEL = "gpt-6-luna"
 OFFLINE_MODEL = "offline"
 DEFAULT_PRICE_IN = 0.10
 DEFAULT_PRICE_OUT = 0.50
+APIS = ("responses", "chat")
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -105,6 +108,59 @@ def _price(name: str, default: float) -> float:
     return env_number(name, default, unit="USD per 1M tokens")
 
 
+def model_api(value: str | None = None) -> str:
+    """`--api`, else `ATLAS_API`, else `responses`: which OpenAI wire the model speaks."""
+    raw = (value if value is not None else os.environ.get("ATLAS_API", "")).strip().lower() or APIS[0]
+    if raw not in APIS:
+        raise ConfigError(f"the API must be responses or chat, got {raw!r} (--api or ATLAS_API)")
+    return raw
+
+
+def base_url_setting() -> str:
+    """`ATLAS_BASE_URL`, else `OPENAI_BASE_URL`, else empty (the OpenAI API)."""
+    return os.environ.get("ATLAS_BASE_URL", "").strip() or os.environ.get("OPENAI_BASE_URL", "").strip()
+
+
+def is_local_url(url: str) -> bool:
+    """A server on this machine or a private network: it bills nobody."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith((".localhost", ".local")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def model_prices(model: str) -> tuple[float, float]:
+    """USD per 1M input and output tokens for `model`.
+
+    `ATLAS_PRICES` (`name=IN/OUT,...`) names a model's own prices; else `ATLAS_PRICE_IN/OUT`;
+    else a local server (ATLAS_BASE_URL on this machine or a private network) costs nothing.
+    """
+    for entry in os.environ.get("ATLAS_PRICES", "").split(","):
+        name, _, prices = entry.partition("=")
+        if name.strip() and name.strip() == model:
+            return _listed_prices(entry, prices)
+    local = bool(base_url_setting()) and is_local_url(base_url_setting())
+    return (
+        _price("ATLAS_PRICE_IN", 0.0 if local else DEFAULT_PRICE_IN),
+        _price("ATLAS_PRICE_OUT", 0.0 if local else DEFAULT_PRICE_OUT),
+    )
+
+
+def _listed_prices(entry: str, prices: str) -> tuple[float, float]:
+    price_in, _, price_out = prices.partition("/")
+    try:
+        values = (float(price_in), float(price_out))
+    except ValueError:
+        raise ConfigError(f"ATLAS_PRICES entries are name=IN/OUT in USD per 1M tokens, got {entry.strip()!r}") from None
+    if not all(math.isfinite(value) and value >= 0 for value in values):
+        raise ConfigError(f"ATLAS_PRICES prices must be finite numbers ≥ 0, got {entry.strip()!r}")
+    return values
+
+
 def tool_modules() -> list[str]:
     """Modules named in `ATLAS_TOOL_MODULES` (comma-separated) whose tools join the registry."""
     raw = os.environ.get("ATLAS_TOOL_MODULES", "")
@@ -118,5 +174,14 @@ class Settings:
     model: str = field(default_factory=default_model_name)
     data: Path = field(default_factory=data_dir)
     home: Path = field(default_factory=atlas_home)
-    price_in: float = field(default_factory=lambda: _price("ATLAS_PRICE_IN", DEFAULT_PRICE_IN))
-    price_out: float = field(default_factory=lambda: _price("ATLAS_PRICE_OUT", DEFAULT_PRICE_OUT))
+    api: str = field(default_factory=model_api)
+    price_in: float = -1.0
+    price_out: float = -1.0
+    """Negative: the model's prices (`model_prices`), resolved once the model is known."""
+
+    def __post_init__(self) -> None:
+        if self.price_in < 0 or self.price_out < 0:
+            price_in, price_out = model_prices(self.model)
+            # Frozen: the prices are part of the value, settled here once.
+            object.__setattr__(self, "price_in", price_in if self.price_in < 0 else self.price_in)
+            object.__setattr__(self, "price_out", price_out if self.price_out < 0 else self.price_out)

@@ -88,8 +88,12 @@ class TurnResult:
                 }
                 for record in self.calls
             ],
-            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
-            "cost_usd": self.cost_usd,
+            # Usage a server did not report is null, never a made-up 0.
+            "usage": {
+                "input_tokens": self.usage.input_tokens if self.usage.known else None,
+                "output_tokens": self.usage.output_tokens if self.usage.known else None,
+            },
+            "cost_usd": self.cost_usd if self.usage.known else None,
         }
 
 

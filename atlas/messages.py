@@ -85,10 +85,24 @@ def as_model_ids(items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Usage:
-    """Tokens one or more model requests consumed."""
+    """Tokens one or more model requests consumed.
+
+    `unreported` counts the requests whose server sent no usable figures: their tokens are not
+    in the sums, so a total with `unreported > 0` is unknown, never a real 0.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
+    unreported: int = 0
+
+    @classmethod
+    def unknown(cls) -> Usage:
+        """One request whose usage the server did not report (or reported as nonsense)."""
+        return cls(unreported=1)
+
+    @property
+    def known(self) -> bool:
+        return self.unreported == 0
 
     @classmethod
     def checked(cls, input_tokens: object, output_tokens: object) -> tuple[Usage, list[str]]:
@@ -109,7 +123,11 @@ class Usage:
         return cls(figures[0], figures[1]), dropped
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.unreported + other.unreported,
+        )
 
     def cost_usd(self, price_in: float, price_out: float) -> float:
         """Cost at the given USD prices per million input and output tokens."""

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from atlas.calllog import CallLog, CallLogWriter
-from atlas.config import Settings
+from atlas.config import Settings, model_api
 from atlas.events import Approver, EventSink
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult
@@ -92,16 +92,17 @@ DataPreparer = Callable[[Path, Path], None]
 """Makes the dataset ready before any tool runs (the commands pass one that shows its progress)."""
 
 
-def open_runtime(model: str | None, *, prepare_data: DataPreparer | None = None) -> Runtime:
-    """Settings from the environment (`model` overrides), the registry, the model and the log."""
-    settings = Settings() if model is None else Settings(model=model)
+def open_runtime(model: str | None, api: str | None = None, *, prepare_data: DataPreparer | None = None) -> Runtime:
+    """Settings from the environment (`model` and `api` override), the registry, the model and the log."""
+    chosen = model_api(api)
+    settings = Settings(api=chosen) if model is None else Settings(model=model, api=chosen)
     if prepare_data is not None:
         prepare_data(settings.data, settings.home)
     tools = load_registry()
     return Runtime(
         settings=settings,
         tools=tools,
-        model=resolve(settings.model),
+        model=resolve(settings.model, settings.api),
         call_log=CallLog.at_home(settings.home),
         session=new_session_id(),
     )

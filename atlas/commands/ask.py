@@ -21,6 +21,7 @@ from atlas.ui.turn_view import TurnView
 class AskOptions:
     question: str
     model: str | None = None
+    api: str | None = None
     read_only: bool = False
     as_json: bool = False
     max_rounds: int = 5
@@ -42,7 +43,7 @@ def read_question(value: str) -> str:
 def run_ask(options: AskOptions) -> int:
     """Answer one question; returns the exit code (0: answered, even when an action was denied)."""
     question = read_question(options.question)
-    runtime = open_runtime(options.model, prepare_data=prepare_issues_db)
+    runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db)
     console = make_console()
     notices = make_console(stderr=True)
     # With --json, standard output carries the one JSON object and nothing else.
@@ -88,6 +89,7 @@ def run_ask(options: AskOptions) -> int:
             input_tokens=result.usage.input_tokens,
             output_tokens=result.usage.output_tokens,
             cost_usd=result.cost_usd,
+            usage_known=result.usage.known,
             seconds=time.monotonic() - started,
         )
     )

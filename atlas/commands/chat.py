@@ -35,6 +35,7 @@ from atlas.ui.turn_view import TurnView
 @dataclass(frozen=True)
 class ChatOptions:
     model: str | None = None
+    api: str | None = None
     read_only: bool = False
     max_rounds: int = 5
     timeout_s: float = 5.0
@@ -130,6 +131,7 @@ class Chat:
             input_tokens=result.usage.input_tokens,
             output_tokens=result.usage.output_tokens,
             cost_usd=result.cost_usd,
+            usage_known=result.usage.known,
             seconds=result.ms / 1000,
         )
         line.append(f" · session ${self.cost_usd:.4f}", style="dim")
@@ -160,9 +162,10 @@ class Chat:
         elif name == "/log":
             self._show_log()
         elif name == "/cost":
+            unreported = f" (and {counted(self.usage.unreported, 'request')} the server did not report)"
             self.console.print(
                 f"{counted(self.turns, 'turn')} · {self.usage.input_tokens:,} → "
-                f"{self.usage.output_tokens:,} tokens · ${self.cost_usd:.4f}"
+                f"{self.usage.output_tokens:,} tokens · ${self.cost_usd:.4f}" + ("" if self.usage.known else unreported)
             )
         elif name == "/read-only":
             self._set_read_only(rest)
@@ -196,7 +199,7 @@ class Chat:
 
 def run_chat(options: ChatOptions) -> None:
     """The REPL until Ctrl-D or /exit."""
-    runtime = open_runtime(options.model, prepare_data=prepare_issues_db)
+    runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db)
     console, notices = make_console(), make_console(stderr=True)
     home = runtime.settings.home
     try:

@@ -1,9 +1,11 @@
 """Models behind one small interface: the `Model` protocol and `resolve(name)`.
 
-Three models speak it: the OpenAI Responses API (`openai.py`), the built-in offline planner
-(`atlas.offline`) and replay scripts (`scripted.py`). The loop knows only this protocol.
+Four models speak it: the OpenAI Responses API (`openai.py`), the Chat Completions API of any
+OpenAI-compatible server (`chat_completions.py`), the built-in offline planner (`atlas.offline`)
+and replay scripts (`scripted.py`). The loop knows only this protocol.
 It may import `atlas.messages`, `atlas.errors`, `atlas.config` and the tool registry; never the
-executor, the UI, the runtime or the commands. Only `openai.py` imports the `openai` SDK.
+executor, the UI, the runtime or the commands. Only the adapters (`openai.py`,
+`chat_completions.py`, `openai_client.py`, `openai_schema.py`) import the `openai` SDK, lazily.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ class Model(Protocol):
         ...
 
 
-def resolve(name: str) -> Model:
-    """The model a `--model` value names: `offline`, `replay:PATH`, or an OpenAI model name.
+def resolve(name: str, api: str = "responses") -> Model:
+    """The model a `--model` value names: `offline`, `replay:PATH`, or a model on the `api` wire.
 
     Modules are imported only when chosen: `import openai` alone costs about a second.
     """
@@ -60,6 +62,10 @@ def resolve(name: str) -> Model:
         from atlas.llm.scripted import ScriptedModel
 
         return ScriptedModel.from_file(Path(path).expanduser())
+    if api == "chat":
+        from atlas.llm.chat_completions import ChatCompletionsModel
+
+        return ChatCompletionsModel(name)
     from atlas.llm.openai import OpenAIModel
 
     return OpenAIModel(name)

@@ -1,15 +1,13 @@
 """The OpenAI Responses API model: streamed text, parallel function calls, usage.
 
-This is the one place that knows the wire and the openai SDK: every SDK or stream failure is
-translated here into an Atlas `ModelError` with a one-line message. The SDK's own retries
+This adapter knows the Responses wire; every SDK or stream failure becomes an Atlas `ModelError`
+with a one-line message through `openai_client.Wire`, which the Chat Completions adapter shares. The SDK's own retries
 (`max_retries=2`, honouring Retry-After) are the only retry layer for model requests.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -28,30 +26,13 @@ from openai.types.responses import (
     ToolParam,
 )
 
-from atlas.config import env_number
-from atlas.errors import (
-    ModelAuthError,
-    ModelConnectionError,
-    ModelError,
-    ModelNotFoundError,
-    ModelProtocolError,
-    RateLimitedError,
-    cap,
-    printable,
-)
+from atlas.errors import ModelProtocolError
 from atlas.llm import TextSink
-from atlas.messages import ModelTurn, ToolCall, Usage, as_model_ids
+from atlas.llm.openai_client import MAX_RETRIES, PLACEHOLDER_KEY, Wire, client_endpoint, model_timeout, one_line
+from atlas.llm.openai_schema import responses_tools
+from atlas.llm.usage import usage_of
+from atlas.messages import ModelTurn, ToolCall, as_model_ids
 from atlas.tools.registry import Registry
-
-DEFAULT_TIMEOUT_S = 60.0
-MAX_RETRIES = 2
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-NO_KEY = "set OPENAI_API_KEY or use --model offline"
-
-
-def model_timeout() -> float:
-    """`ATLAS_MODEL_TIMEOUT` (seconds without data before a request or a stream is given up)."""
-    return env_number("ATLAS_MODEL_TIMEOUT", DEFAULT_TIMEOUT_S, unit="seconds", positive=True)
 
 
 class OpenAIModel:
@@ -66,13 +47,11 @@ class OpenAIModel:
         timeout_s: float | None = None,
         max_retries: int = MAX_RETRIES,
     ) -> None:
-        key = api_key or os.environ.get("OPENAI_API_KEY", "").strip()
-        if not key:
-            raise ModelAuthError(NO_KEY)
+        key, self.base_url = client_endpoint(api_key, base_url)
         self.name = name
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL).rstrip("/")
         self.timeout_s = timeout_s if timeout_s is not None else model_timeout()
         self.max_retries = max_retries
+        self.wire = Wire(name, self.base_url, "responses", self.timeout_s, max_retries, key == PLACEHOLDER_KEY)
         # The read timeout bounds every wait for data, so a stalled stream fails too.
         self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=max_retries)
 
@@ -88,12 +67,10 @@ class OpenAIModel:
         try:
             return await self._stream(instructions, items, tools, parallel_tool_calls, on_text)
         except openai.OpenAIError as exc:
-            raise self._translate(exc) from None
+            raise self.wire.translate(exc) from None
         except (json.JSONDecodeError, RuntimeError) as exc:
             # The SDK decodes each SSE chunk itself and lets these escape for a malformed one.
-            raise ModelProtocolError(
-                f"the model's stream from {self.base_url} sent a malformed chunk ({_one_line(str(exc))})"
-            ) from None
+            raise self.wire.malformed(exc) from None
 
     async def _stream(
         self,
@@ -107,7 +84,7 @@ class OpenAIModel:
             model=self.name,
             instructions=instructions,
             input=cast("ResponseInputParam", as_model_ids(items)),
-            tools=cast("list[ToolParam]", tools.schemas()),
+            tools=cast("list[ToolParam]", responses_tools(tools)),
             parallel_tool_calls=parallel_tool_calls,
             stream=True,
         )
@@ -124,7 +101,8 @@ class OpenAIModel:
                     event.item, ResponseFunctionToolCall
                 ):
                     # Only the finished item carries the name and call_id with the arguments.
-                    calls.append(_tool_call(event.item))
+                    item = event.item
+                    calls.append(_tool_call(item))
                 elif isinstance(event, ResponseCompletedEvent):
                     return self._completed(event, "".join(text), calls, on_text)
                 elif isinstance(event, ResponseErrorEvent):
@@ -139,17 +117,12 @@ class OpenAIModel:
                     reason = details.reason if details else None
                     raise ModelProtocolError(self._failed("stopped before finishing", reason, None))
         except openai.APITimeoutError:
-            raise ModelConnectionError(
-                f"the model's stream from {self.base_url} stalled: no data for {self.timeout_s:g} s "
-                "(set ATLAS_MODEL_TIMEOUT to wait longer)"
-            ) from None
+            raise self.wire.stalled() from None
         except openai.APIConnectionError as exc:
-            raise ModelConnectionError(
-                f"the connection to {self.base_url} dropped while the model was answering{_cause(exc)}"
-            ) from None
+            raise self.wire.dropped(exc) from None
         finally:
             await stream.close()
-        raise ModelProtocolError(f"the model's stream from {self.base_url} ended early, without a completed response")
+        raise self.wire.ended_early("a completed response")
 
     def _completed(
         self, event: ResponseCompletedEvent, text: str, calls: list[ToolCall], on_text: TextSink | None
@@ -167,55 +140,16 @@ class OpenAIModel:
                 text = response.output_text
             except (AttributeError, TypeError) as exc:
                 raise ModelProtocolError(
-                    f"the server {self.base_url} sent a malformed response ({_one_line(str(exc))})"
+                    f"the server {self.base_url} sent a malformed response ({one_line(str(exc))})"
                 ) from None
             if text and on_text is not None:
                 on_text(text)
-        return ModelTurn(text=text, calls=calls, usage=self._usage(getattr(response, "usage", None)))
-
-    def _usage(self, reported: object) -> Usage:
-        """Token counts as the server reported them, when they are believable; a warning when not."""
-        if reported is None:
-            return Usage()
-        usage, dropped = Usage.checked(
-            getattr(reported, "input_tokens", None), getattr(reported, "output_tokens", None)
-        )
-        if dropped:
-            print(
-                f"atlas: warning: {printable(self.base_url)} reported unusable token usage "
-                f"({printable(', '.join(dropped))}); counted as 0",
-                file=sys.stderr,
-            )
-        return usage
+        usage = usage_of(getattr(response, "usage", None), "input_tokens", "output_tokens", source=self.base_url)
+        return ModelTurn(text=text, calls=calls, usage=usage)
 
     def _failed(self, what: str, message: str | None, code: str | None) -> str:
-        detail = _one_line(message or "no message")
+        detail = one_line(message or "no message")
         return f"the model {self.name!r} {what}: {detail}" + (f" ({code})" if code else "")
-
-    def _translate(self, exc: openai.OpenAIError) -> ModelError:
-        """One line a maintainer can act on, for every SDK exception."""
-        if isinstance(exc, openai.APITimeoutError):
-            return ModelConnectionError(
-                f"{self.base_url} did not answer within {self.timeout_s:g} s "
-                "(set ATLAS_MODEL_TIMEOUT to wait longer, or use --model offline)"
-            )
-        if isinstance(exc, openai.APIConnectionError):
-            return ModelConnectionError(f"could not reach {self.base_url}{_cause(exc)}")
-        if isinstance(exc, openai.APIStatusError):
-            message = _server_message(exc)
-            status = exc.status_code
-            if status in (401, 403):
-                return ModelAuthError(f"{self.base_url} refused the API key ({status}): {message}")
-            if status == 404:
-                return ModelNotFoundError(f"model {self.name!r} was not found at {self.base_url}: {message}")
-            if status == 429:
-                return RateLimitedError(
-                    f"rate limited by {self.base_url} (429), still after {self.max_retries} retries: {message}"
-                )
-            return ModelError(f"{self.base_url} answered {status}: {message}")
-        if isinstance(exc, openai.APIError):
-            return ModelProtocolError(f"the model {self.name!r} failed: {_one_line(exc.message)}")
-        return ModelError(f"the OpenAI client failed: {_one_line(str(exc)) or type(exc).__name__}")
 
 
 def _tool_call(item: ResponseFunctionToolCall) -> ToolCall:
@@ -231,22 +165,3 @@ def _tool_call(item: ResponseFunctionToolCall) -> ToolCall:
         arguments=arguments,
         call_id=call_id if isinstance(call_id, str) else "",
     )
-
-
-def _server_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return _one_line(error["message"])
-    return _one_line(exc.message)
-
-
-def _cause(exc: BaseException) -> str:
-    """`: <what the transport said>`, or nothing when it said nothing."""
-    cause = exc.__cause__ or exc.__context__
-    return f": {_one_line(str(cause))}" if cause is not None and str(cause).strip() else ""
-
-
-def _one_line(text: str) -> str:
-    return cap(" ".join(text.split()))

@@ -71,13 +71,22 @@ def counted(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
-def footer(*, rounds: int, calls: int, input_tokens: int, output_tokens: int, cost_usd: float, seconds: float) -> Text:
-    """`2 rounds · 3 calls · 1,204 → 310 tokens · $0.0003 · 2.41 s`."""
+def footer(
+    *,
+    rounds: int,
+    calls: int,
+    input_tokens: int,
+    output_tokens: int,
+    cost_usd: float,
+    seconds: float,
+    usage_known: bool = True,
+) -> Text:
+    """`2 rounds · 3 calls · 1,204 → 310 tokens · $0.0003 · 2.41 s`; unknown usage is said, not 0."""
     parts = [
         counted(rounds, "round"),
         counted(calls, "call"),
-        f"{input_tokens:,} → {output_tokens:,} tokens",
-        f"${cost_usd:.4f}",
+        f"{input_tokens:,} → {output_tokens:,} tokens" if usage_known else "tokens not reported by the server",
+        f"${cost_usd:.4f}" if usage_known else "cost unknown",
         f"{seconds:.2f} s",
     ]
     return Text(" · ".join(parts), style="dim")

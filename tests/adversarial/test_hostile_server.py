@@ -93,7 +93,7 @@ def test_hostile_usage_never_fails_an_answered_turn_or_shows_a_negative_cost(
     assert ANSWER in asked.stdout
     footer = asked.stdout.strip().splitlines()[-1]
     assert "-" not in footer.replace(" · ", " ").replace("→", ""), footer
-    assert "$0.0000" in footer, footer
+    assert "cost unknown" in footer, footer
     assert f"atlas: warning: {server.url} reported unusable token usage" in asked.stderr
 
 

@@ -1,0 +1,145 @@
+"""What both OpenAI-wire adapters share: the client's key and base URL, and SDK errors as one line.
+
+Every SDK or stream failure of either API (Responses or Chat Completions) is translated here into
+an Atlas `ModelError`, so the two adapters cannot word or classify a failure differently.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import openai
+
+from atlas.config import base_url_setting, env_number
+from atlas.errors import (
+    ModelAuthError,
+    ModelConnectionError,
+    ModelError,
+    ModelNotFoundError,
+    ModelProtocolError,
+    RateLimitedError,
+    cap,
+)
+
+DEFAULT_TIMEOUT_S = 60.0
+MAX_RETRIES = 2
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+NO_KEY = "set OPENAI_API_KEY or use --model offline"
+PLACEHOLDER_KEY = "atlas-no-key"
+"""Sent to a server named by a base URL when there is no key: local servers ask for none."""
+
+
+def model_timeout() -> float:
+    """`ATLAS_MODEL_TIMEOUT` (seconds without data before a request or a stream is given up)."""
+    return env_number("ATLAS_MODEL_TIMEOUT", DEFAULT_TIMEOUT_S, unit="seconds", positive=True)
+
+
+def client_endpoint(api_key: str | None = None, base_url: str | None = None) -> tuple[str, str]:
+    """The key and base URL to use: given ones, else the environment; a placeholder key for a named server."""
+    url = (base_url or base_url_setting() or DEFAULT_BASE_URL).rstrip("/")
+    key = api_key or os.environ.get("OPENAI_API_KEY", "").strip()
+    if not key:
+        if url == DEFAULT_BASE_URL:
+            raise ModelAuthError(NO_KEY)
+        key = PLACEHOLDER_KEY
+    return key, url
+
+
+@dataclass(frozen=True)
+class Wire:
+    """Where one adapter's requests go, for naming it in every error."""
+
+    model: str
+    base_url: str
+    path: str
+    """The endpoint the adapter posts to: `responses` or `chat/completions`."""
+    timeout_s: float
+    max_retries: int
+    keyless: bool = False
+    """No key was set and the placeholder was sent: a refusal then says to set one."""
+
+    def translate(self, exc: openai.OpenAIError) -> ModelError:
+        """One line a maintainer can act on, for every SDK exception."""
+        if isinstance(exc, openai.APITimeoutError):
+            return ModelConnectionError(
+                f"{self.base_url} did not answer within {self.timeout_s:g} s "
+                "(set ATLAS_MODEL_TIMEOUT to wait longer, or use --model offline)"
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            return ModelConnectionError(f"could not reach {self.base_url}{cause(exc)}")
+        if isinstance(exc, openai.APIStatusError):
+            return self._status(exc)
+        if isinstance(exc, openai.APIError):
+            return ModelProtocolError(f"the model {self.model!r} failed: {one_line(exc.message)}")
+        return ModelError(f"the OpenAI client failed: {one_line(str(exc)) or type(exc).__name__}")
+
+    def _status(self, exc: openai.APIStatusError) -> ModelError:
+        message = server_message(exc)
+        status = exc.status_code
+        if status in (401, 403):
+            missing = " (no OPENAI_API_KEY is set: this server needs one)" if self.keyless else ""
+            return ModelAuthError(f"{self.base_url} refused the API key ({status}){missing}: {message}")
+        if status == 404:
+            return self._not_found(exc, message)
+        if status == 429:
+            return RateLimitedError(
+                f"rate limited by {self.base_url} (429), still after {self.max_retries} retries: {message}"
+            )
+        return ModelError(f"{self.base_url} answered {status}: {message}")
+
+    def _not_found(self, exc: openai.APIStatusError, message: str) -> ModelError:
+        """A 404 names the model, unless the endpoint itself is missing (a server of the other API)."""
+        body = exc.body
+        # The SDK hands over the error object itself (`{"message", "type", "code"}`); a server
+        # without the endpoint answers in its framework's shape (`{"detail": ...}`) or in plain text.
+        error = body.get("error", body) if isinstance(body, dict) else None
+        if (isinstance(error, dict) and "message" in error) or (self.model and self.model in message):
+            hint = "; if the server speaks only Chat Completions, use --api chat" if self.path == "responses" else ""
+            return ModelNotFoundError(f"model {self.model!r} was not found at {self.base_url}: {message}{hint}")
+        if self.path == "responses":
+            return ModelNotFoundError(
+                f"{self.base_url} has no /responses endpoint (404): it probably speaks only Chat Completions; "
+                "use --api chat (or ATLAS_API=chat)"
+            )
+        return ModelNotFoundError(
+            f"{self.base_url} has no /{self.path} endpoint (404): check ATLAS_BASE_URL (it usually ends in /v1)"
+        )
+
+    def stalled(self) -> ModelConnectionError:
+        return ModelConnectionError(
+            f"the model's stream from {self.base_url} stalled: no data for {self.timeout_s:g} s "
+            "(set ATLAS_MODEL_TIMEOUT to wait longer)"
+        )
+
+    def dropped(self, exc: BaseException) -> ModelConnectionError:
+        return ModelConnectionError(
+            f"the connection to {self.base_url} dropped while the model was answering{cause(exc)}"
+        )
+
+    def malformed(self, exc: BaseException) -> ModelProtocolError:
+        return ModelProtocolError(
+            f"the model's stream from {self.base_url} sent a malformed chunk ({one_line(str(exc))})"
+        )
+
+    def ended_early(self, what: str) -> ModelProtocolError:
+        return ModelProtocolError(f"the model's stream from {self.base_url} ended early, without {what}")
+
+
+def server_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return one_line(error["message"])
+    return one_line(exc.message)
+
+
+def cause(exc: BaseException) -> str:
+    """`: <what the transport said>`, or nothing when it said nothing."""
+    reason = exc.__cause__ or exc.__context__
+    return f": {one_line(str(reason))}" if reason is not None and str(reason).strip() else ""
+
+
+def one_line(text: str) -> str:
+    return cap(" ".join(text.split()))

@@ -1,0 +1,58 @@
+"""Tools as the OpenAI wire describes them, for the Responses and the Chat Completions API.
+
+Built from each tool's neutral description (name, description, the pydantic model of its
+arguments) by the openai SDK's strict-schema helper, so both adapters send the same schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openai import pydantic_function_tool
+
+from atlas.tools.registry import Registry
+
+STRICT_UNSUPPORTED = frozenset({"default", "minLength", "maxLength", "title"})
+"""Dropped from model-facing schemas: strict mode makes every property required (so a default
+says nothing) and the API refuses some keywords. Pydantic still enforces them on the arguments."""
+
+
+def function_definition(name: str, description: str, args_model: type[Any]) -> dict[str, Any]:
+    """`{"name", "description", "parameters", "strict"}`: one tool in the strict JSON-schema form."""
+    tool = pydantic_function_tool(args_model, name=name, description=description)
+    function = dict(tool["function"])
+    function["parameters"] = without_keywords(function["parameters"], STRICT_UNSUPPORTED)
+    return function
+
+
+def responses_tools(registry: Registry) -> list[dict[str, Any]]:
+    """The Responses API's `tools`: `{"type": "function", "name": ..., "parameters": ...}`."""
+    return [
+        {"type": "function", **function_definition(spec.name, spec.description, spec.args_model)}
+        for spec in registry.values()
+    ]
+
+
+def chat_tools(registry: Registry) -> list[dict[str, Any]]:
+    """Chat Completions' `tools`: `{"type": "function", "function": {"name": ..., "parameters": ...}}`."""
+    return [
+        {"type": "function", "function": function_definition(spec.name, spec.description, spec.args_model)}
+        for spec in registry.values()
+    ]
+
+
+def without_keywords(node: Any, drop: frozenset[str]) -> Any:
+    if isinstance(node, dict):
+        # "properties" maps names to schemas: a property may itself be called "title" or "default".
+        return {
+            key: (
+                {name: without_keywords(sub, drop) for name, sub in value.items()}
+                if key == "properties" and isinstance(value, dict)
+                else without_keywords(value, drop)
+            )
+            for key, value in node.items()
+            if key == "properties" or key not in drop
+        }
+    if isinstance(node, list):
+        return [without_keywords(item, drop) for item in node]
+    return node
