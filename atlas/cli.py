@@ -44,6 +44,15 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+mcp_app = typer.Typer(
+    no_args_is_help=True,
+    help="MCP: other servers' tools for Atlas, and Atlas's tools for MCP hosts.",
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(mcp_app, name="mcp")
+
+
 @app.callback()
 def main(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
@@ -177,3 +186,26 @@ def tracker(
     from atlas.commands.tracker import show_tracker
 
     guarded(lambda: show_tracker(as_json=as_json))
+
+
+@mcp_app.command("list")
+def mcp_list() -> None:
+    """The configured MCP servers: command, state, trust and tools ((asks): approval first)."""
+    from atlas.commands import guarded
+    from atlas.commands.mcp import list_servers
+
+    guarded(list_servers)
+
+
+@mcp_app.command("add")
+def mcp_add(
+    name: str = typer.Argument(..., help="The server's name: its tools are offered as NAME__tool."),
+    command: list[str] | None = typer.Argument(  # noqa: B008 (typer's own idiom)
+        None, help="After --: the command that starts the server, and its arguments."
+    ),
+) -> None:
+    """Add a stdio MCP server to config.toml: atlas mcp add NAME -- COMMAND ARGS..."""
+    from atlas.commands import guarded
+    from atlas.commands.mcp import add_server
+
+    guarded(lambda: add_server(name, list(command or [])))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from atlas.calllog import CallLog
 from atlas.config import Settings
@@ -54,10 +55,26 @@ class Runtime:
         )
 
 
+def with_mcp_tools(tools: Registry, home: Path) -> Registry:
+    """The registry plus the tools of every enabled MCP server in `config.toml`.
+
+    The MCP SDK is imported, and the servers started, only when one is configured.
+    """
+    from atlas.mcp.config import load_servers
+
+    servers = [server for server in load_servers(home) if server.enabled]
+    if not servers:
+        return tools
+    from atlas.mcp.host import host_for
+    from atlas.mcp.tools import mcp_specs
+
+    return tools.with_tools(*mcp_specs(host_for(home), servers))
+
+
 def open_runtime(model: str | None) -> Runtime:
     """Settings from the environment (`model` overrides), the registry, the model and the log."""
     settings = Settings() if model is None else Settings(model=model)
-    tools = load_registry()
+    tools = with_mcp_tools(load_registry(), settings.home)
     return Runtime(
         settings=settings,
         tools=tools,

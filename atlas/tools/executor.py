@@ -226,7 +226,7 @@ class ToolExecutor:
             args = spec.args_model.model_validate(state.parsed)
         except ValidationError as exc:
             return _error(ErrorKind.BAD_ARGS, describe(exc))
-        breaker = self.breaker(spec.name)
+        breaker = self.breaker(spec.breaker_key or spec.name)
         if breaker.blocked():
             return _unavailable(spec.name)
         if self._timeout_for(spec) is None:
