@@ -34,6 +34,8 @@ from atlas.mcp.config import ServerConfig
 T = TypeVar("T")
 STOP_TIMEOUT_S = 6.0
 """At exit: how long all servers together get to stop (the SDK's own escalation takes up to 4 s)."""
+PING_TIMEOUT_S = 2.0
+"""After a timeout: how long the server gets to answer a ping before it is restarted."""
 CUT_GRACE_S = 0.5
 """A call is cut on the loop this long after the executor's deadline, which reports the timeout first."""
 
@@ -54,9 +56,13 @@ class _Connection:
         self._ready: asyncio.Future[None] | None = None
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._checks: set[asyncio.Task[None]] = set()
 
     async def open(self) -> list[types.Tool]:
         """Start the server if it is not running, and return its tools."""
+        if self._stop.is_set() and self._task is not None:
+            # A server being stopped (it crashed or froze) finishes stopping before a new one starts.
+            await asyncio.shield(self._task)
         if self._task is None or self._task.done():
             self._ready = asyncio.get_running_loop().create_future()
             self._stop = asyncio.Event()
@@ -97,18 +103,36 @@ class _Connection:
             return await session.call_tool(tool, arguments, read_timeout_seconds=timeout_s + CUT_GRACE_S)
         except MCPError as exc:
             if exc.code == types.CONNECTION_CLOSED:
-                self._stop.set()  # let the runner clean up; the next call starts the server again
+                self.retire()  # the runner cleans up; the next call starts the server again
                 raise UnavailableToolError(
                     f"MCP server {self.config.name!r} exited during the call (see its log, mcp-{self.config.name}.log)"
                 ) from None
             if exc.code == types.REQUEST_TIMEOUT:
+                self._checks.add(check := asyncio.create_task(self._check_alive(session)))
+                check.add_done_callback(self._checks.discard)
                 raise TimeoutError(f"{tool} on MCP server {self.config.name!r} did not answer in time") from None
             raise ProtocolToolError(
                 f"MCP server {self.config.name!r} answered with error {exc.code}: {exc.message}"
             ) from None
 
-    async def close(self) -> None:
+    async def _check_alive(self, session: ClientSession) -> None:
+        """After a timed-out call: a server that no longer answers a ping is stopped, to be started
+        again by the next call; one that does (only that tool hung) keeps its session."""
+        try:
+            await asyncio.wait_for(session.send_ping(), PING_TIMEOUT_S)
+        except Exception:
+            if self.session is session:
+                self.retire()
+
+    def retire(self) -> None:
+        """Stop this server; no call is sent to it any more."""
+        self.session = None
+        if self.state == "running":
+            self.state = "stopping"
         self._stop.set()
+
+    async def close(self) -> None:
+        self.retire()
         if self._task is not None:
             with contextlib.suppress(BaseException):
                 await self._task
