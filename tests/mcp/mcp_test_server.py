@@ -8,7 +8,6 @@ import sys
 import time
 
 import anyio
-
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ImageContent, ToolAnnotations
