@@ -209,3 +209,19 @@ def mcp_add(
     from atlas.commands.mcp import add_server
 
     guarded(lambda: add_server(name, list(command or [])))
+
+
+@mcp_app.command("serve")
+def mcp_serve(
+    allow_writes: bool = typer.Option(
+        False, "--allow-writes", help="Also serve side effects; each asks the host's user (elicitation) first."
+    ),
+    timeout: float = typer.Option(
+        5.0, "--timeout", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
+    ),
+) -> None:
+    """Serve Atlas's tools to an MCP host over stdio (read-only unless --allow-writes)."""
+    from atlas.commands import guarded
+    from atlas.mcp.serve import serve
+
+    guarded(lambda: serve(allow_writes=allow_writes, timeout_s=timeout))

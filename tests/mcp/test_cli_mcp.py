@@ -10,8 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import pexpect
-
 from tests.adversarial.harness import (
     assert_no_traceback,
     atlas_env,
