@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from bench import deadlines, log_scale, overhead, parallel, startup, tools
+from bench import deadlines, log_scale, mcp, overhead, parallel, startup, tools
 from bench.core import REPO, Figure
 
 GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
@@ -29,6 +29,7 @@ GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
     "startup": ("Start-up", startup.run),
     "log": ("The log at scale", log_scale.run),
     "tools": ("Tools", tools.run),
+    "mcp": ("MCP", mcp.run),
 }
 RESULTS = REPO / "bench" / "results.json"
 GROUP_BUDGET_S = 60.0

@@ -164,3 +164,12 @@ def test_ctrl_c_leaves_no_server_process_behind(tmp_path: Path) -> None:
     assert process.returncode == 130, err
     assert b"Traceback" not in out + err
     assert _server_processes(marker) == []
+
+
+def test_commands_without_an_mcp_server_never_import_the_mcp_sdk(tmp_path: Path) -> None:
+    from tests.test_cli import _modules_after
+
+    for args in (["--help"], ["tools"], ["ask", "-m", "offline", "show issue #41"], ["mcp", "--help"]):
+        done, modules = _modules_after(args, tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert not {"mcp", "mcp_types", "jsonschema", "anyio"} & modules, args
