@@ -10,6 +10,7 @@ import time
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp.types import ImageContent, ToolAnnotations
 
 READ = ToolAnnotations(read_only_hint=True)
@@ -54,6 +55,12 @@ def crash() -> str:
 def fail(reason: str) -> str:
     """Report an error (isError) with the reason."""
     raise ToolError(f"failed on purpose: {reason}")
+
+
+@server.tool(annotations=READ)
+def broken() -> str:
+    """Answer with a JSON-RPC error instead of a result."""
+    raise MCPError(code=-32603, message="broken on purpose")
 
 
 @server.tool(annotations=READ, structured_output=False)

@@ -94,6 +94,13 @@ def test_an_error_result_is_a_tool_error_with_the_servers_text(host: McpHost, co
     assert "failed on purpose: disk on fire" in result["error"]["message"]
 
 
+def test_a_protocol_error_is_its_own_kind(host: McpHost, config: ServerConfig) -> None:
+    result = run(executor_for(host, config), "t__broken", {})
+    assert result["error"]["kind"] == "protocol"
+    assert "answered with error -32603: broken on purpose" in result["error"]["message"]
+    assert "protocol error" in result["error"]["hint"]
+
+
 def test_images_are_summarised_never_dumped(host: McpHost, config: ServerConfig) -> None:
     result = run(executor_for(host, config), "t__picture", {})
     assert result["ok"] is True
