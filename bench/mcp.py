@@ -26,7 +26,7 @@ from atlas.mcp.tools import server_specs
 from atlas.messages import ToolCall
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, load_registry
-from bench.core import REPO, Figure, quiet_env, ratio_figure
+from bench.core import REPO, Figure, quiet_env
 
 CALLS = 200
 ROUNDS = 3
@@ -111,6 +111,19 @@ def _served(folder: Path, calls: int) -> tuple[float, float]:
     return served, asyncio.run(local())
 
 
+def per_call_figure(name: str, value_s: float, baseline_s: float, *, against: str, note: str) -> Figure:
+    """A per-call time against a baseline, in milliseconds: seconds would round these to nothing."""
+    return Figure(
+        name=name,
+        measured=f"{value_s * 1000:.2f} ms vs {baseline_s * 1000:.2f} ms {against}",
+        ratio=value_s / baseline_s,
+        target="—",
+        met=None,
+        note=note,
+        values={"measured_s": value_s, "baseline_s": baseline_s},
+    )
+
+
 def run() -> list[Figure]:
     config = _time_server()
     with tempfile.TemporaryDirectory(prefix="atlas-bench-mcp-") as name:
@@ -120,20 +133,18 @@ def run() -> list[Figure]:
         served, local = _served(folder, CALLS)
     overhead_us = (atlas - direct) * 1e6
     return [
-        ratio_figure(
+        per_call_figure(
             "MCP call through Atlas / direct SDK call",
             atlas,
             direct,
-            limit=None,
             against="ClientSession.call_tool",
             note=f"mcp-server-time get_current_time, {CALLS} sequential calls, best of {ROUNDS}; "
             f"Atlas adds {overhead_us:,.0f} µs per call",
         ),
-        ratio_figure(
+        per_call_figure(
             "get_issue through atlas mcp serve / through the executor",
             served,
             local,
-            limit=None,
             against="run_one in-process",
             note=f"{CALLS} sequential calls from the SDK's client over stdio; the difference is the protocol",
         ),
