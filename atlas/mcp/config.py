@@ -53,6 +53,8 @@ def load_servers(home: Path) -> list[ServerConfig]:
     path = config_path(home)
     try:
         raw = statefiles.read_bytes(path)
+    except NotADirectoryError:
+        return []  # no state folder can exist there: no servers (the tracker and log say why)
     except OSError as exc:
         raise ConfigError(f"{printable(path)} cannot be read: {exc}") from None
     if raw is None:

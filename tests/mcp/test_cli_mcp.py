@@ -173,3 +173,10 @@ def test_commands_without_an_mcp_server_never_import_the_mcp_sdk(tmp_path: Path)
         done, modules = _modules_after(args, tmp_path)
         assert done.returncode == 0, done.stderr
         assert not {"mcp", "mcp_types", "jsonschema", "anyio"} & modules, args
+
+
+def test_a_state_folder_that_cannot_exist_means_no_servers(tmp_path: Path) -> None:
+    from atlas.mcp.config import load_servers
+
+    (tmp_path / "a-file").write_text("")
+    assert load_servers(tmp_path / "a-file" / "home") == []
