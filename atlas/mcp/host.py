@@ -114,6 +114,8 @@ class _Connection:
             raise ProtocolToolError(
                 f"MCP server {self.config.name!r} answered with error {exc.code}: {exc.message}"
             ) from None
+        except RuntimeError as exc:  # the SDK's own checks: a result that breaks the tool's output schema
+            raise ProtocolToolError(f"MCP server {self.config.name!r} sent a result Atlas cannot use: {exc}") from None
 
     async def _check_alive(self, session: ClientSession) -> None:
         """After a timed-out call: a server that no longer answers a ping is stopped, to be started
