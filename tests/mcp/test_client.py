@@ -200,3 +200,8 @@ def test_the_model_gets_the_servers_json_schema(host: McpHost, config: ServerCon
     assert schema["name"] == "t__slow" and schema["strict"] is False
     assert schema["parameters"]["properties"]["seconds"]["type"] == "number"
     assert schema["parameters"]["required"] == ["seconds"]
+
+
+def test_read_only_runs_are_not_offered_the_servers_side_effects(host: McpHost, config: ServerConfig) -> None:
+    offered = Registry(server_specs(host, config)).read_only()
+    assert "t__echo" in offered and "t__note" not in offered and "t__wipe" not in offered
