@@ -49,6 +49,15 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+mcp_app = typer.Typer(
+    no_args_is_help=True,
+    help="MCP: other servers' tools for Atlas, and Atlas's tools for MCP hosts.",
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(mcp_app, name="mcp")
+
+
 @app.callback()
 def main(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
@@ -253,3 +262,42 @@ def eval_(
         suite=Path(suite), model=model, as_json=as_json, min_rate=min_rate, max_rounds=max_rounds, timeout_s=timeout
     )
     raise typer.Exit(guarded(lambda: run_eval(options)))
+
+
+@mcp_app.command("list")
+def mcp_list() -> None:
+    """The configured MCP servers: command, state, trust and tools ((asks): approval first)."""
+    from atlas.commands import guarded
+    from atlas.commands.mcp import list_servers
+
+    guarded(list_servers)
+
+
+@mcp_app.command("add")
+def mcp_add(
+    name: str = typer.Argument(..., help="The server's name: its tools are offered as NAME__tool."),
+    command: list[str] | None = typer.Argument(  # noqa: B008 (typer's own idiom)
+        None, help="After --: the command that starts the server, and its arguments."
+    ),
+) -> None:
+    """Add a stdio MCP server to config.toml: atlas mcp add NAME -- COMMAND ARGS..."""
+    from atlas.commands import guarded
+    from atlas.commands.mcp import add_server
+
+    guarded(lambda: add_server(name, list(command or [])))
+
+
+@mcp_app.command("serve")
+def mcp_serve(
+    allow_writes: bool = typer.Option(
+        False, "--allow-writes", help="Also serve side effects; each asks the host's user (elicitation) first."
+    ),
+    timeout: float = typer.Option(
+        5.0, "--timeout", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
+    ),
+) -> None:
+    """Serve Atlas's tools to an MCP host over stdio (read-only unless --allow-writes)."""
+    from atlas.commands import guarded
+    from atlas.mcp.serve import serve
+
+    guarded(lambda: serve(allow_writes=allow_writes, timeout_s=timeout))

@@ -17,7 +17,9 @@ are `AtlasError`s, caught once in the CLI and shown as one line::
 
     ToolError                  raised by tools; the executor classifies them
     ├── TransientToolError     try again later (busy database, dropped connection)
-    └── PermanentToolError     the same call will fail again
+    ├── PermanentToolError     the same call will fail again
+    ├── UnavailableToolError   the source is down (an MCP server that crashed or will not start)
+    └── ProtocolToolError      the source answered outside its protocol (an MCP error response)
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class ErrorKind(StrEnum):
     UNAVAILABLE = "unavailable"
     CANCELLED = "cancelled"
     NO_TIME_BUDGET = "no_time_budget"
+    PROTOCOL = "protocol"
     UNKNOWN = "unknown"
 
 
@@ -70,6 +73,10 @@ HINTS: dict[ErrorKind, str] = {
         "Too little of the question's time budget was left to start this call. Tell the user it was "
         "not checked for lack of time."
     ),
+    ErrorKind.PROTOCOL: (
+        "The tool's server answered with a protocol error instead of a result. Do not retry the same "
+        "call; tell the user this check failed and quote the error."
+    ),
     ErrorKind.UNKNOWN: "An internal error occurred in this tool. Tell the user this check failed.",
 }
 
@@ -96,6 +103,14 @@ class TransientToolError(ToolError):
 
 class PermanentToolError(ToolError):
     """The same call will fail again: no such issue, bad doc id."""
+
+
+class UnavailableToolError(ToolError):
+    """The source is down: an MCP server that crashed, exited or could not be started."""
+
+
+class ProtocolToolError(ToolError):
+    """The source broke its protocol: an MCP error response, or a reply that is not one."""
 
 
 class AtlasError(Exception):
@@ -152,6 +167,10 @@ def classify(exc: BaseException) -> ErrorKind:
         return ErrorKind.TRANSIENT
     if isinstance(exc, PermanentToolError):
         return ErrorKind.PERMANENT
+    if isinstance(exc, UnavailableToolError):
+        return ErrorKind.UNAVAILABLE
+    if isinstance(exc, ProtocolToolError):
+        return ErrorKind.PROTOCOL
     if isinstance(exc, TimeoutError):
         return ErrorKind.TIMEOUT
     if isinstance(exc, sqlite3.OperationalError):

@@ -68,6 +68,22 @@ class Runtime:
         )
 
 
+def with_mcp_tools(tools: Registry, home: Path) -> Registry:
+    """The registry plus the tools of every enabled MCP server in `config.toml`.
+
+    The MCP SDK is imported, and the servers started, only when one is configured.
+    """
+    from atlas.mcp.config import load_servers
+
+    servers = [server for server in load_servers(home) if server.enabled]
+    if not servers:
+        return tools
+    from atlas.mcp.host import host_for
+    from atlas.mcp.tools import mcp_specs
+
+    return tools.with_tools(*mcp_specs(host_for(home), servers))
+
+
 def record_turn(
     call_log: CallLog, question: str, result: TurnResult, *, price_in: float, price_out: float
 ) -> TurnResult:
@@ -98,7 +114,7 @@ def open_runtime(model: str | None, api: str | None = None, *, prepare_data: Dat
     settings = Settings(api=chosen) if model is None else Settings(model=model, api=chosen)
     if prepare_data is not None:
         prepare_data(settings.data, settings.home)
-    tools = load_registry()
+    tools = with_mcp_tools(load_registry(), settings.home)
     return Runtime(
         settings=settings,
         tools=tools,

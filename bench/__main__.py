@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from bench import deadlines, log_scale, overhead, parallel, scale, startup, tools
+from bench import deadlines, log_scale, mcp, overhead, parallel, scale, startup, tools
 from bench.core import REPO, Figure
 
 GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
@@ -30,6 +30,7 @@ GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
     "log": ("The log at scale", log_scale.run),
     "tools": ("Tools", tools.run),
     "scale": ("Scale", scale.run),
+    "mcp": ("MCP", mcp.run),
 }
 RESULTS = REPO / "bench" / "results.json"
 GROUP_BUDGET_S = 60.0

@@ -3,7 +3,8 @@
 Every command runs in a fresh process (the `atlas` console script next to this interpreter),
 best of several interleaved runs against `python -c pass`. Peak RSS is the child's own
 `ru_maxrss` from `os.wait4`, read by a small fresh parent. `PYTHONPROFILEIMPORTTIME` shows
-whether the openai SDK (about a second of imports) was loaded by any of them.
+whether the openai SDK (about a second of imports) or the MCP SDK (as much again) was loaded by
+any of them.
 """
 
 from __future__ import annotations
@@ -104,16 +105,19 @@ def run() -> list[Figure]:
             note="ru_maxrss from os.wait4 in a small fresh parent process",
         )
     )
-    loaded = [label for label, (packages, _top) in imports.items() if "openai" in packages]
-    figures.append(
-        Figure(
-            name="openai imported by --help / tools / ask",
-            measured=", ".join(f"{label.split(' (')[0]}: {'yes' if label in loaded else 'no'}" for label in imports),
-            ratio=None,
-            target="never",
-            met=not loaded,
-            note="PYTHONPROFILEIMPORTTIME of each command",
-            values={label: float(label in loaded) for label in imports},
+    for sdk, packages_of_sdk in (("openai", {"openai"}), ("mcp", {"mcp", "mcp_types", "jsonschema"})):
+        loaded = [label for label, (packages, _top) in imports.items() if packages & packages_of_sdk]
+        figures.append(
+            Figure(
+                name=f"{sdk} imported by --help / tools / ask",
+                measured=", ".join(
+                    f"{label.split(' (')[0]}: {'yes' if label in loaded else 'no'}" for label in imports
+                ),
+                ratio=None,
+                target="never",
+                met=not loaded,
+                note="PYTHONPROFILEIMPORTTIME of each command",
+                values={label: float(label in loaded) for label in imports},
+            )
         )
-    )
     return figures

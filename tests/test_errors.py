@@ -16,7 +16,9 @@ from atlas.errors import (
     RETRYABLE_KINDS,
     ErrorKind,
     PermanentToolError,
+    ProtocolToolError,
     TransientToolError,
+    UnavailableToolError,
     classify,
     describe,
 )
@@ -67,6 +69,8 @@ def test_a_real_locked_database_is_transient(tmp_path: Path) -> None:
     [
         (TransientToolError("busy"), ErrorKind.TRANSIENT),
         (PermanentToolError("no such doc"), ErrorKind.PERMANENT),
+        (UnavailableToolError("the server exited"), ErrorKind.UNAVAILABLE),
+        (ProtocolToolError("error -32603"), ErrorKind.PROTOCOL),
         (sqlite3.OperationalError("database is busy"), ErrorKind.TRANSIENT),
         (sqlite3.OperationalError("no such table: issues"), ErrorKind.PERMANENT),
         (sqlite3.DatabaseError("file is not a database"), ErrorKind.PERMANENT),

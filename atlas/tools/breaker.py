@@ -1,6 +1,6 @@
 """A circuit breaker per tool: stop calling a source that keeps failing, probe it after a cool-down.
 
-Only infrastructure failures (timeout, transient) count. A source that answered — even with
+Only infrastructure failures (timeout, transient, a source found down) count. A source that answered — even with
 "no such issue" — is up, so `ok` and `permanent` reset the streak; outcomes decided before the
 source was reached (bad_args, denied, cancelled, ...) leave it alone.
 """
@@ -14,7 +14,7 @@ from typing import Literal
 
 from atlas.errors import ErrorKind
 
-FAILURES = frozenset({ErrorKind.TIMEOUT, ErrorKind.TRANSIENT})
+FAILURES = frozenset({ErrorKind.TIMEOUT, ErrorKind.TRANSIENT, ErrorKind.UNAVAILABLE})
 SOURCE_ANSWERED = frozenset({ErrorKind.OK, ErrorKind.PERMANENT})
 
 Admission = Literal["call", "probe", "refused"]

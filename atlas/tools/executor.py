@@ -215,7 +215,7 @@ class ToolExecutor:
             args = spec.args_model.model_validate(state.parsed)
         except ValidationError as exc:
             return error(ErrorKind.BAD_ARGS, describe(exc))
-        if self.breaker(spec.name).blocked():
+        if self.breaker(spec.breaker_key or spec.name).blocked():
             return unavailable(spec.name)
         if turn.timeout(self._own_timeout(spec), time.monotonic()) is None:
             return NO_TIME_BUDGET
@@ -225,7 +225,7 @@ class ToolExecutor:
         self, state: CallState, turn: Turn, prims: _Primitives, spec: ToolSpec[Any], args: BaseModel
     ) -> Outcome:
         call = state.call
-        breaker = self.breaker(spec.name)
+        breaker = self.breaker(spec.breaker_key or spec.name)
         context = self.context
         if spec.side_effect:
             context = dataclasses.replace(context, idempotency_key=idempotency_key(self.session, call.call_id))

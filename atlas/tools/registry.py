@@ -56,9 +56,23 @@ class ToolSpec(Generic[ArgsT]):
     """For side effects: a one-look description of what approving would change."""
     untrusted: Callable[[ArgsT, Any], list[str]] | None = None
     """For tools that return outsiders' text: names its sources (`issue #92`) from args and data."""
+    input_schema: dict[str, Any] | None = None
+    """The JSON schema of the arguments when it comes from elsewhere (an MCP server) rather than
+    from `args_model`; `args_model` then checks arguments against it."""
+    breaker_key: str | None = None
+    """Tools sharing a source share its circuit breaker (an MCP server's tools); None: the tool's own."""
 
     def schema(self) -> dict[str, Any]:
         """The model-facing function tool (strict JSON schema), built by the openai SDK."""
+        if self.input_schema is not None:
+            # Not strict: strict mode would make every optional property of a foreign schema required.
+            return {
+                "type": "function",
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.input_schema,
+                "strict": False,
+            }
         # Imported here: `import openai` costs about a second and only the OpenAI model needs it.
         from openai import pydantic_responses_function_tool
 

@@ -122,3 +122,12 @@ def test_timeouts_open_the_circuit_per_tool() -> None:
         return kinds
 
     assert asyncio.run(scenario()) == ["timeout", "timeout", "unavailable", "ok"]
+
+
+def test_a_source_found_down_counts_as_a_failure() -> None:
+    # An MCP server that keeps crashing is `unavailable` call after call: its breaker opens.
+    breaker = CircuitBreaker(threshold=2, cooldown_s=30.0)
+    breaker.record(ErrorKind.UNAVAILABLE)
+    assert breaker.state == "closed"
+    breaker.record(ErrorKind.UNAVAILABLE)
+    assert breaker.state == "open"

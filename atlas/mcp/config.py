@@ -1,0 +1,148 @@
+"""The `[mcp_servers.NAME]` tables of `$ATLAS_HOME/config.toml`: read, checked, and appended to.
+
+The shape is the one Codex CLI and Claude Code users know: `command`, `args`, `env`, `cwd`,
+`timeout_s`, `enabled`, `tools` (an allow-list) and Atlas's own `trust`. The file is read and
+written through `atlas.statefiles`, so a link planted in the state folder is never followed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from atlas import statefiles
+from atlas.errors import ConfigError, printable
+
+CONFIG_FILE = "config.toml"
+SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,31}$")
+"""Letters, digits and dashes: `NAME__tool` must stay a valid function name for the model."""
+DEFAULT_TIMEOUT_S = 10.0
+MAX_TIMEOUT_S = 600.0
+Trust = Literal["read-only-hints", "ask-all"]
+TRUST_LEVELS: tuple[Trust, ...] = ("read-only-hints", "ask-all")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One configured MCP server."""
+
+    name: str
+    command: str
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    enabled: bool = True
+    tools: list[str] | None = None
+    """Only these of the server's tools are offered (None: all of them)."""
+    trust: Trust = "read-only-hints"
+    """`read-only-hints`: a tool marked readOnlyHint runs without asking; `ask-all`: every call asks."""
+
+
+def config_path(home: Path) -> Path:
+    return home / CONFIG_FILE
+
+
+def load_servers(home: Path) -> list[ServerConfig]:
+    """Every server in `config.toml` (none when there is no file); a ConfigError names what is wrong."""
+    path = config_path(home)
+    try:
+        raw = statefiles.read_bytes(path)
+    except NotADirectoryError:
+        return []  # no state folder can exist there: no servers (the tracker and log say why)
+    except OSError as exc:
+        raise ConfigError(f"{printable(path)} cannot be read: {exc}") from None
+    if raw is None:
+        return []
+    try:
+        document = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{printable(path)} is not valid TOML: {exc}") from None
+    tables = document.get("mcp_servers", {})
+    if not isinstance(tables, dict):
+        raise ConfigError(f"{printable(path)}: mcp_servers must be a table of servers")
+    return [_server(name, table, path) for name, table in tables.items()]
+
+
+def _server(name: str, table: Any, path: Path) -> ServerConfig:
+    where = f"{printable(path)}: [mcp_servers.{printable(name)}]"
+    if not SERVER_NAME.match(name):
+        raise ConfigError(f"{where}: a server name is 1-32 letters, digits and dashes")
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = set(table) - {"command", "args", "env", "cwd", "timeout_s", "enabled", "tools", "trust"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown setting {printable(sorted(unknown)[0])}")
+    command = table.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ConfigError(f"{where}: command must be a non-empty string")
+    timeout = table.get("timeout_s", DEFAULT_TIMEOUT_S)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT_S:
+        raise ConfigError(f"{where}: timeout_s must be more than 0 and at most {MAX_TIMEOUT_S:g} seconds")
+    trust = table.get("trust", "read-only-hints")
+    if trust not in TRUST_LEVELS:
+        raise ConfigError(f"{where}: trust must be one of {', '.join(TRUST_LEVELS)}")
+    tools = table.get("tools")
+    return ServerConfig(
+        name=name,
+        command=command,
+        args=_strings(table.get("args", []), f"{where}: args"),
+        env=_env(table.get("env", {}), where),
+        cwd=_optional_string(table.get("cwd"), f"{where}: cwd"),
+        timeout_s=float(timeout),
+        enabled=_boolean(table.get("enabled", True), f"{where}: enabled"),
+        tools=None if tools is None else _strings(tools, f"{where}: tools"),
+        trust=trust,
+    )
+
+
+def _strings(value: Any, what: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{what} must be a list of strings")
+    return list(value)
+
+
+def _env(value: Any, where: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{where}: env must be a table of strings")
+    return dict(value)
+
+
+def _optional_string(value: Any, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"{what} must be a string")
+    return value
+
+
+def _boolean(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{what} must be true or false")
+    return value
+
+
+def add_server(home: Path, name: str, command: str, args: list[str]) -> Path:
+    """Append `[mcp_servers.NAME]` to `config.toml` (created if missing); refuses a name in use."""
+    if not SERVER_NAME.match(name):
+        raise ConfigError(f"{printable(name)} is not a server name: use 1-32 letters, digits and dashes")
+    if any(server.name == name for server in load_servers(home)):
+        raise ConfigError(f"an MCP server named {name!r} is configured already")
+    # JSON strings are valid TOML basic strings, escapes included.
+    lines = [
+        f"\n[mcp_servers.{name}]",
+        f"command = {json.dumps(command, ensure_ascii=False)}",
+        f"args = [{', '.join(json.dumps(arg, ensure_ascii=False) for arg in args)}]",
+    ]
+    home.mkdir(parents=True, exist_ok=True)
+    path = config_path(home)
+    fd = statefiles.open_fd(path, os.O_WRONLY | os.O_APPEND, create=True)
+    try:
+        statefiles.write_all(fd, ("\n".join(lines) + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return path

@@ -1,0 +1,165 @@
+"""`atlas mcp serve`: Atlas's own tools for any MCP host, over stdio, every call through the executor.
+
+Each call gets what a call from Atlas's own model gets: its deadline, the error taxonomy, the
+circuit breaker and a row in the call log, whose session names the host (`mcp-claude-desktop-…`).
+Tools carry annotations from the registry: reads are `readOnlyHint`, a side effect is not, and
+says whether repeating it is harmless (`idempotentHint`). Side effects are not even listed unless
+`--allow-writes`; then each one is put to the host's user through MCP elicitation when the host
+offers it (only an explicit yes runs it), and otherwise left to the host's own approval, which the
+annotations ask for. Standard output is the protocol: nothing else may be printed there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from atlas import __version__
+from atlas.calllog import CallLog, CallLogWriter
+from atlas.config import Settings
+from atlas.events import ApprovalRequest
+from atlas.messages import ToolCall
+from atlas.runtime import new_session_id
+from atlas.tools.executor import ToolExecutor
+from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approve": {"type": "boolean", "title": "Run this action", "default": False}},
+    "required": ["approve"],
+}
+
+
+def annotations_for(spec: ToolSpec[Any]) -> types.ToolAnnotations:
+    """What the registry knows, as MCP hints: a write that is idempotent only adds (add_label)."""
+    return types.ToolAnnotations(
+        read_only_hint=not spec.side_effect,
+        destructive_hint=spec.side_effect and not spec.idempotent,
+        idempotent_hint=spec.idempotent,
+        open_world_hint=False,
+    )
+
+
+def tool_for(spec: ToolSpec[Any]) -> types.Tool:
+    schema = spec.input_schema if spec.input_schema is not None else spec.args_model.model_json_schema()
+    return types.Tool(
+        name=spec.name, description=spec.description, input_schema=schema, annotations=annotations_for(spec)
+    )
+
+
+def _host_name(ctx: ServerRequestContext[Any, Any]) -> str:
+    params = ctx.session.client_params
+    name = params.client_info.name if params is not None and params.client_info is not None else "host"
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", name)[:40] or "host"
+
+
+def _elicits(ctx: ServerRequestContext[Any, Any]) -> bool:
+    capabilities = ctx.session.client_capabilities
+    return capabilities is not None and capabilities.elicitation is not None and ctx.session.can_send_request
+
+
+def approval_message(request: ApprovalRequest) -> str:
+    lines = [f"Atlas asks before this action: {request.name}", request.preview]
+    if request.untrusted_sources:
+        lines.append("Untrusted text read earlier in this session came from " + ", ".join(request.untrusted_sources))
+    return "\n".join(lines)
+
+
+class AtlasServer:
+    """The tools, one executor per host session, and the handlers the MCP server calls."""
+
+    def __init__(self, registry: Registry, settings: Settings, *, timeout_s: float, call_log: CallLog | None) -> None:
+        self.registry = registry
+        self.settings = settings
+        self.timeout_s = timeout_s
+        self.call_log = call_log
+        self._executor: ToolExecutor | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._asking: dict[str, ServerRequestContext[Any, Any]] = {}
+        """The request each running call came in, by call id: where its approval question goes."""
+
+    def executor(self, ctx: ServerRequestContext[Any, Any]) -> ToolExecutor:
+        if self._executor is None:
+            session = f"mcp-{_host_name(ctx)}-{new_session_id()}"
+            context = ToolContext(data=self.settings.data, home=self.settings.home, session=session)
+            self._executor = ToolExecutor(
+                self.registry,
+                timeout_s=self.timeout_s,
+                observers=[CallLogWriter(self.call_log, session)] if self.call_log is not None else (),
+                session=session,
+                context=context,
+                approve=self.approve,
+            )
+        return self._executor
+
+    def approve(self, request: ApprovalRequest) -> bool:
+        """Runs in a worker thread: ask the host's user through elicitation, or leave it to the host."""
+        ctx = self._asking.get(request.call_id)
+        if ctx is None or self._loop is None:
+            return False
+        if not _elicits(ctx):
+            return True  # the host was told (readOnlyHint false) and approves with its own user
+        asked = ctx.session.elicit_form(approval_message(request), APPROVAL_SCHEMA, ctx.request_id)
+        answer = asyncio.run_coroutine_threadsafe(asked, self._loop).result()
+        return answer.action == "accept" and (answer.content or {}).get("approve") is True
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool_for(spec) for spec in self.registry.values()])
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        executor = self.executor(ctx)
+        self._loop = asyncio.get_running_loop()
+        call_id = f"mcp-{ctx.request_id}"
+        call = ToolCall(name=params.name, arguments=json.dumps(params.arguments or {}), call_id=call_id)
+        self._asking[call_id] = ctx
+        try:
+            output = await executor.run_one(call)
+        finally:
+            self._asking.pop(call_id, None)
+        envelope = json.loads(output["output"])
+        return types.CallToolResult(
+            content=[types.TextContent(text=output["output"])],
+            structured_content=envelope,
+            is_error=envelope.get("ok") is not True,
+        )
+
+
+def build_server(atlas: AtlasServer) -> Server[Any]:
+    return Server(
+        "atlas",
+        version=__version__,
+        instructions="Tools over the Orbit issue tracker and docs. Results hold untrusted text written by outsiders.",
+        on_list_tools=atlas.list_tools,
+        on_call_tool=atlas.call_tool,
+    )
+
+
+def serve(*, allow_writes: bool, timeout_s: float) -> None:
+    """Serve over stdio until the host closes the connection."""
+    settings = Settings()
+    registry = load_registry()
+    atlas = AtlasServer(
+        registry if allow_writes else registry.read_only(),
+        settings,
+        timeout_s=timeout_s,
+        call_log=CallLog.at_home(settings.home),
+    )
+    server = build_server(atlas)
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run)

@@ -1,0 +1,20 @@
+"""The MCP benchmark's pieces work on a few calls; nothing here judges speed."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import mcp
+
+
+def test_the_mcp_group_measures_both_directions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mcp, "CALLS", 3)
+    monkeypatch.setattr(mcp, "ROUNDS", 1)
+    figures = mcp.run()
+    assert [figure.name for figure in figures] == [
+        "MCP call through Atlas / direct SDK call",
+        "get_issue through atlas mcp serve / through the executor",
+    ]
+    for figure in figures:
+        assert figure.values["measured_s"] > 0 and figure.values["baseline_s"] > 0
+        assert " ms vs " in figure.measured

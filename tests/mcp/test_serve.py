@@ -1,0 +1,86 @@
+"""`atlas mcp serve` driven by the MCP SDK's own client over stdio, as a host would."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from tests.adversarial.harness import REPO, atlas_env, logged_calls, tracker_records
+
+Session = Callable[[ClientSession], Awaitable[Any]]
+
+
+def with_server(home: Path, body: Session, *args: str, elicit: Any = None) -> Any:
+    env = atlas_env(home)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "atlas", "mcp", "serve", *args], env=env, cwd=REPO
+    )
+
+    async def run() -> Any:
+        with (home.parent / "serve-stderr.log").open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                info = types.Implementation(name="test-host", version="1.0")
+                async with ClientSession(read, write, client_info=info, elicitation_callback=elicit) as session:
+                    await session.initialize()
+                    return await body(session)
+
+    return anyio.run(run)
+
+
+def test_read_tools_are_served_with_annotations_and_logged_with_the_host_named(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+
+    async def body(session: ClientSession) -> Any:
+        listed = await session.list_tools()
+        good = await session.call_tool("get_issue", {"issue_id": 41})
+        missing = await session.call_tool("get_issue", {"issue_id": 999999})
+        bad = await session.call_tool("get_issue", {"issue_id": "forty-one"})
+        write = await session.call_tool("add_label", {"issue_id": 41, "label": "comp:core"})
+        return listed, good, missing, bad, write
+
+    listed, good, missing, bad, write = with_server(home, body)
+    tools = {tool.name: tool for tool in listed.tools}
+    assert "get_issue" in tools and "add_label" not in tools and "post_comment" not in tools
+    assert tools["get_issue"].annotations.read_only_hint is True
+    assert tools["get_issue"].input_schema["properties"]["issue_id"]
+    assert good.is_error is False and good.structured_content["data"]["id"] == 41
+    assert missing.is_error is True and missing.structured_content["error"]["kind"] == "permanent"
+    assert bad.structured_content["error"]["kind"] == "bad_args"
+    assert write.structured_content["error"]["kind"] == "unknown_tool"  # side effects are not served
+    calls = logged_calls(atlas_env(home))
+    assert [call["name"] for call in calls] == ["get_issue", "get_issue", "get_issue", "add_label"]
+    assert all(call["session"].startswith("mcp-test-host-") for call in calls)
+
+
+def test_with_allow_writes_a_write_asks_the_hosts_user_through_elicitation(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    questions: list[str] = []
+    answers = iter([False, True])
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        questions.append(params.message)
+        return types.ElicitResult(action="accept", content={"approve": next(answers)})
+
+    async def body(session: ClientSession) -> Any:
+        listed = await session.list_tools()
+        denied = await session.call_tool("add_label", {"issue_id": 41, "label": "severity:S1"})
+        approved = await session.call_tool("add_label", {"issue_id": 41, "label": "severity:S1"})
+        return listed, denied, approved
+
+    listed, denied, approved = with_server(home, body, "--allow-writes", elicit=elicit)
+    tools = {tool.name: tool for tool in listed.tools}
+    assert tools["add_label"].annotations.read_only_hint is False
+    assert tools["add_label"].annotations.idempotent_hint is True
+    assert tools["post_comment"].annotations.destructive_hint is True
+    assert denied.structured_content["error"]["kind"] == "denied"
+    assert approved.is_error is False, json.dumps(approved.structured_content)
+    assert len(questions) == 2 and "add_label" in questions[0] and "severity:S1" in questions[0]
+    records = tracker_records(atlas_env(home))
+    assert len(records) == 1 and records[0]["issue_id"] == 41
