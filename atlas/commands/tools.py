@@ -31,6 +31,8 @@ def show_tools(*, as_json: bool, read_only: bool = False) -> None:
         registry = registry.read_only()
     if as_json:
         # The schemas are what the model is sent; building them needs the openai SDK.
-        print(json.dumps(registry.schemas(), indent=2))
+        from atlas.llm.openai_schema import responses_tools
+
+        print(json.dumps(responses_tools(registry), indent=2))
         return
     make_console(for_tables=True).print(tools_table(registry))

@@ -1,7 +1,8 @@
 """Tools as the OpenAI wire describes them, for the Responses and the Chat Completions API.
 
 Built from each tool's neutral description (name, description, the pydantic model of its
-arguments) by the openai SDK's strict-schema helper, so both adapters send the same schema.
+arguments, or a foreign JSON schema) by the openai SDK's strict-schema helper, so both adapters
+send the same schema. The registry knows nothing of this dialect; only the adapters use it.
 """
 
 from __future__ import annotations
@@ -10,16 +11,22 @@ from typing import Any
 
 from openai import pydantic_function_tool
 
-from atlas.tools.registry import Registry
+from atlas.tools.registry import Registry, ToolSpec
 
 STRICT_UNSUPPORTED = frozenset({"default", "minLength", "maxLength", "title"})
 """Dropped from model-facing schemas: strict mode makes every property required (so a default
 says nothing) and the API refuses some keywords. Pydantic still enforces them on the arguments."""
 
 
-def function_definition(name: str, description: str, args_model: type[Any]) -> dict[str, Any]:
-    """`{"name", "description", "parameters", "strict"}`: one tool in the strict JSON-schema form."""
-    tool = pydantic_function_tool(args_model, name=name, description=description)
+def function_definition(spec: ToolSpec[Any]) -> dict[str, Any]:
+    """`{"name", "description", "parameters", "strict"}`: one tool in the strict JSON-schema form.
+
+    A schema from elsewhere (an MCP server's) goes as it is, not strict: strict mode would make
+    every optional property of a foreign schema required.
+    """
+    if spec.input_schema is not None:
+        return {"name": spec.name, "description": spec.description, "parameters": spec.parameters(), "strict": False}
+    tool = pydantic_function_tool(spec.args_model, name=spec.name, description=spec.description)
     function = dict(tool["function"])
     function["parameters"] = without_keywords(function["parameters"], STRICT_UNSUPPORTED)
     return function
@@ -27,18 +34,12 @@ def function_definition(name: str, description: str, args_model: type[Any]) -> d
 
 def responses_tools(registry: Registry) -> list[dict[str, Any]]:
     """The Responses API's `tools`: `{"type": "function", "name": ..., "parameters": ...}`."""
-    return [
-        {"type": "function", **function_definition(spec.name, spec.description, spec.args_model)}
-        for spec in registry.values()
-    ]
+    return [{"type": "function", **function_definition(spec)} for spec in registry.values()]
 
 
 def chat_tools(registry: Registry) -> list[dict[str, Any]]:
     """Chat Completions' `tools`: `{"type": "function", "function": {"name": ..., "parameters": ...}}`."""
-    return [
-        {"type": "function", "function": function_definition(spec.name, spec.description, spec.args_model)}
-        for spec in registry.values()
-    ]
+    return [{"type": "function", "function": function_definition(spec)} for spec in registry.values()]
 
 
 def without_keywords(node: Any, drop: frozenset[str]) -> Any:

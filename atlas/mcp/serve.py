@@ -49,7 +49,7 @@ def annotations_for(spec: ToolSpec[Any]) -> types.ToolAnnotations:
 
 
 def tool_for(spec: ToolSpec[Any]) -> types.Tool:
-    schema = spec.input_schema if spec.input_schema is not None else spec.args_model.model_json_schema()
+    schema = spec.parameters()
     return types.Tool(
         name=spec.name, description=spec.description, input_schema=schema, annotations=annotations_for(spec)
     )

@@ -62,45 +62,15 @@ class ToolSpec(Generic[ArgsT]):
     breaker_key: str | None = None
     """Tools sharing a source share its circuit breaker (an MCP server's tools); None: the tool's own."""
 
-    def schema(self) -> dict[str, Any]:
-        """The model-facing function tool (strict JSON schema), built by the openai SDK."""
+    def parameters(self) -> dict[str, Any]:
+        """The JSON schema of the arguments, as neutral as the tool: no provider's dialect.
+
+        Adapters turn it into their wire format (`atlas.llm.openai_schema`); a foreign schema (an
+        MCP server's) is passed on as its server wrote it.
+        """
         if self.input_schema is not None:
-            # Not strict: strict mode would make every optional property of a foreign schema required.
-            return {
-                "type": "function",
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.input_schema,
-                "strict": False,
-            }
-        # Imported here: `import openai` costs about a second and only the OpenAI model needs it.
-        from openai import pydantic_responses_function_tool
-
-        schema = dict(pydantic_responses_function_tool(self.args_model, name=self.name, description=self.description))
-        schema["parameters"] = _without_keywords(schema["parameters"], STRICT_UNSUPPORTED)
-        return schema
-
-
-STRICT_UNSUPPORTED = frozenset({"default", "minLength", "maxLength", "title"})
-"""Dropped from model-facing schemas: strict mode makes every property required (so a default
-says nothing) and the API refuses some keywords. Pydantic still enforces them on the arguments."""
-
-
-def _without_keywords(node: Any, drop: frozenset[str]) -> Any:
-    if isinstance(node, dict):
-        # "properties" maps names to schemas: a property may itself be called "title" or "default".
-        return {
-            key: (
-                {name: _without_keywords(sub, drop) for name, sub in value.items()}
-                if key == "properties" and isinstance(value, dict)
-                else _without_keywords(value, drop)
-            )
-            for key, value in node.items()
-            if key == "properties" or key not in drop
-        }
-    if isinstance(node, list):
-        return [_without_keywords(item, drop) for item in node]
-    return node
+            return self.input_schema
+        return self.args_model.model_json_schema()
 
 
 _CATALOGUE: dict[str, ToolSpec[Any]] = {}
@@ -174,9 +144,6 @@ class Registry(Mapping[str, ToolSpec[Any]]):
 
     def with_tools(self, *specs: ToolSpec[Any]) -> Registry:
         return Registry([*self._specs.values(), *specs])
-
-    def schemas(self) -> list[dict[str, Any]]:
-        return [spec.schema() for spec in self._specs.values()]
 
 
 def _warn(message: str) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from atlas.events import ApprovalRequest
+from atlas.llm.openai_schema import responses_tools
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost, log_path
 from atlas.mcp.tools import server_specs
@@ -199,7 +200,7 @@ def test_the_allow_list_offers_only_the_named_tools(host: McpHost) -> None:
 
 
 def test_the_model_gets_the_servers_json_schema(host: McpHost, config: ServerConfig) -> None:
-    schema = Registry(server_specs(host, config))["t__slow"].schema()
+    [schema] = responses_tools(Registry([Registry(server_specs(host, config))["t__slow"]]))
     assert schema["name"] == "t__slow" and schema["strict"] is False
     assert schema["parameters"]["properties"]["seconds"]["type"] == "number"
     assert schema["parameters"]["required"] == ["seconds"]

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from atlas.llm.openai_schema import function_definition, responses_tools
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry, tool
 
 BUILTINS = {"get_issue", "search_issues", "list_docs", "get_doc_section", "add_label", "post_comment"}
@@ -66,7 +67,7 @@ def test_with_tools_adds_without_touching_the_catalogue() -> None:
 
 @pytest.mark.parametrize("name", sorted(BUILTINS))
 def test_each_builtin_schema_is_a_strict_function_tool(name: str) -> None:
-    schema = load_registry()[name].schema()
+    [schema] = responses_tools(Registry([load_registry()[name]]))
     assert schema["type"] == "function" and schema["name"] == name and schema["strict"] is True
     params = schema["parameters"]
     assert params["type"] == "object" and params["additionalProperties"] is False
@@ -83,7 +84,7 @@ def test_a_property_named_like_a_dropped_keyword_survives() -> None:
     def fn(args: Args, ctx: ToolContext) -> None:
         return None
 
-    params = ToolSpec(name="t", fn=fn, args_model=Args, description="d").schema()["parameters"]
+    params = function_definition(ToolSpec(name="t", fn=fn, args_model=Args, description="d"))["parameters"]
     assert sorted(params["properties"]) == ["default", "title"] and "default" not in params["properties"]["default"]
 
 
