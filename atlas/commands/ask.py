@@ -12,7 +12,7 @@ from atlas.errors import ConfigError
 from atlas.loop import run_turn
 from atlas.runtime import open_runtime
 from atlas.ui.approval import TerminalApprover
-from atlas.ui.render import footer, header, make_console
+from atlas.ui.render import footer, header, make_console, print_answer_source
 from atlas.ui.turn_view import TurnView
 
 
@@ -44,8 +44,17 @@ def run_ask(options: AskOptions) -> int:
     runtime = open_runtime(options.model)
     console = make_console()
     notices = make_console(stderr=True)
-    # With --json, standard output carries the one JSON object and nothing else.
-    view = None if options.as_json else TurnView(console)
+    # With --json, standard output carries the one JSON object and nothing else. On a pipe it
+    # carries only the answer, as Markdown source; progress goes to stderr as plain lines.
+    piped = not console.is_terminal
+    progress = notices if piped else console
+    view = None
+    if not options.as_json:
+        view = (
+            TurnView(notices, live=False, answer_to=lambda answer: print_answer_source(console, answer))
+            if piped
+            else TurnView(console)
+        )
     approver = TerminalApprover(notices, pause=view.paused if view else None)
     executor = runtime.executor(
         read_only=options.read_only,
@@ -55,7 +64,7 @@ def run_ask(options: AskOptions) -> int:
         on_event=view.on_event if view else None,
     )
     if view:
-        console.print(header(runtime.model.name, read_only=options.read_only))
+        progress.print(header(runtime.model.name, read_only=options.read_only))
     started = time.monotonic()
     turn = run_turn(
         question,
@@ -83,8 +92,9 @@ def run_ask(options: AskOptions) -> int:
         print(json.dumps(result.to_json()))
         return 0
     view.finish(result.answer)
-    console.print()
-    console.print(
+    if not piped:
+        console.print()
+    progress.print(
         footer(
             rounds=result.rounds,
             calls=len(result.calls),

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from atlas.ui.safe import clean_line, safe_markdown
+from atlas.ui.safe import clean, clean_line, safe_markdown
 
 PIPED_TABLE_WIDTH = 200
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -58,6 +58,15 @@ def print_answer(console: Console, answer: str) -> None:
     with console.capture() as captured:
         console.print(safe_markdown(answer))
     console.file.write("\n".join(line.rstrip() for line in captured.get().splitlines()) + "\n")
+
+
+def print_answer_source(console: Console, answer: str) -> None:
+    """The answer as the Markdown the model wrote, unwrapped: what a file or a GitHub comment wants.
+
+    Cleaned like everything else printed (control characters shown escaped), nothing rendered.
+    """
+    console.file.write(clean(answer).strip() + "\n")
+    console.file.flush()
 
 
 def header(model: str, *, read_only: bool) -> Text:

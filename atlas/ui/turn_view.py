@@ -8,7 +8,7 @@ shown as it streams and then replaced by its Markdown rendering; elsewhere it is
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console, RenderableType
@@ -24,8 +24,12 @@ from atlas.ui.safe import clean
 class TurnView:
     """Rows, streamed text and the final answer of one turn, on one console."""
 
-    def __init__(self, console: Console, *, live: bool | None = None) -> None:
+    def __init__(
+        self, console: Console, *, live: bool | None = None, answer_to: Callable[[str], None] | None = None
+    ) -> None:
+        """`answer_to` takes the final answer instead of `console` (on a pipe: its Markdown source)."""
         self.console = console
+        self._answer_to = answer_to
         self.live = console.is_terminal if live is None else live
         self.board = CallBoard(console, live=self.live)
         self._text: list[str] = []
@@ -73,6 +77,9 @@ class TurnView:
             self.board.end_round()
             self._stop_stream()
             self._text.clear()
+        if self._answer_to is not None:
+            self._answer_to(answer)
+            return
         self.console.print()
         print_answer(self.console, answer)
 
