@@ -65,6 +65,20 @@ def db_path(data: Path) -> Path:
     return data / "issues" / "orbit.db"
 
 
+def require_dataset(data: Path) -> None:
+    """Refuse to start without a readable dataset: one error naming it, not a failure per tool call."""
+    named = "ORBIT_DATA" if os.environ.get("ORBIT_DATA", "").strip() else "the bundled dataset (ORBIT_DATA unset)"
+    if not data.is_dir():
+        raise DataError(f"the Orbit dataset folder {data} does not exist ({named}); set ORBIT_DATA to a dataset folder")
+    sources = [path for path in (db_path(data), jsonl_path(data)) if path.is_file()]
+    if not sources:
+        raise DataError(
+            f"the Orbit dataset folder {data} has neither issues/orbit.db nor issues/issues.jsonl ({named})"
+        )
+    if not any(os.access(path, os.R_OK) for path in sources):
+        raise DataError(f"the Orbit dataset in {data} cannot be read: permission denied ({named})")
+
+
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from atlas.calllog import CallLog
 from atlas.config import Settings
+from atlas.dataset import require_dataset
 from atlas.events import Approver, EventSink
 from atlas.llm import Model, resolve
 from atlas.tools.executor import ToolExecutor
@@ -57,6 +58,7 @@ class Runtime:
 def open_runtime(model: str | None) -> Runtime:
     """Settings from the environment (`model` overrides), the registry, the model and the log."""
     settings = Settings() if model is None else Settings(model=model)
+    require_dataset(settings.data)
     tools = load_registry()
     return Runtime(
         settings=settings,

@@ -6,7 +6,9 @@ Three models speak it: the OpenAI Responses API (`openai.py`), the built-in offl
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -58,6 +60,9 @@ def resolve(name: str) -> Model:
         from atlas.llm.scripted import ScriptedModel
 
         return ScriptedModel.from_file(Path(path).expanduser())
+    if not os.environ.get("OPENAI_API_KEY", "").strip() and get_close_matches(name.lower(), [OFFLINE_MODEL]):
+        # Without a key only `offline` and `replay:` can answer: a near miss is a typo, not an OpenAI model.
+        raise ConfigError(f"unknown model {name!r}: did you mean --model offline?")
     from atlas.llm.openai import OpenAIModel
 
     return OpenAIModel(name)
