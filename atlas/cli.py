@@ -177,3 +177,15 @@ def tracker(
     from atlas.commands.tracker import show_tracker
 
     guarded(lambda: show_tracker(as_json=as_json))
+
+
+@app.command()
+def doctor(
+    model: str | None = typer.Option(None, "--model", "-m", help="Check this model instead of the default."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object: ok, and each check."),
+) -> None:
+    """What Atlas will use and whether it works: model and API, dataset, state folder, plugins."""
+    from atlas.commands import guarded
+    from atlas.commands.doctor import run_doctor
+
+    raise typer.Exit(guarded(lambda: run_doctor(as_json=as_json, model=model)))

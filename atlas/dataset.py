@@ -202,7 +202,7 @@ def _read_digest(db: Path) -> str | None:
     return str(row[0]) if row else None
 
 
-def _freshness(db: Path, digest: str) -> bool | None:
+def freshness(db: Path, digest: str) -> bool | None:
     """Whether the db was built from this JSONL; None when another process holds it locked."""
     if not db.is_file():
         return False
@@ -223,11 +223,11 @@ def ensure_db(data: Path, home: Path) -> Path:
         digest = file_sha256(jsonl)
     except OSError as exc:
         raise DataError(f"cannot read {jsonl}: {exc}") from None
-    fresh = _freshness(db, digest)
+    fresh = freshness(db, digest)
     if fresh:
         return db
     cached = home / f"orbit-{digest[:16]}.db"
-    if _freshness(cached, digest):
+    if freshness(cached, digest):
         return cached
     # A db another process holds locked is not replaced under it: the state folder gets the build.
     if fresh is False and os.access(db.parent, os.W_OK) and (not db.exists() or os.access(db, os.W_OK)):

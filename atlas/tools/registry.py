@@ -170,11 +170,11 @@ def _warn(message: str) -> None:
     print(f"atlas: warning: {' '.join(message.split())}", file=sys.stderr)
 
 
-def _import_plugin(module: str) -> bool:
+def _import_plugin(module: str, on_problem: Callable[[str], None]) -> bool:
     try:
         importlib.import_module(module)
     except Exception as exc:  # a broken plugin must never stop Atlas
-        _warn(f"tool module {module!r} could not be imported ({type(exc).__name__}: {exc}); skipped")
+        on_problem(f"tool module {module!r} could not be imported ({type(exc).__name__}: {exc}); skipped")
         return False
     return True
 
@@ -188,7 +188,9 @@ def _declared_in(spec: ToolSpec[Any], modules: set[str]) -> bool:
     return any(module == name or module.startswith(name + ".") for name in modules)
 
 
-def load_registry(extra_modules: Iterable[str] | None = None) -> Registry:
+def load_registry(
+    extra_modules: Iterable[str] | None = None, *, on_problem: Callable[[str], None] = _warn
+) -> Registry:
     """Built-in tools, then `ATLAS_TOOL_MODULES`, then the `atlas.tools` entry points.
 
     Only tools declared in those modules (or their submodules) join: a module that happens to
@@ -198,13 +200,13 @@ def load_registry(extra_modules: Iterable[str] | None = None) -> Registry:
     for module in BUILTIN_MODULES:
         importlib.import_module(module)
     for module in config.tool_modules() if extra_modules is None else extra_modules:
-        if _import_plugin(module):
+        if _import_plugin(module, on_problem):
             wanted.add(module)
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         try:
             entry.load()
         except Exception as exc:
-            _warn(f"tool plugin {entry.name!r} could not be loaded ({type(exc).__name__}: {exc}); skipped")
+            on_problem(f"tool plugin {entry.name!r} could not be loaded ({type(exc).__name__}: {exc}); skipped")
         else:
             wanted.add(entry.module)
     return Registry(spec for spec in _CATALOGUE.values() if _declared_in(spec, wanted))
