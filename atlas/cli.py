@@ -6,6 +6,7 @@ Bodies are imported inside the commands so that `atlas --help` stays fast and no
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -14,6 +15,14 @@ import typer
 from atlas import __version__
 
 T = TypeVar("T", int, float)
+
+COMPLETE_VAR = "_ATLAS_COMPLETE"
+if os.environ.get(COMPLETE_VAR):
+    # The shell is asking for completions: typer's completers are registered only then, so that
+    # every other run (`atlas --help` above all) does not pay for them.
+    from typer.completion import completion_init
+
+    completion_init()
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -38,6 +47,11 @@ def _within(option: str) -> Callable[[T | None], T | None]:
     return check
 
 
+def examples(*lines: str) -> str:
+    """The `Examples` section of a command's help, kept as written (`\b` stops click rewrapping it)."""
+    return "\b\nExamples:\n" + "\n".join(f"  $ {line}" for line in lines)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"atlas {__version__}")
@@ -51,24 +65,34 @@ def main(
     """Atlas answers Orbit maintainers' questions through tools."""
 
 
-@app.command()
+@app.command(
+    short_help="Answer one question: live tool rows, y/N before side effects, then the answer.",
+    epilog=examples(
+        "atlas ask explain the error in 41",
+        "atlas ask 'label #41 severity:S1'",
+        "atlas ask --read-only --json issues labelled comp:broker-redis",
+        "atlas ask - < question.txt > answer.md",
+    ),
+)
 def ask(
-    question: str = typer.Argument(..., help="The question, or - to read it from standard input."),
-    model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
+    question: list[str] = typer.Argument(
+        ..., metavar="QUESTION", help="The question (quotes optional), or - to read it from standard input."
+    ),
+    model: str | None = typer.Option(None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."),
     read_only: bool = typer.Option(False, "--read-only", help="Do not offer side-effect tools to the model."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (answer, calls, usage, cost)."),
     max_rounds: int = typer.Option(
-        5, "--max-rounds", callback=_within("--max-rounds"), help="Model requests before giving up (1-50)."
+        5, "--max-rounds", metavar="N", callback=_within("--max-rounds"), help="Model requests before giving up (1-50)."
     ),
     timeout: float = typer.Option(
-        5.0, "--timeout", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
+        5.0, "--timeout", metavar="SECONDS", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
     ),
     concurrency: int = typer.Option(
-        4, "--concurrency", callback=_within("--concurrency"), help="Tool calls running at once (1-64)."
+        4, "--concurrency", metavar="N", callback=_within("--concurrency"), help="Tool calls running at once (1-64)."
     ),
     no_parallel: bool = typer.Option(False, "--no-parallel", help="Ask for and run one tool call at a time."),
     deadline: float | None = typer.Option(
-        None, "--deadline", callback=_within("--deadline"), help="Overall budget in seconds (0.1-3600)."
+        None, "--deadline", metavar="SECONDS", callback=_within("--deadline"), help="Overall budget in seconds (0.1-3600)."
     ),
 ) -> None:
     """Answer one question: live tool rows, y/N before side effects, then the answer."""
@@ -76,7 +100,7 @@ def ask(
     from atlas.commands.ask import AskOptions, run_ask
 
     options = AskOptions(
-        question=question,
+        question=" ".join(question),
         model=model,
         read_only=read_only,
         as_json=as_json,
@@ -90,18 +114,21 @@ def ask(
     raise typer.Exit(code)
 
 
-@app.command()
+@app.command(
+    short_help="A conversation: the same loop, context kept across questions (/help inside).",
+    epilog=examples("atlas chat", "atlas chat --continue", "atlas chat --read-only -m offline"),
+)
 def chat(
-    model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
+    model: str | None = typer.Option(None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."),
     read_only: bool = typer.Option(False, "--read-only", help="Start with side-effect tools switched off."),
     max_rounds: int = typer.Option(
-        5, "--max-rounds", callback=_within("--max-rounds"), help="Model requests per question (1-50)."
+        5, "--max-rounds", metavar="N", callback=_within("--max-rounds"), help="Model requests per question (1-50)."
     ),
     timeout: float = typer.Option(
-        5.0, "--timeout", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
+        5.0, "--timeout", metavar="SECONDS", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
     ),
     concurrency: int = typer.Option(
-        4, "--concurrency", callback=_within("--concurrency"), help="Tool calls running at once (1-64)."
+        4, "--concurrency", metavar="N", callback=_within("--concurrency"), help="Tool calls running at once (1-64)."
     ),
 ) -> None:
     """A conversation: the same loop, context kept across questions (/help inside)."""
@@ -114,20 +141,25 @@ def chat(
     guarded(lambda: run_chat(options))
 
 
-@app.command()
+@app.command(
+    short_help="Every tool call ever made: timings, error kinds, attempts.",
+    epilog=examples(
+        "atlas log --errors --since 2h", "atlas log --stats", "atlas log --script SESSION > run.json", "atlas log -f"
+    ),
+)
 def log(
     limit: int = typer.Option(
-        20, "-n", "--limit", callback=_within("--limit"), help="How many of the latest calls (1-1,000,000,000)."
+        20, "-n", "--limit", metavar="N", callback=_within("--limit"), help="How many of the latest calls (1-1,000,000,000)."
     ),
-    tool: str | None = typer.Option(None, "--tool", help="Only calls of this tool."),
-    kind: str | None = typer.Option(None, "--kind", help="Only calls that ended this way (ok, timeout, ...)."),
-    session: str | None = typer.Option(None, "--session", help="Only calls of this session."),
-    since: str | None = typer.Option(None, "--since", help="Only calls in the last 30m, 2h, 7d ..."),
+    tool: str | None = typer.Option(None, "--tool", metavar="NAME", help="Only calls of this tool."),
+    kind: str | None = typer.Option(None, "--kind", metavar="KIND", help="Only calls that ended this way (ok, timeout, ...)."),
+    session: str | None = typer.Option(None, "--session", metavar="ID", help="Only calls of this session."),
+    since: str | None = typer.Option(None, "--since", metavar="AGE", help="Only calls in the last 30m, 2h, 7d ..."),
     errors: bool = typer.Option(False, "--errors", help="Only calls that did not end ok."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per call and line, newest last."),
     stats: bool = typer.Option(False, "--stats", help="Per tool: calls, p50/p95/max ms, kinds, retries, denials."),
     follow: bool = typer.Option(False, "-f", "--follow", help="Keep printing new calls until Ctrl-C."),
-    script: str | None = typer.Option(None, "--script", help="Print a replay script of this session."),
+    script: str | None = typer.Option(None, "--script", metavar="SESSION", help="Print a replay script of this session."),
 ) -> None:
     """Every tool call ever made: timings, error kinds, attempts."""
     from atlas.commands import guarded
@@ -156,7 +188,10 @@ def log(
     guarded(lambda: run_log(options))
 
 
-@app.command()
+@app.command(
+    short_help="The tools the model may call: side effects, idempotency, timeouts.",
+    epilog=examples("atlas tools", "atlas tools --json --read-only"),
+)
 def tools(
     as_json: bool = typer.Option(False, "--json", help="Print the schemas the model is given."),
     read_only: bool = typer.Option(False, "--read-only", help="Only the tools without side effects."),
@@ -168,7 +203,10 @@ def tools(
     guarded(lambda: show_tools(as_json=as_json, read_only=read_only))
 
 
-@app.command()
+@app.command(
+    short_help="What approved actions wrote to the mock issue tracker.",
+    epilog=examples("atlas tracker", "atlas tracker --json"),
+)
 def tracker(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per action and line."),
 ) -> None:
@@ -179,9 +217,12 @@ def tracker(
     guarded(lambda: show_tracker(as_json=as_json))
 
 
-@app.command()
+@app.command(
+    short_help="What Atlas will use and whether it works: model and API, dataset, state folder, plugins.",
+    epilog=examples("atlas doctor", "atlas doctor --json", "atlas doctor -m gpt-6-luna"),
+)
 def doctor(
-    model: str | None = typer.Option(None, "--model", "-m", help="Check this model instead of the default."),
+    model: str | None = typer.Option(None, "--model", "-m", metavar="NAME", help="Check this model instead of the default."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object: ok, and each check."),
 ) -> None:
     """What Atlas will use and whether it works: model and API, dataset, state folder, plugins."""
@@ -189,3 +230,24 @@ def doctor(
     from atlas.commands.doctor import run_doctor
 
     raise typer.Exit(guarded(lambda: run_doctor(as_json=as_json, model=model)))
+
+
+SHELLS = ("bash", "zsh", "fish")
+
+
+@app.command(
+    short_help="Print a shell completion script (bash, zsh or fish).",
+    epilog=examples(
+        "atlas completion bash > ~/.local/share/bash-completion/completions/atlas",
+        "atlas completion zsh > ~/.zfunc/_atlas",
+        "atlas completion fish > ~/.config/fish/completions/atlas.fish",
+    ),
+)
+def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh or fish.")) -> None:
+    """Print the completion script for SHELL; load it from your shell's start-up files."""
+    if shell not in SHELLS:
+        raise typer.BadParameter(f"{shell!r} is not one of {', '.join(SHELLS)}", param_hint="SHELL")
+    from typer.completion import completion_init, get_completion_script
+
+    completion_init()
+    typer.echo(get_completion_script(prog_name="atlas", complete_var=COMPLETE_VAR, shell=shell))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -46,3 +47,44 @@ def test_a_misspelt_offline_model_is_unknown_and_offline_is_suggested() -> None:
     done = atlas("ask", "-m", "offlne", "show issue #41")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip() == "atlas: error: unknown model 'offlne': did you mean --model offline?"
+
+
+def test_unquoted_words_are_one_question() -> None:
+    done = atlas("ask", "--json", "-m", "offline", "explain", "the", "error", "in", "#41")
+    assert done.returncode == 0, done.stderr
+    asked = json.loads(done.stdout)
+    assert [call["arguments"] for call in asked["calls"]][0] == {"issue_id": 41}
+    assert "ORB-1101" in asked["answer"]
+
+
+def test_every_command_shows_examples_and_the_summaries_are_whole() -> None:
+    top = atlas("--help", env={"COLUMNS": "80"})
+    assert top.returncode == 0 and "..." not in top.stdout.split("Commands:")[1]
+    assert "then the answer." in top.stdout and "dataset, state folder, plugins." in top.stdout
+    for command in ("ask", "chat", "log", "tools", "tracker", "doctor", "completion"):
+        shown = atlas(command, "--help", env={"COLUMNS": "80"})
+        assert shown.returncode == 0 and "Examples:" in shown.stdout, command
+        assert f"  $ atlas {command}" in shown.stdout, command
+    ask = atlas("ask", "--help", env={"COLUMNS": "80"}).stdout
+    assert "QUESTION" in ask and "--model NAME" in ask and "--timeout SECONDS" in ask
+
+
+def test_completion_scripts_and_the_completions_they_ask_for() -> None:
+    for shell in ("bash", "zsh", "fish"):
+        script = atlas("completion", shell)
+        assert script.returncode == 0 and "_ATLAS_COMPLETE=complete_" in script.stdout, shell
+    refused = atlas("completion", "tcsh")
+    assert refused.returncode == 2 and "'tcsh' is not one of bash, zsh, fish" in refused.stderr
+    # What the bash script runs on Tab after `atlas do`:
+    asked = atlas(env={"COMP_WORDS": "atlas do", "COMP_CWORD": "1", "_ATLAS_COMPLETE": "complete_bash"})
+    assert asked.stdout.split() == ["doctor"]
+
+
+def test_help_loads_neither_the_sdk_nor_the_state_folder_lookup() -> None:
+    """`atlas --help` stays fast: nothing it does not need is imported (bench/startup.py times it)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "atlas", "--help"], capture_output=True, text=True, timeout=60
+    )
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "atlas.cli" in imported
+    assert not {"openai", "platformdirs", "httpx"} & imported
