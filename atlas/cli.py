@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 import typer
 
@@ -20,7 +20,7 @@ COMPLETE_VAR = "_ATLAS_COMPLETE"
 if os.environ.get(COMPLETE_VAR):
     # The shell is asking for completions: typer's completers are registered only then, so that
     # every other run (`atlas --help` above all) does not pay for them.
-    from typer.completion import completion_init
+    from typer._completion_classes import completion_init
 
     completion_init()
 
@@ -75,24 +75,35 @@ def main(
     ),
 )
 def ask(
-    question: list[str] = typer.Argument(
-        ..., metavar="QUESTION", help="The question (quotes optional), or - to read it from standard input."
+    question: Annotated[
+        list[str],
+        typer.Argument(metavar="QUESTION", help="The question (quotes optional), or - to read it from standard input."),
+    ],
+    model: str | None = typer.Option(
+        None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."
     ),
-    model: str | None = typer.Option(None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."),
     read_only: bool = typer.Option(False, "--read-only", help="Do not offer side-effect tools to the model."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (answer, calls, usage, cost)."),
     max_rounds: int = typer.Option(
         5, "--max-rounds", metavar="N", callback=_within("--max-rounds"), help="Model requests before giving up (1-50)."
     ),
     timeout: float = typer.Option(
-        5.0, "--timeout", metavar="SECONDS", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
+        5.0,
+        "--timeout",
+        metavar="SECONDS",
+        callback=_within("--timeout"),
+        help="Default per-tool deadline in seconds (0.05-600).",
     ),
     concurrency: int = typer.Option(
         4, "--concurrency", metavar="N", callback=_within("--concurrency"), help="Tool calls running at once (1-64)."
     ),
     no_parallel: bool = typer.Option(False, "--no-parallel", help="Ask for and run one tool call at a time."),
     deadline: float | None = typer.Option(
-        None, "--deadline", metavar="SECONDS", callback=_within("--deadline"), help="Overall budget in seconds (0.1-3600)."
+        None,
+        "--deadline",
+        metavar="SECONDS",
+        callback=_within("--deadline"),
+        help="Overall budget in seconds (0.1-3600).",
     ),
 ) -> None:
     """Answer one question: live tool rows, y/N before side effects, then the answer."""
@@ -119,13 +130,19 @@ def ask(
     epilog=examples("atlas chat", "atlas chat --continue", "atlas chat --read-only -m offline"),
 )
 def chat(
-    model: str | None = typer.Option(None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."),
+    model: str | None = typer.Option(
+        None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."
+    ),
     read_only: bool = typer.Option(False, "--read-only", help="Start with side-effect tools switched off."),
     max_rounds: int = typer.Option(
         5, "--max-rounds", metavar="N", callback=_within("--max-rounds"), help="Model requests per question (1-50)."
     ),
     timeout: float = typer.Option(
-        5.0, "--timeout", metavar="SECONDS", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
+        5.0,
+        "--timeout",
+        metavar="SECONDS",
+        callback=_within("--timeout"),
+        help="Default per-tool deadline in seconds (0.05-600).",
     ),
     concurrency: int = typer.Option(
         4, "--concurrency", metavar="N", callback=_within("--concurrency"), help="Tool calls running at once (1-64)."
@@ -149,17 +166,26 @@ def chat(
 )
 def log(
     limit: int = typer.Option(
-        20, "-n", "--limit", metavar="N", callback=_within("--limit"), help="How many of the latest calls (1-1,000,000,000)."
+        20,
+        "-n",
+        "--limit",
+        metavar="N",
+        callback=_within("--limit"),
+        help="How many of the latest calls (1-1,000,000,000).",
     ),
     tool: str | None = typer.Option(None, "--tool", metavar="NAME", help="Only calls of this tool."),
-    kind: str | None = typer.Option(None, "--kind", metavar="KIND", help="Only calls that ended this way (ok, timeout, ...)."),
+    kind: str | None = typer.Option(
+        None, "--kind", metavar="KIND", help="Only calls that ended this way (ok, timeout, ...)."
+    ),
     session: str | None = typer.Option(None, "--session", metavar="ID", help="Only calls of this session."),
     since: str | None = typer.Option(None, "--since", metavar="AGE", help="Only calls in the last 30m, 2h, 7d ..."),
     errors: bool = typer.Option(False, "--errors", help="Only calls that did not end ok."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per call and line, newest last."),
     stats: bool = typer.Option(False, "--stats", help="Per tool: calls, p50/p95/max ms, kinds, retries, denials."),
     follow: bool = typer.Option(False, "-f", "--follow", help="Keep printing new calls until Ctrl-C."),
-    script: str | None = typer.Option(None, "--script", metavar="SESSION", help="Print a replay script of this session."),
+    script: str | None = typer.Option(
+        None, "--script", metavar="SESSION", help="Print a replay script of this session."
+    ),
 ) -> None:
     """Every tool call ever made: timings, error kinds, attempts."""
     from atlas.commands import guarded
@@ -222,7 +248,9 @@ def tracker(
     epilog=examples("atlas doctor", "atlas doctor --json", "atlas doctor -m gpt-6-luna"),
 )
 def doctor(
-    model: str | None = typer.Option(None, "--model", "-m", metavar="NAME", help="Check this model instead of the default."),
+    model: str | None = typer.Option(
+        None, "--model", "-m", metavar="NAME", help="Check this model instead of the default."
+    ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object: ok, and each check."),
 ) -> None:
     """What Atlas will use and whether it works: model and API, dataset, state folder, plugins."""
@@ -247,7 +275,8 @@ def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh
     """Print the completion script for SHELL; load it from your shell's start-up files."""
     if shell not in SHELLS:
         raise typer.BadParameter(f"{shell!r} is not one of {', '.join(SHELLS)}", param_hint="SHELL")
-    from typer.completion import completion_init, get_completion_script
+    from typer._completion_classes import completion_init
+    from typer._completion_shared import get_completion_script
 
     completion_init()
     typer.echo(get_completion_script(prog_name="atlas", complete_var=COMPLETE_VAR, shell=shell))

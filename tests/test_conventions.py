@@ -53,7 +53,7 @@ def test_unquoted_words_are_one_question() -> None:
     done = atlas("ask", "--json", "-m", "offline", "explain", "the", "error", "in", "#41")
     assert done.returncode == 0, done.stderr
     asked = json.loads(done.stdout)
-    assert [call["arguments"] for call in asked["calls"]][0] == {"issue_id": 41}
+    assert next(call["arguments"] for call in asked["calls"]) == {"issue_id": 41}
     assert "ORB-1101" in asked["answer"]
 
 

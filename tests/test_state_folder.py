@@ -54,7 +54,9 @@ def test_atlas_home_overrides_both(tmp_path: Path, env: dict[str, str]) -> None:
     project = tmp_path / "project"
     (project / ".atlas").mkdir(parents=True)
     chosen = tmp_path / "chosen"
-    asked = atlas("ask", "--json", "-m", "offline", "show issue #41", cwd=project, env={**env, "ATLAS_HOME": str(chosen)})
+    asked = atlas(
+        "ask", "--json", "-m", "offline", "show issue #41", cwd=project, env={**env, "ATLAS_HOME": str(chosen)}
+    )
     assert asked.returncode == 0, asked.stderr
     assert (chosen / "log.db").is_file()
     assert not (project / ".atlas" / "log.db").exists() and not (tmp_path / "xdg").exists()

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from atlas import __version__
 from atlas.config import OFFLINE_MODEL, Settings, data_dir, state_folder
-from atlas.dataset import freshness, db_path, file_sha256, jsonl_path
+from atlas.dataset import db_path, file_sha256, freshness, jsonl_path
 from atlas.ui.render import make_console
 from atlas.ui.safe import clean_line
 
@@ -50,9 +50,7 @@ def probe(base_url: str, key: str) -> tuple[bool, str]:
     import httpx  # the openai SDK's own transport; only doctor pays for it
 
     try:
-        answer = httpx.get(
-            f"{base_url}/models", headers={"Authorization": f"Bearer {key}"}, timeout=PROBE_TIMEOUT_S
-        )
+        answer = httpx.get(f"{base_url}/models", headers={"Authorization": f"Bearer {key}"}, timeout=PROBE_TIMEOUT_S)
     except httpx.TimeoutException:
         return False, f"no answer within {PROBE_TIMEOUT_S:g} s"
     except httpx.HTTPError as exc:

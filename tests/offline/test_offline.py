@@ -251,7 +251,7 @@ def test_reads_still_run_when_an_action_in_the_same_question_is_not_offered(tool
         (ErrorKind.NO_TIME_BUDGET, "was not started: the question ran out of time (`no_time_budget`)"),
     ],
 )
-def test_every_failure_is_reported_with_its_kind_and_not_the_model_hint(kind: ErrorKind, says: str, tools: Registry) -> None:
+def test_every_failure_is_reported_with_its_kind_not_the_hint(kind: ErrorKind, says: str, tools: Registry) -> None:
     question = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."
     items: list[dict[str, Any]] = [{"role": "user", "content": question}]
     turn = respond(items, tools)
