@@ -183,14 +183,13 @@ class Chat:
         self.console.print(f"read-only {state}")
 
     def _show_log(self) -> None:
-        from atlas.commands.log import COLUMNS, RIGHT, call_row
-        from atlas.ui.render import data_table
+        from atlas.commands.log import call_table
 
         calls = self.runtime.call_log.calls(limit=50, session=self.runtime.session)
         if not calls:
             self.console.print("No calls in this session yet.", style="dim")
             return
-        self.console.print(data_table(COLUMNS, [call_row(call) for call in calls], right=RIGHT))
+        self.console.print(call_table(self.console, calls))
 
 
 def run_chat(options: ChatOptions) -> None:

@@ -110,17 +110,36 @@ def data_table(
     *,
     right: Iterable[str] = (),
     widths: Mapping[str, int] | None = None,
+    cut: Iterable[str] = (),
 ) -> Table:
     """A table whose every cell is cleaned to one visible line of plain text.
 
+    Columns named in `cut` (arguments, bodies) give up their width first when the table is too
+    wide and are cut with an ellipsis; every other column (ids, dates, counts) keeps its width
+    and is never split over lines, as `gh` lays out a narrow terminal. With no `cut`, cells fold.
     `widths` fixes the columns it names instead of fitting them to these rows, so that tables
     printed one after another line up.
     """
-    aligned = set(right)
+    aligned, cuttable = set(right), set(cut)
     fixed = widths or {}
     table = Table(show_edge=False, header_style="bold", pad_edge=False)
     for name in columns:
-        table.add_column(name, justify="right" if name in aligned else "left", overflow="fold", width=fixed.get(name))
+        table.add_column(
+            name,
+            justify="right" if name in aligned else "left",
+            overflow="ellipsis" if cuttable else "fold",
+            # Only a column that may wrap is narrowed to fit: the others keep their whole width.
+            no_wrap=bool(cuttable) and name not in cuttable,
+            width=fixed.get(name),
+        )
     for row in rows:
-        table.add_row(*(Text(clean_line("" if cell is None else cell)) for cell in row))
+        table.add_row(*(_cell(cell, cut=bool(cuttable)) for cell in row))
     return table
+
+
+def _cell(value: Any, *, cut: bool) -> Text:
+    text = Text(clean_line("" if value is None else value))
+    if cut:
+        # The column may be narrowed, but the cell stays on one line: what does not fit ends in `…`.
+        text.no_wrap, text.overflow = True, "ellipsis"
+    return text
