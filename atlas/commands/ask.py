@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from atlas.commands.runner import run_cancellable
 from atlas.errors import ConfigError
+from atlas.llm.wait import watch
 from atlas.loop import run_turn
 from atlas.runtime import open_runtime
 from atlas.ui.approval import TerminalApprover
@@ -64,6 +65,7 @@ def run_ask(options: AskOptions) -> int:
         on_event=view.on_event if view else None,
     )
     if view:
+        watch(runtime.model, view.on_wait)
         progress.print(header(runtime.model.name, read_only=options.read_only))
     started = time.monotonic()
     turn = run_turn(

@@ -1,15 +1,18 @@
 """The OpenAI Responses API model: streamed text, parallel function calls, usage.
 
 This is the one place that knows the wire and the openai SDK: every SDK or stream failure is
-translated here into an Atlas `ModelError` with a one-line message. The SDK's own retries
-(`max_retries=2`, honouring Retry-After) are the only retry layer for model requests.
+translated here into an Atlas `ModelError` with a one-line message. Atlas retries a request itself
+(`atlas.llm.wait`: at most 2 retries, honouring Retry-After, the SDK's own `max_retries` set to 0)
+so that each wait can be shown; `sdk_retry` says which SDK failures are worth another attempt.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
+from email.utils import parsedate_to_datetime
 from typing import Any, cast
 
 import openai
@@ -38,6 +41,7 @@ from atlas.errors import (
     cap,
 )
 from atlas.llm import TextSink
+from atlas.llm.wait import Answering, Retry, RetryPolicy, WaitSink, with_retries
 from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.registry import Registry
 
@@ -71,8 +75,12 @@ class OpenAIModel:
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL).rstrip("/")
         self.timeout_s = timeout_s if timeout_s is not None else model_timeout()
         self.max_retries = max_retries
-        # The read timeout bounds every wait for data, so a stalled stream fails too.
-        self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=max_retries)
+        self.policy = RetryPolicy(max_retries=max_retries)
+        self.on_wait: WaitSink | None = None
+        """Where the waits for this model are reported (set by `atlas.llm.wait.watch`)."""
+        # The read timeout bounds every wait for data, so a stalled stream fails too. The SDK does
+        # not retry: `with_retries` does, where each wait can be seen.
+        self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     async def respond(
         self,
@@ -101,18 +109,28 @@ class OpenAIModel:
         parallel_tool_calls: bool,
         on_text: TextSink | None,
     ) -> ModelTurn:
-        stream = await self._client.responses.create(
+        stream = await with_retries(
+            lambda: self._client.responses.create(
+                model=self.name,
+                instructions=instructions,
+                input=cast("ResponseInputParam", list(items)),
+                tools=cast("list[ToolParam]", tools.schemas()),
+                parallel_tool_calls=parallel_tool_calls,
+                stream=True,
+            ),
             model=self.name,
-            instructions=instructions,
-            input=cast("ResponseInputParam", list(items)),
-            tools=cast("list[ToolParam]", tools.schemas()),
-            parallel_tool_calls=parallel_tool_calls,
-            stream=True,
+            policy=self.policy,
+            judge=sdk_retry,
+            on_wait=self.on_wait,
         )
         text: list[str] = []
         calls: list[ToolCall] = []
+        waiting = self.on_wait is not None
         try:
             async for event in stream:
+                if waiting and self.on_wait is not None:
+                    self.on_wait(Answering())
+                    waiting = False
                 # A refusal is the model's answer too: shown, not taken for an empty one.
                 if isinstance(event, ResponseTextDeltaEvent | ResponseRefusalDeltaEvent):
                     text.append(event.delta)
@@ -147,6 +165,8 @@ class OpenAIModel:
                 f"the connection to {self.base_url} dropped while the model was answering{_cause(exc)}"
             ) from None
         finally:
+            if waiting and self.on_wait is not None:
+                self.on_wait(Answering())
             await stream.close()
         raise ModelProtocolError(f"the model's stream from {self.base_url} ended early, without a completed response")
 
@@ -176,7 +196,9 @@ class OpenAIModel:
                 "(set ATLAS_MODEL_TIMEOUT to wait longer, or use --model offline)"
             )
         if isinstance(exc, openai.APIConnectionError):
-            return ModelConnectionError(f"could not reach {self.base_url}{_cause(exc)}")
+            return ModelConnectionError(
+                f"could not reach {self.base_url}{_cause(exc)} (check OPENAI_BASE_URL, or use --model offline)"
+            )
         if isinstance(exc, openai.APIStatusError):
             message = _server_message(exc)
             status = exc.status_code
@@ -192,6 +214,44 @@ class OpenAIModel:
         if isinstance(exc, openai.APIError):
             return ModelProtocolError(f"the model {self.name!r} failed: {_one_line(exc.message)}")
         return ModelError(f"the OpenAI client failed: {_one_line(str(exc)) or type(exc).__name__}")
+
+
+RETRY_STATUSES = {408: "request timeout", 409: "conflict", 429: "rate limited"}
+
+
+def sdk_retry(exc: Exception) -> Retry | None:
+    """Whether an SDK failure to open a response is worth another attempt, as the SDK itself decides.
+
+    Timeouts, dropped connections, 408, 409, 429 and 5xx are, unless the server says otherwise
+    (`x-should-retry`); the reason is a few words for the person watching.
+    """
+    if isinstance(exc, openai.APITimeoutError):
+        return Retry("no answer in time")
+    if isinstance(exc, openai.APIConnectionError):
+        return Retry("connection failed")
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    headers = exc.response.headers
+    status, should = exc.status_code, headers.get("x-should-retry")
+    if should == "false" or (should != "true" and status not in RETRY_STATUSES and status < 500):
+        return None
+    return Retry(f"{status} {RETRY_STATUSES.get(status, 'server error')}", retry_after_s(headers))
+
+
+def retry_after_s(headers: Mapping[str, str]) -> float | None:
+    """`retry-after-ms`, else `retry-after` (seconds or an HTTP date), in seconds; None when absent or bad."""
+    try:
+        if "retry-after-ms" in headers:
+            return float(headers["retry-after-ms"]) / 1000
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return float(value)
+        except ValueError:
+            return parsedate_to_datetime(value).timestamp() - time.time()
+    except (ValueError, TypeError, OverflowError):
+        return None
 
 
 def _server_message(exc: openai.APIStatusError) -> str:

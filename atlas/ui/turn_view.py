@@ -16,9 +16,11 @@ from rich.live import Live
 from rich.text import Text
 
 from atlas.events import CallEvent
+from atlas.llm.wait import Asking, WaitEvent
 from atlas.ui.board import CallBoard
 from atlas.ui.render import print_answer
 from atlas.ui.safe import clean
+from atlas.ui.wait_line import WaitLine
 
 
 class TurnView:
@@ -32,14 +34,24 @@ class TurnView:
         self._answer_to = answer_to
         self.live = console.is_terminal if live is None else live
         self.board = CallBoard(console, live=self.live)
+        self.wait = WaitLine(console, live=self.live)
         self._text: list[str] = []
         self._stream: Live | None = None
         self._lock = threading.RLock()
 
     # -- what the loop and the executor call --------------------------------------------------
 
+    def on_wait(self, event: WaitEvent) -> None:
+        """The model is being asked, or asked again: the previous round's rows settle first."""
+        with self._lock:
+            if isinstance(event, Asking):
+                self.board.end_round()
+                self._settle_stream()
+            self.wait.on_wait(event)
+
     def on_round(self, number: int) -> None:
         with self._lock:
+            self.wait.stop()
             self._settle_stream()
             self.board.start_round(number)
 
@@ -48,6 +60,7 @@ class TurnView:
 
     def on_text(self, delta: str) -> None:
         with self._lock:
+            self.wait.stop()
             self.board.end_round()
             self._text.append(delta)
             if self.live and self._stream is None:
@@ -74,6 +87,7 @@ class TurnView:
     def finish(self, answer: str) -> None:
         """Settle the last round, replace the streamed text with the rendered answer."""
         with self._lock:
+            self.wait.stop()
             self.board.end_round()
             self._stop_stream()
             self._text.clear()
@@ -86,6 +100,7 @@ class TurnView:
     def abort(self, *, cancelled: bool) -> None:
         """The turn failed or was cancelled: rows still running show `cancelled`, nothing stays live."""
         with self._lock:
+            self.wait.stop()
             self.board.end_round(cancelled=cancelled)
             self._settle_stream()
 
