@@ -147,13 +147,19 @@ def chat(
     concurrency: int = typer.Option(
         4, "--concurrency", metavar="N", callback=_within("--concurrency"), help="Tool calls running at once (1-64)."
     ),
+    resume: bool = typer.Option(False, "--continue", "-c", help="Take up the last conversation where it stopped."),
 ) -> None:
     """A conversation: the same loop, context kept across questions (/help inside)."""
     from atlas.commands import guarded
     from atlas.commands.chat import ChatOptions, run_chat
 
     options = ChatOptions(
-        model=model, read_only=read_only, max_rounds=max_rounds, timeout_s=timeout, concurrency=concurrency
+        model=model,
+        read_only=read_only,
+        max_rounds=max_rounds,
+        timeout_s=timeout,
+        concurrency=concurrency,
+        resume=resume,
     )
     guarded(lambda: run_chat(options))
 

@@ -153,6 +153,10 @@ def _comment_count(data: Mapping[str, Any]) -> int:
     return len(comments) if isinstance(comments, list) else 0
 
 
+def _comments_text(count: int) -> str:
+    return f"{count:,} comment{'' if count == 1 else 's'}"
+
+
 def _date(value: Any) -> str:
     return str(value or "?")[:10]
 
@@ -161,7 +165,7 @@ def issue_section(issue_id: int, data: Mapping[str, Any], cited: list[str]) -> s
     title = _one_line(data.get("title", ""), 160)
     facts = (
         f"{data.get('state', '?')} · labels {_labels_text(_labels(data))} · opened by {_one_line(data.get('author'))} "
-        f"on {_date(data.get('created_at'))} · {_comment_count(data)} comments"
+        f"on {_date(data.get('created_at'))} · {_comments_text(_comment_count(data))}"
     )
     lines = [f"### #{issue_id} — {title}", facts, "", quoted(str(data.get("body", "")), EXCERPT_CHARS)]
     if cited:
@@ -281,8 +285,8 @@ def action_section(call: PlannedCall, data: Any) -> str:
 def not_offered(call: PlannedCall) -> str:
     if call.name in SIDE_EFFECT_TOOLS:
         return (
-            f"Not done: {describe_call(call)} is not available in read-only mode; "
-            "run without `--read-only` to make changes (each one still needs your approval)."
+            f"Not done: {describe_call(call)} is not available in read-only mode; in a chat, "
+            "`/read-only off` turns it off, else run without `--read-only` (each change still needs your approval)."
         )
     return f"⚠ {describe_call(call)} could not be made: the tool `{call.name}` is not available in this session."
 

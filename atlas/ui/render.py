@@ -81,14 +81,12 @@ def counted(number: int, noun: str) -> str:
 
 
 def footer(*, rounds: int, calls: int, input_tokens: int, output_tokens: int, cost_usd: float, seconds: float) -> Text:
-    """`2 rounds · 3 calls · 1,204 → 310 tokens · $0.0003 · 2.41 s`."""
-    parts = [
-        counted(rounds, "round"),
-        counted(calls, "call"),
-        f"{input_tokens:,} → {output_tokens:,} tokens",
-        f"${cost_usd:.4f}",
-        f"{seconds:.2f} s",
-    ]
+    """`2 rounds · 3 calls · 1,204 → 310 tokens · $0.0003 · 2.41 s`; no tokens or cost when none were used."""
+    parts = [counted(rounds, "round"), counted(calls, "call")]
+    if input_tokens or output_tokens or cost_usd:
+        # The offline planner and replays use no tokens: `0 → 0 tokens · $0.0000` would be noise.
+        parts += [f"{input_tokens:,} → {output_tokens:,} tokens", f"${cost_usd:.4f}"]
+    parts.append(f"{seconds:.2f} s")
     return Text(" · ".join(parts), style="dim")
 
 
