@@ -42,6 +42,9 @@ def test_calls_made_in_a_subfolder_are_logged_in_the_project_state_folder(tmp_pa
 def test_without_a_project_folder_state_goes_to_the_user_state_folder(tmp_path: Path, env: dict[str, str]) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
+    above = [folder for folder in elsewhere.parents if (folder / ".atlas").is_dir()]
+    if above:  # a shared /tmp may hold one: Atlas would rightly use it
+        pytest.skip(f"{above[0] / '.atlas'} exists above the test folder")
     asked = atlas("ask", "--json", "-m", "offline", "show issue #41", cwd=elsewhere, env=env)
     assert asked.returncode == 0, asked.stderr
     assert (tmp_path / "xdg" / "atlas" / "log.db").is_file()
