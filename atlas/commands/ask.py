@@ -7,6 +7,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+from rich.console import Console
+
 from atlas.commands.runner import run_cancellable
 from atlas.errors import ConfigError
 from atlas.llm.wait import watch
@@ -39,23 +41,25 @@ def read_question(value: str) -> str:
     return text
 
 
+def turn_view(console: Console, notices: Console) -> TurnView:
+    """On a terminal, everything on `console`; on a pipe, only the answer (as Markdown source) there.
+
+    Progress then goes to `notices` (stderr) as plain lines, as gh and llm do; with --json there is
+    no view at all: standard output carries the one JSON object and nothing else.
+    """
+    if console.is_terminal:
+        return TurnView(console)
+    return TurnView(notices, live=False, answer_to=lambda answer: print_answer_source(console, answer))
+
+
 def run_ask(options: AskOptions) -> int:
     """Answer one question; returns the exit code (0: answered, even when an action was denied)."""
     question = read_question(options.question)
     runtime = open_runtime(options.model)
     console = make_console()
     notices = make_console(stderr=True)
-    # With --json, standard output carries the one JSON object and nothing else. On a pipe it
-    # carries only the answer, as Markdown source; progress goes to stderr as plain lines.
-    piped = not console.is_terminal
-    progress = notices if piped else console
-    view = None
-    if not options.as_json:
-        view = (
-            TurnView(notices, live=False, answer_to=lambda answer: print_answer_source(console, answer))
-            if piped
-            else TurnView(console)
-        )
+    progress = console if console.is_terminal else notices
+    view = None if options.as_json else turn_view(console, notices)
     approver = TerminalApprover(notices, pause=view.paused if view else None)
     executor = runtime.executor(
         read_only=options.read_only,
@@ -94,7 +98,7 @@ def run_ask(options: AskOptions) -> int:
         print(json.dumps(result.to_json()))
         return 0
     view.finish(result.answer)
-    if not piped:
+    if console.is_terminal:
         console.print()
     progress.print(
         footer(

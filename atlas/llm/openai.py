@@ -16,7 +16,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, cast
 
 import openai
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, AsyncStream
 from openai.types.responses import (
     ResponseCompletedEvent,
     ResponseErrorEvent,
@@ -26,6 +26,7 @@ from openai.types.responses import (
     ResponseInputParam,
     ResponseOutputItemDoneEvent,
     ResponseRefusalDeltaEvent,
+    ResponseStreamEvent,
     ResponseTextDeltaEvent,
     ToolParam,
 )
@@ -109,20 +110,7 @@ class OpenAIModel:
         parallel_tool_calls: bool,
         on_text: TextSink | None,
     ) -> ModelTurn:
-        stream = await with_retries(
-            lambda: self._client.responses.create(
-                model=self.name,
-                instructions=instructions,
-                input=cast("ResponseInputParam", list(items)),
-                tools=cast("list[ToolParam]", tools.schemas()),
-                parallel_tool_calls=parallel_tool_calls,
-                stream=True,
-            ),
-            model=self.name,
-            policy=self.policy,
-            judge=sdk_retry,
-            on_wait=self.on_wait,
-        )
+        stream = await self._open(instructions, items, tools, parallel_tool_calls)
         text: list[str] = []
         calls: list[ToolCall] = []
         waiting = self.on_wait is not None
@@ -169,6 +157,25 @@ class OpenAIModel:
                 self.on_wait(Answering())
             await stream.close()
         raise ModelProtocolError(f"the model's stream from {self.base_url} ended early, without a completed response")
+
+    async def _open(
+        self, instructions: str, items: Sequence[dict[str, Any]], tools: Registry, parallel_tool_calls: bool
+    ) -> AsyncStream[ResponseStreamEvent]:
+        """The request that opens a streamed response, retried by `with_retries` where each wait is seen."""
+        return await with_retries(
+            lambda: self._client.responses.create(
+                model=self.name,
+                instructions=instructions,
+                input=cast("ResponseInputParam", list(items)),
+                tools=cast("list[ToolParam]", tools.schemas()),
+                parallel_tool_calls=parallel_tool_calls,
+                stream=True,
+            ),
+            model=self.name,
+            policy=self.policy,
+            judge=sdk_retry,
+            on_wait=self.on_wait,
+        )
 
     @staticmethod
     def _completed(

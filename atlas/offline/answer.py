@@ -121,19 +121,13 @@ def failure(call: PlannedCall, envelope: Mapping[str, Any]) -> str:
     error = envelope.get("error")
     error = error if isinstance(error, Mapping) else {}
     kind = str(error.get("kind", "unknown"))
-    message = for_a_person(_one_line(error.get("message", "no details were given"), 300))
+    # The message's first sentence says what went wrong; the rest, like the hint, speaks to a model.
+    message = _one_line(error.get("message", "no details were given"), 300).partition(". ")[0].rstrip(".")
     if kind == "denied":
         return f"Not done: you did not approve {describe_call(call)}. Nothing was changed."
     says = KIND_SAYS.get(kind, "failed")
     text = f"⚠ {describe_call(call)} {says} (`{kind}`): {message}. This check could not be made"
-    # The envelope's hint and any advice after the first sentence speak to a model, not to you.
     return text + ("; nothing else was used in its place." if kind != "cancelled" else ".")
-
-
-def for_a_person(message: str) -> str:
-    """A tool's error message up to its first sentence's end: what went wrong, not what a model should do."""
-    first, _, _ = message.partition(". ")
-    return first.rstrip(".")
 
 
 def _labels(data: Mapping[str, Any]) -> list[str]:
