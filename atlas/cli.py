@@ -6,15 +6,25 @@ Bodies are imported inside the commands so that `atlas --help` stays fast and no
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
 from pathlib import Path
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 import typer
 
 from atlas import __version__
+from atlas.cli_groups import data_app, mcp_app
+from atlas.cli_options import examples, within
 
 T = TypeVar("T", int, float)
+
+COMPLETE_VAR = "_ATLAS_COMPLETE"
+if os.environ.get(COMPLETE_VAR):
+    # The shell is asking for completions: typer's completers are registered only then, so that
+    # every other run (`atlas --help` above all) does not pay for them.
+    from typer._completion_classes import completion_init
+
+    completion_init()
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -23,39 +33,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-data_app = typer.Typer(
-    no_args_is_help=True, help="Your own project: a GitHub export or repository as a dataset folder (ORBIT_DATA)."
-)
-app.add_typer(data_app, name="data")
-
-
-def _within(option: str) -> Callable[[T | None], T | None]:
-    """A callback that refuses a value outside `option`'s bounds in `atlas.config.BOUNDS` (a usage error)."""
-
-    def check(value: T | None) -> T | None:
-        from atlas.config import BOUNDS
-
-        why = None if value is None else BOUNDS[option].check(float(value))
-        if why is not None:
-            raise typer.BadParameter(f"{why}, got {value:g}", param_hint=option)
-        return value
-
-    return check
+app.add_typer(data_app, name="data", short_help="Your own project: import a gh export, or sync from GitHub.")
+app.add_typer(mcp_app, name="mcp", short_help="MCP servers' tools in Atlas, and Atlas's tools over MCP.")
 
 
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"atlas {__version__}")
         raise typer.Exit()
-
-
-mcp_app = typer.Typer(
-    no_args_is_help=True,
-    help="MCP: other servers' tools for Atlas, and Atlas's tools for MCP hosts.",
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-app.add_typer(mcp_app, name="mcp")
 
 
 @app.callback()
@@ -65,25 +50,46 @@ def main(
     """Atlas answers Orbit maintainers' questions through tools."""
 
 
-@app.command()
+@app.command(
+    short_help="Answer one question: live tool rows, y/N before side effects, then the answer.",
+    epilog=examples(
+        "atlas ask explain the error in 41",
+        "atlas ask 'label #41 severity:S1'",
+        "atlas ask --read-only --json issues labelled comp:broker-redis",
+        "atlas ask - < question.txt > answer.md",
+    ),
+)
 def ask(
-    question: str = typer.Argument(..., help="The question, or - to read it from standard input."),
-    model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
-    api: str | None = typer.Option(None, "--api", help="The server's API: responses (default) or chat."),
+    question: Annotated[
+        list[str],
+        typer.Argument(metavar="QUESTION", help="The question (quotes optional), or - to read it from standard input."),
+    ],
+    model: str | None = typer.Option(
+        None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."
+    ),
+    api: str | None = typer.Option(None, "--api", metavar="API", help="The server's API: responses (default) or chat."),
     read_only: bool = typer.Option(False, "--read-only", help="Do not offer side-effect tools to the model."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (answer, calls, usage, cost)."),
     max_rounds: int = typer.Option(
-        5, "--max-rounds", callback=_within("--max-rounds"), help="Model requests before giving up (1-50)."
+        5, "--max-rounds", metavar="N", callback=within("--max-rounds"), help="Model requests before giving up (1-50)."
     ),
     timeout: float = typer.Option(
-        5.0, "--timeout", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
+        5.0,
+        "--timeout",
+        metavar="SECONDS",
+        callback=within("--timeout"),
+        help="Default per-tool deadline in seconds (0.05-600).",
     ),
     concurrency: int = typer.Option(
-        4, "--concurrency", callback=_within("--concurrency"), help="Tool calls running at once (1-64)."
+        4, "--concurrency", metavar="N", callback=within("--concurrency"), help="Tool calls running at once (1-64)."
     ),
     no_parallel: bool = typer.Option(False, "--no-parallel", help="Ask for and run one tool call at a time."),
     deadline: float | None = typer.Option(
-        None, "--deadline", callback=_within("--deadline"), help="Overall budget in seconds (0.1-3600)."
+        None,
+        "--deadline",
+        metavar="SECONDS",
+        callback=within("--deadline"),
+        help="Overall budget in seconds (0.1-3600).",
     ),
 ) -> None:
     """Answer one question: live tool rows, y/N before side effects, then the answer."""
@@ -91,7 +97,7 @@ def ask(
     from atlas.commands.ask import AskOptions, run_ask
 
     options = AskOptions(
-        question=question,
+        question=" ".join(question),
         model=model,
         api=api,
         read_only=read_only,
@@ -106,20 +112,30 @@ def ask(
     raise typer.Exit(code)
 
 
-@app.command()
+@app.command(
+    short_help="A conversation: the same loop, context kept across questions (/help inside).",
+    epilog=examples("atlas chat", "atlas chat --continue", "atlas chat --read-only -m offline"),
+)
 def chat(
-    model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
-    api: str | None = typer.Option(None, "--api", help="The server's API: responses (default) or chat."),
+    model: str | None = typer.Option(
+        None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."
+    ),
+    api: str | None = typer.Option(None, "--api", metavar="API", help="The server's API: responses (default) or chat."),
     read_only: bool = typer.Option(False, "--read-only", help="Start with side-effect tools switched off."),
     max_rounds: int = typer.Option(
-        5, "--max-rounds", callback=_within("--max-rounds"), help="Model requests per question (1-50)."
+        5, "--max-rounds", metavar="N", callback=within("--max-rounds"), help="Model requests per question (1-50)."
     ),
     timeout: float = typer.Option(
-        5.0, "--timeout", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
+        5.0,
+        "--timeout",
+        metavar="SECONDS",
+        callback=within("--timeout"),
+        help="Default per-tool deadline in seconds (0.05-600).",
     ),
     concurrency: int = typer.Option(
-        4, "--concurrency", callback=_within("--concurrency"), help="Tool calls running at once (1-64)."
+        4, "--concurrency", metavar="N", callback=within("--concurrency"), help="Tool calls running at once (1-64)."
     ),
+    resume: bool = typer.Option(False, "--continue", "-c", help="Take up the last conversation where it stopped."),
 ) -> None:
     """A conversation: the same loop, context kept across questions (/help inside)."""
     from atlas.commands import guarded
@@ -132,24 +148,39 @@ def chat(
         max_rounds=max_rounds,
         timeout_s=timeout,
         concurrency=concurrency,
+        resume=resume,
     )
     guarded(lambda: run_chat(options))
 
 
-@app.command()
+@app.command(
+    short_help="Every tool call ever made: timings, error kinds, attempts.",
+    epilog=examples(
+        "atlas log --errors --since 2h", "atlas log --stats", "atlas log --script SESSION > run.json", "atlas log -f"
+    ),
+)
 def log(
     limit: int = typer.Option(
-        20, "-n", "--limit", callback=_within("--limit"), help="How many of the latest calls (1-1,000,000,000)."
+        20,
+        "-n",
+        "--limit",
+        metavar="N",
+        callback=within("--limit"),
+        help="How many of the latest calls (1-1,000,000,000).",
     ),
-    tool: str | None = typer.Option(None, "--tool", help="Only calls of this tool."),
-    kind: str | None = typer.Option(None, "--kind", help="Only calls that ended this way (ok, timeout, ...)."),
-    session: str | None = typer.Option(None, "--session", help="Only calls of this session."),
-    since: str | None = typer.Option(None, "--since", help="Only calls in the last 30m, 2h, 7d ..."),
+    tool: str | None = typer.Option(None, "--tool", metavar="NAME", help="Only calls of this tool."),
+    kind: str | None = typer.Option(
+        None, "--kind", metavar="KIND", help="Only calls that ended this way (ok, timeout, ...)."
+    ),
+    session: str | None = typer.Option(None, "--session", metavar="ID", help="Only calls of this session."),
+    since: str | None = typer.Option(None, "--since", metavar="AGE", help="Only calls in the last 30m, 2h, 7d ..."),
     errors: bool = typer.Option(False, "--errors", help="Only calls that did not end ok."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per call and line, newest last."),
     stats: bool = typer.Option(False, "--stats", help="Per tool: calls, p50/p95/max ms, kinds, retries, denials."),
     follow: bool = typer.Option(False, "-f", "--follow", help="Keep printing new calls until Ctrl-C."),
-    script: str | None = typer.Option(None, "--script", help="Print a replay script of this session."),
+    script: str | None = typer.Option(
+        None, "--script", metavar="SESSION", help="Print a replay script of this session."
+    ),
 ) -> None:
     """Every tool call ever made: timings, error kinds, attempts."""
     from atlas.commands import guarded
@@ -178,7 +209,10 @@ def log(
     guarded(lambda: run_log(options))
 
 
-@app.command()
+@app.command(
+    short_help="The tools the model may call: side effects, idempotency, timeouts.",
+    epilog=examples("atlas tools", "atlas tools --json --read-only"),
+)
 def tools(
     as_json: bool = typer.Option(False, "--json", help="Print the schemas the model is given."),
     read_only: bool = typer.Option(False, "--read-only", help="Only the tools without side effects."),
@@ -190,7 +224,10 @@ def tools(
     guarded(lambda: show_tools(as_json=as_json, read_only=read_only))
 
 
-@app.command()
+@app.command(
+    short_help="The models the server at ATLAS_BASE_URL (or the OpenAI API) lists.",
+    epilog=examples("atlas models", "ATLAS_API=chat ATLAS_BASE_URL=http://localhost:11434/v1 atlas models --json"),
+)
 def models(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per model and line."),
 ) -> None:
@@ -201,7 +238,10 @@ def models(
     guarded(lambda: show_models(as_json=as_json))
 
 
-@app.command()
+@app.command(
+    short_help="What approved actions wrote to the mock issue tracker.",
+    epilog=examples("atlas tracker", "atlas tracker --json"),
+)
 def tracker(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per action and line."),
 ) -> None:
@@ -212,40 +252,11 @@ def tracker(
     guarded(lambda: show_tracker(as_json=as_json))
 
 
-@data_app.command("import")
-def data_import(
-    file: str = typer.Argument(..., help="The JSON of `gh issue list --state all --json ...` or of the REST API."),
-    to: str = typer.Option(..., "--to", help="The dataset folder to write (new, empty, or one atlas wrote)."),
-    docs: str | None = typer.Option(None, "--docs", help="A folder of markdown docs to copy in."),
-) -> None:
-    """Import exported issues (offline, no token) into a dataset folder."""
-    from pathlib import Path
-
-    from atlas.commands import guarded
-    from atlas.commands.data import run_import
-
-    guarded(lambda: run_import(Path(file), Path(to), Path(docs) if docs else None))
-
-
-@data_app.command("sync")
-def data_sync(
-    repo: str = typer.Argument(..., help="OWNER/REPO on GitHub (GITHUB_API_URL for GitHub Enterprise)."),
-    to: str = typer.Option(..., "--to", help="The dataset folder to write or bring up to date."),
-    docs: str | None = typer.Option(None, "--docs", help="A folder of markdown docs to copy in."),
-    full: bool = typer.Option(False, "--full", help="Fetch everything again, not only what changed."),
-    concurrency: int = typer.Option(8, "--concurrency", min=1, max=32, help="Comment lists fetched at once."),
-) -> None:
-    """Fetch a repository's issues and comments; a second sync fetches only what changed."""
-    from pathlib import Path
-
-    from atlas.commands import guarded
-    from atlas.commands.data import run_sync
-
-    folder, docs_folder = Path(to), Path(docs) if docs else None
-    guarded(lambda: run_sync(repo, folder, docs_folder, full=full, concurrency=concurrency))
-
-
-@app.command("eval")
+@app.command(
+    "eval",
+    short_help="Score the calls a model plans for a suite of questions.",
+    epilog=examples("atlas eval evals/planner.jsonl", "atlas eval evals/planner.jsonl --min 0.9 --json > eval.json"),
+)
 def eval_(
     suite: str = typer.Argument(..., help="A JSONL suite: one case (question and expected calls) per line."),
     model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
@@ -264,40 +275,40 @@ def eval_(
     raise typer.Exit(guarded(lambda: run_eval(options)))
 
 
-@mcp_app.command("list")
-def mcp_list() -> None:
-    """The configured MCP servers: command, state, trust and tools ((asks): approval first)."""
-    from atlas.commands import guarded
-    from atlas.commands.mcp import list_servers
-
-    guarded(list_servers)
-
-
-@mcp_app.command("add")
-def mcp_add(
-    name: str = typer.Argument(..., help="The server's name: its tools are offered as NAME__tool."),
-    command: list[str] | None = typer.Argument(  # noqa: B008 (typer's own idiom)
-        None, help="After --: the command that starts the server, and its arguments."
+@app.command(
+    short_help="What Atlas will use and whether it works: model and API, dataset, state folder, plugins.",
+    epilog=examples("atlas doctor", "atlas doctor --json", "atlas doctor -m gpt-6-luna"),
+)
+def doctor(
+    model: str | None = typer.Option(
+        None, "--model", "-m", metavar="NAME", help="Check this model instead of the default."
     ),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object: ok, and each check."),
 ) -> None:
-    """Add a stdio MCP server to config.toml: atlas mcp add NAME -- COMMAND ARGS..."""
+    """What Atlas will use and whether it works: model and API, dataset, state folder, plugins."""
     from atlas.commands import guarded
-    from atlas.commands.mcp import add_server
+    from atlas.commands.doctor import run_doctor
 
-    guarded(lambda: add_server(name, list(command or [])))
+    raise typer.Exit(guarded(lambda: run_doctor(as_json=as_json, model=model)))
 
 
-@mcp_app.command("serve")
-def mcp_serve(
-    allow_writes: bool = typer.Option(
-        False, "--allow-writes", help="Also serve side effects; each asks the host's user (elicitation) first."
+SHELLS = ("bash", "zsh", "fish")
+
+
+@app.command(
+    short_help="Print a shell completion script (bash, zsh or fish).",
+    epilog=examples(
+        "atlas completion bash > ~/.local/share/bash-completion/completions/atlas",
+        "atlas completion zsh > ~/.zfunc/_atlas",
+        "atlas completion fish > ~/.config/fish/completions/atlas.fish",
     ),
-    timeout: float = typer.Option(
-        5.0, "--timeout", callback=_within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
-    ),
-) -> None:
-    """Serve Atlas's tools to an MCP host over stdio (read-only unless --allow-writes)."""
-    from atlas.commands import guarded
-    from atlas.mcp.serve import serve
+)
+def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh or fish.")) -> None:
+    """Print the completion script for SHELL; load it from your shell's start-up files."""
+    if shell not in SHELLS:
+        raise typer.BadParameter(f"{shell!r} is not one of {', '.join(SHELLS)}", param_hint="SHELL")
+    from typer._completion_classes import completion_init
+    from typer._completion_shared import get_completion_script
 
-    guarded(lambda: serve(allow_writes=allow_writes, timeout_s=timeout))
+    completion_init()
+    typer.echo(get_completion_script(prog_name="atlas", complete_var=COMPLETE_VAR, shell=shell))

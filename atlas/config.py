@@ -34,10 +34,46 @@ def data_dir() -> Path:
     return Path(value).expanduser().resolve() if value else bundled_data_dir()
 
 
-def atlas_home() -> Path:
-    """`ATLAS_HOME`, else `./.atlas`; created on first use by whoever writes to it."""
+STATE_FOLDER_NAME = ".atlas"
+
+
+@dataclass(frozen=True)
+class StateFolder:
+    """Where Atlas keeps its state, and why there: `doctor` and the README say the same."""
+
+    path: Path
+    found_by: str
+    """`ATLAS_HOME`, `the nearest .atlas folder` or `the user state folder`."""
+
+
+def nearest_state_folder(start: Path) -> Path | None:
+    """The `.atlas/` folder in `start` or the nearest folder above it, as git finds `.git`."""
+    for folder in (start, *start.parents):
+        candidate = folder / STATE_FOLDER_NAME
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def state_folder() -> StateFolder:
+    """`ATLAS_HOME`, else the nearest `.atlas/` here or above, else the user's state folder (XDG)."""
     value = os.environ.get("ATLAS_HOME", "").strip()
-    return Path(value or ".atlas").expanduser().resolve()
+    if value:
+        return StateFolder(Path(value).expanduser().resolve(), "ATLAS_HOME")
+    try:
+        nearest = nearest_state_folder(Path.cwd())
+    except OSError:  # the current folder was removed under us: there is no "above" to look in
+        nearest = None
+    if nearest is not None:
+        return StateFolder(nearest.resolve(), f"the nearest {STATE_FOLDER_NAME} folder")
+    import platformdirs  # only here: most runs find ATLAS_HOME or a project's .atlas first
+
+    return StateFolder(platformdirs.user_state_path("atlas").resolve(), "the user state folder")
+
+
+def atlas_home() -> Path:
+    """The state folder's path (see `state_folder`); created on first use by whoever writes to it."""
+    return state_folder().path
 
 
 def default_model_name() -> str:

@@ -55,6 +55,20 @@ def db_path(data: Path) -> Path:
     return data / "issues" / "orbit.db"
 
 
+def require_dataset(data: Path) -> None:
+    """Refuse to start without a readable dataset: one error naming it, not a failure per tool call."""
+    named = "ORBIT_DATA" if os.environ.get("ORBIT_DATA", "").strip() else "the bundled dataset (ORBIT_DATA unset)"
+    if not data.is_dir():
+        raise DataError(f"the Orbit dataset folder {data} does not exist ({named}); set ORBIT_DATA to a dataset folder")
+    sources = [path for path in (db_path(data), jsonl_path(data)) if path.is_file()]
+    if not sources:
+        raise DataError(
+            f"the Orbit dataset folder {data} has neither issues/orbit.db nor issues/issues.jsonl ({named})"
+        )
+    if not any(os.access(path, os.R_OK) for path in sources):
+        raise DataError(f"the Orbit dataset in {data} cannot be read: permission denied ({named})")
+
+
 def _read_meta(db: Path) -> dict[str, str]:
     conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_WAIT_S)
     try:
@@ -73,6 +87,11 @@ def stored_digest(db: Path) -> str | None:
         return _read_meta(db).get("jsonl_sha256")
     except sqlite3.Error:
         return None
+
+
+def db_freshness(db: Path, jsonl: Path, home: Path) -> bool | None:
+    """Whether `db` was built from `jsonl` as it is now (O(1) unless only its mtime moved); None when busy."""
+    return _freshness(db, jsonl, jsonl.stat(), home)
 
 
 def _freshness(db: Path, jsonl: Path, stat: os.stat_result, home: Path) -> bool | None:

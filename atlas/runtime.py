@@ -15,6 +15,7 @@ from pathlib import Path
 
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.config import Settings, model_api
+from atlas.dataset import require_dataset
 from atlas.events import Approver, EventSink
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult
@@ -112,6 +113,7 @@ def open_runtime(model: str | None, api: str | None = None, *, prepare_data: Dat
     """Settings from the environment (`model` and `api` override), the registry, the model and the log."""
     chosen = model_api(api)
     settings = Settings(api=chosen) if model is None else Settings(model=model, api=chosen)
+    require_dataset(settings.data)
     if prepare_data is not None:
         prepare_data(settings.data, settings.home)
     tools = with_mcp_tools(load_registry(), settings.home)

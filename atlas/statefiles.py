@@ -1,6 +1,6 @@
 """Opening files in the state folder without ever following a link: the one door to `$ATLAS_HOME`.
 
-The state folder defaults to `./.atlas`, so a cloned repository can ship it, links included. A
+The state folder is often a project's `.atlas/`, so a cloned repository can ship it, links included. A
 link there could aim Atlas's writes at any file the user owns (a shell rc file, another SQLite
 database), and a dangling one would make Atlas create a file wherever it points. So every state
 file is opened with O_NOFOLLOW, a new one with O_CREAT|O_EXCL (which never follows a link either,

@@ -87,17 +87,37 @@ def test_ask_json_is_one_object_and_matches_the_log() -> None:
         assert {"round", "call_id", "name", "arguments", "kind", "ms", "attempts"} <= set(row)
 
 
-def test_ask_shows_header_rows_answer_and_footer_on_a_pipe() -> None:
+def test_ask_on_a_pipe_gives_stdout_the_answer_and_stderr_the_progress() -> None:
     result = run("ask", "-m", "offline", SEED)
     assert result.exit_code == 0
+    progress = result.stderr.splitlines()
+    assert progress[0].startswith("atlas · offline · side effects ask first")
+    assert sum("get_issue(issue_id=" in line and " ok " in line for line in progress) == 2
+    assert any(line.startswith("round 1:") and "s of calls" in line for line in progress)
+    assert progress[-1].startswith("2 rounds · 3 calls · ")
     out = result.stdout
-    lines = out.splitlines()
-    assert lines[0].startswith("atlas · offline · side effects ask first")
-    assert sum("get_issue(issue_id=" in line and " ok " in line for line in lines) == 2
-    assert "round 1:" in out and "s of calls" in out
-    assert "ORB-1101" in out
-    assert lines[-1].startswith("2 rounds · 3 calls · 0 → 0 tokens · $0.0000 · ")
-    assert "\x1b" not in out  # a pipe gets no cursor or colour codes
+    # Only the answer, as the Markdown the model wrote: no header, rows or footer, no rendering.
+    assert out.startswith("**Atlas · offline planner**")
+    assert "get_issue(" not in out and "rounds ·" not in out and "atlas · offline" not in out
+    assert "| title |" in out and "▌" not in out
+    assert "\x1b" not in out + result.stderr  # a pipe gets no cursor or colour codes
+
+
+def test_ask_through_real_pipes_keeps_long_lines_whole(tmp_path: Path) -> None:
+    """`atlas ask ... > notes.md`: the answer unwrapped, the progress on stderr, as a shell runs it."""
+    env = {**os.environ, "COLUMNS": "80"}
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", "ask", "-m", "offline", "show issue #41"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("**Atlas · offline planner**")
+    assert "get_issue(issue_id=41)" in done.stderr and "get_issue" not in done.stdout
+    # Not folded to the 80 columns of COLUMNS: the lines are the model's own.
+    assert max(len(line) for line in done.stdout.splitlines()) > 80
 
 
 def test_question_from_stdin_and_empty_question() -> None:
@@ -139,7 +159,7 @@ def test_read_only_never_offers_side_effects() -> None:
     assert result.exit_code == 0
     assert "add_label" not in [c["name"] for c in json.loads(result.stdout)["calls"]]
     plain = run("ask", "--read-only", "-m", "offline", "show issue #41")
-    assert plain.stdout.startswith("atlas · offline · read-only")
+    assert plain.stderr.startswith("atlas · offline · read-only")
 
 
 def test_log_filters_stats_and_usage_errors(tmp_path: Path) -> None:
@@ -224,7 +244,7 @@ def test_hostile_arguments_and_answer_are_shown_inert_everywhere(tmp_path: Path)
     assert shown.exit_code == 0
     assert_inert(shown.stdout)
     assert "[link=https://evil.example]approve[/link]" in shown.stdout
-    assert "docs (https://evil.example/docs)" in shown.stdout
+    assert "[docs](https://evil.example/docs)" in shown.stdout  # a pipe gets the source: the url is in sight
     assert "\\x1b]52;c;" in shown.stdout and "\\u202e" in shown.stdout
     for args in (
         ("log",),
@@ -442,7 +462,7 @@ def test_tracker_and_log_show_times_alike_in_the_local_zone(home: Path) -> None:
 
 @pytest.mark.parametrize("args", [["ask", "-m", "offline", SEED], ["log"], ["log", "--json"]])
 def test_a_reader_that_goes_away_is_not_a_failure(args: list[str], home: Path) -> None:
-    """`atlas ... | head -1`: whichever sink meets the closed pipe first, exit 0 and nothing on stderr."""
+    """`atlas ... | head -1`: whichever sink meets the closed pipe first, exit 0 and no complaint on stderr."""
     logged(home, "a", ts=time.time())
     child = subprocess.Popen(
         [sys.executable, "-m", "atlas", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -450,7 +470,10 @@ def test_a_reader_that_goes_away_is_not_a_failure(args: list[str], home: Path) -
     assert child.stdout is not None
     child.stdout.close()
     _, err = child.communicate(timeout=30)
-    assert (child.returncode, err) == (0, "")
+    assert child.returncode == 0
+    # `ask` writes its progress to stderr on a pipe; nothing there may be about the closed pipe.
+    assert all(word not in err for word in ("atlas: error", "Traceback", "Broken pipe", "BrokenPipe"))
+    assert err == "" or args[0] == "ask"
 
 
 def test_chat_counts_its_turns_in_words() -> None:

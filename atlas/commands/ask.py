@@ -7,13 +7,16 @@ import sys
 import time
 from dataclasses import dataclass
 
+from rich.console import Console
+
 from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import run_cancellable
 from atlas.errors import ConfigError
+from atlas.llm.wait import watch
 from atlas.loop import TurnSettings, run_turn
 from atlas.runtime import open_runtime
 from atlas.ui.approval import TerminalApprover
-from atlas.ui.render import footer, header, make_console
+from atlas.ui.render import footer, header, make_console, print_answer_source
 from atlas.ui.turn_view import TurnView
 
 
@@ -40,14 +43,25 @@ def read_question(value: str) -> str:
     return text
 
 
+def turn_view(console: Console, notices: Console) -> TurnView:
+    """On a terminal, everything on `console`; on a pipe, only the answer (as Markdown source) there.
+
+    Progress then goes to `notices` (stderr) as plain lines, as gh and llm do; with --json there is
+    no view at all: standard output carries the one JSON object and nothing else.
+    """
+    if console.is_terminal:
+        return TurnView(console)
+    return TurnView(notices, live=False, answer_to=lambda answer: print_answer_source(console, answer))
+
+
 def run_ask(options: AskOptions) -> int:
     """Answer one question; returns the exit code (0: answered, even when an action was denied)."""
     question = read_question(options.question)
     runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db)
     console = make_console()
     notices = make_console(stderr=True)
-    # With --json, standard output carries the one JSON object and nothing else.
-    view = None if options.as_json else TurnView(console)
+    progress = console if console.is_terminal else notices
+    view = None if options.as_json else turn_view(console, notices)
     approver = TerminalApprover(notices, pause=view.paused if view else None)
     executor = runtime.executor(
         read_only=options.read_only,
@@ -57,7 +71,8 @@ def run_ask(options: AskOptions) -> int:
         on_event=view.on_event if view else None,
     )
     if view:
-        console.print(header(runtime.model.name, read_only=options.read_only))
+        watch(runtime.model, view.on_wait)
+        progress.print(header(runtime.model.name, read_only=options.read_only))
     started = time.monotonic()
     turn = run_turn(
         question,
@@ -81,8 +96,9 @@ def run_ask(options: AskOptions) -> int:
         print(json.dumps(result.to_json()))
         return 0
     view.finish(result.answer)
-    console.print()
-    console.print(
+    if console.is_terminal:
+        console.print()
+    progress.print(
         footer(
             rounds=result.rounds,
             calls=len(result.calls),

@@ -13,22 +13,28 @@ import dataclasses
 import sys
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
+from atlas import chat_memory
+from atlas.chat_memory import SavedChat
 from atlas.commands import error_line
 from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import close_loop, run_cancellable
 from atlas.errors import AtlasError, ConfigError
 from atlas.events import ApprovalRequest, CallEvent
+from atlas.llm import resolve
+from atlas.llm.wait import WaitEvent, watch
 from atlas.loop import TurnResult, TurnSettings, run_turn, start_turn
 from atlas.messages import Usage
 from atlas.runtime import Runtime, open_runtime
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.prompt import COMMANDS, piped_reader, terminal_reader
 from atlas.ui.render import counted, footer, header, make_console
+from atlas.ui.safe import clean_line
 from atlas.ui.turn_view import TurnView
 
 
@@ -40,6 +46,7 @@ class ChatOptions:
     max_rounds: int = 5
     timeout_s: float = 5.0
     concurrency: int = 4
+    resume: bool = False
 
 
 @dataclass
@@ -58,6 +65,7 @@ class Chat:
 
     def __post_init__(self) -> None:
         self.view: TurnView | None = None
+        self._keep_failed = False
         self.earlier_sources: list[str] = []
         """Where untrusted text read in earlier turns came from: the model still reads it, until /clear."""
         self._approver = TerminalApprover(self.notices, pause=self._paused)
@@ -68,6 +76,7 @@ class Chat:
             approve=self._approve,
             on_event=self._on_event,
         )
+        watch(self.runtime.model, self._on_wait)
 
     def _approve(self, request: ApprovalRequest) -> bool:
         """Ask, naming untrusted sources of earlier turns too: their text is in the conversation."""
@@ -119,6 +128,7 @@ class Chat:
         finally:
             self.view = None
             self.earlier_sources += [s for s in turn.untrusted_sources if s not in self.earlier_sources]
+            self._keep()
         view.finish(result.answer)
         self._account(self.runtime.record_turn(question, result))
 
@@ -134,8 +144,44 @@ class Chat:
             usage_known=result.usage.known,
             seconds=result.ms / 1000,
         )
-        line.append(f" · session ${self.cost_usd:.4f}", style="dim")
+        if self.cost_usd or self.usage.input_tokens or self.usage.output_tokens:
+            line.append(f" · session ${self.cost_usd:.4f}", style="dim")
         self.console.print(line)
+
+    def _keep(self) -> None:
+        """Keep the conversation for `atlas chat --continue`; a state folder that refuses costs only that."""
+        saved = SavedChat(self.runtime.session, self.runtime.model.name, self.history, self.earlier_sources)
+        try:
+            chat_memory.save(self.runtime.settings.home, saved)
+        except OSError as exc:
+            if not self._keep_failed:
+                self._keep_failed = True
+                self.notices.print(Text(f"atlas: warning: the conversation is not kept for --continue: {exc}"))
+
+    def resume(self, saved: SavedChat) -> None:
+        """Take up a kept conversation: its turns, and the untrusted sources they read."""
+        self.history[:] = saved.history
+        self.earlier_sources = list(saved.untrusted_sources)
+        if self.options.model is None and saved.model != self.runtime.model.name:
+            self.switch_model(saved.model)
+        self.console.print(
+            Text(f"continuing session {saved.session}: {counted(saved.turns, 'earlier turn')}", style="dim")
+        )
+
+    def switch_model(self, name: str) -> None:
+        """`/model NAME`: the next question goes to NAME; a name that cannot be used changes nothing."""
+        try:
+            model = resolve(name, self.runtime.settings.api)
+        except AtlasError as exc:
+            self.notices.print(Text(error_line(exc), style="red"))
+            return
+        self.runtime.model = model
+        watch(model, self._on_wait)
+        self.console.print(header(model.name, read_only=self.read_only))
+
+    def _on_wait(self, event: WaitEvent) -> None:
+        if self.view is not None:
+            self.view.on_wait(event)
 
     def _on_event(self, event: CallEvent) -> None:
         if self.view is not None:
@@ -167,6 +213,11 @@ class Chat:
                 f"{counted(self.turns, 'turn')} · {self.usage.input_tokens:,} → "
                 f"{self.usage.output_tokens:,} tokens · ${self.cost_usd:.4f}" + ("" if self.usage.known else unreported)
             )
+        elif name == "/model":
+            if rest:
+                self.switch_model(rest)
+            else:
+                self.console.print(f"model {self.runtime.model.name}; /model NAME switches (offline, replay:PATH, ...)")
         elif name == "/read-only":
             self._set_read_only(rest)
         elif name == "/clear":
@@ -187,14 +238,25 @@ class Chat:
         self.console.print(f"read-only {state}")
 
     def _show_log(self) -> None:
-        from atlas.commands.log import COLUMNS, RIGHT, call_row
-        from atlas.ui.render import data_table
+        from atlas.commands.log import call_table
 
         calls = self.runtime.call_log.calls(limit=50, session=self.runtime.session)
         if not calls:
             self.console.print("No calls in this session yet.", style="dim")
             return
-        self.console.print(data_table(COLUMNS, [call_row(call) for call in calls], right=RIGHT))
+        self.console.print(call_table(self.console, calls))
+
+
+def _resume(chat: Chat, home: Path) -> None:
+    try:
+        saved = chat_memory.load(home)
+    except ValueError as exc:
+        chat.notices.print(Text(f"atlas: warning: {clean_line(exc)}; starting afresh"))
+        return
+    if saved is None or not saved.history:
+        chat.console.print(Text("No earlier conversation to continue: starting afresh.", style="dim"))
+        return
+    chat.resume(saved)
 
 
 def run_chat(options: ChatOptions) -> None:
@@ -207,6 +269,8 @@ def run_chat(options: ChatOptions) -> None:
     except OSError as exc:
         raise ConfigError(f"cannot create the state folder {home}: {exc}") from None
     chat = Chat(runtime, options, console, notices, read_only=options.read_only)
+    if options.resume:
+        _resume(chat, home)
     read_line = (
         terminal_reader(home, chat.prompt_text, notices)
         if sys.stdin.isatty()

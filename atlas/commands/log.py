@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console
+from rich.table import Table
 
 from atlas.calllog import CallLog
 from atlas.config import atlas_home
@@ -23,10 +24,15 @@ FOLLOW_LOOKBACK_S = 30.0
 """How far back each poll of a follow looks. A call's time is taken as it ends, a moment before
 it is written, and its writer may wait on another one's lock (up to the log's busy timeout):
 a call can arrive after a later one was shown."""
-COLUMNS = ("time", "session", "round", "tool", "arguments", "kind", "ms", "attempts")
+COLUMNS: tuple[str, ...] = ("time", "session", "round", "tool", "arguments", "kind", "ms", "attempts")
 RIGHT = ("round", "ms", "attempts")
 ARGUMENTS_LIMIT = 60
 MIN_WIDTHS = {"tool": len("get_doc_section"), "ms": len("30,000"), "arguments": 12}
+NARROW_BELOW = 110
+"""A terminal narrower than this gets the narrow layout: every column would not fit on one line."""
+NARROW_COLUMNS: tuple[str, ...] = ("time", "session", "tool", "arguments", "kind", "ms")
+CUT = ("arguments", "tool", "kind")
+"""What a narrow terminal cuts with `…`; the time and the session id are never split."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,12 @@ def _show(options: LogOptions) -> None:
             return
         columns = ("tool", "calls", "p50 ms", "p95 ms", "max ms", "kinds", "retries", "denials")
         console.print(
-            data_table(columns, stats_rows(stats), right=("calls", "p50 ms", "p95 ms", "max ms", "retries", "denials"))
+            data_table(
+                columns,
+                stats_rows(stats),
+                right=("calls", "p50 ms", "p95 ms", "max ms", "retries", "denials"),
+                cut=cut_on(console, "kinds"),
+            )
         )
         return
     filters: dict[str, Any] = {
@@ -122,12 +133,12 @@ def _show(options: LogOptions) -> None:
     # Read before the latest calls are shown: one logged in between is then shown there or followed.
     known = {_key(call) for call in _recent(log, filters)} if options.follow else set()
     calls = log.calls(limit=options.limit, **filters)
-    rows = [call_row(call) for call in calls]
-    widths = follow_widths(rows, console.width) if options.follow else None
+    shown = layout(console)
+    widths = follow_widths(table_rows(calls, shown), shown, console.width) if options.follow else None
     if options.as_json:
         _print_json(calls)
     elif calls or options.follow:
-        console.print(data_table(COLUMNS, rows, right=RIGHT, widths=widths))
+        console.print(call_table(console, calls, widths=widths))
     else:
         console.print(
             f"No calls logged yet in {clean_line(log.path)}." if not any(filters.values()) else "No calls match.",
@@ -138,7 +149,33 @@ def _show(options: LogOptions) -> None:
         _follow(log, console, known, filters, widths=widths, as_json=options.as_json)
 
 
-def follow_widths(rows: list[tuple[Any, ...]], width: int) -> dict[str, int]:
+def layout(console: Console) -> tuple[str, ...]:
+    """Every column, or on a narrow terminal the ones a reader scans (round and attempts are in --json)."""
+    return NARROW_COLUMNS if console.is_terminal and console.width < NARROW_BELOW else COLUMNS
+
+
+def table_rows(calls: list[dict[str, Any]], columns: tuple[str, ...]) -> list[tuple[Any, ...]]:
+    """`call_row` cut down to `columns`; the narrow layout's time drops the year (`12-01 05:08:05`)."""
+    picked = [COLUMNS.index(name) for name in columns]
+    rows = [tuple(row[index] for index in picked) for row in map(call_row, calls)]
+    if columns is NARROW_COLUMNS:
+        rows = [(str(row[0])[5:], *row[1:]) for row in rows]
+    return rows
+
+
+def call_table(console: Console, calls: list[dict[str, Any]], *, widths: dict[str, int] | None = None) -> Table:
+    """The calls as `atlas log` and `/log` show them, fitted to this console."""
+    columns = layout(console)
+    right = [name for name in RIGHT if name in columns]
+    return data_table(columns, table_rows(calls, columns), right=right, widths=widths, cut=cut_on(console, *CUT))
+
+
+def cut_on(console: Console, *columns: str) -> tuple[str, ...]:
+    """The columns to cut with an ellipsis on a narrow terminal; a pipe keeps every cell whole."""
+    return columns if console.is_terminal else ()
+
+
+def follow_widths(rows: list[tuple[Any, ...]], columns: tuple[str, ...], width: int) -> dict[str, int]:
     """Column widths that every table of a follow shares, so that its rows line up under the header.
 
     The header's and the first rows' own widths, room for the built-in tools' names and for a
@@ -146,10 +183,10 @@ def follow_widths(rows: list[tuple[Any, ...]], width: int) -> dict[str, int]:
     """
     fixed = {
         name: max([cell_len(name), MIN_WIDTHS.get(name, 0), *(cell_len(clean_line(row[index])) for row in rows)])
-        for index, name in enumerate(COLUMNS)
+        for index, name in enumerate(columns)
         if name != "arguments"
     }
-    room = width - sum(fixed.values()) - 3 * (len(COLUMNS) - 1)  # a rule and a space each side between columns
+    room = width - sum(fixed.values()) - 3 * (len(columns) - 1)  # a rule and a space each side between columns
     return {**fixed, "arguments": max(MIN_WIDTHS["arguments"], min(ARGUMENTS_LIMIT, room))}
 
 
@@ -188,6 +225,6 @@ def _follow(
         if as_json:
             _print_json(fresh)
         else:
-            table = data_table(COLUMNS, [call_row(call) for call in fresh], right=RIGHT, widths=widths)
+            table = call_table(console, fresh, widths=widths)
             table.show_header = False
             console.print(table)

@@ -10,7 +10,7 @@ from atlas.tools.registry import Registry, load_registry
 from atlas.ui.render import data_table, make_console
 
 
-def tools_table(registry: Registry) -> Table:
+def tools_table(registry: Registry, *, cut: bool = True) -> Table:
     """Name, side effect, idempotent, timeout and the first line of the description, per tool."""
     rows = [
         (
@@ -22,7 +22,8 @@ def tools_table(registry: Registry) -> Table:
         )
         for spec in registry.values()
     ]
-    return data_table(("tool", "side effect", "idempotent", "timeout", "description"), rows)
+    columns = ("tool", "side effect", "idempotent", "timeout", "description")
+    return data_table(columns, rows, cut=("description",) if cut else ())
 
 
 def show_tools(*, as_json: bool, read_only: bool = False) -> None:
@@ -35,4 +36,5 @@ def show_tools(*, as_json: bool, read_only: bool = False) -> None:
 
         print(json.dumps(responses_tools(registry), indent=2))
         return
-    make_console(for_tables=True).print(tools_table(registry))
+    console = make_console(for_tables=True)
+    console.print(tools_table(registry, cut=console.is_terminal))

@@ -35,4 +35,6 @@ def show_tracker(*, as_json: bool) -> None:
         )
         for record in records
     ]
-    console.print(data_table(("time", "session", "action", "issue", "detail"), rows))
+    # On a terminal a long comment is cut to the line; a pipe gets it whole.
+    cut = ("detail",) if console.is_terminal else ()
+    console.print(data_table(("time", "session", "action", "issue", "detail"), rows, cut=cut))

@@ -10,7 +10,9 @@ executor, the UI, the runtime or the commands. Only the adapters (`openai.py`,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -62,6 +64,9 @@ def resolve(name: str, api: str = "responses") -> Model:
         from atlas.llm.scripted import ScriptedModel
 
         return ScriptedModel.from_file(Path(path).expanduser())
+    if not os.environ.get("OPENAI_API_KEY", "").strip() and get_close_matches(name.lower(), [OFFLINE_MODEL]):
+        # Without a key only `offline` and `replay:` can answer: a near miss is a typo, not an OpenAI model.
+        raise ConfigError(f"unknown model {name!r}: did you mean --model offline?")
     if api == "chat":
         from atlas.llm.chat_completions import ChatCompletionsModel
 

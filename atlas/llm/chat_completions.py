@@ -20,9 +20,10 @@ from openai.types.chat import ChatCompletionChunk
 from atlas.llm import TextSink
 from atlas.llm.chat_messages import chat_messages
 from atlas.llm.notes import CUT_OFF, FILTERED, UNSENT_CALL, looks_like_unsent_call
-from atlas.llm.openai_client import MAX_RETRIES, PLACEHOLDER_KEY, Wire, client_endpoint, model_timeout
+from atlas.llm.openai_client import MAX_RETRIES, PLACEHOLDER_KEY, Wire, client_endpoint, model_timeout, sdk_retry
 from atlas.llm.openai_schema import chat_tools
 from atlas.llm.usage import usage_of
+from atlas.llm.wait import Answering, RetryPolicy, WaitSink, with_retries
 from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.registry import Registry
 
@@ -67,8 +68,12 @@ class ChatCompletionsModel:
         self.ask_for_usage = True
         """False once the server refused `stream_options` (some gateways do): usage is then unknown."""
         self.wire = Wire(name, self.base_url, "chat/completions", self.timeout_s, max_retries, key == PLACEHOLDER_KEY)
-        # The read timeout bounds every wait for data, so a stalled stream fails too.
-        self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=max_retries)
+        self.policy = RetryPolicy(max_retries=max_retries)
+        self.on_wait: WaitSink | None = None
+        """Where the waits for this model are reported (set by `atlas.llm.wait.watch`)."""
+        # The read timeout bounds every wait for data, so a stalled stream fails too. The SDK does
+        # not retry: `with_retries` does, where each wait can be seen.
+        self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     async def respond(
         self,
@@ -111,8 +116,12 @@ class ChatCompletionsModel:
             self.ask_for_usage = False
             stream = await self._create(messages, offered)
         reply = _Reply()
+        waiting = self.on_wait is not None
         try:
             async for chunk in stream:
+                if waiting and self.on_wait is not None:
+                    self.on_wait(Answering())
+                    waiting = False
                 _take(chunk, reply, on_text)
         except openai.APITimeoutError:
             raise self.wire.stalled() from None
@@ -120,6 +129,8 @@ class ChatCompletionsModel:
             raise self.wire.dropped(exc) from None
         finally:
             await stream.close()
+            if waiting and self.on_wait is not None:
+                self.on_wait(Answering())
         if reply.finish is None:
             raise self.wire.ended_early("a finish reason")
         return reply
@@ -128,8 +139,14 @@ class ChatCompletionsModel:
         usage: dict[str, Any] = {"stream_options": {"include_usage": True}} if self.ask_for_usage else {}
         if self.max_tokens is not None:
             usage["max_tokens"] = self.max_tokens
-        stream = await self._client.chat.completions.create(
-            model=self.name, messages=messages, stream=True, **usage, **offered
+        stream = await with_retries(
+            lambda: self._client.chat.completions.create(
+                model=self.name, messages=messages, stream=True, **usage, **offered
+            ),
+            model=self.name,
+            policy=self.policy,
+            judge=sdk_retry,
+            on_wait=self.on_wait,
         )
         return cast("AsyncStream[ChatCompletionChunk]", stream)
 

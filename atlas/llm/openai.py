@@ -1,8 +1,10 @@
 """The OpenAI Responses API model: streamed text, parallel function calls, usage.
 
 This adapter knows the Responses wire; every SDK or stream failure becomes an Atlas `ModelError`
-with a one-line message through `openai_client.Wire`, which the Chat Completions adapter shares. The SDK's own retries
-(`max_retries=2`, honouring Retry-After) are the only retry layer for model requests.
+with a one-line message through `openai_client.Wire`, which the Chat Completions adapter shares.
+Atlas retries a request itself (`atlas.llm.wait`: at most 2 retries, honouring Retry-After, the
+SDK's own `max_retries` set to 0) so that each wait can be shown; `openai_client.sdk_retry` says
+which SDK failures are worth another attempt.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import openai
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, AsyncStream
 from openai.types.responses import (
     ResponseCompletedEvent,
     ResponseErrorEvent,
@@ -22,15 +24,25 @@ from openai.types.responses import (
     ResponseInputParam,
     ResponseOutputItemDoneEvent,
     ResponseRefusalDeltaEvent,
+    ResponseStreamEvent,
     ResponseTextDeltaEvent,
     ToolParam,
 )
 
 from atlas.errors import ModelProtocolError
 from atlas.llm import TextSink
-from atlas.llm.openai_client import MAX_RETRIES, PLACEHOLDER_KEY, Wire, client_endpoint, model_timeout, one_line
+from atlas.llm.openai_client import (
+    MAX_RETRIES,
+    PLACEHOLDER_KEY,
+    Wire,
+    client_endpoint,
+    model_timeout,
+    one_line,
+    sdk_retry,
+)
 from atlas.llm.openai_schema import responses_tools
 from atlas.llm.usage import usage_of
+from atlas.llm.wait import Answering, RetryPolicy, WaitSink, with_retries
 from atlas.messages import ModelTurn, ToolCall, as_model_ids
 from atlas.tools.registry import Registry
 
@@ -52,8 +64,12 @@ class OpenAIModel:
         self.timeout_s = timeout_s if timeout_s is not None else model_timeout()
         self.max_retries = max_retries
         self.wire = Wire(name, self.base_url, "responses", self.timeout_s, max_retries, key == PLACEHOLDER_KEY)
-        # The read timeout bounds every wait for data, so a stalled stream fails too.
-        self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=max_retries)
+        self.policy = RetryPolicy(max_retries=max_retries)
+        self.on_wait: WaitSink | None = None
+        """Where the waits for this model are reported (set by `atlas.llm.wait.watch`)."""
+        # The read timeout bounds every wait for data, so a stalled stream fails too. The SDK does
+        # not retry: `with_retries` does, where each wait can be seen.
+        self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     async def respond(
         self,
@@ -80,18 +96,15 @@ class OpenAIModel:
         parallel_tool_calls: bool,
         on_text: TextSink | None,
     ) -> ModelTurn:
-        stream = await self._client.responses.create(
-            model=self.name,
-            instructions=instructions,
-            input=cast("ResponseInputParam", as_model_ids(items)),
-            tools=cast("list[ToolParam]", responses_tools(tools)),
-            parallel_tool_calls=parallel_tool_calls,
-            stream=True,
-        )
+        stream = await self._open(instructions, items, tools, parallel_tool_calls)
         text: list[str] = []
         calls: list[ToolCall] = []
+        waiting = self.on_wait is not None
         try:
             async for event in stream:
+                if waiting and self.on_wait is not None:
+                    self.on_wait(Answering())
+                    waiting = False
                 # A refusal is the model's answer too: shown, not taken for an empty one.
                 if isinstance(event, ResponseTextDeltaEvent | ResponseRefusalDeltaEvent):
                     text.append(event.delta)
@@ -121,8 +134,29 @@ class OpenAIModel:
         except openai.APIConnectionError as exc:
             raise self.wire.dropped(exc) from None
         finally:
+            if waiting and self.on_wait is not None:
+                self.on_wait(Answering())
             await stream.close()
         raise self.wire.ended_early("a completed response")
+
+    async def _open(
+        self, instructions: str, items: Sequence[dict[str, Any]], tools: Registry, parallel_tool_calls: bool
+    ) -> AsyncStream[ResponseStreamEvent]:
+        """The request that opens a streamed response, retried by `with_retries` where each wait is seen."""
+        return await with_retries(
+            lambda: self._client.responses.create(
+                model=self.name,
+                instructions=instructions,
+                input=cast("ResponseInputParam", as_model_ids(items)),
+                tools=cast("list[ToolParam]", responses_tools(tools)),
+                parallel_tool_calls=parallel_tool_calls,
+                stream=True,
+            ),
+            model=self.name,
+            policy=self.policy,
+            judge=sdk_retry,
+            on_wait=self.on_wait,
+        )
 
     def _completed(
         self, event: ResponseCompletedEvent, text: str, calls: list[ToolCall], on_text: TextSink | None

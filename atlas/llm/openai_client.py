@@ -7,7 +7,10 @@ an Atlas `ModelError`, so the two adapters cannot word or classify a failure dif
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 
 import openai
 
@@ -21,6 +24,7 @@ from atlas.errors import (
     RateLimitedError,
     cap,
 )
+from atlas.llm.wait import Retry
 
 DEFAULT_TIMEOUT_S = 60.0
 MAX_RETRIES = 2
@@ -67,7 +71,9 @@ class Wire:
                 "(set ATLAS_MODEL_TIMEOUT to wait longer, or use --model offline)"
             )
         if isinstance(exc, openai.APIConnectionError):
-            return ModelConnectionError(f"could not reach {self.base_url}{cause(exc)}")
+            return ModelConnectionError(
+                f"could not reach {self.base_url}{cause(exc)} (check the base URL, or use --model offline)"
+            )
         if isinstance(exc, openai.APIStatusError):
             return self._status(exc)
         if isinstance(exc, openai.APIError):
@@ -143,3 +149,41 @@ def cause(exc: BaseException) -> str:
 
 def one_line(text: str) -> str:
     return cap(" ".join(text.split()))
+
+
+RETRY_STATUSES = {408: "request timeout", 409: "conflict", 429: "rate limited"}
+
+
+def sdk_retry(exc: Exception) -> Retry | None:
+    """Whether an SDK failure to open a response is worth another attempt, as the SDK itself decides.
+
+    Timeouts, dropped connections, 408, 409, 429 and 5xx are, unless the server says otherwise
+    (`x-should-retry`); the reason is a few words for the person watching.
+    """
+    if isinstance(exc, openai.APITimeoutError):
+        return Retry("no answer in time")
+    if isinstance(exc, openai.APIConnectionError):
+        return Retry("connection failed")
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    headers = exc.response.headers
+    status, should = exc.status_code, headers.get("x-should-retry")
+    if should == "false" or (should != "true" and status not in RETRY_STATUSES and status < 500):
+        return None
+    return Retry(f"{status} {RETRY_STATUSES.get(status, 'server error')}", retry_after_s(headers))
+
+
+def retry_after_s(headers: Mapping[str, str]) -> float | None:
+    """`retry-after-ms`, else `retry-after` (seconds or an HTTP date), in seconds; None when absent or bad."""
+    try:
+        if "retry-after-ms" in headers:
+            return float(headers["retry-after-ms"]) / 1000
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return float(value)
+        except ValueError:
+            return parsedate_to_datetime(value).timestamp() - time.time()
+    except (ValueError, TypeError, OverflowError):
+        return None

@@ -109,14 +109,13 @@ def failure(call: PlannedCall, envelope: Mapping[str, Any]) -> str:
     error = envelope.get("error")
     error = error if isinstance(error, Mapping) else {}
     kind = str(error.get("kind", "unknown"))
-    message = _one_line(error.get("message", "no details were given"), 300).rstrip(".")
-    hint = _one_line(error.get("hint", ""), 300)
+    # The message's first sentence says what went wrong; the rest, like the hint, speaks to a model.
+    message = _one_line(error.get("message", "no details were given"), 300).partition(". ")[0].rstrip(".")
     if kind == "denied":
         return f"Not done: you did not approve {describe_call(call)}. Nothing was changed."
     says = KIND_SAYS.get(kind, "failed")
     text = f"⚠ {describe_call(call)} {says} (`{kind}`): {message}. This check could not be made"
-    text += "; nothing else was used in its place." if kind != "cancelled" else "."
-    return text + (f" Hint: {hint}" if hint else "")
+    return text + ("; nothing else was used in its place." if kind != "cancelled" else ".")
 
 
 def _labels(data: Mapping[str, Any]) -> list[str]:
@@ -136,6 +135,10 @@ def _comment_count(data: Mapping[str, Any]) -> int:
     return len(comments) if isinstance(comments, list) else 0
 
 
+def _comments_text(count: int) -> str:
+    return f"{count:,} comment{'' if count == 1 else 's'}"
+
+
 def _date(value: Any) -> str:
     return str(value or "?")[:10]
 
@@ -144,7 +147,7 @@ def issue_section(issue_id: int, data: Mapping[str, Any], cited: list[str]) -> s
     title = _one_line(data.get("title", ""), 160)
     facts = (
         f"{data.get('state', '?')} · labels {_labels_text(_labels(data))} · opened by {_one_line(data.get('author'))} "
-        f"on {_date(data.get('created_at'))} · {_comment_count(data)} comments"
+        f"on {_date(data.get('created_at'))} · {_comments_text(_comment_count(data))}"
     )
     lines = [f"### #{issue_id} — {title}", facts, "", quoted(str(data.get("body", "")), EXCERPT_CHARS)]
     if cited:
@@ -274,8 +277,8 @@ def action_section(call: PlannedCall, data: Any) -> str:
 def not_offered(call: PlannedCall, is_action: bool) -> str:
     if is_action:
         return (
-            f"Not done: {describe_call(call)} is not available in read-only mode; "
-            "run without `--read-only` to make changes (each one still needs your approval)."
+            f"Not done: {describe_call(call)} is not available in read-only mode; in a chat, "
+            "`/read-only off` turns it off, else run without `--read-only` (each change still needs your approval)."
         )
     return f"⚠ {describe_call(call)} could not be made: the tool `{call.name}` is not available in this session."
 

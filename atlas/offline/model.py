@@ -19,6 +19,7 @@ from typing import Any
 from atlas.config import OFFLINE_MODEL
 from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.offline.answer import Outcome, chunks, issue_text, render
+from atlas.offline.ordinals import with_ordinals
 from atlas.offline.plan import (
     MAX_CITED_CODES,
     Plan,
@@ -120,7 +121,7 @@ class OfflinePlanner:
         on_text: Callable[[str], None] | None = None,
     ) -> ModelTurn:
         question, earlier, turn, token = this_turn(items)
-        plan = read_question(with_references(question, earlier))
+        plan = read_question(with_references(with_ordinals(question, items), earlier))
         outcomes, rounds = outcomes_of(turn)
         pending = next_calls(plan, outcomes, tools)
         if pending:

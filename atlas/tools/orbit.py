@@ -67,7 +67,7 @@ def get_issue(args: IssueArgs, ctx: ToolContext) -> dict[str, Any]:
             "SELECT id, title, state, author, created_at, body FROM issues WHERE id = ?", (args.issue_id,)
         ).fetchone()
         if row is None:
-            raise no_such_issue(args.issue_id)
+            raise no_such_issue(conn, args.issue_id)
         labels = labels_of(conn, [args.issue_id])[args.issue_id]
         count = conn.execute("SELECT count(*) FROM comments WHERE issue_id = ?", (args.issue_id,)).fetchone()[0]
         latest = conn.execute(

@@ -90,9 +90,13 @@ def connect(data: Path, home: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
-def no_such_issue(issue_id: int) -> LookupError:
+def no_such_issue(conn: sqlite3.Connection, issue_id: int) -> LookupError:
+    """The first sentence is for a person (the offline answer shows only it), the rest for the model."""
+    count, low, high = conn.execute("SELECT count(*), min(id), max(id) FROM issues").fetchone()
+    extent = f"{count:,} issues, #{low}–#{high}" if count else "no issues"
     return LookupError(
-        f"There is no issue #{issue_id}. Use only issue ids the user gave or a search returned; do not guess ids."
+        f"There is no issue #{issue_id} in the Orbit dataset ({extent}). "
+        "Use only issue ids the user gave or a search returned; do not guess ids."
     )
 
 
@@ -118,5 +122,5 @@ def issue_brief(data: Path, home: Path, issue_id: int) -> IssueBrief:
     with connect(data, home) as conn:
         row = conn.execute("SELECT id, title FROM issues WHERE id = ?", (issue_id,)).fetchone()
         if row is None:
-            raise no_such_issue(issue_id)
+            raise no_such_issue(conn, issue_id)
         return IssueBrief(id=row["id"], title=row["title"], labels=labels_of(conn, [issue_id])[issue_id])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
+import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -93,6 +94,10 @@ def tool(
         if inspect.iscoroutinefunction(fn):
             # Tools run in worker threads under a deadline; a coroutine would come back unawaited.
             raise TypeError(f"tool {fn.__name__!r} must be a plain function, not async def")
+        problem = signature_problem(fn, args_model)
+        if problem is not None:
+            # Said where the tool is declared (its plugin is skipped), not as a TypeError at its first call.
+            raise TypeError(problem)
         spec = ToolSpec(
             name=name or fn.__name__,
             fn=fn,
@@ -115,6 +120,43 @@ def tool(
         return fn
 
     return decorate
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def signature_problem(fn: Callable[..., Any], args_model: type[BaseModel]) -> str | None:
+    """Why `fn` cannot be called as `fn(args, ctx)` with an `args_model`, in one line; None when it can."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None  # a builtin or a C function: nothing to read, it is judged when called
+    params = list(signature.parameters.values())
+    positional = [p for p in params if p.kind in _POSITIONAL]
+    open_ended = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
+    required = [p for p in params if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    expected = f"def {fn.__name__}(args: {args_model.__name__}, ctx: ToolContext)"
+    shown = ", ".join(_shown(p) for p in params) or "no parameters"
+    if (len(positional) < 2 and not open_ended) or len(required) > 2 or any(p not in positional for p in required):
+        return f"tool {fn.__name__!r} must be declared as {expected}, its arguments one pydantic model; not ({shown})"
+    try:
+        first = typing.get_type_hints(fn).get(positional[0].name) if positional else None
+    except Exception:  # an annotation that does not resolve (a name only imported for type checking)
+        first = None
+    if isinstance(first, type) and not issubclass(args_model, first):
+        return (
+            f"tool {fn.__name__!r} must be declared as {expected}: its first parameter is annotated "
+            f"{first.__name__}, but Atlas passes it a {args_model.__name__}"
+        )
+    return None
+
+
+def _shown(param: inspect.Parameter) -> str:
+    """`query: str` as written, whether the annotation is a string (postponed) or an object."""
+    if param.annotation is param.empty:
+        return param.name
+    annotation = param.annotation
+    return f"{param.name}: {annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)}"
 
 
 class Registry(Mapping[str, ToolSpec[Any]]):
@@ -151,11 +193,11 @@ def _warn(message: str) -> None:
     print(f"atlas: warning: {' '.join(message.split())}", file=sys.stderr)
 
 
-def _import_plugin(module: str) -> bool:
+def _import_plugin(module: str, on_problem: Callable[[str], None]) -> bool:
     try:
         importlib.import_module(module)
     except Exception as exc:  # a broken plugin must never stop Atlas
-        _warn(f"tool module {module!r} could not be imported ({type(exc).__name__}: {exc}); skipped")
+        on_problem(f"tool module {module!r} could not be imported ({type(exc).__name__}: {exc}); skipped")
         return False
     return True
 
@@ -169,7 +211,7 @@ def _declared_in(spec: ToolSpec[Any], modules: set[str]) -> bool:
     return any(module == name or module.startswith(name + ".") for name in modules)
 
 
-def load_registry(extra_modules: Iterable[str] | None = None) -> Registry:
+def load_registry(extra_modules: Iterable[str] | None = None, *, on_problem: Callable[[str], None] = _warn) -> Registry:
     """Built-in tools, then `ATLAS_TOOL_MODULES`, then the `atlas.tools` entry points.
 
     Only tools declared in those modules (or their submodules) join: a module that happens to
@@ -179,13 +221,13 @@ def load_registry(extra_modules: Iterable[str] | None = None) -> Registry:
     for module in BUILTIN_MODULES:
         importlib.import_module(module)
     for module in config.tool_modules() if extra_modules is None else extra_modules:
-        if _import_plugin(module):
+        if _import_plugin(module, on_problem):
             wanted.add(module)
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         try:
             entry.load()
         except Exception as exc:
-            _warn(f"tool plugin {entry.name!r} could not be loaded ({type(exc).__name__}: {exc}); skipped")
+            on_problem(f"tool plugin {entry.name!r} could not be loaded ({type(exc).__name__}: {exc}); skipped")
         else:
             wanted.add(entry.module)
     return Registry(spec for spec in _CATALOGUE.values() if _declared_in(spec, wanted))

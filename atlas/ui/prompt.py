@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "/tools": "the tools the model may call now",
     "/log": "the calls of this session",
     "/cost": "tokens and cost of this session",
+    "/model": "NAME: ask the next questions to another model (offline, replay:PATH, ...)",
     "/read-only": "on|off: offer side-effect tools or not",
     "/clear": "forget the conversation so far",
     "/exit": "leave (Ctrl-D works too)",

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from atlas.ui.safe import clean_line, safe_markdown
+from atlas.ui.safe import clean, clean_line, safe_markdown
 
 PIPED_TABLE_WIDTH = 200
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -60,6 +60,15 @@ def print_answer(console: Console, answer: str) -> None:
     console.file.write("\n".join(line.rstrip() for line in captured.get().splitlines()) + "\n")
 
 
+def print_answer_source(console: Console, answer: str) -> None:
+    """The answer as the Markdown the model wrote, unwrapped: what a file or a GitHub comment wants.
+
+    Cleaned like everything else printed (control characters shown escaped), nothing rendered.
+    """
+    console.file.write(clean(answer).strip() + "\n")
+    console.file.flush()
+
+
 def header(model: str, *, read_only: bool) -> Text:
     """`atlas · offline · read-only`: which model answers and whether anything can change."""
     mode = "read-only" if read_only else "side effects ask first"
@@ -81,14 +90,17 @@ def footer(
     seconds: float,
     usage_known: bool = True,
 ) -> Text:
-    """`2 rounds · 3 calls · 1,204 → 310 tokens · $0.0003 · 2.41 s`; unknown usage is said, not 0."""
-    parts = [
-        counted(rounds, "round"),
-        counted(calls, "call"),
-        f"{input_tokens:,} → {output_tokens:,} tokens" if usage_known else "tokens not reported by the server",
-        f"${cost_usd:.4f}" if usage_known else "cost unknown",
-        f"{seconds:.2f} s",
-    ]
+    """`2 rounds · 3 calls · 1,204 → 310 tokens · $0.0003 · 2.41 s`; unknown usage is said, not 0.
+
+    No tokens or cost when none were used: the offline planner and replays use none, and
+    `0 → 0 tokens · $0.0000` would be noise.
+    """
+    parts = [counted(rounds, "round"), counted(calls, "call")]
+    if not usage_known:
+        parts += ["tokens not reported by the server", "cost unknown"]
+    elif input_tokens or output_tokens or cost_usd:
+        parts += [f"{input_tokens:,} → {output_tokens:,} tokens", f"${cost_usd:.4f}"]
+    parts.append(f"{seconds:.2f} s")
     return Text(" · ".join(parts), style="dim")
 
 
@@ -110,17 +122,36 @@ def data_table(
     *,
     right: Iterable[str] = (),
     widths: Mapping[str, int] | None = None,
+    cut: Iterable[str] = (),
 ) -> Table:
     """A table whose every cell is cleaned to one visible line of plain text.
 
+    Columns named in `cut` (arguments, bodies) give up their width first when the table is too
+    wide and are cut with an ellipsis; every other column (ids, dates, counts) keeps its width
+    and is never split over lines, as `gh` lays out a narrow terminal. With no `cut`, cells fold.
     `widths` fixes the columns it names instead of fitting them to these rows, so that tables
     printed one after another line up.
     """
-    aligned = set(right)
+    aligned, cuttable = set(right), set(cut)
     fixed = widths or {}
     table = Table(show_edge=False, header_style="bold", pad_edge=False)
     for name in columns:
-        table.add_column(name, justify="right" if name in aligned else "left", overflow="fold", width=fixed.get(name))
+        table.add_column(
+            name,
+            justify="right" if name in aligned else "left",
+            overflow="ellipsis" if cuttable else "fold",
+            # Only a column that may wrap is narrowed to fit: the others keep their whole width.
+            no_wrap=bool(cuttable) and name not in cuttable,
+            width=fixed.get(name),
+        )
     for row in rows:
-        table.add_row(*(Text(clean_line("" if cell is None else cell)) for cell in row))
+        table.add_row(*(_cell(cell, cut=bool(cuttable)) for cell in row))
     return table
+
+
+def _cell(value: Any, *, cut: bool) -> Text:
+    text = Text(clean_line("" if value is None else value))
+    if cut:
+        # The column may be narrowed, but the cell stays on one line: what does not fit ends in `…`.
+        text.no_wrap, text.overflow = True, "ellipsis"
+    return text

@@ -8,7 +8,7 @@ shown as it streams and then replaced by its Markdown rendering; elsewhere it is
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console, RenderableType
@@ -16,26 +16,42 @@ from rich.live import Live
 from rich.text import Text
 
 from atlas.events import CallEvent
+from atlas.llm.wait import Asking, WaitEvent
 from atlas.ui.board import CallBoard
 from atlas.ui.render import print_answer
 from atlas.ui.safe import clean
+from atlas.ui.wait_line import WaitLine
 
 
 class TurnView:
     """Rows, streamed text and the final answer of one turn, on one console."""
 
-    def __init__(self, console: Console, *, live: bool | None = None) -> None:
+    def __init__(
+        self, console: Console, *, live: bool | None = None, answer_to: Callable[[str], None] | None = None
+    ) -> None:
+        """`answer_to` takes the final answer instead of `console` (on a pipe: its Markdown source)."""
         self.console = console
+        self._answer_to = answer_to
         self.live = console.is_terminal if live is None else live
         self.board = CallBoard(console, live=self.live)
+        self.wait = WaitLine(console, live=self.live)
         self._text: list[str] = []
         self._stream: Live | None = None
         self._lock = threading.RLock()
 
     # -- what the loop and the executor call --------------------------------------------------
 
+    def on_wait(self, event: WaitEvent) -> None:
+        """The model is being asked, or asked again: the previous round's rows settle first."""
+        with self._lock:
+            if isinstance(event, Asking):
+                self.board.end_round()
+                self._settle_stream()
+            self.wait.on_wait(event)
+
     def on_round(self, number: int) -> None:
         with self._lock:
+            self.wait.stop()
             self._settle_stream()
             self.board.start_round(number)
 
@@ -44,6 +60,7 @@ class TurnView:
 
     def on_text(self, delta: str) -> None:
         with self._lock:
+            self.wait.stop()
             self.board.end_round()
             self._text.append(delta)
             if self.live and self._stream is None:
@@ -70,15 +87,20 @@ class TurnView:
     def finish(self, answer: str) -> None:
         """Settle the last round, replace the streamed text with the rendered answer."""
         with self._lock:
+            self.wait.stop()
             self.board.end_round()
             self._stop_stream()
             self._text.clear()
+        if self._answer_to is not None:
+            self._answer_to(answer)
+            return
         self.console.print()
         print_answer(self.console, answer)
 
     def abort(self, *, cancelled: bool) -> None:
         """The turn failed or was cancelled: rows still running show `cancelled`, nothing stays live."""
         with self._lock:
+            self.wait.stop()
             self.board.end_round(cancelled=cancelled)
             self._settle_stream()
 

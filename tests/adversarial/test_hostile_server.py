@@ -91,7 +91,7 @@ def test_hostile_usage_never_fails_an_answered_turn_or_shows_a_negative_cost(
     assert asked.code == 0, asked
     assert_no_traceback(asked)
     assert ANSWER in asked.stdout
-    footer = asked.stdout.strip().splitlines()[-1]
+    footer = asked.stderr.strip().splitlines()[-1]  # on a pipe, progress and the footer go to stderr
     assert "-" not in footer.replace(" · ", " ").replace("→", ""), footer
     assert "cost unknown" in footer, footer
     assert f"atlas: warning: {server.url} reported unusable token usage" in asked.stderr

@@ -115,9 +115,10 @@ def test_answer_rows_and_errors_on_a_pipe(tmp_path: Path) -> None:
     assert asked.code == 0, asked
     check_plain(asked)
     assert_visible(asked.stdout, VISIBLE_IN_ANSWER)
-    assert "the docs (https://evil.example/docs)" in asked.stdout  # a link's target is always seen
+    # A pipe gets the answer's Markdown source: a link's target is always seen there too.
+    assert "[the docs](https://evil.example/docs)" in asked.stdout
     assert "cannot be written" not in asked.stderr  # the turn, answer and all, is in the call log
-    assert "\\x1b[2Jevil_tool" in asked.stdout  # the unknown tool's row
+    assert "\\x1b[2Jevil_tool" in asked.stderr  # the unknown tool's row, with the progress on stderr
     assert "(no terminal, denied)" in asked.stderr and "\\x1b]52;c;" in asked.stderr  # the approval line
 
     as_json = run_atlas("ask", "--json", "-m", write_script(tmp_path, hostile_turns(), "b.json"), "q", env=env)

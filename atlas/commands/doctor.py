@@ -1,0 +1,183 @@
+"""`atlas doctor`: one screen saying what Atlas will use and whether it works.
+
+Each check is a line: the model and its API, the dataset, the state folder, the tool plugins and
+the versions. Only what the chosen setup needs can fail the run (exit 1): an unreachable API is
+only a note while the model is `offline`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sqlite3
+import sys
+from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from atlas import __version__
+from atlas.config import OFFLINE_MODEL, Settings, atlas_home, data_dir, state_folder
+from atlas.dataset import db_freshness, db_path, jsonl_path
+from atlas.ui.render import make_console
+from atlas.ui.safe import clean_line
+
+PROBE_TIMEOUT_S = 3.0
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+@dataclass
+class Check:
+    """One line of the report: `ok` False and `needed` True is what makes `doctor` exit 1."""
+
+    name: str
+    ok: bool
+    detail: str
+    needed: bool = True
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+def _uses_api(model: str) -> bool:
+    return model != OFFLINE_MODEL and not model.startswith("replay:")
+
+
+def probe(base_url: str, key: str) -> tuple[bool, str]:
+    """Whether the API answers `GET /models` within a few seconds, and what it said."""
+    import httpx  # the openai SDK's own transport; only doctor pays for it
+
+    try:
+        answer = httpx.get(f"{base_url}/models", headers={"Authorization": f"Bearer {key}"}, timeout=PROBE_TIMEOUT_S)
+    except httpx.TimeoutException:
+        return False, f"no answer within {PROBE_TIMEOUT_S:g} s"
+    except httpx.HTTPError as exc:
+        return False, f"unreachable ({type(exc).__name__}: {exc})"
+    if answer.status_code in (401, 403):
+        return False, f"reachable, but the key was refused ({answer.status_code})"
+    return True, f"reachable ({answer.status_code})"
+
+
+def check_model(model: str) -> list[Check]:
+    key = os.environ.get("OPENAI_API_KEY", "").strip()
+    base_url = (os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL).rstrip("/")
+    needed = _uses_api(model)
+    if model == OFFLINE_MODEL:
+        about = "the built-in offline planner: no API needed"
+    elif model.startswith("replay:"):
+        about = "a replay script: no API needed"
+    else:
+        about = "an OpenAI Responses model"
+    checks = [Check("model", True, f"{model} ({about})", facts={"model": model})]
+    facts: dict[str, Any] = {"base_url": base_url, "key": bool(key)}
+    if not key:
+        detail = f"no OPENAI_API_KEY · {base_url}" + (" · set OPENAI_API_KEY or use --model offline" if needed else "")
+        checks.append(Check("api", not needed, detail, needed=needed, facts=facts))
+        return checks
+    reachable, said = probe(base_url, key)
+    facts["reachable"] = reachable
+    hint = "" if reachable or not needed else " · try --model offline"
+    checks.append(Check("api", reachable, f"key set · {base_url} · {said}{hint}", needed=needed, facts=facts))
+    return checks
+
+
+def check_dataset(data: Path) -> Check:
+    named = "ORBIT_DATA" if os.environ.get("ORBIT_DATA", "").strip() else "bundled"
+    facts: dict[str, Any] = {"path": str(data), "from": named}
+    db, jsonl = db_path(data), jsonl_path(data)
+    if not db.is_file() and not jsonl.is_file():
+        return Check("dataset", False, f"{data} ({named}): no issues/orbit.db or issues/issues.jsonl", facts=facts)
+    try:
+        freshness = "db only (no issues.jsonl)" if not jsonl.is_file() else _db_state(db, jsonl)
+        issues = _count_issues(db) if db.is_file() else None
+    except (OSError, sqlite3.Error) as exc:
+        return Check("dataset", False, f"{data} ({named}): cannot be read ({exc})", facts=facts)
+    docs = len(list((data / "docs").glob("*.md"))) if (data / "docs").is_dir() else 0
+    facts.update(issues=issues, docs=docs, db=freshness)
+    shown = "issues unknown until the db is built" if issues is None else f"{issues:,} issues"
+    return Check("dataset", True, f"{data} ({named}) · {shown} · {docs} docs · {freshness}", facts=facts)
+
+
+def _db_state(db: Path, jsonl: Path) -> str:
+    fresh = db_freshness(db, jsonl, atlas_home())
+    if fresh is None:
+        return "db busy (held by another process)"
+    return "db fresh" if fresh else "db stale (rebuilt on first use)"
+
+
+def _count_issues(db: Path) -> int:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.5)
+    try:
+        return int(conn.execute("SELECT count(*) FROM issues").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def check_state() -> Check:
+    folder = state_folder()
+    path = folder.path
+    # A folder not made yet is fine when the nearest existing folder above it can take it.
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    writable = existing is not None and existing.is_dir() and os.access(existing, os.W_OK | os.X_OK)
+    state = ("writable" if path.exists() else "created on first use") if writable else "NOT writable"
+    facts = {"path": str(path), "found_by": folder.found_by, "writable": writable}
+    return Check("state", writable, f"{path} ({folder.found_by}) · {state}", facts=facts)
+
+
+def check_plugins() -> Check:
+    from atlas.config import tool_modules
+    from atlas.tools.registry import load_registry
+
+    problems: list[str] = []
+    registry = load_registry(on_problem=problems.append)
+    modules = tool_modules()
+    facts = {"tools": len(registry), "modules": modules, "failed": problems}
+    detail = f"{len(registry)} tools · " + (", ".join(modules) if modules else "no ATLAS_TOOL_MODULES")
+    if problems:
+        detail += " · " + " · ".join(problems)
+    # A broken plugin is skipped, never fatal: it is reported, not failed on.
+    return Check("plugins", not problems, detail, needed=False, facts=facts)
+
+
+def check_versions() -> Check:
+    found = {"atlas": __version__, "python": platform.python_version()}
+    for package in ("openai", "typer", "rich"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            found[package] = "missing"
+    return Check("versions", True, " · ".join(f"{name} {number}" for name, number in found.items()), facts=found)
+
+
+def run_doctor(*, as_json: bool, model: str | None = None) -> int:
+    """Print the report; 1 when something the chosen setup needs is broken."""
+    settings_model = model or Settings().model
+    checks = [
+        *check_model(settings_model),
+        check_dataset(data_dir()),
+        check_state(),
+        check_plugins(),
+        check_versions(),
+    ]
+    broken = any(not check.ok and check.needed for check in checks)
+    if as_json:
+        print(json.dumps({"ok": not broken, "checks": [asdict(check) for check in checks]}))
+        return 1 if broken else 0
+    # A grid, so that a long line wraps under its own column and the names stay a column.
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(overflow="fold")
+    for check in checks:
+        mark, style = ("✓", "green") if check.ok else ("✗", "red") if check.needed else ("!", "yellow")
+        grid.add_row(Text(mark, style=style), check.name, Text(clean_line(check.detail)))
+    console = make_console()
+    with console.capture() as captured:
+        console.print(grid)
+    # A grid pads every line to the full width: only trailing blanks in a file or a paste.
+    console.file.write("\n".join(line.rstrip() for line in captured.get().splitlines()) + "\n")
+    if broken:
+        print("atlas: something Atlas needs is broken (✗ above)", file=sys.stderr)
+    return 1 if broken else 0

@@ -1,0 +1,61 @@
+"""The wait for the model, on screen: a live `asking gpt-6-luna 3 s` line and one line per retry.
+
+Driven by the waits an adapter reports (`atlas.llm.wait`). On a terminal the asking line is a
+transient `Live` that counts the seconds; every retry is printed for good above it
+(`retrying in 2 s: 429 rate limited`), on a terminal and on a pipe alike.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console, RenderableType
+from rich.live import Live
+from rich.text import Text
+
+from atlas.llm.wait import Asking, Retrying, WaitEvent
+from atlas.ui.safe import clean_line
+
+
+class WaitLine:
+    """What the person sees while nothing has come back from the model yet."""
+
+    def __init__(self, console: Console, *, live: bool) -> None:
+        self.console = console
+        self.live = live
+        self._asking: Asking | None = None
+        self._live: Live | None = None
+
+    def on_wait(self, event: WaitEvent) -> None:
+        if isinstance(event, Asking):
+            self._asking = event
+            if self.live and self._live is None:
+                self._live = Live(
+                    get_renderable=self.render,
+                    console=self.console,
+                    refresh_per_second=4,
+                    transient=True,
+                    redirect_stdout=False,
+                    redirect_stderr=False,
+                )
+                self._live.start()
+        elif isinstance(event, Retrying):
+            self._asking = None
+            self.console.print(Text(f"retrying in {event.delay_s:.0f} s: {clean_line(event.reason)}", style="yellow"))
+        else:
+            self.stop()
+
+    def render(self) -> RenderableType:
+        asking = self._asking
+        if asking is None:
+            return Text("")
+        waited = time.monotonic() - asking.since
+        again = f" (attempt {asking.attempt})" if asking.attempt > 1 else ""
+        return Text(f"asking {clean_line(asking.model)} {waited:.0f} s{again}", style="dim")
+
+    def stop(self) -> None:
+        """Take the line off the screen: the answer, a tool row or an error is taking its place."""
+        self._asking = None
+        if self._live is not None:
+            self._live.stop()
+            self._live = None

@@ -1,0 +1,127 @@
+"""A chat that keeps up, on a real pseudo-terminal: references, /model, /read-only, --continue, footers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+
+from atlas.chat_memory import FILE_NAME, MAX_TURNS, bounded
+from tests.commands.test_chat import PROMPT, spawn_chat
+
+
+def approve(child: pexpect.spawn) -> None:
+    child.expect(r"\[y/N\]")
+    child.sendline("y")
+
+
+def tracker_records() -> list[dict[str, object]]:
+    path = Path(os.environ["ATLAS_HOME"]) / "tracker_actions.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_comment_on_it_and_on_the_first_one() -> None:
+    child = spawn_chat("-m", "offline")
+    child.expect_exact(PROMPT)
+    child.sendline("show issue #41")
+    child.expect_exact("Nightly rebuild runs twice")
+    child.expect_exact(PROMPT)
+    child.sendline("comment on it: Looking into it.")
+    approve(child)
+    child.expect_exact("Done: posted your comment on #41")
+    child.expect_exact(PROMPT)
+    child.sendline("find open issues about lease expiry")
+    child.expect(r"\d+ issues matched")
+    child.expect_exact(PROMPT)
+    child.sendline("comment on the first one: Same here.")
+    approve(child)
+    child.expect_exact("Done: posted your comment on #50")
+    child.expect_exact(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert [(r["issue_id"], r["body"]) for r in tracker_records()] == [(41, "Looking into it."), (50, "Same here.")]
+
+
+def test_model_switch_read_only_wording_and_offline_footer(tmp_path: Path) -> None:
+    script = tmp_path / "replay.json"
+    script.write_text(json.dumps({"turns": [{"text": "From the replay."}]}), encoding="utf-8")
+    child = spawn_chat("-m", "offline", "--read-only")
+    child.expect_exact("atlas (read-only)›")
+    child.sendline("label #41 comp:core")
+    child.expect(r"/read-only off`? turns it off")  # the chat's own switch, before the flag
+    child.expect(r"1 round · 0 calls · \d+\.\d\d s(\x1b\[0m)?\r?\n")  # no "0 → 0 tokens · $0.0000" offline
+    child.expect_exact("atlas (read-only)›")
+    child.sendline("/model offlne")
+    child.expect_exact("unknown model 'offlne': did you mean --model offline?")
+    child.sendline(f"/model replay:{script}")
+    child.expect_exact(f"replay:{script}")  # the new header names the model
+    child.sendline("anything")
+    child.expect_exact("From the replay.")
+    child.expect_exact("atlas (read-only)›")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+
+
+def test_continue_takes_up_the_last_conversation() -> None:
+    first = subprocess.run(
+        [sys.executable, "-m", "atlas", "chat", "-m", "offline"],
+        input="show issue #41\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert first.returncode == 0, first.stderr
+    child = spawn_chat("--continue")
+    child.expect(r"continuing session \d{4}-\d{6}-[0-9a-f]{4}: 1 earlier turn")
+    child.expect_exact(PROMPT)
+    child.sendline("label it comp:docs")  # "it" is #41, named in the kept conversation
+    child.expect(r"add_label\(issue_id=41, label='comp:docs'\)")
+    child.sendline("n")
+    child.expect_exact(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+
+
+def test_continue_without_a_kept_chat_and_with_a_planted_link(tmp_path: Path) -> None:
+    child = spawn_chat("-m", "offline", "--continue")
+    child.expect_exact("No earlier conversation to continue: starting afresh.")
+    child.expect_exact(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    home = Path(os.environ["ATLAS_HOME"])
+    target = tmp_path / "elsewhere.json"
+    target.write_text("{}", encoding="utf-8")
+    (home / FILE_NAME).symlink_to(target)
+    child = spawn_chat("-m", "offline", "--continue")
+    # The warning wraps at the terminal's width: any run of whitespace may be a line break.
+    child.expect(r"(?s)atlas: warning: the last chat in .* cannot\s+be\s+read: .*symbolic\s+link.*starting\s+afresh")
+    child.expect_exact(PROMPT)
+    child.sendline("show issue #41")
+    child.expect_exact("Nightly rebuild runs twice")
+    child.expect_exact(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert target.read_text(encoding="utf-8") == "{}"  # never written through the link
+
+
+def test_the_kept_chat_is_bounded_by_whole_turns() -> None:
+    turns = [
+        [{"role": "user", "content": f"q{n}"}, {"type": "function_call", "call_id": f"c{n}"}, {"role": "assistant"}]
+        for n in range(MAX_TURNS + 5)
+    ]
+    kept = bounded([item for turn in turns for item in turn])
+    assert len(kept) == 3 * MAX_TURNS and kept[0] == {"role": "user", "content": "q5"}
+
+
+def test_one_comment_is_singular() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", "ask", "-m", "offline", "show issue #16"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "· 1 comment\n" in done.stdout and "1 comments" not in done.stdout

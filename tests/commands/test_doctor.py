@@ -1,0 +1,88 @@
+"""`atlas doctor` run as a user runs it: what Atlas will use, whether it works, exit 1 when broken."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def doctor(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "atlas", "doctor", *args],
+        env={**os.environ, "COLUMNS": "200", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def checks(done: subprocess.CompletedProcess[str]) -> dict[str, dict[str, Any]]:
+    return {check["name"]: check for check in json.loads(done.stdout)["checks"]}
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_offline_everything_is_named_and_works() -> None:
+    done = doctor()
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[1] for line in lines] == ["model", "api", "dataset", "state", "plugins", "versions"]
+    assert all(line.startswith("✓ ") and line == line.rstrip() for line in lines)
+    home = os.environ["ATLAS_HOME"]
+    assert f"{home} (ATLAS_HOME)" in done.stdout and "130 issues · 11 docs · db fresh" in done.stdout
+    assert "no OPENAI_API_KEY" in done.stdout and "6 tools" in done.stdout and "atlas 0.1.0" in done.stdout
+
+
+def test_a_reachable_api_and_json(llmock: Any) -> None:
+    done = doctor("--json")
+    assert done.returncode == 0, done.stdout
+    found = checks(done)
+    assert found["model"]["facts"]["model"] == "gpt-6-luna"
+    assert found["api"]["ok"] and found["api"]["facts"] == {
+        "base_url": llmock.base_url("openai"),
+        "key": True,
+        "reachable": True,
+    }
+    assert json.loads(done.stdout)["ok"] is True
+
+
+def test_an_unreachable_api_fails_when_the_model_needs_it() -> None:
+    base = f"http://127.0.0.1:{closed_port()}/v1"
+    done = doctor(OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=base)
+    assert done.returncode == 1
+    api = next(line for line in done.stdout.splitlines() if line.split()[1] == "api")
+    assert api.startswith("✗") and base in api and "unreachable" in api and "--model offline" in api
+    # The offline model does not need the API: the same address is only a note.
+    offline = doctor("-m", "offline", OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=base)
+    assert offline.returncode == 0 and "unreachable" in offline.stdout
+
+
+def test_a_missing_dataset_and_a_broken_plugin(tmp_path: Path) -> None:
+    done = doctor("--json", ORBIT_DATA=str(tmp_path / "nowhere"), ATLAS_TOOL_MODULES="no_such_atlas_plugin")
+    assert done.returncode == 1
+    found = checks(done)
+    assert not found["dataset"]["ok"] and str(tmp_path / "nowhere") in found["dataset"]["detail"]
+    plugins = found["plugins"]
+    assert not plugins["ok"] and not plugins["needed"]
+    assert plugins["facts"]["failed"] == [
+        "tool module 'no_such_atlas_plugin' could not be imported "
+        "(ModuleNotFoundError: No module named 'no_such_atlas_plugin'); skipped"
+    ]
+
+
+def test_a_state_folder_that_cannot_be_written(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    done = doctor(ATLAS_HOME=str(blocker / "home"))
+    assert done.returncode == 1
+    state = next(line for line in done.stdout.splitlines() if line.split()[1] == "state")
+    assert state.startswith("✗") and "NOT writable" in state

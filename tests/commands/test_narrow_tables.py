@@ -1,0 +1,69 @@
+"""Tables on an 80-column terminal, as `gh` lays them out: ids and dates whole, long cells cut with `…`."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+
+from atlas.calllog import CallLog
+from atlas.events import CallRecord
+from atlas.tools.orbitdb import IssueBrief
+from atlas.tools.tracker import MockTracker
+from tests.ui.test_terminal import terminal_env
+
+SESSION = "1130-120000-abcd"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def on_a_terminal(*args: str, columns: int = 80) -> list[str]:
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "atlas", *args],
+        env=terminal_env(COLUMNS=str(columns)),
+        encoding="utf-8",
+        dimensions=(40, columns),
+        timeout=30,
+    )
+    child.expect(pexpect.EOF)
+    return [ANSI.sub("", line) for line in (child.before or "").splitlines() if line.strip()]
+
+
+def test_the_log_fits_80_columns_with_whole_ids_and_times() -> None:
+    home = Path(os.environ["ATLAS_HOME"])
+    record = CallRecord(
+        round=1,
+        call_id="c1",
+        name="search_issues",
+        arguments={"query": "lease expiry on the postgres broker under load " * 3, "state": "open"},
+        kind="ok",
+        ms=12.0,
+        attempts=1,
+        ts=time.time(),
+    )
+    CallLog.at_home(home).record_call(record, session=SESSION, turn=1)
+    lines = on_a_terminal("log")
+    assert all(len(line) <= 80 for line in lines), lines
+    row = next(line for line in lines if SESSION in line)  # the session id on one line, whole
+    assert re.search(r"\d\d-\d\d \d\d:\d\d:\d\d", row) and "…" in row and "query=" in row
+    assert len(lines) == 3  # header, rule, one row: nothing folded onto a second line
+    # A wide terminal shows every column.
+    wide = on_a_terminal("log", columns=160)
+    assert "attempts" in wide[0] and len(wide) == 3
+
+
+def test_a_long_comment_in_the_tracker_is_one_cut_line() -> None:
+    home = Path(os.environ["ATLAS_HOME"])
+    body = "\n".join(f"Line {number}: the lease expired again on worker w-{number}." for number in range(21))
+    MockTracker(home).post_comment(
+        IssueBrief(id=41, title="Nightly rebuild runs twice", labels=[]), body, key="k1", session=SESSION
+    )
+    lines = on_a_terminal("tracker")
+    assert all(len(line) <= 80 for line in lines), lines
+    assert len(lines) == 3
+    row = lines[2]
+    assert SESSION in row and "#41" in row and row.endswith("…") and "Line 0:" in row

@@ -1,0 +1,101 @@
+"""The wait for the model, as a user sees it: a live asking line, each retry, and a way out offline.
+
+The real CLI and the real openai SDK against llmock on loopback; a pseudo-terminal for the live line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pexpect
+from llmock.scenarios import Delay
+
+from atlas.llm.wait import Asking, Retry, Retrying, RetryPolicy, with_retries
+from tests.ui.test_terminal import terminal_env
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+MODEL = "gpt-6-luna"
+
+
+def ask(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "atlas", "ask", "--read-only", *args],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_each_retry_is_a_line_on_stderr_and_the_answer_still_comes(llmock: Any) -> None:
+    llmock.rate_limit(times=2, retry_after=1)
+    llmock.reply("Answered after waiting.")
+    done = ask("-m", MODEL, "hello")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Answered after waiting."
+    assert done.stderr.count("retrying in 1 s: 429 rate limited") == 2
+    assert [record.status for record in llmock.requests] == [429, 429, 200]
+
+
+def test_a_server_that_is_not_there_suggests_offline() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    done = ask("-m", MODEL, "hello", OPENAI_API_KEY="k", OPENAI_BASE_URL=url)
+    assert done.returncode == 1
+    assert done.stderr.count(": connection failed") == 2  # both retries shown before giving up
+    error = done.stderr.splitlines()[-1]
+    assert error.startswith(f"atlas: error: could not reach {url}") and error.endswith("use --model offline)")
+
+
+def test_on_a_terminal_the_wait_is_a_live_line_that_counts(llmock: Any) -> None:
+    llmock.add(Delay(3.0))
+    llmock.reply("The slow answer.")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "atlas", "ask", "--read-only", "-m", MODEL, "hello"],
+        env=terminal_env(**llmock.env()),
+        encoding="utf-8",
+        dimensions=(40, 120),
+        timeout=30,
+    )
+    child.expect(f"asking {MODEL} 1 s")
+    child.expect(f"asking {MODEL} 2 s")
+    child.expect("The slow answer.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+async def _flaky(failures: list[Exception], answer: str) -> str:
+    if failures:
+        raise failures.pop(0)
+    return answer
+
+
+def test_the_policy_honours_retry_after_and_reports_every_wait() -> None:
+    import asyncio
+
+    seen: list[Any] = []
+    failures: list[Exception] = [TimeoutError("slow"), TimeoutError("slow")]
+    started = time.monotonic()
+    result = asyncio.run(
+        with_retries(
+            lambda: _flaky(failures, "ok"),
+            model=MODEL,
+            policy=RetryPolicy(max_retries=2),
+            judge=lambda exc: Retry("no answer in time", retry_after_s=0.2),
+            on_wait=seen.append,
+        )
+    )
+    assert result == "ok" and time.monotonic() - started >= 0.4
+    assert [type(event) for event in seen] == [Asking, Retrying, Asking, Retrying, Asking]
+    assert [event.attempt for event in seen if isinstance(event, Asking)] == [1, 2, 3]
+    # A Retry-After beyond a minute is not waited out: the backoff is used instead.
+    assert RetryPolicy().delay(0, 3600) <= 0.5 and RetryPolicy().delay(3, None) <= 4.0
