@@ -81,7 +81,8 @@ def test_unreported_usage_is_said_not_zero(tmp_path: Path) -> None:
         shown = run_atlas("ask", "-m", "m", "q", env=env)
         as_json = json.loads(run_atlas("ask", "--json", "-m", "m", "q", env=env).stdout)
     assert shown.code == 0 and "Answered." in shown.stdout
-    assert "tokens not reported by the server" in shown.stdout and "cost unknown" in shown.stdout
+    # The footer, on a pipe, is on stderr.
+    assert "tokens not reported by the server" in shown.stderr and "cost unknown" in shown.stderr
     assert as_json["usage"] == {"input_tokens": None, "output_tokens": None} and as_json["cost_usd"] is None
 
 

@@ -52,7 +52,7 @@ def test_one_mcp_add_then_a_question_about_the_last_three_commits(tmp_path: Path
     asked = run_atlas("ask", "--model", script, "what changed in the last three commits?", env=env)
     assert asked.code == 0, asked
     assert_no_traceback(asked)
-    assert "git__git_log(" in asked.stdout and " ok " in asked.stdout
+    assert "git__git_log(" in asked.stderr and " ok " in asked.stderr  # rows go to stderr on a pipe
     assert "documented retries" in asked.stdout
     [call] = logged_calls(env)
     assert call["name"] == "git__git_log" and call["kind"] == "ok"
@@ -69,7 +69,7 @@ def test_the_time_server_answers_and_a_broken_config_is_one_line(tmp_path: Path)
         tmp_path, [{"calls": [{"name": "time__get_current_time", "arguments": {"timezone": "UTC"}}]}, {"text": "ok"}]
     )
     asked = run_atlas("ask", "--model", script, "what time is it?", env=env)
-    assert asked.code == 0 and "time__get_current_time(timezone='UTC')  ok" in asked.stdout, asked
+    assert asked.code == 0 and "time__get_current_time(timezone='UTC')  ok" in asked.stderr, asked
     (tmp_path / "home" / "config.toml").write_text("[mcp_servers.time\ncommand = 1\n")
     broken = run_atlas("ask", "--model", script, "what time is it?", env=env)
     assert broken.code == 2, broken
@@ -94,8 +94,8 @@ def test_a_hung_tool_costs_one_rows_deadline_not_the_question(tmp_path: Path) ->
     )
     asked = run_atlas("ask", "--model", script, "check", env=env)
     assert asked.code == 0, asked
-    assert "t__hang()  timeout" in asked.stdout and "t__echo(text='hi')  ok" in asked.stdout
-    assert "t__crash()  unavailable" in asked.stdout
+    assert "t__hang()  timeout" in asked.stderr and "t__echo(text='hi')  ok" in asked.stderr
+    assert "t__crash()  unavailable" in asked.stderr
     assert "the server crashed" in asked.stdout
     assert "crashing on purpose" not in asked.output  # the server's stderr goes to its log file
     assert "crashing on purpose" in (home / "mcp-t.log").read_text()
