@@ -174,6 +174,20 @@ def tools(
 
 
 @app.command()
+def issue(
+    issue_id: int = typer.Argument(..., min=1, help="The issue's number, e.g. 41."),
+    comments: bool = typer.Option(False, "--comments", "-c", help="Show every comment too."),
+    as_json: bool = typer.Option(False, "--json", help="The issue and all its comments as JSON."),
+    no_pager: bool = typer.Option(False, "--no-pager", help="Print it all, even when it is taller than the terminal."),
+) -> None:
+    """Show one issue, like `gh issue view`: body, labels, and with --comments the whole thread."""
+    from atlas.commands import guarded
+    from atlas.commands.issue import show_issue
+
+    guarded(lambda: show_issue(issue_id, comments=comments, as_json=as_json, pager=not no_pager))
+
+
+@app.command()
 def tracker(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per action and line."),
 ) -> None:

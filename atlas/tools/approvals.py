@@ -47,6 +47,14 @@ def approval_request(
     )
 
 
+async def settled_without_asking(spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> Any | None:
+    """The tool's own `check`, off the event loop: its result when the call would change nothing,
+    None when a person must decide; it raises when the call would be refused."""
+    if spec.check is None:
+        return None
+    return await threads.run_in_thread(spec.check, args, context, name="atlas-check", track=False)
+
+
 async def ask(approve: Approver, request: ApprovalRequest) -> bool:
     """Ask in a worker thread (the approver may block on the terminal); only a returned `True` approves."""
     try:

@@ -46,7 +46,7 @@ from atlas.envelope import envelope_err, envelope_ok
 from atlas.errors import ErrorKind, ToolError, classify, describe
 from atlas.events import Approver, CallEvent, EventSink, Phase, deny_all
 from atlas.tools import threads
-from atlas.tools.approvals import approval_request, ask, idempotency_key
+from atlas.tools.approvals import approval_request, ask, idempotency_key, settled_without_asking
 from atlas.tools.breaker import CircuitBreaker
 from atlas.tools.outputs import OUTPUT_LIMIT, capped_output
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
@@ -270,6 +270,9 @@ class ToolExecutor:
         context = self.context
         if spec.side_effect:
             context = dataclasses.replace(context, idempotency_key=idempotency_key(self.session, call.call_id))
+            settled = await self._settle_unasked(spec, args, context)
+            if settled is not None:
+                return settled
             state.approved = await self._ask(state, spec, args, context, prims)
             state.restart_clock()
             if not state.approved:
@@ -347,12 +350,7 @@ class ToolExecutor:
         """The outcome of a finished attempt; untrusted sources it read join the turn's."""
         failure = job.future.exception()
         if failure is not None:
-            kind = classify(failure)
-            text = describe(failure)
-            hint = failure.hint if isinstance(failure, ToolError) else None
-            return _error(
-                kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}", hint=hint
-            )
+            return _failure(failure)
         data = job.future.result()
         if spec.untrusted is None:
             return _Outcome(ErrorKind.OK, envelope_ok(data))
@@ -385,6 +383,16 @@ class ToolExecutor:
         if call_ends - starts < min(MIN_BUDGET_S, self._own_timeout(spec) / 2):
             return False
         return self._deadline is None or self._deadline - starts - self._reserve_s >= MIN_BUDGET_S
+
+    async def _settle_unasked(self, spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> _Outcome | None:
+        """A side effect that would change nothing, or would be refused, is answered without a prompt."""
+        try:
+            unchanged = await settled_without_asking(spec, args, context)
+        except Exception as exc:
+            refusal = _failure(exc)
+            # Only a refusal is final; a busy file or a broken check is left to the person and the tool.
+            return refusal if refusal.kind in (ErrorKind.PERMANENT, ErrorKind.BAD_ARGS) else None
+        return None if unchanged is None else _Outcome(ErrorKind.OK, envelope_ok(unchanged))
 
     async def _ask(
         self, state: _Call, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, prims: _Primitives
@@ -493,6 +501,14 @@ class ToolExecutor:
 def _error(kind: ErrorKind, message: str, *, hint: str | None = None, retryable: bool | None = None) -> _Outcome:
     envelope = envelope_err(kind, message, hint=hint, retryable=retryable)
     return _Outcome(kind, envelope, envelope["error"]["message"])
+
+
+def _failure(failure: BaseException) -> _Outcome:
+    """A tool's exception as the outcome the model reads: its kind, its message and its hint."""
+    kind = classify(failure)
+    text = describe(failure)
+    hint = failure.hint if isinstance(failure, ToolError) else None
+    return _error(kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}", hint=hint)
 
 
 def _side_effect_unsettled(kind: ErrorKind, message: str) -> _Outcome:

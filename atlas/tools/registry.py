@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from atlas import config
 
 ENTRY_POINT_GROUP = "atlas.tools"
-BUILTIN_MODULES = ("atlas.tools.orbit", "atlas.tools.docs", "atlas.tools.tracker")
+BUILTIN_MODULES = ("atlas.tools.orbit", "atlas.tools.docs", "atlas.tools.labels", "atlas.tools.tracker")
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -56,6 +56,9 @@ class ToolSpec(Generic[ArgsT]):
     """For side effects: a one-look description of what approving would change."""
     untrusted: Callable[[ArgsT, Any], list[str]] | None = None
     """For tools that return outsiders' text: names its sources (`issue #92`) from args and data."""
+    check: Callable[[ArgsT, ToolContext], Any] | None = None
+    """For side effects, run before anyone is asked: the result when the call would change nothing,
+    None when it would (then it is asked); raising says it would be refused (then it fails unasked)."""
 
     def schema(self) -> dict[str, Any]:
         """The model-facing function tool (strict JSON schema), built by the openai SDK."""
@@ -102,6 +105,7 @@ def tool(
     description: str | None = None,
     preview: Callable[[ArgsT, ToolContext], str] | None = None,
     untrusted: Callable[[ArgsT, Any], list[str]] | None = None,
+    check: Callable[[ArgsT, ToolContext], Any] | None = None,
 ) -> Callable[[Callable[[ArgsT, ToolContext], Any]], Callable[[ArgsT, ToolContext], Any]]:
     """Declare a tool; it joins every registry loaded after its module is imported."""
 
@@ -119,6 +123,7 @@ def tool(
             timeout_s=timeout_s,
             preview=preview,
             untrusted=untrusted,
+            check=check,
         )
         taken = _CATALOGUE.get(spec.name)
         if taken is not None and _module_of(taken.fn) != _module_of(fn):
