@@ -5,6 +5,7 @@ The UI subscribes to these; the executor and the loop never import the UI.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
@@ -62,6 +63,14 @@ class Approver(Protocol):
     """Decides one side effect. Only a returned `True` approves; anything else, or raising, denies."""
 
     def __call__(self, request: ApprovalRequest, /) -> bool: ...
+
+
+class BatchApprover(Protocol):
+    """Decides the side effects of one model response together: the call ids it approves.
+
+    Only ids it returns are approved; an id it does not know, or raising, approves nothing more."""
+
+    def __call__(self, requests: Sequence[ApprovalRequest], /) -> set[str]: ...
 
 
 class EventSink(Protocol):

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from atlas.calllog import CallLog
 from atlas.config import Settings
-from atlas.events import Approver, EventSink
+from atlas.events import Approver, BatchApprover, EventSink
 from atlas.llm import Model, resolve
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, load_registry
@@ -40,12 +40,14 @@ class Runtime:
         concurrency: int,
         approve: Approver,
         on_event: EventSink | None,
+        approve_batch: BatchApprover | None = None,
     ) -> ToolExecutor:
         context = ToolContext(data=self.settings.data, home=self.settings.home, session=self.session)
         return ToolExecutor(
             self.registry(read_only=read_only),
             timeout_s=timeout_s,
             approve=approve,
+            approve_batch=approve_batch,
             max_concurrency=concurrency,
             on_event=on_event,
             call_log=self.call_log,

@@ -22,7 +22,7 @@ MAX_PAGES = 10_000
 def whole_issue(issue_id: int, ctx: ToolContext) -> dict[str, Any]:
     """The issue with every comment: `get_issue`'s pages read to the end."""
     try:
-        first = get_issue(IssueArgs(issue_id=issue_id, comments_limit=50), ctx)
+        first = get_issue(IssueArgs(issue_id=issue_id, comments_offset=0, comments_limit=50), ctx)
         comments = list(first["comments"])
         for _ in range(MAX_PAGES):
             if len(comments) >= first["comment_count"]:

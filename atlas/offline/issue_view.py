@@ -80,11 +80,11 @@ def issue_markdown(data: Mapping[str, Any], *, with_comments: bool = True) -> st
         f"**{_flat(data.get('state'), 20)}** · opened by {_flat(data.get('author'), 60)} on "
         f"{_when(data.get('created_at'))} · {count} comment{'' if count == 1 else 's'}"
     )
-    parts = [f"## #{data.get('id', '?')} — {_flat(data.get('title'))}", facts, f"Labels: {_labels(data)}"]
+    parts = [f"### #{data.get('id', '?')} — {_flat(data.get('title'))}", facts, f"Labels: {_labels(data)}"]
     parts.append(quote(data.get("body", "")) if str(data.get("body", "")).strip() else "*No description.*")
     comments = [c for c in data.get("comments") or [] if isinstance(c, Mapping)]
     if with_comments and comments:
-        parts.append(f"### Comments ({_flat(data.get('comments_shown') or len(comments), 40)})")
+        parts.append(f"#### Comments ({_flat(data.get('comments_shown') or len(comments), 40)})")
         parts += [comment_markdown(comment) for comment in comments]
     if with_comments and data.get("comments_note"):
         parts.append(f"*{_flat(data['comments_note'], 200)}*")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
 
-from atlas.events import ApprovalRequest, Approver
+from atlas.events import ApprovalRequest, Approver, BatchApprover
 from atlas.tools import threads
 from atlas.tools.registry import ToolContext, ToolSpec
 
@@ -53,6 +54,80 @@ async def settled_without_asking(spec: ToolSpec[Any], args: BaseModel, context: 
     if spec.check is None:
         return None
     return await threads.run_in_thread(spec.check, args, context, name="atlas-check", track=False)
+
+
+RequestBuilder = Callable[[], ApprovalRequest]
+"""Builds one call's request when it is asked, so its untrusted sources are those read by then."""
+
+
+def decide_together(approve: BatchApprover, builders: list[RequestBuilder]) -> set[str]:
+    """One question for all: only the asked call ids the approver returns are approved."""
+    requests = [build() for build in builders]
+    answer = approve(requests)
+    if not isinstance(answer, (set, frozenset)):
+        return set()
+    asked = {request.call_id for request in requests}
+    return {call_id for call_id in answer if isinstance(call_id, str) and call_id in asked}
+
+
+def decide_each(approve: Approver, builders: list[RequestBuilder]) -> set[str]:
+    """One question per call, in order; each request is built just before it is asked."""
+    approved: set[str] = set()
+    for build in builders:
+        request = build()
+        try:
+            if approve(request) is True:
+                approved.add(request.call_id)
+        except Exception:  # a crashing approver is a no, for this request
+            continue
+    return approved
+
+
+class BatchGate:
+    """Holds a response's side effects until each has either asked or left, then decides them at once.
+
+    The executor makes one per batch, knowing how many side effects passed its checks; each of
+    them `submit`s how to build its request or `leave`s (it was settled without asking). The last
+    to arrive runs `decide` (in a worker thread: it may block on the terminal) for all of them.
+    """
+
+    def __init__(
+        self, expected: int, decide: Callable[[list[RequestBuilder]], set[str]], one_prompt: asyncio.Lock
+    ) -> None:
+        self.expected = expected
+        self._decide = decide
+        self._one_prompt = one_prompt
+        self._waiting: list[tuple[RequestBuilder, asyncio.Future[set[str]]]] = []
+        self._left = 0
+
+    async def submit(self, call_id: str, build: RequestBuilder) -> bool:
+        """Whether this call was approved."""
+        answer: asyncio.Future[set[str]] = asyncio.get_running_loop().create_future()
+        self._waiting.append((build, answer))
+        await self._maybe_decide()
+        return call_id in await answer
+
+    async def leave(self) -> None:
+        self._left += 1
+        await self._maybe_decide()
+
+    async def _maybe_decide(self) -> None:
+        if not self._waiting or len(self._waiting) + self._left < self.expected:
+            return
+        waiting, self._waiting = self._waiting, []
+        approved: set[str] = set()
+        try:
+            async with self._one_prompt:  # batches of concurrent turns never share the terminal
+                builders = [build for build, _ in waiting]
+                approved = await threads.run_in_thread(self._decide, builders, name="atlas-approval", track=False)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a broken preview or approver approves nothing
+            approved = set()
+        finally:
+            for _, answer in waiting:
+                if not answer.done():
+                    answer.set_result(approved)
 
 
 async def ask(approve: Approver, request: ApprovalRequest) -> bool:

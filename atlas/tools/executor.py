@@ -44,9 +44,17 @@ from pydantic import BaseModel, ValidationError
 from atlas.calllog import CallLog, CallRecord
 from atlas.envelope import envelope_err, envelope_ok
 from atlas.errors import ErrorKind, ToolError, classify, describe
-from atlas.events import Approver, CallEvent, EventSink, Phase, deny_all
+from atlas.events import ApprovalRequest, Approver, BatchApprover, CallEvent, EventSink, Phase, deny_all
 from atlas.tools import threads
-from atlas.tools.approvals import approval_request, ask, idempotency_key, settled_without_asking
+from atlas.tools.approvals import (
+    BatchGate,
+    RequestBuilder,
+    approval_request,
+    decide_each,
+    decide_together,
+    idempotency_key,
+    settled_without_asking,
+)
 from atlas.tools.breaker import CircuitBreaker
 from atlas.tools.outputs import OUTPUT_LIMIT, capped_output
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
@@ -127,6 +135,7 @@ class ToolExecutor:
         timeout_s: float = 5.0,
         max_attempts: int = 2,
         approve: Approver = deny_all,
+        approve_batch: BatchApprover | None = None,
         max_concurrency: int = 4,
         on_event: EventSink | None = None,
         call_log: CallLog | None = None,
@@ -141,6 +150,8 @@ class ToolExecutor:
         self.timeout_s = timeout_s
         self.max_attempts = max(1, max_attempts)
         self.approve = approve
+        self.approve_batch = approve_batch
+        """Decides a response's side effects together; without it, `approve` is asked about each."""
         self.max_concurrency = max(1, max_concurrency)
         self.on_event = on_event
         self.call_log = call_log
@@ -225,7 +236,7 @@ class ToolExecutor:
         Without a task each: a model may ask for thousands of calls, and answering those that
         cannot run (no time left, bad arguments) one task at a time would outlast the budget.
         """
-        tasks: list[asyncio.Task[None]] = []
+        runnable: list[tuple[_Call, ToolSpec[Any], BaseModel]] = []
         for state in states:
             try:
                 checked = self._check(state)
@@ -234,13 +245,26 @@ class ToolExecutor:
             if isinstance(checked, _Outcome):
                 self._finish(state, checked)  # its one event: FINISHED
             else:
-                self._emit(state, Phase.QUEUED)
-                tasks.append(asyncio.create_task(self._run_call(state, prims, *checked)))
+                runnable.append((state, *checked))
+        # The side effects of one response are asked about together, once each has been checked.
+        gate = BatchGate(sum(1 for _, spec, _ in runnable if spec.side_effect), self._decide_batch, prims.approval)
+        tasks: list[asyncio.Task[None]] = []
+        for state, spec, args in runnable:
+            self._emit(state, Phase.QUEUED)
+            tasks.append(asyncio.create_task(self._run_call(state, prims, gate, spec, args)))
         return tasks
 
-    async def _run_call(self, state: _Call, prims: _Primitives, spec: ToolSpec[Any], args: BaseModel) -> None:
+    def _decide_batch(self, builders: list[RequestBuilder]) -> set[str]:
+        """Together when there is a batch approver, else one question per call."""
+        if self.approve_batch is not None:
+            return decide_together(self.approve_batch, builders)
+        return decide_each(self.approve, builders)
+
+    async def _run_call(
+        self, state: _Call, prims: _Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
+    ) -> None:
         try:
-            outcome = await self._decide(state, prims, spec, args)
+            outcome = await self._decide(state, prims, gate, spec, args)
         except asyncio.CancelledError:
             outcome = _cancelled()
         except Exception as exc:  # a bug in the executor must still answer the call
@@ -264,7 +288,9 @@ class ToolExecutor:
             return _NO_TIME_BUDGET
         return spec, args
 
-    async def _decide(self, state: _Call, prims: _Primitives, spec: ToolSpec[Any], args: BaseModel) -> _Outcome:
+    async def _decide(
+        self, state: _Call, prims: _Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
+    ) -> _Outcome:
         call = state.call
         breaker = self.breaker(spec.name)
         context = self.context
@@ -272,8 +298,9 @@ class ToolExecutor:
             context = dataclasses.replace(context, idempotency_key=idempotency_key(self.session, call.call_id))
             settled = await self._settle_unasked(spec, args, context)
             if settled is not None:
+                await gate.leave()
                 return settled
-            state.approved = await self._ask(state, spec, args, context, prims)
+            state.approved = await self._ask(state, spec, args, context, gate)
             state.restart_clock()
             if not state.approved:
                 return _error(ErrorKind.DENIED, f"{spec.name} was not approved")
@@ -395,25 +422,16 @@ class ToolExecutor:
         return None if unchanged is None else _Outcome(ErrorKind.OK, envelope_ok(unchanged))
 
     async def _ask(
-        self, state: _Call, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, prims: _Primitives
+        self, state: _Call, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, gate: BatchGate
     ) -> bool:
-        # One prompt at a time; the batch's other calls go on meanwhile.
-        async with prims.approval:
-            # Built once it is this call's turn: reads that finished meanwhile count as sources,
-            # and the preview (which may read files) runs off the event loop.
-            request = await threads.run_in_thread(
-                approval_request,
-                spec,
-                state.call.call_id,
-                args,
-                context,
-                state.arguments,
-                list(self._untrusted),
-                name="atlas-preview",
-                track=False,
-            )
-            self._emit(state, Phase.AWAITING_APPROVAL)
-            approved = await ask(self.approve, request)
+        """Wait for the batch's one question; the request is built when it is asked, so reads that
+        finished meanwhile count as sources, and the preview (which may read files) runs off the loop."""
+
+        def build() -> ApprovalRequest:
+            return approval_request(spec, state.call.call_id, args, context, state.arguments, list(self._untrusted))
+
+        self._emit(state, Phase.AWAITING_APPROVAL)
+        approved = await gate.submit(state.call.call_id, build)
         self._emit(state, Phase.APPROVED if approved else Phase.DENIED)
         return approved
 

@@ -16,7 +16,7 @@ import sys
 import termios
 import threading
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import IO
 
@@ -94,6 +94,32 @@ def warning(request: ApprovalRequest) -> str | None:
         f"Untrusted text was read earlier in this conversation from {sources}"
         " — make sure this action is what you asked for."
     )
+
+
+def batch_question(requests: Sequence[ApprovalRequest]) -> str:
+    return f"Approve all {len(requests)} actions? [y/N, or their numbers, e.g. 1,3] "
+
+
+def chosen(answer: str | None, count: int) -> set[int]:
+    """The actions an answer approves, numbered from 1: `y` all, a list of numbers those; anything else none.
+
+    A number out of range makes the whole answer a no: a typo must not approve a different set.
+    """
+    if answer is None:
+        return set()
+    if is_yes(answer):
+        return set(range(1, count + 1))
+    parts = [part for part in answer.replace(",", " ").split() if part]
+    if not parts or not all(part.isdigit() and 1 <= int(part) <= count for part in parts):
+        return set()
+    return {int(part) for part in parts}
+
+
+def batch_warning(requests: Sequence[ApprovalRequest]) -> str | None:
+    sources: list[str] = []
+    for request in requests:
+        sources += [source for source in request.untrusted_sources if source not in sources]
+    return warning(ApprovalRequest(call_id="", name="", arguments={}, preview="", untrusted_sources=sources))
 
 
 def read_answer(fd: int, wake: int | None = None) -> str | None:
@@ -186,6 +212,66 @@ class TerminalApprover:
                 return self._ask(fd, request)
             finally:
                 os.close(fd)
+
+    def decide(self, requests: Sequence[ApprovalRequest]) -> set[str]:
+        """The call ids approved: one request gets the usual question, several one numbered list and one answer."""
+        if len(requests) == 1:
+            return {requests[0].call_id} if self(requests[0]) else set()
+        if not requests:
+            return set()
+        with _TERMINAL, self.pause():
+            with contextlib.suppress(BlockingIOError):
+                while os.read(self._wake_read, 64):
+                    pass
+            if self.withdrawn:
+                return set()
+            fd = self._open_terminal()
+            if fd is None:
+                self.notices.print(
+                    Text(f"{batch_question(requests)}(no terminal, all {len(requests)} denied)", style="yellow"),
+                    soft_wrap=True,
+                )
+                return set()
+            try:
+                numbers = self._ask_batch(fd, requests)
+            finally:
+                os.close(fd)
+        return {requests[number - 1].call_id for number in numbers}
+
+    def _ask_batch(self, fd: int, requests: Sequence[ApprovalRequest]) -> set[int]:
+        out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
+        screen = Console(file=out, highlight=False, markup=False, emoji=False)
+        try:
+            with answer_mode(fd):
+                for number, request in enumerate(requests, start=1):
+                    screen.print(Text(f"{number}. {call_label(request.name, request.arguments, limit=200)}"))
+                    # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
+                    if request.preview:
+                        screen.print(Padding(Text(shown_preview(request.preview)), (0, 0, 0, 4), expand=False))
+                caution = batch_warning(requests)
+                if caution:
+                    screen.print(Padding(Text("! " + clean(caution), style="bold yellow"), (0, 0, 0, 2), expand=False))
+                screen.print(Text(batch_question(requests), style="bold"), end="", soft_wrap=True)
+                out.flush()
+                numbers = chosen(read_answer(fd, self._wake_read), len(requests))
+                if self.withdrawn:
+                    numbers = set()
+            if self.withdrawn:
+                outcome = "cancelled"
+            elif not numbers:
+                outcome = "all denied"
+            elif len(numbers) == len(requests):
+                outcome = "all approved"
+            else:
+                outcome = f"approved {', '.join(str(n) for n in sorted(numbers))}; denied the others"
+            screen.print(Text(f" {outcome}", style="green" if numbers else "yellow"))
+            out.flush()
+            return numbers
+        except (OSError, termios.error):
+            return set()
+        finally:
+            with contextlib.suppress(Exception):
+                out.detach()
 
     def _open_terminal(self) -> int | None:
         stdin = self.stdin if self.stdin is not None else sys.stdin
