@@ -97,13 +97,13 @@ class BatchGate:
         self.expected = expected
         self._decide = decide
         self._one_prompt = one_prompt
-        self._waiting: list[tuple[RequestBuilder, asyncio.Future[set[str]]]] = []
+        self._waiting: list[tuple[int, RequestBuilder, asyncio.Future[set[str]]]] = []
         self._left = 0
 
-    async def submit(self, call_id: str, build: RequestBuilder) -> bool:
-        """Whether this call was approved."""
+    async def submit(self, call_id: str, position: int, build: RequestBuilder) -> bool:
+        """Whether this call was approved; `position` in the response orders the question's list."""
         answer: asyncio.Future[set[str]] = asyncio.get_running_loop().create_future()
-        self._waiting.append((build, answer))
+        self._waiting.append((position, build, answer))
         await self._maybe_decide()
         return call_id in await answer
 
@@ -114,18 +114,18 @@ class BatchGate:
     async def _maybe_decide(self) -> None:
         if not self._waiting or len(self._waiting) + self._left < self.expected:
             return
-        waiting, self._waiting = self._waiting, []
+        waiting, self._waiting = sorted(self._waiting, key=lambda waiter: waiter[0]), []
         approved: set[str] = set()
         try:
             async with self._one_prompt:  # batches of concurrent turns never share the terminal
-                builders = [build for build, _ in waiting]
+                builders = [build for _, build, _ in waiting]
                 approved = await threads.run_in_thread(self._decide, builders, name="atlas-approval", track=False)
         except asyncio.CancelledError:
             raise
         except Exception:  # a broken preview or approver approves nothing
             approved = set()
         finally:
-            for _, answer in waiting:
+            for _, _, answer in waiting:
                 if not answer.done():
                     answer.set_result(approved)
 

@@ -431,7 +431,7 @@ class ToolExecutor:
             return approval_request(spec, state.call.call_id, args, context, state.arguments, list(self._untrusted))
 
         self._emit(state, Phase.AWAITING_APPROVAL)
-        approved = await gate.submit(state.call.call_id, build)
+        approved = await gate.submit(state.call.call_id, state.position, build)
         self._emit(state, Phase.APPROVED if approved else Phase.DENIED)
         return approved
 
