@@ -189,13 +189,21 @@ def issue(
 
 @app.command()
 def tracker(
-    as_json: bool = typer.Option(False, "--json", help="One JSON object per action and line."),
+    limit: int | None = typer.Option(None, "-n", "--limit", min=1, help="Only the latest N actions."),
+    since: str | None = typer.Option(None, "--since", help="Only actions in the last 30m, 2h, 7d ..."),
+    issue: int | None = typer.Option(None, "--issue", min=1, help="Only actions on this issue."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per action and line (times as atlas log's)."),
 ) -> None:
     """What approved actions wrote to the mock issue tracker."""
     from atlas.commands import guarded
+    from atlas.commands.log import parse_since
     from atlas.commands.tracker import show_tracker
 
-    guarded(lambda: show_tracker(as_json=as_json))
+    try:
+        since_ts = parse_since(since) if since is not None else None
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--since") from None
+    guarded(lambda: show_tracker(as_json=as_json, limit=limit, since=since_ts, issue=issue))
 
 
 @data_app.command("import")
