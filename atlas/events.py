@@ -5,7 +5,7 @@ The UI subscribes to these; the executor and the loop never import the UI.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
@@ -57,6 +57,11 @@ class ApprovalRequest:
     arguments: dict[str, Any]
     preview: str
     untrusted_sources: list[str] = field(default_factory=list)
+    editable_text: str | None = None
+    """The text a person may edit before approving (a comment's body); None when nothing is editable."""
+    edit: Callable[[str], ApprovalRequest] | None = None
+    """The request for the edited text, to be shown and asked again: approving it approves exactly
+    that text. Raises ValueError when the text cannot be used (empty, too long)."""
 
 
 class Approver(Protocol):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from atlas.errors import describe
 from atlas.events import ApprovalRequest, Approver, BatchApprover
 from atlas.tools import threads
 from atlas.tools.registry import ToolContext, ToolSpec
@@ -54,6 +56,39 @@ async def settled_without_asking(spec: ToolSpec[Any], args: BaseModel, context: 
     if spec.check is None:
         return None
     return await threads.run_in_thread(spec.check, args, context, name="atlas-check", track=False)
+
+
+EditSink = Callable[[BaseModel, dict[str, Any]], None]
+"""Told the arguments of an edit that was shown, so the call runs with exactly the text approved."""
+
+
+def editable_request(
+    spec: ToolSpec[Any],
+    call_id: str,
+    args: BaseModel,
+    context: ToolContext,
+    arguments: dict[str, Any] | str,
+    untrusted_sources: list[str],
+    on_edit: EditSink,
+) -> ApprovalRequest:
+    """The request, and for a tool with an editable text, how to ask again about an edited text."""
+    request = approval_request(spec, call_id, args, context, arguments, untrusted_sources)
+    field = spec.editable
+    if field is None or not isinstance(arguments, dict) or not isinstance(getattr(args, field, None), str):
+        return request
+
+    def edit(text: str) -> ApprovalRequest:
+        if not text.strip():
+            raise ValueError("the text is empty")
+        changed = {**arguments, field: text}
+        try:
+            edited = spec.args_model.model_validate(changed)
+        except ValidationError as exc:
+            raise ValueError(describe(exc)) from None
+        on_edit(edited, changed)
+        return editable_request(spec, call_id, edited, context, changed, untrusted_sources, on_edit)
+
+    return dataclasses.replace(request, editable_text=str(getattr(args, field)), edit=edit)
 
 
 RequestBuilder = Callable[[], ApprovalRequest]

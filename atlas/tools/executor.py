@@ -49,9 +49,9 @@ from atlas.tools import threads
 from atlas.tools.approvals import (
     BatchGate,
     RequestBuilder,
-    approval_request,
     decide_each,
     decide_together,
+    editable_request,
     idempotency_key,
     settled_without_asking,
 )
@@ -92,6 +92,8 @@ class _Call:
     position: int
     attempts: int = 0
     approved: bool | None = None
+    edited: tuple[BaseModel, dict[str, Any]] | None = None
+    """The arguments of the last edit shown to the person: what runs if they approve."""
     clock: float = field(default_factory=time.monotonic)
     output: dict[str, Any] | None = None
     parsed: dict[str, Any] | _Outcome = field(init=False)
@@ -301,6 +303,8 @@ class ToolExecutor:
                 await gate.leave()
                 return settled
             state.approved = await self._ask(state, spec, args, context, gate)
+            if state.approved and state.edited is not None:
+                args, state.arguments = state.edited  # exactly the text that was approved
             state.restart_clock()
             if not state.approved:
                 return _error(ErrorKind.DENIED, f"{spec.name} was not approved")
@@ -427,8 +431,12 @@ class ToolExecutor:
         """Wait for the batch's one question; the request is built when it is asked, so reads that
         finished meanwhile count as sources, and the preview (which may read files) runs off the loop."""
 
+        def remember(edited: BaseModel, arguments: dict[str, Any]) -> None:
+            state.edited = (edited, arguments)
+
         def build() -> ApprovalRequest:
-            return approval_request(spec, state.call.call_id, args, context, state.arguments, list(self._untrusted))
+            sources = list(self._untrusted)
+            return editable_request(spec, state.call.call_id, args, context, state.arguments, sources, remember)
 
         self._emit(state, Phase.AWAITING_APPROVAL)
         approved = await gate.submit(state.call.call_id, state.position, build)

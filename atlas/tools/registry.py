@@ -56,6 +56,8 @@ class ToolSpec(Generic[ArgsT]):
     """For side effects: a one-look description of what approving would change."""
     untrusted: Callable[[ArgsT, Any], list[str]] | None = None
     """For tools that return outsiders' text: names its sources (`issue #92`) from args and data."""
+    editable: str | None = None
+    """For side effects: the text argument a person may edit at the prompt (a comment's `body`)."""
     check: Callable[[ArgsT, ToolContext], Any] | None = None
     """For side effects, run before anyone is asked: the result when the call would change nothing,
     None when it would (then it is asked); raising says it would be refused (then it fails unasked)."""
@@ -106,6 +108,7 @@ def tool(
     preview: Callable[[ArgsT, ToolContext], str] | None = None,
     untrusted: Callable[[ArgsT, Any], list[str]] | None = None,
     check: Callable[[ArgsT, ToolContext], Any] | None = None,
+    editable: str | None = None,
 ) -> Callable[[Callable[[ArgsT, ToolContext], Any]], Callable[[ArgsT, ToolContext], Any]]:
     """Declare a tool; it joins every registry loaded after its module is imported."""
 
@@ -124,6 +127,7 @@ def tool(
             preview=preview,
             untrusted=untrusted,
             check=check,
+            editable=editable,
         )
         taken = _CATALOGUE.get(spec.name)
         if taken is not None and _module_of(taken.fn) != _module_of(fn):

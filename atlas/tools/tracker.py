@@ -308,7 +308,9 @@ def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:
     return f"comment on #{args.issue_id} (“{title}”){where}:\n{args.body}"
 
 
-@tool(PostCommentArgs, side_effect=True, idempotent=False, timeout_s=10.0, preview=preview_post_comment)
+@tool(
+    PostCommentArgs, side_effect=True, idempotent=False, timeout_s=10.0, preview=preview_post_comment, editable="body"
+)
 def post_comment(args: PostCommentArgs, ctx: ToolContext) -> dict[str, Any]:
     """Post a comment on an Orbit issue. Only when the user asked for it; the user approves the exact text."""
     if not ctx.idempotency_key:

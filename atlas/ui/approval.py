@@ -9,6 +9,7 @@ lock keeps two questions from sharing the terminal.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import select
@@ -25,6 +26,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from atlas.events import ApprovalRequest
+from atlas.ui.editor import edit_in_editor
 from atlas.ui.safe import call_label, clean, clean_line
 from atlas.ui.tty_modes import answer_mode, guard_signals
 
@@ -82,7 +84,8 @@ def question(request: ApprovalRequest) -> str:
     """`Approve add_label(issue_id=92, label='severity:S1')? [y/N] `, naming the target of a long preview."""
     about = target(request)
     where = f" — {about}" if about else ""
-    return f"Approve {call_label(request.name, request.arguments, limit=200)}{where}? [y/N] "
+    keys = "[y/N, e to edit]" if request.edit is not None else "[y/N]"
+    return f"Approve {call_label(request.name, request.arguments, limit=200)}{where}? {keys} "
 
 
 def warning(request: ApprovalRequest) -> str | None:
@@ -120,6 +123,22 @@ def batch_warning(requests: Sequence[ApprovalRequest]) -> str | None:
     for request in requests:
         sources += [source for source in request.untrusted_sources if source not in sources]
     return warning(ApprovalRequest(call_id="", name="", arguments={}, preview="", untrusted_sources=sources))
+
+
+def edited(screen: Console, fd: int, request: ApprovalRequest) -> ApprovalRequest:
+    """The request for the text the person wrote in their editor; the same request when that fails."""
+    assert request.edit is not None
+    text = edit_in_editor(request.editable_text or "", fd)
+    if text is None:
+        screen.print(Text("The editor did not finish; the text is unchanged.", style="yellow"))
+        return request
+    try:
+        again = request.edit(text)
+    except Exception as exc:  # a text the tool would refuse is never shown for approval
+        screen.print(Text(f"The edited text cannot be used ({clean_line(exc)}); it is unchanged.", style="yellow"))
+        return request
+    # The sources of untrusted text stay named: the edit does not make the request any safer.
+    return dataclasses.replace(again, untrusted_sources=request.untrusted_sources)
 
 
 def read_answer(fd: int, wake: int | None = None) -> str | None:
@@ -286,17 +305,18 @@ class TerminalApprover:
         out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
         screen = Console(file=out, highlight=False, markup=False, emoji=False)
         try:
-            with answer_mode(fd):
-                # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
-                if request.preview:
-                    screen.print(Padding(Text(shown_preview(request.preview)), (0, 0, 0, 2), expand=False))
-                caution = warning(request)
-                if caution:
-                    screen.print(Padding(Text("! " + clean(caution), style="bold yellow"), (0, 0, 0, 2), expand=False))
-                # Left to the terminal to wrap: `[y/N]` stays on the line of the question it ends.
-                screen.print(Text(question(request), style="bold"), end="", soft_wrap=True)
-                out.flush()
-                approved = is_yes(read_answer(fd, self._wake_read)) and not self.withdrawn
+            while True:
+                with answer_mode(fd):
+                    self._show(screen, request)
+                    out.flush()
+                    answer = read_answer(fd, self._wake_read)
+                wants_edit = answer is not None and answer.strip().lower() == "e"
+                if request.edit is not None and wants_edit and not self.withdrawn:
+                    screen.print(Text(" editing…", style="dim"))
+                    request = edited(screen, fd, request)
+                    continue
+                approved = is_yes(answer) and not self.withdrawn
+                break
             outcome = "approved" if approved else ("cancelled" if self.withdrawn else "denied")
             screen.print(Text(f" {outcome}", style="green" if approved else "yellow"))
             out.flush()
@@ -306,3 +326,14 @@ class TerminalApprover:
         finally:
             with contextlib.suppress(Exception):
                 out.detach()
+
+    @staticmethod
+    def _show(screen: Console, request: ApprovalRequest) -> None:
+        # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
+        if request.preview:
+            screen.print(Padding(Text(shown_preview(request.preview)), (0, 0, 0, 2), expand=False))
+        caution = warning(request)
+        if caution:
+            screen.print(Padding(Text("! " + clean(caution), style="bold yellow"), (0, 0, 0, 2), expand=False))
+        # Left to the terminal to wrap: `[y/N]` stays on the line of the question it ends.
+        screen.print(Text(question(request), style="bold"), end="", soft_wrap=True)
