@@ -35,6 +35,7 @@ _CTRL_C, _CTRL_D, _BACKSPACE, _DELETE = 0x03, 0x04, 0x08, 0x7F
 _ANSWER_LIMIT = 32
 _TARGET_LIMIT = 100
 YES = frozenset({"y", "yes"})
+EDIT_HINT = "e: edit the text in $VISUAL/$EDITOR first; you are then asked about the edited text"
 
 
 def _lines(preview: str) -> list[str]:
@@ -84,8 +85,7 @@ def question(request: ApprovalRequest) -> str:
     """`Approve add_label(issue_id=92, label='severity:S1')? [y/N] `, naming the target of a long preview."""
     about = target(request)
     where = f" — {about}" if about else ""
-    keys = "[y/N, e to edit]" if request.edit is not None else "[y/N]"
-    return f"Approve {call_label(request.name, request.arguments, limit=200)}{where}? {keys} "
+    return f"Approve {call_label(request.name, request.arguments, limit=200)}{where}? [y/N] "
 
 
 def warning(request: ApprovalRequest) -> str | None:
@@ -335,5 +335,7 @@ class TerminalApprover:
         caution = warning(request)
         if caution:
             screen.print(Padding(Text("! " + clean(caution), style="bold yellow"), (0, 0, 0, 2), expand=False))
+        if request.edit is not None:
+            screen.print(Padding(Text(EDIT_HINT, style="dim"), (0, 0, 0, 2), expand=False))
         # Left to the terminal to wrap: `[y/N]` stays on the line of the question it ends.
         screen.print(Text(question(request), style="bold"), end="", soft_wrap=True)

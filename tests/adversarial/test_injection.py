@@ -25,7 +25,7 @@ from tests.adversarial.harness import (
     write_script,
 )
 
-PROMPT = re.compile(rb"\? \[y/N(?:, or their numbers, e\.g\. 1,3|, e to edit)?\] ")
+PROMPT = re.compile(rb"\? \[y/N(?:, or their numbers, e\.g\. 1,3)?\] ")
 """One action's question, or the one question for several asked in the same response."""
 
 # (where the instructions are, how the model read them, what they made it ask for)
