@@ -37,8 +37,10 @@ def approve_everything(index: int, env: dict[str, str], model: str, results: dic
     child = spawn_atlas("ask", "-m", model, f"Triage run {index}", env=env, timeout=60)
     screen = io.BytesIO()
     child.logfile_read = screen
-    for _ in range(5):
-        child.expect(rb"\? \[y/N\] ")
+    # The first response's side effects are one question (the shared label may already be there,
+    # added by another run, and then it is not asked); the second response's comment is another.
+    for _ in range(2):
+        child.expect(rb"\? \[y/N(?:, or their numbers, e\.g\. 1,3)?\] ")
         child.send(b"y\r")
         child.expect(b"approved")
     child.expect(f"Run {index} done.".encode())
