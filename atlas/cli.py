@@ -239,17 +239,42 @@ def models(
 
 
 @app.command(
+    short_help="Show one issue, like `gh issue view`: body, labels, and the thread with --comments.",
+    epilog=examples("atlas issue 87", "atlas issue 87 --comments", "atlas issue 87 --json | jq .comments"),
+)
+def issue(
+    issue_id: int = typer.Argument(..., min=1, help="The issue's number, e.g. 41."),
+    comments: bool = typer.Option(False, "--comments", "-c", help="Show every comment too."),
+    as_json: bool = typer.Option(False, "--json", help="The issue and all its comments as JSON."),
+    no_pager: bool = typer.Option(False, "--no-pager", help="Print it all, even when it is taller than the terminal."),
+) -> None:
+    """Show one issue, like `gh issue view`: body, labels, and with --comments the whole thread."""
+    from atlas.commands import guarded
+    from atlas.commands.issue import show_issue
+
+    guarded(lambda: show_issue(issue_id, comments=comments, as_json=as_json, pager=not no_pager))
+
+
+@app.command(
     short_help="What approved actions wrote to the mock issue tracker.",
     epilog=examples("atlas tracker", "atlas tracker --json"),
 )
 def tracker(
-    as_json: bool = typer.Option(False, "--json", help="One JSON object per action and line."),
+    limit: int | None = typer.Option(None, "-n", "--limit", min=1, help="Only the latest N actions."),
+    since: str | None = typer.Option(None, "--since", help="Only actions in the last 30m, 2h, 7d ..."),
+    issue: int | None = typer.Option(None, "--issue", min=1, help="Only actions on this issue."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per action and line (times as atlas log's)."),
 ) -> None:
     """What approved actions wrote to the mock issue tracker."""
     from atlas.commands import guarded
+    from atlas.commands.log import parse_since
     from atlas.commands.tracker import show_tracker
 
-    guarded(lambda: show_tracker(as_json=as_json))
+    try:
+        since_ts = parse_since(since) if since is not None else None
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--since") from None
+    guarded(lambda: show_tracker(as_json=as_json, limit=limit, since=since_ts, issue=issue))
 
 
 @app.command(

@@ -9,6 +9,7 @@ a batch, so a subscriber costs nothing in the phases it does not need.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
@@ -83,12 +84,25 @@ class ApprovalRequest:
     arguments: dict[str, Any]
     preview: str
     untrusted_sources: list[str] = field(default_factory=list)
+    editable_text: str | None = None
+    """The text a person may edit before approving (a comment's body); None when nothing is editable."""
+    edit: Callable[[str], ApprovalRequest] | None = None
+    """The request for the edited text, to be shown and asked again: approving it approves exactly
+    that text. Raises ValueError when the text cannot be used (empty, too long)."""
 
 
 class Approver(Protocol):
     """Decides one side effect. Only a returned `True` approves; anything else, or raising, denies."""
 
     def __call__(self, request: ApprovalRequest, /) -> bool: ...
+
+
+class BatchApprover(Protocol):
+    """Decides the side effects of one model response together: the call ids it approves.
+
+    Only ids it returns are approved; an id it does not know, or raising, approves nothing more."""
+
+    def __call__(self, requests: Sequence[ApprovalRequest], /) -> set[str]: ...
 
 
 class EventSink(Protocol):

@@ -16,7 +16,7 @@ from pathlib import Path
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.config import Settings, model_api
 from atlas.dataset import require_dataset
-from atlas.events import Approver, EventSink
+from atlas.events import Approver, BatchApprover, EventSink
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult
 from atlas.tools.executor import ToolExecutor
@@ -49,12 +49,14 @@ class Runtime:
         concurrency: int,
         approve: Approver,
         on_event: EventSink | None,
+        approve_batch: BatchApprover | None = None,
     ) -> ToolExecutor:
         context = ToolContext(data=self.settings.data, home=self.settings.home, session=self.session)
         return ToolExecutor(
             self.registry(read_only=read_only),
             timeout_s=timeout_s,
             approve=approve,
+            approve_batch=approve_batch,
             max_concurrency=concurrency,
             on_event=on_event,
             observers=[CallLogWriter(self.call_log, self.session)],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Iterable
 from typing import Any
 
 from atlas.calllog.store import CallLogError, Store
@@ -29,6 +30,17 @@ class Queries(Store):
             sql += " LIMIT ?"
             params.append(limit)
         return [_call_dict(row) for row in reversed(self._query(sql, params))]
+
+    def questions(self, sessions: Iterable[str]) -> dict[tuple[str, int], str]:
+        """The question of every answered turn of these sessions, by (session, turn)."""
+        wanted = sorted(set(sessions))
+        found: dict[tuple[str, int], str] = {}
+        for start in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[start : start + _IN_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            rows = self._query(f"SELECT session, turn, question FROM turns WHERE session IN ({marks})", chunk)
+            found.update({(row["session"], row["turn"]): row["question"] for row in rows})
+        return found
 
     def stats(
         self, tool: str | None = None, session: str | None = None, since: float | None = None
@@ -141,6 +153,10 @@ def _parse_arguments(text: str) -> Any:
         return json.loads(text)
     except (ValueError, RecursionError):  # broken, or nested too deeply to read: the raw text
         return text
+
+
+_IN_CHUNK = 500
+"""Sessions per `IN (...)` query: well under SQLite's limit on bound parameters."""
 
 
 def _call_dict(row: sqlite3.Row) -> dict[str, Any]:

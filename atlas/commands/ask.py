@@ -68,6 +68,7 @@ def run_ask(options: AskOptions) -> int:
         timeout_s=options.timeout_s,
         concurrency=1 if not options.parallel else options.concurrency,
         approve=approver,
+        approve_batch=approver.decide,
         on_event=view.on_event if view else None,
     )
     if view:

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import dataclasses
 import sys
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,14 +75,21 @@ class Chat:
             timeout_s=self.options.timeout_s,
             concurrency=self.options.concurrency,
             approve=self._approve,
+            approve_batch=self._approve_batch,
             on_event=self._on_event,
         )
         watch(self.runtime.model, self._on_wait)
 
     def _approve(self, request: ApprovalRequest) -> bool:
         """Ask, naming untrusted sources of earlier turns too: their text is in the conversation."""
+        return self._approver(self._with_earlier_sources(request))
+
+    def _approve_batch(self, requests: Sequence[ApprovalRequest]) -> set[str]:
+        return self._approver.decide([self._with_earlier_sources(request) for request in requests])
+
+    def _with_earlier_sources(self, request: ApprovalRequest) -> ApprovalRequest:
         sources = [*self.earlier_sources, *(s for s in request.untrusted_sources if s not in self.earlier_sources)]
-        return self._approver(dataclasses.replace(request, untrusted_sources=sources))
+        return dataclasses.replace(request, untrusted_sources=sources)
 
     def prompt_text(self) -> str:
         return "atlas (read-only)› " if self.read_only else "atlas› "

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from atlas.calllog import CallLog
 from atlas.config import atlas_home
-from atlas.ui.render import data_table, local_time, make_console
+from atlas.ui.render import data_table, iso_time, local_time, make_console
 from atlas.ui.safe import clean_line, compact_args
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
@@ -24,7 +24,8 @@ FOLLOW_LOOKBACK_S = 30.0
 """How far back each poll of a follow looks. A call's time is taken as it ends, a moment before
 it is written, and its writer may wait on another one's lock (up to the log's busy timeout):
 a call can arrive after a later one was shown."""
-COLUMNS: tuple[str, ...] = ("time", "session", "round", "tool", "arguments", "kind", "ms", "attempts")
+COLUMNS: tuple[str, ...] = ("time", "session", "question", "round", "tool", "arguments", "kind", "ms", "attempts")
+QUESTION_LIMIT = 40
 RIGHT = ("round", "ms", "attempts")
 ARGUMENTS_LIMIT = 60
 MIN_WIDTHS = {"tool": len("get_doc_section"), "ms": len("30,000"), "arguments": 12}
@@ -58,11 +59,32 @@ def parse_since(value: str, *, now: float | None = None) -> float:
     return (time.time() if now is None else now) - amount * _UNIT_S[unit]
 
 
-def call_row(call: dict[str, Any]) -> tuple[Any, ...]:
+def with_questions(log: CallLog, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each call with the question of its turn (None while the turn is unanswered)."""
+    asked = log.questions(call["session"] for call in calls)
+    return [{**call, "question": asked.get((call["session"], call["turn"]))} for call in calls]
+
+
+def call_rows(calls: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """Table rows; a turn's question is shown on its first row only, so it reads as a heading."""
+    rows: list[tuple[Any, ...]] = []
+    previous: tuple[Any, Any] | None = None
+    for call in calls:
+        turn = (call["session"], call["turn"])
+        rows.append(call_row(call, shown_question=turn != previous))
+        previous = turn
+    return rows
+
+
+def call_row(call: dict[str, Any], *, shown_question: bool = True) -> tuple[Any, ...]:
     arguments = call["arguments"] if isinstance(call["arguments"], (dict, str)) else json.dumps(call["arguments"])
+    question = clean_line(call.get("question") or "") if shown_question else ""
+    if len(question) > QUESTION_LIMIT:
+        question = question[: QUESTION_LIMIT - 1] + "…"
     return (
         local_time(float(call["ts"])),
         call["session"],
+        question,
         call["round"],
         call["name"],
         compact_args(arguments, limit=ARGUMENTS_LIMIT),
@@ -132,7 +154,7 @@ def _show(options: LogOptions) -> None:
     }
     # Read before the latest calls are shown: one logged in between is then shown there or followed.
     known = {_key(call) for call in _recent(log, filters)} if options.follow else set()
-    calls = log.calls(limit=options.limit, **filters)
+    calls = with_questions(log, log.calls(limit=options.limit, **filters))
     shown = layout(console)
     widths = follow_widths(table_rows(calls, shown), shown, console.width) if options.follow else None
     if options.as_json:
@@ -157,7 +179,7 @@ def layout(console: Console) -> tuple[str, ...]:
 def table_rows(calls: list[dict[str, Any]], columns: tuple[str, ...]) -> list[tuple[Any, ...]]:
     """`call_row` cut down to `columns`; the narrow layout's time drops the year (`12-01 05:08:05`)."""
     picked = [COLUMNS.index(name) for name in columns]
-    rows = [tuple(row[index] for index in picked) for row in map(call_row, calls)]
+    rows = [tuple(row[index] for index in picked) for row in call_rows(calls)]
     if columns is NARROW_COLUMNS:
         rows = [(str(row[0])[5:], *row[1:]) for row in rows]
     return rows
@@ -192,7 +214,7 @@ def follow_widths(rows: list[tuple[Any, ...]], columns: tuple[str, ...], width: 
 
 def _print_json(calls: list[dict[str, Any]]) -> None:
     for call in calls:
-        print(json.dumps(call), flush=True)
+        print(json.dumps({**call, "ts": iso_time(float(call["ts"]))}), flush=True)
 
 
 def _key(call: dict[str, Any]) -> tuple[Any, ...]:
@@ -218,7 +240,7 @@ def _follow(
     while True:
         time.sleep(FOLLOW_POLL_S)
         recent = _recent(log, filters)
-        fresh = [call for call in recent if _key(call) not in known]
+        fresh = with_questions(log, [call for call in recent if _key(call) not in known])
         known = {_key(call) for call in recent}  # a call that left the window is never read again
         if not fresh:
             continue

@@ -3,27 +3,54 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
+from typing import Any
 
 from atlas.config import atlas_home
 from atlas.errors import AtlasError, ToolError
 from atlas.tools.tracker import MockTracker
-from atlas.ui.render import data_table, local_time, make_console
+from atlas.ui.render import data_table, iso_time, local_time, make_console
 from atlas.ui.safe import clean_line
 
 
-def show_tracker(*, as_json: bool) -> None:
+def recorded_at(record: dict[str, Any]) -> float | None:
+    """The record's time as Unix time, or None when it holds no ISO 8601 time with a zone (the file is untrusted)."""
+    try:
+        when = datetime.fromisoformat(str(record.get("ts", "")))
+    except ValueError:
+        return None
+    return when.timestamp() if when.tzinfo is not None else None
+
+
+def selected(
+    records: list[dict[str, Any]], *, limit: int | None, since: float | None, issue: int | None
+) -> list[dict[str, Any]]:
+    """The latest `limit` records (oldest first) of one issue and after `since`, as asked."""
+    if issue is not None:
+        records = [record for record in records if record["issue_id"] == issue]
+    if since is not None:
+        records = [record for record in records if (recorded_at(record) or 0.0) >= since]
+    return records[-limit:] if limit else records
+
+
+def show_tracker(
+    *, as_json: bool, limit: int | None = None, since: float | None = None, issue: int | None = None
+) -> None:
     tracker = MockTracker(atlas_home())
     try:
-        records = tracker.records()
+        records = selected(tracker.records(), limit=limit, since=since, issue=issue)
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
     if as_json:
         for record in records:
-            print(json.dumps(record))
+            when = recorded_at(record)
+            print(json.dumps({**record, "ts": iso_time(when) if when is not None else record.get("ts")}))
         return
     console = make_console(for_tables=True)
     if not records:
-        console.print(f"No tracker actions yet in {clean_line(tracker.path)}.", style="dim")
+        filtered = limit is not None or since is not None or issue is not None
+        empty = "No tracker actions match." if filtered else f"No tracker actions yet in {clean_line(tracker.path)}."
+        console.print(empty, style="dim")
         return
     rows = [
         (
@@ -31,7 +58,7 @@ def show_tracker(*, as_json: bool) -> None:
             record.get("session", ""),
             record.get("action", ""),
             f"#{record.get('issue_id', '?')}",
-            record.get("label") if record.get("action") == "add_label" else record.get("body", ""),
+            record.get("body", "") if record.get("action") == "post_comment" else record.get("label"),
         )
         for record in records
     ]

@@ -41,6 +41,12 @@ _LABEL_ACTIONS = (
         re.IGNORECASE,
     ),
 )
+_MORE_LABELS_RE = re.compile(
+    rf"\s*(?:,\s*(?:and\s+)?|\band\s+|&\s*)(?:issue\s+)?(?P<ids>#\d+|\d+(?=\s+{_LABEL_TOKEN}))\s+"
+    rf"(?:(?:as|with)\s+)?(?P<labels>{_LABELS})",
+    re.IGNORECASE,
+)
+"""The same verb carried on to another issue: "label #41 severity:S2 and #45 severity:S3"."""
 _LABEL_VERB_RE = re.compile(
     rf"{POLITE}(?:label|tag)\s+(?:issues?\s+#?\d+|#?\d+|it|them|this|that)\b|{POLITE}add\s+(?:a\s+)?label\b", re.I
 )
@@ -188,7 +194,12 @@ def take_labels(text: str, plan: Plan, labels: Sequence[str]) -> str:
             ids = [int(d) for d in re.findall(r"\d+", match.group("ids"))]
             found = [label_in_phrase(token, labels) or token for token in _label_tokens(match.group("labels"))]
             plan.labels += [(issue_id, label) for issue_id in ids for label in found]
-            text, taken = text[: match.start()] + " " + text[match.end() :], True
+            end = match.end()
+            while more := _MORE_LABELS_RE.match(text, end):
+                found = [label_in_phrase(token, labels) or token for token in _label_tokens(more.group("labels"))]
+                plan.labels += [(int(more.group("ids").lstrip("#")), label) for label in found]
+                end = more.end()
+            text, taken = text[: match.start()] + " " + text[end:], True
     if taken:
         return text
     for pattern in _WORDED_LABELS:

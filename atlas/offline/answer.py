@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from atlas.offline.help import help_text
+from atlas.offline.issue_view import closed_fences, issue_markdown
 from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in
 from atlas.offline.search import SEARCH_MAX
 from atlas.tools.registry import Registry
@@ -99,7 +100,7 @@ def quoted(text: str, limit: int) -> str:
         # Stop at a paragraph break when one is not too early, else between words.
         paragraph, space = kept.rfind("\n\n"), max(kept.rfind(" "), kept.rfind("\n"))
         end = paragraph if paragraph > limit // 2 else space if space > limit - 80 else limit
-        body = kept[:end].rstrip() + " …"
+        body = closed_fences(kept[:end].rstrip() + " …")
     lines = body.splitlines() or [""]
     return "\n".join(f"> {line}".rstrip() for line in lines)
 
@@ -306,7 +307,9 @@ def render(plan: Plan, outcomes: list[Outcome], tools: Registry) -> str:
         elif call.name == "get_issue" and isinstance(outcome.data, Mapping):
             issue_id = call.arguments["issue_id"]
             issues_ok.append((issue_id, outcome.data))
-            if not plan.compare:
+            if plan.whole:
+                parts.append(issue_markdown(outcome.data))
+            elif not plan.compare:
                 parts.append(issue_section(issue_id, outcome.data, codes_in(issue_text(outcome.data))))
         elif call.name == "get_doc_section":
             parts.append(doc_section(call, outcome.data))

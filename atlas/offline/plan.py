@@ -15,6 +15,7 @@ from typing import Any
 
 from atlas.config import data_dir
 from atlas.offline.actions import POLITE, take_comment, take_labels
+from atlas.offline.issue_view import wants_whole_issue
 from atlas.offline.requests import (
     bare_issue_ids,
     cannot_do,
@@ -113,6 +114,8 @@ class Plan:
     search: Search | None = None
     labels: list[tuple[int, str]] = field(default_factory=list)
     comment: tuple[int, str] | None = None
+    whole: bool = False
+    """The person asked to see or read the issue itself: the answer shows all of it."""
     notes: list[str] = field(default_factory=list)
     """Requests understood but not doable as asked, explained in the answer instead of called."""
 
@@ -285,6 +288,7 @@ def read_question(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
     plan.compare = len(plan.issue_ids) >= 2 and bool(_COMPARE_RE.search(text))
     plan.explain = bool(plan.issue_ids) and bool(_EXPLAIN_RE.search(text))
+    plan.whole = bool(plan.issue_ids) and not plan.compare and not plan.explain and wants_whole_issue(text)
     aliases = doc_aliases(vocabulary)
     plan.docs = [_with_heading(doc, heading, text, vocabulary) for doc, heading in _docs_in(text, aliases)]
     doc_codes = [h for doc, h in plan.docs if doc == "error-codes" and h and CODE_RE.fullmatch(h)]

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from atlas.events import ApprovalRequest, Approver
+from atlas.errors import describe
+from atlas.events import ApprovalRequest, Approver, BatchApprover
 from atlas.tools import threads
 from atlas.tools.registry import ToolContext, ToolSpec
 
@@ -45,6 +48,121 @@ def approval_request(
         preview=preview_of(spec, args, context, arguments),
         untrusted_sources=list(untrusted_sources),
     )
+
+
+async def settled_without_asking(spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> Any | None:
+    """The tool's own `check`, off the event loop: its result when the call would change nothing,
+    None when a person must decide; it raises when the call would be refused."""
+    if spec.check is None:
+        return None
+    return await threads.run_in_thread(spec.check, args, context, name="atlas-check", track=False)
+
+
+EditSink = Callable[[BaseModel, dict[str, Any]], None]
+"""Told the arguments of an edit that was shown, so the call runs with exactly the text approved."""
+
+
+def editable_request(
+    spec: ToolSpec[Any],
+    call_id: str,
+    args: BaseModel,
+    context: ToolContext,
+    arguments: dict[str, Any] | str,
+    untrusted_sources: list[str],
+    on_edit: EditSink,
+) -> ApprovalRequest:
+    """The request, and for a tool with an editable text, how to ask again about an edited text."""
+    request = approval_request(spec, call_id, args, context, arguments, untrusted_sources)
+    field = spec.editable
+    if field is None or not isinstance(arguments, dict) or not isinstance(getattr(args, field, None), str):
+        return request
+
+    def edit(text: str) -> ApprovalRequest:
+        if not text.strip():
+            raise ValueError("the text is empty")
+        changed = {**arguments, field: text}
+        try:
+            edited = spec.args_model.model_validate(changed)
+        except ValidationError as exc:
+            raise ValueError(describe(exc)) from None
+        on_edit(edited, changed)
+        return editable_request(spec, call_id, edited, context, changed, untrusted_sources, on_edit)
+
+    return dataclasses.replace(request, editable_text=str(getattr(args, field)), edit=edit)
+
+
+RequestBuilder = Callable[[], ApprovalRequest]
+"""Builds one call's request when it is asked, so its untrusted sources are those read by then."""
+
+
+def decide_together(approve: BatchApprover, builders: list[RequestBuilder]) -> set[str]:
+    """One question for all: only the asked call ids the approver returns are approved."""
+    requests = [build() for build in builders]
+    answer = approve(requests)
+    if not isinstance(answer, (set, frozenset)):
+        return set()
+    asked = {request.call_id for request in requests}
+    return {call_id for call_id in answer if isinstance(call_id, str) and call_id in asked}
+
+
+def decide_each(approve: Approver, builders: list[RequestBuilder]) -> set[str]:
+    """One question per call, in order; each request is built just before it is asked."""
+    approved: set[str] = set()
+    for build in builders:
+        request = build()
+        try:
+            if approve(request) is True:
+                approved.add(request.call_id)
+        except Exception:  # a crashing approver is a no, for this request
+            continue
+    return approved
+
+
+class BatchGate:
+    """Holds a response's side effects until each has either asked or left, then decides them at once.
+
+    The executor makes one per batch, knowing how many side effects passed its checks; each of
+    them `submit`s how to build its request or `leave`s (it was settled without asking). The last
+    to arrive runs `decide` (in a worker thread: it may block on the terminal) for all of them.
+    """
+
+    def __init__(
+        self, expected: int, decide: Callable[[list[RequestBuilder]], set[str]], one_prompt: asyncio.Lock
+    ) -> None:
+        self.expected = expected
+        self._decide = decide
+        self._one_prompt = one_prompt
+        self._waiting: list[tuple[int, RequestBuilder, asyncio.Future[set[str]]]] = []
+        self._left = 0
+
+    async def submit(self, call_id: str, position: int, build: RequestBuilder) -> bool:
+        """Whether this call was approved; `position` in the response orders the question's list."""
+        answer: asyncio.Future[set[str]] = asyncio.get_running_loop().create_future()
+        self._waiting.append((position, build, answer))
+        await self._maybe_decide()
+        return call_id in await answer
+
+    async def leave(self) -> None:
+        self._left += 1
+        await self._maybe_decide()
+
+    async def _maybe_decide(self) -> None:
+        if not self._waiting or len(self._waiting) + self._left < self.expected:
+            return
+        waiting, self._waiting = sorted(self._waiting, key=lambda waiter: waiter[0]), []
+        approved: set[str] = set()
+        try:
+            async with self._one_prompt:  # batches of concurrent turns never share the terminal
+                builders = [build for _, build, _ in waiting]
+                approved = await threads.run_in_thread(self._decide, builders, name="atlas-approval", track=False)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a broken preview or approver approves nothing
+            approved = set()
+        finally:
+            for _, _, answer in waiting:
+                if not answer.done():
+                    answer.set_result(approved)
 
 
 async def request_approval(approve: Approver, request: ApprovalRequest) -> bool:

@@ -110,10 +110,7 @@ def _outcome_of(spec: ToolSpec[Any], args: BaseModel, job: threads.ThreadCall, t
     """The outcome of a finished attempt; untrusted sources it read join the turn's."""
     failure = job.future.exception()
     if failure is not None:
-        kind = classify(failure)
-        text = describe(failure)
-        hint = failure.hint if isinstance(failure, ToolError) else None
-        return error(kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}", hint=hint)
+        return failure_outcome(failure)
     data = job.future.result()
     if spec.untrusted is None:
         return Outcome(ErrorKind.OK, envelope_ok(data))
@@ -123,3 +120,11 @@ def _outcome_of(spec: ToolSpec[Any], args: BaseModel, job: threads.ThreadCall, t
         sources = [f"{spec.name} (source unknown: {describe(exc)})"]
     turn.add_sources(list(sources))
     return Outcome(ErrorKind.OK, envelope_ok(data, untrusted=True))
+
+
+def failure_outcome(failure: BaseException) -> Outcome:
+    """A tool's exception as the outcome the model reads: its kind, its message and its hint."""
+    kind = classify(failure)
+    text = describe(failure)
+    hint = failure.hint if isinstance(failure, ToolError) else None
+    return error(kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}", hint=hint)

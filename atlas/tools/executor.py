@@ -42,11 +42,30 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from atlas.envelope import envelope_ok
 from atlas.errors import ErrorKind, describe
-from atlas.events import Approver, CallEvent, CallObserver, CallRecord, EventSink, Phase, deny_all
+from atlas.events import (
+    ApprovalRequest,
+    Approver,
+    BatchApprover,
+    CallEvent,
+    CallObserver,
+    CallRecord,
+    EventSink,
+    Phase,
+    deny_all,
+)
 from atlas.tools import threads
-from atlas.tools.approvals import approval_request, idempotency_key, request_approval
-from atlas.tools.attempts import run_attempts
+from atlas.tools.approvals import (
+    BatchGate,
+    RequestBuilder,
+    decide_each,
+    decide_together,
+    editable_request,
+    idempotency_key,
+    settled_without_asking,
+)
+from atlas.tools.attempts import failure_outcome, run_attempts
 from atlas.tools.breaker import CircuitBreaker
 from atlas.tools.outcomes import NO_TIME_BUDGET, CallLike, CallState, Outcome, cancelled, error, unavailable
 from atlas.tools.outputs import OUTPUT_LIMIT, capped_output
@@ -78,6 +97,7 @@ class ToolExecutor:
         timeout_s: float = 5.0,
         max_attempts: int = 2,
         approve: Approver = deny_all,
+        approve_batch: BatchApprover | None = None,
         max_concurrency: int = 4,
         on_event: EventSink | None = None,
         observers: Sequence[CallObserver] = (),
@@ -92,6 +112,8 @@ class ToolExecutor:
         self.timeout_s = timeout_s
         self.max_attempts = max(1, max_attempts)
         self.approve = approve
+        self.approve_batch = approve_batch
+        """Decides a response's side effects together; without it, `approve` is asked about each."""
         self.max_concurrency = max(1, max_concurrency)
         self.on_event = on_event
         self.observers = tuple(observers)
@@ -157,7 +179,7 @@ class ToolExecutor:
         Without a task each: a model may ask for thousands of calls, and answering those that
         cannot run (no time left, bad arguments) one task at a time would outlast the budget.
         """
-        tasks: list[asyncio.Task[None]] = []
+        runnable: list[tuple[CallState, ToolSpec[Any], BaseModel]] = []
         for state in states:
             try:
                 checked = self._check(state, turn)
@@ -166,9 +188,20 @@ class ToolExecutor:
             if isinstance(checked, Outcome):
                 self._finish(state, checked, turn)  # its one event: FINISHED
             else:
-                self._emit(state, Phase.QUEUED, turn)
-                tasks.append(asyncio.create_task(self._run_call(state, turn, prims, *checked)))
+                runnable.append((state, *checked))
+        # The side effects of one response are asked about together, once each has been checked.
+        gate = BatchGate(sum(1 for _, spec, _ in runnable if spec.side_effect), self._decide_batch, prims.approval)
+        tasks: list[asyncio.Task[None]] = []
+        for state, spec, args in runnable:
+            self._emit(state, Phase.QUEUED, turn)
+            tasks.append(asyncio.create_task(self._run_call(state, turn, prims, gate, spec, args)))
         return tasks
+
+    def _decide_batch(self, builders: list[RequestBuilder]) -> set[str]:
+        """Together when there is a batch approver, else one question per call."""
+        if self.approve_batch is not None:
+            return decide_together(self.approve_batch, builders)
+        return decide_each(self.approve, builders)
 
     async def _answers(
         self, states: Sequence[CallState], tasks: list[asyncio.Task[None]], turn: Turn
@@ -194,10 +227,10 @@ class ToolExecutor:
     # -- one call -------------------------------------------------------------------------
 
     async def _run_call(
-        self, state: CallState, turn: Turn, prims: _Primitives, spec: ToolSpec[Any], args: BaseModel
+        self, state: CallState, turn: Turn, prims: _Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
     ) -> None:
         try:
-            outcome = await self._decide(state, turn, prims, spec, args)
+            outcome = await self._decide(state, turn, prims, gate, spec, args)
         except asyncio.CancelledError:
             outcome = cancelled()
         except Exception as exc:  # a bug in the executor must still answer the call
@@ -222,14 +255,20 @@ class ToolExecutor:
         return spec, args
 
     async def _decide(
-        self, state: CallState, turn: Turn, prims: _Primitives, spec: ToolSpec[Any], args: BaseModel
+        self, state: CallState, turn: Turn, prims: _Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
     ) -> Outcome:
         call = state.call
         breaker = self.breaker(spec.breaker_key or spec.name)
         context = self.context
         if spec.side_effect:
             context = dataclasses.replace(context, idempotency_key=idempotency_key(self.session, call.call_id))
-            state.approved = await self._request_approval(state, turn, spec, args, context, prims)
+            settled = await self._settle_unasked(spec, args, context)
+            if settled is not None:
+                await gate.leave()
+                return settled
+            state.approved = await self._request_approval(state, turn, spec, args, context, gate)
+            if state.approved and state.edited is not None:
+                args, state.arguments = state.edited  # exactly the text that was approved
             state.restart_clock()
             if not state.approved:
                 return error(ErrorKind.DENIED, f"{spec.name} was not approved")
@@ -257,32 +296,31 @@ class ToolExecutor:
     def _own_timeout(self, spec: ToolSpec[Any]) -> float:
         return spec.timeout_s if spec.timeout_s is not None else self.timeout_s
 
+    async def _settle_unasked(self, spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> Outcome | None:
+        """A side effect that would change nothing, or would be refused, is answered without a prompt."""
+        try:
+            unchanged = await settled_without_asking(spec, args, context)
+        except Exception as exc:
+            refusal = failure_outcome(exc)
+            # Only a refusal is final; a busy file or a broken check is left to the person and the tool.
+            return refusal if refusal.kind in (ErrorKind.PERMANENT, ErrorKind.BAD_ARGS) else None
+        return None if unchanged is None else Outcome(ErrorKind.OK, envelope_ok(unchanged))
+
     async def _request_approval(
-        self,
-        state: CallState,
-        turn: Turn,
-        spec: ToolSpec[Any],
-        args: BaseModel,
-        context: ToolContext,
-        prims: _Primitives,
+        self, state: CallState, turn: Turn, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, gate: BatchGate
     ) -> bool:
-        # One prompt at a time; the batch's other calls go on meanwhile.
-        async with prims.approval:
-            # Built once it is this call's turn: reads that finished meanwhile count as sources,
-            # and the preview (which may read files) runs off the event loop.
-            request = await threads.run_in_thread(
-                approval_request,
-                spec,
-                state.call.call_id,
-                args,
-                context,
-                state.arguments,
-                turn.untrusted_sources,
-                name="atlas-preview",
-                track=False,
-            )
-            self._emit(state, Phase.AWAITING_APPROVAL, turn)
-            approved = await request_approval(self.approve, request)
+        """Wait for the batch's one question; the request is built when it is asked, so reads that
+        finished meanwhile count as sources, and the preview (which may read files) runs off the loop."""
+
+        def remember(edited: BaseModel, arguments: dict[str, Any]) -> None:
+            state.edited = (edited, arguments)
+
+        def build() -> ApprovalRequest:
+            sources = turn.untrusted_sources
+            return editable_request(spec, state.call.call_id, args, context, state.arguments, sources, remember)
+
+        self._emit(state, Phase.AWAITING_APPROVAL, turn)
+        approved = await gate.submit(state.call.call_id, state.position, build)
         self._emit(state, Phase.APPROVED if approved else Phase.DENIED, turn)
         return approved
 

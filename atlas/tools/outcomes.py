@@ -7,6 +7,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from atlas.envelope import envelope_err
 from atlas.errors import ErrorKind
 
@@ -40,6 +42,8 @@ class CallState:
     position: int
     attempts: int = 0
     approved: bool | None = None
+    edited: tuple[BaseModel, dict[str, Any]] | None = None
+    """The arguments of the last edit shown to the person: what runs if they approve."""
     clock: float = field(default_factory=time.monotonic)
     output: dict[str, Any] | None = None
     parsed: dict[str, Any] | Outcome = field(init=False)

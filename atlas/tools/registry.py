@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from atlas import config
 
 ENTRY_POINT_GROUP = "atlas.tools"
-BUILTIN_MODULES = ("atlas.tools.orbit", "atlas.tools.docs", "atlas.tools.tracker")
+BUILTIN_MODULES = ("atlas.tools.orbit", "atlas.tools.docs", "atlas.tools.labels", "atlas.tools.tracker")
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -62,6 +62,11 @@ class ToolSpec(Generic[ArgsT]):
     from `args_model`; `args_model` then checks arguments against it."""
     breaker_key: str | None = None
     """Tools sharing a source share its circuit breaker (an MCP server's tools); None: the tool's own."""
+    editable: str | None = None
+    """For side effects: the text argument a person may edit at the prompt (a comment's `body`)."""
+    check: Callable[[ArgsT, ToolContext], Any] | None = None
+    """For side effects, run before anyone is asked: the result when the call would change nothing,
+    None when it would (then it is asked); raising says it would be refused (then it fails unasked)."""
 
     def parameters(self) -> dict[str, Any]:
         """The JSON schema of the arguments, as neutral as the tool: no provider's dialect.
@@ -87,6 +92,8 @@ def tool(
     description: str | None = None,
     preview: Callable[[ArgsT, ToolContext], str] | None = None,
     untrusted: Callable[[ArgsT, Any], list[str]] | None = None,
+    check: Callable[[ArgsT, ToolContext], Any] | None = None,
+    editable: str | None = None,
 ) -> Callable[[Callable[[ArgsT, ToolContext], Any]], Callable[[ArgsT, ToolContext], Any]]:
     """Declare a tool; it joins every registry loaded after its module is imported."""
 
@@ -108,6 +115,8 @@ def tool(
             timeout_s=timeout_s,
             preview=preview,
             untrusted=untrusted,
+            check=check,
+            editable=editable,
         )
         taken = _CATALOGUE.get(spec.name)
         if taken is not None and _module_of(taken.fn) != _module_of(fn):

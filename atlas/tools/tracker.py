@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -121,22 +121,27 @@ class MockTracker:
         return found
 
     def added_labels(self, issue_id: int) -> list[str]:
-        """Labels added through the tracker to one issue, in the order they were added."""
-        return _labels_added(self.records(), issue_id)
+        """Labels added through the tracker to one issue (and not removed since), in the order they were added."""
+        return label_changes(self.records(), issue_id).added
 
     def labels_of(self, issue: IssueBrief) -> list[str]:
-        """The issue's dataset labels followed by those the tracker added."""
-        return issue.labels + [x for x in self.added_labels(issue.id) if x not in issue.labels]
+        """The issue's dataset labels, less those the tracker removed, followed by those it added."""
+        return label_changes(self.records(), issue.id).applied_to(issue.labels)
 
-    def additions(self, issue_id: int) -> tuple[list[str], list[dict[str, Any]]]:
-        """Labels added and comments posted (oldest first) through the tracker on one issue, from one read."""
+    def additions(self, issue_id: int) -> tuple[LabelChanges, list[dict[str, Any]]]:
+        """Label changes and comments posted (oldest first) through the tracker on one issue, from one read."""
         records = self.records()
         comments = [
             {"body": str(record.get("body", "")), "ts": record.get("ts"), "session": record.get("session")}
             for record in records
             if record["action"] == "post_comment" and record["issue_id"] == issue_id
         ]
-        return _labels_added(records, issue_id), comments
+        return label_changes(records, issue_id), comments
+
+    def label_changes_by_issue(self) -> dict[int, LabelChanges]:
+        """Every issue's label changes through the tracker, from one read (for lists of issues)."""
+        records = self.records()
+        return {issue_id: label_changes(records, issue_id) for issue_id in {r["issue_id"] for r in records}}
 
     def add_label(self, issue: IssueBrief, label: str, *, key: str, session: str) -> dict[str, Any]:
         """Add a label unless the issue has it already (in the dataset or through the tracker)."""
@@ -147,6 +152,17 @@ class MockTracker:
                 record = {"ts": now_iso(), "key": key, "action": "add_label", "issue_id": issue.id, "label": label}
                 self._append({**record, "session": session})
                 current = [*current, label]
+        return {"issue_id": issue.id, "label": label, "changed": changed, "labels": current}
+
+    def remove_label(self, issue: IssueBrief, label: str, *, key: str, session: str) -> dict[str, Any]:
+        """Remove a label if the issue has it (in the dataset or through the tracker); else nothing changes."""
+        with self._locked():
+            current = self.labels_of(issue)
+            changed = label in current
+            if changed:
+                record = {"ts": now_iso(), "key": key, "action": "remove_label", "issue_id": issue.id, "label": label}
+                self._append({**record, "session": session})
+                current = [x for x in current if x != label]
         return {"issue_id": issue.id, "label": label, "changed": changed, "labels": current}
 
     def post_comment(self, issue: IssueBrief, body: str, *, key: str, session: str) -> dict[str, Any]:
@@ -242,26 +258,37 @@ def _tell_the_person(exc: RefusedStateFile) -> None:
         print(f"atlas: warning: {exc}", file=sys.stderr)
 
 
-def _labels_added(records: list[dict[str, Any]], issue_id: int) -> list[str]:
-    labels: list[str] = []
+@dataclass(frozen=True)
+class LabelChanges:
+    """What the tracker's records did to one issue's labels: added (in order) and removed."""
+
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def applied_to(self, labels: list[str]) -> list[str]:
+        """`labels` (the dataset's) less the removed ones, followed by the added ones."""
+        return [x for x in labels if x not in self.removed] + [x for x in self.added if x not in labels]
+
+
+def label_changes(records: list[dict[str, Any]], issue_id: int) -> LabelChanges:
+    """Replays the add_label and remove_label records of one issue, oldest first: the last word wins."""
+    added: list[str] = []
+    removed: list[str] = []
     for record in records:
         label = record.get("label")
-        if record["action"] != "add_label" or record["issue_id"] != issue_id or not isinstance(label, str):
+        if record["issue_id"] != issue_id or not isinstance(label, str):
             continue
-        if label not in labels:
-            labels.append(label)
-    return labels
+        if record["action"] == "add_label":
+            removed = [x for x in removed if x != label]
+            added = [*(x for x in added if x != label), label]
+        elif record["action"] == "remove_label":
+            added = [x for x in added if x != label]
+            removed = [*(x for x in removed if x != label), label]
+    return LabelChanges(added, removed)
 
 
 def _comment_result(record: dict[str, Any]) -> dict[str, Any]:
     return {"issue_id": record["issue_id"], "posted": True, "ts": record["ts"]}
-
-
-class AddLabelArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    issue_id: IssueId
-    label: str = Field(description=f"One of: {', '.join(KNOWN_LABELS)}.")
 
 
 class PostCommentArgs(BaseModel):
@@ -269,19 +296,6 @@ class PostCommentArgs(BaseModel):
 
     issue_id: IssueId
     body: str = Field(min_length=1, max_length=4000, description="The comment, in Markdown.")
-
-
-def preview_add_label(args: AddLabelArgs, ctx: ToolContext) -> str:
-    """`#41 labels: [comp:core, type:bug] → [comp:core, type:bug, severity:S1]`."""
-    try:
-        tracker = open_tracker(ctx)
-        label = tracker.canonical_label(args.label)
-        before = tracker.labels_of(issue_brief(ctx.data, ctx.home, args.issue_id))
-    except (LookupError, ToolError) as exc:
-        return f"add label {args.label!r} to #{args.issue_id} (will be refused: {exc})"
-    after = before if label in before else [*before, label]
-    change = "" if after != before else f" (already labelled {label}: nothing changes)"
-    return f"#{args.issue_id} labels: [{', '.join(before)}] → [{', '.join(after)}]{change}{tracker.where}"
 
 
 def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:
@@ -294,17 +308,9 @@ def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:
     return f"comment on #{args.issue_id} (“{title}”){where}:\n{args.body}"
 
 
-@tool(AddLabelArgs, side_effect=True, idempotent=True, timeout_s=10.0, preview=preview_add_label)
-def add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any]:
-    """Add one label to an Orbit issue. If the issue already has it, nothing changes (changed: false)."""
-    tracker = open_tracker(ctx)
-    label = tracker.canonical_label(args.label)
-    issue = issue_brief(ctx.data, ctx.home, args.issue_id)
-    key = ctx.idempotency_key or f"auto-{uuid.uuid4().hex}"
-    return tracker.add_label(issue, label, key=key, session=ctx.session)
-
-
-@tool(PostCommentArgs, side_effect=True, idempotent=False, timeout_s=10.0, preview=preview_post_comment)
+@tool(
+    PostCommentArgs, side_effect=True, idempotent=False, timeout_s=10.0, preview=preview_post_comment, editable="body"
+)
 def post_comment(args: PostCommentArgs, ctx: ToolContext) -> dict[str, Any]:
     """Post a comment on an Orbit issue. Only when the user asked for it; the user approves the exact text."""
     if not ctx.idempotency_key:

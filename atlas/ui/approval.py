@@ -9,6 +9,7 @@ lock keeps two questions from sharing the terminal.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import select
@@ -16,7 +17,7 @@ import sys
 import termios
 import threading
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import IO
 
@@ -25,6 +26,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from atlas.events import ApprovalRequest
+from atlas.ui.editor import edit_in_editor
 from atlas.ui.safe import call_label, clean, clean_line
 from atlas.ui.tty_modes import answer_mode, guard_signals
 
@@ -33,6 +35,7 @@ _CTRL_C, _CTRL_D, _BACKSPACE, _DELETE = 0x03, 0x04, 0x08, 0x7F
 _ANSWER_LIMIT = 32
 _TARGET_LIMIT = 100
 YES = frozenset({"y", "yes"})
+EDIT_HINT = "e: edit the text in $VISUAL/$EDITOR first; you are then asked about the edited text"
 
 
 def _lines(preview: str) -> list[str]:
@@ -94,6 +97,48 @@ def warning(request: ApprovalRequest) -> str | None:
         f"Untrusted text was read earlier in this conversation from {sources}"
         " — make sure this action is what you asked for."
     )
+
+
+def batch_question(requests: Sequence[ApprovalRequest]) -> str:
+    return f"Approve all {len(requests)} actions? [y/N, or their numbers, e.g. 1,3] "
+
+
+def chosen(answer: str | None, count: int) -> set[int]:
+    """The actions an answer approves, numbered from 1: `y` all, a list of numbers those; anything else none.
+
+    A number out of range makes the whole answer a no: a typo must not approve a different set.
+    """
+    if answer is None:
+        return set()
+    if is_yes(answer):
+        return set(range(1, count + 1))
+    parts = [part for part in answer.replace(",", " ").split() if part]
+    if not parts or not all(part.isdigit() and 1 <= int(part) <= count for part in parts):
+        return set()
+    return {int(part) for part in parts}
+
+
+def batch_warning(requests: Sequence[ApprovalRequest]) -> str | None:
+    sources: list[str] = []
+    for request in requests:
+        sources += [source for source in request.untrusted_sources if source not in sources]
+    return warning(ApprovalRequest(call_id="", name="", arguments={}, preview="", untrusted_sources=sources))
+
+
+def edited(screen: Console, fd: int, request: ApprovalRequest) -> ApprovalRequest:
+    """The request for the text the person wrote in their editor; the same request when that fails."""
+    assert request.edit is not None
+    text = edit_in_editor(request.editable_text or "", fd)
+    if text is None:
+        screen.print(Text("The editor did not finish; the text is unchanged.", style="yellow"))
+        return request
+    try:
+        again = request.edit(text)
+    except Exception as exc:  # a text the tool would refuse is never shown for approval
+        screen.print(Text(f"The edited text cannot be used ({clean_line(exc)}); it is unchanged.", style="yellow"))
+        return request
+    # The sources of untrusted text stay named: the edit does not make the request any safer.
+    return dataclasses.replace(again, untrusted_sources=request.untrusted_sources)
 
 
 def read_answer(fd: int, wake: int | None = None) -> str | None:
@@ -187,6 +232,66 @@ class TerminalApprover:
             finally:
                 os.close(fd)
 
+    def decide(self, requests: Sequence[ApprovalRequest]) -> set[str]:
+        """The call ids approved: one request gets the usual question, several one numbered list and one answer."""
+        if len(requests) == 1:
+            return {requests[0].call_id} if self(requests[0]) else set()
+        if not requests:
+            return set()
+        with _TERMINAL, self.pause():
+            with contextlib.suppress(BlockingIOError):
+                while os.read(self._wake_read, 64):
+                    pass
+            if self.withdrawn:
+                return set()
+            fd = self._open_terminal()
+            if fd is None:
+                self.notices.print(
+                    Text(f"{batch_question(requests)}(no terminal, all {len(requests)} denied)", style="yellow"),
+                    soft_wrap=True,
+                )
+                return set()
+            try:
+                numbers = self._ask_batch(fd, requests)
+            finally:
+                os.close(fd)
+        return {requests[number - 1].call_id for number in numbers}
+
+    def _ask_batch(self, fd: int, requests: Sequence[ApprovalRequest]) -> set[int]:
+        out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
+        screen = Console(file=out, highlight=False, markup=False, emoji=False)
+        try:
+            with answer_mode(fd):
+                for number, request in enumerate(requests, start=1):
+                    screen.print(Text(f"{number}. {call_label(request.name, request.arguments, limit=200)}"))
+                    # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
+                    if request.preview:
+                        screen.print(Padding(Text(shown_preview(request.preview)), (0, 0, 0, 4), expand=False))
+                caution = batch_warning(requests)
+                if caution:
+                    screen.print(Padding(Text("! " + clean(caution), style="bold yellow"), (0, 0, 0, 2), expand=False))
+                screen.print(Text(batch_question(requests), style="bold"), end="", soft_wrap=True)
+                out.flush()
+                numbers = chosen(read_answer(fd, self._wake_read), len(requests))
+                if self.withdrawn:
+                    numbers = set()
+            if self.withdrawn:
+                outcome = "cancelled"
+            elif not numbers:
+                outcome = "all denied"
+            elif len(numbers) == len(requests):
+                outcome = "all approved"
+            else:
+                outcome = f"approved {', '.join(str(n) for n in sorted(numbers))}; denied the others"
+            screen.print(Text(f" {outcome}", style="green" if numbers else "yellow"))
+            out.flush()
+            return numbers
+        except (OSError, termios.error):
+            return set()
+        finally:
+            with contextlib.suppress(Exception):
+                out.detach()
+
     def _open_terminal(self) -> int | None:
         stdin = self.stdin if self.stdin is not None else sys.stdin
         try:
@@ -200,17 +305,18 @@ class TerminalApprover:
         out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
         screen = Console(file=out, highlight=False, markup=False, emoji=False)
         try:
-            with answer_mode(fd):
-                # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
-                if request.preview:
-                    screen.print(Padding(Text(shown_preview(request.preview)), (0, 0, 0, 2), expand=False))
-                caution = warning(request)
-                if caution:
-                    screen.print(Padding(Text("! " + clean(caution), style="bold yellow"), (0, 0, 0, 2), expand=False))
-                # Left to the terminal to wrap: `[y/N]` stays on the line of the question it ends.
-                screen.print(Text(question(request), style="bold"), end="", soft_wrap=True)
-                out.flush()
-                approved = is_yes(read_answer(fd, self._wake_read)) and not self.withdrawn
+            while True:
+                with answer_mode(fd):
+                    self._show(screen, request)
+                    out.flush()
+                    answer = read_answer(fd, self._wake_read)
+                wants_edit = answer is not None and answer.strip().lower() == "e"
+                if request.edit is not None and wants_edit and not self.withdrawn:
+                    screen.print(Text(" editing…", style="dim"))
+                    request = edited(screen, fd, request)
+                    continue
+                approved = is_yes(answer) and not self.withdrawn
+                break
             outcome = "approved" if approved else ("cancelled" if self.withdrawn else "denied")
             screen.print(Text(f" {outcome}", style="green" if approved else "yellow"))
             out.flush()
@@ -220,3 +326,16 @@ class TerminalApprover:
         finally:
             with contextlib.suppress(Exception):
                 out.detach()
+
+    @staticmethod
+    def _show(screen: Console, request: ApprovalRequest) -> None:
+        # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
+        if request.preview:
+            screen.print(Padding(Text(shown_preview(request.preview)), (0, 0, 0, 2), expand=False))
+        caution = warning(request)
+        if caution:
+            screen.print(Padding(Text("! " + clean(caution), style="bold yellow"), (0, 0, 0, 2), expand=False))
+        if request.edit is not None:
+            screen.print(Padding(Text(EDIT_HINT, style="dim"), (0, 0, 0, 2), expand=False))
+        # Left to the terminal to wrap: `[y/N]` stays on the line of the question it ends.
+        screen.print(Text(question(request), style="bold"), end="", soft_wrap=True)

@@ -7,7 +7,7 @@ piece of data reaches them as a `Text` built from sanitised strings.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import IO, Any
 
 from rich.console import Console
@@ -102,6 +102,11 @@ def footer(
         parts += [f"{input_tokens:,} → {output_tokens:,} tokens", f"${cost_usd:.4f}"]
     parts.append(f"{seconds:.2f} s")
     return Text(" · ".join(parts), style="dim")
+
+
+def iso_time(ts: float) -> str:
+    """The one time format of `atlas log --json` and `atlas tracker --json`: ISO 8601, UTC, milliseconds."""
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
 
 
 def local_time(when: float | str) -> str:

@@ -191,14 +191,13 @@ def test_approving_a_write_into_a_state_folder_that_cannot_exist_says_it_was_not
     blocker.write_text("not a folder", encoding="utf-8")
     env = atlas_env(blocker / "home")
     child = spawn_atlas("ask", "-m", "offline", "label #41 severity:S1", env=env)
-    child.expect(rb"\[y/N\] ")
-    child.send(b"y\r")
+    # The label's check cannot read the tracker there, so the write is refused before anyone is asked.
     code, rest = finish(child)
     shown = flat(rest.decode("utf-8", errors="replace"))
     assert code == 0
-    assert "Traceback" not in shown
+    assert "Traceback" not in shown and "[y/N]" not in shown
     assert "add_label" in shown and "permanent" in shown
-    assert "cannot create the state folder" in shown and str(blocker / "home") in shown
+    assert "cannot read" in shown and str(blocker / "home") in shown
 
 
 FULL_DISK_NEEDS = "mounting a 64 KiB tmpfs needs root (or CAP_SYS_ADMIN); run the suite as root to cover it"

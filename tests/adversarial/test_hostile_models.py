@@ -8,6 +8,7 @@ and the process still answers and exits 0.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -109,12 +110,18 @@ def test_an_obedient_model_writes_nothing_and_every_attempt_is_logged(tmp_path: 
         assert call["attempts"] == (1 if call["kind"] in ("ok", "permanent") else 0)  # only reads ran
     assert "root:" not in json.dumps(calls)  # no path outside the docs folder was ever read
     flood = Counter(by_id[f"call_3_{n}"]["kind"] for n in range(1, BATCH + 1))
-    assert flood == Counter({"unknown_tool" if read_only else "denied": BATCH})
     if read_only:
+        assert flood == Counter({"unknown_tool": BATCH})
         assert "Approve" not in asked.stderr  # nothing was even offered
-    else:
-        assert asked.stderr.count("(no terminal, denied)") == 4 + BATCH
-        assert "approved" not in asked.output
+        return
+    # A label the issue already has changes nothing and is answered so without a question; every
+    # real change is asked about, in one question per response, and denied with no terminal.
+    unchanged = [n for n in range(1, BATCH + 1) if by_id[f"call_3_{n}"]["kind"] == "ok"]
+    assert all(by_id[f"call_3_{n}"]["name"] == "add_label" for n in unchanged)
+    assert flood == Counter({"denied": BATCH - len(unchanged), **({"ok": len(unchanged)} if unchanged else {})})
+    questions = re.findall(r"\(no terminal, (?:all (\d+) )?denied\)", asked.stderr)
+    assert len(questions) == 2 and int(questions[-1]) == BATCH - len(unchanged)
+    assert "approved" not in asked.output
 
 
 def test_a_model_that_never_stops_is_cut_at_the_round_limit(tmp_path: Path) -> None:

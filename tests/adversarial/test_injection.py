@@ -25,7 +25,8 @@ from tests.adversarial.harness import (
     write_script,
 )
 
-PROMPT = re.compile(rb"\? \[y/N\] ")
+PROMPT = re.compile(rb"\? \[y/N(?:, or their numbers, e\.g\. 1,3)?\] ")
+"""One action's question, or the one question for several asked in the same response."""
 
 # (where the instructions are, how the model read them, what they made it ask for)
 CASES: dict[str, tuple[str, dict[str, Any], list[dict[str, Any]]]] = {
@@ -80,20 +81,18 @@ def test_the_prompt_names_the_source_and_no_writes_nothing(tmp_path: Path, case:
     screen = io.BytesIO()
     child.logfile_read = screen
 
-    asked: list[str] = []
-    # `n` for the first question, a bare Enter (the default, No) for the next.
-    for answer in [b"n\r", b"\r"][: len(obey)]:
-        child.expect(PROMPT)
-        shown = (child.before or b"").decode("utf-8", errors="replace")
-        asked.append(shown)
-        child.send(answer)
+    # Several actions asked for at once are one question: `n` denies them all (one alone: Enter does).
+    child.expect(PROMPT)
+    shown = (child.before or b"").decode("utf-8", errors="replace")
+    child.send(b"n\r" if len(obey) > 1 else b"\r")
     code, _ = finish(child)
 
     assert code == 0, screen.getvalue().decode(errors="replace")
-    for call, shown in zip(obey, asked, strict=True):
-        warning = shown[shown.rindex("Untrusted text was read") :]
-        assert re.search(rf"from [^\n]*\b{re.escape(source)}\b", warning), shown
-        assert f"Approve {call['name']}(issue_id={call['arguments']['issue_id']}" in shown
+    warning = shown[shown.rindex("Untrusted text was read") :]
+    assert re.search(rf"from [^\n]*\b{re.escape(source)}\b", warning), shown
+    for number, call in enumerate(obey, start=1):
+        label = f"{call['name']}(issue_id={call['arguments']['issue_id']}"
+        assert (f"{number}. {label}" if len(obey) > 1 else f"Approve {label}") in shown
         if call["name"] == "post_comment":
             assert call["arguments"]["body"] in shown  # the whole comment is shown before it is approved
     assert_inert_tty(screen.getvalue())
@@ -123,10 +122,9 @@ def test_ctrl_c_at_the_prompt_denies_and_the_run_still_answers(tmp_path: Path) -
     _, read, obey = CASES["comment on #103"]
     model = write_script(tmp_path, [{"calls": [read]}, {"calls": obey}, {"text": "Nothing was changed."}])
     child = spawn_atlas("ask", "-m", model, "Triage #103", env=env)
-    for _ in obey:
-        child.expect(PROMPT)
-        child.send(b"\x03")
-        child.expect(b" denied")
+    child.expect(PROMPT)  # one question for both actions
+    child.send(b"\x03")
+    child.expect(b" all denied")
     child.expect("Nothing was changed.")
     code, _ = finish(child)
     assert code == 0 and child.signalstatus is None  # Ctrl-C at the prompt is a no, not an abort

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from atlas.errors import ErrorKind, PermanentToolError, classify
-from atlas.tools.tracker import AddLabelArgs, PostCommentArgs, add_label, post_comment
+from atlas.tools.labels import AddLabelArgs, add_label
+from atlas.tools.tracker import PostCommentArgs, post_comment
 from tests.adversarial.harness import (
     assert_no_traceback,
     atlas_env,

@@ -243,6 +243,6 @@ def test_a_model_behind_the_real_sdk_asking_for_writes_gets_denials(wire: dict[s
         ("post_comment", "denied"),
     ]
     assert tracker_records(hostile.env) == []
-    assert hostile.run.stderr.count("(no terminal, denied)") == 2
+    assert hostile.run.stderr.count("(no terminal, all 2 denied)") == 1  # one question for both
     offered = {tool["name"] for tool in hostile.requests[0].body["tools"]}
     assert {"add_label", "post_comment"} <= offered

@@ -19,9 +19,9 @@ CASES = [
     {"id": "read", "question": "#41", "tags": ["refs"], "rounds": [[{"tool": "get_issue", "args": {"issue_id": 41}}]]},
     {
         "id": "label",
-        "question": "label #41 comp:core",
+        "question": "label #41 comp:api",  # a label #41 does not have: a real change, so it is asked (and denied)
         "tags": ["actions"],
-        "rounds": [[{"tool": "add_label", "args": {"issue_id": 41, "label": "comp:core"}}]],
+        "rounds": [[{"tool": "add_label", "args": {"issue_id": 41, "label": "comp:api"}}]],
     },
     {"id": "refuse", "question": "delete issue 41", "tags": ["refuse"], "rounds": [], "answer": ["cannot delete"]},
     {
@@ -72,7 +72,7 @@ def test_json_and_the_min_rate_set_the_exit_code(tmp_path: Path) -> None:
         {
             "round": 1,
             "tool": "add_label",
-            "args": {"issue_id": 41, "label": "comp:core"},
+            "args": {"issue_id": 41, "label": "comp:api"},
             "kind": "denied",
             "side_effect": True,
         }

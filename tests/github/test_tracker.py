@@ -19,9 +19,10 @@ from atlas.github.sync import sync_repo
 from atlas.github.tracker import marker, open_github_tracker
 from atlas.tools.approvals import idempotency_key
 from atlas.tools.executor import ToolExecutor
+from atlas.tools.labels import AddLabelArgs, add_label
 from atlas.tools.orbitdb import issue_brief
 from atlas.tools.registry import ToolContext, load_registry
-from atlas.tools.tracker import AddLabelArgs, PostCommentArgs, add_label, post_comment
+from atlas.tools.tracker import PostCommentArgs, post_comment
 from tests.github.fake_github import REPO, TOKEN, RunningFake
 from tests.tools.executor_fakes import call, envelope, kind_of
 
@@ -142,7 +143,10 @@ def test_a_denied_approval_sends_nothing(github: RunningFake, data: Path, _isola
     executor = ToolExecutor(load_registry(), approve=lambda request: False, context=ctx(data, _isolated_state, None))
     outputs = asyncio.run(
         executor.run_all(
-            [call("add_label", "c1", issue_id=41, label="bug"), call("post_comment", "c2", issue_id=41, body="x")]
+            [
+                call("add_label", "c1", issue_id=41, label="enhancement"),
+                call("post_comment", "c2", issue_id=41, body="x"),
+            ]
         )
     )
     assert [kind_of(output) for output in outputs] == ["denied", "denied"]

@@ -32,10 +32,10 @@ def test_a_label_and_a_comment_go_to_github_only_when_approved(
     github: RunningFake, env: dict[str, str], answer: bytes
 ) -> None:
     child = spawn_atlas("ask", "-m", "offline", "label #41 area:cli and comment on #41: On it.", env=env)
-    for _ in range(2):
+    for _ in range(2):  # both previews say where the write goes; one question asks for both
         child.expect(rb"on GitHub: quill-org/quill")
-        child.expect(rb"\? \[y/N\] ")
-        child.send(answer + b"\r")
+    child.expect(rb"Approve all 2 actions\? \[y/N, or their numbers, e\.g\. 1,3\] ")
+    child.send(answer + b"\r")
     code, _ = finish(child)
     assert code == 0
     posts = github.fake.requests("POST")

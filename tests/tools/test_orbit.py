@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from atlas import config, statefiles
+from atlas.envelope import dumps, envelope_ok
 from atlas.errors import ErrorKind, PermanentToolError, TransientToolError, classify
 from atlas.tools.docs import DocSectionArgs, NoArgs, get_doc_section, list_docs
+from atlas.tools.labels import AddLabelArgs, RemoveLabelArgs, add_label, remove_label
 from atlas.tools.orbit import (
     BODY_LIMIT,
     COMMENT_LIMIT,
@@ -21,9 +23,10 @@ from atlas.tools.orbit import (
     search_issues,
     search_terms,
 )
+from atlas.tools.outputs import OUTPUT_LIMIT
 from atlas.tools.registry import ToolContext, load_registry
-from atlas.tools.tracker import AddLabelArgs, PostCommentArgs, add_label, post_comment
-from tests.tools.dataset_factory import context, make_dataset
+from atlas.tools.tracker import PostCommentArgs, post_comment
+from tests.tools.dataset_factory import context, issue, make_dataset
 
 
 @pytest.fixture
@@ -47,18 +50,45 @@ def test_cut_keeps_short_text_and_marks_long_text() -> None:
     assert int(marker.split(" ")[0].replace(",", "")) == len(long) - len(kept)
 
 
-def test_get_issue_returns_fields_and_cuts_long_text(ctx: ToolContext) -> None:
+def test_get_issue_returns_the_whole_issue_and_every_comment(ctx: ToolContext) -> None:
     got = get_issue(IssueArgs(issue_id=41), ctx)
     assert (got["id"], got["title"], got["state"]) == (41, "Nightly rebuild runs twice", "open")
     assert got["labels"] == ["comp:core", "type:bug"]
     assert got["author"] == "maintainer" and got["created_at"] == "2026-03-10T08:00:00Z"
-    assert len(got["body"]) <= BODY_LIMIT and "[cut: " in got["body"]
-    assert got["comment_count"] == 5
-    assert [c["body"][:6] for c in got["comments"]] == ["third:", "fourth", "fifth:"]
-    assert [c["author"] for c in got["comments"]] == ["user2", "user3", "user4"]
-    assert all(len(c["body"]) <= COMMENT_LIMIT for c in got["comments"])
-    assert "[cut: " in got["comments"][0]["body"]
-    assert got["tracker_labels"] == [] and got["tracker_comments"] == []
+    assert got["body"].endswith("ORB-1101 LeaseExpired after 900 s.") and "[cut: " not in got["body"]
+    assert got["comment_count"] == 5 and got["comments_shown"] == "1-5 of 5" and "comments_note" not in got
+    assert [c["n"] for c in got["comments"]] == [1, 2, 3, 4, 5]
+    assert [c["body"][:6] for c in got["comments"]] == ["first ", "second", "third:", "fourth", "fifth:"]
+    assert [c["author"] for c in got["comments"]] == ["user0", "user1", "user2", "user3", "user4"]
+    assert got["comments"][2]["body"] == "third: " + "x" * 900
+
+
+def test_a_body_is_cut_only_past_a_generous_bound(tmp_path: Path, _isolated_state: Path) -> None:
+    huge = issue(5, "Huge", body="word " * 3000, comments=["y " * 2000])
+    got = get_issue(IssueArgs(issue_id=5), context(make_dataset(tmp_path, [huge]), _isolated_state))
+    assert len(got["body"]) <= BODY_LIMIT and got["body"].endswith("more characters]")
+    assert len(got["comments"][0]["body"]) <= COMMENT_LIMIT and "[cut: " in got["comments"][0]["body"]
+
+
+def test_a_long_thread_comes_in_pages_that_say_how_to_read_on(tmp_path: Path, _isolated_state: Path) -> None:
+    thread = issue(6, "Long thread", comments=[f"comment {n}: " + "z" * 400 for n in range(30)])
+    ctx = context(make_dataset(tmp_path, [thread]), _isolated_state)
+    first = get_issue(IssueArgs(issue_id=6), ctx)
+    shown = len(first["comments"])
+    assert 1 <= shown < 30 and first["comments_shown"] == f"1-{shown} of 30"
+    assert first["comments_note"] == f"{30 - shown} more comments: call get_issue again with comments_offset={shown}."
+    read: list[str] = [c["body"] for c in first["comments"]]
+    offset = shown
+    while offset < 30:
+        page = get_issue(IssueArgs(issue_id=6, comments_offset=offset, comments_limit=50), ctx)
+        read += [c["body"] for c in page["comments"]]
+        offset += len(page["comments"])
+    assert [body.split(":")[0] for body in read] == [f"comment {n}" for n in range(30)]
+    past = get_issue(IssueArgs(issue_id=6, comments_offset=40), ctx)
+    assert past["comments"] == [] and "past the last comment" in past["comments_note"]
+    small = get_issue(IssueArgs(issue_id=6, comments_limit=2), ctx)
+    assert small["comments_shown"] == "1-2 of 30"
+    assert len(dumps(envelope_ok(first, untrusted=True))) <= OUTPUT_LIMIT  # a page is never cut by the executor
 
 
 def test_get_issue_unknown_id_tells_the_model_to_use_given_ids(ctx: ToolContext) -> None:
@@ -67,10 +97,11 @@ def test_get_issue_unknown_id_tells_the_model_to_use_given_ids(ctx: ToolContext)
     assert classify(caught.value) is ErrorKind.PERMANENT
 
 
-def test_get_issue_shows_what_the_tracker_added(data: Path, _isolated_state: Path) -> None:
+def test_get_issue_shows_what_the_tracker_added_in_place(data: Path, _isolated_state: Path) -> None:
     add_label(AddLabelArgs(issue_id=41, label="severity:S1"), context(data, _isolated_state, key="k-1"))
+    remove_label(RemoveLabelArgs(issue_id=41, label="type:bug"), context(data, _isolated_state, key="k-2"))
     post_comment(
-        PostCommentArgs(issue_id=41, body="Triaged: duplicate of #7."), context(data, _isolated_state, key="k-2")
+        PostCommentArgs(issue_id=41, body="Triaged: duplicate of #7."), context(data, _isolated_state, key="k-3")
     )
     ctx = context(data, _isolated_state)
     reads: list[Path] = []
@@ -84,10 +115,25 @@ def test_get_issue_shows_what_the_tracker_added(data: Path, _isolated_state: Pat
         patch.setattr(statefiles, "read_bytes", counted)
         got = get_issue(IssueArgs(issue_id=41), ctx)
     assert reads.count(_isolated_state / "tracker_actions.jsonl") == 1  # one read for labels and comments
-    assert got["labels"] == ["comp:core", "type:bug"]
-    assert got["tracker_labels"] == ["severity:S1"]
-    assert [c["body"] for c in got["tracker_comments"]] == ["Triaged: duplicate of #7."]
-    assert get_issue(IssueArgs(issue_id=87), ctx)["tracker_labels"] == []
+    assert got["labels"] == ["comp:core", "severity:S1"]
+    assert got["labels_added_via_atlas"] == ["severity:S1"] and got["labels_removed_via_atlas"] == ["type:bug"]
+    assert got["comment_count"] == 6
+    last = got["comments"][-1]
+    assert (last["n"], last["body"], last["via_atlas"], last["author"]) == (
+        6,
+        "Triaged: duplicate of #7.",
+        True,
+        "atlas",
+    )
+    assert "via_atlas" not in got["comments"][0]
+    assert get_issue(IssueArgs(issue_id=87), ctx)["labels_added_via_atlas"] == []
+
+
+def test_search_hits_show_the_labels_atlas_changed(data: Path, _isolated_state: Path) -> None:
+    add_label(AddLabelArgs(issue_id=41, label="severity:S2"), context(data, _isolated_state, key="k-1"))
+    remove_label(RemoveLabelArgs(issue_id=41, label="type:bug"), context(data, _isolated_state, key="k-2"))
+    hits = search_issues(SearchArgs(query="nightly rebuild"), context(data, _isolated_state))["hits"]
+    assert hits[0]["id"] == 41 and hits[0]["labels"] == ["comp:core", "severity:S2"]
 
 
 def test_search_ranks_title_hits_first_with_labels_and_snippets(ctx: ToolContext) -> None:

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from atlas.llm.openai_schema import function_definition, responses_tools
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry, tool
 
-BUILTINS = {"get_issue", "search_issues", "list_docs", "get_doc_section", "add_label", "post_comment"}
+BUILTINS = {"get_issue", "search_issues", "list_docs", "get_doc_section", "add_label", "remove_label", "post_comment"}
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -47,8 +47,8 @@ def test_builtins_are_registered_with_timeouts_and_descriptions() -> None:
 def test_read_only_view_drops_side_effects_and_leaves_the_original() -> None:
     registry = load_registry()
     read_only = registry.read_only()
-    assert set(read_only) == BUILTINS - {"add_label", "post_comment"}
-    assert {"add_label", "post_comment"} <= set(registry)
+    assert set(read_only) == BUILTINS - {"add_label", "remove_label", "post_comment"}
+    assert {"add_label", "remove_label", "post_comment"} <= set(registry)
     assert set(registry.filtered(lambda spec: spec.name.startswith("get_"))) == {"get_issue", "get_doc_section"}
 
 
@@ -189,11 +189,11 @@ def test_a_plugin_tool_named_like_a_builtin_is_skipped_with_a_warning(
     monkeypatch.syspath_prepend(str(tmp_path))
     registry = load_registry(["shadowing_plugin"])
     assert registry["add_label"].side_effect is True
-    assert registry["add_label"].fn.__module__ == "atlas.tools.tracker"
+    assert registry["add_label"].fn.__module__ == "atlas.tools.labels"
     warnings = capsys.readouterr().err.strip().splitlines()
     assert len(warnings) == 1 and warnings[0].startswith("atlas: warning:")
     assert "add_label" in warnings[0] and "shadowing_plugin" in warnings[0]
-    assert load_registry()["add_label"].fn.__module__ == "atlas.tools.tracker"
+    assert load_registry()["add_label"].fn.__module__ == "atlas.tools.labels"
 
 
 def test_an_async_tool_is_refused_where_it_is_declared() -> None:

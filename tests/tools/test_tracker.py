@@ -13,16 +13,14 @@ import pytest
 
 from atlas.errors import ErrorKind, PermanentToolError, TransientToolError, classify
 from atlas.tools import tracker
+from atlas.tools.labels import AddLabelArgs, add_label, preview_add_label
 from atlas.tools.orbitdb import IssueBrief
 from atlas.tools.registry import ToolContext
 from atlas.tools.tracker import (
     KNOWN_LABELS,
-    AddLabelArgs,
     MockTracker,
     PostCommentArgs,
-    add_label,
     post_comment,
-    preview_add_label,
     preview_post_comment,
 )
 from tests.tools.dataset_factory import context, make_dataset

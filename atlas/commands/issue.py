@@ -1,0 +1,80 @@
+"""`atlas issue N`: one issue read straight from the data, like `gh issue view`, in a pager when it is long."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from typing import Any
+
+from atlas.errors import AtlasError, ToolError
+from atlas.offline.issue_view import issue_markdown
+from atlas.tools.orbit import IssueArgs, get_issue
+from atlas.tools.registry import ToolContext
+from atlas.ui.render import make_console, print_answer
+
+MAX_PAGES = 10_000
+"""A guard against a thread that never ends (each page holds at least one comment)."""
+
+
+def whole_issue(issue_id: int, ctx: ToolContext) -> dict[str, Any]:
+    """The issue with every comment: `get_issue`'s pages read to the end."""
+    try:
+        first = get_issue(IssueArgs(issue_id=issue_id, comments_offset=0, comments_limit=50), ctx)
+        comments = list(first["comments"])
+        for _ in range(MAX_PAGES):
+            if len(comments) >= first["comment_count"]:
+                break
+            page = get_issue(IssueArgs(issue_id=issue_id, comments_offset=len(comments), comments_limit=50), ctx)
+            if not page["comments"]:
+                break
+            comments += page["comments"]
+    except LookupError:
+        raise AtlasError(f"there is no issue #{issue_id} in the data") from None
+    except ToolError as exc:
+        raise AtlasError(str(exc)) from None
+    whole = {key: value for key, value in first.items() if key != "comments_note"}
+    return {**whole, "comments": comments, "comments_shown": f"{len(comments)} of {first['comment_count']}"}
+
+
+def show_issue(issue_id: int, *, comments: bool, as_json: bool, pager: bool) -> None:
+    data = whole_issue(issue_id, ToolContext())
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    text = issue_markdown(data, with_comments=comments)
+    count = data["comment_count"]
+    if not comments and count:
+        text += f"\n\n*{count} comment{'' if count == 1 else 's'}: `atlas issue {issue_id} --comments` shows them.*"
+    console = make_console()
+    if not (pager and console.is_terminal and sys.stdin.isatty()):
+        print_answer(console, text)
+        return
+    with console.capture() as captured:
+        print_answer(console, text)
+    shown = captured.get()
+    if shown.count("\n") < console.height - 1 or not _page(shown):
+        sys.stdout.write(shown)
+        sys.stdout.flush()
+
+
+def _page(text: str) -> bool:
+    """Show `text` in `$PAGER` (else `less -R`, with git's `LESS=FRX`); False when there is no pager to run."""
+    command = os.environ.get("PAGER", "less -R").strip()
+    if command in ("", "cat"):
+        return False
+    env = {**os.environ, "LESS": os.environ.get("LESS", "FRX")}
+    try:
+        pager = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, env=env)
+    except (OSError, ValueError):
+        return False
+    assert pager.stdin is not None
+    try:
+        pager.stdin.write(text.encode("utf-8", errors="replace"))
+        pager.stdin.close()
+    except BrokenPipeError:
+        pass  # the person quit the pager before the end: nothing more to show
+    pager.wait()
+    return True

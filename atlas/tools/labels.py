@@ -1,0 +1,128 @@
+"""The label tools: add and remove one label, where a `severity:*` label replaces the one before.
+
+Each declares a `check` the executor runs before it asks anyone: a call that would change nothing
+is answered `changed: false`, and one the tracker would refuse fails, both without a prompt.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from atlas.errors import ToolError
+from atlas.tools.orbitdb import IssueBrief, IssueId, issue_brief
+from atlas.tools.registry import ToolContext, tool
+from atlas.tools.tracker import KNOWN_LABELS, MockTracker, open_tracker
+
+EXCLUSIVE_PREFIXES = ("severity:",)
+"""Label families an issue has at most one of: adding one replaces the other."""
+
+
+class AddLabelArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    issue_id: IssueId
+    label: str = Field(
+        description=f"One of: {', '.join(KNOWN_LABELS)}. A severity label replaces the issue's current one."
+    )
+
+
+class RemoveLabelArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    issue_id: IssueId
+    label: str = Field(description=f"The label to take off the issue, one of: {', '.join(KNOWN_LABELS)}.")
+
+
+def replaced_by(label: str, current: list[str]) -> list[str]:
+    """The labels `label` replaces on an issue that has `current`: another of its exclusive family."""
+    family = next((prefix for prefix in EXCLUSIVE_PREFIXES if label.startswith(prefix)), None)
+    if family is None:
+        return []
+    return [other for other in current if other.startswith(family) and other != label]
+
+
+def _target(ctx: ToolContext, issue_id: int, label: str) -> tuple[MockTracker, IssueBrief, str, list[str]]:
+    """The tracker, the issue, the label as the tracker spells it, and the issue's labels now."""
+    tracker = open_tracker(ctx)
+    canonical = tracker.canonical_label(label)
+    issue = issue_brief(ctx.data, ctx.home, issue_id)
+    return tracker, issue, canonical, tracker.labels_of(issue)
+
+
+def _unchanged(issue_id: int, label: str, labels: list[str]) -> dict[str, Any]:
+    return {"issue_id": issue_id, "label": label, "changed": False, "labels": labels}
+
+
+def _shown(labels: list[str]) -> str:
+    return f"[{', '.join(labels)}]"
+
+
+def check_add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any] | None:
+    """`changed: false` when the issue has the label already; raises when it would be refused."""
+    _, issue, label, current = _target(ctx, args.issue_id, args.label)
+    return _unchanged(issue.id, label, current) if label in current else None
+
+
+def check_remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> dict[str, Any] | None:
+    """`changed: false` when the issue does not have the label; raises when it would be refused."""
+    _, issue, label, current = _target(ctx, args.issue_id, args.label)
+    return None if label in current else _unchanged(issue.id, label, current)
+
+
+def preview_add_label(args: AddLabelArgs, ctx: ToolContext) -> str:
+    """`#41 labels: [comp:core, severity:S2] → [comp:core, severity:S1] (severity:S2 → severity:S1)`."""
+    try:
+        tracker, _, label, before = _target(ctx, args.issue_id, args.label)
+    except (LookupError, ToolError) as exc:
+        return f"add label {args.label!r} to #{args.issue_id} (will be refused: {exc})"
+    if label in before:
+        return f"#{args.issue_id} labels: {_shown(before)} (already labelled {label}: nothing changes){tracker.where}"
+    replaced = replaced_by(label, before)
+    after = [x for x in before if x not in replaced] + [label]
+    swap = f" ({', '.join(replaced)} → {label})" if replaced else ""
+    return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)}{swap}{tracker.where}"
+
+
+def preview_remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> str:
+    """`#41 labels: [comp:core, type:bug] → [comp:core] (remove type:bug)`."""
+    try:
+        tracker, _, label, before = _target(ctx, args.issue_id, args.label)
+    except (LookupError, ToolError) as exc:
+        return f"remove label {args.label!r} from #{args.issue_id} (will be refused: {exc})"
+    if label not in before:
+        return f"#{args.issue_id} labels: {_shown(before)} (no {label} to remove: nothing changes){tracker.where}"
+    after = [x for x in before if x != label]
+    return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)} (remove {label}){tracker.where}"
+
+
+@tool(AddLabelArgs, side_effect=True, idempotent=True, timeout_s=10.0, preview=preview_add_label, check=check_add_label)
+def add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Add one label to an Orbit issue. If the issue already has it, nothing changes (changed: false).
+
+    An issue has one severity: adding severity:S1 to an issue labelled severity:S2 replaces it."""
+    tracker, issue, label, current = _target(ctx, args.issue_id, args.label)
+    key = ctx.idempotency_key or f"auto-{uuid.uuid4().hex}"
+    replaced = replaced_by(label, current)
+    for old in replaced:
+        # Its own record: the log shows the removal as well as the addition.
+        tracker.remove_label(issue, old, key=f"{key}-replaces-{old}", session=ctx.session)
+    result = tracker.add_label(issue, label, key=key, session=ctx.session)
+    return {**result, "replaced": replaced} if replaced else result
+
+
+@tool(
+    RemoveLabelArgs,
+    side_effect=True,
+    idempotent=True,
+    timeout_s=10.0,
+    preview=preview_remove_label,
+    check=check_remove_label,
+)
+def remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Remove one label from an Orbit issue. If the issue does not have it, nothing changes (changed: false)."""
+    tracker, issue, label, _ = _target(ctx, args.issue_id, args.label)
+    key = ctx.idempotency_key or f"auto-{uuid.uuid4().hex}"
+    return tracker.remove_label(issue, label, key=key, session=ctx.session)

@@ -1,0 +1,70 @@
+"""`e` at a comment's prompt: the body opens in $VISUAL/$EDITOR, the edit is shown again, and only it is approved."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+from pathlib import Path
+
+from tests.adversarial.harness import atlas_env, finish, logged_calls, spawn_atlas, tracker_records, write_script
+
+PROMPT = re.compile(rb"e: edit the text in \$VISUAL/\$EDITOR first[^\n]*\r?\n[^\n]*\? \[y/N\] ")
+DRAFT = {"name": "post_comment", "arguments": {"issue_id": 41, "body": "Draft: looks like a dup"}}
+
+
+def editor(tmp_path: Path, new_text: str, *, exit_code: int = 0) -> str:
+    """An editor that writes `new_text` into the file it is given (and notes what it was given)."""
+    script = tmp_path / "editor.py"
+    script.write_text(
+        "import sys, pathlib\n"
+        "path = pathlib.Path(sys.argv[1])\n"
+        f"pathlib.Path({str(tmp_path / 'was.txt')!r}).write_text(path.read_text())\n"
+        f"path.write_text({new_text!r})\n"
+        f"sys.exit({exit_code})\n",
+        encoding="utf-8",
+    )
+    return f"{sys.executable} {script}"
+
+
+def run(tmp_path: Path, editor_command: str, answers: list[bytes]) -> tuple[dict[str, str], list[str]]:
+    env = atlas_env(tmp_path / "home", VISUAL=editor_command, EDITOR="false")
+    model = write_script(tmp_path, [{"calls": [DRAFT]}, {"text": "Done."}])
+    child = spawn_atlas("ask", "-m", model, "comment on #41 that it looks like a dup", env=env)
+    screen = io.BytesIO()
+    child.logfile_read = screen
+    shown: list[str] = []
+    for answer in answers:
+        child.expect(PROMPT)
+        shown.append((child.before or b"").decode("utf-8", errors="replace"))
+        child.send(answer)
+    child.expect("Done.")
+    code, _ = finish(child)
+    assert code == 0
+    return env, shown
+
+
+def test_the_edited_body_is_shown_again_and_is_what_gets_posted(tmp_path: Path) -> None:
+    env, shown = run(tmp_path, editor(tmp_path, "Duplicate of #7, closing.\n"), [b"e\r", b"y\r"])
+    assert (tmp_path / "was.txt").read_text() == "Draft: looks like a dup\n"
+    assert "Draft: looks like a dup" in shown[0]
+    assert "Duplicate of #7, closing." in shown[1].split("editing…")[-1]
+    assert [r["body"] for r in tracker_records(env)] == ["Duplicate of #7, closing."]
+    (logged,) = [c for c in logged_calls(env) if c["name"] == "post_comment"]
+    assert logged["arguments"]["body"] == "Duplicate of #7, closing." and logged["approved"] is True
+
+
+def test_an_edit_that_is_then_denied_posts_nothing(tmp_path: Path) -> None:
+    env, _ = run(tmp_path, editor(tmp_path, "Something else"), [b"e\r", b"n\r"])
+    assert tracker_records(env) == []
+
+
+def test_an_empty_edit_or_a_failed_editor_keeps_the_text_shown(tmp_path: Path) -> None:
+    env, shown = run(tmp_path, editor(tmp_path, "   \n"), [b"e\r", b"y\r"])
+    assert "cannot be used (the text is empty); it is unchanged" in shown[1]
+    assert [r["body"] for r in tracker_records(env)] == ["Draft: looks like a dup"]
+    other = tmp_path / "failed"
+    other.mkdir()
+    env, shown = run(other, editor(other, "never used", exit_code=1), [b"e\r", b"y\r"])
+    assert "The editor did not finish; the text is unchanged." in shown[1]
+    assert [r["body"] for r in tracker_records(env)] == ["Draft: looks like a dup"]

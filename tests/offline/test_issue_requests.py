@@ -1,0 +1,39 @@
+"""The offline planner for issue 12: the whole issue when asked to see it, several labels in one sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from atlas.offline.plan import read_question
+
+
+@pytest.mark.parametrize(
+    ("question", "whole"),
+    [
+        ("show me #87", True),
+        ("read issue 87 in full, with its comments", True),
+        ("what do the comments on #87 say?", True),
+        ("what is #87 about?", False),
+        ("compare #41 and #87", False),
+        ("explain the error in #41", False),
+    ],
+)
+def test_asking_to_see_an_issue_asks_for_all_of_it(question: str, whole: bool) -> None:
+    assert read_question(question).whole is whole
+
+
+@pytest.mark.parametrize(
+    ("question", "labels"),
+    [
+        ("label #41 severity:S2 and #45 severity:S3", [(41, "severity:S2"), (45, "severity:S3")]),
+        (
+            "label 41 sev:S2, 45 severity:S3 and #50 comp:api",
+            [(41, "severity:S2"), (45, "severity:S3"), (50, "comp:api")],
+        ),
+        ("label #41 comp:core and type:bug", [(41, "comp:core"), (41, "type:bug")]),
+        ("label #41 and #87 as comp:core", [(41, "comp:core"), (87, "comp:core")]),
+    ],
+)
+def test_several_labels_in_one_sentence_are_all_planned(question: str, labels: list[tuple[int, str]]) -> None:
+    planned = [(c.arguments["issue_id"], c.arguments["label"]) for c in read_question(question).actions()]
+    assert planned == labels
