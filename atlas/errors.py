@@ -49,6 +49,9 @@ class ErrorKind(StrEnum):
     UNKNOWN = "unknown"
 
 
+WITHOUT_HINT = frozenset({ErrorKind.OK})
+"""The kinds that come with no hint: a call that succeeded needs no advice."""
+
 HINTS: dict[ErrorKind, str] = {
     ErrorKind.TIMEOUT: (
         "The source did not answer in time. Tell the user this check timed out; "
@@ -79,6 +82,7 @@ HINTS: dict[ErrorKind, str] = {
     ),
     ErrorKind.UNKNOWN: "An internal error occurred in this tool. Tell the user this check failed.",
 }
+"""The model's advice per kind: every kind but those in WITHOUT_HINT has one (a test checks)."""
 
 SOURCE_BROKEN_HINT = (
     "The source itself cannot be read, whatever the arguments. Tell the user this check failed and why; "

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from atlas.calllog import CallLog
 from atlas.config import atlas_home
+from atlas.errors import ErrorKind
 from atlas.ui.render import data_table, local_time, make_console
 from atlas.ui.safe import clean_line, compact_args
 
@@ -33,7 +34,7 @@ MIN_WIDTHS = {"tool": len("get_doc_section"), "ms": len("30,000"), "arguments": 
 class LogOptions:
     limit: int = 20
     tool: str | None = None
-    kind: str | None = None
+    kind: ErrorKind | None = None
     session: str | None = None
     since: float | None = None
     errors: bool = False
