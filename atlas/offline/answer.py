@@ -116,11 +116,11 @@ def failure(call: PlannedCall, envelope: Mapping[str, Any]) -> str:
     kind = str(error.get("kind", "unknown"))
     message = _one_line(error.get("message", "no details were given"), 300).rstrip(".")
     hint = _one_line(error.get("hint", ""), 300)
-    if kind == "denied":
+    if kind == ErrorKind.DENIED:
         return f"Not done: you did not approve {describe_call(call)}. Nothing was changed."
     says = _says(kind)
     text = f"⚠ {describe_call(call)} {says} (`{kind}`): {message}. This check could not be made"
-    text += "; nothing else was used in its place." if kind != "cancelled" else "."
+    text += "; nothing else was used in its place." if kind != ErrorKind.CANCELLED else "."
     return text + (f" Hint: {hint}" if hint else "")
 
 
