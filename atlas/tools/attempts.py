@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from atlas.envelope import envelope_ok
-from atlas.errors import ErrorKind, ToolError, classify, describe
+from atlas.errors import ErrorKind, ToolError, ToolTimeoutError, classify, describe
 from atlas.events import Phase
 from atlas.tools import threads
 from atlas.tools.outcomes import NO_TIME_BUDGET, CallState, Outcome, cancelled, error, side_effect_unsettled
@@ -79,9 +79,10 @@ async def run_attempt(
         raise
     if not done:
         job.abandon()
+        late = ToolTimeoutError(f"{spec.name} did not return within {timeout:.1f} s", tool=spec.name, timeout_s=timeout)
         if spec.side_effect:
-            return side_effect_unsettled(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
-        return error(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
+            return side_effect_unsettled(ErrorKind.TIMEOUT, str(late), late)
+        return error(ErrorKind.TIMEOUT, str(late), failure=late)
     return _outcome_of(spec, args, job, turn)
 
 
@@ -112,8 +113,12 @@ def _outcome_of(spec: ToolSpec[Any], args: BaseModel, job: threads.ThreadCall, t
     if failure is not None:
         kind = classify(failure)
         text = describe(failure)
-        hint = failure.hint if isinstance(failure, ToolError) else None
-        return error(kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}", hint=hint)
+        raised = failure if isinstance(failure, ToolError) else None
+        if raised is not None and raised.tool is None:
+            raised.tool = spec.name  # as httpx attaches the request: the tool need not know its own name
+        hint = raised.hint if raised is not None else None
+        text = text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}"
+        return error(kind, text, hint=hint, failure=raised)
     data = job.future.result()
     if spec.untrusted is None:
         return Outcome(ErrorKind.OK, envelope_ok(data))
