@@ -191,13 +191,15 @@ def log(
         since_ts = parse_since(since) if since is not None else None
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--since") from None
-    if kind is not None and kind not in set(ErrorKind):
+    try:
+        kind_wanted = ErrorKind(kind) if kind is not None else None
+    except ValueError:
         kinds = ", ".join(ErrorKind)
-        raise typer.BadParameter(f"{kind!r} is not a kind; the kinds are {kinds}", param_hint="--kind")
+        raise typer.BadParameter(f"{kind!r} is not a kind; the kinds are {kinds}", param_hint="--kind") from None
     options = LogOptions(
         limit=limit,
         tool=tool,
-        kind=kind,
+        kind=kind_wanted,
         session=session,
         since=since_ts,
         errors=errors,

@@ -19,7 +19,12 @@ are `AtlasError`s, caught once in the CLI and shown as one line::
     ├── TransientToolError     try again later (busy database, dropped connection)
     ├── PermanentToolError     the same call will fail again
     ├── UnavailableToolError   the source is down (an MCP server that crashed or will not start)
-    └── ProtocolToolError      the source answered outside its protocol (an MCP error response)
+    ├── ProtocolToolError      the source answered outside its protocol (an MCP error response)
+    └── ToolTimeoutError       the executor's own: the call did not return within its timeout
+
+As in httpx, the exceptions carry what a program may act on as fields, not only in their text:
+a `ModelError` its `model`, `url`, HTTP `status` and `retry_after` (seconds) where known; a
+`ToolError` its `tool` (set by the executor when the tool did not) and, for a timeout, `timeout_s`.
 """
 
 from __future__ import annotations
@@ -48,6 +53,9 @@ class ErrorKind(StrEnum):
     PROTOCOL = "protocol"
     UNKNOWN = "unknown"
 
+
+WITHOUT_HINT = frozenset({ErrorKind.OK})
+"""The kinds that come with no hint: a call that succeeded needs no advice."""
 
 HINTS: dict[ErrorKind, str] = {
     ErrorKind.TIMEOUT: (
@@ -79,6 +87,7 @@ HINTS: dict[ErrorKind, str] = {
     ),
     ErrorKind.UNKNOWN: "An internal error occurred in this tool. Tell the user this check failed.",
 }
+"""The model's advice per kind: every kind but those in WITHOUT_HINT has one (a test checks)."""
 
 SOURCE_BROKEN_HINT = (
     "The source itself cannot be read, whatever the arguments. Tell the user this check failed and why; "
@@ -92,9 +101,11 @@ RETRYABLE_KINDS = frozenset({ErrorKind.TIMEOUT, ErrorKind.TRANSIENT})
 class ToolError(Exception):
     """Base for errors that tools raise on purpose; `hint` replaces the kind's hint for the model."""
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, hint: str | None = None, tool: str | None = None) -> None:
         super().__init__(message)
         self.hint = hint
+        self.tool = tool
+        """The tool that failed; the executor names it when the tool did not."""
 
 
 class TransientToolError(ToolError):
@@ -111,6 +122,15 @@ class UnavailableToolError(ToolError):
 
 class ProtocolToolError(ToolError):
     """The source broke its protocol: an MCP error response, or a reply that is not one."""
+
+
+class ToolTimeoutError(ToolError):
+    """A call that did not return within its timeout; the executor records it, no tool raises it."""
+
+    def __init__(self, message: str, *, tool: str, timeout_s: float, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint, tool=tool)
+        self.timeout_s = timeout_s
+        """The time the attempt was given, in seconds."""
 
 
 class AtlasError(Exception):
@@ -132,7 +152,26 @@ class ScriptError(AtlasError):
 
 
 class ModelError(AtlasError):
-    pass
+    """The model could not produce a turn; the fields say where and why, as far as the wire told."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        url: str | None = None,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.model = model
+        """The model asked for, when one was."""
+        self.url = url
+        """The base URL the request went to."""
+        self.status = status
+        """The HTTP status of the refusal; None when no response came (or the stream broke later)."""
+        self.retry_after = retry_after
+        """Seconds the server asked to wait before trying again (`Retry-After`), when it said."""
 
 
 class ModelAuthError(ModelError):
@@ -171,6 +210,8 @@ def classify(exc: BaseException) -> ErrorKind:
         return ErrorKind.UNAVAILABLE
     if isinstance(exc, ProtocolToolError):
         return ErrorKind.PROTOCOL
+    if isinstance(exc, ToolTimeoutError):
+        return ErrorKind.TIMEOUT
     if isinstance(exc, TimeoutError):
         return ErrorKind.TIMEOUT
     if isinstance(exc, sqlite3.OperationalError):

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from atlas.errors import ConfigError
+from atlas.errors import ConfigError, ErrorKind
 
 
 class ExpectedCall(BaseModel):
@@ -56,7 +56,7 @@ class PlannedCall:
     round: int
     tool: str
     args: Mapping[str, Any] | str
-    kind: str
+    kind: ErrorKind
     side_effect: bool
 
     def shown(self) -> str:

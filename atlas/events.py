@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
+from atlas.errors import ErrorKind
+
 
 class Phase(StrEnum):
     QUEUED = "queued"
@@ -33,7 +35,7 @@ class CallRecord:
     call_id: str
     name: str
     arguments: dict[str, Any] | str
-    kind: str
+    kind: ErrorKind
     ms: float
     attempts: int
     message: str | None = None
@@ -59,7 +61,7 @@ class CallEvent:
     arguments: dict[str, Any] | str
     round: int = 0
     attempt: int = 0
-    kind: str | None = None
+    kind: ErrorKind | None = None
     ms: float | None = None
     attempts: int = 0
     message: str | None = None

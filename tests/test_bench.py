@@ -14,6 +14,7 @@ import pytest
 
 import bench.__main__ as runner
 from atlas.calllog import CallLog
+from atlas.errors import ErrorKind
 from atlas.messages import ToolCall
 from atlas.tools.registry import Registry, ToolContext
 from bench import deadlines, log_scale, overhead, parallel, startup
@@ -88,7 +89,7 @@ def test_generated_log_rows_are_read_back_by_the_call_log(tmp_path: Path, monkey
     stats = {entry["name"]: entry for entry in log.stats()}
     assert sum(entry["calls"] for entry in stats.values()) == 500
     assert set(stats) <= set(log_scale.TOOLS) | {"list_docs"}
-    timeouts = log.calls(limit=5, kind="timeout")
+    timeouts = log.calls(limit=5, kind=ErrorKind.TIMEOUT)
     assert timeouts and all(call["kind"] == "timeout" and call["ms"] == 5000.0 for call in timeouts)
     with sqlite3.connect(log.path) as conn:
         assert conn.execute("SELECT count(DISTINCT session) FROM calls").fetchone()[0] == 51

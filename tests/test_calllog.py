@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from atlas.calllog import MIGRATIONS, CallLog, CallLogError, CallLogWriter
+from atlas.errors import ErrorKind
 from atlas.events import CallRecord
 from atlas.tools.executor import ToolExecutor
 from tests.tools.executor_fakes import FailArgs, Flaky, call, kind_of, registry, sleep_tool, spec
@@ -23,7 +24,7 @@ from tests.tools.executor_fakes import FailArgs, Flaky, call, kind_of, registry,
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def record(call_id: str, name: str = "get_issue", kind: str = "ok", **fields: object) -> CallRecord:
+def record(call_id: str, name: str = "get_issue", kind: ErrorKind = ErrorKind.OK, **fields: object) -> CallRecord:
     values: dict[str, object] = {
         "round": 1,
         "call_id": call_id,
@@ -52,13 +53,13 @@ def test_the_log_is_created_in_the_home_folder_with_wal_and_a_schema_version(tmp
 def test_calls_come_back_newest_last_in_the_json_shape_with_filters(tmp_path: Path) -> None:
     log = CallLog(tmp_path / "log.db")
     log.record_call(record("c1", ts=100.0), session="s1", turn=1)
-    log.record_call(record("c2", kind="timeout", message="slow", ts=200.0), session="s1", turn=1)
+    log.record_call(record("c2", kind=ErrorKind.TIMEOUT, message="slow", ts=200.0), session="s1", turn=1)
     log.record_call(
-        record("c3", name="add_label", kind="denied", approved=False, arguments={"label": "x"}, ts=300.0),
+        record("c3", name="add_label", kind=ErrorKind.DENIED, approved=False, arguments={"label": "x"}, ts=300.0),
         session="s2",
         turn=1,
     )
-    log.record_call(record("c4", arguments="{not json", kind="bad_args", ts=400.0), session="s2", turn=2)
+    log.record_call(record("c4", arguments="{not json", kind=ErrorKind.BAD_ARGS, ts=400.0), session="s2", turn=2)
 
     everything = log.calls()
     assert [c["call_id"] for c in everything] == ["c1", "c2", "c3", "c4"]
@@ -73,7 +74,7 @@ def test_calls_come_back_newest_last_in_the_json_shape_with_filters(tmp_path: Pa
 
     assert [c["call_id"] for c in log.calls(limit=2)] == ["c3", "c4"]
     assert [c["call_id"] for c in log.calls(tool="add_label")] == ["c3"]
-    assert [c["call_id"] for c in log.calls(kind="timeout")] == ["c2"]
+    assert [c["call_id"] for c in log.calls(kind=ErrorKind.TIMEOUT)] == ["c2"]
     assert [c["call_id"] for c in log.calls(session="s2")] == ["c3", "c4"]
     assert [c["call_id"] for c in log.calls(since=250.0)] == ["c3", "c4"]
     assert [c["call_id"] for c in log.calls(errors_only=True)] == ["c2", "c3", "c4"]
@@ -87,8 +88,8 @@ def test_stats_per_tool_on_a_known_log(tmp_path: Path) -> None:
         log.record_call(
             record(f"g{i}", ms=float(ms), kind=kind, attempts=2 if ms in (20, 30) else 1), session="s", turn=1
         )
-    log.record_call(record("a1", name="add_label", kind="denied", ms=1.0, attempts=0), session="s", turn=1)
-    log.record_call(record("a2", name="add_label", kind="ok", ms=5.0, attempts=3), session="s", turn=1)
+    log.record_call(record("a1", name="add_label", kind=ErrorKind.DENIED, ms=1.0, attempts=0), session="s", turn=1)
+    log.record_call(record("a2", name="add_label", kind=ErrorKind.OK, ms=5.0, attempts=3), session="s", turn=1)
 
     stats = {row["name"]: row for row in log.stats()}
     issue = stats["get_issue"]
@@ -212,13 +213,14 @@ WRITER = textwrap.dedent(
     """
     import sys, time
     from atlas.calllog import CallLog
+    from atlas.errors import ErrorKind
     from atlas.events import CallRecord
 
     log = CallLog(sys.argv[1])
     time.sleep(max(0.0, float(sys.argv[3]) - time.time()))  # start together
     for i in range(500):
         record = CallRecord(round=1, call_id=f"{sys.argv[2]}-{i}", name="get_issue", arguments={"i": i},
-                            kind="ok", ms=1.0, attempts=1)
+                            kind=ErrorKind.OK, ms=1.0, attempts=1)
         log.record_call(record, session=sys.argv[2], turn=1)
     """
 )

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from atlas.calllog import CallLog
+from atlas.errors import ErrorKind
 from atlas.events import CallRecord
 
 HOLD_S = 0.6
@@ -19,7 +20,7 @@ HOLD_S = 0.6
 
 
 def record(call_id: str) -> CallRecord:
-    return CallRecord(round=1, call_id=call_id, name="get_issue", arguments={}, kind="ok", ms=1.0, attempts=1)
+    return CallRecord(round=1, call_id=call_id, name="get_issue", arguments={}, kind=ErrorKind.OK, ms=1.0, attempts=1)
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from atlas import __version__
 from atlas.calllog import CallLog
 from atlas.cli import app
 from atlas.commands.log import LogOptions, run_log
+from atlas.errors import ErrorKind
 from atlas.events import CallRecord
 from atlas.tools.tracker import MockTracker
 
@@ -392,7 +393,7 @@ def logged(home: Path, call_id: str, *, ts: float, name: str = "get_issue", argu
         call_id=call_id,
         name=name,
         arguments={"issue_id": 41} if arguments is None else arguments,
-        kind="ok",
+        kind=ErrorKind.OK,
         ms=12.0,
         attempts=1,
         ts=ts,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from atlas.errors import ConfigError
+from atlas.errors import ConfigError, ErrorKind
 from atlas.evaluation import Case, PlannedCall, by_tag, load_suite, score, value_matches
 
 
@@ -16,7 +16,7 @@ def case(**fields: Any) -> Case:
 
 
 def call(tool: str, round: int = 1, side_effect: bool = False, **args: Any) -> PlannedCall:
-    return PlannedCall(round=round, tool=tool, args=args, kind="ok", side_effect=side_effect)
+    return PlannedCall(round=round, tool=tool, args=args, kind=ErrorKind.OK, side_effect=side_effect)
 
 
 @pytest.mark.parametrize(

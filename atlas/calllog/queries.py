@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from atlas.calllog.store import CallLogError, Store
+from atlas.errors import ErrorKind
 
 
 class Queries(Store):
@@ -18,7 +19,7 @@ class Queries(Store):
         self,
         limit: int | None = 20,
         tool: str | None = None,
-        kind: str | None = None,
+        kind: ErrorKind | None = None,
         session: str | None = None,
         since: float | None = None,
         errors_only: bool = False,
@@ -129,7 +130,7 @@ class Queries(Store):
 def _filters(
     *,
     tool: str | None = None,
-    kind: str | None = None,
+    kind: ErrorKind | None = None,
     session: str | None = None,
     since: float | None = None,
     errors_only: bool = False,
@@ -168,13 +169,21 @@ def _call_dict(row: sqlite3.Row) -> dict[str, Any]:
         "call_id": row["call_id"],
         "name": row["name"],
         "arguments": _parse_arguments(row["arguments"]),
-        "kind": row["kind"],
+        "kind": logged_kind(row["kind"]),
         "ms": row["ms"],
         "attempts": row["attempts"],
         "message": row["message"],
         "approved": None if row["approved"] is None else bool(row["approved"]),
         "leaked_threads": row["leaked_threads"],
     }
+
+
+def logged_kind(text: str) -> ErrorKind:
+    """A kind read back from the file; text that names no kind (a foreign or damaged row) reads as unknown."""
+    try:
+        return ErrorKind(text)
+    except ValueError:
+        return ErrorKind.UNKNOWN
 
 
 def _rank(count: int, pct: float) -> int:
@@ -184,13 +193,17 @@ def _rank(count: int, pct: float) -> int:
 
 def _tool_stats(name: str, percentiles: list[float], kinds: dict[str, int], retries: int) -> dict[str, Any]:
     p50, p95, most = percentiles
+    by_kind: dict[ErrorKind, int] = {}
+    for text, count in kinds.items():
+        kind = logged_kind(text)
+        by_kind[kind] = by_kind.get(kind, 0) + count
     return {
         "name": name,
-        "calls": sum(kinds.values()),
+        "calls": sum(by_kind.values()),
         "p50_ms": p50,
         "p95_ms": p95,
         "max_ms": most,
-        "kinds": dict(sorted(kinds.items())),
+        "kinds": dict(sorted(by_kind.items())),
         "retries": retries,
-        "denials": kinds.get("denied", 0),
+        "denials": by_kind.get(ErrorKind.DENIED, 0),
     }

@@ -103,7 +103,7 @@ def _run_case(
             round=record.round,
             tool=record.name,
             args=record.arguments,
-            kind=str(record.kind),
+            kind=record.kind,
             side_effect=record.name in registry and registry[record.name].side_effect,
         )
         for record in turn.calls

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from atlas.calllog import CallLog
 from atlas.config import atlas_home
+from atlas.errors import ErrorKind
 from atlas.ui.render import data_table, iso_time, local_time, make_console
 from atlas.ui.safe import clean_line, compact_args
 
@@ -40,7 +41,7 @@ CUT = ("arguments", "tool", "kind")
 class LogOptions:
     limit: int = 20
     tool: str | None = None
-    kind: str | None = None
+    kind: ErrorKind | None = None
     session: str | None = None
     since: float | None = None
     errors: bool = False

@@ -119,16 +119,19 @@ class OpenAIModel:
                 elif isinstance(event, ResponseCompletedEvent):
                     return self._completed(event, "".join(text), calls, on_text)
                 elif isinstance(event, ResponseErrorEvent):
-                    raise ModelProtocolError(self._failed("reported an error", event.message, event.code))
+                    raise self.wire.made(
+                        ModelProtocolError, self._failed("reported an error", event.message, event.code)
+                    )
                 elif isinstance(event, ResponseFailedEvent):
                     error = event.response.error
-                    raise ModelProtocolError(
-                        self._failed("failed", error.message if error else None, error.code if error else None)
+                    raise self.wire.made(
+                        ModelProtocolError,
+                        self._failed("failed", error.message if error else None, error.code if error else None),
                     )
                 elif isinstance(event, ResponseIncompleteEvent):
                     details = event.response.incomplete_details
                     reason = details.reason if details else None
-                    raise ModelProtocolError(self._failed("stopped before finishing", reason, None))
+                    raise self.wire.made(ModelProtocolError, self._failed("stopped before finishing", reason, None))
         except openai.APITimeoutError:
             raise self.wire.stalled() from None
         except openai.APIConnectionError as exc:
@@ -165,16 +168,17 @@ class OpenAIModel:
         response = getattr(event, "response", None)
         output = getattr(response, "output", None)
         if response is None or not isinstance(output, list):
-            raise ModelProtocolError(
-                f"the server {self.base_url} sent a malformed response: its completed response has no output"
+            raise self.wire.made(
+                ModelProtocolError,
+                f"the server {self.base_url} sent a malformed response: its completed response has no output",
             )
         if not text and not calls:
             # A server that sent no deltas still owes the reader the text.
             try:
                 text = response.output_text
             except (AttributeError, TypeError) as exc:
-                raise ModelProtocolError(
-                    f"the server {self.base_url} sent a malformed response ({one_line(str(exc))})"
+                raise self.wire.made(
+                    ModelProtocolError, f"the server {self.base_url} sent a malformed response ({one_line(str(exc))})"
                 ) from None
             if text and on_text is not None:
                 on_text(text)

@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
+from typing import TypeVar
 
 import openai
 
@@ -45,9 +47,20 @@ def client_endpoint(api_key: str | None = None, base_url: str | None = None) -> 
     key = api_key or os.environ.get("OPENAI_API_KEY", "").strip()
     if not key:
         if url == DEFAULT_BASE_URL:
-            raise ModelAuthError(NO_KEY)
+            raise ModelAuthError(NO_KEY, url=url)
         key = PLACEHOLDER_KEY
     return key, url
+
+
+E = TypeVar("E", bound=ModelError)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """What an HTTP refusal told beyond its text."""
+
+    status: int
+    retry_after: float | None
 
 
 @dataclass(frozen=True)
@@ -66,35 +79,47 @@ class Wire:
     def translate(self, exc: openai.OpenAIError) -> ModelError:
         """One line a maintainer can act on, for every SDK exception."""
         if isinstance(exc, openai.APITimeoutError):
-            return ModelConnectionError(
+            return self.made(
+                ModelConnectionError,
                 f"{self.base_url} did not answer within {self.timeout_s:g} s "
-                "(set ATLAS_MODEL_TIMEOUT to wait longer, or use --model offline)"
+                "(set ATLAS_MODEL_TIMEOUT to wait longer, or use --model offline)",
             )
         if isinstance(exc, openai.APIConnectionError):
-            return ModelConnectionError(
-                f"could not reach {self.base_url}{cause(exc)} (check the base URL, or use --model offline)"
+            return self.made(
+                ModelConnectionError,
+                f"could not reach {self.base_url}{cause(exc)} (check the base URL, or use --model offline)",
             )
         if isinstance(exc, openai.APIStatusError):
             return self._status(exc)
         if isinstance(exc, openai.APIError):
-            return ModelProtocolError(f"the model {self.model!r} failed: {one_line(exc.message)}")
-        return ModelError(f"the OpenAI client failed: {one_line(str(exc)) or type(exc).__name__}")
+            return self.made(ModelProtocolError, f"the model {self.model!r} failed: {one_line(exc.message)}")
+        return self.made(ModelError, f"the OpenAI client failed: {one_line(str(exc)) or type(exc).__name__}")
+
+    def made(self, error: type[E], message: str, refusal: Refusal | None = None) -> E:
+        """An error of this wire: the model asked for, the base URL and what a refusal told, as fields."""
+        status, retry_after = (refusal.status, refusal.retry_after) if refusal is not None else (None, None)
+        return error(message, model=self.model, url=self.base_url, status=status, retry_after=retry_after)
 
     def _status(self, exc: openai.APIStatusError) -> ModelError:
         message = server_message(exc)
         status = exc.status_code
+        refusal = Refusal(status, retry_after_s(exc.response.headers))
         if status in (401, 403):
             missing = " (no OPENAI_API_KEY is set: this server needs one)" if self.keyless else ""
-            return ModelAuthError(f"{self.base_url} refused the API key ({status}){missing}: {message}")
-        if status == 404:
-            return self._not_found(exc, message)
-        if status == 429:
-            return RateLimitedError(
-                f"rate limited by {self.base_url} (429), still after {self.max_retries} retries: {message}"
+            return self.made(
+                ModelAuthError, f"{self.base_url} refused the API key ({status}){missing}: {message}", refusal
             )
-        return ModelError(f"{self.base_url} answered {status}: {message}")
+        if status == 404:
+            return self._not_found(exc, message, refusal)
+        if status == 429:
+            return self.made(
+                RateLimitedError,
+                f"rate limited by {self.base_url} (429), still after {self.max_retries} retries: {message}",
+                refusal,
+            )
+        return self.made(ModelError, f"{self.base_url} answered {status}: {message}", refusal)
 
-    def _not_found(self, exc: openai.APIStatusError, message: str) -> ModelError:
+    def _not_found(self, exc: openai.APIStatusError, message: str, refusal: Refusal) -> ModelError:
         """A 404 names the model, unless the endpoint itself is missing (a server of the other API)."""
         body = exc.body
         # The SDK hands over the error object itself (`{"message", "type", "code"}`); a server
@@ -102,34 +127,41 @@ class Wire:
         error = body.get("error", body) if isinstance(body, dict) else None
         if (isinstance(error, dict) and "message" in error) or (self.model and self.model in message):
             hint = "; if the server speaks only Chat Completions, use --api chat" if self.path == "responses" else ""
-            return ModelNotFoundError(f"model {self.model!r} was not found at {self.base_url}: {message}{hint}")
-        if self.path == "responses":
-            return ModelNotFoundError(
-                f"{self.base_url} has no /responses endpoint (404): it probably speaks only Chat Completions; "
-                "use --api chat (or ATLAS_API=chat)"
+            return self.made(
+                ModelNotFoundError, f"model {self.model!r} was not found at {self.base_url}: {message}{hint}", refusal
             )
-        return ModelNotFoundError(
-            f"{self.base_url} has no /{self.path} endpoint (404): check ATLAS_BASE_URL (it usually ends in /v1)"
+        if self.path == "responses":
+            return self.made(
+                ModelNotFoundError,
+                f"{self.base_url} has no /responses endpoint (404): it probably speaks only Chat Completions; "
+                "use --api chat (or ATLAS_API=chat)",
+                refusal,
+            )
+        return self.made(
+            ModelNotFoundError,
+            f"{self.base_url} has no /{self.path} endpoint (404): check ATLAS_BASE_URL (it usually ends in /v1)",
+            refusal,
         )
 
     def stalled(self) -> ModelConnectionError:
-        return ModelConnectionError(
+        return self.made(
+            ModelConnectionError,
             f"the model's stream from {self.base_url} stalled: no data for {self.timeout_s:g} s "
-            "(set ATLAS_MODEL_TIMEOUT to wait longer)"
+            "(set ATLAS_MODEL_TIMEOUT to wait longer)",
         )
 
     def dropped(self, exc: BaseException) -> ModelConnectionError:
-        return ModelConnectionError(
-            f"the connection to {self.base_url} dropped while the model was answering{cause(exc)}"
+        return self.made(
+            ModelConnectionError, f"the connection to {self.base_url} dropped while the model was answering{cause(exc)}"
         )
 
     def malformed(self, exc: BaseException) -> ModelProtocolError:
-        return ModelProtocolError(
-            f"the model's stream from {self.base_url} sent a malformed chunk ({one_line(str(exc))})"
+        return self.made(
+            ModelProtocolError, f"the model's stream from {self.base_url} sent a malformed chunk ({one_line(str(exc))})"
         )
 
     def ended_early(self, what: str) -> ModelProtocolError:
-        return ModelProtocolError(f"the model's stream from {self.base_url} ended early, without {what}")
+        return self.made(ModelProtocolError, f"the model's stream from {self.base_url} ended early, without {what}")
 
 
 def server_message(exc: openai.APIStatusError) -> str:
@@ -139,6 +171,22 @@ def server_message(exc: openai.APIStatusError) -> str:
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             return one_line(error["message"])
     return one_line(exc.message)
+
+
+def retry_after_s(headers: Mapping[str, str]) -> float | None:
+    """How long the server asked to wait: `retry-after-ms`, `Retry-After` in seconds or as a date; None if unsaid."""
+    try:
+        if (millis := headers.get("retry-after-ms")) is not None:
+            return max(0.0, float(millis) / 1000)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        with suppress(ValueError):
+            return max(0.0, float(value))
+        when = parsedate_to_datetime(value)
+        return max(0.0, when.timestamp() - time.time())
+    except (ValueError, TypeError, OverflowError):  # the header is the server's to get wrong
+        return None
 
 
 def cause(exc: BaseException) -> str:
@@ -171,19 +219,3 @@ def sdk_retry(exc: Exception) -> Retry | None:
     if should == "false" or (should != "true" and status not in RETRY_STATUSES and status < 500):
         return None
     return Retry(f"{status} {RETRY_STATUSES.get(status, 'server error')}", retry_after_s(headers))
-
-
-def retry_after_s(headers: Mapping[str, str]) -> float | None:
-    """`retry-after-ms`, else `retry-after` (seconds or an HTTP date), in seconds; None when absent or bad."""
-    try:
-        if "retry-after-ms" in headers:
-            return float(headers["retry-after-ms"]) / 1000
-        value = headers.get("retry-after")
-        if value is None:
-            return None
-        try:
-            return float(value)
-        except ValueError:
-            return parsedate_to_datetime(value).timestamp() - time.time()
-    except (ValueError, TypeError, OverflowError):
-        return None

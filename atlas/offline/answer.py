@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from atlas.errors import ErrorKind
 from atlas.offline.help import help_text
 from atlas.offline.issue_view import closed_fences, issue_markdown
 from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in
@@ -54,19 +55,23 @@ SECTION_CHARS = 3000
 SEARCH_DEFAULT_LIMIT = 10
 """The search's own default, used only when the registry's schema does not say it."""
 
-KIND_SAYS: dict[str, str] = {
-    "timeout": "timed out",
-    "transient": "failed temporarily (retries did not help)",
-    "permanent": "failed",
-    "denied": "was not approved",
-    "unknown_tool": "is not a tool Atlas has",
-    "bad_args": "was refused: its arguments did not validate",
-    "unavailable": "is switched off after repeated failures",
-    "cancelled": "was cancelled",
-    "no_time_budget": "was not started: the question ran out of time",
-    "unknown": "failed with an internal error",
-    "elided": "is no longer in the conversation",
+KIND_SAYS: dict[ErrorKind, str] = {
+    ErrorKind.TIMEOUT: "timed out",
+    ErrorKind.TRANSIENT: "failed temporarily (retries did not help)",
+    ErrorKind.PERMANENT: "failed",
+    ErrorKind.DENIED: "was not approved",
+    ErrorKind.UNKNOWN_TOOL: "is not a tool Atlas has",
+    ErrorKind.BAD_ARGS: "was refused: its arguments did not validate",
+    ErrorKind.UNAVAILABLE: "is switched off after repeated failures",
+    ErrorKind.CANCELLED: "was cancelled",
+    ErrorKind.NO_TIME_BUDGET: "was not started: the question ran out of time",
+    ErrorKind.PROTOCOL: "failed: its server answered with a protocol error",
+    ErrorKind.UNKNOWN: "failed with an internal error",
 }
+"""What a failed call did, per kind; OK is never a failure (a test checks every other kind is here)."""
+ELIDED_KIND = "elided"
+ELIDED_SAYS = "is no longer in the conversation"
+"""Not a kind a call ends in: the offline model's marker for an output removed from the conversation."""
 
 
 def describe_call(call: PlannedCall) -> str:
@@ -112,11 +117,11 @@ def failure(call: PlannedCall, envelope: Mapping[str, Any]) -> str:
     kind = str(error.get("kind", "unknown"))
     # The message's first sentence says what went wrong; the rest, like the hint, speaks to a model.
     message = _one_line(error.get("message", "no details were given"), 300).partition(". ")[0].rstrip(".")
-    if kind == "denied":
+    if kind == ErrorKind.DENIED:
         return f"Not done: you did not approve {describe_call(call)}. Nothing was changed."
-    says = KIND_SAYS.get(kind, "failed")
+    says = _says(kind)
     text = f"⚠ {describe_call(call)} {says} (`{kind}`): {message}. This check could not be made"
-    return text + ("; nothing else was used in its place." if kind != "cancelled" else ".")
+    return text + ("; nothing else was used in its place." if kind != ErrorKind.CANCELLED else ".")
 
 
 def _labels(data: Mapping[str, Any]) -> list[str]:
@@ -364,3 +369,13 @@ def chunks(text: str) -> list[str]:
     """The answer in paragraph-sized pieces, for a display that streams text as it arrives."""
     pieces = re.split(r"(?<=\n\n)", text)
     return [piece for piece in pieces if piece]
+
+
+def _says(kind: str) -> str:
+    """What a call that ended in `kind` did; the envelope is the model's to send, so any text may come."""
+    if kind == ELIDED_KIND:
+        return ELIDED_SAYS
+    try:
+        return KIND_SAYS.get(ErrorKind(kind), "failed")
+    except ValueError:
+        return "failed"

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from atlas.envelope import envelope_ok
-from atlas.errors import ErrorKind, ToolError, classify, describe
+from atlas.errors import ErrorKind, ToolError, ToolTimeoutError, classify, describe
 from atlas.events import Phase
 from atlas.tools import threads
 from atlas.tools.outcomes import NO_TIME_BUDGET, CallState, Outcome, cancelled, error, side_effect_unsettled
@@ -79,9 +79,10 @@ async def run_attempt(
         raise
     if not done:
         job.abandon()
+        late = ToolTimeoutError(f"{spec.name} did not return within {timeout:.1f} s", tool=spec.name, timeout_s=timeout)
         if spec.side_effect:
-            return side_effect_unsettled(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
-        return error(ErrorKind.TIMEOUT, f"{spec.name} did not return within {timeout:.1f} s")
+            return side_effect_unsettled(ErrorKind.TIMEOUT, str(late), late)
+        return error(ErrorKind.TIMEOUT, str(late), failure=late)
     return _outcome_of(spec, args, job, turn)
 
 
@@ -110,7 +111,7 @@ def _outcome_of(spec: ToolSpec[Any], args: BaseModel, job: threads.ThreadCall, t
     """The outcome of a finished attempt; untrusted sources it read join the turn's."""
     failure = job.future.exception()
     if failure is not None:
-        return failure_outcome(failure)
+        return failure_outcome(failure, spec.name)
     data = job.future.result()
     if spec.untrusted is None:
         return Outcome(ErrorKind.OK, envelope_ok(data))
@@ -122,9 +123,13 @@ def _outcome_of(spec: ToolSpec[Any], args: BaseModel, job: threads.ThreadCall, t
     return Outcome(ErrorKind.OK, envelope_ok(data, untrusted=True))
 
 
-def failure_outcome(failure: BaseException) -> Outcome:
+def failure_outcome(failure: BaseException, tool: str) -> Outcome:
     """A tool's exception as the outcome the model reads: its kind, its message and its hint."""
     kind = classify(failure)
     text = describe(failure)
-    hint = failure.hint if isinstance(failure, ToolError) else None
-    return error(kind, text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}", hint=hint)
+    raised = failure if isinstance(failure, ToolError) else None
+    if raised is not None and raised.tool is None:
+        raised.tool = tool  # as httpx attaches the request: the tool need not know its own name
+    hint = raised.hint if raised is not None else None
+    text = text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}"
+    return error(kind, text, hint=hint, failure=raised)

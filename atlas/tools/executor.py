@@ -301,7 +301,7 @@ class ToolExecutor:
         try:
             unchanged = await settled_without_asking(spec, args, context)
         except Exception as exc:
-            refusal = failure_outcome(exc)
+            refusal = failure_outcome(exc, spec.name)
             # Only a refusal is final; a busy file or a broken check is left to the person and the tool.
             return refusal if refusal.kind in (ErrorKind.PERMANENT, ErrorKind.BAD_ARGS) else None
         return None if unchanged is None else Outcome(ErrorKind.OK, envelope_ok(unchanged))
@@ -344,7 +344,7 @@ class ToolExecutor:
             call_id=state.call.call_id,
             name=state.call.name,
             arguments=state.arguments,
-            kind=outcome.kind.value,
+            kind=outcome.kind,
             ms=ms,
             attempts=state.attempts,
             message=outcome.message,
@@ -361,7 +361,7 @@ class ToolExecutor:
             state,
             Phase.FINISHED,
             turn,
-            kind=outcome.kind.value,
+            kind=outcome.kind,
             ms=ms,
             attempts=state.attempts,
             message=outcome.message,

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from atlas.envelope import envelope_err
-from atlas.errors import ErrorKind
+from atlas.errors import ErrorKind, ToolError
 
 
 class CallLike(Protocol):
@@ -31,6 +31,8 @@ class Outcome:
     message: str | None = None
     rendered: tuple[int, str] | None = None
     """(output limit, the envelope as the model reads it) once serialised: shared outcomes keep it."""
+    failure: ToolError | None = None
+    """The tool error the call ended in, when it was one: its fields (`tool`, `timeout_s`) beside the text."""
 
 
 @dataclass
@@ -59,12 +61,19 @@ class CallState:
         self.clock = time.monotonic()
 
 
-def error(kind: ErrorKind, message: str, *, hint: str | None = None, retryable: bool | None = None) -> Outcome:
+def error(
+    kind: ErrorKind,
+    message: str,
+    *,
+    hint: str | None = None,
+    retryable: bool | None = None,
+    failure: ToolError | None = None,
+) -> Outcome:
     envelope = envelope_err(kind, message, hint=hint, retryable=retryable)
-    return Outcome(kind, envelope, envelope["error"]["message"])
+    return Outcome(kind, envelope, envelope["error"]["message"], failure=failure)
 
 
-def side_effect_unsettled(kind: ErrorKind, message: str) -> Outcome:
+def side_effect_unsettled(kind: ErrorKind, message: str, failure: ToolError | None = None) -> Outcome:
     """A side effect whose thread was left running (timed out, or Ctrl-C): the write may still land.
 
     Never retryable, so the model does not ask for it again (a second prompt, maybe a second write).
@@ -77,6 +86,7 @@ def side_effect_unsettled(kind: ErrorKind, message: str) -> Outcome:
             "check whether it happened."
         ),
         retryable=False,
+        failure=failure,
     )
 
 

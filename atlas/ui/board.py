@@ -22,20 +22,41 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
+from atlas.errors import ErrorKind
 from atlas.events import CallEvent, Phase
 from atlas.ui.safe import call_label, clean_line
 
-KIND_STYLES = {
-    "ok": "green",
-    "denied": "yellow",
-    "cancelled": "yellow",
-    "timeout": "magenta",
-    "transient": "magenta",
-    "unavailable": "magenta",
-    "no_time_budget": "magenta",
-}
 ERROR_STYLE = "red"
-MARKS = {"ok": "✓", "denied": "⊘", "cancelled": "⊘"}
+KIND_STYLES: dict[ErrorKind, str] = {
+    ErrorKind.OK: "green",
+    ErrorKind.DENIED: "yellow",
+    ErrorKind.CANCELLED: "yellow",
+    ErrorKind.TIMEOUT: "magenta",
+    ErrorKind.TRANSIENT: "magenta",
+    ErrorKind.UNAVAILABLE: "magenta",
+    ErrorKind.NO_TIME_BUDGET: "magenta",
+    ErrorKind.PERMANENT: ERROR_STYLE,
+    ErrorKind.UNKNOWN_TOOL: ERROR_STYLE,
+    ErrorKind.BAD_ARGS: ERROR_STYLE,
+    ErrorKind.PROTOCOL: ERROR_STYLE,
+    ErrorKind.UNKNOWN: ERROR_STYLE,
+}
+"""Every kind has its style (a test checks): a new kind is given one on purpose, not by a fallback."""
+FAILED_MARK = "✗"
+MARKS: dict[ErrorKind, str] = {
+    ErrorKind.OK: "✓",
+    ErrorKind.DENIED: "⊘",
+    ErrorKind.CANCELLED: "⊘",
+    ErrorKind.TIMEOUT: FAILED_MARK,
+    ErrorKind.TRANSIENT: FAILED_MARK,
+    ErrorKind.UNAVAILABLE: FAILED_MARK,
+    ErrorKind.NO_TIME_BUDGET: FAILED_MARK,
+    ErrorKind.PERMANENT: FAILED_MARK,
+    ErrorKind.UNKNOWN_TOOL: FAILED_MARK,
+    ErrorKind.BAD_ARGS: FAILED_MARK,
+    ErrorKind.PROTOCOL: FAILED_MARK,
+    ErrorKind.UNKNOWN: FAILED_MARK,
+}
 ROW_LIMIT = 40
 """Rows one round shows; the rest are one line of counts. A model may ask for thousands of calls,
 and drawing (or printing) each would take longer than the question's whole budget."""
@@ -58,7 +79,7 @@ class Row:
     phase: Phase = Phase.QUEUED
     started: float | None = None
     ended: float | None = None
-    kind: str | None = None
+    kind: ErrorKind | None = None
     ms: float | None = None
     attempts: int = 0
     attempt: int = 0
@@ -124,17 +145,17 @@ class Round:
         return text
 
 
-def kind_style(kind: str) -> str:
-    return KIND_STYLES.get(kind, ERROR_STYLE)
+def kind_style(kind: ErrorKind) -> str:
+    return KIND_STYLES[kind]
 
 
 def settled_cells(row: Row) -> list[Text]:
     """The cells of a finished row: mark, call, kind, ms, and attempts when more than one."""
-    kind = row.kind or "unknown"
+    kind = row.kind or ErrorKind.UNKNOWN
     style = kind_style(kind)
     attempts = f"{row.attempts} attempts" if row.attempts > 1 else ""
     return [
-        Text(MARKS.get(kind, "✗"), style=style),
+        Text(MARKS[kind], style=style),
         Text(call_label(row.name, row.arguments)),
         Text(clean_line(kind), style=style),
         Text(f"{row.ms or 0:,.0f} ms", style="dim"),
@@ -190,7 +211,7 @@ class CallBoard:
                 if row.started is None:
                     row.started = now
             elif event.phase is Phase.FINISHED:
-                row.kind = event.kind or "unknown"
+                row.kind = event.kind or ErrorKind.UNKNOWN
                 row.ms = event.ms if event.ms is not None else (now - (row.started or now)) * 1000
                 row.attempts = event.attempts
                 # The executor's own measure: this event comes after the call is logged, and
@@ -212,7 +233,7 @@ class CallBoard:
                 for row in current.rows.values():
                     if not row.settled:
                         before = _state_of(row)
-                        row.kind, row.ended = "cancelled", now
+                        row.kind, row.ended = ErrorKind.CANCELLED, now
                         row.ms = (now - (row.started or now)) * 1000
                         current.retally(row, before)
                         if not self.live:
@@ -292,7 +313,7 @@ class CallBoard:
     def _print_plain(self, row: Row, current: Round) -> None:
         with self._lock:
             if current.printed >= ROW_LIMIT:
-                current.unprinted[row.kind or "unknown"] += 1
+                current.unprinted[row.kind or ErrorKind.UNKNOWN] += 1
                 return
             current.printed += 1
         line = Text("  ").join(cell for cell in settled_cells(row) if cell.plain)
@@ -322,7 +343,7 @@ def _rows_shown(current: Round) -> list[Row]:
 
 def _state_of(row: Row) -> str:
     if row.settled:
-        return row.kind or "unknown"
+        return row.kind or ErrorKind.UNKNOWN
     return "running" if row.started is not None else _WAITING.get(row.phase, "queued")
 
 
