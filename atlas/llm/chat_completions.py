@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import openai
-from openai import AsyncOpenAI, AsyncStream
+from openai import AsyncStream
 from openai.types.chat import ChatCompletionChunk
 
 from atlas.llm import TextSink
 from atlas.llm.chat_messages import chat_messages
 from atlas.llm.notes import CUT_OFF, FILTERED, UNSENT_CALL, looks_like_unsent_call
-from atlas.llm.openai_client import MAX_RETRIES, PLACEHOLDER_KEY, Wire, client_endpoint, model_timeout, sdk_retry
+from atlas.llm.openai_client import MAX_RETRIES, open_client, sdk_retry
 from atlas.llm.openai_schema import chat_tools
 from atlas.llm.usage import usage_of
 from atlas.llm.wait import Answering, RetryPolicy, WaitSink, with_retries
@@ -59,21 +59,17 @@ class ChatCompletionsModel:
         tool_choice: str | dict[str, Any] | None = None,
         max_tokens: int | None = None,
     ) -> None:
-        key, self.base_url = client_endpoint(api_key, base_url)
         self.name = name
-        self.timeout_s = timeout_s if timeout_s is not None else model_timeout()
+        self.wire, self._client = open_client(name, "chat/completions", api_key, base_url, timeout_s, max_retries)
+        self.base_url, self.timeout_s = self.wire.base_url, self.wire.timeout_s
         self.tool_choice = tool_choice
         self.max_tokens = max_tokens
         """A cap on each answer's tokens; None leaves it to the server."""
         self.ask_for_usage = True
         """False once the server refused `stream_options` (some gateways do): usage is then unknown."""
-        self.wire = Wire(name, self.base_url, "chat/completions", self.timeout_s, max_retries, key == PLACEHOLDER_KEY)
         self.policy = RetryPolicy(max_retries=max_retries)
         self.on_wait: WaitSink | None = None
         """Where the waits for this model are reported (set by `atlas.llm.wait.watch`)."""
-        # The read timeout bounds every wait for data, so a stalled stream fails too. The SDK does
-        # not retry: `with_retries` does, where each wait can be seen.
-        self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     async def respond(
         self,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import openai
-from openai import AsyncOpenAI, AsyncStream
+from openai import AsyncStream
 from openai.types.responses import (
     ResponseCompletedEvent,
     ResponseErrorEvent,
@@ -31,15 +31,7 @@ from openai.types.responses import (
 
 from atlas.errors import ModelProtocolError
 from atlas.llm import TextSink
-from atlas.llm.openai_client import (
-    MAX_RETRIES,
-    PLACEHOLDER_KEY,
-    Wire,
-    client_endpoint,
-    model_timeout,
-    one_line,
-    sdk_retry,
-)
+from atlas.llm.openai_client import MAX_RETRIES, one_line, open_client, sdk_retry
 from atlas.llm.openai_schema import responses_tools
 from atlas.llm.usage import usage_of
 from atlas.llm.wait import Answering, RetryPolicy, WaitSink, with_retries
@@ -59,17 +51,13 @@ class OpenAIModel:
         timeout_s: float | None = None,
         max_retries: int = MAX_RETRIES,
     ) -> None:
-        key, self.base_url = client_endpoint(api_key, base_url)
         self.name = name
-        self.timeout_s = timeout_s if timeout_s is not None else model_timeout()
         self.max_retries = max_retries
-        self.wire = Wire(name, self.base_url, "responses", self.timeout_s, max_retries, key == PLACEHOLDER_KEY)
+        self.wire, self._client = open_client(name, "responses", api_key, base_url, timeout_s, max_retries)
+        self.base_url, self.timeout_s = self.wire.base_url, self.wire.timeout_s
         self.policy = RetryPolicy(max_retries=max_retries)
         self.on_wait: WaitSink | None = None
         """Where the waits for this model are reported (set by `atlas.llm.wait.watch`)."""
-        # The read timeout bounds every wait for data, so a stalled stream fails too. The SDK does
-        # not retry: `with_retries` does, where each wait can be seen.
-        self._client = AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     async def respond(
         self,

@@ -173,6 +173,20 @@ def server_message(exc: openai.APIStatusError) -> str:
     return one_line(exc.message)
 
 
+def open_client(
+    name: str, path: str, api_key: str | None, base_url: str | None, timeout_s: float | None, max_retries: int
+) -> tuple[Wire, openai.AsyncOpenAI]:
+    """The wire an adapter names in its errors, and the SDK client it sends through.
+
+    The read timeout bounds every wait for data, so a stalled stream fails too. The SDK does not
+    retry (`max_retries=0`): `atlas.llm.wait.with_retries` does, where each wait can be seen.
+    """
+    key, url = client_endpoint(api_key, base_url)
+    timeout = timeout_s if timeout_s is not None else model_timeout()
+    wire = Wire(name, url, path, timeout, max_retries, key == PLACEHOLDER_KEY)
+    return wire, openai.AsyncOpenAI(api_key=key, base_url=url, timeout=timeout, max_retries=0)
+
+
 def retry_after_s(headers: Mapping[str, str]) -> float | None:
     """How long the server asked to wait: `retry-after-ms`, `Retry-After` in seconds or as a date; None if unsaid."""
     try:
