@@ -13,6 +13,7 @@ import json
 import re
 import sqlite3
 import threading
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,18 +116,29 @@ def _build(data: Path) -> Vocabulary:
             if path.stem == "error-codes" and (match := _ERROR_HEADING_RE.match(section.heading)):
                 vocabulary.error_names[match.group(2)] = match.group(1)
     vocabulary.index = _index(vocabulary.sections, texts)
-    titles = " ".join(_titles(data))
     headings = " ".join(section.heading for section in vocabulary.sections)
-    vocabulary.words = frozenset(re.findall(r"[a-z]{3,}", " ".join([*texts, titles, headings]).lower()))
+    words = set(re.findall(_WORD, " ".join([*texts, headings]).lower()))
+    vocabulary.words = frozenset(words | _title_words(data))
     return vocabulary
 
 
-def _titles(data: Path) -> list[str]:
+_WORD = r"[a-z]{3,}"
+TITLE_SAMPLE = 5_000
+"""The newest issues whose title words join the vocabulary. Titles add a project's own words for
+typo correction; reading every one would make each question of a 100,000-issue project pay for all."""
+
+
+def _title_words(data: Path) -> set[str]:
+    """The words of the newest titles, read row by row: memory bounded whatever the project's size."""
+    words: set[str] = set()
     try:
-        with sqlite3.connect(f"file:{data / 'issues' / 'orbit.db'}?mode=ro", uri=True, timeout=0) as conn:
-            return [str(title) for (title,) in conn.execute("SELECT title FROM issues")]
+        with closing(sqlite3.connect(f"file:{data / 'issues' / 'orbit.db'}?mode=ro", uri=True, timeout=0)) as conn:
+            rows = conn.execute("SELECT title FROM issues ORDER BY created_at DESC LIMIT ?", (TITLE_SAMPLE,))
+            for (title,) in rows:
+                words.update(re.findall(_WORD, str(title).lower()))
     except sqlite3.Error:
-        return []
+        pass
+    return words
 
 
 def _labels(data: Path) -> list[str]:
