@@ -1,4 +1,8 @@
-"""Every test gets its own state folder and no API key: nothing reaches a real service."""
+"""Every test gets its own state folder (`atlas_home`) and no API key: nothing reaches a real service.
+
+A test marked `serial` measures wall time: under pytest-xdist it runs with no other test beside it
+(`tests/support/serial.py`).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.run import atlas_env
+
 NOT_COVERED = "NOT COVERED on this machine:"
 """Starts the reason of a skip that leaves a promise untested; such skips are listed at the end of every run."""
 
 
 @pytest.fixture(autouse=True)
-def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def atlas_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "atlas-home"
     monkeypatch.setenv("ATLAS_HOME", str(home))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -23,6 +29,12 @@ def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("ATLAS_TOOL_MODULES", raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
     return home
+
+
+@pytest.fixture
+def atlas_environ(atlas_home: Path) -> dict[str, str]:
+    """The environment of an `atlas` process run by a test (`tests.support.run.atlas_env`)."""
+    return atlas_env(atlas_home)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -251,6 +251,7 @@ def test_two_processes_writing_at_once_lose_nothing_and_never_meet_a_locked_data
     conn.close()
 
 
+@pytest.mark.serial
 def test_a_log_locked_by_another_writer_costs_one_busy_timeout_and_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

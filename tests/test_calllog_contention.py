@@ -32,6 +32,7 @@ def log_path(tmp_path: Path) -> Iterator[Path]:
     yield path
 
 
+@pytest.mark.serial
 def test_the_log_is_in_wal_mode_so_a_long_read_never_holds_up_a_write(
     log_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -94,6 +95,7 @@ def test_a_write_waits_for_another_writer_s_lock_and_is_not_lost(
     assert [c["call_id"] for c in log.calls()] == ["c0", "held", "c1"]
 
 
+@pytest.mark.serial
 def test_a_busy_error_sqlite_returns_at_once_is_retried(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

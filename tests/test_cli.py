@@ -27,8 +27,8 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def home() -> Path:
-    return Path(os.environ["ATLAS_HOME"])
+def home(atlas_home: Path) -> Path:
+    return atlas_home
 
 
 def run(*args: str, stdin: str | None = None) -> Any:

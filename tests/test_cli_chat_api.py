@@ -10,7 +10,8 @@ from typing import Any
 from llmock.scenarios import Reply
 from llmock.scenarios import ToolCall as MockCall
 
-from tests.adversarial.harness import (
+from tests.llm.canned import Canned, chat_stream
+from tests.support.run import (
     assert_no_traceback,
     atlas_env,
     finish,
@@ -19,7 +20,6 @@ from tests.adversarial.harness import (
     spawn_atlas,
     tracker_records,
 )
-from tests.llm.canned import Canned, chat_stream
 
 QUESTION = "Label #92 as a bug."
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.support.loopback import Loopback, QuietHandler
 
-class ScriptedSSE:
+
+class ScriptedSSE(Loopback):
     """`with ScriptedSSE([events_of_request_1, ...]) as server:` then point OPENAI_BASE_URL at `server.url`."""
 
     def __init__(self, responses: list[list[dict[str, Any]]]) -> None:
@@ -24,7 +25,7 @@ class ScriptedSSE:
         lock = threading.Lock()
         bodies = self.bodies
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))
                 with lock:
@@ -43,20 +44,7 @@ class ScriptedSSE:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> ScriptedSSE:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler, path="/v1")
 
 
 def response(status: str = "completed", **fields: Any) -> dict[str, Any]:

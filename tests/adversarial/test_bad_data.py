@@ -22,7 +22,8 @@ from atlas.config import bundled_data_dir
 from atlas.dataset import db_path, file_sha256, jsonl_path, stored_digest
 from atlas.orbit.db import IssueBrief
 from atlas.tracker.journal import MockTracker
-from tests.adversarial.harness import (
+from tests.conftest import NOT_COVERED
+from tests.support.run import (
     Run,
     assert_no_traceback,
     atlas_env,
@@ -33,7 +34,6 @@ from tests.adversarial.harness import (
     tracker_records,
     write_script,
 )
-from tests.conftest import NOT_COVERED
 
 BUNDLED = bundled_data_dir()
 SEED = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."
@@ -114,6 +114,7 @@ def test_a_locked_db_is_reported_as_busy_not_as_missing(tmp_path: Path) -> None:
     assert len(calls) == 1 and '"attempts": 2' in calls[0]  # a busy read is retried once
 
 
+@pytest.mark.serial
 def test_a_locked_db_beside_its_jsonl_is_read_or_reported_busy_promptly(tmp_path: Path) -> None:
     """The lock must not pass for a slow source: no waiting out the tool's deadline, no "timed out"."""
     data = dataset_copy(tmp_path)

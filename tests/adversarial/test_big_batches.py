@@ -32,6 +32,7 @@ GRACE_S = 0.75
 terminal, so the bound is held at 0.75 s until the per-call bookkeeping is trimmed further."""
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("live", [False, True], ids=["pipe", "terminal"])
 def test_ten_thousand_calls_end_within_the_deadline(tmp_path: Path, live: bool) -> None:
     calls = [{"name": "get_issue", "arguments": {"issue_id": 1 + n % 130}} for n in range(CALLS)]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adversarial.harness import assert_no_traceback, atlas_env, run_atlas
+from tests.support.run import assert_no_traceback, atlas_env, run_atlas
 
 OPTIONS = [
     ("--timeout", "inf"),

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tests.adversarial.harness import atlas_env, finish, invoke, logged_calls, spawn_atlas, write_script
+from tests.support.run import atlas_env, finish, invoke, logged_calls, spawn_atlas, write_script
 
 PROCESSES = 4
 LABELS = ("severity:S1", "type:docs", "comp:scheduler", "comp:worker")

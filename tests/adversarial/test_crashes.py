@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adversarial.harness import (
+from tests.support.run import (
     FIXTURES,
     assert_no_traceback,
     atlas_env,

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.adversarial.harness import (
+from tests.adversarial.sse_server import ScriptedSSE, function_calls, response, text_answer, usage
+from tests.support.run import (
     assert_no_traceback,
     atlas_env,
     finish,
@@ -22,7 +23,6 @@ from tests.adversarial.harness import (
     spawn_atlas,
     tracker_records,
 )
-from tests.adversarial.sse_server import ScriptedSSE, function_calls, response, text_answer, usage
 
 ANSWER = "Issue #41 is about leases that expire under load."
 READ_41 = {"name": "get_issue", "arguments": json.dumps({"issue_id": 41})}

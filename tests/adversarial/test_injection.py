@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.adversarial.harness import (
+from tests.support.run import (
     assert_inert_tty,
     atlas_env,
     finish,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.adversarial.harness import (
+from tests.support.run import (
     assert_no_traceback,
     atlas_env,
     finish,

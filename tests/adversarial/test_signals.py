@@ -16,7 +16,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.adversarial.harness import atlas_env, logged_calls, spawn_atlas, tracker_records, write_script
+from tests.support.run import atlas_env, logged_calls, spawn_atlas, tracker_records, write_script
 
 PROMPT = re.compile(rb"\? \[y/N\] ")
 CHAT_PROMPT = "atlas\u203a".encode()

@@ -18,7 +18,7 @@ import pytest
 from atlas.errors import ErrorKind, PermanentToolError, classify
 from atlas.orbit.comments import PostCommentArgs, post_comment
 from atlas.orbit.labels import AddLabelArgs, add_label
-from tests.adversarial.harness import (
+from tests.support.run import (
     assert_no_traceback,
     atlas_env,
     finish,

@@ -16,7 +16,7 @@ import pytest
 
 from atlas.config import bundled_data_dir
 from atlas.dataset import jsonl_path
-from tests.adversarial.harness import (
+from tests.support.run import (
     Run,
     assert_inert_plain,
     assert_inert_tty,

@@ -20,7 +20,7 @@ from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
 from atlas.loop import run_turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
-from tests.adversarial.harness import assert_no_traceback, atlas_env, logged_calls, run_atlas, write_script
+from tests.support.run import assert_no_traceback, atlas_env, logged_calls, run_atlas, write_script
 
 HUGE = 10**30
 

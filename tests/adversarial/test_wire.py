@@ -22,7 +22,7 @@ from llmock.pytest_plugin import LLMock
 from llmock.scenarios import Delay, Fail, Match, Reply, StreamFault, ToolFault
 from llmock.scenarios import ToolCall as MockCall
 
-from tests.adversarial.harness import Run, assert_no_traceback, atlas_env, logged_calls, start_atlas, tracker_records
+from tests.support.run import Run, assert_no_traceback, atlas_env, logged_calls, start_atlas, tracker_records
 
 ANSWER = "ORB-1101 LeaseExpired: the lease ran out before the worker acknowledged the job (error-codes › ORB-1101)."
 QUESTION = "What does ORB-1101 mean?"

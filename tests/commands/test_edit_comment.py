@@ -7,7 +7,7 @@ import re
 import sys
 from pathlib import Path
 
-from tests.adversarial.harness import atlas_env, finish, logged_calls, spawn_atlas, tracker_records, write_script
+from tests.support.run import atlas_env, finish, logged_calls, spawn_atlas, tracker_records, write_script
 
 PROMPT = re.compile(rb"e: edit the text in \$VISUAL/\$EDITOR first[^\n]*\r?\n[^\n]*\? \[y/N\] ")
 DRAFT = {"name": "post_comment", "arguments": {"issue_id": 41, "body": "Draft: looks like a dup"}}

@@ -34,8 +34,8 @@ def recording_pager(tmp_path: Path) -> tuple[str, Path]:
     return f"{sys.executable} {script}", seen
 
 
-def test_the_whole_thread_in_json_with_what_atlas_added(_isolated_state: Path) -> None:
-    ctx = ToolContext(home=_isolated_state, session="s1", idempotency_key="k1")
+def test_the_whole_thread_in_json_with_what_atlas_added(atlas_home: Path) -> None:
+    ctx = ToolContext(home=atlas_home, session="s1", idempotency_key="k1")
     add_label(AddLabelArgs(issue_id=87, label="severity:S1"), ctx)
     post_comment(
         PostCommentArgs(issue_id=87, body="Escalated: on-call owns it."),

@@ -8,7 +8,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from tests.adversarial.harness import atlas_env, invoke, write_script
+from tests.support.run import atlas_env, invoke, write_script
 
 OLD = {"ts": "2020-01-01T00:00:00.000+00:00", "key": "k0", "action": "add_label", "issue_id": 41, "label": "type:bug"}
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.adversarial.harness import atlas_env, finish, logged_calls, spawn_atlas, tracker_records, write_script
+from tests.support.run import atlas_env, finish, logged_calls, spawn_atlas, tracker_records, write_script
 
 BATCH = re.compile(rb"Approve all (\d+) actions\? \[y/N, or their numbers, e\.g\. 1,3\] ")
 TRIAGE: list[dict[str, Any]] = [

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from tests.github.fake_github import TOKEN, FakeGitHub, RunningFake
+from atlas.github.client import GitHubClient
+from atlas.github.sync import sync_repo
+from tests.github.fake_github import REPO, TOKEN, FakeGitHub, RunningFake
 from tests.github.gh_export import gh_issues, pull_request, rest_comment, rest_issue
 
 ISSUE_COUNT = 130
@@ -30,3 +34,18 @@ def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[RunningFake]:
         monkeypatch.setenv("GITHUB_API_URL", running.url)
         monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
         yield running
+
+
+@pytest.fixture(scope="session")
+def synced_quill(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Quill's issues synced once per test process: a sync of 130 issues costs seconds."""
+    folder = tmp_path_factory.mktemp("quill-synced") / "quill"
+    with RunningFake(quill_fake()) as running, GitHubClient(token=TOKEN, base_url=running.url) as client:
+        sync_repo(client, REPO, folder)
+    return folder
+
+
+@pytest.fixture
+def quill_data(synced_quill: Path, tmp_path: Path) -> Path:
+    """A test's own copy of the synced dataset (a test may rebuild or change its files)."""
+    return Path(shutil.copytree(synced_quill, tmp_path / "quill"))

@@ -15,9 +15,10 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from tests.support.loopback import Loopback, QuietHandler, QuietServer
 
 REPO = "quill-org/quill"
 TOKEN = "ghp_fake_token_for_tests"
@@ -96,12 +97,9 @@ class FakeGitHub:
         return comment
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet: the test output is the log
-        pass
 
     def do_GET(self) -> None:
         self._serve("GET")
@@ -253,29 +251,16 @@ def _paged(fake: FakeGitHub, items: list[Any], query: dict[str, list[str]], path
     return 200, chunk, headers
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(QuietServer):
     fake: FakeGitHub
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that gave up (timed out) leaves a broken pipe behind: expected here, not news."""
 
-
-class RunningFake:
+class RunningFake(Loopback):
     """The fake served on 127.0.0.1 in a thread; `url` is its API base."""
 
     def __init__(self, fake: FakeGitHub) -> None:
+        super().__init__(_Handler, server=_Server)
         self.fake = fake
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = fake
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        assert isinstance(self.server, _Server)
+        self.server.fake = fake
         fake.base_url = self.url
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-github", daemon=True)
-
-    def __enter__(self) -> RunningFake:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()

@@ -175,14 +175,14 @@ def test_import_and_offline_ask_on_the_import_never_load_the_http_client(
     assert "httpx" not in modules and "openai" not in modules
 
 
-def test_the_mock_tracker_takes_an_imported_projects_labels(tmp_path: Path, _isolated_state: Path) -> None:
+def test_the_mock_tracker_takes_an_imported_projects_labels(tmp_path: Path, atlas_home: Path) -> None:
     from atlas.errors import PermanentToolError
     from atlas.orbit.labels import AddLabelArgs, add_label
     from atlas.tools.registry import ToolContext
 
     folder = tmp_path / "quill"
     import_export(write_json(tmp_path / "issues.json", gh_issues(50)), folder, docs=None)
-    context = ToolContext(data=folder, home=_isolated_state, session="s", idempotency_key="k1")
+    context = ToolContext(data=folder, home=atlas_home, session="s", idempotency_key="k1")
     result = add_label(AddLabelArgs(issue_id=41, label="Good First Issue"), context)
     assert result["changed"] is True and result["labels"][-1] == "good first issue"
     with pytest.raises(PermanentToolError, match="this project has no label 'comp:core'; its labels: area:cli"):

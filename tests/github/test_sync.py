@@ -188,7 +188,7 @@ def test_one_failing_comment_list_stops_the_others_waits_and_writes_nothing(
 
 
 def test_the_wait_message_and_the_result_on_a_terminal(github: RunningFake, tmp_path: Path) -> None:
-    from tests.adversarial.harness import atlas_env, finish, spawn_atlas
+    from tests.support.run import atlas_env, finish, spawn_atlas
 
     github.fake.inject("GET", f"/repos/{REPO}/issues", "secondary", seconds=2)
     env = atlas_env(tmp_path / "home", GITHUB_API_URL=github.url, GITHUB_TOKEN=TOKEN)
@@ -237,7 +237,7 @@ def test_a_spent_quota_is_waited_out_before_the_next_request_not_after_a_403(
 def test_ctrl_c_during_a_wait_stops_at_once_and_writes_nothing(
     github: RunningFake, tmp_path: Path, waiting: str
 ) -> None:
-    from tests.adversarial.harness import atlas_env, finish, spawn_atlas
+    from tests.support.run import atlas_env, finish, spawn_atlas
 
     github.fake.inject("GET", f"/repos/{REPO}/{waiting}", "secondary", seconds=60)
     env = atlas_env(tmp_path / "home", GITHUB_API_URL=github.url, GITHUB_TOKEN=TOKEN)

@@ -6,18 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from atlas.github.client import GitHubClient
-from atlas.github.sync import sync_repo
-from tests.adversarial.harness import atlas_env, finish, spawn_atlas, tracker_records
 from tests.github.fake_github import REPO, TOKEN, RunningFake
+from tests.support.run import atlas_env, finish, spawn_atlas, tracker_records
 
 
 @pytest.fixture
-def env(github: RunningFake, tmp_path: Path) -> dict[str, str]:
-    folder = tmp_path / "quill"
-    with GitHubClient(token=TOKEN, base_url=github.url) as client:
-        sync_repo(client, REPO, folder)
-    github.fake.log.clear()
+def env(github: RunningFake, quill_data: Path, tmp_path: Path) -> dict[str, str]:
+    folder = quill_data
     return atlas_env(
         tmp_path / "home",
         ORBIT_DATA=str(folder),

@@ -4,16 +4,16 @@ llmock does not produce (refusals, hostile usage, servers without an endpoint)."
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.loopback import Loopback, QuietHandler
 
 Answer = Callable[[dict[str, Any]], tuple[int, bytes]]
 """From a request's JSON body, the status and body to answer with."""
 
 
-class Canned:
+class Canned(Loopback):
     """Answers every POST and GET with `status`, `body` and `content_type`; keeps the request bodies.
 
     `body` may instead be a function of the request's JSON, for a server whose answer depends on it.
@@ -25,7 +25,7 @@ class Canned:
         self.headers: list[dict[str, str]] = []
         received, paths, headers = self.bodies, self.paths, self.headers
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def _answer(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))
                 paths.append(self.path)
@@ -42,20 +42,7 @@ class Canned:
 
             do_POST = do_GET = _answer
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> Canned:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler, path="/v1")
 
 
 def chat_stream(*chunks: dict[str, Any]) -> bytes:

@@ -5,10 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import threading
 import time
 from collections.abc import Callable, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +32,7 @@ from atlas.loop import EMPTY_ANSWER, INSTRUCTIONS, TurnSettings, run_turn
 from atlas.messages import ModelTurn
 from atlas.runtime import record_turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+from tests.support.loopback import Loopback, QuietHandler
 
 MODEL = "gpt-6-luna"
 QUESTION = [{"role": "user", "content": "What does ORB-1101 mean?"}]
@@ -246,7 +245,7 @@ def test_a_refused_connection_names_the_base_url() -> None:
     assert message.startswith(f"could not reach {url}")
 
 
-class CannedEvents:
+class CannedEvents(Loopback):
     """A loopback server that answers every Responses request with the same server-sent events."""
 
     def __init__(self, events: list[dict[str, Any]]) -> None:
@@ -255,7 +254,7 @@ class CannedEvents:
             for n, event in enumerate(events)
         )
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length", 0)))
                 self.send_response(200)
@@ -264,20 +263,7 @@ class CannedEvents:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> CannedEvents:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler, path="/v1")
 
 
 def response_object(status: str, **fields: Any) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import pytest
 from bench import mcp
 
 
+@pytest.mark.serial
 def test_the_mcp_group_measures_both_directions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mcp, "CALLS", 3)
     monkeypatch.setattr(mcp, "ROUNDS", 1)

@@ -10,7 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from tests.adversarial.harness import (
+from tests.mcp.conftest import TEST_SERVER
+from tests.support.run import (
     assert_no_traceback,
     atlas_env,
     finish,
@@ -20,7 +21,6 @@ from tests.adversarial.harness import (
     start_atlas,
     write_script,
 )
-from tests.mcp.conftest import TEST_SERVER
 
 
 def git_repo(folder: Path) -> Path:

@@ -12,7 +12,7 @@ import anyio
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from tests.adversarial.harness import REPO, atlas_env, logged_calls, tracker_records
+from tests.support.run import REPO, atlas_env, logged_calls, tracker_records
 
 Session = Callable[[ClientSession], Awaitable[Any]]
 

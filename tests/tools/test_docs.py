@@ -21,8 +21,8 @@ def data(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def ctx(data: Path, _isolated_state: Path) -> ToolContext:
-    return context(data, _isolated_state)
+def ctx(data: Path, atlas_home: Path) -> ToolContext:
+    return context(data, atlas_home)
 
 
 def test_list_docs_gives_ids_titles_and_headings_outside_code(ctx: ToolContext) -> None:

@@ -60,6 +60,7 @@ def seed_registry() -> Registry:
     )
 
 
+@pytest.mark.serial
 def test_seed_batch_answers_every_call_in_about_the_slowest_deadline() -> None:
     executor = ToolExecutor(seed_registry())
     calls = [
@@ -96,6 +97,7 @@ def test_outputs_follow_request_order_and_the_log_completion_order() -> None:
     assert [r.position for r in executor.log] == [1, 2, 0]
 
 
+@pytest.mark.serial
 def test_calls_run_in_parallel_up_to_the_concurrency_and_time_from_their_slot() -> None:
     executor = ToolExecutor(registry(spec("sleep", sleep_tool)), max_concurrency=2)
     calls = [call("sleep", f"c{i}", seconds=0.2) for i in range(4)]
@@ -137,6 +139,7 @@ def test_a_timeout_is_never_retried(raise_it: bool, timeout_s: float) -> None:
     assert tool.calls == 1
 
 
+@pytest.mark.serial
 def test_transient_errors_are_retried_with_backoff_up_to_max_attempts(monkeypatch: pytest.MonkeyPatch) -> None:
     # The jitter is pinned to the middle of its range, so every wait is known: 0.3 s, then twice that.
     jitter_ranges: list[tuple[float, float]] = []
@@ -193,6 +196,7 @@ def run_slow_flaky(tool: SlowFlaky, timeout_s: float) -> tuple[str, float, ToolE
     return kind_of(output), time.monotonic() - started, executor
 
 
+@pytest.mark.serial
 def test_retries_share_the_call_deadline_that_starts_with_its_slot() -> None:
     # A late failure leaves no room for a retry inside the 1 s deadline: the call ends transient.
     late = SlowFlaky(0.7)

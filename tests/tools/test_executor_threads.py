@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from atlas.events import CallEvent, Phase
 from atlas.executor.executor import BatchCancelled, ToolExecutor
 from atlas.executor.threads import leaked_threads
@@ -44,6 +46,7 @@ EXIT_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.serial
 def test_the_process_exits_promptly_while_a_stuck_tool_thread_sleeps_on() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(

@@ -34,39 +34,39 @@ def actions(home: Path) -> list[tuple[str, int, str]]:
     return [(r["action"], r["issue_id"], r.get("label", "")) for r in MockTracker(home).records()]
 
 
-def test_a_severity_replaces_the_one_before_and_the_preview_says_so(data: Path, _isolated_state: Path) -> None:
-    add_label(AddLabelArgs(issue_id=41, label="severity:S2"), context(data, _isolated_state, key="k1"))
+def test_a_severity_replaces_the_one_before_and_the_preview_says_so(data: Path, atlas_home: Path) -> None:
+    add_label(AddLabelArgs(issue_id=41, label="severity:S2"), context(data, atlas_home, key="k1"))
     args = AddLabelArgs(issue_id=41, label="severity:s1")
-    assert preview_add_label(args, context(data, _isolated_state)) == (
+    assert preview_add_label(args, context(data, atlas_home)) == (
         "#41 labels: [comp:core, type:bug, severity:S2] → [comp:core, type:bug, severity:S1]"
         " (severity:S2 → severity:S1)"
     )
-    result = add_label(args, context(data, _isolated_state, key="k2"))
+    result = add_label(args, context(data, atlas_home, key="k2"))
     assert result["labels"] == ["comp:core", "type:bug", "severity:S1"] and result["replaced"] == ["severity:S2"]
-    assert actions(_isolated_state) == [
+    assert actions(atlas_home) == [
         ("add_label", 41, "severity:S2"),
         ("remove_label", 41, "severity:S2"),
         ("add_label", 41, "severity:S1"),
     ]
     # Other families add up as before.
-    both = add_label(AddLabelArgs(issue_id=41, label="comp:api"), context(data, _isolated_state, key="k3"))
+    both = add_label(AddLabelArgs(issue_id=41, label="comp:api"), context(data, atlas_home, key="k3"))
     assert both["labels"] == ["comp:core", "type:bug", "severity:S1", "comp:api"] and "replaced" not in both
 
 
-def test_remove_label_is_recorded_idempotent_and_previewed(data: Path, _isolated_state: Path) -> None:
-    ctx = context(data, _isolated_state, key="r1")
+def test_remove_label_is_recorded_idempotent_and_previewed(data: Path, atlas_home: Path) -> None:
+    ctx = context(data, atlas_home, key="r1")
     args = RemoveLabelArgs(issue_id=41, label="Type:Bug")
     assert preview_remove_label(args, ctx) == "#41 labels: [comp:core, type:bug] → [comp:core] (remove type:bug)"
     first = remove_label(args, ctx)
     assert first == {"issue_id": 41, "label": "type:bug", "changed": True, "labels": ["comp:core"]}
-    again = remove_label(args, context(data, _isolated_state, key="r2"))
+    again = remove_label(args, context(data, atlas_home, key="r2"))
     assert again["changed"] is False
     assert "nothing changes" in preview_remove_label(args, ctx)
-    assert actions(_isolated_state) == [("remove_label", 41, "type:bug")]
-    record = MockTracker(_isolated_state).records()[0]
+    assert actions(atlas_home) == [("remove_label", 41, "type:bug")]
+    record = MockTracker(atlas_home).records()[0]
     assert record["key"] == "r1" and record["session"] == "test-session"
     # Adding it back wins over the removal.
-    back = add_label(AddLabelArgs(issue_id=41, label="type:bug"), context(data, _isolated_state, key="r3"))
+    back = add_label(AddLabelArgs(issue_id=41, label="type:bug"), context(data, atlas_home, key="r3"))
     assert back["changed"] is True and back["labels"] == ["comp:core", "type:bug"]
     with pytest.raises(PermanentToolError, match="unknown label"):
         remove_label(RemoveLabelArgs(issue_id=41, label="wontfix"), ctx)
@@ -75,14 +75,14 @@ def test_remove_label_is_recorded_idempotent_and_previewed(data: Path, _isolated
     assert classify(caught.value) is ErrorKind.PERMANENT
 
 
-def test_only_real_changes_reach_the_person(data: Path, _isolated_state: Path) -> None:
+def test_only_real_changes_reach_the_person(data: Path, atlas_home: Path) -> None:
     asked: list[str] = []
 
     def person(request: ApprovalRequest) -> bool:
         asked.append(request.call_id)
         return True
 
-    executor = ToolExecutor(load_registry(), approve=person, context=context(data, _isolated_state))
+    executor = ToolExecutor(load_registry(), approve=person, context=context(data, atlas_home))
     outputs = asyncio.run(
         executor.run_all(
             [
@@ -100,5 +100,5 @@ def test_only_real_changes_reach_the_person(data: Path, _isolated_state: Path) -
     assert "no issue #4242" in envelope(outputs[3])["error"]["message"]
     assert asked == ["real"]
     assert [record.approved for record in executor.log] == [None, None, None, None, True]
-    assert actions(_isolated_state) == [("add_label", 41, "severity:S1")]
+    assert actions(atlas_home) == [("add_label", 41, "severity:S1")]
     assert json.loads(outputs[4]["output"])["data"]["changed"] is True

@@ -35,8 +35,8 @@ def data(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def ctx(data: Path, _isolated_state: Path) -> ToolContext:
-    return context(data, _isolated_state)
+def ctx(data: Path, atlas_home: Path) -> ToolContext:
+    return context(data, atlas_home)
 
 
 def test_cut_keeps_short_text_and_marks_long_text() -> None:
@@ -63,16 +63,16 @@ def test_get_issue_returns_the_whole_issue_and_every_comment(ctx: ToolContext) -
     assert got["comments"][2]["body"] == "third: " + "x" * 900
 
 
-def test_a_body_is_cut_only_past_a_generous_bound(tmp_path: Path, _isolated_state: Path) -> None:
+def test_a_body_is_cut_only_past_a_generous_bound(tmp_path: Path, atlas_home: Path) -> None:
     huge = issue(5, "Huge", body="word " * 3000, comments=["y " * 2000])
-    got = get_issue(IssueArgs(issue_id=5), context(make_dataset(tmp_path, [huge]), _isolated_state))
+    got = get_issue(IssueArgs(issue_id=5), context(make_dataset(tmp_path, [huge]), atlas_home))
     assert len(got["body"]) <= BODY_LIMIT and got["body"].endswith("more characters]")
     assert len(got["comments"][0]["body"]) <= COMMENT_LIMIT and "[cut: " in got["comments"][0]["body"]
 
 
-def test_a_long_thread_comes_in_pages_that_say_how_to_read_on(tmp_path: Path, _isolated_state: Path) -> None:
+def test_a_long_thread_comes_in_pages_that_say_how_to_read_on(tmp_path: Path, atlas_home: Path) -> None:
     thread = issue(6, "Long thread", comments=[f"comment {n}: " + "z" * 400 for n in range(30)])
-    ctx = context(make_dataset(tmp_path, [thread]), _isolated_state)
+    ctx = context(make_dataset(tmp_path, [thread]), atlas_home)
     first = get_issue(IssueArgs(issue_id=6), ctx)
     shown = len(first["comments"])
     assert 1 <= shown < 30 and first["comments_shown"] == f"1-{shown} of 30"
@@ -97,13 +97,11 @@ def test_get_issue_unknown_id_tells_the_model_to_use_given_ids(ctx: ToolContext)
     assert classify(caught.value) is ErrorKind.PERMANENT
 
 
-def test_get_issue_shows_what_the_tracker_added_in_place(data: Path, _isolated_state: Path) -> None:
-    add_label(AddLabelArgs(issue_id=41, label="severity:S1"), context(data, _isolated_state, key="k-1"))
-    remove_label(RemoveLabelArgs(issue_id=41, label="type:bug"), context(data, _isolated_state, key="k-2"))
-    post_comment(
-        PostCommentArgs(issue_id=41, body="Triaged: duplicate of #7."), context(data, _isolated_state, key="k-3")
-    )
-    ctx = context(data, _isolated_state)
+def test_get_issue_shows_what_the_tracker_added_in_place(data: Path, atlas_home: Path) -> None:
+    add_label(AddLabelArgs(issue_id=41, label="severity:S1"), context(data, atlas_home, key="k-1"))
+    remove_label(RemoveLabelArgs(issue_id=41, label="type:bug"), context(data, atlas_home, key="k-2"))
+    post_comment(PostCommentArgs(issue_id=41, body="Triaged: duplicate of #7."), context(data, atlas_home, key="k-3"))
+    ctx = context(data, atlas_home)
     reads: list[Path] = []
     read_bytes = statefiles.read_bytes
 
@@ -114,7 +112,7 @@ def test_get_issue_shows_what_the_tracker_added_in_place(data: Path, _isolated_s
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(statefiles, "read_bytes", counted)
         got = get_issue(IssueArgs(issue_id=41), ctx)
-    assert reads.count(_isolated_state / "tracker_actions.jsonl") == 1  # one read for labels and comments
+    assert reads.count(atlas_home / "tracker_actions.jsonl") == 1  # one read for labels and comments
     assert got["labels"] == ["comp:core", "severity:S1"]
     assert got["labels_added_via_atlas"] == ["severity:S1"] and got["labels_removed_via_atlas"] == ["type:bug"]
     assert got["comment_count"] == 6
@@ -129,10 +127,10 @@ def test_get_issue_shows_what_the_tracker_added_in_place(data: Path, _isolated_s
     assert get_issue(IssueArgs(issue_id=87), ctx)["labels_added_via_atlas"] == []
 
 
-def test_search_hits_show_the_labels_atlas_changed(data: Path, _isolated_state: Path) -> None:
-    add_label(AddLabelArgs(issue_id=41, label="severity:S2"), context(data, _isolated_state, key="k-1"))
-    remove_label(RemoveLabelArgs(issue_id=41, label="type:bug"), context(data, _isolated_state, key="k-2"))
-    hits = search_issues(SearchArgs(query="nightly rebuild"), context(data, _isolated_state))["hits"]
+def test_search_hits_show_the_labels_atlas_changed(data: Path, atlas_home: Path) -> None:
+    add_label(AddLabelArgs(issue_id=41, label="severity:S2"), context(data, atlas_home, key="k-1"))
+    remove_label(RemoveLabelArgs(issue_id=41, label="type:bug"), context(data, atlas_home, key="k-2"))
+    hits = search_issues(SearchArgs(query="nightly rebuild"), context(data, atlas_home))["hits"]
     assert hits[0]["id"] == 41 and hits[0]["labels"] == ["comp:core", "severity:S2"]
 
 
@@ -217,16 +215,16 @@ def test_locked_db_is_transient(data: Path, ctx: ToolContext) -> None:
     assert get_issue(IssueArgs(issue_id=41), ctx)["id"] == 41
 
 
-def test_a_file_that_is_not_a_db_is_permanent(tmp_path: Path, _isolated_state: Path) -> None:
+def test_a_file_that_is_not_a_db_is_permanent(tmp_path: Path, atlas_home: Path) -> None:
     data = tmp_path / "bad-data"
     (data / "issues").mkdir(parents=True)
     (data / "issues" / "orbit.db").write_bytes(b"not a database at all" * 100)
     with pytest.raises(PermanentToolError, match="database"):
-        get_issue(IssueArgs(issue_id=41), context(data, _isolated_state))
+        get_issue(IssueArgs(issue_id=41), context(data, atlas_home))
 
 
-def test_the_bundled_dataset_answers_the_fixture_questions(_isolated_state: Path) -> None:
-    ctx = context(config.bundled_data_dir(), _isolated_state)
+def test_the_bundled_dataset_answers_the_fixture_questions(atlas_home: Path) -> None:
+    ctx = context(config.bundled_data_dir(), atlas_home)
     issue = get_issue(IssueArgs(issue_id=41), ctx)
     assert {"comp:core", "type:bug"} <= set(issue["labels"]) and "ORB-1101" in issue["body"]
     assert 41 in [h["id"] for h in search_issues(SearchArgs(query="nightly rebuild twice"), ctx)["hits"]]
@@ -235,12 +233,12 @@ def test_the_bundled_dataset_answers_the_fixture_questions(_isolated_state: Path
     assert len(list_docs(NoArgs(), ctx)["docs"]) >= 8
 
 
-def test_the_bundled_db_has_what_the_tools_read(_isolated_state: Path) -> None:
+def test_the_bundled_db_has_what_the_tools_read(atlas_home: Path) -> None:
     """A changed dataset must fail here, loudly, rather than in front of a user."""
     from atlas.orbit.db import db_for
     from atlas.tracker.journal import KNOWN_LABELS
 
-    db = db_for(config.bundled_data_dir(), _isolated_state)
+    db = db_for(config.bundled_data_dir(), atlas_home)
     conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
     try:
 

@@ -30,8 +30,8 @@ def lines_of(home: Path) -> list[str]:
     return (home / "tracker_actions.jsonl").read_text(encoding="utf-8").splitlines()
 
 
-def test_add_label_has_set_semantics(data: Path, _isolated_state: Path) -> None:
-    ctx = context(data, _isolated_state, key="call-1")
+def test_add_label_has_set_semantics(data: Path, atlas_home: Path) -> None:
+    ctx = context(data, atlas_home, key="call-1")
     first = add_label(AddLabelArgs(issue_id=41, label="severity:S1"), ctx)
     assert first == {
         "issue_id": 41,
@@ -39,12 +39,12 @@ def test_add_label_has_set_semantics(data: Path, _isolated_state: Path) -> None:
         "changed": True,
         "labels": ["comp:core", "type:bug", "severity:S1"],
     }
-    again = add_label(AddLabelArgs(issue_id=41, label="Severity:s1"), context(data, _isolated_state, key="call-2"))
+    again = add_label(AddLabelArgs(issue_id=41, label="Severity:s1"), context(data, atlas_home, key="call-2"))
     assert again["changed"] is False and again["labels"] == first["labels"]
-    from_dataset = add_label(AddLabelArgs(issue_id=41, label="comp:core"), context(data, _isolated_state, key="c3"))
+    from_dataset = add_label(AddLabelArgs(issue_id=41, label="comp:core"), context(data, atlas_home, key="c3"))
     assert from_dataset["changed"] is False
-    assert len(lines_of(_isolated_state)) == 1
-    record = json.loads(lines_of(_isolated_state)[0])
+    assert len(lines_of(atlas_home)) == 1
+    record = json.loads(lines_of(atlas_home)[0])
     assert {k: record[k] for k in ("key", "action", "issue_id", "label", "session")} == {
         "key": "call-1",
         "action": "add_label",
@@ -55,45 +55,45 @@ def test_add_label_has_set_semantics(data: Path, _isolated_state: Path) -> None:
     assert record["ts"].endswith("+00:00")
 
 
-def test_unknown_labels_are_refused_with_the_known_list(data: Path, _isolated_state: Path) -> None:
+def test_unknown_labels_are_refused_with_the_known_list(data: Path, atlas_home: Path) -> None:
     with pytest.raises(PermanentToolError, match="known labels: comp:core") as caught:
-        add_label(AddLabelArgs(issue_id=41, label="wontfix"), context(data, _isolated_state))
+        add_label(AddLabelArgs(issue_id=41, label="wontfix"), context(data, atlas_home))
     assert "severity:S4" in str(caught.value)
     assert len(KNOWN_LABELS) == 16
-    assert not (_isolated_state / "tracker_actions.jsonl").exists()
+    assert not (atlas_home / "tracker_actions.jsonl").exists()
 
 
 @pytest.mark.parametrize("call", ["label", "comment"])
-def test_unknown_issues_are_refused_and_nothing_is_written(data: Path, _isolated_state: Path, call: str) -> None:
-    ctx = context(data, _isolated_state, key="k")
+def test_unknown_issues_are_refused_and_nothing_is_written(data: Path, atlas_home: Path, call: str) -> None:
+    ctx = context(data, atlas_home, key="k")
     with pytest.raises(LookupError, match="no issue #4242") as caught:
         if call == "label":
             add_label(AddLabelArgs(issue_id=4242, label="type:bug"), ctx)
         else:
             post_comment(PostCommentArgs(issue_id=4242, body="hello"), ctx)
     assert classify(caught.value) is ErrorKind.PERMANENT
-    assert not (_isolated_state / "tracker_actions.jsonl").exists()
+    assert not (atlas_home / "tracker_actions.jsonl").exists()
 
 
-def test_post_comment_idempotency_key_rules(data: Path, _isolated_state: Path) -> None:
+def test_post_comment_idempotency_key_rules(data: Path, atlas_home: Path) -> None:
     args = PostCommentArgs(issue_id=87, body="Could you share `poll_interval`?")
-    first = post_comment(args, context(data, _isolated_state, key="s1:call-7"))
+    first = post_comment(args, context(data, atlas_home, key="s1:call-7"))
     assert first["posted"] is True and first["issue_id"] == 87
-    replay = post_comment(args, context(data, _isolated_state, key="s1:call-7"))
+    replay = post_comment(args, context(data, atlas_home, key="s1:call-7"))
     assert replay == first
-    assert len(lines_of(_isolated_state)) == 1
+    assert len(lines_of(atlas_home)) == 1
     with pytest.raises(PermanentToolError, match="already used"):
-        post_comment(PostCommentArgs(issue_id=87, body="other text"), context(data, _isolated_state, key="s1:call-7"))
+        post_comment(PostCommentArgs(issue_id=87, body="other text"), context(data, atlas_home, key="s1:call-7"))
     with pytest.raises(PermanentToolError, match="already used"):
-        post_comment(PostCommentArgs(issue_id=41, body=args.body), context(data, _isolated_state, key="s1:call-7"))
+        post_comment(PostCommentArgs(issue_id=41, body=args.body), context(data, atlas_home, key="s1:call-7"))
     with pytest.raises(PermanentToolError, match="idempotency key"):
-        post_comment(args, context(data, _isolated_state, key=None))
-    post_comment(args, context(data, _isolated_state, key="s1:call-8"))
-    assert [json.loads(line)["key"] for line in lines_of(_isolated_state)] == ["s1:call-7", "s1:call-8"]
+        post_comment(args, context(data, atlas_home, key=None))
+    post_comment(args, context(data, atlas_home, key="s1:call-8"))
+    assert [json.loads(line)["key"] for line in lines_of(atlas_home)] == ["s1:call-7", "s1:call-8"]
 
 
-def test_previews_show_the_change_and_the_whole_comment(data: Path, _isolated_state: Path) -> None:
-    ctx = context(data, _isolated_state, key="k1")
+def test_previews_show_the_change_and_the_whole_comment(data: Path, atlas_home: Path) -> None:
+    ctx = context(data, atlas_home, key="k1")
     label = AddLabelArgs(issue_id=41, label="severity:S1")
     assert preview_add_label(label, ctx) == "#41 labels: [comp:core, type:bug] → [comp:core, type:bug, severity:S1]"
     add_label(label, ctx)
@@ -106,36 +106,36 @@ def test_previews_show_the_change_and_the_whole_comment(data: Path, _isolated_st
 
 
 def test_torn_last_line_is_skipped_and_the_next_append_is_whole(
-    _isolated_state: Path, capsys: pytest.CaptureFixture[str]
+    atlas_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    store = MockTracker(_isolated_state)
+    store = MockTracker(atlas_home)
     issue = IssueBrief(41, "t", [])
     store.post_comment(issue, "whole", key="a", session="s")
-    whole = lines_of(_isolated_state)[0]
-    with (_isolated_state / "tracker_actions.jsonl").open("a", encoding="utf-8") as handle:
+    whole = lines_of(atlas_home)[0]
+    with (atlas_home / "tracker_actions.jsonl").open("a", encoding="utf-8") as handle:
         handle.write(whole[: len(whole) // 2])  # a crash mid-write
     assert [r["key"] for r in store.records()] == ["a"] and store.skipped == 1
     assert "skipped 1 torn or corrupt line" in capsys.readouterr().err
     store.post_comment(issue, "after the crash", key="b", session="s")
     assert [r["key"] for r in store.records()] == ["a", "b"] and store.skipped == 1
-    raw = (_isolated_state / "tracker_actions.jsonl").read_text(encoding="utf-8")
+    raw = (atlas_home / "tracker_actions.jsonl").read_text(encoding="utf-8")
     assert raw.endswith("\n") and json.loads(raw.splitlines()[-1])["body"] == "after the crash"
     assert capsys.readouterr().err == ""  # warned once, not on every read
 
 
-def test_corrupt_lines_are_counted_never_fatal(_isolated_state: Path) -> None:
-    _isolated_state.mkdir(parents=True)
+def test_corrupt_lines_are_counted_never_fatal(atlas_home: Path) -> None:
+    atlas_home.mkdir(parents=True)
     good = json.dumps({"ts": "t", "key": "k", "action": "add_label", "issue_id": 41, "label": "type:bug"})
     junk = [b"{not json", b"[1, 2]", b'{"action": "delete_repo", "issue_id": 1}', b"\xff\xfe"]
-    with (_isolated_state / "tracker_actions.jsonl").open("wb") as handle:
+    with (atlas_home / "tracker_actions.jsonl").open("wb") as handle:
         for line in [good.encode(), *junk, good.encode()]:
             handle.write(line + b"\n")
-    store = MockTracker(_isolated_state)
+    store = MockTracker(atlas_home)
     assert len(store.records()) == 2 and store.skipped == 4
     assert store.added_labels(41) == ["type:bug"]
 
 
-def test_four_processes_append_a_thousand_whole_records(tmp_path: Path, _isolated_state: Path) -> None:
+def test_four_processes_append_a_thousand_whole_records(tmp_path: Path, atlas_home: Path) -> None:
     script = textwrap.dedent(
         """
         import sys
@@ -149,25 +149,25 @@ def test_four_processes_append_a_thousand_whole_records(tmp_path: Path, _isolate
         """
     )
     procs = [
-        subprocess.Popen([sys.executable, "-c", script, str(_isolated_state), f"w{w}"], cwd=Path(__file__).parents[2])
+        subprocess.Popen([sys.executable, "-c", script, str(atlas_home), f"w{w}"], cwd=Path(__file__).parents[2])
         for w in range(4)
     ]
     assert [proc.wait(timeout=90) for proc in procs] == [0, 0, 0, 0]
-    raw = (_isolated_state / "tracker_actions.jsonl").read_bytes()
+    raw = (atlas_home / "tracker_actions.jsonl").read_bytes()
     lines = raw.decode("utf-8").split("\n")
     assert lines[-1] == "" and len(lines) == 1001  # every record ends its own line
     keys = [json.loads(line)["key"] for line in lines[:-1]]
     assert sorted(keys) == sorted(f"w{w}-{n}" for w in range(4) for n in range(250))
-    store = MockTracker(_isolated_state)
+    store = MockTracker(atlas_home)
     assert len(store.records()) == 1000 and store.skipped == 0
 
 
-def test_a_held_lock_is_transient(monkeypatch: pytest.MonkeyPatch, _isolated_state: Path) -> None:
+def test_a_held_lock_is_transient(monkeypatch: pytest.MonkeyPatch, atlas_home: Path) -> None:
     monkeypatch.setattr(tracker, "LOCK_TIMEOUT_S", 0.1)
-    _isolated_state.mkdir(parents=True)
-    held = filelock.FileLock(str(_isolated_state / "tracker_actions.jsonl.lock"))
+    atlas_home.mkdir(parents=True)
+    held = filelock.FileLock(str(atlas_home / "tracker_actions.jsonl.lock"))
     with held, pytest.raises(TransientToolError, match="locked") as caught:
-        MockTracker(_isolated_state).post_comment(IssueBrief(41, "t", []), "hi", key="k", session="s")
+        MockTracker(atlas_home).post_comment(IssueBrief(41, "t", []), "hi", key="k", session="s")
     assert classify(caught.value) is ErrorKind.TRANSIENT
 
 
@@ -181,5 +181,5 @@ def test_side_effect_tools_are_declared_as_such() -> None:
     assert registry["post_comment"].preview is preview_post_comment
 
 
-def test_context_defaults_come_from_the_environment(_isolated_state: Path) -> None:
-    assert ToolContext().home == _isolated_state
+def test_context_defaults_come_from_the_environment(atlas_home: Path) -> None:
+    assert ToolContext().home == atlas_home

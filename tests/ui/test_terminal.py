@@ -23,8 +23,8 @@ GAP = r"(?:\s|\x1b\[[0-9;]*m)+"
 
 
 @pytest.fixture
-def home() -> Path:
-    return Path(os.environ["ATLAS_HOME"])
+def home(atlas_home: Path) -> Path:
+    return atlas_home
 
 
 def terminal_env(**extra: str) -> dict[str, str]:

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from atlas.cli import app
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "adversarial" / "fixtures"
 REPO = Path(__file__).resolve().parents[2]
 _RUNNER = CliRunner()
 _DROPPED = ("OPENAI_", "ATLAS_", "ORBIT_DATA", "COLUMNS", "LINES", "TERM")

@@ -1,0 +1,42 @@
+"""The `serial` marker: a test that measures wall time runs with no other test of this run beside it.
+
+Under pytest-xdist every test holds a shared lock on a file of the run for as long as it runs; a
+`serial` test takes it exclusively, so it starts once the other workers' current tests end and
+none starts beside it. A turnstile taken before either lock lets a waiting `serial` test in ahead
+of tests queued after it, so it is never starved. Without xdist there is nothing to wait for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def _flock(path: Path, mode: int) -> Iterator[None]:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, mode)
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock
+
+
+@contextlib.contextmanager
+def machine_share(run_folder: Path, *, alone: bool) -> Iterator[None]:
+    """Holds this run's machine lock for one test: exclusively when `alone`, shared otherwise."""
+    turnstile, machine = run_folder / "serial.turnstile", run_folder / "serial.lock"
+    if alone:
+        with _flock(turnstile, fcntl.LOCK_EX), _flock(machine, fcntl.LOCK_EX):
+            yield
+        return
+    with _flock(turnstile, fcntl.LOCK_EX):
+        held = _flock(machine, fcntl.LOCK_SH)
+        held.__enter__()
+    try:
+        yield
+    finally:
+        held.__exit__(None, None, None)
