@@ -201,7 +201,7 @@ async def _run_rounds(
         reply = await model.respond(
             INSTRUCTIONS,
             bound_history(history),
-            executor.registry,
+            executor.registry.definitions(),
             parallel_tool_calls=settings.parallel,
             on_text=on_text,
         )

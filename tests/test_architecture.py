@@ -67,20 +67,30 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "atlas.tracker",
         "atlas.mcp",
     ),
-    # The offline planner reads tool descriptions (`atlas.tools`), never a tool module's internals.
+    # The offline planner reads tool definitions, never the registry nor a tool module's internals.
     "atlas.offline": (
         "atlas.commands",
         "atlas.cli",
         "atlas.runtime",
         "atlas.ui",
         "atlas.executor",
+        "atlas.tools.registry",
         "atlas.orbit",
         "atlas.tracker",
         "atlas.github",
         "openai",
         "rich",
     ),
-    "atlas.llm": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "atlas.executor", "rich"),
+    # Models are told of tools by their definitions (data), never handed the registry.
+    "atlas.llm": (
+        "atlas.commands",
+        "atlas.cli",
+        "atlas.runtime",
+        "atlas.ui",
+        "atlas.executor",
+        "atlas.tools.registry",
+        "rich",
+    ),
     "atlas.loop": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "rich", "prompt_toolkit", "openai"),
     "atlas.calllog": (
         "atlas.commands",

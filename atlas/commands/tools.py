@@ -34,7 +34,7 @@ def show_tools(*, as_json: bool, read_only: bool = False) -> None:
         # The schemas are what the model is sent; building them needs the openai SDK.
         from atlas.llm.openai_schema import responses_tools
 
-        print(json.dumps(responses_tools(registry), indent=2))
+        print(json.dumps(responses_tools(registry.definitions()), indent=2))
         return
     console = make_console(for_tables=True)
     console.print(tools_table(registry, cut=console.is_terminal))

@@ -3,7 +3,7 @@
 Four models speak it: the OpenAI Responses API (`openai.py`), the Chat Completions API of any
 OpenAI-compatible server (`chat_completions.py`), the built-in offline planner (`atlas.offline`)
 and replay scripts (`scripted.py`). The loop knows only this protocol.
-It may import `atlas.messages`, `atlas.errors`, `atlas.config` and the tool registry; never the
+It may import `atlas.messages`, `atlas.errors`, `atlas.config` and tool definitions; never the
 executor, the UI, the runtime or the commands. Only the adapters (`openai.py`,
 `chat_completions.py`, `openai_client.py`, `openai_schema.py`) import the `openai` SDK, lazily.
 """
@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from atlas.config import OFFLINE_MODEL
 from atlas.errors import ConfigError
 from atlas.messages import ModelTurn
-from atlas.tools.registry import Registry
+from atlas.tools.definition import ToolDefinition
 
 REPLAY_PREFIX = "replay:"
 
@@ -36,7 +36,7 @@ class Model(Protocol):
         self,
         instructions: str,
         items: Sequence[dict[str, Any]],
-        tools: Registry,
+        tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
         on_text: TextSink | None = None,

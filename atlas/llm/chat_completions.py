@@ -25,7 +25,7 @@ from atlas.llm.openai_schema import chat_tools
 from atlas.llm.usage import usage_of
 from atlas.llm.wait import Answering, RetryPolicy, WaitSink, with_retries
 from atlas.messages import ModelTurn, ToolCall, Usage
-from atlas.tools.registry import Registry
+from atlas.tools.definition import ToolDefinition
 
 
 @dataclass
@@ -75,7 +75,7 @@ class ChatCompletionsModel:
         self,
         instructions: str,
         items: Sequence[dict[str, Any]],
-        tools: Registry,
+        tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
         on_text: TextSink | None = None,
@@ -93,7 +93,7 @@ class ChatCompletionsModel:
         self,
         instructions: str,
         items: Sequence[dict[str, Any]],
-        tools: Registry,
+        tools: Sequence[ToolDefinition],
         parallel_tool_calls: bool,
         on_text: TextSink | None,
     ) -> _Reply:
@@ -189,7 +189,7 @@ def _take_call_fragment(reply: _Reply, position: int, fragment: Any) -> None:
         partial.arguments.append(arguments)
 
 
-def _turn(reply: _Reply, tools: Registry, on_text: TextSink | None) -> ModelTurn:
+def _turn(reply: _Reply, tools: Sequence[ToolDefinition], on_text: TextSink | None) -> ModelTurn:
     calls = _calls(reply)
     text = "".join(reply.text)
     note = _note(reply.finish, text, calls, tools)
@@ -217,11 +217,11 @@ def _calls(reply: _Reply) -> list[ToolCall]:
     return calls
 
 
-def _note(finish: str | None, text: str, calls: list[ToolCall], tools: Registry) -> str:
+def _note(finish: str | None, text: str, calls: list[ToolCall], tools: Sequence[ToolDefinition]) -> str:
     if finish == "length":
         return CUT_OFF
     if finish == "content_filter":
         return FILTERED
-    if not calls and looks_like_unsent_call(text, set(tools)):
+    if not calls and looks_like_unsent_call(text, {tool.name for tool in tools}):
         return UNSENT_CALL
     return ""

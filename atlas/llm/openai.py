@@ -36,7 +36,7 @@ from atlas.llm.openai_schema import responses_tools
 from atlas.llm.usage import usage_of
 from atlas.llm.wait import Answering, RetryPolicy, WaitSink, with_retries
 from atlas.messages import ModelTurn, ToolCall, as_model_ids
-from atlas.tools.registry import Registry
+from atlas.tools.definition import ToolDefinition
 
 
 class OpenAIModel:
@@ -63,7 +63,7 @@ class OpenAIModel:
         self,
         instructions: str,
         items: Sequence[dict[str, Any]],
-        tools: Registry,
+        tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
         on_text: TextSink | None = None,
@@ -80,7 +80,7 @@ class OpenAIModel:
         self,
         instructions: str,
         items: Sequence[dict[str, Any]],
-        tools: Registry,
+        tools: Sequence[ToolDefinition],
         parallel_tool_calls: bool,
         on_text: TextSink | None,
     ) -> ModelTurn:
@@ -131,7 +131,11 @@ class OpenAIModel:
         raise self.wire.ended_early("a completed response")
 
     async def _open(
-        self, instructions: str, items: Sequence[dict[str, Any]], tools: Registry, parallel_tool_calls: bool
+        self,
+        instructions: str,
+        items: Sequence[dict[str, Any]],
+        tools: Sequence[ToolDefinition],
+        parallel_tool_calls: bool,
     ) -> AsyncStream[ResponseStreamEvent]:
         """The request that opens a streamed response, retried by `with_retries` where each wait is seen."""
         return await with_retries(

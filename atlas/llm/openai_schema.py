@@ -1,45 +1,48 @@
 """Tools as the OpenAI wire describes them, for the Responses and the Chat Completions API.
 
-Built from each tool's neutral description (name, description, the pydantic model of its
-arguments, or a foreign JSON schema) by the openai SDK's strict-schema helper, so both adapters
-send the same schema. The registry knows nothing of this dialect; only the adapters use it.
+Built from each tool's neutral definition (name, description, the JSON schema of its arguments)
+by the openai SDK's strict-schema rules, so both adapters send the same schema. The tools know
+nothing of this dialect; only the adapters use it.
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from typing import Any
 
-from openai import pydantic_function_tool
+from openai.lib._pydantic import _ensure_strict_json_schema
 
-from atlas.tools.registry import Registry, ToolSpec
+from atlas.tools.definition import ToolDefinition
 
 STRICT_UNSUPPORTED = frozenset({"default", "minLength", "maxLength", "title"})
 """Dropped from model-facing schemas: strict mode makes every property required (so a default
 says nothing) and the API refuses some keywords. Pydantic still enforces them on the arguments."""
 
 
-def function_definition(spec: ToolSpec[Any]) -> dict[str, Any]:
+def function_definition(tool: ToolDefinition) -> dict[str, Any]:
     """`{"name", "description", "parameters", "strict"}`: one tool in the strict JSON-schema form.
 
     A schema from elsewhere (an MCP server's) goes as it is, not strict: strict mode would make
     every optional property of a foreign schema required.
     """
-    if spec.input_schema is not None:
-        return {"name": spec.name, "description": spec.description, "parameters": spec.parameters(), "strict": False}
-    tool = pydantic_function_tool(spec.args_model, name=spec.name, description=spec.description)
-    function = dict(tool["function"])
-    function["parameters"] = without_keywords(function["parameters"], STRICT_UNSUPPORTED)
-    return function
+    if not tool.strict:
+        return {"name": tool.name, "description": tool.description, "parameters": tool.parameters, "strict": False}
+    # What the SDK's `pydantic_function_tool` does with a model's schema, applied to the schema itself.
+    schema = copy.deepcopy(dict(tool.parameters))
+    strict = _ensure_strict_json_schema(schema, path=(), root=schema)
+    parameters = without_keywords(strict, STRICT_UNSUPPORTED)
+    return {"name": tool.name, "strict": True, "parameters": parameters, "description": tool.description}
 
 
-def responses_tools(registry: Registry) -> list[dict[str, Any]]:
+def responses_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
     """The Responses API's `tools`: `{"type": "function", "name": ..., "parameters": ...}`."""
-    return [{"type": "function", **function_definition(spec)} for spec in registry.values()]
+    return [{"type": "function", **function_definition(tool)} for tool in tools]
 
 
-def chat_tools(registry: Registry) -> list[dict[str, Any]]:
+def chat_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
     """Chat Completions' `tools`: `{"type": "function", "function": {"name": ..., "parameters": ...}}`."""
-    return [{"type": "function", "function": function_definition(spec)} for spec in registry.values()]
+    return [{"type": "function", "function": function_definition(tool)} for tool in tools]
 
 
 def without_keywords(node: Any, drop: frozenset[str]) -> Any:

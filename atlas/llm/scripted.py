@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from atlas.errors import ScriptError, describe
 from atlas.llm import TextSink
 from atlas.messages import MAX_TOKENS, ModelTurn, ToolCall, Usage
-from atlas.tools.registry import Registry
+from atlas.tools.definition import ToolDefinition
 
 
 class ScriptCall(BaseModel):
@@ -120,14 +120,16 @@ class ScriptedModel:
         self,
         instructions: str,
         items: Sequence[dict[str, Any]],
-        tools: Registry,
+        tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
         on_text: TextSink | None = None,
     ) -> ModelTurn:
         self.requests.append(
             # Items are flat dicts of text: a copy of each is a snapshot (a deep copy of thousands is not cheap).
-            ScriptedRequest(instructions, [dict(item) for item in items], list(tools), parallel_tool_calls)
+            ScriptedRequest(
+                instructions, [dict(item) for item in items], [tool.name for tool in tools], parallel_tool_calls
+            )
         )
         number = len(self.requests)
         if not self._turns:

@@ -2,8 +2,8 @@
 
 `model.py` is the `Model` (the loop's side), `plan.py` reads a question into planned calls,
 `search.py` reads search requests, `answer.py` writes the Markdown answer from the results.
-It may import `atlas.messages`, `atlas.config`, `atlas.errors` and the registry's neutral tool
-descriptions (`atlas.tools.registry`); never a tool module's internals, the UI or the commands.
+It may import `atlas.messages`, `atlas.config`, `atlas.errors` and the neutral tool
+definitions (`atlas.tools.definition`); never the registry, a tool module, the UI or the commands.
 """
 
 from __future__ import annotations

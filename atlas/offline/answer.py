@@ -8,7 +8,7 @@ a check that could not be made.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,7 @@ from atlas.offline.help import help_text
 from atlas.offline.issue_view import closed_fences, issue_markdown
 from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in
 from atlas.offline.search import SEARCH_MAX
-from atlas.tools.registry import Registry
+from atlas.tools.definition import ToolDefinition
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ EXCERPT_CHARS = 400
 SECTION_CHARS = 3000
 """As much as get_doc_section returns: a section asked for is shown whole (the tool marks its own cuts)."""
 SEARCH_DEFAULT_LIMIT = 10
-"""The search's own default, used only when the registry's schema does not say it."""
+"""The search's own default, used only when the tool's schema does not say it."""
 
 KIND_SAYS: dict[ErrorKind, str] = {
     ErrorKind.TIMEOUT: "timed out",
@@ -233,11 +233,11 @@ def docs_list(data: Any) -> str:
     return "\n".join(lines)
 
 
-def default_limit(tools: Registry) -> int:
-    """The default `limit` of `search_issues`, read from the schema of its arguments in the registry."""
-    spec = tools.get("search_issues")
+def default_limit(tools: Sequence[ToolDefinition]) -> int:
+    """The default `limit` of `search_issues`, read from the schema of its arguments."""
+    search = next((tool for tool in tools if tool.name == "search_issues"), None)
     try:
-        default = spec.args_model.model_json_schema()["properties"]["limit"]["default"] if spec else None
+        default = search.parameters["properties"]["limit"]["default"] if search else None
     except (KeyError, TypeError):
         default = None
     return default if isinstance(default, int) and default > 0 else SEARCH_DEFAULT_LIMIT
@@ -289,15 +289,15 @@ def not_offered(call: PlannedCall, is_action: bool) -> str:
     return f"⚠ {describe_call(call)} could not be made: the tool `{call.name}` is not available in this session."
 
 
-def render(plan: Plan, outcomes: list[Outcome], tools: Registry) -> str:
+def render(plan: Plan, outcomes: list[Outcome], tools: Sequence[ToolDefinition]) -> str:
     """The final answer: header, then one part per request, in the order the question made them."""
-    available = set(tools)
-    # A side effect is what the registry says it is; one not offered (--read-only) is known by the plan.
-    actions = {name for name, spec in tools.items() if spec.side_effect} | {call.name for call in plan.actions()}
+    available = {tool.name for tool in tools}
+    # A side effect is what its definition says it is; one not offered (--read-only) is known by the plan.
+    actions = {tool.name for tool in tools if tool.side_effect} | {call.name for call in plan.actions()}
     by_key = {outcome.call.key: outcome for outcome in outcomes}
     parts: list[str] = [HEADER]
     if not plan.understood:
-        parts.append(help_text(plan.question, any(spec.side_effect for spec in tools.values())))
+        parts.append(help_text(plan.question, any(tool.side_effect for tool in tools)))
         return "\n\n".join(parts)
     parts += plan.notes
     issues_ok: list[tuple[int, Mapping[str, Any]]] = []

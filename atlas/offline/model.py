@@ -29,7 +29,7 @@ from atlas.offline.plan import (
     read_question,
     with_references,
 )
-from atlas.tools.registry import Registry
+from atlas.tools.definition import ToolDefinition
 
 UNREADABLE = {"ok": False, "error": {"kind": "unknown", "message": "the tool's output could not be read", "hint": ""}}
 ELIDED = {
@@ -115,7 +115,7 @@ class OfflinePlanner:
         self,
         instructions: str,
         items: Sequence[dict[str, Any]],
-        tools: Registry,
+        tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
         on_text: Callable[[str], None] | None = None,
@@ -123,7 +123,7 @@ class OfflinePlanner:
         question, earlier, turn, token = this_turn(items)
         plan = read_question(with_references(with_ordinals(question, items), earlier))
         outcomes, rounds = outcomes_of(turn)
-        pending = next_calls(plan, outcomes, tools)
+        pending = next_calls(plan, outcomes, [tool.name for tool in tools])
         if pending:
             batch = pending if parallel_tool_calls else pending[:1]
             number = rounds + 1

@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from atlas import config
+from atlas.tools.definition import ToolDefinition
 
 ENTRY_POINT_GROUP = "atlas.tools"
 BUILTIN_MODULES = ("atlas.orbit.issues", "atlas.orbit.docs", "atlas.orbit.labels", "atlas.orbit.comments")
@@ -77,6 +78,17 @@ class ToolSpec(Generic[ArgsT]):
         if self.input_schema is not None:
             return self.input_schema
         return self.args_model.model_json_schema()
+
+    def definition(self) -> ToolDefinition:
+        """The tool as a model is told of it: data only."""
+        return ToolDefinition(
+            name=self.name,
+            description=self.description,
+            parameters=self.parameters(),
+            side_effect=self.side_effect,
+            idempotent=self.idempotent,
+            strict=self.input_schema is None,
+        )
 
 
 _CATALOGUE: dict[str, ToolSpec[Any]] = {}
@@ -173,6 +185,7 @@ class Registry(Mapping[str, ToolSpec[Any]]):
 
     def __init__(self, specs: Iterable[ToolSpec[Any]] = ()) -> None:
         self._specs: dict[str, ToolSpec[Any]] = {spec.name: spec for spec in specs}
+        self._definitions: tuple[ToolDefinition, ...] | None = None
 
     def __getitem__(self, name: str) -> ToolSpec[Any]:
         return self._specs[name]
@@ -185,6 +198,12 @@ class Registry(Mapping[str, ToolSpec[Any]]):
 
     def __repr__(self) -> str:
         return f"Registry({sorted(self._specs)})"
+
+    def definitions(self) -> tuple[ToolDefinition, ...]:
+        """What a model is offered: each tool's definition, in the registry's order (made once)."""
+        if self._definitions is None:
+            self._definitions = tuple(spec.definition() for spec in self._specs.values())
+        return self._definitions
 
     def filtered(self, keep: Callable[[ToolSpec[Any]], bool]) -> Registry:
         return Registry(spec for spec in self._specs.values() if keep(spec))

@@ -54,7 +54,7 @@ TOOLS = Registry([ToolSpec("lookup", lookup, NoteArgs, "Look a key up.")])
 def ask(
     model: ChatCompletionsModel, tools: Registry = TOOLS, on_text: Callable[[str], None] | None = None
 ) -> ModelTurn:
-    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools, on_text=on_text))
+    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools.definitions(), on_text=on_text))
 
 
 def failure(model: ChatCompletionsModel, expected: type[ModelError]) -> str:
@@ -350,7 +350,7 @@ def test_a_server_that_refuses_stream_options_is_asked_again_without(monkeypatch
 
     with Canned(respond) as server:
         model = ChatCompletionsModel(MODEL, api_key="k", base_url=server.url)
-        first, second = ask(model), asyncio.run(model.respond(INSTRUCTIONS, QUESTION, TOOLS))
+        first, second = ask(model), asyncio.run(model.respond(INSTRUCTIONS, QUESTION, TOOLS.definitions()))
     assert first.text == second.text == "Answered." and not first.usage.known
     assert ["stream_options" in body for body in server.bodies] == [True, False, False]  # asked once only
 

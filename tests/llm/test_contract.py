@@ -111,7 +111,7 @@ def test_a_server_without_the_endpoint_says_what_to_try(api: str, monkeypatch: p
         monkeypatch.setenv("ATLAS_BASE_URL", server.url)
         adapter = model_for(api)
         with pytest.raises(ModelError) as caught:
-            asyncio.run(adapter.respond("i", [{"role": "user", "content": "q"}], load_registry()))
+            asyncio.run(adapter.respond("i", [{"role": "user", "content": "q"}], load_registry().definitions()))
     message = str(caught.value)
     if api == "responses":
         assert "has no /responses endpoint (404)" in message and "--api chat" in message

@@ -25,7 +25,6 @@ from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.llm.openai import OpenAIModel
 from atlas.llm.openai_client import client_endpoint, retry_after_s
 from atlas.loop import INSTRUCTIONS
-from atlas.tools.registry import Registry
 
 MODEL = "gpt-6-luna"
 QUESTION = [{"role": "user", "content": "What does ORB-1101 mean?"}]
@@ -33,7 +32,7 @@ QUESTION = [{"role": "user", "content": "What does ORB-1101 mean?"}]
 
 def raised(model: OpenAIModel | ChatCompletionsModel, expected: type[ModelError]) -> ModelError:
     with pytest.raises(expected) as caught:
-        asyncio.run(model.respond(INSTRUCTIONS, QUESTION, Registry()))
+        asyncio.run(model.respond(INSTRUCTIONS, QUESTION, ()))
     return caught.value
 
 

@@ -27,6 +27,7 @@ from atlas.llm import TextSink
 from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.loop import TurnSettings, run_turn
 from atlas.messages import ModelTurn
+from atlas.tools.definition import ToolDefinition
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 
 pytestmark = pytest.mark.local_model
@@ -108,7 +109,7 @@ class ForcedFirstRound:
         self,
         instructions: str,
         items: Sequence[dict[str, Any]],
-        tools: Registry,
+        tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
         on_text: TextSink | None = None,
@@ -131,9 +132,7 @@ def test_a_streamed_answer(local_server: str) -> None:
     deltas: list[str] = []
     model = ChatCompletionsModel(ALIAS, base_url=local_server, max_tokens=ANSWER_TOKENS)  # no key: a placeholder
     turn = asyncio.run(
-        model.respond(
-            "Answer briefly.", [{"role": "user", "content": "Name a colour."}], Registry(), on_text=deltas.append
-        )
+        model.respond("Answer briefly.", [{"role": "user", "content": "Name a colour."}], (), on_text=deltas.append)
     )
     assert turn.is_final and turn.text.strip()
     assert len(deltas) > 1 and "".join(deltas) == turn.text  # streamed piece by piece

@@ -31,6 +31,7 @@ from atlas.llm.openai import OpenAIModel
 from atlas.loop import EMPTY_ANSWER, INSTRUCTIONS, TurnSettings, run_turn
 from atlas.messages import ModelTurn
 from atlas.runtime import record_turn
+from atlas.tools.definition import ToolDefinition
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 from tests.support.loopback import Loopback, QuietHandler
 
@@ -61,7 +62,7 @@ class Recording:
         self,
         instructions: str,
         items: Sequence[dict[str, Any]],
-        tools: Registry,
+        tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
         on_text: Callable[[str], None] | None = None,
@@ -74,7 +75,7 @@ class Recording:
 
 
 def ask(model: OpenAIModel, tools: Registry = TOOLS, on_text: Callable[[str], None] | None = None) -> ModelTurn:
-    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools, on_text=on_text))
+    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools.definitions(), on_text=on_text))
 
 
 def failure(model: OpenAIModel, expected: type[ModelError]) -> str:

@@ -13,7 +13,6 @@ from atlas.errors import ConfigError, ModelAuthError, ScriptError
 from atlas.llm import resolve
 from atlas.llm.scripted import ScriptedModel
 from atlas.messages import ModelTurn, ToolCall, Usage
-from atlas.tools.registry import Registry
 
 DOCUMENTED_EXAMPLE = {
     "turns": [
@@ -29,7 +28,7 @@ DOCUMENTED_EXAMPLE = {
 
 
 def request(model: ScriptedModel, on_text: Any = None) -> ModelTurn:
-    return asyncio.run(model.respond("instructions", [{"role": "user", "content": "q"}], Registry(), on_text=on_text))
+    return asyncio.run(model.respond("instructions", [{"role": "user", "content": "q"}], (), on_text=on_text))
 
 
 def write(tmp_path: Path, content: str) -> Path:

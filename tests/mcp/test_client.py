@@ -201,7 +201,7 @@ def test_the_allow_list_offers_only_the_named_tools(host: McpHost) -> None:
 
 
 def test_the_model_gets_the_servers_json_schema(host: McpHost, config: ServerConfig) -> None:
-    [schema] = responses_tools(Registry([Registry(server_specs(host, config))["t__slow"]]))
+    [schema] = responses_tools([Registry(server_specs(host, config))["t__slow"].definition()])
     assert schema["name"] == "t__slow" and schema["strict"] is False
     assert schema["parameters"]["properties"]["seconds"]["type"] == "number"
     assert schema["parameters"]["required"] == ["seconds"]

@@ -35,7 +35,9 @@ def respond(
     parallel: bool = True,
     on_text: Callable[[str], None] | None = None,
 ) -> ModelTurn:
-    return asyncio.run(OfflinePlanner().respond("", items, tools, parallel_tool_calls=parallel, on_text=on_text))
+    return asyncio.run(
+        OfflinePlanner().respond("", items, tools.definitions(), parallel_tool_calls=parallel, on_text=on_text)
+    )
 
 
 def calls_of(turn: ModelTurn) -> list[Call]:

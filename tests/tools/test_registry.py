@@ -67,7 +67,7 @@ def test_with_tools_adds_without_touching_the_catalogue() -> None:
 
 @pytest.mark.parametrize("name", sorted(BUILTINS))
 def test_each_builtin_schema_is_a_strict_function_tool(name: str) -> None:
-    [schema] = responses_tools(Registry([load_registry()[name]]))
+    [schema] = responses_tools([load_registry()[name].definition()])
     assert schema["type"] == "function" and schema["name"] == name and schema["strict"] is True
     params = schema["parameters"]
     assert params["type"] == "object" and params["additionalProperties"] is False
@@ -84,7 +84,7 @@ def test_a_property_named_like_a_dropped_keyword_survives() -> None:
     def fn(args: Args, ctx: ToolContext) -> None:
         return None
 
-    params = function_definition(ToolSpec(name="t", fn=fn, args_model=Args, description="d"))["parameters"]
+    params = function_definition(ToolSpec(name="t", fn=fn, args_model=Args, description="d").definition())["parameters"]
     assert sorted(params["properties"]) == ["default", "title"] and "default" not in params["properties"]["default"]
 
 
