@@ -203,6 +203,11 @@ def tool_modules() -> list[str]:
     return [name.strip() for name in raw.split(",") if name.strip()]
 
 
+def tracker_setting() -> str:
+    """`ATLAS_TRACKER`: where side effects go (empty or `mock`: the action journal alone)."""
+    return os.environ.get("ATLAS_TRACKER", "").strip()
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything a run needs to know, resolved once at start-up."""
@@ -211,6 +216,7 @@ class Settings:
     data: Path = field(default_factory=data_dir)
     home: Path = field(default_factory=atlas_home)
     api: str = field(default_factory=model_api)
+    tracker: str = field(default_factory=tracker_setting)
     price_in: float = -1.0
     price_out: float = -1.0
     """Negative: the model's prices (`model_prices`), resolved once the model is known."""

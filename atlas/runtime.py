@@ -51,7 +51,9 @@ class Runtime:
         on_event: EventSink | None,
         approve_batch: BatchApprover | None = None,
     ) -> ToolExecutor:
-        context = ToolContext(data=self.settings.data, home=self.settings.home, session=self.session)
+        context = ToolContext(
+            data=self.settings.data, home=self.settings.home, session=self.session, tracker=self.settings.tracker
+        )
         return ToolExecutor(
             self.registry(read_only=read_only),
             timeout_s=timeout_s,

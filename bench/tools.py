@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from atlas.config import data_dir
+from atlas.dataset_read import db_for
 from atlas.orbit import issues as issue_tools
-from atlas.orbit.db import db_for
 from atlas.tools.registry import ToolContext
 from bench.core import Figure
 

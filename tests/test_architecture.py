@@ -1,4 +1,5 @@
-"""The shape of the package: layers that import only downward, and modules and functions of a readable size."""
+"""The shape of the package: layers that import only downward, no circle of imports between modules or
+packages, and modules and functions of a readable size."""
 
 from __future__ import annotations
 
@@ -149,3 +150,72 @@ def test_modules_and_functions_stay_readable(name: str, path: Path) -> None:
         and node.end_lineno - node.lineno + 1 > FUNCTION_LINES
     ]
     assert not long, f"{name}: {long}"
+
+
+KNOWN_CYCLES = frozenset(
+    {
+        # The offline rules still write into the Plan they are handed (a type-only import back).
+        ("atlas.offline.actions", "atlas.offline.plan"),
+        ("atlas.offline.plan", "atlas.offline.requests"),
+    }
+)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module's imports of other Atlas modules, lazy and type-only ones included: `from a import b`
+    counts as importing `a.b` when that is a module, else `a`."""
+    names = dict(modules())
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        targets = set(imports(path))
+        graph[name] = {target for target in targets if target in names and target != name}
+        # `from a.b import c` yields both `a.b` and `a.b.c`: keep the deepest module only.
+        graph[name] -= {t for t in graph[name] if any(o != t and o.startswith(t + ".") for o in graph[name])}
+    return graph
+
+
+def package_of(name: str) -> str:
+    """`atlas.orbit.issues` -> `atlas.orbit`; a top-level module is its own package."""
+    return ".".join(name.split(".")[:2])
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every circle a depth-first walk meets (one per back edge), as the path that closes it."""
+    found: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                found.append([*path[path.index(target) :], target])
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return found
+
+
+def test_no_two_packages_import_each_other() -> None:
+    packages: dict[str, set[str]] = {}
+    for name, targets in import_graph().items():
+        packages.setdefault(package_of(name), set()).update(
+            package_of(target) for target in targets if package_of(target) != package_of(name)
+        )
+    assert cycles(packages) == []
+
+
+def test_no_modules_import_each_other() -> None:
+    found = [cycle for cycle in cycles(import_graph()) if tuple(sorted(set(cycle))) not in KNOWN_CYCLES]
+    assert found == []
+
+
+def test_the_cycle_check_finds_a_circle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []

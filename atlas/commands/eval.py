@@ -61,7 +61,7 @@ def run_eval(options: EvalOptions) -> int:
     registry = load_registry()
     results: list[CaseResult] = []
     with tempfile.TemporaryDirectory(prefix="atlas-eval-") as home, _progress(len(cases)) as advance:
-        context = ToolContext(data=settings.data, home=Path(home), session="eval")
+        context = ToolContext(data=settings.data, home=Path(home), session="eval", tracker=settings.tracker)
         for case in cases:
             results.append(_run_case(case, settings.model, registry, context, options))
             advance()

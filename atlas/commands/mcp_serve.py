@@ -89,7 +89,9 @@ class AtlasServer:
     def executor(self, ctx: ServerRequestContext[Any, Any]) -> ToolExecutor:
         if self._executor is None:
             session = f"mcp-{_host_name(ctx)}-{new_session_id()}"
-            context = ToolContext(data=self.settings.data, home=self.settings.home, session=session)
+            context = ToolContext(
+                data=self.settings.data, home=self.settings.home, session=session, tracker=self.settings.tracker
+            )
             self._executor = ToolExecutor(
                 self.registry,
                 timeout_s=self.timeout_s,

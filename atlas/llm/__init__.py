@@ -11,19 +11,19 @@ executor, the UI, the runtime or the commands. Only the adapters (`openai.py`,
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Protocol
 
 from atlas.config import OFFLINE_MODEL
 from atlas.errors import ConfigError
-from atlas.messages import ModelTurn
+from atlas.messages import ModelTurn, TextSink
 from atlas.tools.definition import ToolDefinition
 
 REPLAY_PREFIX = "replay:"
 
-TextSink = Callable[[str], None]
+__all__ = ["REPLAY_PREFIX", "Model", "TextSink", "resolve"]
 
 
 class Model(Protocol):

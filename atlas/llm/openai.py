@@ -30,12 +30,11 @@ from openai.types.responses import (
 )
 
 from atlas.errors import ModelProtocolError
-from atlas.llm import TextSink
 from atlas.llm.openai_client import MAX_RETRIES, one_line, open_client, sdk_retry
 from atlas.llm.openai_schema import responses_tools
 from atlas.llm.usage import usage_of
 from atlas.llm.wait import Answering, RetryPolicy, WaitSink, with_retries
-from atlas.messages import ModelTurn, ToolCall, as_model_ids
+from atlas.messages import ModelTurn, TextSink, ToolCall, as_model_ids
 from atlas.tools.definition import ToolDefinition
 
 

@@ -18,8 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from atlas.errors import ScriptError, describe
-from atlas.llm import TextSink
-from atlas.messages import MAX_TOKENS, ModelTurn, ToolCall, Usage
+from atlas.messages import MAX_TOKENS, ModelTurn, TextSink, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from atlas.errors import PermanentToolError, ToolError
 from atlas.orbit.db import IssueId, issue_brief
 from atlas.tools.registry import ToolContext, tool
-from atlas.tracker.journal import open_tracker
+from atlas.tracker import open_tracker
 
 
 class PostCommentArgs(BaseModel):

@@ -1,93 +1,25 @@
-"""Read-only access to the Orbit issues db, with SQLite's failures translated at this one edge.
+"""The issues db as the built-in tools read it: issue ids, an issue's labels, a brief of its target.
 
-Both the read tools and the mock tracker look issues up through here, so "busy" always means
-a TransientToolError and a broken or missing db always a PermanentToolError.
+Connections come from `atlas.dataset_read`, where SQLite's failures are translated.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import Field
 
-from atlas.dataset import ensure_db, jsonl_path
-from atlas.errors import SOURCE_BROKEN_HINT, DataError, PermanentToolError, TransientToolError, is_busy
+from atlas.dataset_read import connect
+from atlas.tracker.journal import IssueBrief as IssueBrief  # where the tools name it
 
 MAX_ISSUE_ID = 2**63 - 1
 """SQLite's largest integer: a bigger id cannot name an issue, and binding one overflows."""
 
 IssueId = Annotated[int, Field(ge=1, le=MAX_ISSUE_ID, description="The issue's number, e.g. 41 for #41.")]
 """The argument type of every tool that takes an issue id: bounded where the model's input is checked."""
-
-BUSY_TIMEOUT_S = 0.25
-"""Short on purpose: the executor retries transient failures with backoff; a long wait here
-would only eat the call's own deadline."""
-
-_resolved: dict[tuple[Path, Path], tuple[tuple[int, int] | None, Path]] = {}
-_resolved_lock = threading.Lock()
-
-
-@dataclass(frozen=True)
-class IssueBrief:
-    """What a side effect needs to know about its target issue."""
-
-    id: int
-    title: str
-    labels: list[str]
-
-
-def _jsonl_signature(data: Path) -> tuple[int, int] | None:
-    try:
-        stat = jsonl_path(data).stat()
-    except OSError:
-        return None
-    return (stat.st_mtime_ns, stat.st_size)
-
-
-def db_for(data: Path, home: Path) -> Path:
-    """The db for a data folder; hashing the JSONL happens again only when the JSONL changes."""
-    key = (data, home)
-    signature = _jsonl_signature(data)
-    with _resolved_lock:
-        cached = _resolved.get(key)
-        if cached and cached[0] == signature and cached[1].is_file():
-            return cached[1]
-        try:
-            path = ensure_db(data, home)
-        except DataError as exc:
-            raise PermanentToolError(f"the Orbit dataset cannot be read: {exc}", hint=SOURCE_BROKEN_HINT) from None
-        _resolved[key] = (signature, path)
-        return path
-
-
-def translate(exc: sqlite3.Error) -> Exception:
-    """SQLite's error as a tool error: busy/locked may pass, anything else will not."""
-    if is_busy(exc):
-        return TransientToolError(f"the issues database is busy ({exc}); try again shortly")
-    return PermanentToolError(f"the issues database failed: {exc}", hint=SOURCE_BROKEN_HINT)
-
-
-@contextmanager
-def connect(data: Path, home: Path) -> Iterator[sqlite3.Connection]:
-    """A read-only connection; SQLite errors leave it as Transient/PermanentToolError."""
-    path = db_for(data, home)
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
-    except sqlite3.Error as exc:
-        raise translate(exc) from exc
-    conn.row_factory = sqlite3.Row
-    try:
-        yield conn
-    except sqlite3.Error as exc:
-        raise translate(exc) from exc
-    finally:
-        conn.close()
 
 
 def no_such_issue(conn: sqlite3.Connection, issue_id: int) -> LookupError:

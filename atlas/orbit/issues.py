@@ -14,8 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from atlas.dataset_read import connect
 from atlas.errors import ToolError
-from atlas.orbit.db import IssueId, connect, labels_of, no_such_issue
+from atlas.orbit.db import IssueId, labels_of, no_such_issue
 from atlas.tools.registry import ToolContext, tool
 from atlas.tracker.journal import LabelChanges, MockTracker
 

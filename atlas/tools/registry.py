@@ -36,6 +36,8 @@ class ToolContext:
     home: Path = field(default_factory=config.atlas_home)
     session: str = ""
     idempotency_key: str | None = None
+    tracker: str = field(default_factory=config.tracker_setting)
+    """Where side effects go (`ATLAS_TRACKER`), read once with the rest of the run's settings."""
 
 
 ToolFn = Callable[[Any, ToolContext], Any]

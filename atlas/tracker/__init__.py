@@ -1,6 +1,23 @@
 """The tracker: where Atlas's only side effects (labels, comments) go.
 
-`journal.py` is the action journal in `$ATLAS_HOME/tracker_actions.jsonl` and `open_tracker`, the
-backend seam; `project.py` checks labels against an imported project's dataset; `github.py`
-writes to GitHub first (`ATLAS_TRACKER=github:OWNER/REPO`) and journals what GitHub confirmed.
+`journal.py` is the action journal in `$ATLAS_HOME/tracker_actions.jsonl`; `project.py` checks
+labels against an imported project's dataset; `github.py` writes to GitHub first
+(`ATLAS_TRACKER=github:OWNER/REPO`) and journals what GitHub confirmed. `open_tracker` chooses.
 """
+
+from __future__ import annotations
+
+from atlas.tools.registry import ToolContext
+from atlas.tracker.journal import MockTracker
+
+
+def open_tracker(ctx: ToolContext) -> MockTracker:
+    """The action journal (an imported project's labels for its data), or with
+    `ATLAS_TRACKER=github:OWNER/REPO` one that writes to GitHub first."""
+    if ctx.tracker in ("", "mock"):
+        from atlas.tracker.project import ProjectTracker, is_project_dataset  # an imported project's labels
+
+        return ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home)
+    from atlas.tracker.github import open_github_tracker  # httpx only when GitHub is the tracker
+
+    return open_github_tracker(ctx.tracker, ctx)

@@ -20,9 +20,8 @@ from atlas.errors import ConfigError, PermanentToolError, TransientToolError
 from atlas.github.client import PER_PAGE_MAX, GitHubClient, api_url, find_token, parse_repo
 from atlas.github.errors import GitHubError, GitHubNotFound, GitHubRateLimited, GitHubTimeout, clock_time
 from atlas.github.folder import read_state
-from atlas.orbit.db import IssueBrief
 from atlas.tools.registry import ToolContext
-from atlas.tracker.journal import now_iso
+from atlas.tracker.journal import IssueBrief, now_iso
 from atlas.tracker.project import ProjectTracker
 
 DEFAULT_TIMEOUT_S = 4.0

@@ -5,8 +5,8 @@ descriptor and fsync'd, so concurrent processes never interleave records. A line
 crash is skipped (and counted) by readers, and the next append starts on a fresh line. The file
 and its lock are opened through `atlas.statefiles`: a link planted in their place is refused.
 
-`open_tracker` is the backend seam: with `ATLAS_TRACKER=github:OWNER/REPO` the tools write to
-GitHub first (`atlas.tracker.github`), and this file keeps what GitHub confirmed.
+With `ATLAS_TRACKER=github:OWNER/REPO` the tools write to GitHub first (`atlas.tracker.github`),
+and this file keeps what GitHub confirmed; `atlas.tracker.open_tracker` chooses.
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ import filelock
 
 from atlas import statefiles
 from atlas.errors import PermanentToolError, TransientToolError, printable
-from atlas.orbit.db import IssueBrief
-from atlas.tools.registry import ToolContext
 
 ACTIONS_FILE = "tracker_actions.jsonl"
 LOCK_TIMEOUT_S = 5.0
@@ -38,6 +36,15 @@ KNOWN_LABELS = (
 _LABELS_BY_FOLDED = {label.casefold(): label for label in KNOWN_LABELS}
 _warned: set[tuple[Path, int]] = set()
 _refusals_told: set[str] = set()
+
+
+@dataclass(frozen=True)
+class IssueBrief:
+    """What a side effect needs to know about its target issue."""
+
+    id: int
+    title: str
+    labels: list[str]
 
 
 def now_iso() -> str:
@@ -62,19 +69,6 @@ def _parse(line: bytes) -> dict[str, Any] | None:
     if record.get("action") not in ("add_label", "remove_label", "post_comment"):
         return None
     return record
-
-
-def open_tracker(ctx: ToolContext) -> MockTracker:
-    """The mock tracker (an imported project's labels for its data), or with `ATLAS_TRACKER=github:OWNER/REPO`
-    one that writes to GitHub first."""
-    backend = os.environ.get("ATLAS_TRACKER", "").strip()
-    if backend in ("", "mock"):
-        from atlas.tracker.project import ProjectTracker, is_project_dataset  # an imported project's labels
-
-        return ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home)
-    from atlas.tracker.github import open_github_tracker  # httpx only when GitHub is the tracker
-
-    return open_github_tracker(backend, ctx)
 
 
 class MockTracker:

@@ -6,9 +6,9 @@ the HTTP client.
 
 from __future__ import annotations
 
+from atlas.dataset_read import connect
 from atlas.errors import PermanentToolError
 from atlas.github.folder import STATE_FILE
-from atlas.orbit.db import connect
 from atlas.tools.registry import ToolContext
 from atlas.tracker.journal import MockTracker
 

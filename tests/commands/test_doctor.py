@@ -5,26 +5,19 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from atlas.config import bundled_data_dir
 from atlas.tools.registry import load_registry
+from tests.support.run import Run, invoke
 
 
-def doctor(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "atlas", "doctor", *args],
-        env={**os.environ, "COLUMNS": "200", **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def doctor(*args: str, **env: str) -> Run:
+    return invoke("doctor", *args, env={**os.environ, "COLUMNS": "200", **env})
 
 
-def checks(done: subprocess.CompletedProcess[str]) -> dict[str, dict[str, Any]]:
+def checks(done: Run) -> dict[str, dict[str, Any]]:
     return {check["name"]: check for check in json.loads(done.stdout)["checks"]}
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from llmock.scenarios import Reply
 from llmock.scenarios import ToolCall as MockCall
 
 from atlas.commands.eval import EvalOptions, run_eval
+from tests.support.run import Run, invoke
 
 CASES = [
     {"id": "read", "question": "#41", "tags": ["refs"], "rounds": [[{"tool": "get_issue", "args": {"issue_id": 41}}]]},
@@ -38,14 +38,8 @@ def write_suite(path: Path, cases: list[dict[str, Any]]) -> Path:
     return path
 
 
-def atlas(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "atlas", "eval", *args],
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-        timeout=60,
-    )
+def atlas(*args: str) -> Run:
+    return invoke("eval", *args, env=os.environ)
 
 
 def test_the_table_gives_pass_rates_by_tag_and_each_miss_with_what_was_planned(tmp_path: Path) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from atlas.errors import DataError
 from atlas.github.convert import convert_all
 from atlas.github.importer import import_export
 from tests.github.gh_export import gh_issues, pull_request, rest_issue
+from tests.support.run import invoke
 
 runner = CliRunner()
 
@@ -43,10 +42,8 @@ def docs(tmp_path: Path) -> Path:
 
 def ask(data: Path, home: Path, question: str) -> str:
     env = {**os.environ, "ORBIT_DATA": str(data), "ATLAS_HOME": str(home), "ATLAS_MODEL": "offline"}
-    done = subprocess.run(
-        [sys.executable, "-m", "atlas", "ask", question], capture_output=True, text=True, timeout=60, env=env
-    )
-    assert done.returncode == 0, done.stderr
+    done = invoke("ask", question, env=env)
+    assert done.code == 0, done.stderr
     return done.stdout
 
 

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,11 @@ class Run:
     code: int
     out: bytes
     err: bytes
+
+    @property
+    def returncode(self) -> int:
+        """The exit code, named as `subprocess` names it."""
+        return self.code
 
     @property
     def stdout(self) -> str:
@@ -127,10 +133,14 @@ def write_script(folder: Path, turns: list[dict[str, Any]], name: str = "script.
     return f"replay:{path}"
 
 
-def invoke(*args: str, env: dict[str, str]) -> Run:
-    """`atlas ARGS` in this process through Typer's runner: for reading state, where no terminal matters."""
+def invoke(*args: str, env: Mapping[str, str], stdin: str | None = None) -> Run:
+    """`atlas ARGS` in this process through Typer's runner, for commands that need no terminal and
+    no process of their own: no interpreter start-up to pay. An exception that escaped the command
+    (which a person would have seen as a traceback) is raised here."""
     settings = {key: value for key, value in env.items() if key.startswith(_DROPPED) or key == "NO_COLOR"}
-    result = _RUNNER.invoke(app, list(args), env=settings)
+    result = _RUNNER.invoke(app, list(args), env=settings, input=stdin)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
     return Run(result.exit_code, result.stdout_bytes, result.stderr_bytes or b"")
 
 

@@ -235,7 +235,7 @@ def test_the_bundled_dataset_answers_the_fixture_questions(atlas_home: Path) -> 
 
 def test_the_bundled_db_has_what_the_tools_read(atlas_home: Path) -> None:
     """A changed dataset must fail here, loudly, rather than in front of a user."""
-    from atlas.orbit.db import db_for
+    from atlas.dataset_read import db_for
     from atlas.tracker.journal import KNOWN_LABELS
 
     db = db_for(config.bundled_data_dir(), atlas_home)
@@ -275,7 +275,7 @@ def test_many_hits_rank_the_newest_window_and_say_so(ctx: ToolContext, monkeypat
 
 
 def test_newest_first_reads_the_created_at_index(ctx: ToolContext) -> None:
-    from atlas.orbit.db import db_for
+    from atlas.dataset_read import db_for
 
     conn = sqlite3.connect(f"{db_for(ctx.data, ctx.home).as_uri()}?mode=ro", uri=True)
     try:
