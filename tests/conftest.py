@@ -6,18 +6,46 @@ A test marked `serial` measures wall time: under pytest-xdist it runs with no ot
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.process_state import declare_builtins, fresh_process_state
 from tests.support.run import atlas_env
+from tests.support.serial import machine_share
 
 NOT_COVERED = "NOT COVERED on this machine:"
 """Starts the reason of a skip that leaves a promise untested; such skips are listed at the end of every run."""
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _builtin_tools() -> None:
+    declare_builtins()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_state() -> Iterator[None]:
+    """The tool catalogue, the warned-once flags and the MCP host as a fresh process has them."""
+    with fresh_process_state():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _machine_share(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield
+        return
+    # Each worker's base folder sits in the run's own folder, which all the workers share.
+    alone = request.node.get_closest_marker("serial") is not None
+    with machine_share(tmp_path_factory.getbasetemp().parent, alone=alone):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def atlas_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's own state folder, in `ATLAS_HOME`; nothing steers Atlas or the SDK from outside."""
     home = tmp_path / "atlas-home"
     monkeypatch.setenv("ATLAS_HOME", str(home))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

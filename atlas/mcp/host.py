@@ -257,3 +257,12 @@ def host_for(home: Path) -> McpHost:
         if _host is None or _host._closed:
             _host = McpHost(home)
         return _host
+
+
+def reset_host() -> None:
+    """Stop the process's host, if one was started; the next `host_for` starts a new one."""
+    global _host
+    with _host_lock:
+        host, _host = _host, None
+    if host is not None:
+        host.stop()

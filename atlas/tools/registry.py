@@ -261,3 +261,17 @@ def load_registry(extra_modules: Iterable[str] | None = None, *, on_problem: Cal
         else:
             wanted.add(entry.module)
     return Registry(spec for spec in _CATALOGUE.values() if _declared_in(spec, wanted))
+
+
+def catalogue_snapshot() -> dict[str, ToolSpec[Any]]:
+    """The tools declared so far in this process, for `restore_catalogue`."""
+    return dict(_CATALOGUE)
+
+
+def restore_catalogue(snapshot: dict[str, ToolSpec[Any]]) -> None:
+    """Forget the tools declared since `snapshot`, and the modules that declared them, so that
+    importing such a module again declares its tools again (a process that runs commands one
+    after another, as the tests do, starts each from the same catalogue)."""
+    for name in [name for name in _CATALOGUE if name not in snapshot]:
+        sys.modules.pop(_module_of(_CATALOGUE.pop(name).fn), None)
+    _CATALOGUE.update(snapshot)

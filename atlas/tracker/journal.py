@@ -47,6 +47,12 @@ class IssueBrief:
     labels: list[str]
 
 
+def forget_warnings() -> None:
+    """Let the warnings said once per process be said again (for a process that runs many commands)."""
+    _warned.clear()
+    _refusals_told.clear()
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 

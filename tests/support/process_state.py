@@ -1,0 +1,30 @@
+"""Process-wide state a command leaves behind, put back after each test: tests run commands in
+this process (`invoke`), one after another, and each must start as a fresh `atlas` would."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from atlas.tools.registry import BUILTIN_MODULES, catalogue_snapshot, restore_catalogue
+from atlas.tracker.journal import forget_warnings
+
+
+def declare_builtins() -> None:
+    """The built-in tools are declared once, at import: before any snapshot, so none loses them."""
+    for module in BUILTIN_MODULES:
+        importlib.import_module(module)
+
+
+@contextmanager
+def fresh_process_state() -> Iterator[None]:
+    snapshot = catalogue_snapshot()
+    try:
+        yield
+    finally:
+        restore_catalogue(snapshot)
+        forget_warnings()
+        if "atlas.mcp.host" in sys.modules:  # the MCP SDK only where a test brought it in
+            sys.modules["atlas.mcp.host"].reset_host()
