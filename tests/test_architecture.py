@@ -33,7 +33,10 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "atlas.llm": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "atlas.tools.executor", "rich"),
     "atlas.loop": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "rich", "prompt_toolkit", "openai"),
     "atlas.calllog": ("atlas.commands", "atlas.cli", "atlas.ui", "atlas.tools", "atlas.llm", "rich"),
+    "atlas.telemetry": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "rich", "prompt_toolkit", "openai"),
 }
+OPENTELEMETRY_HOMES = ("atlas.telemetry.tracing", "atlas.telemetry.model")
+"""The only modules that import the OpenTelemetry SDK: nothing else pays for it when telemetry is off."""
 OFFLINE_MAY_USE_FROM_TOOLS = ("atlas.tools.registry",)
 
 
@@ -72,6 +75,14 @@ def test_no_module_imports_a_layer_above_it(name: str, path: Path) -> None:
             if within(target, "atlas.tools") and not any(within(target, ok) for ok in OFFLINE_MAY_USE_FROM_TOOLS)
         )
         assert not internals, f"{name} reaches into tool modules: {internals}"
+
+
+@pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))
+def test_only_the_tracer_imports_opentelemetry(name: str, path: Path) -> None:
+    if name in OPENTELEMETRY_HOMES:
+        return
+    top_level = [target for target in imports(path) if within(target, "opentelemetry")]
+    assert not top_level, f"{name} imports {sorted(set(top_level))}"
 
 
 @pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))
