@@ -20,10 +20,10 @@ from atlas.calllog import CallLog, CallLogWriter
 from atlas.config import STATE_FOLDER_NAME, Settings, base_url_setting, model_api
 from atlas.dataset import require_dataset
 from atlas.events import Approver, BatchApprover, CallEvent, EventSink
+from atlas.executor.executor import ToolExecutor
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult
 from atlas.telemetry import telemetry_settings
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, load_registry
 
 if TYPE_CHECKING:

@@ -203,8 +203,9 @@ def test_an_endpoint_that_is_down_costs_one_warning_and_at_most_half_a_second(tm
     assert "Traceback" not in err
     # The answer is out before any wait, and the wait for the spans after it is bounded: 0.5 s
     # (`test_tracing` times it alone), here beside the same run with telemetry off on a machine
-    # that may be busy, so with room for the SDK's own teardown.
-    assert delay - baseline < 1.0, (delay, baseline)
+    # that may be busy (load 16 seen), so with room for the SDK's own teardown: the exporter's
+    # own 5 s timeout is what this catches.
+    assert delay - baseline < 2.0, (delay, baseline)
 
 
 def test_with_telemetry_off_nothing_of_opentelemetry_is_imported(tmp_path: Path) -> None:

@@ -36,12 +36,13 @@ def finished(kind: ErrorKind, call_id: str = "c1", name: str = "get_issue") -> C
 def test_mcp_calls_are_children_of_their_execute_tool_span_one_per_attempt() -> None:
     source = ToolSource("mcp:time", mcp_server="time", mcp_tool="get_current_time")
     telemetry, exporter = tracer(tool_source=lambda name: source)
+    name = "time__get_current_time"
     with telemetry.question(session="s", turn=1, model="m", text="q"):
-        telemetry.on_call_event(event(Phase.QUEUED, name="time__get_current_time"))
-        telemetry.on_call_event(event(Phase.STARTED, name="time__get_current_time", attempt=1))
-        telemetry.on_call_event(event(Phase.RETRYING, name="time__get_current_time", attempt=1, kind=ErrorKind.TRANSIENT))
-        telemetry.on_call_event(event(Phase.STARTED, name="time__get_current_time", attempt=2))
-        telemetry.on_call_event(finished(ErrorKind.OK, name="time__get_current_time"))
+        telemetry.on_call_event(event(Phase.QUEUED, name=name))
+        telemetry.on_call_event(event(Phase.STARTED, name=name, attempt=1))
+        telemetry.on_call_event(event(Phase.RETRYING, name=name, attempt=1, kind=ErrorKind.TRANSIENT))
+        telemetry.on_call_event(event(Phase.STARTED, name=name, attempt=2))
+        telemetry.on_call_event(finished(ErrorKind.OK, name=name))
     telemetry.provider.force_flush()
     spans = {span.name: span for span in exporter.get_finished_spans()}
     tool = spans["execute_tool time__get_current_time"]
