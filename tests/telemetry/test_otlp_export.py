@@ -261,3 +261,41 @@ def test_doctor_says_whether_telemetry_is_on_and_whether_the_endpoint_answers(tm
     run = run_atlas("doctor", env=traced_env(home, url))
     assert run.code == 1
     assert "telemetry" in run.stdout and "unreachable" in run.stdout
+
+
+def test_each_question_of_a_chat_is_its_own_trace(tmp_path: Path) -> None:
+    with otlp_receiver() as receiver:
+        run = run_atlas(
+            "chat", env=traced_env(tmp_path / "home", receiver.url), stdin=b"show issue 41\nshow issue 87\n"
+        )
+        assert run.code == 0, run
+        spans = receiver.wait_for(8)
+    questions = sorted(
+        (span for span in spans if span.name == "invoke_agent atlas"), key=lambda s: s.attributes["atlas.turn"]
+    )
+    assert [span.attributes["atlas.turn"] for span in questions] == [1, 2]
+    assert questions[0].trace_id != questions[1].trace_id
+    assert len({span.attributes["gen_ai.conversation.id"] for span in questions}) == 1
+    tools = [span for span in spans if span.name == "execute_tool get_issue"]
+    assert sorted(span.trace_id for span in tools) == sorted(span.trace_id for span in questions)
+
+
+def test_an_mcp_call_is_a_child_of_its_execute_tool_span(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    server = Path(__file__).resolve().parents[1] / "mcp" / "mcp_test_server.py"
+    (home / "config.toml").write_text(
+        f"[mcp_servers.t]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n"
+    )
+    turns = [{"calls": [{"name": "t__echo", "arguments": {"text": "hi"}}]}, {"text": "echoed"}]
+    with otlp_receiver() as receiver:
+        run = run_atlas("ask", "-m", replay(tmp_path, turns), "echo hi", env=traced_env(home, receiver.url))
+        assert run.code == 0, run
+        spans = receiver.wait_for(5)
+    (tool,) = [span for span in spans if span.name == "execute_tool t__echo"]
+    assert tool.attributes["gen_ai.tool.type"] == "extension"
+    assert tool.attributes["atlas.tool.source"] == "mcp:t"
+    (call,) = [span for span in spans if span.name == "tools/call echo"]
+    assert call.parent_id == tool.span_id and call.kind == 3  # SPAN_KIND_CLIENT
+    assert call.attributes["mcp.method.name"] == "tools/call"
+    assert call.attributes["gen_ai.tool.name"] == "echo"
