@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from atlas.calllog import CallLog, CallLogWriter
-from atlas.config import Settings, model_api
+from atlas.config import OFFLINE_MODEL, Settings, model_api
 from atlas.dataset import require_dataset
 from atlas.events import Approver, BatchApprover, EventSink
 from atlas.llm import Model, resolve
@@ -37,6 +39,17 @@ class Runtime:
     model: Model
     call_log: CallLog
     session: str
+    mcp_start_s: float = 0.0
+    """Seconds spent starting MCP servers before the first question (it counts against `--deadline`)."""
+    mcp_loaded: bool = True
+    """False while the offline planner, which calls no MCP tool, means no server was started."""
+
+    def use_model(self, model: Model) -> None:
+        """Questions go to `model` from now on; the first model that can call MCP tools starts the servers."""
+        self.model = model
+        if not self.mcp_loaded and model.name != OFFLINE_MODEL:
+            self.tools = with_mcp_tools(self.tools, self.settings.home)
+            self.mcp_loaded = True
 
     def registry(self, *, read_only: bool) -> Registry:
         return self.tools.read_only() if read_only else self.tools
@@ -71,20 +84,48 @@ class Runtime:
         )
 
 
-def with_mcp_tools(tools: Registry, home: Path) -> Registry:
-    """The registry plus the tools of every enabled MCP server in `config.toml`.
+MISSING_SDK = "the MCP SDK is not installed: pip install 'atlas-orbit[mcp]'"
 
-    The MCP SDK is imported, and the servers started, only when one is configured.
+
+def mcp_sdk_missing() -> str | None:
+    """Why MCP servers cannot be used here (the `mcp` extra is not installed), or None when they can."""
+    try:
+        import jsonschema  # noqa: F401
+        import mcp  # noqa: F401
+        import regex  # noqa: F401
+    except ImportError:
+        return MISSING_SDK
+    return None
+
+
+def with_mcp_tools(tools: Registry, home: Path, deadline_s: float | None = None) -> Registry:
+    """The registry plus the tools of every enabled, trusted MCP server in `config.toml`.
+
+    The MCP SDK is imported, and the servers started, only when one is configured; a server of a
+    state folder Atlas found is started only once trusted (`atlas.mcp.trust`); without the SDK, or
+    for what does not start, one warning line each and the built-in tools.
     """
     from atlas.mcp.config import load_servers
 
     servers = [server for server in load_servers(home) if server.enabled]
     if not servers:
         return tools
+    from atlas.mcp.trust import trust_for
+
+    trust = trust_for(home)
+    allowed, waiting = trust.split(servers)
+    if waiting:
+        print(trust.warning(waiting), file=sys.stderr)
+    if not allowed:
+        return tools
+    missing = mcp_sdk_missing()
+    if missing is not None:
+        print(f"atlas: warning: MCP servers are configured but {missing}; their tools are not offered", file=sys.stderr)
+        return tools
     from atlas.mcp.host import host_for
     from atlas.mcp.tools import mcp_specs
 
-    return tools.with_tools(*mcp_specs(host_for(home), servers))
+    return tools.with_tools(*mcp_specs(host_for(home), allowed, deadline_s))
 
 
 def record_turn(
@@ -111,18 +152,34 @@ DataPreparer = Callable[[Path, Path], None]
 """Makes the dataset ready before any tool runs (the commands pass one that shows its progress)."""
 
 
-def open_runtime(model: str | None, api: str | None = None, *, prepare_data: DataPreparer | None = None) -> Runtime:
-    """Settings from the environment (`model` and `api` override), the registry, the model and the log."""
+def open_runtime(
+    model: str | None,
+    api: str | None = None,
+    *,
+    prepare_data: DataPreparer | None = None,
+    deadline_s: float | None = None,
+) -> Runtime:
+    """Settings from the environment (`model` and `api` override), the registry, the model and the log.
+
+    MCP servers are started (within `deadline_s`) only for a model that can call their tools: the
+    offline planner never does, so an offline question starts none.
+    """
     chosen = model_api(api)
     settings = Settings(api=chosen) if model is None else Settings(model=model, api=chosen)
     require_dataset(settings.data)
     if prepare_data is not None:
         prepare_data(settings.data, settings.home)
-    tools = with_mcp_tools(load_registry(), settings.home)
+    chosen_model = resolve(settings.model, settings.api)
+    tools, started = load_registry(), time.monotonic()
+    offline = chosen_model.name == OFFLINE_MODEL
+    if not offline:
+        tools = with_mcp_tools(tools, settings.home, deadline_s)
     return Runtime(
         settings=settings,
         tools=tools,
-        model=resolve(settings.model, settings.api),
+        model=chosen_model,
         call_log=CallLog.at_home(settings.home),
         session=new_session_id(),
+        mcp_start_s=time.monotonic() - started,
+        mcp_loaded=not offline,
     )

@@ -14,7 +14,7 @@ from atlas.commands.runner import run_cancellable
 from atlas.errors import ConfigError
 from atlas.llm.wait import watch
 from atlas.loop import TurnSettings, run_turn
-from atlas.runtime import open_runtime
+from atlas.runtime import Runtime, open_runtime
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.render import footer, header, make_console, print_answer_source
 from atlas.ui.turn_view import TurnView
@@ -54,10 +54,21 @@ def turn_view(console: Console, notices: Console) -> TurnView:
     return TurnView(notices, live=False, answer_to=lambda answer: print_answer_source(console, answer))
 
 
+MIN_DEADLINE_S = 0.05
+"""What a question keeps of its deadline when starting its servers took all of it: enough to answer at once."""
+
+
+def remaining(options: AskOptions, runtime: Runtime) -> float | None:
+    """The question's deadline less what starting its MCP servers took: `--deadline` bounds it all."""
+    if options.deadline_s is None:
+        return None
+    return max(MIN_DEADLINE_S, options.deadline_s - runtime.mcp_start_s)
+
+
 def run_ask(options: AskOptions) -> int:
     """Answer one question; returns the exit code (0: answered, even when an action was denied)."""
     question = read_question(options.question)
-    runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db)
+    runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db, deadline_s=options.deadline_s)
     console = make_console()
     notices = make_console(stderr=True)
     progress = console if console.is_terminal else notices
@@ -81,7 +92,9 @@ def run_ask(options: AskOptions) -> int:
         model=runtime.model,
         executor=executor,
         session=runtime.session,
-        settings=TurnSettings(max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=options.deadline_s),
+        settings=TurnSettings(
+            max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=remaining(options, runtime)
+        ),
         on_text=view.on_text if view else None,
         on_round=view.on_round if view else None,
     )
