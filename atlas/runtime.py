@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from atlas.dataset import require_dataset
 from atlas.events import Approver, BatchApprover, EventSink
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult
+from atlas.mcp.offer import with_mcp_tools
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, load_registry
 
@@ -82,50 +82,6 @@ class Runtime:
         return record_turn(
             self.call_log, question, result, price_in=self.settings.price_in, price_out=self.settings.price_out
         )
-
-
-MISSING_SDK = "the MCP SDK is not installed: pip install 'atlas-orbit[mcp]'"
-
-
-def mcp_sdk_missing() -> str | None:
-    """Why MCP servers cannot be used here (the `mcp` extra is not installed), or None when they can."""
-    try:
-        import jsonschema  # noqa: F401
-        import mcp  # noqa: F401
-        import regex  # noqa: F401
-    except ImportError:
-        return MISSING_SDK
-    return None
-
-
-def with_mcp_tools(tools: Registry, home: Path, deadline_s: float | None = None) -> Registry:
-    """The registry plus the tools of every enabled, trusted MCP server in `config.toml`.
-
-    The MCP SDK is imported, and the servers started, only when one is configured; a server of a
-    state folder Atlas found is started only once trusted (`atlas.mcp.trust`); without the SDK, or
-    for what does not start, one warning line each and the built-in tools.
-    """
-    from atlas.mcp.config import load_servers
-
-    servers = [server for server in load_servers(home) if server.enabled]
-    if not servers:
-        return tools
-    from atlas.mcp.trust import trust_for
-
-    trust = trust_for(home)
-    allowed, waiting = trust.split(servers)
-    if waiting:
-        print(trust.warning(waiting), file=sys.stderr)
-    if not allowed:
-        return tools
-    missing = mcp_sdk_missing()
-    if missing is not None:
-        print(f"atlas: warning: MCP servers are configured but {missing}; their tools are not offered", file=sys.stderr)
-        return tools
-    from atlas.mcp.host import host_for
-    from atlas.mcp.tools import mcp_specs
-
-    return tools.with_tools(*mcp_specs(host_for(home), allowed, deadline_s))
 
 
 def record_turn(

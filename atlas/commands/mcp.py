@@ -31,8 +31,8 @@ def list_servers() -> None:
     """Each server: its command, whether it may start, its state and tools (trusted, enabled servers
     are started side by side to list them)."""
     from atlas.mcp.config import load_servers
+    from atlas.mcp.offer import mcp_sdk_missing
     from atlas.mcp.trust import trust_for
-    from atlas.runtime import mcp_sdk_missing
 
     home = Settings().home
     servers = load_servers(home)
@@ -84,8 +84,8 @@ def _start(home: Path, servers: list[ServerConfig]) -> dict[str, tuple[str, str]
 def add_server(name: str, command: list[str]) -> None:
     from atlas.mcp.config import add_server as append_server
     from atlas.mcp.config import load_servers
+    from atlas.mcp.offer import mcp_sdk_missing
     from atlas.mcp.trust import trust_for
-    from atlas.runtime import mcp_sdk_missing
 
     if not command:
         raise ConfigError("give the server's command after --, e.g. atlas mcp add git -- uvx mcp-server-git")

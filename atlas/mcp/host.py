@@ -122,6 +122,8 @@ class _Connection:
             if not ready.done():
                 why = f"MCP server {self.config.name!r} did not start in time"
                 ready.set_exception(UnavailableToolError(why))
+            if ready.done() and not ready.cancelled():
+                ready.exception()  # seen: whoever waited for it may have given up (its start timed out)
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout_s: float) -> types.CallToolResult:
         await self.open()

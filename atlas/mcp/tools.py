@@ -27,6 +27,8 @@ NAME_LIMIT = 64
 """Function names the model accepts: letters, digits, `_` and `-`, at most 64 characters."""
 START_TIMEOUT_S = 10.0
 """How long a server gets to start and list its tools (less when the question's deadline is nearer)."""
+MIN_START_S = 0.1
+"""Less of the deadline than this left: no server is started at all."""
 UNSETTLED_HINT = (
     "The server ended while this action ran, so it may have been done. Do not retry it; tell the user to "
     "check whether it happened."
@@ -125,6 +127,10 @@ def mcp_specs(host: McpHost, servers: Iterable[ServerConfig], deadline_s: float 
     """Every enabled server's tools, started side by side within `deadline_s`; one that does not start
     costs its tools and one warning line, and so does each tool whose listing Atlas cannot use."""
     enabled = [config for config in servers if config.enabled]
+    if deadline_s is not None and deadline_s < MIN_START_S:
+        names = ", ".join(config.name for config in enabled)
+        print(f"atlas: warning: no time left in --deadline to start MCP servers ({names})", file=sys.stderr)
+        return []
     outcomes = host.start_all(enabled, start_timeout(enabled, deadline_s))
     specs: list[ToolSpec[Any]] = []
     for config in enabled:
