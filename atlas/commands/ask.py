@@ -69,6 +69,13 @@ def run_ask(options: AskOptions) -> int:
     """Answer one question; returns the exit code (0: answered, even when an action was denied)."""
     question = read_question(options.question)
     runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db, deadline_s=options.deadline_s)
+    try:
+        return _answer(question, runtime, options)
+    finally:
+        runtime.close()
+
+
+def _answer(question: str, runtime: Runtime, options: AskOptions) -> int:
     console = make_console()
     notices = make_console(stderr=True)
     progress = console if console.is_terminal else notices
@@ -98,13 +105,16 @@ def run_ask(options: AskOptions) -> int:
         on_text=view.on_text if view else None,
         on_round=view.on_round if view else None,
     )
-    try:
-        result = run_cancellable(turn)
-    except BaseException as exc:
-        if view:
-            view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
-        raise
-    result = runtime.record_turn(question, result)
+    with runtime.traced_question(question, 1) as trace:
+        try:
+            result = run_cancellable(turn)
+        except BaseException as exc:
+            if view:
+                view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
+            raise
+        result = runtime.record_turn(question, result)
+        if trace is not None:
+            trace.finish(result)
     if view is None:
         # ASCII JSON: every control, C1 and bidi character in the data arrives escaped and inert.
         print(json.dumps(result.to_json()))
