@@ -57,7 +57,9 @@ def test_doctor_with_the_sdk_installed_and_a_server_configured(tmp_path: Path) -
 def test_atlas_tools_lists_mcp_tools_with_their_server(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    (home / "config.toml").write_text(f'[mcp_servers.t]\ncommand = "{sys.executable}"\nargs = ["{TEST_SERVER}"]\n')
+    (home / "config.toml").write_text(
+        f'[mcp_servers.t]\ncommand = "{sys.executable}"\nargs = ["{TEST_SERVER}"]\ntimeout_s = 40\n'
+    )
     listed = run_atlas("tools", env={**atlas_env(home), "COLUMNS": "200"})
     assert listed.code == 0, listed
     rows = {line.split("│")[0].strip(): line for line in listed.stdout.splitlines() if "│" in line}
@@ -70,7 +72,7 @@ def test_an_offline_question_starts_no_server(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.toml").write_text(
-        f'[mcp_servers.t]\ncommand = "{sys.executable}"\nargs = ["{TEST_SERVER}"]\n'
+        f'[mcp_servers.t]\ncommand = "{sys.executable}"\nargs = ["{TEST_SERVER}"]\ntimeout_s = 40\n'
         f'env = {{ ATLAS_TEST_STARTED = "{started}" }}\n'
     )
     env = atlas_env(home)

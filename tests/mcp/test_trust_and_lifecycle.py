@@ -44,7 +44,7 @@ def cloned_repo(tmp_path: Path, started: Path, extra_env: str = "") -> Path:
     (repo / ".atlas").mkdir(parents=True)
     (repo / "src").mkdir()
     (repo / ".atlas" / "config.toml").write_text(
-        f'[mcp_servers.helper]\ncommand = "{sys.executable}"\nargs = ["{TEST_SERVER}"]\n'
+        f'[mcp_servers.helper]\ncommand = "{sys.executable}"\nargs = ["{TEST_SERVER}"]\ntimeout_s = 40\n'
         f'env = {{ ATLAS_TEST_STARTED = "{started}"{extra_env} }}\n'
     )
     return repo
