@@ -85,6 +85,24 @@ def mcp_add(
     guarded(lambda: add_server(name, list(command or [])))
 
 
+@mcp_app.command("remove", epilog=examples("atlas mcp remove git"))
+def mcp_remove(name: str = typer.Argument(..., help="The server's name, as atlas mcp list shows it.")) -> None:
+    """Remove a server from config.toml (every other line stays as it was)."""
+    from atlas.commands import guarded
+    from atlas.commands.mcp import remove_server
+
+    guarded(lambda: remove_server(name))
+
+
+@mcp_app.command("trust", epilog=examples("atlas mcp list", "atlas mcp trust git"))
+def mcp_trust(name: str = typer.Argument(..., help="The server's name, as atlas mcp list shows it.")) -> None:
+    """Let a server of a project's .atlas folder start, as its command reads now."""
+    from atlas.commands import guarded
+    from atlas.commands.mcp import trust_server
+
+    guarded(lambda: trust_server(name))
+
+
 @mcp_app.command("serve", epilog=examples("atlas mcp serve", "atlas mcp serve --allow-writes"))
 def mcp_serve(
     allow_writes: bool = typer.Option(

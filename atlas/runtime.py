@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import secrets
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,12 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atlas.calllog import CallLog, CallLogWriter
-from atlas.config import STATE_FOLDER_NAME, Settings, base_url_setting, model_api
+from atlas.config import OFFLINE_MODEL, STATE_FOLDER_NAME, Settings, base_url_setting, model_api
 from atlas.dataset import require_dataset
 from atlas.events import Approver, BatchApprover, CallEvent, EventSink
 from atlas.executor.executor import ToolExecutor
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult
+from atlas.mcp.offer import with_mcp_tools
 from atlas.telemetry import telemetry_settings
 from atlas.tools.registry import Registry, ToolContext, load_registry
 
@@ -46,6 +48,17 @@ class Runtime:
     session: str
     telemetry: Telemetry | None = None
     """The run's tracer when OpenTelemetry is on (`atlas.telemetry`); None when off."""
+    mcp_start_s: float = 0.0
+    """Seconds spent starting MCP servers before the first question (it counts against `--deadline`)."""
+    mcp_loaded: bool = True
+    """False while the offline planner, which calls no MCP tool, means no server was started."""
+
+    def use_model(self, model: Model) -> None:
+        """Questions go to `model` from now on; the first model that can call MCP tools starts the servers."""
+        self.model = model
+        if not self.mcp_loaded and model.name != OFFLINE_MODEL:
+            self.tools = with_mcp_tools(self.tools, self.settings.home)
+            self.mcp_loaded = True
 
     def registry(self, *, read_only: bool) -> Registry:
         return self.tools.read_only() if read_only else self.tools
@@ -114,22 +127,6 @@ class Runtime:
         )
 
 
-def with_mcp_tools(tools: Registry, home: Path) -> Registry:
-    """The registry plus the tools of every enabled MCP server in `config.toml`.
-
-    The MCP SDK is imported, and the servers started, only when one is configured.
-    """
-    from atlas.mcp.config import load_servers
-
-    servers = [server for server in load_servers(home) if server.enabled]
-    if not servers:
-        return tools
-    from atlas.mcp.host import host_for
-    from atlas.mcp.tools import mcp_specs
-
-    return tools.with_tools(*mcp_specs(host_for(home), servers))
-
-
 def record_turn(
     call_log: CallLog, question: str, result: TurnResult, *, price_in: float, price_out: float
 ) -> TurnResult:
@@ -154,15 +151,29 @@ DataPreparer = Callable[[Path, Path], None]
 """Makes the dataset ready before any tool runs (the commands pass one that shows its progress)."""
 
 
-def open_runtime(model: str | None, api: str | None = None, *, prepare_data: DataPreparer | None = None) -> Runtime:
-    """Settings from the environment (`model` and `api` override), the registry, the model and the log."""
+def open_runtime(
+    model: str | None,
+    api: str | None = None,
+    *,
+    prepare_data: DataPreparer | None = None,
+    deadline_s: float | None = None,
+) -> Runtime:
+    """Settings from the environment (`model` and `api` override), the registry, the model and the log.
+
+    MCP servers are started (within `deadline_s`) only for a model that can call their tools: the
+    offline planner never does, so an offline question starts none.
+    """
     chosen = model_api(api)
     settings = Settings(api=chosen) if model is None else Settings(model=model, api=chosen)
     require_dataset(settings.data)
     if prepare_data is not None:
         prepare_data(settings.data, settings.home)
-    tools = with_mcp_tools(load_registry(), settings.home)
     chosen_model: Model = resolve(settings.model, settings.api)
+    tools, started = load_registry(), time.monotonic()
+    offline = chosen_model.name == OFFLINE_MODEL
+    if not offline:
+        tools = with_mcp_tools(tools, settings.home, deadline_s)
+    mcp_start_s = time.monotonic() - started
     telemetry = _start_telemetry(settings, tools)
     if telemetry is not None:
         from atlas.telemetry.model import TracedModel
@@ -180,6 +191,8 @@ def open_runtime(model: str | None, api: str | None = None, *, prepare_data: Dat
         model=chosen_model,
         call_log=CallLog.at_home(settings.home),
         session=new_session_id(),
+        mcp_start_s=mcp_start_s,
+        mcp_loaded=not offline,
         telemetry=telemetry,
     )
 

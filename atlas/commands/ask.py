@@ -54,10 +54,21 @@ def turn_view(console: Console, notices: Console) -> TurnView:
     return TurnView(notices, live=False, answer_to=lambda answer: print_answer_source(console, answer))
 
 
+MIN_DEADLINE_S = 0.05
+"""What a question keeps of its deadline when starting its servers took all of it: enough to answer at once."""
+
+
+def remaining(options: AskOptions, runtime: Runtime) -> float | None:
+    """The question's deadline less what starting its MCP servers took: `--deadline` bounds it all."""
+    if options.deadline_s is None:
+        return None
+    return max(MIN_DEADLINE_S, options.deadline_s - runtime.mcp_start_s)
+
+
 def run_ask(options: AskOptions) -> int:
     """Answer one question; returns the exit code (0: answered, even when an action was denied)."""
     question = read_question(options.question)
-    runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db)
+    runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db, deadline_s=options.deadline_s)
     try:
         return _answer(question, runtime, options)
     finally:
@@ -88,7 +99,9 @@ def _answer(question: str, runtime: Runtime, options: AskOptions) -> int:
         model=runtime.model,
         executor=executor,
         session=runtime.session,
-        settings=TurnSettings(max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=options.deadline_s),
+        settings=TurnSettings(
+            max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=remaining(options, runtime)
+        ),
         on_text=view.on_text if view else None,
         on_round=view.on_round if view else None,
     )

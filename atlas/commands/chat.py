@@ -187,7 +187,7 @@ class Chat:
         except AtlasError as exc:
             self.notices.print(Text(error_line(exc), style="red"))
             return
-        self.runtime.model = model
+        self.runtime.use_model(model)
         watch(model, self._on_wait)
         self.console.print(header(model.name, read_only=self.read_only))
 

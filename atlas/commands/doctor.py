@@ -141,6 +141,32 @@ def check_plugins() -> Check:
     return Check("plugins", not problems, detail, needed=False, facts=facts)
 
 
+def check_mcp(home: Path) -> Check:
+    """The configured MCP servers: readable, trusted where they must be, and the SDK there to run them."""
+    from atlas.errors import AtlasError
+    from atlas.mcp.config import load_servers
+    from atlas.mcp.offer import mcp_sdk_missing
+    from atlas.mcp.trust import trust_for
+
+    try:
+        servers = [server for server in load_servers(home) if server.enabled]
+        waiting = trust_for(home).split(servers)[1]
+    except AtlasError as exc:
+        return Check("mcp", False, str(exc), facts={"error": str(exc)})
+    facts: dict[str, Any] = {"servers": [s.name for s in servers], "untrusted": [s.name for s in waiting]}
+    if not servers:
+        return Check("mcp", True, "no MCP servers configured", facts=facts)
+    missing = mcp_sdk_missing()
+    facts["sdk"] = missing is None
+    detail = f"{len(servers)} server{'s' if len(servers) != 1 else ''} ({', '.join(facts['servers'])})"
+    if missing is not None:
+        return Check("mcp", False, f"{detail}, but {missing}", facts=facts)
+    if waiting:
+        names = ", ".join(facts["untrusted"])
+        return Check("mcp", False, f"{detail} · not trusted, not started: {names} (atlas mcp trust NAME)", needed=False)
+    return Check("mcp", True, f"{detail} · SDK installed", facts=facts)
+
+
 def check_telemetry() -> Check:
     """Whether traces are on (and where from), and whether their endpoint takes them."""
     from atlas.telemetry import telemetry_settings
@@ -180,6 +206,7 @@ def run_doctor(*, as_json: bool, model: str | None = None) -> int:
         check_dataset(data_dir()),
         check_state(),
         check_plugins(),
+        check_mcp(atlas_home()),
         check_telemetry(),
         check_versions(),
     ]

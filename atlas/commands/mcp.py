@@ -1,16 +1,38 @@
-"""`atlas mcp list|add|serve`: the configured MCP servers, a new one, and Atlas's tools served to MCP hosts."""
+"""`atlas mcp list|add|remove|trust|serve`: the configured MCP servers, and Atlas's tools served to MCP hosts."""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from atlas.config import Settings
 from atlas.errors import ConfigError, UnavailableToolError
 from atlas.ui.render import data_table, make_console
 from atlas.ui.safe import clean_line
 
+if TYPE_CHECKING:
+    from atlas.mcp.config import ServerConfig
+    from atlas.mcp.trust import Trust
+
+
+def _command_line(server: ServerConfig) -> str:
+    env = " ".join(f"{key}={value}" for key, value in sorted(server.env.items()))
+    return " ".join([*([env] if env else []), server.command, *server.args])
+
+
+def _trusted(trust: Trust, server: ServerConfig) -> str:
+    if not trust.needed:
+        return "yes (your folder)"
+    return "yes" if trust.allows(server) else f"no: atlas mcp trust {server.name}"
+
 
 def list_servers() -> None:
-    """Each server: its command, state and tools (enabled servers are started to list them)."""
+    """Each server: its command, whether it may start, its state and tools (trusted, enabled servers
+    are started side by side to list them)."""
     from atlas.mcp.config import load_servers
+    from atlas.mcp.offer import mcp_sdk_missing
+    from atlas.mcp.trust import trust_for
 
     home = Settings().home
     servers = load_servers(home)
@@ -18,32 +40,91 @@ def list_servers() -> None:
     if not servers:
         console.print(f"No MCP servers configured in {clean_line(home / 'config.toml')}; add one with atlas mcp add.")
         return
-    from atlas.mcp.host import host_for
-    from atlas.mcp.tools import SEPARATOR, server_specs
-
-    host = host_for(home)
+    trust = trust_for(home)
+    startable = [server for server in servers if server.enabled and trust.allows(server)]
+    missing = mcp_sdk_missing() if startable else None
+    outcomes = {} if missing or not startable else _start(home, startable)
     rows = []
     for server in servers:
-        command = " ".join([server.command, *server.args])
         if not server.enabled:
-            rows.append((server.name, command, "disabled", server.trust, ""))
-            continue
-        try:
-            specs = server_specs(host, server)
-        except UnavailableToolError as exc:
-            rows.append((server.name, command, "failed", server.trust, clean_line(exc)))
-            continue
-        prefix = server.name + SEPARATOR
-        tools = ", ".join(spec.name.removeprefix(prefix) + (" (asks)" if spec.side_effect else "") for spec in specs)
-        rows.append((server.name, command, host.state(server.name), server.trust, tools))
-    console.print(data_table(("server", "command", "state", "trust", "tools"), rows))
-    host.stop()
+            state, tools = "disabled", ""
+        elif server not in startable:
+            state, tools = "not started", "(trust it first)"
+        elif missing:
+            state, tools = "not started", clean_line(missing)
+        else:
+            state, tools = outcomes[server.name]
+        rows.append((server.name, clean_line(_command_line(server)), _trusted(trust, server), state, tools))
+    console.print(data_table(("server", "command", "trusted", "state", "tools"), rows))
+
+
+def _start(home: Path, servers: list[ServerConfig]) -> dict[str, tuple[str, str]]:
+    """(state, tools) per server, all started at once: hung servers cost one start timeout together."""
+    from atlas.mcp.host import host_for
+    from atlas.mcp.tools import SEPARATOR, offered, start_timeout
+
+    host = host_for(home)
+    try:
+        started = host.start_all(servers, start_timeout(servers, None))
+        shown: dict[str, tuple[str, str]] = {}
+        for server in servers:
+            outcome = started[server.name]
+            if isinstance(outcome, UnavailableToolError):
+                shown[server.name] = ("failed", clean_line(outcome))
+                continue
+            prefix = server.name + SEPARATOR
+            specs = offered(host, server, outcome)
+            names = [spec.name.removeprefix(prefix) + (" (asks)" if spec.side_effect else "") for spec in specs]
+            shown[server.name] = (host.state(server.name), ", ".join(names))
+        return shown
+    finally:
+        host.stop()
 
 
 def add_server(name: str, command: list[str]) -> None:
     from atlas.mcp.config import add_server as append_server
+    from atlas.mcp.config import load_servers
+    from atlas.mcp.offer import mcp_sdk_missing
+    from atlas.mcp.trust import trust_for
 
     if not command:
         raise ConfigError("give the server's command after --, e.g. atlas mcp add git -- uvx mcp-server-git")
-    path = append_server(Settings().home, name, command[0], command[1:])
+    home = Settings().home
+    path = append_server(home, name, command[0], command[1:])
     print(f"Added MCP server {name!r} to {clean_line(path)}: {clean_line(' '.join(command))}")
+    trust = trust_for(home)
+    if trust.needed:  # the user typed this command here: it is theirs, trusted as written
+        [added] = [server for server in load_servers(home) if server.name == name]
+        trust.record(added)
+    missing = mcp_sdk_missing()
+    if missing is not None:
+        print(f"atlas: warning: {missing} (its tools are offered once it is)", file=sys.stderr)
+
+
+def remove_server(name: str) -> None:
+    from atlas.mcp.config import remove_server as drop_server
+
+    path = drop_server(Settings().home, name)
+    print(f"Removed MCP server {name!r} from {clean_line(path)}")
+
+
+def trust_server(name: str) -> None:
+    """Let a server of a found state folder start, as its command reads now."""
+    from atlas.mcp.config import load_servers
+    from atlas.mcp.trust import store_path, trust_for
+
+    home = Settings().home
+    found = [server for server in load_servers(home) if server.name == name]
+    if not found:
+        raise ConfigError(
+            f"no MCP server named {clean_line(name)!r} is configured in {clean_line(home / 'config.toml')}"
+        )
+    trust = trust_for(home)
+    if not trust.needed:
+        print(
+            f"{clean_line(home)} is your own state folder ({trust.folder.found_by}): its servers start without trust."
+        )
+        return
+    trust.record(found[0])
+    print(f"Trusted MCP server {name!r} of {clean_line(home)}: {clean_line(_command_line(found[0]))}")
+    print(f"(kept in {clean_line(store_path())}; if its command changes, it must be trusted again)")

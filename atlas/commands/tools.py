@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rich.table import Table
 
-from atlas.tools.registry import Registry, load_registry
+from atlas.tools.registry import Registry, ToolSpec, load_registry
 from atlas.ui.render import data_table, make_console
+
+MCP_BREAKER_PREFIX = "mcp:"
+"""An MCP server's tools share the breaker `mcp:NAME`: that names the server they come from."""
+
+
+def _server(spec: ToolSpec[Any]) -> str:
+    key = spec.breaker_key or ""
+    return key.removeprefix(MCP_BREAKER_PREFIX) if key.startswith(MCP_BREAKER_PREFIX) else "atlas"
 
 
 def tools_table(registry: Registry, *, cut: bool = True) -> Table:
-    """Name, side effect, idempotent, timeout and the first line of the description, per tool."""
+    """Name, where it comes from, side effect, idempotent, timeout and the description's first line, per tool."""
     rows = [
         (
             spec.name,
+            _server(spec),
             "yes" if spec.side_effect else "no",
             "yes" if spec.idempotent else "no",
             f"{spec.timeout_s:g} s" if spec.timeout_s else "default",
@@ -22,12 +32,16 @@ def tools_table(registry: Registry, *, cut: bool = True) -> Table:
         )
         for spec in registry.values()
     ]
-    columns = ("tool", "side effect", "idempotent", "timeout", "description")
+    columns = ("tool", "server", "side effect", "idempotent", "timeout", "description")
     return data_table(columns, rows, cut=("description",) if cut else ())
 
 
 def show_tools(*, as_json: bool, read_only: bool = False) -> None:
-    registry = load_registry()
+    """Atlas's tools and those of every configured, trusted MCP server (started to list them)."""
+    from atlas.config import Settings
+    from atlas.mcp.offer import with_mcp_tools
+
+    registry = with_mcp_tools(load_registry(), Settings().home)
     if read_only:
         registry = registry.read_only()
     if as_json:

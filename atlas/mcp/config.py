@@ -7,7 +7,6 @@ written through `atlas.statefiles`, so a link planted in the state folder is nev
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tomllib
@@ -59,19 +58,24 @@ def load_servers(home: Path) -> list[ServerConfig]:
         raise ConfigError(f"{printable(path)} cannot be read: {exc}") from None
     if raw is None:
         return []
-    try:
-        document = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{printable(path)} is not valid TOML: {exc}") from None
-    tables = document.get("mcp_servers", {})
+    tables = _document(raw, path).get("mcp_servers", {})
     if not isinstance(tables, dict):
         raise ConfigError(f"{printable(path)}: mcp_servers must be a table of servers")
     return [_server(name, table, path) for name, table in tables.items()]
 
 
+def _document(raw: bytes, path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{printable(path)} is not valid TOML: {exc}") from None
+    except RecursionError:  # arrays nested thousands deep: tomllib recurses
+        raise ConfigError(f"{printable(path)} is not valid TOML: nested too deeply") from None
+
+
 def _server(name: str, table: Any, path: Path) -> ServerConfig:
     where = f"{printable(path)}: [mcp_servers.{printable(name)}]"
-    if not SERVER_NAME.match(name):
+    if not SERVER_NAME.fullmatch(name):
         raise ConfigError(f"{where}: a server name is 1-32 letters, digits and dashes")
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
@@ -125,17 +129,38 @@ def _boolean(value: Any, what: str) -> bool:
     return value
 
 
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string: quotes and backslashes escaped, and every character that is not
+    printable (controls, DEL, C1, bidi overrides) as a `\\u` escape, so the file is valid and inert."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"{printable(text)} cannot be written to config.toml: it is not valid text") from None
+    escaped = []
+    for char in text:
+        if char in '"\\':
+            escaped.append("\\" + char)
+        elif char.isprintable():
+            escaped.append(char)
+        else:
+            escaped.append(f"\\u{ord(char):04X}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08X}")
+    return '"' + "".join(escaped) + '"'
+
+
+def check_name(name: str) -> None:
+    if not SERVER_NAME.fullmatch(name):
+        raise ConfigError(f"{printable(name)} is not a server name: use 1-32 letters, digits and dashes")
+
+
 def add_server(home: Path, name: str, command: str, args: list[str]) -> Path:
     """Append `[mcp_servers.NAME]` to `config.toml` (created if missing); refuses a name in use."""
-    if not SERVER_NAME.match(name):
-        raise ConfigError(f"{printable(name)} is not a server name: use 1-32 letters, digits and dashes")
+    check_name(name)
     if any(server.name == name for server in load_servers(home)):
         raise ConfigError(f"an MCP server named {name!r} is configured already")
-    # JSON strings are valid TOML basic strings, escapes included.
     lines = [
         f"\n[mcp_servers.{name}]",
-        f"command = {json.dumps(command, ensure_ascii=False)}",
-        f"args = [{', '.join(json.dumps(arg, ensure_ascii=False) for arg in args)}]",
+        f"command = {toml_string(command)}",
+        f"args = [{', '.join(toml_string(arg) for arg in args)}]",
     ]
     home.mkdir(parents=True, exist_ok=True)
     path = config_path(home)
@@ -145,4 +170,55 @@ def add_server(home: Path, name: str, command: str, args: list[str]) -> Path:
         os.fsync(fd)
     finally:
         os.close(fd)
+    return path
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?$")
+
+
+def _without_tables(text: str, name: str) -> str:
+    """`text` without the lines of `[mcp_servers.NAME]` and its sub-tables (up to the next header)."""
+    kept: list[str] = []
+    dropping = False
+    for line in text.splitlines(keepends=True):
+        header = _HEADER.match(line)
+        if header:
+            key = header.group(1).replace('"', "").replace("'", "")
+            dropping = key == f"mcp_servers.{name}" or key.startswith(f"mcp_servers.{name}.")
+        if not dropping:
+            kept.append(line)
+    return "".join(kept)
+
+
+def remove_server(home: Path, name: str) -> Path:
+    """Remove `[mcp_servers.NAME]` from `config.toml`, leaving every other line as it was.
+
+    The result is checked to be the same document without that server before it replaces the file
+    (atomically); a server written some other way (an inline table) is left for a person to edit."""
+    check_name(name)
+    path = config_path(home)
+    raw = statefiles.read_bytes(path)
+    before = _document(raw, path) if raw is not None else {}
+    servers = dict(before.get("mcp_servers", {}))
+    if name not in servers:
+        raise ConfigError(f"no MCP server named {name!r} is configured in {printable(path)}")
+    assert raw is not None
+    text = _without_tables(raw.decode("utf-8"), name)
+    del servers[name]
+    try:
+        after = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        after = {"mcp_servers": None}
+    others = {key: value for key, value in before.items() if key != "mcp_servers"}
+    if after.pop("mcp_servers", {}) != servers or after != others:
+        why = f"{name!r} is written in a way Atlas does not rewrite: remove it from {printable(path)} by hand"
+        raise ConfigError(why)
+    temporary = path.with_name(f".{CONFIG_FILE}.{os.getpid()}.tmp")
+    fd = statefiles.open_fd(temporary, os.O_WRONLY, create=True)
+    try:
+        statefiles.write_all(fd, text.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
     return path

@@ -2,13 +2,15 @@
 
 The executor runs tools as blocking functions in daemon threads under a deadline; the MCP SDK is
 async (anyio). So a process has one `McpHost`: its thread runs an asyncio loop on which each
-configured server has a runner task holding its `stdio_client` and `ClientSession` open. A tool
-call submits a coroutine to that loop and waits for it. A call still running when its deadline
-passes is cut on the loop too (the SDK's request timeout), so a hung tool leaves the session
-usable; a server that exits or crashes is noticed on the next call (`unavailable`) and started
-again on the one after. Servers are stopped at exit (stdin closed, then SIGTERM/SIGKILL to the
-whole process group, by the SDK) — also after Ctrl-C or an exception, since both run `atexit`.
-Each server's stderr goes to `mcp-NAME.log` in the state folder, never to the terminal.
+configured server has a runner task holding its transport (`atlas.mcp.transport`) and
+`ClientSession` open. A tool call submits a coroutine to that loop and waits for it. A call still
+running when its deadline passes is cut on the loop too (the SDK's request timeout), so a hung tool
+leaves the session usable; a server that exits or crashes is noticed on the next call
+(`unavailable`) and started again on the one after. A server that does not come up in time is
+stopped at once, not left starting. Every server is ended when Atlas ends: politely by the host
+(stdin closed, then SIGTERM and SIGKILL to its whole process group), and by `atlas.mcp.reaper`
+whatever the way out (exit, Ctrl-C, SIGTERM, SIGHUP) — also when the loop itself is stuck.
+What servers and the SDK say goes, sanitised, to `mcp-NAME.log` in the state folder (`atlas.mcp.logs`).
 """
 
 from __future__ import annotations
@@ -17,45 +19,62 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
-import os
 import threading
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+import anyio
 import mcp_types as types
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
-from atlas import statefiles
 from atlas.errors import ProtocolToolError, UnavailableToolError, describe
+from atlas.mcp import reaper
 from atlas.mcp.config import ServerConfig
+from atlas.mcp.listing import checked_listing
+from atlas.mcp.logs import LOOP_THREAD, ServerLog, current_server, log_path, route_sdk_logs
+from atlas.mcp.transport import UNREADABLE, stdio_transport
+
+__all__ = ["McpHost", "ServerExited", "host_for", "log_path"]
 
 T = TypeVar("T")
-STOP_TIMEOUT_S = 6.0
-"""At exit: how long all servers together get to stop (the SDK's own escalation takes up to 4 s)."""
+STOP_TIMEOUT_S = 3.0
+"""At exit: how long all servers together get to stop politely before the reaper ends the rest."""
 PING_TIMEOUT_S = 2.0
 """After a timeout: how long the server gets to answer a ping before it is restarted."""
 CUT_GRACE_S = 0.5
 """A call is cut on the loop this long after the executor's deadline, which reports the timeout first."""
 
 
-def log_path(home: Path, name: str) -> Path:
-    return home / f"mcp-{name}.log"
+class ServerExited(UnavailableToolError):
+    """The server's process ended while a call was in flight: the call may have been done."""
+
+
+class _Session(ClientSession):
+    async def validate_tool_result(self, name: str, result: types.CallToolResult) -> None:
+        """Atlas checks results against the output schema itself, in bounded time (`atlas.mcp.tools`):
+        the SDK's check runs Python's `re` on the server's patterns, on this loop."""
 
 
 class _Connection:
     """One server's session, owned by a runner task on the host's loop."""
 
-    def __init__(self, config: ServerConfig, home: Path) -> None:
+    def __init__(self, config: ServerConfig, home: Path, groups: set[int]) -> None:
         self.config = config
         self.home = home
+        self.groups = groups
         self.session: ClientSession | None = None
         self.tools: list[types.Tool] = []
         self.state = "stopped"
         self._ready: asyncio.Future[None] | None = None
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._starting: anyio.CancelScope | None = None
+        """Made on the loop, when the runner starts: cancelling it stops a server that is still starting."""
+        self.dropped: list[str] = []
+        """One line per tool of the server's listing that is not offered, and why."""
         self._checks: set[asyncio.Task[None]] = set()
 
     async def open(self) -> list[types.Tool]:
@@ -72,16 +91,23 @@ class _Connection:
         return self.tools
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
-        params = StdioServerParameters(
-            command=self.config.command, args=self.config.args, env=self.config.env or None, cwd=self.config.cwd
-        )
+        current_server.set(self.config.name)
+        log = ServerLog(self.home, self.config.name)
+        dropped: list[str] = []
+
+        def inspect(method: str, result: dict[str, Any]) -> dict[str, Any]:
+            return checked_listing(result, dropped) if method == "tools/list" else result
+
+        self._starting = starting = anyio.CancelScope()
         try:
-            self.home.mkdir(parents=True, exist_ok=True)
-            fd = statefiles.open_fd(log_path(self.home, self.config.name), os.O_WRONLY | os.O_APPEND, create=True)
-            with os.fdopen(fd, "a", encoding="utf-8", errors="replace") as errlog:
-                async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            with starting:
+                async with (
+                    stdio_transport(self.config, log, inspect, self.groups) as (read, write),
+                    _Session(read, write) as session,
+                ):
                     await session.initialize()
                     self.tools = await _all_tools(session)
+                    self.dropped = dropped
                     self.session, self.state = session, "running"
                     ready.set_result(None)
                     await self._stop.wait()
@@ -93,29 +119,40 @@ class _Connection:
         finally:
             self.session = None
             self.state = "stopped" if self._stop.is_set() else "exited"
+            if not ready.done():
+                why = f"MCP server {self.config.name!r} did not start in time"
+                ready.set_exception(UnavailableToolError(why))
+            if ready.done() and not ready.cancelled():
+                ready.exception()  # seen: whoever waited for it may have given up (its start timed out)
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout_s: float) -> types.CallToolResult:
         await self.open()
         session = self.session
         if session is None:
             raise UnavailableToolError(f"MCP server {self.config.name!r} is not running")
+        name = self.config.name
         try:
-            return await session.call_tool(tool, arguments, read_timeout_seconds=timeout_s + CUT_GRACE_S)
+            result = await session.call_tool(tool, arguments, read_timeout_seconds=timeout_s + CUT_GRACE_S)
         except MCPError as exc:
             if exc.code == types.CONNECTION_CLOSED:
                 self.retire()  # the runner cleans up; the next call starts the server again
-                raise UnavailableToolError(
-                    f"MCP server {self.config.name!r} exited during the call (see its log, mcp-{self.config.name}.log)"
-                ) from None
+                why = f"MCP server {name!r} exited during the call (see its log, mcp-{name}.log)"
+                raise ServerExited(why) from None
             if exc.code == types.REQUEST_TIMEOUT:
                 self._checks.add(check := asyncio.create_task(self._check_alive(session)))
                 check.add_done_callback(self._checks.discard)
-                raise TimeoutError(f"{tool} on MCP server {self.config.name!r} did not answer in time") from None
-            raise ProtocolToolError(
-                f"MCP server {self.config.name!r} answered with error {exc.code}: {exc.message}"
-            ) from None
-        except RuntimeError as exc:  # the SDK's own checks: a result that breaks the tool's output schema
-            raise ProtocolToolError(f"MCP server {self.config.name!r} sent a result Atlas cannot use: {exc}") from None
+                raise TimeoutError(f"{tool} on MCP server {name!r} did not answer in time") from None
+            if exc.code == UNREADABLE:
+                raise ProtocolToolError(f"MCP server {name!r} sent a reply Atlas cannot read: {exc.message}") from None
+            raise ProtocolToolError(f"MCP server {name!r} answered with error {exc.code}: {exc.message}") from None
+        except ValidationError as exc:  # a result that breaks the protocol: an unknown content block ...
+            why = f"MCP server {name!r} sent a result that is not valid MCP: {describe(exc)}"
+            raise ProtocolToolError(why) from None
+        except RuntimeError as exc:  # the SDK's own checks (a result that asks for input Atlas cannot give)
+            raise ProtocolToolError(f"MCP server {name!r} sent a result Atlas cannot use: {exc}") from None
+        if not isinstance(result, types.CallToolResult):
+            raise ProtocolToolError(f"MCP server {name!r} sent a result Atlas cannot use: {type(result).__name__}")
+        return result
 
     async def _check_alive(self, session: ClientSession) -> None:
         """After a timed-out call: a server that no longer answers a ping is stopped, to be started
@@ -135,6 +172,8 @@ class _Connection:
 
     async def close(self) -> None:
         self.retire()
+        if self._starting is not None:
+            self._starting.cancel()  # a server still starting (stuck at initialize) is stopped, not awaited
         if self._task is not None:
             with contextlib.suppress(BaseException):
                 await self._task
@@ -167,9 +206,13 @@ class McpHost:
 
     def __init__(self, home: Path) -> None:
         self.home = home
+        route_sdk_logs(home)
+        reaper.guard_signals()
         self._loop = asyncio.new_event_loop()
         self._connections: dict[str, _Connection] = {}
-        self._thread = threading.Thread(target=self._loop.run_forever, name="atlas-mcp", daemon=True)
+        self.groups: set[int] = set()
+        """The process groups of this host's servers that have not ended yet."""
+        self._thread = threading.Thread(target=self._loop.run_forever, name=LOOP_THREAD, daemon=True)
         self._thread.start()
         self._closed = False
         atexit.register(self.stop)
@@ -180,12 +223,17 @@ class McpHost:
     def _connection(self, config: ServerConfig) -> _Connection:
         connection = self._connections.get(config.name)
         if connection is None:
-            connection = self._connections[config.name] = _Connection(config, self.home)
+            connection = self._connections[config.name] = _Connection(config, self.home, self.groups)
         return connection
 
     def state(self, name: str) -> str:
         connection = self._connections.get(name)
         return connection.state if connection is not None else "stopped"
+
+    def dropped(self, name: str) -> list[str]:
+        """The tools of the server's listing that are not offered, one line each with why."""
+        connection = self._connections.get(name)
+        return list(connection.dropped) if connection is not None else []
 
     def tools(self, config: ServerConfig, timeout_s: float) -> list[types.Tool]:
         """Start the server (if needed) and list its tools; UnavailableToolError when it does not come up."""
@@ -242,6 +290,7 @@ class McpHost:
 
         with contextlib.suppress(Exception):
             self._submit(close_all()).result(timeout=STOP_TIMEOUT_S)
+        reaper.end_all(only=self.groups)  # whatever did not stop politely (or a loop that no longer runs)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=1.0)
 

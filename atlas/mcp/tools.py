@@ -14,18 +14,25 @@ from typing import Any
 
 import mcp_types as types
 
-from atlas.errors import UnavailableToolError
+from atlas.errors import ProtocolToolError, UnavailableToolError
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.content import result_data
-from atlas.mcp.host import McpHost
-from atlas.mcp.schema import JsonSchemaArgs, args_model_for
+from atlas.mcp.host import McpHost, ServerExited
+from atlas.mcp.schema import JsonSchemaArgs, PatternTooSlow, args_model_for, bounded_validator, first_error
 from atlas.tools.registry import ToolContext, ToolSpec
 from atlas.ui.safe import clean_line
 
 SEPARATOR = "__"
 NAME_LIMIT = 64
 """Function names the model accepts: letters, digits, `_` and `-`, at most 64 characters."""
-START_TIMEOUT_S = 20.0
+START_TIMEOUT_S = 10.0
+"""How long a server gets to start and list its tools (less when the question's deadline is nearer)."""
+MIN_START_S = 0.1
+"""Less of the deadline than this left: no server is started at all."""
+UNSETTLED_HINT = (
+    "The server ended while this action ran, so it may have been done. Do not retry it; tell the user to "
+    "check whether it happened."
+)
 
 
 def tool_name(server: str, tool: str) -> str:
@@ -50,8 +57,35 @@ def _preview(config: ServerConfig, tool: types.Tool, args: JsonSchemaArgs, conte
     )
 
 
-def _call(host: McpHost, config: ServerConfig, tool: str, args: JsonSchemaArgs, context: ToolContext) -> Any:
-    return result_data(host.call(config, tool, args.arguments()))
+def _checked_output(config: ServerConfig, tool: types.Tool, result: types.CallToolResult) -> None:
+    """A successful result against the tool's output schema, in bounded time; ProtocolToolError if it breaks it."""
+    if tool.output_schema is None or result.is_error:
+        return
+    where = f"MCP server {config.name!r} ({tool.name})"
+    if result.structured_content is None:
+        raise ProtocolToolError(f"{where} declares an output schema but sent no structured content")
+    try:
+        problem = first_error(bounded_validator(tool.output_schema), result.structured_content)
+    except PatternTooSlow as exc:
+        raise ProtocolToolError(
+            f"{where}: its output schema has a pattern too slow to check ({str(exc)[:80]!r})"
+        ) from None
+    if problem is not None:
+        raise ProtocolToolError(f"{where} sent a result that breaks its output schema: {problem}")
+
+
+def _call(host: McpHost, config: ServerConfig, tool: types.Tool, args: JsonSchemaArgs, context: ToolContext) -> Any:
+    result = host.call(config, tool.name, args.arguments())
+    _checked_output(config, tool, result)
+    return result_data(result)
+
+
+def _write(host: McpHost, config: ServerConfig, tool: types.Tool, args: JsonSchemaArgs, context: ToolContext) -> Any:
+    """A side effect: a server that ended mid-call may have done it, and the model is told so."""
+    try:
+        return _call(host, config, tool, args, context)
+    except ServerExited as exc:
+        raise ServerExited(f"{exc}: it may have taken effect", hint=UNSETTLED_HINT) from None
 
 
 def _sources(config: ServerConfig, tool: str, args: Any, data: Any) -> list[str]:
@@ -65,7 +99,7 @@ def spec_for(host: McpHost, config: ServerConfig, tool: types.Tool) -> ToolSpec[
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {"type": "object"}
     return ToolSpec(
         name=name,
-        fn=partial(_call, host, config, tool.name),
+        fn=partial(_call if read_only else _write, host, config, tool),
         args_model=args_model_for(name, schema),
         description=(tool.description or tool.name).strip() + f" (MCP server {config.name})",
         side_effect=not read_only,
@@ -79,27 +113,38 @@ def spec_for(host: McpHost, config: ServerConfig, tool: types.Tool) -> ToolSpec[
     )
 
 
-def _offered(host: McpHost, config: ServerConfig, listed: list[types.Tool]) -> list[ToolSpec[Any]]:
+def offered(host: McpHost, config: ServerConfig, listed: list[types.Tool]) -> list[ToolSpec[Any]]:
     allowed = None if config.tools is None else set(config.tools)
     return [spec_for(host, config, tool) for tool in listed if allowed is None or tool.name in allowed]
 
 
 def server_specs(host: McpHost, config: ServerConfig) -> list[ToolSpec[Any]]:
     """The server's tools (its allow-list applied); UnavailableToolError when it does not start."""
-    return _offered(host, config, host.tools(config, timeout_s=max(START_TIMEOUT_S, config.timeout_s)))
+    return offered(host, config, host.tools(config, timeout_s=max(START_TIMEOUT_S, config.timeout_s)))
 
 
-def mcp_specs(host: McpHost, servers: Iterable[ServerConfig]) -> list[ToolSpec[Any]]:
-    """Every enabled server's tools, started side by side; one that does not start costs its tools
-    and one warning line."""
+def mcp_specs(host: McpHost, servers: Iterable[ServerConfig], deadline_s: float | None = None) -> list[ToolSpec[Any]]:
+    """Every enabled server's tools, started side by side within `deadline_s`; one that does not start
+    costs its tools and one warning line, and so does each tool whose listing Atlas cannot use."""
     enabled = [config for config in servers if config.enabled]
-    timeout = max([START_TIMEOUT_S, *(config.timeout_s for config in enabled)])
-    outcomes = host.start_all(enabled, timeout)
+    if deadline_s is not None and deadline_s < MIN_START_S:
+        names = ", ".join(config.name for config in enabled)
+        print(f"atlas: warning: no time left in --deadline to start MCP servers ({names})", file=sys.stderr)
+        return []
+    outcomes = host.start_all(enabled, start_timeout(enabled, deadline_s))
     specs: list[ToolSpec[Any]] = []
     for config in enabled:
         outcome = outcomes[config.name]
         if isinstance(outcome, UnavailableToolError):
             print(f"atlas: warning: {clean_line(outcome)}; its tools are not offered", file=sys.stderr)
-        else:
-            specs.extend(_offered(host, config, outcome))
+            continue
+        for line in host.dropped(config.name):
+            print(f"atlas: warning: MCP server {config.name!r}: {clean_line(line)}", file=sys.stderr)
+        specs.extend(offered(host, config, outcome))
     return specs
+
+
+def start_timeout(servers: Iterable[ServerConfig], deadline_s: float | None) -> float:
+    """How long starting `servers` may take: the start timeout (or a longer call timeout), within the deadline."""
+    timeout = max([START_TIMEOUT_S, *(config.timeout_s for config in servers)])
+    return timeout if deadline_s is None else min(timeout, deadline_s)

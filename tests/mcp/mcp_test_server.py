@@ -1,20 +1,51 @@
 """An MCP server for the tests, run as `python tests/mcp/mcp_test_server.py`: tools that answer,
-sleep, hang, crash the process, report errors, return images, and one without annotations."""
+sleep, hang, crash the process, report errors, return images, and one without annotations; and
+hostile ones: schemas with catastrophic patterns or that are broken, replies that are not valid
+MCP, terminal escapes on stderr and in what the SDK logs.
+
+`ATLAS_TEST_STARTED=PATH` makes the server write PATH when it starts (proof that it was run);
+`ATLAS_TEST_HANG_AT_START=1` makes it never answer `initialize` (it ignores SIGTERM too)."""
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import sys
 import time
+from typing import Annotated, Any
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from mcp.types import ImageContent, ToolAnnotations
+from mcp.types import ImageContent, Tool, ToolAnnotations
+from pydantic import Field
 
 READ = ToolAnnotations(read_only_hint=True)
-server = MCPServer("atlas-test-server")
+CATASTROPHIC = r"^(a|aa)+$"
+"""Forty `a`s and a `!` keep Python's `re` backtracking for hours."""
+ESCAPES = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\x07"
+"""A clipboard write (OSC 52), a screen clear and a bell."""
+
+
+class HostileServer(MCPServer):
+    """Lists some tools with schemas no honest server sends."""
+
+    async def list_tools(self) -> list[Tool]:
+        tools = await super().list_tools()
+        for tool in tools:
+            if tool.name == "tagged":
+                tool.output_schema = {
+                    "type": "object",
+                    "properties": {"tag": {"type": "string", "pattern": CATASTROPHIC}},
+                }
+            if tool.name == "badschema":
+                tool.input_schema = {"type": "object", "properties": {"x": {"type": 5}}}
+        return tools
+
+
+server = HostileServer("atlas-test-server")
 
 
 @server.tool(annotations=READ)
@@ -85,6 +116,82 @@ def wipe(target: str) -> str:
     return f"wiped {target}"
 
 
+@server.tool(annotations=READ)
+def matcher(code: Annotated[str, Field(pattern=CATASTROPHIC)]) -> str:
+    """Takes a code that must match a pattern."""
+    return f"matched {code}"
+
+
+@server.tool(annotations=READ)
+def tagged() -> dict[str, Any]:
+    """Returns a tag its output schema checks with a pattern."""
+    return {"tag": "a" * 40 + "!"}
+
+
+@server.tool(annotations=READ)
+def badschema(x: int) -> str:
+    """Listed with an input schema that is not JSON Schema."""
+    return "never listed"
+
+
+WIRE = os.dup(1)
+"""The protocol's pipe, kept before the SDK points fd 1 at stderr (prints must not break the wire)."""
+
+
+def _raw(message: dict[str, Any]) -> None:
+    os.write(WIRE, (json.dumps(message) + "\n").encode())
+
+
+def _raw_reply(ctx: Context, result: Any) -> None:
+    """Answer the request on the wire directly, with what the SDK would never send."""
+    request_id = ctx.request_id
+    request_id = int(request_id) if isinstance(request_id, str) and request_id.isdigit() else request_id
+    _raw({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+@server.tool(annotations=READ)
+async def garbled(ctx: Context) -> str:
+    """Answers with a result that is not an object, then never answers properly."""
+    _raw_reply(ctx, 5)
+    await anyio.sleep_forever()
+    return "never"
+
+
+@server.tool(annotations=READ)
+async def hologram(ctx: Context) -> str:
+    """Answers with a content block of a type MCP does not have."""
+    _raw_reply(ctx, {"content": [{"type": "hologram", "data": "x"}]})
+    await anyio.sleep_forever()
+    return "never"
+
+
+@server.tool(annotations=READ)
+def noisy() -> str:
+    """Writes terminal escapes to stderr, and sends a notification the SDK cannot parse (it logs it)."""
+    print(f"test server: noise {ESCAPES}", file=sys.stderr, flush=True)
+    note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": ESCAPES, "data": ESCAPES}}
+    _raw(note)
+    return "made some noise"
+
+
+@server.tool()
+def exit_midway(text: str) -> str:
+    """A write whose server ends before it answers (no annotations: a side effect)."""
+    path = os.environ.get("ATLAS_TEST_NOTES")
+    if path:
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(text + "\n")
+    os._exit(4)
+
+
 if __name__ == "__main__":
+    started = os.environ.get("ATLAS_TEST_STARTED")
+    if started:
+        with open(started, "a", encoding="utf-8") as file:
+            file.write(f"{os.getpid()}\n")
+    if os.environ.get("ATLAS_TEST_HANG_AT_START"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        while True:
+            time.sleep(60)
     print("test server: started", file=sys.stderr, flush=True)
     server.run()
