@@ -18,6 +18,7 @@ from atlas.errors import ConfigError, ErrorKind
 from atlas.events import CallRecord
 from atlas.history import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, bound_history, forget_unsendable
 from atlas.llm import Model, TextSink
+from atlas.llm.wait import QuestionDeadline, question_deadline
 from atlas.messages import ToolCall, Usage, with_unique_ids
 from atlas.tools.turn import BatchCancelled, Turn
 
@@ -198,13 +199,14 @@ async def _run_rounds(
     on_round: Callable[[int], None] | None,
 ) -> None:
     for round_no in range(1, settings.max_rounds + 1):
-        reply = await model.respond(
-            INSTRUCTIONS,
-            bound_history(history),
-            executor.registry,
-            parallel_tool_calls=settings.parallel,
-            on_text=on_text,
-        )
+        with question_deadline(_deadline_of(turn, settings)):
+            reply = await model.respond(
+                INSTRUCTIONS,
+                bound_history(history),
+                executor.registry,
+                parallel_tool_calls=settings.parallel,
+                on_text=on_text,
+            )
         rounds.count = round_no
         rounds.usage += reply.usage
         if reply.is_final:
@@ -238,6 +240,13 @@ async def _run_calls(
     batches = [list(calls)] if parallel else [[call] for call in calls]
     for batch in batches:
         history.extend(await executor.run_all(batch, round=round_no, turn=turn))
+
+
+def _deadline_of(turn: Turn, settings: TurnSettings) -> QuestionDeadline | None:
+    """The question's deadline, which bounds every model request as it bounds every call."""
+    if turn.deadline is None or settings.deadline_s is None:
+        return None
+    return QuestionDeadline(turn.deadline, settings.deadline_s)
 
 
 def _call_ids(history: Sequence[dict[str, Any]]) -> set[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from rich.console import Console
 from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import run_cancellable
 from atlas.errors import ConfigError
+from atlas.json_out import json_text
 from atlas.llm.wait import watch
 from atlas.loop import TurnSettings, run_turn
 from atlas.runtime import open_runtime
@@ -94,7 +94,7 @@ def run_ask(options: AskOptions) -> int:
     result = runtime.record_turn(question, result)
     if view is None:
         # ASCII JSON: every control, C1 and bidi character in the data arrives escaped and inert.
-        print(json.dumps(result.to_json()))
+        print(json_text(result.to_json()))
         return 0
     view.finish(result.answer)
     if console.is_terminal:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import subprocess
@@ -10,6 +9,7 @@ import sys
 from typing import Any
 
 from atlas.errors import AtlasError, ToolError
+from atlas.json_out import json_text
 from atlas.offline.issue_view import issue_markdown
 from atlas.tools.orbit import IssueArgs, get_issue
 from atlas.tools.registry import ToolContext
@@ -42,7 +42,7 @@ def whole_issue(issue_id: int, ctx: ToolContext) -> dict[str, Any]:
 def show_issue(issue_id: int, *, comments: bool, as_json: bool, pager: bool) -> None:
     data = whole_issue(issue_id, ToolContext())
     if as_json:
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(json_text(data, indent=2))
         return
     text = issue_markdown(data, with_comments=comments)
     count = data["comment_count"]

@@ -15,6 +15,7 @@ from rich.table import Table
 from atlas.calllog import CallLog
 from atlas.config import atlas_home
 from atlas.errors import ErrorKind
+from atlas.json_out import json_text
 from atlas.ui.render import data_table, iso_time, local_time, make_console
 from atlas.ui.safe import clean_line, compact_args
 
@@ -125,13 +126,13 @@ def _show(options: LogOptions) -> None:
     log = CallLog.at_home(atlas_home())
     console = make_console(for_tables=True)
     if options.script is not None:
-        print(json.dumps(log.export_script(options.script), indent=2))
+        print(json_text(log.export_script(options.script), indent=2))
         return
     if options.stats:
         stats = log.stats(tool=options.tool, session=options.session, since=options.since)
         if options.as_json:
             for entry in stats:
-                print(json.dumps(entry))
+                print(json_text(entry))
             return
         if not stats:
             console.print("No calls match.", style="dim")
@@ -215,7 +216,7 @@ def follow_widths(rows: list[tuple[Any, ...]], columns: tuple[str, ...], width: 
 
 def _print_json(calls: list[dict[str, Any]]) -> None:
     for call in calls:
-        print(json.dumps({**call, "ts": iso_time(float(call["ts"]))}), flush=True)
+        print(json_text({**call, "ts": iso_time(float(call["ts"]))}), flush=True)
 
 
 def _key(call: dict[str, Any]) -> tuple[Any, ...]:
