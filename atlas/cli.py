@@ -14,7 +14,7 @@ import typer
 
 from atlas import __version__
 from atlas.cli_groups import data_app, mcp_app
-from atlas.cli_options import examples, within
+from atlas.cli_options import examples, issue_number, within
 
 T = TypeVar("T", int, float)
 
@@ -245,7 +245,7 @@ def models(
     epilog=examples("atlas issue 87", "atlas issue 87 --comments", "atlas issue 87 --json | jq .comments"),
 )
 def issue(
-    issue_id: int = typer.Argument(..., min=1, help="The issue's number, e.g. 41."),
+    issue_id: str = typer.Argument(..., metavar="N", help="The issue's number: 41 or #41."),
     comments: bool = typer.Option(False, "--comments", "-c", help="Show every comment too."),
     as_json: bool = typer.Option(False, "--json", help="The issue and all its comments as JSON."),
     no_pager: bool = typer.Option(False, "--no-pager", help="Print it all, even when it is taller than the terminal."),
@@ -254,7 +254,8 @@ def issue(
     from atlas.commands import guarded
     from atlas.commands.issue import show_issue
 
-    guarded(lambda: show_issue(issue_id, comments=comments, as_json=as_json, pager=not no_pager))
+    number = issue_number(issue_id)
+    guarded(lambda: show_issue(number, comments=comments, as_json=as_json, pager=not no_pager))
 
 
 @app.command(

@@ -27,3 +27,15 @@ def within(option: str) -> Callable[[T | None], T | None]:
 def examples(*lines: str) -> str:
     """The `Examples` section of a command's help, kept as written (`\b` stops click rewrapping it)."""
     return "\b\nExamples:\n" + "\n".join(f"  $ {line}" for line in lines)
+
+
+MAX_ISSUE_NUMBER = 2**63 - 1
+"""The largest number SQLite (and GitHub's ids) can hold."""
+
+
+def issue_number(value: str) -> int:
+    """`41` or `#41` (as issues are written everywhere) as a number; anything else is a usage error."""
+    text = value.strip().removeprefix("#")
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_ISSUE_NUMBER:
+        raise typer.BadParameter(f"an issue number is written 41 or #41, got {value!r}", param_hint="N")
+    return int(text)

@@ -192,8 +192,11 @@ def _listed_prices(entry: str, prices: str) -> tuple[float, float]:
         values = (float(price_in), float(price_out))
     except ValueError:
         raise ConfigError(f"ATLAS_PRICES entries are name=IN/OUT in USD per 1M tokens, got {entry.strip()!r}") from None
-    if not all(math.isfinite(value) and value >= 0 for value in values):
-        raise ConfigError(f"ATLAS_PRICES prices must be finite numbers ≥ 0, got {entry.strip()!r}")
+    for value, name in zip(values, ("ATLAS_PRICE_IN", "ATLAS_PRICE_OUT"), strict=True):
+        # The same bounds as the two single prices: an absurd price makes an absurd (or infinite) cost.
+        why = BOUNDS[name].check(value)
+        if why is not None:
+            raise ConfigError(f"ATLAS_PRICES {why} for each price, got {entry.strip()!r}")
     return values
 
 

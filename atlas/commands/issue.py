@@ -13,7 +13,7 @@ from atlas.json_out import json_text
 from atlas.offline.issue_view import issue_markdown
 from atlas.tools.orbit import IssueArgs, get_issue
 from atlas.tools.registry import ToolContext
-from atlas.ui.render import make_console, print_answer
+from atlas.ui.render import make_console, print_answer, print_answer_source
 
 MAX_PAGES = 10_000
 """A guard against a thread that never ends (each page holds at least one comment)."""
@@ -49,7 +49,11 @@ def show_issue(issue_id: int, *, comments: bool, as_json: bool, pager: bool) -> 
     if not comments and count:
         text += f"\n\n*{count} comment{'' if count == 1 else 's'}: `atlas issue {issue_id} --comments` shows them.*"
     console = make_console()
-    if not (pager and console.is_terminal and sys.stdin.isatty()):
+    if not console.is_terminal:
+        # A file or another program gets the Markdown itself, as `atlas ask` gives a pipe.
+        print_answer_source(console, text)
+        return
+    if not (pager and sys.stdin.isatty()):
         print_answer(console, text)
         return
     with console.capture() as captured:

@@ -277,7 +277,7 @@ def action_section(call: PlannedCall, data: Any) -> str:
             return f"No change: #{issue_id} already had the label `{label}` (labels: {labels})."
         return f"Done: added the label `{label}` to #{issue_id} (labels now: {labels})."
     when = f" at {data['ts']}" if data.get("ts") else ""
-    return f"Done: posted your comment on #{issue_id}{when}:\n\n{quoted(call.arguments.get('body', ''), 600)}"
+    return f"Done: posted your comment on #{issue_id}{when}:\n\n{quoted(data.get('body', call.arguments.get('body', '')), 600)}"
 
 
 def not_offered(call: PlannedCall, is_action: bool) -> str:

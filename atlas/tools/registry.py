@@ -240,3 +240,15 @@ def load_registry(extra_modules: Iterable[str] | None = None, *, on_problem: Cal
         else:
             wanted.add(entry.module)
     return Registry(spec for spec in _CATALOGUE.values() if _declared_in(spec, wanted))
+
+
+def strict_arguments(args_model: type[ArgsT], arguments: Any) -> ArgsT:
+    """The model's arguments as `args_model`, validated strictly: `true` is not 1 and `"41"` is not 41.
+
+    Validated as the JSON the model sent (JSON-mode strictness): an integer field takes only a
+    JSON integer, a string only a JSON string, while enums and dates still take their JSON forms.
+    Raises pydantic's ValidationError, which the executor answers `bad_args`.
+    """
+    import json
+
+    return args_model.model_validate_json(json.dumps(arguments), strict=True)
