@@ -10,6 +10,7 @@ from rich.console import Console
 
 from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import run_cancellable
+from atlas.config import dataset_name
 from atlas.errors import ConfigError
 from atlas.json_out import json_text
 from atlas.llm.wait import watch
@@ -73,7 +74,9 @@ def run_ask(options: AskOptions) -> int:
     )
     if view:
         watch(runtime.model, view.on_wait)
-        progress.print(header(runtime.model.name, read_only=options.read_only))
+        progress.print(
+            header(runtime.model.name, read_only=options.read_only, dataset=dataset_name(runtime.settings.data))
+        )
     started = time.monotonic()
     turn = run_turn(
         question,

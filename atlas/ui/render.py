@@ -69,10 +69,12 @@ def print_answer_source(console: Console, answer: str) -> None:
     console.file.flush()
 
 
-def header(model: str, *, read_only: bool) -> Text:
-    """`atlas · offline · read-only`: which model answers and whether anything can change."""
+def header(model: str, *, read_only: bool, dataset: str) -> Text:
+    """`atlas · offline · Orbit · read-only`: which model answers, about which project, whether anything can change."""
     mode = "read-only" if read_only else "side effects ask first"
-    return Text.assemble(("atlas", "bold"), " · ", (clean_line(model), "cyan"), " · ", (mode, "dim"))
+    return Text.assemble(
+        ("atlas", "bold"), " · ", (clean_line(model), "cyan"), " · ", clean_line(dataset), " · ", (mode, "dim")
+    )
 
 
 def counted(number: int, noun: str) -> str:
