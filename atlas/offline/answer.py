@@ -262,7 +262,7 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
                 f"- #{hit.get('id')} {_one_line(hit.get('title', ''), 100)} — {hit.get('state', '?')}, "
                 f"{_labels_text(_labels(hit))}"
             )
-    note = (data.get("hint") if isinstance(data, Mapping) else None) or hint
+    note = data.get("note", data.get("hint")) if isinstance(data, Mapping) else None  # a hint may speak to a model
     if note:
         lines += ["", f"Note from the search: {_one_line(note, 300)}"]
     return "\n".join(lines)
