@@ -17,16 +17,16 @@ from atlas.config import BUNDLED_NAME, dataset_name
 from atlas.envelope import dumps, envelope_err
 from atlas.errors import ConfigError, ErrorKind
 from atlas.events import CallRecord
+from atlas.executor.turn import BatchCancelled, Turn
 from atlas.history import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, bound_history, forget_unsendable
 from atlas.llm import Model, TextSink
 from atlas.llm.wait import QuestionDeadline, question_deadline
 from atlas.messages import ToolCall, Usage, with_unique_ids
-from atlas.tools.turn import BatchCancelled, Turn
 
 __all__ = ["ELIDED_OUTPUT", "HISTORY_BUDGET_CHARS", "INSTRUCTIONS", "TurnResult", "bound_history", "run_turn"]
 
 if TYPE_CHECKING:
-    from atlas.tools.executor import ToolExecutor
+    from atlas.executor.executor import ToolExecutor
 
 _INSTRUCTIONS = """\
 You are Atlas, the assistant of the maintainers of {about}.
