@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
-import httpx2
 import openai
 
 from atlas.config import base_url_setting, env_number
@@ -27,7 +26,7 @@ from atlas.errors import (
     RateLimitedError,
     cap,
 )
-from atlas.llm.server_time import ServerTime
+from atlas.llm.server_time import transport_for
 from atlas.llm.wait import OutOfTime, Retry
 from atlas.url_safety import hide, redact_url, url_secrets
 
@@ -194,13 +193,13 @@ def open_client(
     """The wire an adapter names in its errors, and the SDK client it sends through.
 
     Each request gets `ATLAS_MODEL_TIMEOUT` of waiting on the server in all, its headers and its
-    whole stream (`ServerTime`): a stream that dribbles or sends only keep-alives ends too. The
+    whole stream (`server_time.ServerTime`): a stream that dribbles or sends only keep-alives ends too. The
     SDK does not retry (`max_retries=0`): `atlas.llm.wait.with_retries` does, where each wait can be seen.
     """
     key, url = client_endpoint(api_key, base_url)
     timeout = timeout_s if timeout_s is not None else model_timeout()
     wire = Wire(name, redact_url(url), path, timeout, max_retries, key == PLACEHOLDER_KEY, tuple(url_secrets(url)))
-    http = openai.DefaultAsyncHttpxClient(transport=ServerTime(httpx2.AsyncHTTPTransport(), timeout))
+    http = openai.DefaultAsyncHttpxClient(transport=transport_for(url, timeout))
     return wire, openai.AsyncOpenAI(api_key=key, base_url=url, timeout=timeout, max_retries=0, http_client=http)
 
 

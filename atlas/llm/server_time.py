@@ -14,6 +14,8 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import TypeVar
+from urllib.parse import urlsplit
+from urllib.request import getproxies, proxy_bypass
 
 import httpx2 as httpx  # the openai SDK's own HTTP client
 
@@ -79,3 +81,17 @@ class ServerTime(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def transport_for(url: str, total_s: float) -> ServerTime:
+    """The bounded transport for a client of `url`, through the proxy the environment names for it.
+
+    httpx reads `HTTPS_PROXY` and the like only for a client without a transport of its own;
+    a client talks to one base URL, so its proxy is settled here, as httpx would settle it.
+    """
+    parts = urlsplit(url)
+    proxies = getproxies()
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if proxy and not proxy_bypass(parts.hostname or ""):
+        return ServerTime(httpx.AsyncHTTPTransport(proxy=proxy), total_s)
+    return ServerTime(httpx.AsyncHTTPTransport(), total_s)
