@@ -56,7 +56,8 @@ def test_piped_output_is_all_of_it_and_comments_only_when_asked(tmp_path: Path) 
     env = terminal_env(PAGER=pager)
     bare = atlas("issue", "87", env=env)
     assert bare.returncode == 0, bare.stderr
-    assert "#87 — Postgres broker" in bare.stdout and "5 comments: atlas issue 87 --comments shows them" in bare.stdout
+    assert "#87 — Postgres broker" in bare.stdout
+    assert "5 comments: `atlas issue 87 --comments` shows them" in bare.stdout
     full = atlas("issue", "87", "--comments", env=env)
     assert full.stdout.count("\n") > bare.stdout.count("\n") + 20 and "Comments (5 of 5)" in full.stdout
     assert not seen.exists()  # a pipe is never paged
