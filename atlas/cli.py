@@ -14,7 +14,7 @@ import typer
 
 from atlas import __version__
 from atlas.cli_groups import data_app, mcp_app
-from atlas.cli_options import examples, within
+from atlas.cli_options import examples, issue_number, plain_argument_help, within
 
 T = TypeVar("T", int, float)
 
@@ -33,6 +33,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+plain_argument_help()
 app.add_typer(data_app, name="data", short_help="Your own project: import a gh export, or sync from GitHub.")
 app.add_typer(mcp_app, name="mcp", short_help="MCP servers' tools in Atlas, and Atlas's tools over MCP.")
 
@@ -245,7 +246,7 @@ def models(
     epilog=examples("atlas issue 87", "atlas issue 87 --comments", "atlas issue 87 --json | jq .comments"),
 )
 def issue(
-    issue_id: int = typer.Argument(..., min=1, help="The issue's number, e.g. 41."),
+    issue_id: str = typer.Argument(..., metavar="N", help="The issue's number: 41 or #41."),
     comments: bool = typer.Option(False, "--comments", "-c", help="Show every comment too."),
     as_json: bool = typer.Option(False, "--json", help="The issue and all its comments as JSON."),
     no_pager: bool = typer.Option(False, "--no-pager", help="Print it all, even when it is taller than the terminal."),
@@ -254,7 +255,8 @@ def issue(
     from atlas.commands import guarded
     from atlas.commands.issue import show_issue
 
-    guarded(lambda: show_issue(issue_id, comments=comments, as_json=as_json, pager=not no_pager))
+    number = issue_number(issue_id)
+    guarded(lambda: show_issue(number, comments=comments, as_json=as_json, pager=not no_pager))
 
 
 @app.command(
@@ -262,9 +264,9 @@ def issue(
     epilog=examples("atlas tracker", "atlas tracker --json"),
 )
 def tracker(
-    limit: int | None = typer.Option(None, "-n", "--limit", min=1, help="Only the latest N actions."),
-    since: str | None = typer.Option(None, "--since", help="Only actions in the last 30m, 2h, 7d ..."),
-    issue: int | None = typer.Option(None, "--issue", min=1, help="Only actions on this issue."),
+    limit: int | None = typer.Option(None, "-n", "--limit", min=1, metavar="N", help="Only the latest N actions."),
+    since: str | None = typer.Option(None, "--since", metavar="AGE", help="Only actions in the last 30m, 2h, 7d ..."),
+    issue: int | None = typer.Option(None, "--issue", min=1, metavar="N", help="Only actions on this issue."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per action and line (times as atlas log's)."),
 ) -> None:
     """What approved actions wrote to the mock issue tracker."""
@@ -285,12 +287,22 @@ def tracker(
     epilog=examples("atlas eval evals/planner.jsonl", "atlas eval evals/planner.jsonl --min 0.9 --json > eval.json"),
 )
 def eval_(
-    suite: str = typer.Argument(..., help="A JSONL suite: one case (question and expected calls) per line."),
-    model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
+    suite: str = typer.Argument(
+        ..., metavar="SUITE", help="A JSONL suite: one case (question and expected calls) per line."
+    ),
+    model: str | None = typer.Option(
+        None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object: totals, tags and every case."),
-    min_rate: float | None = typer.Option(None, "--min", min=0.0, max=1.0, help="Exit 1 below this pass rate."),
-    max_rounds: int = typer.Option(5, "--max-rounds", min=1, max=50, help="Model requests per case."),
-    timeout: float = typer.Option(5.0, "--timeout", min=0.05, help="Default per-tool deadline in seconds."),
+    min_rate: float | None = typer.Option(
+        None, "--min", min=0.0, max=1.0, metavar="RATE", help="Exit 1 below this pass rate (0-1)."
+    ),
+    max_rounds: int = typer.Option(
+        5, "--max-rounds", min=1, max=50, metavar="N", help="Model requests per case (1-50)."
+    ),
+    timeout: float = typer.Option(
+        5.0, "--timeout", min=0.05, metavar="SECONDS", help="Default per-tool deadline in seconds."
+    ),
 ) -> None:
     """Score the calls a model plans for a suite of questions; side effects are never run."""
     from atlas.commands import guarded

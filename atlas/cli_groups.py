@@ -19,6 +19,7 @@ mcp_app = typer.Typer(
 
 @data_app.command(
     "import",
+    short_help="Import exported issues (offline, no token) into a dataset folder.",
     epilog=examples(
         "gh issue list --state all --limit 5000 --json number,title,body,state,labels,author,comments,createdAt,url"
         " > issues.json",
@@ -26,9 +27,13 @@ mcp_app = typer.Typer(
     ),
 )
 def data_import(
-    file: str = typer.Argument(..., help="The JSON of `gh issue list --state all --json ...` or of the REST API."),
-    to: str = typer.Option(..., "--to", help="The dataset folder to write (new, empty, or one atlas wrote)."),
-    docs: str | None = typer.Option(None, "--docs", help="A folder of markdown docs to copy in."),
+    file: str = typer.Argument(
+        ..., metavar="FILE", help="The JSON of `gh issue list --state all --json ...` or of the REST API."
+    ),
+    to: str = typer.Option(
+        ..., "--to", metavar="DIR", help="The dataset folder to write (new, empty, or one atlas wrote)."
+    ),
+    docs: str | None = typer.Option(None, "--docs", metavar="DIR", help="A folder of markdown docs to copy in."),
 ) -> None:
     """Import exported issues (offline, no token) into a dataset folder."""
     from pathlib import Path
@@ -40,14 +45,20 @@ def data_import(
 
 
 @data_app.command(
-    "sync", epilog=examples("atlas data sync owner/repo --to ~/repo-data", "ORBIT_DATA=~/repo-data atlas ask open bugs")
+    "sync",
+    short_help="Fetch a repository's issues and comments; a second sync fetches only what changed.",
+    epilog=examples("atlas data sync owner/repo --to ~/repo-data", "ORBIT_DATA=~/repo-data atlas ask open bugs"),
 )
 def data_sync(
-    repo: str = typer.Argument(..., help="OWNER/REPO on GitHub (GITHUB_API_URL for GitHub Enterprise)."),
-    to: str = typer.Option(..., "--to", help="The dataset folder to write or bring up to date."),
-    docs: str | None = typer.Option(None, "--docs", help="A folder of markdown docs to copy in."),
+    repo: str = typer.Argument(
+        ..., metavar="OWNER/REPO", help="The repository on GitHub (GITHUB_API_URL for GitHub Enterprise)."
+    ),
+    to: str = typer.Option(..., "--to", metavar="DIR", help="The dataset folder to write or bring up to date."),
+    docs: str | None = typer.Option(None, "--docs", metavar="DIR", help="A folder of markdown docs to copy in."),
     full: bool = typer.Option(False, "--full", help="Fetch everything again, not only what changed."),
-    concurrency: int = typer.Option(8, "--concurrency", min=1, max=32, help="Comment lists fetched at once."),
+    concurrency: int = typer.Option(
+        8, "--concurrency", min=1, max=32, metavar="N", help="Comment lists fetched at once (1-32)."
+    ),
 ) -> None:
     """Fetch a repository's issues and comments; a second sync fetches only what changed."""
     from pathlib import Path
@@ -59,7 +70,11 @@ def data_sync(
     guarded(lambda: run_sync(repo, folder, docs_folder, full=full, concurrency=concurrency))
 
 
-@mcp_app.command("list", epilog=examples("atlas mcp list"))
+@mcp_app.command(
+    "list",
+    short_help="The configured MCP servers: command, state, trust and tools ((asks): approval first).",
+    epilog=examples("atlas mcp list"),
+)
 def mcp_list() -> None:
     """The configured MCP servers: command, state, trust and tools ((asks): approval first)."""
     from atlas.commands import guarded
@@ -70,12 +85,13 @@ def mcp_list() -> None:
 
 @mcp_app.command(
     "add",
+    short_help="Add a stdio MCP server to config.toml: atlas mcp add NAME -- COMMAND ARGS...",
     epilog=examples("atlas mcp add git -- mcp-server-git --repository .", "atlas mcp add time -- mcp-server-time"),
 )
 def mcp_add(
-    name: str = typer.Argument(..., help="The server's name: its tools are offered as NAME__tool."),
+    name: str = typer.Argument(..., metavar="NAME", help="The server's name: its tools are offered as NAME__tool."),
     command: list[str] | None = typer.Argument(  # noqa: B008 (typer's own idiom)
-        None, help="After --: the command that starts the server, and its arguments."
+        None, metavar="COMMAND", help="After --: the command that starts the server, and its arguments."
     ),
 ) -> None:
     """Add a stdio MCP server to config.toml: atlas mcp add NAME -- COMMAND ARGS..."""
@@ -103,13 +119,21 @@ def mcp_trust(name: str = typer.Argument(..., help="The server's name, as atlas 
     guarded(lambda: trust_server(name))
 
 
-@mcp_app.command("serve", epilog=examples("atlas mcp serve", "atlas mcp serve --allow-writes"))
+@mcp_app.command(
+    "serve",
+    short_help="Serve Atlas's tools to an MCP host over stdio (read-only unless --allow-writes).",
+    epilog=examples("atlas mcp serve", "atlas mcp serve --allow-writes"),
+)
 def mcp_serve(
     allow_writes: bool = typer.Option(
         False, "--allow-writes", help="Also serve side effects; each asks the host's user (elicitation) first."
     ),
     timeout: float = typer.Option(
-        5.0, "--timeout", callback=within("--timeout"), help="Default per-tool deadline in seconds (0.05-600)."
+        5.0,
+        "--timeout",
+        callback=within("--timeout"),
+        metavar="SECONDS",
+        help="Default per-tool deadline in seconds (0.05-600).",
     ),
 ) -> None:
     """Serve Atlas's tools to an MCP host over stdio (read-only unless --allow-writes)."""

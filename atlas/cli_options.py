@@ -27,3 +27,31 @@ def within(option: str) -> Callable[[T | None], T | None]:
 def examples(*lines: str) -> str:
     """The `Examples` section of a command's help, kept as written (`\b` stops click rewrapping it)."""
     return "\b\nExamples:\n" + "\n".join(f"  $ {line}" for line in lines)
+
+
+MAX_ISSUE_NUMBER = 2**63 - 1
+"""The largest number SQLite (and GitHub's ids) can hold."""
+
+
+def issue_number(value: str) -> int:
+    """`41` or `#41` (as issues are written everywhere) as a number; anything else is a usage error."""
+    text = value.strip().removeprefix("#")
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_ISSUE_NUMBER:
+        raise typer.BadParameter(f"an issue number is written 41 or #41, got {value!r}", param_hint="N")
+    return int(text)
+
+
+def plain_argument_help() -> None:
+    """Arguments in help as `QUESTION...` and `SUITE`, as click writes them, not `{QUESTION}... <list[str]>`.
+
+    Every argument of Atlas has a metavar that says what it is; typer's type placeholder after it
+    (`<str>`, `<int range>`) and its braces around a required one only get in the reader's way.
+    """
+    from typer.core import TyperArgument
+
+    def usage_name(self: TyperArgument) -> str:
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
+    TyperArgument._usage_display_name = usage_name  # type: ignore[method-assign]

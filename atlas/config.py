@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -32,6 +34,31 @@ def data_dir() -> Path:
     """`ORBIT_DATA`, else the bundled dataset, found from any working directory."""
     value = os.environ.get("ORBIT_DATA", "").strip()
     return Path(value).expanduser().resolve() if value else bundled_data_dir()
+
+
+BUNDLED_NAME = "Orbit"
+SOURCE_FILE = "atlas-source.json"
+"""What `atlas data import`/`sync` write beside a dataset: where it came from (`repo`: OWNER/REPO)."""
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
+"""A project name shown in the header and told to the model: a repository's or a folder's, nothing else."""
+
+
+def dataset_name(data: Path | None = None) -> str:
+    """The project a dataset holds: `Orbit` for the bundled one, else its repository, else its folder's name.
+
+    Read from a file outside Atlas's control, so only a name of plain characters is used.
+    """
+    data = data_dir() if data is None else data
+    if data.resolve() == bundled_data_dir().resolve():
+        return BUNDLED_NAME
+    try:
+        repo = json.loads((data / SOURCE_FILE).read_text(encoding="utf-8")).get("repo")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        repo = None
+    for name in (repo, data.name):
+        if isinstance(name, str) and _NAME_RE.fullmatch(name.strip()):
+            return name.strip()
+    return "this project"
 
 
 STATE_FOLDER_NAME = ".atlas"
@@ -192,8 +219,11 @@ def _listed_prices(entry: str, prices: str) -> tuple[float, float]:
         values = (float(price_in), float(price_out))
     except ValueError:
         raise ConfigError(f"ATLAS_PRICES entries are name=IN/OUT in USD per 1M tokens, got {entry.strip()!r}") from None
-    if not all(math.isfinite(value) and value >= 0 for value in values):
-        raise ConfigError(f"ATLAS_PRICES prices must be finite numbers ≥ 0, got {entry.strip()!r}")
+    for value, name in zip(values, ("ATLAS_PRICE_IN", "ATLAS_PRICE_OUT"), strict=True):
+        # The same bounds as the two single prices: an absurd price makes an absurd (or infinite) cost.
+        why = BOUNDS[name].check(value)
+        if why is not None:
+            raise ConfigError(f"ATLAS_PRICES {why} for each price, got {entry.strip()!r}")
     return values
 
 

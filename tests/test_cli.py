@@ -92,7 +92,7 @@ def test_ask_on_a_pipe_gives_stdout_the_answer_and_stderr_the_progress() -> None
     result = run("ask", "-m", "offline", SEED)
     assert result.exit_code == 0
     progress = result.stderr.splitlines()
-    assert progress[0].startswith("atlas · offline · side effects ask first")
+    assert progress[0].startswith("atlas · offline · Orbit · side effects ask first")
     assert sum("get_issue(issue_id=" in line and " ok " in line for line in progress) == 2
     assert any(line.startswith("round 1:") and "s of calls" in line for line in progress)
     assert progress[-1].startswith("2 rounds · 3 calls · ")
@@ -160,7 +160,7 @@ def test_read_only_never_offers_side_effects() -> None:
     assert result.exit_code == 0
     assert "add_label" not in [c["name"] for c in json.loads(result.stdout)["calls"]]
     plain = run("ask", "--read-only", "-m", "offline", "show issue #41")
-    assert plain.stderr.startswith("atlas · offline · read-only")
+    assert plain.stderr.startswith("atlas · offline · Orbit · read-only")
 
 
 def test_log_filters_stats_and_usage_errors(tmp_path: Path) -> None:

@@ -26,8 +26,9 @@ T = TypeVar("T")
 def error_line(message: object) -> str:
     """`atlas: error: ...`, cleaned to one visible line."""
     from atlas.ui.safe import clean_line
+    from atlas.url_safety import scrub
 
-    return f"atlas: error: {clean_line(message)}"
+    return f"atlas: error: {clean_line(scrub(str(message)))}"
 
 
 def guarded(action: Callable[[], T]) -> T:

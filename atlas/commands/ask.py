@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -11,7 +10,9 @@ from rich.console import Console
 
 from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import run_cancellable
+from atlas.config import dataset_name
 from atlas.errors import ConfigError
+from atlas.json_out import json_text
 from atlas.llm.wait import watch
 from atlas.loop import TurnSettings, run_turn
 from atlas.runtime import Runtime, open_runtime
@@ -91,7 +92,9 @@ def _answer(question: str, runtime: Runtime, options: AskOptions) -> int:
     )
     if view:
         watch(runtime.model, view.on_wait)
-        progress.print(header(runtime.model.name, read_only=options.read_only))
+        progress.print(
+            header(runtime.model.name, read_only=options.read_only, dataset=dataset_name(runtime.settings.data))
+        )
     started = time.monotonic()
     turn = run_turn(
         question,
@@ -117,7 +120,7 @@ def _answer(question: str, runtime: Runtime, options: AskOptions) -> int:
             trace.finish(result)
     if view is None:
         # ASCII JSON: every control, C1 and bidi character in the data arrives escaped and inert.
-        print(json.dumps(result.to_json()))
+        print(json_text(result.to_json()))
         return 0
     view.finish(result.answer)
     if console.is_terminal:

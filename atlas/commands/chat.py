@@ -25,6 +25,7 @@ from atlas.chat_memory import SavedChat
 from atlas.commands import error_line
 from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import close_loop, run_cancellable
+from atlas.config import dataset_name
 from atlas.errors import AtlasError, ConfigError
 from atlas.events import ApprovalRequest, CallEvent
 from atlas.llm import resolve
@@ -189,7 +190,9 @@ class Chat:
             return
         self.runtime.use_model(model)
         watch(model, self._on_wait)
-        self.console.print(header(model.name, read_only=self.read_only))
+        self.console.print(
+            header(model.name, read_only=self.read_only, dataset=dataset_name(self.runtime.settings.data))
+        )
 
     def _on_wait(self, event: WaitEvent) -> None:
         if self.view is not None:
@@ -288,7 +291,7 @@ def run_chat(options: ChatOptions) -> None:
         if sys.stdin.isatty()
         else piped_reader(console, chat.prompt_text)
     )
-    console.print(header(runtime.model.name, read_only=chat.read_only))
+    console.print(header(runtime.model.name, read_only=chat.read_only, dataset=dataset_name(runtime.settings.data)))
     console.print(Text(f"session {runtime.session} · /help for commands · Ctrl-D to leave", style="dim"))
     loop = asyncio.new_event_loop()
     try:

@@ -7,7 +7,6 @@ only a note while the model is `offline`.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import sqlite3
@@ -21,13 +20,18 @@ from rich.table import Table
 from rich.text import Text
 
 from atlas import __version__
-from atlas.config import OFFLINE_MODEL, Settings, atlas_home, data_dir, state_folder
+from atlas.config import OFFLINE_MODEL, Settings, atlas_home, base_url_setting, data_dir, model_api, state_folder
 from atlas.dataset import db_freshness, db_path, jsonl_path
+from atlas.errors import ConfigError
+from atlas.json_out import json_text
 from atlas.ui.render import make_console
 from atlas.ui.safe import clean_line
+from atlas.url_safety import redact_url, scrub
 
 PROBE_TIMEOUT_S = 3.0
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+PLACEHOLDER_KEY = "atlas-no-key"
+"""The key the adapters send a named server when none is set (`atlas.llm.openai_client`, which imports openai)."""
 
 
 @dataclass
@@ -46,40 +50,55 @@ def _uses_api(model: str) -> bool:
 
 
 def probe(base_url: str, key: str) -> tuple[bool, str]:
-    """Whether the API answers `GET /models` within a few seconds, and what it said."""
+    """Whether the API answers `GET /models` within a few seconds, and what it said (credentials hidden)."""
     import httpx  # the openai SDK's own transport; only doctor pays for it
 
     try:
         answer = httpx.get(f"{base_url}/models", headers={"Authorization": f"Bearer {key}"}, timeout=PROBE_TIMEOUT_S)
     except httpx.TimeoutException:
         return False, f"no answer within {PROBE_TIMEOUT_S:g} s"
-    except httpx.HTTPError as exc:
-        return False, f"unreachable ({type(exc).__name__}: {exc})"
+    except (httpx.HTTPError, ValueError) as exc:  # an unusable URL is the user's to fix, not a crash
+        return False, f"unreachable ({type(exc).__name__}: {scrub(str(exc), [base_url])})"
     if answer.status_code in (401, 403):
         return False, f"reachable, but the key was refused ({answer.status_code})"
     return True, f"reachable ({answer.status_code})"
 
 
+API_NAMES = {"responses": "Responses API", "chat": "Chat Completions"}
+
+
 def check_model(model: str) -> list[Check]:
-    key = os.environ.get("OPENAI_API_KEY", "").strip()
-    base_url = (os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL).rstrip("/")
+    """The model, and the API it is asked through: the configured base URL and wire, probed as Atlas calls it."""
     needed = _uses_api(model)
+    try:
+        api = model_api()
+    except ConfigError as exc:
+        return [Check("model", True, model, facts={"model": model}), Check("api", not needed, str(exc), needed=needed)]
+    named = base_url_setting()
+    real_url = (named or DEFAULT_BASE_URL).rstrip("/")
+    shown = redact_url(real_url)
     if model == OFFLINE_MODEL:
         about = "the built-in offline planner: no API needed"
     elif model.startswith("replay:"):
         about = "a replay script: no API needed"
     else:
-        about = "an OpenAI Responses model"
+        about = f"a model asked through the {API_NAMES[api]}"
     checks = [Check("model", True, f"{model} ({about})", facts={"model": model})]
-    facts: dict[str, Any] = {"base_url": base_url, "key": bool(key)}
-    if not key:
-        detail = f"no OPENAI_API_KEY · {base_url}" + (" · set OPENAI_API_KEY or use --model offline" if needed else "")
+    key = os.environ.get("OPENAI_API_KEY", "").strip()
+    facts: dict[str, Any] = {"base_url": shown, "api": api, "key": bool(key)}
+    where = f"{shown} · {API_NAMES[api]}"
+    if not key and not named:
+        detail = f"no OPENAI_API_KEY · {where}" + (" · set OPENAI_API_KEY or use --model offline" if needed else "")
         checks.append(Check("api", not needed, detail, needed=needed, facts=facts))
         return checks
-    reachable, said = probe(base_url, key)
+    # A server named by a base URL gets the placeholder key Atlas sends it: local servers ask for none.
+    reachable, said = probe(real_url, key or PLACEHOLDER_KEY)
     facts["reachable"] = reachable
+    keyed = "key set" if key else "no key (a named server may need none)"
+    if not reachable and not key and "refused" in said:
+        said += ": this server needs OPENAI_API_KEY"
     hint = "" if reachable or not needed else " · try --model offline"
-    checks.append(Check("api", reachable, f"key set · {base_url} · {said}{hint}", needed=needed, facts=facts))
+    checks.append(Check("api", reachable, f"{keyed} · {where} · {said}{hint}", needed=needed, facts=facts))
     return checks
 
 
@@ -212,7 +231,7 @@ def run_doctor(*, as_json: bool, model: str | None = None) -> int:
     ]
     broken = any(not check.ok and check.needed for check in checks)
     if as_json:
-        print(json.dumps({"ok": not broken, "checks": [asdict(check) for check in checks]}))
+        print(json_text({"ok": not broken, "checks": [asdict(check) for check in checks]}))
         return 1 if broken else 0
     # A grid, so that a long line wraps under its own column and the names stay a column.
     grid = Table.grid(padding=(0, 1))

@@ -7,7 +7,6 @@ state folder is a fresh temporary one, so the tracker and the call log are left 
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from atlas.errors import AtlasError, ModelError
 from atlas.evaluation import Case, CaseResult, PlannedCall, TagScore, by_tag, load_suite, overall, score
 from atlas.events import ApprovalRequest
 from atlas.executor.executor import ToolExecutor
+from atlas.json_out import json_text
 from atlas.llm import resolve
 from atlas.loop import TurnSettings, run_turn
 from atlas.tools.registry import Registry, ToolContext, load_registry
@@ -67,7 +67,7 @@ def run_eval(options: EvalOptions) -> int:
             advance()
     total = overall(results)
     if options.as_json:
-        print(json.dumps(report_json(options, settings.model, results, total)))
+        print(json_text(report_json(options, settings.model, results, total)))
     else:
         show_report(make_console(for_tables=True), settings.model, results, total)
     return 1 if options.min_rate is not None and total.rate < options.min_rate else 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import subprocess
@@ -10,10 +9,11 @@ import sys
 from typing import Any
 
 from atlas.errors import AtlasError, ToolError
+from atlas.json_out import json_text
 from atlas.offline.issue_view import issue_markdown
 from atlas.orbit.issues import IssueArgs, get_issue
 from atlas.tools.registry import ToolContext
-from atlas.ui.render import make_console, print_answer
+from atlas.ui.render import make_console, print_answer, print_answer_source
 
 MAX_PAGES = 10_000
 """A guard against a thread that never ends (each page holds at least one comment)."""
@@ -42,14 +42,18 @@ def whole_issue(issue_id: int, ctx: ToolContext) -> dict[str, Any]:
 def show_issue(issue_id: int, *, comments: bool, as_json: bool, pager: bool) -> None:
     data = whole_issue(issue_id, ToolContext())
     if as_json:
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(json_text(data, indent=2))
         return
     text = issue_markdown(data, with_comments=comments)
     count = data["comment_count"]
     if not comments and count:
         text += f"\n\n*{count} comment{'' if count == 1 else 's'}: `atlas issue {issue_id} --comments` shows them.*"
     console = make_console()
-    if not (pager and console.is_terminal and sys.stdin.isatty()):
+    if not console.is_terminal:
+        # A file or another program gets the Markdown itself, as `atlas ask` gives a pipe.
+        print_answer_source(console, text)
+        return
+    if not (pager and sys.stdin.isatty()):
         print_answer(console, text)
         return
     with console.capture() as captured:

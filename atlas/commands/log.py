@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from rich.table import Table
 from atlas.calllog import CallLog
 from atlas.config import atlas_home
 from atlas.errors import ErrorKind
+from atlas.json_out import json_text
 from atlas.ui.render import data_table, iso_time, local_time, make_console
 from atlas.ui.safe import clean_line, compact_args
 
@@ -30,11 +32,13 @@ QUESTION_LIMIT = 40
 RIGHT = ("round", "ms", "attempts")
 ARGUMENTS_LIMIT = 60
 MIN_WIDTHS = {"tool": len("get_doc_section"), "ms": len("30,000"), "arguments": 12}
-NARROW_BELOW = 110
+NARROW_BELOW = 130
 """A terminal narrower than this gets the narrow layout: every column would not fit on one line."""
 NARROW_COLUMNS: tuple[str, ...] = ("time", "session", "tool", "arguments", "kind", "ms")
-CUT = ("arguments", "tool", "kind")
+CUT = ("question", "arguments", "tool", "kind")
 """What a narrow terminal cuts with `…`; the time and the session id are never split."""
+KEPT_WIDTHS = {"tool": len("search_issues"), "arguments": 16, "kind": len("timeout"), "question": len("question")}
+"""Cut columns never get narrower than this on a terminal: a question gives up its width first."""
 
 
 @dataclass(frozen=True)
@@ -66,21 +70,22 @@ def with_questions(log: CallLog, calls: list[dict[str, Any]]) -> list[dict[str, 
     return [{**call, "question": asked.get((call["session"], call["turn"]))} for call in calls]
 
 
-def call_rows(calls: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+def call_rows(calls: list[dict[str, Any]], *, whole: bool = False) -> list[tuple[Any, ...]]:
     """Table rows; a turn's question is shown on its first row only, so it reads as a heading."""
     rows: list[tuple[Any, ...]] = []
     previous: tuple[Any, Any] | None = None
     for call in calls:
         turn = (call["session"], call["turn"])
-        rows.append(call_row(call, shown_question=turn != previous))
+        rows.append(call_row(call, shown_question=turn != previous, whole=whole))
         previous = turn
     return rows
 
 
-def call_row(call: dict[str, Any], *, shown_question: bool = True) -> tuple[Any, ...]:
+def call_row(call: dict[str, Any], *, shown_question: bool = True, whole: bool = False) -> tuple[Any, ...]:
+    """One call's cells; `whole` (a pipe) cuts neither the question nor the arguments."""
     arguments = call["arguments"] if isinstance(call["arguments"], (dict, str)) else json.dumps(call["arguments"])
     question = clean_line(call.get("question") or "") if shown_question else ""
-    if len(question) > QUESTION_LIMIT:
+    if len(question) > QUESTION_LIMIT and not whole:
         question = question[: QUESTION_LIMIT - 1] + "…"
     return (
         local_time(float(call["ts"])),
@@ -88,7 +93,7 @@ def call_row(call: dict[str, Any], *, shown_question: bool = True) -> tuple[Any,
         question,
         call["round"],
         call["name"],
-        compact_args(arguments, limit=ARGUMENTS_LIMIT),
+        compact_args(arguments, limit=ARGUMENTS_LIMIT) if not whole else compact_args(arguments, limit=sys.maxsize),
         call["kind"],
         f"{float(call['ms']):,.0f}",
         call["attempts"],
@@ -125,13 +130,13 @@ def _show(options: LogOptions) -> None:
     log = CallLog.at_home(atlas_home())
     console = make_console(for_tables=True)
     if options.script is not None:
-        print(json.dumps(log.export_script(options.script), indent=2))
+        print(json_text(log.export_script(options.script), indent=2))
         return
     if options.stats:
         stats = log.stats(tool=options.tool, session=options.session, since=options.since)
         if options.as_json:
             for entry in stats:
-                print(json.dumps(entry))
+                print(json_text(entry))
             return
         if not stats:
             console.print("No calls match.", style="dim")
@@ -177,10 +182,10 @@ def layout(console: Console) -> tuple[str, ...]:
     return NARROW_COLUMNS if console.is_terminal and console.width < NARROW_BELOW else COLUMNS
 
 
-def table_rows(calls: list[dict[str, Any]], columns: tuple[str, ...]) -> list[tuple[Any, ...]]:
+def table_rows(calls: list[dict[str, Any]], columns: tuple[str, ...], *, whole: bool = False) -> list[tuple[Any, ...]]:
     """`call_row` cut down to `columns`; the narrow layout's time drops the year (`12-01 05:08:05`)."""
     picked = [COLUMNS.index(name) for name in columns]
-    rows = [tuple(row[index] for index in picked) for row in call_rows(calls)]
+    rows = [tuple(row[index] for index in picked) for row in call_rows(calls, whole=whole)]
     if columns is NARROW_COLUMNS:
         rows = [(str(row[0])[5:], *row[1:]) for row in rows]
     return rows
@@ -190,7 +195,8 @@ def call_table(console: Console, calls: list[dict[str, Any]], *, widths: dict[st
     """The calls as `atlas log` and `/log` show them, fitted to this console."""
     columns = layout(console)
     right = [name for name in RIGHT if name in columns]
-    return data_table(columns, table_rows(calls, columns), right=right, widths=widths, cut=cut_on(console, *CUT))
+    rows = table_rows(calls, columns, whole=not console.is_terminal)
+    return data_table(columns, rows, right=right, widths=widths, cut=cut_on(console, *CUT), min_widths=KEPT_WIDTHS)
 
 
 def cut_on(console: Console, *columns: str) -> tuple[str, ...]:
@@ -215,7 +221,7 @@ def follow_widths(rows: list[tuple[Any, ...]], columns: tuple[str, ...], width: 
 
 def _print_json(calls: list[dict[str, Any]]) -> None:
     for call in calls:
-        print(json.dumps({**call, "ts": iso_time(float(call["ts"]))}), flush=True)
+        print(json_text({**call, "ts": iso_time(float(call["ts"]))}), flush=True)
 
 
 def _key(call: dict[str, Any]) -> tuple[Any, ...]:

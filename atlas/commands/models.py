@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.text import Text
 
 from atlas.errors import ModelError, ModelNotFoundError
+from atlas.json_out import json_text
 from atlas.ui.render import data_table, local_time, make_console
 from atlas.ui.safe import clean_line
 
@@ -20,11 +20,13 @@ def listed_models() -> tuple[str, list[dict[str, Any]]]:
     import openai
 
     from atlas.llm.openai_client import Wire, client_endpoint, model_timeout
+    from atlas.url_safety import redact_url, url_secrets
 
-    key, base_url = client_endpoint()
+    key, real_url = client_endpoint()
+    base_url = redact_url(real_url)  # what is shown; only the client gets the credentials
     timeout_s = model_timeout()
-    wire = Wire("", base_url, "models", timeout_s, max_retries=2)
-    client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout_s, max_retries=2)
+    wire = Wire("", base_url, "models", timeout_s, max_retries=2, hidden=tuple(url_secrets(real_url)))
+    client = openai.OpenAI(api_key=key, base_url=real_url, timeout=timeout_s, max_retries=2)
     try:
         page = client.models.list()
         models = [_model_row(model) for _, model in zip(range(MAX_MODELS), page, strict=False)]
@@ -57,7 +59,7 @@ def show_models(*, as_json: bool) -> None:
     if as_json:
         # ASCII JSON: every control character a server sent arrives escaped and inert.
         for row in models:
-            print(json.dumps(row))
+            print(json_text(row))
         return
     console = make_console(for_tables=True)
     if not models:

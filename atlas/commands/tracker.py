@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
 from atlas.config import atlas_home
 from atlas.errors import AtlasError, ToolError
+from atlas.json_out import json_text
 from atlas.tracker.journal import MockTracker
 from atlas.ui.render import data_table, iso_time, local_time, make_console
 from atlas.ui.safe import clean_line
@@ -44,7 +44,7 @@ def show_tracker(
     if as_json:
         for record in records:
             when = recorded_at(record)
-            print(json.dumps({**record, "ts": iso_time(when) if when is not None else record.get("ts")}))
+            print(json_text({**record, "ts": iso_time(when) if when is not None else record.get("ts")}))
         return
     console = make_console(for_tables=True)
     if not records:

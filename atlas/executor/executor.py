@@ -70,7 +70,7 @@ from atlas.executor.breaker import CircuitBreaker
 from atlas.executor.outcomes import NO_TIME_BUDGET, CallLike, CallState, Outcome, cancelled, error, unavailable
 from atlas.executor.outputs import OUTPUT_LIMIT, capped_output
 from atlas.executor.turn import BatchCancelled, Turn
-from atlas.tools.registry import Registry, ToolContext, ToolSpec
+from atlas.tools.registry import Registry, ToolContext, ToolSpec, strict_arguments
 
 __all__ = ["BatchCancelled", "CallLike", "ToolExecutor", "Turn", "idempotency_key"]
 
@@ -245,7 +245,7 @@ class ToolExecutor:
         if isinstance(state.parsed, Outcome):
             return state.parsed
         try:
-            args = spec.args_model.model_validate(state.parsed)
+            args = strict_arguments(spec.args_model, state.parsed)
         except ValidationError as exc:
             return error(ErrorKind.BAD_ARGS, describe(exc))
         if self.breaker(spec.breaker_key or spec.name).blocked():

@@ -22,7 +22,7 @@ from atlas.llm.notes import CUT_OFF, FILTERED, UNSENT_CALL, looks_like_unsent_ca
 from atlas.llm.openai_client import MAX_RETRIES, open_client, sdk_retry
 from atlas.llm.openai_schema import chat_tools
 from atlas.llm.usage import usage_of
-from atlas.llm.wait import Answering, RetryPolicy, WaitSink, with_retries
+from atlas.llm.wait import Answering, Attempt, OutOfTime, RetryPolicy, WaitSink, with_retries
 from atlas.messages import ModelTurn, TextSink, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
 
@@ -104,12 +104,18 @@ class ChatCompletionsModel:
                 offered["tool_choice"] = self.tool_choice
         messages = cast("Any", chat_messages(instructions, items))
         try:
-            stream = await self._create(messages, offered)
-        except openai.BadRequestError as exc:
-            if not self.ask_for_usage or "stream_options" not in str(exc.message):
-                raise
-            self.ask_for_usage = False
-            stream = await self._create(messages, offered)
+            try:
+                attempt = await self._create(messages, offered)
+            except openai.BadRequestError as exc:
+                if not self.ask_for_usage or "stream_options" not in str(exc.message):
+                    raise
+                self.ask_for_usage = False
+                attempt = await self._create(messages, offered)
+            return await attempt.within(self._read(attempt.value, on_text))
+        except OutOfTime as exc:
+            raise self.wire.out_of_time(exc) from None
+
+    async def _read(self, stream: AsyncStream[ChatCompletionChunk], on_text: TextSink | None) -> _Reply:
         reply = _Reply()
         waiting = self.on_wait is not None
         try:
@@ -130,7 +136,7 @@ class ChatCompletionsModel:
             raise self.wire.ended_early("a finish reason")
         return reply
 
-    async def _create(self, messages: Any, offered: dict[str, Any]) -> AsyncStream[ChatCompletionChunk]:
+    async def _create(self, messages: Any, offered: dict[str, Any]) -> Attempt[AsyncStream[ChatCompletionChunk]]:
         usage: dict[str, Any] = {"stream_options": {"include_usage": True}} if self.ask_for_usage else {}
         if self.max_tokens is not None:
             usage["max_tokens"] = self.max_tokens
@@ -143,7 +149,7 @@ class ChatCompletionsModel:
             judge=sdk_retry,
             on_wait=self.on_wait,
         )
-        return cast("AsyncStream[ChatCompletionChunk]", stream)
+        return cast("Attempt[AsyncStream[ChatCompletionChunk]]", stream)
 
 
 def _take(chunk: ChatCompletionChunk, reply: _Reply, on_text: TextSink | None) -> None:

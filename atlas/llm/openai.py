@@ -33,7 +33,7 @@ from atlas.errors import ModelProtocolError
 from atlas.llm.openai_client import MAX_RETRIES, one_line, open_client, sdk_retry
 from atlas.llm.openai_schema import responses_tools
 from atlas.llm.usage import usage_of
-from atlas.llm.wait import Answering, RetryPolicy, WaitSink, with_retries
+from atlas.llm.wait import Answering, Attempt, OutOfTime, RetryPolicy, WaitSink, with_retries
 from atlas.messages import ModelTurn, TextSink, ToolCall, as_model_ids
 from atlas.tools.definition import ToolDefinition
 
@@ -83,7 +83,13 @@ class OpenAIModel:
         parallel_tool_calls: bool,
         on_text: TextSink | None,
     ) -> ModelTurn:
-        stream = await self._open(instructions, items, tools, parallel_tool_calls)
+        try:
+            attempt = await self._open(instructions, items, tools, parallel_tool_calls)
+            return await attempt.within(self._read(attempt.value, on_text))
+        except OutOfTime as exc:
+            raise self.wire.out_of_time(exc) from None
+
+    async def _read(self, stream: AsyncStream[ResponseStreamEvent], on_text: TextSink | None) -> ModelTurn:
         text: list[str] = []
         calls: list[ToolCall] = []
         waiting = self.on_wait is not None
@@ -101,24 +107,11 @@ class OpenAIModel:
                     event.item, ResponseFunctionToolCall
                 ):
                     # Only the finished item carries the name and call_id with the arguments.
-                    item = event.item
-                    calls.append(_tool_call(item))
+                    calls.append(_tool_call(event.item))
                 elif isinstance(event, ResponseCompletedEvent):
                     return self._completed(event, "".join(text), calls, on_text)
-                elif isinstance(event, ResponseErrorEvent):
-                    raise self.wire.made(
-                        ModelProtocolError, self._failed("reported an error", event.message, event.code)
-                    )
-                elif isinstance(event, ResponseFailedEvent):
-                    error = event.response.error
-                    raise self.wire.made(
-                        ModelProtocolError,
-                        self._failed("failed", error.message if error else None, error.code if error else None),
-                    )
-                elif isinstance(event, ResponseIncompleteEvent):
-                    details = event.response.incomplete_details
-                    reason = details.reason if details else None
-                    raise self.wire.made(ModelProtocolError, self._failed("stopped before finishing", reason, None))
+                else:
+                    self._check_failure(event)
         except openai.APITimeoutError:
             raise self.wire.stalled() from None
         except openai.APIConnectionError as exc:
@@ -129,13 +122,28 @@ class OpenAIModel:
             await stream.close()
         raise self.wire.ended_early("a completed response")
 
+    def _check_failure(self, event: ResponseStreamEvent) -> None:
+        """An event saying the response failed, as the error it is."""
+        if isinstance(event, ResponseErrorEvent):
+            raise self.wire.made(ModelProtocolError, self._failed("reported an error", event.message, event.code))
+        if isinstance(event, ResponseFailedEvent):
+            error = event.response.error
+            raise self.wire.made(
+                ModelProtocolError,
+                self._failed("failed", error.message if error else None, error.code if error else None),
+            )
+        if isinstance(event, ResponseIncompleteEvent):
+            details = event.response.incomplete_details
+            reason = details.reason if details else None
+            raise self.wire.made(ModelProtocolError, self._failed("stopped before finishing", reason, None))
+
     async def _open(
         self,
         instructions: str,
         items: Sequence[dict[str, Any]],
         tools: Sequence[ToolDefinition],
         parallel_tool_calls: bool,
-    ) -> AsyncStream[ResponseStreamEvent]:
+    ) -> Attempt[AsyncStream[ResponseStreamEvent]]:
         """The request that opens a streamed response, retried by `with_retries` where each wait is seen."""
         return await with_retries(
             lambda: self._client.responses.create(

@@ -26,7 +26,9 @@ from atlas.errors import (
     RateLimitedError,
     cap,
 )
-from atlas.llm.wait import Retry
+from atlas.llm.server_time import transport_for
+from atlas.llm.wait import OutOfTime, Retry
+from atlas.url_safety import hide, redact_url, url_secrets
 
 DEFAULT_TIMEOUT_S = 60.0
 MAX_RETRIES = 2
@@ -37,7 +39,7 @@ PLACEHOLDER_KEY = "atlas-no-key"
 
 
 def model_timeout() -> float:
-    """`ATLAS_MODEL_TIMEOUT` (seconds without data before a request or a stream is given up)."""
+    """`ATLAS_MODEL_TIMEOUT`: the seconds one model request may take in all, its stream included."""
     return env_number("ATLAS_MODEL_TIMEOUT", DEFAULT_TIMEOUT_S, unit="seconds", positive=True)
 
 
@@ -75,6 +77,8 @@ class Wire:
     max_retries: int
     keyless: bool = False
     """No key was set and the placeholder was sent: a refusal then says to set one."""
+    hidden: tuple[str, ...] = ()
+    """Secrets of the real base URL (`base_url` is its redacted form): never in a message."""
 
     def translate(self, exc: openai.OpenAIError) -> ModelError:
         """One line a maintainer can act on, for every SDK exception."""
@@ -98,7 +102,9 @@ class Wire:
     def made(self, error: type[E], message: str, refusal: Refusal | None = None) -> E:
         """An error of this wire: the model asked for, the base URL and what a refusal told, as fields."""
         status, retry_after = (refusal.status, refusal.retry_after) if refusal is not None else (None, None)
-        return error(message, model=self.model, url=self.base_url, status=status, retry_after=retry_after)
+        # The SDK's and the server's words may quote the URL with its credentials.
+        shown = hide(message, self.hidden)
+        return error(shown, model=self.model, url=self.base_url, status=status, retry_after=retry_after)
 
     def _status(self, exc: openai.APIStatusError) -> ModelError:
         message = server_message(exc)
@@ -146,8 +152,16 @@ class Wire:
     def stalled(self) -> ModelConnectionError:
         return self.made(
             ModelConnectionError,
-            f"the model's stream from {self.base_url} stalled: no data for {self.timeout_s:g} s "
+            f"the model's stream from {self.base_url} stalled: not done within {self.timeout_s:g} s "
             "(set ATLAS_MODEL_TIMEOUT to wait longer)",
+        )
+
+    def out_of_time(self, exc: OutOfTime) -> ModelConnectionError:
+        """The question's deadline ran out before the model was done."""
+        return self.made(
+            ModelConnectionError,
+            f"the question's deadline (--deadline {exc.deadline.seconds:g} s) ran out "
+            f"while waiting for the model at {self.base_url}",
         )
 
     def dropped(self, exc: BaseException) -> ModelConnectionError:
@@ -178,13 +192,15 @@ def open_client(
 ) -> tuple[Wire, openai.AsyncOpenAI]:
     """The wire an adapter names in its errors, and the SDK client it sends through.
 
-    The read timeout bounds every wait for data, so a stalled stream fails too. The SDK does not
-    retry (`max_retries=0`): `atlas.llm.wait.with_retries` does, where each wait can be seen.
+    Each request gets `ATLAS_MODEL_TIMEOUT` of waiting on the server in all, its headers and its
+    whole stream (`server_time.ServerTime`): a stream that dribbles or sends only keep-alives ends too. The
+    SDK does not retry (`max_retries=0`): `atlas.llm.wait.with_retries` does, where each wait can be seen.
     """
     key, url = client_endpoint(api_key, base_url)
     timeout = timeout_s if timeout_s is not None else model_timeout()
-    wire = Wire(name, url, path, timeout, max_retries, key == PLACEHOLDER_KEY)
-    return wire, openai.AsyncOpenAI(api_key=key, base_url=url, timeout=timeout, max_retries=0)
+    wire = Wire(name, redact_url(url), path, timeout, max_retries, key == PLACEHOLDER_KEY, tuple(url_secrets(url)))
+    http = openai.DefaultAsyncHttpxClient(transport=transport_for(url, timeout))
+    return wire, openai.AsyncOpenAI(api_key=key, base_url=url, timeout=timeout, max_retries=0, http_client=http)
 
 
 def retry_after_s(headers: Mapping[str, str]) -> float | None:

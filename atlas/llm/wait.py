@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,57 @@ def watch(model: object, sink: WaitSink | None) -> None:
         model.on_wait = sink
 
 
+@dataclass(frozen=True)
+class QuestionDeadline:
+    """The question's `--deadline`: the `time.monotonic()` it ends at, and the seconds it was given."""
+
+    at: float
+    seconds: float
+
+
+_QUESTION_DEADLINE: ContextVar[QuestionDeadline | None] = ContextVar("atlas_question_deadline", default=None)
+
+
+@contextmanager
+def question_deadline(deadline: QuestionDeadline | None) -> Iterator[None]:
+    """Model requests made inside this block end by `deadline` (the loop sets it around each request)."""
+    token = _QUESTION_DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _QUESTION_DEADLINE.reset(token)
+
+
+class OutOfTime(Exception):
+    """A model request ran past the question's deadline."""
+
+    def __init__(self, deadline: QuestionDeadline) -> None:
+        super().__init__("the question's deadline ran out while waiting for the model")
+        self.deadline = deadline
+
+
+@dataclass(frozen=True)
+class Attempt(Generic[T]):
+    """What an attempt opened; its stream is read within the same deadline (`within`)."""
+
+    value: T
+    deadline: QuestionDeadline | None
+
+    async def within(self, work: Awaitable[U]) -> U:
+        """`work` (reading the stream), cut at the question's deadline: `OutOfTime` then."""
+        return await _by(self.deadline, work)
+
+
+async def _by(deadline: QuestionDeadline | None, work: Awaitable[U]) -> U:
+    if deadline is None:
+        return await work
+    try:
+        async with asyncio.timeout(max(0.0, deadline.at - time.monotonic())):
+            return await work
+    except TimeoutError:
+        raise OutOfTime(deadline) from None
+
+
 async def with_retries(
     request: Callable[[], Awaitable[T]],
     *,
@@ -92,24 +146,32 @@ async def with_retries(
     policy: RetryPolicy,
     judge: Callable[[Exception], Retry | None],
     on_wait: WaitSink | None,
-) -> T:
+) -> Attempt[T]:
     """`request()`, tried again after each failure `judge` calls retryable, at most `policy.max_retries` times.
 
-    The last failure (or one not worth retrying) is raised as it came, for the adapter to translate.
+    No attempt runs past the question's deadline, and a wait that would end beyond it is not
+    started: `OutOfTime`. The last failure (or one not worth retrying) is raised as it came, for
+    the adapter to translate.
     """
     retry = 0
+    deadline = _QUESTION_DEADLINE.get()
     while True:
         if on_wait is not None:
             on_wait(Asking(model, retry + 1))
         try:
-            return await request()
+            return Attempt(await _by(deadline, request()), deadline)
+        except OutOfTime:
+            if on_wait is not None:
+                on_wait(Answering())
+            raise
         except Exception as exc:
             verdict = judge(exc)
-            if verdict is None or retry >= policy.max_retries:
+            delay = 0.0 if verdict is None else policy.delay(retry, verdict.retry_after_s)
+            late = deadline is not None and time.monotonic() + delay >= deadline.at
+            if verdict is None or retry >= policy.max_retries or late:
                 if on_wait is not None:
                     on_wait(Answering())
-                raise
-            delay = policy.delay(retry, verdict.retry_after_s)
+                raise  # the server's own refusal says more than "out of time" would
             if on_wait is not None:
                 on_wait(Retrying(delay, verdict.reason, retry + 1))
             await asyncio.sleep(delay)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from atlas.config import dataset_name
 from atlas.errors import ErrorKind
 from atlas.offline.help import help_text
 from atlas.offline.issue_view import closed_fences, issue_markdown
@@ -224,8 +225,8 @@ def _doc_part(call: PlannedCall, data: Mapping[str, Any]) -> str:
 def docs_list(data: Any) -> str:
     docs = data.get("docs") if isinstance(data, Mapping) else data
     if not isinstance(docs, list) or not docs:
-        return "### Orbit docs\n\nNo docs were found."
-    lines = ["### Orbit docs", ""]
+        return f"### {dataset_name()} docs\n\nNo docs were found."
+    lines = [f"### {dataset_name()} docs", ""]
     for doc in docs:
         if isinstance(doc, Mapping):
             count = len(doc.get("headings") or [])
@@ -261,7 +262,7 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
                 f"- #{hit.get('id')} {_one_line(hit.get('title', ''), 100)} — {hit.get('state', '?')}, "
                 f"{_labels_text(_labels(hit))}"
             )
-    note = (data.get("hint") if isinstance(data, Mapping) else None) or hint
+    note = data.get("note", data.get("hint")) if isinstance(data, Mapping) else None  # a hint may speak to a model
     if note:
         lines += ["", f"Note from the search: {_one_line(note, 300)}"]
     return "\n".join(lines)
@@ -277,7 +278,8 @@ def action_section(call: PlannedCall, data: Any) -> str:
             return f"No change: #{issue_id} already had the label `{label}` (labels: {labels})."
         return f"Done: added the label `{label}` to #{issue_id} (labels now: {labels})."
     when = f" at {data['ts']}" if data.get("ts") else ""
-    return f"Done: posted your comment on #{issue_id}{when}:\n\n{quoted(call.arguments.get('body', ''), 600)}"
+    posted = data.get("body", call.arguments.get("body", ""))  # after an edit at the approval: what was posted
+    return f"Done: posted your comment on #{issue_id}{when}:\n\n{quoted(posted, 600)}"
 
 
 def not_offered(call: PlannedCall, is_action: bool) -> str:

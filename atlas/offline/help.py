@@ -42,7 +42,7 @@ def help_text(question: str, side_effects: bool) -> str:
     ]
     lines += [f"- {title}: " + ", ".join(f"`{example}`" for example in examples) for title, examples in groups]
     if not side_effects:
-        lines.append("- Labels and comments are not available in read-only mode.")
+        lines.append("- Labels and comments are not available in read-only mode (`/read-only off` turns it off).")
     lines += [
         "",
         "For free-form questions use a real model: set `OPENAI_API_KEY` (Atlas then uses gpt-6-luna), "

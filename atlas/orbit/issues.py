@@ -221,6 +221,7 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         result["hits"] = _hits(conn, rows, tracker_changes(ctx.home))
     if not rows:
         result["hint"] = _NOTHING
+        result["note"] = _NOTHING_NOTE
     elif hint:
         result["hint"] = hint
     return result
@@ -247,6 +248,8 @@ def _window_reached() -> str:
     )
 
 
+_NOTHING_NOTE = "No issue matched. Try other or fewer words, or drop the state or label filter."
+"""What a person is told; `_NOTHING` is what the model is told."""
 _NOTHING = (
     "No issue matched. Try other or fewer words, or drop the state/label filter; do not guess what the issues say."
 )

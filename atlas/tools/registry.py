@@ -275,3 +275,15 @@ def restore_catalogue(snapshot: dict[str, ToolSpec[Any]]) -> None:
     for name in [name for name in _CATALOGUE if name not in snapshot]:
         sys.modules.pop(_module_of(_CATALOGUE.pop(name).fn), None)
     _CATALOGUE.update(snapshot)
+
+
+def strict_arguments(args_model: type[ArgsT], arguments: Any) -> ArgsT:
+    """The model's arguments as `args_model`, validated strictly: `true` is not 1 and `"41"` is not 41.
+
+    Validated as the JSON the model sent (JSON-mode strictness): an integer field takes only a
+    JSON integer, a string only a JSON string, while enums and dates still take their JSON forms.
+    Raises pydantic's ValidationError, which the executor answers `bad_args`.
+    """
+    import json
+
+    return args_model.model_validate_json(json.dumps(arguments), strict=True)

@@ -287,4 +287,5 @@ def label_changes(records: list[dict[str, Any]], issue_id: int) -> LabelChanges:
 
 
 def _comment_result(record: dict[str, Any]) -> dict[str, Any]:
-    return {"issue_id": record["issue_id"], "posted": True, "ts": record["ts"]}
+    # The body that was posted (an edit at the approval may have changed it), for every reader to show.
+    return {"issue_id": record["issue_id"], "posted": True, "ts": record["ts"], "body": record.get("body")}

@@ -92,11 +92,27 @@ def warning(request: ApprovalRequest) -> str | None:
     """The caution shown when outsiders' text, read earlier in this conversation, may be what asks for this."""
     if not request.untrusted_sources:
         return None
-    sources = ", ".join(request.untrusted_sources)
     return (
-        f"Untrusted text was read earlier in this conversation from {sources}"
+        f"Untrusted text was read earlier in this conversation from {sources_summary(request.untrusted_sources)}"
         " — make sure this action is what you asked for."
     )
+
+
+SOURCES_NAMED = 3
+"""Up to this many sources are named one by one; more are counted by kind, the latest named."""
+
+
+def sources_summary(sources: Sequence[str]) -> str:
+    """`issue #92`, or for many: `22 sources (18 issues, 4 docs), the latest issue #41, issue #87, doc triage`."""
+    if len(sources) <= SOURCES_NAMED:
+        return ", ".join(sources)
+    kinds: dict[str, int] = {}
+    for source in sources:
+        kind = source.split(" ", 1)[0] or "source"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    counts = ", ".join(f"{count} {kind if count == 1 else kind + 's'}" for kind, count in kinds.items())
+    latest = ", ".join(sources[-SOURCES_NAMED:])
+    return f"{len(sources)} sources ({counts}), the latest {latest}"
 
 
 def batch_question(requests: Sequence[ApprovalRequest]) -> str:

@@ -204,6 +204,7 @@ class CallBoard:
                 current.rows[event.call_id] = row
             if row.settled:
                 return
+            row.arguments = event.arguments  # after an edit at the approval: what was approved
             row.phase = event.phase
             now = self.clock()
             if event.phase is Phase.STARTED:

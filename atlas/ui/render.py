@@ -16,7 +16,7 @@ from rich.text import Text
 
 from atlas.ui.safe import clean, clean_line, safe_markdown
 
-PIPED_TABLE_WIDTH = 200
+PIPED_TABLE_WIDTH = 100_000
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
@@ -69,10 +69,12 @@ def print_answer_source(console: Console, answer: str) -> None:
     console.file.flush()
 
 
-def header(model: str, *, read_only: bool) -> Text:
-    """`atlas · offline · read-only`: which model answers and whether anything can change."""
+def header(model: str, *, read_only: bool, dataset: str) -> Text:
+    """`atlas · offline · Orbit · read-only`: which model answers, about which project, whether anything can change."""
     mode = "read-only" if read_only else "side effects ask first"
-    return Text.assemble(("atlas", "bold"), " · ", (clean_line(model), "cyan"), " · ", (mode, "dim"))
+    return Text.assemble(
+        ("atlas", "bold"), " · ", (clean_line(model), "cyan"), " · ", clean_line(dataset), " · ", (mode, "dim")
+    )
 
 
 def counted(number: int, noun: str) -> str:
@@ -128,6 +130,7 @@ def data_table(
     right: Iterable[str] = (),
     widths: Mapping[str, int] | None = None,
     cut: Iterable[str] = (),
+    min_widths: Mapping[str, int] | None = None,
 ) -> Table:
     """A table whose every cell is cleaned to one visible line of plain text.
 
@@ -135,7 +138,7 @@ def data_table(
     wide and are cut with an ellipsis; every other column (ids, dates, counts) keeps its width
     and is never split over lines, as `gh` lays out a narrow terminal. With no `cut`, cells fold.
     `widths` fixes the columns it names instead of fitting them to these rows, so that tables
-    printed one after another line up.
+    printed one after another line up; `min_widths` keeps a cut column at least that wide.
     """
     aligned, cuttable = set(right), set(cut)
     fixed = widths or {}
@@ -148,6 +151,7 @@ def data_table(
             # Only a column that may wrap is narrowed to fit: the others keep their whole width.
             no_wrap=bool(cuttable) and name not in cuttable,
             width=fixed.get(name),
+            min_width=(min_widths or {}).get(name) if name in cuttable else None,
         )
     for row in rows:
         table.add_row(*(_cell(cell, cut=bool(cuttable)) for cell in row))

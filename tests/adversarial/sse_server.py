@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
 from typing import Any
 
@@ -107,3 +108,61 @@ def function_calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
         *({"type": "response.output_item.done", "output_index": n, "item": item} for n, item in enumerate(items)),
         {"type": "response.completed", "response": response(output=items)},
     ]
+
+
+class SlowSSE:
+    """A loopback server (Responses and Chat Completions alike) whose streams never finish.
+
+    `mode` "dribble" sends the first event one byte every `interval_s`; "keep-alive" sends only SSE
+    comments (`: keep-alive`) every `interval_s`. Either way data keeps arriving, so no read ever
+    waits long, and only a bound on the whole request ends it. `asked` and `hung_up` hold the
+    monotonic times at which each request arrived and its client closed the connection.
+    """
+
+    def __init__(self, mode: str, interval_s: float = 0.25) -> None:
+        self.asked: list[float] = []
+        self.hung_up: list[float] = []
+        self.stopping = threading.Event()
+        stopping, asked, hung_up = self.stopping, self.asked, self.hung_up
+        responses_event = (
+            b'event: response.created\ndata: {"type": "response.created", "sequence_number": 0, '
+            b'"response": {"id": "resp_1", "object": "response", "created_at": 0, "status": "in_progress"}}\n\n'
+        )
+        chat_chunk = (
+            b'data: {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "gpt-hostile", '
+            b'"choices": [{"index": 0, "delta": {"content": "ORB-1101 means"}, "finish_reason": null}]}\n\n'
+        )
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                asked.append(time.monotonic())
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                first = chat_chunk if self.path.endswith("/chat/completions") else responses_event
+                pieces = (first[n : n + 1] for n in range(len(first))) if mode == "dribble" else None
+                try:
+                    while not stopping.wait(interval_s):
+                        piece = next(pieces, b"") if pieces is not None else b": keep-alive\n\n"
+                        self.wfile.write(piece or b" ")
+                        self.wfile.flush()
+                except OSError:
+                    hung_up.append(time.monotonic())
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> SlowSSE:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self.server.shutdown()
+        self.server.server_close()

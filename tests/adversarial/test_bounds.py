@@ -40,6 +40,10 @@ ENVIRONMENT = [
     ("ATLAS_PRICE_IN", "-0.5"),
     ("ATLAS_PRICE_OUT", "1e9"),
     ("ATLAS_PRICE_OUT", "nan"),
+    ("ATLAS_PRICES", "gpt-6-luna=1e308/0.5"),
+    ("ATLAS_PRICES", "gpt-6-luna=0.1/inf"),
+    ("ATLAS_PRICES", "gpt-6-luna=0.1/10001"),
+    ("ATLAS_PRICES", "gpt-6-luna=-1/0.5"),
 ]
 
 
@@ -91,3 +95,19 @@ def test_the_bounds_themselves_are_accepted(tmp_path: Path) -> None:
     low = run_atlas("ask", "-m", "offline", "--timeout", "0.05", "--deadline", "0.1", "--concurrency", "1",
                     "--max-rounds", "1", "what is issue 41 about?", env=env)  # fmt: skip
     assert low.code == 0, low
+
+
+def test_json_is_strict_even_for_the_largest_prices(tmp_path: Path) -> None:
+    """The largest accepted prices and token counts still give a finite cost: `--json` is always JSON."""
+    import json
+
+    from tests.adversarial.sse_server import ScriptedSSE, text_answer, usage
+
+    with ScriptedSSE([text_answer("ORB-1101 is LeaseExpired.", usage=usage(10**8, 10**8))]) as server:
+        env = atlas_env(tmp_path / "home", OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=server.url)
+        env["ATLAS_PRICES"] = "gpt-x=10000/10000"
+        run = run_atlas("ask", "-m", "gpt-x", "--read-only", "--json", "What does ORB-1101 mean?", env=env)
+    assert run.code == 0, run
+    assert "Infinity" not in run.stdout and "NaN" not in run.stdout
+    parsed = json.loads(run.stdout, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+    assert parsed["cost_usd"] == 2_000_000.0

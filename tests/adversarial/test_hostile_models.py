@@ -45,6 +45,13 @@ ATTEMPTS: list[tuple[str, dict[str, Any] | str, str, str]] = [
     ("add_label", '[92, "type:bug"]', "bad_args", "unknown_tool"),
     ("add_label", {"issue_id": "ninety-two", "label": "type:bug"}, "bad_args", "unknown_tool"),
     ("add_label", {"issue_id": -92, "label": "type:bug"}, "bad_args", "unknown_tool"),
+    # Strict types: `true` is not issue #1, "41" and 41.0 are not 41, a number is not a label.
+    ("add_label", {"issue_id": True, "label": "type:bug"}, "bad_args", "unknown_tool"),
+    ("add_label", {"issue_id": 41, "label": 7}, "bad_args", "unknown_tool"),
+    ("post_comment", {"issue_id": True, "body": "closing"}, "bad_args", "unknown_tool"),
+    ("get_issue", {"issue_id": True}, "bad_args", "bad_args"),
+    ("get_issue", {"issue_id": "41"}, "bad_args", "bad_args"),
+    ("get_issue", {"issue_id": 41.0}, "bad_args", "bad_args"),
     ("post_comment", {"issue_id": 41, "body": "closing", "close": True}, "bad_args", "unknown_tool"),
     ("post_comment", {"issue_id": 41}, "bad_args", "unknown_tool"),
     ("get_issue", {"issue_id": "92; DROP TABLE issues"}, "bad_args", "bad_args"),

@@ -48,6 +48,7 @@ def test_a_reachable_api_and_json(llmock: Any) -> None:
     assert found["model"]["facts"]["model"] == "gpt-6-luna"
     assert found["api"]["ok"] and found["api"]["facts"] == {
         "base_url": llmock.base_url("openai"),
+        "api": "responses",
         "key": True,
         "reachable": True,
     }
@@ -85,3 +86,33 @@ def test_a_state_folder_that_cannot_be_written(tmp_path: Path) -> None:
     assert done.returncode == 1
     state = next(line for line in done.stdout.splitlines() if line.split()[1] == "state")
     assert state.startswith("✗") and "NOT writable" in state
+
+
+def test_a_local_server_named_by_atlas_base_url_needs_no_key(llmock: Any) -> None:
+    """ATLAS_BASE_URL and ATLAS_API are what doctor probes; a server named there needs no key."""
+    env = {key: value for key, value in os.environ.items() if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    url = llmock.base_url("openai")
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", "doctor", "-m", "qwen2.5:7b"],
+        env={**env, "COLUMNS": "200", "ATLAS_BASE_URL": url, "ATLAS_API": "chat"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    api = next(line for line in done.stdout.splitlines() if line.split()[1] == "api")
+    assert api.startswith("✓") and url in api and "Chat Completions" in api and "reachable" in api, api
+    assert "set OPENAI_API_KEY" not in done.stdout
+    model = next(line for line in done.stdout.splitlines() if line.split()[1] == "model")
+    assert "Chat Completions" in model and "Responses" not in model
+    # The probe went to that server, not to the OpenAI API.
+    assert any(getattr(request, "path", "").endswith("/models") for request in llmock.requests), llmock.requests
+
+
+def test_a_named_server_is_probed_without_a_key() -> None:
+    from tests.adversarial.sse_server import ScriptedSSE
+
+    with ScriptedSSE([]) as server:  # no GET handler: a 501, reachable
+        done = doctor("--json", "-m", "gpt-x", ATLAS_BASE_URL=server.url, OPENAI_API_KEY="")
+    api = checks(done)["api"]
+    assert api["ok"] and api["facts"]["key"] is False and api["facts"]["base_url"] == server.url, api

@@ -68,3 +68,21 @@ def test_an_empty_edit_or_a_failed_editor_keeps_the_text_shown(tmp_path: Path) -
     env, shown = run(other, editor(other, "never used", exit_code=1), [b"e\r", b"y\r"])
     assert "The editor did not finish; the text is unchanged." in shown[1]
     assert [r["body"] for r in tracker_records(env)] == ["Draft: looks like a dup"]
+
+
+def test_the_row_and_the_answer_show_the_edited_text_that_was_posted(tmp_path: Path) -> None:
+    """The offline planner's own comment, edited at the prompt: what is confirmed is what was posted."""
+    env = atlas_env(tmp_path / "home", VISUAL=editor(tmp_path, "Duplicate of #7, closing.\n"), EDITOR="false")
+    child = spawn_atlas("ask", "-m", "offline", "comment on #41: Draft looks like a dup", env=env)
+    child.expect(PROMPT)
+    child.send(b"e\r")
+    child.expect(PROMPT)
+    child.send(b"y\r")
+    code, after = finish(child)
+    assert code == 0
+    screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", after.decode("utf-8", errors="replace"))
+    assert [r["body"] for r in tracker_records(env)] == ["Duplicate of #7, closing."]
+    rows = [line for line in screen.splitlines() if "post_comment(" in line]
+    assert rows and all("Duplicate of #7" in row and "Draft" not in row for row in rows), rows
+    answer = screen.split("Done: posted your comment on #41", 1)[1]
+    assert "Duplicate of #7, closing." in answer and "Draft looks like a dup" not in answer, screen

@@ -56,7 +56,8 @@ def test_piped_output_is_all_of_it_and_comments_only_when_asked(tmp_path: Path) 
     env = terminal_env(PAGER=pager)
     bare = atlas("issue", "87", env=env)
     assert bare.returncode == 0, bare.stderr
-    assert "#87 — Postgres broker" in bare.stdout and "5 comments: atlas issue 87 --comments shows them" in bare.stdout
+    assert "#87 — Postgres broker" in bare.stdout
+    assert "5 comments: `atlas issue 87 --comments` shows them" in bare.stdout
     full = atlas("issue", "87", "--comments", env=env)
     assert full.stdout.count("\n") > bare.stdout.count("\n") + 20 and "Comments (5 of 5)" in full.stdout
     assert not seen.exists()  # a pipe is never paged
@@ -120,3 +121,28 @@ def test_an_excerpt_or_a_view_never_leaves_a_code_block_open() -> None:
     assert closed_fences("```\na\n```\nafter") == "```\na\n```\nafter"
     view = issue_markdown({"id": 5, "title": "t", "body": "log:\n~~~~\nline", "comments": []})
     assert view.endswith("> line\n> ~~~~")
+
+
+def test_json_escapes_c1_controls_and_bidi_overrides_like_every_other_json() -> None:
+    import re
+
+    done = atlas("issue", "66", "--json", "--comments")
+    assert done.returncode == 0, done.stderr
+    # Issue #66 holds C1 controls and bidi overrides: none may reach the terminal raw.
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", done.stdout)
+    assert done.stdout.isascii()
+    lines = Path("datasets/orbit/issues/issues.jsonl").read_text(encoding="utf-8").splitlines()
+    raw = next(json.loads(line) for line in lines if line.startswith('{"id": 66,'))
+    assert json.loads(done.stdout)["body"] == raw["body"]  # escaped, not altered
+
+
+def test_a_hash_number_is_an_issue_and_a_pipe_gets_markdown(tmp_path: Path) -> None:
+    done = atlas("issue", "#41", env=terminal_env())
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "### #41 — Nightly rebuild runs twice when the job outlives its 900 s lease"
+    assert "Labels: `comp:core`, `type:bug`" in lines
+    assert any(line.startswith("> Our `nightly-rebuild`") for line in lines)
+    assert "*5 comments: `atlas issue 41 --comments` shows them.*" in lines
+    refused = atlas("issue", "#x41", env=terminal_env())
+    assert refused.returncode == 2 and "written 41 or #41" in refused.stderr and "Traceback" not in refused.stderr

@@ -67,3 +67,39 @@ def test_a_long_comment_in_the_tracker_is_one_cut_line() -> None:
     assert len(lines) == 3
     row = lines[2]
     assert SESSION in row and "#41" in row and row.endswith("…") and "Line 0:" in row
+
+
+QUESTION = "why does the nightly rebuild run twice when the lease expires on the postgres broker?"
+QUERY = "lease expiry on the postgres broker under load with forty workers and renewals switched off"
+
+
+def _long_call() -> None:
+    home = Path(os.environ["ATLAS_HOME"])
+    log = CallLog.at_home(home)
+    record = CallRecord(
+        round=1, call_id="c1", name="search_issues", arguments={"query": QUERY}, kind="ok", ms=12.0, attempts=1,
+        ts=time.time(),
+    )  # fmt: skip
+    log.record_call(record, session=SESSION, turn=1)
+    log.record_turn(session=SESSION, turn=1, question=QUESTION, answer="…", model="offline", rounds=1)
+
+
+def test_a_pipe_gets_every_log_cell_whole() -> None:
+    import subprocess
+
+    _long_call()
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", "log"], capture_output=True, text=True, timeout=30, env=terminal_env()
+    )
+    assert done.returncode == 0, done.stderr
+    assert QUESTION in done.stdout and QUERY in done.stdout and "…" not in done.stdout, done.stdout
+
+
+def test_between_110_and_150_columns_the_tool_and_its_arguments_stay_readable() -> None:
+    _long_call()
+    for columns in (110, 129, 130, 149):
+        lines = on_a_terminal("log", columns=columns)
+        assert all(len(line) <= columns for line in lines), lines
+        assert len(lines) == 3, lines  # header, rule, one row: nothing folded, nothing lost off the edge
+        row = next(line for line in lines if SESSION in line)
+        assert "│ search_issues │ query='lease ex" in row and "│ ok " in row and "│ 12" in row, (columns, row)

@@ -1,0 +1,48 @@
+"""Help as people read it: metavars that say what a value is, and every command's whole summary."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+COMMANDS = [
+    ["ask"], ["chat"], ["log"], ["tools"], ["models"], ["issue"], ["tracker"], ["eval"], ["doctor"],
+    ["completion"], ["data", "import"], ["data", "sync"], ["mcp", "list"], ["mcp", "add"], ["mcp", "serve"],
+]  # fmt: skip
+
+
+def help_of(*command: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", *command, "--help"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_no_type_placeholders_in_any_help(command: list[str]) -> None:
+    text = help_of(*command)
+    assert not re.search(r"<(?:str|int|float|list|int range|float range)[^>]*>", text), text
+    usage = text.splitlines()[0]
+    assert "{" not in usage, usage
+
+
+def test_the_options_read_as_what_they_take() -> None:
+    assert re.search(r"--since AGE\b", help_of("tracker")) and re.search(r"--issue N\b", help_of("tracker"))
+    assert re.search(r"--timeout SECONDS\b", help_of("eval")) and re.search(r"--min RATE\b", help_of("eval"))
+    assert "Usage: atlas issue [OPTIONS] N" in help_of("issue")
+
+
+@pytest.mark.parametrize("group", ["data", "mcp"])
+def test_group_summaries_are_whole(group: str) -> None:
+    text = help_of(group)
+    commands = text.split("Commands:", 1)[1]
+    assert "..." not in commands.replace("ARGS...", ""), commands
