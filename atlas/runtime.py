@@ -19,6 +19,7 @@ from atlas.dataset import require_dataset
 from atlas.events import Approver, BatchApprover, EventSink
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult
+from atlas.tools.approvals import PolicyHook
 from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, load_registry
 
@@ -37,6 +38,8 @@ class Runtime:
     model: Model
     call_log: CallLog
     session: str
+    policy: PolicyHook | None = None
+    """The approval policy (`[[policy.rules]]`), consulted before a person is asked."""
 
     def registry(self, *, read_only: bool) -> Registry:
         return self.tools.read_only() if read_only else self.tools
@@ -62,6 +65,7 @@ class Runtime:
             observers=[CallLogWriter(self.call_log, self.session)],
             session=self.session,
             context=context,
+            policy=self.policy,
         )
 
     def record_turn(self, question: str, result: TurnResult) -> TurnResult:
@@ -116,13 +120,19 @@ def open_runtime(model: str | None, api: str | None = None, *, prepare_data: Dat
     chosen = model_api(api)
     settings = Settings(api=chosen) if model is None else Settings(model=model, api=chosen)
     require_dataset(settings.data)
+    from atlas.policy.gate import PolicyGate, annotations_of
+    from atlas.policy.load import load_policy
+
+    rules = load_policy(settings.home)  # a policy it cannot read stops the run before anything starts
     if prepare_data is not None:
         prepare_data(settings.data, settings.home)
     tools = with_mcp_tools(load_registry(), settings.home)
+    policy = PolicyGate(rules, settings.home, annotations_of(tools))
     return Runtime(
         settings=settings,
         tools=tools,
         model=resolve(settings.model, settings.api),
         call_log=CallLog.at_home(settings.home),
         session=new_session_id(),
+        policy=policy,
     )

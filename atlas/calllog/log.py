@@ -33,7 +33,7 @@ class CallLog(Queries):
             return
         self._write_safely(
             "INSERT INTO calls (ts, session, turn, round, position, call_id, name, arguments, kind, ms, attempts,"
-            " message, approved, leaked_threads) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " message, approved, leaked_threads, decided_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [_call_row(record, session, turn) for record in records],
         )
 
@@ -93,4 +93,5 @@ def _call_row(record: CallRecord, session: str, turn: int) -> tuple[Any, ...]:
         record.message,
         None if record.approved is None else int(record.approved),
         record.leaked_threads,
+        record.decided_by,
     )

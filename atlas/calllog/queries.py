@@ -175,6 +175,7 @@ def _call_dict(row: sqlite3.Row) -> dict[str, Any]:
         "message": row["message"],
         "approved": None if row["approved"] is None else bool(row["approved"]),
         "leaked_threads": row["leaked_threads"],
+        "decided_by": row["decided_by"],
     }
 
 

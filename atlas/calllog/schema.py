@@ -49,6 +49,10 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX calls_name_ms ON calls (name, ms);
     CREATE INDEX calls_retried ON calls (name, attempts) WHERE attempts > 1;
     """,
+    # Who approved or denied a side effect: `person`, `rule:NAME`, `session`, `no-terminal`.
+    """
+    ALTER TABLE calls ADD COLUMN decided_by TEXT;
+    """,
 )
 
 

@@ -35,6 +35,8 @@ class ToolContext:
     home: Path = field(default_factory=config.atlas_home)
     session: str = ""
     idempotency_key: str | None = None
+    decided_by: str | None = None
+    """Who approved this side effect (`person`, `rule:NAME`, `session`): kept with what it wrote."""
 
 
 ToolFn = Callable[[Any, ToolContext], Any]
@@ -64,6 +66,8 @@ class ToolSpec(Generic[ArgsT]):
     """Tools sharing a source share its circuit breaker (an MCP server's tools); None: the tool's own."""
     editable: str | None = None
     """For side effects: the text argument a person may edit at the prompt (a comment's `body`)."""
+    annotations: dict[str, bool] | None = None
+    """An MCP tool's hints (`read_only`, `destructive`, `idempotent`, `open_world`), for policy rules."""
     check: Callable[[ArgsT, ToolContext], Any] | None = None
     """For side effects, run before anyone is asked: the result when the call would change nothing,
     None when it would (then it is asked); raising says it would be refused (then it fails unasked)."""

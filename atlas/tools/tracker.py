@@ -72,10 +72,13 @@ def open_tracker(ctx: ToolContext) -> MockTracker:
     if backend in ("", "mock"):
         from atlas.github.labels import ProjectTracker, is_project_dataset  # an imported project's labels
 
-        return ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home)
-    from atlas.github.tracker import open_github_tracker  # httpx only when GitHub is the tracker
+        tracker = ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home)
+    else:
+        from atlas.github.tracker import open_github_tracker  # httpx only when GitHub is the tracker
 
-    return open_github_tracker(backend, ctx)
+        tracker = open_github_tracker(backend, ctx)
+    tracker.decided_by = ctx.decided_by
+    return tracker
 
 
 class MockTracker:
@@ -83,6 +86,8 @@ class MockTracker:
 
     where = ""
     """Where actions go beyond this file, for previews: empty for the mock alone."""
+    decided_by: str | None = None
+    """Who approved the actions this tracker writes; kept in each record."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -222,6 +227,8 @@ class MockTracker:
 
     def _append(self, record: dict[str, Any]) -> None:
         """Write one whole line; the caller holds the lock."""
+        if self.decided_by:
+            record = {**record, "decided_by": self.decided_by}
         line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         try:
             fd = statefiles.open_fd(self.path, os.O_RDWR | os.O_APPEND, create=True)
