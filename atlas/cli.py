@@ -70,6 +70,9 @@ def ask(
     api: str | None = typer.Option(None, "--api", metavar="API", help="The server's API: responses (default) or chat."),
     read_only: bool = typer.Option(False, "--read-only", help="Do not offer side-effect tools to the model."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (answer, calls, usage, cost)."),
+    jsonl: bool = typer.Option(
+        False, "--jsonl", help="Print one JSON event per line; exit 3 when actions were denied."
+    ),
     max_rounds: int = typer.Option(
         5, "--max-rounds", metavar="N", callback=within("--max-rounds"), help="Model requests before giving up (1-50)."
     ),
@@ -107,7 +110,10 @@ def ask(
         concurrency=concurrency,
         parallel=not no_parallel,
         deadline_s=deadline,
+        jsonl=jsonl,
     )
+    if as_json and jsonl:
+        raise typer.BadParameter("--json and --jsonl cannot be used together", param_hint="--jsonl")
     code = guarded(lambda: run_ask(options))
     raise typer.Exit(code)
 

@@ -73,6 +73,8 @@ class CallEvent:
     """The number of the question (turn) the call belongs to."""
     record: CallRecord | None = None
     """How the call ended: set on FINISHED only."""
+    decided_by: str | None = None
+    """On APPROVED and DENIED: who decided (`person`, `rule:NAME`, `session`, `no-terminal`)."""
 
 
 @dataclass(frozen=True)

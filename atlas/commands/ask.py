@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console
 
 from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import run_cancellable
-from atlas.errors import ConfigError
+from atlas.errors import AtlasError, ConfigError
 from atlas.llm.wait import watch
-from atlas.loop import TurnSettings, run_turn
+from atlas.loop import TurnResult, TurnSettings, run_turn
 from atlas.runtime import open_runtime
 from atlas.ui.approval import TerminalApprover
+from atlas.ui.denied import print_denied
+from atlas.ui.jsonl import EXIT_CANCELLED, EXIT_FAILED, JsonlEvents, ObservedModel, exit_code
 from atlas.ui.render import footer, header, make_console, print_answer_source
 from atlas.ui.turn_view import TurnView
 
@@ -32,6 +35,7 @@ class AskOptions:
     concurrency: int = 4
     parallel: bool = True
     deadline_s: float | None = None
+    jsonl: bool = False
 
 
 def read_question(value: str) -> str:
@@ -55,13 +59,38 @@ def turn_view(console: Console, notices: Console) -> TurnView:
 
 
 def run_ask(options: AskOptions) -> int:
-    """Answer one question; returns the exit code (0: answered, even when an action was denied)."""
+    """Answer one question; returns the exit code (0: answered; with --jsonl, 3: answered, actions denied)."""
+    if not options.jsonl:
+        return _ask(options, None)
+    events = JsonlEvents()
+    return run_with_events(events, lambda: _ask(options, events))
+
+
+def run_with_events(events: JsonlEvents, run: Callable[[], int]) -> int:
+    """`run()`, ending the stream with `finished` and the exit code, whatever happens: the error
+    itself is left to the caller's one line on standard error."""
+    try:
+        code = run()
+    except AtlasError as exc:
+        events.finished(exc.exit_code)
+        raise
+    except KeyboardInterrupt:
+        events.finished(EXIT_CANCELLED)
+        raise
+    except BaseException:
+        events.finished(EXIT_FAILED)
+        raise
+    events.finished(code)
+    return code
+
+
+def _ask(options: AskOptions, events: JsonlEvents | None) -> int:
     question = read_question(options.question)
     runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db)
     console = make_console()
     notices = make_console(stderr=True)
     progress = console if console.is_terminal else notices
-    view = None if options.as_json else turn_view(console, notices)
+    view = None if options.as_json or events else turn_view(console, notices)
     approver = TerminalApprover(notices, pause=view.paused if view else None)
     executor = runtime.executor(
         read_only=options.read_only,
@@ -69,16 +98,21 @@ def run_ask(options: AskOptions) -> int:
         concurrency=1 if not options.parallel else options.concurrency,
         approve=approver,
         approve_batch=approver.decide,
-        on_event=view.on_event if view else None,
+        on_event=view.on_event if view else (events.on_event if events else None),
     )
+    model = runtime.model
     if view:
-        watch(runtime.model, view.on_wait)
-        progress.print(header(runtime.model.name, read_only=options.read_only))
+        watch(model, view.on_wait)
+        progress.print(header(model.name, read_only=options.read_only))
+    if events:
+        watch(model, events.on_wait)
+        events.question(question, model=model.name, session=runtime.session, read_only=options.read_only)
+        model = ObservedModel(model, events)
     started = time.monotonic()
     turn = run_turn(
         question,
         [],
-        model=runtime.model,
+        model=model,
         executor=executor,
         session=runtime.session,
         settings=TurnSettings(max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=options.deadline_s),
@@ -92,10 +126,18 @@ def run_ask(options: AskOptions) -> int:
             view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
         raise
     result = runtime.record_turn(question, result)
+    if events:
+        return _report_events(events, result)
     if view is None:
         # ASCII JSON: every control, C1 and bidi character in the data arrives escaped and inert.
         print(json.dumps(result.to_json()))
         return 0
+    _report_view(view, console, progress, result, time.monotonic() - started)
+    return 0
+
+
+def _report_view(view: TurnView, console: Console, progress: Console, result: TurnResult, seconds: float) -> None:
+    """The answer, the footer and what was not done, on the terminal (or the answer alone on a pipe)."""
     view.finish(result.answer)
     if console.is_terminal:
         console.print()
@@ -107,7 +149,19 @@ def run_ask(options: AskOptions) -> int:
             output_tokens=result.usage.output_tokens,
             cost_usd=result.cost_usd,
             usage_known=result.usage.known,
-            seconds=time.monotonic() - started,
+            seconds=seconds,
         )
     )
-    return 0
+    print_denied(progress, result.calls)
+
+
+def _report_events(events: JsonlEvents, result: TurnResult) -> int:
+    events.answer(result.answer, finished=result.finished, rounds=result.rounds)
+    known = result.usage.known
+    events.usage(
+        input_tokens=result.usage.input_tokens if known else None,
+        output_tokens=result.usage.output_tokens if known else None,
+        cost_usd=result.cost_usd if known else None,
+    )
+    events.denied(result.calls)
+    return exit_code(result.calls)

@@ -73,7 +73,8 @@ async def consent(
     if verdict.decision in ("allow", "deny"):
         await gate.leave()
         state.approved, state.decided_by = verdict.decision == "allow", verdict.decided_by
-        emit(state, Phase.APPROVED if state.approved else Phase.DENIED, message=verdict.note)
+        phase = Phase.APPROVED if state.approved else Phase.DENIED
+        emit(state, phase, message=verdict.note, decided_by=state.decided_by)
         if not state.approved:
             return error(ErrorKind.DENIED, f"{spec.name} was denied by the approval policy: {verdict.note}")
     else:
@@ -122,5 +123,5 @@ async def _ask(
     approved = await gate.submit(state.call.call_id, state.position, build)
     told = asked[-1].decided_by if asked else []
     state.decided_by = told[-1] if told else ("person" if approved else "nobody")
-    emit(state, Phase.APPROVED if approved else Phase.DENIED, message=state.decided_by)
+    emit(state, Phase.APPROVED if approved else Phase.DENIED, decided_by=state.decided_by)
     return approved
