@@ -15,6 +15,7 @@ import typer
 from atlas import __version__
 from atlas.cli_groups import data_app, mcp_app
 from atlas.cli_options import examples, within
+from atlas.cli_policy import policy_app
 
 T = TypeVar("T", int, float)
 
@@ -35,6 +36,7 @@ app = typer.Typer(
 )
 app.add_typer(data_app, name="data", short_help="Your own project: import a gh export, or sync from GitHub.")
 app.add_typer(mcp_app, name="mcp", short_help="MCP servers' tools in Atlas, and Atlas's tools over MCP.")
+app.add_typer(policy_app, name="policy", short_help="Approval rules: list them, check their examples, revoke, trust.")
 
 
 def _version(value: bool) -> None:
