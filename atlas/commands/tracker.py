@@ -66,4 +66,5 @@ def show_tracker(
     ]
     # On a terminal a long comment is cut to the line; a pipe gets it whole.
     cut = ("detail",) if console.is_terminal else ()
-    console.print(data_table(("time", "session", *(("by",) if decided else ()), "action", "issue", "detail"), rows, cut=cut))
+    columns = ("time", "session", *(("by",) if decided else ()), "action", "issue", "detail")
+    console.print(data_table(columns, rows, cut=cut))
