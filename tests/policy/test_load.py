@@ -117,5 +117,5 @@ def test_atlas_policy_names_a_file_that_is_trusted(
     monkeypatch.setenv("ATLAS_POLICY", str(named))
     assert all(p.active for p in load_policy(_isolated_state).rules)
     monkeypatch.setenv("ATLAS_POLICY", str(tmp_path / "missing.toml"))
-    with pytest.raises(ConfigError, match="ATLAS_POLICY=.*no such file"):
+    with pytest.raises(ConfigError, match=r"ATLAS_POLICY=.*no such file"):
         load_policy(_isolated_state)
