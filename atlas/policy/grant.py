@@ -113,9 +113,11 @@ def _rewrite(path: Path, text: str, *, keep_trust: bool) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-    if statefiles.refuse_unsafe(path):
+    try:
+        statefiles.refuse_unsafe(path)  # a link planted in its place is never replaced, nor written through
+    except statefiles.UnsafeStateFile as exc:
         os.unlink(temp)
-        raise ConfigError(f"{printable(path)} is a link or not a regular file; nothing was written")
+        raise ConfigError(f"{exc}; nothing was written") from None
     os.replace(temp, path)
     if keep_trust:
         trust.trust(path, text.encode("utf-8"))
