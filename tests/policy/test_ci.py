@@ -12,7 +12,6 @@ import pytest
 
 from tests.adversarial.harness import REPO as CHECKOUT
 from tests.adversarial.harness import atlas_env, run_atlas, tracker_records, write_script
-from tests.github.conftest import github  # noqa: F401 (the fake GitHub fixture)
 from tests.github.fake_github import REPO, TOKEN, RunningFake
 
 THANKS = "Thanks for the report! A maintainer will follow up."
