@@ -47,6 +47,9 @@ class CallRecord:
     decided_by: str | None = None
     """Who approved or denied a side effect: `person`, `rule:NAME`, `session` (an exact action a
     person allowed for the session), `no-terminal` (nobody could be asked) or `cancelled`."""
+    trace_id: str | None = None
+    span_id: str | None = None
+    """The call's OpenTelemetry span (32 and 16 hex digits) when telemetry is on: a log row leads to its trace."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,8 @@ class CallEvent:
     """How the call ended: set on FINISHED only."""
     decided_by: str | None = None
     """On APPROVED and DENIED: who decided (`person`, `rule:NAME`, `session`, `no-terminal`)."""
+    output: str | None = None
+    """On FINISHED, the result text the model receives (for content capture in traces)."""
 
 
 @dataclass(frozen=True)

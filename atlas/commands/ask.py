@@ -13,9 +13,11 @@ from rich.console import Console
 from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import run_cancellable
 from atlas.errors import AtlasError, ConfigError
+from atlas.events import EventSink
+from atlas.executor.executor import ToolExecutor
 from atlas.llm.wait import watch
 from atlas.loop import TurnResult, TurnSettings, run_turn
-from atlas.runtime import open_runtime
+from atlas.runtime import Runtime, open_runtime
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.denied import print_denied
 from atlas.ui.jsonl import EXIT_CANCELLED, EXIT_FAILED, JsonlEvents, ObservedModel, exit_code
@@ -87,19 +89,32 @@ def run_with_events(events: JsonlEvents, run: Callable[[], int]) -> int:
 def _ask(options: AskOptions, events: JsonlEvents | None) -> int:
     question = read_question(options.question)
     runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db)
-    console = make_console()
-    notices = make_console(stderr=True)
-    progress = console if console.is_terminal else notices
-    view = None if options.as_json or events else turn_view(console, notices)
-    approver = TerminalApprover(notices, pause=view.paused if view else None)
-    executor = runtime.executor(
+    try:
+        return _answer(question, runtime, options, events)
+    finally:
+        runtime.close()
+
+
+def _executor(
+    runtime: Runtime, options: AskOptions, approver: TerminalApprover, on_event: EventSink | None
+) -> ToolExecutor:
+    return runtime.executor(
         read_only=options.read_only,
         timeout_s=options.timeout_s,
         concurrency=1 if not options.parallel else options.concurrency,
         approve=approver,
         approve_batch=approver.decide,
-        on_event=view.on_event if view else (events.on_event if events else None),
+        on_event=on_event,
     )
+
+
+def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlEvents | None) -> int:
+    console = make_console()
+    notices = make_console(stderr=True)
+    progress = console if console.is_terminal else notices
+    view = None if options.as_json or events else turn_view(console, notices)
+    approver = TerminalApprover(notices, pause=view.paused if view else None)
+    executor = _executor(runtime, options, approver, view.on_event if view else (events.on_event if events else None))
     model = runtime.model
     if view:
         watch(model, view.on_wait)
@@ -119,13 +134,16 @@ def _ask(options: AskOptions, events: JsonlEvents | None) -> int:
         on_text=view.on_text if view else None,
         on_round=view.on_round if view else None,
     )
-    try:
-        result = run_cancellable(turn)
-    except BaseException as exc:
-        if view:
-            view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
-        raise
-    result = runtime.record_turn(question, result)
+    with runtime.traced_question(question, 1) as trace:
+        try:
+            result = run_cancellable(turn)
+        except BaseException as exc:
+            if view:
+                view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
+            raise
+        result = runtime.record_turn(question, result)
+        if trace is not None:
+            trace.finish(result)
     if events:
         return _report_events(events, result)
     if view is None:

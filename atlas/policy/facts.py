@@ -9,7 +9,7 @@ from typing import Any
 from atlas.errors import AtlasError, ToolError
 from atlas.policy.decide import Facts
 from atlas.tools.registry import ToolContext
-from atlas.tools.tracker import MockTracker, open_tracker
+from atlas.tracker.journal import MockTracker, open_tracker
 
 
 def repository(context: ToolContext) -> str | None:
@@ -24,7 +24,7 @@ def repository(context: ToolContext) -> str | None:
 
 
 def issue_state(context: ToolContext, issue_id: int) -> str | None:
-    from atlas.tools.orbitdb import connect
+    from atlas.orbit.db import connect
 
     try:
         with connect(context.data, context.home) as conn:

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from atlas.executor.approvals import Verdict
 from atlas.policy import grant
 from atlas.policy.decide import Facts, evaluate
 from atlas.policy.facts import facts_for, tracker_records
 from atlas.policy.load import PlacedRule, Policy, load_policy
-from atlas.tools.approvals import Verdict
 from atlas.tools.registry import Registry, ToolContext
 
 

@@ -16,12 +16,12 @@ import pytest
 from pydantic import BaseModel
 
 from atlas.events import ApprovalRequest, CallRecord
+from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
 from atlas.policy.gate import PolicyGate, annotations_of
 from atlas.policy.load import load_policy
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
-from atlas.tools.tracker import MockTracker
+from atlas.tracker.journal import MockTracker
 
 
 class Person:

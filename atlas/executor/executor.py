@@ -53,15 +53,22 @@ from atlas.events import (
     Phase,
     deny_all,
 )
-from atlas.tools import threads
-from atlas.tools.approvals import BatchGate, PolicyHook, RequestBuilder, decide_each, decide_together, idempotency_key
-from atlas.tools.attempts import run_attempts
-from atlas.tools.breaker import CircuitBreaker
-from atlas.tools.consent import consent
-from atlas.tools.outcomes import NO_TIME_BUDGET, CallLike, CallState, Outcome, cancelled, error, unavailable
-from atlas.tools.outputs import OUTPUT_LIMIT, capped_output
+from atlas.executor import threads
+from atlas.executor.approvals import (
+    BatchGate,
+    PolicyHook,
+    RequestBuilder,
+    decide_each,
+    decide_together,
+    idempotency_key,
+)
+from atlas.executor.attempts import run_attempts
+from atlas.executor.breaker import CircuitBreaker
+from atlas.executor.consent import consent
+from atlas.executor.outcomes import NO_TIME_BUDGET, CallLike, CallState, Outcome, cancelled, error, unavailable
+from atlas.executor.outputs import OUTPUT_LIMIT, capped_output
+from atlas.executor.turn import BatchCancelled, Turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
-from atlas.tools.turn import BatchCancelled, Turn
 
 __all__ = ["BatchCancelled", "CallLike", "ToolExecutor", "Turn", "idempotency_key"]
 
@@ -333,6 +340,7 @@ class ToolExecutor:
             message=outcome.message,
             leaked_threads=leaked,
             record=record,
+            output=text,
         )
         return state.output
 

@@ -17,12 +17,12 @@ from pydantic import BaseModel
 from atlas.envelope import envelope_ok
 from atlas.errors import ErrorKind
 from atlas.events import ApprovalRequest, Phase
-from atlas.tools import threads
-from atlas.tools.approvals import BatchGate, PolicyHook, Verdict, editable_request, settled_without_asking
-from atlas.tools.attempts import failure_outcome
-from atlas.tools.outcomes import CallState, Outcome, error
+from atlas.executor import threads
+from atlas.executor.approvals import BatchGate, PolicyHook, Verdict, editable_request, settled_without_asking
+from atlas.executor.attempts import failure_outcome
+from atlas.executor.outcomes import CallState, Outcome, error
+from atlas.executor.turn import Turn
 from atlas.tools.registry import ToolContext, ToolSpec
-from atlas.tools.turn import Turn
 
 Emit = Callable[..., None]
 """`emit(state, phase, message=...)`: the executor's event for this call."""
