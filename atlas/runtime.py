@@ -47,6 +47,8 @@ class Runtime:
     session: str
     policy: PolicyHook | None = None
     """The approval policy (`[[policy.rules]]`), consulted before a person is asked."""
+    rule_count: int = 0
+    """How many of its rules apply (the header says so)."""
     telemetry: Telemetry | None = None
     """The run's tracer when OpenTelemetry is on (`atlas.telemetry`); None when off."""
 
@@ -188,6 +190,7 @@ def open_runtime(model: str | None, api: str | None = None, *, prepare_data: Dat
         call_log=CallLog.at_home(settings.home),
         session=new_session_id(),
         policy=policy,
+        rule_count=len(rules.active()),
         telemetry=telemetry,
     )
 

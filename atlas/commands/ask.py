@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console
 
 from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import run_cancellable
-from atlas.errors import AtlasError, ConfigError
+from atlas.errors import ConfigError
 from atlas.events import EventSink
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.wait import watch
@@ -20,7 +19,7 @@ from atlas.loop import TurnResult, TurnSettings, run_turn
 from atlas.runtime import Runtime, open_runtime
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.denied import print_denied
-from atlas.ui.jsonl import EXIT_CANCELLED, EXIT_FAILED, JsonlEvents, ObservedModel, exit_code
+from atlas.ui.jsonl import JsonlEvents, ObservedModel, run_with_events
 from atlas.ui.render import footer, header, make_console, print_answer_source
 from atlas.ui.turn_view import TurnView
 
@@ -68,24 +67,6 @@ def run_ask(options: AskOptions) -> int:
     return run_with_events(events, lambda: _ask(options, events))
 
 
-def run_with_events(events: JsonlEvents, run: Callable[[], int]) -> int:
-    """`run()`, ending the stream with `finished` and the exit code, whatever happens: the error
-    itself is left to the caller's one line on standard error."""
-    try:
-        code = run()
-    except AtlasError as exc:
-        events.finished(exc.exit_code)
-        raise
-    except KeyboardInterrupt:
-        events.finished(EXIT_CANCELLED)
-        raise
-    except BaseException:
-        events.finished(EXIT_FAILED)
-        raise
-    events.finished(code)
-    return code
-
-
 def _ask(options: AskOptions, events: JsonlEvents | None) -> int:
     question = read_question(options.question)
     runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db)
@@ -118,7 +99,7 @@ def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlE
     model = runtime.model
     if view:
         watch(model, view.on_wait)
-        progress.print(header(model.name, read_only=options.read_only))
+        progress.print(header(model.name, read_only=options.read_only, rules=runtime.rule_count))
     if events:
         watch(model, events.on_wait)
         events.question(question, model=model.name, session=runtime.session, read_only=options.read_only)
@@ -145,7 +126,7 @@ def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlE
         if trace is not None:
             trace.finish(result)
     if events:
-        return _report_events(events, result)
+        return events.result(result)
     if view is None:
         # ASCII JSON: every control, C1 and bidi character in the data arrives escaped and inert.
         print(json.dumps(result.to_json()))
@@ -171,15 +152,3 @@ def _report_view(view: TurnView, console: Console, progress: Console, result: Tu
         )
     )
     print_denied(progress, result.calls)
-
-
-def _report_events(events: JsonlEvents, result: TurnResult) -> int:
-    events.answer(result.answer, finished=result.finished, rounds=result.rounds)
-    known = result.usage.known
-    events.usage(
-        input_tokens=result.usage.input_tokens if known else None,
-        output_tokens=result.usage.output_tokens if known else None,
-        cost_usd=result.cost_usd if known else None,
-    )
-    events.denied(result.calls)
-    return exit_code(result.calls)

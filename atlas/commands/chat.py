@@ -189,7 +189,7 @@ class Chat:
             return
         self.runtime.model = model
         watch(model, self._on_wait)
-        self.console.print(header(model.name, read_only=self.read_only))
+        self.console.print(header(model.name, read_only=self.read_only, rules=self.runtime.rule_count))
 
     def _on_wait(self, event: WaitEvent) -> None:
         if self.view is not None:
@@ -288,7 +288,7 @@ def run_chat(options: ChatOptions) -> None:
         if sys.stdin.isatty()
         else piped_reader(console, chat.prompt_text)
     )
-    console.print(header(runtime.model.name, read_only=chat.read_only))
+    console.print(header(runtime.model.name, read_only=chat.read_only, rules=runtime.rule_count))
     console.print(Text(f"session {runtime.session} · /help for commands · Ctrl-D to leave", style="dim"))
     loop = asyncio.new_event_loop()
     try:

@@ -1,8 +1,10 @@
 """`--jsonl`: the run as a stream of JSON events, one per line on standard output.
 
 A thin adapter over the session's events: the executor's `CallEvent`s (`on_event`), the model's
-waits (`on_wait`), each model request (`observed`, a wrapper of the model), and what the command
-reports itself (the question, the answer, usage, what was denied, the exit code). Every line is
+waits (`on_wait`), each model request (`ObservedModel`, a wrapper of the model), and what the
+command reports itself (`question`, then `result`: the answer, usage, what was denied). A command
+gets `--jsonl` with `run_with_events(JsonlEvents(), lambda: run(events))`, passing
+`events.on_event` to its executor and returning `events.result(result)` as its exit code. Every line is
 one object with `event`, `ts` (Unix time) and `t` (seconds since the run started); text from
 outside is JSON-escaped as ASCII, so no control character reaches a terminal that shows it.
 Errors never come here: they are one line on standard error.
@@ -13,13 +15,14 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Sequence
-from typing import IO, Any
+from collections.abc import Callable, Sequence
+from typing import IO, Any, Protocol
 
+from atlas.errors import AtlasError
 from atlas.events import CallEvent, CallRecord, Phase
 from atlas.llm import Model, TextSink
 from atlas.llm.wait import Asking, Retrying, WaitEvent
-from atlas.messages import ModelTurn
+from atlas.messages import ModelTurn, Usage
 from atlas.tools.registry import Registry
 
 EXIT_ANSWERED = 0
@@ -37,6 +40,35 @@ _PHASES = {
     Phase.DENIED: "approval_decided",
     Phase.FINISHED: "tool_finished",
 }
+
+
+class Answered(Protocol):
+    """What a finished turn reports (`loop.TurnResult`)."""
+
+    answer: str
+    finished: bool
+    rounds: int
+    usage: Usage
+    cost_usd: float
+    calls: list[CallRecord]
+
+
+def run_with_events(events: JsonlEvents, run: Callable[[], int]) -> int:
+    """`run()`, the stream ending with `finished` and the exit code whatever happens; an error
+    itself is left to the caller's one line on standard error."""
+    try:
+        code = run()
+    except AtlasError as exc:
+        events.finished(exc.exit_code)
+        raise
+    except KeyboardInterrupt:
+        events.finished(EXIT_CANCELLED)
+        raise
+    except BaseException:
+        events.finished(EXIT_FAILED)
+        raise
+    events.finished(code)
+    return code
 
 
 def denied_side_effects(records: Sequence[CallRecord]) -> list[CallRecord]:
@@ -96,6 +128,18 @@ class JsonlEvents:
             self.emit("model_waiting", model=wait.model, attempt=wait.attempt)
         elif isinstance(wait, Retrying):
             self.emit("model_retrying", attempt=wait.attempt, delay_s=round(wait.delay_s, 3), reason=wait.reason)
+
+    def result(self, result: Answered) -> int:
+        """The answer, usage and every denied action; the exit code they make (0, or 3 when denied)."""
+        self.answer(result.answer, finished=result.finished, rounds=result.rounds)
+        known = result.usage.known
+        self.usage(
+            input_tokens=result.usage.input_tokens if known else None,
+            output_tokens=result.usage.output_tokens if known else None,
+            cost_usd=result.cost_usd if known else None,
+        )
+        self.denied(result.calls)
+        return exit_code(result.calls)
 
     def answer(self, text: str, *, finished: bool, rounds: int) -> None:
         self.emit("answer", text=text, finished=finished, rounds=rounds)

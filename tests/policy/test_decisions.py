@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from atlas.errors import ConfigError
 from atlas.events import ApprovalRequest, CallRecord
 from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
@@ -233,3 +234,26 @@ def test_a_broken_policy_never_allows(_isolated_state: Path, monkeypatch: pytest
     monkeypatch.setattr(gate, "decide", broken)
     person = Person(answer=False)
     assert outcomes(run(executor(_isolated_state, gate, person), label(41, "comp:api"))) == [("denied", "person")]
+
+
+def test_a_granted_rule_is_never_written_through_a_planted_link(_isolated_state: Path, tmp_path: Path) -> None:
+    rc = tmp_path / "bashrc"
+    rc.write_text("export PATH=/usr/bin\n", encoding="utf-8")
+    _isolated_state.mkdir(parents=True)
+    gate = PolicyGate(load_policy(_isolated_state), _isolated_state)
+    (_isolated_state / "config.toml").symlink_to(rc)  # planted while the run was going on
+    with pytest.raises(ConfigError, match="symbolic link"):
+        gate.grant("project", "add_label", {"issue_id": 41, "label": "comp:api"}, ToolContext(home=_isolated_state))
+    assert rc.read_text(encoding="utf-8") == "export PATH=/usr/bin\n"
+    assert not [path.name for path in _isolated_state.iterdir() if path.name.endswith(".tmp")]  # no temp file left
+
+
+def test_a_session_grant_allows_that_exact_action_only(_isolated_state: Path) -> None:
+    gate = policy(_isolated_state, "")
+    context = ToolContext(home=_isolated_state)
+    shown = {"issue_id": 41, "body": "On it."}
+    assert gate.decide("post_comment", shown, [], context).decision == "ask"
+    gate.grant("session", "post_comment", shown, context)
+    assert gate.decide("post_comment", dict(shown), ["issue #92"], context).decided_by == "session"
+    for other in ({"issue_id": 87, "body": "On it."}, {"issue_id": 41, "body": "On it!"}):
+        assert gate.decide("post_comment", other, [], context).decision == "ask"
