@@ -63,7 +63,9 @@ class PolicyGate:
         if outcome.decision == "deny" and outcome.rule is not None:
             why = outcome.rule.rule.reason or f"denied by rule {outcome.rule.rule.name} ({outcome.rule.where})"
             return Verdict("deny", f"rule:{outcome.rule.rule.name}", why)
-        if _exact(name, arguments) in self._session:
+        # A rule that says `ask` asks every time: no scope a person grants at the prompt lifts it.
+        asks = outcome.decision == "ask" and outcome.rule is not None and outcome.rule.rule.decision == "ask"
+        if not asks and _exact(name, arguments) in self._session:
             return Verdict("allow", "session", "allowed for this session at the prompt")
         if outcome.decision == "allow" and outcome.rule is not None:
             rule = outcome.rule.rule
@@ -71,13 +73,18 @@ class PolicyGate:
             if facts.issue_id is not None:
                 self._issue[(rule.name, facts.issue_id)] += 1
             return Verdict("allow", f"rule:{rule.name}", f"allowed by rule {rule.name} ({outcome.rule.where})")
-        note = outcome.note
-        if outcome.decision == "ask" and outcome.rule is not None and not note:
-            note = f"rule {outcome.rule.rule.name} ({outcome.rule.where}) asks"
+        if asks:
+            assert outcome.rule is not None
+            return Verdict("ask", "", f"rule {outcome.rule.rule.name} ({outcome.rule.where}) asks every time")
+        return Verdict("ask", "", outcome.note, self._scopes(facts))
+
+    def _scopes(self, facts: Facts) -> tuple[tuple[str, str], ...]:
+        """`s` always; `p` only where the rule it writes would apply (not after untrusted text,
+        not for a label a person removed, only to a file whose allow rules count)."""
         scopes = [("session", "this exact action, again, for the rest of this session")]
-        if grant.can_grant(self.home, facts):
+        if not facts.untrusted and not facts.removed_by_person and grant.can_grant(self.home, facts):
             scopes.append(("project", grant.describe(self.home, facts)))
-        return Verdict("ask", "", note, tuple(scopes))
+        return tuple(scopes)
 
     def grant(self, scope: str, name: str, arguments: dict[str, Any], context: ToolContext) -> str:
         if scope == "session":

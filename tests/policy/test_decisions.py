@@ -257,3 +257,22 @@ def test_a_session_grant_allows_that_exact_action_only(_isolated_state: Path) ->
     assert gate.decide("post_comment", dict(shown), ["issue #92"], context).decided_by == "session"
     for other in ({"issue_id": 87, "body": "On it."}, {"issue_id": 41, "body": "On it!"}):
         assert gate.decide("post_comment", other, [], context).decision == "ask"
+
+
+def test_an_ask_rule_asks_every_time_whatever_was_granted(_isolated_state: Path) -> None:
+    gate = policy(_isolated_state, '[[policy.rules]]\nname = "comments-ask"\ndecision = "ask"\ntool = "post_comment"\n')
+    context = ToolContext(home=_isolated_state)
+    shown = {"issue_id": 41, "body": "On it."}
+    gate.grant("session", "post_comment", shown, context)
+    verdict = gate.decide("post_comment", shown, [], context)
+    assert (verdict.decision, verdict.scopes) == ("ask", ())
+    assert "comments-ask" in verdict.note
+
+
+def test_the_project_scope_is_not_offered_where_its_rule_would_not_apply(_isolated_state: Path) -> None:
+    gate = policy(_isolated_state, "")
+    context = ToolContext(home=_isolated_state)
+    label_41 = {"issue_id": 41, "label": "comp:api"}
+    assert [scope for scope, _ in gate.decide("add_label", label_41, [], context).scopes] == ["session", "project"]
+    after_untrusted = gate.decide("add_label", label_41, ["issue #92"], context)
+    assert [scope for scope, _ in after_untrusted.scopes] == ["session"]
