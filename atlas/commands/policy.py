@@ -141,3 +141,7 @@ def trust_file(path: str | None) -> None:
         assert source.raw is not None
         store = trust.trust(source.path, source.raw)
         print(f"trusted {clean_line(source.path)} as it is now (recorded in {clean_line(store)})")
+    # What trusting changed: the allow rules that apply from now on, each where it is written.
+    for placed in load_policy(atlas_home()).rules:
+        if placed.rule.decision == "allow" and placed.path in {source.path for source in chosen}:
+            print(f"  now applies: {clean_line(placed.rule.name)} ({placed.where}): {conditions(placed.rule)}")

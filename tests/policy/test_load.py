@@ -119,3 +119,20 @@ def test_atlas_policy_names_a_file_that_is_trusted(
     monkeypatch.setenv("ATLAS_POLICY", str(tmp_path / "missing.toml"))
     with pytest.raises(ConfigError, match=r"ATLAS_POLICY=.*no such file"):
         load_policy(_isolated_state)
+
+
+def test_atlas_policy_trust_names_the_allow_rules_it_lets_apply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.adversarial.harness import invoke
+
+    project = tmp_path / "clone"
+    write(project / ".atlas", GOOD)
+    monkeypatch.chdir(project)
+    env = {"ATLAS_HOME": str(tmp_path / "mine"), "NO_COLOR": "1"}
+    listed = invoke("policy", "list", env=env)
+    assert "ignored: the file is not trusted to allow" in listed.stdout
+    trusted = invoke("policy", "trust", env=env)
+    assert trusted.code == 0, trusted
+    assert "now applies: components" in trusted.stdout and "no-severity" not in trusted.stdout
+    assert "ignored" not in invoke("policy", "list", env=env).stdout
