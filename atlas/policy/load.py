@@ -145,10 +145,8 @@ def parse(path: Path, raw: bytes) -> tuple[PolicyDocument, list[int]]:
         document = tomllib.loads(text)
     except UnicodeDecodeError:
         raise ConfigError(f"{shown}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        at = re.search(r"\(at line (\d+), column \d+\)$", str(exc))
-        where = f"{shown}:{at.group(1)}" if at else shown
-        raise ConfigError(f"{where}: not valid TOML: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:  # tomllib's message ends with the line and column
+        raise ConfigError(f"{shown} is not valid TOML: {exc}") from None
     lines = text.splitlines()
     headers = [number for number, line in enumerate(lines, start=1) if _RULE_HEADER.match(line)]
     table: Any = document.get("policy", {})

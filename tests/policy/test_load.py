@@ -56,7 +56,10 @@ def test_each_rule_is_placed_at_the_line_of_its_table(_isolated_state: Path) -> 
         (GOOD + 'colour = "red"\n', ":16: rule 'no-severity': colour: Extra inputs are not permitted"),
         (GOOD.replace('["component"]', '["nope"]'), ":5: rule 'components': no label group named 'nope'"),
         (GOOD.replace('name = "no-severity"', 'name = "components"'), ":11: rule 'components' is already defined at"),
-        (GOOD + '[[policy.rules]\nname = "x"\n', ":16: not valid TOML"),
+        (
+            GOOD + '[[policy.rules]\nname = "x"\n',
+            " is not valid TOML: Expected ']]' at the end of an array declaration (at line 16",
+        ),
         (GOOD + 'pattern = "(unclosed"\n', ":16: rule 'no-severity': pattern: pattern is not a regular expression"),
         (
             GOOD.replace('label_groups = ["component"]', "after_untrusted = true"),
@@ -71,7 +74,7 @@ def test_a_malformed_rule_is_one_line_naming_its_file_and_line(_isolated_state: 
         load_policy(_isolated_state)
     message = str(raised.value)
     assert "\n" not in message
-    assert message.startswith(str(path) + ":"), message
+    assert message.startswith(str(path)), message
     assert expected in message, message
 
 
