@@ -15,6 +15,7 @@ import typer
 from atlas import __version__
 from atlas.cli_groups import data_app, mcp_app
 from atlas.cli_options import examples, issue_number, plain_argument_help, within
+from atlas.cli_policy import policy_app
 
 T = TypeVar("T", int, float)
 
@@ -36,6 +37,7 @@ app = typer.Typer(
 plain_argument_help()
 app.add_typer(data_app, name="data", short_help="Your own project: import a gh export, or sync from GitHub.")
 app.add_typer(mcp_app, name="mcp", short_help="MCP servers' tools in Atlas, and Atlas's tools over MCP.")
+app.add_typer(policy_app, name="policy", short_help="Approval rules: list them, check their examples, revoke, trust.")
 
 
 def _version(value: bool) -> None:
@@ -71,6 +73,9 @@ def ask(
     api: str | None = typer.Option(None, "--api", metavar="API", help="The server's API: responses (default) or chat."),
     read_only: bool = typer.Option(False, "--read-only", help="Do not offer side-effect tools to the model."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (answer, calls, usage, cost)."),
+    jsonl: bool = typer.Option(
+        False, "--jsonl", help="Print one JSON event per line; exit 3 when actions were denied."
+    ),
     max_rounds: int = typer.Option(
         5, "--max-rounds", metavar="N", callback=within("--max-rounds"), help="Model requests before giving up (1-50)."
     ),
@@ -108,7 +113,10 @@ def ask(
         concurrency=concurrency,
         parallel=not no_parallel,
         deadline_s=deadline,
+        jsonl=jsonl,
     )
+    if as_json and jsonl:
+        raise typer.BadParameter("--json and --jsonl cannot be used together", param_hint="--jsonl")
     code = guarded(lambda: run_ask(options))
     raise typer.Exit(code)
 

@@ -44,6 +44,9 @@ class CallRecord:
     position: int = 0
     """Where the call stood in its model response (request order)."""
     ts: float = field(default_factory=time.time)
+    decided_by: str | None = None
+    """Who approved or denied a side effect: `person`, `rule:NAME`, `session` (an exact action a
+    person allowed for the session), `no-terminal` (nobody could be asked) or `cancelled`."""
     trace_id: str | None = None
     span_id: str | None = None
     """The call's OpenTelemetry span (32 and 16 hex digits) when telemetry is on: a log row leads to its trace."""
@@ -73,6 +76,8 @@ class CallEvent:
     """The number of the question (turn) the call belongs to."""
     record: CallRecord | None = None
     """How the call ended: set on FINISHED only."""
+    decided_by: str | None = None
+    """On APPROVED and DENIED: who decided (`person`, `rule:NAME`, `session`, `no-terminal`)."""
     output: str | None = None
     """On FINISHED, the result text the model receives (for content capture in traces)."""
 
@@ -96,6 +101,15 @@ class ApprovalRequest:
     edit: Callable[[str], ApprovalRequest] | None = None
     """The request for the edited text, to be shown and asked again: approving it approves exactly
     that text. Raises ValueError when the text cannot be used (empty, too long)."""
+    note: str = ""
+    """Why a person is asked although a rule matched (a guard, a rule at its maximum)."""
+    scopes: tuple[tuple[str, str], ...] = ()
+    """What may be offered besides y/N, with what each allows: `session` (this exact action for the
+    rest of the session), `project` (actions like this one, as a rule in the project's config)."""
+    grant: Callable[[str, ApprovalRequest], str] | None = None
+    """Grants a scope for this request (as shown); returns what was granted, for the person."""
+    decided_by: list[str] = field(default_factory=list)
+    """Filled by the approver: who decided (`person`, `no-terminal`, `cancelled`)."""
 
 
 class Approver(Protocol):

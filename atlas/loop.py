@@ -100,6 +100,7 @@ class TurnResult:
                     "kind": str(record.kind),
                     "ms": record.ms,
                     "attempts": record.attempts,
+                    **({"approved": record.approved, "decided_by": record.decided_by} if record.decided_by else {}),
                 }
                 for record in self.calls
             ],

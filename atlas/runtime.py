@@ -21,6 +21,7 @@ from atlas.calllog import CallLog, CallLogWriter
 from atlas.config import OFFLINE_MODEL, STATE_FOLDER_NAME, Settings, base_url_setting, model_api
 from atlas.dataset import require_dataset
 from atlas.events import Approver, BatchApprover, CallEvent, EventSink
+from atlas.executor.approvals import PolicyHook
 from atlas.executor.executor import ToolExecutor
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult
@@ -46,6 +47,10 @@ class Runtime:
     model: Model
     call_log: CallLog
     session: str
+    policy: PolicyHook | None = None
+    """The approval policy (`[[policy.rules]]`), consulted before a person is asked."""
+    rule_count: int = 0
+    """How many of its rules apply (the header says so)."""
     telemetry: Telemetry | None = None
     """The run's tracer when OpenTelemetry is on (`atlas.telemetry`); None when off."""
     mcp_start_s: float = 0.0
@@ -86,6 +91,7 @@ class Runtime:
             observers=[CallLogWriter(self.call_log, self.session, trace_ids=self._trace_ids)],
             session=self.session,
             context=context,
+            policy=self.policy,
         )
 
     def _traced_events(self, sink: EventSink | None) -> EventSink | None:
@@ -166,6 +172,10 @@ def open_runtime(
     chosen = model_api(api)
     settings = Settings(api=chosen) if model is None else Settings(model=model, api=chosen)
     require_dataset(settings.data)
+    from atlas.policy.gate import PolicyGate, annotations_of
+    from atlas.policy.load import load_policy
+
+    rules = load_policy(settings.home)  # a policy it cannot read stops the run before anything starts
     if prepare_data is not None:
         prepare_data(settings.data, settings.home)
     chosen_model: Model = resolve(settings.model, settings.api)
@@ -174,6 +184,7 @@ def open_runtime(
     if not offline:
         tools = with_mcp_tools(tools, settings.home, deadline_s)
     mcp_start_s = time.monotonic() - started
+    policy = PolicyGate(rules, settings.home, annotations_of(tools))
     telemetry = _start_telemetry(settings, tools)
     if telemetry is not None:
         from atlas.telemetry.model import TracedModel
@@ -193,6 +204,8 @@ def open_runtime(
         session=new_session_id(),
         mcp_start_s=mcp_start_s,
         mcp_loaded=not offline,
+        policy=policy,
+        rule_count=len(rules.active()),
         telemetry=telemetry,
     )
 

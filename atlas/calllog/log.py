@@ -33,8 +33,8 @@ class CallLog(Queries):
             return
         self._write_safely(
             "INSERT INTO calls (ts, session, turn, round, position, call_id, name, arguments, kind, ms, attempts,"
-            " message, approved, leaked_threads, trace_id, span_id)"
-            f" VALUES ({', '.join('?' * 16)})",
+            " message, approved, leaked_threads, trace_id, span_id, decided_by)"
+            f" VALUES ({', '.join('?' * 17)})",
             [_call_row(record, session, turn) for record in records],
         )
 
@@ -96,4 +96,5 @@ def _call_row(record: CallRecord, session: str, turn: int) -> tuple[Any, ...]:
         record.leaked_threads,
         record.trace_id,
         record.span_id,
+        record.decided_by,
     )

@@ -177,6 +177,7 @@ def _call_dict(row: sqlite3.Row) -> dict[str, Any]:
         "leaked_threads": row["leaked_threads"],
         "trace_id": row["trace_id"],
         "span_id": row["span_id"],
+        "decided_by": row["decided_by"],
     }
 
 

@@ -54,6 +54,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE calls ADD COLUMN trace_id TEXT;
     ALTER TABLE calls ADD COLUMN span_id TEXT;
     """,
+    # Who approved or denied a side effect: `person`, `rule:NAME`, `session`, `no-terminal`.
+    """
+    ALTER TABLE calls ADD COLUMN decided_by TEXT;
+    """,
 )
 
 

@@ -12,11 +12,15 @@ from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import run_cancellable
 from atlas.config import dataset_name
 from atlas.errors import ConfigError
+from atlas.events import EventSink
+from atlas.executor.executor import ToolExecutor
 from atlas.json_out import json_text
 from atlas.llm.wait import watch
-from atlas.loop import TurnSettings, run_turn
+from atlas.loop import TurnResult, TurnSettings, run_turn
 from atlas.runtime import Runtime, open_runtime
 from atlas.ui.approval import TerminalApprover
+from atlas.ui.denied import print_denied
+from atlas.ui.jsonl import JsonlEvents, ObservedModel, run_with_events
 from atlas.ui.render import footer, header, make_console, print_answer_source
 from atlas.ui.turn_view import TurnView
 
@@ -33,6 +37,7 @@ class AskOptions:
     concurrency: int = 4
     parallel: bool = True
     deadline_s: float | None = None
+    jsonl: bool = False
 
 
 def read_question(value: str) -> str:
@@ -67,39 +72,62 @@ def remaining(options: AskOptions, runtime: Runtime) -> float | None:
 
 
 def run_ask(options: AskOptions) -> int:
-    """Answer one question; returns the exit code (0: answered, even when an action was denied)."""
+    """Answer one question; returns the exit code (0: answered; with --jsonl, 3: answered, actions denied)."""
+    if not options.jsonl:
+        return _ask(options, None)
+    events = JsonlEvents()
+    return run_with_events(events, lambda: _ask(options, events))
+
+
+def _ask(options: AskOptions, events: JsonlEvents | None) -> int:
     question = read_question(options.question)
     runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db, deadline_s=options.deadline_s)
     try:
-        return _answer(question, runtime, options)
+        return _answer(question, runtime, options, events)
     finally:
         runtime.close()
 
 
-def _answer(question: str, runtime: Runtime, options: AskOptions) -> int:
-    console = make_console()
-    notices = make_console(stderr=True)
-    progress = console if console.is_terminal else notices
-    view = None if options.as_json else turn_view(console, notices)
-    approver = TerminalApprover(notices, pause=view.paused if view else None)
-    executor = runtime.executor(
+def _executor(
+    runtime: Runtime, options: AskOptions, approver: TerminalApprover, on_event: EventSink | None
+) -> ToolExecutor:
+    return runtime.executor(
         read_only=options.read_only,
         timeout_s=options.timeout_s,
         concurrency=1 if not options.parallel else options.concurrency,
         approve=approver,
         approve_batch=approver.decide,
-        on_event=view.on_event if view else None,
+        on_event=on_event,
     )
+
+
+def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlEvents | None) -> int:
+    console = make_console()
+    notices = make_console(stderr=True)
+    progress = console if console.is_terminal else notices
+    view = None if options.as_json or events else turn_view(console, notices)
+    approver = TerminalApprover(notices, pause=view.paused if view else None)
+    executor = _executor(runtime, options, approver, view.on_event if view else (events.on_event if events else None))
+    model = runtime.model
     if view:
-        watch(runtime.model, view.on_wait)
+        watch(model, view.on_wait)
         progress.print(
-            header(runtime.model.name, read_only=options.read_only, dataset=dataset_name(runtime.settings.data))
+            header(
+                model.name,
+                read_only=options.read_only,
+                dataset=dataset_name(runtime.settings.data),
+                rules=runtime.rule_count,
+            )
         )
+    if events:
+        watch(model, events.on_wait)
+        events.question(question, model=model.name, session=runtime.session, read_only=options.read_only)
+        model = ObservedModel(model, events)
     started = time.monotonic()
     turn = run_turn(
         question,
         [],
-        model=runtime.model,
+        model=model,
         executor=executor,
         session=runtime.session,
         settings=TurnSettings(
@@ -118,10 +146,18 @@ def _answer(question: str, runtime: Runtime, options: AskOptions) -> int:
         result = runtime.record_turn(question, result)
         if trace is not None:
             trace.finish(result)
+    if events:
+        return events.result(result)
     if view is None:
         # ASCII JSON: every control, C1 and bidi character in the data arrives escaped and inert.
         print(json_text(result.to_json()))
         return 0
+    _report_view(view, console, progress, result, time.monotonic() - started)
+    return 0
+
+
+def _report_view(view: TurnView, console: Console, progress: Console, result: TurnResult, seconds: float) -> None:
+    """The answer, the footer and what was not done, on the terminal (or the answer alone on a pipe)."""
     view.finish(result.answer)
     if console.is_terminal:
         console.print()
@@ -133,7 +169,7 @@ def _answer(question: str, runtime: Runtime, options: AskOptions) -> int:
             output_tokens=result.usage.output_tokens,
             cost_usd=result.cost_usd,
             usage_known=result.usage.known,
-            seconds=time.monotonic() - started,
+            seconds=seconds,
         )
     )
-    return 0
+    print_denied(progress, result.calls)

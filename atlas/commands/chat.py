@@ -191,7 +191,12 @@ class Chat:
         self.runtime.use_model(model)
         watch(model, self._on_wait)
         self.console.print(
-            header(model.name, read_only=self.read_only, dataset=dataset_name(self.runtime.settings.data))
+            header(
+                model.name,
+                read_only=self.read_only,
+                dataset=dataset_name(self.runtime.settings.data),
+                rules=self.runtime.rule_count,
+            )
         )
 
     def _on_wait(self, event: WaitEvent) -> None:
@@ -291,7 +296,14 @@ def run_chat(options: ChatOptions) -> None:
         if sys.stdin.isatty()
         else piped_reader(console, chat.prompt_text)
     )
-    console.print(header(runtime.model.name, read_only=chat.read_only, dataset=dataset_name(runtime.settings.data)))
+    console.print(
+        header(
+            runtime.model.name,
+            read_only=chat.read_only,
+            dataset=dataset_name(runtime.settings.data),
+            rules=runtime.rule_count,
+        )
+    )
     console.print(Text(f"session {runtime.session} · /help for commands · Ctrl-D to leave", style="dim"))
     loop = asyncio.new_event_loop()
     try:

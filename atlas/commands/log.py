@@ -94,7 +94,7 @@ def call_row(call: dict[str, Any], *, shown_question: bool = True, whole: bool =
         call["round"],
         call["name"],
         compact_args(arguments, limit=ARGUMENTS_LIMIT) if not whole else compact_args(arguments, limit=sys.maxsize),
-        call["kind"],
+        f"{call['kind']} · {clean_line(call['decided_by'])}" if call.get("decided_by") else call["kind"],
         f"{float(call['ms']):,.0f}",
         call["attempts"],
     )

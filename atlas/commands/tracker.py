@@ -52,10 +52,12 @@ def show_tracker(
         empty = "No tracker actions match." if filtered else f"No tracker actions yet in {clean_line(tracker.path)}."
         console.print(empty, style="dim")
         return
+    decided = any(record.get("decided_by") for record in records)  # who approved: a rule or a person
     rows = [
         (
             local_time(record.get("ts", "")),
             record.get("session", ""),
+            *((clean_line(record.get("decided_by") or ""),) if decided else ()),
             record.get("action", ""),
             f"#{record.get('issue_id', '?')}",
             record.get("body", "") if record.get("action") == "post_comment" else record.get("label"),
@@ -64,4 +66,5 @@ def show_tracker(
     ]
     # On a terminal a long comment is cut to the line; a pipe gets it whole.
     cut = ("detail",) if console.is_terminal else ()
-    console.print(data_table(("time", "session", "action", "issue", "detail"), rows, cut=cut))
+    columns = ("time", "session", *(("by",) if decided else ()), "action", "issue", "detail")
+    console.print(data_table(columns, rows, cut=cut))

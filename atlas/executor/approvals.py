@@ -6,8 +6,9 @@ import asyncio
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -20,6 +21,32 @@ from atlas.tools.registry import ToolContext, ToolSpec
 def idempotency_key(session: str, call_id: str) -> str:
     """The same (session, call_id) always yields the same key, so a replayed call never writes twice."""
     return hashlib.sha256(f"{session}:{call_id}".encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the policy says about one side effect before anyone is asked."""
+
+    decision: str
+    """`allow` or `deny` (decided: nobody is asked), or `ask` (a person decides)."""
+    decided_by: str = ""
+    """`rule:NAME` when a rule decided; empty when a person is to decide."""
+    note: str = ""
+    """Why, for the person or the model (`rule no-comments: ...`, a guard that applied)."""
+    scopes: tuple[tuple[str, str], ...] = ()
+    """What the prompt may offer besides y/N, with what each allows (`session`, `project`)."""
+
+
+class PolicyHook(Protocol):
+    """The approval policy the executor consults for each side effect before asking a person."""
+
+    def decide(
+        self, name: str, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext
+    ) -> Verdict: ...
+
+    def grant(self, scope: str, name: str, arguments: dict[str, Any], context: ToolContext) -> str:
+        """Allow this action (`session`) or actions like it (`project`) from now; says what was granted."""
+        ...
 
 
 def preview_of(spec: ToolSpec[Any], args: BaseModel, context: ToolContext, arguments: dict[str, Any] | str) -> str:

@@ -42,10 +42,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from atlas.envelope import envelope_ok
 from atlas.errors import ErrorKind, describe
 from atlas.events import (
-    ApprovalRequest,
     Approver,
     BatchApprover,
     CallEvent,
@@ -58,15 +56,15 @@ from atlas.events import (
 from atlas.executor import threads
 from atlas.executor.approvals import (
     BatchGate,
+    PolicyHook,
     RequestBuilder,
     decide_each,
     decide_together,
-    editable_request,
     idempotency_key,
-    settled_without_asking,
 )
-from atlas.executor.attempts import failure_outcome, run_attempts
+from atlas.executor.attempts import run_attempts
 from atlas.executor.breaker import CircuitBreaker
+from atlas.executor.consent import consent
 from atlas.executor.outcomes import NO_TIME_BUDGET, CallLike, CallState, Outcome, cancelled, error, unavailable
 from atlas.executor.outputs import OUTPUT_LIMIT, capped_output
 from atlas.executor.turn import BatchCancelled, Turn
@@ -107,6 +105,7 @@ class ToolExecutor:
         breaker_cooldown_s: float = 30.0,
         answer_reserve_s: float = 2.0,
         output_limit: int = OUTPUT_LIMIT,
+        policy: PolicyHook | None = None,
     ) -> None:
         self.registry = registry
         self.timeout_s = timeout_s
@@ -124,6 +123,8 @@ class ToolExecutor:
         self.breaker_cooldown_s = breaker_cooldown_s
         self.answer_reserve_s = answer_reserve_s
         self.output_limit = output_limit
+        self.policy = policy
+        """The approval policy, consulted for each side effect before a person is asked."""
         self.log: list[CallRecord] = []
         """Every call this executor finished, in the order they finished (the call log keeps them on disk)."""
         self._breakers: dict[str, CircuitBreaker] = {}
@@ -262,16 +263,15 @@ class ToolExecutor:
         context = self.context
         if spec.side_effect:
             context = dataclasses.replace(context, idempotency_key=idempotency_key(self.session, call.call_id))
-            settled = await self._settle_unasked(spec, args, context)
-            if settled is not None:
-                await gate.leave()
-                return settled
-            state.approved = await self._request_approval(state, turn, spec, args, context, gate)
-            if state.approved and state.edited is not None:
-                args, state.arguments = state.edited  # exactly the text that was approved
+
+            def emit(state: CallState, phase: Phase, **fields: Any) -> None:
+                self._emit(state, phase, turn, **fields)
+
+            consented = await consent(state, turn, spec, args, context, gate, self.policy, emit)
+            if isinstance(consented, Outcome):
+                return consented
+            args, context = consented
             state.restart_clock()
-            if not state.approved:
-                return error(ErrorKind.DENIED, f"{spec.name} was not approved")
         async with prims.slots:
             state.restart_clock()
             admission = breaker.admit()
@@ -295,34 +295,6 @@ class ToolExecutor:
 
     def _own_timeout(self, spec: ToolSpec[Any]) -> float:
         return spec.timeout_s if spec.timeout_s is not None else self.timeout_s
-
-    async def _settle_unasked(self, spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> Outcome | None:
-        """A side effect that would change nothing, or would be refused, is answered without a prompt."""
-        try:
-            unchanged = await settled_without_asking(spec, args, context)
-        except Exception as exc:
-            refusal = failure_outcome(exc, spec.name)
-            # Only a refusal is final; a busy file or a broken check is left to the person and the tool.
-            return refusal if refusal.kind in (ErrorKind.PERMANENT, ErrorKind.BAD_ARGS) else None
-        return None if unchanged is None else Outcome(ErrorKind.OK, envelope_ok(unchanged))
-
-    async def _request_approval(
-        self, state: CallState, turn: Turn, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, gate: BatchGate
-    ) -> bool:
-        """Wait for the batch's one question; the request is built when it is asked, so reads that
-        finished meanwhile count as sources, and the preview (which may read files) runs off the loop."""
-
-        def remember(edited: BaseModel, arguments: dict[str, Any]) -> None:
-            state.edited = (edited, arguments)
-
-        def build() -> ApprovalRequest:
-            sources = turn.untrusted_sources
-            return editable_request(spec, state.call.call_id, args, context, state.arguments, sources, remember)
-
-        self._emit(state, Phase.AWAITING_APPROVAL, turn)
-        approved = await gate.submit(state.call.call_id, state.position, build)
-        self._emit(state, Phase.APPROVED if approved else Phase.DENIED, turn)
-        return approved
 
     # -- results --------------------------------------------------------------------------
 
@@ -351,6 +323,7 @@ class ToolExecutor:
             approved=state.approved,
             leaked_threads=leaked,
             position=state.position,
+            decided_by=state.decided_by,
         )
         self.log.append(record)
         turn.records.append(record)

@@ -44,6 +44,8 @@ class CallState:
     position: int
     attempts: int = 0
     approved: bool | None = None
+    decided_by: str | None = None
+    """Who approved or denied it (a side effect): `person`, `rule:NAME`, `session`, `no-terminal`."""
     edited: tuple[BaseModel, dict[str, Any]] | None = None
     """The arguments of the last edit shown to the person: what runs if they approve."""
     clock: float = field(default_factory=time.monotonic)

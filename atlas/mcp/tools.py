@@ -110,7 +110,21 @@ def spec_for(host: McpHost, config: ServerConfig, tool: types.Tool) -> ToolSpec[
         untrusted=partial(_sources, config, tool.name),
         input_schema=schema,
         breaker_key=f"mcp:{config.name}",
+        annotations=_hints(hints),
     )
+
+
+def _hints(hints: types.ToolAnnotations | None) -> dict[str, bool]:
+    """The hints the server set, by the names policy rules use."""
+    if hints is None:
+        return {}
+    named = {
+        "read_only": hints.read_only_hint,
+        "destructive": hints.destructive_hint,
+        "idempotent": hints.idempotent_hint,
+        "open_world": hints.open_world_hint,
+    }
+    return {name: value for name, value in named.items() if isinstance(value, bool)}
 
 
 def offered(host: McpHost, config: ServerConfig, listed: list[types.Tool]) -> list[ToolSpec[Any]]:

@@ -38,6 +38,8 @@ class ToolContext:
     idempotency_key: str | None = None
     tracker: str = field(default_factory=config.tracker_setting)
     """Where side effects go (`ATLAS_TRACKER`), read once with the rest of the run's settings."""
+    decided_by: str | None = None
+    """Who approved this side effect (`person`, `rule:NAME`, `session`): kept with what it wrote."""
 
 
 ToolFn = Callable[[Any, ToolContext], Any]
@@ -67,6 +69,8 @@ class ToolSpec(Generic[ArgsT]):
     """Tools sharing a source share its circuit breaker (an MCP server's tools); None: the tool's own."""
     editable: str | None = None
     """For side effects: the text argument a person may edit at the prompt (a comment's `body`)."""
+    annotations: dict[str, bool] | None = None
+    """An MCP tool's hints (`read_only`, `destructive`, `idempotent`, `open_world`), for policy rules."""
     check: Callable[[ArgsT, ToolContext], Any] | None = None
     """For side effects, run before anyone is asked: the result when the call would change nothing,
     None when it would (then it is asked); raising says it would be refused (then it fails unasked)."""

@@ -14,10 +14,14 @@ from atlas.tracker.journal import MockTracker
 def open_tracker(ctx: ToolContext) -> MockTracker:
     """The action journal (an imported project's labels for its data), or with
     `ATLAS_TRACKER=github:OWNER/REPO` one that writes to GitHub first."""
+    tracker: MockTracker
     if ctx.tracker in ("", "mock"):
         from atlas.tracker.project import ProjectTracker, is_project_dataset  # an imported project's labels
 
-        return ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home)
-    from atlas.tracker.github import open_github_tracker  # httpx only when GitHub is the tracker
+        tracker = ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home)
+    else:
+        from atlas.tracker.github import open_github_tracker  # httpx only when GitHub is the tracker
 
-    return open_github_tracker(ctx.tracker, ctx)
+        tracker = open_github_tracker(ctx.tracker, ctx)
+    tracker.decided_by = ctx.decided_by  # who approved it is kept with what it wrote
+    return tracker

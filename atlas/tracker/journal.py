@@ -82,6 +82,8 @@ class MockTracker:
 
     where = ""
     """Where actions go beyond this file, for previews: empty for the mock alone."""
+    decided_by: str | None = None
+    """Who approved the actions this tracker writes; kept in each record."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -221,6 +223,8 @@ class MockTracker:
 
     def _append(self, record: dict[str, Any]) -> None:
         """Write one whole line; the caller holds the lock."""
+        if self.decided_by:
+            record = {**record, "decided_by": self.decided_by}
         line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         try:
             fd = statefiles.open_fd(self.path, os.O_RDWR | os.O_APPEND, create=True)

@@ -154,7 +154,14 @@ def edited(screen: Console, fd: int, request: ApprovalRequest) -> ApprovalReques
         screen.print(Text(f"The edited text cannot be used ({clean_line(exc)}); it is unchanged.", style="yellow"))
         return request
     # The sources of untrusted text stay named: the edit does not make the request any safer.
-    return dataclasses.replace(again, untrusted_sources=request.untrusted_sources)
+    return dataclasses.replace(
+        again,
+        untrusted_sources=request.untrusted_sources,
+        note=request.note,
+        scopes=request.scopes,
+        grant=request.grant,
+        decided_by=request.decided_by,
+    )
 
 
 def read_answer(fd: int, wake: int | None = None) -> str | None:
@@ -190,6 +197,21 @@ def read_answer(fd: int, wake: int | None = None) -> str | None:
 
 def is_yes(answer: str | None) -> bool:
     return answer is not None and answer.strip().lower() in YES
+
+
+def _decided(requests: Sequence[ApprovalRequest], who: str) -> None:
+    for request in requests:
+        request.decided_by.append(who)
+
+
+def scope_hint(request: ApprovalRequest) -> str | None:
+    """`s: allow ...  ·  p: allow ...`: the scopes offered besides y/N, each saying exactly what it allows."""
+    if request.grant is None or not request.scopes:
+        return None
+    return "\n".join(f"{SCOPE_KEYS[scope]}: approve, and allow {what}" for scope, what in request.scopes)
+
+
+SCOPE_KEYS = {"session": "s", "project": "p"}
 
 
 class TerminalApprover:
@@ -237,9 +259,11 @@ class TerminalApprover:
                 while os.read(self._wake_read, 64):
                     pass
             if self.withdrawn:
+                request.decided_by.append("cancelled")
                 return False
             fd = self._open_terminal()
             if fd is None:
+                request.decided_by.append("no-terminal")
                 # One line, however long: a reader (or grep) sees the question and its outcome together.
                 self.notices.print(Text(f"{question(request)}(no terminal, denied)", style="yellow"), soft_wrap=True)
                 return False
@@ -259,9 +283,11 @@ class TerminalApprover:
                 while os.read(self._wake_read, 64):
                     pass
             if self.withdrawn:
+                _decided(requests, "cancelled")
                 return set()
             fd = self._open_terminal()
             if fd is None:
+                _decided(requests, "no-terminal")
                 self.notices.print(
                     Text(f"{batch_question(requests)}(no terminal, all {len(requests)} denied)", style="yellow"),
                     soft_wrap=True,
@@ -271,6 +297,7 @@ class TerminalApprover:
                 numbers = self._ask_batch(fd, requests)
             finally:
                 os.close(fd)
+            _decided(requests, "cancelled" if self.withdrawn else "person")
         return {requests[number - 1].call_id for number in numbers}
 
     def _ask_batch(self, fd: int, requests: Sequence[ApprovalRequest]) -> set[int]:
@@ -326,13 +353,17 @@ class TerminalApprover:
                     self._show(screen, request)
                     out.flush()
                     answer = read_answer(fd, self._wake_read)
-                wants_edit = answer is not None and answer.strip().lower() == "e"
-                if request.edit is not None and wants_edit and not self.withdrawn:
+                typed = (answer or "").strip().lower()
+                if request.edit is not None and typed == "e" and not self.withdrawn:
                     screen.print(Text(" editing…", style="dim"))
                     request = edited(screen, fd, request)
                     continue
-                approved = is_yes(answer) and not self.withdrawn
+                granted = self._granted(screen, request, typed)
+                if granted is False:
+                    continue
+                approved = (is_yes(answer) or granted is True) and not self.withdrawn
                 break
+            request.decided_by.append("cancelled" if self.withdrawn else "person")
             outcome = "approved" if approved else ("cancelled" if self.withdrawn else "denied")
             screen.print(Text(f" {outcome}", style="green" if approved else "yellow"))
             out.flush()
@@ -343,6 +374,20 @@ class TerminalApprover:
             with contextlib.suppress(Exception):
                 out.detach()
 
+    def _granted(self, screen: Console, request: ApprovalRequest, typed: str) -> bool | None:
+        """True when `typed` chose an offered scope and it was granted; False when granting failed
+        (the question is asked again); None when it chose no scope."""
+        scope = next((name for name, _ in request.scopes if SCOPE_KEYS.get(name) == typed), None)
+        if scope is None or request.grant is None or self.withdrawn:
+            return None
+        try:
+            told = request.grant(scope, request)
+        except Exception as exc:  # a rule that cannot be written approves nothing: ask again
+            screen.print(Text(f" not allowed: {clean_line(exc)}", style="yellow"))
+            return False
+        screen.print(Text(f" {clean_line(told)}", style="dim"))
+        return True
+
     @staticmethod
     def _show(screen: Console, request: ApprovalRequest) -> None:
         # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
@@ -351,6 +396,11 @@ class TerminalApprover:
         caution = warning(request)
         if caution:
             screen.print(Padding(Text("! " + clean(caution), style="bold yellow"), (0, 0, 0, 2), expand=False))
+        if request.note:
+            screen.print(Padding(Text(clean(request.note), style="yellow"), (0, 0, 0, 2), expand=False))
+        hint = scope_hint(request)
+        if hint:
+            screen.print(Padding(Text(clean(hint), style="dim"), (0, 0, 0, 2), expand=False))
         if request.edit is not None:
             screen.print(Padding(Text(EDIT_HINT, style="dim"), (0, 0, 0, 2), expand=False))
         # Left to the terminal to wrap: `[y/N]` stays on the line of the question it ends.

@@ -69,9 +69,11 @@ def print_answer_source(console: Console, answer: str) -> None:
     console.file.flush()
 
 
-def header(model: str, *, read_only: bool, dataset: str) -> Text:
+def header(model: str, *, read_only: bool, dataset: str, rules: int = 0) -> Text:
     """`atlas · offline · Orbit · read-only`: which model answers, about which project, whether anything can change."""
     mode = "read-only" if read_only else "side effects ask first"
+    if rules and not read_only:
+        mode = f"side effects: {counted(rules, 'policy rule')}, then ask"
     return Text.assemble(
         ("atlas", "bold"), " · ", (clean_line(model), "cyan"), " · ", clean_line(dataset), " · ", (mode, "dim")
     )

@@ -12,6 +12,7 @@ import json
 import threading
 import time
 from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.support.loopback import Loopback, QuietHandler

@@ -1,0 +1,140 @@
+"""Evaluating the rules for one call: deny → ask → allow, the strictest matching rule wins.
+
+Pure functions of the rules and the call's `Facts`, so `atlas policy check` runs a rule's examples
+through exactly what a real call goes through.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any
+
+from atlas.policy.load import PlacedRule
+from atlas.policy.rules import Annotations, Rule
+
+MCP_DEFAULTS = {"read_only": False, "destructive": True, "idempotent": False, "open_world": True}
+"""What MCP says a missing hint means."""
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What one call is about, as the rules see it."""
+
+    tool: str
+    arguments: dict[str, Any]
+    label: str | None = None
+    """The label as the tracker spells it (case forgiven)."""
+    issue_id: int | None = None
+    issue_state: str | None = None
+    comment: str | None = None
+    repository: str | None = None
+    dataset: str | None = None
+    untrusted: bool = False
+    annotations: dict[str, bool] = field(default_factory=dict)
+    removed_by_person: bool = False
+    """For add_label: a person removed this label from this issue before (a guard no rule lifts)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    decision: str
+    """`allow`, `ask` or `deny`; `ask` also when no rule matched."""
+    rule: PlacedRule | None = None
+    note: str = ""
+
+
+def _glob(patterns: Sequence[str], value: str) -> bool:
+    folded = value.casefold()
+    return any(fnmatchcase(folded, pattern.casefold()) for pattern in patterns)
+
+
+def _labels_hold(rule: Rule, facts: Facts, groups: dict[str, list[str]]) -> bool:
+    if rule.labels is None and rule.label_groups is None:
+        return True
+    if facts.label is None:
+        return False
+    globs = list(rule.labels or []) + [glob for group in rule.label_groups or [] for glob in groups.get(group, [])]
+    return _glob(globs, facts.label)
+
+
+def _text_holds(rule: Rule, facts: Facts) -> bool:
+    if rule.text is None and rule.pattern is None and rule.max_chars is None:
+        return True
+    if facts.comment is None:
+        return False
+    if rule.max_chars is not None and len(facts.comment) > rule.max_chars:
+        return False
+    if rule.text is not None and facts.comment not in rule.text:
+        return False
+    return rule.pattern is None or re.fullmatch(rule.pattern, facts.comment, flags=re.DOTALL) is not None
+
+
+def _annotations_hold(wanted: Annotations | None, facts: Facts) -> bool:
+    if wanted is None:
+        return True
+    for name, value in wanted.model_dump(exclude_none=True).items():
+        if facts.annotations.get(name, MCP_DEFAULTS[name]) != value:
+            return False
+    return True
+
+
+def _dataset_holds(rule: Rule, facts: Facts) -> bool:
+    if rule.dataset is None:
+        return True
+    if facts.dataset is None:
+        return False
+    return rule.dataset.rstrip("/") in (facts.dataset.rstrip("/"), facts.dataset.rstrip("/").rsplit("/", 1)[-1])
+
+
+def matches(rule: Rule, facts: Facts, groups: dict[str, list[str]]) -> bool:
+    """Whether every condition the rule sets holds for the call (counters and trust aside)."""
+    if not any(fnmatchcase(facts.tool, pattern) for pattern in rule.tool):
+        return False
+    if rule.issues is not None and facts.issue_id not in rule.issues:
+        return False
+    if rule.issue_state is not None and facts.issue_state != rule.issue_state:
+        return False
+    repository = rule.repository
+    if repository is not None and (facts.repository or "").casefold() != repository.casefold():
+        return False
+    if rule.args is not None and any(facts.arguments.get(key) != value for key, value in rule.args.items()):
+        return False
+    return (
+        _dataset_holds(rule, facts)
+        and _labels_hold(rule, facts, groups)
+        and _text_holds(rule, facts)
+        and _annotations_hold(rule.annotations, facts)
+    )
+
+
+Spent = Callable[[PlacedRule, Facts], bool]
+"""Whether an allow rule has used up its `max_per_run` or `max_per_issue`."""
+
+
+def evaluate(rules: Sequence[PlacedRule], facts: Facts, groups: dict[str, list[str]], spent: Spent) -> Outcome:
+    """The strictest rule that applies; `ask` (a person decides) when none does.
+
+    After untrusted text, an allow applies only when it is marked `after_untrusted` (and then it is
+    a label allowlist or a fixed text); a label a person removed is never re-added by a rule.
+    """
+    applying = [placed for placed in rules if placed.active and matches(placed.rule, facts, groups)]
+    for decision in ("deny", "ask"):
+        found = next((placed for placed in applying if placed.rule.decision == decision), None)
+        if found is not None:
+            return Outcome(decision, found)
+    allows = [placed for placed in applying if placed.rule.decision == "allow"]
+    if not allows:
+        return Outcome("ask")
+    if facts.removed_by_person:
+        return Outcome("ask", allows[0], "a person removed this label before: a rule cannot put it back")
+    if facts.untrusted:
+        allows = [placed for placed in allows if placed.rule.after_untrusted]
+        if not allows:
+            return Outcome("ask", None, "untrusted text was read in this turn: only after_untrusted rules allow")
+    usable = [placed for placed in allows if not spent(placed, facts)]
+    if not usable:
+        return Outcome("ask", allows[0], f"rule {allows[0].rule.name} reached its maximum")
+    return Outcome("allow", usable[0])

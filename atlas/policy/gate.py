@@ -1,0 +1,103 @@
+"""The policy as the executor consults it: rules, counters, the session's grants and the guards."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from atlas.executor.approvals import Verdict
+from atlas.policy import grant
+from atlas.policy.decide import Facts, evaluate
+from atlas.policy.facts import facts_for, tracker_records
+from atlas.policy.load import PlacedRule, Policy, load_policy
+from atlas.tools.registry import Registry, ToolContext
+
+
+def _exact(name: str, arguments: dict[str, Any]) -> str:
+    return json.dumps([name, arguments], sort_keys=True, ensure_ascii=False)
+
+
+class PolicyGate:
+    """Decides before a person is asked; counts what its allow rules let through.
+
+    `max_per_run` counts this process's allowances; `max_per_issue` also counts what the rule
+    allowed before, as the tracker recorded it (`decided_by = rule:NAME`), so a bot run again on
+    the same issue does not comment twice.
+    """
+
+    def __init__(self, policy: Policy, home: Path, annotations: dict[str, dict[str, bool]] | None = None) -> None:
+        self.policy = policy
+        self.home = home
+        self.annotations = annotations or {}
+        self._run: Counter[str] = Counter()
+        self._issue: Counter[tuple[str, int]] = Counter()
+        self._before: Counter[tuple[str, int]] | None = None
+        self._session: set[str] = set()
+
+    def _earlier(self, context: ToolContext) -> Counter[tuple[str, int]]:
+        if self._before is None:
+            self._before = Counter(
+                (str(record["decided_by"]).removeprefix("rule:"), record["issue_id"])
+                for record in tracker_records(context)
+                if str(record.get("decided_by", "")).startswith("rule:") and "-replaces-" not in str(record.get("key"))
+            )
+        return self._before
+
+    def _spent(self, placed: PlacedRule, facts: Facts, context: ToolContext) -> bool:
+        rule = placed.rule
+        if rule.max_per_run is not None and self._run[rule.name] >= rule.max_per_run:
+            return True
+        if rule.max_per_issue is not None and facts.issue_id is not None:
+            key = (rule.name, facts.issue_id)
+            return self._earlier(context)[key] + self._issue[key] >= rule.max_per_issue
+        return False
+
+    def decide(self, name: str, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext) -> Verdict:
+        facts = facts_for(name, arguments, untrusted, context, self.annotations.get(name))
+        outcome = evaluate(
+            self.policy.rules, facts, self.policy.groups, lambda placed, facts: self._spent(placed, facts, context)
+        )
+        if outcome.decision == "deny" and outcome.rule is not None:
+            why = outcome.rule.rule.reason or f"denied by rule {outcome.rule.rule.name} ({outcome.rule.where})"
+            return Verdict("deny", f"rule:{outcome.rule.rule.name}", why)
+        # A rule that says `ask` asks every time: no scope a person grants at the prompt lifts it.
+        asks = outcome.decision == "ask" and outcome.rule is not None and outcome.rule.rule.decision == "ask"
+        if not asks and _exact(name, arguments) in self._session:
+            return Verdict("allow", "session", "allowed for this session at the prompt")
+        if outcome.decision == "allow" and outcome.rule is not None:
+            rule = outcome.rule.rule
+            self._run[rule.name] += 1
+            if facts.issue_id is not None:
+                self._issue[(rule.name, facts.issue_id)] += 1
+            return Verdict("allow", f"rule:{rule.name}", f"allowed by rule {rule.name} ({outcome.rule.where})")
+        if asks:
+            assert outcome.rule is not None
+            return Verdict("ask", "", f"rule {outcome.rule.rule.name} ({outcome.rule.where}) asks every time")
+        return Verdict("ask", "", outcome.note, self._scopes(facts))
+
+    def _scopes(self, facts: Facts) -> tuple[tuple[str, str], ...]:
+        """`s` always; `p` only where the rule it writes would apply (not after untrusted text,
+        not for a label a person removed, only to a file whose allow rules count)."""
+        scopes = [("session", "this exact action, again, for the rest of this session")]
+        if not facts.untrusted and not facts.removed_by_person and grant.can_grant(self.home, facts):
+            scopes.append(("project", grant.describe(self.home, facts)))
+        return tuple(scopes)
+
+    def grant(self, scope: str, name: str, arguments: dict[str, Any], context: ToolContext) -> str:
+        if scope == "session":
+            self._session.add(_exact(name, arguments))
+            return "allowed for this session: exactly this action"
+        facts = facts_for(name, arguments, (), context, self.annotations.get(name))
+        placed = grant.write_rule(self.home, facts)
+        self.policy = load_policy(self.home)
+        return (
+            f"wrote rule {placed.rule.name} to {placed.where} (remove it with `atlas policy revoke {placed.rule.name}`)"
+        )
+
+
+def annotations_of(registry: Registry) -> dict[str, dict[str, bool]]:
+    """Each MCP tool's hints, by tool name, for rules that name annotations."""
+    return {name: dict(spec.annotations) for name in registry if (spec := registry[name]).annotations}

@@ -1,0 +1,196 @@
+"""Reading `[policy]` from the config files that may hold rules, each rule with its file and line.
+
+`tomllib` keeps no positions, so a rule's line is that of its `[[policy.rules]]` header, found by
+scanning the text (and a field's, by scanning that table for `field =`). Any problem is one
+ConfigError line naming the file and line: a run never starts on a policy it cannot read whole.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from atlas import statefiles
+from atlas.config import STATE_FOLDER_NAME, nearest_state_folder, state_folder
+from atlas.errors import ConfigError, printable
+from atlas.policy import trust
+from atlas.policy.rules import PolicyDocument, Rule
+
+CONFIG_FILE = "config.toml"
+POLICY_ENV = "ATLAS_POLICY"
+_RULE_HEADER = re.compile(r"^\s*\[\[\s*policy\s*\.\s*rules\s*\]\]")
+_ANY_HEADER = re.compile(r"^\s*\[")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file that may hold rules, and whether it may allow."""
+
+    path: Path
+    why: str
+    trusted: bool
+    raw: bytes | None = None
+
+
+@dataclass(frozen=True)
+class PlacedRule:
+    rule: Rule
+    path: Path
+    line: int
+    trusted: bool
+
+    @property
+    def where(self) -> str:
+        return f"{printable(self.path)}:{self.line}"
+
+    @property
+    def active(self) -> bool:
+        """An untrusted file's rules may only make Atlas stricter."""
+        return self.trusted or self.rule.decision != "allow"
+
+
+@dataclass(frozen=True)
+class Policy:
+    rules: list[PlacedRule] = field(default_factory=list)
+    groups: dict[str, list[str]] = field(default_factory=dict)
+    sources: list[Source] = field(default_factory=list)
+
+    def active(self) -> list[PlacedRule]:
+        return [placed for placed in self.rules if placed.active]
+
+
+def _source(path: Path, why: str, trusted_by_origin: bool) -> Source | None:
+    try:
+        raw = statefiles.read_bytes(path)
+    except (NotADirectoryError, FileNotFoundError):
+        return None
+    except (OSError, statefiles.UnsafeStateFile) as exc:
+        raise ConfigError(f"{printable(path)} cannot be read: {exc}") from None
+    if raw is None:
+        return None
+    trusted = trusted_by_origin or trust.is_trusted(path, raw)
+    if not trusted_by_origin:
+        why += "; trusted with `atlas policy trust`" if trusted else "; not trusted: its allow rules are ignored"
+    return Source(path, why, trusted, raw)
+
+
+def sources(home: Path) -> list[Source]:
+    """`ATLAS_POLICY`, the state folder's config.toml, and a project's `.atlas/config.toml` above here."""
+    found: list[Source] = []
+    named = os.environ.get(POLICY_ENV, "").strip()
+    if named:
+        path = Path(named).expanduser().resolve()
+        source = _source(path, f"named by {POLICY_ENV}", True)
+        if source is None:
+            raise ConfigError(f"{POLICY_ENV}={printable(named)}: there is no such file")
+        found.append(source)
+    chosen = state_folder()
+    home = home.resolve()
+    by_origin = not (chosen.path == home and chosen.found_by.startswith("the nearest"))
+    origin = "the state folder" if by_origin else f"a found {STATE_FOLDER_NAME} folder"
+    state = _source(home / CONFIG_FILE, origin, by_origin)
+    found += [state] if state else []
+    try:
+        project = nearest_state_folder(Path.cwd())
+    except OSError:
+        project = None
+    if project is not None and project.resolve() != home:
+        nearest = _source(project.resolve() / CONFIG_FILE, f"a found {STATE_FOLDER_NAME} folder", False)
+        found += [nearest] if nearest else []
+    return found
+
+
+def load_policy(home: Path) -> Policy:
+    """Every rule of every source, in order; a ConfigError (one line, file and line) on any problem."""
+    rules: list[PlacedRule] = []
+    groups: dict[str, list[str]] = {}
+    found = sources(home)
+    for source in found:
+        assert source.raw is not None
+        document, lines = parse(source.path, source.raw)
+        for name, globs in document.label_groups.items():
+            if groups.get(name, globs) != globs:
+                raise ConfigError(f"{printable(source.path)}: label group {name!r} is defined differently elsewhere")
+            groups[name] = globs
+        rules += [
+            PlacedRule(rule, source.path, line, source.trusted)
+            for rule, line in zip(document.rules, lines, strict=True)
+        ]
+    _check_names(rules, groups)
+    return Policy(rules, groups, found)
+
+
+def _check_names(rules: list[PlacedRule], groups: dict[str, list[str]]) -> None:
+    seen: dict[str, PlacedRule] = {}
+    for placed in rules:
+        earlier = seen.setdefault(placed.rule.name, placed)
+        if earlier is not placed:
+            raise ConfigError(f"{placed.where}: rule {placed.rule.name!r} is already defined at {earlier.where}")
+        unknown = [group for group in placed.rule.label_groups or [] if group not in groups]
+        if unknown:
+            raise ConfigError(f"{placed.where}: rule {placed.rule.name!r}: no label group named {unknown[0]!r}")
+
+
+def parse(path: Path, raw: bytes) -> tuple[PolicyDocument, list[int]]:
+    """The file's `[policy]` table and each rule's line; a ConfigError naming the line otherwise."""
+    shown = printable(path)
+    try:
+        text = raw.decode("utf-8")
+        document = tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise ConfigError(f"{shown}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:  # tomllib's message ends with the line and column
+        raise ConfigError(f"{shown} is not valid TOML: {exc}") from None
+    lines = text.splitlines()
+    headers = [number for number, line in enumerate(lines, start=1) if _RULE_HEADER.match(line)]
+    table: Any = document.get("policy", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{shown}:{_line_of(lines, 'policy', 1)}: policy must be a table")
+    try:
+        parsed = PolicyDocument.model_validate(table)
+    except ValidationError as exc:
+        raise ConfigError(_problem(shown, lines, headers, table, exc)) from None
+    if len(headers) != len(parsed.rules):  # rules written inline: the [policy] table's line is the best we know
+        headers = [_header_line(lines, "policy")] * len(parsed.rules)
+    return parsed, headers
+
+
+def _problem(shown: str, lines: list[str], headers: list[int], table: dict[str, Any], exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    loc = [str(part) for part in error["loc"]]
+    message = error["msg"].removeprefix("Value error, ")
+    if len(loc) >= 2 and loc[0] == "rules" and loc[1].isdigit():
+        index = int(loc[1])
+        start = headers[index] if index < len(headers) else _header_line(lines, "policy")
+        rules = table.get("rules")
+        raw_rule = rules[index] if isinstance(rules, list) and index < len(rules) else {}
+        name = raw_rule.get("name") if isinstance(raw_rule, dict) else None
+        label = f"rule {printable(name)!r}" if isinstance(name, str) else f"rule {index + 1}"
+        line = _line_of(lines, loc[2], start) if len(loc) > 2 else start
+        where = ".".join(loc[2:])
+        return f"{shown}:{line}: {label}: {where + ': ' if where else ''}{message}"
+    line = _header_line(lines, "policy." + loc[0]) if loc else 1
+    return f"{shown}:{line}: policy.{'.'.join(loc)}: {message}"
+
+
+def _header_line(lines: list[str], name: str) -> int:
+    pattern = re.compile(r"^\s*\[+\s*" + re.escape(name).replace(r"\.", r"\s*\.\s*") + r"\s*\]")
+    return next((number for number, line in enumerate(lines, start=1) if pattern.match(line)), 1)
+
+
+def _line_of(lines: list[str], key: str, start: int) -> int:
+    """The line of `key = ...` in the table that starts at `start`, else `start`."""
+    assignment = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+    for number in range(start + 1, len(lines) + 1):
+        line = lines[number - 1]
+        if _ANY_HEADER.match(line):
+            break
+        if assignment.match(line):
+            return number
+    return start

@@ -1,0 +1,278 @@
+"""The policy decides before a person is asked: deny → ask → allow, counters, and the guards no rule lifts.
+
+Real tools (add_label, post_comment) write to the real mock tracker in the test's state folder; the
+"person" is an approver that records each question, so a test sees exactly when one is asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from atlas.errors import ConfigError
+from atlas.events import ApprovalRequest, CallRecord
+from atlas.executor.executor import ToolExecutor
+from atlas.messages import ToolCall
+from atlas.policy.gate import PolicyGate, annotations_of
+from atlas.policy.load import load_policy
+from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+from atlas.tracker.journal import MockTracker
+
+
+class Person:
+    """Answers every question with `answer`, remembering what it was asked."""
+
+    def __init__(self, answer: bool = True) -> None:
+        self.answer = answer
+        self.asked: list[ApprovalRequest] = []
+
+    def __call__(self, requests: Sequence[ApprovalRequest]) -> set[str]:
+        self.asked += requests
+        for request in requests:
+            request.decided_by.append("person")
+        return {request.call_id for request in requests} if self.answer else set()
+
+
+def policy(home: Path, rules: str, registry: Registry | None = None) -> PolicyGate:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(rules, encoding="utf-8")
+    return PolicyGate(load_policy(home), home, annotations_of(registry or load_registry()))
+
+
+def executor(home: Path, gate: PolicyGate, person: Person, registry: Registry | None = None) -> ToolExecutor:
+    return ToolExecutor(
+        registry or load_registry(),
+        approve_batch=person,
+        policy=gate,
+        session="s1",
+        context=ToolContext(home=home, session="s1"),
+    )
+
+
+def run(ex: ToolExecutor, *calls: tuple[str, dict[str, Any]], read_first: int | None = None) -> list[CallRecord]:
+    async def scenario() -> list[CallRecord]:
+        turn = ex.new_turn(1)
+        if read_first is not None:
+            read = ToolCall("get_issue", json.dumps({"issue_id": read_first}), "read")
+            await ex.run_all([read], round=1, turn=turn)
+        batch = [ToolCall(name, json.dumps(args), f"c{n}") for n, (name, args) in enumerate(calls)]
+        await ex.run_all(batch, round=2, turn=turn)
+        return [record for record in turn.records if record.call_id != "read"]
+
+    return sorted(asyncio.run(scenario()), key=lambda record: record.call_id)
+
+
+def label(issue: int, name: str) -> tuple[str, dict[str, Any]]:
+    return ("add_label", {"issue_id": issue, "label": name})
+
+
+def comment(issue: int, body: str) -> tuple[str, dict[str, Any]]:
+    return ("post_comment", {"issue_id": issue, "body": body})
+
+
+def outcomes(records: list[CallRecord]) -> list[tuple[str, str | None]]:
+    return [(str(record.kind), record.decided_by) for record in records]
+
+
+COMPONENTS = """
+[[policy.rules]]
+name = "components"
+decision = "allow"
+tool = "add_label"
+labels = ["comp:*"]
+"""
+
+
+def test_an_allowed_label_runs_unasked_and_the_tracker_says_which_rule(_isolated_state: Path) -> None:
+    person = Person()
+    records = run(executor(_isolated_state, policy(_isolated_state, COMPONENTS), person), label(41, "Comp:Worker"))
+    assert outcomes(records) == [("ok", "rule:components")]
+    assert person.asked == []
+    [written] = MockTracker(_isolated_state).records()
+    assert (written["label"], written["decided_by"]) == ("comp:worker", "rule:components")
+
+
+def test_the_strictest_rule_wins_whatever_the_order(_isolated_state: Path) -> None:
+    rules = (
+        COMPONENTS
+        + '[[policy.rules]]\nname = "core-asks"\ndecision = "ask"\ntool = "add_label"\nlabels = ["comp:core"]\n'
+        + '[[policy.rules]]\nname = "no-api"\ndecision = "deny"\ntool = "*"\nlabels = ["comp:api"]\n'
+    )
+    person = Person(answer=False)
+    records = run(
+        executor(_isolated_state, policy(_isolated_state, rules), person),
+        label(87, "comp:api"),
+        label(87, "comp:core"),
+        label(87, "comp:worker"),
+    )
+    assert outcomes(records) == [("denied", "rule:no-api"), ("denied", "person"), ("ok", "rule:components")]
+    assert [request.arguments["label"] for request in person.asked] == ["comp:core"]
+    assert "core-asks" in person.asked[0].note
+
+
+def test_max_per_run_then_the_person_is_asked(_isolated_state: Path) -> None:
+    gate = policy(_isolated_state, COMPONENTS + "max_per_run = 2\n")
+    person = Person(answer=False)
+    records = run(
+        executor(_isolated_state, gate, person), label(41, "comp:api"), label(41, "comp:cli"), label(41, "comp:docs")
+    )
+    assert sorted(outcomes(records)) == [("denied", "person"), ("ok", "rule:components"), ("ok", "rule:components")]
+    assert len(person.asked) == 1 and "maximum" in person.asked[0].note
+
+
+def test_max_per_issue_counts_what_the_rule_allowed_in_earlier_runs(_isolated_state: Path) -> None:
+    rules = '[[policy.rules]]\nname = "thanks"\ndecision = "allow"\ntool = "post_comment"\n'
+    rules += 'text = ["Thanks for the report!"]\nmax_per_issue = 1\n'
+    first = run(
+        executor(_isolated_state, policy(_isolated_state, rules), Person()), comment(41, "Thanks for the report!")
+    )
+    assert outcomes(first) == [("ok", "rule:thanks")]
+    person = Person(answer=False)  # a second run (a new process), the same issue and another one
+    second = run(
+        executor(_isolated_state, policy(_isolated_state, rules), person),
+        comment(41, "Thanks for the report!"),
+        comment(87, "Thanks for the report!"),
+    )
+    assert outcomes(second) == [("denied", "person"), ("ok", "rule:thanks")]
+    assert [r["issue_id"] for r in MockTracker(_isolated_state).records()] == [41, 87]
+
+
+def test_a_comment_runs_only_with_exactly_the_text_a_rule_allows(_isolated_state: Path) -> None:
+    rules = '[[policy.rules]]\nname = "thanks"\ndecision = "allow"\ntool = "post_comment"\n'
+    rules += 'pattern = "Thanks for the report[.!]"\nmax_chars = 40\n'
+    person = Person(answer=False)
+    records = run(
+        executor(_isolated_state, policy(_isolated_state, rules), person),
+        comment(41, "Thanks for the report!"),
+        comment(87, "Thanks for the report! Send your token to http://evil.example"),
+    )
+    assert outcomes(records) == [("ok", "rule:thanks"), ("denied", "person")]
+    assert [r["body"] for r in MockTracker(_isolated_state).records()] == ["Thanks for the report!"]
+
+
+def test_after_untrusted_text_only_rules_marked_for_it_allow(_isolated_state: Path) -> None:
+    marked = COMPONENTS.replace('name = "components"', 'name = "triage"') + "after_untrusted = true\n"
+    blanket = '[[policy.rules]]\nname = "comments"\ndecision = "allow"\ntool = "post_comment"\n'
+    person = Person(answer=False)
+    records = run(
+        executor(_isolated_state, policy(_isolated_state, marked + blanket), person),
+        label(92, "comp:core"),
+        comment(92, "Done, as the issue asked."),
+        read_first=92,  # issue #92's body is an injection
+    )
+    assert outcomes(records) == [("ok", "rule:triage"), ("denied", "person")]
+    assert person.asked[0].untrusted_sources == ["issue #92"]
+    assert "only after_untrusted rules allow" in person.asked[0].note
+
+
+def test_a_rule_never_puts_back_a_label_a_person_removed(_isolated_state: Path) -> None:
+    person = Person()
+    ex = executor(_isolated_state, policy(_isolated_state, COMPONENTS), person)
+    run(ex, ("remove_label", {"issue_id": 41, "label": "comp:core"}))  # a person approved the removal
+    assert [request.name for request in person.asked] == ["remove_label"]
+    person.answer, person.asked = False, []
+    records = run(ex, label(41, "comp:core"), label(41, "comp:api"))
+    assert outcomes(records) == [("denied", "person"), ("ok", "rule:components")]
+    assert "a person removed this label" in person.asked[0].note
+
+
+def test_no_rule_creates_a_label_the_project_does_not_have(_isolated_state: Path) -> None:
+    anything = '[[policy.rules]]\nname = "anything"\ndecision = "allow"\ntool = "*"\nlabels = ["*"]\n'
+    person = Person()
+    records = run(executor(_isolated_state, policy(_isolated_state, anything), person), label(41, "pwned:yes"))
+    assert [str(record.kind) for record in records] == ["permanent"]
+    assert person.asked == [] and MockTracker(_isolated_state).records() == []
+
+
+def test_issue_state_and_dataset_conditions(_isolated_state: Path) -> None:
+    rules = COMPONENTS + 'issue_state = "open"\ndataset = "orbit"\n'
+    person = Person(answer=False)
+    records = run(
+        executor(_isolated_state, policy(_isolated_state, rules), person), label(41, "comp:api"), label(45, "comp:api")
+    )
+    assert outcomes(records) == [("ok", "rule:components"), ("denied", "person")]  # #45 is closed
+    other = rules.replace('dataset = "orbit"', 'dataset = "quill"')
+    again = run(executor(_isolated_state, policy(_isolated_state, other), Person(answer=False)), label(87, "comp:api"))
+    assert outcomes(again) == [("denied", "person")]
+
+
+class Note(BaseModel):
+    text: str
+
+
+def test_mcp_tools_are_matched_by_name_and_annotation(_isolated_state: Path) -> None:
+    def spec(name: str, **hints: bool) -> ToolSpec[Note]:
+        return ToolSpec(name, lambda args, ctx: {"ok": args.text}, Note, "notes", side_effect=True, annotations=hints)
+
+    registry = load_registry().with_tools(
+        spec("notes__append", destructive=False), spec("notes__wipe", destructive=True), spec("notes__silent")
+    )
+    rules = '[[policy.rules]]\nname = "appends"\ndecision = "allow"\ntool = "notes__*"\n'
+    rules += "annotations = { destructive = false }\n"
+    person = Person(answer=False)
+    records = run(
+        executor(_isolated_state, policy(_isolated_state, rules, registry), person, registry),
+        ("notes__append", {"text": "a"}),
+        ("notes__wipe", {"text": "b"}),
+        ("notes__silent", {"text": "c"}),  # no hint: MCP says that may be destructive
+    )
+    assert outcomes(records) == [("ok", "rule:appends"), ("denied", "person"), ("denied", "person")]
+
+
+def test_a_broken_policy_never_allows(_isolated_state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = policy(_isolated_state, COMPONENTS)
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(gate, "decide", broken)
+    person = Person(answer=False)
+    assert outcomes(run(executor(_isolated_state, gate, person), label(41, "comp:api"))) == [("denied", "person")]
+
+
+def test_a_granted_rule_is_never_written_through_a_planted_link(_isolated_state: Path, tmp_path: Path) -> None:
+    rc = tmp_path / "bashrc"
+    rc.write_text("export PATH=/usr/bin\n", encoding="utf-8")
+    _isolated_state.mkdir(parents=True)
+    gate = PolicyGate(load_policy(_isolated_state), _isolated_state)
+    (_isolated_state / "config.toml").symlink_to(rc)  # planted while the run was going on
+    with pytest.raises(ConfigError, match="symbolic link"):
+        gate.grant("project", "add_label", {"issue_id": 41, "label": "comp:api"}, ToolContext(home=_isolated_state))
+    assert rc.read_text(encoding="utf-8") == "export PATH=/usr/bin\n"
+    assert not [path.name for path in _isolated_state.iterdir() if path.name.endswith(".tmp")]  # no temp file left
+
+
+def test_a_session_grant_allows_that_exact_action_only(_isolated_state: Path) -> None:
+    gate = policy(_isolated_state, "")
+    context = ToolContext(home=_isolated_state)
+    shown = {"issue_id": 41, "body": "On it."}
+    assert gate.decide("post_comment", shown, [], context).decision == "ask"
+    gate.grant("session", "post_comment", shown, context)
+    assert gate.decide("post_comment", dict(shown), ["issue #92"], context).decided_by == "session"
+    for other in ({"issue_id": 87, "body": "On it."}, {"issue_id": 41, "body": "On it!"}):
+        assert gate.decide("post_comment", other, [], context).decision == "ask"
+
+
+def test_an_ask_rule_asks_every_time_whatever_was_granted(_isolated_state: Path) -> None:
+    gate = policy(_isolated_state, '[[policy.rules]]\nname = "comments-ask"\ndecision = "ask"\ntool = "post_comment"\n')
+    context = ToolContext(home=_isolated_state)
+    shown = {"issue_id": 41, "body": "On it."}
+    gate.grant("session", "post_comment", shown, context)
+    verdict = gate.decide("post_comment", shown, [], context)
+    assert (verdict.decision, verdict.scopes) == ("ask", ())
+    assert "comments-ask" in verdict.note
+
+
+def test_the_project_scope_is_not_offered_where_its_rule_would_not_apply(_isolated_state: Path) -> None:
+    gate = policy(_isolated_state, "")
+    context = ToolContext(home=_isolated_state)
+    label_41 = {"issue_id": 41, "label": "comp:api"}
+    assert [scope for scope, _ in gate.decide("add_label", label_41, [], context).scopes] == ["session", "project"]
+    after_untrusted = gate.decide("add_label", label_41, ["issue #92"], context)
+    assert [scope for scope, _ in after_untrusted.scopes] == ["session"]
