@@ -15,9 +15,9 @@ from atlas.dataset import jsonl_path, read_issues
 from atlas.github.client import GitHubClient
 from atlas.github.errors import GitHubError, GitHubRateLimited
 from atlas.github.sync import sync_repo
-from atlas.tracker.github import open_github_tracker
 from atlas.orbit.db import issue_brief
 from atlas.tools.registry import ToolContext
+from atlas.tracker.github import open_github_tracker
 from tests.github.conftest import ISSUE_COUNT
 from tests.github.fake_github import REPO, TOKEN, RunningFake
 
