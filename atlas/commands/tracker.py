@@ -1,4 +1,4 @@
-"""`atlas tracker`: the actions approved calls wrote to the mock issue tracker."""
+"""`atlas tracker`: the actions approved calls wrote to the mock issue tracker, for the current dataset."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from atlas.config import atlas_home
+from atlas.config import atlas_home, data_dir
+from atlas.dataset_source import dataset_identity
 from atlas.errors import AtlasError, ToolError
 from atlas.tracker.journal import MockTracker
 from atlas.ui.render import data_table, iso_time, local_time, make_console
@@ -36,7 +37,7 @@ def selected(
 def show_tracker(
     *, as_json: bool, limit: int | None = None, since: float | None = None, issue: int | None = None
 ) -> None:
-    tracker = MockTracker(atlas_home())
+    tracker = MockTracker(atlas_home(), dataset_identity(data_dir()))
     try:
         records = selected(tracker.records(), limit=limit, since=since, issue=issue)
     except ToolError as exc:
