@@ -117,7 +117,8 @@ ADD_LABEL = textwrap.dedent(
     from pathlib import Path
     from atlas.orbit.labels import AddLabelArgs, add_label
     from atlas.tools.registry import ToolContext
-    context = ToolContext(data=Path(sys.argv[1]), home=Path(sys.argv[2]), session=sys.argv[3], idempotency_key=sys.argv[3])
+    data, home, session = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    context = ToolContext(data=data, home=home, session=session, idempotency_key=session)
     print(add_label(AddLabelArgs(issue_id=41, label="enhancement"), context)["changed"])
     """
 )
