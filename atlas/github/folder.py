@@ -84,7 +84,7 @@ def write_dataset(
     try:
         with signals.unwind():
             staging.mkdir(mode=0o755)
-            _build(staging, issues, docs, state, new_docs=docs is not None or created)
+            _build(staging, issues, docs, state, new_docs=docs is not None or not (target / "docs").is_dir())
             _swap_in(staging, target, aside)
     except OSError as exc:
         raise DataError(f"cannot write the dataset at {printable(target)}: {exc}") from None

@@ -117,5 +117,5 @@ def test_a_token_echoed_back_to_the_tracker_never_reaches_the_model(
     context = ToolContext(data=folder, home=_isolated_state, session="s1", idempotency_key="k1")
     tracker = open_github_tracker(f"github:{REPO}", context)
     with pytest.raises(Exception) as failure:
-        tracker.add_label(issue_brief(folder, _isolated_state, 41), "bug", key="k1", session="s1")
+        tracker.add_label(issue_brief(folder, _isolated_state, 41), "enhancement", key="k1", session="s1")
     assert "Validation Failed for Bearer ***" in str(failure.value) and TOKEN not in str(failure.value)
