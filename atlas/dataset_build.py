@@ -289,3 +289,8 @@ class _Signals:
             raise KeyboardInterrupt
         if self.signum is not None:
             raise SystemExit(128 + self.signum)
+
+
+SignalUnwind = _Signals
+"""For other writers that build in temporary places: SIGINT, SIGTERM and SIGHUP unwind through `finally`."""
+pid_alive = _alive

@@ -65,7 +65,7 @@ def run_sync(repo_text: str, to: Path, docs: Path | None, *, full: bool, concurr
             style="bold",
         )
     _print_skipped(console, report.skipped, report.pull_requests)
-    console.print(f"{client.requests} requests to {clean_line(client.base_url)}.", style="dim")
+    console.print(f"{client.requests} requests to {clean_line(client.shown_url)}.", style="dim")
     if report.new or report.updated:
         _print_next(console, to)
 

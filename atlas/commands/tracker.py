@@ -1,11 +1,12 @@
-"""`atlas tracker`: the actions approved calls wrote to the mock issue tracker."""
+"""`atlas tracker`: the actions approved calls wrote to the mock issue tracker, for the current dataset."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from atlas.config import atlas_home
+from atlas.config import atlas_home, data_dir
+from atlas.dataset_source import dataset_identity
 from atlas.errors import AtlasError, ToolError
 from atlas.json_out import json_text
 from atlas.tracker.journal import MockTracker
@@ -36,7 +37,7 @@ def selected(
 def show_tracker(
     *, as_json: bool, limit: int | None = None, since: float | None = None, issue: int | None = None
 ) -> None:
-    tracker = MockTracker(atlas_home())
+    tracker = MockTracker(atlas_home(), dataset_identity(data_dir()))
     try:
         records = selected(tracker.records(), limit=limit, since=since, issue=issue)
     except ToolError as exc:

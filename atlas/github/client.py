@@ -30,12 +30,16 @@ from atlas.github.errors import (
     GitHubUnreachable,
     clock_time,
     error_for,
+    header_number,
 )
+from atlas.redact import redact_secrets, redact_url, url_secrets
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
 PER_PAGE_MAX = 100
 READ_ATTEMPTS = 3
+MAX_PAGES = 20_000
+"""Pages one listing may take: 2,000,000 items at 100 a page, more than any repository holds."""
 RETRY_PAUSE_S = 1.0
 REPO_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 
@@ -56,7 +60,7 @@ def api_url() -> str:
     if not value:
         return DEFAULT_API_URL
     if not value.startswith(("https://", "http://")):
-        raise ConfigError(f"GITHUB_API_URL must be an http(s) URL, got {value!r}")
+        raise ConfigError(f"GITHUB_API_URL must be an http(s) URL, got {redact_secrets(value)!r}")
     return value
 
 
@@ -104,6 +108,7 @@ class GitHubClient:
         timeout_s: float = 10.0,
         max_wait_s: float = 900.0,
         read_attempts: int = READ_ATTEMPTS,
+        max_pages: int = MAX_PAGES,
         on_wait: WaitNotice | None = None,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] | None = None,
@@ -116,8 +121,12 @@ class GitHubClient:
         if token:
             headers["Authorization"] = f"Bearer {token}"
         self.base_url = base_url.rstrip("/")
+        self.shown_url = redact_url(self.base_url)
+        """The API as messages may show it: without the credentials a URL can carry."""
+        self._secrets = [token, *url_secrets(self.base_url)]
         self.max_wait_s = max_wait_s
         self.read_attempts = max(1, read_attempts)
+        self.max_pages = max_pages
         self.on_wait = on_wait
         self._stopped = threading.Event()
         # Waits end early when the client is stopped, so Ctrl-C never sits out a rate-limit reset.
@@ -166,7 +175,17 @@ class GitHubClient:
         """The first page (conditional on `etag`), then each page its Link header names."""
         page = self.get(url, what, params=params, etag=etag)
         yield page
+        seen: set[str] = set()
         while page.next_url is not None:
+            # A link back to a page already read (itself, or a loop) would never end.
+            if page.next_url in seen or len(seen) + 1 >= self.max_pages:
+                why = (
+                    "links back to a page already read"
+                    if page.next_url in seen
+                    else f"runs past {self.max_pages:,} pages"
+                )
+                raise GitHubError(f"GitHub's listing of {what} {why}; stopped there")
+            seen.add(page.next_url)
             page = self.get(page.next_url, what)
             yield page
 
@@ -181,6 +200,14 @@ class GitHubClient:
             raise GitHubError(f"GitHub's answer to {what} was not JSON") from None
 
     def _send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
+        try:
+            return self._send_once(method, url, what, **kwargs)
+        except GitHubError as exc:
+            # A server may echo the token, or the URL's credentials, back in its message.
+            exc.args = (redact_secrets(str(exc), self._secrets),)
+            raise
+
+    def _send_once(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
         if self._stopped.is_set():
             raise GitHubError(f"stopped before {what}")
         if self._spent_until > time.time():
@@ -193,7 +220,7 @@ class GitHubClient:
         try:
             response = self._http.request(method, url, **kwargs)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise GitHubUnreachable(f"cannot connect to {self.base_url}: {type(exc).__name__}") from None
+            raise GitHubUnreachable(f"cannot connect to {self.shown_url}: {type(exc).__name__}") from None
         except httpx.TimeoutException:
             raise GitHubTimeout(f"GitHub did not answer {what} in time") from None
         except (httpx.TransportError, httpx.DecodingError) as exc:
@@ -203,14 +230,14 @@ class GitHubClient:
             raise error_for(response, what)
         if response.status_code >= 300 and response.status_code != 304:
             raise GitHubError(f"GitHub redirected {what} ({response.status_code}); check GITHUB_API_URL")
+        if response.status_code == 304 and "If-None-Match" not in kwargs.get("headers", {}):
+            raise GitHubError(f"GitHub answered 304 Not Modified to {what}, which asked for no ETag")
         return response
 
     def _note_quota(self, response: httpx.Response) -> None:
         if response.headers.get("x-ratelimit-remaining") == "0" and response.status_code < 400:
-            try:
-                self._spent_until = float(response.headers.get("x-ratelimit-reset", ""))
-            except ValueError:
-                self._spent_until = time.time() + 60.0
+            reset = header_number(response.headers.get("x-ratelimit-reset"))
+            self._spent_until = reset if reset is not None else time.time() + 60.0
 
     def _page(self, response: httpx.Response) -> Page:
         if response.status_code == 304:
@@ -227,9 +254,23 @@ class GitHubClient:
         url = response.links.get(rel, {}).get("url")
         if not url:
             return None
-        if not url.startswith(self.base_url + "/"):
-            raise GitHubError(f"GitHub's next-page link points outside {self.base_url}; stopped there")
-        return url
+        relative = self._on_this_api(url)
+        if relative is None:
+            raise GitHubError(f"GitHub's next-page link points outside {self.shown_url}; stopped there")
+        return relative
+
+    def _on_this_api(self, url: str) -> str | None:
+        """The link relative to the API (so it is sent as the API is, credentials included), or None
+        when it leaves it: another scheme, host, port or path, or credentials of its own."""
+        try:
+            link, base = httpx.URL(url), httpx.URL(self.base_url)
+        except httpx.InvalidURL:
+            return None
+        prefix = base.raw_path.split(b"?")[0].rstrip(b"/")
+        same_place = (link.scheme, link.host, link.port) == (base.scheme, base.host, base.port)
+        if not same_place or link.userinfo or not link.raw_path.startswith(prefix + b"/"):
+            return None
+        return link.raw_path[len(prefix) :].decode("ascii")
 
     def _wait_for_reset(self, exc: GitHubRateLimited) -> None:
         wait = max(0.0, exc.reset_at - time.time())

@@ -8,9 +8,16 @@ and a record that cannot be read is skipped with a reason that names it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from atlas.dataset_records import MAX_SQLITE_INT
+
+REPO_IN_URL = (
+    re.compile(r"^https?://[^/]+/(?!repos/)([^/]+/[^/]+)/(?:issues|pull)/\d+$"),  # gh's `url`, REST's `html_url`
+    re.compile(r"^https?://[^/]+/(?:api/v3/)?repos/([^/]+/[^/]+)$"),  # REST's `repository_url`
+)
 GHOST = "ghost"
 """What GitHub shows for a deleted account; the API sends `null` for its author."""
 
@@ -43,7 +50,9 @@ def convert_all(items: list[Any]) -> Converted:
     result = Converted()
     seen: set[int] = set()
     for index, item in enumerate(items, 1):
-        where = f"record {index}" + (f" (#{item['number']})" if isinstance(item, dict) and "number" in item else "")
+        where = f"record {index}" + (
+            f" (#{shown_number(item['number'])})" if isinstance(item, dict) and "number" in item else ""
+        )
         if isinstance(item, dict) and is_pull_request(item):
             result.pull_requests += 1
             result.skipped.append(f"{where}: a pull request")
@@ -62,6 +71,26 @@ def convert_all(items: list[Any]) -> Converted:
     return result
 
 
+def shown_number(number: Any) -> str:
+    """An issue number as a line can hold it: a huge one is cut, anything else shown as it came."""
+    digits = str(number) if type(number) is int and number.bit_length() < 20_000 else repr(number)
+    return digits if len(digits) <= 24 else f"{digits[:12]}… ({len(digits)} characters)"
+
+
+def export_repo(items: list[Any]) -> str | None:
+    """The one repository an export's records link to (gh's `url`, REST's `html_url`), or None."""
+    found: set[str] = set()
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        for name in ("url", "html_url", "repository_url"):
+            value = item.get(name)
+            for pattern in REPO_IN_URL:
+                if isinstance(value, str) and (match := pattern.match(value)):
+                    found.add(match.group(1).casefold())
+    return found.pop() if len(found) == 1 else None
+
+
 def to_issue(item: Any, *, comments: list[Any] | None) -> dict[str, Any]:
     """One Atlas issue record; `comments` (REST comment objects) replaces what the item holds."""
     if not isinstance(item, dict):
@@ -69,6 +98,8 @@ def to_issue(item: Any, *, comments: list[Any] | None) -> dict[str, Any]:
     number = item.get("number")
     if type(number) is not int or number < 1:
         raise RecordError("no issue number")
+    if number > MAX_SQLITE_INT:
+        raise RecordError(f"the issue number is larger than {MAX_SQLITE_INT:,} (no GitHub issue has one)")
     state = item.get("state")
     if not isinstance(state, str) or state.casefold() not in ("open", "closed"):
         raise RecordError(f"state {state!r} is neither open nor closed")

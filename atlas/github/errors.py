@@ -13,6 +13,7 @@ GitHubError                 one line a person can act on; `transient` says wheth
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import UTC, datetime
 
@@ -70,7 +71,10 @@ class GitHubUnreachable(GitHubUnavailable):
 
 def clock_time(epoch: float) -> str:
     """`04:59:12 UTC`: when a wait ends, as a person reads it."""
-    return datetime.fromtimestamp(epoch, UTC).strftime("%H:%M:%S UTC")
+    try:
+        return datetime.fromtimestamp(epoch, UTC).strftime("%H:%M:%S UTC")
+    except (ValueError, OverflowError, OSError):
+        return "an unknown time"
 
 
 def rate_limit_reset(response: httpx.Response, now: float | None = None) -> float | None:
@@ -83,10 +87,10 @@ def rate_limit_reset(response: httpx.Response, now: float | None = None) -> floa
         return None
     now = time.time() if now is None else now
     headers = response.headers
-    if (after := _number(headers.get("retry-after"))) is not None:
+    if (after := header_number(headers.get("retry-after"))) is not None:
         return now + after
     if headers.get("x-ratelimit-remaining") == "0":
-        reset = _number(headers.get("x-ratelimit-reset"))
+        reset = header_number(headers.get("x-ratelimit-reset"))
         return max(now, reset) if reset is not None else now + 60.0
     if response.status_code == 429 or "secondary rate limit" in _message(response).lower():
         return now + 60.0  # GitHub's advice when a secondary limit names no time: wait a minute
@@ -136,8 +140,16 @@ def _message(response: httpx.Response) -> str:
     return "; ".join(part for part in parts if part)
 
 
-def _number(value: str | None) -> float | None:
+MAX_HEADER_SECONDS = 10_000_000_000.0
+"""Past this (the year 2286) an epoch or a wait in seconds is no time a server means."""
+
+
+def header_number(value: str | None) -> float | None:
+    """A rate-limit header's seconds; None when absent or not a time (negative, NaN, infinite, absurd)."""
     try:
-        return float(value) if value is not None else None
+        number = float(value) if value is not None else None
     except ValueError:
         return None
+    if number is None or not math.isfinite(number) or not 0 <= number <= MAX_HEADER_SECONDS:
+        return None
+    return number

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from atlas.dataset_source import identity_of
 from atlas.errors import DataError, printable
-from atlas.github.convert import Converted, convert_all
-from atlas.github.folder import markdown_files, read_state, write_dataset
+from atlas.github.convert import Converted, convert_all, export_repo
+from atlas.github.folder import check_target, markdown_files, write_dataset
 
 IMPORT_LIMIT_BYTES = 512 * 1024 * 1024
 """A bigger export is almost certainly the wrong file; refuse it before reading it into memory."""
@@ -67,22 +69,28 @@ def _skip_space(text: str, position: int) -> int:
 
 def import_export(path: Path, target: Path, *, docs: Path | None) -> ImportReport:
     """Convert an export and write it, with the docs, as a dataset folder at `target`."""
-    doc_files = markdown_files(docs) if docs is not None else _kept_docs(target)
-    converted = convert_all(read_export(path))
+    before = check_target(target)
+    doc_files = markdown_files(docs) if docs is not None else None
+    items = read_export(path)
+    converted = convert_all(items)
     if not converted.issues:
         reasons = "; ".join(converted.skipped[:3]) or "the export is an empty list"
         raise DataError(f"{printable(path)} holds no issue Atlas can read ({reasons})")
-    state = {
+    repo = export_repo(items)
+    state: dict[str, Any] = {
         "source": "import",
         "file": str(path.resolve()),
         "imported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        # Tracker records name this, so one project's labels never show on another's issues.
+        "dataset": repo or (identity_of(before) if before else f"import:{secrets.token_hex(8)}"),
     }
+    if repo:
+        state["repo"] = repo
+    # Without --docs, a re-import keeps the folder's docs as they are.
     write_dataset(target, converted.issues, docs=doc_files, state=state)
-    return ImportReport(target=target, converted=converted, docs=[doc.stem for doc in doc_files])
+    shown = doc_files if doc_files is not None else _kept_docs(target)
+    return ImportReport(target=target, converted=converted, docs=[doc.stem for doc in shown])
 
 
 def _kept_docs(target: Path) -> list[Path]:
-    """Re-importing into a folder Atlas wrote keeps the docs it has unless new ones are given."""
-    if read_state(target) and (target / "docs").is_dir():
-        return markdown_files(target / "docs")
-    return []
+    return markdown_files(target / "docs") if (target / "docs").is_dir() else []

@@ -9,8 +9,6 @@ Comments are fetched per changed issue, in parallel under a bound.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -23,12 +21,16 @@ from atlas.dataset import jsonl_path, read_issues
 from atlas.errors import DataError, printable
 from atlas.github.client import PER_PAGE_MAX, GitHubClient
 from atlas.github.convert import RecordError, is_pull_request, to_issue
-from atlas.github.folder import STATE_FILE, check_target, markdown_files, read_state, write_dataset
+from atlas.github.folder import check_target, markdown_files, write_dataset, write_state
+from atlas.redact import redact_url
 
 PER_PAGE = PER_PAGE_MAX
 COMMENT_FETCHES = 8
 """Comment lists fetched at once: enough to hide latency, few enough to stay clear of GitHub's
 secondary rate limit on concurrent requests."""
+
+MAX_LISTED = 1_000_000
+"""More issues than any repository has: a server that keeps listing is stopped, memory bounded."""
 
 STAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 """GitHub's timestamps, which also sort as text."""
@@ -65,13 +67,14 @@ class _Plan:
 
 
 def _load(target: Path, repo: str, *, full: bool) -> _Plan:
-    check_target(target)
-    state = read_state(target)
+    state = check_target(target) or {}
     if state and state.get("repo") not in (None, repo):
         raise DataError(f"{printable(target)} holds {state.get('repo')}, not {repo}; choose another folder")
     if full or state.get("repo") != repo or not jsonl_path(target).is_file():
         return _Plan({}, None, {}, {}, {})
     issues = {issue["id"]: issue for issue in read_issues(jsonl_path(target))}
+    if not issues:
+        return _Plan({}, None, {}, {}, {})  # nothing here to be incremental on: a first sync again
     return _Plan(
         issues,
         state.get("since") if isinstance(state.get("since"), str) else None,
@@ -102,7 +105,8 @@ def sync_repo(
     params: dict[str, Any] = {"state": "all", "sort": "updated", "direction": "asc", "per_page": PER_PAGE}
     if plan.since:
         params["since"] = plan.since
-    etag = plan.list_etag.get("etag") if plan.list_etag.get("since") == plan.since else None
+    # A 304 says "as you have it": only worth asking for when there is something here to keep.
+    etag = plan.list_etag.get("etag") if plan.issues and plan.list_etag.get("since") == plan.since else None
     items: list[Any] = []
     first_etag: str | None = None
     for number, page in enumerate(client.pages(url, what, params=params, etag=etag), 1):
@@ -115,16 +119,19 @@ def sync_repo(
         if not isinstance(page.data, list):
             raise DataError(f"GitHub's answer for {what} is not a list of issues")
         items.extend(page.data)
+        if len(items) > MAX_LISTED:
+            raise DataError(f"GitHub listed more than {MAX_LISTED:,} issues for {repo}; stopped there")
     report.listed = len(items)
     changed = _changed_issues(items, plan, report)
     _fetch_comments(client, repo, changed, plan, report, progress, workers)
     since = max((str(item["updated_at"]) for item in items if _has_updated(item)), default=plan.since)
     if report.new or report.updated or not plan.issues or docs is not None:
-        doc_files = markdown_files(docs) if docs else _existing_docs(target)
+        doc_files = markdown_files(docs) if docs else None  # None: the folder's docs stay as they are
         state = {
             "source": "sync",
             "repo": repo,
-            "api": client.base_url,
+            "dataset": repo.casefold(),
+            "api": redact_url(client.base_url),
             "synced_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "since": since,
             "list_etag": {"since": plan.since, "etag": first_etag} if first_etag else {},
@@ -233,20 +240,11 @@ def _stub(issue: dict[str, Any]) -> dict[str, Any]:
     return {"number": issue["id"], "title": issue["title"], "state": issue["state"], "created_at": issue["created_at"]}
 
 
-def _existing_docs(target: Path) -> list[Path]:
-    return markdown_files(target / "docs") if (target / "docs").is_dir() else []
-
-
 def _remember_etag(target: Path, plan: _Plan, etag: str | None) -> None:
     """Nothing changed: only the list's ETag is new, so the next unchanged sync is a free 304."""
-    state = read_state(target)
+    state = check_target(target)
     if not state or not etag:
         return
     state["list_etag"] = {"since": plan.since, "etag": etag}
     state["synced_at"] = datetime.now(UTC).isoformat(timespec="seconds")
-    tmp = target / f".{STATE_FILE}.tmp"
-    try:
-        tmp.write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, target / STATE_FILE)
-    except OSError as exc:
-        raise DataError(f"cannot update {printable(target / STATE_FILE)}: {exc}") from None
+    write_state(target, state)

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.errors import PermanentToolError, ToolError
+from atlas.errors import PermanentToolError, ToolError, printable
 from atlas.orbit.db import IssueId, issue_brief
 from atlas.tools.registry import ToolContext, tool
 from atlas.tracker import open_tracker
@@ -26,7 +26,8 @@ def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:
         where = open_tracker(ctx).where
     except (LookupError, ToolError) as exc:
         return f"comment on #{args.issue_id} (will be refused: {exc}):\n{args.body}"
-    return f"comment on #{args.issue_id} (“{title}”){where}:\n{args.body}"
+    # The title comes from outside: a newline in it must not make a line of its own in the question.
+    return f"comment on #{args.issue_id} (“{printable(title)}”){where}:\n{args.body}"
 
 
 @tool(

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.errors import ToolError
+from atlas.errors import ToolError, printable
 from atlas.orbit.db import IssueId, issue_brief
 from atlas.tools.registry import ToolContext, tool
 from atlas.tracker import open_tracker
@@ -58,7 +58,8 @@ def _unchanged(issue_id: int, label: str, labels: list[str]) -> dict[str, Any]:
 
 
 def _shown(labels: list[str]) -> str:
-    return f"[{', '.join(labels)}]"
+    """Labels as one line: one from outside holding a newline or a control is quoted with escapes."""
+    return f"[{', '.join(printable(label) for label in labels)}]"
 
 
 def check_add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any] | None:
@@ -80,10 +81,11 @@ def preview_add_label(args: AddLabelArgs, ctx: ToolContext) -> str:
     except (LookupError, ToolError) as exc:
         return f"add label {args.label!r} to #{args.issue_id} (will be refused: {exc})"
     if label in before:
-        return f"#{args.issue_id} labels: {_shown(before)} (already labelled {label}: nothing changes){tracker.where}"
+        shown = printable(label)
+        return f"#{args.issue_id} labels: {_shown(before)} (already labelled {shown}: nothing changes){tracker.where}"
     replaced = replaced_by(label, before)
     after = [x for x in before if x not in replaced] + [label]
-    swap = f" ({', '.join(replaced)} → {label})" if replaced else ""
+    swap = f" ({', '.join(map(printable, replaced))} → {printable(label)})" if replaced else ""
     return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)}{swap}{tracker.where}"
 
 
@@ -94,9 +96,10 @@ def preview_remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> str:
     except (LookupError, ToolError) as exc:
         return f"remove label {args.label!r} from #{args.issue_id} (will be refused: {exc})"
     if label not in before:
-        return f"#{args.issue_id} labels: {_shown(before)} (no {label} to remove: nothing changes){tracker.where}"
+        shown = printable(label)
+        return f"#{args.issue_id} labels: {_shown(before)} (no {shown} to remove: nothing changes){tracker.where}"
     after = [x for x in before if x != label]
-    return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)} (remove {label}){tracker.where}"
+    return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)} (remove {printable(label)}){tracker.where}"
 
 
 @tool(AddLabelArgs, side_effect=True, idempotent=True, timeout_s=10.0, preview=preview_add_label, check=check_add_label)

@@ -16,9 +16,10 @@ def open_tracker(ctx: ToolContext) -> MockTracker:
     `ATLAS_TRACKER=github:OWNER/REPO` one that writes to GitHub first."""
     tracker: MockTracker
     if ctx.tracker in ("", "mock"):
+        from atlas.dataset_source import dataset_identity
         from atlas.tracker.project import ProjectTracker, is_project_dataset  # an imported project's labels
 
-        tracker = ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home)
+        tracker = ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home, dataset_identity(ctx.data))
     else:
         from atlas.tracker.github import open_github_tracker  # httpx only when GitHub is the tracker
 

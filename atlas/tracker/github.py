@@ -1,25 +1,31 @@
 """The GitHub tracker: approved labels and comments sent to a repository, and recorded in the mock too.
 
 Only what GitHub confirmed is appended to the local file (with GitHub's answer: the comment's URL,
-the labels after), so the audit trail never claims a write that may not exist. Labels are
-idempotent by nature; a comment carries its idempotency key in a hidden `<!-- atlas:KEY -->`
-marker, looked for among the issue's recent comments before posting, so a retry of the same call
-never posts twice. A write that got no answer is reported as "may have taken effect" and is
-never sent again by this module.
+the labels after), so the audit trail never claims a write that may not exist. A comment carries
+a hidden `<!-- atlas:KEY -->` marker whose KEY is random (192 bits), made when the approved call is
+first journalled (a `comment_marker` record) and reused by every retry or replay of that call;
+before posting, Atlas looks for it among the issue's recent comments written by the token's own
+account (`GET /user`), so a retry never posts twice and a stranger's comment, marker or not,
+never stands in for Atlas's. Each issue's check and write run under a lock shared by every
+process, with the journal consulted inside it, so one approved action is sent once. A write that
+got no answer is reported as "may have taken effect" and is never sent again by this module.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+import secrets
+import threading
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
 from atlas.config import env_number
+from atlas.dataset_source import source_state
 from atlas.errors import ConfigError, PermanentToolError, TransientToolError
 from atlas.github.client import PER_PAGE_MAX, GitHubClient, api_url, find_token, parse_repo
 from atlas.github.errors import GitHubError, GitHubNotFound, GitHubRateLimited, GitHubTimeout, clock_time
-from atlas.github.folder import read_state
 from atlas.tools.registry import ToolContext
 from atlas.tracker.journal import IssueBrief, now_iso
 from atlas.tracker.project import ProjectTracker
@@ -28,8 +34,13 @@ DEFAULT_TIMEOUT_S = 4.0
 """Per request; a call is a lookup and a write, and both must fit in the tool's 10 s."""
 KEY_RE = re.compile(r"[A-Za-z0-9._:-]{1,200}")
 """What a key may hold inside the marker: nothing that could close the HTML comment early."""
+MARKER_BYTES = 24
+"""192 random bits: a marker no one can guess before Atlas posts it."""
 
 ClientFactory = Callable[[], GitHubClient]
+_logins: dict[tuple[str, str], str] = {}
+"""The token's own login, per API and token (hashed), asked once per process."""
+_logins_lock = threading.Lock()
 
 
 def marker(key: str) -> str:
@@ -49,8 +60,16 @@ def open_github_tracker(setting: str, ctx: ToolContext) -> GitHubTracker:
         timeout_s = env_number("ATLAS_GITHUB_TIMEOUT", DEFAULT_TIMEOUT_S, unit="seconds", positive=True)
     except ConfigError as exc:
         raise PermanentToolError(f"ATLAS_TRACKER: {exc}; nothing was sent") from None
-    synced = read_state(ctx.data).get("repo")
-    if isinstance(synced, str) and synced.casefold() != repo.casefold():
+    state = source_state(ctx.data)
+    synced = state.get("repo")
+    if not isinstance(synced, str):
+        # The same number on another repository is another issue: never write there.
+        what = "imported from a file that names no GitHub repository" if state else "the bundled Orbit data"
+        raise PermanentToolError(
+            f"ATLAS_TRACKER names {repo} but the dataset is {what}; nothing was sent "
+            f"(sync it first: atlas data sync {repo} --to DIR, then ORBIT_DATA=DIR)"
+        )
+    if synced.casefold() != repo.casefold():
         raise PermanentToolError(f"the dataset is {synced} but ATLAS_TRACKER names {repo}; nothing was sent")
     token = find_token(base_url)
     if not token:
@@ -58,15 +77,20 @@ def open_github_tracker(setting: str, ctx: ToolContext) -> GitHubTracker:
             "the GitHub tracker needs a token: set GITHUB_TOKEN or run `gh auth login`; nothing was sent"
         )
     # No waiting and no retries inside a tool call: its deadline is the executor's, and so are retries.
-    return GitHubTracker(
+    tracker = GitHubTracker(
         ctx,
         repo,
         lambda: GitHubClient(token=token, base_url=base_url, timeout_s=timeout_s, max_wait_s=0, read_attempts=1),
     )
+    tracker.account = (base_url, hashlib.sha256(token.encode()).hexdigest())
+    return tracker
 
 
 class GitHubTracker(ProjectTracker):
     """Writes go to GitHub first; what GitHub confirmed is appended to the mock's file."""
+
+    account: tuple[str, str] = ("", "")
+    """The API and the token's hash: whose login `GET /user` answered (cached per process)."""
 
     def __init__(self, ctx: ToolContext, repo: str, client_factory: ClientFactory) -> None:
         super().__init__(ctx, repo)
@@ -75,42 +99,107 @@ class GitHubTracker(ProjectTracker):
         self._client_factory = client_factory
 
     def add_label(self, issue: IssueBrief, label: str, *, key: str, session: str) -> dict[str, Any]:
-        url = f"/repos/{self.repo}/issues/{issue.id}/labels"
-        after = self._write("POST", url, f"adding {label!r} to #{issue.id}", {"labels": [label]})
-        labels = _names(after)
-        return self._record("add_label", issue, key, session, {"label": label}, {"labels": labels})
+        """Add a label once: another process's approved add of it, or a replay of this call, sends nothing."""
+        with self.issue_lock(issue.id):
+            done = self._done(key, issue, "add_label", label)
+            if done is not None:
+                return done
+            current = self.labels_of(issue)
+            if label in current:
+                return {"issue_id": issue.id, "label": label, "changed": False, "labels": current}
+            url = f"/repos/{self.repo}/issues/{issue.id}/labels"
+            after = self._write("POST", url, f"adding {label!r} to #{issue.id}", {"labels": [label]})
+            return self._record("add_label", issue, key, session, {"label": label}, {"labels": _names(after)})
 
     def remove_label(self, issue: IssueBrief, label: str, *, key: str, session: str) -> dict[str, Any]:
         """Remove a label; one the issue does not have changes nothing (GitHub answers 404 for it)."""
         url = f"/repos/{self.repo}/issues/{issue.id}/labels/{quote(label, safe='')}"
-        with self._client_factory() as client:
-            try:
-                after = client.write("DELETE", url, f"removing {label!r} from #{issue.id} of {self.repo}")
-            except GitHubNotFound:
-                # No such label on the issue, or no such issue: reading the issue tells which.
-                current = self._fetch(client, f"/repos/{self.repo}/issues/{issue.id}", f"issue #{issue.id}")
-                labels = _names(current.get("labels") if isinstance(current, dict) else [])
-                return {"issue_id": issue.id, "label": label, "changed": False, "labels": labels}
-            except GitHubError as exc:
-                raise _tool_error(exc, write=True) from None
-        return self._record("remove_label", issue, key, session, {"label": label}, {"labels": _names(after)})
+        with self.issue_lock(issue.id):
+            done = self._done(key, issue, "remove_label", label)
+            if done is not None:
+                return done
+            if label not in (current := self.labels_of(issue)):
+                return {"issue_id": issue.id, "label": label, "changed": False, "labels": current}
+            with self._client_factory() as client:
+                try:
+                    after = client.write("DELETE", url, f"removing {label!r} from #{issue.id} of {self.repo}")
+                except GitHubNotFound:
+                    # No such label on the issue, or no such issue: reading the issue tells which.
+                    current = self._fetch(client, f"/repos/{self.repo}/issues/{issue.id}", f"issue #{issue.id}")
+                    labels = _names(current.get("labels") if isinstance(current, dict) else [])
+                    return {"issue_id": issue.id, "label": label, "changed": False, "labels": labels}
+                except GitHubError as exc:
+                    raise _tool_error(exc, write=True) from None
+            return self._record("remove_label", issue, key, session, {"label": label}, {"labels": _names(after)})
 
     def post_comment(self, issue: IssueBrief, body: str, *, key: str, session: str) -> dict[str, Any]:
-        for record in self._records_with_key(key):
-            if record["action"] == "post_comment" and record["issue_id"] == issue.id and record.get("body") == body:
-                return _comment_result(record)
-            raise PermanentToolError("this call's idempotency key was already used for a different action")
+        """Post once per approved call: its random marker is journalled first and looked for before posting."""
         url = f"/repos/{self.repo}/issues/{issue.id}/comments"
-        posted = self._find_marker(url, issue.id, key)
-        if posted is None:
-            posted = self._write("POST", url, f"the comment on #{issue.id}", {"body": f"{body}\n\n{marker(key)}"})
-        github = {"url": posted.get("html_url"), "id": posted.get("id")} if isinstance(posted, dict) else {}
-        return _comment_result(self._record("post_comment", issue, key, session, {"body": body}, github))
+        with self.issue_lock(issue.id):
+            done, token = self._comment_marker(key, issue, body, session)
+            if done is not None:
+                return _comment_result(done)
+            posted = self._find_marker(url, issue.id, token)
+            if posted is None:
+                posted = self._write("POST", url, f"the comment on #{issue.id}", {"body": f"{body}\n\n{marker(token)}"})
+            if not isinstance(posted, dict) or not isinstance(posted.get("id"), int):
+                raise TransientToolError(
+                    f"GitHub's answer to the comment on #{issue.id} was not a comment: it may have taken effect; "
+                    "check on GitHub before doing it again"
+                )
+            github = {"url": posted.get("html_url"), "id": posted["id"]}
+            return _comment_result(self._record("post_comment", issue, key, session, {"body": body}, github))
 
-    def _find_marker(self, url: str, issue_id: int, key: str) -> dict[str, Any] | None:
-        """This key's comment if an earlier attempt posted it: searched on the first and the last page."""
+    def _done(self, key: str, issue: IssueBrief, action: str, label: str) -> dict[str, Any] | None:
+        """A replay of a label change already confirmed: the journal's answer, nothing sent."""
+        for record in self._records_with_key(key):
+            if record["action"] == action and record["issue_id"] == issue.id and record.get("label") == label:
+                labels = record.get("github", {}).get("labels", []) if isinstance(record.get("github"), dict) else []
+                return {"issue_id": issue.id, "label": label, "changed": True, "labels": labels}
+        return None
+
+    def _comment_marker(
+        self, key: str, issue: IssueBrief, body: str, session: str
+    ) -> tuple[dict[str, Any] | None, str]:
+        """The journalled result of this call, or the random marker its comment carries (made now if new)."""
+        digest = hashlib.sha256(body.encode()).hexdigest()
+        with self._locked():
+            token = None
+            for record in self._records_with_key(key):
+                same = record["issue_id"] == issue.id
+                if same and record["action"] == "post_comment" and record.get("body") == body:
+                    return record, ""
+                if same and record["action"] == "comment_marker" and record.get("body_sha256") == digest:
+                    token = record.get("marker")
+                    continue
+                raise PermanentToolError("this call's idempotency key was already used for a different action")
+            if isinstance(token, str) and KEY_RE.fullmatch(token):
+                return None, token
+            token = secrets.token_urlsafe(MARKER_BYTES)
+            entry = {"ts": now_iso(), "key": key, "action": "comment_marker", "issue_id": issue.id}
+            self._append({**entry, "marker": token, "body_sha256": digest, "session": session})
+        return None, token
+
+    def _login(self, client: GitHubClient) -> str:
+        """The account the token belongs to: only its comments can be Atlas's."""
+        with _logins_lock:
+            known = _logins.get(self.account)
+        if known is not None:
+            return known
+        user = self._fetch(client, "/user", "the token's account (GET /user)")
+        login = user.get("login") if isinstance(user, dict) else None
+        if not isinstance(login, str) or not login:
+            raise PermanentToolError("GitHub did not say whose token this is (GET /user); nothing was posted")
+        with _logins_lock:
+            _logins[self.account] = login
+        return login
+
+    def _find_marker(self, url: str, issue_id: int, token: str) -> dict[str, Any] | None:
+        """The comment an earlier attempt of this call posted, by the token's own account: searched on
+        the first and the last page."""
         what = f"the comments of #{issue_id}"
         with self._client_factory() as client:
+            login = self._login(client)
             try:
                 first = client.get(url, what, params={"per_page": PER_PAGE_MAX})
                 pages = [first]
@@ -120,8 +209,7 @@ class GitHubTracker(ProjectTracker):
                 raise _tool_error(exc, write=False) from None
         for page in reversed(pages):
             for comment in reversed(page.data if isinstance(page.data, list) else []):
-                text = comment.get("body") if isinstance(comment, dict) else None
-                if isinstance(text, str) and marker(key) in text:
+                if isinstance(comment, dict) and _by(comment, login) and marker(token) in str(comment.get("body")):
                     return dict(comment)
         return None
 
@@ -151,6 +239,12 @@ class GitHubTracker(ProjectTracker):
         labels = github.get("labels", [])
         changed = action == "remove_label" or fields["label"] not in known_before
         return {"issue_id": issue.id, "label": fields["label"], "changed": changed, "labels": labels}
+
+
+def _by(comment: dict[str, Any], login: str) -> bool:
+    user = comment.get("user")
+    author = user.get("login") if isinstance(user, dict) else None
+    return isinstance(author, str) and author.casefold() == login.casefold()
 
 
 def _comment_result(record: dict[str, Any]) -> dict[str, Any]:

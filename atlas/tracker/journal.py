@@ -5,12 +5,19 @@ descriptor and fsync'd, so concurrent processes never interleave records. A line
 crash is skipped (and counted) by readers, and the next append starts on a fresh line. The file
 and its lock are opened through `atlas.statefiles`: a link planted in their place is refused.
 
-With `ATLAS_TRACKER=github:OWNER/REPO` the tools write to GitHub first (`atlas.tracker.github`),
-and this file keeps what GitHub confirmed; `atlas.tracker.open_tracker` chooses.
+Every record names its dataset (`dataset`: a synced or imported project's identity, `orbit` for
+the bundled data; a record without it is the bundled dataset's), and a tracker sees only its own
+dataset's records, so one project's labels never show on another's issue of the same number.
+A GitHub comment's marker record (`comment_marker`) keeps the random key its comment carries.
+
+`atlas.tracker.open_tracker` is the backend seam: with `ATLAS_TRACKER=github:OWNER/REPO` the tools write to
+GitHub first (`atlas.tracker.github`), and this file keeps what GitHub confirmed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import sys
@@ -24,9 +31,12 @@ from typing import Any
 import filelock
 
 from atlas import statefiles
+from atlas.dataset_source import BUNDLED, same_dataset
 from atlas.errors import PermanentToolError, TransientToolError, printable
 
 ACTIONS_FILE = "tracker_actions.jsonl"
+ACTIONS = ("add_label", "remove_label", "post_comment")
+"""What the records people see are; `comment_marker` records are the GitHub tracker's bookkeeping."""
 LOCK_TIMEOUT_S = 5.0
 KNOWN_LABELS = (
     *(f"comp:{c}" for c in ("core", "scheduler", "worker", "broker-redis", "broker-postgres", "api", "cli", "docs")),
@@ -72,7 +82,7 @@ def _parse(line: bytes) -> dict[str, Any] | None:
         return None
     if not isinstance(record, dict) or not isinstance(record.get("issue_id"), int):
         return None
-    if record.get("action") not in ("add_label", "remove_label", "post_comment"):
+    if record.get("action") not in (*ACTIONS, "comment_marker"):
         return None
     return record
 
@@ -85,8 +95,10 @@ class MockTracker:
     decided_by: str | None = None
     """Who approved the actions this tracker writes; kept in each record."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, dataset: str = BUNDLED) -> None:
         self.home = home
+        self.dataset = dataset.casefold()
+        """Whose records this tracker reads and writes."""
         self.path = home / ACTIONS_FILE
         self.skipped = 0
         """How many torn or corrupt lines the last `records()` skipped."""
@@ -112,7 +124,7 @@ class MockTracker:
             record = _parse(line)
             if record is None:
                 skipped += 1
-            else:
+            elif record["action"] in ACTIONS and same_dataset(record, self.dataset):
                 found.append(record)
         self.skipped = skipped
         if skipped and (self.path, skipped) not in _warned:
@@ -186,7 +198,11 @@ class MockTracker:
             return []
         needle = json.dumps(key, ensure_ascii=False).encode("utf-8")
         found = (_parse(line) for line in raw.split(b"\n") if needle in line)
-        return [record for record in found if record is not None and record.get("key") == key]
+        return [
+            record
+            for record in found
+            if record is not None and record.get("key") == key and same_dataset(record, self.dataset)
+        ]
 
     def _read(self) -> bytes | None:
         """The file's bytes, or None when there is none yet."""
@@ -197,15 +213,24 @@ class MockTracker:
         except OSError as exc:
             raise PermanentToolError(f"cannot read {self.path}: {exc}") from None
 
+    def _locked(self) -> contextlib.AbstractContextManager[None]:
+        """The journal's lock: held for a read-then-append, never across a network call."""
+        return self._lock(self.lock_path)
+
+    def issue_lock(self, issue_id: int) -> contextlib.AbstractContextManager[None]:
+        """One issue's lock, across processes: a check on GitHub and the write it decides are one step."""
+        digest = hashlib.sha256(f"{self.dataset}#{issue_id}".encode()).hexdigest()[:16]
+        return self._lock(self.home / f"{ACTIONS_FILE}.{digest}.lock")
+
     @contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _lock(self, lock_path: Path) -> Iterator[None]:
         try:
             self.home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise PermanentToolError(f"cannot create the state folder {self.home}: {exc}") from None
         held = ExitStack()
         try:
-            held.enter_context(statefiles.locked(self.lock_path, timeout=LOCK_TIMEOUT_S))
+            held.enter_context(statefiles.locked(lock_path, timeout=LOCK_TIMEOUT_S))
         except filelock.Timeout:
             raise TransientToolError("the tracker file is locked by another process; try again") from None
         except statefiles.UnsafeStateFile as exc:
@@ -213,7 +238,7 @@ class MockTracker:
             _tell_the_person(refusal)
             raise refusal from None
         except OSError as exc:
-            raise PermanentToolError(f"cannot lock {self.lock_path}: {exc}; nothing was written") from None
+            raise PermanentToolError(f"cannot lock {lock_path}: {exc}; nothing was written") from None
         with held:
             try:
                 yield
@@ -222,7 +247,8 @@ class MockTracker:
                 raise
 
     def _append(self, record: dict[str, Any]) -> None:
-        """Write one whole line; the caller holds the lock."""
+        """Write one whole line, naming this tracker's dataset; the caller holds the lock."""
+        record = {**record, "dataset": self.dataset}
         if self.decided_by:
             record = {**record, "decided_by": self.decided_by}
         line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")

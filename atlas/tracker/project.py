@@ -7,8 +7,8 @@ the HTTP client.
 from __future__ import annotations
 
 from atlas.dataset_read import connect
+from atlas.dataset_source import dataset_identity, source_state
 from atlas.errors import PermanentToolError
-from atlas.github.folder import STATE_FILE
 from atlas.tools.registry import ToolContext
 from atlas.tracker.journal import MockTracker
 
@@ -17,7 +17,7 @@ SHOWN_LABELS = 40
 
 def is_project_dataset(ctx: ToolContext) -> bool:
     """Whether the data folder was written by `atlas data import` or `sync` (its labels are its own)."""
-    return (ctx.data / STATE_FILE).is_file()
+    return bool(source_state(ctx.data))
 
 
 def dataset_labels(ctx: ToolContext) -> list[str]:
@@ -29,7 +29,7 @@ class ProjectTracker(MockTracker):
     """The mock tracker for an imported project: labels are checked against the project's own."""
 
     def __init__(self, ctx: ToolContext, project: str = "this project") -> None:
-        super().__init__(ctx.home)
+        super().__init__(ctx.home, dataset_identity(ctx.data))
         self.ctx = ctx
         self.project = project
 

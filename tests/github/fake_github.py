@@ -9,6 +9,7 @@ connection (before or after the write took effect), a 422, a 403 for a missing s
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -32,7 +33,9 @@ class Fault:
     path: str
     """A regex matched against the path (no query)."""
     kind: str
-    """rate_limit, secondary, server_error, slow, drop, drop_after, invalid, scope, gone."""
+    """rate_limit, secondary, server_error, slow, drop, drop_after, invalid, scope, gone, not_modified,
+    inf_reset (a primary limit resetting at `inf`), nan_retry (a secondary one with `retry-after: nan`),
+    echo (a 422 whose message repeats the request's credentials)."""
     seconds: float = 0.0
 
 
@@ -53,6 +56,12 @@ class FakeGitHub:
     rate_reset_in: float = 3600.0
     lock: threading.Lock = field(default_factory=threading.Lock)
     base_url: str = ""
+    login: str = "atlas-user"
+    """Whose token `token` is: `GET /user` answers it, and comments posted with the token are by it."""
+    extra_headers: dict[str, str] = field(default_factory=dict)
+    """Sent with every answer, over the usual ones (a hostile `Link`, odd rate-limit headers)."""
+    endless: bool = False
+    """Every list page links to one more (a server that never ends)."""
     _next_comment_id: int = 900_000
 
     def add_issue(self, issue: dict[str, Any], comments: list[dict[str, Any]] | None = None) -> None:
@@ -120,7 +129,7 @@ class _Handler(QuietHandler):
             time.sleep(fault.seconds)
         elif fault is not None and fault.kind != "drop_after":
             return self._fail(fault, method)
-        if fake.token and self.headers.get("authorization") != f"Bearer {fake.token}":
+        if fake.token and not self._authorized(fake.token):
             return self._send(method, 401, {"message": "Bad credentials"})
         status, payload, headers = route(fake, method, url.path, parse_qs(url.query), body)
         if fault is not None and fault.kind == "drop_after":
@@ -131,7 +140,19 @@ class _Handler(QuietHandler):
         if status == 200 and method == "GET" and etag and self.headers.get("if-none-match") == etag:
             return self._send(method, 304, None, {"ETag": etag})  # free: the rate limit is not touched
         fake.rate_remaining -= 1
-        self._send(method, status, payload, headers)
+        self._send(method, status, payload, {**headers, **fake.extra_headers})
+
+    def _authorized(self, token: str) -> bool:
+        """GitHub takes the token as a bearer token, or as the password of Basic auth (`x-access-token:TOKEN@`)."""
+        sent = self.headers.get("authorization") or ""
+        if sent == f"Bearer {token}":
+            return True
+        if sent.startswith("Basic "):
+            try:
+                return base64.b64decode(sent[6:]).decode().partition(":")[2] == token
+            except ValueError:
+                return False
+        return False
 
     def _fail(self, fault: Fault, method: str) -> None:
         reset = str(int(time.time() + fault.seconds))
@@ -167,6 +188,14 @@ class _Handler(QuietHandler):
                 {"x-accepted-oauth-scopes": "repo"},
             ),
             "gone": (410, {"message": "Issues are disabled for this repo"}, {}),
+            "not_modified": (304, None, {}),
+            "inf_reset": (
+                403,
+                {"message": "API rate limit exceeded for user ID 1."},
+                {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "inf"},
+            ),
+            "nan_retry": (429, {"message": "You have exceeded a secondary rate limit."}, {"retry-after": "nan"}),
+            "echo": (422, {"message": f"Validation Failed for {self.headers.get('authorization')}"}, {}),
         }
         status, payload, headers = answers[fault.kind]
         self._send(method, status, payload, headers)
@@ -194,6 +223,10 @@ Answer = tuple[int, Any, dict[str, str]]
 
 
 def route(fake: FakeGitHub, method: str, path: str, query: dict[str, list[str]], body: Any) -> Answer:
+    if path == "/user" and method == "GET":
+        if not fake.token:
+            return 401, {"message": "Requires authentication"}, {}
+        return 200, {"login": fake.login, "id": 1, "type": "User"}, {}
     prefix = f"/repos/{fake.repo}/issues"
     if not path.startswith(prefix):
         return 404, {"message": "Not Found"}, {}
@@ -210,7 +243,7 @@ def route(fake: FakeGitHub, method: str, path: str, query: dict[str, list[str]],
     if sub == "/comments" and method == "GET":
         return _paged(fake, fake.comments[number], query, path)
     if sub == "/comments" and method == "POST":
-        return 201, fake.new_comment(number, body["body"], "atlas-user"), {}
+        return 201, fake.new_comment(number, body["body"], fake.login), {}
     if sub == "/labels" and method == "POST":
         names = [label["name"] for label in issue["labels"]]
         issue["labels"] += [{"name": name, "color": "ededed"} for name in body["labels"] if name not in names]
@@ -243,7 +276,9 @@ def _paged(fake: FakeGitHub, items: list[Any], query: dict[str, list[str]], path
     links = []
     kept = {key: values[0] for key, values in query.items() if key != "page"}
     base = fake.base_url + path + "?" + "&".join(f"{key}={value}" for key, value in kept.items())
-    if page < pages:
+    if fake.endless:
+        links.append(f'<{base}&page={page + 1}>; rel="next"')
+    elif page < pages:
         links.append(f'<{base}&page={page + 1}>; rel="next"')
         links.append(f'<{base}&page={pages}>; rel="last"')
     if links:

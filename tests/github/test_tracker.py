@@ -39,13 +39,25 @@ def ctx(data: Path, home: Path, key: str | None = "call-1") -> ToolContext:
     return ToolContext(data=data, home=home, session="s1", idempotency_key=key)
 
 
-def audit(home: Path) -> list[dict[str, Any]]:
+def journal(home: Path) -> list[dict[str, Any]]:
     path = home / "tracker_actions.jsonl"
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
 
 
-def marked(github: RunningFake, key: str) -> list[dict[str, Any]]:
-    return [c for c in github.fake.comments[41] if marker(key) in c["body"]]
+def audit(home: Path) -> list[dict[str, Any]]:
+    """The actions the journal confirms (the markers it keeps are bookkeeping)."""
+    return [record for record in journal(home) if record["action"] != "comment_marker"]
+
+
+def marker_of(home: Path, key: str) -> str:
+    """The random marker journalled for a call's comment."""
+    [record] = [r for r in journal(home) if r["action"] == "comment_marker" and r["key"] == key]
+    return marker(record["marker"])
+
+
+def marked(github: RunningFake, home: Path, key: str = "call-1") -> list[dict[str, Any]]:
+    found = [r for r in journal(home) if r["action"] == "comment_marker" and r["key"] == key]
+    return [c for c in github.fake.comments[41] if found and marker_of(home, key) in c["body"]]
 
 
 def test_an_approved_label_reaches_github_and_the_audit_keeps_its_answer(
@@ -77,8 +89,8 @@ def test_a_comment_carries_its_key_and_a_replay_of_the_call_posts_nothing(
 ) -> None:
     args = PostCommentArgs(issue_id=41, body="Fixed in 0.9.1.")
     first = post_comment(args, ctx(data, atlas_home))
-    [posted] = marked(github, "call-1")
-    assert posted["body"] == f"Fixed in 0.9.1.\n\n{marker('call-1')}"
+    [posted] = marked(github, atlas_home)
+    assert posted["body"] == f"Fixed in 0.9.1.\n\n{marker_of(atlas_home, 'call-1')}"
     assert first["url"] == posted["html_url"]
     github.fake.log.clear()
     assert post_comment(args, ctx(data, atlas_home)) == first
@@ -94,10 +106,10 @@ def test_a_dropped_answer_may_have_taken_effect_and_a_retry_finds_the_comment(
     args = PostCommentArgs(issue_id=41, body="Looking into it.")
     with pytest.raises(TransientToolError, match="may have taken effect") as failure:
         post_comment(args, ctx(data, atlas_home))
-    assert len(marked(github, "call-1")) == 1 and audit(atlas_home) == []  # only what GitHub confirmed
+    assert len(marked(github, atlas_home)) == 1 and audit(atlas_home) == []  # only what GitHub confirmed
     retried = post_comment(args, ctx(data, atlas_home))
-    assert len(marked(github, "call-1")) == 1 and len(github.fake.requests("POST")) == 1
-    assert retried["url"] == marked(github, "call-1")[0]["html_url"]
+    assert len(marked(github, atlas_home)) == 1 and len(github.fake.requests("POST")) == 1
+    assert retried["url"] == marked(github, atlas_home)[0]["html_url"]
     assert audit(atlas_home)[0]["github"]["url"] == retried["url"]
     assert classify(failure.value) is ErrorKind.TRANSIENT
 
@@ -118,7 +130,7 @@ def test_a_timed_out_comment_is_a_timeout_never_retried_and_posted_once(
     # The same call again (a replayed session): the marker is found, nothing is posted twice.
     key = idempotency_key(executor.session, "c1")
     replay = post_comment(PostCommentArgs(issue_id=41, body="On it."), ctx(data, atlas_home, key=key))
-    assert [c["body"] for c in github.fake.comments[41]].count(f"On it.\n\n{marker(key)}") == 1
+    assert [c["body"] for c in github.fake.comments[41]].count(f"On it.\n\n{marker_of(atlas_home, key)}") == 1
     assert len(github.fake.requests("POST")) == 1 and replay["posted"] is True
 
 
@@ -183,16 +195,16 @@ def test_github_failures_keep_their_meaning(
     with pytest.raises(Exception) as failure:
         post_comment(PostCommentArgs(issue_id=41, body="Thanks!"), ctx(data, atlas_home))
     assert classify(failure.value) is kind and message in str(failure.value)
-    assert marked(github, "call-1") == [] and audit(atlas_home) == []
+    assert marked(github, atlas_home) == [] and audit(atlas_home) == []
 
 
 def test_an_issue_gone_from_github_is_a_404_that_names_it(github: RunningFake, data: Path, atlas_home: Path) -> None:
     del github.fake.issues[41]
     with pytest.raises(
         PermanentToolError,
-        match=r"GitHub answered 404 for adding 'bug' to #41 of quill-org/quill: no such repository or issue",
+        match=r"GitHub answered 404 for adding 'enhancement' to #41 of quill-org/quill: no such repository or issue",
     ):
-        add_label(AddLabelArgs(issue_id=41, label="bug"), ctx(data, atlas_home))
+        add_label(AddLabelArgs(issue_id=41, label="enhancement"), ctx(data, atlas_home))
 
 
 def test_remove_label_removes_once_and_an_absent_label_changes_nothing(

@@ -1,0 +1,111 @@
+"""A dataset folder's `atlas-source.json`: where its data came from, checked before anything trusts it.
+
+`atlas data import` and `sync` write this file; it is what makes a folder theirs to update, and
+what names the dataset (its GitHub repository, or an id of its own) so that tracker records of
+one project never show on another. A file of that name that is a link, or whose content is not
+what Atlas writes, makes the folder someone else's: it is refused, never replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from atlas.errors import DataError, printable
+
+STATE_FILE = "atlas-source.json"
+"""Where the data came from, and for a synced repo what the next sync needs (watermark, ETags)."""
+BUNDLED = "orbit"
+"""The identity of the bundled Orbit dataset, and of any folder `atlas data` did not write."""
+STATE_LIMIT_BYTES = 256 * 2**20
+
+
+class _Imported(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    source: Literal["import"]
+    file: str
+    imported_at: str
+    repo: str | None = None
+    dataset: str | None = None
+
+
+class _Synced(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    source: Literal["sync"]
+    repo: str
+    api: str
+    synced_at: str
+    since: str | None
+    list_etag: dict[str, str | None]
+    updated: dict[str, str]
+    comment_etags: dict[str, str]
+    dataset: str | None = None
+
+
+def read_source(folder: Path) -> dict[str, Any] | None:
+    """The folder's source record; None when it has none; a DataError when it is not one Atlas wrote."""
+    path = folder / STATE_FILE
+    shown = printable(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if path.is_symlink():
+            raise DataError(f"{shown} is a link, not a file `atlas data` wrote; refusing to touch the folder") from None
+        raise DataError(f"cannot read {shown}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > STATE_LIMIT_BYTES:
+            raise DataError(f"{shown} is not a file `atlas data` wrote; refusing to touch the folder")
+        with os.fdopen(fd, "rb", closefd=False) as source:
+            raw = source.read(STATE_LIMIT_BYTES + 1)
+    finally:
+        os.close(fd)
+    try:
+        state = json.loads(raw.decode("utf-8"))
+        if not isinstance(state, dict):
+            raise ValueError("not an object")
+        model = _Imported if state.get("source") == "import" else _Synced
+        model.model_validate(state)
+    except (UnicodeDecodeError, ValueError, RecursionError, ValidationError):
+        raise DataError(f"{shown} was not written by `atlas data`; refusing to touch the folder") from None
+    return state
+
+
+def source_state(folder: Path) -> dict[str, Any]:
+    """The source record when the folder has a valid one, else {} (for readers that only look)."""
+    try:
+        return read_source(folder) or {}
+    except DataError:
+        return {}
+
+
+def dataset_identity(folder: Path) -> str:
+    """The name tracker records carry: the GitHub repository, an import's own id, or `orbit`."""
+    return identity_of(source_state(folder))
+
+
+def identity_of(state: dict[str, Any]) -> str:
+    if not state:
+        return BUNDLED
+    for name in ("dataset", "repo"):
+        if isinstance(state.get(name), str) and state[name]:
+            return str(state[name]).casefold()
+    # An import written before records named their dataset: its file and time are its identity.
+    seed = f"{state.get('file')}\0{state.get('imported_at')}".encode()
+    return "import:" + hashlib.sha256(seed).hexdigest()[:16]
+
+
+def same_dataset(record: dict[str, Any], identity: str) -> bool:
+    """Whether a tracker record belongs to the dataset: one without the field belongs to the bundled one."""
+    named = record.get("dataset", BUNDLED)
+    return isinstance(named, str) and named.casefold() == identity
