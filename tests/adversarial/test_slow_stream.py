@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.adversarial.harness import assert_no_traceback, atlas_env, run_atlas
 from tests.adversarial.sse_server import SlowSSE
+from tests.support.run import assert_no_traceback, atlas_env, run_atlas
 
 SLACK_S = 1.5
 """From the request's arrival to the connection's close, beyond the bound (a busy 2-core machine)."""

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.adversarial.harness import assert_no_traceback, atlas_env, run_atlas
 from tests.adversarial.sse_server import ScriptedSSE, text_answer, usage
+from tests.support.run import assert_no_traceback, atlas_env, run_atlas
 
 PASSWORD = "hunter2-pass-Zq9"
 TOKEN = "sk-query-token-7Yx"

@@ -108,14 +108,14 @@ def test_credentials_in_the_api_url_are_used_but_never_written_or_shown(
 
 
 def test_a_token_echoed_back_to_the_tracker_never_reaches_the_model(
-    github: RunningFake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _isolated_state: Path
+    github: RunningFake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, atlas_home: Path
 ) -> None:
     folder = tmp_path / "quill"
     with client_for(github) as client:
         sync_repo(client, REPO, folder)
     github.fake.inject("POST", f"/repos/{REPO}/issues/41/labels", "echo")
-    context = ToolContext(data=folder, home=_isolated_state, session="s1", idempotency_key="k1")
+    context = ToolContext(data=folder, home=atlas_home, session="s1", idempotency_key="k1")
     tracker = open_github_tracker(f"github:{REPO}", context)
     with pytest.raises(Exception) as failure:
-        tracker.add_label(issue_brief(folder, _isolated_state, 41), "enhancement", key="k1", session="s1")
+        tracker.add_label(issue_brief(folder, atlas_home, 41), "enhancement", key="k1", session="s1")
     assert "Validation Failed for Bearer ***" in str(failure.value) and TOKEN not in str(failure.value)

@@ -48,29 +48,29 @@ def journal(home: Path) -> list[dict[str, Any]]:
 
 
 def test_a_strangers_comment_with_the_right_marker_does_not_stop_the_post(
-    github: RunningFake, data: Path, _isolated_state: Path
+    github: RunningFake, data: Path, atlas_home: Path
 ) -> None:
     github.fake.inject("POST", COMMENTS, "drop")  # the first attempt never reaches GitHub
     args = PostCommentArgs(issue_id=41, body="Fixed in 0.9.1, please upgrade.")
     with pytest.raises(TransientToolError, match="may have taken effect"):
-        post_comment(args, ctx(data, _isolated_state))
-    [kept] = [r for r in journal(_isolated_state) if r["action"] == "comment_marker"]
+        post_comment(args, ctx(data, atlas_home))
+    [kept] = [r for r in journal(atlas_home) if r["action"] == "comment_marker"]
     # Even a stranger who learnt the very marker this call carries cannot stand in for it.
     github.fake.new_comment(41, f"lol\n\n<!-- atlas:{kept['marker']} -->", "mallory")
-    result = post_comment(args, ctx(data, _isolated_state))
+    result = post_comment(args, ctx(data, atlas_home))
     ours = [c for c in github.fake.comments[41] if c["user"]["login"] == "atlas-user"]
     assert len(ours) == 1 and ours[0]["body"].startswith("Fixed in 0.9.1")
     assert result["posted"] is True and result["url"] == ours[0]["html_url"]
     assert MARKER_RE.findall(ours[0]["body"]) == [kept["marker"]]  # the retry reused the journalled marker
-    [record] = [r for r in journal(_isolated_state) if r["action"] == "post_comment"]
+    [record] = [r for r in journal(atlas_home) if r["action"] == "post_comment"]
     assert record["github"]["url"] == ours[0]["html_url"]
 
 
 def test_markers_are_random_and_not_derived_from_the_call(
-    github: RunningFake, data: Path, _isolated_state: Path
+    github: RunningFake, data: Path, atlas_home: Path
 ) -> None:
-    post_comment(PostCommentArgs(issue_id=41, body="one"), ctx(data, _isolated_state, key="mcp-1"))
-    post_comment(PostCommentArgs(issue_id=41, body="two"), ctx(data, _isolated_state, key="mcp-2"))
+    post_comment(PostCommentArgs(issue_id=41, body="one"), ctx(data, atlas_home, key="mcp-1"))
+    post_comment(PostCommentArgs(issue_id=41, body="two"), ctx(data, atlas_home, key="mcp-2"))
     markers = [m for c in github.fake.comments[41] for m in MARKER_RE.findall(c["body"])]
     assert len(markers) == 2 and len(set(markers)) == 2
     assert all(len(m) >= 32 and "mcp" not in m for m in markers)  # 192 random bits, base64url
@@ -78,28 +78,28 @@ def test_markers_are_random_and_not_derived_from_the_call(
 
 
 def test_a_retry_finds_its_own_comment_after_a_lost_answer_and_posts_nothing(
-    github: RunningFake, data: Path, _isolated_state: Path
+    github: RunningFake, data: Path, atlas_home: Path
 ) -> None:
     github.fake.inject("POST", COMMENTS, "drop_after")  # posted on GitHub, answer lost
     args = PostCommentArgs(issue_id=41, body="Looking into it.")
     with pytest.raises(TransientToolError):
-        post_comment(args, ctx(data, _isolated_state))
-    result = post_comment(args, ctx(data, _isolated_state))
+        post_comment(args, ctx(data, atlas_home))
+    result = post_comment(args, ctx(data, atlas_home))
     ours = [c for c in github.fake.comments[41] if c["user"]["login"] == "atlas-user"]
     assert len(ours) == 1 and result["url"] == ours[0]["html_url"] and len(github.fake.requests("POST")) == 1
 
 
 def test_the_tracker_refuses_the_bundled_data_and_an_import_of_another_repo(
-    github: RunningFake, tmp_path: Path, _isolated_state: Path
+    github: RunningFake, tmp_path: Path, atlas_home: Path
 ) -> None:
     with pytest.raises(PermanentToolError, match=r"names quill-org/quill but the dataset is the bundled Orbit data"):
-        open_github_tracker(f"github:{REPO}", ctx(data_dir(), _isolated_state))
+        open_github_tracker(f"github:{REPO}", ctx(data_dir(), atlas_home))
     other = tmp_path / "other"
     export = tmp_path / "other.json"
     export.write_text(json.dumps(gh_issues(5, repo="octo-org/other")), encoding="utf-8")
     import_export(export, other, docs=None)
     with pytest.raises(PermanentToolError, match=r"the dataset is octo-org/other but ATLAS_TRACKER names"):
-        open_github_tracker(f"github:{REPO}", ctx(other, _isolated_state))
+        open_github_tracker(f"github:{REPO}", ctx(other, atlas_home))
     nameless = tmp_path / "nameless"
     records = gh_issues(5)
     for record in records:
@@ -107,7 +107,7 @@ def test_the_tracker_refuses_the_bundled_data_and_an_import_of_another_repo(
     export.write_text(json.dumps(records), encoding="utf-8")
     import_export(export, nameless, docs=None)
     with pytest.raises(PermanentToolError, match=r"imported from a file that names no GitHub repository"):
-        open_github_tracker(f"github:{REPO}", ctx(nameless, _isolated_state))
+        open_github_tracker(f"github:{REPO}", ctx(nameless, atlas_home))
     assert github.fake.log == []
 
 
@@ -125,13 +125,13 @@ ADD_LABEL = textwrap.dedent(
 
 
 def test_four_processes_adding_one_label_make_one_post(
-    github: RunningFake, data: Path, _isolated_state: Path, monkeypatch: pytest.MonkeyPatch
+    github: RunningFake, data: Path, atlas_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     github.fake.inject("POST", f"/repos/{REPO}/issues/41/labels", "slow", seconds=1.0)  # all four overlap it
     monkeypatch.setenv("ATLAS_GITHUB_TIMEOUT", "4")
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", ADD_LABEL, str(data), str(_isolated_state), f"session-{n}"],
+            [sys.executable, "-c", ADD_LABEL, str(data), str(atlas_home), f"session-{n}"],
             stdout=subprocess.PIPE,
             text=True,
             cwd=Path(__file__).parents[2],
@@ -141,4 +141,4 @@ def test_four_processes_adding_one_label_make_one_post(
     answers = sorted(proc.communicate(timeout=60)[0].strip() for proc in procs)
     assert answers == ["False", "False", "False", "True"]
     assert len(github.fake.requests("POST", "/labels")) == 1
-    assert [r["action"] for r in journal(_isolated_state)] == ["add_label"]
+    assert [r["action"] for r in journal(atlas_home)] == ["add_label"]

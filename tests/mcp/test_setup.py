@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from tests.adversarial.harness import assert_no_traceback, atlas_env, run_atlas, write_script
 from tests.mcp.conftest import TEST_SERVER
+from tests.support.run import assert_no_traceback, atlas_env, run_atlas, write_script
 
 
 def without_mcp_sdk(tmp_path: Path, home: Path) -> dict[str, str]:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.adversarial.harness import assert_no_traceback, atlas_env, run_atlas, start_atlas, write_script
 from tests.mcp.conftest import TEST_SERVER
 from tests.mcp.test_cli_mcp import _server_processes
+from tests.support.run import assert_no_traceback, atlas_env, run_atlas, start_atlas, write_script
 
 
 def cloned_env(tmp_path: Path) -> dict[str, str]:

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.adversarial.harness import REPO as CHECKOUT
-from tests.adversarial.harness import atlas_env, run_atlas, tracker_records, write_script
 from tests.github.fake_github import REPO, TOKEN, RunningFake
+from tests.support.run import REPO as CHECKOUT
+from tests.support.run import atlas_env, run_atlas, tracker_records, write_script
 
 THANKS = "Thanks for the report! A maintainer will follow up."
 

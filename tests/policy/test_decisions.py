@@ -89,16 +89,16 @@ labels = ["comp:*"]
 """
 
 
-def test_an_allowed_label_runs_unasked_and_the_tracker_says_which_rule(_isolated_state: Path) -> None:
+def test_an_allowed_label_runs_unasked_and_the_tracker_says_which_rule(atlas_home: Path) -> None:
     person = Person()
-    records = run(executor(_isolated_state, policy(_isolated_state, COMPONENTS), person), label(41, "Comp:Worker"))
+    records = run(executor(atlas_home, policy(atlas_home, COMPONENTS), person), label(41, "Comp:Worker"))
     assert outcomes(records) == [("ok", "rule:components")]
     assert person.asked == []
-    [written] = MockTracker(_isolated_state).records()
+    [written] = MockTracker(atlas_home).records()
     assert (written["label"], written["decided_by"]) == ("comp:worker", "rule:components")
 
 
-def test_the_strictest_rule_wins_whatever_the_order(_isolated_state: Path) -> None:
+def test_the_strictest_rule_wins_whatever_the_order(atlas_home: Path) -> None:
     rules = (
         COMPONENTS
         + '[[policy.rules]]\nname = "core-asks"\ndecision = "ask"\ntool = "add_label"\nlabels = ["comp:core"]\n'
@@ -106,7 +106,7 @@ def test_the_strictest_rule_wins_whatever_the_order(_isolated_state: Path) -> No
     )
     person = Person(answer=False)
     records = run(
-        executor(_isolated_state, policy(_isolated_state, rules), person),
+        executor(atlas_home, policy(atlas_home, rules), person),
         label(87, "comp:api"),
         label(87, "comp:core"),
         label(87, "comp:worker"),
@@ -116,52 +116,52 @@ def test_the_strictest_rule_wins_whatever_the_order(_isolated_state: Path) -> No
     assert "core-asks" in person.asked[0].note
 
 
-def test_max_per_run_then_the_person_is_asked(_isolated_state: Path) -> None:
-    gate = policy(_isolated_state, COMPONENTS + "max_per_run = 2\n")
+def test_max_per_run_then_the_person_is_asked(atlas_home: Path) -> None:
+    gate = policy(atlas_home, COMPONENTS + "max_per_run = 2\n")
     person = Person(answer=False)
     records = run(
-        executor(_isolated_state, gate, person), label(41, "comp:api"), label(41, "comp:cli"), label(41, "comp:docs")
+        executor(atlas_home, gate, person), label(41, "comp:api"), label(41, "comp:cli"), label(41, "comp:docs")
     )
     assert sorted(outcomes(records)) == [("denied", "person"), ("ok", "rule:components"), ("ok", "rule:components")]
     assert len(person.asked) == 1 and "maximum" in person.asked[0].note
 
 
-def test_max_per_issue_counts_what_the_rule_allowed_in_earlier_runs(_isolated_state: Path) -> None:
+def test_max_per_issue_counts_what_the_rule_allowed_in_earlier_runs(atlas_home: Path) -> None:
     rules = '[[policy.rules]]\nname = "thanks"\ndecision = "allow"\ntool = "post_comment"\n'
     rules += 'text = ["Thanks for the report!"]\nmax_per_issue = 1\n'
     first = run(
-        executor(_isolated_state, policy(_isolated_state, rules), Person()), comment(41, "Thanks for the report!")
+        executor(atlas_home, policy(atlas_home, rules), Person()), comment(41, "Thanks for the report!")
     )
     assert outcomes(first) == [("ok", "rule:thanks")]
     person = Person(answer=False)  # a second run (a new process), the same issue and another one
     second = run(
-        executor(_isolated_state, policy(_isolated_state, rules), person),
+        executor(atlas_home, policy(atlas_home, rules), person),
         comment(41, "Thanks for the report!"),
         comment(87, "Thanks for the report!"),
     )
     assert outcomes(second) == [("denied", "person"), ("ok", "rule:thanks")]
-    assert [r["issue_id"] for r in MockTracker(_isolated_state).records()] == [41, 87]
+    assert [r["issue_id"] for r in MockTracker(atlas_home).records()] == [41, 87]
 
 
-def test_a_comment_runs_only_with_exactly_the_text_a_rule_allows(_isolated_state: Path) -> None:
+def test_a_comment_runs_only_with_exactly_the_text_a_rule_allows(atlas_home: Path) -> None:
     rules = '[[policy.rules]]\nname = "thanks"\ndecision = "allow"\ntool = "post_comment"\n'
     rules += 'pattern = "Thanks for the report[.!]"\nmax_chars = 40\n'
     person = Person(answer=False)
     records = run(
-        executor(_isolated_state, policy(_isolated_state, rules), person),
+        executor(atlas_home, policy(atlas_home, rules), person),
         comment(41, "Thanks for the report!"),
         comment(87, "Thanks for the report! Send your token to http://evil.example"),
     )
     assert outcomes(records) == [("ok", "rule:thanks"), ("denied", "person")]
-    assert [r["body"] for r in MockTracker(_isolated_state).records()] == ["Thanks for the report!"]
+    assert [r["body"] for r in MockTracker(atlas_home).records()] == ["Thanks for the report!"]
 
 
-def test_after_untrusted_text_only_rules_marked_for_it_allow(_isolated_state: Path) -> None:
+def test_after_untrusted_text_only_rules_marked_for_it_allow(atlas_home: Path) -> None:
     marked = COMPONENTS.replace('name = "components"', 'name = "triage"') + "after_untrusted = true\n"
     blanket = '[[policy.rules]]\nname = "comments"\ndecision = "allow"\ntool = "post_comment"\n'
     person = Person(answer=False)
     records = run(
-        executor(_isolated_state, policy(_isolated_state, marked + blanket), person),
+        executor(atlas_home, policy(atlas_home, marked + blanket), person),
         label(92, "comp:core"),
         comment(92, "Done, as the issue asked."),
         read_first=92,  # issue #92's body is an injection
@@ -171,9 +171,9 @@ def test_after_untrusted_text_only_rules_marked_for_it_allow(_isolated_state: Pa
     assert "only after_untrusted rules allow" in person.asked[0].note
 
 
-def test_a_rule_never_puts_back_a_label_a_person_removed(_isolated_state: Path) -> None:
+def test_a_rule_never_puts_back_a_label_a_person_removed(atlas_home: Path) -> None:
     person = Person()
-    ex = executor(_isolated_state, policy(_isolated_state, COMPONENTS), person)
+    ex = executor(atlas_home, policy(atlas_home, COMPONENTS), person)
     run(ex, ("remove_label", {"issue_id": 41, "label": "comp:core"}))  # a person approved the removal
     assert [request.name for request in person.asked] == ["remove_label"]
     person.answer, person.asked = False, []
@@ -182,23 +182,23 @@ def test_a_rule_never_puts_back_a_label_a_person_removed(_isolated_state: Path) 
     assert "a person removed this label" in person.asked[0].note
 
 
-def test_no_rule_creates_a_label_the_project_does_not_have(_isolated_state: Path) -> None:
+def test_no_rule_creates_a_label_the_project_does_not_have(atlas_home: Path) -> None:
     anything = '[[policy.rules]]\nname = "anything"\ndecision = "allow"\ntool = "*"\nlabels = ["*"]\n'
     person = Person()
-    records = run(executor(_isolated_state, policy(_isolated_state, anything), person), label(41, "pwned:yes"))
+    records = run(executor(atlas_home, policy(atlas_home, anything), person), label(41, "pwned:yes"))
     assert [str(record.kind) for record in records] == ["permanent"]
-    assert person.asked == [] and MockTracker(_isolated_state).records() == []
+    assert person.asked == [] and MockTracker(atlas_home).records() == []
 
 
-def test_issue_state_and_dataset_conditions(_isolated_state: Path) -> None:
+def test_issue_state_and_dataset_conditions(atlas_home: Path) -> None:
     rules = COMPONENTS + 'issue_state = "open"\ndataset = "orbit"\n'
     person = Person(answer=False)
     records = run(
-        executor(_isolated_state, policy(_isolated_state, rules), person), label(41, "comp:api"), label(45, "comp:api")
+        executor(atlas_home, policy(atlas_home, rules), person), label(41, "comp:api"), label(45, "comp:api")
     )
     assert outcomes(records) == [("ok", "rule:components"), ("denied", "person")]  # #45 is closed
     other = rules.replace('dataset = "orbit"', 'dataset = "quill"')
-    again = run(executor(_isolated_state, policy(_isolated_state, other), Person(answer=False)), label(87, "comp:api"))
+    again = run(executor(atlas_home, policy(atlas_home, other), Person(answer=False)), label(87, "comp:api"))
     assert outcomes(again) == [("denied", "person")]
 
 
@@ -206,7 +206,7 @@ class Note(BaseModel):
     text: str
 
 
-def test_mcp_tools_are_matched_by_name_and_annotation(_isolated_state: Path) -> None:
+def test_mcp_tools_are_matched_by_name_and_annotation(atlas_home: Path) -> None:
     def spec(name: str, **hints: bool) -> ToolSpec[Note]:
         return ToolSpec(name, lambda args, ctx: {"ok": args.text}, Note, "notes", side_effect=True, annotations=hints)
 
@@ -217,7 +217,7 @@ def test_mcp_tools_are_matched_by_name_and_annotation(_isolated_state: Path) -> 
     rules += "annotations = { destructive = false }\n"
     person = Person(answer=False)
     records = run(
-        executor(_isolated_state, policy(_isolated_state, rules, registry), person, registry),
+        executor(atlas_home, policy(atlas_home, rules, registry), person, registry),
         ("notes__append", {"text": "a"}),
         ("notes__wipe", {"text": "b"}),
         ("notes__silent", {"text": "c"}),  # no hint: MCP says that may be destructive
@@ -225,32 +225,32 @@ def test_mcp_tools_are_matched_by_name_and_annotation(_isolated_state: Path) -> 
     assert outcomes(records) == [("ok", "rule:appends"), ("denied", "person"), ("denied", "person")]
 
 
-def test_a_broken_policy_never_allows(_isolated_state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    gate = policy(_isolated_state, COMPONENTS)
+def test_a_broken_policy_never_allows(atlas_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = policy(atlas_home, COMPONENTS)
 
     def broken(*args: object) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(gate, "decide", broken)
     person = Person(answer=False)
-    assert outcomes(run(executor(_isolated_state, gate, person), label(41, "comp:api"))) == [("denied", "person")]
+    assert outcomes(run(executor(atlas_home, gate, person), label(41, "comp:api"))) == [("denied", "person")]
 
 
-def test_a_granted_rule_is_never_written_through_a_planted_link(_isolated_state: Path, tmp_path: Path) -> None:
+def test_a_granted_rule_is_never_written_through_a_planted_link(atlas_home: Path, tmp_path: Path) -> None:
     rc = tmp_path / "bashrc"
     rc.write_text("export PATH=/usr/bin\n", encoding="utf-8")
-    _isolated_state.mkdir(parents=True)
-    gate = PolicyGate(load_policy(_isolated_state), _isolated_state)
-    (_isolated_state / "config.toml").symlink_to(rc)  # planted while the run was going on
+    atlas_home.mkdir(parents=True)
+    gate = PolicyGate(load_policy(atlas_home), atlas_home)
+    (atlas_home / "config.toml").symlink_to(rc)  # planted while the run was going on
     with pytest.raises(ConfigError, match="symbolic link"):
-        gate.grant("project", "add_label", {"issue_id": 41, "label": "comp:api"}, ToolContext(home=_isolated_state))
+        gate.grant("project", "add_label", {"issue_id": 41, "label": "comp:api"}, ToolContext(home=atlas_home))
     assert rc.read_text(encoding="utf-8") == "export PATH=/usr/bin\n"
-    assert not [path.name for path in _isolated_state.iterdir() if path.name.endswith(".tmp")]  # no temp file left
+    assert not [path.name for path in atlas_home.iterdir() if path.name.endswith(".tmp")]  # no temp file left
 
 
-def test_a_session_grant_allows_that_exact_action_only(_isolated_state: Path) -> None:
-    gate = policy(_isolated_state, "")
-    context = ToolContext(home=_isolated_state)
+def test_a_session_grant_allows_that_exact_action_only(atlas_home: Path) -> None:
+    gate = policy(atlas_home, "")
+    context = ToolContext(home=atlas_home)
     shown = {"issue_id": 41, "body": "On it."}
     assert gate.decide("post_comment", shown, [], context).decision == "ask"
     gate.grant("session", "post_comment", shown, context)
@@ -259,9 +259,9 @@ def test_a_session_grant_allows_that_exact_action_only(_isolated_state: Path) ->
         assert gate.decide("post_comment", other, [], context).decision == "ask"
 
 
-def test_an_ask_rule_asks_every_time_whatever_was_granted(_isolated_state: Path) -> None:
-    gate = policy(_isolated_state, '[[policy.rules]]\nname = "comments-ask"\ndecision = "ask"\ntool = "post_comment"\n')
-    context = ToolContext(home=_isolated_state)
+def test_an_ask_rule_asks_every_time_whatever_was_granted(atlas_home: Path) -> None:
+    gate = policy(atlas_home, '[[policy.rules]]\nname = "comments-ask"\ndecision = "ask"\ntool = "post_comment"\n')
+    context = ToolContext(home=atlas_home)
     shown = {"issue_id": 41, "body": "On it."}
     gate.grant("session", "post_comment", shown, context)
     verdict = gate.decide("post_comment", shown, [], context)
@@ -269,9 +269,9 @@ def test_an_ask_rule_asks_every_time_whatever_was_granted(_isolated_state: Path)
     assert "comments-ask" in verdict.note
 
 
-def test_the_project_scope_is_not_offered_where_its_rule_would_not_apply(_isolated_state: Path) -> None:
-    gate = policy(_isolated_state, "")
-    context = ToolContext(home=_isolated_state)
+def test_the_project_scope_is_not_offered_where_its_rule_would_not_apply(atlas_home: Path) -> None:
+    gate = policy(atlas_home, "")
+    context = ToolContext(home=atlas_home)
     label_41 = {"issue_id": 41, "label": "comp:api"}
     assert [scope for scope, _ in gate.decide("add_label", label_41, [], context).scopes] == ["session", "project"]
     after_untrusted = gate.decide("add_label", label_41, ["issue #92"], context)

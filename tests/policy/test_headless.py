@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.adversarial.harness import (
+from tests.support.run import (
     assert_no_traceback,
     atlas_env,
     invoke,

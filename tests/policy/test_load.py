@@ -36,9 +36,9 @@ def write(home: Path, text: str) -> Path:
     return path
 
 
-def test_each_rule_is_placed_at_the_line_of_its_table(_isolated_state: Path) -> None:
-    path = write(_isolated_state, GOOD)
-    policy = load_policy(_isolated_state)
+def test_each_rule_is_placed_at_the_line_of_its_table(atlas_home: Path) -> None:
+    path = write(atlas_home, GOOD)
+    policy = load_policy(atlas_home)
     assert [(placed.rule.name, placed.where) for placed in policy.rules] == [
         ("components", f"{path}:5"),
         ("no-severity", f"{path}:11"),
@@ -68,10 +68,10 @@ def test_each_rule_is_placed_at_the_line_of_its_table(_isolated_state: Path) -> 
         ('[policy]\nrules = "all"\n', ":1: policy.rules: Input should be a valid list"),
     ],
 )
-def test_a_malformed_rule_is_one_line_naming_its_file_and_line(_isolated_state: Path, text: str, expected: str) -> None:
-    path = write(_isolated_state, text)
+def test_a_malformed_rule_is_one_line_naming_its_file_and_line(atlas_home: Path, text: str, expected: str) -> None:
+    path = write(atlas_home, text)
     with pytest.raises(ConfigError) as raised:
-        load_policy(_isolated_state)
+        load_policy(atlas_home)
     message = str(raised.value)
     assert "\n" not in message
     assert message.startswith(str(path)), message
@@ -102,32 +102,32 @@ def test_a_found_folder_may_deny_and_ask_but_allows_only_once_trusted(
 
 
 def test_a_project_folder_beside_atlas_home_is_read_and_untrusted(
-    tmp_path: Path, _isolated_state: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, atlas_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write(_isolated_state, "")
+    write(atlas_home, "")
     project = tmp_path / "repo"
     write(project / ".atlas", GOOD)
     monkeypatch.chdir(project)
-    policy = load_policy(_isolated_state)
+    policy = load_policy(atlas_home)
     assert [(p.rule.name, p.active) for p in policy.rules] == [("components", False), ("no-severity", True)]
 
 
 def test_atlas_policy_names_a_file_that_is_trusted(
-    tmp_path: Path, _isolated_state: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, atlas_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     named = tmp_path / "ci-policy.toml"
     named.write_text(GOOD, encoding="utf-8")
     monkeypatch.setenv("ATLAS_POLICY", str(named))
-    assert all(p.active for p in load_policy(_isolated_state).rules)
+    assert all(p.active for p in load_policy(atlas_home).rules)
     monkeypatch.setenv("ATLAS_POLICY", str(tmp_path / "missing.toml"))
     with pytest.raises(ConfigError, match=r"ATLAS_POLICY=.*no such file"):
-        load_policy(_isolated_state)
+        load_policy(atlas_home)
 
 
 def test_atlas_policy_trust_names_the_allow_rules_it_lets_apply(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.adversarial.harness import invoke
+    from tests.support.run import invoke
 
     project = tmp_path / "clone"
     write(project / ".atlas", GOOD)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.adversarial.harness import atlas_env, finish, invoke, run_atlas, spawn_atlas, tracker_records
+from tests.support.run import atlas_env, finish, invoke, run_atlas, spawn_atlas, tracker_records
 
 PROMPT = re.compile(rb"\? \[y/N\] ")
 CHAT_PROMPT = "atlas\u203a".encode()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.adversarial.harness import atlas_env, finish, run_atlas, spawn_atlas
 from tests.adversarial.test_injection import CHAT_PROMPT, PROMPT
+from tests.support.run import atlas_env, finish, run_atlas, spawn_atlas
 
 
 def test_many_sources_read_in_a_chat_are_summarised_at_the_approval(tmp_path: Path) -> None:
