@@ -192,7 +192,7 @@ def open_client(
 ) -> tuple[Wire, openai.AsyncOpenAI]:
     """The wire an adapter names in its errors, and the SDK client it sends through.
 
-    Each request gets `ATLAS_MODEL_TIMEOUT` of waiting on the server in all, its headers and its
+    Each request gets `ATLAS_MODEL_TIMEOUT` for its headers and as much again, in all, for its
     whole stream (`server_time.ServerTime`): a stream that dribbles or sends only keep-alives ends too. The
     SDK does not retry (`max_retries=0`): `atlas.llm.wait.with_retries` does, where each wait can be seen.
     """

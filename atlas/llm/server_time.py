@@ -1,9 +1,10 @@
-"""A bound on the whole time a server may take for one request: its headers and every byte of its body.
+"""A bound on the whole time a server may take to stream one response: every byte of its body.
 
 httpx's timeouts are per read, so a stream that dribbles a byte a second, or sends only SSE
-keep-alive comments, never trips them. This transport gives each request `total_s` of waiting
-on the server in all. Only the waits count, not the client's own work between reads (parsing
-the first events can take a busy machine a second), so the figure is what the server took.
+keep-alive comments, never trips them. This transport gives each response body `total_s` of
+waiting on the server in all (the headers have httpx's own timeouts). Only the waits count, not
+the client's own work between reads (parsing the first events can take a busy machine a second),
+so the figure is what the server took.
 Built on `httpx2`, the openai SDK's HTTP client; running out is its `ReadTimeout`, which the SDK
 turns into `APITimeoutError`.
 """
@@ -67,8 +68,10 @@ class ServerTime(httpx.AsyncBaseTransport):
         self.total_s = total_s
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        # The headers are waited for under httpx's own timeouts (connect, write, read), as before
+        # any stream: the budget is for the body, which is what a dribbling server stretches.
         budget = _Budget(self.total_s, request)
-        response = await budget.wait(self.inner.handle_async_request(request))
+        response = await self.inner.handle_async_request(request)
         stream = response.stream
         assert isinstance(stream, httpx.AsyncByteStream)
         return httpx.Response(
