@@ -22,7 +22,13 @@ from pydantic import BaseModel
 from atlas import config
 
 ENTRY_POINT_GROUP = "atlas.tools"
-BUILTIN_MODULES = ("atlas.tools.orbit", "atlas.tools.docs", "atlas.tools.labels", "atlas.tools.tracker")
+BUILTIN_MODULES = (
+    "atlas.tools.orbit",
+    "atlas.tools.docs",
+    "atlas.tools.labels",
+    "atlas.tools.tracker",
+    "atlas.triage.tools",
+)
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
