@@ -14,6 +14,7 @@ import typer
 
 from atlas import __version__
 from atlas.cli_groups import data_app, mcp_app
+from atlas.cli_triage import register_triage
 from atlas.cli_options import examples, within
 
 T = TypeVar("T", int, float)
@@ -151,6 +152,9 @@ def chat(
         resume=resume,
     )
     guarded(lambda: run_chat(options))
+
+
+register_triage(app)
 
 
 @app.command(
