@@ -128,6 +128,19 @@ class Corpus:
                     )
         return found
 
+    def bodies(self, ids: list[int]) -> dict[int, list[str]]:
+        """The comments' bodies of each issue, oldest first."""
+        found: dict[int, list[str]] = {}
+        with connect(self.data, self.home) as conn:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for issue_id, body in conn.execute(
+                    f"SELECT issue_id, body FROM comments WHERE issue_id IN ({marks}) ORDER BY issue_id, position", chunk
+                ):
+                    found.setdefault(issue_id, []).append(body)
+        return found
+
     def labels(self) -> list[str]:
         """Every label the project has (its dataset's labels table)."""
         with connect(self.data, self.home) as conn:
