@@ -3,7 +3,7 @@
     [triage]
     threshold = 0.5          # below this confidence a group is left to a person
     stale_days = 60          # open and untouched this long: stale
-    waiting_days = 7         # a question to the reporter unanswered this long: waiting on them
+    waiting_days = 1         # a question to the reporter unanswered this many days: waiting on them
     [triage.groups]          # groups for labels without a `group:` prefix
     kind = ["bug", "enhancement", "question"]
 """
@@ -29,7 +29,7 @@ class TriageConfigError(AtlasError):
 class TriageSettings:
     threshold: float = 0.5
     stale_days: int = 60
-    waiting_days: int = 7
+    waiting_days: int = 1
     groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
@@ -50,7 +50,7 @@ def load_settings(home: Path) -> TriageSettings:
     return TriageSettings(
         threshold=_number(table, "threshold", 0.5, 0.0, 1.0),
         stale_days=int(_number(table, "stale_days", 60, 1, 3650)),
-        waiting_days=int(_number(table, "waiting_days", 7, 1, 3650)),
+        waiting_days=int(_number(table, "waiting_days", 1, 1, 3650)),
         groups=_groups(table.get("groups", {})),
     )
 

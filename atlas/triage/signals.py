@@ -64,12 +64,12 @@ def reasons_for(project: Project, issue: Issue, thread: Thread, now: str, seen_u
     elif thread.authors[-1] != issue.author and "?" in thread.last_body:
         waited = days_between(thread.times[-1], now)
         if waited >= settings.waiting_days:
-            found.append(f"waiting on the reporter for {waited} days")
+            found.append(f"waiting on the reporter for {waited} day{'' if waited == 1 else 's'}")
     if seen_until is not None and issue.created_at > seen_until:
         found.append("new")
     idle = days_between(max([issue.created_at, *thread.times]), now)
     if idle >= settings.stale_days:
-        found.append(f"stale: no activity for {idle} days")
+        found.append(f"stale: no activity for {idle} day{'' if idle == 1 else 's'}")
     return found
 
 

@@ -51,7 +51,7 @@ JSONL = HERE / "issues" / "issues.jsonl"
 FIRST_DAY = datetime(2025, 1, 6, tzinfo=UTC)
 DAYS_PER_ISSUE = 5.35
 # Nothing in the tracker is newer than this: the dataset is a snapshot taken on this day.
-SNAPSHOT = datetime(2026, 12, 22, 18, 0, tzinfo=UTC)
+SNAPSHOT = datetime(2026, 11, 30, 23, 30, tzinfo=UTC)
 
 MAINTAINERS = ("mkowalski", "priya-n", "dtanaka")
 REPORTERS = (

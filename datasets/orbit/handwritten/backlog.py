@@ -20,7 +20,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "closed",
         "labels": ["comp:core", "type:bug"],
         "author": "nadia-h",
-        "created_at": "2026-11-28T09:14:03Z",
+        "created_at": "2026-11-27T21:40:00Z",
         "body": md(
             """
             Our monthly `report.generate` job (a big pandas groupby, 20-25 minutes) gets started a
@@ -28,9 +28,9 @@ ISSUES: list[dict[str, Any]] = [
             the customer gets two e-mails.
 
             ```
-            2026-11-27T23:00:01.412Z INFO orbit.worker [w-51a0] started job=report.generate id=01JDQ0ZC attempt=1
-            2026-11-27T23:15:02.108Z WARNING orbit.worker [w-51a0] ORB-1101 LeaseExpired job=report.generate id=01JDQ0ZC lease=900s elapsed=901s
-            2026-11-27T23:15:02.530Z INFO orbit.worker [w-9c17] started job=report.generate id=01JDQ0ZC attempt=2
+            2026-11-26T23:00:01.412Z INFO orbit.worker [w-51a0] started job=report.generate id=01JDQ0ZC attempt=1
+            2026-11-26T23:15:02.108Z WARNING orbit.worker [w-51a0] ORB-1101 LeaseExpired job=report.generate id=01JDQ0ZC lease=900s elapsed=901s
+            2026-11-26T23:15:02.530Z INFO orbit.worker [w-9c17] started job=report.generate id=01JDQ0ZC attempt=2
             ```
 
             orbit-scheduler 2.8.3, Redis 7.2, Python 3.12.
@@ -39,7 +39,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "mkowalski",
-                "2026-11-28T11:02:40Z",
+                "2026-11-27T22:28:52Z",
                 """
                 Duplicate of #41: same cause. The groupby holds the GIL for minutes, so the heartbeat
                 thread cannot renew the lease and it expires at 900 s; another worker then takes the
@@ -47,7 +47,7 @@ ISSUES: list[dict[str, Any]] = [
                 between the steps. Closing here so the discussion stays in #41.
                 """,
             ),
-            comment("nadia-h", "2026-11-28T12:30:11Z", "Thanks, `lease.duration = 2400` it is for now."),
+            comment("nadia-h", "2026-11-27T23:08:15Z", "Thanks, `lease.duration = 2400` it is for now."),
         ],
     },
     {
@@ -56,12 +56,12 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "lucasbr",
-        "created_at": "2026-11-29T16:47:21Z",
+        "created_at": "2026-11-28T00:39:13Z",
         "body": md(
             """
-            `orbit jobs ls --json` gives `"enqueued_at": "2026-11-29 14:02:11.318"`: no offset and a
+            `orbit jobs ls --json` gives `"enqueued_at": "2026-11-27 14:02:11.318"`: no offset and a
             space instead of `T`. Our `jq` pipeline parses it as local time and is off by one hour.
-            The HTTP API returns `2026-11-29T14:02:11.318Z` for the same job.
+            The HTTP API returns `2026-11-27T14:02:11.318Z` for the same job.
 
             orbit-scheduler 2.8.3, Python 3.12.7, macOS 15.1.
             """
@@ -74,14 +74,14 @@ ISSUES: list[dict[str, Any]] = [
         "state": "closed",
         "labels": ["comp:broker-redis"],
         "author": "petra-novak",
-        "created_at": "2026-11-30T08:21:44Z",
+        "created_at": "2026-11-28T02:45:26Z",
         "body": md(
             """
             We changed the password of the `orbit` ACL user in Redis this morning. Every worker has
             been logging this since, about once a second, and none picks up jobs:
 
             ```
-            2026-11-30T07:58:03.221Z ERROR orbit.broker.redis [w-2d08] ORB-1302 BrokerAuthFailed WRONGPASS invalid username-password pair or user is disabled.
+            2026-11-27T07:58:03.221Z ERROR orbit.broker.redis [w-2d08] ORB-1302 BrokerAuthFailed WRONGPASS invalid username-password pair or user is disabled.
             ```
 
             The new password is in the Kubernetes secret and the pods see it, but the processes
@@ -92,7 +92,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "dtanaka",
-                "2026-11-30T10:15:09Z",
+                "2026-11-28T03:36:28Z",
                 """
                 Duplicate of #82: a worker reads the broker URL once at start and keeps retrying with
                 it. The fix planned there is `broker.password_file`, re-read after every ORB-1302, and
@@ -107,7 +107,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "mei-lin",
-        "created_at": "2026-11-30T19:05:37Z",
+        "created_at": "2026-11-28T04:51:39Z",
         "body": md(
             """
             We have 12 CPU workers and 2 with a GPU. `ml.embed` jobs must run on the GPU ones, every
@@ -123,7 +123,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "hgrimm",
-        "created_at": "2026-12-01T07:33:12Z",
+        "created_at": "2026-11-28T07:50:52Z",
         "body": md(
             """
             Our 02:30 backup schedule ran twice on the night of the DST change (the clocks went back
@@ -138,7 +138,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "closed",
         "labels": ["comp:api", "type:bug", "severity:S3"],
         "author": "joao-santos",
-        "created_at": "2026-12-02T10:40:55Z",
+        "created_at": "2026-11-28T09:56:05Z",
         "body": md(
             """
             Through the ingress every call fails, directly on the pod it works with the same token:
@@ -155,7 +155,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "priya-n",
-                "2026-12-02T13:12:30Z",
+                "2026-11-28T11:04:17Z",
                 """
                 This is #39; closing as a duplicate so the discussion stays in one place.
                 `auth_header=absent` means the header never reached Orbit: `curl -L` follows the
@@ -163,7 +163,7 @@ ISSUES: list[dict[str, Any]] = [
                 follows a redirect. Call the `https` URL directly.
                 """,
             ),
-            comment("joao-santos", "2026-12-02T14:01:09Z", "That was it, thanks."),
+            comment("joao-santos", "2026-11-28T11:26:11Z", "That was it, thanks."),
         ],
     },
     {
@@ -172,7 +172,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "sre-tobias",
-        "created_at": "2026-12-02T21:18:04Z",
+        "created_at": "2026-11-28T12:02:18Z",
         "body": md(
             """
             During an incident with our mail provider I want workers to stop taking `mail` jobs while
@@ -189,7 +189,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "wen-zhao",
-        "created_at": "2026-12-03T15:29:48Z",
+        "created_at": "2026-11-28T15:01:31Z",
         "body": md(
             """
             Our `exports.monthly` jobs read large Parquet files (~400 MB each). After each one the
@@ -198,7 +198,7 @@ ISSUES: list[dict[str, Any]] = [
             when their leases run out:
 
             ```
-            2026-12-03T02:11:40.008Z ERROR orbit.worker [w-44c2] ORB-1101 LeaseExpired job=exports.monthly id=01JE4P3Q lease=900s elapsed=1187s
+            2026-11-27T02:11:40.008Z ERROR orbit.worker [w-44c2] ORB-1101 LeaseExpired job=exports.monthly id=01JE4P3Q lease=900s elapsed=1187s
             ```
 
             orbit-scheduler 2.8.3, Python 3.12.3, `worker.concurrency = 2`. Is the worker leaking?
@@ -212,13 +212,13 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": ["comp:broker-postgres", "type:bug"],
         "author": "carla-dm",
-        "created_at": "2026-12-04T09:02:26Z",
+        "created_at": "2026-11-28T17:07:44Z",
         "body": md(
             """
             Since the upgrade from 2.8.1 to 2.8.3 most claims fail and jobs start minutes late:
 
             ```
-            2026-12-04T08:40:12.551Z WARNING orbit.broker.postgres [w-0f3e] ORB-1305 BrokerConflict claim retried attempt=4
+            2026-11-27T08:40:12.551Z WARNING orbit.broker.postgres [w-0f3e] ORB-1305 BrokerConflict claim retried attempt=4
             ```
 
             Nothing else changed. PostgreSQL 16.4 on Cloud SQL.
@@ -227,7 +227,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "priya-n",
-                "2026-12-05T10:44:51Z",
+                "2026-11-29T04:41:49Z",
                 """
                 Which isolation level does the database default to? Could you run
                 `SHOW default_transaction_isolation;` as the orbit user and tell us what it says?
@@ -242,7 +242,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "closed",
         "labels": ["comp:scheduler", "type:bug", "severity:S3"],
         "author": "dario-m",
-        "created_at": "2026-12-05T12:18:37Z",
+        "created_at": "2026-11-28T19:13:57Z",
         "body": md(
             """
             I want a schedule on the second Monday of each month at 09:00. The scheduler exits at
@@ -258,7 +258,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "priya-n",
-                "2026-12-05T15:30:02Z",
+                "2026-11-28T20:40:05Z",
                 """
                 Duplicate of #43: `#` (the n-th weekday of the month) is a Quartz extension, not
                 five-field cron, and Orbit does not support it. Schedule it every Monday between the
@@ -273,7 +273,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "ines-castro",
-        "created_at": "2026-12-06T08:55:10Z",
+        "created_at": "2026-11-28T22:12:10Z",
         "body": md(
             """
             `orbit jobs show` says `attempts: 3` for a job that finally succeeded, but not what went
@@ -289,7 +289,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "closed",
         "labels": ["comp:broker-redis", "type:feature"],
         "author": "b-hoffmann",
-        "created_at": "2026-12-06T17:41:29Z",
+        "created_at": "2026-11-29T00:18:23Z",
         "body": md(
             """
             Our new platform only offers Redis in cluster mode. The worker fails on its first claim:
@@ -304,7 +304,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "dtanaka",
-                "2026-12-06T19:02:55Z",
+                "2026-11-29T00:55:01Z",
                 "Duplicate of #65, where this is tracked. Please add your use case there.",
             ),
         ],
@@ -315,7 +315,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "kwame-asante",
-        "created_at": "2026-12-07T11:26:33Z",
+        "created_at": "2026-11-29T02:24:36Z",
         "body": md(
             """
             After upgrading the workers to 2.8.3 (the producers are still on 2.7.5), some workers
@@ -339,7 +339,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "zoe-m",
-        "created_at": "2026-12-08T14:03:19Z",
+        "created_at": "2026-11-29T04:30:49Z",
         "body": md(
             """
             The example in the retries guide sets `max_attempts = 5` under `[retries]`, which
@@ -355,7 +355,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "oskar-nyberg",
-        "created_at": "2026-12-09T09:47:05Z",
+        "created_at": "2026-11-29T07:29:02Z",
         "body": md(
             """
             We put PgBouncer (transaction pooling) between the workers and Postgres last week. Since
@@ -373,7 +373,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "closed",
         "labels": ["comp:core", "type:bug", "severity:S4"],
         "author": "amara-o",
-        "created_at": "2026-12-10T16:12:48Z",
+        "created_at": "2026-11-29T09:35:15Z",
         "body": md(
             """
             A wrong database name made `orbit config check` print this in our CI log, which is
@@ -387,13 +387,13 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "dtanaka",
-                "2026-12-10T18:20:14Z",
+                "2026-11-29T10:32:35Z",
                 """
                 Duplicate of #16: every message that shows a URL must mask its password
                 (`orbit:***@`). Please rotate that password; closing here, the fix is tracked in #16.
                 """,
             ),
-            comment("amara-o", "2026-12-10T18:45:40Z", "Rotated. Missed that one, sorry!"),
+            comment("amara-o", "2026-11-29T10:44:02Z", "Rotated. Missed that one, sorry!"),
         ],
     },
     {
@@ -402,7 +402,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": ["type:bug"],
         "author": "raj-patel-dev",
-        "created_at": "2026-12-11T10:05:51Z",
+        "created_at": "2026-11-29T11:41:28Z",
         "body": md(
             """
             ```
@@ -417,7 +417,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "mkowalski",
-                "2026-12-12T09:31:22Z",
+                "2026-11-29T22:13:56Z",
                 """
                 `paused` only exists in 3.0. Do you run a 3.0 beta scheduler or client somewhere in the
                 same cluster? Jobs written by it would have that state.
@@ -431,7 +431,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "closed",
         "labels": ["comp:core", "type:feature", "severity:S4"],
         "author": "fpereira",
-        "created_at": "2026-12-12T13:37:26Z",
+        "created_at": "2026-11-29T14:40:41Z",
         "body": md(
             """
             Every night an import job loads data and an export job must run after it, only if it
@@ -442,7 +442,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "dtanaka",
-                "2026-12-12T15:10:03Z",
+                "2026-11-29T15:22:21Z",
                 "Duplicate of #90, where this is tracked. Please add your use case there.",
             ),
         ],
@@ -453,7 +453,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "gkaur",
-        "created_at": "2026-12-13T08:20:44Z",
+        "created_at": "2026-11-29T16:46:54Z",
         "body": md(
             """
             Most of our jobs take seconds, two take half an hour. Raising `lease.duration` for all
@@ -469,7 +469,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "alexgrant",
-        "created_at": "2026-12-14T19:52:08Z",
+        "created_at": "2026-11-29T18:52:07Z",
         "body": md(
             """
             After logging in, the dashboard shows the header and nothing else: no queues, no
@@ -484,14 +484,14 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "uche-n",
-        "created_at": "2026-12-15T11:09:37Z",
+        "created_at": "2026-11-29T21:51:20Z",
         "body": md(
             """
             On every deploy, the jobs that were running on the old pods start again only after
             their 30 minute lease expires. The worker log ends with
 
             ```
-            2026-12-15T10:41:02.377Z INFO orbit.worker [w-7a90] SIGTERM received, draining (shutdown_grace=120s) running=2
+            2026-11-28T10:41:02.377Z INFO orbit.worker [w-7a90] SIGTERM received, draining (shutdown_grace=120s) running=2
             ```
 
             and nothing after it. Kubernetes 1.31, default pod settings, 2.8.3.
@@ -505,7 +505,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "closed",
         "labels": ["comp:scheduler", "type:bug", "severity:S3"],
         "author": "lars-e",
-        "created_at": "2026-12-16T09:15:55Z",
+        "created_at": "2026-11-29T23:57:33Z",
         "body": md(
             """
             A schedule with `cron = "*/45 * * * *"` fires at 10:00, 10:45, 11:00, 11:45... so twice
@@ -515,7 +515,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "priya-n",
-                "2026-12-16T11:40:19Z",
+                "2026-11-30T01:02:31Z",
                 """
                 Same cause as #72: a step cannot reach past its field, so `*/45` in the minutes means
                 minutes 0 and 45 of every hour. Closing as a duplicate of #72, where the better error
@@ -531,7 +531,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": ["comp:cli", "type:feature"],
         "author": "vbondarenko",
-        "created_at": "2026-12-17T10:27:31Z",
+        "created_at": "2026-11-30T02:03:46Z",
         "body": md(
             """
             After an outage we retry failed jobs one id at a time. A bulk form would help:
@@ -541,7 +541,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "mkowalski",
-                "2026-12-17T14:02:48Z",
+                "2026-11-30T03:40:38Z",
                 "Reasonable. `orbit jobs retry` already takes ids; filters like `jobs ls` has would fit there.",
             ),
         ],
@@ -552,14 +552,14 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "cloudops-jan",
-        "created_at": "2026-12-18T07:44:12Z",
+        "created_at": "2026-11-30T04:09:59Z",
         "body": md(
             """
             Every night at 03:00 when Redis runs `BGSAVE` (a 9 GB dataset), the scheduler marks
             workers as lost although they are fine:
 
             ```
-            2026-12-18T03:00:41.904Z WARNING orbit.scheduler [s-01] ORB-1501 WorkerHeartbeatLost worker=w-13bd last_seen=31s
+            2026-11-29T03:00:41.904Z WARNING orbit.scheduler [s-01] ORB-1501 WorkerHeartbeatLost worker=w-13bd last_seen=31s
             ```
 
             Redis latency goes up to ~2 s during the fork. orbit-scheduler 2.8.3, Redis 7.2.
@@ -573,7 +573,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "sam-oconnell",
-        "created_at": "2026-12-18T20:31:06Z",
+        "created_at": "2026-11-30T07:08:12Z",
         "body": md(
             """
             We are moving from EC2 to ECS Fargate. Is there a recommended task layout (one scheduler
@@ -583,7 +583,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "owen-b",
-                "2026-12-19T08:12:40Z",
+                "2026-11-30T12:23:54Z",
                 "We run it like that: scheduler as a service with one task, workers as another. Set `stopTimeout` above `shutdown_grace`.",
             ),
         ],
@@ -594,7 +594,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "closed",
         "labels": ["comp:api", "type:bug", "severity:S3"],
         "author": "yuki-ito",
-        "created_at": "2026-12-19T09:58:27Z",
+        "created_at": "2026-11-30T09:14:25Z",
         "body": md(
             """
             A spot instance was reclaimed at 08:10. At 09:30 `orbit status` still shows its 4 workers
@@ -605,7 +605,7 @@ ISSUES: list[dict[str, Any]] = [
         "comments": [
             comment(
                 "priya-n",
-                "2026-12-19T12:05:44Z",
+                "2026-11-30T10:11:41Z",
                 """
                 Duplicate of #57: the status view derives "busy" from leases, not from heartbeats, so
                 a lost worker looks busy until its leases expire. Closing as a duplicate; the fix is
@@ -620,7 +620,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "elif-yilmaz",
-        "created_at": "2026-12-20T10:14:39Z",
+        "created_at": "2026-11-30T11:20:38Z",
         "body": md(
             """
             Trying the beta on a fresh PostgreSQL 17.2 database:
@@ -644,7 +644,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "mattias-l",
-        "created_at": "2026-12-20T18:40:02Z",
+        "created_at": "2026-11-30T14:19:51Z",
         "body": md(
             """
             During a backlog our web app gets `ORB-1306 QueueFull` from `enqueue` and the request
@@ -659,7 +659,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "devon-price",
-        "created_at": "2026-12-21T08:03:50Z",
+        "created_at": "2026-11-30T16:25:04Z",
         "body": md(
             """
             Some jobs stay in `running` and never finish or fail. Restarting the workers does not
@@ -674,7 +674,7 @@ ISSUES: list[dict[str, Any]] = [
         "state": "open",
         "labels": [],
         "author": "chenwei88",
-        "created_at": "2026-12-21T15:22:17Z",
+        "created_at": "2026-11-30T18:31:17Z",
         "body": md(
             """
             We would like Orbit to POST to a URL when a job gives up after its last attempt
