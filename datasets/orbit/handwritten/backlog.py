@@ -41,7 +41,7 @@ ISSUES: list[dict[str, Any]] = [
                 "mkowalski",
                 "2026-11-27T22:28:52Z",
                 """
-                Duplicate of #41: same cause. The groupby holds the GIL for minutes, so the heartbeat
+                Duplicate of #41: the groupby holds the GIL for minutes, so the heartbeat
                 thread cannot renew the lease and it expires at 900 s; another worker then takes the
                 job. Raise `lease.duration` above the job's longest run, or call `ctx.checkpoint()`
                 between the steps. Closing here so the discussion stays in #41.
@@ -218,7 +218,7 @@ ISSUES: list[dict[str, Any]] = [
             Since the upgrade from 2.8.1 to 2.8.3 most claims fail and jobs start minutes late:
 
             ```
-            2026-11-27T08:40:12.551Z WARNING orbit.broker.postgres [w-0f3e] ORB-1305 BrokerConflict claim retried attempt=4
+            2026-11-27T08:40:12.551Z WARNING orbit.broker.postgres [w-0f3e] ORB-1305 PostgresSerializationFailure could not serialize access due to concurrent update; claim retried attempt=4
             ```
 
             Nothing else changed. PostgreSQL 16.4 on Cloud SQL.
@@ -407,7 +407,8 @@ ISSUES: list[dict[str, Any]] = [
             """
             ```
             $ curl -s -H "Authorization: Bearer $TOKEN" "https://orbit.internal/v1/jobs?state=paused"
-            {"error": {"code": "ORB-1000", "name": "InternalError", "message": "internal error"}}
+            HTTP/1.1 500 Internal Server Error
+            {"error": {"name": "InternalServerError", "message": "internal error"}}
             ```
 
             and in the API log `ValueError: 'paused' is not a valid JobState`. Other states work.
