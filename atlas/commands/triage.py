@@ -73,7 +73,7 @@ def print_plan(plan: Plan, *, as_json: bool) -> None:
         console.print(f"{item.n}. {clean_line(action_line(item) if item.tool == 'add_label' else item.headline())}")
         if item.tool == "post_comment":
             console.print("    " + clean(item.arguments["body"]).replace("\n", "\n    "), soft_wrap=True)
-        console.print(f"    why: {clean_line(item.why)}", style="dim")
+        console.print(f"    why: {clean_line(item.why)}", style="dim", soft_wrap=True)
     for note in plan.notes:
         console.print(clean_line(note), style="yellow")
 

@@ -22,7 +22,7 @@ from atlas.triage.model import GroupModel, TextModel
 
 FOLDER = "triage"
 PREFIX = "model-"
-FORMAT = 3
+FORMAT = 4
 
 
 def cache_key(identity: str, changes: object, groups: list[LabelGroup]) -> str:

@@ -21,6 +21,8 @@ from atlas.triage.groups import LabelGroup
 TRAIN_MAX = 20_000
 """The newest labelled issues a model learns from: recent history says most about new reports."""
 VOCAB_MAX = 60_000
+REGULARISATION = 30.0
+"""Logistic regression's C: larger trusts the words more (sharper probabilities, more labels above the threshold)."""
 TOKEN = r"(?u)\b[A-Za-z_][\w.]*[\w]\b|\b[A-Z]+-\d+\b"
 """Words, dotted names (`orbit.lease`) and error codes (`ORB-1101`); bare numbers say nothing."""
 _DIGITS = re.compile(r"\d+")
@@ -100,7 +102,7 @@ def training_label(issue: Issue, group: LabelGroup) -> str | None:
     return present[0] if len(present) == 1 else None
 
 
-def fit(issues: list[Issue], groups: list[LabelGroup], *, c: float = 8.0) -> TextModel:
+def fit(issues: list[Issue], groups: list[LabelGroup], *, c: float = REGULARISATION) -> TextModel:
     """A model of `issues` (newest first, at most TRAIN_MAX are read) for each group with two labels taught."""
     from threadpoolctl import threadpool_limits
 
