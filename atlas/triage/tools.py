@@ -13,8 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from atlas.tools.orbitdb import IssueId, connect, no_such_issue
 from atlas.tools.registry import ToolContext, tool
 
-TRIAGE_TIMEOUT_S = 60.0
-"""The first call on a new version of the data fits the model (seconds on a large project); later ones load it."""
+TRIAGE_TIMEOUT_S = 10.0
+"""The first call on a new version of the data fits the model (a second or two on Orbit's data, more on a
+large project: `atlas similar N` or `atlas triage` fits and caches it outside any deadline); later calls load it."""
 
 
 class SuggestArgs(BaseModel):
