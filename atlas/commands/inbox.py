@@ -26,7 +26,7 @@ def run_inbox(*, as_json: bool, limit: int | None) -> None:
     data, home = data_dir(), atlas_home()
     try:
         project = Project.open(data, home)
-        identity = str(data.resolve())  # the folder, not its content: a changed dataset still has a last inbox
+        identity = project.corpus.identity()
         seen = last_seen(home, identity)
         items = inbox(project, seen_until=seen, commented=commented_through_atlas(project))
         newest = max((issue.created_at for issue in project.corpus.newest(1)), default="")

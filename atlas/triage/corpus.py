@@ -15,6 +15,7 @@ from pathlib import Path
 
 from atlas.dataset import stored_digest
 from atlas.errors import ToolError
+from atlas.github.folder import read_state
 from atlas.tools.orbitdb import connect, db_for, labels_of
 from atlas.tools.tracker import LabelChanges, MockTracker
 
@@ -66,7 +67,17 @@ class Corpus:
         return cls(data, home, changes)
 
     def identity(self) -> str:
-        """The dataset's identity: the digest of its JSONL (a plan for other data is refused)."""
+        """Which project this is, whatever its issues say today: a synced repository, else its data folder.
+
+        A plan made for another project is refused; one made before a sync is re-checked item by item."""
+        try:
+            repo = read_state(self.data).get("repo")
+        except (OSError, ValueError, AttributeError):
+            repo = None
+        return f"github:{repo}" if isinstance(repo, str) and repo else f"folder:{self.data.resolve()}"
+
+    def stamp(self) -> str:
+        """The version of the data: the digest of its JSONL (a fitted model is kept per version)."""
         digest = stored_digest(db_for(self.data, self.home))
         return digest or hashlib.sha256(str(self.data.resolve()).encode()).hexdigest()
 

@@ -46,7 +46,7 @@ class Project:
     def model(self) -> TextModel:
         """The fitted model: from the state folder when the data has not changed since, else fitted now."""
         if self._model is None:
-            key = cache.cache_key(self.corpus.identity(), sorted(self.corpus.changes.items()), self.groups)
+            key = cache.cache_key(self.corpus.stamp(), sorted(self.corpus.changes.items()), self.groups)
             self._model = cache.load(self.corpus.home, key)
             if self._model is None:
                 self._model = fit(self.training_issues(), self.groups)

@@ -23,7 +23,8 @@ def review(env: dict[str, str], *args: str) -> tuple[pexpect.spawn, dict[int, st
     child = spawn_atlas(*args, env=env, timeout=180)
     child.expect(QUESTION)
     shown = ESCAPES.sub("", (child.before or b"").decode("utf-8", errors="replace")).replace("\r", "")
-    return child, {int(n): what for n, what in ITEM.findall(shown)}
+    listed = shown.rsplit("skipped", 1)[-1]  # the review's list follows the lines about skipped items
+    return child, {int(n): what for n, what in ITEM.findall(listed)}
 
 
 def written(env: dict[str, str]) -> list[str]:
