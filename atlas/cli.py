@@ -14,8 +14,8 @@ import typer
 
 from atlas import __version__
 from atlas.cli_groups import data_app, mcp_app
-from atlas.cli_triage import register_triage
 from atlas.cli_options import examples, within
+from atlas.cli_triage import register_triage
 
 T = TypeVar("T", int, float)
 

@@ -21,7 +21,9 @@ def register_triage(app: typer.Typer) -> None:
     app.command(
         short_help="One reviewed plan of labels and comments for many issues (--dry-run, --plan, --eval).",
         epilog=examples(
-            "atlas triage --untriaged", "atlas triage 131 132 --dry-run", "atlas triage --untriaged --plan plan.json",
+            "atlas triage --untriaged",
+            "atlas triage 131 132 --dry-run",
+            "atlas triage --untriaged --plan plan.json",
             "atlas triage --eval",
         ),
     )(triage)

@@ -142,7 +142,8 @@ def test_the_newest_reports_are_a_backlog_still_to_triage(issues: dict[int, dict
     untriaged = [
         issue
         for issue in newest
-        if not any(x.startswith("comp:") for x in issue["labels"]) or not any(x.startswith("type:") for x in issue["labels"])
+        if not any(x.startswith("comp:") for x in issue["labels"])
+        or not any(x.startswith("type:") for x in issue["labels"])
     ]
     unanswered = [issue for issue in newest if not issue["comments"]]
     assert len(newest) >= 25 and 15 <= len(untriaged) <= len(newest) - 5 and len(unanswered) >= 10

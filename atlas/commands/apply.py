@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from atlas.commands.plan_run import execute, report, review
+from atlas.commands.triage import atlas_comments
 from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
 from atlas.triage.journal import applied
@@ -13,11 +15,10 @@ from atlas.triage.project import Project
 from atlas.ui.render import make_console
 from atlas.ui.safe import clean_line
 
-from atlas.commands.plan_run import execute, report, review
-from atlas.commands.triage import atlas_comments
 
-
-def still_valid(project: Project, items: list[PlanItem], prints: dict[int, str], home: Path) -> tuple[list[PlanItem], list[str]]:
+def still_valid(
+    project: Project, items: list[PlanItem], prints: dict[int, str], home: Path
+) -> tuple[list[PlanItem], list[str]]:
     """The items whose issue is as it was when the plan was made, and a line for each one skipped."""
     issues = project.corpus.many(sorted({item.issue_id for item in items}))
     now = fingerprints(project, list(issues.values()), atlas_comments(home))
@@ -46,7 +47,9 @@ def run_apply(path: Path) -> int:
     console = make_console()
     for item in plan.items:
         if item.n in done:
-            console.print(f"{item.n}. {clean_line(item.headline())}: already applied ({done[item.n]}), skipped", style="dim")
+            console.print(
+                f"{item.n}. {clean_line(item.headline())}: already applied ({done[item.n]}), skipped", style="dim"
+            )
     for line in skipped:
         console.print(clean_line(line), style="yellow")
     if not kept:

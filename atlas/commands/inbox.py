@@ -13,7 +13,7 @@ from atlas.ui.render import data_table, make_console
 
 
 def commented_through_atlas(project: Project) -> set[int]:
-    from atlas.tools.tracker import MockTracker
+    from atlas.tracker.journal import MockTracker
 
     try:
         records = MockTracker(project.corpus.home).records()
@@ -42,9 +42,7 @@ def run_inbox(*, as_json: bool, limit: int | None) -> None:
     if not shown:
         console.print("Nothing needs you: every open issue is labelled, answered and active.", style="dim")
         return
-    rows = [
-        (f"#{i.issue.id}", i.severity or "", f"{i.age_days}d", i.issue.title, "; ".join(i.reasons)) for i in shown
-    ]
+    rows = [(f"#{i.issue.id}", i.severity or "", f"{i.age_days}d", i.issue.title, "; ".join(i.reasons)) for i in shown]
     console.print(data_table(("issue", "severity", "age", "title", "why"), rows, right=("age",), cut=("title",)))
     first = " (first inbox: new issues are marked from the next one on)" if seen is None else ""
     console.print(f"{len(items)} open issues need a look{first}.", style="dim")

@@ -17,8 +17,8 @@ from typing import Any
 
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.events import ApprovalRequest
+from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import ToolContext, load_registry
 from atlas.triage.journal import record_applied
 from atlas.triage.plan import PlanItem
@@ -45,7 +45,9 @@ def action_line(item: PlanItem) -> str:
 
 def entry(item: PlanItem) -> ReviewEntry:
     if item.tool == "post_comment":
-        return ReviewEntry(item.n, f"{item.headline()} ({item.why})", str(item.arguments["body"]), item.arguments["body"])
+        return ReviewEntry(
+            item.n, f"{item.headline()} ({item.why})", str(item.arguments["body"]), item.arguments["body"]
+        )
     return ReviewEntry(item.n, item.headline(), item.why, str(item.arguments["label"]))
 
 

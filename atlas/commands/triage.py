@@ -11,17 +11,16 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from atlas.commands.plan_run import action_line, execute, report, review
 from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
-from atlas.tools.tracker import MockTracker
+from atlas.tracker.journal import MockTracker
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import missing_groups
 from atlas.triage.plan import FORMAT, Plan, PlanError, build_plan
 from atlas.triage.project import Project
 from atlas.ui.render import make_console
 from atlas.ui.safe import clean, clean_line
-
-from atlas.commands.plan_run import action_line, execute, report, review
 
 
 @dataclass(frozen=True)
@@ -106,7 +105,8 @@ def run_triage(options: TriageOptions) -> int:
     if options.plan is not None:
         save_plan(plan, options.plan)
         count = len({item.issue_id for item in plan.items})
-        print(f"Saved {len(plan.items)} actions on {count} issues to {options.plan}; apply with: atlas apply {options.plan}")
+        saved = f"Saved {len(plan.items)} actions on {count} issues to {options.plan}"
+        print(f"{saved}; apply with: atlas apply {options.plan}")
         return 0
     if options.dry_run or options.as_json:
         print_plan(plan, as_json=options.as_json)

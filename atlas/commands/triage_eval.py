@@ -57,6 +57,8 @@ def run_triage_eval(*, as_json: bool) -> None:
     dup = report["duplicates"]
     if dup.get("pairs"):
         cells = [f"{dup['model'][k]:.2f} ({dup['baseline'][k]:.2f})" for k in ("recall@1", "recall@5", "recall@10")]
-        console.print(data_table(("duplicate pairs", "recall@1", "recall@5", "recall@10"), [(str(dup["pairs"]), *cells)]))
+        console.print(
+            data_table(("duplicate pairs", "recall@1", "recall@5", "recall@10"), [(str(dup["pairs"]), *cells)])
+        )
     else:
         console.print("No known duplicate pairs (a `duplicate` label or a comment saying duplicate of #N).")

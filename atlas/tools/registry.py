@@ -23,10 +23,10 @@ from atlas import config
 
 ENTRY_POINT_GROUP = "atlas.tools"
 BUILTIN_MODULES = (
-    "atlas.tools.orbit",
-    "atlas.tools.docs",
-    "atlas.tools.labels",
-    "atlas.tools.tracker",
+    "atlas.orbit.issues",
+    "atlas.orbit.docs",
+    "atlas.orbit.labels",
+    "atlas.orbit.comments",
     "atlas.triage.tools",
 )
 

@@ -45,7 +45,13 @@ def save(home: Path, key: str, model: TextModel) -> None:
         arrays[f"intercept{i}"] = group.intercept
         g = group.group
         header.append(
-            {"name": g.name, "labels": g.labels, "always": g.always, "implied_by": g.implied_by, "classes": group.classes}
+            {
+                "name": g.name,
+                "labels": g.labels,
+                "always": g.always,
+                "implied_by": g.implied_by,
+                "classes": group.classes,
+            }
         )
     arrays["header"] = np.array(json.dumps({"format": FORMAT, "key": key, "groups": header}))
     try:
@@ -75,7 +81,9 @@ def load(home: Path, key: str) -> TextModel | None:
             if header.get("format") != FORMAT or header.get("key") != key:
                 return None
             vocabulary, idf = arrays["vocabulary"], arrays["idf"]
-            groups = [_group(entry, arrays[f"coef{i}"], arrays[f"intercept{i}"]) for i, entry in enumerate(header["groups"])]
+            groups = [
+                _group(entry, arrays[f"coef{i}"], arrays[f"intercept{i}"]) for i, entry in enumerate(header["groups"])
+            ]
     except (OSError, ValueError, KeyError, TypeError, AttributeError, json.JSONDecodeError):
         return None
     if len(vocabulary) != len(idf) or any(g.coef.shape[1] != len(idf) for g in groups):

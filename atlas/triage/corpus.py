@@ -16,8 +16,8 @@ from pathlib import Path
 from atlas.dataset import stored_digest
 from atlas.errors import ToolError
 from atlas.github.folder import read_state
-from atlas.tools.orbitdb import connect, db_for, labels_of
-from atlas.tools.tracker import LabelChanges, MockTracker
+from atlas.orbit.db import connect, db_for, labels_of
+from atlas.tracker.journal import LabelChanges, MockTracker
 
 TEXT_LIMIT = 4000
 """Characters of a body a model reads: the start says what the issue is; a pasted log adds little."""
@@ -147,7 +147,8 @@ class Corpus:
                 chunk = ids[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 for issue_id, body in conn.execute(
-                    f"SELECT issue_id, body FROM comments WHERE issue_id IN ({marks}) ORDER BY issue_id, position", chunk
+                    f"SELECT issue_id, body FROM comments WHERE issue_id IN ({marks}) ORDER BY issue_id, position",
+                    chunk,
                 ):
                     found.setdefault(issue_id, []).append(body)
         return found

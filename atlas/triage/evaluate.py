@@ -82,7 +82,9 @@ def label_replay(project: Project, issues: list[Issue]) -> dict[str, dict[str, P
     from threadpoolctl import threadpool_limits
 
     test = test_part(project, issues)
-    found: dict[str, dict[str, Predictions]] = {g.name: {"model": Predictions(), "baseline": Predictions()} for g in project.groups}
+    found: dict[str, dict[str, Predictions]] = {
+        g.name: {"model": Predictions(), "baseline": Predictions()} for g in project.groups
+    }
     folds = np.array_split(np.arange(len(test)), min(FOLDS, len(test))) if test else []
     for fold in folds:
         chunk = [test[int(i)] for i in fold]
@@ -97,17 +99,22 @@ def label_replay(project: Project, issues: list[Issue]) -> dict[str, dict[str, P
                 truth = training_label(issue, group)
                 if truth is None:
                     continue
-                for name, fitted, x in (("model", model.group(group.name), ours), ("baseline", baseline.get(group.name), theirs)):
+                for name, fitted, x in (
+                    ("model", model.group(group.name), ours),
+                    ("baseline", baseline.get(group.name), theirs),
+                ):
                     _predict(found[group.name][name], fitted, x.getrow(row), issue, truth, project)
     return found
 
 
-def _predict(into: Predictions, fitted: GroupModel | None, x: object, issue: Issue, truth: str, project: Project) -> None:
+def _predict(
+    into: Predictions, fitted: GroupModel | None, x: object, issue: Issue, truth: str, project: Project
+) -> None:
     if fitted is None:
         guess, confidence = "", 0.0
     else:
         unlabelled = Issue(issue.id, issue.title, issue.body, issue.state, issue.author, issue.created_at, ())
-        label, confidence = best_allowed(fitted, fitted.probabilities(x)[0], unlabelled, project.known_labels)  # type: ignore[arg-type]
+        label, confidence = best_allowed(fitted, fitted.probabilities(x)[0], unlabelled, project.known_labels)
         guess = label or ""
     into.truth.append(truth)
     into.guess.append(guess)

@@ -65,16 +65,16 @@ def learn_groups(
         with_label.update(labels)
         together.update((label, name) for label in labels for name in groups)
     found = []
-    for name, labels in members.items():
+    for name, names in members.items():
         if labelled and with_group[name] >= max(MIN_SUPPORT, ALWAYS * labelled):
-            found.append(LabelGroup(name, tuple(labels), always=True))
+            found.append(LabelGroup(name, tuple(names), always=True))
             continue
         implied = tuple(
             label
             for label, count in sorted(with_label.items())
-            if label not in labels and count >= MIN_SUPPORT and together[(label, name)] >= USUALLY * count
+            if label not in names and count >= MIN_SUPPORT and together[(label, name)] >= USUALLY * count
         )
-        found.append(LabelGroup(name, tuple(labels), always=False, implied_by=implied))
+        found.append(LabelGroup(name, tuple(names), always=False, implied_by=implied))
     return found
 
 

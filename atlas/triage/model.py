@@ -116,11 +116,13 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
 
     texts = [normalise(issue.text) for issue in chosen]
     min_df = 2 if len(texts) >= 1000 else 1
-    vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=min_df, max_features=VOCAB_MAX, **VECTOR_OPTIONS)  # type: ignore[arg-type]
+    vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=min_df, max_features=VOCAB_MAX, **VECTOR_OPTIONS)
     x = vectorizer.fit_transform(texts) if texts else None
     vocabulary = np.array(vectorizer.get_feature_names_out() if texts else [], dtype=str)
     idf = np.asarray(vectorizer.idf_ if texts else [], dtype=np.float64)
-    models = [m for m in (_fit_group(x, chosen, group, c) for group in groups) if m is not None] if x is not None else []
+    models = (
+        [m for m in (_fit_group(x, chosen, group, c) for group in groups) if m is not None] if x is not None else []
+    )
     return TextModel(vocabulary, idf, models)
 
 

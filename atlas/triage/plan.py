@@ -11,7 +11,6 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from atlas.errors import AtlasError
@@ -100,22 +99,32 @@ def _why(group: str, label: str, confidence: float, words: tuple[str, ...], near
     return f"{group}: {label} ({confidence:.0%}){like}{said}"
 
 
-def items_for(project: Project, proposal: Proposal, first: int, *, comment_ok: bool) -> tuple[list[PlanItem], list[str]]:
-    issue, items, notes = proposal.issue, [], []
+def items_for(
+    project: Project, proposal: Proposal, first: int, *, comment_ok: bool
+) -> tuple[list[PlanItem], list[str]]:
+    issue = proposal.issue
+    items: list[PlanItem] = []
+    notes: list[str] = []
     for group in proposal.groups:
         if group.label is None:
             guess = f" (best guess {group.guess}, {group.confidence:.0%})" if group.guess else ""
             notes.append(f"#{issue.id} {group.group}: needs a human{guess}{'; ' + group.note if group.note else ''}")
             continue
         why = _why(group.group, group.label, group.confidence, group.words, group.nearest)
-        items.append(PlanItem(first + len(items), issue.id, "add_label", {"issue_id": issue.id, "label": group.label}, why))
+        items.append(
+            PlanItem(first + len(items), issue.id, "add_label", {"issue_id": issue.id, "label": group.label}, why)
+        )
     if comment_ok:
         matches = [m for m in similar(project, issue, 3)]
         best = max(matches, key=lambda m: m.score, default=None)
         body = comment_draft(issue, [*issue.labels, *proposal.labels], best)
         if body is not None:
-            why = "asks for what a bug report lacks" if "need a little more" in body else "names a likely earlier report"
-            items.append(PlanItem(first + len(items), issue.id, "post_comment", {"issue_id": issue.id, "body": body}, why))
+            why = (
+                "asks for what a bug report lacks" if "need a little more" in body else "names a likely earlier report"
+            )
+            items.append(
+                PlanItem(first + len(items), issue.id, "post_comment", {"issue_id": issue.id, "body": body}, why)
+            )
     return items, notes
 
 

@@ -52,7 +52,9 @@ def _plan(document: dict[str, Any], path: Path) -> Plan:
 def _item(entry: Any) -> PlanItem:
     if not isinstance(entry, dict):
         raise TypeError("an item is not an object")
-    item = PlanItem(int(entry["n"]), int(entry["issue_id"]), str(entry["tool"]), dict(entry["arguments"]), str(entry["why"]))
+    item = PlanItem(
+        int(entry["n"]), int(entry["issue_id"]), str(entry["tool"]), dict(entry["arguments"]), str(entry["why"])
+    )
     if item.tool not in TOOLS or item.arguments.get("issue_id") != item.issue_id:
         raise ValueError("an item is not a triage action")
     return item

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas.errors import AtlasError
-from atlas.tools.orbitdb import db_for
-from atlas.tools.tracker import ACTIONS_FILE
+from atlas.orbit.db import db_for
+from atlas.tracker.journal import ACTIONS_FILE
 from atlas.triage import cache
 from atlas.triage.corpus import Corpus, Issue
 from atlas.triage.groups import LabelGroup, learn_groups

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from atlas.tools.orbitdb import connect, labels_of
+from atlas.orbit.db import connect, labels_of
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import LabelGroup
 from atlas.triage.model import GroupModel, TextModel
@@ -72,11 +72,11 @@ def propose_group(
     fitted = model.group(group.name)
     if fitted is None:
         return GroupProposal(group.name, None, 0.0, None, note="too few labelled issues to learn this group from")
-    row = fitted.probabilities(x)[0]  # type: ignore[arg-type]
+    row = fitted.probabilities(x)[0]
     label, confidence = best_allowed(fitted, row, issue, project.known_labels)
     if label is None:
         return GroupProposal(group.name, None, 0.0, None, note="every label of this group was removed by a person")
-    words = tuple(fitted.deciding_words(x, label, model.vocabulary))  # type: ignore[arg-type]
+    words = tuple(fitted.deciding_words(x, label, model.vocabulary))
     nearest = tuple(i for i, labels in evidence.items() if label in labels)[:EVIDENCE]
     chosen = label if confidence >= project.settings.threshold else None
     return GroupProposal(group.name, chosen, confidence, label, words, nearest)

@@ -1,11 +1,11 @@
 """The `[triage]` table of `$ATLAS_HOME/config.toml`: thresholds, ages, and label groups for projects without prefixes.
 
-    [triage]
-    threshold = 0.5          # below this confidence a group is left to a person
-    stale_days = 60          # open and untouched this long: stale
-    waiting_days = 1         # a question to the reporter unanswered this many days: waiting on them
-    [triage.groups]          # groups for labels without a `group:` prefix
-    kind = ["bug", "enhancement", "question"]
+[triage]
+threshold = 0.5          # below this confidence a group is left to a person
+stale_days = 60          # open and untouched this long: stale
+waiting_days = 1         # a question to the reporter unanswered this many days: waiting on them
+[triage.groups]          # groups for labels without a `group:` prefix
+kind = ["bug", "enhancement", "question"]
 """
 
 from __future__ import annotations

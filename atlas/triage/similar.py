@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from atlas.tools.orbitdb import connect
+from atlas.orbit.db import connect
 from atlas.triage.corpus import Issue
 from atlas.triage.model import TextModel
 from atlas.triage.project import Project

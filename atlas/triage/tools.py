@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.tools.orbitdb import IssueId, connect, no_such_issue
+from atlas.orbit.db import IssueId, connect, no_such_issue
 from atlas.tools.registry import ToolContext, tool
 
 TRIAGE_TIMEOUT_S = 10.0

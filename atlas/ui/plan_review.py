@@ -116,5 +116,7 @@ def _edited(screen: Console, fd: int, entry: ReviewEntry, edit: Edit) -> ReviewE
     try:
         return edit(entry.number, text)
     except ValueError as exc:
-        screen.print(Text(f"The edited text cannot be used ({clean_line(exc)}); the item is unchanged.", style="yellow"))
+        screen.print(
+            Text(f"The edited text cannot be used ({clean_line(exc)}); the item is unchanged.", style="yellow")
+        )
         return entry

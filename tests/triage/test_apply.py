@@ -7,8 +7,8 @@ from pathlib import Path
 
 from atlas.dataset import jsonl_path
 from tests.adversarial.harness import atlas_env, finish, run_atlas, spawn_atlas, tracker_records
-from tests.triage.test_review import QUESTION, review, written
 from tests.tools.dataset_factory import issue, make_dataset
+from tests.triage.test_review import QUESTION, review, written
 
 
 def plan_file(env: dict[str, str], tmp_path: Path, *issues: str) -> tuple[Path, list[dict[str, object]]]:
@@ -37,8 +37,14 @@ def test_a_saved_plan_is_applied_after_review_and_never_twice(home: Path, tmp_pa
 def test_an_item_whose_issue_changed_since_the_plan_is_skipped_and_said(tmp_path: Path, _isolated_state: Path) -> None:
     lease = "The job ran twice: ORB-1101 LeaseExpired after the lease ran out while the worker was busy."
     redis = "Workers keep failing with ORB-1302 BrokerAuthFailed after the Redis password changed."
-    issues = [issue(n, f"Lease expired, job ran twice ({n})", labels=["comp:core", "type:bug"], body=lease) for n in range(1, 8)]
-    issues += [issue(n, f"Redis auth fails ({n})", labels=["comp:broker-redis", "type:question"], body=redis) for n in range(8, 15)]
+    issues = [
+        issue(n, f"Lease expired, job ran twice ({n})", labels=["comp:core", "type:bug"], body=lease)
+        for n in range(1, 8)
+    ]
+    issues += [
+        issue(n, f"Redis auth fails ({n})", labels=["comp:broker-redis", "type:question"], body=redis)
+        for n in range(8, 15)
+    ]
     issues += [
         issue(20, "Job ran twice after its lease expired", body=lease, created_at="2026-03-05T10:00:00Z"),
         issue(21, "Redis password change breaks the workers", body=redis, created_at="2026-03-06T10:00:00Z"),

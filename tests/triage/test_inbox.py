@@ -17,14 +17,21 @@ def thread(author: str, *said: tuple[str, str, str]) -> list[dict[str, str]]:
 
 def backlog() -> list[dict[str, Any]]:
     found = [
-        issue(n, f"Worker bug {n}", labels=["comp:worker", "type:bug", "severity:S3"], created_at=f"2026-01-0{n}T10:00:00Z")
+        issue(
+            n,
+            f"Worker bug {n}",
+            labels=["comp:worker", "type:bug", "severity:S3"],
+            created_at=f"2026-01-0{n}T10:00:00Z",
+        )
         for n in range(1, 6)
     ]
     found += [
         issue(6, "Crash on start", labels=["comp:core", "type:bug", "severity:S1"], created_at="2026-02-01T10:00:00Z"),
         issue(7, "How do queues work?", created_at="2026-02-20T10:00:00Z"),
         issue(8, "Lease question", labels=["comp:core", "type:question"], created_at="2026-02-21T10:00:00Z"),
-        issue(9, "Closed long ago", state="closed", labels=["comp:core", "type:bug"], created_at="2025-01-01T10:00:00Z"),
+        issue(
+            9, "Closed long ago", state="closed", labels=["comp:core", "type:bug"], created_at="2025-01-01T10:00:00Z"
+        ),
     ]
     for n in (1, 2, 3, 4, 5):
         found[n - 1]["author"] = "reporter"

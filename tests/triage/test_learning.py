@@ -56,7 +56,12 @@ def untriaged_dataset(tmp_path: Path) -> Path:
         for n in range(1, 8)
     ]
     issues += [
-        issue(n, f"Redis password rotation breaks workers ({n})", labels=["comp:broker-redis", "type:question"], body=redis)
+        issue(
+            n,
+            f"Redis password rotation breaks workers ({n})",
+            labels=["comp:broker-redis", "type:question"],
+            body=redis,
+        )
         for n in range(8, 15)
     ]
     issues.append(issue(20, "Job ran twice after its lease expired", body=lease, created_at="2026-03-05T10:00:00Z"))

@@ -13,7 +13,7 @@ import pytest
 from tests.adversarial.harness import assert_no_traceback, atlas_env, logged_calls, run_atlas, tracker_records
 from tests.tools.dataset_factory import issue, make_dataset
 
-ISSUES = "132 135 150".split()
+ISSUES = ["132", "135", "150"]
 
 
 def test_a_dry_run_prints_the_exact_actions_and_writes_nothing(home: Path) -> None:
@@ -49,7 +49,9 @@ def saved_plan(home: Path, tmp_path: Path, *issues: str) -> Path:
 
 def test_a_saved_plan_names_its_dataset_each_issues_state_and_a_checksum(home: Path, tmp_path: Path) -> None:
     plan = json.loads(saved_plan(home, tmp_path, *ISSUES).read_text())
-    assert plan["format"] == "atlas-triage-plan" and plan["dataset"].startswith("folder:") and len(plan["checksum"]) == 64
+    assert (
+        plan["format"] == "atlas-triage-plan" and plan["dataset"].startswith("folder:") and len(plan["checksum"]) == 64
+    )
     assert set(plan["fingerprints"]) == set(ISSUES)
     assert [item["n"] for item in plan["items"]] == list(range(1, len(plan["items"]) + 1))
     assert tracker_records(atlas_env(home)) == []
@@ -100,7 +102,10 @@ def test_an_unknown_issue_is_one_line_and_no_plan(home: Path, tmp_path: Path) ->
     assert done.stderr.strip() == "atlas: error: there is no issue #99999 in this dataset (160 issues)"
     assert not path.exists()
     missing = run_atlas("apply", str(tmp_path / "nowhere.json"), env=atlas_env(home))
-    assert missing.code == 1 and missing.stderr.strip() == f"atlas: error: there is no plan file {tmp_path / 'nowhere.json'}"
+    assert (
+        missing.code == 1
+        and missing.stderr.strip() == f"atlas: error: there is no plan file {tmp_path / 'nowhere.json'}"
+    )
 
 
 def test_a_file_that_is_not_a_plan_is_never_overwritten(home: Path, tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ def test_y_applies_the_whole_plan_through_the_executor_once(home: Path) -> None:
     assert all(c["kind"] == "ok" for c in calls)
     again = spawn_atlas("triage", "132", "135", env=env, timeout=180)  # labelled and answered now
     code, rest = finish(again)
-    assert code == 0 and b"Nothing to apply" in rest or QUESTION not in rest
+    assert (code == 0 and b"Nothing to apply" in rest) or QUESTION not in rest
     assert sorted(written(env)) == sorted(items.values())
 
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from atlas.config import bundled_data_dir
+from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import ToolContext, load_registry
 from tests.adversarial.harness import REPO, atlas_env, logged_calls, run_atlas, write_script
 
@@ -42,10 +42,15 @@ def test_the_tools_give_a_model_labels_with_their_evidence_and_similar_issues(ho
 
 
 def test_a_model_in_ask_calls_them_like_any_read_tool(home: Path, tmp_path: Path) -> None:
-    calls = [{"name": "suggest_labels", "arguments": {"issue_id": 135}}, {"name": "find_similar", "arguments": {"issue_id": 145}}]
+    calls = [
+        {"name": "suggest_labels", "arguments": {"issue_id": 135}},
+        {"name": "find_similar", "arguments": {"issue_id": 145}},
+    ]
     model = write_script(tmp_path, [{"calls": calls}, {"text": "Looks like #87."}])
     env = atlas_env(home)
-    done = run_atlas("ask", "-m", model, "--read-only", "what labels fit #135, is #145 a duplicate?", env=env, timeout=180)
+    done = run_atlas(
+        "ask", "-m", model, "--read-only", "what labels fit #135, is #145 a duplicate?", env=env, timeout=180
+    )
     assert done.code == 0, done
     assert [(c["name"], c["kind"]) for c in logged_calls(env)] == [("suggest_labels", "ok"), ("find_similar", "ok")]
 
