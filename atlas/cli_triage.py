@@ -12,7 +12,7 @@ from atlas.cli_options import examples
 def register_triage(app: typer.Typer) -> None:
     app.command(
         short_help="What needs a maintainer: untriaged, unanswered, waiting, new, stale.",
-        epilog=examples("atlas inbox", "atlas inbox --json | jq .id"),
+        epilog=examples("atlas inbox", "atlas inbox --only untriaged", "atlas inbox --json | jq .id"),
     )(inbox)
     app.command(
         short_help="Issues like #N: score and what they share; open first, closed marked.",
@@ -37,12 +37,17 @@ def register_triage(app: typer.Typer) -> None:
 def inbox(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per issue and line."),
     limit: int | None = typer.Option(None, "-n", "--limit", min=1, help="Only the first N issues."),
+    only: str | None = typer.Option(
+        None, "--only", metavar="WHY", help="Only issues with this reason: untriaged, unanswered, waiting, new, stale."
+    ),
 ) -> None:
     """The open issues that need a maintainer, most severe first, then oldest. Nothing is changed."""
     from atlas.commands import guarded
-    from atlas.commands.inbox import run_inbox
+    from atlas.commands.inbox import REASONS, run_inbox
 
-    guarded(lambda: run_inbox(as_json=as_json, limit=limit))
+    if only is not None and only not in REASONS:
+        raise typer.BadParameter(f"{only!r} is not one of {', '.join(REASONS)}", param_hint="--only")
+    guarded(lambda: run_inbox(as_json=as_json, limit=limit, only=only))
 
 
 def similar(

@@ -22,7 +22,10 @@ def commented_through_atlas(project: Project) -> set[int]:
     return {r["issue_id"] for r in records if r["action"] == "post_comment"}
 
 
-def run_inbox(*, as_json: bool, limit: int | None) -> None:
+REASONS = ("untriaged", "unanswered", "waiting", "new", "stale")
+
+
+def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> None:
     data, home = data_dir(), atlas_home()
     try:
         project = Project.open(data, home)
@@ -33,6 +36,8 @@ def run_inbox(*, as_json: bool, limit: int | None) -> None:
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
     remember_seen(home, identity, newest)
+    if only is not None:
+        items = [item for item in items if any(reason.startswith(only) for reason in item.reasons)]
     shown = items[:limit] if limit else items
     if as_json:
         for item in shown:

@@ -66,6 +66,8 @@ def test_the_inbox_says_why_each_issue_needs_a_maintainer_most_severe_first(tmp_
     assert 9 not in items and 10 not in items and 1 not in items  # closed, or nothing to do
     order = [item["id"] for item in inbox(env)]
     assert order.index(6) < order.index(7)  # severity:S1 before issues without a severity
+    waiting = run_atlas("inbox", "--json", "--only", "waiting", env=env)
+    assert [json.loads(line)["id"] for line in waiting.stdout.splitlines()] == [8]
     text = run_atlas("inbox", env=env)
     assert "#6" in text.stdout and "open issues need a look" in text.stdout
 
