@@ -16,6 +16,7 @@ from atlas import __version__
 from atlas.cli_groups import data_app, mcp_app
 from atlas.cli_options import examples, issue_number, plain_argument_help, within
 from atlas.cli_policy import policy_app
+from atlas.cli_triage import register_triage
 
 T = TypeVar("T", int, float)
 
@@ -160,6 +161,9 @@ def chat(
         resume=resume,
     )
     guarded(lambda: run_chat(options))
+
+
+register_triage(app)
 
 
 @app.command(

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from bench import deadlines, log_scale, mcp, overhead, parallel, scale, startup, tools
+from bench import deadlines, log_scale, mcp, overhead, parallel, scale, startup, tools, triage
 from bench.core import REPO, Figure
 
 GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
@@ -31,6 +31,7 @@ GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
     "tools": ("Tools", tools.run),
     "scale": ("Scale", scale.run),
     "mcp": ("MCP", mcp.run),
+    "triage": ("Triage", triage.run),
 }
 RESULTS = REPO / "bench" / "results.json"
 GROUP_BUDGET_S = 60.0

@@ -58,6 +58,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "atlas.github",
     ),
     "atlas.tracker": (*ABOVE_THE_TOOLS, *TERMINAL_AND_SDK, "atlas.calllog", "atlas.executor", "atlas.mcp"),
+    # Triage reads issues as the Orbit tools do and learns from them; its commands and review sit above it.
+    "atlas.triage": (*ABOVE_THE_TOOLS, *TERMINAL_AND_SDK, "atlas.calllog", "atlas.executor", "atlas.mcp"),
     "atlas.github": (
         *ABOVE_THE_TOOLS,
         *TERMINAL_AND_SDK,

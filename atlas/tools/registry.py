@@ -23,7 +23,13 @@ from atlas import config
 from atlas.tools.definition import ToolDefinition
 
 ENTRY_POINT_GROUP = "atlas.tools"
-BUILTIN_MODULES = ("atlas.orbit.issues", "atlas.orbit.docs", "atlas.orbit.labels", "atlas.orbit.comments")
+BUILTIN_MODULES = (
+    "atlas.orbit.issues",
+    "atlas.orbit.docs",
+    "atlas.orbit.labels",
+    "atlas.orbit.comments",
+    "atlas.triage.tools",
+)
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 

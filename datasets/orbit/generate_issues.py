@@ -26,7 +26,7 @@ sys.path.insert(0, str(HERE))
 from handwritten import all_issues  # noqa: E402
 from issue_templates import TEMPLATES, Ctx, Draft, NotApplicable  # noqa: E402
 
-TOTAL = 130
+TOTAL = 160
 MAX_USES_PER_STORY = 3
 SIMILARITY_LIMIT = 0.5
 FRESH_ATTEMPTS = 150
@@ -51,7 +51,7 @@ JSONL = HERE / "issues" / "issues.jsonl"
 FIRST_DAY = datetime(2025, 1, 6, tzinfo=UTC)
 DAYS_PER_ISSUE = 5.35
 # Nothing in the tracker is newer than this: the dataset is a snapshot taken on this day.
-SNAPSHOT = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
+SNAPSHOT = datetime(2026, 11, 30, 23, 30, tzinfo=UTC)
 
 MAINTAINERS = ("mkowalski", "priya-n", "dtanaka")
 REPORTERS = (

@@ -38,7 +38,7 @@ def test_offline_everything_is_named_and_works() -> None:
     assert all(line.startswith("✓ ") and line == line.rstrip() for line in lines)
     home = os.environ["ATLAS_HOME"]
     docs = len(list((bundled_data_dir() / "docs").glob("*.md")))
-    assert f"{home} (ATLAS_HOME)" in done.stdout and f"130 issues · {docs} docs · db fresh" in done.stdout
+    assert f"{home} (ATLAS_HOME)" in done.stdout and f"160 issues · {docs} docs · db fresh" in done.stdout
     tools = len(load_registry())
     assert "no OPENAI_API_KEY" in done.stdout and f"{tools} tools" in done.stdout and "atlas 0.1.0" in done.stdout
 

@@ -66,9 +66,7 @@ def test_a_strangers_comment_with_the_right_marker_does_not_stop_the_post(
     assert record["github"]["url"] == ours[0]["html_url"]
 
 
-def test_markers_are_random_and_not_derived_from_the_call(
-    github: RunningFake, data: Path, atlas_home: Path
-) -> None:
+def test_markers_are_random_and_not_derived_from_the_call(github: RunningFake, data: Path, atlas_home: Path) -> None:
     post_comment(PostCommentArgs(issue_id=41, body="one"), ctx(data, atlas_home, key="mcp-1"))
     post_comment(PostCommentArgs(issue_id=41, body="two"), ctx(data, atlas_home, key="mcp-2"))
     markers = [m for c in github.fake.comments[41] for m in MARKER_RE.findall(c["body"])]

@@ -129,9 +129,7 @@ def test_max_per_run_then_the_person_is_asked(atlas_home: Path) -> None:
 def test_max_per_issue_counts_what_the_rule_allowed_in_earlier_runs(atlas_home: Path) -> None:
     rules = '[[policy.rules]]\nname = "thanks"\ndecision = "allow"\ntool = "post_comment"\n'
     rules += 'text = ["Thanks for the report!"]\nmax_per_issue = 1\n'
-    first = run(
-        executor(atlas_home, policy(atlas_home, rules), Person()), comment(41, "Thanks for the report!")
-    )
+    first = run(executor(atlas_home, policy(atlas_home, rules), Person()), comment(41, "Thanks for the report!"))
     assert outcomes(first) == [("ok", "rule:thanks")]
     person = Person(answer=False)  # a second run (a new process), the same issue and another one
     second = run(
@@ -193,9 +191,7 @@ def test_no_rule_creates_a_label_the_project_does_not_have(atlas_home: Path) -> 
 def test_issue_state_and_dataset_conditions(atlas_home: Path) -> None:
     rules = COMPONENTS + 'issue_state = "open"\ndataset = "orbit"\n'
     person = Person(answer=False)
-    records = run(
-        executor(atlas_home, policy(atlas_home, rules), person), label(41, "comp:api"), label(45, "comp:api")
-    )
+    records = run(executor(atlas_home, policy(atlas_home, rules), person), label(41, "comp:api"), label(45, "comp:api"))
     assert outcomes(records) == [("ok", "rule:components"), ("denied", "person")]  # #45 is closed
     other = rules.replace('dataset = "orbit"', 'dataset = "quill"')
     again = run(executor(atlas_home, policy(atlas_home, other), Person(answer=False)), label(87, "comp:api"))

@@ -16,7 +16,17 @@ from pydantic import BaseModel
 from atlas.llm.openai_schema import function_definition, responses_tools
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry, tool
 
-BUILTINS = {"get_issue", "search_issues", "list_docs", "get_doc_section", "add_label", "remove_label", "post_comment"}
+BUILTINS = {
+    "get_issue",
+    "search_issues",
+    "list_docs",
+    "get_doc_section",
+    "suggest_labels",
+    "find_similar",
+    "add_label",
+    "remove_label",
+    "post_comment",
+}
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -10,7 +10,7 @@ import importlib
 from textwrap import dedent
 from typing import Any
 
-MODULES = ("fixtures", "adversarial", "core", "brokers", "scheduling", "surface")
+MODULES = ("fixtures", "adversarial", "core", "brokers", "scheduling", "surface", "backlog")
 
 
 def md(text: str) -> str:

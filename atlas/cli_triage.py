@@ -1,0 +1,100 @@
+"""The triage commands (`inbox`, `similar`, `triage`, `apply`): wiring only, as in `atlas.cli`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from atlas.cli_options import examples
+
+
+def register_triage(app: typer.Typer) -> None:
+    app.command(
+        short_help="What needs a maintainer: untriaged, unanswered, waiting, new, stale.",
+        epilog=examples("atlas inbox", "atlas inbox --only untriaged", "atlas inbox --json | jq .id"),
+    )(inbox)
+    app.command(
+        short_help="Issues like #N: score and what they share; open first, closed marked.",
+        epilog=examples("atlas similar 109", "atlas similar 109 --json"),
+    )(similar)
+    app.command(
+        short_help="One reviewed plan of labels and comments for many issues (--dry-run, --plan, --eval).",
+        epilog=examples(
+            "atlas triage --untriaged",
+            "atlas triage 131 132 --dry-run",
+            "atlas triage --untriaged --plan plan.json",
+            "atlas triage --eval",
+        ),
+    )(triage)
+    app.command(
+        "apply",
+        short_help="Apply a saved triage plan: each item re-checked, reviewed, and never applied twice.",
+        epilog=examples("atlas apply plan.json"),
+    )(apply_plan)
+
+
+def inbox(
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per issue and line."),
+    limit: int | None = typer.Option(None, "-n", "--limit", min=1, help="Only the first N issues."),
+    only: str | None = typer.Option(
+        None, "--only", metavar="WHY", help="Only issues with this reason: untriaged, unanswered, waiting, new, stale."
+    ),
+) -> None:
+    """The open issues that need a maintainer, most severe first, then oldest. Nothing is changed."""
+    from atlas.commands import guarded
+    from atlas.commands.inbox import REASONS, run_inbox
+
+    if only is not None and only not in REASONS:
+        raise typer.BadParameter(f"{only!r} is not one of {', '.join(REASONS)}", param_hint="--only")
+    guarded(lambda: run_inbox(as_json=as_json, limit=limit, only=only))
+
+
+def similar(
+    issue_id: int = typer.Argument(..., min=1, help="The issue's number, e.g. 109."),
+    limit: int = typer.Option(5, "-n", "--limit", min=1, max=50, help="How many similar issues (1-50)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+) -> None:
+    """Issues like #N, with a score and what they share (words, error codes, stack lines). Advice only."""
+    from atlas.commands import guarded
+    from atlas.commands.similar import run_similar
+
+    guarded(lambda: run_similar(issue_id, limit=limit, as_json=as_json))
+
+
+def triage(
+    issues: list[int] | None = typer.Argument(None, metavar="[N]...", help="The issues to triage."),  # noqa: B008
+    untriaged: bool = typer.Option(False, "--untriaged", help="Every open issue with an empty label group."),
+    limit: int = typer.Option(20, "--limit", min=1, max=1000, help="At most this many issues (1-1000)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the exact actions; change nothing."),
+    plan: str | None = typer.Option(None, "--plan", metavar="FILE", help="Save the plan as JSON for `atlas apply`."),
+    evaluate: bool = typer.Option(False, "--eval", help="Replay the project's history and score the proposals."),
+    as_json: bool = typer.Option(False, "--json", help="With --eval or --dry-run: one JSON object."),
+) -> None:
+    """Propose labels (and comments where useful) for many issues; review them as one numbered plan."""
+    from atlas.commands import guarded
+
+    if evaluate:
+        from atlas.commands.triage_eval import run_triage_eval
+
+        guarded(lambda: run_triage_eval(as_json=as_json))
+        return
+    from atlas.commands.triage import TriageOptions, run_triage
+
+    options = TriageOptions(
+        issues=list(issues or []),
+        untriaged=untriaged,
+        limit=limit,
+        dry_run=dry_run,
+        plan=Path(plan) if plan else None,
+        as_json=as_json,
+    )
+    raise typer.Exit(guarded(lambda: run_triage(options)))
+
+
+def apply_plan(file: str = typer.Argument(..., help="A plan saved by `atlas triage --plan FILE`.")) -> None:
+    """Apply a saved plan: items whose issue changed since are skipped; the rest are reviewed, then applied once."""
+    from atlas.commands import guarded
+    from atlas.commands.apply import run_apply
+
+    raise typer.Exit(guarded(lambda: run_apply(Path(file))))

@@ -1,0 +1,44 @@
+"""`atlas similar N`: issues like #N, with what they share; open ones first, closed ones marked. Advice only."""
+
+from __future__ import annotations
+
+import json
+
+from atlas.config import atlas_home, data_dir
+from atlas.errors import AtlasError, ToolError
+from atlas.triage.project import Project
+from atlas.triage.similar import Match, similar
+from atlas.ui.render import data_table, make_console
+
+
+def shared(match: Match) -> str:
+    parts = []
+    if match.codes:
+        parts.append("codes " + ", ".join(match.codes))
+    if match.frames:
+        parts.append("stack " + ", ".join(match.frames))
+    if match.words:
+        parts.append("words " + ", ".join(match.words))
+    return "; ".join(parts)
+
+
+def run_similar(issue_id: int, *, limit: int, as_json: bool) -> None:
+    try:
+        project = Project.open(data_dir(), atlas_home())
+        issue = project.issue(issue_id)
+        matches = similar(project, issue, limit)
+    except ToolError as exc:
+        raise AtlasError(str(exc)) from None
+    if as_json:
+        print(json.dumps({"issue_id": issue.id, "similar": [m.as_dict() for m in matches]}, ensure_ascii=False))
+        return
+    console = make_console(for_tables=True)
+    console.print(f"#{issue.id} {issue.title}", style="bold")
+    if not matches:
+        console.print("No similar issue found.", style="dim")
+        return
+    rows = [
+        (f"#{m.id}", f"{m.score:.2f}", "open" if m.state == "open" else "closed", m.title, shared(m)) for m in matches
+    ]
+    console.print(data_table(("issue", "score", "state", "title", "shares"), rows, right=("score",), cut=("title",)))
+    console.print("Similar is not the same: read both before calling one a duplicate.", style="dim")

@@ -1,0 +1,124 @@
+"""`atlas triage`: one plan of labels (and comments where useful) for many issues, reviewed as one list.
+
+`--dry-run` prints the exact actions, `--plan FILE` saves them for `atlas apply`; otherwise the
+person reviews the numbered plan at the terminal and the approved items go through the executor.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from atlas.commands.plan_run import action_line, execute, report, review
+from atlas.config import atlas_home, data_dir
+from atlas.errors import AtlasError, ToolError
+from atlas.tracker.journal import MockTracker
+from atlas.triage.corpus import Issue
+from atlas.triage.groups import missing_groups
+from atlas.triage.plan import FORMAT, Plan, PlanError, build_plan
+from atlas.triage.project import Project
+from atlas.ui.render import make_console
+from atlas.ui.safe import clean, clean_line
+
+
+@dataclass(frozen=True)
+class TriageOptions:
+    issues: list[int]
+    untriaged: bool
+    limit: int
+    dry_run: bool
+    plan: Path | None
+    as_json: bool
+
+
+def atlas_comments(home: Path) -> dict[int, int]:
+    """How many comments Atlas posted on each issue (a plan drafts no second one)."""
+    try:
+        records = MockTracker(home).records()
+    except ToolError:
+        return {}
+    counts: dict[int, int] = {}
+    for record in records:
+        if record["action"] == "post_comment":
+            counts[record["issue_id"]] = counts.get(record["issue_id"], 0) + 1
+    return counts
+
+
+def chosen_issues(project: Project, options: TriageOptions) -> list[Issue]:
+    if options.issues:
+        found = [project.issue(issue_id) for issue_id in dict.fromkeys(options.issues)]
+        return found[: options.limit]
+    if not options.untriaged:
+        raise AtlasError("name the issues to triage (atlas triage 131 132) or use --untriaged")
+    picked = []
+    for issue in project.corpus.newest(10 * options.limit + 1000, state="open"):
+        if missing_groups(project.groups, issue.labels):
+            picked.append(issue)
+            if len(picked) >= options.limit:
+                break
+    return picked
+
+
+def print_plan(plan: Plan, *, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"actions": [asdict(item) for item in plan.items], "needs_a_human": plan.notes}))
+        return
+    console = make_console()
+    if not plan.items:
+        console.print("Nothing to do: no label above the threshold and no comment worth drafting.")
+    for item in plan.items:
+        console.print(f"{item.n}. {clean_line(action_line(item) if item.tool == 'add_label' else item.headline())}")
+        if item.tool == "post_comment":
+            console.print("    " + clean(item.arguments["body"]).replace("\n", "\n    "), soft_wrap=True)
+        console.print(f"    why: {clean_line(item.why)}", style="dim", soft_wrap=True)
+    for note in plan.notes:
+        console.print(clean_line(note), style="yellow")
+
+
+def save_plan(plan: Plan, path: Path) -> None:
+    """Written whole; a file that is not an Atlas plan is never replaced."""
+    if path.exists():
+        try:
+            ours = json.loads(path.read_text(encoding="utf-8")).get("format") == FORMAT
+        except (OSError, ValueError, AttributeError, UnicodeDecodeError):
+            ours = False
+        if not ours:
+            raise PlanError(f"{path} exists and is not an Atlas plan; choose another file")
+    temp = path.with_name(f".{path.name}.tmp")
+    try:
+        temp.write_text(plan.to_json(), encoding="utf-8")
+        os.replace(temp, path)
+    except OSError as exc:
+        raise PlanError(f"cannot write the plan {path}: {exc}") from None
+
+
+def run_triage(options: TriageOptions) -> int:
+    data, home = data_dir(), atlas_home()
+    try:
+        project = Project.open(data, home)
+        issues = chosen_issues(project, options)
+        plan = build_plan(project, issues, atlas_comments(home))
+    except ToolError as exc:
+        raise AtlasError(str(exc)) from None
+    if options.plan is not None:
+        save_plan(plan, options.plan)
+        count = len({item.issue_id for item in plan.items})
+        saved = f"Saved {len(plan.items)} actions on {count} issues to {options.plan}"
+        print(f"{saved}; apply with: atlas apply {options.plan}")
+        return 0
+    if options.dry_run or options.as_json:
+        print_plan(plan, as_json=options.as_json)
+        return 0
+    for note in plan.notes:
+        make_console().print(clean_line(note), style="yellow")
+    if not plan.items:
+        print("Nothing to apply.")
+        return 0
+    approved = review(project, plan.items)
+    if approved is None:
+        print_plan(plan, as_json=False)
+        print("No terminal to review the plan on: nothing was applied (save it with --plan FILE, apply it later).")
+        return 0
+    return report(execute(approved, plan.checksum(), data, home))

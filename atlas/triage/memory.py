@@ -1,0 +1,58 @@
+"""What triage remembers in the state folder: until when the last inbox had seen issues, per dataset.
+
+A small JSON file written whole (a temporary file renamed); one that cannot be read is forgotten,
+never trusted: at worst no issue is marked new once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from atlas import statefiles
+
+INBOX_FILE = "inbox.json"
+
+
+def write_json(path: Path, value: Any) -> None:
+    """The whole file replaced at once; an OSError is left to the caller."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump(value, file, ensure_ascii=False, indent=1)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def read_json(path: Path) -> Any:
+    """The file's JSON, or None when there is none or it is not JSON (or not a plain file)."""
+    try:
+        raw = statefiles.read_bytes(path)
+        return None if raw is None else json.loads(raw.decode("utf-8"))
+    except (OSError, statefiles.UnsafeStateFile, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def last_seen(home: Path, identity: str) -> str | None:
+    """The `created_at` of the newest issue the last inbox of this dataset showed; None the first time."""
+    found = read_json(home / "triage" / INBOX_FILE)
+    if not isinstance(found, dict):
+        return None
+    value = found.get(identity)
+    return value if isinstance(value, str) else None
+
+
+def remember_seen(home: Path, identity: str, newest: str) -> None:
+    path = home / "triage" / INBOX_FILE
+    found = read_json(path)
+    kept = found if isinstance(found, dict) else {}
+    with contextlib.suppress(OSError):
+        write_json(path, {**kept, identity: newest})

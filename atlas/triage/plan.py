@@ -1,0 +1,144 @@
+"""A triage plan: numbered actions for the executor, built from proposals, saved and read back as JSON.
+
+A saved plan names its dataset and each issue's state when it was made (a fingerprint), and carries
+a checksum of everything else: a plan that was edited, cut short or made for other data is refused
+as a whole, with one line that says which.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from atlas.errors import AtlasError
+from atlas.triage.corpus import Issue, Thread
+from atlas.triage.drafts import comment_draft
+from atlas.triage.project import Project
+from atlas.triage.proposals import Proposal, propose
+from atlas.triage.similar import similar
+
+FORMAT = "atlas-triage-plan"
+VERSION = 1
+TOOLS = ("add_label", "post_comment")
+FILE_LIMIT = 20_000_000
+
+
+class PlanError(AtlasError):
+    """A plan that cannot be used; nothing was applied."""
+
+
+@dataclass
+class PlanItem:
+    n: int
+    issue_id: int
+    tool: str
+    arguments: dict[str, Any]
+    why: str
+
+    def headline(self) -> str:
+        if self.tool == "add_label":
+            return f"#{self.issue_id} add label {self.arguments['label']}"
+        return f"#{self.issue_id} comment"
+
+
+@dataclass
+class Plan:
+    dataset: str
+    created_at: str
+    items: list[PlanItem]
+    fingerprints: dict[int, str]
+    notes: list[str] = field(default_factory=list)
+
+    def checksum(self) -> str:
+        return hashlib.sha256(_canonical(self._body()).encode()).hexdigest()
+
+    def _body(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "dataset": self.dataset,
+            "created_at": self.created_at,
+            "fingerprints": {str(k): v for k, v in sorted(self.fingerprints.items())},
+            "items": [asdict(item) for item in self.items],
+            "notes": self.notes,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps({**self._body(), "checksum": self.checksum()}, ensure_ascii=False, indent=1) + "\n"
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def fingerprint(issue: Issue, thread: Thread, atlas_comments: int) -> str:
+    """Changes when anything a reviewer judged changes: text, state, labels, the thread (Atlas's comments too)."""
+    seen = [
+        issue.title,
+        issue.body,
+        issue.state,
+        sorted(issue.labels),
+        list(thread.authors),
+        list(thread.times),
+        atlas_comments,
+    ]
+    return hashlib.sha256(_canonical(seen).encode()).hexdigest()[:20]
+
+
+def fingerprints(project: Project, issues: list[Issue], commented: dict[int, int]) -> dict[int, str]:
+    threads = project.corpus.threads([issue.id for issue in issues])
+    return {issue.id: fingerprint(issue, threads[issue.id], commented.get(issue.id, 0)) for issue in issues}
+
+
+def _why(group: str, label: str, confidence: float, words: tuple[str, ...], nearest: tuple[int, ...]) -> str:
+    like = f"; like {', '.join(f'#{i}' for i in nearest)}" if nearest else ""
+    said = f"; words: {', '.join(words)}" if words else ""
+    return f"{group}: {label} ({confidence:.0%}){like}{said}"
+
+
+def items_for(
+    project: Project, proposal: Proposal, first: int, *, comment_ok: bool
+) -> tuple[list[PlanItem], list[str]]:
+    issue = proposal.issue
+    items: list[PlanItem] = []
+    notes: list[str] = []
+    for group in proposal.groups:
+        if group.label is None:
+            guess = f" (best guess {group.guess}, {group.confidence:.0%})" if group.guess else ""
+            notes.append(f"#{issue.id} {group.group}: needs a human{guess}{'; ' + group.note if group.note else ''}")
+            continue
+        why = _why(group.group, group.label, group.confidence, group.words, group.nearest)
+        items.append(
+            PlanItem(first + len(items), issue.id, "add_label", {"issue_id": issue.id, "label": group.label}, why)
+        )
+    if comment_ok:
+        matches = [m for m in similar(project, issue, 3)]
+        best = max(matches, key=lambda m: m.score, default=None)
+        body = comment_draft(issue, [*issue.labels, *proposal.labels], best)
+        if body is not None:
+            why = (
+                "asks for what a bug report lacks" if "need a little more" in body else "names a likely earlier report"
+            )
+            items.append(
+                PlanItem(first + len(items), issue.id, "post_comment", {"issue_id": issue.id, "body": body}, why)
+            )
+    return items, notes
+
+
+def build_plan(project: Project, issues: list[Issue], commented: dict[int, int]) -> Plan:
+    """Labels for every issue's empty groups; a comment where it helps: only on an issue nobody has answered
+    yet (a maintainer who spoke has asked what they need) and never a second one from Atlas."""
+    items: list[PlanItem] = []
+    notes: list[str] = []
+    threads = project.corpus.threads([issue.id for issue in issues])
+    for proposal in propose(project, issues):
+        issue = proposal.issue
+        answered = any(who != issue.author for who in threads[issue.id].authors) or commented.get(issue.id)
+        more, said = items_for(project, proposal, len(items) + 1, comment_ok=not answered)
+        items += more
+        notes += said
+    when = datetime.now(UTC).isoformat(timespec="seconds")
+    return Plan(project.corpus.identity(), when, items, fingerprints(project, issues, commented), notes)

@@ -1,0 +1,89 @@
+"""One project as triage knows it: its issues, settings, label groups and (fitted on first need) its text model."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from atlas.dataset_read import db_for
+from atlas.errors import AtlasError
+from atlas.tracker.journal import ACTIONS_FILE
+from atlas.triage import cache
+from atlas.triage.corpus import Corpus, Issue
+from atlas.triage.groups import LabelGroup, learn_groups
+from atlas.triage.model import TRAIN_MAX, TextModel, fit
+from atlas.triage.settings import TriageSettings, load_settings
+
+
+class UnknownIssue(AtlasError):
+    """An issue number the dataset does not have."""
+
+
+@dataclass
+class Project:
+    corpus: Corpus
+    settings: TriageSettings
+    groups: list[LabelGroup]
+    known_labels: frozenset[str]
+    _model: TextModel | None = field(default=None, repr=False)
+
+    @classmethod
+    def open(cls, data: Path, home: Path) -> Project:
+        corpus = Corpus.open(data, home)
+        settings = load_settings(home)
+        known = corpus.labels()
+        groups = learn_groups(corpus.label_sets(), known, settings.groups)
+        return cls(corpus, settings, groups, frozenset(known))
+
+    def issue(self, issue_id: int) -> Issue:
+        found = self.corpus.get(issue_id)
+        if found is None:
+            count = self.corpus.count()
+            raise UnknownIssue(f"there is no issue #{issue_id} in this dataset ({count:,} issues)")
+        return found
+
+    def model(self) -> TextModel:
+        """The fitted model: from the state folder when the data has not changed since, else fitted now."""
+        if self._model is None:
+            key = cache.cache_key(self.corpus.stamp(), sorted(self.corpus.changes.items()), self.groups)
+            self._model = cache.load(self.corpus.home, key)
+            if self._model is None:
+                self._model = fit(self.training_issues(), self.groups)
+                cache.save(self.corpus.home, key, self._model)
+        return self._model
+
+    def training_issues(self, before: str | None = None) -> list[Issue]:
+        """The newest issues (at most TRAIN_MAX), filed before `before` when given: the vocabulary is
+        learnt from all of them, each group's classifier from those with one of its labels."""
+        return list(self.corpus.newest(TRAIN_MAX, before=before))
+
+
+_open: dict[tuple[Path, Path], tuple[tuple[int, ...], Project]] = {}
+_open_lock = threading.Lock()
+
+
+def _stamp(data: Path, home: Path) -> tuple[int, ...]:
+    """Changes when the db or Atlas's own label changes do (a chat keeps its project until then)."""
+    found: list[int] = []
+    for path in (db_for(data, home), home / ACTIONS_FILE, home / "config.toml"):
+        try:
+            stat = path.stat()
+        except OSError:
+            found += [0, 0]
+        else:
+            found += [stat.st_mtime_ns, stat.st_size]
+    return tuple(found)
+
+
+def project_for(data: Path, home: Path) -> Project:
+    """The project of a data folder, kept for the process while neither it nor the tracker changes."""
+    stamp = _stamp(data, home)
+    with _open_lock:
+        kept = _open.get((data, home))
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+    project = Project.open(data, home)
+    with _open_lock:
+        _open[(data, home)] = (stamp, project)
+    return project

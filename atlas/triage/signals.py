@@ -1,0 +1,107 @@
+"""The inbox: open issues that need a maintainer, and why, sorted by severity then age.
+
+Untriaged (an expected label group is empty), unanswered (nobody but the author has spoken),
+waiting on the reporter (the last word, someone else's, asked them something), new since the last
+inbox, stale (no activity for a while: shown, never closed). "Now" is the newest activity in the
+data, so a snapshot of a tracker reads as it did the day it was taken.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from atlas.triage.corpus import Issue, Thread
+from atlas.triage.groups import missing_groups
+from atlas.triage.project import Project
+
+SEVERITY_GROUPS = ("severity", "priority")
+OPEN_MAX = 200_000
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    issue: Issue
+    reasons: tuple[str, ...]
+    severity: str | None
+    age_days: int
+    idle_days: int
+    new: bool
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "id": self.issue.id,
+            "title": self.issue.title,
+            "severity": self.severity,
+            "age_days": self.age_days,
+            "idle_days": self.idle_days,
+            "labels": list(self.issue.labels),
+            "reasons": list(self.reasons),
+            "new": self.new,
+        }
+
+
+def days_between(earlier: str, later: str) -> int:
+    try:
+        return max(0, (_when(later) - _when(earlier)).days)
+    except ValueError:
+        return 0
+
+
+def _when(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def reasons_for(project: Project, issue: Issue, thread: Thread, now: str, seen_until: str | None) -> list[str]:
+    settings = project.settings
+    found = []
+    missing = missing_groups(project.groups, issue.labels)
+    if missing:
+        found.append("untriaged: no " + ", ".join(f"{g.name}:" for g in missing))
+    others = [who for who in thread.authors if who != issue.author]
+    if not others:
+        found.append("unanswered")
+    elif thread.authors[-1] != issue.author and "?" in thread.last_body:
+        waited = days_between(thread.times[-1], now)
+        if waited >= settings.waiting_days:
+            found.append(f"waiting on the reporter for {waited} day{'' if waited == 1 else 's'}")
+    if seen_until is not None and issue.created_at > seen_until:
+        found.append("new")
+    idle = days_between(max([issue.created_at, *thread.times]), now)
+    if idle >= settings.stale_days:
+        found.append(f"stale: no activity for {idle} day{'' if idle == 1 else 's'}")
+    return found
+
+
+def severity_of(issue: Issue, project: Project) -> str | None:
+    groups = [g for g in project.groups if g.name in SEVERITY_GROUPS]
+    present = [label for g in groups for label in g.present(issue.labels)]
+    return min(present) if present else None
+
+
+def inbox(project: Project, *, seen_until: str | None, commented: set[int] | None = None) -> list[InboxItem]:
+    """Every open issue with a reason to look at it: the most severe first, then the oldest."""
+    now = project.corpus.newest_activity()
+    issues = list(project.corpus.newest(OPEN_MAX, state="open"))
+    threads = project.corpus.threads([issue.id for issue in issues])
+    items = []
+    for issue in issues:
+        thread = threads[issue.id]
+        if commented and issue.id in commented:
+            thread = Thread((*thread.authors, "atlas"), thread.times, thread.last_body)
+        reasons = reasons_for(project, issue, thread, now, seen_until)
+        if not reasons:
+            continue
+        idle = days_between(max([issue.created_at, *thread.times]), now)
+        items.append(
+            InboxItem(
+                issue,
+                tuple(reasons),
+                severity_of(issue, project),
+                days_between(issue.created_at, now),
+                idle,
+                "new" in reasons,
+            )
+        )
+    items.sort(key=lambda item: (item.severity is None, item.severity or "", item.issue.created_at))
+    return items

@@ -1,0 +1,93 @@
+"""The triage read tools: `suggest_labels` and `find_similar`, for models in `ask` and `chat`.
+
+Both only read. The model is told plainly that a proposal is advice: labels are added with
+`add_label`, which a person approves, and nothing is ever closed as a duplicate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from atlas.dataset_read import connect
+from atlas.orbit.db import IssueId, no_such_issue
+from atlas.tools.registry import ToolContext, tool
+
+TRIAGE_TIMEOUT_S = 10.0
+"""The first call on a new version of the data fits the model (a second or two on Orbit's data, more on a
+large project: `atlas similar N` or `atlas triage` fits and caches it outside any deadline); later calls load it."""
+
+
+class SuggestArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    issue_id: IssueId
+    limit: int = Field(3, ge=1, le=10, description="How many similar issues to name as evidence (1-10).")
+
+
+class SimilarArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    issue_id: IssueId
+    limit: int = Field(5, ge=1, le=20, description="How many similar issues to return (1-20).")
+
+
+def _sources(args: Any, data: Any) -> list[str]:
+    found = [f"issue #{args.issue_id}"]
+    if isinstance(data, dict):
+        found += [f"issue #{m['id']}" for m in data.get("similar", []) if isinstance(m, dict) and "id" in m]
+    return found
+
+
+def _missing(ctx: ToolContext, issue_id: int) -> LookupError:
+    with connect(ctx.data, ctx.home) as conn:
+        return no_such_issue(conn, issue_id)
+
+
+@tool(SuggestArgs, timeout_s=TRIAGE_TIMEOUT_S, untrusted=_sources)
+def suggest_labels(args: SuggestArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Propose labels for an issue's missing label groups (e.g. type:, comp:, severity:), learned from the
+    project's labelled issues: each with a confidence, the deciding words and similar issues that have it;
+    below the threshold no label ("needs a human"). Advice only: add a label with add_label if the user asks."""
+    from atlas.triage.project import project_for
+    from atlas.triage.proposals import propose
+
+    project = project_for(ctx.data, ctx.home)
+    issue = project.corpus.get(args.issue_id)
+    if issue is None:
+        raise _missing(ctx, args.issue_id)
+    proposal = propose(project, [issue])[0]
+    groups = [g.as_dict() for g in proposal.groups]
+    for group in groups:
+        group["similar_issues_with_it"] = list(group["similar_issues_with_it"])[: args.limit]  # type: ignore[call-overload]
+    return {
+        "issue_id": issue.id,
+        "title": issue.title,
+        "labels": list(issue.labels),
+        "proposals": groups,
+        "threshold": project.settings.threshold,
+        "note": "No label group is missing." if not groups else "Advice only: nothing was changed.",
+    }
+
+
+@tool(SimilarArgs, timeout_s=TRIAGE_TIMEOUT_S, untrusted=_sources)
+def find_similar(args: SimilarArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Find issues similar to one issue (possible duplicates or related reports): each with a score from 0 to 1
+    and what they share (words, error codes, stack lines); open ones first. Advice only: never close an issue
+    as a duplicate; say which ones look alike and why."""
+    from atlas.triage.project import project_for
+    from atlas.triage.similar import similar
+
+    project = project_for(ctx.data, ctx.home)
+    issue = project.corpus.get(args.issue_id)
+    if issue is None:
+        raise _missing(ctx, args.issue_id)
+    matches = similar(project, issue, args.limit)
+    return {
+        "issue_id": issue.id,
+        "title": issue.title,
+        "state": issue.state,
+        "similar": [m.as_dict() for m in matches],
+        "note": "Similar is not the same: read both issues before calling one a duplicate.",
+    }

@@ -1,0 +1,26 @@
+"""Triage tests: the bundled Orbit data, and a state folder whose fitted model is made once per run."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from atlas.config import bundled_data_dir
+from atlas.triage.project import Project
+
+
+@pytest.fixture(scope="session")
+def fitted_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state folder holding the model of the bundled data (fitting it is the slow part of a triage run)."""
+    home = tmp_path_factory.mktemp("fitted-home")
+    Project.open(bundled_data_dir(), home).model()
+    return home
+
+
+@pytest.fixture
+def home(fitted_home: Path, atlas_home: Path) -> Path:
+    """This test's own state folder (ATLAS_HOME), starting with the fitted model and nothing else."""
+    shutil.copytree(fitted_home / "triage", atlas_home / "triage")
+    return atlas_home

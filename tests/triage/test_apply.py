@@ -1,0 +1,73 @@
+"""`atlas apply FILE` on a real terminal: each item re-checked against its issue now, reviewed, applied once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from atlas.dataset import jsonl_path
+from tests.support.run import atlas_env, finish, run_atlas, spawn_atlas, tracker_records
+from tests.tools.dataset_factory import issue, make_dataset
+from tests.triage.test_review import QUESTION, review, written
+
+
+def plan_file(env: dict[str, str], tmp_path: Path, *issues: str) -> tuple[Path, list[dict[str, object]]]:
+    path = tmp_path / "plan.json"
+    done = run_atlas("triage", *issues, "--plan", str(path), env=env, timeout=180)
+    assert done.code == 0, done
+    return path, json.loads(path.read_text())["items"]
+
+
+def test_a_saved_plan_is_applied_after_review_and_never_twice(home: Path, tmp_path: Path) -> None:
+    env = atlas_env(home)
+    path, items = plan_file(env, tmp_path, "132", "135")
+    child, shown = review(env, "apply", str(path))
+    assert len(shown) == len(items)
+    child.send(b"y\r")
+    code, _ = finish(child)
+    assert code == 0
+    first = tracker_records(env)
+    assert len(first) == len(items)
+    again = spawn_atlas("apply", str(path), env=env, timeout=180)
+    code, rest = finish(again)
+    assert code == 0 and rest.count(b"already applied") == len(items) and b"Nothing left to apply" in rest
+    assert tracker_records(env) == first
+
+
+def test_an_item_whose_issue_changed_since_the_plan_is_skipped_and_said(tmp_path: Path, atlas_home: Path) -> None:
+    lease = "The job ran twice: ORB-1101 LeaseExpired after the lease ran out while the worker was busy."
+    redis = "Workers keep failing with ORB-1302 BrokerAuthFailed after the Redis password changed."
+    issues = [
+        issue(n, f"Lease expired, job ran twice ({n})", labels=["comp:core", "type:bug"], body=lease)
+        for n in range(1, 8)
+    ]
+    issues += [
+        issue(n, f"Redis auth fails ({n})", labels=["comp:broker-redis", "type:question"], body=redis)
+        for n in range(8, 15)
+    ]
+    issues += [
+        issue(20, "Job ran twice after its lease expired", body=lease, created_at="2026-03-05T10:00:00Z"),
+        issue(21, "Redis password change breaks the workers", body=redis, created_at="2026-03-06T10:00:00Z"),
+    ]
+    data = make_dataset(tmp_path, issues)
+    env = atlas_env(atlas_home, ORBIT_DATA=str(data))
+    path, items = plan_file(env, tmp_path, "20", "21")
+    assert {item["issue_id"] for item in items} == {20, 21}
+    issues[-1]["comments"] = [{"author": "someone", "body": "Same here.", "created_at": "2026-03-07T10:00:00Z"}]
+    jsonl_path(data).write_text("".join(json.dumps(i) + "\n" for i in issues), encoding="utf-8")
+    child, shown = review(env, "apply", str(path))
+    assert shown and all(what.startswith("#20 ") for what in shown.values())
+    assert b"skipped, the issue changed since the plan was made" in (child.before or b"")
+    child.send(b"y\r")
+    code, _ = finish(child)
+    assert code == 0
+    assert written(env) and all(line.startswith("#20 ") for line in written(env))
+
+
+def test_without_a_terminal_apply_writes_nothing(home: Path, tmp_path: Path) -> None:
+    env = atlas_env(home)
+    path, _ = plan_file(env, tmp_path, "132")
+    done = run_atlas("apply", str(path), env=env, stdin=b"y\n", timeout=180)
+    assert done.code == 0 and "No terminal to review the plan on: nothing was applied" in done.stdout
+    assert tracker_records(env) == []
+    assert QUESTION  # the same question as `atlas triage` asks

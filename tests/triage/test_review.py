@@ -1,0 +1,111 @@
+"""The numbered review of a triage plan on a real terminal: `y`, `1,3`, `e 2` with the person's editor, `n`.
+
+Every approved item goes through the executor: the tracker gets exactly those writes, the call log
+records them, and a second run neither repeats a label nor drafts a second comment.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+
+from tests.support.run import atlas_env, finish, logged_calls, spawn_atlas, tracker_records
+
+QUESTION = re.escape(b"Apply? [y = all, 1,3 = those, e 2 = edit item 2, n = none] ")
+ITEM = re.compile(r"^(\d+)\. (#\d+ (?:add label \S+|comment))", re.M)
+ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def review(env: dict[str, str], *args: str) -> tuple[pexpect.spawn, dict[int, str]]:
+    child = spawn_atlas(*args, env=env, timeout=180)
+    child.expect(QUESTION)
+    shown = ESCAPES.sub("", (child.before or b"").decode("utf-8", errors="replace")).replace("\r", "")
+    listed = shown.rsplit("skipped", 1)[-1]  # the review's list follows the lines about skipped items
+    return child, {int(n): what for n, what in ITEM.findall(listed)}
+
+
+def written(env: dict[str, str]) -> list[str]:
+    return [
+        f"#{r['issue_id']} add label {r['label']}" if r["action"] == "add_label" else f"#{r['issue_id']} comment"
+        for r in tracker_records(env)
+    ]
+
+
+def test_y_applies_the_whole_plan_through_the_executor_once(home: Path) -> None:
+    env = atlas_env(home)
+    child, items = review(env, "triage", "132", "135")
+    assert len(items) >= 3 and any("comment" in what for what in items.values())
+    child.send(b"y\r")
+    code, rest = finish(child)
+    assert code == 0, rest
+    assert sorted(written(env)) == sorted(items.values())
+    calls = logged_calls(env)
+    expected = sorted("post_comment" if "comment" in w else "add_label" for w in items.values())
+    assert sorted(c["name"] for c in calls) == expected
+    assert all(c["kind"] == "ok" for c in calls)
+    again = spawn_atlas("triage", "132", "135", env=env, timeout=180)  # labelled and answered now
+    code, rest = finish(again)
+    assert (code == 0 and b"Nothing to apply" in rest) or QUESTION not in rest
+    assert sorted(written(env)) == sorted(items.values())
+
+
+def test_numbers_approve_only_those_items(home: Path) -> None:
+    env = atlas_env(home)
+    child, items = review(env, "triage", "132", "135")
+    child.send(b"1,3\r")
+    code, _ = finish(child)
+    assert code == 0
+    assert sorted(written(env)) == sorted([items[1], items[3]])
+
+
+def test_n_applies_nothing(home: Path) -> None:
+    env = atlas_env(home)
+    child, _ = review(env, "triage", "132", "135")
+    child.send(b"n\r")
+    code, rest = finish(child)
+    assert code == 0 and b"none approved" in rest
+    assert tracker_records(env) == [] and logged_calls(env) == []
+
+
+def editor(tmp_path: Path, text: str) -> str:
+    script = tmp_path / "editor.py"
+    script.write_text(f"import sys\nopen(sys.argv[1], 'w').write({text!r} + '\\n')\n")
+    return f"{sys.executable} {script}"
+
+
+def test_e_edits_a_comment_in_the_editor_and_the_edited_text_is_posted(home: Path, tmp_path: Path) -> None:
+    mine = "Which Orbit version, please? And the scheduler log of that night."
+    env = atlas_env(home, EDITOR=editor(tmp_path, mine), VISUAL="")
+    child, items = review(env, "triage", "135")
+    number = next(n for n, what in items.items() if "comment" in what)
+    child.send(f"e {number}\r".encode())
+    child.expect(QUESTION)
+    assert mine.encode() in (child.before or b"")
+    child.send(f"{number}\r".encode())
+    code, _ = finish(child)
+    assert code == 0
+    posted = [r for r in tracker_records(env) if r["action"] == "post_comment"]
+    assert [r["body"] for r in posted] == [mine]
+
+
+def test_e_on_a_label_accepts_only_a_label_of_the_same_group(home: Path, tmp_path: Path) -> None:
+    env = atlas_env(home, EDITOR=editor(tmp_path, "type:question"), VISUAL="")
+    child, items = review(env, "triage", "135")
+    number = next(n for n, what in items.items() if "add label type:" in what)
+    child.send(f"e {number}\r".encode())
+    child.expect(QUESTION)
+    assert f"{number}. #135 add label type:question".encode() in (child.before or b"")
+    child.send(f"{number}\r".encode())
+    finish(child)
+    assert written(env) == ["#135 add label type:question"]
+    wrong = atlas_env(home, EDITOR=editor(tmp_path, "wontfix"), VISUAL="")
+    child, items = review(wrong, "triage", "132")
+    child.send(b"e 1\r")
+    child.expect(QUESTION)
+    assert b"is not a label of this group" in (child.before or b"")
+    child.send(b"n\r")
+    finish(child)
+    assert written(env) == ["#135 add label type:question"]

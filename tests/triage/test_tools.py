@@ -1,0 +1,81 @@
+"""`suggest_labels` and `find_similar` as a model meets them in `atlas ask`, and what loading them costs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from atlas.config import bundled_data_dir
+from atlas.executor.executor import ToolExecutor
+from atlas.messages import ToolCall
+from atlas.tools.registry import ToolContext, load_registry
+from tests.support.run import REPO, atlas_env, logged_calls, run_atlas, write_script
+
+
+def run_calls(home: Path, calls: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The calls' envelopes as the executor hands them to a model."""
+    executor = ToolExecutor(load_registry().read_only(), context=ToolContext(data=bundled_data_dir(), home=home))
+    made = [ToolCall(str(c["name"]), json.dumps(c["arguments"]), f"call-{n}") for n, c in enumerate(calls)]
+    return [json.loads(output["output"]) for output in asyncio.run(executor.run_all(made))]
+
+
+def test_the_tools_give_a_model_labels_with_their_evidence_and_similar_issues(home: Path) -> None:
+    suggested, similar, missing = run_calls(
+        home,
+        [
+            {"name": "suggest_labels", "arguments": {"issue_id": 135}},
+            {"name": "find_similar", "arguments": {"issue_id": 145, "limit": 3}},
+            {"name": "find_similar", "arguments": {"issue_id": 99999}},
+        ],
+    )
+    proposals = suggested["data"]["proposals"]
+    assert {"comp", "type"} <= {p["group"] for p in proposals}
+    assert all(p["needs_a_human"] == (p["label"] is None) for p in proposals)
+    assert all(p["best_guess"] and p["deciding_words"] and 0 < p["confidence"] <= 1 for p in proposals)
+    assert suggested["untrusted"] is True and "Advice only" in suggested["data"]["note"]
+    found = similar["data"]["similar"]
+    assert 87 in [m["id"] for m in found] and len(found) == 3
+    assert missing["ok"] is False and "There is no issue #99999" in missing["error"]["message"]
+
+
+def test_a_model_in_ask_calls_them_like_any_read_tool(home: Path, tmp_path: Path) -> None:
+    calls = [
+        {"name": "suggest_labels", "arguments": {"issue_id": 135}},
+        {"name": "find_similar", "arguments": {"issue_id": 145}},
+    ]
+    model = write_script(tmp_path, [{"calls": calls}, {"text": "Looks like #87."}])
+    env = atlas_env(home)
+    done = run_atlas(
+        "ask", "-m", model, "--read-only", "what labels fit #135, is #145 a duplicate?", env=env, timeout=180
+    )
+    assert done.code == 0, done
+    assert [(c["name"], c["kind"]) for c in logged_calls(env)] == [("suggest_labels", "ok"), ("find_similar", "ok")]
+
+
+def test_loading_the_tools_does_not_load_the_text_model() -> None:
+    """`atlas tools`, `--help` and an offline `ask` start as fast as before: scikit-learn and numpy stay unloaded."""
+    probe = (
+        "import sys\nfrom atlas.tools.registry import load_registry\nregistry = load_registry()\n"
+        "assert 'suggest_labels' in registry and 'find_similar' in registry\n"
+        "print(sorted(m for m in ('sklearn', 'numpy', 'scipy') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_history_replay_reports_every_group_beside_the_baseline(home: Path) -> None:
+    done = run_atlas("triage", "--eval", "--json", env=atlas_env(home), timeout=600)
+    assert done.code == 0, done
+    report = json.loads(done.stdout)
+    assert report["issues"] == 160 and set(report["labels"]) == {"comp", "type", "severity"}
+    for runs in report["labels"].values():
+        for name in ("model", "baseline"):
+            scores = runs[name]
+            assert scores["n"] > 0 and all(0 <= scores[k] <= 1 for k in ("accuracy", "macro_f1", "coverage"))
+    duplicates = report["duplicates"]
+    assert duplicates["pairs"] >= 25
+    assert duplicates["model"]["recall@10"] >= duplicates["model"]["recall@5"] >= duplicates["model"]["recall@1"] > 0
