@@ -118,10 +118,16 @@ class Plan:
     """The person asked to see or read the issue itself: the answer shows all of it."""
     notes: list[str] = field(default_factory=list)
     """Requests understood but not doable as asked, explained in the answer instead of called."""
+    removals: list[tuple[int, str]] = field(default_factory=list)
+    comments: list[tuple[int, str]] = field(default_factory=list)
+    reads: list[PlannedCall] = field(default_factory=list)
+    """Round-one reads beyond issues, codes, docs and the search: more searches, triage tools."""
+    later: list[Any] = field(default_factory=list)
+    """Round-two steps (`later.Later`): conditional actions, label families, the newest hit."""
 
     @property
     def understood(self) -> bool:
-        return bool(self.first_calls() or self.notes)
+        return bool(self.first_calls() or self.notes or self.later)
 
     def first_calls(self) -> list[PlannedCall]:
         """Round one: everything the question names directly, in the order it is answered."""
@@ -132,14 +138,19 @@ class Plan:
             calls.append(PlannedCall("list_docs", {}))
         if self.search:
             calls.append(PlannedCall("search_issues", self.search.arguments()))
-        return _unique(calls + self.actions())
+        return _unique(calls + self.reads + self.actions())
 
     def actions(self) -> list[PlannedCall]:
-        """The side effects the user asked for: labels to add and a comment to post."""
+        """The side effects the user asked for at once: labels to add or remove, comments to post."""
         calls = [PlannedCall("add_label", {"issue_id": issue_id, "label": label}) for issue_id, label in self.labels]
-        if self.comment:
-            calls.append(PlannedCall("post_comment", {"issue_id": self.comment[0], "body": self.comment[1]}))
+        calls += [PlannedCall("remove_label", {"issue_id": i, "label": label}) for i, label in self.removals]
+        for issue_id, body in [*([self.comment] if self.comment else []), *self.comments]:
+            calls.append(PlannedCall("post_comment", {"issue_id": issue_id, "body": body}))
         return calls
+
+    def later_actions(self) -> list[PlannedCall]:
+        """The side effects round two may make (for the answer to know them as actions)."""
+        return [call for step in self.later for call in step.actions]
 
 
 def code_call(code: str) -> PlannedCall:
@@ -273,8 +284,8 @@ def with_references(question: str, earlier: list[str]) -> str:
     return question
 
 
-def read_question(question: str, vocabulary: Vocabulary | None = None) -> Plan:
-    """Everything the question asks for, in round-one order; nothing here reads tool output."""
+def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
+    """The reads (and the simplest actions) of the requests the frame parser hands on, in round-one order."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     plan = Plan(question=question)
     text = take_comment(plain(question), plan)

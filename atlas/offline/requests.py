@@ -59,10 +59,12 @@ _LABEL_MANY_RE = re.compile(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+res
 _DOCS_TOPIC_RE = re.compile(
     r"(?<![\w:-])(?:docs?|documentation)\s+(?:say|says|said|have|has|mention|mentions|cover|covers)?\s*(?:about|on|regarding|"
     r"for)\s+(?P<topic>[^?!;]+)"
-    r"|\bsections?\s+(?:on|about|called|named|titled)\s+(?P<named>[^?!;,]+)"
-    r"|(?P<before>[^?!;,.]+?)\s*[—–-]*\s*\b(?:anything|something|what)\s+(?:in|on)\s+the\s+(?:docs|documentation)\b",
+    r"|\bsections?\s+(?:on|about|called|named|titled)\s+(?P<named>[^?!;,]+)",
     re.IGNORECASE,
 )
+_IN_THE_DOCS_RE = re.compile(r"\b(?:anything|something|what)\s+(?:in|on)\s+the\s+(?:docs|documentation)\b", re.I)
+"""`jobs running twice — anything in the docs?`: the topic is the clause before these words. Found by
+the anchor first, then the clause: a lazy group before the anchor would be tried at every start (quadratic)."""
 _ERROR_INTENT_RE = re.compile(
     r"\b(?:errors?|codes?|exceptions?|warnings?)\b|\bwhat\s+does\s+.+\s+mean\b|\bmeaning\s+of\b", re.IGNORECASE
 )
@@ -81,7 +83,7 @@ def bare_issue_ids(text: str) -> list[int]:
     """Numbers typed without `#` that are issue ids: not counts, versions, durations or times."""
     ids: list[int] = []
     for match in _BARE_NUMBER_RE.finditer(text):
-        before = re.findall(r"[a-z]+", text[: match.start()].lower())[-1:]
+        before = re.findall(r"[a-z]+", text[max(0, match.start() - 40) : match.start()].lower())[-1:]
         if (before and before[0] in _NOT_AN_ID_BEFORE) or _UNIT_AFTER_RE.match(text[match.end() :]):
             continue
         after = re.match(r"\s+([a-z]{4,})\b", text[match.end() :], re.IGNORECASE)
@@ -124,9 +126,12 @@ def cannot_do(text: str, notes: list[str]) -> str:
 def docs_by_topic(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | None]]:
     """`what do the docs say about lease renewal`, `jobs running twice — anything in the docs?`: the best section."""
     match = _DOCS_TOPIC_RE.search(text)
-    if match is None:
+    if match is not None:
+        topic = match.group("topic") or match.group("named") or ""
+    elif anchor := _IN_THE_DOCS_RE.search(text):
+        topic = re.split(r"[?!;,.]", text[: anchor.start()])[-1]
+    else:
         return []
-    topic = match.group("topic") or match.group("named") or match.group("before") or ""
     words = [word for word in content_words(topic) if not word.isdigit()]
     section = section_named(words, None, vocabulary, whole=True) or section_about(words, vocabulary)
     return [(section.doc_id, heading_name(section, vocabulary))] if section else []

@@ -62,7 +62,7 @@ _SEARCH_FILLER = frozenset(
         find search look looking for list show me all any the issues bugs tickets reports open closed which what are
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest recent does mean means still this issue ticket from users user people unresolved resolved
-        component components what's whats
+        component components what's whats rn now currently right again also today
         """,
     )
 )
@@ -74,6 +74,8 @@ class Search:
     query: str | None = None
     state: str | None = None
     label: str | None = None
+    labels: tuple[str, ...] = ()
+    """Further labels every hit must have (`open scheduler bugs`: comp:scheduler, then type:bug)."""
     limit: int | None = None
 
     def arguments(self) -> dict[str, Any]:
@@ -82,6 +84,8 @@ class Search:
             args["state"] = self.state
         if self.label:
             args["label"] = self.label
+        if self.labels:
+            args["labels"] = list(self.labels)
         if self.limit:
             args["limit"] = self.limit
         return args
@@ -156,6 +160,8 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
         label = "type:bug"
     elif label is None and re.search(r"\bfeature requests?\b", rest, re.IGNORECASE):
         label = "type:feature"
+    chosen, rest = _more_labels(rest, labels, label)
+    label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
     limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match else SEARCH_MAX if counting else None
     if limit_match:
@@ -176,7 +182,30 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
     opened = re.search(r"\b(open|unresolved)\b", state_text, re.IGNORECASE)
     closed = re.search(r"\b(closed|resolved|fixed)\b", state_text, re.IGNORECASE)
     state = "open" if opened and not closed else "closed" if closed and not opened else None
-    return Search(query=query or None, state=state, label=label, limit=limit)
+    return Search(query=query or None, state=state, label=label, labels=tuple(chosen[1:]), limit=limit)
+
+
+_FAMILY_ORDER = ("comp", "sev", "prio", "type")
+"""Which label leads when several are named: the component, then the severity, then the type."""
+
+
+def _more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[list[str], str]:
+    """Every label the words name (the one found first included), the leading one first; their words out."""
+    from atlas.offline.entities import label_refs  # the entities module reads searches' words too
+
+    found = [label] if label else []
+    lead = _QUERY_LEAD_RE.search(rest)
+    scope = rest[: lead.start()] if lead else rest
+    for ref in reversed(label_refs(scope, labels, distinctive=True)):
+        if ref.known and ref.label not in found:
+            found.append(ref.label)
+            rest = rest[: ref.start] + " " + rest[ref.end :]
+    if len(found) > 1:
+        for name in found:
+            for word in re.findall(r"[a-z0-9]+", name.partition(":")[2].lower()):
+                rest = re.sub(rf"\b{re.escape(word)}s?\b", " ", rest, flags=re.IGNORECASE)
+    rank = {name: next((i for i, p in enumerate(_FAMILY_ORDER) if name.lower().startswith(p)), 9) for name in found}
+    return sorted(found, key=lambda name: rank[name]), rest
 
 
 def wants_search(text: str) -> bool:

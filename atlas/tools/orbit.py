@@ -156,6 +156,9 @@ class SearchArgs(BaseModel):
     )
     state: Literal["open", "closed"] | None = Field(None, description="Only issues in this state.")
     label: str | None = Field(None, description="Only issues with this label, e.g. comp:core or type:bug.")
+    labels: list[str] = Field(
+        default_factory=list, max_length=5, description="Further labels every hit must also have, e.g. [\"type:bug\"]."
+    )
     limit: int = Field(10, ge=1, le=20, description="The most hits to return (1-20).")
 
 
@@ -205,8 +208,9 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
     result: dict[str, Any] = {"query": args.query, "hits": []}
     with connect(ctx.data, ctx.home) as conn:
         known = [name for (name,) in conn.execute("SELECT name FROM labels ORDER BY name")]
-        if args.label and args.label.strip().casefold() not in {name.casefold() for name in known}:
-            result["hint"] = f"No issue has the label {args.label!r}. Known labels: {', '.join(known)}."
+        folded = {name.casefold() for name in known}
+        if unknown := [name for name in [args.label, *args.labels] if name and name.strip().casefold() not in folded]:
+            result["hint"] = f"No issue has the label {unknown[0]!r}. Known labels: {', '.join(known)}."
             return result
         where, params = _filters(args)
         if not terms:
@@ -229,13 +233,13 @@ def _filters(args: SearchArgs) -> tuple[str, list[Any]]:
     where, params = "", list[Any]()
     if args.state:
         where, params = " AND i.state = ?", [args.state]
-    if args.label:
+    for label in dict.fromkeys(name.strip() for name in [args.label or "", *args.labels] if name.strip()):
         where += (
             # A key lookup per candidate: ranking and "newest first" stop early, no id list is built.
             " AND EXISTS (SELECT 1 FROM issue_labels il WHERE il.issue_id = i.id AND il.label_id IN"
             " (SELECT l.id FROM labels l WHERE l.name = ? COLLATE NOCASE))"
         )
-        params.append(args.label.strip())
+        params.append(label)
     return where, params
 
 

@@ -1,0 +1,305 @@
+"""Deciding what one request does, for the offline planner's frame parser.
+
+The act comes from the request's cue words (the grammar: add, remove, drop, comment, reply, if,
+still, how many, newest …) and its entities (issues, labels, quoted text). A side effect is planned
+only when a request says so in the imperative, names the issue (or follows one that did) and names
+what to do with it; a question about an action ("should #41 be S1?") is answered by reading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from atlas.offline.entities import LabelRef, family_refs, issue_refs, label_refs
+from atlas.offline.frames import Request, quoted_texts
+from atlas.offline.later import Later, parse_condition
+from atlas.offline.plan import CODE_RE, PlannedCall
+from atlas.offline.sections import heading_name
+from atlas.offline.search import Search, search_in
+from atlas.offline.vocabulary import Vocabulary
+
+LEAD = (
+    r"^\s*(?:(?:hi|hey|ok|okay|so|now|also|and|then|please|pls|kindly|just|quickly|atlas|can\s+you|could\s+you|"
+    r"would\s+you|will\s+you|can\s+u|could\s+u|go\s+ahead\s+and|i'?d\s+like\s+you\s+to|i\s+want\s+you\s+to|"
+    r"let'?s|we\s+should|you\s+can|(?:#?\d+\s*[:,-]?\s*)|(?:on\s+)?(?:it|this|that)\s*[:,-])[\s,!]*)*"
+)
+"""What may stand before a request's verb: politeness, a greeting, the issue it is about (`41: …`)."""
+_COMMENT_RE = re.compile(
+    LEAD + r"(?:(?:post|add|write|leave|drop|put|send)\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:comment|note|reply|message|line|check-in|thank-you|update|response|one(?!\s+(?:label|tag)))s?\b|comment|reply|respond|answer|"
+    r"write|post|tell|let\s+(?:\S+\s+){1,3}?know|ask|thank|ping|note|say|\+1)\b",
+    re.I,
+)
+_REMOVE_RE = re.compile(
+    r"\b(?:remove|drop|strip|delete|clear|untag|unlabel|take\s+(?:\S+\s+){0,3}?off|get\s+rid\s+of|no\s+longer|"
+    r"isn'?t\s+an?|not\s+an?|without)\b",
+    re.I,
+)
+_ADD_RE = re.compile(
+    r"\b(?:add|put|apply|label|tag|mark|make|set|bump|raise|lower|move|needs?|give|flag|slap|classify|"
+    r"should\s+(?:be|get|have)|is\s+an?|it'?s\s+an?|as|change|switch|upgrade|downgrade)\b|^\s*#?\d+\s*:|->|→",
+    re.I,
+)
+_QUESTION_RE = re.compile(
+    r"^\s*(?:what|which|should|would|does|do|is|are|how|why|who|when|has|have|did)\b|\b(?:what|which)\s+labels?\b", re.I
+)
+_DRAFT_RE = re.compile(r"\b(?:draft|suggest|propose|compose)\b|\b(?:don'?t|do\s+not|without)\s+post", re.I)
+_CONDITION_RE = re.compile(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case)\b|[,;]?\s+\b(?:if|unless)\b", re.I)
+_DONT_RE = re.compile(r"\b(?:don'?t|do\s+not|never|skip|leave\s+it|nothing)\b", re.I)
+_NEWEST_RE = re.compile(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)
+_READ_VERB_RE = re.compile(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
+_COUNT_RE = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.I)
+_SUGGEST_RE = re.compile(
+    r"\b(?:what|which)\s+labels?\b|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
+    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b|\btriage\s+#?\d",
+    re.I,
+)
+_SIMILAR_RE = re.compile(
+    r"\b(?:duplicates?|dupes?|dup|similar|same\s+as|related\s+(?:issues?|to)|already\s+(?:reported|filed)\s+as)\b", re.I
+)
+_SYMPTOM_ASK_RE = re.compile(
+    r"\b(?:is|are)\s+there\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b|\bknown\s*(?:issue|bug|problem)?\s*\?"
+    r"|\b(?:is\s+(?:this|that|it)\s+)?(?:already\s+)?(?:tracked|filed|reported|logged)\b|\bseen\s+(?:\w+\s+)?before\b"
+    r"|\b(?:has\s+)?any(?:one|body)\s+(?:else\s+)?(?:reported|raised|filed|seen|hit)\b|\braised\s+(?:this\s+)?before\b"
+    r"|\b(?:do|did)\s+we\s+have\s+(?:an?|any)\s+(?:issue|ticket)|\bissue\s+(?:i|we)\s+can\s+(?:point|link)\b"
+    r"|\bknown\s+(?:issue|bug|problem)\b|\bexisting\s+(?:issue|ticket)\b",
+    re.I,
+)
+_MEANING_RE = re.compile(r"\bmean(?:s|ing)?\b|\bwhat\s+(?:is|are)\b|\bdefin(?:e|ition)\b|\bstand\s+for\b", re.I)
+_ONLY_VERB_RE = re.compile(
+    LEAD + r"(?:label|tag|mark|do|fix|change|update)\s+(?:it|this|that|them|both)(?:\s+(?:accordingly|too|as\s+well|"
+    r"please|pls|then|now))*\s*[.!?]*\s*",
+    re.I,
+)
+_PRONOUN_RE = re.compile(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the\s+same)\b", re.I)
+
+
+@dataclass
+class Act:
+    kind: str
+    """`lookup` (handed to the lookup reader), `symptom`, or the act that planned the fields below."""
+    text: str
+    issue_ids: list[int] = field(default_factory=list)
+    """The issues read in round one."""
+    targets: list[int] = field(default_factory=list)
+    """The issues acted on: what a later request's `it` means."""
+    labels: list[tuple[int, str]] = field(default_factory=list)
+    removals: list[tuple[int, str]] = field(default_factory=list)
+    comments: list[tuple[int, str]] = field(default_factory=list)
+    reads: list[PlannedCall] = field(default_factory=list)
+    later: list[Later] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    search: Search | None = None
+
+
+def _targets(text: str, context: Sequence[int]) -> list[int]:
+    named = issue_refs(text)
+    return named or list(context)
+
+
+def act_of(request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary, tools: frozenset[str]) -> Act:
+    """What the request does; a lookup unless its words ask for one of the acts below."""
+    typed = request.unmasked()
+    if _CONDITION_RE.search(text) and (act := _conditional(request, text, context, vocabulary)):
+        return act
+    if _COMMENT_RE.match(text) and not _DRAFT_RE.search(text) and (act := _comment(request, text, context)):
+        return act
+    if not _QUESTION_RE.match(text) and (act := _label_change(text, context, vocabulary.labels)):
+        return act
+    if act := _triage_read(text, context, tools):
+        return act
+    if _MEANING_RE.search(text) and not issue_refs(text) and (act := _label_meaning(text, vocabulary)):
+        return act
+    if _NEWEST_RE.search(text) and not issue_refs(text):
+        return _newest(text, vocabulary.labels)
+    if _COUNT_RE.search(text) and not issue_refs(text):
+        notes: list[str] = []
+        return Act("count", typed, search=search_in(text, notes, vocabulary.labels), notes=notes)
+    if _SYMPTOM_ASK_RE.search(text) and not issue_refs(text):
+        return Act("symptom", typed)
+    if context and _ONLY_VERB_RE.fullmatch(text):
+        return Act("none", typed)  # `#77 needs S2, label it`: the verb the request before already served
+    return Act("lookup", typed)
+
+
+def comment_body(request: Request, text: str) -> str | None:
+    """The text to post: what is quoted, else what follows `:`, `saying`, `that`, or the person addressed."""
+    quoted = quoted_texts(request)
+    if quoted:
+        return quoted[0].strip()
+    verb = _COMMENT_RE.match(text)
+    rest = text[verb.end() :] if verb else text
+    for pattern in (
+        r":\s*(?P<b>.+)$",
+        r"\b(?:saying|that\s+says|to\s+say|with\s+the\s+text|with\s+text|telling\s+them|letting\s+them\s+know)\s+"
+        r"(?:that\s+)?(?P<b>.+)$",
+        r"\bknow\s+(?:that\s+)?(?P<b>.+)$",
+        r"^\s*(?:(?:on|to|in|for)\s+)?(?:the\s+)?(?:issue\s+)?(?:#?\d+|it|this|there|that\s+one)?\s*(?:'s\s+)?"
+        r"(?:reporter|author|op|folks|people|thread|issue)?\s*(?:that\s+)(?P<b>.+)$",
+        r"^\s*(?:(?:on|to|in|for)\s+)?(?:the\s+)?(?:issue\s+)?(?:#?\d+|it|this|there|that\s+one)?\s*"
+        r"(?:(?:reporter|author|op|folks|people|everyone|users?|them|@?[\w-]+)\s+)?(?:on\s+(?:#?\d+|it)\s+)?"
+        r"(?P<b>(?:we|you|i|it|this|that|the|please|thanks|thank|could|can|should|is|are|a)\b.+)$",
+    ):
+        if match := re.search(pattern, rest, re.I):
+            body = match.group("b").strip()
+            if len(re.findall(r"\w+", body)) >= 2:
+                return body
+    if re.search(r"\bthank", text, re.I):
+        reason = re.search(r"\bfor\s+(?P<why>[^.?!]+)", rest, re.I)
+        return "Thank you" + (f" for {reason.group('why').strip()}" if reason else "") + "!"
+    return None
+
+
+def _comment(request: Request, text: str, context: Sequence[int]) -> Act | None:
+    ids = _targets(text, context)
+    body = comment_body(request, text)
+    if not ids or body is None:
+        return None
+    body = body[0].upper() + body[1:]
+    return Act("comment", request.unmasked(), targets=ids[:1], comments=[(ids[0], body)])
+
+
+def _label_change(text: str, context: Sequence[int], labels: Sequence[str]) -> Act | None:
+    refs = label_refs(text, labels, words=False)
+    families = family_refs(text, labels) if _REMOVE_RE.search(text) else []
+    if not refs and not families and (cue := _ADD_RE.search(text)):
+        window = " ".join(text[cue.end() :].split()[:4])
+        refs = [ref for ref in label_refs(window, labels) if ref.known]
+    if not refs and not families:
+        return None
+    shorthand = any(ref.op for ref in refs)
+    if not shorthand and not _ADD_RE.search(text) and not _REMOVE_RE.search(text):
+        return None
+    ids = issue_refs(text) or list(context)
+    if not ids:
+        return None
+    act = Act("labels", text, targets=ids, notes=_unknown(refs, labels))
+    for ref in (ref for ref in refs if ref.known):
+        owners = _owners(text, ref, ids)
+        (act.removals if _op(ref, text) == "remove" else act.labels).extend((i, ref.label) for i in owners)
+    for family in families:
+        act.issue_ids += [i for i in ids if i not in act.issue_ids]
+        act.later += [Later(issue_id=i, remove_families=[family.label]) for i in ids]
+    return act
+
+
+def _owners(text: str, ref: LabelRef, ids: list[int]) -> list[int]:
+    """`12 +redis, 1 +postgres`: a label goes to the issues of its own part of a list, else to all of them."""
+    parts = [(m.start(), m.group(0)) for m in re.finditer(r"[^,;]+", text)]
+    own: list[int] = []
+    for start, part in parts:
+        named = [i for i in issue_refs(part) if i in ids]
+        if named:
+            own = named
+        if start <= ref.start < start + len(part):
+            return own or ids
+    return ids
+
+
+def _op(ref: LabelRef, text: str) -> str:
+    if ref.op:
+        return ref.op
+    before = text[: ref.start]
+    remove, add = list(_REMOVE_RE.finditer(before)), list(_ADD_RE.finditer(before))
+    if remove and (not add or remove[-1].start() > add[-1].start()):
+        return "remove"
+    return "add"
+
+
+def _unknown(refs: Sequence[LabelRef], labels: Sequence[str]) -> list[str]:
+    return [
+        f"There is no label `{ref.label}` in this project, so I did not add it. Its labels: {', '.join(labels)}."
+        for ref in refs
+        if not ref.known
+    ]
+
+
+def _conditional(request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary) -> Act | None:
+    """`if #77 is still open, comment …`, `make it S1 unless it already is`: read now, act in round two."""
+    condition, action = _condition_parts(text)
+    if condition is None:
+        return None
+    ids = issue_refs(condition) or issue_refs(action) or list(context)
+    if not ids:
+        return None
+    issue_id = ids[0]
+    labels = [ref.label for ref in label_refs(condition, vocabulary.labels) if ref.known]
+    labels += [ref.label for ref in family_refs(condition, vocabulary.labels)]
+    test = parse_condition(condition, request.quoted, labels)
+    act = Act("conditional", request.unmasked(), issue_ids=[issue_id])
+    if test is None:
+        act.notes.append(f"I could not tell what to check in “{condition.strip()}”, so I only read #{issue_id}.")
+        return act
+    if _DONT_RE.search(action) or not re.search(r"\w", action):
+        return act
+    sub = Request(action, request.quoted)
+    inner = (
+        _comment(sub, action, [issue_id]) if _COMMENT_RE.match(action) else _label_change(action, [issue_id], vocabulary.labels)
+    )
+    if inner is None:
+        act.notes.append(f"I did not understand what to do if #{issue_id} {test.words()}: “{action.strip()}”.")
+        return act
+    calls = [PlannedCall("add_label", {"issue_id": i, "label": label}) for i, label in inner.labels]
+    calls += [PlannedCall("remove_label", {"issue_id": i, "label": label}) for i, label in inner.removals]
+    calls += [PlannedCall("post_comment", {"issue_id": i, "body": body}) for i, body in inner.comments]
+    act.later.append(Later(issue_id=issue_id, test=test, actions=calls))
+    act.notes += inner.notes
+    return act
+
+
+def _condition_parts(text: str) -> tuple[str | None, str]:
+    """The condition's words and the action's, whichever comes first."""
+    start = re.match(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case)\b", text, re.I)
+    if start:
+        rest = text[start.start() :]
+        cut = re.search(r",\s*|\s+then\s+", rest) or _COMMENT_RE.search(rest, 3) or _ADD_RE.search(rest, 3)
+        if cut is None:
+            return None, ""
+        return rest[: cut.start()], rest[cut.end() if cut.group(0).strip(", ") in ("", "then") else cut.start() :]
+    middle = re.search(r"[,;]?\s+\b(?:if|unless)\b", text, re.I)
+    if middle is None:
+        return None, ""
+    return text[middle.start() :].lstrip(",; "), text[: middle.start()]
+
+
+def _triage_read(text: str, context: Sequence[int], tools: frozenset[str]) -> Act | None:
+    ids = issue_refs(text) or (list(context) if _PRONOUN_RE.search(text) else [])
+    if not ids:
+        return None
+    if _SUGGEST_RE.search(text):
+        tool = "suggest_labels"
+    elif _SIMILAR_RE.search(text):
+        tool = "find_similar"
+    else:
+        return None
+    act = Act("lookup", text, issue_ids=ids[:1])
+    if tool in tools:
+        act.reads = [PlannedCall(tool, {"issue_id": ids[0]})]
+    return act
+
+
+def _newest(text: str, labels: Sequence[str]) -> Act:
+    notes: list[str] = []
+    words = re.sub(LEAD + r"(?:open|show|read|pull\s+up|get|display)\b", " ", _NEWEST_RE.sub(" ", text), flags=re.I)
+    search = search_in(words, notes, labels)
+    search = Search(query=None, state=search.state, label=search.label, labels=search.labels, limit=search.limit)
+    singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I)
+    act = Act("newest", text, search=search, notes=notes)
+    if singular and _READ_VERB_RE.search(text) or singular and not re.search(r"\d", text):
+        act.later.append(Later(read_first_hit=True))
+    return act
+
+
+def _label_meaning(text: str, vocabulary: Vocabulary) -> Act | None:
+    """`what does severity S1 mean?`: the doc section that defines the label, not an error that mentions it."""
+    refs = [ref for ref in label_refs(text, vocabulary.labels, words=False) if ref.known]
+    if not refs or CODE_RE.search(text):
+        return None
+    prefix, _, value = refs[0].label.partition(":")
+    for section in vocabulary.best_sections([prefix, value, *value.split("-")], limit=6):
+        if section.doc_id != "error-codes":
+            call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
+            return Act("meaning", text, reads=[call])
+    return None
