@@ -192,11 +192,11 @@ def take_labels(text: str, plan: Plan, labels: Sequence[str]) -> str:
     for pattern in _LABEL_ACTIONS:
         while match := pattern.search(text):  # "label #130 comp:worker and label #130 severity:S3"
             ids = [int(d) for d in re.findall(r"\d+", match.group("ids"))]
-            found = [label_in_phrase(token, labels) or token for token in _label_tokens(match.group("labels"))]
+            found = _known(_label_tokens(match.group("labels")), labels, plan)
             plan.labels += [(issue_id, label) for issue_id in ids for label in found]
             end = match.end()
             while more := _MORE_LABELS_RE.match(text, end):
-                found = [label_in_phrase(token, labels) or token for token in _label_tokens(more.group("labels"))]
+                found = _known(_label_tokens(more.group("labels")), labels, plan)
                 plan.labels += [(int(more.group("ids").lstrip("#")), label) for label in found]
                 end = more.end()
             text, taken = text[: match.start()] + " " + text[end:], True
@@ -223,3 +223,15 @@ def take_labels(text: str, plan: Plan, labels: Sequence[str]) -> str:
 
 def _label_tokens(text: str) -> list[str]:
     return [strip_quotes(token) for token in re.findall(_LABEL_TOKEN, text)]
+
+
+def _known(tokens: list[str], labels: Sequence[str], plan: Plan) -> list[str]:
+    """The dataset's labels the tokens name; one it does not have is said in a note, never added."""
+    found = []
+    for token in tokens:
+        label = label_in_phrase(token, labels) if labels else token
+        if label:
+            found.append(label)
+        else:
+            plan.notes.append(f"There is no label `{token}` in this project, so I did not add it.")
+    return found

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from atlas.offline.entities import LabelRef, family_refs, issue_refs, label_refs
+from atlas.offline.entities import LabelRef, action_targets, family_refs, issue_refs, label_refs
 from atlas.offline.frames import Request, quoted_texts
-from atlas.offline.later import Later, parse_condition
+from atlas.offline.later import Condition, Later, parse_condition
 from atlas.offline.plan import CODE_RE, PlannedCall
 from atlas.offline.sections import heading_name
 from atlas.offline.search import Search, search_in
@@ -29,7 +29,8 @@ LEAD = (
 _COMMENT_RE = re.compile(
     LEAD + r"(?:(?:post|add|write|leave|drop|put|send)\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}?"
     r"(?:comment|note|reply|message|line|check-in|thank-you|update|response|one(?!\s+(?:label|tag)))s?\b|comment|reply|respond|answer|"
-    r"write|post|tell|let\s+(?:\S+\s+){1,3}?know|ask|thank|ping|note|say|\+1)\b",
+    r"write|post|tell(?!\s+(?:me|us)\b)|let\s+(?!(?:me|us)\b)(?:\S+\s+){1,3}?know|ask(?!\s+(?:me|us|you)\b)|thank|ping|note|"
+    r"say|\+1)\b",
     re.I,
 )
 _REMOVE_RE = re.compile(
@@ -46,7 +47,9 @@ _QUESTION_RE = re.compile(
     r"^\s*(?:what|which|should|would|does|do|is|are|how|why|who|when|has|have|did)\b|\b(?:what|which)\s+labels?\b", re.I
 )
 _DRAFT_RE = re.compile(r"\b(?:draft|suggest|propose|compose)\b|\b(?:don'?t|do\s+not|without)\s+post", re.I)
-_CONDITION_RE = re.compile(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case)\b|[,;]?\s+\b(?:if|unless)\b", re.I)
+_CONDITION_RE = re.compile(
+    r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when|whenever)\b|[,;]?\s+\b(?:if|unless)\b", re.I
+)
 _DONT_RE = re.compile(r"\b(?:don'?t|do\s+not|never|skip|leave\s+it|nothing)\b", re.I)
 _NEWEST_RE = re.compile(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)
 _READ_VERB_RE = re.compile(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
@@ -67,12 +70,18 @@ _SYMPTOM_ASK_RE = re.compile(
     r"|\bknown\s+(?:issue|bug|problem)\b|\bexisting\s+(?:issue|ticket)\b",
     re.I,
 )
+_VERB_RE = re.compile(
+    r"\b(?:comment|reply|respond|post|add|remove|drop|strip|label|tag|mark|make|set|give|bump|put|leave|write|ping)\b", re.I
+)
+_OTHERWISE_RE = re.compile(r"^\s*(?:otherwise|else|if\s+not|or\s+else)\b[\s,:]*", re.I)
 _MEANING_RE = re.compile(r"\bmean(?:s|ing)?\b|\bwhat\s+(?:is|are)\b|\bdefin(?:e|ition)\b|\bstand\s+for\b", re.I)
 _ONLY_VERB_RE = re.compile(
     LEAD + r"(?:label|tag|mark|do|fix|change|update)\s+(?:it|this|that|them|both)(?:\s+(?:accordingly|too|as\s+well|"
     r"please|pls|then|now))*\s*[.!?]*\s*",
     re.I,
 )
+_READ_START_RE = re.compile(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
+_ONLY_THE_RE = re.compile(r"\bthe\s+(open|closed)\s+ones?\b|\bwhichever\s+(?:one\s+)?is\s+(?:still\s+)?(open|closed)\b", re.I)
 _PRONOUN_RE = re.compile(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the\s+same)\b", re.I)
 
 
@@ -95,19 +104,30 @@ class Act:
 
 
 def _targets(text: str, context: Sequence[int]) -> list[int]:
-    named = issue_refs(text)
-    return named or list(context)
+    """The issues an action is about: those it names, else the last ones named (`it`: the first of them)."""
+    named = action_targets(text)
+    if named or re.search(r"\b(?:them|both|all|each|these|those|ones)\b", text, re.I):
+        return named or list(context)
+    return list(context) if len(context) == 1 else []  # `it` after several issues: which one is not said
 
 
-def act_of(request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary, tools: frozenset[str]) -> Act:
+def act_of(
+    request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary, tools: frozenset[str], before: Act | None
+) -> Act:
     """What the request does; a lookup unless its words ask for one of the acts below."""
     typed = request.unmasked()
+    if (otherwise := _OTHERWISE_RE.match(text)) and before is not None and before.kind == "conditional":
+        return _otherwise(request, text[otherwise.end() :], before, vocabulary)
     if _CONDITION_RE.search(text) and (act := _conditional(request, text, context, vocabulary)):
         return act
-    if _COMMENT_RE.match(text) and not _DRAFT_RE.search(text) and (act := _comment(request, text, context)):
-        return act
+    if _COMMENT_RE.match(text) and not _DRAFT_RE.search(text):
+        if act := _comment(request, text, context):
+            return _only_the(text, act)
+        if not _QUESTION_RE.match(text):
+            note = "To post a comment, name the issue and give the text in quotes: `comment on #41: \"Looking into it.\"`"
+            return Act("none", typed, notes=[note])
     if not _QUESTION_RE.match(text) and (act := _label_change(text, context, vocabulary.labels)):
-        return act
+        return _only_the(text, act)
     if act := _triage_read(text, context, tools):
         return act
     if _MEANING_RE.search(text) and not issue_refs(text) and (act := _label_meaning(text, vocabulary)):
@@ -121,7 +141,7 @@ def act_of(request: Request, text: str, context: Sequence[int], vocabulary: Voca
         return Act("symptom", typed)
     if context and _ONLY_VERB_RE.fullmatch(text):
         return Act("none", typed)  # `#77 needs S2, label it`: the verb the request before already served
-    return Act("lookup", typed)
+    return Act("lookup", typed, issue_ids=issue_refs(text) if _READ_START_RE.match(text) else [])
 
 
 def comment_body(request: Request, text: str) -> str | None:
@@ -133,6 +153,8 @@ def comment_body(request: Request, text: str) -> str | None:
     rest = text[verb.end() :] if verb else text
     for pattern in (
         r":\s*(?P<b>.+)$",
+        r"^\s*(?:the\s+)?(?:reporter|author|op|folks|people|users?|everyone)\s+(?:of|on|in)\s+(?:issue\s+)?#?\d+\s+"
+        r"(?:know\s+)?(?:that\s+)?(?P<b>.+)$",
         r"\b(?:saying|that\s+says|to\s+say|with\s+the\s+text|with\s+text|telling\s+them|letting\s+them\s+know)\s+"
         r"(?:that\s+)?(?P<b>.+)$",
         r"\bknow\s+(?:that\s+)?(?P<b>.+)$",
@@ -154,7 +176,7 @@ def comment_body(request: Request, text: str) -> str | None:
 
 def _comment(request: Request, text: str, context: Sequence[int]) -> Act | None:
     ids = _targets(text, context)
-    body = comment_body(request, text)
+    body = comment_body(request, request.text)  # the user's own words, never typo-corrected
     if not ids or body is None:
         return None
     body = body[0].upper() + body[1:]
@@ -172,7 +194,7 @@ def _label_change(text: str, context: Sequence[int], labels: Sequence[str]) -> A
     shorthand = any(ref.op for ref in refs)
     if not shorthand and not _ADD_RE.search(text) and not _REMOVE_RE.search(text):
         return None
-    ids = issue_refs(text) or list(context)
+    ids = _targets(text, context)
     if not ids:
         return None
     act = Act("labels", text, targets=ids, notes=_unknown(refs, labels))
@@ -228,16 +250,19 @@ def _conditional(request: Request, text: str, context: Sequence[int], vocabulary
     labels = [ref.label for ref in label_refs(condition, vocabulary.labels) if ref.known]
     labels += [ref.label for ref in family_refs(condition, vocabulary.labels)]
     test = parse_condition(condition, request.quoted, labels)
-    act = Act("conditional", request.unmasked(), issue_ids=[issue_id])
+    act = Act("conditional", request.unmasked(), issue_ids=[issue_id], targets=[issue_id])
     if test is None:
         act.notes.append(f"I could not tell what to check in “{condition.strip()}”, so I only read #{issue_id}.")
         return act
     if _DONT_RE.search(action) or not re.search(r"\w", action):
+        act.later.append(Later(issue_id=issue_id, test=test))  # kept for an `otherwise …` that follows
         return act
     sub = Request(action, request.quoted)
     inner = (
         _comment(sub, action, [issue_id]) if _COMMENT_RE.match(action) else _label_change(action, [issue_id], vocabulary.labels)
     )
+    if inner is None and re.match(r"\s*when", condition, re.I):
+        return None  # "when did #41 close?" asks a question
     if inner is None:
         act.notes.append(f"I did not understand what to do if #{issue_id} {test.words()}: “{action.strip()}”.")
         return act
@@ -251,10 +276,10 @@ def _conditional(request: Request, text: str, context: Sequence[int], vocabulary
 
 def _condition_parts(text: str) -> tuple[str | None, str]:
     """The condition's words and the action's, whichever comes first."""
-    start = re.match(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case)\b", text, re.I)
+    start = re.match(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when|whenever)\b", text, re.I)
     if start:
         rest = text[start.start() :]
-        cut = re.search(r",\s*|\s+then\s+", rest) or _COMMENT_RE.search(rest, 3) or _ADD_RE.search(rest, 3)
+        cut = re.search(r",\s*|\s+then\s+", rest) or _VERB_RE.search(rest, 3)
         if cut is None:
             return None, ""
         return rest[: cut.start()], rest[cut.end() if cut.group(0).strip(", ") in ("", "then") else cut.start() :]
@@ -282,7 +307,7 @@ def _triage_read(text: str, context: Sequence[int], tools: frozenset[str]) -> Ac
 
 def _newest(text: str, labels: Sequence[str]) -> Act:
     notes: list[str] = []
-    words = re.sub(LEAD + r"(?:open|show|read|pull\s+up|get|display)\b", " ", _NEWEST_RE.sub(" ", text), flags=re.I)
+    words = re.sub(LEAD + r"(?:open|show|read|pull\s+up|get|display)\b", " ", text, flags=re.I)
     search = search_in(words, notes, labels)
     search = Search(query=None, state=search.state, label=search.label, labels=search.labels, limit=search.limit)
     singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I)
@@ -303,3 +328,33 @@ def _label_meaning(text: str, vocabulary: Vocabulary) -> Act | None:
             call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
             return Act("meaning", text, reads=[call])
     return None
+
+
+def _otherwise(request: Request, action: str, before: Act, vocabulary: Vocabulary) -> Act:
+    """`… Otherwise post '…'`: the action for when the condition before does not hold."""
+    act = Act("conditional", request.unmasked(), targets=list(before.targets))
+    step = next((step for step in before.later if step.test is not None), None)
+    if step is None or step.issue_id is None or step.test is None or _DONT_RE.search(action):
+        return act
+    wrapped = _conditional(Request(f"if {step.issue_id} x, {action}", request.quoted), f"if #{step.issue_id} is open, {action}", [], vocabulary)
+    if wrapped and wrapped.later:
+        negated = replace(step.test, negated=not step.test.negated)
+        act.later = [replace(wrapped.later[0], test=negated)]
+        act.notes = wrapped.notes
+    return act
+
+
+def _only_the(text: str, act: Act) -> Act:
+    """`label the open ones comp:worker`: each action waits for its issue's state, read in round one."""
+    match = _ONLY_THE_RE.search(text)
+    if match is None:
+        return act
+    test = Condition("state", (match.group(1) or match.group(2)).lower())
+    steps: dict[int, Later] = {}
+    calls = [PlannedCall("add_label", {"issue_id": i, "label": label}) for i, label in act.labels]
+    calls += [PlannedCall("remove_label", {"issue_id": i, "label": label}) for i, label in act.removals]
+    calls += [PlannedCall("post_comment", {"issue_id": i, "body": body}) for i, body in act.comments]
+    for call in calls:
+        issue_id = call.arguments["issue_id"]
+        steps.setdefault(issue_id, Later(issue_id=issue_id, test=test)).actions.append(call)
+    return Act("conditional", act.text, issue_ids=list(steps), targets=act.targets, later=list(steps.values()), notes=act.notes)

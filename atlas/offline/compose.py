@@ -19,7 +19,7 @@ from atlas.config import data_dir
 from atlas.offline.acts import Act, act_of
 from atlas.offline.entities import issue_refs
 from atlas.offline.frames import split_message
-from atlas.offline.plan import MAX_ISSUES, Plan, PlannedCall, codes_in, read_lookups
+from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, read_lookups
 from atlas.offline.symptoms import symptom_reads
 from atlas.offline.vocabulary import Vocabulary, vocabulary_of
 from atlas.offline.words import corrected, plain, spelled_out
@@ -37,7 +37,7 @@ def read_question(question: str, vocabulary: Vocabulary | None = None, available
     for request in message.requests:
         request.text = known_codes(request.text, vocabulary)
         text = corrected(spelled_out(request.text), vocabulary.words)
-        act = act_of(request, text, context, vocabulary, tools)
+        act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None)
         acts.append(act)
         named = issue_refs(text)
         if named or act.targets or act.issue_ids:
@@ -47,6 +47,8 @@ def read_question(question: str, vocabulary: Vocabulary | None = None, available
     plan.question = question
     for act in acts:
         _merge(plan, act)
+    if plan.issue_ids and not plan.explain and not plan.compare:
+        plan.explain = bool(EXPLAIN_RE.search(" ".join(lookups)))  # `show 75 and explain the error in it`
     if message.pasted:
         pasted = [code for code in codes_in(message.pasted) if code not in plan.codes]
         plan.codes += pasted[: MAX_PASTED_CODES if plan.codes or plan.search or plan.reads else MAX_PASTED_CODES]

@@ -66,7 +66,8 @@ def issue_refs(text: str) -> list[int]:
         found.append((lead.start(1), int(lead.group(1))))  # `41: S2, +comp:worker`, `12 +redis, 1 +postgres`
     cleaned = _VERSION_RE.sub(" ", CODE_RE.sub(" ", text))
     found += [(text.find(f"#{n}"), n) for n in issue_ids_in(text)]
-    found += [(_position(cleaned, n), n) for n in bare_issue_ids(_TOKEN_RE.sub(" ", cleaned))]
+    bare = [n for n in bare_issue_ids(_TOKEN_RE.sub(" ", cleaned)) if not 1900 <= n <= 2099]  # `2026` is a year
+    found += [(_position(cleaned, n), n) for n in bare]
     ids: list[int] = []
     for _, number in sorted(found):
         if number not in ids:
@@ -146,3 +147,22 @@ def family_refs(text: str, labels: Sequence[str]) -> list[LabelRef]:
         if prefix and all(ref.label != prefix + ":" for ref in found):
             found.append(LabelRef(prefix + ":", match.start()))
     return found
+
+
+_TARGET_RE = re.compile(
+    r"\b(?:to|on|onto|from|off|for|in)\s+(?:issue\s+)?#?(\d{1,5})(?=\s*(?:$|[:,;.!?()]|\s+(?:and|too|as|please|pls|with|"
+    r"saying|that|then)\b))",
+    re.I,
+)
+
+
+def action_targets(text: str) -> list[int]:
+    """The issues an action names: its references, and `to 58` / `on 16:` after the verb."""
+    cleaned = _VERSION_RE.sub(" ", text)
+    found = [(_position(cleaned, n), n) for n in issue_refs(text)]
+    found += [(m.start(1), int(m.group(1))) for m in _TARGET_RE.finditer(cleaned)]
+    ids: list[int] = []
+    for _, number in sorted(found):
+        if number not in ids:
+            ids.append(number)
+    return ids

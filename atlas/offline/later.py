@@ -25,7 +25,7 @@ _COMMENTS_RE = re.compile(
 _MENTIONS_RE = re.compile(
     r"\b(?:mentions?|says|said|contains?|talks?\s+about|refers?\s+to|cites?)\s+(?P<what>\"Q\d+\"|[\w.:-]+)", re.I
 )
-_NEGATED_RE = re.compile(r"\b(?:not|no\s+longer|isn'?t|hasn'?t|doesn'?t|wasn'?t|without|lacks?|missing)\b|n't\b", re.I)
+_NEGATED_RE = re.compile(r"\b(?:not|no|no\s+longer|isn'?t|hasn'?t|doesn'?t|wasn'?t|without|lacks?|missing)\b|n't\b", re.I)
 _STATE_RE = re.compile(r"\b(?P<open>still\s+open|open|opened|unresolved)\b|\b(?P<closed>closed|resolved|fixed|done)\b", re.I)
 
 
@@ -85,7 +85,9 @@ def parse_condition(text: str, quoted: Sequence[str], label_refs: Sequence[str])
     if match := _MENTIONS_RE.search(text):
         what = match.group("what")
         quote = re.fullmatch(r"\"Q(\d+)\"", what)
-        return Condition("mentions", quoted[int(quote.group(1))] if quote else what, negated=negated)
+        if quote or re.search(r"[\d:_.-]", what):  # `says "…"`, `mentions 2.8.4`: text to look for, not a meaning
+            return Condition("mentions", quoted[int(quote.group(1))] if quote else what, negated=negated)
+        return None
     if label_refs:
         return Condition("label", label_refs[0], negated=negated)
     if match := _STATE_RE.search(text):
@@ -138,10 +140,14 @@ class Later:
         if data is None:
             return f"#{self.issue_id} could not be read, so nothing that depends on it was done."
         if self.test is not None and not self.test.holds(data):
+            if not self.actions:
+                return None
             return f"#{self.issue_id} does not meet the condition (it {self.test.words()} is false), so I did not act."
         if self.remove_families and not self.calls(outcomes):
             families = ", ".join(prefix[:-1] for prefix in self.remove_families)
             return f"#{self.issue_id} has no {families} label to remove."
+        if self.test is not None and not self.actions:
+            return f"#{self.issue_id} {self.test.words()}, so as you asked I left it alone."
         if self.test is not None:
             return f"#{self.issue_id} {self.test.words()}, so as you asked:"
         return None

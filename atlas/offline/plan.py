@@ -71,7 +71,7 @@ _UNSUPPORTED_RE = re.compile(
     re.IGNORECASE,
 )
 _COMPARE_RE = re.compile(r"\b(compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side)\b", re.I)
-_EXPLAIN_RE = re.compile(
+EXPLAIN_RE = re.compile(
     r"\b(?:explain|interpret|decode|meaning)\b"
     r"|\b(?:errors?|error codes?|codes?)\s+(?:in|of|from|on|cited|mentioned|referenced|reported|raised|behind)\b"
     r"|\bwhat\s+(?:errors?|error codes?|codes?)\b"
@@ -298,7 +298,7 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan.issue_ids += [issue_id for issue_id in bare if issue_id not in plan.issue_ids]
     plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
     plan.compare = len(plan.issue_ids) >= 2 and bool(_COMPARE_RE.search(text))
-    plan.explain = bool(plan.issue_ids) and bool(_EXPLAIN_RE.search(text))
+    plan.explain = bool(plan.issue_ids) and bool(EXPLAIN_RE.search(text))
     plan.whole = bool(plan.issue_ids) and not plan.compare and not plan.explain and wants_whole_issue(text)
     aliases = doc_aliases(vocabulary)
     plan.docs = [_with_heading(doc, heading, text, vocabulary) for doc, heading in _docs_in(text, aliases)]
