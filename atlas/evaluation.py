@@ -40,7 +40,7 @@ class Case(BaseModel):
     id: str
     question: str = Field(min_length=1)
     tags: list[str] = Field(default_factory=list)
-    rounds: list[list[ExpectedCall]] = Field(default_factory=list)
+    rounds: list[list[ExpectedCall]]
     """The calls of each round, in any order within a round; `[]` expects no call at all."""
     any: list[ExpectedCall] = Field(default_factory=list)
     """Calls that may land in any round (a side effect made at once or after a check, both fine)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from atlas.offline.entities import LabelRef, action_targets, family_refs, issue_refs, label_refs
 from atlas.offline.frames import Request, quoted_texts
+from atlas.offline.labels import only_label_words
 from atlas.offline.later import Condition, Later, parse_condition
 from atlas.offline.plan import CODE_RE, PlannedCall
 from atlas.offline.sections import heading_name
@@ -29,7 +30,8 @@ LEAD = (
 _COMMENT_RE = re.compile(
     LEAD + r"(?:(?:post|add|write|leave|drop|put|send)\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}?"
     r"(?:comment|note|reply|message|line|check-in|thank-you|update|response|one(?!\s+(?:label|tag)))s?\b|comment|reply|respond|answer|"
-    r"write|post|tell(?!\s+(?:me|us)\b)|let\s+(?!(?:me|us)\b)(?:\S+\s+){1,3}?know|ask(?!\s+(?:me|us|you)\b)|thank|ping|note|"
+    r"write|post|tell(?!\s+(?:me|us)\b)|let\s+(?!(?:me|us)\b)(?:\S+\s+){1,3}?know|ask(?!\s+(?:me|us|you)\b)|"
+    r"thank(?!\s+(?:you|u)\b)|ping|note|"
     r"say|\+1)\b",
     re.I,
 )
@@ -80,6 +82,7 @@ _ONLY_VERB_RE = re.compile(
     r"please|pls|then|now))*\s*[.!?]*\s*",
     re.I,
 )
+_FILLER_RE = re.compile(r"\b(?:too|also|as\s+well|please|pls|now|then|label|tag|again)\b", re.I)
 _READ_START_RE = re.compile(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
 _ONLY_THE_RE = re.compile(r"\bthe\s+(open|closed)\s+ones?\b|\bwhichever\s+(?:one\s+)?is\s+(?:still\s+)?(open|closed)\b", re.I)
 _PRONOUN_RE = re.compile(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the\s+same)\b", re.I)
@@ -124,8 +127,7 @@ def act_of(
         if act := _comment(request, text, context):
             return _only_the(text, act)
         if not _QUESTION_RE.match(text):
-            note = "To post a comment, name the issue and give the text in quotes: `comment on #41: \"Looking into it.\"`"
-            return Act("none", typed, notes=[note])
+            return Act("none", typed, notes=[_comment_help(_targets(text, context))])
     if not _QUESTION_RE.match(text) and (act := _label_change(text, context, vocabulary.labels)):
         return _only_the(text, act)
     if act := _triage_read(text, context, tools):
@@ -162,11 +164,11 @@ def comment_body(request: Request, text: str) -> str | None:
         r"(?:reporter|author|op|folks|people|thread|issue)?\s*(?:that\s+)(?P<b>.+)$",
         r"^\s*(?:(?:on|to|in|for)\s+)?(?:the\s+)?(?:issue\s+)?(?:#?\d+|it|this|there|that\s+one)?\s*"
         r"(?:(?:reporter|author|op|folks|people|everyone|users?|them|@?[\w-]+)\s+)?(?:on\s+(?:#?\d+|it)\s+)?"
-        r"(?P<b>(?:we|you|i|it|this|that|the|please|thanks|thank|could|can|should|is|are|a)\b.+)$",
+        r"(?P<b>(?:we|we'?re|we'?ve|you|i|i'?m|i'?ve|please|thanks|thank|could|can|should|it'?s|this\s+is)\b.+)$",
     ):
         if match := re.search(pattern, rest, re.I):
             body = match.group("b").strip()
-            if len(re.findall(r"\w+", body)) >= 2:
+            if len(re.findall(r"\w+", body)) >= (1 if pattern.startswith(":") else 2):
                 return body
     if re.search(r"\bthank", text, re.I):
         reason = re.search(r"\bfor\s+(?P<why>[^.?!]+)", rest, re.I)
@@ -179,16 +181,24 @@ def _comment(request: Request, text: str, context: Sequence[int]) -> Act | None:
     body = comment_body(request, request.text)  # the user's own words, never typo-corrected
     if not ids or body is None:
         return None
-    body = body[0].upper() + body[1:]
     return Act("comment", request.unmasked(), targets=ids[:1], comments=[(ids[0], body)])
+
+
+def _comment_help(ids: Sequence[int]) -> str:
+    if ids:
+        return f"To comment on #{ids[0]}, give the text too: `comment on #{ids[0]}: Looking into it.`"
+    return "To post a comment, name the issue and give the text: `comment on #41: Looking into it.`"
 
 
 def _label_change(text: str, context: Sequence[int], labels: Sequence[str]) -> Act | None:
     refs = label_refs(text, labels, words=False)
     families = family_refs(text, labels) if _REMOVE_RE.search(text) else []
     if not refs and not families and (cue := _ADD_RE.search(text)):
-        window = " ".join(text[cue.end() :].split()[:4])
+        window = re.split(r"[,;.!?(]", text[cue.end() :])[0]
+        window = " ".join(w for w in window.split()[:5] if not re.fullmatch(r"#?\d+|it|this|that|them|to|on", w, re.I))
         refs = [ref for ref in label_refs(window, labels) if ref.known]
+        # Every word must name the label (`add worker comp too`), not a team or a topic (`flag 41 to the core team`).
+        refs = [ref for ref in refs if only_label_words(_FILLER_RE.sub(" ", window), ref.label)]
     if not refs and not families:
         return None
     shorthand = any(ref.op for ref in refs)
@@ -199,7 +209,7 @@ def _label_change(text: str, context: Sequence[int], labels: Sequence[str]) -> A
         return None
     act = Act("labels", text, targets=ids, notes=_unknown(refs, labels))
     for ref in (ref for ref in refs if ref.known):
-        owners = _owners(text, ref, ids)
+        owners = _owners(text, ref, ids, refs)
         (act.removals if _op(ref, text) == "remove" else act.labels).extend((i, ref.label) for i in owners)
     for family in families:
         act.issue_ids += [i for i in ids if i not in act.issue_ids]
@@ -207,25 +217,42 @@ def _label_change(text: str, context: Sequence[int], labels: Sequence[str]) -> A
     return act
 
 
-def _owners(text: str, ref: LabelRef, ids: list[int]) -> list[int]:
-    """`12 +redis, 1 +postgres`: a label goes to the issues of its own part of a list, else to all of them."""
-    parts = [(m.start(), m.group(0)) for m in re.finditer(r"[^,;]+", text)]
-    own: list[int] = []
-    for start, part in parts:
-        named = [i for i in issue_refs(part) if i in ids]
-        if named:
-            own = named
-        if start <= ref.start < start + len(part):
-            return own or ids
+def _owners(text: str, ref: LabelRef, ids: list[int], refs: Sequence[LabelRef]) -> list[int]:
+    """Which issues a label goes to: `label #41 and #87 as comp:core` both; `12 +redis, 1 +postgres` one each;
+    `add S2 to 41 and comp:core to 87` the issues after it; with no issue near it, all of them."""
+    events = sorted([(m.start(), "issue", n) for n in ids for m in _number_spans(text, n)] + [(r.start, "label", r) for r in refs])
+    consumed: set[int] = set()
+    pending: list[int] = []
+    for index, (_, kind, item) in enumerate(events):
+        if kind == "issue":
+            if item not in consumed and item not in pending:
+                pending.append(item)
+            continue
+        if pending:
+            group, pending = pending, []
+        else:
+            after = []
+            for _, later_kind, later in events[index + 1 :]:
+                if later_kind == "label":
+                    break
+                after.append(later)
+            group = after
+        consumed.update(group)
+        if item is ref:
+            return group or ids
     return ids
+
+
+def _number_spans(text: str, number: int) -> list[re.Match[str]]:
+    return list(re.finditer(rf"(?<![\d.:-]){number}(?!\d)(?![.:]\d)", text))
 
 
 def _op(ref: LabelRef, text: str) -> str:
     if ref.op:
         return ref.op
     before = text[: ref.start]
-    remove, add = list(_REMOVE_RE.finditer(before)), list(_ADD_RE.finditer(before))
-    if remove and (not add or remove[-1].start() > add[-1].start()):
+    remove = list(_REMOVE_RE.finditer(before))
+    if remove and not re.search(r"\b(?:add|put|apply|set|make|give)\b|\+|->|→", before[remove[-1].end() :], re.I):
         return "remove"
     return "add"
 

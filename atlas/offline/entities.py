@@ -119,6 +119,8 @@ def label_refs(text: str, labels: Sequence[str], *, words: bool = True, distinct
             add(LabelRef(label, match.start(), match.end(), op), match.end())
     for match in _TOKEN_RE.finditer(text):
         label = label_from_token(match.group(1), labels)
+        if label is None and (severity := _SEVERITY_RE.fullmatch(match.group(1).replace(":", " "))):
+            label = _severity(severity.group(1) or severity.group(2), labels)  # `sev:S2`
         add(LabelRef(label or match.group(1), match.start(), match.end(), known=label is not None), match.end())
     for match in _SEVERITY_RE.finditer(text):
         if label := _severity(match.group(1) or match.group(2), labels):

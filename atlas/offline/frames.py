@@ -30,7 +30,12 @@ VERBS = (
 )
 _JOINT = re.compile(_JOINT_PATTERN.format(verbs=VERBS), re.IGNORECASE)
 _CONDITION_START_RE = re.compile(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when)\b", re.IGNORECASE)
-_MASK = "\x00"
+_COLON_BODY_RE = re.compile(
+    r"(?P<lead>\b(?:comment|reply|respond|post|write|note|say|ping|\+1)\b[^:\n\"]{0,60}?:[ \t]*)"
+    r"(?P<body>(?!\"Q\d)[^\n]*\w[^\n]*)",
+    re.I,
+)
+"""`comment on #41: on it. And show #87`: after a comment's colon, the rest of the line is the user's text."""
 
 
 @dataclass
@@ -78,10 +83,12 @@ def split_message(text: str) -> Message:
     quoted: list[str] = []
 
     def mask(match: re.Match[str]) -> str:
-        quoted.append(match.group(0)[1:-1])
+        text = match.group("body") if "body" in match.re.groupindex else match.group(0)[1:-1]
+        quoted.append(text.strip())
         return f'"Q{len(quoted) - 1}"'
 
     masked = _QUOTE_RE.sub(mask, typed)
+    masked = _COLON_BODY_RE.sub(lambda m: m.group("lead") + mask(m), masked)
     pieces = [piece.strip(" ,") for piece in _JOINT.split(masked)]
     requests: list[Request] = []
     for piece in pieces:

@@ -341,8 +341,12 @@ def _take_unsupported(text: str, plan: Plan) -> str:
     verb = unsupported.group(1).lower()
     clause_end = re.compile(r"[,;.!?](?:\s|$)|\s(?:and|then)\s").search(text, unsupported.end())
     clause = text[unsupported.end() : clause_end.start() if clause_end else len(text)]
-    what = "labels" if re.search(r"\blabels?\b", clause, re.IGNORECASE) else "issues"
+    what = "labels" if re.search(r"\blabels?\b", clause, re.IGNORECASE) or verb == "unlabel" else "issues"
+    if what == "labels" and verb in {"remove", "unlabel", "delete"}:
+        plan.notes.append("To remove a label, name the issue and the label: `remove comp:core from #41`.")
+        return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")
     plan.notes.append(
-        f"I cannot {verb} {what}: Atlas's tracker tools only add labels and post comments (each after your approval)."
+        f"I cannot {verb} {what}: Atlas's tracker tools only add and remove labels and post comments (each after your "
+        "approval)."
     )
     return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")
