@@ -82,6 +82,12 @@ _ONLY_VERB_RE = re.compile(
     r"please|pls|then|now))*\s*[.!?]*\s*",
     re.I,
 )
+_ANYTHING_RE = re.compile(
+    LEAD + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?))"
+    r"(?:\s+(?:open|closed|filed|in\s+the\s+tracker))?\s+(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
+    re.I,
+)
+_DOCS_RE = re.compile(r"\b(?:docs?|documentation|guide|manual|section|page)\b", re.I)
 _FILLER_RE = re.compile(r"\b(?:too|also|as\s+well|please|pls|now|then|label|tag|again)\b", re.I)
 _READ_START_RE = re.compile(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
 _ONLY_THE_RE = re.compile(r"\bthe\s+(open|closed)\s+ones?\b|\bwhichever\s+(?:one\s+)?is\s+(?:still\s+)?(open|closed)\b", re.I)
@@ -141,6 +147,9 @@ def act_of(
         return Act("count", typed, search=search_in(text, notes, vocabulary.labels), notes=notes)
     if _SYMPTOM_ASK_RE.search(text) and not issue_refs(text):
         return Act("symptom", typed)
+    if _ANYTHING_RE.match(text) and not issue_refs(text) and not _DOCS_RE.search(text):
+        notes = []
+        return Act("search", typed, search=search_in(_ANYTHING_RE.sub("about ", text, count=1), notes, vocabulary.labels), notes=notes)
     if context and _ONLY_VERB_RE.fullmatch(text):
         return Act("none", typed)  # `#77 needs S2, label it`: the verb the request before already served
     return Act("lookup", typed, issue_ids=issue_refs(text) if _READ_START_RE.match(text) else [])
@@ -210,7 +219,8 @@ def _label_change(text: str, context: Sequence[int], labels: Sequence[str]) -> A
     act = Act("labels", text, targets=ids, notes=_unknown(refs, labels))
     for ref in (ref for ref in refs if ref.known):
         owners = _owners(text, ref, ids, refs)
-        (act.removals if _op(ref, text) == "remove" else act.labels).extend((i, ref.label) for i in owners)
+        pairs = act.removals if _op(ref, text) == "remove" else act.labels
+        pairs += [(i, ref.label) for i in owners if (i, ref.label) not in pairs]
     for family in families:
         act.issue_ids += [i for i in ids if i not in act.issue_ids]
         act.later += [Later(issue_id=i, remove_families=[family.label]) for i in ids]
@@ -250,6 +260,8 @@ def _number_spans(text: str, number: int) -> list[re.Match[str]]:
 def _op(ref: LabelRef, text: str) -> str:
     if ref.op:
         return ref.op
+    if any(m.start() < ref.start < m.end() for m in _REMOVE_RE.finditer(text)):
+        return "remove"  # `take type:question off 117`
     before = text[: ref.start]
     remove = list(_REMOVE_RE.finditer(before))
     if remove and not re.search(r"\b(?:add|put|apply|set|make|give)\b|\+|->|→", before[remove[-1].end() :], re.I):

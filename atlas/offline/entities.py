@@ -36,6 +36,9 @@ _SEVERITY_RE = re.compile(r"\b(?:sev(?:erity)?|priority|prio)\s*[:=]?\s*s?([1-9]
 _FAMILY_RE = re.compile(
     r"(?<![\w:])(?:the\s+|its\s+|any\s+|all\s+)?(severity|severities|sev|component|comp|type)\b(?!\s*[:=]?\s*s?\d|:)", re.I
 )
+_COMPARED_TO_RE = re.compile(
+    r"(?<=\d)\s+(?:differ(?:s|ent)?\s+from|compared?\s+(?:to|with)|vs\.?|versus)\s+#?(\d{1,5})\b(?![.:]\d)", re.I
+)
 _BEFORE_OP_RE = re.compile(r"(?:^|[,;]|\band\b)\s*#?(\d{1,5})\s*(?::(?!\d)|\+|-(?=[A-Za-z])|->|→)")
 
 
@@ -62,6 +65,7 @@ def issue_refs(text: str) -> list[int]:
         )
         if ranged and 0 < low < high <= low + MAX_RANGE:
             found += [(match.start(), n) for n in range(low, high + 1)]
+    found += [(m.start(1), int(m.group(1))) for m in _COMPARED_TO_RE.finditer(text)]
     for lead in _BEFORE_OP_RE.finditer(text):
         found.append((lead.start(1), int(lead.group(1))))  # `41: S2, +comp:worker`, `12 +redis, 1 +postgres`
     cleaned = _VERSION_RE.sub(" ", CODE_RE.sub(" ", text))
@@ -107,7 +111,7 @@ def label_refs(text: str, labels: Sequence[str], *, words: bool = True, distinct
     taken: list[tuple[int, int]] = []
 
     def add(ref: LabelRef, end: int) -> None:
-        if not any(s <= ref.start < e for s, e in taken) and ref.label not in {r.label for r in refs}:
+        if not any(s <= ref.start < e for s, e in taken):
             refs.append(ref)
             taken.append((ref.start, end))
 

@@ -31,8 +31,8 @@ VERBS = (
 _JOINT = re.compile(_JOINT_PATTERN.format(verbs=VERBS), re.IGNORECASE)
 _CONDITION_START_RE = re.compile(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when)\b", re.IGNORECASE)
 _COLON_BODY_RE = re.compile(
-    r"(?P<lead>\b(?:comment|reply|respond|post|write|note|say|ping|\+1)\b[^:\n\"]{0,60}?:[ \t]*)"
-    r"(?P<body>(?!\"Q\d)[^\n]*\w[^\n]*)",
+    r"(?P<lead>\b(?:comment|reply|respond|post|write|note|say|ping|\+1)\b[^:\n\"]{0,60}?:(?![ \t]*\"Q\d)[ \t]*)"
+    r"(?P<body>[^\n]*\w[^\n]*)",
     re.I,
 )
 """`comment on #41: on it. And show #87`: after a comment's colon, the rest of the line is the user's text."""
