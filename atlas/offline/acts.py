@@ -16,8 +16,8 @@ from atlas.offline.entities import LabelRef, action_targets, family_refs, issue_
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.labels import only_label_words
 from atlas.offline.later import Condition, Later, parse_condition
-from atlas.offline.plan import CODE_RE, PlannedCall
-from atlas.offline.sections import heading_name
+from atlas.offline.plan import CODE_RE, PlannedCall, read_lookups
+from atlas.offline.sections import content_words, heading_name
 from atlas.offline.search import Search, search_in
 from atlas.offline.vocabulary import Vocabulary
 
@@ -65,7 +65,11 @@ _SIMILAR_RE = re.compile(
     r"\b(?:duplicates?|dupes?|dup|similar|same\s+as|related\s+(?:issues?|to)|already\s+(?:reported|filed)\s+as)\b", re.I
 )
 _SYMPTOM_ASK_RE = re.compile(
-    r"\b(?:is|are)\s+there\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b|\bknown\s*(?:issue|bug|problem)?\s*\?"
+    r"\bthere\s+(?:is|are)\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b"
+    r"|\bknown\s*\w*\s*\?|\b(?:issue|ticket)s?\s*\?\s*$"
+    r"|\b(?:somebody|someone|anyone|anybody)\s+(?:else\s+)?(?:\w+\s+){0,2}?(?:this|it|that)\s+before\b"
+    r"|\bany(?:one|body)\s+(?:else\s+)?(?:asked|had|requested)\b"
+    r"|\b(?:is|are)\s+there\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b|\bknown\s*(?:issue|bug|problem)?\s*\?"
     r"|\b(?:is\s+(?:this|that|it)\s+)?(?:already\s+)?(?:tracked|filed|reported|logged)\b|\bseen\s+(?:\w+\s+)?before\b"
     r"|\b(?:has\s+)?any(?:one|body)\s+(?:else\s+)?(?:reported|raised|filed|seen|hit)\b|\braised\s+(?:this\s+)?before\b"
     r"|\b(?:do|did)\s+we\s+have\s+(?:an?|any)\s+(?:issue|ticket)|\bissue\s+(?:i|we)\s+can\s+(?:point|link)\b"
@@ -88,6 +92,13 @@ _ANYTHING_RE = re.compile(
     re.I,
 )
 _DOCS_RE = re.compile(r"\b(?:docs?|documentation|guide|manual|section|page)\b", re.I)
+_DOC_ASK_RE = re.compile(
+    r"\b(?:docs?|documentation|documented|document|guide|manual|page|section)\b|\bwhere\s+(?:do|does|is|are|can)\b"
+    r"|\bhow\s+(?:do|can|should|would|does)\s+(?:i|we|you|it|one)\b|\bhow\s+(?:to|i)\b|\bwhat\s+does\b.+\bdo\b"
+    r"|\b(?:explains?|describes?|covers?)\b",
+    re.I,
+)
+_ERROR_WORDS_RE = re.compile(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\b", re.I)
 _FILLER_RE = re.compile(r"\b(?:too|also|as\s+well|please|pls|now|then|label|tag|again)\b", re.I)
 _READ_START_RE = re.compile(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
 _ONLY_THE_RE = re.compile(r"\bthe\s+(open|closed)\s+ones?\b|\bwhichever\s+(?:one\s+)?is\s+(?:still\s+)?(open|closed)\b", re.I)
@@ -147,6 +158,8 @@ def act_of(
         return Act("count", typed, search=search_in(text, notes, vocabulary.labels), notes=notes)
     if _SYMPTOM_ASK_RE.search(text) and not issue_refs(text):
         return Act("symptom", typed)
+    if _DOC_ASK_RE.search(text) and not issue_refs(text) and not CODE_RE.search(text) and (act := _doc_ask(text, vocabulary)):
+        return act
     if _ANYTHING_RE.match(text) and not issue_refs(text) and not _DOCS_RE.search(text):
         notes = []
         return Act("search", typed, search=search_in(_ANYTHING_RE.sub("about ", text, count=1), notes, vocabulary.labels), notes=notes)
@@ -397,3 +410,21 @@ def _only_the(text: str, act: Act) -> Act:
         issue_id = call.arguments["issue_id"]
         steps.setdefault(issue_id, Later(issue_id=issue_id, test=test)).actions.append(call)
     return Act("conditional", act.text, issue_ids=list(steps), targets=act.targets, later=list(steps.values()), notes=act.notes)
+
+
+def _doc_ask(text: str, vocabulary: Vocabulary) -> Act | None:
+    """`where do we document the precedence of …`, `how do I run it under systemd`: a doc named, else the
+    section whose heading and text best hold the question's words (error sections only for errors)."""
+    named = read_lookups(text, vocabulary)
+    folded = text.casefold()
+    if any(name.casefold() in folded for name in vocabulary.error_names):
+        return None  # `explain ScheduleDrift`: an error named
+    if named.docs or named.list_docs or named.search or named.notes:
+        return None  # a doc, a list of docs or a search named in so many words: the lookup reader plans it
+    words = [w for w in content_words(_DOCS_RE.sub(" ", text)) if not w.isdigit()]
+    errors = bool(_ERROR_WORDS_RE.search(text))
+    for section in vocabulary.best_sections(words, limit=4):
+        if section.doc_id != "error-codes" or errors:
+            call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
+            return Act("doc", text, reads=[call])
+    return None

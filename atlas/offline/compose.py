@@ -43,7 +43,7 @@ def read_question(question: str, vocabulary: Vocabulary | None = None, available
         if named or act.targets or act.issue_ids:
             context[:] = named or act.targets or act.issue_ids
     lookups = [act.text for act in acts if act.kind == "lookup"]
-    plan = read_lookups(". ".join(lookups), vocabulary) if lookups else Plan(question=question)
+    plan = read_lookups(", ".join(lookups), vocabulary) if lookups else Plan(question=question)
     plan.question = question
     if plan.issue_ids:  # the lookups read issues: also those only the frame parser sees (`31 thru 33`, `from 95`)
         plan.issue_ids += [n for act in acts if act.kind == "lookup" for n in issue_refs(act.text) if n not in plan.issue_ids]
