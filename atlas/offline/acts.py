@@ -16,9 +16,9 @@ from atlas.offline.entities import LabelRef, action_targets, family_refs, issue_
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.labels import only_label_words
 from atlas.offline.later import Condition, Later, parse_condition
-from atlas.offline.plan import CODE_RE, PlannedCall, read_lookups
+from atlas.offline.plan import CODE_RE, PlannedCall, codes_in, read_lookups
 from atlas.offline.sections import content_words, heading_name
-from atlas.offline.search import Search, search_in
+from atlas.offline.search import Search, search_in, wants_search
 from atlas.offline.vocabulary import Vocabulary
 
 LEAD = (
@@ -73,7 +73,7 @@ _SYMPTOM_ASK_RE = re.compile(
     r"|\b(?:is\s+(?:this|that|it)\s+)?(?:already\s+)?(?:tracked|filed|reported|logged)\b|\bseen\s+(?:\w+\s+)?before\b"
     r"|\b(?:has\s+)?any(?:one|body)\s+(?:else\s+)?(?:reported|raised|filed|seen|hit)\b|\braised\s+(?:this\s+)?before\b"
     r"|\b(?:do|did)\s+we\s+have\s+(?:an?|any)\s+(?:issue|ticket)|\bissue\s+(?:i|we)\s+can\s+(?:point|link)\b"
-    r"|\bknown\s+(?:issue|bug|problem)\b|\bexisting\s+(?:issue|ticket)\b",
+    r"|\bknown\s+(?:issue|bug|problem)\b|\bexisting\s+(?:issue|ticket)\b|\bwhich\s+(?:issue|ticket)\s+is\s+(?:this|it)\b",
     re.I,
 )
 _VERB_RE = re.compile(
@@ -99,6 +99,17 @@ _DOC_ASK_RE = re.compile(
     re.I,
 )
 _ERROR_WORDS_RE = re.compile(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\b", re.I)
+_COMPOSE_RE = re.compile(
+    r"(?:pointing|linking|explaining|summari[sz]ing|describing|mentioning|referring|asking|citing|quoting|with\s+(?:a|the)\s+"
+    r"(?:link|summary|explanation))\b",
+    re.I,
+)
+_SEARCHY_RE = re.compile(
+    LEAD + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b",
+    re.I,
+)
+_TERSE_RE = re.compile(r"^\s*[+-]?#?\d{1,5}\s+(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev)|^\s*[+-][A-Za-z]", re.I)
+_ISSUE_QUOTE_RE = re.compile(r"^\s*#?(\d{1,5})\s*:\s*\"Q\d+\"\s*[.!]?\s*$")
 _FILLER_RE = re.compile(r"\b(?:too|also|as\s+well|please|pls|now|then|label|tag|again)\b", re.I)
 _READ_START_RE = re.compile(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
 _ONLY_THE_RE = re.compile(r"\bthe\s+(open|closed)\s+ones?\b|\bwhichever\s+(?:one\s+)?is\s+(?:still\s+)?(open|closed)\b", re.I)
@@ -140,6 +151,9 @@ def act_of(
         return _otherwise(request, text[otherwise.end() :], before, vocabulary)
     if _CONDITION_RE.search(text) and (act := _conditional(request, text, context, vocabulary)):
         return act
+    if _ISSUE_QUOTE_RE.match(text) and len(quoted_texts(request)) == 1:
+        issue_id = int(_ISSUE_QUOTE_RE.match(text).group(1))  # `87: 'backoff fix lands in 2.8.4'`
+        return Act("comment", typed, targets=[issue_id], comments=[(issue_id, quoted_texts(request)[0])])
     if _COMMENT_RE.match(text) and not _DRAFT_RE.search(text):
         if act := _comment(request, text, context):
             return _only_the(text, act)
@@ -155,7 +169,7 @@ def act_of(
         return _newest(text, vocabulary.labels)
     if _COUNT_RE.search(text) and not issue_refs(text):
         notes: list[str] = []
-        return Act("count", typed, search=search_in(text, notes, vocabulary.labels), notes=notes)
+        return Act("count", typed, search=search_in(request.unmasked(text), notes, vocabulary.labels), notes=notes)
     if _SYMPTOM_ASK_RE.search(text) and not issue_refs(text):
         return Act("symptom", typed)
     if _DOC_ASK_RE.search(text) and not issue_refs(text) and not CODE_RE.search(text) and (act := _doc_ask(text, vocabulary)):
@@ -163,6 +177,11 @@ def act_of(
     if _ANYTHING_RE.match(text) and not issue_refs(text) and not _DOCS_RE.search(text):
         notes = []
         return Act("search", typed, search=search_in(_ANYTHING_RE.sub("about ", text, count=1), notes, vocabulary.labels), notes=notes)
+    if not issue_refs(text) and _is_search(text, vocabulary.labels):
+        notes = []
+        codes = [PlannedCall("get_doc_section", {"doc_id": "error-codes", "heading": code}) for code in codes_in(typed)]
+        words = request.unmasked(text)
+        return Act("search", typed, search=search_in(words, notes, vocabulary.labels), notes=notes, reads=codes)
     if context and _ONLY_VERB_RE.fullmatch(text):
         return Act("none", typed)  # `#77 needs S2, label it`: the verb the request before already served
     return Act("lookup", typed, issue_ids=issue_refs(text) if _READ_START_RE.match(text) else [])
@@ -182,6 +201,7 @@ def comment_body(request: Request, text: str) -> str | None:
         r"\b(?:saying|that\s+says|to\s+say|with\s+the\s+text|with\s+text|telling\s+them|letting\s+them\s+know)\s+"
         r"(?:that\s+)?(?P<b>.+)$",
         r"\bknow\s+(?:that\s+)?(?P<b>.+)$",
+        r"^\s*(?:on|to|in|under)?\s*(?:issue\s+)?#?\d+\s+(?!(?:and|or|with|to|on|in|about|for|the|that|saying)\b)(?P<b>\w.{8,})$",
         r"^\s*(?:(?:on|to|in|for)\s+)?(?:the\s+)?(?:issue\s+)?(?:#?\d+|it|this|there|that\s+one)?\s*(?:'s\s+)?"
         r"(?:reporter|author|op|folks|people|thread|issue)?\s*(?:that\s+)(?P<b>.+)$",
         r"^\s*(?:(?:on|to|in|for)\s+)?(?:the\s+)?(?:issue\s+)?(?:#?\d+|it|this|there|that\s+one)?\s*"
@@ -190,6 +210,8 @@ def comment_body(request: Request, text: str) -> str | None:
     ):
         if match := re.search(pattern, rest, re.I):
             body = match.group("b").strip()
+            if _COMPOSE_RE.match(body):
+                return None  # `comment on 87 pointing at that section`: text to write, not text given
             if len(re.findall(r"\w+", body)) >= (1 if pattern.startswith(":") else 2):
                 return body
     if re.search(r"\bthank", text, re.I):
@@ -223,7 +245,7 @@ def _label_change(text: str, context: Sequence[int], labels: Sequence[str]) -> A
         refs = [ref for ref in refs if only_label_words(_FILLER_RE.sub(" ", window), ref.label)]
     if not refs and not families:
         return None
-    shorthand = any(ref.op for ref in refs)
+    shorthand = any(ref.op for ref in refs) or bool(_TERSE_RE.match(text))
     if not shorthand and not _ADD_RE.search(text) and not _REMOVE_RE.search(text):
         return None
     ids = _targets(text, context)
@@ -428,3 +450,21 @@ def _doc_ask(text: str, vocabulary: Vocabulary) -> Act | None:
             call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
             return Act("doc", text, reads=[call])
     return None
+
+
+def _only_filters(text: str, labels: Sequence[str]) -> bool:
+    """`open S1s?`, `closed comp:api`: nothing but a state and labels, which is a search."""
+    refs = [ref for ref in label_refs(text, labels, words=False) if ref.known]
+    if not refs:
+        return False
+    rest = text
+    for ref in sorted(refs, key=lambda r: -r.start):
+        rest = rest[: ref.start] + " " + rest[ref.end :]
+    return not re.sub(r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?)\b|[^\w]", "", rest, flags=re.I)
+
+
+def _is_search(text: str, labels: Sequence[str]) -> bool:
+    """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
+    if _only_filters(text, labels):
+        return True
+    return wants_search(text) and (bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5) and not _PRONOUN_RE.search(text)

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from atlas.config import data_dir
 from atlas.offline.acts import Act, act_of
 from atlas.offline.entities import issue_refs
 from atlas.offline.frames import split_message
 from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, read_lookups
+from atlas.offline.search import Search
 from atlas.offline.symptoms import symptom_reads
 from atlas.offline.vocabulary import Vocabulary, vocabulary_of
 from atlas.offline.words import corrected, plain, spelled_out
@@ -87,7 +89,21 @@ def _merge(plan: Plan, act: Act) -> None:
     plan.reads += [call for call in act.reads if call not in plan.reads]
     plan.later += act.later
     plan.notes += [note for note in act.notes if note not in plan.notes]
-    if act.search is not None and plan.search is None:
-        plan.search = act.search
-    elif act.search is not None and act.search != plan.search:
-        plan.reads.append(PlannedCall("search_issues", act.search.arguments()))
+    for search in alternatives(act.search) if act.search is not None else []:
+        if plan.search is None:
+            plan.search = search
+        elif search != plan.search and (call := PlannedCall("search_issues", search.arguments())) not in plan.reads:
+            plan.reads.append(call)
+
+
+def alternatives(search: Search) -> list[Search]:
+    """`the open S1 and S2 issues`: an issue has one label of a family, so two of one family are two searches."""
+    names = [name for name in [search.label, *search.labels] if name]
+    families: dict[str, list[str]] = {}
+    for name in names:
+        families.setdefault(name.partition(":")[0].lower(), []).append(name)
+    split = next((members for members in families.values() if len(members) > 1), None)
+    if split is None:
+        return [search]
+    rest = [name for name in names if name not in split]
+    return [replace(search, label=name, labels=tuple(rest)) for name in split]

@@ -39,6 +39,12 @@ _FAMILY_RE = re.compile(
 _COMPARED_TO_RE = re.compile(
     r"(?<=\d)\s+(?:differ(?:s|ent)?\s+from|compared?\s+(?:to|with)|vs\.?|versus)\s+#?(\d{1,5})\b(?![.:]\d)", re.I
 )
+_TERSE_RE = re.compile(
+    r"^\s*#?(\d{1,5})\b(?=\s+(?:needs?\s+|is\s+|gets?\s+|should\s+be\s+|to\s+|->\s*)?(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev))"
+    r"|^\s*[+-][A-Za-z][\w.:-]*\s+#?(\d{1,5})\s*[.!]?\s*$",
+    re.I,
+)
+"""`41 S2`, `41 needs S1 …`, `+redis 77`: the terse triage forms, where the number is the issue."""
 _BEFORE_OP_RE = re.compile(r"(?:^|[,;]|\band\b)\s*#?(\d{1,5})\s*(?::(?!\d)|\+|-(?=[A-Za-z])|->|→)")
 
 
@@ -66,6 +72,7 @@ def issue_refs(text: str) -> list[int]:
         if ranged and 0 < low < high <= low + MAX_RANGE:
             found += [(match.start(), n) for n in range(low, high + 1)]
     found += [(m.start(1), int(m.group(1))) for m in _COMPARED_TO_RE.finditer(text)]
+    found += [(m.start(), int(m.group(1) or m.group(2))) for m in _TERSE_RE.finditer(text)]
     for lead in _BEFORE_OP_RE.finditer(text):
         found.append((lead.start(1), int(lead.group(1))))  # `41: S2, +comp:worker`, `12 +redis, 1 +postgres`
     cleaned = _VERSION_RE.sub(" ", CODE_RE.sub(" ", text))

@@ -29,6 +29,10 @@ VERBS = (
     "flag|set|make|bump|put|apply|show|read|open|pull|get|compare|search|find|look|list|check|explain|give|note|say"
 )
 _JOINT = re.compile(_JOINT_PATTERN.format(verbs=VERBS), re.IGNORECASE)
+_BODY_ONLY_RE = re.compile(
+    r"^(?:something\s+like|like|saying|e\.g\.|text|message|the\s+text|with|as\s+follows|this)\b[^\"]{0,20}\"Q\d+\"\s*[.!]?$", re.I
+)
+"""A request that is only the text of the one before: "post a thank-you on #127. Something like: '…'"."""
 _CONDITION_START_RE = re.compile(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when)\b", re.IGNORECASE)
 _COLON_BODY_RE = re.compile(
     r"(?P<lead>\b(?:comment|reply|respond|post|write|note|say|ping|\+1)\b[^:\n\"]{0,60}?:(?![ \t]*\"Q\d)[ \t]*)"
@@ -46,9 +50,9 @@ class Request:
     """The request's words with each quoted text replaced by `"Qn"` (n its index in `quoted`)."""
     quoted: list[str] = field(default_factory=list)
 
-    def unmasked(self) -> str:
-        """The request as typed, quotes back in place."""
-        return re.sub(r"\"Q(\d+)\"", lambda m: '"' + self.quoted[int(m.group(1))] + '"', self.text)
+    def unmasked(self, text: str | None = None) -> str:
+        """The request (or `text`, its words corrected) with the quotes back in place."""
+        return re.sub(r"\"Q(\d+)\"", lambda m: '"' + self.quoted[int(m.group(1))] + '"', self.text if text is None else text)
 
 
 @dataclass
@@ -96,6 +100,9 @@ def split_message(text: str) -> Message:
             continue
         if requests and _CONDITION_START_RE.match(requests[-1].text) and not re.search(r"[,?.!]", requests[-1].text):
             requests[-1].text += ", " + piece  # "if #11 is closed, post …": the condition and its action are one
+            continue
+        if requests and _BODY_ONLY_RE.match(piece):
+            requests[-1].text += " " + piece  # "post a thank-you on #127. Something like: '…'"
             continue
         requests.append(Request(piece, quoted))
     return Message(requests, pasted)

@@ -62,7 +62,7 @@ _SEARCH_FILLER = frozenset(
         find search look looking for list show me all any the issues bugs tickets reports open closed which what are
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest recent does mean means still this issue ticket from users user people unresolved resolved
-        component components what's whats rn now currently right again also today
+        component components what's whats rn now currently right again also today every each everything
         """,
     )
 )
@@ -173,7 +173,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
         outside = rest[: query_match.start()]
     else:
         words = re.findall(r"[\w:.'-]+", rest)
-        query = " ".join(word for word in words if word.lower() not in _SEARCH_FILLER)
+        query = " ".join(word for word in words if word.lower().strip(".,?!;:'\"") not in _SEARCH_FILLER)
         outside = rest
     query = re.sub(r"\s+(?:that|which)\s+(?:are|were|is)\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I)
     query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
