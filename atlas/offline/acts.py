@@ -16,9 +16,10 @@ from atlas.offline.entities import LabelRef, action_targets, family_refs, issue_
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.labels import only_label_words
 from atlas.offline.later import Condition, Later, parse_condition
+from atlas.offline.lazy import lazy
 from atlas.offline.plan import CODE_RE, PlannedCall, codes_in, read_lookups
-from atlas.offline.sections import content_words, heading_name
 from atlas.offline.search import Search, search_in, wants_search
+from atlas.offline.sections import content_words, heading_name
 from atlas.offline.vocabulary import Vocabulary
 
 LEAD = (
@@ -27,7 +28,7 @@ LEAD = (
     r"let'?s|we\s+should|you\s+can|(?:#?\d+\s*[:,-]?\s*)|(?:on\s+)?(?:it|this|that)\s*[:,-])[\s,!]*)*"
 )
 """What may stand before a request's verb: politeness, a greeting, the issue it is about (`41: …`)."""
-_COMMENT_RE = re.compile(
+_COMMENT_RE = lazy(
     LEAD + r"(?:(?:post|add|write|leave|drop|put|send)\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}?"
     r"(?:comment|note|reply|message|line|check-in|thank-you|update|response|one(?!\s+(?:label|tag)))s?\b|comment|reply|respond|answer|"
     r"write|post|tell(?!\s+(?:me|us)\b)|let\s+(?!(?:me|us)\b)(?:\S+\s+){1,3}?know|ask(?!\s+(?:me|us|you)\b)|"
@@ -35,36 +36,36 @@ _COMMENT_RE = re.compile(
     r"say|\+1)\b",
     re.I,
 )
-_REMOVE_RE = re.compile(
+_REMOVE_RE = lazy(
     r"\b(?:remove|drop|strip|delete|clear|untag|unlabel|take\s+(?:\S+\s+){0,3}?off|get\s+rid\s+of|no\s+longer|"
     r"isn'?t\s+an?|not\s+an?|without)\b",
     re.I,
 )
-_ADD_RE = re.compile(
+_ADD_RE = lazy(
     r"\b(?:add|put|apply|label|tag|mark|make|set|bump|raise|lower|move|needs?|give|flag|slap|classify|"
     r"should\s+(?:be|get|have)|is\s+an?|it'?s\s+an?|as|change|switch|upgrade|downgrade)\b|^\s*#?\d+\s*:|->|→",
     re.I,
 )
-_QUESTION_RE = re.compile(
+_QUESTION_RE = lazy(
     r"^\s*(?:what|which|should|would|does|do|is|are|how|why|who|when|has|have|did)\b|\b(?:what|which)\s+labels?\b", re.I
 )
-_DRAFT_RE = re.compile(r"\b(?:draft|suggest|propose|compose)\b|\b(?:don'?t|do\s+not|without)\s+post", re.I)
-_CONDITION_RE = re.compile(
+_DRAFT_RE = lazy(r"\b(?:draft|suggest|propose|compose)\b|\b(?:don'?t|do\s+not|without)\s+post", re.I)
+_CONDITION_RE = lazy(
     r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when|whenever)\b|[,;]?\s+\b(?:if|unless)\b", re.I
 )
-_DONT_RE = re.compile(r"\b(?:don'?t|do\s+not|never|skip|leave\s+it|nothing)\b", re.I)
-_NEWEST_RE = re.compile(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)
-_READ_VERB_RE = re.compile(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
-_COUNT_RE = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.I)
-_SUGGEST_RE = re.compile(
+_DONT_RE = lazy(r"\b(?:don'?t|do\s+not|never|skip|leave\s+it|nothing)\b", re.I)
+_NEWEST_RE = lazy(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)
+_READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
+_COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.I)
+_SUGGEST_RE = lazy(
     r"\b(?:what|which)\s+labels?\b|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
     r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b|\btriage\s+#?\d",
     re.I,
 )
-_SIMILAR_RE = re.compile(
+_SIMILAR_RE = lazy(
     r"\b(?:duplicates?|dupes?|dup|similar|same\s+as|related\s+(?:issues?|to)|already\s+(?:reported|filed)\s+as)\b", re.I
 )
-_SYMPTOM_ASK_RE = re.compile(
+_SYMPTOM_ASK_RE = lazy(
     r"\bthere\s+(?:is|are)\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b"
     r"|\bknown\s*\w*\s*\?|\b(?:issue|ticket)s?\s*\?\s*$"
     r"|\b(?:somebody|someone|anyone|anybody)\s+(?:else\s+)?(?:\w+\s+){0,2}?(?:this|it|that)\s+before\b"
@@ -76,44 +77,47 @@ _SYMPTOM_ASK_RE = re.compile(
     r"|\bknown\s+(?:issue|bug|problem)\b|\bexisting\s+(?:issue|ticket)\b|\bwhich\s+(?:issue|ticket)\s+is\s+(?:this|it)\b",
     re.I,
 )
-_VERB_RE = re.compile(
-    r"\b(?:comment|reply|respond|post|add|remove|drop|strip|label|tag|mark|make|set|give|bump|put|leave|write|ping)\b", re.I
+_VERB_RE = lazy(
+    r"\b(?:comment|reply|respond|post|add|remove|drop|strip|label|tag|mark|make|set|give|bump|put|leave|write|ping)\b",
+    re.I,
 )
-_OTHERWISE_RE = re.compile(r"^\s*(?:otherwise|else|if\s+not|or\s+else)\b[\s,:]*", re.I)
-_MEANING_RE = re.compile(r"\bmean(?:s|ing)?\b|\bwhat\s+(?:is|are)\b|\bdefin(?:e|ition)\b|\bstand\s+for\b", re.I)
-_ONLY_VERB_RE = re.compile(
+_OTHERWISE_RE = lazy(r"^\s*(?:otherwise|else|if\s+not|or\s+else)\b[\s,:]*", re.I)
+_MEANING_RE = lazy(r"\bmean(?:s|ing)?\b|\bwhat\s+(?:is|are)\b|\bdefin(?:e|ition)\b|\bstand\s+for\b", re.I)
+_ONLY_VERB_RE = lazy(
     LEAD + r"(?:label|tag|mark|do|fix|change|update)\s+(?:it|this|that|them|both)(?:\s+(?:accordingly|too|as\s+well|"
     r"please|pls|then|now))*\s*[.!?]*\s*",
     re.I,
 )
-_ANYTHING_RE = re.compile(
-    LEAD + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?))"
+_ANYTHING_RE = lazy(
+    LEAD
+    + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?))"
     r"(?:\s+(?:open|closed|filed|in\s+the\s+tracker))?\s+(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
     re.I,
 )
-_DOCS_RE = re.compile(r"\b(?:docs?|documentation|guide|manual|section|page)\b", re.I)
-_DOC_ASK_RE = re.compile(
+_DOCS_RE = lazy(r"\b(?:docs?|documentation|guide|manual|section|page)\b", re.I)
+_DOC_ASK_RE = lazy(
     r"\b(?:docs?|documentation|documented|document|guide|manual|page|section)\b|\bwhere\s+(?:do|does|is|are|can)\b"
     r"|\bhow\s+(?:do|can|should|would|does)\s+(?:i|we|you|it|one)\b|\bhow\s+(?:to|i)\b|\bwhat\s+does\b.+\bdo\b"
     r"|\b(?:explains?|describes?|covers?)\b",
     re.I,
 )
-_ERROR_WORDS_RE = re.compile(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\b", re.I)
-_COMPOSE_RE = re.compile(
+_ERROR_WORDS_RE = lazy(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\b", re.I)
+_COMPOSE_RE = lazy(
     r"(?:pointing|linking|explaining|summari[sz]ing|describing|mentioning|referring|asking|citing|quoting|with\s+(?:a|the)\s+"
     r"(?:link|summary|explanation))\b",
     re.I,
 )
-_SEARCHY_RE = re.compile(
-    LEAD + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b",
+_SEARCHY_RE = lazy(
+    LEAD
+    + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b",
     re.I,
 )
-_TERSE_RE = re.compile(r"^\s*[+-]?#?\d{1,5}\s+(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev)|^\s*[+-][A-Za-z]", re.I)
-_ISSUE_QUOTE_RE = re.compile(r"^\s*#?(\d{1,5})\s*:\s*\"Q\d+\"\s*[.!]?\s*$")
-_FILLER_RE = re.compile(r"\b(?:too|also|as\s+well|please|pls|now|then|label|tag|again)\b", re.I)
-_READ_START_RE = re.compile(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
-_ONLY_THE_RE = re.compile(r"\bthe\s+(open|closed)\s+ones?\b|\bwhichever\s+(?:one\s+)?is\s+(?:still\s+)?(open|closed)\b", re.I)
-_PRONOUN_RE = re.compile(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the\s+same)\b", re.I)
+_TERSE_RE = lazy(r"^\s*[+-]?#?\d{1,5}\s+(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev)|^\s*[+-][A-Za-z]", re.I)
+_ISSUE_QUOTE_RE = lazy(r"^\s*#?(\d{1,5})\s*:\s*\"Q\d+\"\s*[.!]?\s*$")
+_FILLER_RE = lazy(r"\b(?:too|also|as\s+well|please|pls|now|then|label|tag|again)\b", re.I)
+_READ_START_RE = lazy(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
+_ONLY_THE_RE = lazy(r"\bthe\s+(open|closed)\s+ones?\b|\bwhichever\s+(?:one\s+)?is\s+(?:still\s+)?(open|closed)\b", re.I)
+_PRONOUN_RE = lazy(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the\s+same)\b", re.I)
 
 
 @dataclass
@@ -143,7 +147,12 @@ def _targets(text: str, context: Sequence[int]) -> list[int]:
 
 
 def act_of(
-    request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary, tools: frozenset[str], before: Act | None
+    request: Request,
+    text: str,
+    context: Sequence[int],
+    vocabulary: Vocabulary,
+    tools: frozenset[str],
+    before: Act | None,
 ) -> Act:
     """What the request does; a lookup unless its words ask for one of the acts below."""
     typed = request.unmasked()
@@ -151,8 +160,8 @@ def act_of(
         return _otherwise(request, text[otherwise.end() :], before, vocabulary)
     if _CONDITION_RE.search(text) and (act := _conditional(request, text, context, vocabulary)):
         return act
-    if _ISSUE_QUOTE_RE.match(text) and len(quoted_texts(request)) == 1:
-        issue_id = int(_ISSUE_QUOTE_RE.match(text).group(1))  # `87: 'backoff fix lands in 2.8.4'`
+    if (terse := _ISSUE_QUOTE_RE.match(text)) and len(quoted_texts(request)) == 1:
+        issue_id = int(terse.group(1))  # `87: 'backoff fix lands in 2.8.4'`
         return Act("comment", typed, targets=[issue_id], comments=[(issue_id, quoted_texts(request)[0])])
     if _COMMENT_RE.match(text) and not _DRAFT_RE.search(text):
         if act := _comment(request, text, context):
@@ -172,11 +181,21 @@ def act_of(
         return Act("count", typed, search=search_in(request.unmasked(text), notes, vocabulary.labels), notes=notes)
     if _SYMPTOM_ASK_RE.search(text) and not issue_refs(text):
         return Act("symptom", typed)
-    if _DOC_ASK_RE.search(text) and not issue_refs(text) and not CODE_RE.search(text) and (act := _doc_ask(text, vocabulary)):
+    if (
+        _DOC_ASK_RE.search(text)
+        and not issue_refs(text)
+        and not CODE_RE.search(text)
+        and (act := _doc_ask(text, vocabulary))
+    ):
         return act
     if _ANYTHING_RE.match(text) and not issue_refs(text) and not _DOCS_RE.search(text):
         notes = []
-        return Act("search", typed, search=search_in(_ANYTHING_RE.sub("about ", text, count=1), notes, vocabulary.labels), notes=notes)
+        return Act(
+            "search",
+            typed,
+            search=search_in(_ANYTHING_RE.sub("about ", text, count=1), notes, vocabulary.labels),
+            notes=notes,
+        )
     if not issue_refs(text) and _is_search(text, vocabulary.labels):
         notes = []
         codes = [PlannedCall("get_doc_section", {"doc_id": "error-codes", "heading": code}) for code in codes_in(typed)]
@@ -265,25 +284,27 @@ def _label_change(text: str, context: Sequence[int], labels: Sequence[str]) -> A
 def _owners(text: str, ref: LabelRef, ids: list[int], refs: Sequence[LabelRef]) -> list[int]:
     """Which issues a label goes to: `label #41 and #87 as comp:core` both; `12 +redis, 1 +postgres` one each;
     `add S2 to 41 and comp:core to 87` the issues after it; with no issue near it, all of them."""
-    events = sorted([(m.start(), "issue", n) for n in ids for m in _number_spans(text, n)] + [(r.start, "label", r) for r in refs])
+    issues = [(m.start(), n) for n in ids for m in _number_spans(text, n)]
+    events: list[tuple[int, int | None, LabelRef | None]] = sorted(
+        [(start, n, None) for start, n in issues] + [(r.start, None, r) for r in refs], key=lambda event: event[0]
+    )
     consumed: set[int] = set()
     pending: list[int] = []
-    for index, (_, kind, item) in enumerate(events):
-        if kind == "issue":
-            if item not in consumed and item not in pending:
-                pending.append(item)
+    for index, (_, number, label) in enumerate(events):
+        if number is not None:
+            if number not in consumed and number not in pending:
+                pending.append(number)
             continue
+        group: list[int] = []
         if pending:
             group, pending = pending, []
         else:
-            after = []
-            for _, later_kind, later in events[index + 1 :]:
-                if later_kind == "label":
+            for _, later, _label in events[index + 1 :]:
+                if later is None:
                     break
-                after.append(later)
-            group = after
+                group.append(later)
         consumed.update(group)
-        if item is ref:
+        if label is ref:
             return group or ids
     return ids
 
@@ -333,7 +354,9 @@ def _conditional(request: Request, text: str, context: Sequence[int], vocabulary
         return act
     sub = Request(action, request.quoted)
     inner = (
-        _comment(sub, action, [issue_id]) if _COMMENT_RE.match(action) else _label_change(action, [issue_id], vocabulary.labels)
+        _comment(sub, action, [issue_id])
+        if _COMMENT_RE.match(action)
+        else _label_change(action, [issue_id], vocabulary.labels)
     )
     if inner is None and re.match(r"\s*when", condition, re.I):
         return None  # "when did #41 close?" asks a question
@@ -386,7 +409,7 @@ def _newest(text: str, labels: Sequence[str]) -> Act:
     search = Search(query=None, state=search.state, label=search.label, labels=search.labels, limit=search.limit)
     singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I)
     act = Act("newest", text, search=search, notes=notes)
-    if singular and _READ_VERB_RE.search(text) or singular and not re.search(r"\d", text):
+    if (singular and _READ_VERB_RE.search(text)) or (singular and not re.search(r"\d", text)):
         act.later.append(Later(read_first_hit=True))
     return act
 
@@ -399,7 +422,9 @@ def _label_meaning(text: str, vocabulary: Vocabulary) -> Act | None:
     prefix, _, value = refs[0].label.partition(":")
     for section in vocabulary.best_sections([prefix, value, *value.split("-")], limit=6):
         if section.doc_id != "error-codes":
-            call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
+            call = PlannedCall(
+                "get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)}
+            )
             return Act("meaning", text, reads=[call])
     return None
 
@@ -410,7 +435,12 @@ def _otherwise(request: Request, action: str, before: Act, vocabulary: Vocabular
     step = next((step for step in before.later if step.test is not None), None)
     if step is None or step.issue_id is None or step.test is None or _DONT_RE.search(action):
         return act
-    wrapped = _conditional(Request(f"if {step.issue_id} x, {action}", request.quoted), f"if #{step.issue_id} is open, {action}", [], vocabulary)
+    wrapped = _conditional(
+        Request(f"if {step.issue_id} x, {action}", request.quoted),
+        f"if #{step.issue_id} is open, {action}",
+        [],
+        vocabulary,
+    )
     if wrapped and wrapped.later:
         negated = replace(step.test, negated=not step.test.negated)
         act.later = [replace(wrapped.later[0], test=negated)]
@@ -431,7 +461,9 @@ def _only_the(text: str, act: Act) -> Act:
     for call in calls:
         issue_id = call.arguments["issue_id"]
         steps.setdefault(issue_id, Later(issue_id=issue_id, test=test)).actions.append(call)
-    return Act("conditional", act.text, issue_ids=list(steps), targets=act.targets, later=list(steps.values()), notes=act.notes)
+    return Act(
+        "conditional", act.text, issue_ids=list(steps), targets=act.targets, later=list(steps.values()), notes=act.notes
+    )
 
 
 def _doc_ask(text: str, vocabulary: Vocabulary) -> Act | None:
@@ -447,7 +479,9 @@ def _doc_ask(text: str, vocabulary: Vocabulary) -> Act | None:
     errors = bool(_ERROR_WORDS_RE.search(text))
     for section in vocabulary.best_sections(words, limit=4):
         if section.doc_id != "error-codes" or errors:
-            call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
+            call = PlannedCall(
+                "get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)}
+            )
             return Act("doc", text, reads=[call])
     return None
 
@@ -460,11 +494,17 @@ def _only_filters(text: str, labels: Sequence[str]) -> bool:
     rest = text
     for ref in sorted(refs, key=lambda r: -r.start):
         rest = rest[: ref.start] + " " + rest[ref.end :]
-    return not re.sub(r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?)\b|[^\w]", "", rest, flags=re.I)
+    return not re.sub(
+        r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?)\b|[^\w]", "", rest, flags=re.I
+    )
 
 
 def _is_search(text: str, labels: Sequence[str]) -> bool:
     """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
     if _only_filters(text, labels):
         return True
-    return wants_search(text) and (bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5) and not _PRONOUN_RE.search(text)
+    return (
+        wants_search(text)
+        and (bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5)
+        and not _PRONOUN_RE.search(text)
+    )

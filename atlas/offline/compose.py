@@ -20,6 +20,7 @@ from atlas.config import data_dir
 from atlas.offline.acts import Act, act_of
 from atlas.offline.entities import issue_refs
 from atlas.offline.frames import split_message
+from atlas.offline.lazy import lazy
 from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, read_lookups
 from atlas.offline.search import Search
 from atlas.offline.symptoms import symptom_reads
@@ -48,14 +49,16 @@ def read_question(question: str, vocabulary: Vocabulary | None = None, available
     plan = read_lookups(", ".join(lookups), vocabulary) if lookups else Plan(question=question)
     plan.question = question
     if plan.issue_ids:  # the lookups read issues: also those only the frame parser sees (`31 thru 33`, `from 95`)
-        plan.issue_ids += [n for act in acts if act.kind == "lookup" for n in issue_refs(act.text) if n not in plan.issue_ids]
+        plan.issue_ids += [
+            n for act in acts if act.kind == "lookup" for n in issue_refs(act.text) if n not in plan.issue_ids
+        ]
     for act in acts:
         _merge(plan, act)
     if plan.issue_ids and not plan.explain and not plan.compare:
         plan.explain = bool(EXPLAIN_RE.search(" ".join(lookups)))  # `show 75 and explain the error in it`
     if message.pasted:
         pasted = [code for code in codes_in(message.pasted) if code not in plan.codes]
-        plan.codes += pasted[: MAX_PASTED_CODES if plan.codes or plan.search or plan.reads else MAX_PASTED_CODES]
+        plan.codes += pasted[:MAX_PASTED_CODES]
     symptom = next((act for act in acts if act.kind == "symptom"), None)
     if symptom is not None or (not plan.first_calls() and not plan.notes and not plan.later):
         said = " ".join(act.text for act in acts)
@@ -75,7 +78,7 @@ def known_codes(text: str, vocabulary: Vocabulary) -> str:
     return _BARE_CODE_RE.sub(code, text) if codes else text
 
 
-_BARE_CODE_RE = re.compile(r"(?<![#\w.:/-])(?<!issue )(?<!ticket )(\d{4})(?![\w.:/-])", re.IGNORECASE)
+_BARE_CODE_RE = lazy(r"(?<![#\w.:/-])(?<!issue )(?<!ticket )(\d{4})(?![\w.:/-])", re.IGNORECASE)
 
 
 def _merge(plan: Plan, act: Act) -> None:

@@ -14,38 +14,44 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from atlas.offline.labels import label_from_token, labels_in_words
+from atlas.offline.lazy import lazy
 from atlas.offline.plan import CODE_RE, issue_ids_in
 from atlas.offline.requests import bare_issue_ids
 
 MAX_RANGE = 12
 """A range wider than this is not a list of issues to read one by one."""
-_RANGE_RE = re.compile(r"#?(\d{1,5})\s*(?:-|–|\.\.|\bthru\b|\bthrough\b|\bto\b)\s*#?(\d{1,5})(?![\w.:])", re.I)
+_RANGE_RE = lazy(r"#?(\d{1,5})\s*(?:-|–|\.\.|\bthru\b|\bthrough\b|\bto\b)\s*#?(\d{1,5})(?![\w.:])", re.I)
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
 _UNITS += "seventeen eighteen nineteen"
 _NUMBERS = {word: n for n, word in enumerate(_UNITS.split())}
-_TENS = {w: 10 * n for n, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if n > 1}
-_WORDED_RE = re.compile(
+_TENS = {
+    w: 10 * n
+    for n, w in enumerate(["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"])
+    if n > 1
+}
+_WORDED_RE = lazy(
     rf"\b(?P<lead>issues?|tickets?|bugs?|number|#)\s*(?P<n>(?:{'|'.join(_TENS)})(?:[\s-](?:{'|'.join(list(_NUMBERS)[1:10])}))?"
     rf"|{'|'.join(sorted(_NUMBERS, key=len, reverse=True))})\b(?:\s+hundred(?:\s+and)?\s+(?P<rest>[a-z -]+))?",
     re.I,
 )
-_VERSION_RE = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?\b|\b\d+(?:\.\d+)?\s*%", re.I)
-_SIGN_RE = re.compile(r"(?:(?<=\s)|^)(?P<op>\+|-(?!>)|->|=>|→)\s*(?P<token>[A-Za-z][\w.-]*(?::[\w.-]+)?)")
-_TOKEN_RE = re.compile(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
-_SEVERITY_RE = re.compile(r"\b(?:sev(?:erity)?|priority|prio)\s*[:=]?\s*s?([1-9])\b|\bs([1-9])s?\b", re.I)
-_FAMILY_RE = re.compile(
-    r"(?<![\w:])(?:the\s+|its\s+|any\s+|all\s+)?(severity|severities|sev|component|comp|type)\b(?!\s*[:=]?\s*s?\d|:)", re.I
+_VERSION_RE = lazy(r"\bv?\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?\b|\b\d+(?:\.\d+)?\s*%", re.I)
+_SIGN_RE = lazy(r"(?:(?<=\s)|^)(?P<op>\+|-(?!>)|->|=>|→)\s*(?P<token>[A-Za-z][\w.-]*(?::[\w.-]+)?)")
+_TOKEN_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
+_SEVERITY_RE = lazy(r"\b(?:sev(?:erity)?|priority|prio)\s*[:=]?\s*s?([1-9])\b|\bs([1-9])s?\b", re.I)
+_FAMILY_RE = lazy(
+    r"(?<![\w:])(?:the\s+|its\s+|any\s+|all\s+)?(severity|severities|sev|component|comp|type)\b(?!\s*[:=]?\s*s?\d|:)",
+    re.I,
 )
-_COMPARED_TO_RE = re.compile(
+_COMPARED_TO_RE = lazy(
     r"(?<=\d)\s+(?:differ(?:s|ent)?\s+from|compared?\s+(?:to|with)|vs\.?|versus)\s+#?(\d{1,5})\b(?![.:]\d)", re.I
 )
-_TERSE_RE = re.compile(
+_TERSE_RE = lazy(
     r"^\s*#?(\d{1,5})\b(?=\s+(?:needs?\s+|is\s+|gets?\s+|should\s+be\s+|to\s+|->\s*)?(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev))"
     r"|^\s*[+-][A-Za-z][\w.:-]*\s+#?(\d{1,5})\s*[.!]?\s*$",
     re.I,
 )
 """`41 S2`, `41 needs S1 …`, `+redis 77`: the terse triage forms, where the number is the issue."""
-_BEFORE_OP_RE = re.compile(r"(?:^|[,;]|\band\b)\s*#?(\d{1,5})\s*(?::(?!\d)|\+|-(?=[A-Za-z])|->|→)")
+_BEFORE_OP_RE = lazy(r"(?:^|[,;]|\band\b)\s*#?(\d{1,5})\s*(?::(?!\d)|\+|-(?=[A-Za-z])|->|→)")
 
 
 def spelled_numbers(text: str) -> str:
@@ -66,8 +72,10 @@ def issue_refs(text: str) -> list[int]:
     for match in _RANGE_RE.finditer(text):
         low, high = int(match.group(1)), int(match.group(2))
         word = match.group(0)
-        ranged = "#" in word or re.search(r"thru|through|\.\.", word, re.I) or re.search(
-            r"\b(?:issues?|tickets?)\s*$", text[: match.start()], re.I
+        ranged = (
+            "#" in word
+            or re.search(r"thru|through|\.\.", word, re.I)
+            or re.search(r"\b(?:issues?|tickets?)\s*$", text[: match.start()], re.I)
         )
         if ranged and 0 < low < high <= low + MAX_RANGE:
             found += [(match.start(), n) for n in range(low, high + 1)]
@@ -162,7 +170,7 @@ def family_refs(text: str, labels: Sequence[str]) -> list[LabelRef]:
     return found
 
 
-_TARGET_RE = re.compile(
+_TARGET_RE = lazy(
     r"\b(?:to|on|onto|from|off|for|in)\s+(?:issue\s+)?#?(\d{1,5})(?=\s*(?:$|[:,;.!?()]|\s+(?:and|too|as|please|pls|with|"
     r"saying|that|then)\b))",
     re.I,

@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_FENCE_RE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
-_QUOTE_RE = re.compile(r"\"[^\"\n]+\"|(?<!\w)'(?:[^'\n]|'(?=\w))+'(?!\w)|`[^`\n]+`")
-_LOG_LINE_RE = re.compile(
+from atlas.offline.lazy import lazy
+
+_FENCE_RE = lazy(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
+_QUOTE_RE = lazy(r"\"[^\"\n]+\"|(?<!\w)'(?:[^'\n]|'(?=\w))+'(?!\w)|`[^`\n]+`")
+_LOG_LINE_RE = lazy(
     r"^\s*(?:\d{4}-\d\d-\d\d[T ]\d|\d\d:\d\d:\d\d|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE)\b"
     r"|Traceback\b|File \"|at [\w.$]+\(|[\w.]+(?:Error|Exception|Warning):|\$ |>>> )"
 )
@@ -28,13 +30,14 @@ VERBS = (
     "add|remove|drop|strip|delete|clear|comment|post|reply|respond|write|leave|tell|let|ask|thank|ping|label|tag|mark|"
     "flag|set|make|bump|put|apply|show|read|open|pull|get|compare|search|find|look|list|check|explain|give|note|say"
 )
-_JOINT = re.compile(_JOINT_PATTERN.format(verbs=VERBS), re.IGNORECASE)
-_BODY_ONLY_RE = re.compile(
-    r"^(?:something\s+like|like|saying|e\.g\.|text|message|the\s+text|with|as\s+follows|this)\b[^\"]{0,20}\"Q\d+\"\s*[.!]?$", re.I
+_JOINT = lazy(_JOINT_PATTERN.format(verbs=VERBS), re.IGNORECASE)
+_BODY_ONLY_RE = lazy(
+    r"^(?:something\s+like|like|saying|e\.g\.|text|message|the\s+text|with|as\s+follows|this)\b[^\"]{0,20}\"Q\d+\"\s*[.!]?$",
+    re.I,
 )
 """A request that is only the text of the one before: "post a thank-you on #127. Something like: '…'"."""
-_CONDITION_START_RE = re.compile(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when)\b", re.IGNORECASE)
-_COLON_BODY_RE = re.compile(
+_CONDITION_START_RE = lazy(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when)\b", re.IGNORECASE)
+_COLON_BODY_RE = lazy(
     r"(?P<lead>\b(?:comment|reply|respond|post|write|note|say|ping|\+1)\b[^:\n\"]{0,60}?:(?![ \t]*\"Q\d)[ \t]*)"
     r"(?P<body>[^\n]*\w[^\n]*)",
     re.I,
@@ -52,7 +55,9 @@ class Request:
 
     def unmasked(self, text: str | None = None) -> str:
         """The request (or `text`, its words corrected) with the quotes back in place."""
-        return re.sub(r"\"Q(\d+)\"", lambda m: '"' + self.quoted[int(m.group(1))] + '"', self.text if text is None else text)
+        return re.sub(
+            r"\"Q(\d+)\"", lambda m: '"' + self.quoted[int(m.group(1))] + '"', self.text if text is None else text
+        )
 
 
 @dataclass
@@ -75,7 +80,7 @@ def set_apart(text: str) -> tuple[str, str]:
         return "\n"
 
     typed = _FENCE_RE.sub(take, text)
-    lines = []
+    lines: list[str] = []
     for line in typed.splitlines():
         (pasted if _is_pasted(line) else lines).append(line)
     return "\n".join(lines), "\n".join(pasted)

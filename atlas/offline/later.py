@@ -14,19 +14,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from atlas.offline.answer import Outcome, issue_text
+from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall
 
 _WORD_NUMBERS = {"no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
-_COMMENTS_RE = re.compile(
+_COMMENTS_RE = lazy(
     r"\b(?P<cmp>fewer|less|more|under|over|at\s+least|at\s+most|no|zero|any)\s+(?:than\s+)?(?P<n>\d+|\w+)?\s*"
     r"(?:comments?|replies|responses)\b|\b(?P<none>nobody|no\s+one|no-one)\s+(?:has\s+)?(?:commented|replied|answered)",
     re.I,
 )
-_MENTIONS_RE = re.compile(
+_MENTIONS_RE = lazy(
     r"\b(?:mentions?|says|said|contains?|talks?\s+about|refers?\s+to|cites?)\s+(?P<what>\"Q\d+\"|[\w.:-]+)", re.I
 )
-_NEGATED_RE = re.compile(r"\b(?:not|no|no\s+longer|isn'?t|hasn'?t|doesn'?t|wasn'?t|without|lacks?|missing)\b|n't\b", re.I)
-_STATE_RE = re.compile(r"\b(?P<open>still\s+open|open|opened|unresolved)\b|\b(?P<closed>closed|resolved|fixed|done)\b", re.I)
+_NEGATED_RE = lazy(r"\b(?:not|no|no\s+longer|isn'?t|hasn'?t|doesn'?t|wasn'?t|without|lacks?|missing)\b|n't\b", re.I)
+_STATE_RE = lazy(r"\b(?P<open>still\s+open|open|opened|unresolved)\b|\b(?P<closed>closed|resolved|fixed|done)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -53,12 +54,14 @@ class Condition:
             )
         else:
             result = str(self.value).lower() in issue_text(data).lower()
-        return result != self.negated
+        return bool(result) != self.negated
 
     def words(self) -> str:
         said = {
             "state": f"is {self.value}",
-            "label": f"has the label `{self.value}`" if not str(self.value).endswith(":") else f"has a {self.value[:-1]}",
+            "label": f"has the label `{self.value}`"
+            if not str(self.value).endswith(":")
+            else f"has a {self.value[:-1]}",
             "comments": f"has {dict(lt='fewer than', gt='more than', ge='at least').get(self.compare, '')} "
             f"{self.value} comments".replace("  ", " "),
             "mentions": f"mentions “{self.value}”",
@@ -79,8 +82,10 @@ def parse_condition(text: str, quoted: Sequence[str], label_refs: Sequence[str])
         if number is not None:
             kind = match.group("cmp").lower()
             compare = "lt" if kind in {"fewer", "less", "under"} else "ge" if kind == "at least" else "gt"
-            return Condition("comments", number, compare=compare) if kind != "at most" else Condition(
-                "comments", number, negated=True, compare="gt"
+            return (
+                Condition("comments", number, compare=compare)
+                if kind != "at most"
+                else Condition("comments", number, negated=True, compare="gt")
             )
     if match := _MENTIONS_RE.search(text):
         what = match.group("what")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from atlas.offline.answer import Outcome, action_section, failure, issue_section, not_offered
+from atlas.offline.answer import Outcome, action_section, failure, issue_section, issue_text, not_offered
 from atlas.offline.issue_view import issue_markdown
 from atlas.offline.plan import Plan, codes_in
-from atlas.offline.answer import issue_text
 from atlas.tools.registry import Registry
 
 

@@ -126,7 +126,9 @@ class OfflinePlanner:
                 for index, call in enumerate(batch, 1)
             ]
             return ModelTurn(calls=calls, usage=Usage(0, 0))
-        text = "\n\n".join(part for part in [render(plan, outcomes, tools), *later_parts(plan, outcomes, tools)] if part)
+        text = "\n\n".join(
+            part for part in [render(plan, outcomes, tools), *later_parts(plan, outcomes, tools)] if part
+        )
         if on_text is not None:
             for piece in chunks(text):
                 on_text(piece)

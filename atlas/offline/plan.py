@@ -7,6 +7,7 @@ is read in `model.py`; nothing else an issue or a doc says can add, change or dr
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -16,6 +17,7 @@ from typing import Any
 from atlas.config import data_dir
 from atlas.offline.actions import POLITE, take_comment, take_labels
 from atlas.offline.issue_view import wants_whole_issue
+from atlas.offline.lazy import lazy
 from atlas.offline.requests import (
     bare_issue_ids,
     cannot_do,
@@ -50,28 +52,28 @@ MAX_EXPLICIT_CODES = 6
 MAX_CITED_CODES = 4
 """Enough to explain an issue; a log dump citing a dozen codes should not fan out a dozen reads."""
 
-CODE_RE = re.compile(r"\bORB[-_ ]?(\d{4})\b", re.IGNORECASE)
+CODE_RE = lazy(r"\bORB[-_ ]?(\d{4})\b", re.IGNORECASE)
 _ISSUE_WORD = r"(?:issues?|tickets?|bugs?)"
-_ISSUE_LIST_RE = re.compile(
+_ISSUE_LIST_RE = lazy(
     rf"\b{_ISSUE_WORD}\s+#?(\d+)\b((?:\s*(?:,|\band\b|&|\bor\b|\bvs\.?|\bversus\b|\bwith\b)\s*(?:{_ISSUE_WORD}\s+)?#?\d+\b)*)",
     re.IGNORECASE,
 )
-_HASH_RE = re.compile(r"(?<![\w&])#(\d+)\b")
-_BARE_PAIR_RE = re.compile(r"\b(?:compare|between)\s+(\d+)\s*(?:,|and|with|to|vs\.?|versus)\s*(\d+)\b", re.I)
-_SHOW_BARE_IDS_RE = re.compile(
+_HASH_RE = lazy(r"(?<![\w&])#(\d+)\b")
+_BARE_PAIR_RE = lazy(r"\b(?:compare|between)\s+(\d+)\s*(?:,|and|with|to|vs\.?|versus)\s*(\d+)\b", re.I)
+_SHOW_BARE_IDS_RE = lazy(
     r"^\s*(?:show|open|read|get|display|fetch|pull\s+up)\s+(?:me\s+)?(\d+(?:\s*(?:,|and|&)\s*\d+)*)\s*[?.!]?\s*$", re.I
 )
 """`show me 41 and 87`: bare numbers are issue ids only when they are all the question asks for."""
-_ERROR_NAME_RE = re.compile(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b")
-_ASKS_MEANING_RE = re.compile(r"\b(?:what|mean|means|meaning|explain|error|errors|code)\b", re.IGNORECASE)
+_ERROR_NAME_RE = lazy(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b")
+_ASKS_MEANING_RE = lazy(r"\b(?:what|mean|means|meaning|explain|error|errors|code)\b", re.IGNORECASE)
 """`LeaseExpired`: how error names are spelled; looked up only when nothing else was asked."""
-_UNSUPPORTED_RE = re.compile(
+_UNSUPPORTED_RE = lazy(
     rf"{POLITE}(close|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
     r"transfer|pin)\b(?=[^.,;!?]*(?:#?\d|\bissues?\b|\bit\b|\bthem\b|\blabels?\b))",
     re.IGNORECASE,
 )
-_COMPARE_RE = re.compile(r"\b(compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side)\b", re.I)
-EXPLAIN_RE = re.compile(
+_COMPARE_RE = lazy(r"\b(compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side)\b", re.I)
+EXPLAIN_RE = lazy(
     r"\b(?:explain|interpret|decode|meaning)\b"
     r"|\b(?:errors?|error codes?|codes?)\s+(?:in|of|from|on|cited|mentioned|referenced|reported|raised|behind)\b"
     r"|\bwhat\s+(?:errors?|error codes?|codes?)\b"
@@ -79,7 +81,7 @@ EXPLAIN_RE = re.compile(
     re.IGNORECASE,
 )
 _DOC_NOUN = r"(?:docs?|documentation|page|guide|section|chapter|reference|manual)"
-_LIST_DOCS_RE = re.compile(
+_LIST_DOCS_RE = lazy(
     r"\b(?:what|which|list|show|available|all|index|every)\b.*\b(?:docs|documentation|doc pages|pages|guides)\b"
     r"|\b(?:docs|documentation)\b.*\b(?:are there|exist|available|do you have|can you read)\b"
     r"|^\s*(?:the\s+)?(?:docs|documentation)\s*[?.!]?\s*$",
@@ -225,41 +227,55 @@ def _docs_in(text: str, aliases: dict[str, tuple[str, ...]]) -> list[tuple[str, 
     """Doc pages the question names, each with the section it asks for (None: the whole page).
 
     A doc named inside another doc's section request ("the api section of configuration") is
-    that section's name, not a page of its own.
+    that section's name, not a page of its own. Each shape is one pattern for every doc at once.
     """
-    end = r"(?=[?!,;]|\.(?:\s|$)|\s+and\s|\s+then\s|$)"
-    sectioned: list[tuple[int, int, str, str | None]] = []
-    plain: list[tuple[int, int, str, str | None]] = []
-    for doc, words in aliases.items():
-        name = _alias_pattern(words)
-        alias = name + r"(?:\.md)?"
-        with_heading = (
-            rf"\bsection\s+(?:on|about|for|called|titled|named)\s+(?P<h>.+?)\s+(?:in|of|from)\s+(?:the\s+)?{alias}\b",
-            rf"\b{alias}\s+{_DOC_NOUN}\s+(?:says?|said)\s+(?:about|on|regarding)\s+(?P<h>.+?){end}",
-            rf"\b{name}\.md\s+(?:says?\s+|said\s+)?(?:about|on|regarding)\s+(?P<h>.+?){end}",
-            rf"\b{alias}\s+{_DOC_NOUN}(?:'s)?\s+(?:section\s+)?(?:on|about|for|regarding)\s+(?P<h>.+?){end}",
-            rf"(?:\bthe\s+|^\s*(?:show\s+(?:me\s+)?(?:the\s+)?)?)(?P<h>[\"'`\[]?[\w.:-]+(?:\s+[\w.:-]+){{0,2}}[\"'`\]]?)\s+"
-            rf"(?:section|part)\s+(?:of|in|from)\s+(?:the\s+)?{alias}\b",
-        )
-        whole = (
-            rf"\b{alias}\s+{_DOC_NOUN}\b",
-            rf"\b{_DOC_NOUN}\s+(?:on|about|for|of)\s+(?:the\s+)?{alias}\b",
-            rf"\b{name}\.md\b",
-            rf"^\s*(?:show|open|read|get|display)\s+(?:me\s+)?(?:the\s+)?{alias}\s*[?.!]?\s*$",
-        )
-        match = next((m for p in with_heading if (m := re.search(p, text, re.IGNORECASE))), None)
-        if match:
-            sectioned.append((match.start(), match.end(), doc, _heading(match.group("h"))))
-            continue
-        match = next((m for p in whole if (m := re.search(p, text, re.IGNORECASE))), None)
-        if match:
-            plain.append((match.start(), match.end(), doc, None))
-    inside = [hit for hit in plain if any(s <= hit[0] < e for s, e, _, _ in sectioned)]
-    found = sorted([*sectioned, *(hit for hit in plain if hit not in inside)])
+    by_alias = {_folded(alias): doc for doc, words in aliases.items() for alias in words}
+    with_heading, whole = _doc_shapes(tuple(sorted(by_alias, key=len, reverse=True)))
+    sectioned: dict[str, tuple[int, int, str, str | None]] = {}
+    plain: dict[str, tuple[int, int, str, str | None]] = {}
+    for pattern in with_heading:
+        for match in pattern.finditer(text):
+            doc = by_alias.get(_folded(match.group("a")))
+            if doc and doc not in sectioned:
+                sectioned[doc] = (match.start(), match.end(), doc, _heading(match.group("h")))
+    for pattern in whole:
+        for match in pattern.finditer(text):
+            doc = by_alias.get(_folded(match.group("a")))
+            if doc and doc not in sectioned and doc not in plain:
+                plain[doc] = (match.start(), match.end(), doc, None)
+    inside = [hit for hit in plain.values() if any(s <= hit[0] < e for s, e, _, _ in sectioned.values())]
+    found = sorted([*sectioned.values(), *(hit for hit in plain.values() if hit not in inside)])
     return [(doc, heading) for _, _, doc, heading in found]
 
 
-_REFERENCE_RE = re.compile(
+def _folded(alias: str) -> str:
+    return re.sub(r"[\s-]+", " ", alias.lower()).strip()
+
+
+@functools.lru_cache(maxsize=4)
+def _doc_shapes(words: tuple[str, ...]) -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
+    """The ways a question names a doc (with a section, or whole), for all of the docs' words."""
+    end = r"(?=[?!,;]|\.(?:\s|$)|\s+and\s|\s+then\s|$)"
+    name = "(?P<a>" + "|".join(re.escape(w).replace(r"\ ", r"[\s-]") for w in words) + ")"
+    alias = name + r"(?:\.md)?"
+    with_heading = (
+        rf"\bsection\s+(?:on|about|for|called|titled|named)\s+(?P<h>.+?)\s+(?:in|of|from)\s+(?:the\s+)?{alias}\b",
+        rf"\b{alias}\s+{_DOC_NOUN}\s+(?:says?|said)\s+(?:about|on|regarding)\s+(?P<h>.+?){end}",
+        rf"\b{name}\.md\s+(?:says?\s+|said\s+)?(?:about|on|regarding)\s+(?P<h>.+?){end}",
+        rf"\b{alias}\s+{_DOC_NOUN}(?:'s)?\s+(?:section\s+)?(?:on|about|for|regarding)\s+(?P<h>.+?){end}",
+        rf"(?:\bthe\s+|^\s*(?:show\s+(?:me\s+)?(?:the\s+)?)?)(?P<h>[\"'`\[]?[\w.:-]+(?:\s+[\w.:-]+){{0,2}}[\"'`\]]?)\s+"
+        rf"(?:section|part)\s+(?:of|in|from)\s+(?:the\s+)?{alias}\b",
+    )
+    whole = (
+        rf"\b{alias}\s+{_DOC_NOUN}\b",
+        rf"\b{_DOC_NOUN}\s+(?:on|about|for|of)\s+(?:the\s+)?{alias}\b",
+        rf"\b{name}\.md\b",
+        rf"^\s*(?:show|open|read|get|display)\s+(?:me\s+)?(?:the\s+)?{alias}\s*[?.!]?\s*$",
+    )
+    return [re.compile(p, re.IGNORECASE) for p in with_heading], [re.compile(p, re.IGNORECASE) for p in whole]
+
+
+_REFERENCE_RE = lazy(
     r"\b(?:that issue|this issue|the same issue|these issues|those issues|both of them|both|them|its|it)\b", re.I
 )
 

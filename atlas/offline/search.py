@@ -13,45 +13,46 @@ from dataclasses import dataclass
 from typing import Any
 
 from atlas.offline.labels import LabelHit, labels_in_words
+from atlas.offline.lazy import lazy
 
-_SEARCH_NOUN_RE = re.compile(r"\b(issues|bugs|tickets|reports|feature requests)\b", re.IGNORECASE)
-_SEARCH_VERB_RE = re.compile(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
-_LABEL_FILTER_RE = re.compile(
+_SEARCH_NOUN_RE = lazy(r"\b(issues|bugs|tickets|reports|feature requests)\b", re.IGNORECASE)
+_SEARCH_VERB_RE = lazy(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
+_LABEL_FILTER_RE = lazy(
     r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
     r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?",
     re.IGNORECASE,
 )
-_BARE_LABEL_RE = re.compile(r"(?<![\w/])((?:comp|type|severity|area|kind|priority|status):[A-Za-z0-9][\w.-]*)", re.I)
-_QUERY_LEAD_RE = re.compile(
+_BARE_LABEL_RE = lazy(r"(?<![\w/])((?:comp|type|severity|area|kind|priority|status):[A-Za-z0-9][\w.-]*)", re.I)
+_QUERY_LEAD_RE = lazy(
     r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
     r"referencing|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
     re.IGNORECASE,
 )
-_SEVERITY_RE = re.compile(
+_SEVERITY_RE = lazy(
     r"\b(?:sev(?:erity)?[\s:-]*S?|S(?=[1-4]\s+(?:issues|bugs|tickets|reports)\b))(?P<n>[1-4])\b", re.IGNORECASE
 )
 """`S1 issues`, `sev2`, `severity 3`: the severity labels; a bare `S3` elsewhere may be Amazon S3."""
-_AUTHOR_RE = re.compile(
+_AUTHOR_RE = lazy(
     r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted)\s+|(?<=issues\s)|(?<=bugs\s)"
     r"|(?<=tickets\s))by\s+(?!(?:date|age|id|number|priority|severity|state|status|label|component)\b)"
     r"@?(?P<who>[A-Za-z0-9][\w.-]*)",
     re.IGNORECASE,
 )
-_DATE_RE = re.compile(
+_DATE_RE = lazy(
     r"\b(?:(?:from|since|in|during|over|within)\s+)?(?:the\s+)?(?P<when>(?:last|past|this|previous)\s+"
     r"(?:\d+\s+|few\s+|couple\s+of\s+)?(?:days?|weeks?|months?|years?|quarters?)|yesterday|today)\b"
     r"|\b(?:from|in|since|before|after)\s+(?P<year>(?:19|20)\d\d(?:-\d\d){0,2})\b",
     re.IGNORECASE,
 )
-_SORT_RE = re.compile(
+_SORT_RE = lazy(
     r"\b(?:(?:sort|sorted|order|ordered|group|grouped)\s+)?by\s+(?P<key>date|age|id|number|priority|severity|state"
     r"|status|label|component)\b",
     re.IGNORECASE,
 )
-_COUNT_RE = re.compile(r"\bhow\s+many\b|\bnumber\s+of\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b", re.I)
+_COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b", re.I)
 SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
-_LIMIT_RE = re.compile(
+_LIMIT_RE = lazy(
     r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b",
     re.IGNORECASE,
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from atlas.offline.lazy import lazy
 from atlas.offline.plan import CODE_RE, PlannedCall
 from atlas.offline.sections import content_words, heading_name, section_about
 from atlas.offline.vocabulary import Vocabulary
@@ -27,13 +28,13 @@ _ASKING = frozenset(
     )
 )
 """Words of the asking itself ("is there an issue for this already?"), not of the symptom."""
-_PROBLEM_RE = re.compile(
+_PROBLEM_RE = lazy(
     r"\b(?:slow|stuck|hang|hangs|hanging|fail|fails|failing|failed|crash|crashes|crashing|twice|never|wrong|broken|"
     r"leak|leaks|leaking|timeout|times?\s+out|dead|lost|missing|missed|late|delay|delayed|error|errors|can'?t|cannot|"
     r"doesn'?t|won'?t|isn'?t|not\s+\w+ing|take\s+long|takes\s+long|keeps?|again|spike|grows?|growing)\b",
     re.I,
 )
-_NAME_RE = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
+_NAME_RE = lazy(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
 """What an exception or error is called in a log: `KeyError`, `LeaseExpired`."""
 
 
@@ -50,5 +51,7 @@ def symptom_reads(said: str, pasted: str, vocabulary: Vocabulary, *, asked: bool
     doc = "troubleshooting" if "troubleshooting" in vocabulary.docs else None
     section = section_about(words, vocabulary, doc) if words else None
     if section is not None:
-        calls.append(PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)}))
+        calls.append(
+            PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
+        )
     return calls

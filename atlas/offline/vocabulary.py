@@ -17,10 +17,12 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_HEADING_RE = re.compile(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE_RE = re.compile(r"^\s*(```|~~~)")
-_ERROR_HEADING_RE = re.compile(r"^(ORB-\d{4})\s+([A-Z]\w+)$")
-_WORD_RE = re.compile(r"[a-z0-9]+")
+from atlas.offline.lazy import lazy
+
+_HEADING_RE = lazy(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE_RE = lazy(r"^\s*(```|~~~)")
+_ERROR_HEADING_RE = lazy(r"^(ORB-\d{4})\s+([A-Z]\w+)$")
+_WORD_RE = lazy(r"[a-z0-9]+")
 SECTION_TEXT_CHARS = 2000
 """Enough of a section for its symptoms to be indexed; the rest is detail."""
 

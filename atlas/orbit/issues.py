@@ -157,7 +157,7 @@ class SearchArgs(BaseModel):
     state: Literal["open", "closed"] | None = Field(None, description="Only issues in this state.")
     label: str | None = Field(None, description="Only issues with this label, e.g. comp:core or type:bug.")
     labels: list[str] = Field(
-        default_factory=list, max_length=5, description="Further labels every hit must also have, e.g. [\"type:bug\"]."
+        default_factory=list, max_length=5, description='Further labels every hit must also have, e.g. ["type:bug"].'
     )
     limit: int = Field(10, ge=1, le=20, description="The most hits to return (1-20).")
 

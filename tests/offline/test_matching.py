@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from atlas.config import data_dir
-from atlas.offline.labels import label_in_phrase
 from atlas.offline.compose import read_question
+from atlas.offline.labels import label_in_phrase
 from atlas.offline.requests import bare_issue_ids
 from atlas.offline.sections import code_by_symptom, codes_named, heading_in
 from atlas.offline.vocabulary import Vocabulary, vocabulary_of
