@@ -275,6 +275,16 @@ def _doc_shapes(words: tuple[str, ...]) -> tuple[list[re.Pattern[str]], list[re.
     return [re.compile(p, re.IGNORECASE) for p in with_heading], [re.compile(p, re.IGNORECASE) for p in whole]
 
 
+_COMMENT_WORDS_RE = lazy(
+    r"\b(?:comment|reply|respond|post|write|leave|tell|let|inform|notify|ping|ask|thank|draft|suggest|propose|compose|"
+    r"prepare|say|note)",
+    re.IGNORECASE,
+)
+_LABEL_WORDS_RE = lazy(
+    r"\b(?:label|lbl|tag|mark|flag|classify|bump|move|raise|lower|make|put|set|add|apply|sev|severity|priority)|\w:\w"
+    r"|\bis\b|,|\baccordingly\b",
+    re.IGNORECASE,
+)
 _REFERENCE_RE = lazy(
     r"\b(?:that issue|this issue|the same issue|these issues|those issues|both of them|both|them|its|it)\b", re.I
 )
@@ -304,9 +314,11 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     """The reads (and the simplest actions) of the requests the frame parser hands on, in round-one order."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     plan = Plan(question=question)
-    text = take_comment(plain(question), plan)
+    text = plain(question)
+    # The action rules are long patterns; a question with none of their verbs skips compiling them.
+    text = take_comment(text, plan) if _COMMENT_WORDS_RE.search(text) else text
     text = corrected(spelled_out(text), vocabulary.words)
-    text = take_labels(text, plan, vocabulary.labels)
+    text = take_labels(text, plan, vocabulary.labels) if _LABEL_WORDS_RE.search(text) else text
     text = _take_unsupported(text, plan)
     text = cannot_do(text, plan.notes)
     plan.issue_ids = issue_ids_in(text)
