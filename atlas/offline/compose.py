@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from atlas.config import data_dir
-from atlas.offline.acts import Act, act_of
+from atlas.offline.act import Act
+from atlas.offline.acts import act_of
 from atlas.offline.entities import issue_refs
 from atlas.offline.frames import split_message
 from atlas.offline.lazy import lazy
@@ -91,6 +92,7 @@ def _merge(plan: Plan, act: Act) -> None:
     plan.comments += [pair for pair in act.comments if pair not in plan.comments]
     plan.reads += [call for call in act.reads if call not in plan.reads]
     plan.later += act.later
+    plan.codes += [code for code in act.codes if code not in plan.codes]
     plan.notes += [note for note in act.notes if note not in plan.notes]
     for search in alternatives(act.search) if act.search is not None else []:
         if plan.search is None:

@@ -50,15 +50,18 @@ class Vocabulary:
     def headings_of(self, doc_id: str) -> list[Section]:
         return [section for section in self.sections if section.doc_id == doc_id]
 
-    def best_sections(self, words: list[str], doc_id: str | None = None, limit: int = 3) -> list[Section]:
-        """Sections whose heading and text best match any of `words` (bm25, headings weighted up)."""
+    def best_sections(
+        self, words: list[str], doc_id: str | None = None, limit: int = 3, *, every: bool = False
+    ) -> list[Section]:
+        """Sections whose heading and text best match any of `words` (bm25, headings weighted up);
+        `every`: only sections that hold every word."""
         terms = [w for w in dict.fromkeys(w.lower() for w in words) if _WORD_RE.fullmatch(w.lower())]
         if self.index is None or not terms:
             return []
         where, params = ("AND doc_id = ?", [doc_id]) if doc_id else ("", [])
         rows: list[tuple[int]] = []
         # Every word first (the section that holds them all), then any of them.
-        for joiner in (" AND ", " OR ") if len(terms) > 1 else (" OR ",):
+        for joiner in (" AND ",) if every else (" AND ", " OR ") if len(terms) > 1 else (" OR ",):
             try:
                 rows = self.index.execute(
                     f"SELECT rowid FROM sections WHERE sections MATCH ? {where} "

@@ -287,3 +287,12 @@ def test_newest_first_reads_the_created_at_index(ctx: ToolContext) -> None:
     finally:
         conn.close()
     assert any("issues_by_created" in row[-1] for row in plan), plan
+
+
+def test_search_filters_by_several_labels_at_once(ctx: ToolContext) -> None:
+    hits = search_issues(SearchArgs(state="open", label="comp:scheduler", labels=["type:bug"], limit=20), ctx)["hits"]
+    assert hits and all({"comp:scheduler", "type:bug"} <= set(hit["labels"]) for hit in hits)
+    only_one = search_issues(SearchArgs(state="open", label="comp:scheduler", limit=20), ctx)["hits"]
+    assert len(only_one) > len(hits)
+    unknown = search_issues(SearchArgs(label="comp:scheduler", labels=["type:nope"]), ctx)
+    assert unknown["hits"] == [] and "'type:nope'" in unknown["hint"]
