@@ -367,6 +367,7 @@ class ToolExecutor:
             message=outcome.message,
             leaked_threads=leaked,
             record=record,
+            output=text,
         )
         return state.output
 
