@@ -42,6 +42,8 @@ class Case(BaseModel):
     tags: list[str] = Field(default_factory=list)
     rounds: list[list[ExpectedCall]]
     """The calls of each round, in any order within a round; `[]` expects no call at all."""
+    any: list[ExpectedCall] = Field(default_factory=list)
+    """Calls that may land in any round (a side effect made at once or after a check, both fine)."""
     forbid: list[ExpectedCall] = Field(default_factory=list)
     extra: bool = False
     """Whether reads beyond the expected ones are allowed."""
@@ -164,6 +166,7 @@ def score(case: Case, planned: list[PlannedCall], answer: str) -> CaseResult:
     """Score one case: every miss as a short sentence (no misses: passed)."""
     result = CaseResult(case, planned, answer)
     rounds = max([len(case.rounds), *(call.round for call in planned)])
+    unmatched: list[PlannedCall] = []
     for number in range(1, rounds + 1):
         expected = case.rounds[number - 1] if number <= len(case.rounds) else []
         made = [call for call in planned if call.round == number]
@@ -172,8 +175,16 @@ def score(case: Case, planned: list[PlannedCall], answer: str) -> CaseResult:
             chosen = _greedy(expected, made)  # for the report: which calls were there, which were not
             missing = [e for index, e in enumerate(expected) if chosen[index] < 0]
             result.misses.append(f"round {number}: expected {', '.join(_shown(e) for e in missing or expected)}")
-        unmatched = [call for position, call in enumerate(made) if position not in chosen]
-        for call in unmatched:
+        unmatched += [call for position, call in enumerate(made) if position not in chosen]
+    # The calls of any round are matched among what the rounds left over.
+    anywhere = _assign(case.any, unmatched)
+    if anywhere is None:
+        anywhere = _greedy(case.any, unmatched)
+        missing = [e for index, e in enumerate(case.any) if anywhere[index] < 0]
+        result.misses.append(f"any round: expected {', '.join(_shown(e) for e in missing)}")
+    for position, call in enumerate(unmatched):
+        if position not in anywhere:
+            number = call.round
             if call.side_effect:
                 result.misses.append(f"round {number}: a side effect not asked for: {call.shown()}")
             elif not case.extra:

@@ -118,3 +118,16 @@ def test_an_empty_or_missing_suite_is_a_config_error(tmp_path: Path) -> None:
         load_suite(tmp_path / "empty.jsonl")
     with pytest.raises(ConfigError, match="cannot be read"):
         load_suite(tmp_path / "missing.jsonl")
+
+
+def test_a_call_expected_in_any_round_matches_in_either_and_only_once() -> None:
+    suite_case = case(rounds=[[{"tool": "get_issue", "args": {"issue_id": 41}}]], any=[{"tool": "add_label"}])
+    first = [call("get_issue", issue_id=41), call("add_label", side_effect=True, issue_id=41, label="x")]
+    assert score(suite_case, first, "").passed
+    later = [call("get_issue", issue_id=41), call("add_label", round=2, side_effect=True, issue_id=41, label="x")]
+    assert score(suite_case, later, "").passed
+    assert score(suite_case, [call("get_issue", issue_id=41)], "").misses == ["any round: expected add_label()"]
+    twice = [*first, call("add_label", round=2, side_effect=True, issue_id=41, label="y")]
+    assert score(suite_case, twice, "").misses == [
+        "round 2: a side effect not asked for: add_label(issue_id=41, label='y')"
+    ]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from atlas.offline.labels import label_in_phrase, only_label_words
+from atlas.offline.lazy import lazy
 from atlas.offline.search import strip_quotes
 
 if TYPE_CHECKING:
@@ -29,74 +30,72 @@ POLITE = (
 """Where a request can start: the question's start or a new clause ("show #87 and label #41 ...")."""
 _LABEL_ACTIONS = (
     # "label #41 comp:core", "tag issue 41 with type:bug", "label #41 and #87 as comp:core"
-    re.compile(
+    lazy(
         rf"{POLITE}(?:label|tag)\s+(?:issues?\s+)?(?P<ids>{_IDS})\s+(?:(?:as|with)\s+)?(?:the\s+)?(?:labels?\s+)?"
         rf"(?P<labels>{_LABELS})",
         re.IGNORECASE,
     ),
     # "add severity:S2 to issue 87", "add the label comp:core to #41", "apply type:bug on #87"
-    re.compile(
+    lazy(
         rf"{POLITE}(?:add|apply|put|set)\s+(?:the\s+|a\s+)?(?:labels?\s+)?(?P<labels>{_LABELS})\s+(?:labels?\s+)?"
         rf"(?:to|on|onto)\s+(?:issues?\s+)?(?P<ids>{_IDS})",
         re.IGNORECASE,
     ),
 )
-_MORE_LABELS_RE = re.compile(
+_MORE_LABELS_RE = lazy(
     rf"\s*(?:,\s*(?:and\s+)?|\band\s+|&\s*)(?:issue\s+)?(?P<ids>#\d+|\d+(?=\s+{_LABEL_TOKEN}))\s+"
     rf"(?:(?:as|with)\s+)?(?P<labels>{_LABELS})",
     re.IGNORECASE,
 )
 """The same verb carried on to another issue: "label #41 severity:S2 and #45 severity:S3"."""
-_LABEL_VERB_RE = re.compile(
+_LABEL_VERB_RE = lazy(
     rf"{POLITE}(?:label|tag)\s+(?:issues?\s+#?\d+|#?\d+|it|them|this|that)\b|{POLITE}add\s+(?:a\s+)?label\b", re.I
 )
-_COMMENT_RE = re.compile(
+_COMMENT_RE = lazy(
     rf"{POLITE}(?:post\s+(?:a\s+)?comment|add\s+(?:a\s+)?comment|write\s+(?:a\s+)?comment|leave\s+(?:a\s+)?comment|"
     r"comment|reply|respond)\s+(?:on|to|in)?\s*(?:issue\s+)?#?(?P<id>\d+)\b\s*(?P<body>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
-_COMMENT_VERB_RE = re.compile(
+_COMMENT_VERB_RE = lazy(
     rf"{POLITE}(?:(?:post|add|write|leave)\s+(?:a\s+)?comment|comment|reply|respond)\b(?!\s+#?\d)", re.IGNORECASE
 )
 """A comment request that names no issue number: "comment on it: …", "reply to the thread"."""
-_POST_QUOTED_RE = re.compile(
+_POST_QUOTED_RE = lazy(
     rf"{POLITE}(?:post|write|leave|add|comment)\s+(?P<body>\"[^\"]+\"|'[^']+'|`[^`]+`)\s+(?:as\s+a\s+comment\s+)?"
     r"(?:on|to|in|under)\s+(?:issue\s+)?#?(?P<id>\d+)\b",
     re.IGNORECASE,
 )
 """`post "Fixed in 2.8.3." on #41`: the quotes mark where the user's text ends."""
-_COMMENT_LEAD_RE = re.compile(r"^(?::|-|—|–|,)?\s*(?:(?:saying|that says|with the text|with text|with)\b:?\s*)?", re.I)
+_COMMENT_LEAD_RE = lazy(r"^(?::|-|—|–|,)?\s*(?:(?:saying|that says|with the text|with text|with)\b:?\s*)?", re.I)
 _WHO = r"(?:the\s+)?(?!(?:me|us|you)\b)(?:reporter|author|op|folks|people|users?|everyone|team|them|\w+)"
 """Who is to be told: anyone but the user ("tell me on 87 ...") and Atlas ("thank you for 41")."""
 _ID = r"(?:issue\s+|ticket\s+)?#?(?P<id>\d+)\b"
 _INDIRECT_COMMENTS = (
     # "tell the reporter of #41 we're on it", "let the folks on 87 know it's fixed in 2.8.3"
-    re.compile(
+    lazy(
         rf"{POLITE}(?:tell|let|inform|notify)\s+{_WHO}\s+(?:of|on|in)\s+{_ID}\s+(?:know\s+)?(?:that\s+)?(?P<body>\S.*)$",
         re.I | re.DOTALL,
     ),
     # "let them know on #65 that ...", "write on issue 20 that ...", "respond on #13 that ..."
-    re.compile(
+    lazy(
         rf"{POLITE}(?:let\s+{_WHO}\s+know|write|respond|reply|say|note)\s+(?:on|in|to)\s+{_ID}\s*(?:that|saying|:)\s*"
         r"(?P<body>\S.*)$",
         re.I | re.DOTALL,
     ),
     # "ping #87: can you try poll_interval = 1s?"
-    re.compile(rf"{POLITE}ping\s+{_ID}\s*[:,-]\s*(?P<body>\S.*)$", re.I | re.DOTALL),
+    lazy(rf"{POLITE}ping\s+{_ID}\s*[:,-]\s*(?P<body>\S.*)$", re.I | re.DOTALL),
 )
-_ASK_AUTHOR_RE = re.compile(
+_ASK_AUTHOR_RE = lazy(
     rf"{POLITE}ask\s+{_WHO}\s+(?:of|on|in)\s+{_ID}\s+(?P<how>for|to)\s+(?P<body>\S.*?)\s*[.?!]?\s*$", re.I | re.DOTALL
 )
-_THANK_RE = re.compile(
-    rf"{POLITE}thank\s+{_WHO}\s+(?:on|in|for)\s+{_ID}(?:\s+for\s+(?P<body>\S.*?))?\s*[.!]?\s*$", re.I
-)
-_DRAFT_RE = re.compile(
+_THANK_RE = lazy(rf"{POLITE}thank\s+{_WHO}\s+(?:on|in|for)\s+{_ID}(?:\s+for\s+(?P<body>\S.*?))?\s*[.!]?\s*$", re.I)
+_DRAFT_RE = lazy(
     r"\b(?:draft|suggest|propose|compose)\s+(?:a\s+|an\s+)?(?:reply|response|comment|answer)\s+(?:to|for|on)\s+"
     r"(?:issue\s+)?#?(?P<id>\d+)\b|\b(?:write|prepare)\s+(?:a\s+)?(?:reply|response|comment)\s+(?:to|for|on)\s+"
     r"(?:issue\s+)?#?(?P<id2>\d+)\b(?=.*\b(?:don'?t|do\s+not|without)\s+post)",
     re.IGNORECASE,
 )
-_ASKS_ABOUT_LABEL_RE = re.compile(
+_ASKS_ABOUT_LABEL_RE = lazy(
     r"\b(?:what|which|how)\s+(?:label\s+)?(?:would|should|do|does|could)\s+(?:you|we|i)\s+(?:label|tag)\b"
     r"|^\s*(?:should|would|is|does)\s+#?\d+\s+(?:be|need|have|get)\b",
     re.IGNORECASE,
@@ -104,27 +103,25 @@ _ASKS_ABOUT_LABEL_RE = re.compile(
 _IDS_ONLY = r"(?P<ids>#?\d+(?:\s*(?:,|\band\b|&)\s*(?:issue\s+)?#?\d+)*)"
 _WORDED_LABELS = (
     # "tag 87 with postgres broker", "mark 41 as a bug", "flag 130 as a worker issue", "lbl 95 sev1"
-    re.compile(rf"{POLITE}(?:label|tag|mark|flag|classify)\s+(?:issues?\s+)?{_IDS_ONLY}\s+(?P<phrase>[^,;.!?]+)", re.I),
+    lazy(rf"{POLITE}(?:label|tag|mark|flag|classify)\s+(?:issues?\s+)?{_IDS_ONLY}\s+(?P<phrase>[^,;.!?]+)", re.I),
     # "bump 95 to sev 1", "move 87 to severity S2", "make 90 a feature request", "put #45 in the core component"
-    re.compile(
-        rf"{POLITE}(?:bump|move|raise|lower|make|put|set)\s+(?:issues?\s+)?{_IDS_ONLY}\s+(?P<phrase>[^,;.!?]+)", re.I
-    ),
+    lazy(rf"{POLITE}(?:bump|move|raise|lower|make|put|set)\s+(?:issues?\s+)?{_IDS_ONLY}\s+(?P<phrase>[^,;.!?]+)", re.I),
     # "set severity of 23 to S1"
-    re.compile(
+    lazy(
         rf"{POLITE}set\s+(?P<phrase>sev\w*|priority)\s+(?:of|on|for)\s+(?:issues?\s+)?{_IDS_ONLY}\s+to\s+"
         r"(?P<value>[^,;.!?]+)",
         re.I,
     ),
     # "add the scheduler label to 110", "add label type bug to 130", "severity S3 on 130 please"
-    re.compile(
+    lazy(
         rf"{POLITE}(?:(?:add|apply|put)\s+(?:the\s+|a\s+)?(?:labels?\s+)?)?(?P<phrase>[\w: -]+?)\s+(?:labels?\s+)?"
         rf"(?:to|on|onto)\s+(?:issues?\s+)?{_IDS_ONLY}\s*(?:please|pls)?\s*[.!]?\s*$",
         re.I,
     ),
     # "87 is sev 2"
-    re.compile(rf"^\s*{_IDS_ONLY}\s+is\s+(?P<phrase>sev(?:erity)?\s*s?\d)\s*[.!]?\s*$", re.I),
+    lazy(rf"^\s*{_IDS_ONLY}\s+is\s+(?P<phrase>sev(?:erity)?\s*s?\d)\s*[.!]?\s*$", re.I),
     # "this is a redis broker thing, label 111 accordingly"
-    re.compile(rf"^(?P<phrase>.+?),?\s+(?:so\s+)?(?:label|tag)\s+(?:issues?\s+)?{_IDS_ONLY}\s+accordingly\b", re.I),
+    lazy(rf"^(?P<phrase>.+?),?\s+(?:so\s+)?(?:label|tag)\s+(?:issues?\s+)?{_IDS_ONLY}\s+accordingly\b", re.I),
 )
 
 
@@ -192,11 +189,11 @@ def take_labels(text: str, plan: Plan, labels: Sequence[str]) -> str:
     for pattern in _LABEL_ACTIONS:
         while match := pattern.search(text):  # "label #130 comp:worker and label #130 severity:S3"
             ids = [int(d) for d in re.findall(r"\d+", match.group("ids"))]
-            found = [label_in_phrase(token, labels) or token for token in _label_tokens(match.group("labels"))]
+            found = _known(_label_tokens(match.group("labels")), labels, plan)
             plan.labels += [(issue_id, label) for issue_id in ids for label in found]
             end = match.end()
             while more := _MORE_LABELS_RE.match(text, end):
-                found = [label_in_phrase(token, labels) or token for token in _label_tokens(more.group("labels"))]
+                found = _known(_label_tokens(more.group("labels")), labels, plan)
                 plan.labels += [(int(more.group("ids").lstrip("#")), label) for label in found]
                 end = more.end()
             text, taken = text[: match.start()] + " " + text[end:], True
@@ -223,3 +220,15 @@ def take_labels(text: str, plan: Plan, labels: Sequence[str]) -> str:
 
 def _label_tokens(text: str) -> list[str]:
     return [strip_quotes(token) for token in re.findall(_LABEL_TOKEN, text)]
+
+
+def _known(tokens: list[str], labels: Sequence[str], plan: Plan) -> list[str]:
+    """The dataset's labels the tokens name; one it does not have is said in a note, never added."""
+    found = []
+    for token in tokens:
+        label = label_in_phrase(token, labels) if labels else token
+        if label:
+            found.append(label)
+        else:
+            plan.notes.append(f"There is no label `{token}` in this project, so I did not add it.")
+    return found

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from atlas.offline.lazy import lazy
+
 EXAMPLES = (
     ("Read issues", ["#41", "issues 41 and 87", "#41, #87 and #92"]),
     ("Compare issues side by side", ["compare #41 and #87"]),
@@ -18,7 +20,7 @@ EXAMPLES = (
 ACTION_EXAMPLES = ("Act, after your approval", ["label #41 comp:core", "comment on #41: Looking into it."])
 
 
-_ASKS_FOR_HELP_RE = re.compile(
+_ASKS_FOR_HELP_RE = lazy(
     r"(?:help|usage|examples?|hi|hello|hey|thanks|thank you|who are you|what are you"
     r"|(?:what|how) (?:can|do|should) (?:you|i) (?:do|use|ask)(?: (?:you|atlas|this|here))?)(?: atlas)?",
     re.IGNORECASE,

@@ -11,13 +11,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-WHOLE_ISSUE_RE = re.compile(
+from atlas.offline.lazy import lazy
+
+WHOLE_ISSUE_RE = lazy(
     r"\b(?:show|read|open|display|view|see|print|pull\s+up)\b|\bin\s+full\b|\b(?:whole|entire|full)\b"
     r"|\bcomments?\b|\bthread\b",
     re.IGNORECASE,
 )
 """A person who asks to see or read an issue (or its comments) wants all of it, not an excerpt."""
-_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_FENCE_RE = lazy(r"^\s{0,3}(`{3,}|~{3,})")
 
 
 def wants_whole_issue(text: str) -> bool:

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-_TOKEN_RE = re.compile(r"[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*")
-_SEVERITY_RE = re.compile(r"\b(?:sev(?:erity)?|priority)\s*[:=]?\s*s?([1-9])\b|\bs([1-9])\b", re.IGNORECASE)
-_WORD_RE = re.compile(r"[a-z0-9]+")
+from atlas.offline.lazy import lazy
+
+_TOKEN_RE = lazy(r"[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*")
+_SEVERITY_RE = lazy(r"\b(?:sev(?:erity)?|priority)\s*[:=]?\s*s?([1-9])\b|\bs([1-9])\b", re.IGNORECASE)
+_WORD_RE = lazy(r"[a-z0-9]+")
 LABEL_CUTOFF = 85
 """How close a typed `prefix:value` must be to a real label (rapidfuzz ratio) to be taken for it."""
 

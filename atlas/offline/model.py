@@ -19,16 +19,10 @@ from typing import Any
 from atlas.config import OFFLINE_MODEL
 from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.offline.answer import Outcome, chunks, issue_text, render
+from atlas.offline.compose import read_question
+from atlas.offline.later_answer import later_parts
 from atlas.offline.ordinals import with_ordinals
-from atlas.offline.plan import (
-    MAX_CITED_CODES,
-    Plan,
-    PlannedCall,
-    code_call,
-    codes_in,
-    read_question,
-    with_references,
-)
+from atlas.offline.plan import MAX_CITED_CODES, Plan, PlannedCall, code_call, codes_in, with_references
 from atlas.tools.definition import ToolDefinition
 
 UNREADABLE = {"ok": False, "error": {"kind": "unknown", "message": "the tool's output could not be read", "hint": ""}}
@@ -121,7 +115,9 @@ class OfflinePlanner:
         on_text: Callable[[str], None] | None = None,
     ) -> ModelTurn:
         question, earlier, turn, token = this_turn(items)
-        plan = read_question(with_references(with_ordinals(question, items), earlier))
+        plan = read_question(
+            with_references(with_ordinals(question, items), earlier), available={tool.name for tool in tools}
+        )
         outcomes, rounds = outcomes_of(turn)
         pending = next_calls(plan, outcomes, [tool.name for tool in tools])
         if pending:
@@ -132,7 +128,9 @@ class OfflinePlanner:
                 for index, call in enumerate(batch, 1)
             ]
             return ModelTurn(calls=calls, usage=Usage(0, 0))
-        text = render(plan, outcomes, tools)
+        text = "\n\n".join(
+            part for part in [render(plan, outcomes, tools), *later_parts(plan, outcomes, tools)] if part
+        )
         if on_text is not None:
             for piece in chunks(text):
                 on_text(piece)
@@ -153,7 +151,8 @@ def next_calls(plan: Plan, outcomes: list[Outcome], available: Iterable[str]) ->
     tools = set(available)
     made = {outcome.call.key for outcome in outcomes}
     pending = [call for call in plan.first_calls() if call.name in tools and call.key not in made]
-    if pending or not plan.explain:
+    if pending:
         return pending
-    follow = [code_call(code) for code in cited_codes(plan, outcomes) if code not in plan.codes]
-    return [call for call in follow[:MAX_CITED_CODES] if call.name in tools and call.key not in made]
+    follow = [code_call(code) for code in cited_codes(plan, outcomes) if code not in plan.codes] if plan.explain else []
+    follow = follow[:MAX_CITED_CODES] + [call for step in plan.later for call in step.calls(outcomes)]
+    return [call for call in follow if call.name in tools and call.key not in made]

@@ -7,6 +7,7 @@ is read in `model.py`; nothing else an issue or a doc says can add, change or dr
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -16,6 +17,7 @@ from typing import Any
 from atlas.config import data_dir
 from atlas.offline.actions import POLITE, take_comment, take_labels
 from atlas.offline.issue_view import wants_whole_issue
+from atlas.offline.lazy import lazy
 from atlas.offline.requests import (
     bare_issue_ids,
     cannot_do,
@@ -50,28 +52,28 @@ MAX_EXPLICIT_CODES = 6
 MAX_CITED_CODES = 4
 """Enough to explain an issue; a log dump citing a dozen codes should not fan out a dozen reads."""
 
-CODE_RE = re.compile(r"\bORB[-_ ]?(\d{4})\b", re.IGNORECASE)
+CODE_RE = lazy(r"\bORB[-_ ]?(\d{4})\b", re.IGNORECASE)
 _ISSUE_WORD = r"(?:issues?|tickets?|bugs?)"
-_ISSUE_LIST_RE = re.compile(
+_ISSUE_LIST_RE = lazy(
     rf"\b{_ISSUE_WORD}\s+#?(\d+)\b((?:\s*(?:,|\band\b|&|\bor\b|\bvs\.?|\bversus\b|\bwith\b)\s*(?:{_ISSUE_WORD}\s+)?#?\d+\b)*)",
     re.IGNORECASE,
 )
-_HASH_RE = re.compile(r"(?<![\w&])#(\d+)\b")
-_BARE_PAIR_RE = re.compile(r"\b(?:compare|between)\s+(\d+)\s*(?:,|and|with|to|vs\.?|versus)\s*(\d+)\b", re.I)
-_SHOW_BARE_IDS_RE = re.compile(
+_HASH_RE = lazy(r"(?<![\w&])#(\d+)\b")
+_BARE_PAIR_RE = lazy(r"\b(?:compare|between)\s+(\d+)\s*(?:,|and|with|to|vs\.?|versus)\s*(\d+)\b", re.I)
+_SHOW_BARE_IDS_RE = lazy(
     r"^\s*(?:show|open|read|get|display|fetch|pull\s+up)\s+(?:me\s+)?(\d+(?:\s*(?:,|and|&)\s*\d+)*)\s*[?.!]?\s*$", re.I
 )
 """`show me 41 and 87`: bare numbers are issue ids only when they are all the question asks for."""
-_ERROR_NAME_RE = re.compile(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b")
-_ASKS_MEANING_RE = re.compile(r"\b(?:what|mean|means|meaning|explain|error|errors|code)\b", re.IGNORECASE)
+_ERROR_NAME_RE = lazy(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b")
+_ASKS_MEANING_RE = lazy(r"\b(?:what|mean|means|meaning|explain|error|errors|code)\b", re.IGNORECASE)
 """`LeaseExpired`: how error names are spelled; looked up only when nothing else was asked."""
-_UNSUPPORTED_RE = re.compile(
+_UNSUPPORTED_RE = lazy(
     rf"{POLITE}(close|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
     r"transfer|pin)\b(?=[^.,;!?]*(?:#?\d|\bissues?\b|\bit\b|\bthem\b|\blabels?\b))",
     re.IGNORECASE,
 )
-_COMPARE_RE = re.compile(r"\b(compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side)\b", re.I)
-_EXPLAIN_RE = re.compile(
+_COMPARE_RE = lazy(r"\b(compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side)\b", re.I)
+EXPLAIN_RE = lazy(
     r"\b(?:explain|interpret|decode|meaning)\b"
     r"|\b(?:errors?|error codes?|codes?)\s+(?:in|of|from|on|cited|mentioned|referenced|reported|raised|behind)\b"
     r"|\bwhat\s+(?:errors?|error codes?|codes?)\b"
@@ -79,7 +81,7 @@ _EXPLAIN_RE = re.compile(
     re.IGNORECASE,
 )
 _DOC_NOUN = r"(?:docs?|documentation|page|guide|section|chapter|reference|manual)"
-_LIST_DOCS_RE = re.compile(
+_LIST_DOCS_RE = lazy(
     r"\b(?:what|which|list|show|available|all|index|every)\b.*\b(?:docs|documentation|doc pages|pages|guides)\b"
     r"|\b(?:docs|documentation)\b.*\b(?:are there|exist|available|do you have|can you read)\b"
     r"|^\s*(?:the\s+)?(?:docs|documentation)\s*[?.!]?\s*$",
@@ -118,10 +120,16 @@ class Plan:
     """The person asked to see or read the issue itself: the answer shows all of it."""
     notes: list[str] = field(default_factory=list)
     """Requests understood but not doable as asked, explained in the answer instead of called."""
+    removals: list[tuple[int, str]] = field(default_factory=list)
+    comments: list[tuple[int, str]] = field(default_factory=list)
+    reads: list[PlannedCall] = field(default_factory=list)
+    """Round-one reads beyond issues, codes, docs and the search: more searches, triage tools."""
+    later: list[Any] = field(default_factory=list)
+    """Round-two steps (`later.Later`): conditional actions, label families, the newest hit."""
 
     @property
     def understood(self) -> bool:
-        return bool(self.first_calls() or self.notes)
+        return bool(self.first_calls() or self.notes or self.later)
 
     def first_calls(self) -> list[PlannedCall]:
         """Round one: everything the question names directly, in the order it is answered."""
@@ -132,14 +140,19 @@ class Plan:
             calls.append(PlannedCall("list_docs", {}))
         if self.search:
             calls.append(PlannedCall("search_issues", self.search.arguments()))
-        return _unique(calls + self.actions())
+        return _unique(calls + self.reads + self.actions())
 
     def actions(self) -> list[PlannedCall]:
-        """The side effects the user asked for: labels to add and a comment to post."""
+        """The side effects the user asked for at once: labels to add or remove, comments to post."""
         calls = [PlannedCall("add_label", {"issue_id": issue_id, "label": label}) for issue_id, label in self.labels]
-        if self.comment:
-            calls.append(PlannedCall("post_comment", {"issue_id": self.comment[0], "body": self.comment[1]}))
+        calls += [PlannedCall("remove_label", {"issue_id": i, "label": label}) for i, label in self.removals]
+        for issue_id, body in [*([self.comment] if self.comment else []), *self.comments]:
+            calls.append(PlannedCall("post_comment", {"issue_id": issue_id, "body": body}))
         return calls
+
+    def later_actions(self) -> list[PlannedCall]:
+        """The side effects round two may make (for the answer to know them as actions)."""
+        return [call for step in self.later for call in step.actions]
 
 
 def code_call(code: str) -> PlannedCall:
@@ -214,41 +227,65 @@ def _docs_in(text: str, aliases: dict[str, tuple[str, ...]]) -> list[tuple[str, 
     """Doc pages the question names, each with the section it asks for (None: the whole page).
 
     A doc named inside another doc's section request ("the api section of configuration") is
-    that section's name, not a page of its own.
+    that section's name, not a page of its own. Each shape is one pattern for every doc at once.
     """
-    end = r"(?=[?!,;]|\.(?:\s|$)|\s+and\s|\s+then\s|$)"
-    sectioned: list[tuple[int, int, str, str | None]] = []
-    plain: list[tuple[int, int, str, str | None]] = []
-    for doc, words in aliases.items():
-        name = _alias_pattern(words)
-        alias = name + r"(?:\.md)?"
-        with_heading = (
-            rf"\bsection\s+(?:on|about|for|called|titled|named)\s+(?P<h>.+?)\s+(?:in|of|from)\s+(?:the\s+)?{alias}\b",
-            rf"\b{alias}\s+{_DOC_NOUN}\s+(?:says?|said)\s+(?:about|on|regarding)\s+(?P<h>.+?){end}",
-            rf"\b{name}\.md\s+(?:says?\s+|said\s+)?(?:about|on|regarding)\s+(?P<h>.+?){end}",
-            rf"\b{alias}\s+{_DOC_NOUN}(?:'s)?\s+(?:section\s+)?(?:on|about|for|regarding)\s+(?P<h>.+?){end}",
-            rf"(?:\bthe\s+|^\s*(?:show\s+(?:me\s+)?(?:the\s+)?)?)(?P<h>[\"'`\[]?[\w.:-]+(?:\s+[\w.:-]+){{0,2}}[\"'`\]]?)\s+"
-            rf"(?:section|part)\s+(?:of|in|from)\s+(?:the\s+)?{alias}\b",
-        )
-        whole = (
-            rf"\b{alias}\s+{_DOC_NOUN}\b",
-            rf"\b{_DOC_NOUN}\s+(?:on|about|for|of)\s+(?:the\s+)?{alias}\b",
-            rf"\b{name}\.md\b",
-            rf"^\s*(?:show|open|read|get|display)\s+(?:me\s+)?(?:the\s+)?{alias}\s*[?.!]?\s*$",
-        )
-        match = next((m for p in with_heading if (m := re.search(p, text, re.IGNORECASE))), None)
-        if match:
-            sectioned.append((match.start(), match.end(), doc, _heading(match.group("h"))))
-            continue
-        match = next((m for p in whole if (m := re.search(p, text, re.IGNORECASE))), None)
-        if match:
-            plain.append((match.start(), match.end(), doc, None))
-    inside = [hit for hit in plain if any(s <= hit[0] < e for s, e, _, _ in sectioned)]
-    found = sorted([*sectioned, *(hit for hit in plain if hit not in inside)])
+    by_alias = {_folded(alias): doc for doc, words in aliases.items() for alias in words}
+    with_heading, whole = _doc_shapes(tuple(sorted(by_alias, key=len, reverse=True)))
+    sectioned: dict[str, tuple[int, int, str, str | None]] = {}
+    plain: dict[str, tuple[int, int, str, str | None]] = {}
+    for pattern in with_heading:
+        for match in pattern.finditer(text):
+            doc = by_alias.get(_folded(match.group("a")))
+            if doc and doc not in sectioned:
+                sectioned[doc] = (match.start(), match.end(), doc, _heading(match.group("h")))
+    for pattern in whole:
+        for match in pattern.finditer(text):
+            doc = by_alias.get(_folded(match.group("a")))
+            if doc and doc not in sectioned and doc not in plain:
+                plain[doc] = (match.start(), match.end(), doc, None)
+    inside = [hit for hit in plain.values() if any(s <= hit[0] < e for s, e, _, _ in sectioned.values())]
+    found = sorted([*sectioned.values(), *(hit for hit in plain.values() if hit not in inside)])
     return [(doc, heading) for _, _, doc, heading in found]
 
 
-_REFERENCE_RE = re.compile(
+def _folded(alias: str) -> str:
+    return re.sub(r"[\s-]+", " ", alias.lower()).strip()
+
+
+@functools.lru_cache(maxsize=4)
+def _doc_shapes(words: tuple[str, ...]) -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
+    """The ways a question names a doc (with a section, or whole), for all of the docs' words."""
+    end = r"(?=[?!,;]|\.(?:\s|$)|\s+and\s|\s+then\s|$)"
+    name = "(?P<a>" + "|".join(re.escape(w).replace(r"\ ", r"[\s-]") for w in words) + ")"
+    alias = name + r"(?:\.md)?"
+    with_heading = (
+        rf"\bsection\s+(?:on|about|for|called|titled|named)\s+(?P<h>.+?)\s+(?:in|of|from)\s+(?:the\s+)?{alias}\b",
+        rf"\b{alias}\s+{_DOC_NOUN}\s+(?:says?|said)\s+(?:about|on|regarding)\s+(?P<h>.+?){end}",
+        rf"\b{name}\.md\s+(?:says?\s+|said\s+)?(?:about|on|regarding)\s+(?P<h>.+?){end}",
+        rf"\b{alias}\s+{_DOC_NOUN}(?:'s)?\s+(?:section\s+)?(?:on|about|for|regarding)\s+(?P<h>.+?){end}",
+        rf"(?:\bthe\s+|^\s*(?:show\s+(?:me\s+)?(?:the\s+)?)?)(?P<h>[\"'`\[]?[\w.:-]+(?:\s+[\w.:-]+){{0,2}}[\"'`\]]?)\s+"
+        rf"(?:section|part)\s+(?:of|in|from)\s+(?:the\s+)?{alias}\b",
+    )
+    whole = (
+        rf"\b{alias}\s+{_DOC_NOUN}\b",
+        rf"\b{_DOC_NOUN}\s+(?:on|about|for|of)\s+(?:the\s+)?{alias}\b",
+        rf"\b{name}\.md\b",
+        rf"^\s*(?:show|open|read|get|display)\s+(?:me\s+)?(?:the\s+)?{alias}\s*[?.!]?\s*$",
+    )
+    return [re.compile(p, re.IGNORECASE) for p in with_heading], [re.compile(p, re.IGNORECASE) for p in whole]
+
+
+_COMMENT_WORDS_RE = lazy(
+    r"\b(?:comment|reply|respond|post|write|leave|tell|let|inform|notify|ping|ask|thank|draft|suggest|propose|compose|"
+    r"prepare|say|note)",
+    re.IGNORECASE,
+)
+_LABEL_WORDS_RE = lazy(
+    r"\b(?:label|lbl|tag|mark|flag|classify|bump|move|raise|lower|make|put|set|add|apply|sev|severity|priority)|\w:\w"
+    r"|\bis\b|,|\baccordingly\b",
+    re.IGNORECASE,
+)
+_REFERENCE_RE = lazy(
     r"\b(?:that issue|this issue|the same issue|these issues|those issues|both of them|both|them|its|it)\b", re.I
 )
 
@@ -273,13 +310,15 @@ def with_references(question: str, earlier: list[str]) -> str:
     return question
 
 
-def read_question(question: str, vocabulary: Vocabulary | None = None) -> Plan:
-    """Everything the question asks for, in round-one order; nothing here reads tool output."""
+def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
+    """The reads (and the simplest actions) of the requests the frame parser hands on, in round-one order."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     plan = Plan(question=question)
-    text = take_comment(plain(question), plan)
+    text = plain(question)
+    # The action rules are long patterns; a question with none of their verbs skips compiling them.
+    text = take_comment(text, plan) if _COMMENT_WORDS_RE.search(text) else text
     text = corrected(spelled_out(text), vocabulary.words)
-    text = take_labels(text, plan, vocabulary.labels)
+    text = take_labels(text, plan, vocabulary.labels) if _LABEL_WORDS_RE.search(text) else text
     text = _take_unsupported(text, plan)
     text = cannot_do(text, plan.notes)
     plan.issue_ids = issue_ids_in(text)
@@ -287,7 +326,7 @@ def read_question(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan.issue_ids += [issue_id for issue_id in bare if issue_id not in plan.issue_ids]
     plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
     plan.compare = len(plan.issue_ids) >= 2 and bool(_COMPARE_RE.search(text))
-    plan.explain = bool(plan.issue_ids) and bool(_EXPLAIN_RE.search(text))
+    plan.explain = bool(plan.issue_ids) and bool(EXPLAIN_RE.search(text))
     plan.whole = bool(plan.issue_ids) and not plan.compare and not plan.explain and wants_whole_issue(text)
     aliases = doc_aliases(vocabulary)
     plan.docs = [_with_heading(doc, heading, text, vocabulary) for doc, heading in _docs_in(text, aliases)]
@@ -330,8 +369,12 @@ def _take_unsupported(text: str, plan: Plan) -> str:
     verb = unsupported.group(1).lower()
     clause_end = re.compile(r"[,;.!?](?:\s|$)|\s(?:and|then)\s").search(text, unsupported.end())
     clause = text[unsupported.end() : clause_end.start() if clause_end else len(text)]
-    what = "labels" if re.search(r"\blabels?\b", clause, re.IGNORECASE) else "issues"
+    what = "labels" if re.search(r"\blabels?\b", clause, re.IGNORECASE) or verb == "unlabel" else "issues"
+    if what == "labels" and verb in {"remove", "unlabel", "delete"}:
+        plan.notes.append("To remove a label, name the issue and the label: `remove comp:core from #41`.")
+        return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")
     plan.notes.append(
-        f"I cannot {verb} {what}: Atlas's tracker tools only add labels and post comments (each after your approval)."
+        f"I cannot {verb} {what}: Atlas's tracker tools only add and remove labels and post comments (each after your "
+        "approval)."
     )
     return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")

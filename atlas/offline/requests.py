@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from atlas.offline.lazy import lazy
 from atlas.offline.sections import (
     code_by_symptom,
     codes_named,
@@ -20,8 +21,8 @@ from atlas.offline.vocabulary import Section, Vocabulary
 if TYPE_CHECKING:
     from atlas.offline.plan import Plan
 
-_BARE_NUMBER_RE = re.compile(r"(?<![\w.#:/'\"=+-])(\d{1,5})(?![\w.:/%'\"-]|\.\d|[-–]\d)")
-_UNIT_AFTER_RE = re.compile(
+_BARE_NUMBER_RE = lazy(r"(?<![\w.#:/'\"=+-])(\d{1,5})(?![\w.:/%'\"-]|\.\d|[-–]\d)")
+_UNIT_AFTER_RE = lazy(
     r"^\s*(?:s|ms|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|%|x|×|workers?|"
     r"jobs?|tabs?|rows?|times?|pods?|replicas?|threads?|process(?:es)?|schedules?|entries|nodes?|tasks?|retries|"
     r"attempts?|items?|issues|bugs|tickets|people|users|am|pm|o'?clock|more|of)\b",
@@ -42,33 +43,35 @@ _NOT_A_COUNT = frozenset(
     {"details", "thanks", "please", "does", "was", "has", "is", "says", "seems", "looks", "status"}
 )
 """Words ending in s that may follow an issue number: "isssue 19 details", "41 thanks"."""
-_SEARCH_VERB_RE = re.compile(
+_SEARCH_VERB_RE = lazy(
     r"\b(?:search(?:\s+for)?|find|look\s+for|list|any)\s+(?:[\w:-]+\s+){0,3}?"
     r"(?:issues|bugs|tickets|questions|feature requests)\b",
     re.IGNORECASE,
 )
-_CLAUSE_END_RE = re.compile(
+_CLAUSE_END_RE = lazy(
     r"[,;?!]|\.(?:\s|$)|\s(?:and|then)\s+(?:show|read|get|pull|compare|check|tell|explain|open|grab)\b", re.I
 )
-_WHO_MOST_RE = re.compile(
+_WHO_MOST_RE = lazy(
     r"\bwho\s+(?:reported|filed|opened|wrote|created|raised|submitted)\b|\b(?:which|what)\s+(?:authors?|reporters?|users?)"
     r"\b|\bmost\s+(?:active\s+)?(?:reporters?|authors?)\b",
     re.IGNORECASE,
 )
-_LABEL_MANY_RE = re.compile(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
-_DOCS_TOPIC_RE = re.compile(
+_LABEL_MANY_RE = lazy(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
+_DOCS_TOPIC_RE = lazy(
     r"(?<![\w:-])(?:docs?|documentation)\s+(?:say|says|said|have|has|mention|mentions|cover|covers)?\s*(?:about|on|regarding|"
     r"for)\s+(?P<topic>[^?!;]+)"
-    r"|\bsections?\s+(?:on|about|called|named|titled)\s+(?P<named>[^?!;,]+)"
-    r"|(?P<before>[^?!;,.]+?)\s*[—–-]*\s*\b(?:anything|something|what)\s+(?:in|on)\s+the\s+(?:docs|documentation)\b",
+    r"|\bsections?\s+(?:on|about|called|named|titled)\s+(?P<named>[^?!;,]+)",
     re.IGNORECASE,
 )
-_ERROR_INTENT_RE = re.compile(
+_IN_THE_DOCS_RE = lazy(r"\b(?:anything|something|what)\s+(?:in|on)\s+the\s+(?:docs|documentation)\b", re.I)
+"""`jobs running twice — anything in the docs?`: the topic is the clause before these words. Found by
+the anchor first, then the clause: a lazy group before the anchor would be tried at every start (quadratic)."""
+_ERROR_INTENT_RE = lazy(
     r"\b(?:errors?|codes?|exceptions?|warnings?)\b|\bwhat\s+does\s+.+\s+mean\b|\bmeaning\s+of\b", re.IGNORECASE
 )
-_DOC_WORD_RE = re.compile(r"\b(?:docs?|documentation|guide|manual)\b", re.IGNORECASE)
-_ASKED_CLAUSE_RE = re.compile(r"(?:^|(?<=[.!?;,]))\s*(?P<clause>[^.!?;,]+\?)")
-_PLANNABLE_RE = re.compile(
+_DOC_WORD_RE = lazy(r"\b(?:docs?|documentation|guide|manual)\b", re.IGNORECASE)
+_ASKED_CLAUSE_RE = lazy(r"(?:^|(?<=[.!?;,]))\s*(?P<clause>[^.!?;,]+\?)")
+_PLANNABLE_RE = lazy(
     r"#|\d|\bORB\b|:\w|\b(?:issues?|tickets?|bugs?|docs?|documentation|section|page|guide|errors?|codes?|label|tag|"
     r"comment|reply|search|find|list|show|read|compare|explain|mean|means|questions|features?)\b",
     re.IGNORECASE,
@@ -81,7 +84,7 @@ def bare_issue_ids(text: str) -> list[int]:
     """Numbers typed without `#` that are issue ids: not counts, versions, durations or times."""
     ids: list[int] = []
     for match in _BARE_NUMBER_RE.finditer(text):
-        before = re.findall(r"[a-z]+", text[: match.start()].lower())[-1:]
+        before = re.findall(r"[a-z]+", text[max(0, match.start() - 40) : match.start()].lower())[-1:]
         if (before and before[0] in _NOT_AN_ID_BEFORE) or _UNIT_AFTER_RE.match(text[match.end() :]):
             continue
         after = re.match(r"\s+([a-z]{4,})\b", text[match.end() :], re.IGNORECASE)
@@ -124,9 +127,12 @@ def cannot_do(text: str, notes: list[str]) -> str:
 def docs_by_topic(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | None]]:
     """`what do the docs say about lease renewal`, `jobs running twice — anything in the docs?`: the best section."""
     match = _DOCS_TOPIC_RE.search(text)
-    if match is None:
+    if match is not None:
+        topic = match.group("topic") or match.group("named") or ""
+    elif anchor := _IN_THE_DOCS_RE.search(text):
+        topic = re.split(r"[?!;,.]", text[: anchor.start()])[-1]
+    else:
         return []
-    topic = match.group("topic") or match.group("named") or match.group("before") or ""
     words = [word for word in content_words(topic) if not word.isdigit()]
     section = section_named(words, None, vocabulary, whole=True) or section_about(words, vocabulary)
     return [(section.doc_id, heading_name(section, vocabulary))] if section else []

@@ -13,45 +13,46 @@ from dataclasses import dataclass
 from typing import Any
 
 from atlas.offline.labels import LabelHit, labels_in_words
+from atlas.offline.lazy import lazy
 
-_SEARCH_NOUN_RE = re.compile(r"\b(issues|bugs|tickets|reports|feature requests)\b", re.IGNORECASE)
-_SEARCH_VERB_RE = re.compile(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
-_LABEL_FILTER_RE = re.compile(
+_SEARCH_NOUN_RE = lazy(r"\b(issues|bugs|tickets|reports|feature requests)\b", re.IGNORECASE)
+_SEARCH_VERB_RE = lazy(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
+_LABEL_FILTER_RE = lazy(
     r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
     r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?",
     re.IGNORECASE,
 )
-_BARE_LABEL_RE = re.compile(r"(?<![\w/])((?:comp|type|severity|area|kind|priority|status):[A-Za-z0-9][\w.-]*)", re.I)
-_QUERY_LEAD_RE = re.compile(
+_BARE_LABEL_RE = lazy(r"(?<![\w/])((?:comp|type|severity|area|kind|priority|status):[A-Za-z0-9][\w.-]*)", re.I)
+_QUERY_LEAD_RE = lazy(
     r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
     r"referencing|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
     re.IGNORECASE,
 )
-_SEVERITY_RE = re.compile(
+_SEVERITY_RE = lazy(
     r"\b(?:sev(?:erity)?[\s:-]*S?|S(?=[1-4]\s+(?:issues|bugs|tickets|reports)\b))(?P<n>[1-4])\b", re.IGNORECASE
 )
 """`S1 issues`, `sev2`, `severity 3`: the severity labels; a bare `S3` elsewhere may be Amazon S3."""
-_AUTHOR_RE = re.compile(
+_AUTHOR_RE = lazy(
     r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted)\s+|(?<=issues\s)|(?<=bugs\s)"
     r"|(?<=tickets\s))by\s+(?!(?:date|age|id|number|priority|severity|state|status|label|component)\b)"
     r"@?(?P<who>[A-Za-z0-9][\w.-]*)",
     re.IGNORECASE,
 )
-_DATE_RE = re.compile(
+_DATE_RE = lazy(
     r"\b(?:(?:from|since|in|during|over|within)\s+)?(?:the\s+)?(?P<when>(?:last|past|this|previous)\s+"
     r"(?:\d+\s+|few\s+|couple\s+of\s+)?(?:days?|weeks?|months?|years?|quarters?)|yesterday|today)\b"
     r"|\b(?:from|in|since|before|after)\s+(?P<year>(?:19|20)\d\d(?:-\d\d){0,2})\b",
     re.IGNORECASE,
 )
-_SORT_RE = re.compile(
+_SORT_RE = lazy(
     r"\b(?:(?:sort|sorted|order|ordered|group|grouped)\s+)?by\s+(?P<key>date|age|id|number|priority|severity|state"
     r"|status|label|component)\b",
     re.IGNORECASE,
 )
-_COUNT_RE = re.compile(r"\bhow\s+many\b|\bnumber\s+of\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b", re.I)
+_COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b", re.I)
 SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
-_LIMIT_RE = re.compile(
+_LIMIT_RE = lazy(
     r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b",
     re.IGNORECASE,
 )
@@ -62,7 +63,7 @@ _SEARCH_FILLER = frozenset(
         find search look looking for list show me all any the issues bugs tickets reports open closed which what are
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest recent does mean means still this issue ticket from users user people unresolved resolved
-        component components what's whats
+        component components what's whats rn now currently right again also today every each everything
         """,
     )
 )
@@ -74,6 +75,8 @@ class Search:
     query: str | None = None
     state: str | None = None
     label: str | None = None
+    labels: tuple[str, ...] = ()
+    """Further labels every hit must have (`open scheduler bugs`: comp:scheduler, then type:bug)."""
     limit: int | None = None
 
     def arguments(self) -> dict[str, Any]:
@@ -82,6 +85,8 @@ class Search:
             args["state"] = self.state
         if self.label:
             args["label"] = self.label
+        if self.labels:
+            args["labels"] = list(self.labels)
         if self.limit:
             args["limit"] = self.limit
         return args
@@ -156,6 +161,8 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
         label = "type:bug"
     elif label is None and re.search(r"\bfeature requests?\b", rest, re.IGNORECASE):
         label = "type:feature"
+    chosen, rest = _more_labels(rest, labels, label)
+    label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
     limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match else SEARCH_MAX if counting else None
     if limit_match:
@@ -167,7 +174,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
         outside = rest[: query_match.start()]
     else:
         words = re.findall(r"[\w:.'-]+", rest)
-        query = " ".join(word for word in words if word.lower() not in _SEARCH_FILLER)
+        query = " ".join(word for word in words if word.lower().strip(".,?!;:'\"") not in _SEARCH_FILLER)
         outside = rest
     query = re.sub(r"\s+(?:that|which)\s+(?:are|were|is)\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I)
     query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
@@ -176,7 +183,30 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
     opened = re.search(r"\b(open|unresolved)\b", state_text, re.IGNORECASE)
     closed = re.search(r"\b(closed|resolved|fixed)\b", state_text, re.IGNORECASE)
     state = "open" if opened and not closed else "closed" if closed and not opened else None
-    return Search(query=query or None, state=state, label=label, limit=limit)
+    return Search(query=query or None, state=state, label=label, labels=tuple(chosen[1:]), limit=limit)
+
+
+_FAMILY_ORDER = ("comp", "sev", "prio", "type")
+"""Which label leads when several are named: the component, then the severity, then the type."""
+
+
+def _more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[list[str], str]:
+    """Every label the words name (the one found first included), the leading one first; their words out."""
+    from atlas.offline.entities import label_refs  # the entities module reads searches' words too
+
+    found = [label] if label else []
+    lead = _QUERY_LEAD_RE.search(rest)
+    scope = rest[: lead.start()] if lead else rest
+    for ref in reversed(label_refs(scope, labels, distinctive=True)):
+        if ref.known and ref.label not in found:
+            found.append(ref.label)
+            rest = rest[: ref.start] + " " + rest[ref.end :]
+    if len(found) > 1:
+        for name in found:
+            for word in re.findall(r"[a-z0-9]+", name.partition(":")[2].lower()):
+                rest = re.sub(rf"\b{re.escape(word)}s?\b", " ", rest, flags=re.IGNORECASE)
+    rank = {name: next((i for i, p in enumerate(_FAMILY_ORDER) if name.lower().startswith(p)), 9) for name in found}
+    return sorted(found, key=lambda name: rank[name]), rest
 
 
 def wants_search(text: str) -> bool:

@@ -12,10 +12,11 @@ import re
 
 from rapidfuzz import fuzz
 
+from atlas.offline.lazy import lazy
 from atlas.offline.vocabulary import Section, Vocabulary
 
-_CAMEL_SPLIT_RE = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_CODE_HEADING_RE = re.compile(r"^(ORB-\d{4})\b")
+_CAMEL_SPLIT_RE = lazy(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CODE_HEADING_RE = lazy(r"^(ORB-\d{4})\b")
 STOPWORDS = frozenset(
     re.findall(
         r"\S+",

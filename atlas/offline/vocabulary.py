@@ -17,10 +17,12 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_HEADING_RE = re.compile(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE_RE = re.compile(r"^\s*(```|~~~)")
-_ERROR_HEADING_RE = re.compile(r"^(ORB-\d{4})\s+([A-Z]\w+)$")
-_WORD_RE = re.compile(r"[a-z0-9]+")
+from atlas.offline.lazy import lazy
+
+_HEADING_RE = lazy(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE_RE = lazy(r"^\s*(```|~~~)")
+_ERROR_HEADING_RE = lazy(r"^(ORB-\d{4})\s+([A-Z]\w+)$")
+_WORD_RE = lazy(r"[a-z0-9]+")
 SECTION_TEXT_CHARS = 2000
 """Enough of a section for its symptoms to be indexed; the rest is detail."""
 
@@ -48,15 +50,18 @@ class Vocabulary:
     def headings_of(self, doc_id: str) -> list[Section]:
         return [section for section in self.sections if section.doc_id == doc_id]
 
-    def best_sections(self, words: list[str], doc_id: str | None = None, limit: int = 3) -> list[Section]:
-        """Sections whose heading and text best match any of `words` (bm25, headings weighted up)."""
+    def best_sections(
+        self, words: list[str], doc_id: str | None = None, limit: int = 3, *, every: bool = False
+    ) -> list[Section]:
+        """Sections whose heading and text best match any of `words` (bm25, headings weighted up);
+        `every`: only sections that hold every word."""
         terms = [w for w in dict.fromkeys(w.lower() for w in words) if _WORD_RE.fullmatch(w.lower())]
         if self.index is None or not terms:
             return []
         where, params = ("AND doc_id = ?", [doc_id]) if doc_id else ("", [])
         rows: list[tuple[int]] = []
         # Every word first (the section that holds them all), then any of them.
-        for joiner in (" AND ", " OR ") if len(terms) > 1 else (" OR ",):
+        for joiner in (" AND ",) if every else (" AND ", " OR ") if len(terms) > 1 else (" OR ",):
             try:
                 rows = self.index.execute(
                     f"SELECT rowid FROM sections WHERE sections MATCH ? {where} "

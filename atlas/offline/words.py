@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from atlas.offline.lazy import lazy
+
 PLANNER_WORDS = frozenset(
     re.findall(
         r"\S+",
@@ -44,11 +46,11 @@ SHORTHAND = {
     "n": "and",
     "thx": "thanks",
 }
-_SHORTHAND_RE = re.compile(r"(?<![\w/#:.-])(" + "|".join(re.escape(k) for k in SHORTHAND) + r")(?![\w/:-])", re.I)
-_WORD_RE = re.compile(r"(?<![\w:#.-])[A-Za-z]{3,}(?![\w:-])")
-_LINK_RE = re.compile(r"\[([^\]\n]+)\]\([^)\s]+\)")
-_EMPHASIS_RE = re.compile(r"(\*\*|__|(?<!\w)_(?=\S)|(?<=\S)_(?!\w))")
-_LINE_MARK_RE = re.compile(r"^\s*(?:#{1,6}\s+|[*+-]\s+|>\s?|\d+[.)]\s+)", re.MULTILINE)
+_SHORTHAND_RE = lazy(r"(?<![\w/#:.-])(" + "|".join(re.escape(k) for k in SHORTHAND) + r")(?![\w/:-])", re.I)
+_WORD_RE = lazy(r"(?<![\w:#.-])[A-Za-z]{3,}(?![\w:-])")
+_LINK_RE = lazy(r"\[([^\]\n]+)\]\([^)\s]+\)")
+_EMPHASIS_RE = lazy(r"(\*\*|__|(?<!\w)_(?=\S)|(?<=\S)_(?!\w))")
+_LINE_MARK_RE = lazy(r"^\s*(?:#{1,6}\s+|[*+-]\s+|>\s?|\d+[.)]\s+)", re.MULTILINE)
 _TYPOGRAPHY = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 

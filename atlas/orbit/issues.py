@@ -157,6 +157,9 @@ class SearchArgs(BaseModel):
     )
     state: Literal["open", "closed"] | None = Field(None, description="Only issues in this state.")
     label: str | None = Field(None, description="Only issues with this label, e.g. comp:core or type:bug.")
+    labels: list[str] = Field(
+        default_factory=list, max_length=5, description='Further labels every hit must also have, e.g. ["type:bug"].'
+    )
     limit: int = Field(10, ge=1, le=20, description="The most hits to return (1-20).")
 
 
@@ -207,12 +210,19 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
     changes = tracker_changes(ctx)
     with connect(ctx.data, ctx.home) as conn:
         known = [name for (name,) in conn.execute("SELECT name FROM labels ORDER BY name")]
-        wanted = args.label.strip().casefold() if args.label else ""
-        added = _with_label(changes, wanted, removed=False)
-        if args.label and wanted not in {name.casefold() for name in known} and not added:
-            result["hint"] = f"No issue has the label {args.label!r}. Known labels: {', '.join(known)}."
+        folded = {name.casefold() for name in known}
+        wanted = list(dict.fromkeys(name.strip() for name in [args.label or "", *args.labels] if name.strip()))
+        overlay = {
+            label: (
+                _with_label(changes, label.casefold(), removed=False),
+                _with_label(changes, label.casefold(), removed=True),
+            )
+            for label in wanted
+        }
+        if unknown := [label for label in wanted if label.casefold() not in folded and not overlay[label][0]]:
+            result["hint"] = f"No issue has the label {unknown[0]!r}. Known labels: {', '.join(known)}."
             return result
-        where, params = _filters(args, added, _with_label(changes, wanted, removed=True))
+        where, params = _filters(args, overlay)
         if not terms:
             rows, hint = _newest(conn, where, params, args.limit), "No search words were given; these are the newest."
         else:
@@ -241,18 +251,18 @@ def _with_label(changes: dict[int, LabelChanges], label: str, *, removed: bool) 
     )
 
 
-def _filters(args: SearchArgs, added: list[int], removed: list[int]) -> tuple[str, list[Any]]:
-    """The state and label conditions; the label as Atlas's own changes left it (`added`, `removed`)."""
+def _filters(args: SearchArgs, overlay: dict[str, tuple[list[int], list[int]]]) -> tuple[str, list[Any]]:
+    """The state and label conditions; each label as Atlas's own changes left it (issues added, removed)."""
     where, params = "", list[Any]()
     if args.state:
         where, params = " AND i.state = ?", [args.state]
-    if args.label:
+    for label, (added, removed) in overlay.items():
         # A key lookup per candidate: ranking and "newest first" stop early, no id list is built.
         has = (
             "EXISTS (SELECT 1 FROM issue_labels il WHERE il.issue_id = i.id AND il.label_id IN"
             " (SELECT l.id FROM labels l WHERE l.name = ? COLLATE NOCASE))"
         )
-        params.append(args.label.strip())
+        params.append(label)
         if removed:
             has += f" AND i.id NOT IN ({','.join('?' * len(removed))})"
             params += removed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from atlas.offline.plan import read_question
+from atlas.offline.compose import read_question
 
 
 @pytest.mark.parametrize(

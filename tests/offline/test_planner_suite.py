@@ -33,3 +33,22 @@ def test_the_planner_passes_its_suite(suite: str) -> None:
     assert run.returncode == 0, f"{report['passed']}/{report['cases']} passed:\n" + "\n".join(misses)
     unasked = [miss for miss in misses if "side effect not asked for" in miss]
     assert unasked == []
+
+
+REALISTIC_MIN = "0.78"
+"""The level the planner reached on questions written by others (189/240); CI keeps it there."""
+
+
+@pytest.mark.parametrize(("suite", "level"), [("realistic-dev.jsonl", REALISTIC_MIN), ("planner_fresh.jsonl", "0.95")])
+def test_the_planner_holds_its_level_on_questions_written_by_others(suite: str, level: str) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "atlas", "eval", str(EVALS / suite), "--json", "--min", level],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        timeout=300,
+    )
+    report = json.loads(run.stdout)
+    misses = [f"{r['question']!r}: {'; '.join(r['misses'])}" for r in report["results"] if not r["passed"]]
+    assert run.returncode == 0, f"{report['passed']}/{report['cases']} passed"
+    assert [miss for miss in misses if "side effect not asked for" in miss] == []

@@ -285,3 +285,10 @@ def test_newest_first_reads_the_created_at_index(ctx: ToolContext) -> None:
     finally:
         conn.close()
     assert any("issues_by_created" in row[-1] for row in plan), plan
+
+
+def test_search_filters_by_several_labels_at_once(ctx: ToolContext) -> None:
+    both = search_issues(SearchArgs(label="type:bug", labels=["comp:worker"]), ctx)["hits"]
+    assert [h["id"] for h in both] == [7]  # of the bugs 87, 41 and 7, only #7 is also a worker issue
+    unknown = search_issues(SearchArgs(label="type:bug", labels=["type:nope"]), ctx)
+    assert unknown["hits"] == [] and "'type:nope'" in unknown["hint"]

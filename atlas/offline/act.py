@@ -1,0 +1,51 @@
+"""One request's act, for the offline planner's frame parser: what it reads, does and leaves for round two.
+
+`LEAD` is what may stand before a request's verb; `targets` are the issues an action is about.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from atlas.offline.entities import action_targets
+from atlas.offline.later import Later
+from atlas.offline.lazy import lazy
+from atlas.offline.plan import PlannedCall
+from atlas.offline.search import Search
+
+LEAD = (
+    r"^\s*(?:(?:hi|hey|ok|okay|so|now|also|and|then|please|pls|kindly|just|quickly|atlas|can\s+you|could\s+you|"
+    r"would\s+you|will\s+you|can\s+u|could\s+u|go\s+ahead\s+and|i'?d\s+like\s+you\s+to|i\s+want\s+you\s+to|"
+    r"let'?s|we\s+should|you\s+can|(?:#?\d+\s*[:,-]?\s*)|(?:on\s+)?(?:it|this|that)\s*[:,-])[\s,!]*)*"
+)
+"""What may stand before a request's verb: politeness, a greeting, the issue it is about (`41: …`)."""
+PRONOUN_RE = lazy(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the\s+same)\b", re.I)
+
+
+@dataclass
+class Act:
+    kind: str
+    """`lookup` (handed to the lookup reader), `symptom`, or the act that planned the fields below."""
+    text: str
+    issue_ids: list[int] = field(default_factory=list)
+    """The issues read in round one."""
+    targets: list[int] = field(default_factory=list)
+    """The issues acted on: what a later request's `it` means."""
+    labels: list[tuple[int, str]] = field(default_factory=list)
+    removals: list[tuple[int, str]] = field(default_factory=list)
+    comments: list[tuple[int, str]] = field(default_factory=list)
+    reads: list[PlannedCall] = field(default_factory=list)
+    later: list[Later] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    search: Search | None = None
+    codes: list[str] = field(default_factory=list)
+
+
+def targets(text: str, context: Sequence[int]) -> list[int]:
+    """The issues an action is about: those it names, else the last ones named (`it`: the first of them)."""
+    named = action_targets(text)
+    if named or re.search(r"\b(?:them|both|all|each|these|those|ones)\b", text, re.I):
+        return named or list(context)
+    return list(context) if len(context) == 1 else []  # `it` after several issues: which one is not said

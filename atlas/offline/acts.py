@@ -1,0 +1,224 @@
+"""Deciding what one request does, for the offline planner's frame parser.
+
+The act comes from the request's cue words (the grammar: add, remove, drop, comment, reply, if,
+still, how many, newest …) and its entities (issues, labels, quoted text). A side effect is planned
+only when a request says so in the imperative, names the issue (or follows one that did) and names
+what to do with it; a question about an action ("should #41 be S1?") is answered by reading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from atlas.offline.act import LEAD, PRONOUN_RE, Act, targets
+from atlas.offline.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help
+from atlas.offline.conditions import CONDITION_RE, OTHERWISE_RE, conditional, only_the, otherwise
+from atlas.offline.entities import issue_refs, label_refs
+from atlas.offline.frames import Request, quoted_texts
+from atlas.offline.label_acts import label_change
+from atlas.offline.later import Later
+from atlas.offline.lazy import lazy
+from atlas.offline.plan import CODE_RE, PlannedCall, codes_in, read_lookups
+from atlas.offline.search import Search, search_in, wants_search
+from atlas.offline.sections import content_words, heading_name
+from atlas.offline.vocabulary import Vocabulary
+
+QUESTION_RE = lazy(
+    r"^\s*(?:what|which|should|would|does|do|is|are|how|why|who|when|has|have|did)\b|\b(?:what|which)\s+labels?\b", re.I
+)
+_NEWEST_RE = lazy(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)
+_READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
+_COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.I)
+_SUGGEST_RE = lazy(
+    r"\b(?:what|which)\s+labels?\b|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
+    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b|\btriage\s+#?\d",
+    re.I,
+)
+_SIMILAR_RE = lazy(
+    r"\b(?:duplicates?|dupes?|dup|similar|same\s+as|related\s+(?:issues?|to)|already\s+(?:reported|filed)\s+as)\b", re.I
+)
+_SYMPTOM_ASK_RE = lazy(
+    r"\bthere\s+(?:is|are)\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b"
+    r"|\bknown\s*\w*\s*\?|\b(?:issue|ticket)s?\s*\?\s*$"
+    r"|\b(?:somebody|someone|anyone|anybody)\s+(?:else\s+)?(?:\w+\s+){0,2}?(?:this|it|that)\s+before\b"
+    r"|\bany(?:one|body)\s+(?:else\s+)?(?:asked|had|requested)\b"
+    r"|\b(?:is|are)\s+there\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b|\bknown\s*(?:issue|bug|problem)?\s*\?"
+    r"|\b(?:is\s+(?:this|that|it)\s+)?(?:already\s+)?(?:tracked|filed|reported|logged)\b|\bseen\s+(?:\w+\s+)?before\b"
+    r"|\b(?:has\s+)?any(?:one|body)\s+(?:else\s+)?(?:reported|raised|filed|seen|hit)\b|\braised\s+(?:this\s+)?before\b"
+    r"|\b(?:do|did)\s+we\s+have\s+(?:an?|any)\s+(?:issue|ticket)|\bissue\s+(?:i|we)\s+can\s+(?:point|link)\b"
+    r"|\bknown\s+(?:issue|bug|problem)\b|\bexisting\s+(?:issue|ticket)\b|\bwhich\s+(?:issue|ticket)\s+is\s+(?:this|it)\b",
+    re.I,
+)
+_MEANING_RE = lazy(r"\bmean(?:s|ing)?\b|\bwhat\s+(?:is|are)\b|\bdefin(?:e|ition)\b|\bstand\s+for\b", re.I)
+_ONLY_VERB_RE = lazy(
+    LEAD + r"(?:label|tag|mark|do|fix|change|update)\s+(?:it|this|that|them|both)(?:\s+(?:accordingly|too|as\s+well|"
+    r"please|pls|then|now))*\s*[.!?]*\s*",
+    re.I,
+)
+_ANYTHING_RE = lazy(
+    LEAD
+    + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?))"
+    r"(?:\s+(?:open|closed|filed|in\s+the\s+tracker))?\s+(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
+    re.I,
+)
+_DOCS_RE = lazy(r"\b(?:docs?|documentation|guide|manual|section|page)\b", re.I)
+_DOC_ASK_RE = lazy(
+    r"\b(?:docs?|documentation|documented|document|guide|manual|page|section)\b|\bwhere\s+(?:do|does|is|are|can)\b"
+    r"|\bhow\s+(?:do|can|should|would|does)\s+(?:i|we|you|it|one)\b|\bhow\s+(?:to|i)\b|\bwhat\s+does\b.+\bdo\b"
+    r"|\b(?:explains?|describes?|covers?)\b",
+    re.I,
+)
+_ERROR_WORDS_RE = lazy(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\b", re.I)
+_SEARCHY_RE = lazy(
+    LEAD
+    + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b",
+    re.I,
+)
+_READ_START_RE = lazy(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
+
+
+def act_of(
+    request: Request,
+    text: str,
+    context: Sequence[int],
+    vocabulary: Vocabulary,
+    tools: frozenset[str],
+    before: Act | None,
+) -> Act:
+    """What the request does; a lookup unless its words ask for one of the acts below."""
+    typed = request.unmasked()
+    if (lead := OTHERWISE_RE.match(text)) and before is not None and before.kind == "conditional":
+        return otherwise(request, text[lead.end() :], before, vocabulary)
+    if CONDITION_RE.search(text) and (act := conditional(request, text, context, vocabulary)):
+        return act
+    if (terse := ISSUE_QUOTE_RE.match(text)) and len(quoted_texts(request)) == 1:
+        issue_id = int(terse.group(1))  # `87: 'backoff fix lands in 2.8.4'`
+        return Act("comment", typed, targets=[issue_id], comments=[(issue_id, quoted_texts(request)[0])])
+    if COMMENT_RE.match(text) and not DRAFT_RE.search(text):
+        if act := comment_act(request, text, context):
+            return only_the(text, act)
+        if not QUESTION_RE.match(text):
+            return Act("none", typed, notes=[comment_help(targets(text, context))])
+    if not QUESTION_RE.match(text) and (act := label_change(text, context, vocabulary.labels)):
+        return only_the(text, act)
+    if act := _triage_read(text, context, tools):
+        return act
+    if _MEANING_RE.search(text) and not issue_refs(text) and (act := _label_meaning(text, vocabulary)):
+        return act
+    if _NEWEST_RE.search(text) and not issue_refs(text):
+        return _newest(text, vocabulary.labels)
+    if _COUNT_RE.search(text) and not issue_refs(text):
+        notes: list[str] = []
+        return Act("count", typed, search=search_in(request.unmasked(text), notes, vocabulary.labels), notes=notes)
+    if _SYMPTOM_ASK_RE.search(text) and not issue_refs(text):
+        return Act("symptom", typed)
+    if (
+        _DOC_ASK_RE.search(text)
+        and not issue_refs(text)
+        and not CODE_RE.search(text)
+        and (act := _doc_ask(text, vocabulary))
+    ):
+        return act
+    if _ANYTHING_RE.match(text) and not issue_refs(text) and not _DOCS_RE.search(text):
+        notes = []
+        return Act(
+            "search",
+            typed,
+            search=search_in(_ANYTHING_RE.sub("about ", text, count=1), notes, vocabulary.labels),
+            notes=notes,
+        )
+    if not issue_refs(text) and _is_search(text, vocabulary.labels):
+        notes = []
+        codes = codes_in(typed)
+        words = request.unmasked(text)
+        return Act("search", typed, search=search_in(words, notes, vocabulary.labels), notes=notes, codes=codes)
+    if context and _ONLY_VERB_RE.fullmatch(text):
+        return Act("none", typed)  # `#77 needs S2, label it`: the verb the request before already served
+    return Act("lookup", typed, issue_ids=issue_refs(text) if _READ_START_RE.match(text) else [])
+
+
+def _triage_read(text: str, context: Sequence[int], tools: frozenset[str]) -> Act | None:
+    ids = issue_refs(text) or (list(context) if PRONOUN_RE.search(text) else [])
+    if not ids:
+        return None
+    if _SUGGEST_RE.search(text):
+        tool = "suggest_labels"
+    elif _SIMILAR_RE.search(text):
+        tool = "find_similar"
+    else:
+        return None
+    act = Act("lookup", text, issue_ids=ids[:1])
+    if tool in tools:
+        act.reads = [PlannedCall(tool, {"issue_id": ids[0]})]
+    return act
+
+
+def _newest(text: str, labels: Sequence[str]) -> Act:
+    notes: list[str] = []
+    words = re.sub(LEAD + r"(?:open|show|read|pull\s+up|get|display)\b", " ", text, flags=re.I)
+    search = search_in(words, notes, labels)
+    search = Search(query=None, state=search.state, label=search.label, labels=search.labels, limit=search.limit)
+    singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I)
+    act = Act("newest", text, search=search, notes=notes)
+    if (singular and _READ_VERB_RE.search(text)) or (singular and not re.search(r"\d", text)):
+        act.later.append(Later(read_first_hit=True))
+    return act
+
+
+def _label_meaning(text: str, vocabulary: Vocabulary) -> Act | None:
+    """`what does severity S1 mean?`: the doc section that defines the label, not an error that mentions it."""
+    refs = [ref for ref in label_refs(text, vocabulary.labels, words=False) if ref.known]
+    if not refs or CODE_RE.search(text):
+        return None
+    prefix, _, value = refs[0].label.partition(":")
+    for section in vocabulary.best_sections([prefix, value, *value.split("-")], limit=6):
+        if section.doc_id != "error-codes":
+            call = PlannedCall(
+                "get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)}
+            )
+            return Act("meaning", text, reads=[call])
+    return None
+
+
+def _doc_ask(text: str, vocabulary: Vocabulary) -> Act | None:
+    """`where do we document the precedence of …`, `how do I run it under systemd`: a doc named, else the
+    section whose heading and text best hold the question's words (error sections only for errors)."""
+    named = read_lookups(text, vocabulary)
+    folded = text.casefold()
+    if any(name.casefold() in folded for name in vocabulary.error_names):
+        return None  # `explain ScheduleDrift`: an error named
+    if named.docs or named.list_docs or named.search or named.notes:
+        return None  # a doc, a list of docs or a search named in so many words: the lookup reader plans it
+    words = [w for w in content_words(_DOCS_RE.sub(" ", text)) if not w.isdigit()]
+    errors = bool(_ERROR_WORDS_RE.search(text))
+    # Every word must be in the section: a question the docs do not answer gets no section at all.
+    for section in vocabulary.best_sections(words, limit=4, every=True):
+        if section.doc_id != "error-codes" or errors:
+            call = PlannedCall(
+                "get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)}
+            )
+            return Act("doc", text, reads=[call])
+    return None
+
+
+def _only_filters(text: str, labels: Sequence[str]) -> bool:
+    """`open S1s?`, `closed comp:api`: nothing but a state and labels, which is a search."""
+    refs = [ref for ref in label_refs(text, labels, words=False) if ref.known]
+    if not refs:
+        return False
+    rest = text
+    for ref in sorted(refs, key=lambda r: -r.start):
+        rest = rest[: ref.start] + " " + rest[ref.end :]
+    return not re.sub(
+        r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?)\b|[^\w]", "", rest, flags=re.I
+    )
+
+
+def _is_search(text: str, labels: Sequence[str]) -> bool:
+    """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
+    if _only_filters(text, labels):
+        return True
+    return (
+        wants_search(text) and (bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5) and not PRONOUN_RE.search(text)
+    )

@@ -1,0 +1,77 @@
+"""Comment requests, for the offline planner's frame parser: the issue and the user's own text to post.
+
+The text is what is quoted, else what follows `:`, `saying`, `that` or the person addressed; a request
+for text the planner would have to write (`comment on 87 pointing at that section`) is never posted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from atlas.offline.act import LEAD, Act, targets
+from atlas.offline.frames import Request, quoted_texts
+from atlas.offline.lazy import lazy
+
+COMMENT_RE = lazy(
+    LEAD + r"(?:(?:post|add|write|leave|drop|put|send)\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:comment|note|reply|message|line|check-in|thank-you|update|response|one(?!\s+(?:label|tag)))s?\b|comment|reply|respond|answer|"
+    r"write|post|tell(?!\s+(?:me|us)\b)|let\s+(?!(?:me|us)\b)(?:\S+\s+){1,3}?know|ask(?!\s+(?:me|us|you)\b)|"
+    r"thank(?!\s+(?:you|u)\b)|ping|note|"
+    r"say|\+1)\b",
+    re.I,
+)
+DRAFT_RE = lazy(r"\b(?:draft|suggest|propose|compose)\b|\b(?:don'?t|do\s+not|without)\s+post", re.I)
+_COMPOSE_RE = lazy(
+    r"(?:pointing|linking|explaining|summari[sz]ing|describing|mentioning|referring|asking|citing|quoting|with\s+(?:a|the)\s+"
+    r"(?:link|summary|explanation))\b",
+    re.I,
+)
+ISSUE_QUOTE_RE = lazy(r"^\s*#?(\d{1,5})\s*:\s*\"Q\d+\"\s*[.!]?\s*$")
+
+
+def comment_body(request: Request, text: str) -> str | None:
+    """The text to post: what is quoted, else what follows `:`, `saying`, `that`, or the person addressed."""
+    quoted = quoted_texts(request)
+    if quoted:
+        return quoted[0].strip()
+    verb = COMMENT_RE.match(text)
+    rest = text[verb.end() :] if verb else text
+    for pattern in (
+        r":\s*(?P<b>.+)$",
+        r"^\s*(?:the\s+)?(?:reporter|author|op|folks|people|users?|everyone)\s+(?:of|on|in)\s+(?:issue\s+)?#?\d+\s+"
+        r"(?:know\s+)?(?:that\s+)?(?P<b>.+)$",
+        r"\b(?:saying|that\s+says|to\s+say|with\s+the\s+text|with\s+text|telling\s+them|letting\s+them\s+know)\s+"
+        r"(?:that\s+)?(?P<b>.+)$",
+        r"\bknow\s+(?:that\s+)?(?P<b>.+)$",
+        r"^\s*(?:on|to|in|under)?\s*(?:issue\s+)?#?\d+\s+(?!(?:and|or|with|to|on|in|about|for|the|that|saying)\b)(?P<b>\w.{8,})$",
+        r"^\s*(?:(?:on|to|in|for)\s+)?(?:the\s+)?(?:issue\s+)?(?:#?\d+|it|this|there|that\s+one)?\s*(?:'s\s+)?"
+        r"(?:reporter|author|op|folks|people|thread|issue)?\s*(?:that\s+)(?P<b>.+)$",
+        r"^\s*(?:(?:on|to|in|for)\s+)?(?:the\s+)?(?:issue\s+)?(?:#?\d+|it|this|there|that\s+one)?\s*"
+        r"(?:(?:reporter|author|op|folks|people|everyone|users?|them|@?[\w-]+)\s+)?(?:on\s+(?:#?\d+|it)\s+)?"
+        r"(?P<b>(?:we|we'?re|we'?ve|you|i|i'?m|i'?ve|please|thanks|thank|could|can|should|it'?s|this\s+is)\b.+)$",
+    ):
+        if match := re.search(pattern, rest, re.I):
+            body = match.group("b").strip()
+            if _COMPOSE_RE.match(body):
+                return None  # `comment on 87 pointing at that section`: text to write, not text given
+            if len(re.findall(r"\w+", body)) >= (1 if pattern.startswith(":") else 2):
+                return body
+    if re.search(r"\bthank", text, re.I):
+        reason = re.search(r"\bfor\s+(?P<why>[^.?!]+)", rest, re.I)
+        return "Thank you" + (f" for {reason.group('why').strip()}" if reason else "") + "!"
+    return None
+
+
+def comment_act(request: Request, text: str, context: Sequence[int]) -> Act | None:
+    ids = targets(text, context)
+    body = comment_body(request, request.text)  # the user's own words, never typo-corrected
+    if not ids or body is None:
+        return None
+    return Act("comment", request.unmasked(), targets=ids[:1], comments=[(ids[0], body)])
+
+
+def comment_help(ids: Sequence[int]) -> str:
+    if ids:
+        return f"To comment on #{ids[0]}, give the text too: `comment on #{ids[0]}: Looking into it.`"
+    return "To post a comment, name the issue and give the text: `comment on #41: Looking into it.`"

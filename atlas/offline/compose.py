@@ -1,0 +1,114 @@
+"""The offline planner's frame parser: a message read request by request into one plan.
+
+1. `frames` splits the message into requests, quoted text whole, pasted output set apart;
+2. `entities` finds each request's issues and labels (a request naming none takes the issues of
+   the one before: `read #16 and then add comp:worker`);
+3. `acts` decides what each request does: a conditional action, a comment, a label change, a
+   triage read, the newest issue, a question about a symptom — or a lookup (read, compare, search,
+   doc, error code), which the lookup reader (`plan.read_lookups`) plans for all such requests at once;
+4. the plan is composed: reads in round one, what depends on them (`later`) in round two.
+Plans come from the user's words; round two looks only at what round one read, as the user asked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+
+from atlas.config import data_dir
+from atlas.offline.act import Act
+from atlas.offline.acts import act_of
+from atlas.offline.entities import issue_refs
+from atlas.offline.frames import split_message
+from atlas.offline.lazy import lazy
+from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, read_lookups
+from atlas.offline.search import Search
+from atlas.offline.symptoms import symptom_reads
+from atlas.offline.vocabulary import Vocabulary, vocabulary_of
+from atlas.offline.words import corrected, plain, spelled_out
+
+MAX_PASTED_CODES = 2
+
+
+def read_question(question: str, vocabulary: Vocabulary | None = None, available: Iterable[str] = ()) -> Plan:
+    """Everything the message asks for; `available`: the tools of the registry (triage reads need theirs)."""
+    vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
+    message = split_message(plain(question))
+    tools = frozenset(available)
+    acts: list[Act] = []
+    context: list[int] = []
+    for request in message.requests:
+        request.text = known_codes(request.text, vocabulary)
+        text = corrected(spelled_out(request.text), vocabulary.words)
+        act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None)
+        acts.append(act)
+        named = issue_refs(text)
+        if named or act.targets or act.issue_ids:
+            context[:] = named or act.targets or act.issue_ids
+    lookups = [act.text for act in acts if act.kind == "lookup"]
+    plan = read_lookups(", ".join(lookups), vocabulary) if lookups else Plan(question=question)
+    plan.question = question
+    if plan.issue_ids:  # the lookups read issues: also those only the frame parser sees (`31 thru 33`, `from 95`)
+        plan.issue_ids += [
+            n for act in acts if act.kind == "lookup" for n in issue_refs(act.text) if n not in plan.issue_ids
+        ]
+    for act in acts:
+        _merge(plan, act)
+    if plan.issue_ids and not plan.explain and not plan.compare:
+        plan.explain = bool(EXPLAIN_RE.search(" ".join(lookups)))  # `show 75 and explain the error in it`
+    if message.pasted:
+        pasted = [code for code in codes_in(message.pasted) if code not in plan.codes]
+        plan.codes += pasted[:MAX_PASTED_CODES]
+    symptom = next((act for act in acts if act.kind == "symptom"), None)
+    if symptom is not None or (not plan.first_calls() and not plan.notes and not plan.later):
+        said = " ".join(act.text for act in acts)
+        reads = symptom_reads(said, message.pasted, vocabulary, asked=symptom is not None)
+        plan.reads += [call for call in reads if call not in plan.reads]
+    plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
+    return plan
+
+
+def known_codes(text: str, vocabulary: Vocabulary) -> str:
+    """`1305 again`: a bare number that is one of the docs' error codes (and not `#1305`) is that code."""
+    codes = {code.rpartition("-")[2]: code for code in vocabulary.error_names.values()}
+
+    def code(match: re.Match[str]) -> str:
+        return codes.get(match.group(1), match.group(0))
+
+    return _BARE_CODE_RE.sub(code, text) if codes else text
+
+
+_BARE_CODE_RE = lazy(r"(?<![#\w.:/-])(?<!issue )(?<!ticket )(\d{4})(?![\w.:/-])", re.IGNORECASE)
+
+
+def _merge(plan: Plan, act: Act) -> None:
+    """An act's part of the plan: the issues it reads first, its calls, its later steps and notes."""
+    for issue_id in act.issue_ids:
+        if issue_id not in plan.issue_ids:
+            plan.issue_ids.append(issue_id)
+    plan.labels += [pair for pair in act.labels if pair not in plan.labels]
+    plan.removals += [pair for pair in act.removals if pair not in plan.removals]
+    plan.comments += [pair for pair in act.comments if pair not in plan.comments]
+    plan.reads += [call for call in act.reads if call not in plan.reads]
+    plan.later += act.later
+    plan.codes += [code for code in act.codes if code not in plan.codes]
+    plan.notes += [note for note in act.notes if note not in plan.notes]
+    for search in alternatives(act.search) if act.search is not None else []:
+        if plan.search is None:
+            plan.search = search
+        elif search != plan.search and (call := PlannedCall("search_issues", search.arguments())) not in plan.reads:
+            plan.reads.append(call)
+
+
+def alternatives(search: Search) -> list[Search]:
+    """`the open S1 and S2 issues`: an issue has one label of a family, so two of one family are two searches."""
+    names = [name for name in [search.label, *search.labels] if name]
+    families: dict[str, list[str]] = {}
+    for name in names:
+        families.setdefault(name.partition(":")[0].lower(), []).append(name)
+    split = next((members for members in families.values() if len(members) > 1), None)
+    if split is None:
+        return [search]
+    rest = [name for name in names if name not in split]
+    return [replace(search, label=name, labels=tuple(rest)) for name in split]

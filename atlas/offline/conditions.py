@@ -1,0 +1,120 @@
+"""Conditional requests, for the offline planner's frame parser: read in round one, act in round two.
+
+`if #77 is still open, comment …`, `… Otherwise post '…'`, `label the open ones comp:worker`: the
+issue is read first; the action waits for a test on its state, labels, comment count or text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from atlas.offline.act import Act
+from atlas.offline.comments import COMMENT_RE, comment_act
+from atlas.offline.entities import family_refs, issue_refs, label_refs
+from atlas.offline.frames import Request
+from atlas.offline.label_acts import label_change
+from atlas.offline.later import Condition, Later, parse_condition
+from atlas.offline.lazy import lazy
+from atlas.offline.plan import PlannedCall
+from atlas.offline.vocabulary import Vocabulary
+
+CONDITION_RE = lazy(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when|whenever)\b|[,;]?\s+\b(?:if|unless)\b", re.I)
+_DONT_RE = lazy(r"\b(?:don'?t|do\s+not|never|skip|leave\s+it|nothing)\b", re.I)
+_VERB_RE = lazy(
+    r"\b(?:comment|reply|respond|post|add|remove|drop|strip|label|tag|mark|make|set|give|bump|put|leave|write|ping)\b",
+    re.I,
+)
+OTHERWISE_RE = lazy(r"^\s*(?:otherwise|else|if\s+not|or\s+else)\b[\s,:]*", re.I)
+_ONLY_THE_RE = lazy(r"\bthe\s+(open|closed)\s+ones?\b|\bwhichever\s+(?:one\s+)?is\s+(?:still\s+)?(open|closed)\b", re.I)
+
+
+def conditional(request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary) -> Act | None:
+    """`if #77 is still open, comment …`, `make it S1 unless it already is`: read now, act in round two."""
+    condition, action = _condition_parts(text)
+    if condition is None:
+        return None
+    ids = issue_refs(condition) or issue_refs(action) or list(context)
+    if not ids:
+        return None
+    issue_id = ids[0]
+    labels = [ref.label for ref in label_refs(condition, vocabulary.labels) if ref.known]
+    labels += [ref.label for ref in family_refs(condition, vocabulary.labels)]
+    test = parse_condition(condition, request.quoted, labels)
+    act = Act("conditional", request.unmasked(), issue_ids=[issue_id], targets=[issue_id])
+    if test is None:
+        act.notes.append(f"I could not tell what to check in “{condition.strip()}”, so I only read #{issue_id}.")
+        return act
+    if _DONT_RE.search(action) or not re.search(r"\w", action):
+        act.later.append(Later(issue_id=issue_id, test=test))  # kept for an `otherwise …` that follows
+        return act
+    sub = Request(action, request.quoted)
+    inner = (
+        comment_act(sub, action, [issue_id])
+        if COMMENT_RE.match(action)
+        else label_change(action, [issue_id], vocabulary.labels)
+    )
+    if inner is None and re.match(r"\s*when", condition, re.I):
+        return None  # "when did #41 close?" asks a question
+    if inner is None:
+        act.notes.append(f"I did not understand what to do if #{issue_id} {test.words()}: “{action.strip()}”.")
+        return act
+    calls = [PlannedCall("add_label", {"issue_id": i, "label": label}) for i, label in inner.labels]
+    calls += [PlannedCall("remove_label", {"issue_id": i, "label": label}) for i, label in inner.removals]
+    calls += [PlannedCall("post_comment", {"issue_id": i, "body": body}) for i, body in inner.comments]
+    act.later.append(Later(issue_id=issue_id, test=test, actions=calls))
+    act.notes += inner.notes
+    return act
+
+
+def _condition_parts(text: str) -> tuple[str | None, str]:
+    """The condition's words and the action's, whichever comes first."""
+    start = re.match(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when|whenever)\b", text, re.I)
+    if start:
+        rest = text[start.start() :]
+        cut = re.search(r",\s*|\s+then\s+", rest) or _VERB_RE.search(rest, 3)
+        if cut is None:
+            return None, ""
+        return rest[: cut.start()], rest[cut.end() if cut.group(0).strip(", ") in ("", "then") else cut.start() :]
+    middle = re.search(r"[,;]?\s+\b(?:if|unless)\b", text, re.I)
+    if middle is None:
+        return None, ""
+    return text[middle.start() :].lstrip(",; "), text[: middle.start()]
+
+
+def otherwise(request: Request, action: str, before: Act, vocabulary: Vocabulary) -> Act:
+    """`… Otherwise post '…'`: the action for when the condition before does not hold."""
+    act = Act("conditional", request.unmasked(), targets=list(before.targets))
+    step = next((step for step in before.later if step.test is not None), None)
+    if step is None or step.issue_id is None or step.test is None or _DONT_RE.search(action):
+        return act
+    wrapped = conditional(
+        Request(f"if {step.issue_id} x, {action}", request.quoted),
+        f"if #{step.issue_id} is open, {action}",
+        [],
+        vocabulary,
+    )
+    if wrapped and wrapped.later:
+        negated = replace(step.test, negated=not step.test.negated)
+        act.later = [replace(wrapped.later[0], test=negated)]
+        act.notes = wrapped.notes
+    return act
+
+
+def only_the(text: str, act: Act) -> Act:
+    """`label the open ones comp:worker`: each action waits for its issue's state, read in round one."""
+    match = _ONLY_THE_RE.search(text)
+    if match is None:
+        return act
+    test = Condition("state", (match.group(1) or match.group(2)).lower())
+    steps: dict[int, Later] = {}
+    calls = [PlannedCall("add_label", {"issue_id": i, "label": label}) for i, label in act.labels]
+    calls += [PlannedCall("remove_label", {"issue_id": i, "label": label}) for i, label in act.removals]
+    calls += [PlannedCall("post_comment", {"issue_id": i, "body": body}) for i, body in act.comments]
+    for call in calls:
+        issue_id = call.arguments["issue_id"]
+        steps.setdefault(issue_id, Later(issue_id=issue_id, test=test)).actions.append(call)
+    return Act(
+        "conditional", act.text, issue_ids=list(steps), targets=act.targets, later=list(steps.values()), notes=act.notes
+    )

@@ -1,0 +1,109 @@
+"""Label requests, for the offline planner's frame parser: which labels to add or remove, on which issues.
+
+A label is the dataset's own, named exactly, by severity, by shorthand (`+x`, `-x`, `-> x`) or by
+its words right after the verb; each goes to the issues of its own part of a list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from atlas.offline.act import Act, targets
+from atlas.offline.entities import LabelRef, family_refs, label_refs
+from atlas.offline.labels import only_label_words
+from atlas.offline.later import Later
+from atlas.offline.lazy import lazy
+
+REMOVE_RE = lazy(
+    r"\b(?:remove|drop|strip|delete|clear|untag|unlabel|take\s+(?:\S+\s+){0,3}?off|get\s+rid\s+of|no\s+longer|"
+    r"isn'?t\s+an?|not\s+an?|without)\b",
+    re.I,
+)
+ADD_RE = lazy(
+    r"\b(?:add|put|apply|label|tag|mark|make|set|bump|raise|lower|move|needs?|give|flag|slap|classify|"
+    r"should\s+(?:be|get|have)|is\s+an?|it'?s\s+an?|as|change|switch|upgrade|downgrade)\b|^\s*#?\d+\s*:|->|→",
+    re.I,
+)
+_TERSE_RE = lazy(r"^\s*[+-]?#?\d{1,5}\s+(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev)|^\s*[+-][A-Za-z]", re.I)
+_FILLER_RE = lazy(r"\b(?:too|also|as\s+well|please|pls|now|then|label|tag|again)\b", re.I)
+
+
+def label_change(text: str, context: Sequence[int], labels: Sequence[str]) -> Act | None:
+    refs = label_refs(text, labels, words=False)
+    families = family_refs(text, labels) if REMOVE_RE.search(text) else []
+    if not refs and not families and (cue := ADD_RE.search(text)):
+        window = re.split(r"[,;.!?(]", text[cue.end() :])[0]
+        window = " ".join(w for w in window.split()[:5] if not re.fullmatch(r"#?\d+|it|this|that|them|to|on", w, re.I))
+        refs = [ref for ref in label_refs(window, labels) if ref.known]
+        # Every word must name the label (`add worker comp too`), not a team or a topic (`flag 41 to the core team`).
+        refs = [ref for ref in refs if only_label_words(_FILLER_RE.sub(" ", window), ref.label)]
+    if not refs and not families:
+        return None
+    shorthand = any(ref.op for ref in refs) or bool(_TERSE_RE.match(text))
+    if not shorthand and not ADD_RE.search(text) and not REMOVE_RE.search(text):
+        return None
+    ids = targets(text, context)
+    if not ids:
+        return None
+    act = Act("labels", text, targets=ids, notes=_unknown(refs, labels))
+    for ref in (ref for ref in refs if ref.known):
+        owners = _owners(text, ref, ids, refs)
+        pairs = act.removals if _op(ref, text) == "remove" else act.labels
+        pairs += [(i, ref.label) for i in owners if (i, ref.label) not in pairs]
+    for family in families:
+        act.issue_ids += [i for i in ids if i not in act.issue_ids]
+        act.later += [Later(issue_id=i, remove_families=[family.label]) for i in ids]
+    return act
+
+
+def _owners(text: str, ref: LabelRef, ids: list[int], refs: Sequence[LabelRef]) -> list[int]:
+    """Which issues a label goes to: `label #41 and #87 as comp:core` both; `12 +redis, 1 +postgres` one each;
+    `add S2 to 41 and comp:core to 87` the issues after it; with no issue near it, all of them."""
+    issues = [(m.start(), n) for n in ids for m in _number_spans(text, n)]
+    events: list[tuple[int, int | None, LabelRef | None]] = sorted(
+        [(start, n, None) for start, n in issues] + [(r.start, None, r) for r in refs], key=lambda event: event[0]
+    )
+    consumed: set[int] = set()
+    pending: list[int] = []
+    for index, (_, number, label) in enumerate(events):
+        if number is not None:
+            if number not in consumed and number not in pending:
+                pending.append(number)
+            continue
+        group: list[int] = []
+        if pending:
+            group, pending = pending, []
+        else:
+            for _, later, _label in events[index + 1 :]:
+                if later is None:
+                    break
+                group.append(later)
+        consumed.update(group)
+        if label is ref:
+            return group or ids
+    return ids
+
+
+def _number_spans(text: str, number: int) -> list[re.Match[str]]:
+    return list(re.finditer(rf"(?<![\d.:-]){number}(?!\d)(?![.:]\d)", text))
+
+
+def _op(ref: LabelRef, text: str) -> str:
+    if ref.op:
+        return ref.op
+    if any(m.start() < ref.start < m.end() for m in REMOVE_RE.finditer(text)):
+        return "remove"  # `take type:question off 117`
+    before = text[: ref.start]
+    remove = list(REMOVE_RE.finditer(before))
+    if remove and not re.search(r"\b(?:add|put|apply|set|make|give)\b|\+|->|→", before[remove[-1].end() :], re.I):
+        return "remove"
+    return "add"
+
+
+def _unknown(refs: Sequence[LabelRef], labels: Sequence[str]) -> list[str]:
+    return [
+        f"There is no label `{ref.label}` in this project, so I did not add it. Its labels: {', '.join(labels)}."
+        for ref in refs
+        if not ref.known
+    ]

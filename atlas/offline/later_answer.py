@@ -1,0 +1,37 @@
+"""The part of the offline answer that round two wrote: what each condition decided, and what it did."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from atlas.offline.answer import Outcome, action_section, failure, issue_section, issue_text, not_offered
+from atlas.offline.issue_view import issue_markdown
+from atlas.offline.plan import Plan, codes_in
+from atlas.tools.definition import ToolDefinition
+
+
+def later_parts(plan: Plan, outcomes: list[Outcome], tools: Sequence[ToolDefinition]) -> list[str]:
+    """For each round-two step: the sentence on its condition, then each call it made, as round one's are shown."""
+    first = {call.key for call in plan.first_calls()}
+    by_key = {outcome.call.key: outcome for outcome in outcomes}
+    parts: list[str] = []
+    for step in plan.later:
+        if said := step.said(outcomes):
+            parts.append(said)
+        for call in step.calls(outcomes):
+            if call.key in first:
+                continue
+            outcome = by_key.get(call.key)
+            if call.name not in {tool.name for tool in tools}:
+                parts.append(not_offered(call, call.name != "get_issue"))
+            elif outcome is None:
+                parts.append(f"Not done: `{call.name}` was not made (the question stopped before it).")
+            elif not outcome.ok:
+                parts.append(failure(call, outcome.envelope))
+            elif call.name == "get_issue" and isinstance(outcome.data, Mapping):
+                parts.append(issue_markdown(outcome.data))
+            elif call.name == "get_issue":
+                parts.append(issue_section(call.arguments["issue_id"], {}, codes_in(issue_text(outcome.data))))
+            else:
+                parts.append(action_section(call, outcome.data))
+    return parts
