@@ -282,11 +282,18 @@ def tracker(
 @app.command(
     "eval",
     short_help="Score the calls a model plans for a suite of questions.",
-    epilog=examples("atlas eval evals/planner.jsonl", "atlas eval evals/planner.jsonl --min 0.9 --json > eval.json"),
+    epilog=examples(
+        "atlas eval evals/planner.jsonl",
+        "atlas eval evals/planner.jsonl --min 0.9 --json > eval.json",
+        "atlas eval evals/faults.jsonl --faults -m offline -m gpt-6-luna",
+    ),
 )
 def eval_(
     suite: str = typer.Argument(..., help="A JSONL suite: one case (question and expected calls) per line."),
-    model: str | None = typer.Option(None, "--model", "-m", help="offline, replay:PATH or an OpenAI model."),
+    models: list[str] | None = typer.Option(  # noqa: B008 (typer's own idiom)
+        None, "--model", "-m", help="offline, replay:PATH or an OpenAI model (several with --faults)."
+    ),
+    faults: bool = typer.Option(False, "--faults", help="Make each read tool a case uses fail, with every kind."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object: totals, tags and every case."),
     min_rate: float | None = typer.Option(None, "--min", min=0.0, max=1.0, help="Exit 1 below this pass rate."),
     max_rounds: int = typer.Option(5, "--max-rounds", min=1, max=50, help="Model requests per case."),
@@ -296,9 +303,16 @@ def eval_(
     from atlas.commands import guarded
     from atlas.commands.eval import EvalOptions, run_eval
 
+    chosen: list[str | None] = list(models) if models else [None]
+    if len(chosen) > 1 and not faults:
+        raise typer.BadParameter("one model at a time, except with --faults", param_hint="--model")
     options = EvalOptions(
-        suite=Path(suite), model=model, as_json=as_json, min_rate=min_rate, max_rounds=max_rounds, timeout_s=timeout
+        suite=Path(suite), model=chosen[0], as_json=as_json, min_rate=min_rate, max_rounds=max_rounds, timeout_s=timeout
     )
+    if faults:
+        from atlas.commands.eval_faults import run_fault_sweep
+
+        raise typer.Exit(guarded(lambda: run_fault_sweep(options, chosen)))
     raise typer.Exit(guarded(lambda: run_eval(options)))
 
 
