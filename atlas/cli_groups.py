@@ -85,6 +85,15 @@ def mcp_add(
     guarded(lambda: add_server(name, list(command or [])))
 
 
+@mcp_app.command("trust", epilog=examples("atlas mcp trust git"))
+def mcp_trust(name: str = typer.Argument(..., help="The server whose tools to approve as they are now.")) -> None:
+    """Approve a server's tools as they are now: their descriptions, schemas and hints are pinned."""
+    from atlas.commands import guarded
+    from atlas.commands.mcp import pin_server
+
+    guarded(lambda: pin_server(name))
+
+
 @mcp_app.command("serve", epilog=examples("atlas mcp serve", "atlas mcp serve --allow-writes"))
 def mcp_serve(
     allow_writes: bool = typer.Option(

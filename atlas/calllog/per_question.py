@@ -15,9 +15,7 @@ from typing import Any
 
 ALL = "*"
 """The source under which a question's calls of every source are counted."""
-SOURCE = (
-    "CASE WHEN instr(name, '__') > 0 THEN 'mcp:' || substr(name, 1, instr(name, '__') - 1) ELSE 'atlas' END"
-)
+SOURCE = "CASE WHEN instr(name, '__') > 0 THEN 'mcp:' || substr(name, 1, instr(name, '__') - 1) ELSE 'atlas' END"
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS stats_questions (session TEXT NOT NULL, turn INTEGER NOT NULL,"
     " source TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (session, turn, source)) WITHOUT ROWID",

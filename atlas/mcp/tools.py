@@ -80,8 +80,12 @@ def spec_for(host: McpHost, config: ServerConfig, tool: types.Tool) -> ToolSpec[
 
 
 def _offered(host: McpHost, config: ServerConfig, listed: list[types.Tool]) -> list[ToolSpec[Any]]:
+    """The tools that match their pins (`pins.py`) and the allow-list."""
+    from atlas.mcp.pins import admitted
+
     allowed = None if config.tools is None else set(config.tools)
-    return [spec_for(host, config, tool) for tool in listed if allowed is None or tool.name in allowed]
+    pinned = admitted(host.home, config, listed)
+    return [spec_for(host, config, tool) for tool in pinned if allowed is None or tool.name in allowed]
 
 
 def server_specs(host: McpHost, config: ServerConfig) -> list[ToolSpec[Any]]:
