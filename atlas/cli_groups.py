@@ -105,6 +105,6 @@ def mcp_serve(
 ) -> None:
     """Serve Atlas's tools to an MCP host over stdio (read-only unless --allow-writes)."""
     from atlas.commands import guarded
-    from atlas.mcp.serve import serve
+    from atlas.commands.mcp_serve import serve
 
     guarded(lambda: serve(allow_writes=allow_writes, timeout_s=timeout))

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 from atlas.envelope import dumps, envelope_err
 from atlas.errors import ConfigError, ErrorKind
 from atlas.events import CallRecord
+from atlas.executor.turn import BatchCancelled, Turn
 from atlas.history import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, bound_history, forget_unsendable
 from atlas.llm import Model, TextSink
 from atlas.messages import ToolCall, Usage, with_unique_ids
-from atlas.tools.turn import BatchCancelled, Turn
 
 __all__ = ["ELIDED_OUTPUT", "HISTORY_BUDGET_CHARS", "INSTRUCTIONS", "TurnResult", "bound_history", "run_turn"]
 
 if TYPE_CHECKING:
-    from atlas.tools.executor import ToolExecutor
+    from atlas.executor.executor import ToolExecutor
 
 INSTRUCTIONS = """\
 You are Atlas, the assistant of the maintainers of Orbit, an open-source distributed job \

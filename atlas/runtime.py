@@ -17,9 +17,9 @@ from atlas.calllog import CallLog, CallLogWriter
 from atlas.config import Settings, model_api
 from atlas.dataset import require_dataset
 from atlas.events import Approver, BatchApprover, EventSink
+from atlas.executor.executor import ToolExecutor
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, load_registry
 
 

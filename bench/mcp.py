@@ -20,11 +20,11 @@ from pathlib import Path
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from atlas.executor.executor import ToolExecutor
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
 from atlas.mcp.tools import server_specs
 from atlas.messages import ToolCall
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, load_registry
 from bench.core import REPO, Figure, quiet_env
 

@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from atlas.calllog import CallLog, CallLogWriter
+from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from bench.core import Figure
 

@@ -15,9 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
-from atlas.tools import docs, orbit
-from atlas.tools.executor import ToolExecutor
+from atlas.orbit import docs
+from atlas.orbit import issues as issue_tools
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from bench.core import Figure, ratio_figure, seconds
 
@@ -47,7 +48,7 @@ def with_latency(spec: ToolSpec[Any], latency: Callable[[Any], float]) -> ToolSp
 
 
 def seed_registry() -> Registry:
-    issue = ToolSpec(name="get_issue", fn=orbit.get_issue, args_model=orbit.IssueArgs, description="")
+    issue = ToolSpec(name="get_issue", fn=issue_tools.get_issue, args_model=issue_tools.IssueArgs, description="")
     doc = ToolSpec(name="get_doc_section", fn=docs.get_doc_section, args_model=docs.DocSectionArgs, description="")
     return Registry(
         [

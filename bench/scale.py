@@ -23,7 +23,7 @@ from pathlib import Path
 from atlas.calllog import CallLog
 from atlas.config import bundled_data_dir
 from atlas.events import CallRecord
-from atlas.tools import orbit
+from atlas.orbit import issues as issue_tools
 from atlas.tools.registry import ToolContext
 from bench import log_scale, tools
 from bench.core import PYTHON, Figure, absolute_figure, atlas_argv, busy_note, quiet_env, ratio_figure, run_timed
@@ -77,9 +77,9 @@ def tool_p50s(data: Path, home: Path) -> tuple[float, float]:
     ids, words, labels = tools.dataset(ctx)
     rng = random.Random(tools.SEED)
     queries = iter([tools.search_args(rng, words, labels) for _ in range(CALLS + tools.WARM_UP)])
-    issue_args = iter([orbit.IssueArgs(issue_id=rng.choice(ids)) for _ in range(CALLS + tools.WARM_UP)])
-    searches = tools.timed_ms(lambda: orbit.search_issues(next(queries), ctx), CALLS)
-    issues = tools.timed_ms(lambda: orbit.get_issue(next(issue_args), ctx), CALLS)
+    issue_args = iter([issue_tools.IssueArgs(issue_id=rng.choice(ids)) for _ in range(CALLS + tools.WARM_UP)])
+    searches = tools.timed_ms(lambda: issue_tools.search_issues(next(queries), ctx), CALLS)
+    issues = tools.timed_ms(lambda: issue_tools.get_issue(next(issue_args), ctx), CALLS)
     return tools.percentile(searches, 50), tools.percentile(issues, 50)
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from atlas.config import data_dir
-from atlas.tools import orbit
-from atlas.tools.orbitdb import db_for
+from atlas.orbit import issues as issue_tools
+from atlas.orbit.db import db_for
 from atlas.tools.registry import ToolContext
 from bench.core import Figure
 
@@ -56,14 +56,14 @@ def dataset(ctx: ToolContext) -> tuple[list[int], list[str], list[str]]:
     return ids, words, labels
 
 
-def search_args(rng: random.Random, words: list[str], labels: list[str]) -> orbit.SearchArgs:
+def search_args(rng: random.Random, words: list[str], labels: list[str]) -> issue_tools.SearchArgs:
     arguments: dict[str, str] = {"query": " ".join(rng.sample(words, rng.randint(1, 3)))}
     roll = rng.random()
     if roll < 0.2:
         arguments["state"] = rng.choice(["open", "closed"])
     elif roll < 0.4:
         arguments["label"] = rng.choice(labels)
-    return orbit.SearchArgs.model_validate(arguments)
+    return issue_tools.SearchArgs.model_validate(arguments)
 
 
 def latency_figure(name: str, durations: list[float], note: str) -> Figure:
@@ -83,11 +83,11 @@ def run() -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="atlas-bench-") as home:
         ctx = ToolContext(data=data_dir(), home=Path(home), session="bench")
         ids, words, labels = dataset(ctx)
-        issue_args = iter([orbit.IssueArgs(issue_id=ids[index % len(ids)]) for index in range(CALLS + WARM_UP)])
+        issue_args = iter([issue_tools.IssueArgs(issue_id=ids[index % len(ids)]) for index in range(CALLS + WARM_UP)])
         rng = random.Random(SEED)
         queries = iter([search_args(rng, words, labels) for _ in range(CALLS + WARM_UP)])
-        issues = timed_ms(lambda: orbit.get_issue(next(issue_args), ctx), CALLS)
-        searches = timed_ms(lambda: orbit.search_issues(next(queries), ctx), CALLS)
+        issues = timed_ms(lambda: issue_tools.get_issue(next(issue_args), ctx), CALLS)
+        searches = timed_ms(lambda: issue_tools.search_issues(next(queries), ctx), CALLS)
     return [
         latency_figure("get_issue", issues, f"every one of {len(ids)} ids in turn"),
         latency_figure("search_issues", searches, "1-3 title words; 20% by state, 20% by label"),

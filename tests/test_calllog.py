@@ -18,7 +18,7 @@ import pytest
 from atlas.calllog import MIGRATIONS, CallLog, CallLogError, CallLogWriter
 from atlas.errors import ErrorKind
 from atlas.events import CallRecord
-from atlas.tools.executor import ToolExecutor
+from atlas.executor.executor import ToolExecutor
 from tests.tools.executor_fakes import FailArgs, Flaky, call, kind_of, registry, sleep_tool, spec
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,7 +20,7 @@ from atlas.cli import app
 from atlas.commands.log import LogOptions, run_log
 from atlas.errors import ErrorKind
 from atlas.events import CallRecord
-from atlas.tools.tracker import MockTracker
+from atlas.tracker.journal import MockTracker
 
 SEED = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."
 runner = CliRunner()

@@ -15,10 +15,10 @@ from pydantic import BaseModel
 
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.errors import ConfigError
+from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
 from atlas.loop import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, INSTRUCTIONS, TurnSettings, bound_history, run_turn
 from atlas.runtime import record_turn
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 
 

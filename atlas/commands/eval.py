@@ -24,10 +24,10 @@ from atlas.config import Settings
 from atlas.errors import AtlasError, ModelError
 from atlas.evaluation import Case, CaseResult, PlannedCall, TagScore, by_tag, load_suite, overall, score
 from atlas.events import ApprovalRequest
+from atlas.executor.executor import ToolExecutor
 from atlas.faults import Fault, Faults, check_faults
 from atlas.llm import resolve
 from atlas.loop import TurnResult, TurnSettings, run_turn
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, load_registry
 from atlas.ui.render import data_table, make_console
 

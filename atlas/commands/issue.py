@@ -11,7 +11,7 @@ from typing import Any
 
 from atlas.errors import AtlasError, ToolError
 from atlas.offline.issue_view import issue_markdown
-from atlas.tools.orbit import IssueArgs, get_issue
+from atlas.orbit.issues import IssueArgs, get_issue
 from atlas.tools.registry import ToolContext
 from atlas.ui.render import make_console, print_answer
 

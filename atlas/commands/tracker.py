@@ -8,7 +8,7 @@ from typing import Any
 
 from atlas.config import atlas_home
 from atlas.errors import AtlasError, ToolError
-from atlas.tools.tracker import MockTracker
+from atlas.tracker.journal import MockTracker
 from atlas.ui.render import data_table, iso_time, local_time, make_console
 from atlas.ui.safe import clean_line
 

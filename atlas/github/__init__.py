@@ -1,1 +1,1 @@
-"""GitHub: import an export, sync a repository over REST, and the tracker that writes to it."""
+"""GitHub: the REST client and its errors, and importing or syncing a repository's issues as a dataset."""

@@ -1,7 +1,7 @@
 """What an MCP tool returned, as data for the model: structured content first, text parts, the rest summarised.
 
 Images, audio and binary resources are never passed on: the model is told their type and size.
-Whatever the server sent stays untrusted text; `atlas.tools.outputs` bounds it like any result.
+Whatever the server sent stays untrusted text; `atlas.executor.outputs` bounds it like any result.
 """
 
 from __future__ import annotations

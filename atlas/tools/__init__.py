@@ -1,9 +1,11 @@
-"""Tools the model can call: the registry, the executor, the Orbit read tools and the mock tracker.
+"""The tool contract: what a tool module, built-in or plugin, imports to declare its tools.
 
-`registry.py` describes tools; `executor.py` runs a model's calls (with `attempts.py`, `turn.py`,
-`outcomes.py`, `approvals.py`, `breaker.py`, `threads.py`, `outputs.py`) and reports each phase
-as an `atlas.events.CallEvent`; `orbit.py`, `orbitdb.py`, `docs.py` and `tracker.py` are the tools.
-It may import `atlas.events`, `atlas.messages`, `atlas.envelope`, `atlas.errors`, `atlas.config`
-and `atlas.statefiles`; never the call log, the models, the loop, the UI, the commands, a
-provider's SDK (`openai`) or a terminal library (`rich`, `prompt_toolkit`).
+`@tool` declares a tool (a function of a pydantic arguments model and a `ToolContext`), `ToolSpec`
+is one tool as the executor and the model see it, and `Registry` is the immutable set offered to
+a model (`load_registry()` gathers the built-ins and the plugins). Running calls is
+`atlas.executor`'s job; the built-in tools live in `atlas.orbit`.
 """
+
+from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry, tool
+
+__all__ = ["Registry", "ToolContext", "ToolSpec", "load_registry", "tool"]

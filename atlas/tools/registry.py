@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from atlas import config
 
 ENTRY_POINT_GROUP = "atlas.tools"
-BUILTIN_MODULES = ("atlas.tools.orbit", "atlas.tools.docs", "atlas.tools.labels", "atlas.tools.tracker")
+BUILTIN_MODULES = ("atlas.orbit.issues", "atlas.orbit.docs", "atlas.orbit.labels", "atlas.orbit.comments")
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 

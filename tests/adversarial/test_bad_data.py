@@ -20,8 +20,8 @@ import pytest
 
 from atlas.config import bundled_data_dir
 from atlas.dataset import db_path, file_sha256, jsonl_path, stored_digest
-from atlas.tools.orbitdb import IssueBrief
-from atlas.tools.tracker import MockTracker
+from atlas.orbit.db import IssueBrief
+from atlas.tracker.journal import MockTracker
 from tests.adversarial.harness import (
     Run,
     assert_no_traceback,

@@ -17,10 +17,10 @@ import pytest
 from rich.console import Console
 
 from atlas.calllog import CallLog, CallLogWriter
+from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
 from atlas.loop import TurnSettings, run_turn
 from atlas.runtime import record_turn
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import load_registry
 from atlas.ui.board import ROW_LIMIT
 from atlas.ui.turn_view import TurnView

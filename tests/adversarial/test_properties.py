@@ -22,8 +22,8 @@ from rich.console import Console
 from atlas.config import bundled_data_dir
 from atlas.envelope import dumps, envelope_err, envelope_ok
 from atlas.errors import MESSAGE_LIMIT, AtlasError, ErrorKind, PermanentToolError, TransientToolError, classify
+from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import ToolContext, load_registry
 from atlas.ui.render import make_console
 from atlas.ui.safe import call_label, clean, clean_line, compact_args, safe_markdown, safe_text

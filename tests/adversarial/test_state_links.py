@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from atlas.errors import ErrorKind, PermanentToolError, classify
-from atlas.tools.labels import AddLabelArgs, add_label
-from atlas.tools.tracker import PostCommentArgs, post_comment
+from atlas.orbit.comments import PostCommentArgs, post_comment
+from atlas.orbit.labels import AddLabelArgs, add_label
 from tests.adversarial.harness import (
     assert_no_traceback,
     atlas_env,

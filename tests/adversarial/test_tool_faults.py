@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from atlas.events import ApprovalRequest
+from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
 from atlas.loop import run_turn
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 from tests.adversarial.harness import assert_no_traceback, atlas_env, logged_calls, run_atlas, write_script
 

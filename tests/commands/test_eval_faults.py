@@ -14,9 +14,9 @@ import pytest
 from atlas.commands.eval import EvalOptions
 from atlas.commands.eval_faults import run_fault_sweep
 from atlas.errors import ErrorKind
+from atlas.executor.executor import ToolExecutor
 from atlas.faults import FAULT_TIMEOUT_S, Fault, Faults, acknowledged, substituted
 from atlas.messages import ToolCall
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import load_registry
 
 SUITE = Path(__file__).resolve().parents[2] / "evals" / "faults.jsonl"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pexpect
 
 from atlas.offline.issue_view import closed_fences, issue_markdown
-from atlas.tools.labels import AddLabelArgs, add_label
+from atlas.orbit.comments import PostCommentArgs, post_comment
+from atlas.orbit.labels import AddLabelArgs, add_label
 from atlas.tools.registry import ToolContext
-from atlas.tools.tracker import PostCommentArgs, post_comment
 from tests.ui.test_terminal import terminal_env
 
 

@@ -12,8 +12,8 @@ import pexpect
 
 from atlas.calllog import CallLog
 from atlas.events import CallRecord
-from atlas.tools.orbitdb import IssueBrief
-from atlas.tools.tracker import MockTracker
+from atlas.orbit.db import IssueBrief
+from atlas.tracker.journal import MockTracker
 from tests.ui.test_terminal import terminal_env
 
 SESSION = "1130-120000-abcd"

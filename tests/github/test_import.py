@@ -177,7 +177,7 @@ def test_import_and_offline_ask_on_the_import_never_load_the_http_client(
 
 def test_the_mock_tracker_takes_an_imported_projects_labels(tmp_path: Path, _isolated_state: Path) -> None:
     from atlas.errors import PermanentToolError
-    from atlas.tools.labels import AddLabelArgs, add_label
+    from atlas.orbit.labels import AddLabelArgs, add_label
     from atlas.tools.registry import ToolContext
 
     folder = tmp_path / "quill"

@@ -14,15 +14,15 @@ from typer.testing import CliRunner
 
 from atlas.cli import app
 from atlas.errors import ErrorKind, PermanentToolError, TransientToolError, classify
+from atlas.executor.approvals import idempotency_key
+from atlas.executor.executor import ToolExecutor
 from atlas.github.client import GitHubClient
 from atlas.github.sync import sync_repo
-from atlas.github.tracker import marker, open_github_tracker
-from atlas.tools.approvals import idempotency_key
-from atlas.tools.executor import ToolExecutor
-from atlas.tools.labels import AddLabelArgs, add_label
-from atlas.tools.orbitdb import issue_brief
+from atlas.orbit.comments import PostCommentArgs, post_comment
+from atlas.orbit.db import issue_brief
+from atlas.orbit.labels import AddLabelArgs, add_label
 from atlas.tools.registry import ToolContext, load_registry
-from atlas.tools.tracker import PostCommentArgs, post_comment
+from atlas.tracker.github import marker, open_github_tracker
 from tests.github.fake_github import REPO, TOKEN, RunningFake
 from tests.tools.executor_fakes import call, envelope, kind_of
 

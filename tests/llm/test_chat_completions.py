@@ -24,6 +24,7 @@ from atlas.errors import (
     ModelProtocolError,
     RateLimitedError,
 )
+from atlas.executor.executor import ToolExecutor
 from atlas.llm import resolve
 from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.llm.notes import CUT_OFF, FILTERED, UNSENT_CALL
@@ -31,7 +32,6 @@ from atlas.llm.openai_client import PLACEHOLDER_KEY
 from atlas.loop import INSTRUCTIONS, TurnSettings, run_turn
 from atlas.messages import ModelTurn, Usage
 from atlas.runtime import record_turn
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 from tests.llm.canned import Canned, chat_stream, usage_chunk
 

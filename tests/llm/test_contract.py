@@ -12,9 +12,9 @@ from llmock.scenarios import Reply
 from llmock.scenarios import ToolCall as MockCall
 
 from atlas.errors import ModelAuthError, ModelConnectionError, ModelError, ModelProtocolError, RateLimitedError
+from atlas.executor.executor import ToolExecutor
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult, TurnSettings, run_turn
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import load_registry
 from tests.llm.canned import Canned
 

@@ -22,11 +22,11 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
+from atlas.executor.executor import ToolExecutor
 from atlas.llm import TextSink
 from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.loop import TurnSettings, run_turn
 from atlas.messages import ModelTurn
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 
 pytestmark = pytest.mark.local_model

@@ -27,12 +27,12 @@ from atlas.errors import (
     ModelProtocolError,
     RateLimitedError,
 )
+from atlas.executor.executor import ToolExecutor
 from atlas.llm import resolve
 from atlas.llm.openai import OpenAIModel
 from atlas.loop import EMPTY_ANSWER, INSTRUCTIONS, TurnSettings, run_turn
 from atlas.messages import ModelTurn
 from atlas.runtime import record_turn
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 
 MODEL = "gpt-6-luna"

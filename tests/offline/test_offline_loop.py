@@ -8,9 +8,9 @@ from typing import Any
 
 from atlas.config import atlas_home
 from atlas.events import ApprovalRequest
+from atlas.executor.executor import ToolExecutor
 from atlas.loop import TurnResult, run_turn
 from atlas.offline import OfflinePlanner
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import load_registry
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from atlas.errors import PermanentToolError
-from atlas.tools.docs import SECTION_LIMIT, DocSectionArgs, NoArgs, get_doc_section, list_docs
+from atlas.orbit.docs import SECTION_LIMIT, DocSectionArgs, NoArgs, get_doc_section, list_docs
 from atlas.tools.registry import ToolContext
 from tests.tools.dataset_factory import context, make_dataset
 

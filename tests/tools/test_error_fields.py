@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from atlas.errors import ErrorKind, PermanentToolError, ToolTimeoutError
-from atlas.tools.attempts import run_attempt
+from atlas.executor.attempts import run_attempt
+from atlas.executor.turn import Turn
 from atlas.tools.registry import ToolContext
-from atlas.tools.turn import Turn
 from tests.tools.executor_fakes import FailArgs, SleepArgs, permanent_tool, sleep_tool, spec
 
 

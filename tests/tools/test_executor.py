@@ -16,9 +16,9 @@ from pydantic import ConfigDict
 
 from atlas.errors import TransientToolError
 from atlas.events import CallEvent, Phase
+from atlas.executor.executor import ToolExecutor
+from atlas.executor.outputs import OUTPUT_LIMIT
 from atlas.messages import ToolCall
-from atlas.tools.executor import ToolExecutor
-from atlas.tools.outputs import OUTPUT_LIMIT
 from atlas.tools.registry import Registry, ToolContext, load_registry
 from tests.tools.executor_fakes import (
     FailArgs,

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from atlas.events import ApprovalRequest, CallEvent, Phase
-from atlas.tools.executor import ToolExecutor, idempotency_key
+from atlas.executor.executor import ToolExecutor, idempotency_key
 from atlas.tools.registry import ToolContext, load_registry
-from atlas.tools.tracker import MockTracker
+from atlas.tracker.journal import MockTracker
 from tests.tools.executor_fakes import Recorder, SleepArgs, call, envelope, kind_of, registry, sleep_tool, spec
 
 

@@ -6,8 +6,8 @@ import asyncio
 import time
 
 from atlas.errors import ErrorKind
-from atlas.tools.breaker import CircuitBreaker
-from atlas.tools.executor import ToolExecutor
+from atlas.executor.breaker import CircuitBreaker
+from atlas.executor.executor import ToolExecutor
 from tests.tools.executor_fakes import (
     FailArgs,
     Flaky,

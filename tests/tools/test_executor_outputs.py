@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from atlas.envelope import dumps, envelope_ok
 from atlas.events import ApprovalRequest
-from atlas.tools.executor import ToolExecutor
-from atlas.tools.outputs import capped_output
+from atlas.executor.executor import ToolExecutor
+from atlas.executor.outputs import capped_output
 from atlas.tools.registry import ToolContext
 from tests.tools.executor_fakes import Recorder, SleepArgs, call, envelope, kind_of, registry, spec
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from atlas.events import CallEvent, Phase
-from atlas.tools.executor import BatchCancelled, ToolExecutor
+from atlas.executor.executor import BatchCancelled, ToolExecutor
+from atlas.executor.threads import leaked_threads
 from atlas.tools.registry import ToolContext
-from atlas.tools.threads import leaked_threads
 from tests.tools.executor_fakes import SleepArgs, call, envelope, kind_of, registry, sleep_tool, spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ EXIT_SCRIPT = textwrap.dedent(
     import asyncio, json, sys, time
     from pydantic import BaseModel
     from atlas.messages import ToolCall
-    from atlas.tools.executor import BatchCancelled, ToolExecutor
+    from atlas.executor.executor import BatchCancelled, ToolExecutor
     from atlas.tools.registry import Registry, ToolSpec
 
     class Args(BaseModel):
@@ -167,7 +167,7 @@ CTRL_C_SCRIPT = textwrap.dedent(
     import asyncio, json, sys, time
     from pydantic import BaseModel
     from atlas.messages import ToolCall
-    from atlas.tools.executor import BatchCancelled, ToolExecutor
+    from atlas.executor.executor import BatchCancelled, ToolExecutor
     from atlas.tools.registry import Registry, ToolSpec
 
     class Args(BaseModel):
@@ -288,7 +288,7 @@ def test_a_write_still_running_after_ctrl_c_is_cancelled_with_a_warning_that_it_
 FORK_SCRIPT = textwrap.dedent(
     """
     import asyncio, os, time, warnings
-    from atlas.tools import threads
+    from atlas.executor import threads
 
     warnings.simplefilter("ignore", DeprecationWarning)  # fork() with threads running
 

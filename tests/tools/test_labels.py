@@ -10,8 +10,8 @@ import pytest
 
 from atlas.errors import ErrorKind, PermanentToolError, classify
 from atlas.events import ApprovalRequest
-from atlas.tools.executor import ToolExecutor
-from atlas.tools.labels import (
+from atlas.executor.executor import ToolExecutor
+from atlas.orbit.labels import (
     AddLabelArgs,
     RemoveLabelArgs,
     add_label,
@@ -20,7 +20,7 @@ from atlas.tools.labels import (
     remove_label,
 )
 from atlas.tools.registry import load_registry
-from atlas.tools.tracker import MockTracker
+from atlas.tracker.journal import MockTracker
 from tests.tools.dataset_factory import context, make_dataset
 from tests.tools.executor_fakes import call, envelope, kind_of
 

@@ -11,9 +11,10 @@ import pytest
 from atlas import config, statefiles
 from atlas.envelope import dumps, envelope_ok
 from atlas.errors import ErrorKind, PermanentToolError, TransientToolError, classify
-from atlas.tools.docs import DocSectionArgs, NoArgs, get_doc_section, list_docs
-from atlas.tools.labels import AddLabelArgs, RemoveLabelArgs, add_label, remove_label
-from atlas.tools.orbit import (
+from atlas.executor.outputs import OUTPUT_LIMIT
+from atlas.orbit.comments import PostCommentArgs, post_comment
+from atlas.orbit.docs import DocSectionArgs, NoArgs, get_doc_section, list_docs
+from atlas.orbit.issues import (
     BODY_LIMIT,
     COMMENT_LIMIT,
     IssueArgs,
@@ -23,9 +24,8 @@ from atlas.tools.orbit import (
     search_issues,
     search_terms,
 )
-from atlas.tools.outputs import OUTPUT_LIMIT
+from atlas.orbit.labels import AddLabelArgs, RemoveLabelArgs, add_label, remove_label
 from atlas.tools.registry import ToolContext, load_registry
-from atlas.tools.tracker import PostCommentArgs, post_comment
 from tests.tools.dataset_factory import context, issue, make_dataset
 
 
@@ -237,8 +237,8 @@ def test_the_bundled_dataset_answers_the_fixture_questions(_isolated_state: Path
 
 def test_the_bundled_db_has_what_the_tools_read(_isolated_state: Path) -> None:
     """A changed dataset must fail here, loudly, rather than in front of a user."""
-    from atlas.tools.orbitdb import db_for
-    from atlas.tools.tracker import KNOWN_LABELS
+    from atlas.orbit.db import db_for
+    from atlas.tracker.journal import KNOWN_LABELS
 
     db = db_for(config.bundled_data_dir(), _isolated_state)
     conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
@@ -271,13 +271,13 @@ def test_a_derived_word_finds_its_inflections(ctx: ToolContext) -> None:
 def test_many_hits_rank_the_newest_window_and_say_so(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
     got = search_issues(SearchArgs(query="lease"), ctx)
     assert "hint" not in got
-    monkeypatch.setattr("atlas.tools.orbit.RANK_WINDOW", 1)
+    monkeypatch.setattr("atlas.orbit.issues.RANK_WINDOW", 1)
     got = search_issues(SearchArgs(query="lease"), ctx)
     assert [h["id"] for h in got["hits"]] == [41] and "newest 1" in got["hint"]
 
 
 def test_newest_first_reads_the_created_at_index(ctx: ToolContext) -> None:
-    from atlas.tools.orbitdb import db_for
+    from atlas.orbit.db import db_for
 
     conn = sqlite3.connect(f"{db_for(ctx.data, ctx.home).as_uri()}?mode=ro", uri=True)
     try:

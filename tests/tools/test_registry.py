@@ -189,11 +189,11 @@ def test_a_plugin_tool_named_like_a_builtin_is_skipped_with_a_warning(
     monkeypatch.syspath_prepend(str(tmp_path))
     registry = load_registry(["shadowing_plugin"])
     assert registry["add_label"].side_effect is True
-    assert registry["add_label"].fn.__module__ == "atlas.tools.labels"
+    assert registry["add_label"].fn.__module__ == "atlas.orbit.labels"
     warnings = capsys.readouterr().err.strip().splitlines()
     assert len(warnings) == 1 and warnings[0].startswith("atlas: warning:")
     assert "add_label" in warnings[0] and "shadowing_plugin" in warnings[0]
-    assert load_registry()["add_label"].fn.__module__ == "atlas.tools.labels"
+    assert load_registry()["add_label"].fn.__module__ == "atlas.orbit.labels"
 
 
 def test_an_async_tool_is_refused_where_it_is_declared() -> None:

@@ -12,17 +12,12 @@ import filelock
 import pytest
 
 from atlas.errors import ErrorKind, PermanentToolError, TransientToolError, classify
-from atlas.tools import tracker
-from atlas.tools.labels import AddLabelArgs, add_label, preview_add_label
-from atlas.tools.orbitdb import IssueBrief
+from atlas.orbit.comments import PostCommentArgs, post_comment, preview_post_comment
+from atlas.orbit.db import IssueBrief
+from atlas.orbit.labels import AddLabelArgs, add_label, preview_add_label
 from atlas.tools.registry import ToolContext
-from atlas.tools.tracker import (
-    KNOWN_LABELS,
-    MockTracker,
-    PostCommentArgs,
-    post_comment,
-    preview_post_comment,
-)
+from atlas.tracker import journal as tracker
+from atlas.tracker.journal import KNOWN_LABELS, MockTracker
 from tests.tools.dataset_factory import context, make_dataset
 
 
@@ -145,8 +140,8 @@ def test_four_processes_append_a_thousand_whole_records(tmp_path: Path, _isolate
         """
         import sys
         from pathlib import Path
-        from atlas.tools.orbitdb import IssueBrief
-        from atlas.tools.tracker import MockTracker
+        from atlas.orbit.db import IssueBrief
+        from atlas.tracker.journal import MockTracker
         store, worker = MockTracker(Path(sys.argv[1])), sys.argv[2]
         issue = IssueBrief(41, "t", [])
         for n in range(250):

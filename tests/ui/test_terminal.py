@@ -14,7 +14,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from atlas.tools.tracker import MockTracker
+from atlas.tracker.journal import MockTracker
 
 HERE = Path(__file__).resolve().parent
 LABEL_41 = "label #41 severity:S1"

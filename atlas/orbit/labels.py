@@ -12,9 +12,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.errors import ToolError
-from atlas.tools.orbitdb import IssueBrief, IssueId, issue_brief
+from atlas.orbit.db import IssueBrief, IssueId, issue_brief
 from atlas.tools.registry import ToolContext, tool
-from atlas.tools.tracker import KNOWN_LABELS, MockTracker, open_tracker
+from atlas.tracker.journal import KNOWN_LABELS, MockTracker, open_tracker
 
 EXCLUSIVE_PREFIXES = ("severity:",)
 """Label families an issue has at most one of: adding one replaces the other."""

@@ -20,10 +20,10 @@ from atlas.errors import ConfigError, PermanentToolError, TransientToolError
 from atlas.github.client import PER_PAGE_MAX, GitHubClient, api_url, find_token, parse_repo
 from atlas.github.errors import GitHubError, GitHubNotFound, GitHubRateLimited, GitHubTimeout, clock_time
 from atlas.github.folder import read_state
-from atlas.github.labels import ProjectTracker
-from atlas.tools.orbitdb import IssueBrief
+from atlas.orbit.db import IssueBrief
 from atlas.tools.registry import ToolContext
-from atlas.tools.tracker import now_iso
+from atlas.tracker.journal import now_iso
+from atlas.tracker.project import ProjectTracker
 
 DEFAULT_TIMEOUT_S = 4.0
 """Per request; a call is a lookup and a write, and both must fit in the tool's 10 s."""

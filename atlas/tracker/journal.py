@@ -6,7 +6,7 @@ crash is skipped (and counted) by readers, and the next append starts on a fresh
 and its lock are opened through `atlas.statefiles`: a link planted in their place is refused.
 
 `open_tracker` is the backend seam: with `ATLAS_TRACKER=github:OWNER/REPO` the tools write to
-GitHub first (`atlas.github.tracker`), and this file keeps what GitHub confirmed.
+GitHub first (`atlas.tracker.github`), and this file keeps what GitHub confirmed.
 """
 
 from __future__ import annotations
@@ -22,12 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import filelock
-from pydantic import BaseModel, ConfigDict, Field
 
 from atlas import statefiles
-from atlas.errors import PermanentToolError, ToolError, TransientToolError, printable
-from atlas.tools.orbitdb import IssueBrief, IssueId, issue_brief
-from atlas.tools.registry import ToolContext, tool
+from atlas.errors import PermanentToolError, TransientToolError, printable
+from atlas.orbit.db import IssueBrief
+from atlas.tools.registry import ToolContext
 
 ACTIONS_FILE = "tracker_actions.jsonl"
 LOCK_TIMEOUT_S = 5.0
@@ -70,10 +69,10 @@ def open_tracker(ctx: ToolContext) -> MockTracker:
     one that writes to GitHub first."""
     backend = os.environ.get("ATLAS_TRACKER", "").strip()
     if backend in ("", "mock"):
-        from atlas.github.labels import ProjectTracker, is_project_dataset  # an imported project's labels
+        from atlas.tracker.project import ProjectTracker, is_project_dataset  # an imported project's labels
 
         return ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home)
-    from atlas.github.tracker import open_github_tracker  # httpx only when GitHub is the tracker
+    from atlas.tracker.github import open_github_tracker  # httpx only when GitHub is the tracker
 
     return open_github_tracker(backend, ctx)
 
@@ -289,33 +288,3 @@ def label_changes(records: list[dict[str, Any]], issue_id: int) -> LabelChanges:
 
 def _comment_result(record: dict[str, Any]) -> dict[str, Any]:
     return {"issue_id": record["issue_id"], "posted": True, "ts": record["ts"]}
-
-
-class PostCommentArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    issue_id: IssueId
-    body: str = Field(min_length=1, max_length=4000, description="The comment, in Markdown.")
-
-
-def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:
-    """The whole comment and the issue it goes to."""
-    try:
-        title = issue_brief(ctx.data, ctx.home, args.issue_id).title
-        where = open_tracker(ctx).where
-    except (LookupError, ToolError) as exc:
-        return f"comment on #{args.issue_id} (will be refused: {exc}):\n{args.body}"
-    return f"comment on #{args.issue_id} (“{title}”){where}:\n{args.body}"
-
-
-@tool(
-    PostCommentArgs, side_effect=True, idempotent=False, timeout_s=10.0, preview=preview_post_comment, editable="body"
-)
-def post_comment(args: PostCommentArgs, ctx: ToolContext) -> dict[str, Any]:
-    """Post a comment on an Orbit issue. Only when the user asked for it; the user approves the exact text."""
-    if not ctx.idempotency_key:
-        raise PermanentToolError("post_comment needs an idempotency key so it can never post twice; nothing was posted")
-    if not args.body.strip():
-        raise PermanentToolError("the comment is empty; nothing was posted")
-    issue = issue_brief(ctx.data, ctx.home, args.issue_id)
-    return open_tracker(ctx).post_comment(issue, args.body, key=ctx.idempotency_key, session=ctx.session)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from atlas.errors import PermanentToolError
 from atlas.github.folder import STATE_FILE
-from atlas.tools.orbitdb import connect
+from atlas.orbit.db import connect
 from atlas.tools.registry import ToolContext
-from atlas.tools.tracker import MockTracker
+from atlas.tracker.journal import MockTracker
 
 SHOWN_LABELS = 40
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from atlas.errors import describe
 from atlas.events import ApprovalRequest, Approver, BatchApprover
-from atlas.tools import threads
+from atlas.executor import threads
 from atlas.tools.registry import ToolContext, ToolSpec
 
 

@@ -15,9 +15,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.errors import ToolError
-from atlas.tools.orbitdb import IssueId, connect, labels_of, no_such_issue
+from atlas.orbit.db import IssueId, connect, labels_of, no_such_issue
 from atlas.tools.registry import ToolContext, tool
-from atlas.tools.tracker import LabelChanges, MockTracker
+from atlas.tracker.journal import LabelChanges, MockTracker
 
 BODY_LIMIT = 6000
 """A body is cut only past this: the whole issue, with a page of comments, fits one tool output."""

@@ -55,8 +55,8 @@ from atlas.events import (
     Phase,
     deny_all,
 )
-from atlas.tools import threads
-from atlas.tools.approvals import (
+from atlas.executor import threads
+from atlas.executor.approvals import (
     BatchGate,
     RequestBuilder,
     decide_each,
@@ -65,12 +65,12 @@ from atlas.tools.approvals import (
     idempotency_key,
     settled_without_asking,
 )
-from atlas.tools.attempts import failure_outcome, run_attempts
-from atlas.tools.breaker import CircuitBreaker
-from atlas.tools.outcomes import NO_TIME_BUDGET, CallLike, CallState, Outcome, cancelled, error, unavailable
-from atlas.tools.outputs import OUTPUT_LIMIT, capped_output
+from atlas.executor.attempts import failure_outcome, run_attempts
+from atlas.executor.breaker import CircuitBreaker
+from atlas.executor.outcomes import NO_TIME_BUDGET, CallLike, CallState, Outcome, cancelled, error, unavailable
+from atlas.executor.outputs import OUTPUT_LIMIT, capped_output
+from atlas.executor.turn import BatchCancelled, Turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
-from atlas.tools.turn import BatchCancelled, Turn
 
 __all__ = ["BatchCancelled", "CallLike", "ToolExecutor", "Turn", "idempotency_key"]
 

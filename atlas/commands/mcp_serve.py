@@ -26,9 +26,9 @@ from atlas import __version__
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.config import Settings
 from atlas.events import ApprovalRequest
+from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
 from atlas.runtime import new_session_id
-from atlas.tools.executor import ToolExecutor
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 
 APPROVAL_SCHEMA: dict[str, Any] = {

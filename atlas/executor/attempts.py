@@ -18,10 +18,10 @@ from pydantic import BaseModel
 from atlas.envelope import envelope_ok
 from atlas.errors import ErrorKind, ToolError, ToolTimeoutError, classify, describe
 from atlas.events import Phase
-from atlas.tools import threads
-from atlas.tools.outcomes import NO_TIME_BUDGET, CallState, Outcome, cancelled, error, side_effect_unsettled
+from atlas.executor import threads
+from atlas.executor.outcomes import NO_TIME_BUDGET, CallState, Outcome, cancelled, error, side_effect_unsettled
+from atlas.executor.turn import Turn
 from atlas.tools.registry import ToolContext, ToolSpec
-from atlas.tools.turn import Turn
 
 BACKOFF_S = (0.2, 0.4)
 """First retry waits a random time in this range; each further retry waits twice as long."""

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.errors import SOURCE_BROKEN_HINT, PermanentToolError
-from atlas.tools.orbit import READ_TIMEOUT_S, cut
+from atlas.orbit.issues import READ_TIMEOUT_S, cut
 from atlas.tools.registry import ToolContext, tool
 
 SECTION_LIMIT = 3000

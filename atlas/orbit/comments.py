@@ -1,0 +1,42 @@
+"""The comment tool: post one comment on an issue, once per idempotency key, after a person's `y`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from atlas.errors import PermanentToolError, ToolError
+from atlas.orbit.db import IssueId, issue_brief
+from atlas.tools.registry import ToolContext, tool
+from atlas.tracker.journal import open_tracker
+
+
+class PostCommentArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    issue_id: IssueId
+    body: str = Field(min_length=1, max_length=4000, description="The comment, in Markdown.")
+
+
+def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:
+    """The whole comment and the issue it goes to."""
+    try:
+        title = issue_brief(ctx.data, ctx.home, args.issue_id).title
+        where = open_tracker(ctx).where
+    except (LookupError, ToolError) as exc:
+        return f"comment on #{args.issue_id} (will be refused: {exc}):\n{args.body}"
+    return f"comment on #{args.issue_id} (“{title}”){where}:\n{args.body}"
+
+
+@tool(
+    PostCommentArgs, side_effect=True, idempotent=False, timeout_s=10.0, preview=preview_post_comment, editable="body"
+)
+def post_comment(args: PostCommentArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Post a comment on an Orbit issue. Only when the user asked for it; the user approves the exact text."""
+    if not ctx.idempotency_key:
+        raise PermanentToolError("post_comment needs an idempotency key so it can never post twice; nothing was posted")
+    if not args.body.strip():
+        raise PermanentToolError("the comment is empty; nothing was posted")
+    issue = issue_brief(ctx.data, ctx.home, args.issue_id)
+    return open_tracker(ctx).post_comment(issue, args.body, key=ctx.idempotency_key, session=ctx.session)
