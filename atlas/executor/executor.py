@@ -67,7 +67,16 @@ from atlas.executor.approvals import (
 )
 from atlas.executor.attempts import failure_outcome, run_attempts
 from atlas.executor.breaker import CircuitBreaker
-from atlas.executor.outcomes import NO_TIME_BUDGET, CallLike, CallState, Outcome, cancelled, error, unavailable
+from atlas.executor.outcomes import (
+    NO_TIME_BUDGET,
+    CallLike,
+    CallState,
+    Outcome,
+    cancelled,
+    error,
+    unavailable,
+    with_side_effect_done,
+)
 from atlas.executor.outputs import OUTPUT_LIMIT, capped_output
 from atlas.executor.turn import BatchCancelled, Turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
@@ -331,6 +340,9 @@ class ToolExecutor:
             return state.output
         ms = round((time.monotonic() - state.clock) * 1000, 1)
         leaked = threads.leaked_threads()
+        spec = self.registry.get(state.call.name)
+        if spec is not None and spec.side_effect:
+            outcome = with_side_effect_done(outcome, state.attempts)
         try:
             if outcome.rendered is None or outcome.rendered[0] != self.output_limit:
                 outcome.rendered = (self.output_limit, capped_output(outcome.envelope, self.output_limit))
