@@ -19,6 +19,7 @@ from atlas.envelope import envelope_ok
 from atlas.errors import ErrorKind, ToolError, ToolTimeoutError, classify, describe
 from atlas.events import Phase
 from atlas.executor import threads
+from atlas.executor.approvals import settled_without_asking
 from atlas.executor.outcomes import NO_TIME_BUDGET, CallState, Outcome, cancelled, error, side_effect_unsettled
 from atlas.executor.turn import Turn
 from atlas.tools.registry import ToolContext, ToolSpec
@@ -133,3 +134,14 @@ def failure_outcome(failure: BaseException, tool: str) -> Outcome:
     hint = raised.hint if raised is not None else None
     text = text if kind is not ErrorKind.UNKNOWN else f"{type(failure).__name__}: {text}"
     return error(kind, text, hint=hint, failure=raised)
+
+
+async def settle_unasked(spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> Outcome | None:
+    """A side effect that would change nothing, or would be refused, is answered without a prompt."""
+    try:
+        unchanged = await settled_without_asking(spec, args, context)
+    except Exception as exc:
+        refusal = failure_outcome(exc, spec.name)
+        # Only a refusal is final; a busy file or a broken check is left to the person and the tool.
+        return refusal if refusal.kind in (ErrorKind.PERMANENT, ErrorKind.BAD_ARGS) else None
+    return None if unchanged is None else Outcome(ErrorKind.OK, envelope_ok(unchanged))

@@ -37,12 +37,10 @@ import dataclasses
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from atlas.envelope import envelope_ok
 from atlas.errors import ErrorKind, describe
 from atlas.events import (
     ApprovalRequest,
@@ -63,10 +61,10 @@ from atlas.executor.approvals import (
     decide_together,
     editable_request,
     idempotency_key,
-    settled_without_asking,
 )
-from atlas.executor.attempts import failure_outcome, run_attempts
+from atlas.executor.attempts import run_attempts, settle_unasked
 from atlas.executor.breaker import CircuitBreaker
+from atlas.executor.cache import ReadCache
 from atlas.executor.outcomes import (
     NO_TIME_BUDGET,
     CallLike,
@@ -74,26 +72,18 @@ from atlas.executor.outcomes import (
     Outcome,
     cancelled,
     error,
+    side_effect_done,
     unavailable,
     with_side_effect_done,
 )
 from atlas.executor.outputs import OUTPUT_LIMIT, capped_output
-from atlas.executor.turn import BatchCancelled, Turn
+from atlas.executor.turn import BatchCancelled, Primitives, Turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 
 __all__ = ["BatchCancelled", "CallLike", "ToolExecutor", "Turn", "idempotency_key"]
 
 CANCEL_GRACE_S = 0.3
 """How long cancelled calls get to record themselves before the batch answers for them."""
-
-
-@dataclass
-class _Primitives:
-    """asyncio primitives bind to one event loop; a chat may run each turn in a new one."""
-
-    loop: asyncio.AbstractEventLoop
-    slots: asyncio.Semaphore
-    approval: asyncio.Lock
 
 
 class ToolExecutor:
@@ -136,7 +126,9 @@ class ToolExecutor:
         self.log: list[CallRecord] = []
         """Every call this executor finished, in the order they finished (the call log keeps them on disk)."""
         self._breakers: dict[str, CircuitBreaker] = {}
-        self._primitives: _Primitives | None = None
+        self.cache = ReadCache()
+        """This conversation's cached reads (`cache.py`)."""
+        self._primitives: Primitives | None = None
 
     # -- public ---------------------------------------------------------------------------
 
@@ -182,7 +174,7 @@ class ToolExecutor:
 
     # -- one batch ------------------------------------------------------------------------
 
-    def _start(self, states: Sequence[CallState], turn: Turn, prims: _Primitives) -> list[asyncio.Task[None]]:
+    def _start(self, states: Sequence[CallState], turn: Turn, prims: Primitives) -> list[asyncio.Task[None]]:
         """A task for each call that may run; the others are answered here and now.
 
         Without a task each: a model may ask for thousands of calls, and answering those that
@@ -236,7 +228,7 @@ class ToolExecutor:
     # -- one call -------------------------------------------------------------------------
 
     async def _run_call(
-        self, state: CallState, turn: Turn, prims: _Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
+        self, state: CallState, turn: Turn, prims: Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
     ) -> None:
         try:
             outcome = await self._decide(state, turn, prims, gate, spec, args)
@@ -264,14 +256,14 @@ class ToolExecutor:
         return spec, args
 
     async def _decide(
-        self, state: CallState, turn: Turn, prims: _Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
+        self, state: CallState, turn: Turn, prims: Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
     ) -> Outcome:
         call = state.call
         breaker = self.breaker(spec.breaker_key or spec.name)
         context = self.context
         if spec.side_effect:
             context = dataclasses.replace(context, idempotency_key=idempotency_key(self.session, call.call_id))
-            settled = await self._settle_unasked(spec, args, context)
+            settled = await settle_unasked(spec, args, context)
             if settled is not None:
                 await gate.leave()
                 return settled
@@ -281,6 +273,8 @@ class ToolExecutor:
             state.restart_clock()
             if not state.approved:
                 return error(ErrorKind.DENIED, f"{spec.name} was not approved")
+        if (hit := self.cache.get(spec, args, turn)) is not None:
+            return hit
         async with prims.slots:
             state.restart_clock()
             admission = breaker.admit()
@@ -300,20 +294,11 @@ class ToolExecutor:
                 )
             finally:
                 breaker.record(outcome.kind, admission)
+            self.cache.after(spec, args, outcome, side_effect_done(outcome, state.attempts))
             return outcome
 
     def _own_timeout(self, spec: ToolSpec[Any]) -> float:
         return spec.timeout_s if spec.timeout_s is not None else self.timeout_s
-
-    async def _settle_unasked(self, spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> Outcome | None:
-        """A side effect that would change nothing, or would be refused, is answered without a prompt."""
-        try:
-            unchanged = await settled_without_asking(spec, args, context)
-        except Exception as exc:
-            refusal = failure_outcome(exc, spec.name)
-            # Only a refusal is final; a busy file or a broken check is left to the person and the tool.
-            return refusal if refusal.kind in (ErrorKind.PERMANENT, ErrorKind.BAD_ARGS) else None
-        return None if unchanged is None else Outcome(ErrorKind.OK, envelope_ok(unchanged))
 
     async def _request_approval(
         self, state: CallState, turn: Turn, spec: ToolSpec[Any], args: BaseModel, context: ToolContext, gate: BatchGate
@@ -400,8 +385,6 @@ class ToolExecutor:
         with contextlib.suppress(Exception):  # a broken display must never break a tool call
             self.on_event(event)
 
-    def _prims(self) -> _Primitives:
-        loop = asyncio.get_running_loop()
-        if self._primitives is None or self._primitives.loop is not loop:
-            self._primitives = _Primitives(loop, asyncio.Semaphore(self.max_concurrency), asyncio.Lock())
+    def _prims(self) -> Primitives:
+        self._primitives = Primitives.for_running_loop(self._primitives, self.max_concurrency)
         return self._primitives
