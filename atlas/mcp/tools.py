@@ -58,6 +58,11 @@ def _sources(config: ServerConfig, tool: str, args: Any, data: Any) -> list[str]
     return [f"MCP server {config.name} ({tool})"]
 
 
+def _server_tag(server: str, args: Any) -> set[str]:
+    """What an MCP tool's result depends on, and what its writes change: the whole server."""
+    return {f"mcp:{server}"}
+
+
 def spec_for(host: McpHost, config: ServerConfig, tool: types.Tool) -> ToolSpec[Any]:
     name = tool_name(config.name, tool.name)
     hints = tool.annotations
@@ -76,6 +81,9 @@ def spec_for(host: McpHost, config: ServerConfig, tool: types.Tool) -> ToolSpec[
         untrusted=partial(_sources, config, tool.name),
         input_schema=schema,
         breaker_key=f"mcp:{config.name}",
+        cache_ttl_s=config.cache_ttl_s if read_only else 0,
+        cache_tags=partial(_server_tag, config.name),
+        invalidates=partial(_server_tag, config.name),
     )
 
 
