@@ -318,16 +318,27 @@ def eval_(
 
 @app.command(
     short_help="What Atlas will use and whether it works: model and API, dataset, state folder, plugins.",
-    epilog=examples("atlas doctor", "atlas doctor --json", "atlas doctor -m gpt-6-luna"),
+    epilog=examples(
+        "atlas doctor", "atlas doctor --json", "atlas doctor -m gpt-6-luna", "atlas doctor --contract --repo OWNER/REPO"
+    ),
 )
 def doctor(
     model: str | None = typer.Option(
         None, "--model", "-m", metavar="NAME", help="Check this model instead of the default."
     ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object: ok, and each check."),
+    contract: bool = typer.Option(
+        False, "--contract", help="Check GitHub's fields and enums and each MCP server's tools against their pins."
+    ),
+    repo: str | None = typer.Option(None, "--repo", metavar="OWNER/REPO", help="With --contract: this repository."),
 ) -> None:
     """What Atlas will use and whether it works: model and API, dataset, state folder, plugins."""
     from atlas.commands import guarded
+
+    if contract:
+        from atlas.commands.contract import run_contract
+
+        raise typer.Exit(guarded(lambda: run_contract(repo, as_json=as_json)))
     from atlas.commands.doctor import run_doctor
 
     raise typer.Exit(guarded(lambda: run_doctor(as_json=as_json, model=model)))
