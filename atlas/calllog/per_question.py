@@ -4,8 +4,8 @@ A question is one (session, turn); its source is the MCP server a tool comes fro
 → `mcp:git`), else `atlas` (the built-in tools and plugins). Over the whole log the counts are
 kept incrementally, as the per-tool summary is: a table of (question, source, calls) that each
 `--stats` brings up to date with the calls and answered questions logged since the last one, and
-percentiles read by rank from its (source, calls) index. Answered questions that made no call
-count as 0 calls overall.
+beside it a histogram of questions by (source, calls) from which the percentiles are read.
+Answered questions that made no call count as 0 calls overall.
 """
 
 from __future__ import annotations
@@ -19,14 +19,19 @@ SOURCE = "CASE WHEN instr(name, '__') > 0 THEN 'mcp:' || substr(name, 1, instr(n
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS stats_questions (session TEXT NOT NULL, turn INTEGER NOT NULL,"
     " source TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (session, turn, source)) WITHOUT ROWID",
-    "CREATE INDEX IF NOT EXISTS stats_questions_n ON stats_questions (source, n)",
+    "CREATE TABLE IF NOT EXISTS stats_questions_hist (source TEXT NOT NULL, n INTEGER NOT NULL,"
+    " questions INTEGER NOT NULL, PRIMARY KEY (source, n)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS stats_questions_covered (calls INTEGER NOT NULL, turns INTEGER NOT NULL)",
 )
-_UPSERT = " ON CONFLICT (session, turn, source) DO UPDATE SET n = n + excluded.n"
+_HIST = " ON CONFLICT (source, n) DO UPDATE SET questions = questions + excluded.questions"
 
 
 def refresh(conn: sqlite3.Connection) -> None:
-    """Count the calls and questions logged since the last refresh; call inside a write transaction."""
+    """Count the calls and questions logged since the last refresh; call inside a write transaction.
+
+    The histogram (questions by source and count) moves each touched question from its old count
+    to its new one, so percentiles never read the per-question table.
+    """
     for statement in SCHEMA:
         conn.execute(statement)
     row = conn.execute("SELECT calls, turns FROM stats_questions_covered").fetchone()
@@ -35,24 +40,31 @@ def refresh(conn: sqlite3.Connection) -> None:
     newest_turn = int(conn.execute("SELECT coalesce(max(id), 0) FROM turns").fetchone()[0])
     if newest_call < calls or newest_turn < turns:  # the log was cut back by hand: count again
         conn.execute("DELETE FROM stats_questions")
+        conn.execute("DELETE FROM stats_questions_hist")
         calls = turns = 0
     if row is not None and (newest_call, newest_turn) == (calls, turns):
         return
-    span = (calls, newest_call)
+    conn.execute("DROP TABLE IF EXISTS temp.questions_fresh")
     conn.execute(
-        f"INSERT INTO stats_questions SELECT session, turn, {SOURCE}, count(*) FROM calls"
-        f" WHERE id > ? AND id <= ? GROUP BY 1, 2, 3 {_UPSERT}",
-        span,
+        f"CREATE TEMP TABLE questions_fresh AS SELECT session, turn, {SOURCE} AS source, count(*) AS n FROM calls"
+        f" WHERE id > ? AND id <= ? GROUP BY 1, 2, 3 UNION ALL SELECT session, turn, '{ALL}', count(*) FROM calls"
+        f" WHERE id > ? AND id <= ? GROUP BY 1, 2 UNION ALL SELECT session, turn, '{ALL}', 0 FROM turns"
+        " WHERE id > ? AND id <= ?",
+        (calls, newest_call, calls, newest_call, turns, newest_turn),
     )
+    touched = (
+        "SELECT q.source, q.n, {sign} count(*) FROM stats_questions q JOIN"
+        " (SELECT DISTINCT session, turn, source FROM questions_fresh) f USING (session, turn, source)"
+        " WHERE true GROUP BY q.source, q.n"
+    )
+    conn.execute("INSERT INTO stats_questions_hist " + touched.format(sign="-") + _HIST)
     conn.execute(
-        f"INSERT INTO stats_questions SELECT session, turn, '{ALL}', count(*) FROM calls"
-        f" WHERE id > ? AND id <= ? GROUP BY 1, 2 {_UPSERT}",
-        span,
+        "INSERT INTO stats_questions SELECT session, turn, source, sum(n) FROM questions_fresh WHERE true"
+        " GROUP BY 1, 2, 3 ON CONFLICT (session, turn, source) DO UPDATE SET n = n + excluded.n"
     )
-    conn.execute(
-        f"INSERT OR IGNORE INTO stats_questions SELECT session, turn, '{ALL}', 0 FROM turns WHERE id > ? AND id <= ?",
-        (turns, newest_turn),
-    )
+    conn.execute("INSERT INTO stats_questions_hist " + touched.format(sign="") + _HIST)
+    conn.execute("DELETE FROM stats_questions_hist WHERE questions = 0")
+    conn.execute("DROP TABLE temp.questions_fresh")
     conn.execute("DELETE FROM stats_questions_covered")
     conn.execute("INSERT INTO stats_questions_covered VALUES (?, ?)", (newest_call, newest_turn))
 
@@ -61,23 +73,28 @@ def _rank(count: int, pct: float) -> int:
     return max(1, int(-(-count * pct // 100)))
 
 
+def _percentiles(counts: list[tuple[int, int]]) -> dict[str, int]:
+    """p50, p95 and max from (calls, questions) in ascending order of calls."""
+    total = sum(questions for _, questions in counts)
+    values = []
+    for pct in (50, 95, 100):
+        rank, seen = _rank(total, pct), 0
+        for calls, questions in counts:
+            seen += questions
+            if seen >= rank:
+                values.append(calls)
+                break
+    return _entry(total, values)
+
+
 def from_summary(conn: sqlite3.Connection) -> dict[str, Any]:
-    """Calls per question over the whole log, from the table `refresh` keeps."""
-    result: dict[str, Any] = {}
-    sources = [row[0] for row in conn.execute("SELECT DISTINCT source FROM stats_questions ORDER BY source")]
-    for source in sources:
-        count = int(conn.execute("SELECT count(*) FROM stats_questions WHERE source = ?", (source,)).fetchone()[0])
-        values = [
-            int(
-                conn.execute(
-                    "SELECT n FROM stats_questions WHERE source = ? ORDER BY n LIMIT 1 OFFSET ?",
-                    (source, _rank(count, pct) - 1),
-                ).fetchone()[0]
-            )
-            for pct in (50, 95, 100)
-        ]
-        result[source] = _entry(count, values)
-    return _shaped(result)
+    """Calls per question over the whole log, from the histogram `refresh` keeps."""
+    by_source: dict[str, list[tuple[int, int]]] = {}
+    for source, calls, questions in conn.execute(
+        "SELECT source, n, questions FROM stats_questions_hist ORDER BY source, n"
+    ):
+        by_source.setdefault(str(source), []).append((int(calls), int(questions)))
+    return _shaped({source: _percentiles(counts) for source, counts in by_source.items()})
 
 
 def from_rows(rows: list[sqlite3.Row]) -> dict[str, Any]:
