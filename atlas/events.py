@@ -44,6 +44,9 @@ class CallRecord:
     position: int = 0
     """Where the call stood in its model response (request order)."""
     ts: float = field(default_factory=time.time)
+    trace_id: str | None = None
+    span_id: str | None = None
+    """The call's OpenTelemetry span (32 and 16 hex digits) when telemetry is on: a log row leads to its trace."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,8 @@ class CallEvent:
     """The number of the question (turn) the call belongs to."""
     record: CallRecord | None = None
     """How the call ended: set on FINISHED only."""
+    output: str | None = None
+    """On FINISHED, the result text the model receives (for content capture in traces)."""
 
 
 @dataclass(frozen=True)

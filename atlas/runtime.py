@@ -6,21 +6,28 @@ and recorded: the executor and the loop know nothing of either.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import secrets
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from atlas.calllog import CallLog, CallLogWriter
-from atlas.config import Settings, model_api
+from atlas.config import STATE_FOLDER_NAME, Settings, base_url_setting, model_api
 from atlas.dataset import require_dataset
-from atlas.events import Approver, BatchApprover, EventSink
+from atlas.events import Approver, BatchApprover, CallEvent, EventSink
 from atlas.executor.executor import ToolExecutor
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult
+from atlas.telemetry import telemetry_settings
 from atlas.tools.registry import Registry, ToolContext, load_registry
+
+if TYPE_CHECKING:
+    from atlas.telemetry.tracing import QuestionTrace, Telemetry
 
 
 def new_session_id() -> str:
@@ -37,6 +44,8 @@ class Runtime:
     model: Model
     call_log: CallLog
     session: str
+    telemetry: Telemetry | None = None
+    """The run's tracer when OpenTelemetry is on (`atlas.telemetry`); None when off."""
 
     def registry(self, *, read_only: bool) -> Registry:
         return self.tools.read_only() if read_only else self.tools
@@ -58,11 +67,43 @@ class Runtime:
             approve=approve,
             approve_batch=approve_batch,
             max_concurrency=concurrency,
-            on_event=on_event,
-            observers=[CallLogWriter(self.call_log, self.session)],
+            on_event=self._traced_events(on_event),
+            observers=[CallLogWriter(self.call_log, self.session, trace_ids=self._trace_ids)],
             session=self.session,
             context=context,
         )
+
+    def _traced_events(self, sink: EventSink | None) -> EventSink | None:
+        telemetry = self.telemetry
+        if telemetry is None:
+            return sink
+
+        def both(event: CallEvent) -> None:
+            telemetry.on_call_event(event)
+            if sink is not None:
+                sink(event)
+
+        return both
+
+    def _trace_ids(self, call_id: str) -> tuple[str, str] | None:
+        return None if self.telemetry is None else self.telemetry.ids_for(call_id)
+
+    @contextlib.contextmanager
+    def traced_question(self, question: str, turn: int) -> Iterator[QuestionTrace | None]:
+        """The question's span around the block (nothing when telemetry is off)."""
+        if self.telemetry is None:
+            yield None
+            return
+        with self.telemetry.question(session=self.session, turn=turn, model=self.model.name, text=question) as trace:
+            yield trace
+
+    def close(self) -> None:
+        """The end of the run: spans still queued leave (bounded wait); a loss is one warning."""
+        if self.telemetry is not None:
+            problem = self.telemetry.close()
+            self.telemetry = None
+            if problem is not None:
+                print(f"atlas: warning: {problem}", file=sys.stderr)
 
     def record_turn(self, question: str, result: TurnResult) -> TurnResult:
         """The answered turn priced with the configured prices, and recorded in the call log."""
@@ -119,10 +160,36 @@ def open_runtime(model: str | None, api: str | None = None, *, prepare_data: Dat
     if prepare_data is not None:
         prepare_data(settings.data, settings.home)
     tools = with_mcp_tools(load_registry(), settings.home)
+    chosen_model: Model = resolve(settings.model, settings.api)
+    telemetry = _start_telemetry(settings, tools)
+    if telemetry is not None:
+        from atlas.telemetry.model import TracedModel
+
+        chosen_model = TracedModel(
+            chosen_model,
+            telemetry,
+            api=settings.api,
+            base_url=base_url_setting(),
+            prices=(settings.price_in, settings.price_out),
+        )
     return Runtime(
         settings=settings,
         tools=tools,
-        model=resolve(settings.model, settings.api),
+        model=chosen_model,
         call_log=CallLog.at_home(settings.home),
         session=new_session_id(),
+        telemetry=telemetry,
     )
+
+
+def _start_telemetry(settings: Settings, tools: Registry) -> Telemetry | None:
+    """The tracer when telemetry is on; the SDK is imported only then."""
+    from atlas.config import state_folder
+
+    chosen = state_folder().found_by != f"the nearest {STATE_FOLDER_NAME} folder"
+    config = telemetry_settings(settings.home, chosen_folder=chosen)
+    if not config.enabled:
+        return None
+    from atlas.telemetry.start import start_telemetry
+
+    return start_telemetry(config, tools)

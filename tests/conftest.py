@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,8 @@ def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("ATLAS_MODEL", raising=False)
     monkeypatch.delenv("ORBIT_DATA", raising=False)
     monkeypatch.delenv("ATLAS_TOOL_MODULES", raising=False)
+    for name in [name for name in os.environ if name.startswith("OTEL_")]:
+        monkeypatch.delenv(name)  # a developer's collector never receives the tests' traces
     monkeypatch.setenv("NO_COLOR", "1")
     return home
 

@@ -93,8 +93,11 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "atlas.llm",
         "rich",
     ),
+    "atlas.telemetry": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "rich", "prompt_toolkit", "openai"),
     "atlas.mcp": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.loop", "atlas.offline", "openai"),
 }
+OPENTELEMETRY_HOMES = ("atlas.telemetry.tracing", "atlas.telemetry.model")
+"""The only modules that import the OpenTelemetry SDK: nothing else pays for it when telemetry is off."""
 
 
 def modules() -> Iterator[tuple[str, Path]]:
@@ -125,6 +128,14 @@ def test_no_module_imports_a_layer_above_it(name: str, path: Path) -> None:
         target for target in imported for forbidden in rules for prefix in forbidden if within(target, prefix)
     )
     assert not wrong, f"{name} imports {wrong}"
+
+
+@pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))
+def test_only_the_tracer_imports_opentelemetry(name: str, path: Path) -> None:
+    if name in OPENTELEMETRY_HOMES:
+        return
+    top_level = [target for target in imports(path) if within(target, "opentelemetry")]
+    assert not top_level, f"{name} imports {sorted(set(top_level))}"
 
 
 @pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))

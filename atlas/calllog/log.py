@@ -33,7 +33,8 @@ class CallLog(Queries):
             return
         self._write_safely(
             "INSERT INTO calls (ts, session, turn, round, position, call_id, name, arguments, kind, ms, attempts,"
-            " message, approved, leaked_threads) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " message, approved, leaked_threads, trace_id, span_id)"
+            f" VALUES ({', '.join('?' * 16)})",
             [_call_row(record, session, turn) for record in records],
         )
 
@@ -93,4 +94,6 @@ def _call_row(record: CallRecord, session: str, turn: int) -> tuple[Any, ...]:
         record.message,
         None if record.approved is None else int(record.approved),
         record.leaked_threads,
+        record.trace_id,
+        record.span_id,
     )

@@ -195,6 +195,8 @@ def _call_dict(row: sqlite3.Row) -> dict[str, Any]:
         "message": row["message"],
         "approved": None if row["approved"] is None else bool(row["approved"]),
         "leaked_threads": row["leaked_threads"],
+        "trace_id": row["trace_id"],
+        "span_id": row["span_id"],
     }
 
 

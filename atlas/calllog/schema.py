@@ -49,6 +49,11 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX calls_name_ms ON calls (name, ms);
     CREATE INDEX calls_retried ON calls (name, attempts) WHERE attempts > 1;
     """,
+    # The OpenTelemetry span of each call, when telemetry is on: a row of `atlas log` leads to its trace.
+    """
+    ALTER TABLE calls ADD COLUMN trace_id TEXT;
+    ALTER TABLE calls ADD COLUMN span_id TEXT;
+    """,
 )
 
 

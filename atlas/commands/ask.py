@@ -14,7 +14,7 @@ from atlas.commands.runner import run_cancellable
 from atlas.errors import ConfigError
 from atlas.llm.wait import watch
 from atlas.loop import TurnSettings, run_turn
-from atlas.runtime import open_runtime
+from atlas.runtime import Runtime, open_runtime
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.render import footer, header, make_console, print_answer_source
 from atlas.ui.turn_view import TurnView
@@ -58,6 +58,13 @@ def run_ask(options: AskOptions) -> int:
     """Answer one question; returns the exit code (0: answered, even when an action was denied)."""
     question = read_question(options.question)
     runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db)
+    try:
+        return _answer(question, runtime, options)
+    finally:
+        runtime.close()
+
+
+def _answer(question: str, runtime: Runtime, options: AskOptions) -> int:
     console = make_console()
     notices = make_console(stderr=True)
     progress = console if console.is_terminal else notices
@@ -85,13 +92,16 @@ def run_ask(options: AskOptions) -> int:
         on_text=view.on_text if view else None,
         on_round=view.on_round if view else None,
     )
-    try:
-        result = run_cancellable(turn)
-    except BaseException as exc:
-        if view:
-            view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
-        raise
-    result = runtime.record_turn(question, result)
+    with runtime.traced_question(question, 1) as trace:
+        try:
+            result = run_cancellable(turn)
+        except BaseException as exc:
+            if view:
+                view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
+            raise
+        result = runtime.record_turn(question, result)
+        if trace is not None:
+            trace.finish(result)
     if view is None:
         # ASCII JSON: every control, C1 and bidi character in the data arrives escaped and inert.
         print(json.dumps(result.to_json()))

@@ -115,12 +115,16 @@ class Chat:
         )
         self._approver.resume()
         try:
-            try:
-                result = run_cancellable(coro, loop)
-            finally:
-                # However the turn ended, no question of it may stay on the terminal and read keys
-                # meant for the prompt: the reader is woken and has let go before the prompt returns.
-                self._approver.withdraw()
+            with self.runtime.traced_question(question, self.turns) as trace:
+                try:
+                    result = run_cancellable(coro, loop)
+                finally:
+                    # However the turn ended, no question of it may stay on the terminal and read keys
+                    # meant for the prompt: the reader is woken and has let go before the prompt returns.
+                    self._approver.withdraw()
+                result = self.runtime.record_turn(question, result)
+                if trace is not None:
+                    trace.finish(result)
         except KeyboardInterrupt:
             view.abort(cancelled=True)
             self.console.print(Text("turn cancelled", style="yellow"))
@@ -138,7 +142,7 @@ class Chat:
             self.earlier_sources += [s for s in turn.untrusted_sources if s not in self.earlier_sources]
             self._keep()
         view.finish(result.answer)
-        self._account(self.runtime.record_turn(question, result))
+        self._account(result)
 
     def _account(self, result: TurnResult) -> None:
         self.usage += result.usage
@@ -306,4 +310,5 @@ def run_chat(options: ChatOptions) -> None:
             chat.answer(line, loop)
     finally:
         close_loop(loop)
+        runtime.close()
     console.print(Text(f"session {runtime.session}: {counted(chat.turns, 'turn')}, ${chat.cost_usd:.4f}", style="dim"))

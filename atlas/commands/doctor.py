@@ -1,7 +1,7 @@
 """`atlas doctor`: one screen saying what Atlas will use and whether it works.
 
-Each check is a line: the model and its API, the dataset, the state folder, the tool plugins and
-the versions. Only what the chosen setup needs can fail the run (exit 1): an unreachable API is
+Each check is a line: the model and its API, the dataset, the state folder, the tool plugins,
+telemetry and the versions. Only what the chosen setup needs can fail the run (exit 1): an unreachable API is
 only a note while the model is `offline`.
 """
 
@@ -141,6 +141,27 @@ def check_plugins() -> Check:
     return Check("plugins", not problems, detail, needed=False, facts=facts)
 
 
+def check_telemetry() -> Check:
+    """Whether traces are on (and where from), and whether their endpoint takes them."""
+    from atlas.telemetry import telemetry_settings
+    from atlas.telemetry.start import INSTALL_HINT, sdk_installed
+
+    folder = state_folder()
+    settings = telemetry_settings(folder.path, chosen_folder=not folder.found_by.startswith("the nearest"))
+    if not settings.enabled:
+        return Check("telemetry", True, "off (OTEL_EXPORTER_OTLP_ENDPOINT turns it on)", facts={"enabled": False})
+    from atlas.telemetry.probe import probe_endpoint
+
+    facts: dict[str, Any] = {"enabled": True, "endpoint": settings.endpoint, "source": settings.source}
+    facts["sdk"] = sdk_installed()
+    answers, said = probe_endpoint(settings)
+    facts["answers"] = answers
+    detail = f"on ({settings.source}) · {settings.endpoint} · {said}"
+    if not facts["sdk"]:
+        detail += f" · the OpenTelemetry SDK is not installed: {INSTALL_HINT}"
+    return Check("telemetry", answers and facts["sdk"], detail, facts=facts)
+
+
 def check_versions() -> Check:
     found = {"atlas": __version__, "python": platform.python_version()}
     for package in ("openai", "typer", "rich"):
@@ -159,6 +180,7 @@ def run_doctor(*, as_json: bool, model: str | None = None) -> int:
         check_dataset(data_dir()),
         check_state(),
         check_plugins(),
+        check_telemetry(),
         check_versions(),
     ]
     broken = any(not check.ok and check.needed for check in checks)

@@ -364,6 +364,7 @@ class ToolExecutor:
             message=outcome.message,
             leaked_threads=leaked,
             record=record,
+            output=text,
         )
         return state.output
 

@@ -23,7 +23,7 @@ from atlas.cli import app
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REPO = Path(__file__).resolve().parents[2]
 _RUNNER = CliRunner()
-_DROPPED = ("OPENAI_", "ATLAS_", "ORBIT_DATA", "COLUMNS", "LINES", "TERM")
+_DROPPED = ("OPENAI_", "ATLAS_", "ORBIT_DATA", "COLUMNS", "LINES", "TERM", "OTEL_")
 
 # Terminal bytes that act instead of being shown: ESC, BEL, and the C1 controls CSI, OSC
 # (and the rest of C1, plus the bidi overrides that reorder what the eye sees).

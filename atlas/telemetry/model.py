@@ -1,0 +1,103 @@
+"""A model wrapped so each request is a `chat {model}` span: its wait, retries, usage and cost."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from opentelemetry.trace import Status, StatusCode
+
+from atlas.llm import Model, TextSink
+from atlas.llm.wait import Answering, Asking, Retrying, WaitEvent, WaitSink, Watchable
+from atlas.messages import ModelTurn
+from atlas.telemetry import attributes as attr
+from atlas.telemetry.tracing import Telemetry
+
+
+class TracedModel:
+    """`inner`, with a span per request; it reports waits exactly as `inner` does."""
+
+    def __init__(
+        self, inner: Model, telemetry: Telemetry, *, api: str, base_url: str | None, prices: tuple[float, float]
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.telemetry = telemetry
+        self.api = api
+        self.prices = prices
+        self.provider, self.server = _provider(inner.name, api, base_url)
+        self._sink: WaitSink | None = None
+        self._asked_at: float | None = None
+        self._waited_ms: float | None = None
+        self._retries = 0
+        if isinstance(inner, Watchable):
+            inner.on_wait = self._on_inner_wait
+
+    @property
+    def on_wait(self) -> WaitSink | None:
+        return self._sink
+
+    @on_wait.setter
+    def on_wait(self, sink: WaitSink | None) -> None:
+        self._sink = sink
+
+    def _on_inner_wait(self, event: WaitEvent) -> None:
+        if isinstance(event, Asking) and self._asked_at is None:
+            self._asked_at = time.monotonic()
+        elif isinstance(event, Retrying):
+            self._retries += 1
+        elif isinstance(event, Answering) and self._asked_at is not None and self._waited_ms is None:
+            self._waited_ms = (time.monotonic() - self._asked_at) * 1000
+        if self._sink is not None:
+            self._sink(event)
+
+    async def respond(
+        self,
+        instructions: str,
+        items: Sequence[dict[str, Any]],
+        tools: Any,
+        *,
+        parallel_tool_calls: bool = True,
+        on_text: TextSink | None = None,
+    ) -> ModelTurn:
+        span = self.telemetry.model_span(model=self.name, api=self.api, provider=self.provider, server=self.server)
+        self._asked_at, self._waited_ms, self._retries = None, None, 0
+        started = time.monotonic()
+        try:
+            reply = await self.inner.respond(
+                instructions, items, tools, parallel_tool_calls=parallel_tool_calls, on_text=on_text
+            )
+        except BaseException as exc:
+            kind = getattr(exc, "kind", None)
+            span.set_attribute(attr.ERROR_TYPE, str(kind) if kind is not None else type(exc).__name__)
+            span.set_status(
+                Status(StatusCode.ERROR, "cancelled" if isinstance(exc, KeyboardInterrupt) else str(kind or "error"))
+            )
+            self._end(span, started)
+            raise
+        if reply.usage.known:
+            span.set_attribute(attr.INPUT_TOKENS, reply.usage.input_tokens)
+            span.set_attribute(attr.OUTPUT_TOKENS, reply.usage.output_tokens)
+            span.set_attribute(attr.COST, reply.usage.cost_usd(*self.prices))
+        self._end(span, started)
+        return reply
+
+    def _end(self, span: Any, started: float) -> None:
+        waited = self._waited_ms if self._waited_ms is not None else (time.monotonic() - started) * 1000
+        span.set_attribute(attr.WAIT_MS, round(waited, 1))
+        span.set_attribute(attr.RETRIES, self._retries)
+        span.end()
+
+
+def _provider(name: str, api: str, base_url: str | None) -> tuple[str, tuple[str, int] | None]:
+    """The conventions' provider name, and the server a remote request goes to."""
+    if name == "offline":
+        return "atlas.offline", None
+    if name.startswith("replay:"):
+        return "atlas.replay", None
+    parts = urlsplit(base_url or "https://api.openai.com/v1")
+    host = parts.hostname or "api.openai.com"
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return ("openai" if host == "api.openai.com" else "openai_compatible"), (host, port)
