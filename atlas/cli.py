@@ -296,15 +296,20 @@ def tracker(
 @app.command(
     "eval",
     short_help="Score the calls a model plans for a suite of questions.",
-    epilog=examples("atlas eval evals/planner.jsonl", "atlas eval evals/planner.jsonl --min 0.9 --json > eval.json"),
+    epilog=examples(
+        "atlas eval evals/planner.jsonl",
+        "atlas eval evals/planner.jsonl --min 0.9 --json > eval.json",
+        "atlas eval evals/faults.jsonl --faults -m offline -m gpt-6-luna",
+    ),
 )
 def eval_(
     suite: str = typer.Argument(
         ..., metavar="SUITE", help="A JSONL suite: one case (question and expected calls) per line."
     ),
-    model: str | None = typer.Option(
-        None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."
+    models: list[str] | None = typer.Option(  # noqa: B008 (typer's own idiom)
+        None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model (several with --faults)."
     ),
+    faults: bool = typer.Option(False, "--faults", help="Make each read tool a case uses fail, with every kind."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object: totals, tags and every case."),
     min_rate: float | None = typer.Option(
         None, "--min", min=0.0, max=1.0, metavar="RATE", help="Exit 1 below this pass rate (0-1)."
@@ -320,24 +325,42 @@ def eval_(
     from atlas.commands import guarded
     from atlas.commands.eval import EvalOptions, run_eval
 
+    chosen: list[str | None] = list(models) if models else [None]
+    if len(chosen) > 1 and not faults:
+        raise typer.BadParameter("one model at a time, except with --faults", param_hint="--model")
     options = EvalOptions(
-        suite=Path(suite), model=model, as_json=as_json, min_rate=min_rate, max_rounds=max_rounds, timeout_s=timeout
+        suite=Path(suite), model=chosen[0], as_json=as_json, min_rate=min_rate, max_rounds=max_rounds, timeout_s=timeout
     )
+    if faults:
+        from atlas.commands.eval_faults import run_fault_sweep
+
+        raise typer.Exit(guarded(lambda: run_fault_sweep(options, chosen)))
     raise typer.Exit(guarded(lambda: run_eval(options)))
 
 
 @app.command(
     short_help="What Atlas will use and whether it works: model and API, dataset, state folder, plugins.",
-    epilog=examples("atlas doctor", "atlas doctor --json", "atlas doctor -m gpt-6-luna"),
+    epilog=examples(
+        "atlas doctor", "atlas doctor --json", "atlas doctor -m gpt-6-luna", "atlas doctor --contract --repo OWNER/REPO"
+    ),
 )
 def doctor(
     model: str | None = typer.Option(
         None, "--model", "-m", metavar="NAME", help="Check this model instead of the default."
     ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object: ok, and each check."),
+    contract: bool = typer.Option(
+        False, "--contract", help="Check GitHub's fields and enums and each MCP server's tools against their pins."
+    ),
+    repo: str | None = typer.Option(None, "--repo", metavar="OWNER/REPO", help="With --contract: this repository."),
 ) -> None:
     """What Atlas will use and whether it works: model and API, dataset, state folder, plugins."""
     from atlas.commands import guarded
+
+    if contract:
+        from atlas.commands.contract import run_contract
+
+        raise typer.Exit(guarded(lambda: run_contract(repo, as_json=as_json)))
     from atlas.commands.doctor import run_doctor
 
     raise typer.Exit(guarded(lambda: run_doctor(as_json=as_json, model=model)))

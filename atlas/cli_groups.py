@@ -112,11 +112,16 @@ def mcp_remove(name: str = typer.Argument(..., help="The server's name, as atlas
 
 @mcp_app.command("trust", epilog=examples("atlas mcp list", "atlas mcp trust git"))
 def mcp_trust(name: str = typer.Argument(..., help="The server's name, as atlas mcp list shows it.")) -> None:
-    """Let a server of a project's .atlas folder start, as its command reads now."""
+    """Trust a server as it is now: its command (a project's .atlas folder may then start it) and its
+    tools' descriptions, schemas and hints, which are pinned."""
     from atlas.commands import guarded
-    from atlas.commands.mcp import trust_server
+    from atlas.commands.mcp import pin_server, trust_server
 
-    guarded(lambda: trust_server(name))
+    def trust_and_pin() -> None:
+        trust_server(name)
+        pin_server(name)
+
+    guarded(trust_and_pin)
 
 
 @mcp_app.command(

@@ -146,6 +146,7 @@ BOUNDS: dict[str, Bound] = {
     "ATLAS_MODEL_TIMEOUT": Bound(0, 3600, "seconds", low_open=True),
     "ATLAS_PRICE_IN": Bound(0, 10_000, "USD per 1M tokens"),
     "ATLAS_PRICE_OUT": Bound(0, 10_000, "USD per 1M tokens"),
+    "ATLAS_GITHUB_CONCURRENCY": Bound(1, 64, "requests at once"),
 }
 
 
@@ -165,6 +166,16 @@ def env_number(name: str, default: float, *, unit: str, positive: bool = False) 
     if math.isfinite(bound.high):
         raise ConfigError(f"{name} {why}, got {raw!r}")
     raise ConfigError(f"{name} must be a finite number {'> 0' if positive else '≥ 0'}, got {raw!r}")
+
+
+def github_concurrency() -> int:
+    """`ATLAS_GITHUB_CONCURRENCY`: how many requests this process sends GitHub at once (default 8)."""
+    from atlas.limits import GITHUB_DEFAULT
+
+    value = env_number("ATLAS_GITHUB_CONCURRENCY", GITHUB_DEFAULT, unit="requests at once")
+    if value != int(value):
+        raise ConfigError(f"ATLAS_GITHUB_CONCURRENCY must be a whole number, got {value:g}")
+    return int(value)
 
 
 def _price(name: str, default: float) -> float:

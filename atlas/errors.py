@@ -101,11 +101,15 @@ RETRYABLE_KINDS = frozenset({ErrorKind.TIMEOUT, ErrorKind.TRANSIENT})
 class ToolError(Exception):
     """Base for errors that tools raise on purpose; `hint` replaces the kind's hint for the model."""
 
-    def __init__(self, message: str, *, hint: str | None = None, tool: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, hint: str | None = None, tool: str | None = None, maybe_done: bool = False
+    ) -> None:
         super().__init__(message)
         self.hint = hint
         self.tool = tool
         """The tool that failed; the executor names it when the tool did not."""
+        self.maybe_done = maybe_done
+        """For a side effect: the request may have reached the source (a dropped connection after sending)."""
 
 
 class TransientToolError(ToolError):

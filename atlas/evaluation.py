@@ -6,8 +6,9 @@ string value may start with `~` (a case-insensitive substring) and may give alte
 (`comp:core|comp:worker`). Calls are compared round by round: round one's calls are what the
 model asked for before seeing any result. A case passes when every expected call is matched in
 its round, nothing else was called (reads beyond the expected ones are allowed only with
-`"extra": true`; a side effect never is), no forbidden call was made, and the answer holds every
-phrase of `answer`.
+`"extra": true`; a side effect never is), no forbidden call was made, the answer holds every
+phrase of `answer` and none of `answer_not`. A case may declare `faults` (`atlas.faults`): those
+tools then really fail, and the answer must also say that a check could not be made.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from atlas.errors import ConfigError, ErrorKind
+from atlas.faults import Fault, acknowledged
 
 
 class ExpectedCall(BaseModel):
@@ -49,6 +51,10 @@ class Case(BaseModel):
     """Whether reads beyond the expected ones are allowed."""
     answer: list[str] = Field(default_factory=list)
     """Phrases the answer must hold (each matched like an argument: `~` and `|`)."""
+    answer_not: list[str] = Field(default_factory=list)
+    """Phrases the answer must not hold: what a failed source would have said, for instance."""
+    faults: list[Fault] = Field(default_factory=list)
+    """Tools that fail for this case, and how (`atlas.faults`)."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +202,11 @@ def score(case: Case, planned: list[PlannedCall], answer: str) -> CaseResult:
     for phrase in case.answer:
         if not value_matches(phrase if phrase.startswith("~") else "~" + phrase, answer):
             result.misses.append(f"the answer does not say {phrase.lstrip('~')!r}")
+    for phrase in case.answer_not:
+        if value_matches(phrase if phrase.startswith("~") else "~" + phrase, answer):
+            result.misses.append(f"the answer says {phrase.lstrip('~')!r}")
+    if case.faults and not acknowledged(answer):
+        result.misses.append("the answer does not say that a check could not be made")
     return result
 
 

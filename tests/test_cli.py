@@ -185,7 +185,8 @@ def test_log_filters_stats_and_usage_errors(tmp_path: Path) -> None:
     for column in ("time", "session", "round", "tool", "arguments", "kind", "ms", "attempts"):
         assert column in table
     assert "issue_id=999999" in table and "permanent" in table
-    stats = json_lines(run("log", "--stats", "--json").stdout)
+    *stats, per_question = json_lines(run("log", "--stats", "--json").stdout)
+    assert per_question["calls_per_question"]["max"] == 2 and per_question["calls_per_question"]["questions"] == 1
     assert stats == [
         {
             "name": "get_issue",

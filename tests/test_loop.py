@@ -352,7 +352,7 @@ def test_cancelling_one_at_a_time_keeps_the_outputs_of_calls_that_already_ran() 
     assert notes == ["ship it"]
     assert_valid(history)
     outputs = outputs_of(history)
-    assert outputs["call_1_1"] == {"ok": True, "data": "noted"}  # it ran: the model must not think otherwise
+    assert outputs["call_1_1"] == {"ok": True, "data": "noted", "side_effect_done": True}  # it ran, and says so
     assert outputs["call_1_2"]["error"]["kind"] == "cancelled"
     assert outputs["call_1_3"]["error"]["kind"] == "cancelled"
 

@@ -84,6 +84,26 @@ class Queries(Store):
             except (sqlite3.Error, OSError) as exc:
                 raise CallLogError(f"the call log {self.path} cannot be read: {exc}") from None
 
+    def calls_per_question(
+        self, tool: str | None = None, session: str | None = None, since: float | None = None
+    ) -> dict[str, Any]:
+        """Calls per question: `questions`, `p50`, `p95`, `max`, and the same for each source (`sources`)."""
+        from atlas.calllog import per_question
+
+        if tool is not None or session is not None or since is not None:
+            where, params = _filters(tool=tool, session=session, since=since)
+            sql = f"SELECT session, turn, {per_question.SOURCE} AS source FROM calls{where}"
+            return per_question.from_rows(self._query(sql, params))
+        if self._conn is None and not os.path.lexists(self.path):
+            return per_question.from_rows([])
+        with self._lock:
+            try:
+                with self._write() as conn:
+                    per_question.refresh(conn)
+                    return per_question.from_summary(conn)
+            except (sqlite3.Error, OSError) as exc:
+                raise CallLogError(f"the call log {self.path} cannot be read: {exc}") from None
+
     def export_script(self, session: str) -> dict[str, Any]:
         """A logged session as a replay script: each round's calls in request order, then the answer."""
         calls = self._query(

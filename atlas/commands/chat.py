@@ -243,6 +243,7 @@ class Chat:
         elif name == "/clear":
             self.history.clear()
             self.earlier_sources.clear()
+            self.executor.cache.invalidate(None)  # a new conversation reads afresh
             self.console.print("The conversation is cleared; the next question starts afresh.")
         else:
             self.console.print(Text(f"unknown command {line.split()[0]!r}: try /help", style="yellow"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +24,10 @@ from atlas.errors import AtlasError, ModelError
 from atlas.evaluation import Case, CaseResult, PlannedCall, TagScore, by_tag, load_suite, overall, score
 from atlas.events import ApprovalRequest
 from atlas.executor.executor import ToolExecutor
+from atlas.faults import Fault, Faults, check_faults
 from atlas.json_out import json_text
 from atlas.llm import resolve
-from atlas.loop import TurnSettings, run_turn
+from atlas.loop import TurnResult, TurnSettings, run_turn
 from atlas.tools.registry import Registry, ToolContext, load_registry
 from atlas.ui.render import data_table, make_console
 
@@ -59,6 +60,8 @@ def run_eval(options: EvalOptions) -> int:
     cases = load_suite(options.suite)
     settings = Settings() if options.model is None else Settings(model=options.model)
     registry = load_registry()
+    for case in cases:
+        check_faults(registry, case.faults, f"{options.suite.name}: the fault of case {case.id!r}")
     results: list[CaseResult] = []
     with tempfile.TemporaryDirectory(prefix="atlas-eval-") as home, _progress(len(cases)) as advance:
         context = ToolContext(data=settings.data, home=Path(home), session="eval", tracker=settings.tracker)
@@ -76,22 +79,9 @@ def run_eval(options: EvalOptions) -> int:
 def _run_case(
     case: Case, model_name: str, registry: Registry, context: ToolContext, options: EvalOptions
 ) -> CaseResult:
-    """One case through the real loop; a failure of the run (not of the model's wire) is a miss."""
-    approver = RecordingApprover()
-    executor = ToolExecutor(
-        registry, timeout_s=options.timeout_s, approve=approver, session=f"eval-{case.id}", context=context
-    )
+    """One case through the real loop, its faults injected; a failure of the run (not of the model's wire) is a miss."""
     try:
-        turn = run_cancellable(
-            run_turn(
-                case.question,
-                [],
-                model=resolve(model_name),
-                executor=executor,
-                session=f"eval-{case.id}",
-                settings=TurnSettings(max_rounds=options.max_rounds),
-            )
-        )
+        turn, _ = run_once(case, model_name, registry, context, options, case.faults)
     except ModelError:
         raise  # the model's wire failed: every other case would fail the same way
     except AtlasError as exc:
@@ -109,6 +99,40 @@ def _run_case(
         for record in turn.calls
     ]
     return score(case, planned, turn.answer)
+
+
+def run_once(
+    case: Case,
+    model_name: str,
+    registry: Registry,
+    context: ToolContext,
+    options: EvalOptions,
+    faults: Sequence[Fault] = (),
+) -> tuple[TurnResult, list[dict[str, Any]]]:
+    """The case's question answered once with these tools failing: the turn and the conversation it made."""
+    injected = Faults(registry, faults)
+    executor = ToolExecutor(
+        injected.registry,
+        timeout_s=options.timeout_s,
+        approve=RecordingApprover(),
+        session=f"eval-{case.id}",
+        context=context,
+    )
+    history: list[dict[str, Any]] = []
+    try:
+        turn = run_cancellable(
+            run_turn(
+                case.question,
+                history,
+                model=resolve(model_name),
+                executor=executor,
+                session=f"eval-{case.id}",
+                settings=TurnSettings(max_rounds=options.max_rounds),
+            )
+        )
+    finally:
+        injected.release()
+    return turn, history
 
 
 @contextmanager

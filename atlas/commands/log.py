@@ -133,23 +133,7 @@ def _show(options: LogOptions) -> None:
         print(json_text(log.export_script(options.script), indent=2))
         return
     if options.stats:
-        stats = log.stats(tool=options.tool, session=options.session, since=options.since)
-        if options.as_json:
-            for entry in stats:
-                print(json_text(entry))
-            return
-        if not stats:
-            console.print("No calls match.", style="dim")
-            return
-        columns = ("tool", "calls", "p50 ms", "p95 ms", "max ms", "kinds", "retries", "denials")
-        console.print(
-            data_table(
-                columns,
-                stats_rows(stats),
-                right=("calls", "p50 ms", "p95 ms", "max ms", "retries", "denials"),
-                cut=cut_on(console, "kinds"),
-            )
-        )
+        _show_stats(log, console, options)
         return
     filters: dict[str, Any] = {
         "tool": options.tool,
@@ -175,6 +159,39 @@ def _show(options: LogOptions) -> None:
     if options.follow:
         known.update(_key(call) for call in calls)
         _follow(log, console, known, filters, widths=widths, as_json=options.as_json)
+
+
+def _show_stats(log: CallLog, console: Console, options: LogOptions) -> None:
+    """Per tool, then calls per question overall and per source (JSON: a last line `calls_per_question`)."""
+    stats = log.stats(tool=options.tool, session=options.session, since=options.since)
+    per_question = log.calls_per_question(tool=options.tool, session=options.session, since=options.since)
+    if options.as_json:
+        for entry in stats:
+            print(json_text(entry))
+        if stats or per_question["questions"]:
+            print(json_text({"calls_per_question": per_question}))
+        return
+    if not stats:
+        console.print("No calls match.", style="dim")
+        return
+    columns = ("tool", "calls", "p50 ms", "p95 ms", "max ms", "kinds", "retries", "denials")
+    console.print(
+        data_table(
+            columns,
+            stats_rows(stats),
+            right=("calls", "p50 ms", "p95 ms", "max ms", "retries", "denials"),
+            cut=cut_on(console, "kinds"),
+        )
+    )
+    rows = [("all", per_question), *per_question["sources"].items()]
+    console.print()
+    console.print(
+        data_table(
+            ("calls per question", "questions", "p50", "p95", "max"),
+            [(clean_line(name), e["questions"], e["p50"], e["p95"], e["max"]) for name, e in rows],
+            right=("questions", "p50", "p95", "max"),
+        )
+    )
 
 
 def layout(console: Console) -> tuple[str, ...]:

@@ -99,6 +99,11 @@ def add_server(name: str, command: list[str]) -> None:
     missing = mcp_sdk_missing()
     if missing is not None:
         print(f"atlas: warning: {missing} (its tools are offered once it is)", file=sys.stderr)
+        return
+    try:
+        pin_server(name)
+    except UnavailableToolError as exc:
+        print(f"atlas: warning: {clean_line(exc)}; its tools are pinned when it first starts", file=sys.stderr)
 
 
 def remove_server(name: str) -> None:
@@ -128,3 +133,25 @@ def trust_server(name: str) -> None:
     trust.record(found[0])
     print(f"Trusted MCP server {name!r} of {clean_line(home)}: {clean_line(_command_line(found[0]))}")
     print(f"(kept in {clean_line(store_path())}; if its command changes, it must be trusted again)")
+
+
+def pin_server(name: str) -> None:
+    """Start the server, record each tool as it is now, and say what changed since the last pins."""
+    from atlas.mcp.config import load_servers
+    from atlas.mcp.host import host_for
+    from atlas.mcp.pins import record
+    from atlas.mcp.tools import START_TIMEOUT_S
+
+    home = Settings().home
+    config = next((server for server in load_servers(home) if server.name == name), None)
+    if config is None:
+        raise ConfigError(f"no MCP server named {name!r} is configured (atlas mcp list shows them)")
+    host = host_for(home)
+    try:
+        tools = host.tools(config, timeout_s=max(START_TIMEOUT_S, config.timeout_s))
+    finally:
+        host.stop()
+    review = record(home, config, tools)
+    for line in review.lines(name):
+        print(line.replace(" held back:", " approved:"))
+    print(f"Pinned {len(tools)} tools of MCP server {name!r}: {clean_line(', '.join(t.name for t in tools))}")

@@ -20,7 +20,7 @@ def _server(spec: ToolSpec[Any]) -> str:
 
 
 def tools_table(registry: Registry, *, cut: bool = True) -> Table:
-    """Name, where it comes from, side effect, idempotent, timeout and the description's first line, per tool."""
+    """Name, where it comes from, side effect, idempotent, timeout, cache TTL and the description's first line."""
     rows = [
         (
             spec.name,
@@ -28,12 +28,18 @@ def tools_table(registry: Registry, *, cut: bool = True) -> Table:
             "yes" if spec.side_effect else "no",
             "yes" if spec.idempotent else "no",
             f"{spec.timeout_s:g} s" if spec.timeout_s else "default",
+            cache_shown(spec.cache_ttl_s),
             spec.description.splitlines()[0] if spec.description else "",
         )
         for spec in registry.values()
     ]
-    columns = ("tool", "server", "side effect", "idempotent", "timeout", "description")
+    columns = ("tool", "server", "side effect", "idempotent", "timeout", "cache", "description")
     return data_table(columns, rows, cut=("description",) if cut else ())
+
+
+def cache_shown(ttl_s: float | None) -> str:
+    """A TTL as stated: `0 s` is a decision (never cached); `not stated` a plugin that did not say."""
+    return "not stated" if ttl_s is None else f"{ttl_s:g} s"
 
 
 def show_tools(*, as_json: bool, read_only: bool = False) -> None:

@@ -37,7 +37,6 @@ import dataclasses
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -64,25 +63,27 @@ from atlas.executor.approvals import (
 )
 from atlas.executor.attempts import run_attempts
 from atlas.executor.breaker import CircuitBreaker
+from atlas.executor.cache import ReadCache
 from atlas.executor.consent import consent
-from atlas.executor.outcomes import NO_TIME_BUDGET, CallLike, CallState, Outcome, cancelled, error, unavailable
+from atlas.executor.outcomes import (
+    NO_TIME_BUDGET,
+    CallLike,
+    CallState,
+    Outcome,
+    cancelled,
+    error,
+    side_effect_done,
+    unavailable,
+    with_side_effect_done,
+)
 from atlas.executor.outputs import OUTPUT_LIMIT, capped_output
-from atlas.executor.turn import BatchCancelled, Turn
+from atlas.executor.turn import BatchCancelled, Primitives, Turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, strict_arguments
 
 __all__ = ["BatchCancelled", "CallLike", "ToolExecutor", "Turn", "idempotency_key"]
 
 CANCEL_GRACE_S = 0.3
 """How long cancelled calls get to record themselves before the batch answers for them."""
-
-
-@dataclass
-class _Primitives:
-    """asyncio primitives bind to one event loop; a chat may run each turn in a new one."""
-
-    loop: asyncio.AbstractEventLoop
-    slots: asyncio.Semaphore
-    approval: asyncio.Lock
 
 
 class ToolExecutor:
@@ -128,7 +129,9 @@ class ToolExecutor:
         self.log: list[CallRecord] = []
         """Every call this executor finished, in the order they finished (the call log keeps them on disk)."""
         self._breakers: dict[str, CircuitBreaker] = {}
-        self._primitives: _Primitives | None = None
+        self.cache = ReadCache()
+        """This conversation's cached reads (`cache.py`)."""
+        self._primitives: Primitives | None = None
 
     # -- public ---------------------------------------------------------------------------
 
@@ -174,7 +177,7 @@ class ToolExecutor:
 
     # -- one batch ------------------------------------------------------------------------
 
-    def _start(self, states: Sequence[CallState], turn: Turn, prims: _Primitives) -> list[asyncio.Task[None]]:
+    def _start(self, states: Sequence[CallState], turn: Turn, prims: Primitives) -> list[asyncio.Task[None]]:
         """A task for each call that may run; the others are answered here and now.
 
         Without a task each: a model may ask for thousands of calls, and answering those that
@@ -228,7 +231,7 @@ class ToolExecutor:
     # -- one call -------------------------------------------------------------------------
 
     async def _run_call(
-        self, state: CallState, turn: Turn, prims: _Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
+        self, state: CallState, turn: Turn, prims: Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
     ) -> None:
         try:
             outcome = await self._decide(state, turn, prims, gate, spec, args)
@@ -256,7 +259,7 @@ class ToolExecutor:
         return spec, args
 
     async def _decide(
-        self, state: CallState, turn: Turn, prims: _Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
+        self, state: CallState, turn: Turn, prims: Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
     ) -> Outcome:
         call = state.call
         breaker = self.breaker(spec.breaker_key or spec.name)
@@ -272,6 +275,8 @@ class ToolExecutor:
                 return consented
             args, context = consented
             state.restart_clock()
+        if (hit := self.cache.get(spec, args, turn)) is not None:
+            return hit
         async with prims.slots:
             state.restart_clock()
             admission = breaker.admit()
@@ -291,6 +296,7 @@ class ToolExecutor:
                 )
             finally:
                 breaker.record(outcome.kind, admission)
+            self.cache.after(spec, args, outcome, side_effect_done(outcome, state.attempts))
             return outcome
 
     def _own_timeout(self, spec: ToolSpec[Any]) -> float:
@@ -303,6 +309,9 @@ class ToolExecutor:
             return state.output
         ms = round((time.monotonic() - state.clock) * 1000, 1)
         leaked = threads.leaked_threads()
+        spec = self.registry.get(state.call.name)
+        if spec is not None and spec.side_effect:
+            outcome = with_side_effect_done(outcome, state.attempts)
         try:
             if outcome.rendered is None or outcome.rendered[0] != self.output_limit:
                 outcome.rendered = (self.output_limit, capped_output(outcome.envelope, self.output_limit))
@@ -362,8 +371,6 @@ class ToolExecutor:
         with contextlib.suppress(Exception):  # a broken display must never break a tool call
             self.on_event(event)
 
-    def _prims(self) -> _Primitives:
-        loop = asyncio.get_running_loop()
-        if self._primitives is None or self._primitives.loop is not loop:
-            self._primitives = _Primitives(loop, asyncio.Semaphore(self.max_concurrency), asyncio.Lock())
+    def _prims(self) -> Primitives:
+        self._primitives = Primitives.for_running_loop(self._primitives, self.max_concurrency)
         return self._primitives

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ class Outcome:
     """(output limit, the envelope as the model reads it) once serialised: shared outcomes keep it."""
     failure: ToolError | None = None
     """The tool error the call ended in, when it was one: its fields (`tool`, `timeout_s`) beside the text."""
+    side_effect_done: bool | str | None = None
+    """Set when the step that made the outcome knows: "unknown" for a write left running."""
 
 
 @dataclass
@@ -80,7 +83,7 @@ def side_effect_unsettled(kind: ErrorKind, message: str, failure: ToolError | No
 
     Never retryable, so the model does not ask for it again (a second prompt, maybe a second write).
     """
-    return error(
+    outcome = error(
         kind,
         f"{message}: it may have taken effect",
         hint=(
@@ -90,6 +93,37 @@ def side_effect_unsettled(kind: ErrorKind, message: str, failure: ToolError | No
         retryable=False,
         failure=failure,
     )
+    outcome.side_effect_done = UNKNOWN_DONE
+    return outcome
+
+
+UNKNOWN_DONE = "unknown"
+UNCERTAIN_KINDS = frozenset({ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE, ErrorKind.UNKNOWN})
+"""A write that ran and ended so may have landed: no answer in time, the source gone mid-call, a bug."""
+
+
+def side_effect_done(outcome: Outcome, attempts: int) -> bool | str:
+    """Whether a side effect happened: True, False, or "unknown" (a timeout, a dropped connection).
+
+    A call never attempted (denied, refused by its check, no time left) did nothing, and one whose
+    check found nothing to change (`changed: false`) did nothing either.
+    """
+    if outcome.side_effect_done is not None:
+        return outcome.side_effect_done
+    if attempts == 0:
+        return False
+    if outcome.kind is ErrorKind.OK:
+        data = outcome.envelope.get("data")
+        return not (isinstance(data, dict) and data.get("changed") is False)
+    if outcome.kind in UNCERTAIN_KINDS or getattr(outcome.failure, "maybe_done", False):
+        return UNKNOWN_DONE
+    return False
+
+
+def with_side_effect_done(outcome: Outcome, attempts: int) -> Outcome:
+    """The outcome with `side_effect_done` in its envelope (a copy: shared outcomes stay as they are)."""
+    envelope = {**outcome.envelope, "side_effect_done": side_effect_done(outcome, attempts)}
+    return dataclasses.replace(outcome, envelope=envelope, rendered=None)
 
 
 def cancelled() -> Outcome:

@@ -75,3 +75,20 @@ class BatchCancelled(asyncio.CancelledError):
     def __init__(self, outputs: list[dict[str, Any]]) -> None:
         super().__init__("the batch of tool calls was cancelled")
         self.outputs = outputs
+
+
+@dataclass
+class Primitives:
+    """asyncio primitives bind to one event loop; a chat may run each turn in a new one."""
+
+    loop: asyncio.AbstractEventLoop
+    slots: asyncio.Semaphore
+    approval: asyncio.Lock
+
+    @classmethod
+    def for_running_loop(cls, current: Primitives | None, max_concurrency: int) -> Primitives:
+        """`current` when it belongs to the running loop, else new ones for it."""
+        loop = asyncio.get_running_loop()
+        if current is not None and current.loop is loop:
+            return current
+        return cls(loop, asyncio.Semaphore(max_concurrency), asyncio.Lock())

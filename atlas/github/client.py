@@ -20,7 +20,8 @@ from typing import Any
 
 import httpx
 
-from atlas import __version__
+from atlas import __version__, limits
+from atlas.config import github_concurrency
 from atlas.errors import ConfigError
 from atlas.github.errors import (
     GitHubError,
@@ -124,6 +125,9 @@ class GitHubClient:
         self.shown_url = redact_url(self.base_url)
         """The API as messages may show it: without the credentials a URL can carry."""
         self._secrets = [token, *url_secrets(self.base_url)]
+        self.timeout_s = timeout_s
+        self.concurrency = github_concurrency()
+        """Requests at once to GitHub from the whole process (`atlas.limits`), not from this client alone."""
         self.max_wait_s = max_wait_s
         self.read_attempts = max(1, read_attempts)
         self.max_pages = max_pages
@@ -218,7 +222,10 @@ class GitHubClient:
             )
         self.requests += 1
         try:
-            response = self._http.request(method, url, **kwargs)
+            with limits.slot(limits.GITHUB, self.concurrency, timeout=self.timeout_s):
+                response = self._http.request(method, url, **kwargs)
+        except limits.SourceBusy as exc:
+            raise GitHubUnreachable(f"{what} was not sent: {exc}") from None
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise GitHubUnreachable(f"cannot connect to {self.shown_url}: {type(exc).__name__}") from None
         except httpx.TimeoutException:

@@ -16,12 +16,16 @@ from typing import Any, Literal
 
 from atlas import statefiles
 from atlas.errors import ConfigError, printable
+from atlas.limits import MCP_DEFAULT
 
 CONFIG_FILE = "config.toml"
 SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,31}$")
 """Letters, digits and dashes: `NAME__tool` must stay a valid function name for the model."""
 DEFAULT_TIMEOUT_S = 10.0
 MAX_TIMEOUT_S = 600.0
+MAX_CONCURRENCY = 64
+MAX_CACHE_TTL_S = 86400.0
+SETTINGS = ("command", "args", "env", "cwd", "timeout_s", "enabled", "tools", "trust", "max_concurrency", "cache_ttl_s")
 Trust = Literal["read-only-hints", "ask-all"]
 TRUST_LEVELS: tuple[Trust, ...] = ("read-only-hints", "ask-all")
 
@@ -41,6 +45,10 @@ class ServerConfig:
     """Only these of the server's tools are offered (None: all of them)."""
     trust: Trust = "read-only-hints"
     """`read-only-hints`: a tool marked readOnlyHint runs without asking; `ask-all`: every call asks."""
+    max_concurrency: int = MCP_DEFAULT
+    """Calls at once to this server from the whole process (`atlas.limits`)."""
+    cache_ttl_s: float = 0.0
+    """How long a read-only tool's result stays fresh in a conversation; 0: never cached."""
 
 
 def config_path(home: Path) -> Path:
@@ -79,7 +87,7 @@ def _server(name: str, table: Any, path: Path) -> ServerConfig:
         raise ConfigError(f"{where}: a server name is 1-32 letters, digits and dashes")
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
-    unknown = set(table) - {"command", "args", "env", "cwd", "timeout_s", "enabled", "tools", "trust"}
+    unknown = set(table) - {*SETTINGS}
     if unknown:
         raise ConfigError(f"{where}: unknown setting {printable(sorted(unknown)[0])}")
     command = table.get("command")
@@ -92,6 +100,12 @@ def _server(name: str, table: Any, path: Path) -> ServerConfig:
     if trust not in TRUST_LEVELS:
         raise ConfigError(f"{where}: trust must be one of {', '.join(TRUST_LEVELS)}")
     tools = table.get("tools")
+    concurrency = table.get("max_concurrency", MCP_DEFAULT)
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise ConfigError(f"{where}: max_concurrency must be a whole number from 1 to {MAX_CONCURRENCY}")
+    ttl = table.get("cache_ttl_s", 0)
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0 <= ttl <= MAX_CACHE_TTL_S:
+        raise ConfigError(f"{where}: cache_ttl_s must be from 0 to {MAX_CACHE_TTL_S:g} seconds")
     return ServerConfig(
         name=name,
         command=command,
@@ -102,6 +116,8 @@ def _server(name: str, table: Any, path: Path) -> ServerConfig:
         enabled=_boolean(table.get("enabled", True), f"{where}: enabled"),
         tools=None if tools is None else _strings(tools, f"{where}: tools"),
         trust=trust,
+        max_concurrency=concurrency,
+        cache_ttl_s=float(ttl),
     )
 
 

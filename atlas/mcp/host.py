@@ -30,7 +30,8 @@ from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from atlas.errors import ProtocolToolError, UnavailableToolError, describe
+from atlas import limits
+from atlas.errors import ProtocolToolError, TransientToolError, UnavailableToolError, describe
 from atlas.mcp import reaper
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.listing import checked_listing
@@ -272,11 +273,15 @@ class McpHost:
 
     def call(self, config: ServerConfig, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
         """Call one tool and wait; the executor's deadline decides how long anyone waits for this."""
-        future = self._submit(self._connection(config).call(tool, arguments, config.timeout_s))
         try:
-            return future.result()
-        finally:
-            future.cancel()
+            with limits.slot(f"mcp:{config.name}", config.max_concurrency, timeout=config.timeout_s):
+                future = self._submit(self._connection(config).call(tool, arguments, config.timeout_s))
+                try:
+                    return future.result()
+                finally:
+                    future.cancel()
+        except limits.SourceBusy as exc:
+            raise TransientToolError(str(exc)) from None
 
     def stop(self) -> None:
         """Stop every server and the loop; safe to call twice."""

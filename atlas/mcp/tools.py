@@ -92,6 +92,11 @@ def _sources(config: ServerConfig, tool: str, args: Any, data: Any) -> list[str]
     return [f"MCP server {config.name} ({tool})"]
 
 
+def _server_tag(server: str, args: Any) -> set[str]:
+    """What an MCP tool's result depends on, and what its writes change: the whole server."""
+    return {f"mcp:{server}"}
+
+
 def spec_for(host: McpHost, config: ServerConfig, tool: types.Tool) -> ToolSpec[Any]:
     name = tool_name(config.name, tool.name)
     hints = tool.annotations
@@ -111,6 +116,9 @@ def spec_for(host: McpHost, config: ServerConfig, tool: types.Tool) -> ToolSpec[
         input_schema=schema,
         breaker_key=f"mcp:{config.name}",
         annotations=_hints(hints),
+        cache_ttl_s=config.cache_ttl_s if read_only else 0,
+        cache_tags=partial(_server_tag, config.name),
+        invalidates=partial(_server_tag, config.name),
     )
 
 
@@ -128,8 +136,12 @@ def _hints(hints: types.ToolAnnotations | None) -> dict[str, bool]:
 
 
 def offered(host: McpHost, config: ServerConfig, listed: list[types.Tool]) -> list[ToolSpec[Any]]:
+    """The tools that match their pins (`pins.py`) and the allow-list."""
+    from atlas.mcp.pins import admitted
+
     allowed = None if config.tools is None else set(config.tools)
-    return [spec_for(host, config, tool) for tool in listed if allowed is None or tool.name in allowed]
+    pinned = admitted(host.home, config, listed)
+    return [spec_for(host, config, tool) for tool in pinned if allowed is None or tool.name in allowed]
 
 
 def server_specs(host: McpHost, config: ServerConfig) -> list[ToolSpec[Any]]:

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.errors import PermanentToolError, ToolError, printable
 from atlas.orbit.db import IssueId, issue_brief
+from atlas.orbit.issues import changes_issue
 from atlas.tools.registry import ToolContext, tool
 from atlas.tracker import open_tracker
 
@@ -31,7 +32,14 @@ def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:
 
 
 @tool(
-    PostCommentArgs, side_effect=True, idempotent=False, timeout_s=10.0, preview=preview_post_comment, editable="body"
+    PostCommentArgs,
+    side_effect=True,
+    idempotent=False,
+    timeout_s=10.0,
+    preview=preview_post_comment,
+    editable="body",
+    cache_ttl_s=0,
+    invalidates=changes_issue,
 )
 def post_comment(args: PostCommentArgs, ctx: ToolContext) -> dict[str, Any]:
     """Post a comment on an Orbit issue. Only when the user asked for it; the user approves the exact text."""

@@ -125,7 +125,15 @@ class NoArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-@tool(NoArgs, timeout_s=READ_TIMEOUT_S)
+DOC_TTL_S = 300.0
+"""Docs are files no tool of Atlas writes: five minutes within a conversation."""
+
+
+def doc_tags(args: Any) -> set[str]:
+    return {"docs"}
+
+
+@tool(NoArgs, timeout_s=READ_TIMEOUT_S, cache_ttl_s=DOC_TTL_S, cache_tags=doc_tags)
 def list_docs(args: NoArgs, ctx: ToolContext) -> dict[str, Any]:
     """List Orbit's docs: each doc id with its title and section headings."""
     docs = [load_doc(doc_id, path) for doc_id, path in doc_paths(ctx.data).items()]
@@ -209,7 +217,7 @@ def section_text(doc: Doc, heading: Heading) -> str:
     return "\n".join(doc.lines[heading.line : end]).strip()
 
 
-@tool(DocSectionArgs, timeout_s=READ_TIMEOUT_S, untrusted=_doc_sources)
+@tool(DocSectionArgs, timeout_s=READ_TIMEOUT_S, untrusted=_doc_sources, cache_ttl_s=DOC_TTL_S, cache_tags=doc_tags)
 def get_doc_section(args: DocSectionArgs, ctx: ToolContext) -> dict[str, Any]:
     """Read one section of an Orbit doc by heading (e.g. doc error-codes, heading ORB-1101).
 

@@ -30,6 +30,26 @@ of comments stops when the room is full (it always holds one comment)."""
 MIN_COMMENTS_ROOM = 1500
 SEARCH_WORDS_MAX = 24
 READ_TIMEOUT_S = 5.0
+ISSUE_TTL_S = 60.0
+"""How long an issue read stays fresh in a conversation: Atlas's own writes drop it at once (see
+`changes_issue`); a sync or another process changes the data more rarely than a question lasts."""
+
+
+def issue_tags(args: Any) -> set[str]:
+    """What a read of one issue depends on."""
+    return {f"issue:{args.issue_id}"}
+
+
+def search_tags(args: Any) -> set[str]:
+    """A search can list any issue, with its labels."""
+    return {"issues"}
+
+
+def changes_issue(args: Any) -> set[str]:
+    """What a write to one issue changes: reads of that issue, and searches (which show labels)."""
+    return {f"issue:{args.issue_id}", "issues"}
+
+
 RANK_WINDOW = 2000
 """At most this many hits, the newest, are ranked by relevance (see `_ranked`)."""
 FTS_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
@@ -68,7 +88,7 @@ def _issue_sources(args: IssueArgs, data: Any) -> list[str]:
     return [f"issue #{args.issue_id}"]
 
 
-@tool(IssueArgs, timeout_s=READ_TIMEOUT_S, untrusted=_issue_sources)
+@tool(IssueArgs, timeout_s=READ_TIMEOUT_S, untrusted=_issue_sources, cache_ttl_s=ISSUE_TTL_S, cache_tags=issue_tags)
 def get_issue(args: IssueArgs, ctx: ToolContext) -> dict[str, Any]:
     """Read one Orbit issue in full: title, state, labels, body and its comments, oldest first, with what
     was added through Atlas (marked `via_atlas`). Long threads come in pages: `comments_note` says how to
@@ -200,7 +220,7 @@ def _hit_sources(args: SearchArgs, data: Any) -> list[str]:
     return [f"issue #{hit['id']}" for hit in hits]
 
 
-@tool(SearchArgs, timeout_s=READ_TIMEOUT_S, untrusted=_hit_sources)
+@tool(SearchArgs, timeout_s=READ_TIMEOUT_S, untrusted=_hit_sources, cache_ttl_s=ISSUE_TTL_S, cache_tags=search_tags)
 def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
     """Search Orbit issues by words, best match first; filter by state and label. Returns ids, titles, snippets.
 

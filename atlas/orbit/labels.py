@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.errors import ToolError, printable
 from atlas.orbit.db import IssueId, issue_brief
+from atlas.orbit.issues import changes_issue
 from atlas.tools.registry import ToolContext, tool
 from atlas.tracker import open_tracker
 from atlas.tracker.journal import KNOWN_LABELS, IssueBrief, MockTracker
@@ -102,7 +103,16 @@ def preview_remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> str:
     return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)} (remove {printable(label)}){tracker.where}"
 
 
-@tool(AddLabelArgs, side_effect=True, idempotent=True, timeout_s=10.0, preview=preview_add_label, check=check_add_label)
+@tool(
+    AddLabelArgs,
+    side_effect=True,
+    idempotent=True,
+    timeout_s=10.0,
+    preview=preview_add_label,
+    check=check_add_label,
+    cache_ttl_s=0,
+    invalidates=changes_issue,
+)
 def add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any]:
     """Add one label to an Orbit issue. If the issue already has it, nothing changes (changed: false).
 
@@ -124,6 +134,8 @@ def add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any]:
     timeout_s=10.0,
     preview=preview_remove_label,
     check=check_remove_label,
+    cache_ttl_s=0,
+    invalidates=changes_issue,
 )
 def remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> dict[str, Any]:
     """Remove one label from an Orbit issue. If the issue does not have it, nothing changes (changed: false)."""

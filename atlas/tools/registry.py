@@ -80,6 +80,12 @@ class ToolSpec(Generic[ArgsT]):
     check: Callable[[ArgsT, ToolContext], Any] | None = None
     """For side effects, run before anyone is asked: the result when the call would change nothing,
     None when it would (then it is asked); raising says it would be refused (then it fails unasked)."""
+    cache_ttl_s: float | None = None
+    """How long a read's result stays fresh within a conversation; 0 (and None: not stated) never cached."""
+    cache_tags: Callable[[ArgsT], Iterable[str]] | None = None
+    """For reads: what the result depends on (`issue:41`); a write invalidating one of them drops it."""
+    invalidates: Callable[[ArgsT], Iterable[str]] | None = None
+    """For side effects: the tags a write changes; None drops every cached read."""
 
     def parameters(self) -> dict[str, Any]:
         """The JSON schema of the arguments, as neutral as the tool: no provider's dialect.
@@ -118,6 +124,9 @@ def tool(
     untrusted: Callable[[ArgsT, Any], list[str]] | None = None,
     check: Callable[[ArgsT, ToolContext], Any] | None = None,
     editable: str | None = None,
+    cache_ttl_s: float | None = None,
+    cache_tags: Callable[[ArgsT], Iterable[str]] | None = None,
+    invalidates: Callable[[ArgsT], Iterable[str]] | None = None,
 ) -> Callable[[Callable[[ArgsT, ToolContext], Any]], Callable[[ArgsT, ToolContext], Any]]:
     """Declare a tool; it joins every registry loaded after its module is imported."""
 
@@ -141,6 +150,9 @@ def tool(
             untrusted=untrusted,
             check=check,
             editable=editable,
+            cache_ttl_s=cache_ttl_s,
+            cache_tags=cache_tags,
+            invalidates=invalidates,
         )
         taken = _CATALOGUE.get(spec.name)
         if taken is not None and _module_of(taken.fn) != _module_of(fn):

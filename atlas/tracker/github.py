@@ -269,7 +269,9 @@ def _tool_error(exc: GitHubError, *, write: bool) -> Exception:
         # A timeout is never retried by the executor; the note tells the user to look before redoing it.
         return TimeoutError(f"{message}: it may have taken effect; check on GitHub before doing it again")
     if write and exc.maybe_sent:
-        return TransientToolError(f"{message}: it may have taken effect; check on GitHub before doing it again")
+        return TransientToolError(
+            f"{message}: it may have taken effect; check on GitHub before doing it again", maybe_done=True
+        )
     if exc.transient:
         return TransientToolError(message)
     return PermanentToolError(message)

@@ -62,6 +62,10 @@ class FakeGitHub:
     """Sent with every answer, over the usual ones (a hostile `Link`, odd rate-limit headers)."""
     endless: bool = False
     """Every list page links to one more (a server that never ends)."""
+    latency_s: float = 0.0
+    """Every answer takes at least this long: requests overlap, and `most_in_flight` shows how many did."""
+    in_flight: int = 0
+    most_in_flight: int = 0
     _next_comment_id: int = 900_000
 
     def add_issue(self, issue: dict[str, Any], comments: list[dict[str, Any]] | None = None) -> None:
@@ -120,6 +124,18 @@ class _Handler(QuietHandler):
         self._serve("DELETE")
 
     def _serve(self, method: str) -> None:
+        fake = self.server.fake
+        with fake.lock:
+            fake.in_flight += 1
+            fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
+        try:
+            time.sleep(fake.latency_s)
+            self._answer(method)
+        finally:
+            with fake.lock:
+                fake.in_flight -= 1
+
+    def _answer(self, method: str) -> None:
         fake = self.server.fake
         url = urlsplit(self.path)
         length = int(self.headers.get("content-length") or 0)

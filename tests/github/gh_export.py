@@ -90,6 +90,7 @@ def rest_issue(gh: dict[str, Any], *, repo: str = "quill-org/quill", updated_at:
         "title": gh["title"],
         "body": gh["body"] or None,
         "state": gh["state"].lower(),
+        "state_reason": "completed" if gh["state"].lower() == "closed" else None,
         "user": {"login": gh["author"]["login"], "id": number, "type": "User"},
         "labels": [{"id": index, "name": label["name"], "color": "d73a4a"} for index, label in enumerate(gh["labels"])],
         "comments": len(gh["comments"]),

@@ -1,0 +1,114 @@
+"""Pinned MCP tools: recorded at `atlas mcp add`/`trust`, a changed or new tool held back, a removed one
+reported, a pin file edited by hand refused — against the real test server, which changes its tools."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from atlas.mcp.config import ServerConfig
+from atlas.mcp.host import McpHost
+from atlas.mcp.pins import PIN_FILE, PinError, compare, load_pins, record
+from tests.adversarial.harness import assert_no_traceback, atlas_env, logged_calls, run_atlas, write_script
+from tests.mcp.conftest import TEST_SERVER, server_config
+
+
+def listed(host: McpHost, config: ServerConfig) -> list[object]:
+    return list(host.tools(config, timeout_s=20))
+
+
+@pytest.mark.parametrize(
+    ("variant", "held", "removed"),
+    [
+        ("rug-pull", ["tool echo held back: description changed: 'Return the text as it was sent.' → 'Return"], []),
+        ("schema", ["tool slow held back: input_schema.properties.seconds.type changed: 'number' → 'string'"], []),
+        ("hint", ["tool wipe held back: annotations.destructiveHint changed: true → false"], []),
+        ("added", ["tool whoami held back: new since the server was pinned"], []),
+        ("removed", [], ["picture"]),
+    ],
+)
+def test_a_tool_that_changed_after_pinning_is_held_back_with_a_one_line_diff(
+    host: McpHost, tmp_path: Path, variant: str, held: list[str], removed: list[str]
+) -> None:
+    pinned_as = server_config("t")
+    record(tmp_path, pinned_as, host.tools(pinned_as, timeout_s=20))
+    changed = host.tools(server_config(f"v-{variant}", env={"ATLAS_TEST_VARIANT": variant}), timeout_s=20)
+    review = compare(load_pins(tmp_path)["t"], pinned_as, changed)
+    assert [line[: len(held[0])] for line in review.held] == held if held else review.held == []
+    assert review.removed == removed
+    offered = {tool.name for tool in review.offered}
+    assert "echo" in offered or variant == "rug-pull"
+    assert not any(line.split()[1] in offered for line in review.held)  # held back means not offered
+    unchanged = compare(load_pins(tmp_path)["t"], pinned_as, host.tools(pinned_as, timeout_s=20))
+    assert not unchanged.held and not unchanged.removed
+
+
+def test_a_changed_command_holds_every_tool_back(host: McpHost, tmp_path: Path) -> None:
+    config = server_config("t")
+    tools = host.tools(config, timeout_s=20)
+    record(tmp_path, config, tools)
+    moved = ServerConfig(name="t", command=sys.executable, args=[str(TEST_SERVER), "--other"])
+    review = compare(load_pins(tmp_path)["t"], moved, tools)
+    assert not review.offered and all("command changed" in line for line in review.held)
+
+
+def write_config(home: Path, variant: str = "") -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    env = f'env = {{ ATLAS_TEST_VARIANT = "{variant}" }}\n' if variant else ""
+    (home / "config.toml").write_text(
+        f"[mcp_servers.t]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(TEST_SERVER))}]\n{env}",
+        encoding="utf-8",
+    )
+
+
+def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = atlas_env(home)
+    added = run_atlas("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=env)
+    assert added.code == 0, added
+    pins = json.loads((home / PIN_FILE).read_text(encoding="utf-8"))["servers"]["t"]
+    assert pins["tools"]["echo"]["description"] == "Return the text as it was sent."
+    assert pins["tools"]["echo"]["annotations"] == {"readOnlyHint": True}
+    assert pins["tools"]["slow"]["input_schema"]["properties"]["seconds"]["type"] == "number"
+    write_config(home, "rug-pull")  # the server now describes echo differently
+    script = write_script(tmp_path, [{"calls": [{"name": "t__echo", "arguments": {"text": "hi"}}]}, {"text": "ok"}])
+    asked = run_atlas("ask", "--model", script, "echo hi", env=env)
+    assert asked.code == 0, asked
+    assert_no_traceback(asked)
+    assert "MCP server t: tool echo held back: description changed:" in asked.stderr
+    assert "atlas mcp trust t" in asked.stderr
+    assert [call["kind"] for call in logged_calls(env)] == ["unknown_tool"]  # never offered, never run
+    listed_now = run_atlas("mcp", "list", env=env)
+    assert "echo" not in listed_now.stdout.split("slow")[0].split("│")[-1]
+    trusted = run_atlas("mcp", "trust", "t", env=env)
+    assert trusted.code == 0, trusted
+    assert "tool echo approved: description changed:" in trusted.stdout
+    again = run_atlas("ask", "--model", script, "echo hi", env=env)
+    assert "held back" not in again.stderr and logged_calls(env)[-1]["kind"] == "ok"
+
+
+@pytest.mark.parametrize(
+    ("edit", "says"),
+    [
+        (lambda text: text.replace("Return the text", "Send me the text"), "its digest does not match its pins"),
+        (lambda text: text[: len(text) // 2], "(not JSON)"),
+        (lambda text: json.dumps({"format": 1, "servers": {"t": {"tools": []}}}), "not the shape Atlas writes"),
+    ],
+)
+def test_a_pin_file_edited_or_damaged_is_one_line(tmp_path: Path, edit: object, says: str) -> None:
+    home = tmp_path / "home"
+    env = atlas_env(home)
+    assert run_atlas("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=env).code == 0
+    path = home / PIN_FILE
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")  # type: ignore[operator]
+    with pytest.raises(PinError, match="changed outside Atlas or is damaged"):
+        load_pins(home)
+    for args in (("mcp", "list"), ("mcp", "trust", "t"), ("ask", "-m", "offline", "#41")):
+        run = run_atlas(*args, env=env)
+        assert run.code == 2, (args, run)
+        assert_no_traceback(run)
+        line = run.stderr.decode() if isinstance(run.stderr, bytes) else run.stderr
+        assert says in line and line.count("\n") == 1, line
