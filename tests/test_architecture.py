@@ -4,6 +4,7 @@ packages, and modules and functions of a readable size."""
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,11 +166,11 @@ def test_modules_and_functions_stay_readable(name: str, path: Path) -> None:
     assert not long, f"{name}: {long}"
 
 
-KNOWN_CYCLES = frozenset(
+KNOWN_BACK_EDGES = frozenset(
     {
         # The offline rules still write into the Plan they are handed (a type-only import back).
         ("atlas.offline.actions", "atlas.offline.plan"),
-        ("atlas.offline.plan", "atlas.offline.requests"),
+        ("atlas.offline.requests", "atlas.offline.plan"),
     }
 )
 
@@ -225,7 +226,11 @@ def test_no_two_packages_import_each_other() -> None:
 
 
 def test_no_modules_import_each_other() -> None:
-    found = [cycle for cycle in cycles(import_graph()) if tuple(sorted(set(cycle))) not in KNOWN_CYCLES]
+    found = [
+        cycle
+        for cycle in cycles(import_graph())
+        if not any(edge in KNOWN_BACK_EDGES for edge in itertools.pairwise(cycle))
+    ]
     assert found == []
 
 

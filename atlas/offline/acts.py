@@ -16,10 +16,11 @@ from atlas.offline.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment
 from atlas.offline.conditions import CONDITION_RE, OTHERWISE_RE, conditional, only_the, otherwise
 from atlas.offline.entities import issue_refs, label_refs
 from atlas.offline.frames import Request, quoted_texts
+from atlas.offline.issue_refs import CODE_RE
 from atlas.offline.label_acts import label_change
 from atlas.offline.later import Later
 from atlas.offline.lazy import lazy
-from atlas.offline.plan import CODE_RE, PlannedCall, codes_in, read_lookups
+from atlas.offline.plan import PlannedCall, codes_in, read_lookups
 from atlas.offline.search import Search, search_in, wants_search
 from atlas.offline.sections import content_words, heading_name
 from atlas.offline.vocabulary import Vocabulary

@@ -13,9 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from atlas.offline.issue_refs import CODE_RE, issue_ids_in
 from atlas.offline.labels import label_from_token, labels_in_words
 from atlas.offline.lazy import lazy
-from atlas.offline.plan import CODE_RE, issue_ids_in
 from atlas.offline.requests import bare_issue_ids
 
 MAX_RANGE = 12

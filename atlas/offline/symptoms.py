@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
+from atlas.offline.issue_refs import CODE_RE
 from atlas.offline.lazy import lazy
-from atlas.offline.plan import CODE_RE, PlannedCall
+from atlas.offline.plan import PlannedCall
 from atlas.offline.sections import content_words, heading_name, section_about
 from atlas.offline.vocabulary import Vocabulary
 

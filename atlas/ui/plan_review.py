@@ -19,7 +19,8 @@ from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
 
-from atlas.ui.approval import chosen, read_answer
+from atlas.ui.approval import read_answer
+from atlas.ui.approval_text import chosen
 from atlas.ui.editor import edit_in_editor
 from atlas.ui.safe import clean, clean_line
 from atlas.ui.tty_modes import answer_mode

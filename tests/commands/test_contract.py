@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from atlas.github.contract import ISSUE_ENUMS, ISSUE_FIELDS, check_items
-from tests.adversarial.harness import assert_no_traceback, atlas_env, run_atlas
 from tests.github.conftest import quill_fake
 from tests.github.fake_github import REPO, TOKEN, FakeGitHub, RunningFake
 from tests.mcp.conftest import TEST_SERVER
+from tests.support.run import assert_no_traceback, atlas_env, run_atlas
 
 
 def contract(fake: FakeGitHub, home: Path, *extra: str) -> tuple[int, list[str]]:

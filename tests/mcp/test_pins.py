@@ -12,8 +12,8 @@ import pytest
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
 from atlas.mcp.pins import PIN_FILE, PinError, compare, load_pins, record
-from tests.adversarial.harness import assert_no_traceback, atlas_env, logged_calls, run_atlas, write_script
 from tests.mcp.conftest import TEST_SERVER, server_config
+from tests.support.run import assert_no_traceback, atlas_env, logged_calls, run_atlas, write_script
 
 
 def listed(host: McpHost, config: ServerConfig) -> list[object]:

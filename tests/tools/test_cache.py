@@ -12,7 +12,7 @@ from typing import Any
 from atlas.executor.cache import CACHED
 from atlas.executor.executor import ToolExecutor
 from atlas.tools.registry import ToolContext, load_registry
-from tests.adversarial.harness import atlas_env, logged_calls, run_atlas, write_script
+from tests.support.run import atlas_env, logged_calls, run_atlas, write_script
 from tests.tools.executor_fakes import SleepArgs, call, registry, spec
 
 

@@ -12,7 +12,8 @@ import pytest
 from rich.console import Console
 
 from atlas.events import ApprovalRequest
-from atlas.ui.approval import TerminalApprover, question, shown_preview, target, warning
+from atlas.ui.approval import TerminalApprover
+from atlas.ui.approval_text import question, shown_preview, target, warning
 
 REQUEST = ApprovalRequest(
     call_id="c1",
