@@ -88,7 +88,7 @@ class Runtime:
             approve_batch=approve_batch,
             max_concurrency=concurrency,
             on_event=self._traced_events(on_event),
-            observers=[CallLogWriter(self.call_log, self.session, trace_ids=self._trace_ids)],
+            observers=[CallLogWriter(self.call_log, self.session, trace_ids=self.trace_ids)],
             session=self.session,
             context=context,
             policy=self.policy,
@@ -106,7 +106,8 @@ class Runtime:
 
         return both
 
-    def _trace_ids(self, call_id: str) -> tuple[str, str] | None:
+    def trace_ids(self, call_id: str) -> tuple[str, str] | None:
+        """The trace and span ids of a call of the current question, when telemetry traces it."""
         return None if self.telemetry is None else self.telemetry.ids_for(call_id)
 
     @contextlib.contextmanager

@@ -120,6 +120,7 @@ def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlE
             )
         )
     if events:
+        events.trace_ids = runtime.trace_ids
         watch(model, events.on_wait)
         events.question(question, model=model.name, session=runtime.session, read_only=options.read_only)
         model = ObservedModel(model, events)

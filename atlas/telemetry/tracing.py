@@ -240,6 +240,8 @@ class Telemetry:
         elif event.phase in (Phase.APPROVED, Phase.DENIED):
             decision = "approved" if event.phase is Phase.APPROVED else "denied"
             span.set_attribute(attr.APPROVAL, decision)
+            if event.decided_by:
+                span.set_attribute(attr.DECIDED_BY, event.decided_by)
             span.add_event(f"approval {decision}")
         elif event.phase is Phase.STARTED:
             self._start_attempt(question, event, span)

@@ -87,6 +87,8 @@ class JsonlEvents:
         self.out = out if out is not None else sys.stdout
         self.started = time.monotonic()
         self.session: str | None = None
+        self.trace_ids: Callable[[str], tuple[str, str] | None] | None = None
+        """A call's OpenTelemetry trace and span ids when telemetry is on: an event leads to its span."""
 
     def emit(self, event: str, **fields: Any) -> None:
         line = {"event": event, "ts": round(time.time(), 3), "t": round(time.monotonic() - self.started, 3)}
@@ -108,6 +110,9 @@ class JsonlEvents:
         if name is None:
             return
         fields: dict[str, Any] = {"call_id": event.call_id, "tool": event.name, "round": event.round}
+        ids = self.trace_ids(event.call_id) if self.trace_ids is not None else None
+        if ids is not None:
+            fields.update(trace_id=ids[0], span_id=ids[1])
         if event.phase in (Phase.STARTED, Phase.RETRYING):
             fields["attempt"] = event.attempt
         if event.phase == Phase.AWAITING_APPROVAL:

@@ -299,3 +299,15 @@ def test_an_mcp_call_is_a_child_of_its_execute_tool_span(tmp_path: Path) -> None
     assert call.parent_id == tool.span_id and call.kind == 3  # SPAN_KIND_CLIENT
     assert call.attributes["mcp.method.name"] == "tools/call"
     assert call.attributes["gen_ai.tool.name"] == "echo"
+
+
+def test_jsonl_events_lead_to_their_spans_and_a_denial_names_who_decided(tmp_path: Path) -> None:
+    with otlp_receiver() as receiver:
+        run = run_atlas("ask", "--jsonl", "label #41 severity:S1", env=traced_env(tmp_path / "home", receiver.url))
+        spans = receiver.wait_for(3)
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    finished = [event for event in events if event["event"] == "tool_finished" and event["tool"] == "add_label"]
+    assert finished, run
+    (label,) = [span for span in spans if span.name == "execute_tool add_label"]
+    assert finished[0]["span_id"] == label.span_id and finished[0]["trace_id"] == label.trace_id
+    assert label.attributes["atlas.approval.decided_by"] == finished[0]["decided_by"]
