@@ -21,7 +21,7 @@ def still_valid(
 ) -> tuple[list[PlanItem], list[str]]:
     """The items whose issue is as it was when the plan was made, and a line for each one skipped."""
     issues = project.corpus.many(sorted({item.issue_id for item in items}))
-    now = fingerprints(project, list(issues.values()), atlas_comments(home))
+    now = fingerprints(project, list(issues.values()), atlas_comments(home, project.corpus.data))
     kept, skipped = [], []
     for item in items:
         if item.issue_id not in issues:

@@ -13,10 +13,11 @@ from atlas.ui.render import data_table, make_console
 
 
 def commented_through_atlas(project: Project) -> set[int]:
+    from atlas.dataset_source import dataset_identity
     from atlas.tracker.journal import MockTracker
 
     try:
-        records = MockTracker(project.corpus.home).records()
+        records = MockTracker(project.corpus.home, dataset_identity(project.corpus.data)).records()
     except ToolError:
         return set()
     return {r["issue_id"] for r in records if r["action"] == "post_comment"}

@@ -33,10 +33,12 @@ class TriageOptions:
     as_json: bool
 
 
-def atlas_comments(home: Path) -> dict[int, int]:
-    """How many comments Atlas posted on each issue (a plan drafts no second one)."""
+def atlas_comments(home: Path, data: Path) -> dict[int, int]:
+    """How many comments Atlas posted on each issue of `data` (a plan drafts no second one)."""
+    from atlas.dataset_source import dataset_identity
+
     try:
-        records = MockTracker(home).records()
+        records = MockTracker(home, dataset_identity(data)).records()
     except ToolError:
         return {}
     counts: dict[int, int] = {}
@@ -99,7 +101,7 @@ def run_triage(options: TriageOptions) -> int:
     try:
         project = Project.open(data, home)
         issues = chosen_issues(project, options)
-        plan = build_plan(project, issues, atlas_comments(home))
+        plan = build_plan(project, issues, atlas_comments(home, data))
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
     if options.plan is not None:

@@ -57,7 +57,9 @@ def removed_by_person(records: Sequence[dict[str, Any]], issue_id: int, label: s
 
 def tracker_records(context: ToolContext) -> list[dict[str, Any]]:
     try:
-        return MockTracker(context.home).records()
+        from atlas.dataset_source import dataset_identity
+
+        return MockTracker(context.home, dataset_identity(context.data)).records()
     except (ToolError, OSError):
         return []
 

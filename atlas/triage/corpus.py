@@ -15,6 +15,7 @@ from pathlib import Path
 
 from atlas.dataset import stored_digest
 from atlas.dataset_read import connect, db_for
+from atlas.dataset_source import dataset_identity
 from atlas.errors import ToolError
 from atlas.github.folder import read_state
 from atlas.orbit.db import labels_of
@@ -62,7 +63,7 @@ class Corpus:
     @classmethod
     def open(cls, data: Path, home: Path) -> Corpus:
         try:
-            changes = MockTracker(home).label_changes_by_issue()
+            changes = MockTracker(home, dataset_identity(data)).label_changes_by_issue()
         except ToolError:
             changes = {}
         return cls(data, home, changes)

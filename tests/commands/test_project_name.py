@@ -38,8 +38,8 @@ def test_the_header_and_the_docs_listing_name_the_imported_project(tmp_path: Pat
     data = imported(tmp_path)
     asked = atlas("ask", "what docs are there", ORBIT_DATA=str(data))
     assert asked.returncode == 0, asked.stderr
-    assert asked.stderr.splitlines()[0] == "atlas · offline · quill-data · side effects ask first"
-    assert "### quill-data docs" in asked.stdout and "Orbit" not in asked.stdout
+    assert asked.stderr.splitlines()[0] == "atlas · offline · quill-org/quill · side effects ask first"
+    assert "### quill-org/quill docs" in asked.stdout and "Orbit" not in asked.stdout
     bundled = atlas("ask", "--read-only", "what docs are there")
     assert bundled.stderr.splitlines()[0] == "atlas · offline · Orbit · read-only"
     assert "### Orbit docs" in bundled.stdout
