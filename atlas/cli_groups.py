@@ -101,7 +101,7 @@ def mcp_add(
     guarded(lambda: add_server(name, list(command or [])))
 
 
-@mcp_app.command("remove", epilog=examples("atlas mcp remove git"))
+@mcp_app.command("remove", short_help="Remove a server from config.toml.", epilog=examples("atlas mcp remove git"))
 def mcp_remove(name: str = typer.Argument(..., help="The server's name, as atlas mcp list shows it.")) -> None:
     """Remove a server from config.toml (every other line stays as it was)."""
     from atlas.commands import guarded
@@ -110,7 +110,11 @@ def mcp_remove(name: str = typer.Argument(..., help="The server's name, as atlas
     guarded(lambda: remove_server(name))
 
 
-@mcp_app.command("trust", epilog=examples("atlas mcp list", "atlas mcp trust git"))
+@mcp_app.command(
+    "trust",
+    short_help="Trust a server's command and pin its tools as they are now.",
+    epilog=examples("atlas mcp list", "atlas mcp trust git"),
+)
 def mcp_trust(name: str = typer.Argument(..., help="The server's name, as atlas mcp list shows it.")) -> None:
     """Trust a server as it is now: its command (a project's .atlas folder may then start it) and its
     tools' descriptions, schemas and hints, which are pinned."""

@@ -23,7 +23,7 @@ def atlas(*args: str, env: dict[str, str] | None = None, stdin: str | None = Non
 def test_a_missing_issue_is_explained_to_a_person_not_to_a_model() -> None:
     done = atlas("ask", "-m", "offline", "show issue #999")
     assert done.returncode == 0, done.stderr
-    assert "There is no issue #999 in the Orbit dataset (130 issues, #1–#130)" in done.stdout
+    assert "There is no issue #999 in the Orbit dataset (160 issues, #1–#160)" in done.stdout
     for advice in ("do not guess", "Use only issue ids", "Hint:", "This exact call will fail again"):
         assert advice not in done.stdout
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.dataset_read import connect
 from atlas.orbit.db import IssueId, no_such_issue
+from atlas.orbit.issues import ISSUE_TTL_S, search_tags
 from atlas.tools.registry import ToolContext, tool
 
 TRIAGE_TIMEOUT_S = 10.0
@@ -45,7 +46,8 @@ def _missing(ctx: ToolContext, issue_id: int) -> LookupError:
         return no_such_issue(conn, issue_id)
 
 
-@tool(SuggestArgs, timeout_s=TRIAGE_TIMEOUT_S, untrusted=_sources)
+# Proposals and neighbours read the whole project's labels: any label change drops them (`issues`).
+@tool(SuggestArgs, timeout_s=TRIAGE_TIMEOUT_S, untrusted=_sources, cache_ttl_s=ISSUE_TTL_S, cache_tags=search_tags)
 def suggest_labels(args: SuggestArgs, ctx: ToolContext) -> dict[str, Any]:
     """Propose labels for an issue's missing label groups (e.g. type:, comp:, severity:), learned from the
     project's labelled issues: each with a confidence, the deciding words and similar issues that have it;
@@ -71,7 +73,7 @@ def suggest_labels(args: SuggestArgs, ctx: ToolContext) -> dict[str, Any]:
     }
 
 
-@tool(SimilarArgs, timeout_s=TRIAGE_TIMEOUT_S, untrusted=_sources)
+@tool(SimilarArgs, timeout_s=TRIAGE_TIMEOUT_S, untrusted=_sources, cache_ttl_s=ISSUE_TTL_S, cache_tags=search_tags)
 def find_similar(args: SimilarArgs, ctx: ToolContext) -> dict[str, Any]:
     """Find issues similar to one issue (possible duplicates or related reports): each with a score from 0 to 1
     and what they share (words, error codes, stack lines); open ones first. Advice only: never close an issue
