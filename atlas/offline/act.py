@@ -16,7 +16,9 @@ from atlas.offline.plan import PlannedCall
 from atlas.offline.search import Search
 
 LEAD = (
-    r"^\s*(?:(?:hi|hey|ok|okay|so|now|also|and|then|please|pls|kindly|just|quickly|atlas|can\s+you|could\s+you|"
+    # Each word is taken whole (an atomic group): a run of digits or spaces is never split two ways,
+    # so a pasted line of numbers costs linear time, not exponential backtracking.
+    r"^\s*(?>(?:hi|hey|ok|okay|so|now|also|and|then|please|pls|kindly|just|quickly|atlas|can\s+you|could\s+you|"
     r"would\s+you|will\s+you|can\s+u|could\s+u|go\s+ahead\s+and|i'?d\s+like\s+you\s+to|i\s+want\s+you\s+to|"
     r"let'?s|we\s+should|you\s+can|(?:#?\d+\s*[:,-]?\s*)|(?:on\s+)?(?:it|this|that)\s*[:,-])[\s,!]*)*"
 )
