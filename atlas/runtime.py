@@ -180,11 +180,11 @@ def open_runtime(
     if prepare_data is not None:
         prepare_data(settings.data, settings.home)
     chosen_model: Model = resolve(settings.model, settings.api)
-    tools, started = load_registry(), time.monotonic()
+    builtin, started = load_registry(), time.monotonic()
     offline = chosen_model.name == OFFLINE_MODEL
-    if not offline:
-        tools = with_mcp_tools(tools, settings.home, deadline_s)
-    mcp_start_s = time.monotonic() - started
+    tools = builtin if offline else with_mcp_tools(builtin, settings.home, deadline_s)
+    # Only servers that were started count against `--deadline` (and change what its errors name).
+    mcp_start_s = 0.0 if tools is builtin else time.monotonic() - started
     policy = PolicyGate(rules, settings.home, annotations_of(tools))
     telemetry = _start_telemetry(settings, tools)
     if telemetry is not None:

@@ -66,8 +66,8 @@ MIN_DEADLINE_S = 0.05
 
 def remaining(options: AskOptions, runtime: Runtime) -> float | None:
     """The question's deadline less what starting its MCP servers took: `--deadline` bounds it all."""
-    if options.deadline_s is None:
-        return None
+    if options.deadline_s is None or not runtime.mcp_start_s:
+        return options.deadline_s
     return max(MIN_DEADLINE_S, options.deadline_s - runtime.mcp_start_s)
 
 

@@ -35,7 +35,7 @@ def test_comment_on_it_and_on_the_first_one() -> None:
     child.expect_exact("Done: posted your comment on #41")
     child.expect_exact(PROMPT)
     child.sendline("find open issues about lease expiry")
-    child.expect(r"\d+ issues matched")
+    child.expect(r"\d+ issues matched|The first \d+ matches")
     child.expect_exact(PROMPT)
     child.sendline("comment on the first one: Same here.")
     approve(child)
