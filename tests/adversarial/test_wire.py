@@ -24,6 +24,8 @@ from llmock.scenarios import ToolCall as MockCall
 
 from tests.support.run import Run, assert_no_traceback, atlas_env, logged_calls, start_atlas, tracker_records
 
+pytestmark = pytest.mark.serial  # model timeouts of 0.4-0.5 s: measured with no other test beside them
+
 ANSWER = "ORB-1101 LeaseExpired: the lease ran out before the worker acknowledged the job (error-codes › ORB-1101)."
 QUESTION = "What does ORB-1101 mean?"
 READ_41 = Reply(tool_calls=(MockCall("get_issue", {"issue_id": 41}),))
@@ -140,8 +142,8 @@ def failed_cleanly(wire_run: WireRun, *phrases: str) -> str:
     errors = [line for line in run.stderr.splitlines() if line.startswith("atlas: error: ")]
     assert len(errors) == 1, run
     assert len(errors[0]) < 500
-    for phrase in phrases:
-        assert phrase in errors[0], run
+    for phrase in phrases:  # `a|b`: either wording names the problem
+        assert any(alternative in errors[0] for alternative in phrase.split("|")), run
     assert logged_calls(wire_run.env) is not None  # the call log is still readable
     return errors[0]
 
@@ -190,7 +192,8 @@ def test_a_broken_stream_after_a_tool_round_keeps_the_round_in_the_log(
 
 
 def test_a_stall_gives_up_after_the_model_timeout(wire: dict[str, WireRun]) -> None:
-    failed_cleanly(wire["stall"], "stalled", "ATLAS_MODEL_TIMEOUT")
+    # Cut while the headers are awaited (a busy machine) or after the stream began: both are timeouts.
+    failed_cleanly(wire["stall"], "stalled|did not answer within", "ATLAS_MODEL_TIMEOUT")
     # A stream that stalled is never asked again (earlier attempts may have been cut before it began).
     (stalled,) = [request for request in wire["stall"].requests if request.fault is not None]
     assert "stall" in stalled.fault and stalled is wire["stall"].requests[-1]
@@ -198,7 +201,7 @@ def test_a_stall_gives_up_after_the_model_timeout(wire: dict[str, WireRun]) -> N
 
 
 def test_a_stall_after_a_retried_slow_request_still_gives_up(wire: dict[str, WireRun]) -> None:
-    failed_cleanly(wire["slow-then-stall"], "stalled", "ATLAS_MODEL_TIMEOUT")
+    failed_cleanly(wire["slow-then-stall"], "stalled|did not answer within", "ATLAS_MODEL_TIMEOUT")
     first, *_, last = wire["slow-then-stall"].requests
     assert first.fault is None and last.fault is not None and "stall" in last.fault
 

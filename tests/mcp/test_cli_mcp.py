@@ -111,6 +111,7 @@ def test_approval_on_a_terminal_for_a_tool_without_annotations(tmp_path: Path) -
     (tmp_path / "home" / "config.toml").write_text(
         f'[mcp_servers.t]\ncommand = "{sys.executable}"\nargs = ["{TEST_SERVER}"]\n'
         f'env = {{ ATLAS_TEST_NOTES = "{notes}" }}\n'
+        "timeout_s = 40\n"  # a busy machine may take seconds to start the test server
     )
     script = write_script(
         tmp_path,
