@@ -17,7 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from atlas.errors import DataError, printable
+from atlas.errors import DataError
+from atlas.sanitize import clean_line
 
 STATE_FILE = "atlas-source.json"
 """Where the data came from, and for a synced repo what the next sync needs (watermark, ETags)."""
@@ -53,7 +54,7 @@ class _Synced(BaseModel):
 def read_source(folder: Path) -> dict[str, Any] | None:
     """The folder's source record; None when it has none; a DataError when it is not one Atlas wrote."""
     path = folder / STATE_FILE
-    shown = printable(path)
+    shown = clean_line(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:

@@ -242,15 +242,6 @@ def cap(text: str, limit: int = MESSAGE_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def printable(text: object) -> str:
-    """Text for a warning line: as it is when every character is printable, else quoted with escapes.
-
-    Paths come from the environment and the working directory, which may hold terminal controls.
-    """
-    shown = str(text)
-    return shown if shown.isprintable() else repr(shown)
-
-
 def describe(exc: BaseException) -> str:
     """A short message for an exception: its text, or its type when it has none."""
     if isinstance(exc, ValidationError):

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from atlas.errors import printable
+from atlas.sanitize import clean_line
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _OPEN_FLAGS = _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -34,7 +34,7 @@ class UnsafeStateFile(OSError):
         self.path = path
 
     def __str__(self) -> str:
-        return f"{printable(self.path)}: {self.strerror}"
+        return f"{clean_line(self.path)}: {self.strerror}"
 
 
 def refuse_unsafe(path: Path) -> bool:

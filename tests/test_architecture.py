@@ -26,6 +26,8 @@ ABOVE_THE_TOOLS = (
 TERMINAL_AND_SDK = ("openai", "rich", "prompt_toolkit")
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
+    # The sanitiser is the ground floor: everything may use it, and it uses nothing of Atlas.
+    "atlas.sanitize": ("atlas", "rich"),
     # A layer may not import what sits above it, nor a provider's SDK below the adapters.
     "atlas.ui": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.loop", "atlas.offline", "openai"),
     # The contract knows no engine and no content: plugins import it, and it imports none of them.
@@ -108,7 +110,16 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "rich",
     ),
     "atlas.telemetry": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "rich", "prompt_toolkit", "openai"),
-    "atlas.mcp": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.loop", "atlas.offline", "openai"),
+    "atlas.mcp": (
+        "atlas.commands",
+        "atlas.cli",
+        "atlas.runtime",
+        "atlas.loop",
+        "atlas.offline",
+        "atlas.ui",
+        "rich",
+        "openai",
+    ),
 }
 OPENTELEMETRY_HOMES = ("atlas.telemetry.tracing", "atlas.telemetry.model")
 """The only modules that import the OpenTelemetry SDK: nothing else pays for it when telemetry is off."""

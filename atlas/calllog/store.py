@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from atlas.calllog.schema import migrate
-from atlas.errors import AtlasError, is_busy, printable
+from atlas.errors import AtlasError, is_busy
+from atlas.sanitize import clean_line
 from atlas.statefiles import connect_sqlite
 
 T = TypeVar("T")
@@ -112,7 +113,7 @@ class Store:
         if self._warned:
             return
         self._warned = True
-        where, why = printable(self.path), printable(exc)
+        where, why = clean_line(self.path), clean_line(exc)
         print(f"atlas: warning: the call log {where} cannot be written ({why}); calls are not logged", file=sys.stderr)
 
     def close(self) -> None:

@@ -25,7 +25,7 @@ T = TypeVar("T")
 
 def error_line(message: object) -> str:
     """`atlas: error: ...`, cleaned to one visible line."""
-    from atlas.ui.safe import clean_line
+    from atlas.sanitize import clean_line
     from atlas.url_safety import scrub
 
     return f"atlas: error: {clean_line(scrub(str(message)))}"

@@ -8,12 +8,12 @@ from atlas.commands.plan_run import execute, report, review
 from atlas.commands.triage import atlas_comments
 from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
+from atlas.sanitize import clean_line
 from atlas.triage.journal import applied
 from atlas.triage.plan import PlanItem, fingerprints
 from atlas.triage.plan_file import read_plan
 from atlas.triage.project import Project
 from atlas.ui.render import make_console
-from atlas.ui.safe import clean_line
 
 
 def still_valid(

@@ -33,10 +33,10 @@ from atlas.llm.wait import WaitEvent, watch
 from atlas.loop import TurnResult, TurnSettings, run_turn, start_turn
 from atlas.messages import Usage
 from atlas.runtime import Runtime, open_runtime
+from atlas.sanitize import clean_line
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.prompt import COMMANDS, piped_reader, terminal_reader
 from atlas.ui.render import counted, footer, header, make_console
-from atlas.ui.safe import clean_line
 from atlas.ui.turn_view import TurnView
 
 

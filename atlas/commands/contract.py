@@ -14,7 +14,7 @@ from pathlib import Path
 
 from atlas.config import Settings
 from atlas.errors import AtlasError, ConfigError, UnavailableToolError
-from atlas.ui.safe import clean_line
+from atlas.sanitize import clean_line
 
 ISSUES_PER_CHECK = 50
 

@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from atlas.errors import DataError
+from atlas.sanitize import clean_line
 from atlas.ui.render import make_console
-from atlas.ui.safe import clean_line
 
 SHOWN_SKIPS = 10
 SHOWN_LABELS = 60

@@ -24,8 +24,8 @@ from atlas.config import OFFLINE_MODEL, Settings, atlas_home, base_url_setting, 
 from atlas.dataset import db_freshness, db_path, jsonl_path
 from atlas.errors import ConfigError
 from atlas.json_out import json_text
+from atlas.sanitize import clean_line
 from atlas.ui.render import make_console
-from atlas.ui.safe import clean_line
 from atlas.url_safety import redact_url, scrub
 
 PROBE_TIMEOUT_S = 3.0

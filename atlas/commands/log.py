@@ -17,8 +17,9 @@ from atlas.calllog import CallLog
 from atlas.config import atlas_home
 from atlas.errors import ErrorKind
 from atlas.json_out import json_text
+from atlas.sanitize import clean_line
 from atlas.ui.render import data_table, iso_time, local_time, make_console
-from atlas.ui.safe import clean_line, compact_args
+from atlas.ui.safe import compact_args
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from atlas.config import Settings
 from atlas.errors import ConfigError, UnavailableToolError
+from atlas.sanitize import clean_line
 from atlas.ui.render import data_table, make_console
-from atlas.ui.safe import clean_line
 
 if TYPE_CHECKING:
     from atlas.mcp.config import ServerConfig

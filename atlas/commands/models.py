@@ -8,8 +8,8 @@ from rich.text import Text
 
 from atlas.errors import ModelError, ModelNotFoundError
 from atlas.json_out import json_text
+from atlas.sanitize import clean_line
 from atlas.ui.render import data_table, local_time, make_console
-from atlas.ui.safe import clean_line
 
 MAX_MODELS = 10_000
 """A listing longer than this is cut: no real server serves more, and a hostile one could."""

@@ -19,13 +19,13 @@ from atlas.calllog import CallLog, CallLogWriter
 from atlas.events import ApprovalRequest
 from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
+from atlas.sanitize import clean_line
 from atlas.tools.registry import ToolContext, load_registry
 from atlas.triage.journal import record_applied
 from atlas.triage.plan import PlanItem
 from atlas.triage.project import Project
 from atlas.ui.plan_review import PlanReview, ReviewEntry
 from atlas.ui.render import make_console
-from atlas.ui.safe import clean_line
 
 COMMENT_LIMIT = 4000
 

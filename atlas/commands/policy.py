@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from atlas.config import atlas_home
-from atlas.errors import ConfigError, printable
+from atlas.errors import ConfigError
 from atlas.policy import trust
 from atlas.policy.decide import Facts, matches
 from atlas.policy.grant import revoke
 from atlas.policy.load import PlacedRule, Policy, load_policy, sources
 from atlas.policy.rules import Example, Rule
+from atlas.sanitize import clean_line
 from atlas.ui.render import data_table, make_console
-from atlas.ui.safe import clean_line
 
 _CONDITIONS = (
     "labels", "label_groups", "issues", "issue_state", "repository", "dataset", "text", "pattern", "max_chars",
@@ -131,7 +131,7 @@ def trust_file(path: str | None) -> None:
         wanted = Path(path).expanduser().resolve()
         chosen = [source for source in found if source.path == wanted]
         if not chosen:
-            raise ConfigError(f"{printable(path)} is not a policy file Atlas reads from here")
+            raise ConfigError(f"{clean_line(path)} is not a policy file Atlas reads from here")
     else:
         chosen = [source for source in found if not source.trusted]
         if not chosen:

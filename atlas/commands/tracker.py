@@ -9,9 +9,9 @@ from atlas.config import atlas_home, data_dir
 from atlas.dataset_source import dataset_identity
 from atlas.errors import AtlasError, ToolError
 from atlas.json_out import json_text
+from atlas.sanitize import clean_line
 from atlas.tracker.journal import MockTracker
 from atlas.ui.render import data_table, iso_time, local_time, make_console
-from atlas.ui.safe import clean_line
 
 
 def recorded_at(record: dict[str, Any]) -> float | None:

@@ -14,13 +14,13 @@ from pathlib import Path
 from atlas.commands.plan_run import action_line, execute, report, review
 from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
+from atlas.sanitize import clean, clean_line
 from atlas.tracker.journal import MockTracker
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import missing_groups
 from atlas.triage.plan import FORMAT, Plan, PlanError, build_plan
 from atlas.triage.project import Project
 from atlas.ui.render import make_console
-from atlas.ui.safe import clean, clean_line
 
 
 @dataclass(frozen=True)

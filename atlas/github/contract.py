@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from atlas.errors import printable
+from atlas.sanitize import clean_line
 
 STRING, INTEGER, OBJECT, LIST, NULL = str, int, dict, list, type(None)
 
@@ -102,7 +102,7 @@ def check_items(what: str, items: Any, fields: Iterable[Field], enums: Mapping[s
             value = item.get(name) if isinstance(item, Mapping) else None
             unknown = not isinstance(value, (str, NULL)) or value not in known
             if isinstance(item, Mapping) and name in item and unknown:
-                shown = printable(repr(value))
+                shown = clean_line(repr(value))
                 values = ", ".join(sorted(str(v) for v in known if v is not None))
                 line = f"GitHub {what}: {name} has a value Atlas does not know: {shown}{where} (known: {values})"
                 found.setdefault((name, f"enum {value!r}"), line)

@@ -21,7 +21,8 @@ from typing import Any
 from atlas.dataset import build_db, db_path, jsonl_path
 from atlas.dataset_build import SignalUnwind, pid_alive
 from atlas.dataset_source import STATE_FILE, read_source, source_state
-from atlas.errors import DataError, printable
+from atlas.errors import DataError
+from atlas.sanitize import clean_line
 
 __all__ = ["STATE_FILE", "check_target", "markdown_files", "read_state", "write_dataset", "write_state"]
 
@@ -39,13 +40,13 @@ def read_state(target: Path) -> dict[str, Any]:
 def check_target(target: Path) -> dict[str, Any] | None:
     """The folder's source record (None for a new or empty folder); refuses one Atlas may not write."""
     if target.is_symlink() or (target.exists() and not target.is_dir()):
-        raise DataError(f"{printable(target)} exists and is not a folder")
+        raise DataError(f"{clean_line(target)} exists and is not a folder")
     if not target.is_dir():
         return None
     state = read_source(target)
     if state is None and _entries(target):
         raise DataError(
-            f"{printable(target)} is not empty and was not written by `atlas data`; choose a new or empty folder"
+            f"{clean_line(target)} is not empty and was not written by `atlas data`; choose a new or empty folder"
         )
     return state
 
@@ -55,13 +56,13 @@ def _entries(folder: Path) -> list[os.DirEntry[str]]:
         with os.scandir(folder) as found:
             return [entry for entry in found if not _is_staging(entry.name)]
     except OSError as exc:
-        raise DataError(f"cannot read {printable(folder)}: {exc.strerror}") from None
+        raise DataError(f"cannot read {clean_line(folder)}: {exc.strerror}") from None
 
 
 def markdown_files(docs: Path) -> list[Path]:
     """The docs a folder provides: its `*.md` files (doc ids are their names without `.md`)."""
     if not docs.is_dir():
-        raise DataError(f"no docs folder at {printable(docs)}")
+        raise DataError(f"no docs folder at {clean_line(docs)}")
     return sorted(path for path in docs.glob("*.md") if path.is_file())
 
 
@@ -77,7 +78,7 @@ def write_dataset(
         target.mkdir(parents=True, exist_ok=True)
         remove_stale_staging(target)
     except OSError as exc:
-        raise DataError(f"cannot write the dataset at {printable(target)}: {exc}") from None
+        raise DataError(f"cannot write the dataset at {clean_line(target)}: {exc}") from None
     token = f"{os.getpid()}-{secrets.token_hex(4)}"
     staging, aside = target / f"{STAGING_PREFIX}{token}", target / f"{ASIDE_PREFIX}{token}"
     signals = SignalUnwind()
@@ -87,7 +88,7 @@ def write_dataset(
             _build(staging, issues, docs, state, new_docs=docs is not None or not (target / "docs").is_dir())
             _swap_in(staging, target, aside)
     except OSError as exc:
-        raise DataError(f"cannot write the dataset at {printable(target)}: {exc}") from None
+        raise DataError(f"cannot write the dataset at {clean_line(target)}: {exc}") from None
     finally:
         for leftover in (staging, aside):
             shutil.rmtree(leftover, ignore_errors=True)
@@ -147,7 +148,7 @@ def write_state(target: Path, state: dict[str, Any]) -> None:
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise DataError(f"cannot update {printable(target / STATE_FILE)}: {exc.strerror}") from None
+        raise DataError(f"cannot update {clean_line(target / STATE_FILE)}: {exc.strerror}") from None
 
 
 def _is_staging(name: str) -> bool:

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from atlas.dataset_source import identity_of
-from atlas.errors import DataError, printable
+from atlas.errors import DataError
 from atlas.github.convert import Converted, convert_all, export_repo
 from atlas.github.folder import check_target, markdown_files, write_dataset
+from atlas.sanitize import clean_line
 
 IMPORT_LIMIT_BYTES = 512 * 1024 * 1024
 """A bigger export is almost certainly the wrong file; refuse it before reading it into memory."""
@@ -35,12 +36,12 @@ def read_export(path: Path) -> list[Any]:
     """The records of an export: one JSON array, or several back to back (`gh api --paginate`)."""
     try:
         if path.stat().st_size > IMPORT_LIMIT_BYTES:
-            raise DataError(f"{printable(path)} is larger than {IMPORT_LIMIT_BYTES // 2**20} MiB")
+            raise DataError(f"{clean_line(path)} is larger than {IMPORT_LIMIT_BYTES // 2**20} MiB")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise DataError(f"no such file: {printable(path)}") from None
+        raise DataError(f"no such file: {clean_line(path)}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read {printable(path)}: {exc}") from None
+        raise DataError(f"cannot read {clean_line(path)}: {exc}") from None
     decoder = json.JSONDecoder()
     items: list[Any] = []
     position = _skip_space(text, 0)
@@ -48,12 +49,12 @@ def read_export(path: Path) -> list[Any]:
         try:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as exc:
-            raise DataError(f"{printable(path)} is not JSON (line {exc.lineno}: {exc.msg})") from None
+            raise DataError(f"{clean_line(path)} is not JSON (line {exc.lineno}: {exc.msg})") from None
         except RecursionError:
-            raise DataError(f"{printable(path)} is nested too deeply to read") from None
+            raise DataError(f"{clean_line(path)} is nested too deeply to read") from None
         if not isinstance(value, list):
             raise DataError(
-                f"{printable(path)} holds a JSON {type(value).__name__}, not a list of issues "
+                f"{clean_line(path)} holds a JSON {type(value).__name__}, not a list of issues "
                 "(expected the output of `gh issue list --json ...` or of the REST issues API)"
             )
         items.extend(value)
@@ -75,7 +76,7 @@ def import_export(path: Path, target: Path, *, docs: Path | None) -> ImportRepor
     converted = convert_all(items)
     if not converted.issues:
         reasons = "; ".join(converted.skipped[:3]) or "the export is an empty list"
-        raise DataError(f"{printable(path)} holds no issue Atlas can read ({reasons})")
+        raise DataError(f"{clean_line(path)} holds no issue Atlas can read ({reasons})")
     repo = export_repo(items)
     state: dict[str, Any] = {
         "source": "import",

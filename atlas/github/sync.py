@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from atlas.dataset import jsonl_path, read_issues
-from atlas.errors import DataError, printable
+from atlas.errors import DataError
 from atlas.github.client import PER_PAGE_MAX, GitHubClient
 from atlas.github.convert import RecordError, is_pull_request, to_issue
 from atlas.github.folder import check_target, markdown_files, write_dataset, write_state
 from atlas.redact import redact_url
+from atlas.sanitize import clean_line
 
 PER_PAGE = PER_PAGE_MAX
 COMMENT_FETCHES = 8
@@ -69,7 +70,7 @@ class _Plan:
 def _load(target: Path, repo: str, *, full: bool) -> _Plan:
     state = check_target(target) or {}
     if state and state.get("repo") not in (None, repo):
-        raise DataError(f"{printable(target)} holds {state.get('repo')}, not {repo}; choose another folder")
+        raise DataError(f"{clean_line(target)} holds {state.get('repo')}, not {repo}; choose another folder")
     if full or state.get("repo") != repo or not jsonl_path(target).is_file():
         return _Plan({}, None, {}, {}, {})
     issues = {issue["id"]: issue for issue in read_issues(jsonl_path(target))}

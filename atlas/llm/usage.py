@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sys
 
-from atlas.errors import printable
 from atlas.messages import Usage
+from atlas.sanitize import clean_line
 
 MAX_TOKENS_PER_REQUEST = 100_000_000
 """No request reads or writes more than this; a larger figure is a broken server, not usage."""
@@ -56,7 +56,7 @@ def usage_of(report: object, input_field: str, output_field: str, *, source: str
 def _warn_unusable(source: str, figures: dict[str, object]) -> None:
     bad = [f"{name}={_shown(value)}" for name, value in figures.items() if token_count(value) is None]
     print(
-        f"atlas: warning: {printable(source)} reported unusable token usage ({printable(', '.join(bad))}); "
+        f"atlas: warning: {clean_line(source)} reported unusable token usage ({clean_line(', '.join(bad))}); "
         "its cost is unknown",
         file=sys.stderr,
     )

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from atlas import statefiles
-from atlas.errors import ConfigError, printable
+from atlas.errors import ConfigError
 from atlas.limits import MCP_DEFAULT
+from atlas.sanitize import clean_line
 
 CONFIG_FILE = "config.toml"
 SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,31}$")
@@ -63,12 +64,12 @@ def load_servers(home: Path) -> list[ServerConfig]:
     except NotADirectoryError:
         return []  # no state folder can exist there: no servers (the tracker and log say why)
     except OSError as exc:
-        raise ConfigError(f"{printable(path)} cannot be read: {exc}") from None
+        raise ConfigError(f"{clean_line(path)} cannot be read: {exc}") from None
     if raw is None:
         return []
     tables = _document(raw, path).get("mcp_servers", {})
     if not isinstance(tables, dict):
-        raise ConfigError(f"{printable(path)}: mcp_servers must be a table of servers")
+        raise ConfigError(f"{clean_line(path)}: mcp_servers must be a table of servers")
     return [_server(name, table, path) for name, table in tables.items()]
 
 
@@ -76,20 +77,20 @@ def _document(raw: bytes, path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{printable(path)} is not valid TOML: {exc}") from None
+        raise ConfigError(f"{clean_line(path)} is not valid TOML: {exc}") from None
     except RecursionError:  # arrays nested thousands deep: tomllib recurses
-        raise ConfigError(f"{printable(path)} is not valid TOML: nested too deeply") from None
+        raise ConfigError(f"{clean_line(path)} is not valid TOML: nested too deeply") from None
 
 
 def _server(name: str, table: Any, path: Path) -> ServerConfig:
-    where = f"{printable(path)}: [mcp_servers.{printable(name)}]"
+    where = f"{clean_line(path)}: [mcp_servers.{clean_line(name)}]"
     if not SERVER_NAME.fullmatch(name):
         raise ConfigError(f"{where}: a server name is 1-32 letters, digits and dashes")
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
     unknown = set(table) - {*SETTINGS}
     if unknown:
-        raise ConfigError(f"{where}: unknown setting {printable(sorted(unknown)[0])}")
+        raise ConfigError(f"{where}: unknown setting {clean_line(sorted(unknown)[0])}")
     command = table.get("command")
     if not isinstance(command, str) or not command.strip():
         raise ConfigError(f"{where}: command must be a non-empty string")
@@ -151,7 +152,7 @@ def toml_string(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise ConfigError(f"{printable(text)} cannot be written to config.toml: it is not valid text") from None
+        raise ConfigError(f"{clean_line(text)} cannot be written to config.toml: it is not valid text") from None
     escaped = []
     for char in text:
         if char in '"\\':
@@ -165,7 +166,7 @@ def toml_string(text: str) -> str:
 
 def check_name(name: str) -> None:
     if not SERVER_NAME.fullmatch(name):
-        raise ConfigError(f"{printable(name)} is not a server name: use 1-32 letters, digits and dashes")
+        raise ConfigError(f"{clean_line(name)} is not a server name: use 1-32 letters, digits and dashes")
 
 
 def add_server(home: Path, name: str, command: str, args: list[str]) -> Path:
@@ -217,7 +218,7 @@ def remove_server(home: Path, name: str) -> Path:
     before = _document(raw, path) if raw is not None else {}
     servers = dict(before.get("mcp_servers", {}))
     if name not in servers:
-        raise ConfigError(f"no MCP server named {name!r} is configured in {printable(path)}")
+        raise ConfigError(f"no MCP server named {name!r} is configured in {clean_line(path)}")
     assert raw is not None
     text = _without_tables(raw.decode("utf-8"), name)
     del servers[name]
@@ -227,7 +228,7 @@ def remove_server(home: Path, name: str) -> Path:
         after = {"mcp_servers": None}
     others = {key: value for key, value in before.items() if key != "mcp_servers"}
     if after.pop("mcp_servers", {}) != servers or after != others:
-        why = f"{name!r} is written in a way Atlas does not rewrite: remove it from {printable(path)} by hand"
+        why = f"{name!r} is written in a way Atlas does not rewrite: remove it from {clean_line(path)} by hand"
         raise ConfigError(why)
     temporary = path.with_name(f".{CONFIG_FILE}.{os.getpid()}.tmp")
     fd = statefiles.open_fd(temporary, os.O_WRONLY, create=True)

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from atlas import statefiles
-from atlas.ui.safe import clean_line
+from atlas.sanitize import clean_line
 
 SDK_LOGGERS = ("mcp", "mcp_types", "client")
 """The SDK's loggers (its client session logs as `client`)."""

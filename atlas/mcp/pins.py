@@ -27,9 +27,9 @@ from typing import Any
 import mcp_types as types
 
 from atlas import statefiles
-from atlas.errors import ConfigError, printable
+from atlas.errors import ConfigError
 from atlas.mcp.config import ServerConfig
-from atlas.ui.safe import clean_line
+from atlas.sanitize import clean_line
 
 PIN_FILE = "mcp-pins.json"
 FORMAT = 1
@@ -57,14 +57,14 @@ def _digest(servers: dict[str, Any]) -> str:
 def load_pins(home: Path) -> dict[str, Any]:
     """Every server's pins by name (`command`, `tools`); {} when nothing was pinned yet."""
     path = home / PIN_FILE
-    broken = f"{printable(path)} was changed outside Atlas or is damaged"
+    broken = f"{clean_line(path)} was changed outside Atlas or is damaged"
     redo = "move it aside and run `atlas mcp trust NAME` for each server"
     try:
         raw = statefiles.read_bytes(path)
     except NotADirectoryError:
         return {}
     except OSError as exc:
-        raise PinError(f"{printable(path)} cannot be read: {exc}") from None
+        raise PinError(f"{clean_line(path)} cannot be read: {exc}") from None
     if raw is None:
         return {}
     try:

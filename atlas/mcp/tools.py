@@ -19,8 +19,8 @@ from atlas.mcp.config import ServerConfig
 from atlas.mcp.content import result_data
 from atlas.mcp.host import McpHost, ServerExited
 from atlas.mcp.schema import JsonSchemaArgs, PatternTooSlow, args_model_for, bounded_validator, first_error
+from atlas.sanitize import clean_line
 from atlas.tools.registry import ToolContext, ToolSpec
-from atlas.ui.safe import clean_line
 
 SEPARATOR = "__"
 NAME_LIMIT = 64

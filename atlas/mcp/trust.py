@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from atlas.config import STATE_FOLDER_NAME, StateFolder, state_folder
-from atlas.errors import ConfigError, printable
+from atlas.errors import ConfigError
 from atlas.mcp.config import ServerConfig
+from atlas.sanitize import clean_line
 
 TRUST_FILE = "trusted-mcp-servers.json"
 FOUND = f"the nearest {STATE_FOLDER_NAME} folder"
@@ -71,7 +72,7 @@ class Trust:
         """One line for a run that left servers unstarted: which, why, and how to trust one."""
         names = ", ".join(server.name for server in waiting)
         return (
-            f"atlas: warning: MCP servers not started ({names}): {printable(self.folder.path)} was found "
+            f"atlas: warning: MCP servers not started ({names}): {clean_line(self.folder.path)} was found "
             f"here, not chosen by you; check its command with atlas mcp list, then atlas mcp trust NAME"
         )
 
@@ -91,7 +92,7 @@ def _entries() -> list[dict[str, Any]]:
     except FileNotFoundError:
         return []
     except (OSError, ValueError, RecursionError) as exc:
-        raise ConfigError(f"{printable(path)} cannot be read: {exc}") from None
+        raise ConfigError(f"{clean_line(path)} cannot be read: {exc}") from None
     servers = document.get("servers") if isinstance(document, dict) else None
     return [entry for entry in servers if isinstance(entry, dict)] if isinstance(servers, list) else []
 
@@ -104,4 +105,4 @@ def _write(entries: list[dict[str, Any]]) -> None:
         temporary.write_text(json.dumps({"servers": entries}, indent=2) + "\n", encoding="utf-8")
         os.replace(temporary, path)
     except OSError as exc:
-        raise ConfigError(f"{printable(path)} cannot be written: {exc}") from None
+        raise ConfigError(f"{clean_line(path)} cannot be written: {exc}") from None

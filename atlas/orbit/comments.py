@@ -6,9 +6,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.errors import PermanentToolError, ToolError, printable
+from atlas.errors import PermanentToolError, ToolError
 from atlas.orbit.db import IssueId, issue_brief
 from atlas.orbit.issues import changes_issue
+from atlas.sanitize import clean_line
 from atlas.tools.registry import ToolContext, tool
 from atlas.tracker import open_tracker
 
@@ -28,7 +29,7 @@ def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:
     except (LookupError, ToolError) as exc:
         return f"comment on #{args.issue_id} (will be refused: {exc}):\n{args.body}"
     # The title comes from outside: a newline in it must not make a line of its own in the question.
-    return f"comment on #{args.issue_id} (“{printable(title)}”){where}:\n{args.body}"
+    return f"comment on #{args.issue_id} (“{clean_line(title)}”){where}:\n{args.body}"
 
 
 @tool(

@@ -11,9 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.errors import ToolError, printable
+from atlas.errors import ToolError
 from atlas.orbit.db import IssueId, issue_brief
 from atlas.orbit.issues import changes_issue
+from atlas.sanitize import clean_line
 from atlas.tools.registry import ToolContext, tool
 from atlas.tracker import open_tracker
 from atlas.tracker.journal import KNOWN_LABELS, IssueBrief, MockTracker
@@ -60,7 +61,7 @@ def _unchanged(issue_id: int, label: str, labels: list[str]) -> dict[str, Any]:
 
 def _shown(labels: list[str]) -> str:
     """Labels as one line: one from outside holding a newline or a control is quoted with escapes."""
-    return f"[{', '.join(printable(label) for label in labels)}]"
+    return f"[{', '.join(clean_line(label) for label in labels)}]"
 
 
 def check_add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any] | None:
@@ -82,11 +83,11 @@ def preview_add_label(args: AddLabelArgs, ctx: ToolContext) -> str:
     except (LookupError, ToolError) as exc:
         return f"add label {args.label!r} to #{args.issue_id} (will be refused: {exc})"
     if label in before:
-        shown = printable(label)
+        shown = clean_line(label)
         return f"#{args.issue_id} labels: {_shown(before)} (already labelled {shown}: nothing changes){tracker.where}"
     replaced = replaced_by(label, before)
     after = [x for x in before if x not in replaced] + [label]
-    swap = f" ({', '.join(map(printable, replaced))} → {printable(label)})" if replaced else ""
+    swap = f" ({', '.join(map(clean_line, replaced))} → {clean_line(label)})" if replaced else ""
     return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)}{swap}{tracker.where}"
 
 
@@ -97,10 +98,10 @@ def preview_remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> str:
     except (LookupError, ToolError) as exc:
         return f"remove label {args.label!r} from #{args.issue_id} (will be refused: {exc})"
     if label not in before:
-        shown = printable(label)
+        shown = clean_line(label)
         return f"#{args.issue_id} labels: {_shown(before)} (no {shown} to remove: nothing changes){tracker.where}"
     after = [x for x in before if x != label]
-    return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)} (remove {printable(label)}){tracker.where}"
+    return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)} (remove {clean_line(label)}){tracker.where}"
 
 
 @tool(

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from atlas import statefiles
-from atlas.errors import ConfigError, printable
+from atlas.errors import ConfigError
 from atlas.policy import trust
 from atlas.policy.decide import Facts
 from atlas.policy.load import CONFIG_FILE, PlacedRule, load_policy, parse, sources
 from atlas.policy.rules import COMMENT_TOOLS, LABEL_TOOLS
+from atlas.sanitize import clean_line
 
 _BEGIN = "# atlas:granted "
 _END = "# atlas:end "
@@ -82,7 +83,7 @@ def describe(home: Path, facts: Facts) -> str:
         what = f"{facts.tool} of exactly this text on any issue"
     else:
         what = f"{facts.tool} with exactly these arguments"
-    return f"{what} of this project, from now on (a rule in {printable(home.resolve() / CONFIG_FILE)})"
+    return f"{what} of this project, from now on (a rule in {clean_line(home.resolve() / CONFIG_FILE)})"
 
 
 def _state_file(home: Path) -> tuple[Path, bool]:
@@ -133,7 +134,7 @@ def write_rule(home: Path, facts: Facts) -> PlacedRule:
     fields = conditions(facts)
     path, allowed = _state_file(home)
     if fields is None or not allowed:
-        raise ConfigError(f"a rule for this action cannot be written to {printable(path)}")
+        raise ConfigError(f"a rule for this action cannot be written to {clean_line(path)}")
     name = f"granted-{facts.tool.replace('_', '-')[:40]}-{secrets.token_hex(2)}"
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"{_BEGIN}{name} at the prompt, {when}", "[[policy.rules]]", f'name = "{name}"', 'decision = "allow"']
@@ -161,7 +162,7 @@ def revoke(home: Path, name: str) -> Path:
     end = next((i for i, line in enumerate(lines) if line.rstrip("\n") == f"{_END}{name}"), None)
     if begin is None or end is None or end < begin:
         raise ConfigError(
-            f"no rule granted at the prompt is named {printable(name)!r} in {printable(path)}"
+            f"no rule granted at the prompt is named {clean_line(name)!r} in {clean_line(path)}"
             " (rules you wrote yourself are removed by editing the file)"
         )
     trusted_before = trust.is_trusted(path, "".join(lines).encode("utf-8"))

@@ -18,9 +18,10 @@ from pydantic import ValidationError
 
 from atlas import statefiles
 from atlas.config import STATE_FOLDER_NAME, nearest_state_folder, state_folder
-from atlas.errors import ConfigError, printable
+from atlas.errors import ConfigError
 from atlas.policy import trust
 from atlas.policy.rules import PolicyDocument, Rule
+from atlas.sanitize import clean_line
 
 CONFIG_FILE = "config.toml"
 POLICY_ENV = "ATLAS_POLICY"
@@ -47,7 +48,7 @@ class PlacedRule:
 
     @property
     def where(self) -> str:
-        return f"{printable(self.path)}:{self.line}"
+        return f"{clean_line(self.path)}:{self.line}"
 
     @property
     def active(self) -> bool:
@@ -71,7 +72,7 @@ def _source(path: Path, why: str, trusted_by_origin: bool) -> Source | None:
     except (NotADirectoryError, FileNotFoundError):
         return None
     except (OSError, statefiles.UnsafeStateFile) as exc:
-        raise ConfigError(f"{printable(path)} cannot be read: {exc}") from None
+        raise ConfigError(f"{clean_line(path)} cannot be read: {exc}") from None
     if raw is None:
         return None
     trusted = trusted_by_origin or trust.is_trusted(path, raw)
@@ -88,7 +89,7 @@ def sources(home: Path) -> list[Source]:
         path = Path(named).expanduser().resolve()
         source = _source(path, f"named by {POLICY_ENV}", True)
         if source is None:
-            raise ConfigError(f"{POLICY_ENV}={printable(named)}: there is no such file")
+            raise ConfigError(f"{POLICY_ENV}={clean_line(named)}: there is no such file")
         found.append(source)
     chosen = state_folder()
     home = home.resolve()
@@ -116,7 +117,7 @@ def load_policy(home: Path) -> Policy:
         document, lines = parse(source.path, source.raw)
         for name, globs in document.label_groups.items():
             if groups.get(name, globs) != globs:
-                raise ConfigError(f"{printable(source.path)}: label group {name!r} is defined differently elsewhere")
+                raise ConfigError(f"{clean_line(source.path)}: label group {name!r} is defined differently elsewhere")
             groups[name] = globs
         rules += [
             PlacedRule(rule, source.path, line, source.trusted)
@@ -139,7 +140,7 @@ def _check_names(rules: list[PlacedRule], groups: dict[str, list[str]]) -> None:
 
 def parse(path: Path, raw: bytes) -> tuple[PolicyDocument, list[int]]:
     """The file's `[policy]` table and each rule's line; a ConfigError naming the line otherwise."""
-    shown = printable(path)
+    shown = clean_line(path)
     try:
         text = raw.decode("utf-8")
         document = tomllib.loads(text)
@@ -171,7 +172,7 @@ def _problem(shown: str, lines: list[str], headers: list[int], table: dict[str, 
         rules = table.get("rules")
         raw_rule = rules[index] if isinstance(rules, list) and index < len(rules) else {}
         name = raw_rule.get("name") if isinstance(raw_rule, dict) else None
-        label = f"rule {printable(name)!r}" if isinstance(name, str) else f"rule {index + 1}"
+        label = f"rule {clean_line(name)!r}" if isinstance(name, str) else f"rule {index + 1}"
         line = _line_of(lines, loc[2], start) if len(loc) > 2 else start
         where = ".".join(loc[2:])
         return f"{shown}:{line}: {label}: {where + ': ' if where else ''}{message}"

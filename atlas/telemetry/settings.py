@@ -17,7 +17,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from atlas import statefiles
-from atlas.errors import ConfigError, printable
+from atlas.errors import ConfigError
+from atlas.sanitize import clean_line
 
 TRACES_PATH = "/v1/traces"
 DEFAULT_SERVICE = "atlas"
@@ -60,7 +61,7 @@ def telemetry_settings(home: Path, *, chosen_folder: bool, env: Mapping[str, str
         return TelemetrySettings()
     if protocol.strip() != "http/protobuf":
         raise ConfigError(
-            f"OTEL_EXPORTER_OTLP_PROTOCOL={printable(protocol)}: Atlas sends OTLP over http/protobuf only"
+            f"OTEL_EXPORTER_OTLP_PROTOCOL={clean_line(protocol)}: Atlas sends OTLP over http/protobuf only"
         )
     capture = env.get(CONTENT_VARIABLE)
     return TelemetrySettings(
@@ -95,7 +96,7 @@ def _endpoint(env: Mapping[str, str], table: Mapping[str, Any]) -> tuple[str | N
 def _checked_url(value: str, name: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise ConfigError(f"{name} must be an http:// or https:// URL, got {printable(value)}")
+        raise ConfigError(f"{name} must be an http:// or https:// URL, got {clean_line(value)}")
     if parts.username or parts.password:
         raise ConfigError(f"{name} must not carry credentials in the URL: use OTEL_EXPORTER_OTLP_HEADERS")
     return value
@@ -107,7 +108,7 @@ def _flag(value: str | None, name: str) -> bool:
         return True
     if word in FALSE_WORDS:
         return False
-    raise ConfigError(f"{name} must be true or false, got {printable(value or '')}")
+    raise ConfigError(f"{name} must be true or false, got {clean_line(value or '')}")
 
 
 def _headers(value: str) -> dict[str, str]:
@@ -139,8 +140,8 @@ def _config_table(home: Path) -> Mapping[str, Any]:
         return {}  # the MCP and policy readers name a broken file; telemetry simply stays off
     table = document.get("telemetry", {})
     if not isinstance(table, dict):
-        raise ConfigError(f"{printable(path)}: [telemetry] must be a table")
+        raise ConfigError(f"{clean_line(path)}: [telemetry] must be a table")
     unknown = set(table) - {"endpoint", "service_name", "capture_content", "enabled"}
     if unknown:
-        raise ConfigError(f"{printable(path)}: [telemetry] has an unknown setting {printable(sorted(unknown)[0])}")
+        raise ConfigError(f"{clean_line(path)}: [telemetry] has an unknown setting {clean_line(sorted(unknown)[0])}")
     return table

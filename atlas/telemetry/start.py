@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from atlas.errors import printable
+from atlas.sanitize import clean_line
 from atlas.telemetry.settings import TelemetrySettings
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def start_telemetry(settings: TelemetrySettings, tools: Mapping[str, Any]) -> Te
         from atlas.telemetry.tracing import Telemetry
     except ImportError:
         print(
-            f"atlas: warning: telemetry is on ({printable(settings.source)}) but the OpenTelemetry SDK "
+            f"atlas: warning: telemetry is on ({clean_line(settings.source)}) but the OpenTelemetry SDK "
             f"is not installed: {INSTALL_HINT}",
             file=sys.stderr,
         )

@@ -25,8 +25,9 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from atlas import __version__
-from atlas.errors import ErrorKind, printable
+from atlas.errors import ErrorKind
 from atlas.events import CallEvent, Phase
+from atlas.sanitize import clean_line
 from atlas.telemetry import attributes as attr
 from atlas.telemetry.settings import TelemetrySettings
 
@@ -316,7 +317,7 @@ class Telemetry:
             span.set_attribute(attr.TOOL_RESULT, event.output)
         if kind is not ErrorKind.OK:
             span.set_attribute(attr.ERROR_TYPE, str(kind))
-            span.set_status(Status(StatusCode.ERROR, printable(event.message or str(kind))[:200]))
+            span.set_status(Status(StatusCode.ERROR, clean_line(event.message or str(kind))[:200]))
         span.end()
 
     def ids_for(self, call_id: str) -> tuple[str, str] | None:
@@ -350,12 +351,12 @@ class Telemetry:
         flushed = done.wait(FLUSH_S)
         if flushed:
             self.provider.shutdown()
-        where = printable(self.settings.endpoint or "")
+        where = clean_line(self.settings.endpoint or "")
         if not flushed:
             return f"telemetry: {where} did not take the spans within {FLUSH_S:g} s; they were dropped"
         if self.exporter.failures:
             why = f" ({self._complaint.message})" if self._complaint.message else ""
-            return f"telemetry: {where} did not accept {self.exporter.failures} export(s){printable(why)}"
+            return f"telemetry: {where} did not accept {self.exporter.failures} export(s){clean_line(why)}"
         return None
 
 

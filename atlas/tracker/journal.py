@@ -32,7 +32,8 @@ import filelock
 
 from atlas import statefiles
 from atlas.dataset_source import BUNDLED, same_dataset
-from atlas.errors import PermanentToolError, TransientToolError, printable
+from atlas.errors import PermanentToolError, TransientToolError
+from atlas.sanitize import clean_line
 
 ACTIONS_FILE = "tracker_actions.jsonl"
 ACTIONS = ("add_label", "remove_label", "post_comment")
@@ -129,7 +130,7 @@ class MockTracker:
         self.skipped = skipped
         if skipped and (self.path, skipped) not in _warned:
             _warned.add((self.path, skipped))
-            where = printable(self.path)
+            where = clean_line(self.path)
             print(f"atlas: warning: skipped {skipped} torn or corrupt line(s) in {where}", file=sys.stderr)
         return found
 

@@ -25,6 +25,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from atlas.events import ApprovalRequest
+from atlas.sanitize import clean, clean_line
 from atlas.ui.approval_text import (
     batch_question,
     batch_warning,
@@ -35,7 +36,7 @@ from atlas.ui.approval_text import (
     warning,
 )
 from atlas.ui.editor import edit_in_editor
-from atlas.ui.safe import call_label, clean, clean_line
+from atlas.ui.safe import call_label
 from atlas.ui.tty_modes import answer_mode, guard_signals
 
 _TERMINAL = threading.Lock()

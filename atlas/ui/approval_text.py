@@ -7,7 +7,8 @@ import unicodedata
 from collections.abc import Sequence
 
 from atlas.events import ApprovalRequest
-from atlas.ui.safe import call_label, clean, clean_line
+from atlas.sanitize import clean, clean_line
+from atlas.ui.safe import call_label
 
 _TARGET_LIMIT = 100
 YES = frozenset({"y", "yes"})

@@ -24,7 +24,8 @@ from rich.text import Text
 
 from atlas.errors import ErrorKind
 from atlas.events import CallEvent, Phase
-from atlas.ui.safe import call_label, clean_line
+from atlas.sanitize import clean_line
+from atlas.ui.safe import call_label
 
 ERROR_STYLE = "red"
 KIND_STYLES: dict[ErrorKind, str] = {

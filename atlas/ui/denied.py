@@ -8,7 +8,8 @@ from rich.console import Console
 from rich.text import Text
 
 from atlas.events import CallRecord
-from atlas.ui.safe import call_label, clean_line
+from atlas.sanitize import clean_line
+from atlas.ui.safe import call_label
 
 WHO = {
     "person": "denied at the terminal",

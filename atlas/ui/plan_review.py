@@ -19,10 +19,10 @@ from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
 
+from atlas.sanitize import clean, clean_line
 from atlas.ui.approval import read_answer
 from atlas.ui.approval_text import chosen
 from atlas.ui.editor import edit_in_editor
-from atlas.ui.safe import clean, clean_line
 from atlas.ui.tty_modes import answer_mode
 
 QUESTION = "Apply? [y = all, 1,3 = those, e 2 = edit item 2, n = none] "

@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.text import Text
 
 from atlas import statefiles
-from atlas.ui.safe import clean_line
+from atlas.sanitize import clean_line
 from atlas.ui.tty_modes import guard_signals
 
 HISTORY_FILE = "chat_history"

@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from atlas.ui.safe import clean, clean_line, safe_markdown
+from atlas.sanitize import clean, clean_line
+from atlas.ui.safe import safe_markdown
 
 PIPED_TABLE_WIDTH = 100_000
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"

@@ -1,4 +1,4 @@
-"""The one sanitiser every sink uses before untrusted text reaches the terminal.
+"""Rich renderables of untrusted text, cleaned by `atlas.sanitize` first.
 
 Issue bodies, tool arguments, model answers and error messages can carry terminal control
 sequences (a clipboard write, a screen clear, a disguised hyperlink), bidi overrides that
@@ -13,40 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from atlas.sanitize import clean, clean_line
+
 if TYPE_CHECKING:
     from markdown_it.token import Token
     from rich.markdown import Markdown
-
-# C0 controls except tab and newline, DEL, C1 controls, and the bidi embeddings, overrides and
-# isolates: each one can change what a terminal shows without being seen itself. Lone surrogates
-# (a JSON "\ud83d" escape without its pair) have no UTF-8 form at all: printing one would fail.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_UNSAFE_OR_BREAK = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_NAMED = {"\r": "\\r", "\n": "\\n", "\t": "\\t"}
 
 # `[text](url)` and `![alt](url)`, with one level of nested brackets in the text; the URL may
 # carry a title (`"..."`), which is dropped: only where the link goes matters here.
 _INLINE_LINK = re.compile(
     r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?([^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
 )
-
-
-def _escape_char(match: re.Match[str]) -> str:
-    char = match.group(0)
-    if char in _NAMED:
-        return _NAMED[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
-
-
-def clean(text: object) -> str:
-    """Text with every control, C1 and bidi character shown escaped; newlines and tabs kept."""
-    return _UNSAFE.sub(_escape_char, str(text))
-
-
-def clean_line(text: object) -> str:
-    """Like `clean`, for one-line places (table cells, rows, prompts): newlines shown as `\\n` too."""
-    return _UNSAFE_OR_BREAK.sub(_escape_char, str(text))
 
 
 def safe_text(text: object, style: str = "", *, one_line: bool = False) -> Text:

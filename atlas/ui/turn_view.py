@@ -17,9 +17,9 @@ from rich.text import Text
 
 from atlas.events import CallEvent
 from atlas.llm.wait import Asking, WaitEvent
+from atlas.sanitize import clean
 from atlas.ui.board import CallBoard
 from atlas.ui.render import print_answer
-from atlas.ui.safe import clean
 from atlas.ui.wait_line import WaitLine
 
 

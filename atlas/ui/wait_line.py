@@ -14,7 +14,7 @@ from rich.live import Live
 from rich.text import Text
 
 from atlas.llm.wait import Asking, Retrying, WaitEvent
-from atlas.ui.safe import clean_line
+from atlas.sanitize import clean_line
 
 
 class WaitLine:

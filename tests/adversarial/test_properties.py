@@ -24,9 +24,10 @@ from atlas.envelope import dumps, envelope_err, envelope_ok
 from atlas.errors import MESSAGE_LIMIT, AtlasError, ErrorKind, PermanentToolError, TransientToolError, classify
 from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
+from atlas.sanitize import clean, clean_line
 from atlas.tools.registry import ToolContext, load_registry
 from atlas.ui.render import make_console
-from atlas.ui.safe import call_label, clean, clean_line, compact_args, safe_markdown, safe_text
+from atlas.ui.safe import call_label, compact_args, safe_markdown, safe_text
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ERROR_KINDS = [kind for kind in ErrorKind if kind is not ErrorKind.OK]

@@ -6,8 +6,9 @@ import io
 
 from rich.console import Console
 
+from atlas.sanitize import clean, clean_line
 from atlas.ui.render import print_answer
-from atlas.ui.safe import call_label, clean, clean_line, compact_args, links_visible, safe_markdown, safe_text
+from atlas.ui.safe import call_label, compact_args, links_visible, safe_markdown, safe_text
 
 OSC8 = "\x1b]8;;https://evil.example\x1b\\click here\x1b]8;;\x1b\\"
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
