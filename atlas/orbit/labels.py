@@ -17,7 +17,7 @@ from atlas.orbit.issues import changes_issue
 from atlas.sanitize import clean_line
 from atlas.tools.registry import ToolContext, tool
 from atlas.tracker import open_tracker
-from atlas.tracker.journal import KNOWN_LABELS, IssueBrief, MockTracker
+from atlas.tracker.journal import IssueBrief, MockTracker
 
 EXCLUSIVE_PREFIXES = ("severity:",)
 """Label families an issue has at most one of: adding one replaces the other."""
@@ -28,7 +28,10 @@ class AddLabelArgs(BaseModel):
 
     issue_id: IssueId
     label: str = Field(
-        description=f"One of: {', '.join(KNOWN_LABELS)}. A severity label replaces the issue's current one."
+        description=(
+            "A label the project's issues already use, as they spell it (an unknown one is refused with the "
+            "list). A severity label replaces the issue's current one."
+        )
     )
 
 
@@ -36,7 +39,7 @@ class RemoveLabelArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     issue_id: IssueId
-    label: str = Field(description=f"The label to take off the issue, one of: {', '.join(KNOWN_LABELS)}.")
+    label: str = Field(description="The label to take off the issue, as the issue shows it.")
 
 
 def replaced_by(label: str, current: list[str]) -> list[str]:

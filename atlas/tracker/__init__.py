@@ -1,7 +1,7 @@
 """The tracker: where Atlas's only side effects (labels, comments) go.
 
-`journal.py` is the action journal in `$ATLAS_HOME/tracker_actions.jsonl`; `project.py` checks
-labels against an imported project's dataset; `github.py` writes to GitHub first
+`journal.py` is the action journal in `$ATLAS_HOME/tracker_actions.jsonl`; `labels.py` checks
+labels against the dataset's own; `github.py` writes to GitHub first
 (`ATLAS_TRACKER=github:OWNER/REPO`) and journals what GitHub confirmed. `open_tracker` chooses.
 """
 
@@ -12,14 +12,14 @@ from atlas.tracker.journal import MockTracker
 
 
 def open_tracker(ctx: ToolContext) -> MockTracker:
-    """The action journal (an imported project's labels for its data), or with
+    """The action journal (labels checked against the dataset's), or with
     `ATLAS_TRACKER=github:OWNER/REPO` one that writes to GitHub first."""
     tracker: MockTracker
     if ctx.tracker in ("", "mock"):
+        from atlas.config import dataset_name
         from atlas.dataset_source import dataset_identity
-        from atlas.tracker.project import ProjectTracker, is_project_dataset  # an imported project's labels
 
-        tracker = ProjectTracker(ctx) if is_project_dataset(ctx) else MockTracker(ctx.home, dataset_identity(ctx.data))
+        tracker = MockTracker(ctx.home, dataset_identity(ctx.data), data=ctx.data, project=dataset_name(ctx.data))
     else:
         from atlas.tracker.github import open_github_tracker  # httpx only when GitHub is the tracker
 

@@ -22,13 +22,12 @@ from typing import Any
 from urllib.parse import quote
 
 from atlas.config import env_number
-from atlas.dataset_source import source_state
+from atlas.dataset_source import dataset_identity, source_state
 from atlas.errors import ConfigError, PermanentToolError, TransientToolError
 from atlas.github.client import PER_PAGE_MAX, GitHubClient, api_url, find_token, parse_repo
 from atlas.github.errors import GitHubError, GitHubNotFound, GitHubRateLimited, GitHubTimeout, clock_time
 from atlas.tools.registry import ToolContext
-from atlas.tracker.journal import IssueBrief, now_iso
-from atlas.tracker.project import ProjectTracker
+from atlas.tracker.journal import IssueBrief, MockTracker, now_iso
 
 DEFAULT_TIMEOUT_S = 4.0
 """Per request; a call is a lookup and a write, and both must fit in the tool's 10 s."""
@@ -86,14 +85,14 @@ def open_github_tracker(setting: str, ctx: ToolContext) -> GitHubTracker:
     return tracker
 
 
-class GitHubTracker(ProjectTracker):
+class GitHubTracker(MockTracker):
     """Writes go to GitHub first; what GitHub confirmed is appended to the mock's file."""
 
     account: tuple[str, str] = ("", "")
     """The API and the token's hash: whose login `GET /user` answered (cached per process)."""
 
     def __init__(self, ctx: ToolContext, repo: str, client_factory: ClientFactory) -> None:
-        super().__init__(ctx, repo)
+        super().__init__(ctx.home, dataset_identity(ctx.data), data=ctx.data, project=repo)
         self.repo = repo
         self.where = f" (on GitHub: {repo})"
         self._client_factory = client_factory

@@ -34,17 +34,12 @@ from atlas import statefiles
 from atlas.dataset_source import BUNDLED, same_dataset
 from atlas.errors import PermanentToolError, TransientToolError
 from atlas.sanitize import clean_line
+from atlas.tracker.labels import dataset_labels, known_label
 
 ACTIONS_FILE = "tracker_actions.jsonl"
 ACTIONS = ("add_label", "remove_label", "post_comment")
 """What the records people see are; `comment_marker` records are the GitHub tracker's bookkeeping."""
 LOCK_TIMEOUT_S = 5.0
-KNOWN_LABELS = (
-    *(f"comp:{c}" for c in ("core", "scheduler", "worker", "broker-redis", "broker-postgres", "api", "cli", "docs")),
-    *(f"type:{t}" for t in ("bug", "feature", "question", "docs")),
-    *(f"severity:S{n}" for n in range(1, 5)),
-)
-_LABELS_BY_FOLDED = {label.casefold(): label for label in KNOWN_LABELS}
 _warned: set[tuple[Path, int]] = set()
 _refusals_told: set[str] = set()
 
@@ -68,14 +63,6 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def canonical_label(label: str) -> str:
-    """The known label a user or model meant (case and spaces forgiven), or a PermanentToolError."""
-    found = _LABELS_BY_FOLDED.get(label.strip().replace(" ", "").casefold())
-    if found is None:
-        raise PermanentToolError(f"unknown label {label!r}; known labels: {', '.join(KNOWN_LABELS)}")
-    return found
-
-
 def _parse(line: bytes) -> dict[str, Any] | None:
     try:
         record = json.loads(line.decode("utf-8"))
@@ -96,17 +83,23 @@ class MockTracker:
     decided_by: str | None = None
     """Who approved the actions this tracker writes; kept in each record."""
 
-    def __init__(self, home: Path, dataset: str = BUNDLED) -> None:
+    def __init__(self, home: Path, dataset: str = BUNDLED, *, data: Path | None = None, project: str = "") -> None:
         self.home = home
         self.dataset = dataset.casefold()
         """Whose records this tracker reads and writes."""
+        self.data = data
+        """The data folder whose labels writes are checked against (None: a tracker that only reads records)."""
+        self.project = project or "this project"
         self.path = home / ACTIONS_FILE
         self.skipped = 0
         """How many torn or corrupt lines the last `records()` skipped."""
         self.lock_path = home / f"{ACTIONS_FILE}.lock"
 
     def canonical_label(self, label: str) -> str:
-        return canonical_label(label)
+        """A label the dataset uses, as it spells it; any other is refused (GitHub would create it silently)."""
+        if self.data is None:
+            raise PermanentToolError("this tracker reads records only; it has no dataset to check labels against")
+        return known_label(dataset_labels(self.data, self.home), label, self.project)
 
     def records(self) -> list[dict[str, Any]]:
         """Every whole record, oldest first; torn or corrupt lines are skipped and counted."""

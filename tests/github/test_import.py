@@ -182,5 +182,5 @@ def test_the_mock_tracker_takes_an_imported_projects_labels(tmp_path: Path, atla
     context = ToolContext(data=folder, home=atlas_home, session="s", idempotency_key="k1")
     result = add_label(AddLabelArgs(issue_id=41, label="Good First Issue"), context)
     assert result["changed"] is True and result["labels"][-1] == "good first issue"
-    with pytest.raises(PermanentToolError, match="this project has no label 'comp:core'; its labels: area:cli"):
+    with pytest.raises(PermanentToolError, match="quill has no label 'comp:core'; its labels: area:cli"):
         add_label(AddLabelArgs(issue_id=41, label="comp:core"), context)

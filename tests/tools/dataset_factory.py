@@ -69,6 +69,21 @@ ISSUES = [
         body="Renewal misses the deadline and the lease expired, ORB-1101.",
         created_at="2025-12-01T08:00:00Z",
     ),
+    # Closed and old, so that the severities exist in the project: a tracker accepts only labels its issues use.
+    issue(
+        3,
+        "Scheduler skipped a tick at the DST change",
+        state="closed",
+        labels=["comp:scheduler", "type:bug", "severity:S1"],
+        created_at="2025-10-26T08:00:00Z",
+    ),
+    issue(
+        4,
+        "CLI prints the wrong exit code",
+        state="closed",
+        labels=["comp:cli", "type:bug", "severity:S2"],
+        created_at="2025-11-02T08:00:00Z",
+    ),
 ]
 
 ERROR_CODES = """# Error codes

@@ -49,8 +49,8 @@ def test_a_severity_replaces_the_one_before_and_the_preview_says_so(data: Path, 
         ("add_label", 41, "severity:S1"),
     ]
     # Other families add up as before.
-    both = add_label(AddLabelArgs(issue_id=41, label="comp:api"), context(data, atlas_home, key="k3"))
-    assert both["labels"] == ["comp:core", "type:bug", "severity:S1", "comp:api"] and "replaced" not in both
+    both = add_label(AddLabelArgs(issue_id=41, label="comp:cli"), context(data, atlas_home, key="k3"))
+    assert both["labels"] == ["comp:core", "type:bug", "severity:S1", "comp:cli"] and "replaced" not in both
 
 
 def test_remove_label_is_recorded_idempotent_and_previewed(data: Path, atlas_home: Path) -> None:
@@ -68,7 +68,7 @@ def test_remove_label_is_recorded_idempotent_and_previewed(data: Path, atlas_hom
     # Adding it back wins over the removal.
     back = add_label(AddLabelArgs(issue_id=41, label="type:bug"), context(data, atlas_home, key="r3"))
     assert back["changed"] is True and back["labels"] == ["comp:core", "type:bug"]
-    with pytest.raises(PermanentToolError, match="unknown label"):
+    with pytest.raises(PermanentToolError, match="has no label"):
         remove_label(RemoveLabelArgs(issue_id=41, label="wontfix"), ctx)
     with pytest.raises(LookupError) as caught:
         remove_label(RemoveLabelArgs(issue_id=4242, label="type:bug"), ctx)
@@ -87,7 +87,7 @@ def test_only_real_changes_reach_the_person(data: Path, atlas_home: Path) -> Non
         executor.run_all(
             [
                 call("add_label", "already", issue_id=41, label="comp:core"),
-                call("remove_label", "absent", issue_id=41, label="severity:S3"),
+                call("remove_label", "absent", issue_id=41, label="severity:S2"),
                 call("add_label", "unknown-label", issue_id=41, label="wontfix"),
                 call("add_label", "unknown-issue", issue_id=4242, label="type:bug"),
                 call("add_label", "real", issue_id=41, label="severity:S1"),
@@ -96,7 +96,7 @@ def test_only_real_changes_reach_the_person(data: Path, atlas_home: Path) -> Non
     )
     assert [kind_of(output) for output in outputs] == ["ok", "ok", "permanent", "permanent", "ok"]
     assert envelope(outputs[0])["data"]["changed"] is False and envelope(outputs[1])["data"]["changed"] is False
-    assert "unknown label" in envelope(outputs[2])["error"]["message"]
+    assert "has no label" in envelope(outputs[2])["error"]["message"]
     assert "no issue #4242" in envelope(outputs[3])["error"]["message"]
     assert asked == ["real"]
     assert [record.approved for record in executor.log] == [None, None, None, None, True]
