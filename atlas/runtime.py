@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import secrets
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from atlas.executor.executor import ToolExecutor
 from atlas.llm import Model, resolve
 from atlas.loop import TurnResult
 from atlas.mcp.offer import with_mcp_tools
+from atlas.notices import warn
 from atlas.telemetry import telemetry_settings
 from atlas.tools.registry import Registry, ToolContext, load_registry
 
@@ -125,7 +125,7 @@ class Runtime:
             problem = self.telemetry.close()
             self.telemetry = None
             if problem is not None:
-                print(f"atlas: warning: {problem}", file=sys.stderr)
+                warn(f"{problem}")
 
     def record_turn(self, question: str, result: TurnResult) -> TurnResult:
         """The answered turn priced with the configured prices, and recorded in the call log."""

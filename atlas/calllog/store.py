@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import random
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -21,6 +20,7 @@ from typing import Any, TypeVar
 
 from atlas.calllog.schema import migrate
 from atlas.errors import AtlasError, is_busy
+from atlas.notices import warn
 from atlas.sanitize import clean_line
 from atlas.statefiles import connect_sqlite
 
@@ -114,7 +114,7 @@ class Store:
             return
         self._warned = True
         where, why = clean_line(self.path), clean_line(exc)
-        print(f"atlas: warning: the call log {where} cannot be written ({why}); calls are not logged", file=sys.stderr)
+        warn(f"the call log {where} cannot be written ({why}); calls are not logged")
 
     def close(self) -> None:
         with self._lock:

@@ -32,8 +32,8 @@ from atlas.llm import resolve
 from atlas.llm.wait import WaitEvent, watch
 from atlas.loop import TurnResult, TurnSettings, run_turn, start_turn
 from atlas.messages import Usage
+from atlas.notices import warning_line
 from atlas.runtime import Runtime, open_runtime
-from atlas.sanitize import clean_line
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.prompt import COMMANDS, piped_reader, terminal_reader
 from atlas.ui.render import counted, footer, header, make_console
@@ -169,7 +169,7 @@ class Chat:
         except OSError as exc:
             if not self._keep_failed:
                 self._keep_failed = True
-                self.notices.print(Text(f"atlas: warning: the conversation is not kept for --continue: {exc}"))
+                self.notices.print(Text(warning_line(f"the conversation is not kept for --continue: {exc}")))
 
     def resume(self, saved: SavedChat) -> None:
         """Take up a kept conversation: its turns, and the untrusted sources they read."""
@@ -272,7 +272,7 @@ def _resume(chat: Chat, home: Path) -> None:
     try:
         saved = chat_memory.load(home)
     except ValueError as exc:
-        chat.notices.print(Text(f"atlas: warning: {clean_line(exc)}; starting afresh"))
+        chat.notices.print(Text(warning_line(f"{exc}; starting afresh")))
         return
     if saved is None or not saved.history:
         chat.console.print(Text("No earlier conversation to continue: starting afresh.", style="dim"))

@@ -39,14 +39,13 @@ def run_contract(repo: str | None = None, *, as_json: bool = False) -> int:
 
 
 def _repository(repo: str | None, data: Path) -> str | None:
-    import os
-
+    from atlas.config import tracker_setting
     from atlas.github.client import parse_repo
     from atlas.github.folder import read_state
 
     if repo:
         return parse_repo(repo)
-    tracker = os.environ.get("ATLAS_TRACKER", "").strip()
+    tracker = tracker_setting()
     if tracker.startswith("github:"):
         return parse_repo(tracker.removeprefix("github:"))
     synced = read_state(data).get("repo")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atlas.config import Settings
 from atlas.errors import ConfigError, UnavailableToolError
+from atlas.notices import warn
 from atlas.sanitize import clean_line
 from atlas.ui.render import data_table, make_console
 
@@ -98,12 +98,12 @@ def add_server(name: str, command: list[str]) -> None:
         trust.record(added)
     missing = mcp_sdk_missing()
     if missing is not None:
-        print(f"atlas: warning: {missing} (its tools are offered once it is)", file=sys.stderr)
+        warn(f"{missing} (its tools are offered once it is)")
         return
     try:
         pin_server(name)
     except UnavailableToolError as exc:
-        print(f"atlas: warning: {clean_line(exc)}; its tools are pinned when it first starts", file=sys.stderr)
+        warn(f"{clean_line(exc)}; its tools are pinned when it first starts")
 
 
 def remove_server(name: str) -> None:

@@ -7,9 +7,8 @@ with has already been streamed to the user.
 
 from __future__ import annotations
 
-import sys
-
 from atlas.messages import Usage
+from atlas.notices import warn
 from atlas.sanitize import clean_line
 
 MAX_TOKENS_PER_REQUEST = 100_000_000
@@ -55,10 +54,8 @@ def usage_of(report: object, input_field: str, output_field: str, *, source: str
 
 def _warn_unusable(source: str, figures: dict[str, object]) -> None:
     bad = [f"{name}={_shown(value)}" for name, value in figures.items() if token_count(value) is None]
-    print(
-        f"atlas: warning: {clean_line(source)} reported unusable token usage ({clean_line(', '.join(bad))}); "
-        "its cost is unknown",
-        file=sys.stderr,
+    warn(
+        f"{clean_line(source)} reported unusable token usage ({clean_line(', '.join(bad))}); its cost is unknown",
     )
 
 

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from atlas.notices import warn
 from atlas.tools.registry import Registry
 
 MISSING_SDK = "the MCP SDK is not installed: pip install 'atlas-orbit[mcp]'"
@@ -49,7 +50,7 @@ def with_mcp_tools(tools: Registry, home: Path, deadline_s: float | None = None)
         return tools
     missing = mcp_sdk_missing()
     if missing is not None:
-        print(f"atlas: warning: MCP servers are configured but {missing}; their tools are not offered", file=sys.stderr)
+        warn(f"MCP servers are configured but {missing}; their tools are not offered")
         return tools
     from atlas.mcp.host import host_for
     from atlas.mcp.tools import mcp_specs

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ import mcp_types as types
 from atlas import statefiles
 from atlas.errors import ConfigError
 from atlas.mcp.config import ServerConfig
+from atlas.notices import warn
 from atlas.sanitize import clean_line
 
 PIN_FILE = "mcp-pins.json"
@@ -196,7 +196,7 @@ def admitted(home: Path, config: ServerConfig, tools: list[types.Tool]) -> list[
         return tools
     review = compare(pinned, config, tools)
     for line in review.lines(config.name):
-        print(f"atlas: warning: {line}", file=sys.stderr)
+        warn(f"{line}")
     if review.held:
-        print(f"atlas: warning: run `atlas mcp trust {config.name}` to approve the changes", file=sys.stderr)
+        warn(f"run `atlas mcp trust {config.name}` to approve the changes")
     return review.offered

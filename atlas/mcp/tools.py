@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterable
 from functools import partial
 from typing import Any
@@ -19,6 +18,7 @@ from atlas.mcp.config import ServerConfig
 from atlas.mcp.content import result_data
 from atlas.mcp.host import McpHost, ServerExited
 from atlas.mcp.schema import JsonSchemaArgs, PatternTooSlow, args_model_for, bounded_validator, first_error
+from atlas.notices import warn
 from atlas.sanitize import clean_line
 from atlas.tools.registry import ToolContext, ToolSpec
 
@@ -155,17 +155,17 @@ def mcp_specs(host: McpHost, servers: Iterable[ServerConfig], deadline_s: float 
     enabled = [config for config in servers if config.enabled]
     if deadline_s is not None and deadline_s < MIN_START_S:
         names = ", ".join(config.name for config in enabled)
-        print(f"atlas: warning: no time left in --deadline to start MCP servers ({names})", file=sys.stderr)
+        warn(f"no time left in --deadline to start MCP servers ({names})")
         return []
     outcomes = host.start_all(enabled, start_timeout(enabled, deadline_s))
     specs: list[ToolSpec[Any]] = []
     for config in enabled:
         outcome = outcomes[config.name]
         if isinstance(outcome, UnavailableToolError):
-            print(f"atlas: warning: {clean_line(outcome)}; its tools are not offered", file=sys.stderr)
+            warn(f"{clean_line(outcome)}; its tools are not offered")
             continue
         for line in host.dropped(config.name):
-            print(f"atlas: warning: MCP server {config.name!r}: {clean_line(line)}", file=sys.stderr)
+            warn(f"MCP server {config.name!r}: {clean_line(line)}")
         specs.extend(offered(host, config, outcome))
     return specs
 

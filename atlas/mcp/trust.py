@@ -20,6 +20,7 @@ from typing import Any
 from atlas.config import STATE_FOLDER_NAME, StateFolder, state_folder
 from atlas.errors import ConfigError
 from atlas.mcp.config import ServerConfig
+from atlas.notices import warning_line
 from atlas.sanitize import clean_line
 
 TRUST_FILE = "trusted-mcp-servers.json"
@@ -71,8 +72,8 @@ class Trust:
     def warning(self, waiting: list[ServerConfig]) -> str:
         """One line for a run that left servers unstarted: which, why, and how to trust one."""
         names = ", ".join(server.name for server in waiting)
-        return (
-            f"atlas: warning: MCP servers not started ({names}): {clean_line(self.folder.path)} was found "
+        return warning_line(
+            f"MCP servers not started ({names}): {clean_line(self.folder.path)} was found "
             f"here, not chosen by you; check its command with atlas mcp list, then atlas mcp trust NAME"
         )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,8 +13,9 @@ from atlas.tracker.journal import MockTracker
 
 
 def repository(context: ToolContext) -> str | None:
-    """The GitHub repository writes go to (`ATLAS_TRACKER`), else the one the dataset was synced from."""
-    backend = os.environ.get("ATLAS_TRACKER", "").strip()
+    """The GitHub repository writes go to (`ATLAS_TRACKER`, read once into the context), else the one the
+    dataset was synced from."""
+    backend = context.tracker
     if backend.startswith("github:"):
         return backend.removeprefix("github:").strip() or None
     from atlas.github.folder import read_state

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from atlas.notices import warn
 from atlas.sanitize import clean_line
 from atlas.telemetry.settings import TelemetrySettings
 
@@ -32,10 +32,9 @@ def start_telemetry(settings: TelemetrySettings, tools: Mapping[str, Any]) -> Te
     try:
         from atlas.telemetry.tracing import Telemetry
     except ImportError:
-        print(
-            f"atlas: warning: telemetry is on ({clean_line(settings.source)}) but the OpenTelemetry SDK "
+        warn(
+            f"telemetry is on ({clean_line(settings.source)}) but the OpenTelemetry SDK "
             f"is not installed: {INSTALL_HINT}",
-            file=sys.stderr,
         )
         return None
     return Telemetry(settings, tool_source=tool_sources(tools))

@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from atlas import config
+from atlas.notices import warn
 from atlas.tools.definition import ToolDefinition
 
 ENTRY_POINT_GROUP = "atlas.tools"
@@ -242,7 +243,7 @@ class Registry(Mapping[str, ToolSpec[Any]]):
 
 def _warn(message: str) -> None:
     # One line, whatever the plugin's exception text holds.
-    print(f"atlas: warning: {' '.join(message.split())}", file=sys.stderr)
+    warn(f"{' '.join(message.split())}")
 
 
 def _import_plugin(module: str, on_problem: Callable[[str], None]) -> bool:

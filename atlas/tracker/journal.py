@@ -20,7 +20,6 @@ import contextlib
 import hashlib
 import json
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ import filelock
 from atlas import statefiles
 from atlas.dataset_source import BUNDLED, same_dataset
 from atlas.errors import PermanentToolError, TransientToolError
+from atlas.notices import warn
 from atlas.sanitize import clean_line
 from atlas.tracker.labels import dataset_labels, known_label
 
@@ -124,7 +124,7 @@ class MockTracker:
         if skipped and (self.path, skipped) not in _warned:
             _warned.add((self.path, skipped))
             where = clean_line(self.path)
-            print(f"atlas: warning: skipped {skipped} torn or corrupt line(s) in {where}", file=sys.stderr)
+            warn(f"skipped {skipped} torn or corrupt line(s) in {where}")
         return found
 
     def added_labels(self, issue_id: int) -> list[str]:
@@ -278,7 +278,7 @@ def _tell_the_person(exc: RefusedStateFile) -> None:
     """A refused write is said on stderr too (once per message), whatever the model makes of it."""
     if str(exc) not in _refusals_told:
         _refusals_told.add(str(exc))
-        print(f"atlas: warning: {exc}", file=sys.stderr)
+        warn(f"{exc}")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.text import Text
 
 from atlas import statefiles
+from atlas.notices import warning_line
 from atlas.sanitize import clean_line
 from atlas.ui.tty_modes import guard_signals
 
@@ -85,7 +86,7 @@ class ChatHistory(History):
         if self.usable:
             self.usable = False
             why = f"{clean_line(self.path)} cannot be used ({clean_line(exc.strerror or exc)})"
-            self.notices.print(Text(f"atlas: warning: the chat history {why}; this chat keeps none", style="yellow"))
+            self.notices.print(Text(warning_line(f"the chat history {why}; this chat keeps none"), style="yellow"))
 
 
 def _entries(text: str) -> list[str]:
