@@ -14,7 +14,17 @@ import typer
 
 from atlas import __version__
 from atlas.cli_groups import data_app, mcp_app
-from atlas.cli_options import examples, issue_number, plain_argument_help, within
+from atlas.cli_options import (
+    ApiOption,
+    ConcurrencyOption,
+    MaxRoundsOption,
+    ModelOption,
+    ToolTimeoutOption,
+    examples,
+    issue_number,
+    plain_argument_help,
+    within,
+)
 from atlas.cli_policy import policy_app
 from atlas.cli_triage import register_triage
 
@@ -68,28 +78,16 @@ def ask(
         list[str],
         typer.Argument(metavar="QUESTION", help="The question (quotes optional), or - to read it from standard input."),
     ],
-    model: str | None = typer.Option(
-        None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."
-    ),
-    api: str | None = typer.Option(None, "--api", metavar="API", help="The server's API: responses (default) or chat."),
+    model: ModelOption = None,
+    api: ApiOption = None,
     read_only: bool = typer.Option(False, "--read-only", help="Do not offer side-effect tools to the model."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (answer, calls, usage, cost)."),
     jsonl: bool = typer.Option(
         False, "--jsonl", help="Print one JSON event per line; exit 3 when actions were denied."
     ),
-    max_rounds: int = typer.Option(
-        5, "--max-rounds", metavar="N", callback=within("--max-rounds"), help="Model requests before giving up (1-50)."
-    ),
-    timeout: float = typer.Option(
-        5.0,
-        "--timeout",
-        metavar="SECONDS",
-        callback=within("--timeout"),
-        help="Default per-tool deadline in seconds (0.05-600).",
-    ),
-    concurrency: int = typer.Option(
-        4, "--concurrency", metavar="N", callback=within("--concurrency"), help="Tool calls running at once (1-64)."
-    ),
+    max_rounds: MaxRoundsOption = 5,
+    timeout: ToolTimeoutOption = 5.0,
+    concurrency: ConcurrencyOption = 4,
     no_parallel: bool = typer.Option(False, "--no-parallel", help="Ask for and run one tool call at a time."),
     deadline: float | None = typer.Option(
         None,
@@ -127,24 +125,12 @@ def ask(
     epilog=examples("atlas chat", "atlas chat --continue", "atlas chat --read-only -m offline"),
 )
 def chat(
-    model: str | None = typer.Option(
-        None, "--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model."
-    ),
-    api: str | None = typer.Option(None, "--api", metavar="API", help="The server's API: responses (default) or chat."),
+    model: ModelOption = None,
+    api: ApiOption = None,
     read_only: bool = typer.Option(False, "--read-only", help="Start with side-effect tools switched off."),
-    max_rounds: int = typer.Option(
-        5, "--max-rounds", metavar="N", callback=within("--max-rounds"), help="Model requests per question (1-50)."
-    ),
-    timeout: float = typer.Option(
-        5.0,
-        "--timeout",
-        metavar="SECONDS",
-        callback=within("--timeout"),
-        help="Default per-tool deadline in seconds (0.05-600).",
-    ),
-    concurrency: int = typer.Option(
-        4, "--concurrency", metavar="N", callback=within("--concurrency"), help="Tool calls running at once (1-64)."
-    ),
+    max_rounds: MaxRoundsOption = 5,
+    timeout: ToolTimeoutOption = 5.0,
+    concurrency: ConcurrencyOption = 4,
     resume: bool = typer.Option(False, "--continue", "-c", help="Take up the last conversation where it stopped."),
 ) -> None:
     """A conversation: the same loop, context kept across questions (/help inside)."""

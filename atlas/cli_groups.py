@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from atlas.cli_options import examples, within
+from atlas.cli_options import ToolTimeoutOption, examples
 
 data_app = typer.Typer(
     no_args_is_help=True, help="Your own project: a GitHub export or repository as a dataset folder (ORBIT_DATA)."
@@ -137,13 +137,7 @@ def mcp_serve(
     allow_writes: bool = typer.Option(
         False, "--allow-writes", help="Also serve side effects; each asks the host's user (elicitation) first."
     ),
-    timeout: float = typer.Option(
-        5.0,
-        "--timeout",
-        callback=within("--timeout"),
-        metavar="SECONDS",
-        help="Default per-tool deadline in seconds (0.05-600).",
-    ),
+    timeout: ToolTimeoutOption = 5.0,
 ) -> None:
     """Serve Atlas's tools to an MCP host over stdio (read-only unless --allow-writes)."""
     from atlas.commands import guarded

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 import typer
 
@@ -55,3 +55,34 @@ def plain_argument_help() -> None:
 
     TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
     TyperArgument._usage_display_name = usage_name  # type: ignore[method-assign]
+
+
+# The options every command that asks a model shares (`ask`, `chat`), declared once so that their
+# names, bounds and help cannot drift apart; the defaults stay in each signature, as typer wants.
+ModelOption = Annotated[
+    str | None, typer.Option("--model", "-m", metavar="NAME", help="offline, replay:PATH or an OpenAI model.")
+]
+ApiOption = Annotated[
+    str | None, typer.Option("--api", metavar="API", help="The server's API: responses (default) or chat.")
+]
+MaxRoundsOption = Annotated[
+    int,
+    typer.Option(
+        "--max-rounds", metavar="N", callback=within("--max-rounds"), help="Model requests per question (1-50)."
+    ),
+]
+ToolTimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        callback=within("--timeout"),
+        help="Default per-tool deadline in seconds (0.05-600).",
+    ),
+]
+ConcurrencyOption = Annotated[
+    int,
+    typer.Option(
+        "--concurrency", metavar="N", callback=within("--concurrency"), help="Tool calls running at once (1-64)."
+    ),
+]

@@ -8,16 +8,14 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
-from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import run_cancellable
+from atlas.commands.session import SessionOptions, open_session, session_executor
 from atlas.config import dataset_name
 from atlas.errors import ConfigError
-from atlas.events import EventSink
-from atlas.executor.executor import ToolExecutor
 from atlas.json_out import json_text
 from atlas.llm.wait import watch
 from atlas.loop import TurnResult, TurnSettings, run_turn
-from atlas.runtime import Runtime, open_runtime
+from atlas.runtime import Runtime
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.denied import print_denied
 from atlas.ui.jsonl import JsonlEvents, ObservedModel, run_with_events
@@ -25,17 +23,10 @@ from atlas.ui.render import footer, header, make_console, print_answer_source
 from atlas.ui.turn_view import TurnView
 
 
-@dataclass(frozen=True)
-class AskOptions:
+@dataclass(frozen=True, kw_only=True)
+class AskOptions(SessionOptions):
     question: str
-    model: str | None = None
-    api: str | None = None
-    read_only: bool = False
     as_json: bool = False
-    max_rounds: int = 5
-    timeout_s: float = 5.0
-    concurrency: int = 4
-    parallel: bool = True
     deadline_s: float | None = None
     jsonl: bool = False
 
@@ -81,24 +72,11 @@ def run_ask(options: AskOptions) -> int:
 
 def _ask(options: AskOptions, events: JsonlEvents | None) -> int:
     question = read_question(options.question)
-    runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db, deadline_s=options.deadline_s)
+    runtime = open_session(options, deadline_s=options.deadline_s)
     try:
         return _answer(question, runtime, options, events)
     finally:
         runtime.close()
-
-
-def _executor(
-    runtime: Runtime, options: AskOptions, approver: TerminalApprover, on_event: EventSink | None
-) -> ToolExecutor:
-    return runtime.executor(
-        read_only=options.read_only,
-        timeout_s=options.timeout_s,
-        concurrency=1 if not options.parallel else options.concurrency,
-        approve=approver,
-        approve_batch=approver.decide,
-        on_event=on_event,
-    )
 
 
 def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlEvents | None) -> int:
@@ -107,7 +85,13 @@ def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlE
     progress = console if console.is_terminal else notices
     view = None if options.as_json or events else turn_view(console, notices)
     approver = TerminalApprover(notices, pause=view.paused if view else None)
-    executor = _executor(runtime, options, approver, view.on_event if view else (events.on_event if events else None))
+    executor = session_executor(
+        runtime,
+        options,
+        approve=approver,
+        approve_batch=approver.decide,
+        on_event=view.on_event if view else (events.on_event if events else None),
+    )
     model = runtime.model
     if view:
         watch(model, view.on_wait)

@@ -23,8 +23,8 @@ from rich.text import Text
 from atlas import chat_memory
 from atlas.chat_memory import SavedChat
 from atlas.commands import error_line
-from atlas.commands.prepare import prepare_issues_db
 from atlas.commands.runner import close_loop, run_cancellable
+from atlas.commands.session import SessionOptions, open_session, session_executor
 from atlas.config import dataset_name
 from atlas.errors import AtlasError, ConfigError
 from atlas.events import ApprovalRequest, CallEvent
@@ -33,21 +33,15 @@ from atlas.llm.wait import WaitEvent, watch
 from atlas.loop import TurnResult, TurnSettings, run_turn, start_turn
 from atlas.messages import Usage
 from atlas.notices import warning_line
-from atlas.runtime import Runtime, open_runtime
+from atlas.runtime import Runtime
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.prompt import COMMANDS, piped_reader, terminal_reader
 from atlas.ui.render import counted, footer, header, make_console
 from atlas.ui.turn_view import TurnView
 
 
-@dataclass(frozen=True)
-class ChatOptions:
-    model: str | None = None
-    api: str | None = None
-    read_only: bool = False
-    max_rounds: int = 5
-    timeout_s: float = 5.0
-    concurrency: int = 4
+@dataclass(frozen=True, kw_only=True)
+class ChatOptions(SessionOptions):
     resume: bool = False
 
 
@@ -71,10 +65,10 @@ class Chat:
         self.earlier_sources: list[str] = []
         """Where untrusted text read in earlier turns came from: the model still reads it, until /clear."""
         self._approver = TerminalApprover(self.notices, pause=self._paused)
-        self.executor = self.runtime.executor(
+        self.executor = session_executor(
+            self.runtime,
+            self.options,
             read_only=self.read_only,
-            timeout_s=self.options.timeout_s,
-            concurrency=self.options.concurrency,
             approve=self._approve,
             approve_batch=self._approve_batch,
             on_event=self._on_event,
@@ -282,7 +276,7 @@ def _resume(chat: Chat, home: Path) -> None:
 
 def run_chat(options: ChatOptions) -> None:
     """The REPL until Ctrl-D or /exit."""
-    runtime = open_runtime(options.model, options.api, prepare_data=prepare_issues_db)
+    runtime = open_session(options)
     console, notices = make_console(), make_console(stderr=True)
     home = runtime.settings.home
     try:
