@@ -58,6 +58,16 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE calls ADD COLUMN decided_by TEXT;
     """,
+    # The per-tool summary `--stats` keeps up to date (`summary.py`); IF NOT EXISTS: logs written
+    # before this migration may already hold them, as `--stats` once created them itself.
+    """
+    CREATE TABLE IF NOT EXISTS stats_covered (id INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS stats_kinds
+        (name TEXT NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (name, kind)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS stats_retries (name TEXT PRIMARY KEY, extra INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS stats_ms
+        (name TEXT NOT NULL, bucket INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (name, bucket)) WITHOUT ROWID;
+    """,
 )
 
 

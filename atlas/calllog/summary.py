@@ -14,14 +14,6 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS stats_covered (id INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS stats_kinds"
-    " (name TEXT NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (name, kind)) WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS stats_retries (name TEXT PRIMARY KEY, extra INTEGER NOT NULL) WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS stats_ms"
-    " (name TEXT NOT NULL, bucket INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (name, bucket)) WITHOUT ROWID",
-)
 FINE_BELOW_MS = 512
 FINE, COARSE = 8, 8
 """Buckets per ms below FINE_BELOW_MS; ms per bucket above it."""
@@ -46,9 +38,7 @@ class ToolSummary:
 
 
 def refresh(conn: sqlite3.Connection) -> None:
-    """Add the calls logged since the last refresh; call inside a write transaction."""
-    for statement in SCHEMA:
-        conn.execute(statement)
+    """Add the calls logged since the last refresh; call inside a write transaction (tables: `schema.py`)."""
     row = conn.execute("SELECT id FROM stats_covered").fetchone()
     covered = int(row[0]) if row else 0
     newest = int(conn.execute("SELECT coalesce(max(id), 0) FROM calls").fetchone()[0])
