@@ -6,7 +6,12 @@ are `AtlasError`s, caught once in the CLI and shown as one line::
 
     AtlasError
     ├── ConfigError            bad settings or environment (exit 2)
+    │   └── PinError           an MCP server's pinned tools changed (`atlas.mcp.pins`)
     ├── DataError              the Orbit dataset cannot be read or built
+    ├── CallLogError           the call log cannot be opened or written (`atlas.calllog.store`)
+    ├── TriageConfigError      a project's triage settings are malformed (`atlas.triage.settings`)
+    ├── UnknownIssueError      triage was asked about an issue the dataset lacks (`atlas.triage.project`)
+    ├── PlanError              a saved triage plan is malformed, edited or another project's
     ├── ScriptError            a replay script is malformed or ran out
     └── ModelError             the model could not produce a turn
         ├── ModelAuthError     no key, or the key was refused (401/403)
@@ -18,9 +23,15 @@ are `AtlasError`s, caught once in the CLI and shown as one line::
     ToolError                  raised by tools; the executor classifies them
     ├── TransientToolError     try again later (busy database, dropped connection)
     ├── PermanentToolError     the same call will fail again
+    │   └── RefusedStateFile   a state file was linked or foreign (`atlas.tracker.journal`)
     ├── UnavailableToolError   the source is down (an MCP server that crashed or will not start)
+    │   └── ServerExited       the MCP server's process ended (`atlas.mcp.host`)
     ├── ProtocolToolError      the source answered outside its protocol (an MCP error response)
     └── ToolTimeoutError       the executor's own: the call did not return within its timeout
+
+Outside the tree, on purpose: `GitHubError` and its kin (`atlas.github.errors`: HTTP outcomes the
+REST client's callers translate into the two trees above), `UnsafeStateFile` (an `OSError`, as the
+refusal of a path is), and `BatchCancelled` (a `CancelledError`, so asyncio treats it as one).
 
 As in httpx, the exceptions carry what a program may act on as fields, not only in their text:
 a `ModelError` its `model`, `url`, HTTP `status` and `retry_after` (seconds) where known; a

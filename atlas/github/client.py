@@ -25,9 +25,9 @@ from atlas.config import github_concurrency
 from atlas.errors import ConfigError
 from atlas.github.errors import (
     GitHubError,
-    GitHubRateLimited,
-    GitHubTimeout,
-    GitHubUnavailable,
+    GitHubRateLimitedError,
+    GitHubTimeoutError,
+    GitHubUnavailableError,
     GitHubUnreachable,
     clock_time,
     error_for,
@@ -164,16 +164,16 @@ class GitHubClient:
         for attempt in range(1, self.read_attempts + 1):
             try:
                 response = self._send("GET", url, what, params=params, headers=headers)
-            except GitHubRateLimited as exc:
+            except GitHubRateLimitedError as exc:
                 self._wait_for_reset(exc)
                 continue
-            except (GitHubUnavailable, GitHubTimeout):
+            except (GitHubUnavailableError, GitHubTimeoutError):
                 if attempt == self.read_attempts:
                     raise
                 self._pause(RETRY_PAUSE_S * attempt)
                 continue
             return self._page(response)
-        raise GitHubUnavailable(f"GitHub kept failing on {what}; try again later")
+        raise GitHubUnavailableError(f"GitHub kept failing on {what}; try again later")
 
     def pages(self, url: str, what: str, *, params: dict[str, Any], etag: str | None = None) -> Iterator[Page]:
         """The first page (conditional on `etag`), then each page its Link header names."""
@@ -216,7 +216,7 @@ class GitHubClient:
             raise GitHubError(f"stopped before {what}")
         if self._spent_until > time.time():
             # The last answer said the quota is spent: a request now would only earn a 403.
-            raise GitHubRateLimited(
+            raise GitHubRateLimitedError(
                 f"GitHub's rate limit was reached; it resets at {clock_time(self._spent_until)}",
                 reset_at=self._spent_until,
             )
@@ -229,9 +229,9 @@ class GitHubClient:
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise GitHubUnreachable(f"cannot connect to {self.shown_url}: {type(exc).__name__}") from None
         except httpx.TimeoutException:
-            raise GitHubTimeout(f"GitHub did not answer {what} in time") from None
+            raise GitHubTimeoutError(f"GitHub did not answer {what} in time") from None
         except (httpx.TransportError, httpx.DecodingError) as exc:
-            raise GitHubUnavailable(f"the connection to GitHub failed on {what}: {type(exc).__name__}") from None
+            raise GitHubUnavailableError(f"the connection to GitHub failed on {what}: {type(exc).__name__}") from None
         self._note_quota(response)
         if response.status_code >= 400:
             raise error_for(response, what)
@@ -279,7 +279,7 @@ class GitHubClient:
             return None
         return link.raw_path[len(prefix) :].decode("ascii")
 
-    def _wait_for_reset(self, exc: GitHubRateLimited) -> None:
+    def _wait_for_reset(self, exc: GitHubRateLimitedError) -> None:
         wait = max(0.0, exc.reset_at - time.time())
         if wait > self.max_wait_s:
             raise exc

@@ -2,13 +2,13 @@
 
 GitHubError                 one line a person can act on; `transient` says whether later may work
 ├── GitHubAuthError         401, or 403 for a missing scope / forbidden repo
-├── GitHubNotFound          404: no such repository or issue (or the token cannot see it)
-├── GitHubGone              410: issues are switched off for the repository
-├── GitHubInvalid           422: GitHub's validation message
-├── GitHubRateLimited       403/429 with a rate limit, and when it resets (transient)
-├── GitHubUnavailable       5xx or a dropped connection (transient)
+├── GitHubNotFoundError          404: no such repository or issue (or the token cannot see it)
+├── GitHubGoneError              410: issues are switched off for the repository
+├── GitHubInvalidError           422: GitHub's validation message
+├── GitHubRateLimitedError       403/429 with a rate limit, and when it resets (transient)
+├── GitHubUnavailableError       5xx or a dropped connection (transient)
 │   └── GitHubUnreachable   no connection made: nothing was sent
-└── GitHubTimeout           no answer in time; for a write, it may have taken effect (transient)
+└── GitHubTimeoutError           no answer in time; for a write, it may have taken effect (transient)
 """
 
 from __future__ import annotations
@@ -32,19 +32,19 @@ class GitHubAuthError(GitHubError):
     pass
 
 
-class GitHubNotFound(GitHubError):
+class GitHubNotFoundError(GitHubError):
     pass
 
 
-class GitHubGone(GitHubError):
+class GitHubGoneError(GitHubError):
     pass
 
 
-class GitHubInvalid(GitHubError):
+class GitHubInvalidError(GitHubError):
     pass
 
 
-class GitHubRateLimited(GitHubError):
+class GitHubRateLimitedError(GitHubError):
     transient = True
 
     def __init__(self, message: str, *, reset_at: float) -> None:
@@ -53,17 +53,17 @@ class GitHubRateLimited(GitHubError):
         """Epoch seconds when a request may be sent again."""
 
 
-class GitHubUnavailable(GitHubError):
+class GitHubUnavailableError(GitHubError):
     transient = True
     maybe_sent = True  # a 5xx or a dropped connection can follow the write itself
 
 
-class GitHubTimeout(GitHubError):
+class GitHubTimeoutError(GitHubError):
     transient = True
     maybe_sent = True
 
 
-class GitHubUnreachable(GitHubUnavailable):
+class GitHubUnreachable(GitHubUnavailableError):
     """No connection was made, so nothing was sent."""
 
     maybe_sent = False
@@ -103,7 +103,7 @@ def error_for(response: httpx.Response, what: str) -> GitHubError:
     reset_at = rate_limit_reset(response)
     if reset_at is not None:
         message = f"GitHub's rate limit was reached; it resets at {clock_time(reset_at)}"
-        return GitHubRateLimited(message, reset_at=reset_at)
+        return GitHubRateLimitedError(message, reset_at=reset_at)
     if status == 401:
         return GitHubAuthError("GitHub refused the token (401): set GITHUB_TOKEN or run `gh auth login`")
     if status == 403:
@@ -111,15 +111,15 @@ def error_for(response: httpx.Response, what: str) -> GitHubError:
         needs = f" (this needs the scope: {scopes})" if scopes else ""
         return GitHubAuthError(cap(f"GitHub refused {what} (403): {message or 'forbidden'}{needs}"))
     if status == 404:
-        return GitHubNotFound(
+        return GitHubNotFoundError(
             f"GitHub answered 404 for {what}: no such repository or issue, or the token cannot see it"
         )
     if status == 410:
-        return GitHubGone(f"GitHub answered 410 for {what}: issues are switched off for this repository")
+        return GitHubGoneError(f"GitHub answered 410 for {what}: issues are switched off for this repository")
     if status == 422:
-        return GitHubInvalid(cap(f"GitHub rejected {what} (422): {message or 'validation failed'}"))
+        return GitHubInvalidError(cap(f"GitHub rejected {what} (422): {message or 'validation failed'}"))
     if status >= 500:
-        return GitHubUnavailable(f"GitHub failed on {what} ({status}); try again later")
+        return GitHubUnavailableError(f"GitHub failed on {what} ({status}); try again later")
     return GitHubError(cap(f"GitHub answered {status} for {what}: {message}"))
 
 

@@ -25,7 +25,7 @@ from atlas.config import env_number
 from atlas.dataset_source import dataset_identity, source_state
 from atlas.errors import ConfigError, PermanentToolError, TransientToolError
 from atlas.github.client import PER_PAGE_MAX, GitHubClient, api_url, find_token, parse_repo
-from atlas.github.errors import GitHubError, GitHubNotFound, GitHubRateLimited, GitHubTimeout, clock_time
+from atlas.github.errors import GitHubError, GitHubNotFoundError, GitHubRateLimitedError, GitHubTimeoutError, clock_time
 from atlas.tools.registry import ToolContext
 from atlas.tracker.journal import IssueBrief, MockTracker, now_iso
 
@@ -122,7 +122,7 @@ class GitHubTracker(MockTracker):
             with self._client_factory() as client:
                 try:
                     after = client.write("DELETE", url, f"removing {label!r} from #{issue.id} of {self.repo}")
-                except GitHubNotFound:
+                except GitHubNotFoundError:
                     # No such label on the issue, or no such issue: reading the issue tells which.
                     current = self._fetch(client, f"/repos/{self.repo}/issues/{issue.id}", f"issue #{issue.id}")
                     labels = _names(current.get("labels") if isinstance(current, dict) else [])
@@ -262,9 +262,9 @@ def _names(labels: Any) -> list[str]:
 def _tool_error(exc: GitHubError, *, write: bool) -> Exception:
     """GitHub's failure as the executor classifies it: transient, permanent, or a timeout not to retry."""
     message = str(exc)
-    if isinstance(exc, GitHubRateLimited):
+    if isinstance(exc, GitHubRateLimitedError):
         return TransientToolError(f"{message}; try again after {clock_time(exc.reset_at)}")
-    if write and isinstance(exc, GitHubTimeout):
+    if write and isinstance(exc, GitHubTimeoutError):
         # A timeout is never retried by the executor; the note tells the user to look before redoing it.
         return TimeoutError(f"{message}: it may have taken effect; check on GitHub before doing it again")
     if write and exc.maybe_sent:

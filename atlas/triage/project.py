@@ -16,7 +16,7 @@ from atlas.triage.model import TRAIN_MAX, TextModel, fit
 from atlas.triage.settings import TriageSettings, load_settings
 
 
-class UnknownIssue(AtlasError):
+class UnknownIssueError(AtlasError):
     """An issue number the dataset does not have."""
 
 
@@ -40,7 +40,7 @@ class Project:
         found = self.corpus.get(issue_id)
         if found is None:
             count = self.corpus.count()
-            raise UnknownIssue(f"there is no issue #{issue_id} in this dataset ({count:,} issues)")
+            raise UnknownIssueError(f"there is no issue #{issue_id} in this dataset ({count:,} issues)")
         return found
 
     def model(self) -> TextModel:

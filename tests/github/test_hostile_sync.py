@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from atlas.cli import app
 from atlas.dataset import jsonl_path, read_issues
 from atlas.github.client import GitHubClient
-from atlas.github.errors import GitHubError, GitHubRateLimited
+from atlas.github.errors import GitHubError, GitHubRateLimitedError
 from atlas.github.sync import sync_repo
 from atlas.orbit.db import issue_brief
 from atlas.tools.registry import ToolContext
@@ -57,7 +57,7 @@ def test_rate_limit_headers_that_are_no_time_are_read_as_absent(
     github: RunningFake, tmp_path: Path, fault: str
 ) -> None:
     github.fake.inject("GET", f"/repos/{REPO}/issues", fault)
-    with client_for(github, max_wait_s=1) as client, pytest.raises(GitHubRateLimited) as failure:
+    with client_for(github, max_wait_s=1) as client, pytest.raises(GitHubRateLimitedError) as failure:
         sync_repo(client, REPO, tmp_path / "quill")
     assert "rate limit was reached; it resets at" in str(failure.value)
     assert math.isfinite(failure.value.reset_at)
@@ -65,7 +65,7 @@ def test_rate_limit_headers_that_are_no_time_are_read_as_absent(
 
 def test_an_infinite_reset_on_a_spent_quota_is_a_rate_limit_not_a_crash(github: RunningFake, tmp_path: Path) -> None:
     github.fake.extra_headers.update({"x-ratelimit-remaining": "0", "x-ratelimit-reset": "inf"})
-    with client_for(github, max_wait_s=1) as client, pytest.raises(GitHubRateLimited, match=r"resets at \d\d:"):
+    with client_for(github, max_wait_s=1) as client, pytest.raises(GitHubRateLimitedError, match=r"resets at \d\d:"):
         sync_repo(client, REPO, tmp_path / "quill")
     assert len(github.fake.requests("GET")) == 1  # the spent quota was believed: no request after it
 

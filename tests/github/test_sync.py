@@ -13,7 +13,7 @@ from atlas.cli import app
 from atlas.dataset import jsonl_path, read_issues
 from atlas.errors import DataError
 from atlas.github.client import GitHubClient
-from atlas.github.errors import GitHubAuthError, GitHubNotFound, GitHubRateLimited
+from atlas.github.errors import GitHubAuthError, GitHubNotFoundError, GitHubRateLimitedError
 from atlas.github.folder import read_state
 from atlas.github.sync import sync_repo
 from tests.github.conftest import ISSUE_COUNT
@@ -103,7 +103,10 @@ def test_a_rate_limit_resetting_too_late_stops_with_the_reset_time_and_writes_no
     github: RunningFake, tmp_path: Path
 ) -> None:
     github.fake.inject("GET", f"/repos/{REPO}/issues/\\d+/comments", "rate_limit", seconds=3600)
-    with client_for(github, max_wait_s=60) as client, pytest.raises(GitHubRateLimited, match=r"resets at \d\d:\d\d"):
+    with (
+        client_for(github, max_wait_s=60) as client,
+        pytest.raises(GitHubRateLimitedError, match=r"resets at \d\d:\d\d"),
+    ):
         sync_repo(client, REPO, tmp_path / "quill", workers=1)
     assert not (tmp_path / "quill").exists()
 
@@ -127,7 +130,7 @@ def test_a_slow_answer_times_out_and_is_retried(github: RunningFake, tmp_path: P
 def test_a_bad_token_and_an_unknown_repo_say_so(github: RunningFake, tmp_path: Path) -> None:
     with GitHubClient(token="wrong", base_url=github.url) as client, pytest.raises(GitHubAuthError, match="401"):
         sync_repo(client, REPO, tmp_path / "a")
-    with client_for(github) as client, pytest.raises(GitHubNotFound, match="404"):
+    with client_for(github) as client, pytest.raises(GitHubNotFoundError, match="404"):
         sync_repo(client, "quill-org/nope", tmp_path / "b")
 
 
