@@ -39,7 +39,7 @@ class Facts:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Ruling:
     decision: str
     """`allow`, `ask` or `deny`; `ask` also when no rule matched."""
     rule: PlacedRule | None = None
@@ -114,7 +114,7 @@ Spent = Callable[[PlacedRule, Facts], bool]
 """Whether an allow rule has used up its `max_per_run` or `max_per_issue`."""
 
 
-def evaluate(rules: Sequence[PlacedRule], facts: Facts, groups: dict[str, list[str]], spent: Spent) -> Outcome:
+def evaluate(rules: Sequence[PlacedRule], facts: Facts, groups: dict[str, list[str]], spent: Spent) -> Ruling:
     """The strictest rule that applies; `ask` (a person decides) when none does.
 
     After untrusted text, an allow applies only when it is marked `after_untrusted` (and then it is
@@ -124,17 +124,17 @@ def evaluate(rules: Sequence[PlacedRule], facts: Facts, groups: dict[str, list[s
     for decision in ("deny", "ask"):
         found = next((placed for placed in applying if placed.rule.decision == decision), None)
         if found is not None:
-            return Outcome(decision, found)
+            return Ruling(decision, found)
     allows = [placed for placed in applying if placed.rule.decision == "allow"]
     if not allows:
-        return Outcome("ask")
+        return Ruling("ask")
     if facts.removed_by_person:
-        return Outcome("ask", allows[0], "a person removed this label before: a rule cannot put it back")
+        return Ruling("ask", allows[0], "a person removed this label before: a rule cannot put it back")
     if facts.untrusted:
         allows = [placed for placed in allows if placed.rule.after_untrusted]
         if not allows:
-            return Outcome("ask", None, "untrusted text was read in this turn: only after_untrusted rules allow")
+            return Ruling("ask", None, "untrusted text was read in this turn: only after_untrusted rules allow")
     usable = [placed for placed in allows if not spent(placed, facts)]
     if not usable:
-        return Outcome("ask", allows[0], f"rule {allows[0].rule.name} reached its maximum")
-    return Outcome("allow", usable[0])
+        return Ruling("ask", allows[0], f"rule {allows[0].rule.name} reached its maximum")
+    return Ruling("allow", usable[0])
