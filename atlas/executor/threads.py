@@ -43,6 +43,13 @@ def _forget_workers() -> None:
 os.register_at_fork(after_in_child=_forget_workers)
 
 
+def forget_abandoned() -> None:
+    """Count no call abandoned so far (they run on, uncounted): for a process that runs many commands,
+    each of which reports only the threads it left behind itself."""
+    with _lock:
+        _abandoned.clear()
+
+
 def leaked_threads() -> int:
     """How many abandoned calls are still running (each holding its thread) in this process."""
     with _lock:

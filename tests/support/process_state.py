@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from atlas.executor.threads import forget_abandoned
 from atlas.tools.registry import BUILTIN_MODULES, catalogue_snapshot, restore_catalogue
 from atlas.tracker.journal import forget_warnings
 
@@ -26,5 +27,6 @@ def fresh_process_state() -> Iterator[None]:
     finally:
         restore_catalogue(snapshot)
         forget_warnings()
+        forget_abandoned()
         if "atlas.mcp.host" in sys.modules:  # the MCP SDK only where a test brought it in
             sys.modules["atlas.mcp.host"].reset_host()

@@ -18,7 +18,7 @@ import pytest
 
 from atlas.events import CallEvent, Phase
 from atlas.executor.executor import BatchCancelled, ToolExecutor
-from atlas.executor.threads import leaked_threads
+from atlas.executor.threads import forget_abandoned, leaked_threads
 from atlas.tools.registry import ToolContext
 from tests.tools.executor_fakes import SleepArgs, call, envelope, kind_of, registry, sleep_tool, spec
 
@@ -316,3 +316,20 @@ def test_a_forked_child_runs_its_calls_although_it_inherited_no_workers() -> Non
     done = subprocess.run([sys.executable, "-c", FORK_SCRIPT], capture_output=True, text=True, env=env, timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0"
+
+
+def test_a_command_run_after_another_counts_only_the_threads_it_left() -> None:
+    release = threading.Event()
+
+    def stuck(args: SleepArgs, ctx: ToolContext) -> None:
+        release.wait(10)
+
+    try:
+        asyncio.run(ToolExecutor(registry(spec("stuck", stuck, timeout_s=0.05))).run_one(call("stuck", "s1")))
+        assert leaked_threads() >= 1
+        forget_abandoned()  # what the tests' in-process runner does between commands
+        assert leaked_threads() == 0
+        asyncio.run(ToolExecutor(registry(spec("stuck", stuck, timeout_s=0.05))).run_one(call("stuck", "s2")))
+        assert leaked_threads() == 1  # the first thread still sleeps, but only the second is this run's
+    finally:
+        release.set()
