@@ -1,5 +1,7 @@
 """One numbered review of a whole plan, asked on the controlling terminal: `y` all, `1,3` those,
-`e 2` to edit item 2 in $VISUAL/$EDITOR (then the list is shown again), anything else none.
+`e 2` to edit item 2 in $VISUAL/$EDITOR (then the list is shown again), `p 1,3` those and a rule
+allowing actions like each of them in this project (what each rule allows is shown first),
+anything else none. Items are named by the numbers shown, which a saved plan may skip.
 
 As with every approval, the answer is read from `/dev/tty` only: a pipe approves nothing.
 """
@@ -20,7 +22,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from atlas.ui.approval import read_answer
-from atlas.ui.approval_text import chosen
+from atlas.ui.approval_text import is_yes
 from atlas.ui.editor import edit_in_editor
 from atlas.ui.safe import clean, clean_line
 from atlas.ui.tty_modes import answer_mode
@@ -37,18 +39,47 @@ class ReviewEntry:
     """Why, or the whole comment: shown indented under the headline."""
     editable: str | None
     """The text `e N` opens in the editor (a label, a comment's body); None: not editable."""
+    grant: str | None = None
+    """What `p N` would allow from now on (`add_label of type:bug on any issue`); None: not offered."""
 
 
 Edit = Callable[[int, str], ReviewEntry]
 """The entry for the edited text; raises ValueError (its message shown) when the text cannot be used."""
+Grant = Callable[[list[int]], list[str]]
+"""Writes a rule for each of these entries (as shown); says what was written. Raises ValueError
+(its message shown, and the question asked again) when a rule cannot be written."""
 
 
-def parse_edit(answer: str | None, count: int) -> int | None:
+def parse_edit(answer: str | None, numbers: Sequence[int]) -> int | None:
     """The item `e N` asks to edit, or None when the answer is not an edit."""
     parts = (answer or "").strip().lower().split()
-    if len(parts) == 2 and parts[0] == "e" and parts[1].isdigit() and 1 <= int(parts[1]) <= count:
+    if len(parts) == 2 and parts[0] == "e" and parts[1].isdigit() and int(parts[1]) in numbers:
         return int(parts[1])
     return None
+
+
+def picked(answer: str | None, numbers: Sequence[int]) -> set[int]:
+    """The items an answer approves: `y` all, a list of the numbers shown those; anything else none.
+
+    A number that is not shown makes the whole answer a no: a typo must not approve a different set.
+    """
+    return set(numbers) if is_yes(answer) else _named(answer, numbers)
+
+
+def _named(answer: str | None, numbers: Sequence[int]) -> set[int]:
+    parts = [part for part in (answer or "").replace(",", " ").split() if part]
+    if not parts or not all(part.isdigit() and int(part) in numbers for part in parts):
+        return set()
+    return {int(part) for part in parts}
+
+
+def parse_grant(answer: str | None, numbers: Sequence[int]) -> set[int] | None:
+    """The items `p 1,3` names (`p` alone: all of them); None when the answer is not a `p`; an
+    empty set when it names an item that is not shown."""
+    parts = (answer or "").strip().lower().replace(",", " ").split()
+    if not parts or parts[0] != "p":
+        return None
+    return set(numbers) if len(parts) == 1 else _named(" ".join(parts[1:]), numbers)
 
 
 class PlanReview:
@@ -65,7 +96,9 @@ class PlanReview:
         except (OSError, ValueError):
             return None
 
-    def review(self, entries: Sequence[ReviewEntry], edit: Edit) -> tuple[list[ReviewEntry], set[int]] | None:
+    def review(
+        self, entries: Sequence[ReviewEntry], edit: Edit, grant: Grant | None = None
+    ) -> tuple[list[ReviewEntry], set[int]] | None:
         """The entries (as edited) and the numbers approved; None when there is no terminal to ask on."""
         fd = self._terminal()
         if fd is None:
@@ -73,18 +106,27 @@ class PlanReview:
         out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
         screen = Console(file=out, highlight=False, markup=False, emoji=False)
         shown = list(entries)
+        order = [entry.number for entry in shown]
         try:
             while True:
                 with answer_mode(fd):
-                    _show(screen, shown)
+                    _show(screen, shown, offer_grants=grant is not None)
                     screen.print(Text(QUESTION, style="bold"), end="", soft_wrap=True)
                     out.flush()
                     answer = read_answer(fd)
-                number = parse_edit(answer, len(shown))
-                if number is None:
+                number = parse_edit(answer, order)
+                if number is not None:
+                    position = order.index(number)
+                    shown[position] = _edited(screen, fd, shown[position], edit)
+                    continue
+                granted = parse_grant(answer, order) if grant is not None else None
+                if granted is None:
+                    numbers = picked(answer, order)
                     break
-                shown[number - 1] = _edited(screen, fd, shown[number - 1], edit)
-            numbers = chosen(answer, len(shown))
+                assert grant is not None
+                if _granted(screen, [entry for entry in shown if entry.number in granted], grant):
+                    numbers = granted
+                    break
             outcome = "none approved" if not numbers else f"approved {', '.join(str(n) for n in sorted(numbers))}"
             screen.print(Text(f" {outcome}", style="green" if numbers else "yellow"))
             out.flush()
@@ -97,12 +139,37 @@ class PlanReview:
             os.close(fd)
 
 
-def _show(screen: Console, entries: Sequence[ReviewEntry]) -> None:
+def _show(screen: Console, entries: Sequence[ReviewEntry], *, offer_grants: bool) -> None:
     for entry in entries:
         screen.print(Text(f"{entry.number}. {clean_line(entry.headline)}", style="bold"))
         if entry.detail:
             # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
             screen.print(Padding(Text(clean(entry.detail)), (0, 0, 0, 4), expand=False))
+    offered = [entry for entry in entries if entry.grant is not None] if offer_grants else []
+    if offered:
+        screen.print(Text(GRANT_HINT, style="dim"))
+        for entry in offered:
+            screen.print(Padding(Text(f"{entry.number}: {clean_line(entry.grant)}", style="dim"), (0, 0, 0, 2)))
+
+
+GRANT_HINT = "p 1,3 = approve those, and allow actions like each in this project from now on (a rule):"
+
+
+def _granted(screen: Console, entries: Sequence[ReviewEntry], grant: Grant) -> bool:
+    """Whether every named entry could become a rule and did; else the question is asked again."""
+    refused = [entry.number for entry in entries if entry.grant is None]
+    if not entries or refused:
+        why = f"item {refused[0]} cannot become a rule" if refused else "name the items shown, e.g. p 1,3"
+        screen.print(Text(f" not allowed: {why}; nothing was written", style="yellow"))
+        return False
+    try:
+        told = grant([entry.number for entry in entries])
+    except ValueError as exc:
+        screen.print(Text(f" not allowed: {clean_line(exc)}", style="yellow"))
+        return False
+    for line in told:
+        screen.print(Text(f" {clean_line(line)}", style="dim"))
+    return True
 
 
 def _edited(screen: Console, fd: int, entry: ReviewEntry, edit: Edit) -> ReviewEntry:

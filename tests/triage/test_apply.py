@@ -69,5 +69,6 @@ def test_without_a_terminal_apply_writes_nothing(home: Path, tmp_path: Path) -> 
     path, _ = plan_file(env, tmp_path, "132")
     done = run_atlas("apply", str(path), env=env, stdin=b"y\n", timeout=180)
     assert done.code == 0 and "No terminal to review the plan on: nothing was applied" in done.stdout
+    assert "— no terminal to ask" in done.stdout
     assert tracker_records(env) == []
     assert QUESTION  # the same question as `atlas triage` asks
