@@ -103,9 +103,16 @@ def review(project: Project, items: list[PlanItem], context: ToolContext) -> Rev
         return entry(by_number[number], context)
 
     def grant(numbers: list[int]) -> list[str]:
-        return [plans.write(by_number[n].tool, by_number[n].arguments, context) for n in numbers]
+        told, written = [], set()
+        for n in numbers:
+            item = by_number[n]
+            same = (item.tool, str(item.arguments.get("label", item.arguments.get("body"))))
+            if same not in written:  # two items adding the same label need one rule
+                written.add(same)
+                told.append(plans.write(item.tool, item.arguments, context))
+        return told
 
-    decided = PlanReview().review([entry(item, context) for item in items], edit, grant)
+    decided = PlanReview().review([entry(item, context) for item in items], edit, grant, plans.where(context))
     edited = [by_number[item.n] for item in items]
     return Reviewed(edited, None if decided is None else decided[1])
 

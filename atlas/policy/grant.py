@@ -85,16 +85,19 @@ def conditions(facts: Facts, *, for_plans: bool = False) -> dict[str, str] | Non
     return {key: str(value) for key, value in encoded.items()}
 
 
-def describe(home: Path, facts: Facts, *, for_plans: bool = False) -> str:
-    """What a granted rule would allow, in words, as the prompt offers it."""
+def allowance(facts: Facts, *, for_plans: bool = False) -> str:
+    """What a granted rule would allow, in a few words (`add_label of type:bug on any issue`)."""
     if facts.tool in LABEL_TOOLS:
-        what = f"{facts.tool} of {facts.label} on any issue"
-    elif facts.tool in COMMENT_TOOLS:
-        what = f"{facts.tool} of exactly this text on any issue" + (" (once per issue)" if for_plans else "")
-    else:
-        what = f"{facts.tool} with exactly these arguments"
-    after = ", after issue text was read too (triage runs)" if for_plans else ""
-    return f"{what} of this project{after}, from now on (a rule in {printable(home.resolve() / CONFIG_FILE)})"
+        return f"{facts.tool} of {facts.label} on any issue"
+    if facts.tool in COMMENT_TOOLS:
+        return f"{facts.tool} of exactly this text on any issue" + (" (once per issue)" if for_plans else "")
+    return f"{facts.tool} with exactly these arguments"
+
+
+def describe(home: Path, facts: Facts) -> str:
+    """What a granted rule would allow, in words, as the prompt offers it."""
+    where = printable(home.resolve() / CONFIG_FILE)
+    return f"{allowance(facts)} of this project, from now on (a rule in {where})"
 
 
 def _state_file(home: Path) -> tuple[Path, bool]:

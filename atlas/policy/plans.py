@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from atlas.errors import ConfigError
+from atlas.errors import ConfigError, printable
 from atlas.executor.approvals import Verdict
 from atlas.policy import grant
 from atlas.policy.facts import facts_for
 from atlas.policy.gate import PolicyGate
+from atlas.policy.load import CONFIG_FILE
 from atlas.tools.registry import ToolContext
 
 
@@ -51,9 +52,14 @@ def offered(name: str, arguments: dict[str, Any], context: ToolContext) -> str |
         facts = facts_for(name, arguments, (), context)
         if facts.removed_by_person or not grant.can_grant(context.home, facts, for_plans=True):
             return None
-        return grant.describe(context.home, facts, for_plans=True)
+        return grant.allowance(facts, for_plans=True)
     except ConfigError:
         return None
+
+
+def where(context: ToolContext) -> str:
+    """The file `p N` writes its rules to."""
+    return printable(context.home.resolve() / CONFIG_FILE)
 
 
 def write(name: str, arguments: dict[str, Any], context: ToolContext) -> str:

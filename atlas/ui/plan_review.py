@@ -97,9 +97,11 @@ class PlanReview:
             return None
 
     def review(
-        self, entries: Sequence[ReviewEntry], edit: Edit, grant: Grant | None = None
+        self, entries: Sequence[ReviewEntry], edit: Edit, grant: Grant | None = None, rules_in: str = ""
     ) -> tuple[list[ReviewEntry], set[int]] | None:
-        """The entries (as edited) and the numbers approved; None when there is no terminal to ask on."""
+        """The entries (as edited) and the numbers approved; None when there is no terminal to ask on.
+
+        `grant` writes the rules `p N` offers, to the file `rules_in` names."""
         fd = self._terminal()
         if fd is None:
             return None
@@ -110,7 +112,7 @@ class PlanReview:
         try:
             while True:
                 with answer_mode(fd):
-                    _show(screen, shown, offer_grants=grant is not None)
+                    _show(screen, shown, rules_in if grant is not None else None)
                     screen.print(Text(QUESTION, style="bold"), end="", soft_wrap=True)
                     out.flush()
                     answer = read_answer(fd)
@@ -139,20 +141,24 @@ class PlanReview:
             os.close(fd)
 
 
-def _show(screen: Console, entries: Sequence[ReviewEntry], *, offer_grants: bool) -> None:
+def _show(screen: Console, entries: Sequence[ReviewEntry], rules_in: str | None) -> None:
     for entry in entries:
         screen.print(Text(f"{entry.number}. {clean_line(entry.headline)}", style="bold"))
         if entry.detail:
             # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
             screen.print(Padding(Text(clean(entry.detail)), (0, 0, 0, 4), expand=False))
-    offered = [entry for entry in entries if entry.grant is not None] if offer_grants else []
+    offered = [entry for entry in entries if entry.grant is not None] if rules_in is not None else []
     if offered:
-        screen.print(Text(GRANT_HINT, style="dim"))
+        hint = GRANT_HINT.format(where=clean_line(rules_in or "config.toml"))
+        screen.print(Text(hint, style="dim"), soft_wrap=True)
         for entry in offered:
-            screen.print(Padding(Text(f"{entry.number}: {clean_line(entry.grant)}", style="dim"), (0, 0, 0, 2)))
+            screen.print(Text(f"  {entry.number}: {clean_line(entry.grant or '')}", style="dim"), soft_wrap=True)
 
 
-GRANT_HINT = "p 1,3 = approve those, and allow actions like each in this project from now on (a rule):"
+GRANT_HINT = (
+    "p 1,3 = approve those, and from now on allow in this project, after issue text too (triage runs), "
+    "actions like each (a rule in {where}, removed with `atlas policy revoke NAME`):"
+)
 
 
 def _granted(screen: Console, entries: Sequence[ReviewEntry], grant: Grant) -> bool:
