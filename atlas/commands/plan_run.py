@@ -59,11 +59,12 @@ def action_line(item: PlanItem) -> str:
 
 
 def entry(item: PlanItem, context: ToolContext) -> ReviewEntry:
-    grant = plans.offered(item.tool, item.arguments, context)
+    grant, caution = plans.offered(item.tool, item.arguments, context)
     if item.tool == "post_comment":
         body = str(item.arguments["body"])
         return ReviewEntry(item.n, f"{item.headline()} ({item.why})", body, body, grant)
-    return ReviewEntry(item.n, item.headline(), item.why, str(item.arguments["label"]), grant)
+    why = f"{item.why}\n! {caution}" if caution else item.why
+    return ReviewEntry(item.n, item.headline(), why, str(item.arguments["label"]), grant)
 
 
 def edited_item(project: Project, item: PlanItem, text: str) -> PlanItem:

@@ -45,16 +45,22 @@ class PlanPolicy:
         raise ConfigError("a plan's calls are granted at its review, not at a prompt")
 
 
-def offered(name: str, arguments: dict[str, Any], context: ToolContext) -> str | None:
-    """What `p N` at the review would allow for this call, or None when it is not offered: a label
-    a person removed, a file whose allow rules would not count, a call no rule can say exactly."""
+def offered(name: str, arguments: dict[str, Any], context: ToolContext) -> tuple[str | None, str]:
+    """What `p N` at the review would allow for this call (None when it is not offered: a label a
+    person removed, a file whose allow rules would not count, a call no rule can say exactly), and
+    a caution for the person (someone removed this label before)."""
     try:
         facts = facts_for(name, arguments, (), context)
-        if facts.removed_by_person or not grant.can_grant(context.home, facts, for_plans=True):
-            return None
-        return grant.allowance(facts, for_plans=True)
     except ConfigError:
-        return None
+        return None, ""
+    if facts.removed_by_person:
+        return None, facts.removal_note or "a person removed this label from this issue before"
+    try:
+        return (
+            grant.allowance(facts, for_plans=True) if grant.can_grant(context.home, facts, for_plans=True) else None
+        ), ""
+    except ConfigError:
+        return None, ""
 
 
 def where(context: ToolContext) -> str:
