@@ -58,11 +58,12 @@ def action_line(item: PlanItem) -> str:
     return f"{item.tool}({', '.join(f'{k}={v!r}' for k, v in item.arguments.items())})"
 
 
-def entry(item: PlanItem, context: ToolContext) -> ReviewEntry:
-    grant, caution = plans.offered(item.tool, item.arguments, context)
+def entry(item: PlanItem, context: ToolContext, policy: Policy) -> ReviewEntry:
+    grant, caution = plans.offered(item.tool, item.arguments, context, policy)
     if item.tool == "post_comment":
         body = str(item.arguments["body"])
-        return ReviewEntry(item.n, f"{item.headline()} ({item.why})", body, body, grant)
+        headline = f"{item.headline()} ({item.why})" + (f" ! {caution}" if caution else "")
+        return ReviewEntry(item.n, headline, body, body, grant)
     why = f"{item.why}\n! {caution}" if caution else item.why
     return ReviewEntry(item.n, item.headline(), why, str(item.arguments["label"]), grant)
 
@@ -93,7 +94,7 @@ class Reviewed:
     """The numbers they approved; None when there was no terminal to review on."""
 
 
-def review(project: Project, items: list[PlanItem], context: ToolContext) -> Reviewed:
+def review(project: Project, items: list[PlanItem], context: ToolContext, policy: Policy) -> Reviewed:
     """The items as a person edited them and those they approved (`approved` None: no terminal).
 
     `p N` at the review writes a rule for each named item, as it was shown, before it is approved."""
@@ -101,7 +102,7 @@ def review(project: Project, items: list[PlanItem], context: ToolContext) -> Rev
 
     def edit(number: int, text: str) -> ReviewEntry:
         by_number[number] = edited_item(project, by_number[number], text)
-        return entry(by_number[number], context)
+        return entry(by_number[number], context, policy)
 
     def grant(numbers: list[int]) -> list[str]:
         told, written = [], set()
@@ -113,7 +114,11 @@ def review(project: Project, items: list[PlanItem], context: ToolContext) -> Rev
                 told.append(plans.write(item.tool, item.arguments, context))
         return told
 
-    decided = PlanReview().review([entry(item, context) for item in items], edit, grant, plans.where(context))
+    reviewer = PlanReview()
+    if not reviewer.can_ask():
+        return Reviewed(list(items), None)
+    entries = [entry(item, context, policy) for item in items]
+    decided = reviewer.review(entries, edit, grant, plans.where(context))
     edited = [by_number[item.n] for item in items]
     return Reviewed(edited, None if decided is None else decided[1])
 
@@ -201,7 +206,7 @@ def run_plan(
     """Review the items (or, with no terminal, leave them to the rules), apply them, say what happened;
     the exit code (with `--jsonl`, also 3 when something was denied)."""
     context = ToolContext(data=project.corpus.data, home=project.corpus.home)
-    reviewed = review(project, items, context)
+    reviewed = review(project, items, context, policy)
     if reviewed.approved is None and events is None:
         show_plan()
     results = execute(reviewed, checksum, context, policy, on_event=events.on_event if events else None)

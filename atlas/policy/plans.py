@@ -16,9 +16,10 @@ from typing import Any
 from atlas.errors import ConfigError, printable
 from atlas.executor.approvals import Verdict
 from atlas.policy import grant
+from atlas.policy.decide import evaluate
 from atlas.policy.facts import facts_for
 from atlas.policy.gate import PolicyGate
-from atlas.policy.load import CONFIG_FILE
+from atlas.policy.load import CONFIG_FILE, Policy
 from atlas.tools.registry import ToolContext
 
 
@@ -45,14 +46,18 @@ class PlanPolicy:
         raise ConfigError("a plan's calls are granted at its review, not at a prompt")
 
 
-def offered(name: str, arguments: dict[str, Any], context: ToolContext) -> tuple[str | None, str]:
+def offered(name: str, arguments: dict[str, Any], context: ToolContext, policy: Policy) -> tuple[str | None, str]:
     """What `p N` at the review would allow for this call (None when it is not offered: a label a
-    person removed, a file whose allow rules would not count, a call no rule can say exactly), and
-    a caution for the person (someone removed this label before)."""
+    person removed, a call a rule denies, a file whose allow rules would not count, a call no rule
+    can say exactly), and a caution for the person (a rule will deny it; someone removed this label)."""
     try:
-        facts = facts_for(name, arguments, (), context)
+        facts = facts_for(name, arguments, plan_sources(arguments), context)
     except ConfigError:
         return None, ""
+    denied = evaluate(policy.rules, facts, policy.groups, lambda placed, facts: False)
+    if denied.decision == "deny" and denied.rule is not None:
+        rule = denied.rule.rule
+        return None, f"rule {rule.name} denies it, whatever the answer" + (f": {rule.reason}" if rule.reason else "")
     if facts.removed_by_person:
         return None, facts.removal_note or "a person removed this label from this issue before"
     try:

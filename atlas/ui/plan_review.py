@@ -87,6 +87,13 @@ class PlanReview:
         self.stdin = stdin
         self.tty_path = tty_path
 
+    def can_ask(self) -> bool:
+        """Whether there is a terminal to review on (the entries, which may ask GitHub, are made only then)."""
+        fd = self._terminal()
+        if fd is not None:
+            os.close(fd)
+        return fd is not None
+
     def _terminal(self) -> int | None:
         stdin = self.stdin if self.stdin is not None else sys.stdin
         try:
