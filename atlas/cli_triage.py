@@ -25,6 +25,7 @@ def register_triage(app: typer.Typer) -> None:
             "atlas triage 131 132 --dry-run",
             "atlas triage --untriaged --plan plan.json",
             "atlas triage --eval",
+            "atlas triage 131 --jsonl > events.jsonl",
         ),
     )(triage)
     app.command(
@@ -70,10 +71,17 @@ def triage(
     plan: str | None = typer.Option(None, "--plan", metavar="FILE", help="Save the plan as JSON for `atlas apply`."),
     evaluate: bool = typer.Option(False, "--eval", help="Replay the project's history and score the proposals."),
     as_json: bool = typer.Option(False, "--json", help="With --eval or --dry-run: one JSON object."),
+    jsonl: bool = typer.Option(
+        False, "--jsonl", help="The run as JSON events, one per line; exit 3 when actions were denied."
+    ),
 ) -> None:
-    """Propose labels (and comments where useful) for many issues; review them as one numbered plan."""
+    """Propose labels (and comments where useful) for many issues; review them as one numbered plan.
+
+    With no terminal, only what an approval rule allows is applied; the rest is denied and listed."""
     from atlas.commands import guarded
 
+    if jsonl and (evaluate or as_json or plan):
+        raise typer.BadParameter("--jsonl cannot be combined with --eval, --json or --plan", param_hint="--jsonl")
     if evaluate:
         from atlas.commands.triage_eval import run_triage_eval
 
@@ -88,13 +96,21 @@ def triage(
         dry_run=dry_run,
         plan=Path(plan) if plan else None,
         as_json=as_json,
+        jsonl=jsonl,
     )
     raise typer.Exit(guarded(lambda: run_triage(options)))
 
 
-def apply_plan(file: str = typer.Argument(..., help="A plan saved by `atlas triage --plan FILE`.")) -> None:
-    """Apply a saved plan: items whose issue changed since are skipped; the rest are reviewed, then applied once."""
+def apply_plan(
+    file: str = typer.Argument(..., help="A plan saved by `atlas triage --plan FILE`."),
+    jsonl: bool = typer.Option(
+        False, "--jsonl", help="The run as JSON events, one per line; exit 3 when actions were denied."
+    ),
+) -> None:
+    """Apply a saved plan: items whose issue changed since are skipped; the rest are reviewed, then applied once.
+
+    With no terminal, only what an approval rule allows is applied; the rest is denied and listed."""
     from atlas.commands import guarded
     from atlas.commands.apply import run_apply
 
-    raise typer.Exit(guarded(lambda: run_apply(Path(file))))
+    raise typer.Exit(guarded(lambda: run_apply(Path(file), jsonl=jsonl)))

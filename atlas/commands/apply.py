@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atlas.commands.plan_run import execute, report, review
+from atlas.commands.plan_run import plan_event, run_plan
 from atlas.commands.triage import atlas_comments
 from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
+from atlas.policy.load import load_policy
 from atlas.sanitize import clean_line
 from atlas.triage.journal import applied
 from atlas.triage.plan import PlanItem, fingerprints
 from atlas.triage.plan_file import read_plan
 from atlas.triage.project import Project
+from atlas.ui.jsonl import JsonlEvents, run_with_events
 from atlas.ui.render import make_console
 
 
@@ -33,8 +35,18 @@ def still_valid(
     return kept, skipped
 
 
-def run_apply(path: Path) -> int:
+def run_apply(path: Path, *, jsonl: bool = False) -> int:
+    if not jsonl:
+        return _apply(path, None)
+    events = JsonlEvents()
+    return run_with_events(events, lambda: _apply(path, events))
+
+
+def _apply(path: Path, events: JsonlEvents | None) -> int:
     data, home = data_dir(), atlas_home()
+    policy = load_policy(home)  # a policy it cannot read stops the run before the plan is read
+    if events is not None:
+        events.run_started("apply_started", plan=str(path))
     try:
         project = Project.open(data, home)
         plan = read_plan(path, project.corpus.identity())
@@ -44,7 +56,9 @@ def run_apply(path: Path) -> int:
         kept, skipped = still_valid(project, fresh, plan.fingerprints, home)
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
-    console = make_console()
+    if events is not None:
+        plan_event(events, kept, checksum, already_applied=sorted(done), skipped=skipped)
+    console = make_console(stderr=events is not None)  # with --jsonl, standard output is the events' alone
     for item in plan.items:
         if item.n in done:
             console.print(
@@ -54,9 +68,5 @@ def run_apply(path: Path) -> int:
         console.print(clean_line(line), style="yellow")
     if not kept:
         console.print("Nothing left to apply in this plan.")
-        return 0
-    approved = review(project, kept)
-    if approved is None:
-        console.print("No terminal to review the plan on: nothing was applied.")
-        return 0
-    return report(execute(approved, checksum, data, home))
+        return 0 if events is None else events.ended([])
+    return run_plan(project, kept, checksum, policy, console, events, show_plan=lambda: None)

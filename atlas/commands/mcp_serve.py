@@ -26,6 +26,7 @@ from atlas import __version__
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.config import Settings
 from atlas.events import ApprovalRequest
+from atlas.executor.approvals import PolicyHook
 from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
 from atlas.runtime import new_session_id
@@ -76,8 +77,18 @@ def approval_message(request: ApprovalRequest) -> str:
 class AtlasServer:
     """The tools, one executor per host session, and the handlers the MCP server calls."""
 
-    def __init__(self, registry: Registry, settings: Settings, *, timeout_s: float, call_log: CallLog | None) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        settings: Settings,
+        *,
+        timeout_s: float,
+        call_log: CallLog | None,
+        policy: PolicyHook | None = None,
+    ) -> None:
         self.registry = registry
+        self.policy = policy
+        """The approval rules, stricter only: a `deny` rule holds for the host's calls too."""
         self.settings = settings
         self.timeout_s = timeout_s
         self.call_log = call_log
@@ -99,6 +110,7 @@ class AtlasServer:
                 session=session,
                 context=context,
                 approve=self.approve,
+                policy=self.policy,
             )
         return self._executor
 
@@ -150,13 +162,18 @@ def build_server(atlas: AtlasServer) -> Server[Any]:
 
 def serve(*, allow_writes: bool, timeout_s: float) -> None:
     """Serve over stdio until the host closes the connection."""
+    from atlas.policy.gate import PolicyGate, StricterOnly
+    from atlas.policy.load import load_policy
+
     settings = Settings()
+    rules = load_policy(settings.home)  # a policy it cannot read stops the server before it serves
     registry = load_registry()
     atlas = AtlasServer(
         registry if allow_writes else registry.read_only(),
         settings,
         timeout_s=timeout_s,
         call_log=CallLog.at_home(settings.home),
+        policy=StricterOnly(PolicyGate(rules, settings.home)),
     )
     server = build_server(atlas)
 

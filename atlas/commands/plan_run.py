@@ -1,31 +1,40 @@
 """A plan's items reviewed as one numbered list and applied through the executor: approved, idempotent, logged.
 
-The review is the approval: the executor is given exactly the items a person approved (with their
-edits), runs each tool's own check first (an item that would change nothing is not written), and
-every call goes to the call log and the tracker (the mock one, or GitHub) as a call from `ask` does.
-The session and call ids come from the plan's checksum and item numbers, so a plan applied again
-after a crash reuses the same idempotency keys: a comment is never posted twice.
+The review is the approval: every item goes to the executor, which runs each tool's own check
+first (an item that would change nothing is not written), then the approval policy (a `deny` rule
+wins over the person, `policy/plans.py`), then takes the person's answer: exactly the items they
+approved, with their edits. With no terminal to review on, the rules alone decide and the rest is
+denied. Every call goes to the call log and the tracker (the mock one, or GitHub) as a call from
+`ask` does, with who decided. The session and call ids come from the plan's checksum and item
+numbers, so a plan applied again after a crash reuses the same idempotency keys: a comment is never
+posted twice.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from atlas.calllog import CallLog, CallLogWriter
-from atlas.events import ApprovalRequest
+from atlas.events import ApprovalRequest, CallRecord, EventSink
 from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
+from atlas.policy import plans
+from atlas.policy.gate import PolicyGate
+from atlas.policy.load import Policy
 from atlas.sanitize import clean_line
 from atlas.tools.registry import ToolContext, load_registry
 from atlas.triage.journal import record_applied
 from atlas.triage.plan import PlanItem
 from atlas.triage.project import Project
+from atlas.ui.denied import print_denied
+from atlas.ui.jsonl import JsonlEvents
 from atlas.ui.plan_review import PlanReview, ReviewEntry
-from atlas.ui.render import make_console
 
 COMMENT_LIMIT = 4000
 
@@ -36,6 +45,12 @@ class Applied:
     ok: bool
     changed: bool
     message: str
+    record: CallRecord | None = None
+    """How the executor ended the call, with who decided."""
+
+    @property
+    def denied(self) -> bool:
+        return self.record is not None and self.record.approved is False
 
 
 def action_line(item: PlanItem) -> str:
@@ -43,12 +58,14 @@ def action_line(item: PlanItem) -> str:
     return f"{item.tool}({', '.join(f'{k}={v!r}' for k, v in item.arguments.items())})"
 
 
-def entry(item: PlanItem) -> ReviewEntry:
+def entry(item: PlanItem, context: ToolContext, policy: Policy) -> ReviewEntry:
+    grant, caution = plans.offered(item.tool, item.arguments, context, policy)
     if item.tool == "post_comment":
-        return ReviewEntry(
-            item.n, f"{item.headline()} ({item.why})", str(item.arguments["body"]), item.arguments["body"]
-        )
-    return ReviewEntry(item.n, item.headline(), item.why, str(item.arguments["label"]))
+        body = str(item.arguments["body"])
+        headline = f"{item.headline()} ({item.why})" + (f" ! {caution}" if caution else "")
+        return ReviewEntry(item.n, headline, body, body, grant)
+    why = f"{item.why}\n! {caution}" if caution else item.why
+    return ReviewEntry(item.n, item.headline(), why, str(item.arguments["label"]), grant)
 
 
 def edited_item(project: Project, item: PlanItem, text: str) -> PlanItem:
@@ -69,65 +86,142 @@ def edited_item(project: Project, item: PlanItem, text: str) -> PlanItem:
     return replace(item, arguments={**item.arguments, "label": label}, why=f"{group.name}: {label} (chosen by you)")
 
 
-def review(project: Project, items: list[PlanItem]) -> list[PlanItem] | None:
-    """The items a person approved (as edited); None when there is no terminal to ask on."""
+@dataclass(frozen=True)
+class Reviewed:
+    items: list[PlanItem]
+    """Every item, as the person left it (edited or not)."""
+    approved: set[int] | None
+    """The numbers they approved; None when there was no terminal to review on."""
+
+
+def review(project: Project, items: list[PlanItem], context: ToolContext, policy: Policy) -> Reviewed:
+    """The items as a person edited them and those they approved (`approved` None: no terminal).
+
+    `p N` at the review writes a rule for each named item, as it was shown, before it is approved."""
     by_number = {item.n: item for item in items}
 
     def edit(number: int, text: str) -> ReviewEntry:
         by_number[number] = edited_item(project, by_number[number], text)
-        return entry(by_number[number])
+        return entry(by_number[number], context, policy)
 
-    decided = PlanReview().review([entry(item) for item in items], edit)
-    if decided is None:
-        return None
-    _, numbers = decided
-    return [by_number[item.n] for item in items if item.n in numbers]
+    def grant(numbers: list[int]) -> list[str]:
+        told, written = [], set()
+        for n in numbers:
+            item = by_number[n]
+            same = (item.tool, str(item.arguments.get("label", item.arguments.get("body"))))
+            if same not in written:  # two items adding the same label need one rule
+                written.add(same)
+                told.append(plans.write(item.tool, item.arguments, context))
+        return told
+
+    reviewer = PlanReview()
+    if not reviewer.can_ask():
+        return Reviewed(list(items), None)
+    entries = [entry(item, context, policy) for item in items]
+    decided = reviewer.review(entries, edit, grant, plans.where(context))
+    edited = [by_number[item.n] for item in items]
+    return Reviewed(edited, None if decided is None else decided[1])
 
 
-def execute(items: list[PlanItem], checksum: str, data: Path, home: Path) -> list[Applied]:
-    """Run the approved items through the executor; each item's outcome, in plan order."""
+def execute(
+    reviewed: Reviewed, checksum: str, context: ToolContext, policy: Policy, *, on_event: EventSink | None = None
+) -> list[Applied]:
+    """Every item through the executor, decided as the module says; each item's outcome, in plan order."""
+    items = reviewed.items
     if not items:
         return []
     session = f"plan-{checksum[:12]}"
     registry = load_registry().filtered(lambda spec: spec.name in ("add_label", "post_comment"))
     calls = [ToolCall(item.tool, json.dumps(item.arguments, ensure_ascii=False), f"item-{item.n}") for item in items]
-    approved = {call.call_id: item.arguments for call, item in zip(calls, items, strict=True)}
+    numbers = reviewed.approved
+    approved = {f"item-{item.n}": item.arguments for item in items if numbers is not None and item.n in numbers}
 
     def approve(request: ApprovalRequest) -> bool:
-        return approved.get(request.call_id) == request.arguments
+        request.decided_by.append("no-terminal" if numbers is None else "person")
+        return approved.get(request.call_id) == request.arguments  # exactly what was shown and approved
 
     executor = ToolExecutor(
         registry,
         timeout_s=15.0,
         approve=approve,
         approve_batch=lambda requests: {r.call_id for r in requests if approve(r)},
-        observers=[CallLogWriter(CallLog.at_home(home), session)],
+        observers=[CallLogWriter(CallLog.at_home(context.home), session)],
         session=session,
-        context=ToolContext(data=data, home=home, session=session),
+        context=replace(context, session=session),
+        on_event=on_event,
+        policy=plans.PlanPolicy(PolicyGate(policy, context.home), reviewed=numbers is not None),
     )
     outputs = asyncio.run(executor.run_all(calls))
-    results = [_applied(item, output) for item, output in zip(items, outputs, strict=True)]
-    record_applied(home, checksum, [r.item.n for r in results if r.ok])
+    records = {record.call_id: record for record in executor.log}
+    results = [
+        _applied(item, output, records.get(call.call_id))
+        for item, output, call in zip(items, outputs, calls, strict=True)
+    ]
+    record_applied(context.home, checksum, [r.item.n for r in results if r.ok])
     return results
 
 
-def _applied(item: PlanItem, output: dict[str, Any]) -> Applied:
+def _applied(item: PlanItem, output: dict[str, Any], record: CallRecord | None) -> Applied:
     try:
         envelope = json.loads(output["output"])
     except (KeyError, TypeError, ValueError):
-        return Applied(item, False, False, "no result")
+        return Applied(item, False, False, "no result", record)
     if envelope.get("ok"):
         data = envelope.get("data") or {}
         changed = bool(data.get("changed", True)) if isinstance(data, dict) else True
-        return Applied(item, True, changed, "done" if changed else "nothing to change")
+        return Applied(item, True, changed, "done" if changed else "nothing to change", record)
     error = envelope.get("error") or {}
-    return Applied(item, False, False, f"{error.get('kind', 'failed')}: {error.get('message', '')}")
+    return Applied(item, False, False, f"{error.get('kind', 'failed')}: {error.get('message', '')}", record)
 
 
-def report(results: list[Applied]) -> int:
-    """One line per item; the exit code is 1 when an approved item failed."""
-    console = make_console()
+def failed(results: list[Applied]) -> bool:
+    """Whether an item that was to run (not denied) failed."""
+    return any(not result.ok and not result.denied for result in results)
+
+
+def report(console: Console, results: list[Applied]) -> int:
+    """One line per item that was to run, then what was denied (by a rule, or for want of a
+    terminal; what the person left out at the review they know); 1 when an item failed."""
     for result in results:
-        mark = "✓" if result.ok else "✗"
-        console.print(f"{mark} {result.item.n}. {clean_line(result.item.headline())}: {clean_line(result.message)}")
-    return 0 if all(result.ok for result in results) else 1
+        if not result.denied:
+            mark = "✓" if result.ok else "✗"
+            line = f"{mark} {result.item.n}. {clean_line(result.item.headline())}: {clean_line(result.message)}"
+            console.print(line, soft_wrap=True)
+    records = [r.record for r in results if r.denied and r.record is not None and r.record.decided_by != "person"]
+    print_denied(console, records)
+    return 1 if failed(results) else 0
+
+
+def run_plan(
+    project: Project,
+    items: list[PlanItem],
+    checksum: str,
+    policy: Policy,
+    console: Console,
+    events: JsonlEvents | None,
+    *,
+    show_plan: Callable[[], None],
+    hint: str = "",
+) -> int:
+    """Review the items (or, with no terminal, leave them to the rules), apply them, say what happened;
+    the exit code (with `--jsonl`, also 3 when something was denied)."""
+    context = ToolContext(data=project.corpus.data, home=project.corpus.home)
+    reviewed = review(project, items, context, policy)
+    if reviewed.approved is None and events is None:
+        show_plan()
+    results = execute(reviewed, checksum, context, policy, on_event=events.on_event if events else None)
+    if reviewed.approved is None and not any(result.ok for result in results):
+        console.print(f"No terminal to review the plan on: nothing was applied{hint}.", soft_wrap=True)
+    elif reviewed.approved is None:
+        console.print("No terminal to review the plan on: applied only what a rule allows.", soft_wrap=True)
+    code = report(console, results)
+    if events is None:
+        return code
+    return events.ended([r.record for r in results if r.record is not None], failed=failed(results))
+
+
+def plan_event(events: JsonlEvents, items: list[PlanItem], checksum: str, **fields: Any) -> None:
+    """The plan as one event: each item's exact call and why; the run's session from here on."""
+    events.session = f"plan-{checksum[:12]}"
+    shown = [{"n": i.n, "tool": i.tool, "arguments": i.arguments, "why": i.why} for i in items]
+    events.emit("plan", items=shown, **fields)

@@ -1,7 +1,9 @@
 """`atlas triage`: one plan of labels (and comments where useful) for many issues, reviewed as one list.
 
 `--dry-run` prints the exact actions, `--plan FILE` saves them for `atlas apply`; otherwise the
-person reviews the numbered plan at the terminal and the approved items go through the executor.
+person reviews the numbered plan at the terminal and the approved items go through the executor
+(with no terminal, the approval policy's rules alone decide). `--jsonl` writes the run as the
+events `atlas ask --jsonl` writes (`atlas.ui.jsonl`), and its exit codes.
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from atlas.commands.plan_run import action_line, execute, report, review
-from atlas.config import atlas_home, data_dir
+from atlas.commands.plan_run import action_line, plan_event, run_plan
+from atlas.config import atlas_home, data_dir, dataset_name
 from atlas.errors import AtlasError, ToolError
+from atlas.policy.load import load_policy
 from atlas.sanitize import clean, clean_line
 from atlas.tracker.journal import MockTracker
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import missing_groups
 from atlas.triage.plan import FORMAT, Plan, PlanError, build_plan
 from atlas.triage.project import Project
+from atlas.ui.jsonl import JsonlEvents, run_with_events
 from atlas.ui.render import make_console
 
 
@@ -31,6 +35,7 @@ class TriageOptions:
     dry_run: bool
     plan: Path | None
     as_json: bool
+    jsonl: bool = False
 
 
 def atlas_comments(home: Path, data: Path) -> dict[int, int]:
@@ -97,30 +102,54 @@ def save_plan(plan: Plan, path: Path) -> None:
 
 
 def run_triage(options: TriageOptions) -> int:
+    if not options.jsonl:
+        return _triage(options, None)
+    events = JsonlEvents()
+    return run_with_events(events, lambda: _triage(options, events))
+
+
+def _triage(options: TriageOptions, events: JsonlEvents | None) -> int:
     data, home = data_dir(), atlas_home()
+    applying = options.plan is None and not options.dry_run and not options.as_json
+    policy = load_policy(home) if applying else None  # a policy it cannot read stops the run before the plan
+    if events is not None:
+        events.run_started(
+            "triage_started", issues=options.issues, untriaged=options.untriaged, dataset=dataset_name(data),
+            dry_run=options.dry_run,
+        )  # fmt: skip
     try:
         project = Project.open(data, home)
         issues = chosen_issues(project, options)
         plan = build_plan(project, issues, atlas_comments(home, data))
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
+    if events is not None:
+        plan_event(events, plan.items, plan.checksum(), needs_a_human=plan.notes)
     if options.plan is not None:
         save_plan(plan, options.plan)
         count = len({item.issue_id for item in plan.items})
         saved = f"Saved {len(plan.items)} actions on {count} issues to {options.plan}"
         print(f"{saved}; apply with: atlas apply {options.plan}")
         return 0
+    if events is not None and options.dry_run:
+        return 0
     if options.dry_run or options.as_json:
         print_plan(plan, as_json=options.as_json)
         return 0
+    assert policy is not None
+    console = make_console(stderr=events is not None)  # with --jsonl, standard output is the events' alone
     for note in plan.notes:
-        make_console().print(clean_line(note), style="yellow")
+        console.print(clean_line(note), style="yellow")
     if not plan.items:
-        print("Nothing to apply.")
-        return 0
-    approved = review(project, plan.items)
-    if approved is None:
-        print_plan(plan, as_json=False)
-        print("No terminal to review the plan on: nothing was applied (save it with --plan FILE, apply it later).")
-        return 0
-    return report(execute(approved, plan.checksum(), data, home))
+        console.print("Nothing to apply.")
+        return 0 if events is None else events.ended([])
+    return run_plan(
+        project,
+        plan.items,
+        plan.checksum(),
+        policy,
+        console,
+        events,
+        show_plan=lambda: print_plan(plan, as_json=False),
+        hint=" (save it with --plan FILE, apply it later)",
+    )

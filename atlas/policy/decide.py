@@ -36,6 +36,8 @@ class Facts:
     annotations: dict[str, bool] = field(default_factory=dict)
     removed_by_person: bool = False
     """For add_label: a person removed this label from this issue before (a guard no rule lifts)."""
+    removal_note: str = ""
+    """Why `removed_by_person` holds, when not from Atlas's own records (GitHub's events, or they could not be read)."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,8 @@ def evaluate(rules: Sequence[PlacedRule], facts: Facts, groups: dict[str, list[s
     if not allows:
         return Ruling("ask")
     if facts.removed_by_person:
-        return Ruling("ask", allows[0], "a person removed this label before: a rule cannot put it back")
+        note = facts.removal_note or "a person removed this label before: a rule cannot put it back"
+        return Ruling("ask", allows[0], note)
     if facts.untrusted:
         allows = [placed for placed in allows if placed.rule.after_untrusted]
         if not allows:

@@ -55,6 +55,18 @@ def removed_by_person(records: Sequence[dict[str, Any]], issue_id: int, label: s
     return removed
 
 
+def removed_on_tracker(context: ToolContext, issue_id: int, label: str) -> tuple[bool, str]:
+    """Whether someone removed the label outside Atlas (on GitHub: the issue's events), and why it
+    is said; when the tracker cannot tell, the guard holds (a person decides)."""
+    try:
+        elsewhere = open_tracker(context).removed_elsewhere(issue_id)
+    except (ToolError, AtlasError, OSError) as exc:
+        return True, f"#{issue_id}'s label history could not be read ({exc}): a person decides"
+    if label.casefold() in elsewhere:
+        return True, f"someone removed {label} from #{issue_id} on the tracker: a rule cannot put it back"
+    return False, ""
+
+
 def tracker_records(context: ToolContext) -> list[dict[str, Any]]:
     try:
         from atlas.dataset_source import dataset_identity
@@ -76,12 +88,11 @@ def facts_for(
     raw_issue = arguments.get("issue_id")
     issue_id = raw_issue if isinstance(raw_issue, int) and not isinstance(raw_issue, bool) else None
     body = arguments.get("body")
-    removed = (
-        name == "add_label"
-        and label is not None
-        and issue_id is not None
-        and removed_by_person(tracker_records(context), issue_id, label)
-    )
+    removed, note = False, ""
+    if name == "add_label" and label is not None and issue_id is not None:
+        removed = removed_by_person(tracker_records(context), issue_id, label)
+        if not removed:
+            removed, note = removed_on_tracker(context, issue_id, label)
     return Facts(
         tool=name,
         arguments=dict(arguments),
@@ -94,4 +105,5 @@ def facts_for(
         untrusted=bool(untrusted),
         annotations=dict(annotations or {}),
         removed_by_person=removed,
+        removal_note=note,
     )

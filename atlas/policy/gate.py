@@ -101,3 +101,19 @@ class PolicyGate:
 def annotations_of(registry: Registry) -> dict[str, dict[str, bool]]:
     """Each MCP tool's hints, by tool name, for rules that name annotations."""
     return {name: dict(spec.annotations) for name in registry if (spec := registry[name]).annotations}
+
+
+class StricterOnly:
+    """The policy where Atlas cannot know what the caller read (`atlas mcp serve`: the host's model
+    may have read untrusted text Atlas never saw): `deny` rules and the guards' refusals hold, and
+    nothing a rule allows skips the host's own approval, so no `allow` can apply after untrusted text."""
+
+    def __init__(self, gate: PolicyGate) -> None:
+        self.gate = gate
+
+    def decide(self, name: str, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext) -> Verdict:
+        verdict = self.gate.decide(name, arguments, untrusted, context)
+        return verdict if verdict.decision == "deny" else Verdict("ask", "", verdict.note)
+
+    def grant(self, scope: str, name: str, arguments: dict[str, Any], context: ToolContext) -> str:
+        raise ValueError("the host approves each call itself: no scope is granted here")

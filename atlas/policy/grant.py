@@ -4,6 +4,11 @@ A granted rule is never wider than what was shown: the same tool and the same la
 the same exact comment text (any issue), or for other tools the same exact arguments; pinned to
 this dataset (and repository). It is written to the state folder's `config.toml` between two
 marker comments, so `atlas policy revoke NAME` removes exactly what was written.
+
+At a triage plan's review (`for_plans`), the rule is also marked `after_untrusted`: a plan is made
+from issue text, so a rule that did not hold after it would never apply to a plan again. It stays
+as narrow as `after_untrusted` demands (one label, or one exact text), and a comment's rule allows
+it once per issue, as triage itself never comments twice.
 """
 
 from __future__ import annotations
@@ -52,8 +57,10 @@ def _glob_literal(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
 
 
-def conditions(facts: Facts) -> dict[str, str] | None:
+def conditions(facts: Facts, *, for_plans: bool = False) -> dict[str, str] | None:
     """The rule's settings as TOML values, no wider than the action shown; None when it cannot be said."""
+    if for_plans and facts.tool not in (*LABEL_TOOLS, *COMMENT_TOOLS):
+        return None
     fields: dict[str, Any] = {"tool": [facts.tool]}
     if facts.tool in LABEL_TOOLS:
         if facts.label is None:
@@ -69,21 +76,29 @@ def conditions(facts: Facts) -> dict[str, str] | None:
         fields["repository"] = facts.repository
     if facts.dataset:
         fields["dataset"] = facts.dataset
+    if for_plans:
+        fields["after_untrusted"] = True
+        if facts.tool in COMMENT_TOOLS:
+            fields["max_per_issue"] = 1
     encoded = {key: _toml(value) for key, value in fields.items()}
     if any(value is None for value in encoded.values()):
         return None
     return {key: str(value) for key, value in encoded.items()}
 
 
+def allowance(facts: Facts, *, for_plans: bool = False) -> str:
+    """What a granted rule would allow, in a few words (`add_label of type:bug on any issue`)."""
+    if facts.tool in LABEL_TOOLS:
+        return f"{facts.tool} of {facts.label} on any issue"
+    if facts.tool in COMMENT_TOOLS:
+        return f"{facts.tool} of exactly this text on any issue" + (" (once per issue)" if for_plans else "")
+    return f"{facts.tool} with exactly these arguments"
+
+
 def describe(home: Path, facts: Facts) -> str:
     """What a granted rule would allow, in words, as the prompt offers it."""
-    if facts.tool in LABEL_TOOLS:
-        what = f"{facts.tool} of {facts.label} on any issue"
-    elif facts.tool in COMMENT_TOOLS:
-        what = f"{facts.tool} of exactly this text on any issue"
-    else:
-        what = f"{facts.tool} with exactly these arguments"
-    return f"{what} of this project, from now on (a rule in {clean_line(home.resolve() / CONFIG_FILE)})"
+    where = clean_line(home.resolve() / CONFIG_FILE)
+    return f"{allowance(facts)} of this project, from now on (a rule in {where})"
 
 
 def _state_file(home: Path) -> tuple[Path, bool]:
@@ -98,9 +113,9 @@ def _state_file(home: Path) -> tuple[Path, bool]:
     return path, not any(rule.decision == "allow" for rule in document.rules)
 
 
-def can_grant(home: Path, facts: Facts) -> bool:
+def can_grant(home: Path, facts: Facts, *, for_plans: bool = False) -> bool:
     try:
-        return conditions(facts) is not None and _state_file(home)[1]
+        return conditions(facts, for_plans=for_plans) is not None and _state_file(home)[1]
     except ConfigError:
         return False
 
@@ -129,9 +144,9 @@ def _current(path: Path) -> str:
     return raw.decode("utf-8") if raw else ""
 
 
-def write_rule(home: Path, facts: Facts) -> PlacedRule:
+def write_rule(home: Path, facts: Facts, *, for_plans: bool = False) -> PlacedRule:
     """Append the granted rule; returns it as loaded back (with its line)."""
-    fields = conditions(facts)
+    fields = conditions(facts, for_plans=for_plans)
     path, allowed = _state_file(home)
     if fields is None or not allowed:
         raise ConfigError(f"a rule for this action cannot be written to {clean_line(path)}")

@@ -26,6 +26,7 @@ from atlas.dataset_source import dataset_identity, source_state
 from atlas.errors import ConfigError, PermanentToolError, TransientToolError
 from atlas.github.client import PER_PAGE_MAX, GitHubClient, api_url, find_token, parse_repo
 from atlas.github.errors import GitHubError, GitHubNotFoundError, GitHubRateLimitedError, GitHubTimeoutError, clock_time
+from atlas.github.label_history import issue_events, removed_by_others
 from atlas.tools.registry import ToolContext
 from atlas.tracker.journal import IssueBrief, MockTracker, now_iso
 
@@ -148,6 +149,19 @@ class GitHubTracker(MockTracker):
                 )
             github = {"url": posted.get("html_url"), "id": posted["id"]}
             return _comment_result(self._record("post_comment", issue, key, session, {"body": body}, github))
+
+    def removed_elsewhere(self, issue_id: int) -> set[str]:
+        """The labels (casefolded) someone other than the token's account last removed from the issue
+        on GitHub (`label_history.py`); a ToolError when GitHub cannot say."""
+        with self._client_factory() as client:
+            try:
+                login: str | None = self._login(client)
+            except PermanentToolError:
+                login = None  # an app's token may not ask whose it is: then every removal is someone else's
+            try:
+                return removed_by_others(issue_events(client, self.repo, issue_id), login)
+            except GitHubError as exc:
+                raise _tool_error(exc, write=False) from None
 
     def _done(self, key: str, issue: IssueBrief, action: str, label: str) -> dict[str, Any] | None:
         """A replay of a label change already confirmed: the journal's answer, nothing sent."""

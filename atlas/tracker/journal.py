@@ -131,6 +131,11 @@ class MockTracker:
         """Labels added through the tracker to one issue (and not removed since), in the order they were added."""
         return label_changes(self.records(), issue_id).added
 
+    def removed_elsewhere(self, issue_id: int) -> set[str]:
+        """Labels (casefolded) someone removed from the issue outside Atlas; the records alone know
+        nothing of that (the GitHub tracker asks GitHub)."""
+        return set()
+
     def labels_of(self, issue: IssueBrief) -> list[str]:
         """The issue's dataset labels, less those the tracker removed, followed by those it added."""
         return label_changes(self.records(), issue.id).applied_to(issue.labels)

@@ -4,7 +4,9 @@ A thin adapter over the session's events: the executor's `CallEvent`s (`on_event
 waits (`on_wait`), each model request (`ObservedModel`, a wrapper of the model), and what the
 command reports itself (`question`, then `result`: the answer, usage, what was denied). A command
 gets `--jsonl` with `run_with_events(JsonlEvents(), lambda: run(events))`, passing
-`events.on_event` to its executor and returning `events.result(result)` as its exit code. Every line is
+`events.on_event` to its executor and returning `events.result(result)` as its exit code; a command
+without a model (`triage`, `apply`) says `run_started(...)` instead of `question`, and ends with
+`ended(records)`, which lists what was denied and gives the same exit codes. Every line is
 one object with `event`, `ts` (Unix time) and `t` (seconds since the run started); text from
 outside is JSON-escaped as ASCII, so no control character reaches a terminal that shows it.
 Errors never come here: they are one line on standard error.
@@ -105,6 +107,12 @@ class JsonlEvents:
         self.session = session
         self.emit("question_started", question=question, model=model, read_only=read_only)
 
+    def run_started(self, event: str, *, session: str | None = None, **fields: Any) -> None:
+        """A run without a question (`triage_started`, `apply_started`): what it was asked to do."""
+        if session:
+            self.session = session
+        self.emit(event, **fields)
+
     def on_event(self, event: CallEvent) -> None:
         name = _PHASES.get(event.phase)
         if name is None:
@@ -143,8 +151,12 @@ class JsonlEvents:
             output_tokens=result.usage.output_tokens if known else None,
             cost_usd=result.cost_usd if known else None,
         )
-        self.denied(result.calls)
-        return exit_code(result.calls)
+        return self.ended(result.calls)
+
+    def ended(self, records: Sequence[CallRecord], *, failed: bool = False) -> int:
+        """Every denied action; the exit code: 1 when something that was to run failed, else 0, or 3 when denied."""
+        self.denied(records)
+        return EXIT_FAILED if failed else exit_code(records)
 
     def answer(self, text: str, *, finished: bool, rounds: int) -> None:
         self.emit("answer", text=text, finished=finished, rounds=rounds)

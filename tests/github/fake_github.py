@@ -4,7 +4,10 @@ It answers with GitHub's documented shapes and headers: `Link` (next/last, absol
 `ETag` with `If-None-Match` → 304 (which leaves the rate limit alone), `x-ratelimit-*`,
 `retry-after`, and GitHub's error bodies (`{"message", "errors"}`). Faults are queued per
 route and each is used once: a primary or secondary rate limit, a 5xx, a slow answer, a dropped
-connection (before or after the write took effect), a 422, a 403 for a missing scope.
+connection (before or after the write took effect), a 422, a 403 for a missing scope. Each
+issue's events (`GET .../issues/{n}/events`, oldest first, paged like every listing) record its
+`labeled` and `unlabeled` changes: by the token's account when made through the API, by whoever
+`unlabel` names when a person does it on the web.
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ class FakeGitHub:
     issues: dict[int, dict[str, Any]] = field(default_factory=dict)
     """REST issue objects (pull requests too), by number."""
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    events: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    """Each issue's events, oldest first, as `GET /repos/{owner}/{repo}/issues/{n}/events` lists them."""
     repo_labels: set[str] = field(default_factory=set)
     faults: list[Fault] = field(default_factory=list)
     log: list[tuple[str, str, int]] = field(default_factory=list)
@@ -67,15 +72,46 @@ class FakeGitHub:
     in_flight: int = 0
     most_in_flight: int = 0
     _next_comment_id: int = 900_000
+    _next_event_id: int = 500_000
 
     def add_issue(self, issue: dict[str, Any], comments: list[dict[str, Any]] | None = None) -> None:
         self.issues[issue["number"]] = issue
         self.comments[issue["number"]] = list(comments or [])
+        self.events[issue["number"]] = []
         self.repo_labels.update(label["name"] for label in issue.get("labels", []))
 
     def touch(self, number: int, when: str) -> None:
         """An edit on GitHub: the issue's `updated_at` moves."""
         self.issues[number]["updated_at"] = when
+
+    def label_event(self, number: int, kind: str, label: str, login: str | None) -> None:
+        """A `labeled` or `unlabeled` event in GitHub's shape; `login` None: a deleted account (`actor: null`)."""
+        with self.lock:
+            self._next_event_id += 1
+            event_id = self._next_event_id
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        actor = None if login is None else {"login": login, "id": 7, "type": "User"}
+        self.events.setdefault(number, []).append(
+            {
+                "id": event_id,
+                "node_id": f"LE_{event_id}",
+                "url": f"{self.base_url}/repos/{self.repo}/issues/events/{event_id}",
+                "actor": actor,
+                "event": kind,
+                "commit_id": None,
+                "commit_url": None,
+                "created_at": now,
+                "label": {"name": label, "color": "ededed"},
+                "performed_via_github_app": None,
+            }
+        )
+
+    def unlabel(self, number: int, label: str, login: str | None) -> None:
+        """Someone takes a label off an issue on the web."""
+        issue = self.issues[number]
+        issue["labels"] = [existing for existing in issue["labels"] if existing["name"] != label]
+        self.label_event(number, "unlabeled", label, login)
+        issue["updated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
     def inject(self, method: str, path: str, kind: str, seconds: float = 0.0) -> None:
         self.faults.append(Fault(method, path, kind, seconds))
@@ -249,7 +285,7 @@ def route(fake: FakeGitHub, method: str, path: str, query: dict[str, list[str]],
     rest = path[len(prefix) :]
     if method == "GET" and rest == "":
         return _list_issues(fake, query, path)
-    match = re.fullmatch(r"/(\d+)(/comments|/labels(?:/(.+))?)?", rest)
+    match = re.fullmatch(r"/(\d+)(/comments|/events|/labels(?:/(.+))?)?", rest)
     if not match or int(match.group(1)) not in fake.issues:
         return 404, {"message": "Not Found"}, {}
     number, sub, label = int(match.group(1)), match.group(2), match.group(3)
@@ -258,11 +294,16 @@ def route(fake: FakeGitHub, method: str, path: str, query: dict[str, list[str]],
         return 200, issue, {}
     if sub == "/comments" and method == "GET":
         return _paged(fake, fake.comments[number], query, path)
+    if sub == "/events" and method == "GET":
+        return _paged(fake, fake.events.get(number, []), query, path)
     if sub == "/comments" and method == "POST":
         return 201, fake.new_comment(number, body["body"], fake.login), {}
     if sub == "/labels" and method == "POST":
         names = [label["name"] for label in issue["labels"]]
-        issue["labels"] += [{"name": name, "color": "ededed"} for name in body["labels"] if name not in names]
+        for name in body["labels"]:
+            if name not in names:
+                issue["labels"].append({"name": name, "color": "ededed"})
+                fake.label_event(number, "labeled", name, fake.login)
         fake.repo_labels.update(body["labels"])
         return 200, issue["labels"], {}
     if sub and label is not None and method == "DELETE":
@@ -270,6 +311,7 @@ def route(fake: FakeGitHub, method: str, path: str, query: dict[str, list[str]],
         if name not in [existing["name"] for existing in issue["labels"]]:
             return 404, {"message": "Label does not exist"}, {}
         issue["labels"] = [existing for existing in issue["labels"] if existing["name"] != name]
+        fake.label_event(number, "unlabeled", name, fake.login)
         return 200, issue["labels"], {}
     return 404, {"message": "Not Found"}, {}
 

@@ -12,7 +12,7 @@ import anyio
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from tests.support.run import REPO, atlas_env, logged_calls, tracker_records
+from tests.support.run import REPO, atlas_env, logged_calls, run_atlas, tracker_records
 
 Session = Callable[[ClientSession], Awaitable[Any]]
 
@@ -84,3 +84,40 @@ def test_with_allow_writes_a_write_asks_the_hosts_user_through_elicitation(tmp_p
     assert len(questions) == 2 and "add_label" in questions[0] and "severity:S1" in questions[0]
     records = tracker_records(atlas_env(home))
     assert len(records) == 1 and records[0]["issue_id"] == 41
+
+
+def test_a_deny_rule_holds_for_the_hosts_calls_and_an_allow_rule_never_skips_its_question(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[[policy.rules]]\nname = "no-severity"\ndecision = "deny"\ntool = "add_label"\nlabels = ["severity:*"]\n'
+        '[[policy.rules]]\nname = "components"\ndecision = "allow"\ntool = "add_label"\nlabels = ["comp:*"]\n',
+        encoding="utf-8",
+    )
+    questions: list[str] = []
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        questions.append(params.message)
+        return types.ElicitResult(action="accept", content={"approve": True})
+
+    async def body(session: ClientSession) -> Any:
+        severity = await session.call_tool("add_label", {"issue_id": 41, "label": "severity:S1"})
+        component = await session.call_tool("add_label", {"issue_id": 41, "label": "comp:worker"})
+        return severity, component
+
+    severity, component = with_server(home, body, "--allow-writes", elicit=elicit)
+    assert severity.structured_content["error"]["kind"] == "denied"
+    assert "no-severity" in severity.structured_content["error"]["message"]
+    assert component.is_error is False
+    assert len(questions) == 1 and "comp:worker" in questions[0]  # the allow rule did not answer for the host
+    assert [(r["label"], r["decided_by"]) for r in tracker_records(atlas_env(home))] == [("comp:worker", "person")]
+
+
+def test_a_malformed_policy_stops_the_server_with_one_line(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text('[[policy.rules]]\nname = "x"\ndecision = "maybe"\ntool = "add_label"\n')
+    run = run_atlas("mcp", "serve", "--allow-writes", env=atlas_env(home))
+    assert run.code == 2 and run.stdout == ""
+    [line] = run.stderr.splitlines()
+    assert line.startswith("atlas: error: ") and "config.toml:3" in line

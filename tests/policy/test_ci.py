@@ -1,10 +1,15 @@
-"""The README's CI workflow, end to end, without a terminal: sync from the fake GitHub, check the policy,
-triage an issue under the README's own policy, and see exactly which writes reach GitHub."""
+"""The README's CI workflow, end to end, without a terminal: its `run:` steps as the README writes
+them, run by bash against the fake GitHub under the README's own policy, and exactly which writes
+reach GitHub, and what the event streams say."""
 
 from __future__ import annotations
 
+import copy
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,30 +20,81 @@ from tests.support.run import REPO as CHECKOUT
 from tests.support.run import atlas_env, run_atlas, tracker_records, write_script
 
 THANKS = "Thanks for the report! A maintainer will follow up."
+NEW_ISSUE = 200
+ALLOWED = re.compile(r"area:.*|bug|enhancement")
 
 
-def readme_policy() -> str:
-    """The policy the README documents for CI, as it stands there."""
+def readme_block(first_line: str, language: str) -> str:
+    """A file the README shows, as it stands there."""
     readme = (CHECKOUT / "README.md").read_text(encoding="utf-8")
-    found = re.search(r"```toml\n# \.github/atlas-policy\.toml\n(.*?)```", readme, re.DOTALL)
-    assert found, "the README no longer shows .github/atlas-policy.toml"
+    found = re.search(rf"```{language}\n{re.escape(first_line)}\n(.*?)```", readme, re.DOTALL)
+    assert found, f"the README no longer shows {first_line}"
     return found.group(1)
 
 
+def readme_policy() -> str:
+    return readme_block("# .github/atlas-policy.toml", "toml")
+
+
+def workflow_steps() -> list[str]:
+    """Each `run:` of the README's workflow: one line, or a `|` block."""
+    lines = readme_block("# .github/workflows/triage.yml", "yaml").splitlines()
+    steps: list[str] = []
+    for index, line in enumerate(lines):
+        found = re.match(r"^(\s*)(?:- )?run: (.*)$", line)
+        if not found:
+            continue
+        if found.group(2).strip() != "|":
+            steps.append(found.group(2))
+            continue
+        indent = len(found.group(1)) + 2
+        block = []
+        for following in lines[index + 1 :]:
+            if following.strip() and len(following) - len(following.lstrip()) < indent:
+                break
+            block.append(following[indent:])
+        steps.append("\n".join(block))
+    return steps
+
+
+def workflow_env() -> set[str]:
+    block = readme_block("# .github/workflows/triage.yml", "yaml")
+    env = block.split("    env:\n", 1)[1].split("    steps:\n", 1)[0]
+    return set(re.findall(r"^\s+([A-Z_]+):", env, re.M))
+
+
 @pytest.fixture
-def ci(github: RunningFake, tmp_path: Path) -> dict[str, str]:
-    """The workflow's environment; its sync step already run."""
+def checkout(github: RunningFake, tmp_path: Path) -> Path:
+    """The repository as actions/checkout leaves it: the README's policy in .github."""
     policy = tmp_path / "checkout" / ".github" / "atlas-policy.toml"
     policy.parent.mkdir(parents=True)
     policy.write_text(readme_policy(), encoding="utf-8")
+    return policy.parents[1]
+
+
+@pytest.fixture
+def runner_env(github: RunningFake, checkout: Path, tmp_path: Path) -> dict[str, str]:
+    """What the workflow's `env:` and the runner give each step (atlas is the checkout's, on PATH)."""
     env = atlas_env(
         tmp_path / "runner" / "atlas",
         GITHUB_TOKEN=TOKEN,
         GITHUB_API_URL=github.url,
+        GITHUB_REPOSITORY=REPO,
         ORBIT_DATA=str(tmp_path / "runner" / "issues"),
         ATLAS_TRACKER=f"github:{REPO}",
-        ATLAS_POLICY=str(policy),
+        ATLAS_POLICY=".github/atlas-policy.toml",
+        ISSUE=str(NEW_ISSUE),
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
     )
+    given = {"GITHUB_TOKEN", "ATLAS_HOME", "ORBIT_DATA", "ATLAS_TRACKER", "ATLAS_POLICY", "ISSUE"}
+    assert workflow_env() == given, "the README's workflow env changed: give the test the same"
+    return env
+
+
+@pytest.fixture
+def ci(github: RunningFake, checkout: Path, runner_env: dict[str, str]) -> dict[str, str]:
+    """The environment of a step after the README's policy check and sync (for tests with a model)."""
+    env = {**runner_env, "ATLAS_POLICY": str(checkout / ".github" / "atlas-policy.toml")}
     checked = run_atlas("policy", "check", env=env)
     assert checked.code == 0 and "3 rules, 0 failing" in checked.stdout, checked
     synced = run_atlas("data", "sync", REPO, "--to", env["ORBIT_DATA"], env=env)
@@ -52,29 +108,77 @@ def open_issue(github: RunningFake) -> tuple[int, list[str]]:
     return number, [label["name"] for label in github.fake.issues[number]["labels"]]
 
 
+def opened(github: RunningFake) -> None:
+    """A new issue, unlabelled: the text of one the project labelled before, as a reporter would repeat it."""
+    earlier = next(
+        issue for _, issue in sorted(github.fake.issues.items()) if issue["state"] == "open" and issue["labels"]
+    )
+    issue = copy.deepcopy(earlier)
+    issue.update(number=NEW_ISSUE, id=1_000_000 + NEW_ISSUE, labels=[], comments=0, title=earlier["title"] + " (again)")
+    issue.update(created_at="2030-01-01T00:00:00Z", updated_at="2030-01-01T00:00:00Z")
+    github.fake.add_issue(issue, [])
+
+
 def events(stdout: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stdout.splitlines()]
 
 
-def test_the_offline_triage_labels_and_comments_once(github: RunningFake, ci: dict[str, str]) -> None:
-    number, labels = open_issue(github)
-    area = next(name for name in ("area:cli", "area:markdown", "area:templates") if name not in labels)
-    question = f"label #{number} {area} and comment on #{number}: {THANKS}"
+def run_steps(steps: list[str], checkout: Path, env: dict[str, str]) -> list[subprocess.CompletedProcess[str]]:
+    """Each step as GitHub Actions runs it on ubuntu (`bash -e {0}`), with no terminal; stops at a failure."""
+    done = []
+    for step in steps:
+        ran = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step],
+            cwd=checkout, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300,
+            start_new_session=True,
+        )  # fmt: skip
+        assert ran.returncode == 0, f"step {step!r} failed: {ran.returncode}\n{ran.stdout}\n{ran.stderr}"
+        done.append(ran)
+    return done
 
-    first = run_atlas("ask", "--jsonl", "-m", "offline", question, env=ci)
-    assert first.code == 0, first
-    assert area in [label["name"] for label in github.fake.issues[number]["labels"]]
-    assert [c["body"].split("\n\n<!-- atlas:")[0] for c in github.fake.comments[number]][-1] == THANKS
-    decided = {e["tool"]: e["decided_by"] for e in events(first.stdout) if e["event"] == "approval_decided"}
-    assert decided == {"add_label": "rule:triage-labels", "post_comment": "rule:triage-comment"}
 
-    again = run_atlas("ask", "--jsonl", "-m", "offline", question, env=ci)  # the workflow re-run on the same issue
-    assert again.code == 3, again
-    [denied] = [e for e in events(again.stdout) if e["event"] == "action_denied"]
-    assert (denied["tool"], denied["decided_by"]) == ("post_comment", "no-terminal")
-    posts = [path for method, path, _ in github.fake.requests("POST") if path.endswith("/comments")]
-    assert len(posts) == 1  # one comment per issue, across runs
-    assert {r["decided_by"] for r in tracker_records(ci)} == {"rule:triage-labels", "rule:triage-comment"}
+def test_the_readme_workflow_labels_a_new_issue_and_thanks_once(
+    github: RunningFake, checkout: Path, runner_env: dict[str, str]
+) -> None:
+    opened(github)
+    steps = [step for step in workflow_steps() if not step.startswith("pip install")]
+    assert any("atlas triage" in step and "--jsonl" in step for step in steps)
+    ran = run_steps(steps, checkout, runner_env)
+    assert not any("Traceback" in step.stderr for step in ran)
+
+    triage = events((checkout / "triage.jsonl").read_text(encoding="utf-8"))
+    assert triage[0]["event"] == "triage_started" and triage[-1]["event"] == "finished"
+    [plan] = [e for e in triage if e["event"] == "plan"]
+    calls = {f"item-{item['n']}": (item["tool"], item["arguments"]) for item in plan["items"]}
+    finished = {e["call_id"]: e for e in triage if e["event"] == "tool_finished"}
+    assert set(finished) == set(calls)  # every item of the plan was decided, and said so
+    labels = [label["name"] for label in github.fake.issues[NEW_ISSUE]["labels"]]
+    assert labels and all(ALLOWED.fullmatch(label) for label in labels)
+    for call_id, (tool, arguments) in calls.items():
+        allowed = tool == "add_label" and ALLOWED.fullmatch(arguments["label"]) is not None
+        expected = ("ok", "rule:triage-labels") if allowed else ("denied", "no-terminal")
+        assert (finished[call_id]["kind"], finished[call_id]["decided_by"]) == expected, (tool, arguments)
+    denied = [e["call_id"] for e in triage if e["event"] == "action_denied"]
+    assert triage[-1]["exit_code"] == (3 if denied else 0)
+
+    thanks = events((checkout / "thanks.jsonl").read_text(encoding="utf-8"))
+    decided = [(e["tool"], e["decided_by"]) for e in thanks if e["event"] == "approval_decided"]
+    assert decided == [("post_comment", "rule:triage-comment")] and thanks[-1]["exit_code"] == 0
+    bodies = [c["body"].split("\n\n<!-- atlas:")[0] for c in github.fake.comments[NEW_ISSUE]]
+    assert bodies == [THANKS]  # triage's own drafts are not the allowed text: never posted
+    assert github.fake.requests("DELETE") == []
+
+    # The workflow re-run on the same issue: nothing is added twice, the comment is not repeated.
+    again = run_steps(steps[-2:], checkout, runner_env)
+    assert not any("Traceback" in step.stderr for step in again)
+    assert [c["body"].split("\n\n<!-- atlas:")[0] for c in github.fake.comments[NEW_ISSUE]] == [THANKS]
+    assert [label["name"] for label in github.fake.issues[NEW_ISSUE]["labels"]] == labels
+    thanked = events((checkout / "thanks.jsonl").read_text(encoding="utf-8"))
+    assert [(e["tool"], e["decided_by"]) for e in thanked if e["event"] == "action_denied"] == [
+        ("post_comment", "no-terminal")
+    ]
+    records = tracker_records(runner_env)
+    assert {r["decided_by"] for r in records} == {"rule:triage-labels", "rule:triage-comment"}
 
 
 def test_a_model_obeying_the_issue_text_gets_only_the_allowlist(

@@ -69,5 +69,21 @@ def test_without_a_terminal_apply_writes_nothing(home: Path, tmp_path: Path) -> 
     path, _ = plan_file(env, tmp_path, "132")
     done = run_atlas("apply", str(path), env=env, stdin=b"y\n", timeout=180)
     assert done.code == 0 and "No terminal to review the plan on: nothing was applied" in done.stdout
+    assert "— no terminal to ask" in done.stdout
     assert tracker_records(env) == []
     assert QUESTION  # the same question as `atlas triage` asks
+
+
+def test_items_are_named_by_the_numbers_shown_when_earlier_ones_were_applied(home: Path, tmp_path: Path) -> None:
+    env = atlas_env(home)
+    path, _ = plan_file(env, tmp_path, "132", "135")
+    child, shown = review(env, "apply", str(path))
+    child.send(b"1\r")
+    assert finish(child)[0] == 0
+    child, shown = review(env, "apply", str(path))  # item 1 applied (and #132 changed): later numbers
+    assert shown and min(shown) > 1 and max(shown) > len(shown)  # numbers, not positions
+    last = max(shown)
+    child.send(f"{last}\r".encode())
+    code, rest = finish(child)
+    assert code == 0 and f"approved {last}".encode() in rest
+    assert len(written(env)) == 2 and written(env)[-1] == shown[last]

@@ -36,7 +36,10 @@ def test_without_a_terminal_the_plan_is_shown_and_nothing_is_applied(home: Path)
     done = run_atlas("triage", *ISSUES, env=env, stdin=b"y\n", timeout=180)  # a piped "y" approves nothing
     assert done.code == 0, done
     assert "No terminal to review the plan on: nothing was applied" in done.stdout
-    assert tracker_records(env) == [] and logged_calls(env) == []
+    assert "1. add_label(issue_id=" in done.stdout  # the plan, shown
+    assert "— no terminal to ask" in done.stdout  # and each item, listed as not done
+    assert tracker_records(env) == []
+    assert {(c["kind"], c["decided_by"]) for c in logged_calls(env)} == {("denied", "no-terminal")}
 
 
 def saved_plan(home: Path, tmp_path: Path, *issues: str) -> Path:

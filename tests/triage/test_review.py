@@ -67,7 +67,10 @@ def test_n_applies_nothing(home: Path) -> None:
     child.send(b"n\r")
     code, rest = finish(child)
     assert code == 0 and b"none approved" in rest
-    assert tracker_records(env) == [] and logged_calls(env) == []
+    assert tracker_records(env) == []
+    # Each item is recorded as the person's no, as a "n" at `atlas ask`'s prompt is.
+    calls = logged_calls(env)
+    assert calls and {(c["kind"], c["decided_by"]) for c in calls} == {("denied", "person")}
 
 
 def editor(tmp_path: Path, text: str) -> str:
