@@ -84,6 +84,10 @@ class TextModel:
         norms[norms == 0] = 1.0
         return sparse.csr_matrix(sparse.diags(1.0 / norms) @ weighted)
 
+    def features(self, texts: Iterable[str]) -> sparse.csr_matrix:
+        """What the classifiers read."""
+        return self.vectors(texts)
+
     def group(self, name: str) -> GroupModel | None:
         return next((g for g in self.groups if g.group.name == name), None)
 
