@@ -27,7 +27,7 @@ from pathlib import Path
 from atlas.dataset import ensure_db
 from atlas.triage.evaluate import split_replay
 from atlas.triage.project import Project
-from bench.core import PYTHON, Figure, quiet_env
+from bench.core import PYTHON, Figure, quiet_env, score_figure
 
 SPLITS = ("train", "test")
 LABELS = ("bug", "feature", "question")
@@ -139,19 +139,6 @@ def evaluate(folder: Path) -> dict[str, dict[str, dict[str, float | int]]]:
             data, home = import_project(root, repo, items)
             found[repo] = score_project(data, home, halves)
     return found
-
-
-def score_figure(name: str, ours: float, theirs: float, *, target: float | None, note: str) -> Figure:
-    """A macro-F1 beside the baseline's, judged against a floor (higher is better)."""
-    return Figure(
-        name=name,
-        measured=f"{ours:.3f} vs {theirs:.3f} plain TF-IDF",
-        ratio=ours / theirs if theirs else None,
-        target="—" if target is None else f"≥ {target:.2f}",
-        met=None if target is None else ours >= target,
-        note=note,
-        values={"measured": ours, "baseline": theirs},
-    )
 
 
 def figures(scores: dict[str, dict[str, dict[str, float | int]]]) -> list[Figure]:
