@@ -90,6 +90,21 @@ def absolute_figure(
     )
 
 
+def score_figure(
+    name: str, ours: float, theirs: float, *, target: float | None, note: str, against: str = "plain TF-IDF"
+) -> Figure:
+    """A score (macro-F1, recall) beside the baseline's, judged against a floor: higher is better."""
+    return Figure(
+        name=name,
+        measured=f"{ours:.3f} vs {theirs:.3f} {against}",
+        ratio=ours / theirs if theirs else None,
+        target="—" if target is None else f"≥ {target:.2f}",
+        met=None if target is None else ours >= target,
+        note=note,
+        values={"measured": ours, "baseline": theirs},
+    )
+
+
 def busy_note(figure: Figure) -> Figure:
     """A missed wall-clock target gets the machine's load beside it: other processes share the CPUs."""
     if figure.met is not False:

@@ -21,7 +21,7 @@ from atlas.triage.groups import missing_groups
 from atlas.triage.project import Project
 from atlas.triage.proposals import propose
 from atlas.triage.similar import similar
-from bench.core import PYTHON, Figure, absolute_figure, busy_note, quiet_env, ratio_figure
+from bench.core import PYTHON, Figure, absolute_figure, busy_note, quiet_env, score_figure
 from bench.scale import BUILD_PROBE
 from bench.triage_data import write_project
 
@@ -115,13 +115,14 @@ def run() -> list[Figure]:
         )
         rss_small, rss_big = triage_rss_mb(small, small_home), triage_rss_mb(big, big_home)
         figures.append(
-            ratio_figure(
-                "triage --dry-run peak RSS: 100,000 vs 10,000 issues",
-                rss_big,
-                rss_small,
-                limit=1.3,
-                against="MB",
-                note=f"{rss_big:.0f} MB vs {rss_small:.0f} MB (whole processes)",
+            Figure(
+                name="triage --dry-run peak RSS: 100,000 vs 10,000 issues",
+                measured=f"{rss_big:.0f} MB vs {rss_small:.0f} MB",
+                ratio=rss_big / rss_small,
+                target="ratio ≤ 1.3",
+                met=rss_big / rss_small <= 1.3,
+                note="whole processes, 100 proposals each",
+                values={"measured_mb": rss_big, "baseline_mb": rss_small},
             )
         )
         figures += replay_figures(replay(small, small_home))
@@ -135,13 +136,11 @@ def replay_figures(report: dict[str, object]) -> list[Figure]:
     for group, runs in labels.items():
         ours, theirs = runs["model"], runs["baseline"]
         found.append(
-            absolute_figure(
+            score_figure(
                 f"replay, 10,000 synthetic issues: {group} macro-F1",
                 ours["macro_f1"],
-                limit=None,
-                unit="",
-                baseline=theirs["macro_f1"],
-                against="baseline",
+                theirs["macro_f1"],
+                target=None,
                 note=(
                     f"accuracy {ours['accuracy']:.2f}, coverage {ours['coverage']:.2f},"
                     f" precision {ours['precision_at_threshold']:.2f}"
@@ -152,13 +151,11 @@ def replay_figures(report: dict[str, object]) -> list[Figure]:
     assert isinstance(duplicates, dict)
     if duplicates.get("pairs"):
         found.append(
-            absolute_figure(
+            score_figure(
                 "replay, 10,000 synthetic issues: duplicates recall@5",
                 duplicates["model"]["recall@5"],
-                limit=None,
-                unit="",
-                baseline=duplicates["baseline"]["recall@5"],
-                against="baseline",
+                duplicates["baseline"]["recall@5"],
+                target=None,
                 note=f"{duplicates['pairs']} pairs",
             )
         )

@@ -148,3 +148,48 @@ def test_the_chat_and_log_pieces_run_small(tmp_path: Path) -> None:
     assert len(result["seconds"]) == 12 and set(result["rss_mb"]) == {"10", "12"}
     scale.fill_log(tmp_path / "log", 50)
     assert len(CallLog.at_home(tmp_path / "log").calls(limit=None)) == 50
+
+
+def write_benchmark(folder: Path) -> None:
+    """A tiny NLBSE-shaped benchmark: two projects, three labels, both halves, in the CSVs' own columns."""
+    import csv
+
+    says = {
+        "bug": "It crashes with a traceback and an error after the upgrade",
+        "feature": "Please add an option to support exporting, it would be nice to have",
+        "question": "How do I configure this? Is there a way to find out why?",
+    }
+    folder.mkdir()
+    for half, days in (("train", range(1, 9)), ("test", range(11, 15))):
+        with (folder / f"issues_{half}.csv").open("w", newline="", encoding="utf-8") as file:
+            writer = csv.writer(file)
+            writer.writerow(["repo", "created_at", "label", "title", "body"])
+            for repo in ("acme/one", "acme/two"):
+                for day in days:
+                    for label, text in says.items():
+                        title = f"{text.split(',')[0]} ({day})"
+                        writer.writerow([repo, f"2023-01-{day:02d} 10:00:00", label, title, f"{text}.\n\n{day}"])
+
+
+def test_the_nlbse_mode_imports_each_project_and_scores_the_published_split(tmp_path: Path) -> None:
+    from bench import triage_nlbse
+
+    write_benchmark(tmp_path / "nlbse")
+    scores = triage_nlbse.evaluate(tmp_path / "nlbse")
+    assert list(scores) == ["acme/one", "acme/two"]
+    for runs in scores.values():
+        assert runs["model"]["n"] == 12 and runs["baseline"]["n"] == 12  # the test half only
+        assert runs["model"]["macro_f1"] >= 0.9  # the three kinds of text are told apart
+    figures = triage_nlbse.figures(scores)
+    assert figures[-1].name.startswith("NLBSE'24 mean macro-F1 over 2 projects") and figures[-1].met is not None
+
+
+def test_the_nlbse_mode_needs_its_data(tmp_path: Path) -> None:
+    from bench import triage_nlbse
+
+    with pytest.raises(SystemExit) as exited:
+        runner.main(["nlbse"])
+    assert exited.value.code == 2
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(triage_nlbse.NlbseError, match=r"no issues_train\.csv"):
+        triage_nlbse.read_benchmark(tmp_path / "empty")

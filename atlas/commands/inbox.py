@@ -1,4 +1,4 @@
-"""`atlas inbox`: the open issues that need a maintainer, most severe first, then oldest."""
+"""`atlas inbox`: the open issues that need a maintainer, most severe first (unknown after the worst), then oldest."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
 from atlas.triage.memory import last_seen, remember_seen
 from atlas.triage.project import Project
-from atlas.triage.signals import inbox
+from atlas.triage.signals import InboxItem, inbox
 from atlas.ui.render import data_table, make_console
 
 
@@ -21,6 +21,11 @@ def commented_through_atlas(project: Project) -> set[int]:
     except ToolError:
         return set()
     return {r["issue_id"] for r in records if r["action"] == "post_comment"}
+
+
+def _severity(item: InboxItem) -> str:
+    """The label, `unknown` where one is expected and missing, nothing where the issue takes none."""
+    return item.severity.label or ("unknown" if item.severity.unknown else "")
 
 
 REASONS = ("untriaged", "unanswered", "waiting", "new", "stale")
@@ -48,7 +53,7 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> N
     if not shown:
         console.print("Nothing needs you: every open issue is labelled, answered and active.", style="dim")
         return
-    rows = [(f"#{i.issue.id}", i.severity or "", f"{i.age_days}d", i.issue.title, "; ".join(i.reasons)) for i in shown]
+    rows = [(f"#{i.issue.id}", _severity(i), f"{i.age_days}d", i.issue.title, "; ".join(i.reasons)) for i in shown]
     console.print(data_table(("issue", "severity", "age", "title", "why"), rows, right=("age",), cut=("title",)))
     first = " (first inbox: new issues are marked from the next one on)" if seen is None else ""
     console.print(f"{len(items)} open issues need a look{first}.", style="dim")

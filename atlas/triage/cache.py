@@ -22,7 +22,7 @@ from atlas.triage.model import GroupModel, TextModel
 
 FOLDER = "triage"
 PREFIX = "model-"
-FORMAT = 4
+FORMAT = 5
 
 
 def cache_key(identity: str, changes: object, groups: list[LabelGroup]) -> str:
@@ -38,7 +38,12 @@ def cache_path(home: Path, key: str) -> Path:
 def save(home: Path, key: str, model: TextModel) -> None:
     """Written whole (a temporary file renamed), older models of this folder removed; failures only cost speed."""
     folder = home / FOLDER
-    arrays: dict[str, Any] = {"vocabulary": model.vocabulary, "idf": model.idf}
+    arrays: dict[str, Any] = {
+        "vocabulary": model.vocabulary,
+        "idf": model.idf,
+        "chars": model.chars,
+        "char_idf": model.char_idf,
+    }
     header = []
     for i, group in enumerate(model.groups):
         arrays[f"coef{i}"] = group.coef
@@ -81,14 +86,16 @@ def load(home: Path, key: str) -> TextModel | None:
             if header.get("format") != FORMAT or header.get("key") != key:
                 return None
             vocabulary, idf = arrays["vocabulary"], arrays["idf"]
+            chars, char_idf = arrays["chars"], arrays["char_idf"]
             groups = [
                 _group(entry, arrays[f"coef{i}"], arrays[f"intercept{i}"]) for i, entry in enumerate(header["groups"])
             ]
     except (OSError, ValueError, KeyError, TypeError, AttributeError, json.JSONDecodeError):
         return None
-    if len(vocabulary) != len(idf) or any(g.coef.shape[1] != len(idf) for g in groups):
+    width = len(idf) + len(char_idf)
+    if len(vocabulary) != len(idf) or len(chars) != len(char_idf) or any(g.coef.shape[1] != width for g in groups):
         return None
-    return TextModel(vocabulary, idf, groups)
+    return TextModel(vocabulary, idf, groups, chars, char_idf)
 
 
 def _group(entry: dict[str, Any], coef: np.ndarray, intercept: np.ndarray) -> GroupModel:

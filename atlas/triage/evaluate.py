@@ -79,32 +79,45 @@ def baseline_fit(train: list[Issue], project: Project) -> tuple[object, dict[str
 
 def label_replay(project: Project, issues: list[Issue]) -> dict[str, dict[str, Predictions]]:
     """Per group, the predictions of the model and of the baseline for every test issue with a label of it."""
-    from threadpoolctl import threadpool_limits
-
     test = test_part(project, issues)
-    found: dict[str, dict[str, Predictions]] = {
-        g.name: {"model": Predictions(), "baseline": Predictions()} for g in project.groups
-    }
+    found = _empty(project)
     folds = np.array_split(np.arange(len(test)), min(FOLDS, len(test))) if test else []
     for fold in folds:
         chunk = [test[int(i)] for i in fold]
-        train = [i for i in issues if i.created_at < chunk[0].created_at]
-        with threadpool_limits(1):
-            model = fit(list(reversed(train)), project.groups)
-            vectorizer, baseline = baseline_fit(train, project)
-        ours = model.vectors([issue.text for issue in chunk])
-        theirs = vectorizer.transform([issue.text for issue in chunk])  # type: ignore[attr-defined]
-        for group in project.groups:
-            for row, issue in enumerate(chunk):
-                truth = training_label(issue, group)
-                if truth is None:
-                    continue
-                for name, fitted, x in (
-                    ("model", model.group(group.name), ours),
-                    ("baseline", baseline.get(group.name), theirs),
-                ):
-                    _predict(found[group.name][name], fitted, x.getrow(row), issue, truth, project)
+        _replay(project, [i for i in issues if i.created_at < chunk[0].created_at], chunk, found)
     return found
+
+
+def split_replay(project: Project, train: list[Issue], test: list[Issue]) -> dict[str, dict[str, Predictions]]:
+    """The same replay on a split given from outside (a published benchmark's): both fitted on `train` alone."""
+    found = _empty(project)
+    _replay(project, sorted(train, key=lambda issue: (issue.created_at, issue.id)), test, found)
+    return found
+
+
+def _empty(project: Project) -> dict[str, dict[str, Predictions]]:
+    return {g.name: {"model": Predictions(), "baseline": Predictions()} for g in project.groups}
+
+
+def _replay(project: Project, train: list[Issue], test: list[Issue], into: dict[str, dict[str, Predictions]]) -> None:
+    """Fit the model and the baseline on `train` (oldest first) and predict each labelled issue of `test`."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        model = fit(list(reversed(train)), project.groups)
+        vectorizer, baseline = baseline_fit(train, project)
+    ours = model.features([issue.text for issue in test])
+    theirs = vectorizer.transform([issue.text for issue in test])  # type: ignore[attr-defined]
+    for group in project.groups:
+        for row, issue in enumerate(test):
+            truth = training_label(issue, group)
+            if truth is None:
+                continue
+            for name, fitted, x in (
+                ("model", model.group(group.name), ours),
+                ("baseline", baseline.get(group.name), theirs),
+            ):
+                _predict(into[group.name][name], fitted, x.getrow(row), issue, truth, project)
 
 
 def _predict(

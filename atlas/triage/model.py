@@ -1,16 +1,19 @@
-"""The text model: TF-IDF of words and word pairs, and a logistic regression per label group.
+"""The text model: TF-IDF of words and word pairs, and of character n-grams, and a logistic regression per label group.
 
 Fitted on the project's labelled issues (the newest TRAIN_MAX of them, so memory and time stay
 bounded however long the backlog), it gives each group's labels a probability, the words that
-decided it, and a vector for similarity. scikit-learn fits it; applying it needs only numpy and
-the vocabulary, so a cached model (`cache.py`) loads without unpickling anything.
+decided it, and a vector for similarity. The classifiers also read character n-grams of the
+issue's start: they catch what word tokens drop (`how`, `why`, `?`, `crash`/`crashes`/`crashed`,
+`TypeError:`), which tells a question from a bug; similarity reads the words alone. scikit-learn
+fits it; applying it needs only numpy and the vocabularies, so a cached model (`cache.py`) loads
+without unpickling anything.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -26,6 +29,10 @@ REGULARISATION = 30.0
 TOKEN = r"(?u)\b[A-Za-z_][\w.]*[\w]\b|\b[A-Z]+-\d+\b"
 """Words, dotted names (`orbit.lease`) and error codes (`ORB-1101`); bare numbers say nothing."""
 _DIGITS = re.compile(r"\d+")
+CHAR_NGRAMS = (2, 5)
+CHAR_TEXT = 2000
+"""Characters of an issue's text (titles first) its n-grams are read from: the start says what kind it is."""
+CHAR_VOCAB_MAX = 60_000
 
 
 def normalise(text: str) -> str:
@@ -51,16 +58,18 @@ class GroupModel:
         return np.asarray(exp / exp.sum(axis=1, keepdims=True))
 
     def deciding_words(self, x: sparse.csr_matrix, label: str, vocabulary: np.ndarray, count: int = 4) -> list[str]:
-        """The words of one issue that pushed most towards `label`."""
+        """The words of one issue that pushed most towards `label` (words only: n-grams explain nothing to a person)."""
         row = x.getrow(0)
-        if not row.nnz:
+        words = row.indices < len(vocabulary)
+        indices, data = row.indices[words], row.data[words]
+        if not len(indices):
             return []
         index = self.classes.index(label)
         weights = self.coef[0] if self.coef.shape[0] == 1 else self.coef[index]
         sign = -1.0 if self.coef.shape[0] == 1 and index == 0 else 1.0
-        contribution = row.data * weights[row.indices] * sign
+        contribution = data * weights[indices] * sign
         order = np.argsort(-contribution)[:count]
-        return [str(vocabulary[row.indices[i]]) for i in order if contribution[i] > 0]
+        return [str(vocabulary[indices[i]]) for i in order if contribution[i] > 0]
 
 
 @dataclass
@@ -68,24 +77,70 @@ class TextModel:
     vocabulary: np.ndarray
     idf: np.ndarray
     groups: list[GroupModel]
-    _index: dict[str, int] | None = None
+    chars: np.ndarray = field(default_factory=lambda: np.array([], dtype=str))
+    char_idf: np.ndarray = field(default_factory=lambda: np.array([], dtype=np.float64))
+    _counters: dict[str, _Counter] = field(default_factory=dict, repr=False)
 
     def vectors(self, texts: Iterable[str]) -> sparse.csr_matrix:
-        """Sublinear TF-IDF rows, L2-normalised: what the classifiers and the cosine read."""
-        from sklearn.feature_extraction.text import CountVectorizer
+        """Sublinear TF-IDF rows of words and word pairs, L2-normalised: what the cosine reads."""
+        counter = self._counter("words", self.vocabulary, VECTOR_OPTIONS)
+        return _weighted(counter.counts([normalise(t) for t in texts]), self.idf)
 
-        if self._index is None:
-            self._index = {str(term): i for i, term in enumerate(self.vocabulary)}
-        counts = CountVectorizer(vocabulary=self._index, **VECTOR_OPTIONS).transform([normalise(t) for t in texts])
-        counts = sparse.csr_matrix(counts, dtype=np.float64)
-        counts.data = 1.0 + np.log(counts.data)
-        weighted = sparse.csr_matrix(counts.multiply(self.idf.reshape(1, -1)))
-        norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1))).ravel()
-        norms[norms == 0] = 1.0
-        return sparse.csr_matrix(sparse.diags(1.0 / norms) @ weighted)
+    def features(self, texts: Iterable[str]) -> sparse.csr_matrix:
+        """What the classifiers read: the word rows, then the character n-gram rows (each L2-normalised)."""
+        texts = [normalise(t) for t in texts]
+        words = self.vectors(texts)
+        if not len(self.chars):
+            return words
+        counter = self._counter("chars", self.chars, CHAR_OPTIONS)
+        chars = _weighted(counter.counts([t[:CHAR_TEXT] for t in texts]), self.char_idf)
+        return sparse.csr_matrix(sparse.hstack([words, chars]))
+
+    def _counter(self, name: str, terms: np.ndarray, options: dict[str, object]) -> _Counter:
+        # Built once per model: scikit-learn's transform re-validates a 60,000-term vocabulary on every call.
+        if name not in self._counters:
+            self._counters[name] = _Counter(terms, options)
+        return self._counters[name]
 
     def group(self, name: str) -> GroupModel | None:
         return next((g for g in self.groups if g.group.name == name), None)
+
+
+class _Counter:
+    """Term counts of texts over a fixed vocabulary, with the analyzer the vocabulary was learnt with."""
+
+    def __init__(self, terms: np.ndarray, options: dict[str, object]) -> None:
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        self.index = {str(term): i for i, term in enumerate(terms)}
+        self.width = len(terms)
+        self.analyze = CountVectorizer(**options).build_analyzer()
+
+    def counts(self, texts: list[str]) -> sparse.csr_matrix:
+        indptr, indices, values = [0], list[int](), list[int]()
+        index = self.index
+        for text in texts:
+            found: dict[int, int] = {}
+            for term in self.analyze(text):
+                column = index.get(term)
+                if column is not None:
+                    found[column] = found.get(column, 0) + 1
+            indices.extend(found)
+            values.extend(found.values())
+            indptr.append(len(indices))
+        shape = (len(texts), self.width)
+        found_counts = sparse.csr_matrix((np.array(values, dtype=np.float64), indices, indptr), shape=shape)
+        found_counts.sort_indices()
+        return found_counts
+
+
+def _weighted(counts: sparse.spmatrix, idf: np.ndarray) -> sparse.csr_matrix:
+    counts = sparse.csr_matrix(counts, dtype=np.float64)
+    counts.data = 1.0 + np.log(counts.data)
+    weighted = sparse.csr_matrix(counts.multiply(idf.reshape(1, -1)))
+    norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1))).ravel()
+    norms[norms == 0] = 1.0
+    return sparse.csr_matrix(sparse.diags(1.0 / norms) @ weighted)
 
 
 VECTOR_OPTIONS: dict[str, object] = {
@@ -94,6 +149,7 @@ VECTOR_OPTIONS: dict[str, object] = {
     "lowercase": True,
     "stop_words": "english",
 }
+CHAR_OPTIONS: dict[str, object] = {"analyzer": "char_wb", "ngram_range": CHAR_NGRAMS, "lowercase": True}
 
 
 def training_label(issue: Issue, group: LabelGroup) -> str | None:
@@ -115,15 +171,26 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     texts = [normalise(issue.text) for issue in chosen]
+    if not texts:
+        return TextModel(np.array([], dtype=str), np.array([], dtype=np.float64), [])
     min_df = 2 if len(texts) >= 1000 else 1
     vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=min_df, max_features=VOCAB_MAX, **VECTOR_OPTIONS)
-    x = vectorizer.fit_transform(texts) if texts else None
-    vocabulary = np.array(vectorizer.get_feature_names_out() if texts else [], dtype=str)
-    idf = np.asarray(vectorizer.idf_ if texts else [], dtype=np.float64)
-    models = (
-        [m for m in (_fit_group(x, chosen, group, c) for group in groups) if m is not None] if x is not None else []
+    words = vectorizer.fit_transform(texts)
+    # Character n-grams that occur once teach nothing and would crowd out the rest.
+    char_vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2, max_features=CHAR_VOCAB_MAX, **CHAR_OPTIONS)
+    try:
+        chars = char_vectorizer.fit_transform([t[:CHAR_TEXT] for t in texts])
+    except ValueError:  # too few issues for any n-gram to occur twice
+        chars = None
+    x = sparse.csr_matrix(sparse.hstack([words, chars])) if chars is not None else words
+    models = [m for m in (_fit_group(x, chosen, group, c) for group in groups) if m is not None]
+    return TextModel(
+        np.array(vectorizer.get_feature_names_out(), dtype=str),
+        np.asarray(vectorizer.idf_, dtype=np.float64),
+        models,
+        np.array(char_vectorizer.get_feature_names_out() if chars is not None else [], dtype=str),
+        np.asarray(char_vectorizer.idf_ if chars is not None else [], dtype=np.float64),
     )
-    return TextModel(vocabulary, idf, models)
 
 
 def _fit_group(x: sparse.csr_matrix, issues: list[Issue], group: LabelGroup, c: float) -> GroupModel | None:

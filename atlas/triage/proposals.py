@@ -17,7 +17,7 @@ from atlas.triage.corpus import Issue
 from atlas.triage.groups import LabelGroup
 from atlas.triage.model import GroupModel, TextModel
 from atlas.triage.project import Project
-from atlas.triage.similar import query_terms
+from atlas.triage.similar import candidates
 
 EVIDENCE = 3
 EVIDENCE_POOL = 30
@@ -84,24 +84,19 @@ def propose_group(
 
 
 def labelled_neighbours(project: Project, issue: Issue) -> dict[int, tuple[str, ...]]:
-    """Issues like this one (best first) and their labels: the evidence behind a proposal."""
-    terms = query_terms(project.model(), issue)
-    if not terms:
+    """Issues like this one (best first; newest first in a large backlog) and their labels: a proposal's evidence."""
+    ids = [issue_id for issue_id, _ in candidates(project, issue, limit=EVIDENCE_POOL)]
+    if not ids:
         return {}
     with connect(project.corpus.data, project.corpus.home) as conn:
-        rows = conn.execute(
-            "SELECT rowid FROM issues_fts WHERE issues_fts MATCH ? AND rowid != ? ORDER BY rank LIMIT ?",
-            [" OR ".join(terms), issue.id, EVIDENCE_POOL],
-        ).fetchall()
-        ids = [int(row[0]) for row in rows]
         labels = labels_of(conn, ids)
-    return {i: tuple(labels[i]) for i in ids if labels[i]}
+    return {i: tuple(labels[i]) for i in ids if labels.get(i)}
 
 
 def propose(project: Project, issues: list[Issue]) -> list[Proposal]:
     """A proposal for each issue: its empty expected groups filled, or left to a person."""
     model = project.model()
-    vectors = model.vectors([issue.text for issue in issues]) if issues else None
+    vectors = model.features([issue.text for issue in issues]) if issues else None
     found = []
     for row, issue in enumerate(issues):
         x = vectors.getrow(row) if vectors is not None else None

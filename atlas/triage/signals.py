@@ -1,4 +1,4 @@
-"""The inbox: open issues that need a maintainer, and why, sorted by severity then age.
+"""The inbox: open issues that need a maintainer, and why, sorted by severity (`severity.py`) then age.
 
 Untriaged (an expected label group is empty), unanswered (nobody but the author has spoken),
 waiting on the reporter (the last word, someone else's, asked them something), new since the last
@@ -14,8 +14,8 @@ from datetime import datetime
 from atlas.triage.corpus import Issue, Thread
 from atlas.triage.groups import missing_groups
 from atlas.triage.project import Project
+from atlas.triage.severity import Severity, scale, severity_of, sort_key
 
-SEVERITY_GROUPS = ("severity", "priority")
 OPEN_MAX = 200_000
 
 
@@ -23,7 +23,7 @@ OPEN_MAX = 200_000
 class InboxItem:
     issue: Issue
     reasons: tuple[str, ...]
-    severity: str | None
+    severity: Severity
     age_days: int
     idle_days: int
     new: bool
@@ -32,7 +32,8 @@ class InboxItem:
         return {
             "id": self.issue.id,
             "title": self.issue.title,
-            "severity": self.severity,
+            "severity": self.severity.label,
+            "severity_unknown": self.severity.unknown,
             "age_days": self.age_days,
             "idle_days": self.idle_days,
             "labels": list(self.issue.labels),
@@ -73,14 +74,9 @@ def reasons_for(project: Project, issue: Issue, thread: Thread, now: str, seen_u
     return found
 
 
-def severity_of(issue: Issue, project: Project) -> str | None:
-    groups = [g for g in project.groups if g.name in SEVERITY_GROUPS]
-    present = [label for g in groups for label in g.present(issue.labels)]
-    return min(present) if present else None
-
-
 def inbox(project: Project, *, seen_until: str | None, commented: set[int] | None = None) -> list[InboxItem]:
-    """Every open issue with a reason to look at it: the most severe first, then the oldest."""
+    """Every open issue with a reason to look at it: the most severe first (an unknown severity right after
+    the known worst), then the oldest."""
     now = project.corpus.newest_activity()
     issues = list(project.corpus.newest(OPEN_MAX, state="open"))
     threads = project.corpus.threads([issue.id for issue in issues])
@@ -97,11 +93,12 @@ def inbox(project: Project, *, seen_until: str | None, commented: set[int] | Non
             InboxItem(
                 issue,
                 tuple(reasons),
-                severity_of(issue, project),
+                severity_of(project.groups, issue.labels),
                 days_between(issue.created_at, now),
                 idle,
                 "new" in reasons,
             )
         )
-    items.sort(key=lambda item: (item.severity is None, item.severity or "", item.issue.created_at))
+    order = scale(project.groups)
+    items.sort(key=lambda item: (sort_key(item.severity, order), item.issue.created_at, item.issue.id))
     return items

@@ -92,3 +92,49 @@ def test_a_damaged_inbox_memory_is_forgotten_not_trusted(tmp_path: Path) -> None
     items = inbox(atlas_env(home, ORBIT_DATA=str(data)))
     assert items and not any(item["new"] for item in items)
     assert json.loads((home / "triage" / "inbox.json").read_text())  # rewritten whole
+
+
+def severity_backlog() -> list[dict[str, Any]]:
+    """Closed history that teaches the groups, and open issues of every kind of severity."""
+    bug, question = ["comp:worker", "type:bug"], ["comp:core", "type:question"]
+    found = [
+        issue(n, f"Old bug {n}", state="closed", labels=[*bug, "severity:S3"], created_at=f"2025-01-0{n}T10:00:00Z")
+        for n in range(1, 6)
+    ]
+    found += [
+        issue(n, f"Old question {n}", state="closed", labels=question, created_at=f"2025-02-0{n}T10:00:00Z")
+        for n in (7, 8)
+    ]
+    found += [
+        issue(11, "Typo in --help", labels=[*bug, "severity:S4"], created_at="2025-06-01T10:00:00Z"),  # stale
+        issue(12, "Jobs run twice", labels=[*bug, "severity:S1"], created_at="2026-02-20T10:00:00Z"),
+        issue(13, "Pickup is slow", labels=[*bug, "severity:S2"], created_at="2026-02-10T10:00:00Z"),
+        issue(14, "Something broke", created_at="2026-03-01T10:00:00Z"),  # no labels at all
+        issue(15, "How do leases work?", labels=question, created_at="2026-01-01T10:00:00Z"),
+        issue(16, "Worker hangs", labels=bug, created_at="2026-02-25T10:00:00Z"),  # a bug without a severity
+    ]
+    return found
+
+
+def test_an_issue_without_a_severity_is_unknown_not_minor(tmp_path: Path) -> None:
+    data = make_dataset(tmp_path, severity_backlog())
+    env = atlas_env(tmp_path / "home", ORBIT_DATA=str(data))
+    items = inbox(env)
+    # The known worst first; then the unknown (it could be as bad), oldest first; then the rest of the
+    # scale; last the question, which on this project takes no severity.
+    assert [item["id"] for item in items] == [12, 16, 14, 13, 11, 15]
+    unknown = {item["id"] for item in items if item["severity_unknown"]}
+    assert unknown == {14, 16}
+    table = run_atlas("inbox", env=env)
+    assert table.code == 0 and "unknown" in table.stdout
+
+
+def test_severity_words_rank_in_their_meaning_not_alphabetically() -> None:
+    from atlas.triage.groups import LabelGroup
+    from atlas.triage.severity import scale, severity_of
+
+    words = LabelGroup("severity", ("severity:high", "severity:low", "severity:medium"), always=True)
+    assert scale([words]) == ["severity:high", "severity:medium", "severity:low"]
+    assert severity_of([words], ["severity:low", "severity:high"]).label == "severity:high"
+    numbered = LabelGroup("priority", ("P0", "P10", "P2"), always=True)
+    assert scale([numbered]) == ["P0", "P2", "P10"]
