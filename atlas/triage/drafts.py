@@ -28,7 +28,7 @@ def missing_details(issue: Issue) -> list[str]:
     text = f"{issue.title}\n{issue.body}"
     wanted = []
     if not VERSION.search(text):
-        wanted.append("the version you run (`orbit --version`, and your Python and OS)")
+        wanted.append("the version you run, and your operating system")
     if FAILURE.search(text) and not LOG.search(text):
         wanted.append("the log or traceback around the failure, as text")
     return wanted

@@ -85,17 +85,17 @@ def test_p_naming_an_item_not_shown_writes_nothing_and_asks_again(home: Path) ->
 
 
 def test_a_deny_rule_is_said_at_the_review_and_wins_over_its_yes(home: Path) -> None:
-    rule = '[[policy.rules]]\nname = "no-severity"\ndecision = "deny"\ntool = "add_label"\nlabels = ["severity:*"]\n'
+    rule = '[[policy.rules]]\nname = "no-type"\ndecision = "deny"\ntool = "add_label"\nlabels = ["type:*"]\n'
     (home / "config.toml").write_text(rule, encoding="utf-8")
     env = atlas_env(home)
     child, items = review(env, "triage", "132")
-    severity = next(n for n, what in items.items() if "add label severity:" in what)
+    typed = next(n for n, what in items.items() if "add label type:" in what)
     shown = (child.before or b"").decode()
-    assert "! rule no-severity denies it, whatever the answer" in shown
-    assert f"  {severity}: add_label" not in shown  # no rule is offered for it
+    assert "! rule no-type denies it, whatever the answer" in shown
+    assert f"  {typed}: add_label" not in shown  # no rule is offered for it
     child.send(b"y\r")
     code, rest = finish(child)
-    assert code == 0 and b"denied by rule no-severity" in rest
+    assert code == 0 and b"denied by rule no-type" in rest
     labels = [r["label"] for r in tracker_records(env)]
-    assert labels and not any(label.startswith("severity:") for label in labels)
+    assert labels and not any(label.startswith("type:") for label in labels)
     assert {r["decided_by"] for r in tracker_records(env)} == {"person"}
