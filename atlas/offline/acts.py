@@ -20,14 +20,16 @@ from atlas.offline.issue_refs import CODE_RE
 from atlas.offline.label_acts import label_change
 from atlas.offline.later import Later
 from atlas.offline.lazy import lazy
-from atlas.offline.plan import PlannedCall, codes_in, read_lookups
+from atlas.offline.plan import PlannedCall, codes_in, doc_aliases, docs_in, read_lookups
 from atlas.offline.search import Search, search_in, wants_search
 from atlas.offline.sections import content_words, heading_name
+from atlas.offline.topics import best_section
 from atlas.offline.vocabulary import Vocabulary
 
 QUESTION_RE = lazy(
     r"^\s*(?:what|which|should|would|does|do|is|are|how|why|who|when|has|have|did)\b|\b(?:what|which)\s+labels?\b", re.I
 )
+_THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
 _NEWEST_RE = lazy(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)
 _READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
 _COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.I)
@@ -66,16 +68,24 @@ _ANYTHING_RE = lazy(
 _DOCS_RE = lazy(r"\b(?:docs?|documentation|guide|manual|section|page)\b", re.I)
 _DOC_ASK_RE = lazy(
     r"\b(?:docs?|documentation|documented|document|guide|manual|page|section)\b|\bwhere\s+(?:do|does|is|are|can)\b"
-    r"|\bhow\s+(?:do|can|should|would|does)\s+(?:i|we|you|it|one)\b|\bhow\s+(?:to|i)\b|\bwhat\s+does\b.+\bdo\b"
+    r"|\bhow\s+(?:(?:do|can|should|would|does)\s+)?(?:i|we|you|it|one)\b|\bhow\s+to\b|\bwhat\s+does\b.+\bdo\b"
     r"|\b(?:explains?|describes?|covers?)\b",
     re.I,
 )
+_ISSUE_PRONOUN_RE = lazy(r"\b(?:it|its|them|both|that\s+one|this\s+one)\b", re.I)
+"""`explain the codes it cites` after `show 41`: a request about the issue named before, not a doc ask."""
 _ERROR_WORDS_RE = lazy(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\b", re.I)
 _SEARCHY_RE = lazy(
     LEAD
     + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b",
     re.I,
 )
+_DOC_REQUEST_RE = lazy(
+    LEAD + r"(?:show|open|read|pull|get|grab|fetch|look|check|see|display|give|point|find|send|link|tell\s+me|where|"
+    r"which|what|how|is|are|do|does|any)\b",
+    re.I,
+)
+"""How a request for a doc starts when it is not a question: `point me to …`, `give me the short version …`."""
 _READ_START_RE = lazy(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
 
 
@@ -91,6 +101,8 @@ def act_of(
     typed = request.unmasked()
     if (lead := OTHERWISE_RE.match(text)) and before is not None and before.kind == "conditional":
         return otherwise(request, text[lead.end() :], before, vocabulary)
+    if _THANKS_RE.match(text) and "?" not in text and not issue_refs(text) and not CODE_RE.search(text):
+        return Act("none", typed)  # `thanks, that's everything for this audit`: a closing remark asks for nothing
     if CONDITION_RE.search(text) and (act := conditional(request, text, context, vocabulary)):
         return act
     if (terse := ISSUE_QUOTE_RE.match(text)) and len(quoted_texts(request)) == 1:
@@ -107,6 +119,11 @@ def act_of(
         return act
     if _MEANING_RE.search(text) and not issue_refs(text) and (act := _label_meaning(text, vocabulary)):
         return act
+    about_issue = bool(issue_refs(text)) or bool(context and _ISSUE_PRONOUN_RE.search(text))
+    # `which doc explains how many connections …`: a doc named as what is wanted comes before a count
+    doc_named = _DOCS_RE.search(text) and not about_issue and not CODE_RE.search(text)
+    if doc_named and (act := _doc_ask(text, vocabulary, before)):
+        return act
     if _NEWEST_RE.search(text) and not issue_refs(text):
         return _newest(text, vocabulary.labels)
     if _COUNT_RE.search(text) and not issue_refs(text):
@@ -116,9 +133,9 @@ def act_of(
         return Act("symptom", typed)
     if (
         _DOC_ASK_RE.search(text)
-        and not issue_refs(text)
+        and not about_issue
         and not CODE_RE.search(text)
-        and (act := _doc_ask(text, vocabulary))
+        and (act := _doc_ask(text, vocabulary, before))
     ):
         return act
     if _ANYTHING_RE.match(text) and not issue_refs(text) and not _DOCS_RE.search(text):
@@ -182,25 +199,28 @@ def _label_meaning(text: str, vocabulary: Vocabulary) -> Act | None:
     return None
 
 
-def _doc_ask(text: str, vocabulary: Vocabulary) -> Act | None:
+def _doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | None:
     """`where do we document the precedence of …`, `how do I run it under systemd`: a doc named, else the
-    section whose heading and text best hold the question's words (error sections only for errors)."""
+    section whose heading and text best hold the question's words (error sections only for errors).
+    A doc ask with no topic of its own (`is there a page I can link them to?`) is about the request before."""
+    if not (QUESTION_RE.match(text) or "?" in text or _DOC_REQUEST_RE.match(text)):
+        return None  # `thanks, that's everything for this docs audit`: a remark, not an ask
     named = read_lookups(text, vocabulary)
     folded = text.casefold()
     if any(name.casefold() in folded for name in vocabulary.error_names):
         return None  # `explain ScheduleDrift`: an error named
-    if named.docs or named.list_docs or named.search or named.notes:
+    if docs_in(text, doc_aliases(vocabulary)) or named.codes or named.list_docs or named.search or named.notes:
         return None  # a doc, a list of docs or a search named in so many words: the lookup reader plans it
     words = [w for w in content_words(_DOCS_RE.sub(" ", text)) if not w.isdigit()]
     errors = bool(_ERROR_WORDS_RE.search(text))
-    # Every word must be in the section: a question the docs do not answer gets no section at all.
-    for section in vocabulary.best_sections(words, limit=4, every=True):
-        if section.doc_id != "error-codes" or errors:
-            call = PlannedCall(
-                "get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)}
-            )
-            return Act("doc", text, reads=[call])
-    return None
+    # A section must hold most of the question's weight: a question the docs do not answer gets none.
+    section = best_section(words, vocabulary, errors=errors)
+    if section is None and before is not None and before.kind in {"lookup", "symptom", "none"}:
+        section = best_section([w for w in content_words(before.text) if not w.isdigit()], vocabulary, errors=errors)
+    if section is None:
+        return None
+    call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
+    return Act("doc", text, reads=[call])
 
 
 def _only_filters(text: str, labels: Sequence[str]) -> bool:

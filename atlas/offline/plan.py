@@ -198,7 +198,7 @@ def _alias_pattern(words: tuple[str, ...]) -> str:
     return "(?:" + "|".join(re.escape(alias).replace(r"\ ", r"[\s-]") for alias in words) + ")"
 
 
-def _docs_in(text: str, aliases: dict[str, tuple[str, ...]]) -> list[tuple[str, str | None]]:
+def docs_in(text: str, aliases: dict[str, tuple[str, ...]]) -> list[tuple[str, str | None]]:
     """Doc pages the question names, each with the section it asks for (None: the whole page).
 
     A doc named inside another doc's section request ("the api section of configuration") is
@@ -304,7 +304,7 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan.explain = bool(plan.issue_ids) and bool(EXPLAIN_RE.search(text))
     plan.whole = bool(plan.issue_ids) and not plan.compare and not plan.explain and wants_whole_issue(text)
     aliases = doc_aliases(vocabulary)
-    plan.docs = [_with_heading(doc, heading, text, vocabulary) for doc, heading in _docs_in(text, aliases)]
+    plan.docs = [_with_heading(doc, heading, text, vocabulary) for doc, heading in docs_in(text, aliases)]
     doc_codes = [h for doc, h in plan.docs if doc == "error-codes" and h and CODE_RE.fullmatch(h)]
     plan.docs = [(doc, heading) for doc, heading in plan.docs if heading not in doc_codes]
     plan.codes = codes_in(text)[:MAX_EXPLICIT_CODES]

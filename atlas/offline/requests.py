@@ -16,6 +16,7 @@ from atlas.offline.sections import (
     section_about,
     section_named,
 )
+from atlas.offline.topics import best_section
 from atlas.offline.vocabulary import Section, Vocabulary
 
 if TYPE_CHECKING:
@@ -166,7 +167,7 @@ def _topic_section(
     for doc, patterns in aliases.items():
         if any(re.search(rf"\b{pattern}\b", text, re.IGNORECASE) for pattern in patterns):
             return section_about(_without(words, patterns), vocabulary, doc)
-    return section_about(words, vocabulary) if _DOC_WORD_RE.search(text) else None
+    return best_section(words, vocabulary) if _DOC_WORD_RE.search(text) else None
 
 
 def _without(words: list[str], patterns: list[str]) -> list[str]:

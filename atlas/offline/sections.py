@@ -27,6 +27,8 @@ STOPWORDS = frozenset(
         something doc docs documentation page guide section sections part chapter manual reference md error
         errors code codes mean means meaning explain is that thing issue issues ticket tickets
         again also just keep keeps getting
+        documented document documents explains explained describe describes described cover covers covered
+        anywhere mention mentions mentioned talk talks link them they us
         """,
     )
 )
