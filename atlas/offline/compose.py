@@ -63,7 +63,8 @@ def read_question(question: str, vocabulary: Vocabulary | None = None, available
     symptom = next((act for act in acts if act.kind == "symptom"), None)
     if symptom is not None or (not plan.first_calls() and not plan.notes and not plan.later):
         said = " ".join(act.text for act in acts)
-        reads = symptom_reads(said, message.pasted, vocabulary, asked=symptom is not None)
+        asking = symptom.text if symptom is not None else ""
+        reads = symptom_reads(said, message.pasted, vocabulary, asked=symptom is not None, asking=asking)
         plan.reads += [call for call in reads if call not in plan.reads]
     plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
     return plan
