@@ -13,7 +13,16 @@ from collections.abc import Sequence
 
 from atlas.offline.act import LEAD, PRONOUN_RE, Act, targets
 from atlas.offline.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help
-from atlas.offline.conditions import CONDITION_RE, OTHERWISE_RE, conditional, only_the, otherwise
+from atlas.offline.conditions import (
+    CONDITION_RE,
+    OTHERWISE_RE,
+    also,
+    conditional,
+    if_so,
+    only_the,
+    otherwise,
+    whichever,
+)
 from atlas.offline.entities import issue_refs, label_refs
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.issue_refs import CODE_RE
@@ -101,8 +110,15 @@ def act_of(
     typed = request.unmasked()
     if (lead := OTHERWISE_RE.match(text)) and before is not None and before.kind == "conditional":
         return otherwise(request, text[lead.end() :], before, vocabulary)
+    under = request.joined and before is not None and before.kind == "conditional" and not CONDITION_RE.search(text)
+    if under and before is not None and (act := also(request, text, before, vocabulary)):
+        return act
     if _THANKS_RE.match(text) and "?" not in text and not issue_refs(text) and not CODE_RE.search(text):
         return Act("none", typed)  # `thanks, that's everything for this audit`: a closing remark asks for nothing
+    if before is not None and (act := if_so(request, text, context, before, vocabulary)):
+        return act
+    if act := whichever(request, text, context, vocabulary):
+        return act
     if CONDITION_RE.search(text) and (act := conditional(request, text, context, vocabulary)):
         return act
     if (terse := ISSUE_QUOTE_RE.match(text)) and len(quoted_texts(request)) == 1:
