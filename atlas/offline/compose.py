@@ -21,6 +21,7 @@ from atlas.offline.act import Act
 from atlas.offline.acts import act_of
 from atlas.offline.entities import issue_refs
 from atlas.offline.frames import split_message
+from atlas.offline.issue_refs import issue_ids_in
 from atlas.offline.lazy import lazy
 from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, read_lookups
 from atlas.offline.search import Search
@@ -43,7 +44,7 @@ def read_question(question: str, vocabulary: Vocabulary | None = None, available
         text = corrected(spelled_out(request.text), vocabulary.words)
         act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None)
         acts.append(act)
-        named = issue_refs(text)
+        named = _referents(text)
         if named or act.targets or act.issue_ids:
             context[:] = named or act.targets or act.issue_ids
     lookups = [act.text for act in acts if act.kind == "lookup"]
@@ -68,6 +69,14 @@ def read_question(question: str, vocabulary: Vocabulary | None = None, available
         plan.reads += [call for call in reads if call not in plan.reads]
     plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
     return plan
+
+
+def _referents(text: str) -> list[int]:
+    """The issues a later `it` may mean: one marked as an issue (`#58`) outweighs bare numbers beside it
+    (`reproduced #58 with concurrency 2`), which may be counts."""
+    named = issue_refs(text)
+    marked = [n for n in issue_ids_in(text) if n in named]
+    return marked if len(named) > 1 and len(marked) == 1 else named
 
 
 def known_codes(text: str, vocabulary: Vocabulary) -> str:
