@@ -28,7 +28,7 @@ from atlas.offline.requests import (
     unplanned_lookups,
 )
 from atlas.offline.search import Search, search_in, strip_quotes, wants_search
-from atlas.offline.sections import content_words, heading_in
+from atlas.offline.sections import content_words, heading_in, heading_name, section_named
 from atlas.offline.vocabulary import Vocabulary, vocabulary_of
 from atlas.offline.words import corrected, plain, spelled_out
 
@@ -47,6 +47,10 @@ DOC_ALIASES: dict[str, tuple[str, ...]] = {
 }
 """Words maintainers use for the bundled docs (longest first within a doc), beyond the doc ids and
 titles learned from the docs folder (`doc_aliases`)."""
+
+_QUOTED_RE = lazy(r"\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'")
+QUOTED_HEADING_SCORE = 90
+"""A quoted heading is typed nearly as it is written: `'Backoff delays'`, `"orbit jobs"`."""
 
 MAX_ISSUES = 8
 MAX_EXPLICIT_CODES = 6
@@ -313,6 +317,7 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan.codes += [name for name in names if vocabulary.error_names[name] not in plan.codes][:MAX_EXPLICIT_CODES]
     if plan.codes and plan.docs == [("error-codes", None)]:
         plan.docs = []  # "the error-codes doc on ORB-1101" asks for the code's section, not the page
+    plan.docs += [doc for doc in quoted_headings(text, vocabulary) if doc not in plan.docs]
     if not plan.docs:
         plan.docs = docs_by_topic(text, vocabulary)
     plan.list_docs = not plan.docs and bool(_LIST_DOCS_RE.search(text))
@@ -326,6 +331,18 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
         patterns = {doc: [_alias_pattern(words)] for doc, words in aliases.items()}
         unplanned_lookups(text, plan, vocabulary, patterns, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
     return plan
+
+
+def quoted_headings(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | None]]:
+    """`read the 'Backoff delays' section`, `the cli doc's 'orbit leases' and 'orbit jobs'`: a quoted text that
+    is a heading of the docs, near enough word for word, is that section."""
+    found: list[tuple[str, str | None]] = []
+    for match in _QUOTED_RE.finditer(text):
+        words = content_words(match.group(1) or match.group(2))
+        section = section_named(words, None, vocabulary, score=QUOTED_HEADING_SCORE, whole=True)
+        if section is not None and (doc := (section.doc_id, heading_name(section, vocabulary))) not in found:
+            found.append(doc)
+    return found
 
 
 def _with_heading(doc: str, heading: str | None, text: str, vocabulary: Vocabulary) -> tuple[str, str | None]:
