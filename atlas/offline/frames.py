@@ -25,7 +25,7 @@ LONG_LINE = 400
 _JOINT_PATTERN = (
     r"\s*(?:[;\n]+|(?<=[.!?])\s+(?=\S)|(?<=\")\s+(?=(?-i:[A-Z][a-z]*)\b)"  # `comment 'Done.' If …`
     r"|,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+(?=(?:please\s+)?[a-z]+\b)"
-    r"|,?\s+and\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b)|,\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b))\s*"
+    r"|,?\s+(?:and|n|&)\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b)|,\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b))\s*"
 )
 VERBS = (
     "add|remove|drop|strip|delete|clear|comment|post|reply|respond|write|leave|tell|let|ask|thank|ping|label|tag|mark|"
@@ -37,7 +37,7 @@ _BODY_ONLY_RE = lazy(
     re.I,
 )
 """A request that is only the text of the one before: "post a thank-you on #127. Something like: '…'"."""
-_AND_RE = lazy(r"\b(?:and|then)\b", re.IGNORECASE)
+_AND_RE = lazy(r"\b(?:and|then|n)\b|&", re.IGNORECASE)
 _CONDITION_START_RE = lazy(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when)\b", re.IGNORECASE)
 _COLON_BODY_RE = lazy(
     r"(?P<lead>\b(?:comment|reply|respond|post|write|note|say|ping|\+1)\b[^:\n\"]{0,60}?:(?![ \t]*\"Q\d)[ \t]*)"
