@@ -231,8 +231,15 @@ def _doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | Non
     errors = bool(_ERROR_WORDS_RE.search(text))
     # A section must hold most of the question's weight: a question the docs do not answer gets none.
     section = best_section(words, vocabulary, errors=errors)
-    if section is None and before is not None and before.kind in {"lookup", "symptom", "none"}:
-        section = best_section([w for w in content_words(before.text) if not w.isdigit()], vocabulary, errors=errors)
+    if before is not None and before.kind in {"lookup", "symptom", "none"} and not before.issue_ids:
+        # `… run it under systemd. Is there a page we could send them?`: the topic is said before the ask
+        topic = best_section(
+            [*words, *(w for w in content_words(before.text) if not w.isdigit())],
+            vocabulary,
+            errors=errors,
+            headed=True,
+        )
+        section = topic or section
     if section is None:
         return None
     call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})

@@ -338,8 +338,14 @@ def quoted_headings(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | 
     is a heading of the docs, near enough word for word, is that section."""
     found: list[tuple[str, str | None]] = []
     for match in _QUOTED_RE.finditer(text):
-        words = content_words(match.group(1) or match.group(2))
-        section = section_named(words, None, vocabulary, score=QUOTED_HEADING_SCORE, whole=True)
+        quoted = (match.group(1) or match.group(2)).strip().casefold()
+        exact = [s for s in vocabulary.sections if s.heading.casefold() == quoted and not CODE_RE.match(s.heading)]
+        words = content_words(quoted)
+        section = (
+            exact[0]
+            if len(exact) == 1
+            else section_named(words, None, vocabulary, score=QUOTED_HEADING_SCORE, whole=True)
+        )
         if section is not None and (doc := (section.doc_id, heading_name(section, vocabulary))) not in found:
             found.append(doc)
     return found

@@ -14,6 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from atlas.offline.lazy import lazy
+from atlas.offline.sections import content_words
 from atlas.offline.vocabulary import Section, Vocabulary
 
 HEADING_WEIGHT = 2.0
@@ -22,6 +23,9 @@ MIN_SHARE = 0.5
 """The share of the question's weight a section must hold to answer it, unless its heading holds a word."""
 MIN_HEADING_SHARE = 0.3
 """... and the share it must hold when its heading does."""
+MIN_NAMED = 0.5
+"""A section whose heading's words the question half holds is answered whatever else the question says: a
+docs' weight says little of words they rarely use (`behaves`, `holds`), which are the asker's English."""
 _TERM_RE = lazy(r"[a-z0-9][a-z0-9._-]*")
 
 
@@ -32,9 +36,13 @@ class Ranked:
     share: float
     """The part of the question's word weight that the section holds."""
     in_heading: bool
+    named: float = 0.0
+    """The part of the heading's own words the question holds: 1.0 for `the dashboard` and `The dashboard`."""
 
     @property
     def relevant(self) -> bool:
+        if self.in_heading and self.named >= MIN_NAMED:
+            return True
         return self.share >= (MIN_HEADING_SHARE if self.in_heading else MIN_SHARE)
 
 
@@ -49,23 +57,31 @@ def ranked_sections(
     total = len(vocabulary.sections)
     scores: dict[int, float] = {}
     held: dict[int, float] = {}
-    headed: set[int] = set()
+    headed: dict[int, int] = {}
     weight = 0.0
     for term in terms[:24]:  # a pasted paragraph is not a topic: its first words are enough
         anywhere, in_headings = _rows(index, term, vocabulary)
         if not anywhere:
             continue  # a word the docs never use says nothing about which section
         idf = math.log(1 + total / len(anywhere))
-        weight += idf
+        # A word in one section's prose only (`behaves`, `send`) is as likely the asker's English as a topic:
+        # it adds to that section's score but not to the weight a section must hold.
+        weight += idf if len(anywhere) > 1 or in_headings else 0.0
         for row in anywhere:
             scores[row] = scores.get(row, 0.0) + idf
             held[row] = held.get(row, 0.0) + idf
         heading_idf = math.log(1 + total / len(in_headings)) if in_headings else 0.0
         for row in in_headings:
             scores[row] = scores.get(row, 0.0) + HEADING_WEIGHT * heading_idf
-            headed.add(row)
+            headed[row] = headed.get(row, 0) + 1
     found = [
-        Ranked(vocabulary.sections[row - 1], score, held[row] / weight, row in headed)
+        Ranked(
+            vocabulary.sections[row - 1],
+            score,
+            min(1.0, held[row] / weight) if weight else 1.0,
+            row in headed,
+            headed.get(row, 0) / max(1, len(content_words(vocabulary.sections[row - 1].heading))),
+        )
         for row, score in scores.items()
         if doc_id is None or vocabulary.sections[row - 1].doc_id == doc_id
     ]
@@ -74,13 +90,14 @@ def ranked_sections(
 
 
 def best_section(
-    words: list[str], vocabulary: Vocabulary, doc_id: str | None = None, *, errors: bool = True
+    words: list[str], vocabulary: Vocabulary, doc_id: str | None = None, *, errors: bool = True, headed: bool = False
 ) -> Section | None:
-    """The section that answers the words, when one holds enough of them; error sections only with `errors`."""
+    """The section that answers the words, when one holds enough of them; error sections only with `errors`;
+    `headed`: only a section whose heading holds one of the words."""
     for ranked in ranked_sections(words, vocabulary, doc_id, limit=4):
         if ranked.section.doc_id == "error-codes" and not errors and doc_id != "error-codes":
             continue
-        return ranked.section if ranked.relevant else None
+        return ranked.section if ranked.relevant and (ranked.in_heading or not headed) else None
     return None
 
 
