@@ -108,18 +108,9 @@ def act_of(
 ) -> Act:
     """What the request does; a lookup unless its words ask for one of the acts below."""
     typed = request.unmasked()
-    if (lead := OTHERWISE_RE.match(text)) and before is not None and before.kind == "conditional":
-        return otherwise(request, text[lead.end() :], before, vocabulary)
-    under = request.joined and before is not None and before.kind == "conditional" and not CONDITION_RE.search(text)
-    if under and before is not None and (act := also(request, text, before, vocabulary)):
-        return act
     if _THANKS_RE.match(text) and "?" not in text and not issue_refs(text) and not CODE_RE.search(text):
         return Act("none", typed)  # `thanks, that's everything for this audit`: a closing remark asks for nothing
-    if before is not None and (act := if_so(request, text, context, before, vocabulary)):
-        return act
-    if act := whichever(request, text, context, vocabulary):
-        return act
-    if CONDITION_RE.search(text) and (act := conditional(request, text, context, vocabulary)):
+    if act := _conditional_act(request, text, context, vocabulary, before):
         return act
     if (terse := ISSUE_QUOTE_RE.match(text)) and len(quoted_texts(request)) == 1:
         issue_id = int(terse.group(1))  # `87: 'backoff fix lands in 2.8.4'`
@@ -154,22 +145,42 @@ def act_of(
         and (act := _doc_ask(text, vocabulary, before))
     ):
         return act
-    if _ANYTHING_RE.match(text) and not issue_refs(text) and not _DOCS_RE.search(text):
-        notes = []
-        return Act(
-            "search",
-            typed,
-            search=search_in(_ANYTHING_RE.sub("about ", text, count=1), notes, vocabulary.labels),
-            notes=notes,
-        )
-    if not issue_refs(text) and _is_search(text, vocabulary.labels):
-        notes = []
-        codes = codes_in(typed)
-        words = request.unmasked(text)
-        return Act("search", typed, search=search_in(words, notes, vocabulary.labels), notes=notes, codes=codes)
+    if not issue_refs(text) and (act := _search_act(request, text, vocabulary)):
+        return act
     if context and _ONLY_VERB_RE.fullmatch(text):
         return Act("none", typed)  # `#77 needs S2, label it`: the verb the request before already served
     return Act("lookup", typed, issue_ids=issue_refs(text) if _READ_START_RE.match(text) else [])
+
+
+def _search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | None:
+    """`anything open about backfills?`, `find closed bugs mentioning Postgres`, `open S1s?`."""
+    notes: list[str] = []
+    typed = request.unmasked()
+    if _ANYTHING_RE.match(text) and not _DOCS_RE.search(text):
+        words = _ANYTHING_RE.sub("about ", text, count=1)
+        return Act("search", typed, search=search_in(words, notes, vocabulary.labels), notes=notes)
+    if _is_search(text, vocabulary.labels):
+        search = search_in(request.unmasked(text), notes, vocabulary.labels)
+        return Act("search", typed, search=search, notes=notes, codes=codes_in(typed))
+    return None
+
+
+def _conditional_act(
+    request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary, before: Act | None
+) -> Act | None:
+    """A request that waits for a check: its own condition, or the one of the request before."""
+    if before is not None and before.kind == "conditional":
+        if lead := OTHERWISE_RE.match(text):
+            return otherwise(request, text[lead.end() :], before, vocabulary)
+        if request.joined and not CONDITION_RE.search(text) and (act := also(request, text, before, vocabulary)):
+            return act
+    if before is not None and (act := if_so(request, text, context, before, vocabulary)):
+        return act
+    if act := whichever(request, text, context, vocabulary):
+        return act
+    if CONDITION_RE.search(text):
+        return conditional(request, text, context, vocabulary)
+    return None
 
 
 def _triage_read(text: str, context: Sequence[int], tools: frozenset[str]) -> Act | None:
@@ -178,8 +189,8 @@ def _triage_read(text: str, context: Sequence[int], tools: frozenset[str]) -> Ac
         return None
     if _SUGGEST_RE.search(text):
         tool = "suggest_labels"
-    elif _SIMILAR_RE.search(text):
-        tool = "find_similar"
+    elif _SIMILAR_RE.search(text) and len(issue_refs(text)) < 2:
+        tool = "find_similar"  # `is 42 the same as 10?` names both: reading them answers it
     else:
         return None
     act = Act("lookup", text, issue_ids=ids[:1])

@@ -295,9 +295,13 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan = Plan(question=question)
     text = plain(question)
     # The action rules are long patterns; a question with none of their verbs skips compiling them.
-    text = take_comment(text, plan) if _COMMENT_WORDS_RE.search(text) else text
+    if _COMMENT_WORDS_RE.search(text):
+        text, taken = take_comment(text)
+        plan.comment, plan.notes = taken.comment, [*plan.notes, *taken.notes]
     text = corrected(spelled_out(text), vocabulary.words)
-    text = take_labels(text, plan, vocabulary.labels) if _LABEL_WORDS_RE.search(text) else text
+    if _LABEL_WORDS_RE.search(text):
+        text, taken = take_labels(text, vocabulary.labels)
+        plan.labels, plan.notes = [*plan.labels, *taken.labels], [*plan.notes, *taken.notes]
     text = _take_unsupported(text, plan)
     text = cannot_do(text, plan.notes)
     plan.issue_ids = issue_ids_in(text)
@@ -329,7 +333,8 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
         plan.notes += unanswered(plain(question), vocabulary.words)
     elif not plan.notes:
         patterns = {doc: [_alias_pattern(words)] for doc, words in aliases.items()}
-        unplanned_lookups(text, plan, vocabulary, patterns, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
+        codes, docs = unplanned_lookups(text, vocabulary, patterns, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
+        plan.codes, plan.docs = codes or plan.codes, docs or plan.docs
     return plan
 
 
