@@ -23,6 +23,7 @@ from atlas.offline.entities import issue_refs
 from atlas.offline.frames import split_message
 from atlas.offline.issue_refs import issue_ids_in
 from atlas.offline.lazy import lazy
+from atlas.offline.nearest import nearest_requests
 from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, read_lookups
 from atlas.offline.search import Search
 from atlas.offline.symptoms import symptom_reads
@@ -32,8 +33,11 @@ from atlas.offline.words import corrected, plain, spelled_out
 MAX_PASTED_CODES = 2
 
 
-def read_question(question: str, vocabulary: Vocabulary | None = None, available: Iterable[str] = ()) -> Plan:
-    """Everything the message asks for; `available`: the tools of the registry (triage reads need theirs)."""
+def read_question(
+    question: str, vocabulary: Vocabulary | None = None, available: Iterable[str] = (), *, suggest: bool = True
+) -> Plan:
+    """Everything the message asks for; `available`: the tools of the registry (triage reads need theirs);
+    `suggest`: when nothing was understood, find the nearest requests that are."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     message = split_message(plain(question))
     tools = frozenset(available)
@@ -68,6 +72,13 @@ def read_question(question: str, vocabulary: Vocabulary | None = None, available
         reads = symptom_reads(said, message.pasted, vocabulary, asked=symptom is not None, asking=asking)
         plan.reads += [call for call in reads if call not in plan.reads]
     plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
+    if suggest and not plan.understood:
+
+        def understood(text: str) -> bool:
+            tried = read_question(text, vocabulary, tools, suggest=False)
+            return bool(tried.first_calls() or tried.later)
+
+        plan.suggestions = nearest_requests(question, vocabulary, understood)
     return plan
 
 

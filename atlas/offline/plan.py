@@ -119,6 +119,8 @@ class Plan:
     """Round-one reads beyond issues, codes, docs and the search: more searches, triage tools."""
     later: list[Any] = field(default_factory=list)
     """Round-two steps (`later.Later`): conditional actions, label families, the newest hit."""
+    suggestions: list[str] = field(default_factory=list)
+    """When nothing was understood: the nearest requests that are (`find issues about redis timeouts`)."""
 
     @property
     def understood(self) -> bool:
