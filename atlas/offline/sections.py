@@ -28,7 +28,7 @@ STOPWORDS = frozenset(
         errors code codes mean means meaning explain is that thing issue issues ticket tickets
         again also just keep keeps getting
         documented document documents explains explained describe describes described cover covers covered
-        anywhere mention mentions mentioned talk talks link them they us
+        anywhere mention mentions mentioned talk talks link them they us make makes
         """,
     )
 )

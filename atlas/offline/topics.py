@@ -23,6 +23,8 @@ MIN_SHARE = 0.5
 """The share of the question's weight a section must hold to answer it, unless its heading holds a word."""
 MIN_HEADING_SHARE = 0.3
 """... and the share it must hold when its heading does."""
+NAMING_HEADINGS = 3
+"""A heading word held by at most this many headings can name one."""
 MIN_NAMED = 0.5
 """A section whose heading's words the question half holds is answered whatever else the question says: a
 docs' weight says little of words they rarely use (`behaves`, `holds`), which are the asker's English."""
@@ -62,7 +64,9 @@ def ranked_sections(
     for term in terms[:24]:  # a pasted paragraph is not a topic: its first words are enough
         anywhere, in_headings = _rows(index, term, vocabulary)
         if not anywhere:
-            continue  # a word the docs never use says nothing about which section
+            # A word the docs never use (`faster`) is something none of them covers: it weighs against all.
+            weight += math.log(1 + total)
+            continue
         idf = math.log(1 + total / len(anywhere))
         # A word in one section's prose only (`behaves`, `send`) is as likely the asker's English as a topic:
         # it adds to that section's score but not to the weight a section must hold.
@@ -73,7 +77,8 @@ def ranked_sections(
         heading_idf = math.log(1 + total / len(in_headings)) if in_headings else 0.0
         for row in in_headings:
             scores[row] = scores.get(row, 0.0) + HEADING_WEIGHT * heading_idf
-            headed[row] = headed.get(row, 0) + 1
+            # Only a word few headings share names a heading: `dashboard` does, `jobs` (in a dozen) does not.
+            headed[row] = headed.get(row, 0) + (len(in_headings) <= NAMING_HEADINGS)
     found = [
         Ranked(
             vocabulary.sections[row - 1],
