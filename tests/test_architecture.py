@@ -185,13 +185,7 @@ def test_modules_and_functions_stay_readable(name: str, path: Path) -> None:
     assert not long, f"{name}: {long}"
 
 
-KNOWN_BACK_EDGES = frozenset(
-    {
-        # The offline rules still write into the Plan they are handed (a type-only import back).
-        ("atlas.offline.actions", "atlas.offline.plan"),
-        ("atlas.offline.requests", "atlas.offline.plan"),
-    }
-)
+KNOWN_BACK_EDGES: frozenset[tuple[str, str]] = frozenset()
 
 
 def import_graph() -> dict[str, set[str]]:

@@ -20,9 +20,10 @@ LEAD = (
     # so a pasted line of numbers costs linear time, not exponential backtracking.
     r"^\s*(?>(?:hi|hey|ok|okay|so|now|also|and|then|please|pls|kindly|just|quickly|atlas|can\s+you|could\s+you|"
     r"would\s+you|will\s+you|can\s+u|could\s+u|go\s+ahead\s+and|i'?d\s+like\s+you\s+to|i\s+want\s+you\s+to|"
-    r"let'?s|we\s+should|you\s+can|(?:#?\d+\s*[:,-]?\s*)|(?:on\s+)?(?:it|this|that)\s*[:,-])[\s,!]*)*"
+    r"let'?s|we\s+should|you\s+can|(?:#?\d+\s*[:,-]?\s*)|(?:on\s+)?(?:it|this|that)\s*[:,-]|[^\w\s\"'`#+(\[:-]+)"
+    r"[\s,!]*)*"
 )
-"""What may stand before a request's verb: politeness, a greeting, the issue it is about (`41: …`)."""
+"""What may stand before a request's verb: politeness, a greeting, the issue it is about (`41: …`), an emoji."""
 PRONOUN_RE = lazy(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the\s+same)\b", re.I)
 
 

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from atlas.offline.labels import label_in_phrase, only_label_words
 from atlas.offline.lazy import lazy
 from atlas.offline.search import strip_quotes
-
-if TYPE_CHECKING:
-    from atlas.offline.plan import Plan
 
 _LABEL_TOKEN = r"(?:[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*|\"[^\"]+\"|'[^']+'|`[^`]+`)"
 _LABELS = rf"{_LABEL_TOKEN}(?:\s*(?:,|\band\b|&)\s*{_LABEL_TOKEN})*"
@@ -133,71 +130,94 @@ def _sentence(body: str) -> str:
     return body if body[-1] in ".!?" else body + "."
 
 
-def take_comment(text: str, plan: Plan) -> str:
-    """A comment request; its body is the user's own text, kept out of every other rule."""
+@dataclass
+class Taken:
+    """What the action rules found in a question: a comment, labels, and notes on what they could not do."""
+
+    comment: tuple[int, str] | None = None
+    labels: list[tuple[int, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def take_comment(text: str) -> tuple[str, Taken]:
+    """A comment request, and the question without it; its body is the user's own text, kept out of every
+    other rule."""
+    taken = Taken()
+    return _take_comment(text, taken), taken
+
+
+def _take_comment(text: str, taken: Taken) -> str:
     draft = _DRAFT_RE.search(text)
     if draft:
         issue_id = int(draft.group("id") or draft.group("id2"))
-        plan.notes.append(
+        taken.notes.append(
             f"I cannot draft a reply: the offline planner writes no prose of its own, so here is #{issue_id} to "
             f"reply to. To post your own text, say `comment on #{issue_id}: <your text>` (you approve it first)."
         )
         return text[: draft.start()] + f" #{issue_id} " + text[draft.end() :]
     for pattern in _INDIRECT_COMMENTS:
         if match := pattern.search(text):
-            plan.comment = (int(match.group("id")), _sentence(match.group("body")))
+            taken.comment = (int(match.group("id")), _sentence(match.group("body")))
             return text[: match.start()]
     if match := _ASK_AUTHOR_RE.search(text):
         what = match.group("body").strip()
         body = f"Could you share {what}?" if match.group("how").lower() == "for" else f"Could you {what}?"
-        plan.comment = (int(match.group("id")), body)
+        taken.comment = (int(match.group("id")), body)
         return text[: match.start()]
     if match := _THANK_RE.search(text):
         reason = f" for {match.group('body').strip()}" if match.group("body") else ""
-        plan.comment = (int(match.group("id")), f"Thank you{reason}!")
+        taken.comment = (int(match.group("id")), f"Thank you{reason}!")
         return text[: match.start()]
-    return _take_plain_comment(text, plan)
+    return _take_plain_comment(text, taken)
 
 
-def _take_plain_comment(text: str, plan: Plan) -> str:
+def _take_plain_comment(text: str, taken: Taken) -> str:
     """A comment request; its body is the user's own text, kept out of every other rule."""
     match = _COMMENT_RE.search(text)
     if not match:
         quoted = _POST_QUOTED_RE.search(text)
         if quoted:
-            plan.comment = (int(quoted.group("id")), strip_quotes(quoted.group("body")))
+            taken.comment = (int(quoted.group("id")), strip_quotes(quoted.group("body")))
             return text[: quoted.start()] + " " + text[quoted.end() :]
         verb = _COMMENT_VERB_RE.search(text)
         if verb:
-            plan.notes.append("To post a comment, name the issue and give the text: `comment on #41: Looking into it.`")
+            taken.notes.append(
+                "To post a comment, name the issue and give the text: `comment on #41: Looking into it.`"
+            )
             return text[: verb.start()]
         return text
     body = strip_quotes(_COMMENT_LEAD_RE.sub("", match.group("body").strip(), count=1))
     issue_id = int(match.group("id"))
     if re.search(r"\w", body):  # "comment on #41?" asks, it gives no text to post
-        plan.comment = (issue_id, body)
+        taken.comment = (issue_id, body)
     else:
-        plan.notes.append(f"To comment on #{issue_id}, give the text too: `comment on #{issue_id}: Looking into it.`")
+        taken.notes.append(f"To comment on #{issue_id}, give the text too: `comment on #{issue_id}: Looking into it.`")
     return text[: match.start()]
 
 
-def take_labels(text: str, plan: Plan, labels: Sequence[str]) -> str:
-    """Label requests: exact label names first, then labels named in words; a label verb without both is a note."""
+def take_labels(text: str, labels: Sequence[str]) -> tuple[str, Taken]:
+    """Label requests, and the question without them: exact label names first, then labels named in words;
+    a label verb without both is a note."""
+    taken = Taken()
+    return _take_labels(text, taken, labels), taken
+
+
+def _take_labels(text: str, taken: Taken, labels: Sequence[str]) -> str:
     if _ASKS_ABOUT_LABEL_RE.search(text):
         return text  # a question about labelling is answered by reading, never by an action
-    taken = False
+    exact = False
     for pattern in _LABEL_ACTIONS:
         while match := pattern.search(text):  # "label #130 comp:worker and label #130 severity:S3"
             ids = [int(d) for d in re.findall(r"\d+", match.group("ids"))]
-            found = _known(_label_tokens(match.group("labels")), labels, plan)
-            plan.labels += [(issue_id, label) for issue_id in ids for label in found]
+            found = _known(_label_tokens(match.group("labels")), labels, taken)
+            taken.labels += [(issue_id, label) for issue_id in ids for label in found]
             end = match.end()
             while more := _MORE_LABELS_RE.match(text, end):
-                found = _known(_label_tokens(more.group("labels")), labels, plan)
-                plan.labels += [(int(more.group("ids").lstrip("#")), label) for label in found]
+                found = _known(_label_tokens(more.group("labels")), labels, taken)
+                taken.labels += [(int(more.group("ids").lstrip("#")), label) for label in found]
                 end = more.end()
-            text, taken = text[: match.start()] + " " + text[end:], True
-    if taken:
+            text, exact = text[: match.start()] + " " + text[end:], True
+    if exact:
         return text
     for pattern in _WORDED_LABELS:
         match = pattern.search(text)
@@ -207,11 +227,11 @@ def take_labels(text: str, plan: Plan, labels: Sequence[str]) -> str:
         # in "..., label 111 accordingly", where the words before are the user's reason.
         if match and label and (pattern is _WORDED_LABELS[-1] or only_label_words(phrase or "", label)):
             ids = [int(d) for d in re.findall(r"\d+", match.group("ids"))]
-            plan.labels += [(issue_id, label) for issue_id in ids]
+            taken.labels += [(issue_id, label) for issue_id in ids]
             return text[: match.start()] + " " + text[match.end() :]
     verb = _LABEL_VERB_RE.search(text)
     if verb:
-        plan.notes.append(
+        taken.notes.append(
             "To add a label, name the issue and the label: `label #41 comp:core` or `add severity:S2 to issue 87`."
         )
         return text[: verb.start()] + " " + text[verb.end() :]
@@ -222,7 +242,7 @@ def _label_tokens(text: str) -> list[str]:
     return [strip_quotes(token) for token in re.findall(_LABEL_TOKEN, text)]
 
 
-def _known(tokens: list[str], labels: Sequence[str], plan: Plan) -> list[str]:
+def _known(tokens: list[str], labels: Sequence[str], taken: Taken) -> list[str]:
     """The dataset's labels the tokens name; one it does not have is said in a note, never added."""
     found = []
     for token in tokens:
@@ -230,5 +250,5 @@ def _known(tokens: list[str], labels: Sequence[str], plan: Plan) -> list[str]:
         if label:
             found.append(label)
         else:
-            plan.notes.append(f"There is no label `{token}` in this project, so I did not add it.")
+            taken.notes.append(f"There is no label `{token}` in this project, so I did not add it.")
     return found

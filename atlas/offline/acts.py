@@ -13,21 +13,32 @@ from collections.abc import Sequence
 
 from atlas.offline.act import LEAD, PRONOUN_RE, Act, targets
 from atlas.offline.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help
-from atlas.offline.conditions import CONDITION_RE, OTHERWISE_RE, conditional, only_the, otherwise
+from atlas.offline.conditions import (
+    CONDITION_RE,
+    OTHERWISE_RE,
+    also,
+    conditional,
+    if_so,
+    only_the,
+    otherwise,
+    whichever,
+)
 from atlas.offline.entities import issue_refs, label_refs
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.issue_refs import CODE_RE
 from atlas.offline.label_acts import label_change
 from atlas.offline.later import Later
 from atlas.offline.lazy import lazy
-from atlas.offline.plan import PlannedCall, codes_in, read_lookups
+from atlas.offline.plan import PlannedCall, codes_in, doc_aliases, docs_in, read_lookups
 from atlas.offline.search import Search, search_in, wants_search
 from atlas.offline.sections import content_words, heading_name
+from atlas.offline.topics import best_section
 from atlas.offline.vocabulary import Vocabulary
 
 QUESTION_RE = lazy(
     r"^\s*(?:what|which|should|would|does|do|is|are|how|why|who|when|has|have|did)\b|\b(?:what|which)\s+labels?\b", re.I
 )
+_THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
 _NEWEST_RE = lazy(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)
 _READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
 _COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.I)
@@ -66,16 +77,24 @@ _ANYTHING_RE = lazy(
 _DOCS_RE = lazy(r"\b(?:docs?|documentation|guide|manual|section|page)\b", re.I)
 _DOC_ASK_RE = lazy(
     r"\b(?:docs?|documentation|documented|document|guide|manual|page|section)\b|\bwhere\s+(?:do|does|is|are|can)\b"
-    r"|\bhow\s+(?:do|can|should|would|does)\s+(?:i|we|you|it|one)\b|\bhow\s+(?:to|i)\b|\bwhat\s+does\b.+\bdo\b"
+    r"|\bhow\s+(?:(?:do|can|should|would|does)\s+)?(?:i|we|you|it|one)\b|\bhow\s+to\b|\bwhat\s+does\b.+\bdo\b"
     r"|\b(?:explains?|describes?|covers?)\b",
     re.I,
 )
+_ISSUE_PRONOUN_RE = lazy(r"\b(?:it|its|them|both|that\s+one|this\s+one)\b", re.I)
+"""`explain the codes it cites` after `show 41`: a request about the issue named before, not a doc ask."""
 _ERROR_WORDS_RE = lazy(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\b", re.I)
 _SEARCHY_RE = lazy(
     LEAD
     + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b",
     re.I,
 )
+_DOC_REQUEST_RE = lazy(
+    LEAD + r"(?:show|open|read|pull|get|grab|fetch|look|check|see|display|give|point|find|send|link|tell\s+me|where|"
+    r"which|what|how|is|are|do|does|any)\b",
+    re.I,
+)
+"""How a request for a doc starts when it is not a question: `point me to …`, `give me the short version …`."""
 _READ_START_RE = lazy(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
 
 
@@ -89,9 +108,9 @@ def act_of(
 ) -> Act:
     """What the request does; a lookup unless its words ask for one of the acts below."""
     typed = request.unmasked()
-    if (lead := OTHERWISE_RE.match(text)) and before is not None and before.kind == "conditional":
-        return otherwise(request, text[lead.end() :], before, vocabulary)
-    if CONDITION_RE.search(text) and (act := conditional(request, text, context, vocabulary)):
+    if _THANKS_RE.match(text) and "?" not in text and not issue_refs(text) and not CODE_RE.search(text):
+        return Act("none", typed)  # `thanks, that's everything for this audit`: a closing remark asks for nothing
+    if act := _conditional_act(request, text, context, vocabulary, before):
         return act
     if (terse := ISSUE_QUOTE_RE.match(text)) and len(quoted_texts(request)) == 1:
         issue_id = int(terse.group(1))  # `87: 'backoff fix lands in 2.8.4'`
@@ -107,6 +126,11 @@ def act_of(
         return act
     if _MEANING_RE.search(text) and not issue_refs(text) and (act := _label_meaning(text, vocabulary)):
         return act
+    about_issue = bool(issue_refs(text)) or bool(context and _ISSUE_PRONOUN_RE.search(text))
+    # `which doc explains how many connections …`: a doc named as what is wanted comes before a count
+    doc_named = _DOCS_RE.search(text) and not about_issue and not CODE_RE.search(text)
+    if doc_named and (act := _doc_ask(text, vocabulary, before)):
+        return act
     if _NEWEST_RE.search(text) and not issue_refs(text):
         return _newest(text, vocabulary.labels)
     if _COUNT_RE.search(text) and not issue_refs(text):
@@ -116,27 +140,47 @@ def act_of(
         return Act("symptom", typed)
     if (
         _DOC_ASK_RE.search(text)
-        and not issue_refs(text)
+        and not about_issue
         and not CODE_RE.search(text)
-        and (act := _doc_ask(text, vocabulary))
+        and (act := _doc_ask(text, vocabulary, before))
     ):
         return act
-    if _ANYTHING_RE.match(text) and not issue_refs(text) and not _DOCS_RE.search(text):
-        notes = []
-        return Act(
-            "search",
-            typed,
-            search=search_in(_ANYTHING_RE.sub("about ", text, count=1), notes, vocabulary.labels),
-            notes=notes,
-        )
-    if not issue_refs(text) and _is_search(text, vocabulary.labels):
-        notes = []
-        codes = codes_in(typed)
-        words = request.unmasked(text)
-        return Act("search", typed, search=search_in(words, notes, vocabulary.labels), notes=notes, codes=codes)
+    if not issue_refs(text) and (act := _search_act(request, text, vocabulary)):
+        return act
     if context and _ONLY_VERB_RE.fullmatch(text):
         return Act("none", typed)  # `#77 needs S2, label it`: the verb the request before already served
     return Act("lookup", typed, issue_ids=issue_refs(text) if _READ_START_RE.match(text) else [])
+
+
+def _search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | None:
+    """`anything open about backfills?`, `find closed bugs mentioning Postgres`, `open S1s?`."""
+    notes: list[str] = []
+    typed = request.unmasked()
+    if _ANYTHING_RE.match(text) and not _DOCS_RE.search(text):
+        words = _ANYTHING_RE.sub("about ", text, count=1)
+        return Act("search", typed, search=search_in(words, notes, vocabulary.labels), notes=notes)
+    if _is_search(text, vocabulary.labels):
+        search = search_in(request.unmasked(text), notes, vocabulary.labels)
+        return Act("search", typed, search=search, notes=notes, codes=codes_in(typed))
+    return None
+
+
+def _conditional_act(
+    request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary, before: Act | None
+) -> Act | None:
+    """A request that waits for a check: its own condition, or the one of the request before."""
+    if before is not None and before.kind == "conditional":
+        if lead := OTHERWISE_RE.match(text):
+            return otherwise(request, text[lead.end() :], before, vocabulary)
+        if request.joined and not CONDITION_RE.search(text) and (act := also(request, text, before, vocabulary)):
+            return act
+    if before is not None and (act := if_so(request, text, context, before, vocabulary)):
+        return act
+    if act := whichever(request, text, context, vocabulary):
+        return act
+    if CONDITION_RE.search(text):
+        return conditional(request, text, context, vocabulary)
+    return None
 
 
 def _triage_read(text: str, context: Sequence[int], tools: frozenset[str]) -> Act | None:
@@ -145,8 +189,8 @@ def _triage_read(text: str, context: Sequence[int], tools: frozenset[str]) -> Ac
         return None
     if _SUGGEST_RE.search(text):
         tool = "suggest_labels"
-    elif _SIMILAR_RE.search(text):
-        tool = "find_similar"
+    elif _SIMILAR_RE.search(text) and len(issue_refs(text)) < 2:
+        tool = "find_similar"  # `is 42 the same as 10?` names both: reading them answers it
     else:
         return None
     act = Act("lookup", text, issue_ids=ids[:1])
@@ -182,25 +226,35 @@ def _label_meaning(text: str, vocabulary: Vocabulary) -> Act | None:
     return None
 
 
-def _doc_ask(text: str, vocabulary: Vocabulary) -> Act | None:
+def _doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | None:
     """`where do we document the precedence of …`, `how do I run it under systemd`: a doc named, else the
-    section whose heading and text best hold the question's words (error sections only for errors)."""
+    section whose heading and text best hold the question's words (error sections only for errors).
+    A doc ask with no topic of its own (`is there a page I can link them to?`) is about the request before."""
+    if not (QUESTION_RE.match(text) or "?" in text or _DOC_REQUEST_RE.match(text)):
+        return None  # `thanks, that's everything for this docs audit`: a remark, not an ask
     named = read_lookups(text, vocabulary)
     folded = text.casefold()
     if any(name.casefold() in folded for name in vocabulary.error_names):
         return None  # `explain ScheduleDrift`: an error named
-    if named.docs or named.list_docs or named.search or named.notes:
+    if docs_in(text, doc_aliases(vocabulary)) or named.codes or named.list_docs or named.search or named.notes:
         return None  # a doc, a list of docs or a search named in so many words: the lookup reader plans it
     words = [w for w in content_words(_DOCS_RE.sub(" ", text)) if not w.isdigit()]
     errors = bool(_ERROR_WORDS_RE.search(text))
-    # Every word must be in the section: a question the docs do not answer gets no section at all.
-    for section in vocabulary.best_sections(words, limit=4, every=True):
-        if section.doc_id != "error-codes" or errors:
-            call = PlannedCall(
-                "get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)}
-            )
-            return Act("doc", text, reads=[call])
-    return None
+    # A section must hold most of the question's weight: a question the docs do not answer gets none.
+    section = best_section(words, vocabulary, errors=errors)
+    if before is not None and before.kind in {"lookup", "symptom", "none"} and not before.issue_ids:
+        # `… run it under systemd. Is there a page we could send them?`: the topic is said before the ask
+        topic = best_section(
+            [*words, *(w for w in content_words(before.text) if not w.isdigit())],
+            vocabulary,
+            errors=errors,
+            headed=True,
+        )
+        section = topic or section
+    if section is None:
+        return None
+    call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
+    return Act("doc", text, reads=[call])
 
 
 def _only_filters(text: str, labels: Sequence[str]) -> bool:

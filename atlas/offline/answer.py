@@ -299,7 +299,7 @@ def render(plan: Plan, outcomes: list[Outcome], tools: Sequence[ToolDefinition])
     by_key = {outcome.call.key: outcome for outcome in outcomes}
     parts: list[str] = [HEADER]
     if not plan.understood:
-        parts.append(help_text(plan.question, any(tool.side_effect for tool in tools)))
+        parts.append(help_text(plan.question, any(tool.side_effect for tool in tools), plan.suggestions))
         return "\n\n".join(parts)
     parts += plan.notes
     issues_ok: list[tuple[int, Mapping[str, Any]]] = []

@@ -27,7 +27,10 @@ _COMPOSE_RE = lazy(
     r"(?:link|summary|explanation))\b",
     re.I,
 )
-ISSUE_QUOTE_RE = lazy(r"^\s*#?(\d{1,5})\s*:\s*\"Q\d+\"\s*[.!]?\s*$")
+ISSUE_QUOTE_RE = lazy(
+    r"^\s*(?:(?:and|also)\s+)?(?:(?:on|to)\s+)?(?:issue\s+)?#?(\d{1,5})\s*:\s*\"Q\d+\"\s*[.!]?\s*$", re.I
+)
+"""`87: 'backoff fix lands in 2.8.4'`, `… And on 93: 'approved'`: an issue and the text to post on it."""
 
 
 def comment_body(request: Request, text: str) -> str | None:

@@ -21,7 +21,9 @@ from atlas.offline.act import Act
 from atlas.offline.acts import act_of
 from atlas.offline.entities import issue_refs
 from atlas.offline.frames import split_message
+from atlas.offline.issue_refs import issue_ids_in
 from atlas.offline.lazy import lazy
+from atlas.offline.nearest import nearest_requests
 from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, read_lookups
 from atlas.offline.search import Search
 from atlas.offline.symptoms import symptom_reads
@@ -31,8 +33,11 @@ from atlas.offline.words import corrected, plain, spelled_out
 MAX_PASTED_CODES = 2
 
 
-def read_question(question: str, vocabulary: Vocabulary | None = None, available: Iterable[str] = ()) -> Plan:
-    """Everything the message asks for; `available`: the tools of the registry (triage reads need theirs)."""
+def read_question(
+    question: str, vocabulary: Vocabulary | None = None, available: Iterable[str] = (), *, suggest: bool = True
+) -> Plan:
+    """Everything the message asks for; `available`: the tools of the registry (triage reads need theirs);
+    `suggest`: when nothing was understood, find the nearest requests that are."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     message = split_message(plain(question))
     tools = frozenset(available)
@@ -43,7 +48,7 @@ def read_question(question: str, vocabulary: Vocabulary | None = None, available
         text = corrected(spelled_out(request.text), vocabulary.words)
         act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None)
         acts.append(act)
-        named = issue_refs(text)
+        named = _referents(text)
         if named or act.targets or act.issue_ids:
             context[:] = named or act.targets or act.issue_ids
     lookups = [act.text for act in acts if act.kind == "lookup"]
@@ -63,10 +68,26 @@ def read_question(question: str, vocabulary: Vocabulary | None = None, available
     symptom = next((act for act in acts if act.kind == "symptom"), None)
     if symptom is not None or (not plan.first_calls() and not plan.notes and not plan.later):
         said = " ".join(act.text for act in acts)
-        reads = symptom_reads(said, message.pasted, vocabulary, asked=symptom is not None)
+        asking = symptom.text if symptom is not None else ""
+        reads = symptom_reads(said, message.pasted, vocabulary, asked=symptom is not None, asking=asking)
         plan.reads += [call for call in reads if call not in plan.reads]
     plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
+    if suggest and not plan.understood:
+
+        def understood(text: str) -> bool:
+            tried = read_question(text, vocabulary, tools, suggest=False)
+            return bool(tried.first_calls() or tried.later)
+
+        plan.suggestions = nearest_requests(question, vocabulary, understood)
     return plan
+
+
+def _referents(text: str) -> list[int]:
+    """The issues a later `it` may mean: one marked as an issue (`#58`) outweighs bare numbers beside it
+    (`reproduced #58 with concurrency 2`), which may be counts."""
+    named = issue_refs(text)
+    marked = [n for n in issue_ids_in(text) if n in named]
+    return marked if len(named) > 1 and len(marked) == 1 else named
 
 
 def known_codes(text: str, vocabulary: Vocabulary) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from atlas.offline.act import Act
-from atlas.offline.comments import COMMENT_RE, comment_act
+from atlas.offline.comments import COMMENT_RE, comment_act, comment_body
 from atlas.offline.entities import family_refs, issue_refs, label_refs
 from atlas.offline.frames import Request
 from atlas.offline.label_acts import label_change
@@ -27,6 +27,15 @@ _VERB_RE = lazy(
     re.I,
 )
 OTHERWISE_RE = lazy(r"^\s*(?:otherwise|else|if\s+not|or\s+else)\b[\s,:]*", re.I)
+_TERSE_WORDS = 3
+"""An action of so few words with no verb (`if so S3`, `if not, +comp:worker`) is the label it names."""
+_WHICHEVER_RE = lazy(
+    r"^\s*(?:and\s+)?(?:whichever|the\s+ones?\s+that|any\s+that|those\s+that)\s+(?:one\s+)?(?:is|are)\s+"
+    r"(?:still\s+)?(?:open|closed)\b[\s,]*(?:(?:gets?|should\s+get|needs?)\s+)?",
+    re.I,
+)
+_COMMENT_NOUN_RE = lazy(r"(?:an?\s+|my\s+)?(?:comment|reply|note)\b", re.I)
+_IF_SO_RE = lazy(r"^\s*(?:and\s+)?if\s+(?:so|yes|it\s+is|they\s+are)\b[\s,:]*", re.I)
 _ONLY_THE_RE = lazy(r"\bthe\s+(open|closed)\s+ones?\b|\bwhichever\s+(?:one\s+)?is\s+(?:still\s+)?(open|closed)\b", re.I)
 
 
@@ -55,6 +64,8 @@ def conditional(request: Request, text: str, context: Sequence[int], vocabulary:
         if COMMENT_RE.match(action)
         else label_change(action, [issue_id], vocabulary.labels)
     )
+    if inner is None and not COMMENT_RE.match(action) and len(action.split()) <= _TERSE_WORDS:
+        inner = label_change(f"add {action}", [issue_id], vocabulary.labels)  # `if so S3`: the label is the action
     if inner is None and re.match(r"\s*when", condition, re.I):
         return None  # "when did #41 close?" asks a question
     if inner is None:
@@ -85,6 +96,19 @@ def _condition_parts(text: str) -> tuple[str | None, str]:
 
 def otherwise(request: Request, action: str, before: Act, vocabulary: Vocabulary) -> Act:
     """`… Otherwise post '…'`: the action for when the condition before does not hold."""
+    return _under_condition(request, action, before, vocabulary, negate=True)
+
+
+def also(request: Request, text: str, before: Act, vocabulary: Vocabulary) -> Act | None:
+    """`if #29 is open, set it to S2 and comment '…'`: an action joined to a conditional one waits for the
+    same condition; None when the request is not an action (`… and show #12`)."""
+    if not _VERB_RE.match(text.strip()) or not any(step.test is not None and step.actions for step in before.later):
+        return None
+    act = _under_condition(request, text, before, vocabulary, negate=False)
+    return act if act.later else None
+
+
+def _under_condition(request: Request, action: str, before: Act, vocabulary: Vocabulary, *, negate: bool) -> Act:
     act = Act("conditional", request.unmasked(), targets=list(before.targets))
     step = next((step for step in before.later if step.test is not None), None)
     if step is None or step.issue_id is None or step.test is None or _DONT_RE.search(action):
@@ -96,10 +120,34 @@ def otherwise(request: Request, action: str, before: Act, vocabulary: Vocabulary
         vocabulary,
     )
     if wrapped and wrapped.later:
-        negated = replace(step.test, negated=not step.test.negated)
-        act.later = [replace(wrapped.later[0], test=negated)]
+        test = replace(step.test, negated=not step.test.negated) if negate else step.test
+        act.later = [replace(wrapped.later[0], test=test)]
         act.notes = wrapped.notes
     return act
+
+
+def whichever(request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary) -> Act | None:
+    """`check 65 and 97; whichever is still open gets a comment '…'`: each issue named before, by its state."""
+    match = _WHICHEVER_RE.match(text)
+    if match is None or not context:
+        return None
+    rest, ids = text[match.end() :], list(context)
+    if _COMMENT_NOUN_RE.match(rest) or COMMENT_RE.match(rest):
+        body = comment_body(request, rest)
+        act = Act("comment", request.unmasked(), targets=ids, comments=[(i, body) for i in ids]) if body else None
+    else:
+        act = label_change(f"add {rest} to them", ids, vocabulary.labels)
+    return only_the(text, act) if act is not None else None
+
+
+def if_so(request: Request, text: str, context: Sequence[int], before: Act, vocabulary: Vocabulary) -> Act | None:
+    """`72 still S2? if so S3`: the question before is the condition."""
+    match = _IF_SO_RE.match(text)
+    asked = before.text.strip()
+    if match is None or not asked.endswith("?"):
+        return None
+    whole = f"if {asked.rstrip('?').strip()}, {text[match.end() :]}"
+    return conditional(Request(whole, request.quoted), whole, context, vocabulary)
 
 
 def only_the(text: str, act: Act) -> Act:

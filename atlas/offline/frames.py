@@ -23,19 +23,21 @@ _LOG_LINE_RE = lazy(
 LONG_LINE = 400
 """A line longer than this with few sentence marks is pasted output, not something typed."""
 _JOINT_PATTERN = (
-    r"\s*(?:[;\n]+|(?<=[.!?])\s+(?=\S)|,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+(?=(?:please\s+)?[a-z]+\b)"
-    r"|,?\s+and\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b)|,\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b))\s*"
+    r"\s*(?:[;\n]+|(?<=[.!?])\s+(?=\S)|(?<=\")\s+(?=(?-i:[A-Z][a-z]*)\b)"  # `comment 'Done.' If …`
+    r"|,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+(?=(?:please\s+)?[a-z]+\b)"
+    r"|,?\s+(?:and|n|&)\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b)|,?\s+and\s+(?=(?:on|to)\s+#?\d+\s*:)|,\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b))\s*"
 )
 VERBS = (
     "add|remove|drop|strip|delete|clear|comment|post|reply|respond|write|leave|tell|let|ask|thank|ping|label|tag|mark|"
     "flag|set|make|bump|put|apply|show|read|open|pull|get|compare|search|find|look|list|check|explain|give|note|say"
 )
-_JOINT = lazy(_JOINT_PATTERN.format(verbs=VERBS), re.IGNORECASE)
+_JOINT = lazy("(" + _JOINT_PATTERN.format(verbs=VERBS) + ")", re.IGNORECASE)
 _BODY_ONLY_RE = lazy(
     r"^(?:something\s+like|like|saying|e\.g\.|text|message|the\s+text|with|as\s+follows|this)\b[^\"]{0,20}\"Q\d+\"\s*[.!]?$",
     re.I,
 )
 """A request that is only the text of the one before: "post a thank-you on #127. Something like: '…'"."""
+_AND_RE = lazy(r"\b(?:and|then|n)\b|&", re.IGNORECASE)
 _CONDITION_START_RE = lazy(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when)\b", re.IGNORECASE)
 _COLON_BODY_RE = lazy(
     r"(?P<lead>\b(?:comment|reply|respond|post|write|note|say|ping|\+1)\b[^:\n\"]{0,60}?:(?![ \t]*\"Q\d)[ \t]*)"
@@ -52,6 +54,9 @@ class Request:
     text: str
     """The request's words with each quoted text replaced by `"Qn"` (n its index in `quoted`)."""
     quoted: list[str] = field(default_factory=list)
+    joined: bool = False
+    """Joined to the request before by `and` or `then` inside one sentence: `if #29 is open, set it to S2 and
+    comment …` — the comment is under the same condition."""
 
     def unmasked(self, text: str | None = None) -> str:
         """The request (or `text`, its words corrected) with the quotes back in place."""
@@ -98,9 +103,11 @@ def split_message(text: str) -> Message:
 
     masked = _QUOTE_RE.sub(mask, typed)
     masked = _COLON_BODY_RE.sub(lambda m: m.group("lead") + mask(m), masked)
-    pieces = [piece.strip(" ,") for piece in _JOINT.split(masked)]
+    parts = _JOINT.split(masked)  # pieces, each after the joint that led to it
+    joints = ["", *parts[1::2]]
     requests: list[Request] = []
-    for piece in pieces:
+    for raw, joint in zip(parts[0::2], joints, strict=True):
+        piece = raw.strip(" ,")
         if not re.search(r"\w", piece):
             continue
         if requests and _CONDITION_START_RE.match(requests[-1].text) and not re.search(r"[,?.!]", requests[-1].text):
@@ -109,7 +116,8 @@ def split_message(text: str) -> Message:
         if requests and _BODY_ONLY_RE.match(piece):
             requests[-1].text += " " + piece  # "post a thank-you on #127. Something like: '…'"
             continue
-        requests.append(Request(piece, quoted))
+        joined = bool(requests) and bool(_AND_RE.search(joint)) and not re.search(r"[;\n]", joint)
+        requests.append(Request(piece, quoted, joined=joined))
     return Message(requests, pasted)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from atlas.offline.lazy import lazy
 
@@ -28,8 +29,9 @@ _ASKS_FOR_HELP_RE = lazy(
 """A greeting or a request for help: answered with what the planner can do, not as a miss."""
 
 
-def help_text(question: str, side_effects: bool) -> str:
-    """What the planner can do, with examples, and how to use a real model."""
+def help_text(question: str, side_effects: bool, suggestions: Sequence[str] = ()) -> str:
+    """What the planner can do, with examples, and how to use a real model; `suggestions`: the nearest
+    requests it does understand, offered first."""
     groups = [*EXAMPLES, ACTION_EXAMPLES] if side_effects else list(EXAMPLES)
     words = " ".join(re.findall(r"[\w']+", question))
     lines = (
@@ -37,6 +39,8 @@ def help_text(question: str, side_effects: bool) -> str:
         if _ASKS_FOR_HELP_RE.fullmatch(words)
         else [f"I did not recognise a request I can plan in: {_short(question) or '(an empty question)'}", ""]
     )
+    if suggestions and lines:
+        lines += ["Did you mean: " + " or ".join(f"`{_short(s, 80)}`" for s in suggestions) + "?", ""]
     lines += [
         "I am the built-in offline planner: no language model runs, so I understand a fixed set of requests "
         "and answer from Atlas's tools. For example:",

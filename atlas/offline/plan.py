@@ -28,7 +28,7 @@ from atlas.offline.requests import (
     unplanned_lookups,
 )
 from atlas.offline.search import Search, search_in, strip_quotes, wants_search
-from atlas.offline.sections import content_words, heading_in
+from atlas.offline.sections import content_words, heading_in, heading_name, section_named
 from atlas.offline.vocabulary import Vocabulary, vocabulary_of
 from atlas.offline.words import corrected, plain, spelled_out
 
@@ -47,6 +47,10 @@ DOC_ALIASES: dict[str, tuple[str, ...]] = {
 }
 """Words maintainers use for the bundled docs (longest first within a doc), beyond the doc ids and
 titles learned from the docs folder (`doc_aliases`)."""
+
+_QUOTED_RE = lazy(r"\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'")
+QUOTED_HEADING_SCORE = 90
+"""A quoted heading is typed nearly as it is written: `'Backoff delays'`, `"orbit jobs"`."""
 
 MAX_ISSUES = 8
 MAX_EXPLICIT_CODES = 6
@@ -115,6 +119,8 @@ class Plan:
     """Round-one reads beyond issues, codes, docs and the search: more searches, triage tools."""
     later: list[Any] = field(default_factory=list)
     """Round-two steps (`later.Later`): conditional actions, label families, the newest hit."""
+    suggestions: list[str] = field(default_factory=list)
+    """When nothing was understood: the nearest requests that are (`find issues about redis timeouts`)."""
 
     @property
     def understood(self) -> bool:
@@ -198,7 +204,7 @@ def _alias_pattern(words: tuple[str, ...]) -> str:
     return "(?:" + "|".join(re.escape(alias).replace(r"\ ", r"[\s-]") for alias in words) + ")"
 
 
-def _docs_in(text: str, aliases: dict[str, tuple[str, ...]]) -> list[tuple[str, str | None]]:
+def docs_in(text: str, aliases: dict[str, tuple[str, ...]]) -> list[tuple[str, str | None]]:
     """Doc pages the question names, each with the section it asks for (None: the whole page).
 
     A doc named inside another doc's section request ("the api section of configuration") is
@@ -291,9 +297,13 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan = Plan(question=question)
     text = plain(question)
     # The action rules are long patterns; a question with none of their verbs skips compiling them.
-    text = take_comment(text, plan) if _COMMENT_WORDS_RE.search(text) else text
+    if _COMMENT_WORDS_RE.search(text):
+        text, taken = take_comment(text)
+        plan.comment, plan.notes = taken.comment, [*plan.notes, *taken.notes]
     text = corrected(spelled_out(text), vocabulary.words)
-    text = take_labels(text, plan, vocabulary.labels) if _LABEL_WORDS_RE.search(text) else text
+    if _LABEL_WORDS_RE.search(text):
+        text, taken = take_labels(text, vocabulary.labels)
+        plan.labels, plan.notes = [*plan.labels, *taken.labels], [*plan.notes, *taken.notes]
     text = _take_unsupported(text, plan)
     text = cannot_do(text, plan.notes)
     plan.issue_ids = issue_ids_in(text)
@@ -304,7 +314,7 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan.explain = bool(plan.issue_ids) and bool(EXPLAIN_RE.search(text))
     plan.whole = bool(plan.issue_ids) and not plan.compare and not plan.explain and wants_whole_issue(text)
     aliases = doc_aliases(vocabulary)
-    plan.docs = [_with_heading(doc, heading, text, vocabulary) for doc, heading in _docs_in(text, aliases)]
+    plan.docs = [_with_heading(doc, heading, text, vocabulary) for doc, heading in docs_in(text, aliases)]
     doc_codes = [h for doc, h in plan.docs if doc == "error-codes" and h and CODE_RE.fullmatch(h)]
     plan.docs = [(doc, heading) for doc, heading in plan.docs if heading not in doc_codes]
     plan.codes = codes_in(text)[:MAX_EXPLICIT_CODES]
@@ -313,6 +323,7 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan.codes += [name for name in names if vocabulary.error_names[name] not in plan.codes][:MAX_EXPLICIT_CODES]
     if plan.codes and plan.docs == [("error-codes", None)]:
         plan.docs = []  # "the error-codes doc on ORB-1101" asks for the code's section, not the page
+    plan.docs += [doc for doc in quoted_headings(text, vocabulary) if doc not in plan.docs]
     if not plan.docs:
         plan.docs = docs_by_topic(text, vocabulary)
     plan.list_docs = not plan.docs and bool(_LIST_DOCS_RE.search(text))
@@ -324,8 +335,27 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
         plan.notes += unanswered(plain(question), vocabulary.words)
     elif not plan.notes:
         patterns = {doc: [_alias_pattern(words)] for doc, words in aliases.items()}
-        unplanned_lookups(text, plan, vocabulary, patterns, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
+        codes, docs = unplanned_lookups(text, vocabulary, patterns, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
+        plan.codes, plan.docs = codes or plan.codes, docs or plan.docs
     return plan
+
+
+def quoted_headings(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | None]]:
+    """`read the 'Backoff delays' section`, `the cli doc's 'orbit leases' and 'orbit jobs'`: a quoted text that
+    is a heading of the docs, near enough word for word, is that section."""
+    found: list[tuple[str, str | None]] = []
+    for match in _QUOTED_RE.finditer(text):
+        quoted = (match.group(1) or match.group(2)).strip().casefold()
+        exact = [s for s in vocabulary.sections if s.heading.casefold() == quoted and not CODE_RE.match(s.heading)]
+        words = content_words(quoted)
+        section = (
+            exact[0]
+            if len(exact) == 1
+            else section_named(words, None, vocabulary, score=QUOTED_HEADING_SCORE, whole=True)
+        )
+        if section is not None and (doc := (section.doc_id, heading_name(section, vocabulary))) not in found:
+            found.append(doc)
+    return found
 
 
 def _with_heading(doc: str, heading: str | None, text: str, vocabulary: Vocabulary) -> tuple[str, str | None]:

@@ -5,7 +5,6 @@ requests, a doc topic with no doc named, an error by name or symptom, and what c
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from atlas.offline.lazy import lazy
 from atlas.offline.sections import (
@@ -16,10 +15,8 @@ from atlas.offline.sections import (
     section_about,
     section_named,
 )
+from atlas.offline.topics import best_section
 from atlas.offline.vocabulary import Section, Vocabulary
-
-if TYPE_CHECKING:
-    from atlas.offline.plan import Plan
 
 _BARE_NUMBER_RE = lazy(r"(?<![\w.#:/'\"=+-])(\d{1,5})(?![\w.:/%'\"-]|\.\d|[-–]\d)")
 _UNIT_AFTER_RE = lazy(
@@ -139,24 +136,26 @@ def docs_by_topic(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | No
 
 
 def unplanned_lookups(
-    text: str, plan: Plan, vocabulary: Vocabulary, aliases: dict[str, list[str]], *, asks_meaning: bool
-) -> None:
-    """When nothing else was asked: an error named in words, a heading named alone, an error by symptom,
-    or a topic in a doc named by its subject (`the scheduler when the clocks go back`)."""
+    text: str, vocabulary: Vocabulary, aliases: dict[str, list[str]], *, asks_meaning: bool
+) -> tuple[list[str], list[tuple[str, str | None]]]:
+    """When nothing else was asked, the codes or the doc section to read: an error named in words, a heading
+    named alone, an error by symptom, or a topic in a doc named by its subject (`the scheduler when the
+    clocks go back`)."""
     words = [word for word in content_words(text) if not word.isdigit()]
     if codes := codes_named(text, vocabulary):
-        plan.codes = codes[:1]
-    elif section := section_named(
+        return codes[:1], []
+    if section := section_named(
         [w for w in words if not re.search(r"\d", w)], None, vocabulary, score=NAMED_HEADING_SCORE, whole=True
     ):
-        plan.docs = [(section.doc_id, heading_name(section, vocabulary))]
-    elif _ERROR_INTENT_RE.search(text) and (code := code_by_symptom(text, vocabulary)):
-        plan.codes = [code]
-    elif section := _topic_section(text, words, vocabulary, aliases):
-        plan.docs = [(section.doc_id, heading_name(section, vocabulary))]
-    elif asks_meaning:
+        return [], [(section.doc_id, heading_name(section, vocabulary))]
+    if _ERROR_INTENT_RE.search(text) and (code := code_by_symptom(text, vocabulary)):
+        return [code], []
+    if section := _topic_section(text, words, vocabulary, aliases):
+        return [], [(section.doc_id, heading_name(section, vocabulary))]
+    if asks_meaning:
         names = re.findall(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b", text)
-        plan.codes = list(dict.fromkeys(names))[:6]
+        return list(dict.fromkeys(names))[:6], []
+    return [], []
 
 
 def _topic_section(
@@ -166,7 +165,7 @@ def _topic_section(
     for doc, patterns in aliases.items():
         if any(re.search(rf"\b{pattern}\b", text, re.IGNORECASE) for pattern in patterns):
             return section_about(_without(words, patterns), vocabulary, doc)
-    return section_about(words, vocabulary) if _DOC_WORD_RE.search(text) else None
+    return best_section(words, vocabulary) if _DOC_WORD_RE.search(text) else None
 
 
 def _without(words: list[str], patterns: list[str]) -> list[str]:

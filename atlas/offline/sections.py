@@ -27,6 +27,8 @@ STOPWORDS = frozenset(
         something doc docs documentation page guide section sections part chapter manual reference md error
         errors code codes mean means meaning explain is that thing issue issues ticket tickets
         again also just keep keeps getting
+        documented document documents explains explained describe describes described cover covers covered
+        anywhere mention mentions mentioned talk talks link them they us make makes
         """,
     )
 )
@@ -37,7 +39,9 @@ HEADING_SCORE = 86
 
 
 def content_words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z0-9][a-z0-9._-]*", text.lower()) if w not in STOPWORDS and len(w) > 1]
+    # A sentence's full stop is not part of its last word: `systemd.` is `systemd`, `orbit.toml` stays whole.
+    words = (w.rstrip("._-") for w in re.findall(r"[a-z0-9][a-z0-9._-]*", text.lower()))
+    return [w for w in words if w not in STOPWORDS and len(w) > 1]
 
 
 def _name_words(name: str) -> list[str]:

@@ -24,7 +24,7 @@ _ASKING = frozenset(
         known issue issues bug bugs ticket tickets report reports reported filed tracked logged already anyone anybody
         else seen before raised there any existing open closed have has we us our someone somebody forum people ppl
         saying says said point link them hit hitting problem similar same thing happen happens happening
-        yet still tracker github something rn now today ago
+        yet still tracker github something rn now today ago ask asked asking request requested fix fixed into
         """,
     )
 )
@@ -35,17 +35,25 @@ _PROBLEM_RE = lazy(
     r"doesn'?t|won'?t|isn'?t|not\s+\w+ing|take\s+long|takes\s+long|keeps?|again|spike|grows?|growing)\b",
     re.I,
 )
+_NUMBER_RE = lazy(r"[\d.]+")
 _NAME_RE = lazy(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
 """What an exception or error is called in a log: `KeyError`, `LeaseExpired`."""
 
 
-def symptom_reads(said: str, pasted: str, vocabulary: Vocabulary, *, asked: bool) -> list[PlannedCall]:
-    """The search and the troubleshooting section for a symptom; nothing when the words name none."""
-    words = [w for w in content_words(CODE_RE.sub(" ", said)) if w not in _ASKING and not w.isdigit()]
+def symptom_reads(
+    said: str, pasted: str, vocabulary: Vocabulary, *, asked: bool, asking: str = ""
+) -> list[PlannedCall]:
+    """The search and the troubleshooting section for a symptom; nothing when the words name none.
+
+    `asking`: the request that asks ("has anyone asked for jitter?"); its own words lead the query,
+    as they say what is looked for, and the description before it fills the rest.
+    """
+    words = _symptom_words(said)
     if not asked and (len(words) < 2 or not _PROBLEM_RE.search(said)):
         return []
     names = list(dict.fromkeys(_NAME_RE.findall(pasted)))[:2]
-    query = " ".join([*dict.fromkeys(words)][:QUERY_WORDS] + [n for n in names if n.lower() not in words])
+    query_words = [*dict.fromkeys([*_symptom_words(asking), *words])][:QUERY_WORDS]
+    query = " ".join(query_words + [n for n in names if n.lower() not in words])
     if not query:
         query = " ".join(f"ORB-{code}" for code in CODE_RE.findall(pasted)[:1])
     calls = [PlannedCall("search_issues", {"query": query})] if query else []
@@ -56,3 +64,8 @@ def symptom_reads(said: str, pasted: str, vocabulary: Vocabulary, *, asked: bool
             PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
         )
     return calls
+
+
+def _symptom_words(text: str) -> list[str]:
+    """The words that describe: not the asking, not numbers or versions (`2.8.3`, `400`)."""
+    return [w for w in content_words(CODE_RE.sub(" ", text)) if w not in _ASKING and not _NUMBER_RE.fullmatch(w)]

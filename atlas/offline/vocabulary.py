@@ -46,6 +46,8 @@ class Vocabulary:
     index: sqlite3.Connection | None = None
     words: frozenset[str] = frozenset()
     """Every word of the docs and the issue titles: real words, never taken for typos."""
+    term_rows: dict[str, tuple[frozenset[int], frozenset[int]]] = field(default_factory=dict)
+    """A word's sections (anywhere, in the heading), as `topics` looks them up: kept with the index they come from."""
 
     def headings_of(self, doc_id: str) -> list[Section]:
         return [section for section in self.sections if section.doc_id == doc_id]

@@ -1,0 +1,74 @@
+"""Doc navigation by topic: the section that holds a question's distinctive words, found in the docs' own index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from atlas.config import data_dir
+from atlas.offline.compose import read_question
+from atlas.offline.sections import content_words
+from atlas.offline.topics import best_section, ranked_sections
+from atlas.offline.vocabulary import Section, Vocabulary, vocabulary_of
+
+TOOLS = {"get_issue", "search_issues", "get_doc_section", "list_docs", "add_label", "remove_label", "post_comment"}
+
+
+def calls(question: str) -> list[tuple[str, dict[str, Any]]]:
+    plan = read_question(question, vocabulary_of(data_dir()), available=TOOLS)
+    return [(call.name, call.arguments) for call in plan.first_calls()]
+
+
+def section(doc_id: str, heading: str) -> tuple[str, dict[str, Any]]:
+    return ("get_doc_section", {"doc_id": doc_id, "heading": heading})
+
+
+def test_a_rare_word_outweighs_common_ones_and_a_heading_counts_up() -> None:
+    vocabulary = vocabulary_of(data_dir())
+    top = ranked_sections(["web", "dashboard", "shows"], vocabulary)[0]
+    assert (top.section.doc_id, top.section.heading) == ("api", "The dashboard")
+    assert top.in_heading
+    # `orbit` is in nearly every section, `systemd` in a few: the few decide.
+    assert best_section(["orbit", "under", "systemd"], vocabulary) == Section("deployment", "systemd", 2)
+
+
+def test_words_the_docs_never_use_find_no_section() -> None:
+    vocabulary = vocabulary_of(data_dir())
+    assert ranked_sections(["quantum", "entanglement"], vocabulary) == []
+    assert best_section([], vocabulary) is None
+    assert ranked_sections(["systemd"], Vocabulary()) == []  # no index: nothing, never an error
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("which page describes how the web dashboard behaves?", section("api", "The dashboard")),
+        ("is the fencing token idea written up somewhere in the docs?", section("leases", "Fencing tokens")),
+        ("which doc says how many connections a worker holds open?", section("brokers", "Connection pools")),
+        ("how do we run orbit under systemd?", section("deployment", "systemd")),
+    ],
+)
+def test_a_doc_ask_finds_the_section_by_its_topic(question: str, expected: tuple[str, dict[str, Any]]) -> None:
+    assert calls(question) == [expected]
+
+
+def test_a_doc_ask_without_a_topic_of_its_own_takes_the_request_before() -> None:
+    question = "Someone on the forum wants to run orbit with systemd. Is there a page we could send them?"
+    assert calls(question) == [section("deployment", "systemd")]
+
+
+def test_a_closing_remark_about_the_docs_asks_for_nothing() -> None:
+    assert calls("ok thanks, that settles the docs question.") == []
+    assert calls("is there a doc about quantum entanglement?") == []
+
+
+def test_quoted_headings_are_those_sections() -> None:
+    assert calls("pull up 'Connection pools' and 'PgBouncer' please") == [
+        section("brokers", "Connection pools"),
+        section("brokers", "PgBouncer"),
+    ]
+
+
+def test_a_full_stop_is_not_part_of_the_last_word() -> None:
+    assert content_words("put it behind systemd. and orbit.toml") == ["put", "behind", "systemd", "orbit.toml"]
