@@ -22,7 +22,7 @@ from atlas.tools.definition import ToolDefinition
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ToolReading:
     """One call made this turn and what came back (the parsed envelope)."""
 
     call: PlannedCall
@@ -291,7 +291,7 @@ def not_offered(call: PlannedCall, is_action: bool) -> str:
     return f"⚠ {describe_call(call)} could not be made: the tool `{call.name}` is not available in this session."
 
 
-def render(plan: Plan, outcomes: list[Outcome], tools: Sequence[ToolDefinition]) -> str:
+def render(plan: Plan, outcomes: list[ToolReading], tools: Sequence[ToolDefinition]) -> str:
     """The final answer: header, then one part per request, in the order the question made them."""
     available = {tool.name for tool in tools}
     # A side effect is what its definition says it is; one not offered (--read-only) is known by the plan.
@@ -340,7 +340,7 @@ def render(plan: Plan, outcomes: list[Outcome], tools: Sequence[ToolDefinition])
     return "\n\n".join(parts)
 
 
-def _explained(plan: Plan, outcomes: list[Outcome], by_key: Mapping[str, Outcome]) -> list[str]:
+def _explained(plan: Plan, outcomes: list[ToolReading], by_key: Mapping[str, ToolReading]) -> list[str]:
     """The second round of an explain plan: each cited code's section, or why it is missing."""
     parts: list[str] = []
     for outcome in outcomes:

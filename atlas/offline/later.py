@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from atlas.offline.answer import Outcome, issue_text
+from atlas.offline.answer import ToolReading, issue_text
 from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall
 
@@ -111,7 +111,7 @@ class Later:
     """Label prefixes (`severity:`) to take off `issue_id`, whichever of them it has."""
     read_first_hit: bool = False
 
-    def data(self, outcomes: Sequence[Outcome]) -> Mapping[str, Any] | None:
+    def data(self, outcomes: Sequence[ToolReading]) -> Mapping[str, Any] | None:
         for outcome in outcomes:
             if (
                 outcome.call.name == "get_issue"
@@ -122,7 +122,7 @@ class Later:
                 return outcome.data
         return None
 
-    def calls(self, outcomes: Sequence[Outcome]) -> list[PlannedCall]:
+    def calls(self, outcomes: Sequence[ToolReading]) -> list[PlannedCall]:
         if self.read_first_hit:
             return _first_hit(outcomes)
         data = self.data(outcomes)
@@ -137,7 +137,7 @@ class Later:
         ]
         return [*self.actions, *removals]
 
-    def said(self, outcomes: Sequence[Outcome]) -> str | None:
+    def said(self, outcomes: Sequence[ToolReading]) -> str | None:
         """One sentence on what round one decided, for the answer."""
         if self.read_first_hit:
             return None if _first_hit(outcomes) else "No issue was found to open."
@@ -158,7 +158,7 @@ class Later:
         return None
 
 
-def _first_hit(outcomes: Sequence[Outcome]) -> list[PlannedCall]:
+def _first_hit(outcomes: Sequence[ToolReading]) -> list[PlannedCall]:
     for outcome in outcomes:
         if outcome.call.name == "search_issues" and outcome.ok and isinstance(outcome.data, Mapping):
             hits = outcome.data.get("hits") or []

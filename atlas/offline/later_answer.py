@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from atlas.offline.answer import Outcome, action_section, failure, issue_section, issue_text, not_offered
+from atlas.offline.answer import ToolReading, action_section, failure, issue_section, issue_text, not_offered
 from atlas.offline.issue_view import issue_markdown
 from atlas.offline.plan import Plan, codes_in
 from atlas.tools.definition import ToolDefinition
 
 
-def later_parts(plan: Plan, outcomes: list[Outcome], tools: Sequence[ToolDefinition]) -> list[str]:
+def later_parts(plan: Plan, outcomes: list[ToolReading], tools: Sequence[ToolDefinition]) -> list[str]:
     """For each round-two step: the sentence on its condition, then each call it made, as round one's are shown."""
     first = {call.key for call in plan.first_calls()}
     by_key = {outcome.call.key: outcome for outcome in outcomes}

@@ -18,7 +18,7 @@ from typing import Any
 
 from atlas.config import OFFLINE_MODEL
 from atlas.messages import ModelTurn, ToolCall, Usage
-from atlas.offline.answer import Outcome, chunks, issue_text, render
+from atlas.offline.answer import ToolReading, chunks, issue_text, render
 from atlas.offline.compose import read_question
 from atlas.offline.later_answer import later_parts
 from atlas.offline.ordinals import with_ordinals
@@ -76,10 +76,10 @@ def _envelope(output: Any) -> Mapping[str, Any]:
     return envelope if isinstance(envelope, Mapping) and "ok" in envelope else UNREADABLE
 
 
-def outcomes_of(turn: Sequence[Mapping[str, Any]]) -> tuple[list[Outcome], int]:
+def outcomes_of(turn: Sequence[Mapping[str, Any]]) -> tuple[list[ToolReading], int]:
     """Calls made this turn with their envelopes, and how many rounds (batches of calls) there were."""
     outputs = {item.get("call_id"): item.get("output") for item in turn if item.get("type") == "function_call_output"}
-    outcomes: list[Outcome] = []
+    outcomes: list[ToolReading] = []
     rounds = 0
     previous_was_call = False
     for item in turn:
@@ -95,7 +95,9 @@ def outcomes_of(turn: Sequence[Mapping[str, Any]]) -> tuple[list[Outcome], int]:
             continue
         if isinstance(arguments, dict):
             call_id = str(item.get("call_id", ""))
-            outcome = Outcome(PlannedCall(str(item.get("name")), arguments), call_id, _envelope(outputs.get(call_id)))
+            outcome = ToolReading(
+                PlannedCall(str(item.get("name")), arguments), call_id, _envelope(outputs.get(call_id))
+            )
             outcomes.append(outcome)
     return outcomes, rounds
 
@@ -137,7 +139,7 @@ class OfflinePlanner:
         return ModelTurn(text=text, usage=Usage(0, 0))
 
 
-def cited_codes(plan: Plan, outcomes: Iterable[Outcome]) -> list[str]:
+def cited_codes(plan: Plan, outcomes: Iterable[ToolReading]) -> list[str]:
     """Codes the question's issues cite, in order, for the explain plan (the one read of tool text)."""
     codes: list[str] = []
     for outcome in outcomes:
@@ -146,7 +148,7 @@ def cited_codes(plan: Plan, outcomes: Iterable[Outcome]) -> list[str]:
     return codes
 
 
-def next_calls(plan: Plan, outcomes: list[Outcome], available: Iterable[str]) -> list[PlannedCall]:
+def next_calls(plan: Plan, outcomes: list[ToolReading], available: Iterable[str]) -> list[PlannedCall]:
     """The calls still to make: round one's first, then the codes cited by the issues to explain."""
     tools = set(available)
     made = {outcome.call.key for outcome in outcomes}

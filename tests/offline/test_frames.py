@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from atlas.config import data_dir
-from atlas.offline.answer import Outcome
+from atlas.offline.answer import ToolReading
 from atlas.offline.compose import read_question
 from atlas.offline.frames import split_message
 from atlas.offline.model import next_calls
@@ -55,7 +55,7 @@ def test_removal_is_planned_and_a_family_is_read_first() -> None:
     plan = read_question("strip the severity off 84 112", vocabulary_of(data_dir()))
     assert [call.arguments["issue_id"] for call in plan.first_calls()] == [84, 112]
     read = [
-        Outcome(PlannedCall("get_issue", {"issue_id": n}), f"c{n}", {"ok": True, "data": {"labels": labels}})
+        ToolReading(PlannedCall("get_issue", {"issue_id": n}), f"c{n}", {"ok": True, "data": {"labels": labels}})
         for n, labels in ((84, ["severity:S4", "comp:core"]), (112, ["type:bug"]))
     ]
     assert [c.arguments for c in next_calls(plan, read, TOOLS)] == [{"issue_id": 84, "label": "severity:S4"}]
@@ -65,8 +65,8 @@ def test_a_condition_is_read_in_round_one_and_decided_in_round_two() -> None:
     plan = read_question("check #130; if it's still open, comment 'try PYTHON_GIL=0'", vocabulary_of(data_dir()))
     assert [(c.name, c.arguments) for c in plan.first_calls()] == [("get_issue", {"issue_id": 130})]
 
-    def read(state: str) -> list[Outcome]:
-        return [Outcome(PlannedCall("get_issue", {"issue_id": 130}), "c1", {"ok": True, "data": {"state": state}})]
+    def read(state: str) -> list[ToolReading]:
+        return [ToolReading(PlannedCall("get_issue", {"issue_id": 130}), "c1", {"ok": True, "data": {"state": state}})]
 
     assert next_calls(plan, read("closed"), TOOLS) == []
     assert [c.arguments for c in next_calls(plan, read("open"), TOOLS)] == [

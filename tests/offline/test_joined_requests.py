@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from atlas.config import data_dir
-from atlas.offline.answer import Outcome
+from atlas.offline.answer import ToolReading
 from atlas.offline.compose import read_question
 from atlas.offline.frames import split_message
 from atlas.offline.model import next_calls
@@ -23,12 +23,12 @@ def first(question: str) -> list[tuple[str, dict[str, Any]]]:
     return [(call.name, call.arguments) for call in plan_of(question).first_calls()]
 
 
-def issue(issue_id: int, state: str, labels: list[str] | None = None) -> Outcome:
+def issue(issue_id: int, state: str, labels: list[str] | None = None) -> ToolReading:
     data = {"id": issue_id, "state": state, "labels": labels or []}
-    return Outcome(PlannedCall("get_issue", {"issue_id": issue_id}), f"c{issue_id}", {"ok": True, "data": data})
+    return ToolReading(PlannedCall("get_issue", {"issue_id": issue_id}), f"c{issue_id}", {"ok": True, "data": data})
 
 
-def second(plan: Plan, *read: Outcome) -> list[tuple[str, dict[str, Any]]]:
+def second(plan: Plan, *read: ToolReading) -> list[tuple[str, dict[str, Any]]]:
     return [(call.name, call.arguments) for call in next_calls(plan, list(read), TOOLS)]
 
 
