@@ -17,6 +17,7 @@ HISTORY_BUDGET_CHARS = 60_000
 
 ELIDED_OUTPUT = {"elided": True, "note": "an older tool result, removed to keep the conversation short"}
 _MARKER = json.dumps(ELIDED_OUTPUT)
+_MARKER_SIZE = len(json.dumps(_MARKER, ensure_ascii=False))
 
 Item = dict[str, Any]
 
@@ -32,6 +33,14 @@ def _is_output(item: Item) -> bool:
 
 def _elided(item: Item) -> Item:
     return {**item, "output": _MARKER}
+
+
+def _elided_size(item: Item, size: int) -> int:
+    """`_size(_elided(item))` without serialising the item again: only its output's text changes."""
+    output = item.get("output")
+    if not isinstance(output, str):
+        return _size(_elided(item))
+    return size - len(json.dumps(output, ensure_ascii=False)) + _MARKER_SIZE
 
 
 class SizeCache:
@@ -52,7 +61,7 @@ class SizeCache:
             hit = known.get(id(item))
             if hit is None or hit[0] is not item:
                 size = _size(item)
-                hit = (item, size, _size(_elided(item)) if _is_output(item) else size)
+                hit = (item, size, _elided_size(item, size) if _is_output(item) else size)
             fresh[id(item)] = hit
             sizes.append(hit[1])
             smallest.append(min(hit[1], hit[2]))
