@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -68,14 +68,19 @@ def _labels(rng: random.Random) -> list[str]:
     return labels
 
 
-def write_dataset(folder: Path, count: int, *, seed: int = 15) -> Path:
-    """A data folder like the bundled one (the bundled docs, `count` synthetic issues, no db yet)."""
+def write_data_folder(folder: Path, issues: Iterable[dict[str, Any]]) -> Path:
+    """A data folder like the bundled one: the bundled docs and `issues` as its JSONL, no db yet."""
     docs = folder / "docs"
     if not docs.exists():
         shutil.copytree(bundled_data_dir() / "docs", docs)
     target = jsonl_path(folder)
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("w", encoding="utf-8") as out:
-        for issue in synthetic_issues(count, seed=seed):
+        for issue in issues:
             out.write(json.dumps(issue) + "\n")
     return folder
+
+
+def write_dataset(folder: Path, count: int, *, seed: int = 15) -> Path:
+    """A data folder like the bundled one (the bundled docs, `count` synthetic issues, no db yet)."""
+    return write_data_folder(folder, synthetic_issues(count, seed=seed))

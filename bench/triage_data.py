@@ -10,9 +10,7 @@ recombination of 160 stories.
 
 from __future__ import annotations
 
-import json
 import random
-import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import Any
 
 from atlas.config import bundled_data_dir
 from atlas.dataset import jsonl_path, read_issues
+from bench.synthetic import write_data_folder
 
 START = datetime(2021, 1, 1, tzinfo=UTC)
 SPAN_S = 5 * 365 * 86400
@@ -101,12 +100,4 @@ def _at(created: datetime, hours: int) -> str:
 
 def write_project(folder: Path, count: int) -> Path:
     """A data folder (the bundled docs, `count` synthetic issues, no db yet)."""
-    docs = folder / "docs"
-    if not docs.exists():
-        shutil.copytree(bundled_data_dir() / "docs", docs)
-    target = jsonl_path(folder)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", encoding="utf-8") as out:
-        for issue in synthetic_project(count):
-            out.write(json.dumps(issue) + "\n")
-    return folder
+    return write_data_folder(folder, synthetic_project(count))

@@ -68,6 +68,17 @@ def edited(screen: Console, fd: int, request: ApprovalRequest) -> ApprovalReques
     )
 
 
+def open_terminal(stdin: IO[str] | None, tty_path: str) -> int | None:
+    """A descriptor of the controlling terminal to ask on, or None when standard input is no terminal."""
+    stdin = stdin if stdin is not None else sys.stdin
+    try:
+        if stdin is None or not stdin.isatty():
+            return None
+        return os.open(tty_path, os.O_RDWR | os.O_NOCTTY)
+    except (OSError, ValueError):
+        return None
+
+
 def read_answer(fd: int, wake: int | None = None) -> str | None:
     """One line typed at the terminal (in `answer_mode`), echoed; None for Ctrl-C, Ctrl-D, EOF,
     or when `wake` becomes readable (the question was withdrawn)."""
@@ -236,13 +247,7 @@ class TerminalApprover:
                 out.detach()
 
     def _open_terminal(self) -> int | None:
-        stdin = self.stdin if self.stdin is not None else sys.stdin
-        try:
-            if stdin is None or not stdin.isatty():
-                return None
-            return os.open(self.tty_path, os.O_RDWR | os.O_NOCTTY)
-        except (OSError, ValueError):
-            return None
+        return open_terminal(self.stdin, self.tty_path)
 
     def _question_on_terminal(self, fd: int, request: ApprovalRequest) -> bool:
         out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import sys
 import termios
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from atlas.sanitize import clean, clean_line
-from atlas.ui.approval import read_answer
+from atlas.ui.approval import open_terminal, read_answer
 from atlas.ui.approval_text import is_yes
 from atlas.ui.editor import edit_in_editor
 from atlas.ui.tty_modes import answer_mode
@@ -95,13 +94,7 @@ class PlanReview:
         return fd is not None
 
     def _terminal(self) -> int | None:
-        stdin = self.stdin if self.stdin is not None else sys.stdin
-        try:
-            if stdin is None or not stdin.isatty():
-                return None
-            return os.open(self.tty_path, os.O_RDWR | os.O_NOCTTY)
-        except (OSError, ValueError):
-            return None
+        return open_terminal(self.stdin, self.tty_path)
 
     def review(
         self, entries: Sequence[ReviewEntry], edit: Edit, grant: Grant | None = None, rules_in: str = ""
