@@ -20,6 +20,7 @@ import pexpect
 from typer.testing import CliRunner
 
 from atlas.cli import app
+from tests.support.process_state import fresh_process_state
 
 FIXTURES = Path(__file__).resolve().parents[1] / "adversarial" / "fixtures"
 REPO = Path(__file__).resolve().parents[2]
@@ -38,6 +39,9 @@ _SGR_ALLOWED = frozenset({"", "0", "1", "2", "3", "4", "7", "9", "21", "22", "23
 def atlas_env(home: Path, **extra: str) -> dict[str, str]:
     """The environment of one run: inherited, minus anything that would steer Atlas or the SDK."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(_DROPPED)}
+    # An installed Atlas starts from bytecode: a run that compiled every module again would pay
+    # a cost no user pays (and the first run of a test session writes the bytecode for the rest).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(
         ATLAS_HOME=str(home),
         NO_COLOR="1",
@@ -133,12 +137,20 @@ def write_script(folder: Path, turns: list[dict[str, Any]], name: str = "script.
     return f"replay:{path}"
 
 
-def invoke(*args: str, env: Mapping[str, str], stdin: str | None = None) -> Run:
+def invoke(*args: str, env: Mapping[str, str], stdin: str | bytes | None = None) -> Run:
     """`atlas ARGS` in this process through Typer's runner, for commands that need no terminal and
-    no process of their own: no interpreter start-up to pay. An exception that escaped the command
-    (which a person would have seen as a traceback) is raised here."""
-    settings = {key: value for key, value in env.items() if key.startswith(_DROPPED) or key == "NO_COLOR"}
-    result = _RUNNER.invoke(app, list(args), env=settings, input=stdin)
+    no process of their own: no interpreter start-up to pay. The run sees `env` as its whole
+    environment, starts from the process-wide state a fresh process has, and can import the tool
+    modules in `tests/adversarial/fixtures`. An exception that escaped the command (which a person
+    would have seen as a traceback) is raised here."""
+    changed: dict[str, str | None] = {key: value for key, value in env.items() if os.environ.get(key) != value}
+    changed.update({key: None for key in os.environ if key not in env})
+    sys.path.insert(0, str(FIXTURES))
+    try:
+        with fresh_process_state():
+            result = _RUNNER.invoke(app, list(args), env=changed, input=stdin)
+    finally:
+        sys.path.remove(str(FIXTURES))
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return Run(result.exit_code, result.stdout_bytes, result.stderr_bytes or b"")
