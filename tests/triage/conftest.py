@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from atlas.config import bundled_data_dir
 from atlas.triage.project import Project
@@ -13,9 +15,17 @@ from atlas.triage.project import Project
 
 @pytest.fixture(scope="session")
 def fitted_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A state folder holding the model of the bundled data (fitting it is the slow part of a triage run)."""
-    home = tmp_path_factory.mktemp("fitted-home")
-    Project.open(bundled_data_dir(), home).model()
+    """A state folder holding the model of the bundled data (fitting it is the slow part of a triage
+    run): fitted by the first worker that needs it, in the folder every worker of the run shares."""
+    shared = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        shared = shared.parent
+    home = shared / "fitted-home"
+    with FileLock(str(shared / "fitted-home.lock")):
+        if not (home / "fitted").exists():
+            shutil.rmtree(home, ignore_errors=True)  # a fit that an earlier worker left half done
+            Project.open(bundled_data_dir(), home).model()
+            (home / "fitted").touch()
     return home
 
 
