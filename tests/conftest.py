@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.process_state import declare_builtins, fresh_process_state
 from tests.support.run import atlas_env
-from tests.support.serial import machine_share
+from tests.support.serial import WorkerShare
 
 NOT_COVERED = "NOT COVERED on this machine:"
 """Starts the reason of a skip that leaves a promise untested; such skips are listed at the end of every run."""
@@ -32,15 +32,40 @@ def _fresh_process_state() -> Iterator[None]:
         yield
 
 
-@pytest.fixture(autouse=True)
-def _machine_share(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def _serial(item: pytest.Item) -> bool:
+    return item.get_closest_marker("serial") is not None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The `serial` tests come first, in their order: xdist hands the first worker a block of
+    consecutive tests, so they run there one after another while the others wait once."""
+    items[:] = sorted(items, key=lambda item: not _serial(item))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Each test holds the machine lock from its setup to its teardown (`tests/support/serial.py`)."""
+    share = _worker_share(item.config)
+    if share is not None:
+        share.before(alone=_serial(item))
+    try:
+        yield
+    finally:
+        if share is not None:
+            share.after(next_alone=nextitem is not None and _serial(nextitem))
+
+
+_SHARES: dict[int, WorkerShare] = {}
+
+
+def _worker_share(config: pytest.Config) -> WorkerShare | None:
     if "PYTEST_XDIST_WORKER" not in os.environ:
-        yield
-        return
-    # Each worker's base folder sits in the run's own folder, which all the workers share.
-    alone = request.node.get_closest_marker("serial") is not None
-    with machine_share(tmp_path_factory.getbasetemp().parent, alone=alone):
-        yield
+        return None
+    if id(config) not in _SHARES:
+        # Each worker's base folder sits in the run's own folder, which all the workers share.
+        factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
+        _SHARES[id(config)] = WorkerShare(factory.getbasetemp().parent)
+    return _SHARES[id(config)]
 
 
 @pytest.fixture(autouse=True)
