@@ -22,7 +22,7 @@ from atlas.triage.model import GroupModel, TextModel
 
 FOLDER = "triage"
 PREFIX = "model-"
-FORMAT = 5
+FORMAT = 6
 
 
 def cache_key(identity: str, changes: object, groups: list[LabelGroup]) -> str:
@@ -43,6 +43,7 @@ def save(home: Path, key: str, model: TextModel) -> None:
         "idf": model.idf,
         "chars": model.chars,
         "char_idf": model.char_idf,
+        "stop_words": np.array(sorted(model.stop_words), dtype=str),
     }
     header = []
     for i, group in enumerate(model.groups):
@@ -87,6 +88,7 @@ def load(home: Path, key: str) -> TextModel | None:
                 return None
             vocabulary, idf = arrays["vocabulary"], arrays["idf"]
             chars, char_idf = arrays["chars"], arrays["char_idf"]
+            stop_words = frozenset(str(word) for word in arrays["stop_words"])
             groups = [
                 _group(entry, arrays[f"coef{i}"], arrays[f"intercept{i}"]) for i, entry in enumerate(header["groups"])
             ]
@@ -95,7 +97,7 @@ def load(home: Path, key: str) -> TextModel | None:
     width = len(idf) + len(char_idf)
     if len(vocabulary) != len(idf) or len(chars) != len(char_idf) or any(g.coef.shape[1] != width for g in groups):
         return None
-    return TextModel(vocabulary, idf, groups, chars, char_idf)
+    return TextModel(vocabulary, idf, groups, chars, char_idf, stop_words)
 
 
 def _group(entry: dict[str, Any], coef: np.ndarray, intercept: np.ndarray) -> GroupModel:

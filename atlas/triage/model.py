@@ -5,14 +5,15 @@ bounded however long the backlog), it gives each group's labels a probability, t
 decided it, and a vector for similarity. The classifiers also read character n-grams of the
 issue's start: they catch what word tokens drop (`how`, `why`, `?`, `crash`/`crashes`/`crashed`,
 `TypeError:`), which tells a question from a bug; similarity reads the words alone. scikit-learn
-fits it; applying it needs only numpy and the vocabularies, so a cached model (`cache.py`) loads
-without unpickling anything.
+fits it; applying it needs only numpy, scipy's sparse rows, the vocabularies and the stop words
+(`terms.py` cuts texts as scikit-learn did), so a cached model (`cache.py`) loads without
+unpickling anything and without importing scikit-learn.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,6 +21,7 @@ from scipy import sparse
 
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import LabelGroup
+from atlas.triage.terms import Analyzer, char_terms, word_terms
 
 TRAIN_MAX = 20_000
 """The newest labelled issues a model learns from: recent history says most about new reports."""
@@ -79,11 +81,13 @@ class TextModel:
     groups: list[GroupModel]
     chars: np.ndarray = field(default_factory=lambda: np.array([], dtype=str))
     char_idf: np.ndarray = field(default_factory=lambda: np.array([], dtype=np.float64))
+    stop_words: frozenset[str] = frozenset()
+    """The words the vocabulary was learnt without (scikit-learn's English list, kept with the model)."""
     _counters: dict[str, _Counter] = field(default_factory=dict, repr=False)
 
     def vectors(self, texts: Iterable[str]) -> sparse.csr_matrix:
         """Sublinear TF-IDF rows of words and word pairs, L2-normalised: what the cosine reads."""
-        counter = self._counter("words", self.vocabulary, VECTOR_OPTIONS)
+        counter = self._counter("words", self.vocabulary, lambda: word_terms(TOKEN, self.stop_words, WORD_NGRAMS))
         return _weighted(counter.counts([normalise(t) for t in texts]), self.idf)
 
     def features(self, texts: Iterable[str]) -> sparse.csr_matrix:
@@ -92,14 +96,14 @@ class TextModel:
         words = self.vectors(texts)
         if not len(self.chars):
             return words
-        counter = self._counter("chars", self.chars, CHAR_OPTIONS)
+        counter = self._counter("chars", self.chars, lambda: char_terms(CHAR_NGRAMS))
         chars = _weighted(counter.counts([t[:CHAR_TEXT] for t in texts]), self.char_idf)
         return sparse.csr_matrix(sparse.hstack([words, chars]))
 
-    def _counter(self, name: str, terms: np.ndarray, options: dict[str, object]) -> _Counter:
-        # Built once per model: scikit-learn's transform re-validates a 60,000-term vocabulary on every call.
+    def _counter(self, name: str, terms: np.ndarray, analyzer: Callable[[], Analyzer]) -> _Counter:
+        # Built once per model: indexing a 60,000-term vocabulary is the costly part.
         if name not in self._counters:
-            self._counters[name] = _Counter(terms, options)
+            self._counters[name] = _Counter(terms, analyzer())
         return self._counters[name]
 
     def group(self, name: str) -> GroupModel | None:
@@ -109,12 +113,10 @@ class TextModel:
 class _Counter:
     """Term counts of texts over a fixed vocabulary, with the analyzer the vocabulary was learnt with."""
 
-    def __init__(self, terms: np.ndarray, options: dict[str, object]) -> None:
-        from sklearn.feature_extraction.text import CountVectorizer
-
+    def __init__(self, terms: np.ndarray, analyze: Analyzer) -> None:
         self.index = {str(term): i for i, term in enumerate(terms)}
         self.width = len(terms)
-        self.analyze = CountVectorizer(**options).build_analyzer()
+        self.analyze = analyze
 
     def counts(self, texts: list[str]) -> sparse.csr_matrix:
         indptr, indices, values = [0], list[int](), list[int]()
@@ -143,9 +145,10 @@ def _weighted(counts: sparse.spmatrix, idf: np.ndarray) -> sparse.csr_matrix:
     return sparse.csr_matrix(sparse.diags(1.0 / norms) @ weighted)
 
 
+WORD_NGRAMS = (1, 2)
 VECTOR_OPTIONS: dict[str, object] = {
     "token_pattern": TOKEN,
-    "ngram_range": (1, 2),
+    "ngram_range": WORD_NGRAMS,
     "lowercase": True,
     "stop_words": "english",
 }
@@ -168,7 +171,7 @@ def fit(issues: list[Issue], groups: list[LabelGroup], *, c: float = REGULARISAT
 
 
 def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
     texts = [normalise(issue.text) for issue in chosen]
     if not texts:
@@ -190,6 +193,7 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
         models,
         np.array(char_vectorizer.get_feature_names_out() if chars is not None else [], dtype=str),
         np.asarray(char_vectorizer.idf_ if chars is not None else [], dtype=np.float64),
+        frozenset(ENGLISH_STOP_WORDS),
     )
 
 
