@@ -120,12 +120,14 @@ class Runtime:
             yield trace
 
     def close(self) -> None:
-        """The end of the run: spans still queued leave (bounded wait); a loss is one warning."""
+        """The end of the run: spans still queued leave (bounded wait), a loss is one warning; the
+        call log's connection is closed, so its -wal and -shm files go as they would at exit."""
         if self.telemetry is not None:
             problem = self.telemetry.close()
             self.telemetry = None
             if problem is not None:
                 warn(f"{problem}")
+        self.call_log.close()
 
     def record_turn(self, question: str, result: TurnResult) -> TurnResult:
         """The answered turn priced with the configured prices, and recorded in the call log."""
