@@ -200,11 +200,15 @@ class Events:
     a tool call or a model request. The channel is itself a listener, so one can feed another.
     """
 
-    __slots__ = ("_following", "_listeners")
+    __slots__ = ("_listeners", "following", "listening")
 
     def __init__(self, *listeners: Listener) -> None:
         self._listeners: tuple[Listener, ...] = ()
-        self._following = False
+        self.listening = False
+        """Someone listens: worth building an event that ends something (a FINISHED call, a batch).
+        Kept by `subscribe`; a plain attribute, as producers read it for every call of a batch."""
+        self.following = False
+        """Someone follows every step, not only what ends: worth building the events in between."""
         for listener in listeners:
             self.subscribe(listener)
 
@@ -219,17 +223,14 @@ class Events:
         """`listener` hears every event from now on, after those that subscribed before it."""
         # A new tuple, not an append: a thread emitting meanwhile goes on with the listeners it had.
         self._listeners = (*self._listeners, listener)
-        self._following = self._following or not getattr(listener, "ends_only", False)
+        self.listening = True
+        self.following = self.following or not getattr(listener, "ends_only", False)
 
     @property
-    def listening(self) -> bool:
-        """Someone listens: worth building an event that ends something (a FINISHED call, a batch)."""
-        return bool(self._listeners)
-
-    @property
-    def following(self) -> bool:
-        """Someone follows every step, not only what ends: worth building the events in between."""
-        return self._following
+    def ends_only(self) -> bool:
+        """Subscribed to another channel, this one needs the steps in between only if one of its own
+        listeners does (as it stands then: the other reads this once, when it subscribes it)."""
+        return not self.following
 
     def __call__(self, event: SessionEvent, /) -> None:
         for listener in self._listeners:

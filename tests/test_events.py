@@ -60,8 +60,9 @@ def test_a_channel_says_who_listens_and_who_follows_every_step() -> None:
     assert not Events().listening and not Events().following
     ends = Events(EndsOnly())
     assert ends.listening and not ends.following
+    assert not Events(ends).following  # a channel fed by another follows what its own listeners follow
     ends.subscribe(Heard())
-    assert ends.following
+    assert ends.following and Events(ends).following
     channel = Events()
     assert Events.of(channel) is channel
     assert not Events.of(None).listening
