@@ -1,9 +1,13 @@
-"""Events the executor emits for each phase of each call, the record of a finished call, and what an approver is asked.
+"""What happens in a session, as events on one channel; the record of a finished call; what an approver is asked.
 
-Subscribers (the live rows of the UI, the call log) receive these; the executor and the loop
-never import a subscriber. `CallObserver` is the subscriber's contract, after the lifecycle hooks
-of openai-agents-python (`on_tool_end`) and llm's `after_call`: only the end of a call and of
-a batch, so a subscriber costs nothing in the phases it does not need.
+Producers (the model adapters, the loop, the executor) tell one `Events` channel what happens:
+the model's waits (`Asking`, `Retrying`, `Answering`) and its text (`TextDelta`), a round of
+tool calls starting (`RoundStarted`), each phase of each call (`CallEvent`) and the end of each
+batch (`BatchEnded`). Listeners (the live rows of the UI, the `--jsonl` stream, the call log,
+the tracer) subscribe to the channel and pick out what they need by type; producers never
+import a listener. A listener that needs only what ends (the call log: FINISHED calls and the
+end of each batch) says so with `ends_only = True`, so that producers skip building the steps
+in between when nobody else follows them.
 """
 
 from __future__ import annotations
@@ -126,25 +130,111 @@ class BatchApprover(Protocol):
     def __call__(self, requests: Sequence[ApprovalRequest], /) -> set[str]: ...
 
 
-class EventSink(Protocol):
-    def __call__(self, event: CallEvent, /) -> None: ...
-
-
-class CallObserver(Protocol):
-    """A subscriber to the executor's lifecycle: the end of each call, then the end of each batch.
-
-    `on_call_end` comes with every FINISHED event (the same record, and the turn's number), even
-    when nothing watches the events; `on_batch_end` comes once per `run_all`, after every call of
-    the batch is answered (also when it was cancelled): a subscriber that buffers (the call log
-    writes a batch in one transaction) flushes there. Neither may block for long: both run on the
-    event loop.
-    """
-
-    def on_call_end(self, record: CallRecord, turn: int, /) -> None: ...
-
-    def on_batch_end(self) -> None: ...
-
-
 def deny_all(request: ApprovalRequest) -> bool:
     """The default approver: no human, no side effects."""
     return False
+
+
+@dataclass(frozen=True)
+class Asking:
+    """A request to the model has been sent (`attempt` 1 is the first) and nothing has come back yet."""
+
+    model: str
+    attempt: int
+    since: float = field(default_factory=time.monotonic)
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """The last attempt failed for `reason`; the next one starts in `delay_s` seconds."""
+
+    delay_s: float
+    reason: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class Answering:
+    """The model's response has begun (or the request has ended): nothing to wait for any more."""
+
+
+WaitEvent = Asking | Retrying | Answering
+"""The wait for one model request, as `atlas.llm.wait` reports it."""
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the model's reply, as it streams (a model that does not stream sends it all at once)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class RoundStarted:
+    """The model asked for tools: round `number` of the question's tool calls begins."""
+
+    number: int
+
+
+@dataclass(frozen=True)
+class BatchEnded:
+    """Every call of one `run_all` is answered (also when it was cancelled), in question `turn`."""
+
+    turn: int
+
+
+SessionEvent = CallEvent | BatchEnded | RoundStarted | TextDelta | Asking | Retrying | Answering
+
+
+class Listener(Protocol):
+    """Takes each event of a session; it ignores those it does not need and must not block for long
+    (events of tool calls come on the event loop, and from the worker thread that asks for approval)."""
+
+    def __call__(self, event: SessionEvent, /) -> None: ...
+
+
+class Events:
+    """A session's one channel: each event goes to every listener, in the order they subscribed.
+
+    A listener that raises costs only itself that event: a broken display or log must never break
+    a tool call or a model request. The channel is itself a listener, so one can feed another.
+    """
+
+    __slots__ = ("_listeners", "following", "listening")
+
+    def __init__(self, *listeners: Listener) -> None:
+        self._listeners: tuple[Listener, ...] = ()
+        self.listening = False
+        """Someone listens: worth building an event that ends something (a FINISHED call, a batch).
+        Kept by `subscribe`; a plain attribute, as producers read it for every call of a batch."""
+        self.following = False
+        """Someone follows every step, not only what ends: worth building the events in between."""
+        for listener in listeners:
+            self.subscribe(listener)
+
+    @classmethod
+    def of(cls, listener: Listener | None) -> Events:
+        """`listener` as a channel: itself when it is one, a channel of none for None."""
+        if isinstance(listener, Events):
+            return listener
+        return cls() if listener is None else cls(listener)
+
+    def subscribe(self, listener: Listener) -> None:
+        """`listener` hears every event from now on, after those that subscribed before it."""
+        # A new tuple, not an append: a thread emitting meanwhile goes on with the listeners it had.
+        self._listeners = (*self._listeners, listener)
+        self.listening = True
+        self.following = self.following or not getattr(listener, "ends_only", False)
+
+    @property
+    def ends_only(self) -> bool:
+        """Subscribed to another channel, this one needs the steps in between only if one of its own
+        listeners does (as it stands then: the other reads this once, when it subscribes it)."""
+        return not self.following
+
+    def __call__(self, event: SessionEvent, /) -> None:
+        for listener in self._listeners:
+            try:
+                listener(event)
+            except Exception:  # a broken display or log must never break a call or a model request
+                continue

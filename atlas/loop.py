@@ -3,23 +3,25 @@
 `run_turn` appends the turn to the conversation (`history`, Responses-API input items) in
 place, and sends the model a bounded copy of it, so a long chat keeps fitting one budget. It
 neither records the turn nor prices it: its caller does both (`atlas.runtime.record_turn`).
+What happens goes to the session's channel (`events`): each model request is given it (the
+reply's text and the waits), and `RoundStarted` is told before each round of tool calls.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from atlas.config import BUNDLED_NAME, dataset_name
 from atlas.envelope import dumps, envelope_err
 from atlas.errors import ConfigError, ErrorKind
-from atlas.events import CallRecord
+from atlas.events import CallRecord, Events, Listener, RoundStarted
 from atlas.executor.turn import BatchCancelled, Turn
 from atlas.history import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, bound_history, forget_unsendable
-from atlas.llm import Model, TextSink
+from atlas.llm import Model
 from atlas.llm.wait import QuestionDeadline, question_deadline
 from atlas.messages import ToolCall, Usage, with_unique_ids
 
@@ -143,8 +145,7 @@ async def run_turn(
     session: str,
     turn: Turn | None = None,
     settings: TurnSettings = TurnSettings(),
-    on_text: TextSink | None = None,
-    on_round: Callable[[int], None] | None = None,
+    events: Listener | None = None,
 ) -> TurnResult:
     """Answer one question in up to `settings.max_rounds` model requests, running tools in between.
 
@@ -167,8 +168,7 @@ async def run_turn(
             executor=executor,
             turn=turn,
             settings=settings,
-            on_text=on_text,
-            on_round=on_round,
+            events=Events.of(events),
         )
         history.append({"role": "assistant", "content": rounds.answer})
     except BatchCancelled as cancelled:
@@ -213,8 +213,7 @@ async def _run_rounds(
     executor: ToolExecutor,
     turn: Turn,
     settings: TurnSettings,
-    on_text: TextSink | None,
-    on_round: Callable[[int], None] | None,
+    events: Events,
 ) -> None:
     for round_no in range(1, settings.max_rounds + 1):
         with question_deadline(_deadline_of(turn, settings)):
@@ -223,7 +222,7 @@ async def _run_rounds(
                 bound_history(history),
                 executor.registry.definitions(),
                 parallel_tool_calls=settings.parallel,
-                on_text=on_text,
+                events=events,
             )
         rounds.count = round_no
         rounds.usage += reply.usage
@@ -235,8 +234,7 @@ async def _run_rounds(
         calls = with_unique_ids(reply.calls, _call_ids(history), prefix=f"atlas_{turn.number}_{round_no}")
         history.extend(call.as_item() for call in calls)
         rounds.requested.extend((round_no, call.call_id) for call in calls)
-        if on_round is not None:
-            on_round(round_no)
+        events(RoundStarted(round_no))
         await _run_calls(executor, calls, round_no, history, turn=turn, parallel=settings.parallel)
     rounds.answer = _stopped_answer(settings.max_rounds, len(rounds.requested))
 

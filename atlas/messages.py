@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-TextSink = Callable[[str], None]
-"""Where a model streams the text of its reply, piece by piece."""
 
 MAX_TOKENS = 10**9
 """More tokens than any one request can use: a usage figure above it is not believed."""

@@ -1,7 +1,8 @@
 """What `ask` and `chat` both set up: settings, tools, the model, the call log, a session id.
 
-Here the call log is wired to the executor as a subscriber, and an answered turn is priced
-and recorded: the executor and the loop know nothing of either.
+Here an answered turn is priced and recorded, and the tracer is offered as a listener on the
+session's channel (`call_spans`; `atlas.commands.session` builds the channel, the call log
+first): the executor and the loop know nothing of either.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from atlas.calllog import CallLog, CallLogWriter
+from atlas.calllog import CallLog
 from atlas.config import OFFLINE_MODEL, STATE_FOLDER_NAME, Settings, base_url_setting, model_api
 from atlas.dataset import require_dataset
-from atlas.events import Approver, BatchApprover, CallEvent, EventSink
+from atlas.events import Approver, BatchApprover, CallEvent, Listener, SessionEvent
 from atlas.executor.approvals import PolicyHook
 from atlas.executor.executor import ToolExecutor
 from atlas.llm import Model, resolve
@@ -75,7 +76,7 @@ class Runtime:
         timeout_s: float,
         concurrency: int,
         approve: Approver,
-        on_event: EventSink | None,
+        events: Listener | None,
         approve_batch: BatchApprover | None = None,
     ) -> ToolExecutor:
         context = ToolContext(
@@ -87,24 +88,23 @@ class Runtime:
             approve=approve,
             approve_batch=approve_batch,
             max_concurrency=concurrency,
-            on_event=self._traced_events(on_event),
-            observers=[CallLogWriter(self.call_log, self.session, trace_ids=self.trace_ids)],
+            events=events,
             session=self.session,
             context=context,
             policy=self.policy,
         )
 
-    def _traced_events(self, sink: EventSink | None) -> EventSink | None:
+    def call_spans(self) -> Listener | None:
+        """The tracer as a listener: each call's events as its spans (None when telemetry is off)."""
         telemetry = self.telemetry
         if telemetry is None:
-            return sink
+            return None
 
-        def both(event: CallEvent) -> None:
-            telemetry.on_call_event(event)
-            if sink is not None:
-                sink(event)
+        def traced(event: SessionEvent) -> None:
+            if isinstance(event, CallEvent):
+                telemetry.on_call_event(event)
 
-        return both
+        return traced
 
     def trace_ids(self, call_id: str) -> tuple[str, str] | None:
         """The trace and span ids of a call of the current question, when telemetry traces it."""

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from atlas.calllog import CallLog, CallLogWriter
+from atlas.events import Events
 from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
@@ -39,8 +40,8 @@ REGISTRY = Registry([ToolSpec(name="noop", fn=noop, args_model=NoArgs, descripti
 
 
 def through_executor(calls: list[ToolCall], call_log: CallLog | None = None) -> float:
-    observers = [] if call_log is None else [CallLogWriter(call_log, session="bench")]
-    executor = ToolExecutor(REGISTRY, max_concurrency=CONCURRENCY, observers=observers)
+    events = None if call_log is None else Events(CallLogWriter(call_log, session="bench"))
+    executor = ToolExecutor(REGISTRY, max_concurrency=CONCURRENCY, events=events)
 
     async def batch() -> list[dict[str, Any]]:
         return await executor.run_all(calls)

@@ -36,6 +36,7 @@ def rss_mb() -> float:
 
 def run_chat(turns: int, data: Path, home: Path) -> dict[str, Any]:
     from atlas.calllog import CallLog, CallLogWriter
+    from atlas.events import Events
     from atlas.executor.executor import ToolExecutor
     from atlas.llm import resolve
     from atlas.loop import TurnSettings, run_turn, start_turn
@@ -45,7 +46,7 @@ def run_chat(turns: int, data: Path, home: Path) -> dict[str, Any]:
     log = CallLog.at_home(home)
     executor = ToolExecutor(
         load_registry().read_only(),
-        observers=[CallLogWriter(log, "bench")],
+        events=Events(CallLogWriter(log, "bench")),
         session="bench",
         context=ToolContext(data=data, home=home, session="bench"),
     )

@@ -17,7 +17,7 @@ import pytest
 
 from atlas.calllog import MIGRATIONS, CallLog, CallLogError, CallLogWriter
 from atlas.errors import ErrorKind
-from atlas.events import CallRecord
+from atlas.events import BatchEnded, CallEvent, CallRecord, Phase
 from atlas.executor.executor import ToolExecutor
 from tests.tools.executor_fakes import FailArgs, Flaky, call, kind_of, registry, sleep_tool, spec
 
@@ -153,7 +153,7 @@ def test_the_executor_logs_every_finished_call_with_its_session_and_turn(tmp_pat
     log = CallLog(tmp_path / "log.db")
     executor = ToolExecutor(
         registry(spec("sleep", sleep_tool), spec("flaky", Flaky(1), FailArgs)),
-        observers=[CallLogWriter(log, "sess")],
+        events=CallLogWriter(log, "sess"),
         session="sess",
     )
     turn = executor.new_turn(3)
@@ -168,17 +168,22 @@ def test_the_executor_logs_every_finished_call_with_its_session_and_turn(tmp_pat
     assert [row["call_id"] for row in log.calls()] == [r.call_id for r in executor.log]
 
 
-def test_the_log_subscriber_writes_reads_with_their_batch_and_a_decided_side_effect_at_once(tmp_path: Path) -> None:
+def finished(record: CallRecord, turn: int) -> CallEvent:
+    return CallEvent(Phase.FINISHED, record.call_id, record.name, record.arguments, turn=turn, record=record)
+
+
+def test_the_log_listener_writes_reads_with_their_batch_and_a_decided_side_effect_at_once(tmp_path: Path) -> None:
     log = CallLog(tmp_path / "log.db")
     writer = CallLogWriter(log, "sess")
     logged = lambda: [row["call_id"] for row in log.calls()]  # noqa: E731
-    writer.on_call_end(record("r1"), 2)
-    writer.on_call_end(record("r2"), 2)
+    writer(finished(record("r1"), 2))
+    writer(finished(record("r2"), 2))
+    writer(CallEvent(Phase.STARTED, "r3", "get_issue", {}, turn=2, attempt=1))  # only what ends is written
     assert logged() == []  # reads wait for their batch: one transaction for all of them
-    writer.on_call_end(record("w1", name="add_label", approved=False), 2)
+    writer(finished(record("w1", name="add_label", approved=False), 2))
     assert logged() == ["r1", "r2", "w1"]  # a decided side effect is written before anything else happens
-    writer.on_call_end(record("r3"), 2)
-    writer.on_batch_end()
+    writer(finished(record("r3"), 2))
+    writer(BatchEnded(2))
     assert logged() == ["r1", "r2", "w1", "r3"]
     assert {(row["session"], row["turn"]) for row in log.calls()} == {("sess", 2)}
 
@@ -194,7 +199,7 @@ def test_a_log_that_cannot_be_written_warns_once_and_the_answer_still_comes(
         (tmp_path / "home").write_text("a file where the state folder should be")
         path = tmp_path / "home" / "log.db"
     log = CallLog(path)
-    executor = ToolExecutor(registry(spec("sleep", sleep_tool)), observers=[CallLogWriter(log, "s")])
+    executor = ToolExecutor(registry(spec("sleep", sleep_tool)), events=CallLogWriter(log, "s"))
     outputs = asyncio.run(executor.run_all([call("sleep", "c1"), call("sleep", "c2")]))
     outputs += asyncio.run(executor.run_all([call("sleep", "c3")]))
     log.record_turn(session="s", turn=1, question="q", answer="a", model="m", rounds=1)
@@ -214,7 +219,7 @@ WRITER = textwrap.dedent(
     import sys, time
     from atlas.calllog import CallLog
     from atlas.errors import ErrorKind
-    from atlas.events import CallRecord
+    from atlas.events import BatchEnded, CallEvent, CallRecord, Phase
 
     log = CallLog(sys.argv[1])
     time.sleep(max(0.0, float(sys.argv[3]) - time.time()))  # start together

@@ -15,11 +15,13 @@ from pydantic import BaseModel
 
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.errors import ConfigError
+from atlas.events import RoundStarted
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
 from atlas.loop import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, INSTRUCTIONS, TurnSettings, bound_history, run_turn
 from atlas.runtime import record_turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
+from tests.support.heard import Heard
 
 
 class KeyArgs(BaseModel):
@@ -119,11 +121,9 @@ def assert_valid(items: list[dict[str, Any]]) -> None:
 def test_a_plain_answer_takes_one_round_and_is_streamed() -> None:
     model = ScriptedModel([{"text": "Hello **maintainer**.", "usage": {"input_tokens": 120, "output_tokens": 8}}])
     history: list[dict[str, Any]] = []
-    deltas: list[str] = []
-    result = asyncio.run(
-        run_turn("hi", history, model=model, executor=make_executor(), session="s1", on_text=deltas.append)
-    )
-    assert result.answer == "Hello **maintainer**." == "".join(deltas)
+    heard = Heard()
+    result = asyncio.run(run_turn("hi", history, model=model, executor=make_executor(), session="s1", events=heard))
+    assert result.answer == "Hello **maintainer**." == "".join(heard.texts())
     assert (result.rounds, result.finished, result.calls) == (1, True, [])
     assert history == [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello **maintainer**."}]
     assert model.requests[0].instructions == INSTRUCTIONS
@@ -142,7 +142,7 @@ def test_parallel_calls_run_together_and_their_outputs_reach_the_model(tmp_path:
             {"text": "A and B.", "usage": {"input_tokens": 1500, "output_tokens": 60}},
         ]
     )
-    rounds: list[int] = []
+    heard = Heard()
     history: list[dict[str, Any]] = []
     result = asyncio.run(
         run_turn(
@@ -151,12 +151,12 @@ def test_parallel_calls_run_together_and_their_outputs_reach_the_model(tmp_path:
             model=model,
             executor=make_executor(make_registry(concurrency)),
             session="s1",
-            on_round=rounds.append,
+            events=heard,
         )
     )
     priced = record_turn(CallLog(tmp_path / "log.db"), "a and b?", result, price_in=2.0, price_out=10.0)
     assert concurrency.peak == 2
-    assert rounds == [1]
+    assert heard.of(RoundStarted) == [RoundStarted(1)]
     assert result.rounds == 2 and result.finished
     assert [(c.round, c.call_id, c.name, c.kind) for c in result.calls] == [
         (1, "call_1_1", "lookup", "ok"),
@@ -282,7 +282,7 @@ def test_the_turn_is_recorded_in_the_call_log_and_as_json(tmp_path: Path) -> Non
             {"text": "A.", "usage": {"input_tokens": 20, "output_tokens": 3}},
         ]
     )
-    executor = make_executor(observers=[CallLogWriter(log, "s1")])
+    executor = make_executor(events=CallLogWriter(log, "s1"))
     result = asyncio.run(run_turn("q", [], model=model, executor=executor, session="s1", turn=executor.new_turn(4)))
     result = record_turn(log, "q", result, price_in=0.10, price_out=0.50)
     log.close()

@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from rich.console import Console
 
 from atlas.commands.runner import run_cancellable
-from atlas.commands.session import SessionOptions, open_session, session_executor
+from atlas.commands.session import SessionOptions, open_session, runtime_events, session_executor
 from atlas.config import dataset_name
 from atlas.errors import ConfigError
 from atlas.json_out import json_text
-from atlas.llm.wait import watch
 from atlas.loop import TurnResult, TurnSettings, run_turn
 from atlas.runtime import Runtime
 from atlas.ui.approval import TerminalApprover
@@ -85,16 +84,10 @@ def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlE
     progress = console if console.is_terminal else notices
     view = None if options.as_json or events else turn_view(console, notices)
     approver = TerminalApprover(notices, pause=view.paused if view else None)
-    executor = session_executor(
-        runtime,
-        options,
-        approve=approver,
-        approve_batch=approver.decide,
-        on_event=view.on_event if view else (events.on_event if events else None),
-    )
+    channel = runtime_events(runtime, view, events)
+    executor = session_executor(runtime, options, approve=approver, approve_batch=approver.decide, events=channel)
     model = runtime.model
     if view:
-        watch(model, view.on_wait)
         progress.print(
             header(
                 model.name,
@@ -105,7 +98,6 @@ def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlE
         )
     if events:
         events.trace_ids = runtime.trace_ids
-        watch(model, events.on_wait)
         events.question(question, model=model.name, session=runtime.session, read_only=options.read_only)
         model = ObservedModel(model, events)
     started = time.monotonic()
@@ -118,8 +110,7 @@ def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlE
         settings=TurnSettings(
             max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=remaining(options, runtime)
         ),
-        on_text=view.on_text if view else None,
-        on_round=view.on_round if view else None,
+        events=channel,
     )
     with runtime.traced_question(question, 1) as trace:
         try:

@@ -24,12 +24,11 @@ from atlas import chat_memory
 from atlas.chat_memory import SavedChat
 from atlas.commands import error_line
 from atlas.commands.runner import close_loop, run_cancellable
-from atlas.commands.session import SessionOptions, open_session, session_executor
+from atlas.commands.session import SessionOptions, open_session, runtime_events, session_executor
 from atlas.config import dataset_name
 from atlas.errors import AtlasError, ConfigError
-from atlas.events import ApprovalRequest, CallEvent
+from atlas.events import ApprovalRequest, SessionEvent
 from atlas.llm import resolve
-from atlas.llm.wait import WaitEvent, watch
 from atlas.loop import TurnResult, TurnSettings, run_turn, start_turn
 from atlas.messages import Usage
 from atlas.notices import warning_line
@@ -65,15 +64,16 @@ class Chat:
         self.earlier_sources: list[str] = []
         """Where untrusted text read in earlier turns came from: the model still reads it, until /clear."""
         self._approver = TerminalApprover(self.notices, pause=self._paused)
+        self.events = runtime_events(self.runtime, self._to_view)
+        """The chat's one channel: every turn's events, shown by the view of the turn they belong to."""
         self.executor = session_executor(
             self.runtime,
             self.options,
             read_only=self.read_only,
             approve=self._approve,
             approve_batch=self._approve_batch,
-            on_event=self._on_event,
+            events=self.events,
         )
-        watch(self.runtime.model, self._on_wait)
 
     def _approve(self, request: ApprovalRequest) -> bool:
         """Ask, naming untrusted sources of earlier turns too: their text is in the conversation."""
@@ -105,8 +105,7 @@ class Chat:
             session=self.runtime.session,
             turn=turn,
             settings=settings,
-            on_text=view.on_text,
-            on_round=view.on_round,
+            events=self.events,
         )
         self._approver.resume()
         try:
@@ -183,7 +182,6 @@ class Chat:
             self.notices.print(Text(error_line(exc), style="red"))
             return
         self.runtime.use_model(model)
-        watch(model, self._on_wait)
         self.console.print(
             header(
                 model.name,
@@ -193,13 +191,10 @@ class Chat:
             )
         )
 
-    def _on_wait(self, event: WaitEvent) -> None:
-        if self.view is not None:
-            self.view.on_wait(event)
-
-    def _on_event(self, event: CallEvent) -> None:
-        if self.view is not None:
-            self.view.on_event(event)
+    def _to_view(self, event: SessionEvent) -> None:
+        view = self.view
+        if view is not None:
+            view(event)
 
     def _paused(self) -> AbstractContextManager[None]:
         return self.view.paused() if self.view is not None else contextlib.nullcontext()

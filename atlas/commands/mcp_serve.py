@@ -23,7 +23,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from atlas import __version__
-from atlas.calllog import CallLog, CallLogWriter
+from atlas.calllog import CallLog
+from atlas.commands.session import session_events
 from atlas.config import Settings
 from atlas.events import ApprovalRequest
 from atlas.executor.approvals import PolicyHook
@@ -106,7 +107,7 @@ class AtlasServer:
             self._executor = ToolExecutor(
                 self.registry,
                 timeout_s=self.timeout_s,
-                observers=[CallLogWriter(self.call_log, session)] if self.call_log is not None else (),
+                events=session_events(self.call_log, session),
                 session=session,
                 context=context,
                 approve=self.approve,

@@ -20,8 +20,9 @@ from typing import Any
 
 from rich.console import Console
 
-from atlas.calllog import CallLog, CallLogWriter
-from atlas.events import ApprovalRequest, CallRecord, EventSink
+from atlas.calllog import CallLog
+from atlas.commands.session import session_events
+from atlas.events import ApprovalRequest, CallRecord, Listener
 from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
 from atlas.policy import plans
@@ -124,9 +125,11 @@ def review(project: Project, items: list[PlanItem], context: ToolContext, policy
 
 
 def execute(
-    reviewed: Reviewed, checksum: str, context: ToolContext, policy: Policy, *, on_event: EventSink | None = None
+    reviewed: Reviewed, checksum: str, context: ToolContext, policy: Policy, *, shown_by: Listener | None = None
 ) -> list[Applied]:
-    """Every item through the executor, decided as the module says; each item's outcome, in plan order."""
+    """Every item through the executor, decided as the module says; each item's outcome, in plan order.
+
+    Each call goes to the call log, then to `shown_by` (the `--jsonl` stream) when there is one."""
     items = reviewed.items
     if not items:
         return []
@@ -145,10 +148,9 @@ def execute(
         timeout_s=15.0,
         approve=approve,
         approve_batch=lambda requests: {r.call_id for r in requests if approve(r)},
-        observers=[CallLogWriter(CallLog.at_home(context.home), session)],
         session=session,
         context=replace(context, session=session),
-        on_event=on_event,
+        events=session_events(CallLog.at_home(context.home), session, shown_by),
         policy=plans.PlanPolicy(PolicyGate(policy, context.home), reviewed=numbers is not None),
     )
     outputs = asyncio.run(executor.run_all(calls))
@@ -209,7 +211,7 @@ def run_plan(
     reviewed = review(project, items, context, policy)
     if reviewed.approved is None and events is None:
         show_plan()
-    results = execute(reviewed, checksum, context, policy, on_event=events.on_event if events else None)
+    results = execute(reviewed, checksum, context, policy, shown_by=events)
     if reviewed.approved is None and not any(result.ok for result in results):
         console.print(f"No terminal to review the plan on: nothing was applied{hint}.", soft_wrap=True)
     elif reviewed.approved is None:

@@ -8,14 +8,17 @@ Per call: validate → circuit breaker → time budget → approval (side effect
 runs in a worker thread, one prompt at a time, while reads go on) → a concurrency slot (the
 call's timer starts here) → attempts (`attempts.py`) in a daemon thread, all within the call's
 one deadline cut to the question's budget → envelope, capped → FINISHED event carrying the
-`CallRecord`, and `on_call_end` to each subscriber. Calls that cannot run (unknown tool, bad
-arguments, breaker open, no time left) are answered before any task is made, so thousands of
-them cost little of the budget.
+`CallRecord` and the turn's number. Calls that cannot run (unknown tool, bad arguments, breaker
+open, no time left) are answered before any task is made, so thousands of them cost little of
+the budget.
 
 The executor persists nothing and keeps no per-question state: the question's deadline and the
 untrusted sources it has read live in the `Turn` that `new_turn` returns and `run_all` takes.
-Subscribers (`observers`, `events.CallObserver`: the call log) get each finished call's record,
-and `on_batch_end` once per `run_all`.
+What happens goes to the session's channel (`events`, an `atlas.events.Events`): a `CallEvent`
+for each phase of each call, then `BatchEnded` once per `run_all`, after every call of the batch
+is answered (also when it was cancelled); a listener that buffers (the call log writes a batch
+in one transaction) flushes there. No event is built when nobody listens, and only FINISHED ones
+and `BatchEnded` when every listener wants only what ends (`Events.following`).
 
 Cancellation (Ctrl-C cancels the task awaiting `run_all`): every unfinished call is answered with
 kind `cancelled` and reported as FINISHED — except that a side effect already running gets a
@@ -45,10 +48,11 @@ from atlas.errors import ErrorKind, describe
 from atlas.events import (
     Approver,
     BatchApprover,
+    BatchEnded,
     CallEvent,
-    CallObserver,
     CallRecord,
-    EventSink,
+    Events,
+    Listener,
     Phase,
     deny_all,
 )
@@ -98,8 +102,7 @@ class ToolExecutor:
         approve: Approver = deny_all,
         approve_batch: BatchApprover | None = None,
         max_concurrency: int = 4,
-        on_event: EventSink | None = None,
-        observers: Sequence[CallObserver] = (),
+        events: Listener | None = None,
         session: str | None = None,
         context: ToolContext | None = None,
         breaker_threshold: int = 5,
@@ -115,8 +118,8 @@ class ToolExecutor:
         self.approve_batch = approve_batch
         """Decides a response's side effects together; without it, `approve` is asked about each."""
         self.max_concurrency = max(1, max_concurrency)
-        self.on_event = on_event
-        self.observers = tuple(observers)
+        self.events = Events.of(events)
+        """Where every call's phases and every batch's end are told (the display, the log, the tracer)."""
         base = context or ToolContext()
         self.session = session or base.session or uuid.uuid4().hex[:12]
         self.context = dataclasses.replace(base, session=self.session, idempotency_key=None)
@@ -145,7 +148,7 @@ class ToolExecutor:
         return Turn.starting(number, deadline=deadline, answer_reserve_s=self.answer_reserve_s)
 
     def with_registry(self, registry: Registry) -> ToolExecutor:
-        """This executor offering other tools (`/read-only`): same settings, breakers and subscribers."""
+        """This executor offering other tools (`/read-only`): same settings, breakers and channel."""
         other = copy.copy(self)
         other.registry = registry
         return other
@@ -169,7 +172,8 @@ class ToolExecutor:
         try:
             return await self._answers(states, self._start(states, turn, prims), turn)
         finally:
-            self._end_batch()
+            if self.events.listening:
+                self.events(BatchEnded(turn.number))
 
     async def run_one(self, call: CallLike, *, round: int = 0, turn: Turn | None = None) -> dict[str, Any]:
         """Run a single call; same contract as `run_all`."""
@@ -222,11 +226,6 @@ class ToolExecutor:
             raise BatchCancelled(outputs) from exc
         # Every call has its output by now; the fallback only guards against a bug in this module.
         return [state.output or self._finish(state, error(ErrorKind.UNKNOWN, "no result"), turn) for state in states]
-
-    def _end_batch(self) -> None:
-        for observer in self.observers:
-            with contextlib.suppress(Exception):  # a broken subscriber must never break a tool call
-                observer.on_batch_end()
 
     # -- one call -------------------------------------------------------------------------
 
@@ -336,9 +335,6 @@ class ToolExecutor:
         )
         self.log.append(record)
         turn.records.append(record)
-        for observer in self.observers:
-            with contextlib.suppress(Exception):  # a broken subscriber must never break a tool call
-                observer.on_call_end(record, turn.number)
         self._emit(
             state,
             Phase.FINISHED,
@@ -354,7 +350,8 @@ class ToolExecutor:
         return state.output
 
     def _emit(self, state: CallState, phase: Phase, turn: Turn, **fields: Any) -> None:
-        if self.on_event is None:
+        # The channel suppresses a listener's failure; with nobody to tell, no event is built.
+        if not (self.events.listening if phase is Phase.FINISHED else self.events.following):
             return
         fields.setdefault("attempts", state.attempts)
         if "leaked_threads" not in fields:
@@ -368,8 +365,7 @@ class ToolExecutor:
             turn=turn.number,
             **fields,
         )
-        with contextlib.suppress(Exception):  # a broken display must never break a tool call
-            self.on_event(event)
+        self.events(event)
 
     def _prims(self) -> Primitives:
         self._primitives = Primitives.for_running_loop(self._primitives, self.max_concurrency)

@@ -2,8 +2,10 @@
 
 Four models speak it: the OpenAI Responses API (`openai.py`), the Chat Completions API of any
 OpenAI-compatible server (`chat_completions.py`), the built-in offline planner (`atlas.offline`)
-and replay scripts (`scripted.py`). The loop knows only this protocol.
-It may import `atlas.messages`, `atlas.errors`, `atlas.config` and tool definitions; never the
+and replay scripts (`scripted.py`). The loop knows only this protocol, and gives each request
+the session's channel (`atlas.events.Events`): the reply's text goes there as it streams, and
+an adapter that waits on a server reports its waits there too.
+It may import `atlas.messages`, `atlas.events`, `atlas.errors`, `atlas.config` and tool definitions; never the
 executor, the UI, the runtime or the commands. Only the adapters (`openai.py`,
 `chat_completions.py`, `openai_client.py`, `openai_schema.py`) import the `openai` SDK, lazily.
 """
@@ -18,12 +20,13 @@ from typing import Any, Protocol
 
 from atlas.config import OFFLINE_MODEL
 from atlas.errors import ConfigError
-from atlas.messages import ModelTurn, TextSink
+from atlas.events import Listener
+from atlas.messages import ModelTurn
 from atlas.tools.definition import ToolDefinition
 
 REPLAY_PREFIX = "replay:"
 
-__all__ = ["REPLAY_PREFIX", "Model", "TextSink", "resolve"]
+__all__ = ["REPLAY_PREFIX", "Model", "resolve"]
 
 
 class Model(Protocol):
@@ -39,9 +42,10 @@ class Model(Protocol):
         tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
-        on_text: TextSink | None = None,
+        events: Listener | None = None,
     ) -> ModelTurn:
-        """One model request. Text deltas go to `on_text` as they arrive (all at once is fine)."""
+        """One model request. Its text goes to `events` as `TextDelta`s as it arrives (all at once is
+        fine); a model that asks a server reports its waits there (`Asking`, `Retrying`, `Answering`)."""
         ...
 
 

@@ -17,13 +17,14 @@ import openai
 from openai import AsyncStream
 from openai.types.chat import ChatCompletionChunk
 
+from atlas.events import Answering, Listener, TextDelta
 from atlas.llm.chat_messages import chat_messages
 from atlas.llm.notes import CUT_OFF, FILTERED, UNSENT_CALL, looks_like_unsent_call
 from atlas.llm.openai_client import MAX_RETRIES, open_client, sdk_retry
 from atlas.llm.openai_schema import chat_tools
 from atlas.llm.usage import usage_of
-from atlas.llm.wait import Answering, Attempt, OutOfTime, RetryPolicy, WaitSink, with_retries
-from atlas.messages import ModelTurn, TextSink, ToolCall, Usage
+from atlas.llm.wait import Attempt, OutOfTime, RetryPolicy, with_retries
+from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
 
 
@@ -67,8 +68,6 @@ class ChatCompletionsModel:
         self.ask_for_usage = True
         """False once the server refused `stream_options` (some gateways do): usage is then unknown."""
         self.policy = RetryPolicy(max_retries=max_retries)
-        self.on_wait: WaitSink | None = None
-        """Where the waits for this model are reported (set by `atlas.llm.wait.watch`)."""
 
     async def respond(
         self,
@@ -77,16 +76,16 @@ class ChatCompletionsModel:
         tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
-        on_text: TextSink | None = None,
+        events: Listener | None = None,
     ) -> ModelTurn:
         try:
-            reply = await self._stream(instructions, items, tools, parallel_tool_calls, on_text)
+            reply = await self._stream(instructions, items, tools, parallel_tool_calls, events)
         except openai.OpenAIError as exc:
             raise self.wire.translate(exc) from None
         except (json.JSONDecodeError, RuntimeError) as exc:
             # The SDK decodes each SSE chunk itself and lets these escape for a malformed one.
             raise self.wire.malformed(exc) from None
-        return _turn(reply, tools, on_text)
+        return _turn(reply, tools, events)
 
     async def _stream(
         self,
@@ -94,7 +93,7 @@ class ChatCompletionsModel:
         items: Sequence[dict[str, Any]],
         tools: Sequence[ToolDefinition],
         parallel_tool_calls: bool,
-        on_text: TextSink | None,
+        events: Listener | None,
     ) -> _Reply:
         offered: dict[str, Any] = {}
         if len(tools):
@@ -105,38 +104,40 @@ class ChatCompletionsModel:
         messages = cast("Any", chat_messages(instructions, items))
         try:
             try:
-                attempt = await self._create(messages, offered)
+                attempt = await self._create(messages, offered, events)
             except openai.BadRequestError as exc:
                 if not self.ask_for_usage or "stream_options" not in str(exc.message):
                     raise
                 self.ask_for_usage = False
-                attempt = await self._create(messages, offered)
-            return await attempt.within(self._read(attempt.value, on_text))
+                attempt = await self._create(messages, offered, events)
+            return await attempt.within(self._read(attempt.value, events))
         except OutOfTime as exc:
             raise self.wire.out_of_time(exc) from None
 
-    async def _read(self, stream: AsyncStream[ChatCompletionChunk], on_text: TextSink | None) -> _Reply:
+    async def _read(self, stream: AsyncStream[ChatCompletionChunk], events: Listener | None) -> _Reply:
         reply = _Reply()
-        waiting = self.on_wait is not None
+        waiting = events is not None
         try:
             async for chunk in stream:
-                if waiting and self.on_wait is not None:
-                    self.on_wait(Answering())
+                if waiting and events is not None:
+                    events(Answering())
                     waiting = False
-                _take(chunk, reply, on_text)
+                _take(chunk, reply, events)
         except openai.APITimeoutError:
             raise self.wire.stalled() from None
         except openai.APIConnectionError as exc:
             raise self.wire.dropped(exc) from None
         finally:
             await stream.close()
-            if waiting and self.on_wait is not None:
-                self.on_wait(Answering())
+            if waiting and events is not None:
+                events(Answering())
         if reply.finish is None:
             raise self.wire.ended_early("a finish reason")
         return reply
 
-    async def _create(self, messages: Any, offered: dict[str, Any]) -> Attempt[AsyncStream[ChatCompletionChunk]]:
+    async def _create(
+        self, messages: Any, offered: dict[str, Any], events: Listener | None
+    ) -> Attempt[AsyncStream[ChatCompletionChunk]]:
         usage: dict[str, Any] = {"stream_options": {"include_usage": True}} if self.ask_for_usage else {}
         if self.max_tokens is not None:
             usage["max_tokens"] = self.max_tokens
@@ -147,12 +148,12 @@ class ChatCompletionsModel:
             model=self.name,
             policy=self.policy,
             judge=sdk_retry,
-            on_wait=self.on_wait,
+            events=events,
         )
         return cast("Attempt[AsyncStream[ChatCompletionChunk]]", stream)
 
 
-def _take(chunk: ChatCompletionChunk, reply: _Reply, on_text: TextSink | None) -> None:
+def _take(chunk: ChatCompletionChunk, reply: _Reply, events: Listener | None) -> None:
     """Fold one chunk into the reply: only the first choice counts (Atlas asks for one).
 
     The SDK does not validate chunks, so every field is checked for its type here: a server's
@@ -169,8 +170,8 @@ def _take(chunk: ChatCompletionChunk, reply: _Reply, on_text: TextSink | None) -
         for piece in (getattr(delta, "content", None), getattr(delta, "refusal", None)):
             if isinstance(piece, str) and piece:
                 reply.text.append(piece)
-                if on_text is not None:
-                    on_text(piece)
+                if events is not None:
+                    events(TextDelta(piece))
         fragments = getattr(delta, "tool_calls", None)
         for position, fragment in enumerate(fragments if isinstance(fragments, list) else []):
             _take_call_fragment(reply, position, fragment)
@@ -194,15 +195,15 @@ def _take_call_fragment(reply: _Reply, position: int, fragment: Any) -> None:
         partial.arguments.append(arguments)
 
 
-def _turn(reply: _Reply, tools: Sequence[ToolDefinition], on_text: TextSink | None) -> ModelTurn:
+def _turn(reply: _Reply, tools: Sequence[ToolDefinition], events: Listener | None) -> ModelTurn:
     calls = _calls(reply)
     text = "".join(reply.text)
     note = _note(reply.finish, text, calls, tools)
     if note:
         addition = f"\n\n{note}" if text else note
         text += addition
-        if on_text is not None:
-            on_text(addition)
+        if events is not None:
+            events(TextDelta(addition))
     return ModelTurn(text=text, calls=calls, usage=reply.usage)
 
 

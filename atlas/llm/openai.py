@@ -30,11 +30,12 @@ from openai.types.responses import (
 )
 
 from atlas.errors import ModelProtocolError
+from atlas.events import Answering, Listener, TextDelta
 from atlas.llm.openai_client import MAX_RETRIES, one_line, open_client, sdk_retry
 from atlas.llm.openai_schema import responses_tools
 from atlas.llm.usage import usage_of
-from atlas.llm.wait import Answering, Attempt, OutOfTime, RetryPolicy, WaitSink, with_retries
-from atlas.messages import ModelTurn, TextSink, ToolCall, as_model_ids
+from atlas.llm.wait import Attempt, OutOfTime, RetryPolicy, with_retries
+from atlas.messages import ModelTurn, ToolCall, as_model_ids
 from atlas.tools.definition import ToolDefinition
 
 
@@ -55,8 +56,6 @@ class OpenAIModel:
         self.wire, self._client = open_client(name, "responses", api_key, base_url, timeout_s, max_retries)
         self.base_url, self.timeout_s = self.wire.base_url, self.wire.timeout_s
         self.policy = RetryPolicy(max_retries=max_retries)
-        self.on_wait: WaitSink | None = None
-        """Where the waits for this model are reported (set by `atlas.llm.wait.watch`)."""
 
     async def respond(
         self,
@@ -65,10 +64,10 @@ class OpenAIModel:
         tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
-        on_text: TextSink | None = None,
+        events: Listener | None = None,
     ) -> ModelTurn:
         try:
-            return await self._stream(instructions, items, tools, parallel_tool_calls, on_text)
+            return await self._stream(instructions, items, tools, parallel_tool_calls, events)
         except openai.OpenAIError as exc:
             raise self.wire.translate(exc) from None
         except (json.JSONDecodeError, RuntimeError) as exc:
@@ -81,35 +80,35 @@ class OpenAIModel:
         items: Sequence[dict[str, Any]],
         tools: Sequence[ToolDefinition],
         parallel_tool_calls: bool,
-        on_text: TextSink | None,
+        events: Listener | None,
     ) -> ModelTurn:
         try:
-            attempt = await self._open(instructions, items, tools, parallel_tool_calls)
-            return await attempt.within(self._read(attempt.value, on_text))
+            attempt = await self._open(instructions, items, tools, parallel_tool_calls, events)
+            return await attempt.within(self._read(attempt.value, events))
         except OutOfTime as exc:
             raise self.wire.out_of_time(exc) from None
 
-    async def _read(self, stream: AsyncStream[ResponseStreamEvent], on_text: TextSink | None) -> ModelTurn:
+    async def _read(self, stream: AsyncStream[ResponseStreamEvent], events: Listener | None) -> ModelTurn:
         text: list[str] = []
         calls: list[ToolCall] = []
-        waiting = self.on_wait is not None
+        waiting = events is not None
         try:
             async for event in stream:
-                if waiting and self.on_wait is not None:
-                    self.on_wait(Answering())
+                if waiting and events is not None:
+                    events(Answering())
                     waiting = False
                 # A refusal is the model's answer too: shown, not taken for an empty one.
                 if isinstance(event, ResponseTextDeltaEvent | ResponseRefusalDeltaEvent):
                     text.append(event.delta)
-                    if on_text is not None:
-                        on_text(event.delta)
+                    if events is not None:
+                        events(TextDelta(event.delta))
                 elif isinstance(event, ResponseOutputItemDoneEvent) and isinstance(
                     event.item, ResponseFunctionToolCall
                 ):
                     # Only the finished item carries the name and call_id with the arguments.
                     calls.append(_tool_call(event.item))
                 elif isinstance(event, ResponseCompletedEvent):
-                    return self._completed(event, "".join(text), calls, on_text)
+                    return self._completed(event, "".join(text), calls, events)
                 else:
                     self._check_failure(event)
         except openai.APITimeoutError:
@@ -117,8 +116,8 @@ class OpenAIModel:
         except openai.APIConnectionError as exc:
             raise self.wire.dropped(exc) from None
         finally:
-            if waiting and self.on_wait is not None:
-                self.on_wait(Answering())
+            if waiting and events is not None:
+                events(Answering())
             await stream.close()
         raise self.wire.ended_early("a completed response")
 
@@ -143,6 +142,7 @@ class OpenAIModel:
         items: Sequence[dict[str, Any]],
         tools: Sequence[ToolDefinition],
         parallel_tool_calls: bool,
+        events: Listener | None,
     ) -> Attempt[AsyncStream[ResponseStreamEvent]]:
         """The request that opens a streamed response, retried by `with_retries` where each wait is seen."""
         return await with_retries(
@@ -157,11 +157,11 @@ class OpenAIModel:
             model=self.name,
             policy=self.policy,
             judge=sdk_retry,
-            on_wait=self.on_wait,
+            events=events,
         )
 
     def _completed(
-        self, event: ResponseCompletedEvent, text: str, calls: list[ToolCall], on_text: TextSink | None
+        self, event: ResponseCompletedEvent, text: str, calls: list[ToolCall], events: Listener | None
     ) -> ModelTurn:
         # The SDK builds events without validating them: every field may be missing or of any type.
         response = getattr(event, "response", None)
@@ -179,8 +179,8 @@ class OpenAIModel:
                 raise self.wire.made(
                     ModelProtocolError, f"the server {self.base_url} sent a malformed response ({one_line(str(exc))})"
                 ) from None
-            if text and on_text is not None:
-                on_text(text)
+            if text and events is not None:
+                events(TextDelta(text))
         usage = usage_of(getattr(response, "usage", None), "input_tokens", "output_tokens", source=self.base_url)
         return ModelTurn(text=text, calls=calls, usage=usage)
 

@@ -18,7 +18,8 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from atlas.errors import ScriptError, describe
-from atlas.messages import MAX_TOKENS, ModelTurn, TextSink, ToolCall, Usage
+from atlas.events import Listener, TextDelta
+from atlas.messages import MAX_TOKENS, ModelTurn, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
 
 
@@ -122,7 +123,7 @@ class ScriptedModel:
         tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
-        on_text: TextSink | None = None,
+        events: Listener | None = None,
     ) -> ModelTurn:
         self.requests.append(
             # Items are flat dicts of text: a copy of each is a snapshot (a deep copy of thousands is not cheap).
@@ -135,8 +136,8 @@ class ScriptedModel:
             where = f" {self._source}" if self._source else ""
             raise ScriptError(f"replay script{where} has no turn left for request {number}")
         turn = self._turns.popleft()
-        if turn.text and on_text is not None:
-            on_text(turn.text)
+        if turn.text and events is not None:
+            events(TextDelta(turn.text))
         calls = [
             ToolCall(
                 name=call.name,

@@ -2,9 +2,10 @@
 
 An adapter wraps the request that opens a response in `with_retries`, telling it which failures
 are worth another try (`judge`); Atlas, not the SDK, then waits between attempts, so each wait
-can be shown (`asking gpt-6-luna 3 s`, `retrying in 2 s: 429 rate limited`). The adapter
-reports `Answering` when the first data arrives. The sink is set on the model by whoever draws
-the screen (`watch`): nothing here knows about terminals.
+can be shown (`asking gpt-6-luna 3 s`, `retrying in 2 s: 429 rate limited`). The waits
+(`atlas.events.Asking`, `Retrying`, `Answering`) go to the listener the request was given, the
+session's channel: the adapter reports `Answering` when the first data arrives. Nothing here
+knows about terminals.
 """
 
 from __future__ import annotations
@@ -15,38 +16,13 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from atlas.events import Answering, Asking, Listener, Retrying
 
 T = TypeVar("T")
 U = TypeVar("U")
-
-
-@dataclass(frozen=True)
-class Asking:
-    """A request to the model has been sent (`attempt` 1 is the first) and nothing has come back yet."""
-
-    model: str
-    attempt: int
-    since: float = field(default_factory=time.monotonic)
-
-
-@dataclass(frozen=True)
-class Retrying:
-    """The last attempt failed for `reason`; the next one starts in `delay_s` seconds."""
-
-    delay_s: float
-    reason: str
-    attempt: int
-
-
-@dataclass(frozen=True)
-class Answering:
-    """The model's response has begun (or the request has ended): nothing to wait for any more."""
-
-
-WaitEvent = Asking | Retrying | Answering
-WaitSink = Callable[[WaitEvent], None]
 
 
 @dataclass(frozen=True)
@@ -73,19 +49,6 @@ class RetryPolicy:
             return retry_after_s
         backoff: float = min(self.initial_s * 2.0**retry, self.max_s)
         return backoff * (1 - 0.25 * random.random())
-
-
-@runtime_checkable
-class Watchable(Protocol):
-    """A model that reports its waits (the OpenAI adapters)."""
-
-    on_wait: WaitSink | None
-
-
-def watch(model: object, sink: WaitSink | None) -> None:
-    """Send `model`'s waits to `sink`, when it reports any (offline and replay models do not wait)."""
-    if isinstance(model, Watchable):
-        model.on_wait = sink
 
 
 @dataclass(frozen=True)
@@ -145,34 +108,36 @@ async def with_retries(
     model: str,
     policy: RetryPolicy,
     judge: Callable[[Exception], Retry | None],
-    on_wait: WaitSink | None,
+    events: Listener | None,
 ) -> Attempt[T]:
     """`request()`, tried again after each failure `judge` calls retryable, at most `policy.max_retries` times.
 
-    No attempt runs past the question's deadline, and a wait that would end beyond it is not
-    started: `OutOfTime`. The last failure (or one not worth retrying) is raised as it came, for
-    the adapter to translate.
+    Each attempt and each wait between two is told to `events`.
+
+        No attempt runs past the question's deadline, and a wait that would end beyond it is not
+        started: `OutOfTime`. The last failure (or one not worth retrying) is raised as it came, for
+        the adapter to translate.
     """
     retry = 0
     deadline = _QUESTION_DEADLINE.get()
     while True:
-        if on_wait is not None:
-            on_wait(Asking(model, retry + 1))
+        if events is not None:
+            events(Asking(model, retry + 1))
         try:
             return Attempt(await _by(deadline, request()), deadline)
         except OutOfTime:
-            if on_wait is not None:
-                on_wait(Answering())
+            if events is not None:
+                events(Answering())
             raise
         except Exception as exc:
             verdict = judge(exc)
             delay = 0.0 if verdict is None else policy.delay(retry, verdict.retry_after_s)
             late = deadline is not None and time.monotonic() + delay >= deadline.at
             if verdict is None or retry >= policy.max_retries or late:
-                if on_wait is not None:
-                    on_wait(Answering())
+                if events is not None:
+                    events(Answering())
                 raise  # the server's own refusal says more than "out of time" would
-            if on_wait is not None:
-                on_wait(Retrying(delay, verdict.reason, retry + 1))
+            if events is not None:
+                events(Retrying(delay, verdict.reason, retry + 1))
             await asyncio.sleep(delay)
             retry += 1

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from atlas.config import OFFLINE_MODEL
+from atlas.events import Listener, TextDelta
 from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.offline.answer import ToolReading, chunks, issue_text, render
 from atlas.offline.compose import read_question
@@ -114,7 +115,7 @@ class OfflinePlanner:
         tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
-        on_text: Callable[[str], None] | None = None,
+        events: Listener | None = None,
     ) -> ModelTurn:
         question, earlier, turn, token = this_turn(items)
         plan = read_question(
@@ -133,9 +134,9 @@ class OfflinePlanner:
         text = "\n\n".join(
             part for part in [render(plan, outcomes, tools), *later_parts(plan, outcomes, tools)] if part
         )
-        if on_text is not None:
+        if events is not None:
             for piece in chunks(text):
-                on_text(piece)
+                events(TextDelta(piece))
         return ModelTurn(text=text, usage=Usage(0, 0))
 
 

@@ -9,15 +9,15 @@ from urllib.parse import urlsplit
 
 from opentelemetry.trace import Status, StatusCode
 
-from atlas.llm import Model, TextSink
-from atlas.llm.wait import Answering, Asking, Retrying, WaitEvent, WaitSink, Watchable
+from atlas.events import Answering, Asking, Listener, Retrying, SessionEvent
+from atlas.llm import Model
 from atlas.messages import ModelTurn
 from atlas.telemetry import attributes as attr
 from atlas.telemetry.tracing import Telemetry
 
 
 class TracedModel:
-    """`inner`, with a span per request; it reports waits exactly as `inner` does."""
+    """`inner`, with a span per request; its events (waits, text) pass on as `inner` sends them."""
 
     def __init__(
         self, inner: Model, telemetry: Telemetry, *, api: str, base_url: str | None, prices: tuple[float, float]
@@ -28,30 +28,17 @@ class TracedModel:
         self.api = api
         self.prices = prices
         self.provider, self.server = _provider(inner.name, api, base_url)
-        self._sink: WaitSink | None = None
         self._asked_at: float | None = None
         self._waited_ms: float | None = None
         self._retries = 0
-        if isinstance(inner, Watchable):
-            inner.on_wait = self._on_inner_wait
 
-    @property
-    def on_wait(self) -> WaitSink | None:
-        return self._sink
-
-    @on_wait.setter
-    def on_wait(self, sink: WaitSink | None) -> None:
-        self._sink = sink
-
-    def _on_inner_wait(self, event: WaitEvent) -> None:
+    def _note_wait(self, event: SessionEvent) -> None:
         if isinstance(event, Asking) and self._asked_at is None:
             self._asked_at = time.monotonic()
         elif isinstance(event, Retrying):
             self._retries += 1
         elif isinstance(event, Answering) and self._asked_at is not None and self._waited_ms is None:
             self._waited_ms = (time.monotonic() - self._asked_at) * 1000
-        if self._sink is not None:
-            self._sink(event)
 
     async def respond(
         self,
@@ -60,14 +47,20 @@ class TracedModel:
         tools: Any,
         *,
         parallel_tool_calls: bool = True,
-        on_text: TextSink | None = None,
+        events: Listener | None = None,
     ) -> ModelTurn:
         span = self.telemetry.model_span(model=self.name, api=self.api, provider=self.provider, server=self.server)
         self._asked_at, self._waited_ms, self._retries = None, None, 0
         started = time.monotonic()
+
+        def relay(event: SessionEvent) -> None:
+            self._note_wait(event)
+            if events is not None:
+                events(event)
+
         try:
             reply = await self.inner.respond(
-                instructions, items, tools, parallel_tool_calls=parallel_tool_calls, on_text=on_text
+                instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=relay
             )
         except BaseException as exc:
             kind = getattr(exc, "kind", None)

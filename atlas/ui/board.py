@@ -1,6 +1,7 @@
 """The live call board: one row per tool call, each settling the moment its call ends.
 
-Driven only by `CallEvent`s (from worker threads as well as the event loop). On a terminal a
+A listener that takes only `CallEvent`s (from worker threads as well as the event loop); the
+turn's view starts and ends its rounds. On a terminal a
 Rich `Live` pulls its picture from this state about eight times a second; anywhere else (a
 pipe, CI) each finished call is one plain line, with no spinner and no cursor movement.
 """
@@ -23,7 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from atlas.errors import ErrorKind
-from atlas.events import CallEvent, Phase
+from atlas.events import CallEvent, Phase, SessionEvent
 from atlas.sanitize import clean_line
 from atlas.ui.safe import call_label
 
@@ -193,8 +194,10 @@ class CallBoard:
         if self.live:
             self._live = self._start_live()
 
-    def on_event(self, event: CallEvent) -> None:
-        """Fold one call event into the rows; safe to call from any thread."""
+    def __call__(self, event: SessionEvent, /) -> None:
+        """Fold one call event into the rows (other events are not the board's); safe from any thread."""
+        if not isinstance(event, CallEvent):
+            return
         finished_row: Row | None = None
         with self._lock:
             current = self._round_for(event.round)

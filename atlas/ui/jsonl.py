@@ -1,10 +1,11 @@
 """`--jsonl`: the run as a stream of JSON events, one per line on standard output.
 
-A thin adapter over the session's events: the executor's `CallEvent`s (`on_event`), the model's
-waits (`on_wait`), each model request (`ObservedModel`, a wrapper of the model), and what the
-command reports itself (`question`, then `result`: the answer, usage, what was denied). A command
-gets `--jsonl` with `run_with_events(JsonlEvents(), lambda: run(events))`, passing
-`events.on_event` to its executor and returning `events.result(result)` as its exit code; a command
+A thin adapter over the session's events: `JsonlEvents` is a listener on the session's channel
+that writes the executor's `CallEvent`s and the model's waits (`Asking`, `Retrying`) and ignores
+the rest; each model request is seen by `ObservedModel`, a wrapper of the model; the command
+reports the rest itself (`question`, then `result`: the answer, usage, what was denied). A command
+gets `--jsonl` with `run_with_events(JsonlEvents(), lambda: run(events))`, subscribing the stream
+to its channel and returning `events.result(result)` as its exit code; a command
 without a model (`triage`, `apply`) says `run_started(...)` instead of `question`, and ends with
 `ended(records)`, which lists what was denied and gives the same exit codes. Every line is
 one object with `event`, `ts` (Unix time) and `t` (seconds since the run started); text from
@@ -21,9 +22,8 @@ from collections.abc import Callable, Sequence
 from typing import IO, Any, Protocol
 
 from atlas.errors import AtlasError
-from atlas.events import CallEvent, CallRecord, Phase
-from atlas.llm import Model, TextSink
-from atlas.llm.wait import Asking, Retrying, WaitEvent
+from atlas.events import Asking, CallEvent, CallRecord, Listener, Phase, Retrying, SessionEvent
+from atlas.llm import Model
 from atlas.messages import ModelTurn, Usage
 from atlas.tools.definition import ToolDefinition
 
@@ -113,7 +113,15 @@ class JsonlEvents:
             self.session = session
         self.emit(event, **fields)
 
-    def on_event(self, event: CallEvent) -> None:
+    def __call__(self, event: SessionEvent, /) -> None:
+        if isinstance(event, CallEvent):
+            self._call_event(event)
+        elif isinstance(event, Asking):
+            self.emit("model_waiting", model=event.model, attempt=event.attempt)
+        elif isinstance(event, Retrying):
+            self.emit("model_retrying", attempt=event.attempt, delay_s=round(event.delay_s, 3), reason=event.reason)
+
+    def _call_event(self, event: CallEvent) -> None:
         name = _PHASES.get(event.phase)
         if name is None:
             return
@@ -135,12 +143,6 @@ class JsonlEvents:
             if record.approved is not None:
                 fields.update(approved=record.approved, decided_by=record.decided_by)
         self.emit(name, **fields)
-
-    def on_wait(self, wait: WaitEvent) -> None:
-        if isinstance(wait, Asking):
-            self.emit("model_waiting", model=wait.model, attempt=wait.attempt)
-        elif isinstance(wait, Retrying):
-            self.emit("model_retrying", attempt=wait.attempt, delay_s=round(wait.delay_s, 3), reason=wait.reason)
 
     def result(self, result: Answered) -> int:
         """The answer, usage and every denied action; the exit code they make (0, or 3 when denied)."""
@@ -191,13 +193,13 @@ class ObservedModel:
         tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
-        on_text: TextSink | None = None,
+        events: Listener | None = None,
     ) -> ModelTurn:
         self.requests += 1
         number, started = self.requests, time.monotonic()
         self.events.emit("model_request", round=number, model=self.name)
         reply = await self.model.respond(
-            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, on_text=on_text
+            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events
         )
         self.events.emit(
             "model_response",

@@ -1,8 +1,10 @@
 """What one question looks like on screen: a board per round, the streamed answer, then Markdown.
 
-The loop calls `on_round`, `on_text` and (through the executor) `on_event`; the approver calls
-`paused` to take whatever is live off the screen while it asks. On a terminal the answer is
-shown as it streams and then replaced by its Markdown rendering; elsewhere it is printed once.
+A listener on the session's channel: the model's waits go to the wait line, `RoundStarted`
+begins a round of rows, `CallEvent`s go to the board, `TextDelta`s stream the answer. The
+approver calls `paused` to take whatever is live off the screen while it asks. On a terminal the
+answer is shown as it streams and then replaced by its Markdown rendering; elsewhere it is
+printed once.
 """
 
 from __future__ import annotations
@@ -15,8 +17,7 @@ from rich.console import Console, RenderableType
 from rich.live import Live
 from rich.text import Text
 
-from atlas.events import CallEvent
-from atlas.llm.wait import Asking, WaitEvent
+from atlas.events import Answering, Asking, CallEvent, Retrying, RoundStarted, SessionEvent, TextDelta, WaitEvent
 from atlas.sanitize import clean
 from atlas.ui.board import CallBoard
 from atlas.ui.render import print_answer
@@ -39,26 +40,36 @@ class TurnView:
         self._stream: Live | None = None
         self._lock = threading.RLock()
 
-    # -- what the loop and the executor call --------------------------------------------------
+    # -- what the session tells -----------------------------------------------------------------
 
-    def on_wait(self, event: WaitEvent) -> None:
+    def __call__(self, event: SessionEvent, /) -> None:
+        match event:
+            case CallEvent():
+                self.board(event)
+            case TextDelta(text=text):
+                self._text_arrived(text)
+            case RoundStarted(number=number):
+                self._round_started(number)
+            case Asking() | Retrying() | Answering():
+                self._waiting(event)
+            case _:  # the end of a batch: the rows have settled already
+                pass
+
+    def _waiting(self, event: WaitEvent) -> None:
         """The model is being asked, or asked again: the previous round's rows settle first."""
         with self._lock:
             if isinstance(event, Asking):
                 self.board.end_round()
                 self._settle_stream()
-            self.wait.on_wait(event)
+            self.wait(event)
 
-    def on_round(self, number: int) -> None:
+    def _round_started(self, number: int) -> None:
         with self._lock:
             self.wait.stop()
             self._settle_stream()
             self.board.start_round(number)
 
-    def on_event(self, event: CallEvent) -> None:
-        self.board.on_event(event)
-
-    def on_text(self, delta: str) -> None:
+    def _text_arrived(self, delta: str) -> None:
         with self._lock:
             self.wait.stop()
             self.board.end_round()

@@ -1,6 +1,7 @@
 """The wait for the model, on screen: a live `asking gpt-6-luna 3 s` line and one line per retry.
 
-Driven by the waits an adapter reports (`atlas.llm.wait`). On a terminal the asking line is a
+A listener that takes the waits an adapter reports (`atlas.events.Asking`, `Retrying`,
+`Answering`; see `atlas.llm.wait`) and ignores the rest. On a terminal the asking line is a
 transient `Live` that counts the seconds; every retry is printed for good above it
 (`retrying in 2 s: 429 rate limited`), on a terminal and on a pipe alike.
 """
@@ -13,7 +14,7 @@ from rich.console import Console, RenderableType
 from rich.live import Live
 from rich.text import Text
 
-from atlas.llm.wait import Asking, Retrying, WaitEvent
+from atlas.events import Answering, Asking, Retrying, SessionEvent
 from atlas.sanitize import clean_line
 
 
@@ -26,7 +27,7 @@ class WaitLine:
         self._asking: Asking | None = None
         self._live: Live | None = None
 
-    def on_wait(self, event: WaitEvent) -> None:
+    def __call__(self, event: SessionEvent, /) -> None:
         if isinstance(event, Asking):
             self._asking = event
             if self.live and self._live is None:
@@ -42,7 +43,7 @@ class WaitLine:
         elif isinstance(event, Retrying):
             self._asking = None
             self.console.print(Text(f"retrying in {event.delay_s:.0f} s: {clean_line(event.reason)}", style="yellow"))
-        else:
+        elif isinstance(event, Answering):
             self.stop()
 
     def render(self) -> RenderableType:

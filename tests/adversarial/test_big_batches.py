@@ -18,6 +18,7 @@ from rich.console import Console
 
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.commands.runner import run_cancellable
+from atlas.events import Events
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
 from atlas.loop import TurnSettings, run_turn
@@ -44,7 +45,8 @@ def test_ten_thousand_calls_end_within_the_deadline(tmp_path: Path, live: bool) 
     screen = io.StringIO()
     view = TurnView(Console(file=screen, force_terminal=live, width=120), live=live)
     log = CallLog(tmp_path / "log.db")
-    executor = ToolExecutor(load_registry(), session="s1", on_event=view.on_event, observers=[CallLogWriter(log, "s1")])
+    events = Events(CallLogWriter(log, "s1"), view)  # as a session subscribes them: the log first
+    executor = ToolExecutor(load_registry(), session="s1", events=events)
 
     # What earlier tests left in this worker is not this question's work: a real `atlas ask` has a small
     # heap, so the collector's passes over objects it did not make are kept out of the measurement.
@@ -61,8 +63,7 @@ def test_ten_thousand_calls_end_within_the_deadline(tmp_path: Path, live: bool) 
             executor=executor,
             session="s1",
             settings=TurnSettings(deadline_s=DEADLINE_S),
-            on_round=view.on_round,
-            on_text=view.on_text,
+            events=events,
         )
     )
     record_turn(log, "Read every issue", result, price_in=0.10, price_out=0.50)

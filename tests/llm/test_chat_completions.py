@@ -6,7 +6,6 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from atlas.errors import (
     ModelProtocolError,
     RateLimitedError,
 )
+from atlas.events import Listener
 from atlas.executor.executor import ToolExecutor
 from atlas.llm import resolve
 from atlas.llm.chat_completions import ChatCompletionsModel
@@ -34,6 +34,7 @@ from atlas.messages import ModelTurn, Usage
 from atlas.runtime import record_turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 from tests.llm.canned import Canned, chat_stream, usage_chunk
+from tests.support.heard import Heard
 
 MODEL = "qwen2.5-7b-instruct"
 QUESTION = [{"role": "user", "content": "What does ORB-1101 mean?"}]
@@ -51,10 +52,8 @@ def lookup(args: NoteArgs, ctx: ToolContext) -> dict[str, str]:
 TOOLS = Registry([ToolSpec("lookup", lookup, NoteArgs, "Look a key up.")])
 
 
-def ask(
-    model: ChatCompletionsModel, tools: Registry = TOOLS, on_text: Callable[[str], None] | None = None
-) -> ModelTurn:
-    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools.definitions(), on_text=on_text))
+def ask(model: ChatCompletionsModel, tools: Registry = TOOLS, events: Listener | None = None) -> ModelTurn:
+    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools.definitions(), events=events))
 
 
 def failure(model: ChatCompletionsModel, expected: type[ModelError]) -> str:
@@ -95,8 +94,9 @@ def test_without_a_key_or_a_base_url_the_error_says_what_to_do() -> None:
 def test_a_plain_answer_is_streamed_in_order_with_usage(llmock: Any) -> None:
     text = "ORB-1101 means the lease expired before the worker acknowledged the job (error-codes › ORB-1101)."
     llmock.reply(text)
-    deltas: list[str] = []
-    turn = ask(ChatCompletionsModel(MODEL), on_text=deltas.append)
+    heard = Heard()
+    turn = ask(ChatCompletionsModel(MODEL), events=heard)
+    deltas = heard.texts()
     assert turn.text == text and turn.is_final
     assert len(deltas) > 5 and "".join(deltas) == text
     assert turn.usage.known and turn.usage.input_tokens > 0 and turn.usage.output_tokens > 0
@@ -281,18 +281,18 @@ def test_a_refused_connection_names_the_base_url() -> None:
 def test_a_refusal_is_shown_as_the_answer() -> None:
     refusal = "I can't help with that."
     stream = chat_stream({"delta": {"role": "assistant", "refusal": refusal}}, {"finish_reason": "stop"})
-    deltas: list[str] = []
+    heard = Heard()
     with Canned(stream) as server:
-        turn = ask(ChatCompletionsModel(MODEL, api_key="k", base_url=server.url), on_text=deltas.append)
-    assert turn.text == refusal == "".join(deltas) and turn.is_final
+        turn = ask(ChatCompletionsModel(MODEL, api_key="k", base_url=server.url), events=heard)
+    assert turn.text == refusal == "".join(heard.texts()) and turn.is_final
 
 
 @pytest.mark.parametrize(("finish", "note"), [("length", CUT_OFF), ("content_filter", FILTERED)])
 def test_a_finish_reason_that_stopped_the_answer_is_noted(llmock: Any, finish: str, note: str) -> None:
     llmock.add(Reply(text="The lease expired because", finish_reason=finish))
-    deltas: list[str] = []
-    turn = ask(ChatCompletionsModel(MODEL), on_text=deltas.append)
-    assert turn.text == f"The lease expired because\n\n{note}" == "".join(deltas)
+    heard = Heard()
+    turn = ask(ChatCompletionsModel(MODEL), events=heard)
+    assert turn.text == f"The lease expired because\n\n{note}" == "".join(heard.texts())
 
 
 @pytest.mark.parametrize(

@@ -22,13 +22,14 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
+from atlas.events import Listener
 from atlas.executor.executor import ToolExecutor
-from atlas.llm import TextSink
 from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.loop import TurnSettings, run_turn
 from atlas.messages import ModelTurn
 from atlas.tools.definition import ToolDefinition
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
+from tests.support.heard import Heard
 
 pytestmark = pytest.mark.local_model
 
@@ -112,12 +113,12 @@ class ForcedFirstRound:
         tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
-        on_text: TextSink | None = None,
+        events: Listener | None = None,
     ) -> ModelTurn:
         first = not self.turns
         self.inner.tool_choice = {"type": "function", "function": {"name": "lookup"}} if first else "none"
         turn = await self.inner.respond(
-            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, on_text=on_text
+            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events
         )
         self.turns.append(turn)
         return turn
@@ -129,12 +130,13 @@ def test_the_server_lists_its_model(local_server: str) -> None:
 
 
 def test_a_streamed_answer(local_server: str) -> None:
-    deltas: list[str] = []
+    heard = Heard()
     model = ChatCompletionsModel(ALIAS, base_url=local_server, max_tokens=ANSWER_TOKENS)  # no key: a placeholder
     turn = asyncio.run(
-        model.respond("Answer briefly.", [{"role": "user", "content": "Name a colour."}], (), on_text=deltas.append)
+        model.respond("Answer briefly.", [{"role": "user", "content": "Name a colour."}], (), events=heard)
     )
     assert turn.is_final and turn.text.strip()
+    deltas = heard.texts()
     assert len(deltas) > 1 and "".join(deltas) == turn.text  # streamed piece by piece
 
 

@@ -6,7 +6,7 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from atlas.errors import (
     ModelProtocolError,
     RateLimitedError,
 )
+from atlas.events import Listener
 from atlas.executor.executor import ToolExecutor
 from atlas.llm import resolve
 from atlas.llm.openai import OpenAIModel
@@ -33,6 +34,7 @@ from atlas.messages import ModelTurn
 from atlas.runtime import record_turn
 from atlas.tools.definition import ToolDefinition
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+from tests.support.heard import Heard
 from tests.support.loopback import Loopback, QuietHandler
 
 MODEL = "gpt-6-luna"
@@ -65,17 +67,17 @@ class Recording:
         tools: Sequence[ToolDefinition],
         *,
         parallel_tool_calls: bool = True,
-        on_text: Callable[[str], None] | None = None,
+        events: Listener | None = None,
     ) -> ModelTurn:
         turn = await self.inner.respond(
-            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, on_text=on_text
+            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events
         )
         self.turns.append(turn)
         return turn
 
 
-def ask(model: OpenAIModel, tools: Registry = TOOLS, on_text: Callable[[str], None] | None = None) -> ModelTurn:
-    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools.definitions(), on_text=on_text))
+def ask(model: OpenAIModel, tools: Registry = TOOLS, events: Listener | None = None) -> ModelTurn:
+    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools.definitions(), events=events))
 
 
 def failure(model: OpenAIModel, expected: type[ModelError]) -> str:
@@ -112,9 +114,10 @@ def test_a_bad_timeout_setting_is_a_config_error(llmock: Any, monkeypatch: pytes
 def test_a_plain_answer_is_streamed_in_order(llmock: Any) -> None:
     text = "ORB-1101 means the lease expired before the worker acknowledged the job (error-codes › ORB-1101)."
     llmock.reply(text)
-    deltas: list[str] = []
-    turn = ask(OpenAIModel(MODEL), on_text=deltas.append)
+    heard = Heard()
+    turn = ask(OpenAIModel(MODEL), events=heard)
     assert turn.text == text and turn.is_final
+    deltas = heard.texts()
     assert len(deltas) > 5 and "".join(deltas) == text
     assert turn.usage.input_tokens > 0 and turn.usage.output_tokens > 0
     body = request_bodies(llmock)[0]
@@ -340,10 +343,10 @@ def test_a_refusal_is_shown_as_the_answer() -> None:
             "response": response_object("completed", output=[refused], usage=_usage(12, 7)),
         },
     ]
-    deltas: list[str] = []
+    heard = Heard()
     with CannedEvents(events) as server:
-        turn = ask(OpenAIModel(MODEL, api_key="k", base_url=server.url), Registry(), on_text=deltas.append)
-    assert turn.text == refusal == "".join(deltas)
+        turn = ask(OpenAIModel(MODEL, api_key="k", base_url=server.url), Registry(), events=heard)
+    assert turn.text == refusal == "".join(heard.texts())
     assert (turn.usage.input_tokens, turn.usage.output_tokens) == (12, 7)
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from atlas.errors import ConfigError, ModelAuthError, ScriptError
+from atlas.events import Listener
 from atlas.llm import resolve
 from atlas.llm.scripted import ScriptedModel
 from atlas.messages import ModelTurn, ToolCall, Usage
+from tests.support.heard import Heard
 
 DOCUMENTED_EXAMPLE = {
     "turns": [
@@ -27,8 +28,8 @@ DOCUMENTED_EXAMPLE = {
 }
 
 
-def request(model: ScriptedModel, on_text: Any = None) -> ModelTurn:
-    return asyncio.run(model.respond("instructions", [{"role": "user", "content": "q"}], (), on_text=on_text))
+def request(model: ScriptedModel, events: Listener | None = None) -> ModelTurn:
+    return asyncio.run(model.respond("instructions", [{"role": "user", "content": "q"}], (), events=events))
 
 
 def write(tmp_path: Path, content: str) -> Path:
@@ -47,9 +48,9 @@ def test_the_design_example_replays_turn_by_turn(tmp_path: Path) -> None:
         ToolCall("get_doc_section", '{"doc_id": "error-codes", "heading": "ORB-1101"}', "call_1_2"),
     ]
     assert not first.is_final and first.usage == Usage()
-    deltas: list[str] = []
-    second = request(model, on_text=deltas.append)
-    assert second.is_final and second.text == "Final answer in Markdown." == "".join(deltas)
+    heard = Heard()
+    second = request(model, events=heard)
+    assert second.is_final and second.text == "Final answer in Markdown." == "".join(heard.texts())
     model.assert_consumed()
 
 

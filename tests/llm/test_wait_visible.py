@@ -16,7 +16,8 @@ from typing import Any
 import pexpect
 from llmock.scenarios import Delay
 
-from atlas.llm.wait import Asking, Retry, Retrying, RetryPolicy, with_retries
+from atlas.events import Asking, Retrying
+from atlas.llm.wait import Retry, RetryPolicy, with_retries
 from tests.ui.test_terminal import terminal_env
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -91,7 +92,7 @@ def test_the_policy_honours_retry_after_and_reports_every_wait() -> None:
             model=MODEL,
             policy=RetryPolicy(max_retries=2),
             judge=lambda exc: Retry("no answer in time", retry_after_s=0.2),
-            on_wait=seen.append,
+            events=seen.append,
         )
     )
     assert result.value == "ok" and time.monotonic() - started >= 0.4

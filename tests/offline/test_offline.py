@@ -9,16 +9,17 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from atlas.envelope import dumps, envelope_err, envelope_ok
 from atlas.errors import ErrorKind
+from atlas.events import Listener
 from atlas.messages import ModelTurn
 from atlas.offline import OfflinePlanner
 from atlas.tools.registry import Registry, ToolContext, load_registry
+from tests.support.heard import Heard
 
 Call = tuple[str, dict[str, Any]]
 
@@ -33,10 +34,10 @@ def respond(
     tools: Registry,
     *,
     parallel: bool = True,
-    on_text: Callable[[str], None] | None = None,
+    events: Listener | None = None,
 ) -> ModelTurn:
     return asyncio.run(
-        OfflinePlanner().respond("", items, tools.definitions(), parallel_tool_calls=parallel, on_text=on_text)
+        OfflinePlanner().respond("", items, tools.definitions(), parallel_tool_calls=parallel, events=events)
     )
 
 
@@ -367,8 +368,9 @@ def test_asking_for_help_is_answered_without_calling_it_unrecognised(tools: Regi
 
 
 def test_the_answer_streams_in_chunks_and_costs_nothing(tools: Registry) -> None:
-    seen: list[str] = []
-    turn = respond([{"role": "user", "content": "what can you do?"}], tools, on_text=seen.append)
+    heard = Heard()
+    turn = respond([{"role": "user", "content": "what can you do?"}], tools, events=heard)
+    seen = heard.texts()
     assert len(seen) > 1 and "".join(seen) == turn.text
     assert turn.usage.input_tokens == 0 and turn.usage.output_tokens == 0
     assert "`OPENAI_API_KEY`" in turn.text and "--model NAME" in turn.text

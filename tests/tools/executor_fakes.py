@@ -1,4 +1,4 @@
-"""Small tools built as real ToolSpecs for the executor tests, and a call factory."""
+"""Small tools built as real ToolSpecs for the executor tests, a call factory, and a listener for call events."""
 
 from __future__ import annotations
 
@@ -10,8 +10,19 @@ from typing import Any
 from pydantic import BaseModel
 
 from atlas.errors import PermanentToolError, TransientToolError
+from atlas.events import CallEvent, Listener, SessionEvent
 from atlas.messages import ToolCall
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
+
+
+def call_events(into: list[CallEvent]) -> Listener:
+    """A listener that keeps each call's events in `into` (the ends of batches are asserted apart)."""
+
+    def keep(event: SessionEvent) -> None:
+        if isinstance(event, CallEvent):
+            into.append(event)
+
+    return keep
 
 
 class SleepArgs(BaseModel):

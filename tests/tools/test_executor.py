@@ -15,7 +15,7 @@ import pytest
 from pydantic import ConfigDict
 
 from atlas.errors import TransientToolError
-from atlas.events import CallEvent, Phase
+from atlas.events import BatchEnded, CallEvent, Phase, SessionEvent
 from atlas.executor.executor import ToolExecutor
 from atlas.executor.outputs import OUTPUT_LIMIT
 from atlas.messages import ToolCall
@@ -27,6 +27,7 @@ from tests.tools.executor_fakes import (
     SleepArgs,
     broken_tool,
     call,
+    call_events,
     envelope,
     kind_of,
     permanent_tool,
@@ -159,7 +160,7 @@ def test_transient_errors_are_retried_with_backoff_up_to_max_attempts(monkeypatc
     monkeypatch.setattr(asyncio, "sleep", timed_sleep)
     flaky = Flaky(times=10)
     events: list[CallEvent] = []
-    executor = ToolExecutor(registry(spec("flaky", flaky, FailArgs)), max_attempts=3, on_event=events.append)
+    executor = ToolExecutor(registry(spec("flaky", flaky, FailArgs)), max_attempts=3, events=call_events(events))
     started = time.monotonic()
     output = asyncio.run(executor.run_one(call("flaky", "c1")))
     elapsed = time.monotonic() - started
@@ -294,16 +295,19 @@ def test_data_json_cannot_hold_is_shown_with_str() -> None:
     assert "module 'dataclasses'" in data["when"]
 
 
-def test_events_trace_each_phase_and_a_raising_sink_breaks_nothing() -> None:
-    events: list[CallEvent] = []
+def test_events_trace_each_phase_and_a_raising_listener_breaks_nothing() -> None:
+    heard: list[SessionEvent] = []
 
-    def sink(event: CallEvent) -> None:
-        events.append(event)
+    def listener(event: SessionEvent) -> None:
+        heard.append(event)
         raise RuntimeError("display crashed")
 
-    executor = ToolExecutor(registry(spec("flaky", Flaky(times=1), FailArgs)), on_event=sink)
+    executor = ToolExecutor(registry(spec("flaky", Flaky(times=1), FailArgs)), events=listener)
     output = asyncio.run(executor.run_one(call("flaky", "c1"), round=3))
     assert kind_of(output) == "ok"
+    assert heard[-1] == BatchEnded(0)  # once, after every call of the batch
+    events = [e for e in heard if isinstance(e, CallEvent)]
+    assert len(events) == len(heard) - 1
     assert [e.phase for e in events] == [
         Phase.QUEUED,
         Phase.STARTED,
@@ -340,7 +344,7 @@ def test_a_question_budget_cuts_tool_deadlines_and_refuses_calls_it_cannot_fit()
     assert 0.9 <= time.monotonic() - started <= 1.2  # 1.2 s budget minus the 0.2 s reserve
 
     events: list[CallEvent] = []
-    executor.on_event = events.append
+    executor.events.subscribe(call_events(events))
     started = time.monotonic()
     output = asyncio.run(executor.run_one(call("sleep", "c2", seconds=0.1), turn=turn))
     assert kind_of(output) == "no_time_budget"

@@ -12,7 +12,17 @@ from atlas.events import ApprovalRequest, CallEvent, Phase
 from atlas.executor.executor import ToolExecutor, idempotency_key
 from atlas.tools.registry import ToolContext, load_registry
 from atlas.tracker.journal import MockTracker
-from tests.tools.executor_fakes import Recorder, SleepArgs, call, envelope, kind_of, registry, sleep_tool, spec
+from tests.tools.executor_fakes import (
+    Recorder,
+    SleepArgs,
+    call,
+    call_events,
+    envelope,
+    kind_of,
+    registry,
+    sleep_tool,
+    spec,
+)
 
 
 def writer(recorder: Recorder, **options: Any) -> Any:
@@ -22,7 +32,7 @@ def writer(recorder: Recorder, **options: Any) -> Any:
 def test_the_default_approver_denies_and_the_tool_never_runs() -> None:
     recorder = Recorder()
     events: list[CallEvent] = []
-    executor = ToolExecutor(registry(writer(recorder)), on_event=events.append)
+    executor = ToolExecutor(registry(writer(recorder)), events=call_events(events))
     output = asyncio.run(executor.run_one(call("write", "c1")))
     assert kind_of(output) == "denied"
     assert "did not approve" in envelope(output)["error"]["hint"]

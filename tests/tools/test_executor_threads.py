@@ -20,7 +20,7 @@ from atlas.events import CallEvent, Phase
 from atlas.executor.executor import BatchCancelled, ToolExecutor
 from atlas.executor.threads import forget_abandoned, leaked_threads
 from atlas.tools.registry import ToolContext
-from tests.tools.executor_fakes import SleepArgs, call, envelope, kind_of, registry, sleep_tool, spec
+from tests.tools.executor_fakes import SleepArgs, call, call_events, envelope, kind_of, registry, sleep_tool, spec
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,7 +72,7 @@ def test_leaked_threads_never_starve_later_calls_and_are_counted() -> None:
     executor = ToolExecutor(
         registry(spec("stuck", stuck, timeout_s=0.05), spec("quick", sleep_tool)),
         max_concurrency=2,
-        on_event=events.append,
+        events=call_events(events),
         breaker_threshold=100,
     )
     try:
@@ -114,7 +114,7 @@ def test_cancelling_a_batch_answers_every_call_as_cancelled_within_half_a_second
     events: list[CallEvent] = []
     executor = ToolExecutor(
         registry(spec("sleep", sleep_tool), spec("gate", sleep_tool, side_effect=True)),
-        on_event=events.append,
+        events=call_events(events),
         max_concurrency=2,
         approve=lambda request: time.sleep(5) is None,
     )

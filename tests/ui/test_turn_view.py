@@ -7,6 +7,7 @@ import time
 
 from rich.console import Console
 
+from atlas.events import TextDelta
 from atlas.ui.turn_view import TurnView
 from tests.ui.screen import screen
 
@@ -26,7 +27,7 @@ def test_a_long_paragraph_streams_its_newest_words_within_the_screen() -> None:
     view = TurnView(console, live=False)
     words = [f"word{n}" for n in range(200)]
     for word in words:
-        view.on_text(word + " ")
+        view(TextDelta(word + " "))
     rows = shown(console, view)
     assert len(rows) <= console.size.height - 2
     assert "word199" in rows[-1]
@@ -36,7 +37,7 @@ def test_a_long_paragraph_streams_its_newest_words_within_the_screen() -> None:
 def test_short_lines_of_a_long_answer_show_the_latest_ones() -> None:
     console = terminal()
     view = TurnView(console, live=False)
-    view.on_text("\n".join(f"line {n}" for n in range(30)))
+    view(TextDelta("\n".join(f"line {n}" for n in range(30))))
     rows = shown(console, view)
     assert rows == [f"line {n}" for n in range(20, 30)]
 
@@ -45,11 +46,11 @@ def test_a_question_asked_while_text_streams_stays_on_screen() -> None:
     out = io.StringIO()
     console = Console(file=out, width=60, height=20, force_terminal=True, no_color=True, markup=False)
     view = TurnView(console)
-    view.on_text("Looking at the labels of #41 first.\nThen")
+    view(TextDelta("Looking at the labels of #41 first.\nThen"))
     time.sleep(0.1)
     with view.paused():
         console.print("Approve add_label(issue_id=41)? [y/N] n denied")
-    view.on_text(" the answer.")
+    view(TextDelta(" the answer."))
     time.sleep(0.1)
     view.finish("Done.")
     shown = [line for line in screen(out.getvalue()) if line]
