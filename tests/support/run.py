@@ -109,7 +109,7 @@ def start_atlas(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
-def spawn_atlas(*args: str, env: dict[str, str], timeout: float = 20.0) -> pexpect.spawn:
+def spawn_atlas(*args: str, env: dict[str, str], timeout: float = 60.0) -> pexpect.spawn:
     """`python -m atlas ARGS` on a real pseudo-terminal, which is its controlling terminal."""
     return pexpect.spawn(
         sys.executable,
