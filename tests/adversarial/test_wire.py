@@ -4,8 +4,9 @@ Each fault ends in one of two ways a user can act on: the recovered answer (exit
 clear `atlas: error:` line on stderr (exit 1) — never a traceback — and the call log stays
 readable, keeping every call logged before the failure.
 
-The runs are independent `atlas ask` processes started together: each asks for its own model
-name, and each fault is scripted to match only that name, so they share one llmock server.
+The runs are independent `atlas ask` commands, run one after another in this process: each asks
+for its own model name, and each fault is scripted to match only that name, so they share one
+llmock server.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import socket
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +22,7 @@ from llmock.pytest_plugin import LLMock
 from llmock.scenarios import Delay, Fail, Match, Reply, StreamFault, ToolFault
 from llmock.scenarios import ToolCall as MockCall
 
-from tests.support.run import Run, assert_no_traceback, atlas_env, logged_calls, start_atlas, tracker_records
+from tests.support.run import Run, assert_no_traceback, atlas_env, invoke, logged_calls, tracker_records
 
 pytestmark = pytest.mark.serial  # model timeouts of 0.4-0.5 s: measured with no other test beside them
 
@@ -108,17 +108,13 @@ def _closed_port() -> int:
 def wire(llmock_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, WireRun]]:
     mock = LLMock(llmock_server).reset()
     root = tmp_path_factory.mktemp("wire")
-    started: dict[str, tuple[subprocess.Popen[bytes], dict[str, str], str]] = {}
+    runs: dict[str, WireRun] = {}
     for name, (behaviours, extra) in CASES.items():
         mock.add(*(_only_for(name, behaviour) for behaviour in behaviours))
         base_url = f"http://127.0.0.1:{_closed_port()}/v1" if name == "refused" else mock.base_url("openai")
         env = atlas_env(root / name, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="llmock-test-key", **extra)
         mode = [] if name in OFFERED_WRITES else ["--read-only"]
-        started[name] = (start_atlas("ask", "-m", name, *mode, QUESTION, env=env), env, base_url)
-    runs: dict[str, WireRun] = {}
-    for name, (process, env, base_url) in started.items():
-        out, err = process.communicate(timeout=90)
-        runs[name] = WireRun(Run(process.returncode, out, err), env, [], base_url)
+        runs[name] = WireRun(invoke("ask", "-m", name, *mode, QUESTION, env=env), env, [], base_url)
     # A request the client gave up on is journaled when the server finishes it: wait for the hung ones.
     journaled = llmock_server.state.journal.records(wait=STALL_S + 2)
     requests = [record for record in journaled if record.path.endswith("/responses")]
