@@ -180,11 +180,13 @@ def test_the_dataset_escape_fixtures_on_a_pipe(tmp_path: Path) -> None:
     assert_visible(shown.stdout, ("\\x1b]52;c;cm0gLXJmIH4=\\x07", "\\x1b[2m2026-10-26T14:51:02.301Z\\x1b[0m"))
 
 
-@pytest.fixture
-def approved_hostile_comment(tmp_path: Path) -> tuple[dict[str, str], bytes]:
-    """A run on a terminal that shows hostile previews and rows, whose person approves the comment."""
-    env = atlas_env(tmp_path / "home")
-    child = spawn_atlas("ask", "-m", write_script(tmp_path, hostile_turns()), "q", env=env)
+@pytest.fixture(scope="module")
+def approved_hostile_comment(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], bytes]:
+    """A run on a terminal that shows hostile previews and rows, whose person approves the comment
+    (one run for the tests that read its screen and its state folder)."""
+    folder = tmp_path_factory.mktemp("approved-hostile-comment")
+    env = atlas_env(folder / "home")
+    child = spawn_atlas("ask", "-m", write_script(folder, hostile_turns()), "q", env=env)
     screen = io.BytesIO()
     child.logfile_read = screen
     child.expect(rb"\? \[y/N\] ")  # add_label with arguments that are not JSON never gets this far
