@@ -205,7 +205,9 @@ def test_a_model_that_calls_a_hanging_tool_again_and_again_is_held_to_the_deadli
 
     elapsed = time.monotonic() - started
     assert asked.code == 0, asked
-    assert elapsed < 8, f"a 2 s budget took {elapsed:.1f} s"
+    # Margins for a loaded machine (the interpreter's start is in `elapsed`): a run that waited out
+    # even one pause would take 25 s, and the pause's own timeout is 30 s.
+    assert elapsed < 12, f"a 2 s budget took {elapsed:.1f} s"
     calls = json.loads(asked.stdout)["calls"]
-    assert calls[0]["name"] == "pause" and calls[0]["kind"] == "timeout" and calls[0]["ms"] < 2500
+    assert calls[0]["name"] == "pause" and calls[0]["kind"] == "timeout" and calls[0]["ms"] < 4000
     assert {call["kind"] for call in calls[2:]} == {"no_time_budget"}
