@@ -11,20 +11,25 @@ llmock server.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import itertools
+import json
+import os
+import shutil
 import socket
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from filelock import FileLock
+from llmock.journal import RequestRecord
 from llmock.pytest_plugin import LLMock
 from llmock.scenarios import Delay, Fail, Match, Reply, StreamFault, ToolFault
 from llmock.scenarios import ToolCall as MockCall
 
 from tests.support.run import Run, assert_no_traceback, atlas_env, invoke, logged_calls, tracker_records
-
-pytestmark = pytest.mark.serial  # model timeouts of 0.4-0.5 s: measured with no other test beside them
+from tests.support.serial import machine_share
 
 ANSWER = "ORB-1101 LeaseExpired: the lease ran out before the worker acknowledged the job (error-codes › ORB-1101)."
 QUESTION = "What does ORB-1101 mean?"
@@ -104,10 +109,8 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])  # closed again on leaving: nothing listens there
 
 
-@pytest.fixture(scope="module")
-def wire(llmock_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, WireRun]]:
+def _run_cases(llmock_server: Any, root: Path) -> dict[str, WireRun]:
     mock = LLMock(llmock_server).reset()
-    root = tmp_path_factory.mktemp("wire")
     runs: dict[str, WireRun] = {}
     for name, (behaviours, extra) in CASES.items():
         mock.add(*(_only_for(name, behaviour) for behaviour in behaviours))
@@ -120,8 +123,55 @@ def wire(llmock_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     requests = [record for record in journaled if record.path.endswith("/responses")]
     for name, wire_run in runs.items():
         wire_run.requests.extend(sorted((r for r in requests if r.model == name), key=lambda r: r.started_at))
-    yield runs
     mock.reset()
+    return runs
+
+
+def _saved(runs: dict[str, WireRun]) -> str:
+    return json.dumps(
+        {
+            name: {
+                "code": wire_run.run.code,
+                "out": base64.b64encode(wire_run.run.out).decode(),
+                "err": base64.b64encode(wire_run.run.err).decode(),
+                "env": wire_run.env,
+                "requests": [dataclasses.asdict(record) for record in wire_run.requests],
+                "base_url": wire_run.base_url,
+            }
+            for name, wire_run in runs.items()
+        }
+    )
+
+
+def _loaded(text: str) -> dict[str, WireRun]:
+    return {
+        name: WireRun(
+            Run(saved["code"], base64.b64decode(saved["out"]), base64.b64decode(saved["err"])),
+            saved["env"],
+            [RequestRecord(**record) for record in saved["requests"]],
+            saved["base_url"],
+        )
+        for name, saved in json.loads(text).items()
+    }
+
+
+@pytest.fixture(scope="module")
+def wire(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, WireRun]:
+    """The cases' runs, once per test run: the first worker to need them runs them, with no other
+    test beside it (model timeouts of 0.4-0.5 s), in the folder every worker shares; the rest read them."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return _run_cases(request.getfixturevalue("llmock_server"), tmp_path_factory.mktemp("wire"))
+    shared = tmp_path_factory.getbasetemp().parent
+    root = shared / "wire"
+    with FileLock(str(shared / "wire.lock")):
+        if (root / "runs.json").exists():
+            return _loaded((root / "runs.json").read_text(encoding="utf-8"))
+        shutil.rmtree(root, ignore_errors=True)  # runs an earlier worker left half done
+        # A module fixture is set up before the test's own share of the machine is taken: none is held here.
+        with machine_share(shared, alone=True):
+            runs = _run_cases(request.getfixturevalue("llmock_server"), root)
+        (root / "runs.json").write_text(_saved(runs), encoding="utf-8")
+        return runs
 
 
 def answered(wire_run: WireRun) -> None:
