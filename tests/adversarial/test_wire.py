@@ -29,7 +29,8 @@ from llmock.scenarios import Delay, Fail, Match, Reply, StreamFault, ToolFault
 from llmock.scenarios import ToolCall as MockCall
 
 from tests.support.run import Run, assert_no_traceback, atlas_env, invoke, logged_calls, tracker_records
-from tests.support.serial import machine_share
+
+pytestmark = pytest.mark.serial  # model timeouts of 0.4-0.5 s: measured with no other test beside them
 
 ANSWER = "ORB-1101 LeaseExpired: the lease ran out before the worker acknowledged the job (error-codes › ORB-1101)."
 QUESTION = "What does ORB-1101 mean?"
@@ -157,8 +158,8 @@ def _loaded(text: str) -> dict[str, WireRun]:
 
 @pytest.fixture(scope="module")
 def wire(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, WireRun]:
-    """The cases' runs, once per test run: the first worker to need them runs them, with no other
-    test beside it (model timeouts of 0.4-0.5 s), in the folder every worker shares; the rest read them."""
+    """The cases' runs, once per test run: the first worker to need them runs them, in the folder
+    every worker shares, and the others read what they left there."""
     if "PYTEST_XDIST_WORKER" not in os.environ:
         return _run_cases(request.getfixturevalue("llmock_server"), tmp_path_factory.mktemp("wire"))
     shared = tmp_path_factory.getbasetemp().parent
@@ -167,9 +168,7 @@ def wire(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
         if (root / "runs.json").exists():
             return _loaded((root / "runs.json").read_text(encoding="utf-8"))
         shutil.rmtree(root, ignore_errors=True)  # runs an earlier worker left half done
-        # A module fixture is set up before the test's own share of the machine is taken: none is held here.
-        with machine_share(shared, alone=True):
-            runs = _run_cases(request.getfixturevalue("llmock_server"), root)
+        runs = _run_cases(request.getfixturevalue("llmock_server"), root)
         (root / "runs.json").write_text(_saved(runs), encoding="utf-8")
         return runs
 
