@@ -29,7 +29,6 @@ from tests.support.run import (
     atlas_env,
     finish,
     invoke,
-    run_atlas,
     spawn_atlas,
     tracker_records,
     write_script,
@@ -53,7 +52,7 @@ def dataset_copy(root: Path, *, jsonl: bool = True, db: bool = True, docs: bool 
 
 
 def ask(env: dict[str, str], question: str = SEED) -> Run:
-    asked = run_atlas("ask", "-m", "offline", question, env=env)
+    asked = invoke("ask", "-m", "offline", question, env=env)
     assert_no_traceback(asked)
     assert asked.code == 0, asked
     return asked
@@ -118,6 +117,7 @@ def test_a_locked_db_is_reported_as_busy_not_as_missing(tmp_path: Path) -> None:
 def test_a_locked_db_beside_its_jsonl_is_read_or_reported_busy_promptly(tmp_path: Path) -> None:
     """The lock must not pass for a slow source: no waiting out the tool's deadline, no "timed out"."""
     data = dataset_copy(tmp_path)
+    ask(atlas_env(tmp_path / "warm"), "show issue #87")  # the planner's first-use cost is not the lock's
     with locked(db_path(data)):
         started = time.monotonic()
         asked = ask(atlas_env(tmp_path / "home", ORBIT_DATA=str(data)), "show issue #41")
@@ -177,11 +177,11 @@ def test_a_state_folder_that_cannot_exist(tmp_path: Path) -> None:
     assert TITLE_41 in shown, shown
     assert f"added through Atlas could not be read: cannot read {home / 'tracker_actions.jsonl'}" in shown, shown
     assert "There is no issue" not in shown
-    tracker = run_atlas("tracker", env=env)
+    tracker = invoke("tracker", env=env)
     assert_no_traceback(tracker)
     assert tracker.code == 0 or tracker.stderr.startswith("atlas: error: "), tracker
     assert str(home) in tracker.output
-    log = run_atlas("log", env=env)
+    log = invoke("log", env=env)
     assert_no_traceback(log)
     assert log.code == 0 or log.stderr.startswith("atlas: error: "), log
     assert str(home) in log.output
@@ -249,7 +249,7 @@ def test_a_full_state_folder_still_answers_and_says_the_log_is_not_written(full_
     warning = [line for line in asked.stderr.splitlines() if "cannot be written" in line]
     assert len(warning) == 1 and "full" in warning[0], asked
     for args in (("log",), ("log", "--json"), ("tracker",)):
-        shown = run_atlas(*args, env=env)
+        shown = invoke(*args, env=env)
         assert_no_traceback(shown)
         assert shown.code == 0 or shown.stderr.startswith("atlas: error: "), shown
         assert shown.output.strip(), f"atlas {' '.join(args)} said nothing"
@@ -264,7 +264,7 @@ def test_approving_a_write_into_a_full_state_folder_says_it_was_not_done(full_ho
     shown = flat(rest.decode("utf-8", errors="replace"))
     assert code == 0 and "Traceback" not in shown
     assert "No space left on device" in shown, shown
-    tracker = run_atlas("tracker", env=env)
+    tracker = invoke("tracker", env=env)
     assert_no_traceback(tracker)
     assert "severity:S1" not in tracker.stdout  # nothing half-written is shown as done
 
@@ -303,7 +303,7 @@ def test_a_record_cut_short_by_a_full_disk_is_skipped_and_the_next_write_is_whol
     shown_row = " ".join(screen.decode("utf-8", errors="replace").split())
     assert "post_comment(" in shown_row and (" transient " in shown_row or " permanent " in shown_row), shown_row
     assert actions.read_bytes().startswith(before)  # nothing before it was touched
-    shown = run_atlas("tracker", "--json", env=env)
+    shown = invoke("tracker", "--json", env=env)
     assert_no_traceback(shown)
     assert shown.code == 0, shown
     records = [json.loads(line) for line in shown.stdout.splitlines()]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.run import assert_no_traceback, atlas_env, run_atlas
+from tests.support.run import assert_no_traceback, atlas_env, invoke
 
 OPTIONS = [
     ("--timeout", "inf"),
@@ -58,7 +58,7 @@ def test_an_option_out_of_bounds_is_a_usage_error(tmp_path: Path, option: str, v
     for command in (["ask", "-m", "offline", "what is issue 41 about?"], ["chat", "-m", "offline"]):
         if command[0] == "chat" and option == "--deadline":
             continue  # a chat has no overall deadline
-        run = run_atlas(*command, option, value, env=env, stdin=b"what is issue 41 about?\n")
+        run = invoke(*command, option, value, env=env, stdin=b"what is issue 41 about?\n")
         assert_no_traceback(run)
         assert refused(run.code, run.stderr, option), run
     assert not (tmp_path / "home" / "log.db").exists()  # refused before anything ran
@@ -67,8 +67,8 @@ def test_an_option_out_of_bounds_is_a_usage_error(tmp_path: Path, option: str, v
 @pytest.mark.parametrize("value", ["0", "99999999999999999999"])
 def test_a_log_limit_out_of_bounds_is_a_usage_error(tmp_path: Path, value: str) -> None:
     env = atlas_env(tmp_path / "home")
-    assert run_atlas("ask", "-m", "offline", "what is issue 41 about?", env=env).code == 0
-    run = run_atlas("log", "-n", value, env=env)
+    assert invoke("ask", "-m", "offline", "what is issue 41 about?", env=env).code == 0
+    run = invoke("log", "-n", value, env=env)
     assert_no_traceback(run)
     assert refused(run.code, run.stderr, "--limit"), run
 
@@ -78,7 +78,7 @@ def test_an_environment_number_out_of_bounds_is_a_usage_error(tmp_path: Path, na
     # A model that needs ATLAS_MODEL_TIMEOUT; nothing listens on port 9, and nothing is asked of it.
     env = atlas_env(tmp_path / "home", OPENAI_API_KEY="sk-test", OPENAI_BASE_URL="http://127.0.0.1:9/v1")
     env[name] = value
-    run = run_atlas("ask", "-m", "gpt-6-luna", "what is issue 41 about?", env=env)
+    run = invoke("ask", "-m", "gpt-6-luna", "what is issue 41 about?", env=env)
     assert_no_traceback(run)
     assert run.code == 2, run
     assert run.stderr.startswith(f"atlas: error: {name} must be "), run
@@ -87,12 +87,12 @@ def test_an_environment_number_out_of_bounds_is_a_usage_error(tmp_path: Path, na
 
 def test_the_bounds_themselves_are_accepted(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home", ATLAS_MODEL_TIMEOUT="3600", ATLAS_PRICE_IN="0", ATLAS_PRICE_OUT="10000")
-    run = run_atlas(
+    run = invoke(
         "ask", "-m", "offline", "--timeout", "600", "--deadline", "3600", "--concurrency", "64", "--max-rounds", "50",
         "what is issue 41 about?", env=env,
     )  # fmt: skip
     assert run.code == 0, run
-    low = run_atlas("ask", "-m", "offline", "--timeout", "0.05", "--deadline", "0.1", "--concurrency", "1",
+    low = invoke("ask", "-m", "offline", "--timeout", "0.05", "--deadline", "0.1", "--concurrency", "1",
                     "--max-rounds", "1", "what is issue 41 about?", env=env)  # fmt: skip
     assert low.code == 0, low
 
@@ -106,7 +106,7 @@ def test_json_is_strict_even_for_the_largest_prices(tmp_path: Path) -> None:
     with ScriptedSSE([text_answer("ORB-1101 is LeaseExpired.", usage=usage(10**8, 10**8))]) as server:
         env = atlas_env(tmp_path / "home", OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=server.url)
         env["ATLAS_PRICES"] = "gpt-x=10000/10000"
-        run = run_atlas("ask", "-m", "gpt-x", "--read-only", "--json", "What does ORB-1101 mean?", env=env)
+        run = invoke("ask", "-m", "gpt-x", "--read-only", "--json", "What does ORB-1101 mean?", env=env)
     assert run.code == 0, run
     assert "Infinity" not in run.stdout and "NaN" not in run.stdout
     parsed = json.loads(run.stdout, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))

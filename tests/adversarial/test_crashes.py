@@ -26,7 +26,6 @@ from tests.support.run import (
     finish,
     invoke,
     logged_calls,
-    run_atlas,
     spawn_atlas,
     start_atlas,
     tracker_records,
@@ -79,7 +78,7 @@ def test_calllog_writes_survive_sigkill(tmp_path: Path) -> None:
     assert last + 1 <= len(numbers) <= last + 2, (last, len(numbers))
     assert all(call["arguments"]["padding"] == "x" * 2000 for call in calls)
     # The next run logs on top of what the crash left.
-    asked = run_atlas("ask", "-m", "offline", "show issue #41", env=env)
+    asked = invoke("ask", "-m", "offline", "show issue #41", env=env)
     assert asked.code == 0, asked
     assert "warning" not in asked.stderr
     assert len(logged_calls(env)) == len(calls) + 1
@@ -95,7 +94,7 @@ def test_a_torn_tracker_line_is_skipped_with_a_warning_and_the_next_run_writes(t
         file.write(b'{"ts":"2026-11-30T12:00:00.000Z","key":"torn","action":"post_comment","issue_id":41,"bo')
     env = atlas_env(home)
 
-    shown = run_atlas("tracker", env=env)
+    shown = invoke("tracker", env=env)
     assert shown.code == 0, shown
     assert_no_traceback(shown)
     assert f"skipped 1 torn or corrupt line(s) in {actions}" in shown.stderr
@@ -149,7 +148,7 @@ def test_a_real_ask_killed_mid_run_leaves_a_readable_log_and_the_next_run_works(
     table = invoke("log", "-n", "100", env=env)
     assert table.code == 0 and "get_issue" in table.stdout
 
-    again = run_atlas("ask", "-m", "offline", "show issue #87", env=env)
+    again = invoke("ask", "-m", "offline", "show issue #87", env=env)
     assert again.code == 0, again
     assert_no_traceback(again)
     assert "#87" in again.stdout
@@ -198,13 +197,13 @@ def test_corrupt_tracker_lines_of_every_kind_are_skipped_and_counted(tmp_path: P
     (home / "tracker_actions.jsonl").write_bytes(b"\n".join([good, *corrupt, good.replace(b"k1", b"k2")]) + b"\n")
     env = atlas_env(home)
 
-    shown = run_atlas("tracker", env=env)
+    shown = invoke("tracker", env=env)
     assert shown.code == 0, shown
     assert_no_traceback(shown)
     assert f"skipped {len(corrupt)} torn or corrupt line(s)" in shown.stderr
     assert shown.stdout.count("add_label") == 2
     # The tools that read the tracker keep working too.
-    asked = run_atlas("ask", "-m", "offline", "show issue #41", env=env)
+    asked = invoke("ask", "-m", "offline", "show issue #41", env=env)
     assert asked.code == 0, asked
     assert_no_traceback(asked)
     assert "Nightly rebuild runs twice" in " ".join(asked.stdout.split())

@@ -18,8 +18,8 @@ from tests.support.run import (
     assert_no_traceback,
     atlas_env,
     finish,
+    invoke,
     logged_calls,
-    run_atlas,
     spawn_atlas,
     tracker_records,
 )
@@ -30,7 +30,7 @@ READ_41 = {"name": "get_issue", "arguments": json.dumps({"issue_id": 41})}
 
 def ask(server: ScriptedSSE, home: Path, *args: str) -> tuple[Any, dict[str, str]]:
     env = atlas_env(home, OPENAI_BASE_URL=server.url, OPENAI_API_KEY="test-key")
-    return run_atlas("ask", "-m", "gpt-hostile", "--read-only", *args, "What is #41 about?", env=env), env
+    return invoke("ask", "-m", "gpt-hostile", "--read-only", *args, "What is #41 about?", env=env), env
 
 
 def test_call_ids_of_every_wrong_shape_get_their_own_row_and_answer(tmp_path: Path) -> None:

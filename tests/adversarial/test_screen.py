@@ -14,7 +14,7 @@ from tests.support.run import (
     assert_no_traceback,
     atlas_env,
     finish,
-    run_atlas,
+    invoke,
     spawn_atlas,
     tracker_records,
     write_script,
@@ -38,7 +38,7 @@ SGR = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
 
 def test_html_in_the_answer_is_shown_as_text_on_a_pipe(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
-    run = run_atlas("ask", "-m", write_script(tmp_path, [{"text": HTML_ANSWER}]), "what is #41?", env=env)
+    run = invoke("ask", "-m", write_script(tmp_path, [{"text": HTML_ANSWER}]), "what is #41?", env=env)
     assert run.code == 0, run
     assert_no_traceback(run)
     for piece in HTML_SHOWN:

@@ -107,7 +107,10 @@ def test_a_turn_cancelled_at_the_question_takes_its_reader_off_the_terminal(tmp_
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_at_the_chat_prompt_gives_the_terminal_back(tmp_path: Path, signum: signal.Signals) -> None:
     child, _ = chat(tmp_path, [{"text": "unused"}])
-    time.sleep(0.3)  # the prompt is drawn once its raw mode is set
+    # The prompt may be drawn before its raw mode is set: wait for the mode itself.
+    raw_by = time.monotonic() + 15
+    while local_modes(child) & (termios.ECHO | termios.ICANON) and time.monotonic() < raw_by:
+        time.sleep(0.02)
     assert local_modes(child) & (termios.ECHO | termios.ICANON) == 0
     child.kill(signum)
     child.expect(pexpect.EOF)

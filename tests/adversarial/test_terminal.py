@@ -24,7 +24,6 @@ from tests.support.run import (
     atlas_env,
     finish,
     invoke,
-    run_atlas,
     spawn_atlas,
     tracker_records,
     write_script,
@@ -111,7 +110,7 @@ def hostile_turns(comment: str = COMMENT) -> list[dict[str, Any]]:
 
 def test_answer_rows_and_errors_on_a_pipe(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
-    asked = run_atlas("ask", "-m", write_script(tmp_path, hostile_turns()), ARGV_HOSTILE, env=env)
+    asked = invoke("ask", "-m", write_script(tmp_path, hostile_turns()), ARGV_HOSTILE, env=env)
     assert asked.code == 0, asked
     check_plain(asked)
     assert_visible(asked.stdout, VISIBLE_IN_ANSWER)
@@ -121,7 +120,7 @@ def test_answer_rows_and_errors_on_a_pipe(tmp_path: Path) -> None:
     assert "\\x1b[2Jevil_tool" in asked.stderr  # the unknown tool's row, with the progress on stderr
     assert "(no terminal, denied)" in asked.stderr and "\\x1b]52;c;" in asked.stderr  # the approval line
 
-    as_json = run_atlas("ask", "--json", "-m", write_script(tmp_path, hostile_turns(), "b.json"), "q", env=env)
+    as_json = invoke("ask", "--json", "-m", write_script(tmp_path, hostile_turns(), "b.json"), "q", env=env)
     assert as_json.code == 0, as_json
     check_plain(as_json)
     assert json.loads(as_json.stdout)["answer"].startswith("# Answer \x1b[2J")  # escaped in JSON, intact as data
@@ -129,7 +128,7 @@ def test_answer_rows_and_errors_on_a_pipe(tmp_path: Path) -> None:
 
 def test_the_log_shows_hostile_calls_inert(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
-    asked = run_atlas("ask", "--json", "-m", write_script(tmp_path, hostile_turns()), "q", env=env)
+    asked = invoke("ask", "--json", "-m", write_script(tmp_path, hostile_turns()), "q", env=env)
     assert asked.code == 0, asked
     session = json.loads(asked.stdout)["session"]
     for args in (
@@ -151,8 +150,8 @@ def test_error_lines_quoting_hostile_input(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
     hostile_path = tmp_path / f"script{SEQUENCES['osc52_clipboard']}{SEQUENCES['clear_screen']}.json"
     failures = [
-        run_atlas("ask", "-m", f"replay:{hostile_path}", "q", env=env),
-        run_atlas("ask", "-m", write_script(tmp_path, [{"calls": [{"name": "x", "arguments": {}}]}]), "q", env=env),
+        invoke("ask", "-m", f"replay:{hostile_path}", "q", env=env),
+        invoke("ask", "-m", write_script(tmp_path, [{"calls": [{"name": "x", "arguments": {}}]}]), "q", env=env),
         invoke("log", "--script", ARGV_HOSTILE, env=env),
         invoke("log", "--since", SEQUENCES["clear_screen"], env=env),
         invoke("ask", "-m", "offline", "q", env={**env, "ATLAS_PRICE_IN": SEQUENCES["osc52_clipboard"]}),
@@ -172,8 +171,8 @@ def test_error_lines_quoting_hostile_input(tmp_path: Path) -> None:
 
 def test_the_dataset_escape_fixtures_on_a_pipe(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
-    shown = run_atlas("ask", "-m", "offline", "show issues #66, #111 and #124", env=env)
-    searched = run_atlas("ask", "-m", "offline", "search issues about redis failover evil", env=env)
+    shown = invoke("ask", "-m", "offline", "show issues #66, #111 and #124", env=env)
+    searched = invoke("ask", "-m", "offline", "search issues about redis failover evil", env=env)
     for asked in (shown, searched):
         assert asked.code == 0, asked
         check_plain(asked)
@@ -181,11 +180,13 @@ def test_the_dataset_escape_fixtures_on_a_pipe(tmp_path: Path) -> None:
     assert_visible(shown.stdout, ("\\x1b]52;c;cm0gLXJmIH4=\\x07", "\\x1b[2m2026-10-26T14:51:02.301Z\\x1b[0m"))
 
 
-@pytest.fixture
-def approved_hostile_comment(tmp_path: Path) -> tuple[dict[str, str], bytes]:
-    """A run on a terminal that shows hostile previews and rows, whose person approves the comment."""
-    env = atlas_env(tmp_path / "home")
-    child = spawn_atlas("ask", "-m", write_script(tmp_path, hostile_turns()), "q", env=env)
+@pytest.fixture(scope="module")
+def approved_hostile_comment(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], bytes]:
+    """A run on a terminal that shows hostile previews and rows, whose person approves the comment
+    (one run for the tests that read its screen and its state folder)."""
+    folder = tmp_path_factory.mktemp("approved-hostile-comment")
+    env = atlas_env(folder / "home")
+    child = spawn_atlas("ask", "-m", write_script(folder, hostile_turns()), "q", env=env)
     screen = io.BytesIO()
     child.logfile_read = screen
     child.expect(rb"\? \[y/N\] ")  # add_label with arguments that are not JSON never gets this far
@@ -225,7 +226,7 @@ def test_the_tracker_shows_an_approved_hostile_comment_inert(
         assert_inert_tty(rest, " ".join(args))
         assert_visible(rest.decode("utf-8"), ("\\x1b[2J",))
     # The issue itself now shows the comment, through get_issue, still inert.
-    shown = run_atlas("ask", "-m", "offline", "show issue #66", env=env)
+    shown = invoke("ask", "-m", "offline", "show issue #66", env=env)
     assert shown.code == 0
     check_plain(shown)
 
@@ -241,12 +242,12 @@ def test_hostile_paths_of_the_state_folder_and_the_data_are_shown_inert(tmp_path
     runs = [
         invoke("log", env=fresh),
         invoke("tracker", env=fresh),
-        run_atlas("ask", "-m", "offline", "show issue #41", env=unusable),
-        run_atlas("tracker", env=unusable),
-        run_atlas("ask", "-m", "offline", "show issue #41", env={**fresh, "ORBIT_DATA": str(tmp_path / hostile)}),
-        run_atlas("tools", env={**fresh, "ATLAS_TOOL_MODULES": f"no_such{hostile}"}),
-        run_atlas("log", env=undecodable),
-        run_atlas("tracker", env=undecodable),
+        invoke("ask", "-m", "offline", "show issue #41", env=unusable),
+        invoke("tracker", env=unusable),
+        invoke("ask", "-m", "offline", "show issue #41", env={**fresh, "ORBIT_DATA": str(tmp_path / hostile)}),
+        invoke("tools", env={**fresh, "ATLAS_TOOL_MODULES": f"no_such{hostile}"}),
+        invoke("log", env=undecodable),
+        invoke("tracker", env=undecodable),
     ]
     for shown in runs:
         check_plain(shown)
@@ -258,6 +259,6 @@ def test_hostile_paths_of_the_state_folder_and_the_data_are_shown_inert(tmp_path
     home = tmp_path / f"torn{hostile}"
     home.mkdir()
     (home / "tracker_actions.jsonl").write_bytes(b'{"torn')
-    torn = run_atlas("tracker", env=atlas_env(home))
+    torn = invoke("tracker", env=atlas_env(home))
     check_plain(torn)
     assert "skipped 1 torn or corrupt line(s)" in torn.stderr

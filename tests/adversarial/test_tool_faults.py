@@ -20,7 +20,7 @@ from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
 from atlas.loop import run_turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
-from tests.support.run import assert_no_traceback, atlas_env, logged_calls, run_atlas, write_script
+from tests.support.run import assert_no_traceback, atlas_env, invoke, logged_calls, write_script
 
 HUGE = 10**30
 
@@ -79,7 +79,7 @@ def test_an_id_no_sqlite_integer_holds_is_bad_args_for_every_tool_taking_one(tmp
     calls = [{"name": name, "arguments": {"issue_id": HUGE, **arguments.get(name, {})}} for name in with_ids]
     model = write_script(tmp_path, [{"calls": calls}, {"text": "No such issues."}])
 
-    asked = run_atlas("ask", "--json", "-m", model, "Read #1000000000000000000000000000000", env=env)
+    asked = invoke("ask", "--json", "-m", model, "Read #1000000000000000000000000000000", env=env)
 
     assert asked.code == 0, asked
     assert_no_traceback(asked)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.adversarial.sse_server import ScriptedSSE, text_answer, usage
-from tests.support.run import assert_no_traceback, atlas_env, run_atlas
+from tests.support.run import assert_no_traceback, atlas_env, invoke
 
 PASSWORD = "hunter2-pass-Zq9"
 TOKEN = "sk-query-token-7Yx"
@@ -41,13 +41,13 @@ def _assert_hidden(text: str | bytes, where: str) -> None:
 def test_an_unreachable_server_is_named_without_its_credentials(tmp_path: Path, api: str) -> None:
     url = _with_credentials(f"http://127.0.0.1:{_closed_port()}/v1")
     env = atlas_env(tmp_path, ATLAS_BASE_URL=url, ATLAS_API=api, OPENAI_API_KEY="sk-test")
-    run = run_atlas("ask", "-m", "gpt-x", "--read-only", "What does ORB-1101 mean?", env=env)
+    run = invoke("ask", "-m", "gpt-x", "--read-only", "What does ORB-1101 mean?", env=env)
     assert run.code == 1 and "could not reach" in run.stderr, run
     assert "http://***@127.0.0.1:" in run.stderr and "api_key=***" in run.stderr, run
     _assert_hidden(run.output, "the error line")
     assert_no_traceback(run)
     for command in (["models"], ["models", "--json"]):
-        listed = run_atlas(*command, env=env)
+        listed = invoke(*command, env=env)
         assert listed.code == 1 and "***@127.0.0.1" in listed.stderr, listed
         _assert_hidden(listed.output, "atlas " + " ".join(command))
 
@@ -56,9 +56,9 @@ def test_a_hostile_servers_warning_doctor_and_the_log_hide_them(tmp_path: Path) 
     with ScriptedSSE([text_answer("ORB-1101 is LeaseExpired.", usage=usage(-5, 3))]) as server:
         url = _with_credentials(server.url)
         env = atlas_env(tmp_path, ATLAS_BASE_URL=url, OPENAI_API_KEY="sk-test")
-        run = run_atlas("ask", "-m", "gpt-x", "--read-only", "What does ORB-1101 mean?", env=env)
-        doctor = run_atlas("doctor", "-m", "gpt-x", env=env)
-        doctor_json = run_atlas("doctor", "--json", "-m", "gpt-x", env=env)
+        run = invoke("ask", "-m", "gpt-x", "--read-only", "What does ORB-1101 mean?", env=env)
+        doctor = invoke("doctor", "-m", "gpt-x", env=env)
+        doctor_json = invoke("doctor", "--json", "-m", "gpt-x", env=env)
     assert run.code == 0 and "LeaseExpired" in run.stdout, run
     assert "***@127.0.0.1" in run.stderr, run  # the usage warning names the server
     _assert_hidden(run.output, "atlas ask")

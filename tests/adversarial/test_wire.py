@@ -4,25 +4,31 @@ Each fault ends in one of two ways a user can act on: the recovered answer (exit
 clear `atlas: error:` line on stderr (exit 1) — never a traceback — and the call log stays
 readable, keeping every call logged before the failure.
 
-The runs are independent `atlas ask` processes started together: each asks for its own model
-name, and each fault is scripted to match only that name, so they share one llmock server.
+The runs are independent `atlas ask` commands, run one after another in this process: each asks
+for its own model name, and each fault is scripted to match only that name, so they share one
+llmock server.
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import itertools
+import json
+import os
+import shutil
 import socket
-import subprocess
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from filelock import FileLock
+from llmock.journal import RequestRecord
 from llmock.pytest_plugin import LLMock
 from llmock.scenarios import Delay, Fail, Match, Reply, StreamFault, ToolFault
 from llmock.scenarios import ToolCall as MockCall
 
-from tests.support.run import Run, assert_no_traceback, atlas_env, logged_calls, start_atlas, tracker_records
+from tests.support.run import Run, assert_no_traceback, atlas_env, invoke, logged_calls, tracker_records
 
 pytestmark = pytest.mark.serial  # model timeouts of 0.4-0.5 s: measured with no other test beside them
 
@@ -104,28 +110,67 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])  # closed again on leaving: nothing listens there
 
 
-@pytest.fixture(scope="module")
-def wire(llmock_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, WireRun]]:
+def _run_cases(llmock_server: Any, root: Path) -> dict[str, WireRun]:
     mock = LLMock(llmock_server).reset()
-    root = tmp_path_factory.mktemp("wire")
-    started: dict[str, tuple[subprocess.Popen[bytes], dict[str, str], str]] = {}
+    runs: dict[str, WireRun] = {}
     for name, (behaviours, extra) in CASES.items():
         mock.add(*(_only_for(name, behaviour) for behaviour in behaviours))
         base_url = f"http://127.0.0.1:{_closed_port()}/v1" if name == "refused" else mock.base_url("openai")
         env = atlas_env(root / name, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="llmock-test-key", **extra)
         mode = [] if name in OFFERED_WRITES else ["--read-only"]
-        started[name] = (start_atlas("ask", "-m", name, *mode, QUESTION, env=env), env, base_url)
-    runs: dict[str, WireRun] = {}
-    for name, (process, env, base_url) in started.items():
-        out, err = process.communicate(timeout=90)
-        runs[name] = WireRun(Run(process.returncode, out, err), env, [], base_url)
+        runs[name] = WireRun(invoke("ask", "-m", name, *mode, QUESTION, env=env), env, [], base_url)
     # A request the client gave up on is journaled when the server finishes it: wait for the hung ones.
     journaled = llmock_server.state.journal.records(wait=STALL_S + 2)
     requests = [record for record in journaled if record.path.endswith("/responses")]
     for name, wire_run in runs.items():
         wire_run.requests.extend(sorted((r for r in requests if r.model == name), key=lambda r: r.started_at))
-    yield runs
     mock.reset()
+    return runs
+
+
+def _saved(runs: dict[str, WireRun]) -> str:
+    return json.dumps(
+        {
+            name: {
+                "code": wire_run.run.code,
+                "out": base64.b64encode(wire_run.run.out).decode(),
+                "err": base64.b64encode(wire_run.run.err).decode(),
+                "env": wire_run.env,
+                "requests": [dataclasses.asdict(record) for record in wire_run.requests],
+                "base_url": wire_run.base_url,
+            }
+            for name, wire_run in runs.items()
+        }
+    )
+
+
+def _loaded(text: str) -> dict[str, WireRun]:
+    return {
+        name: WireRun(
+            Run(saved["code"], base64.b64decode(saved["out"]), base64.b64decode(saved["err"])),
+            saved["env"],
+            [RequestRecord(**record) for record in saved["requests"]],
+            saved["base_url"],
+        )
+        for name, saved in json.loads(text).items()
+    }
+
+
+@pytest.fixture(scope="module")
+def wire(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, WireRun]:
+    """The cases' runs, once per test run: the first worker to need them runs them, in the folder
+    every worker shares, and the others read what they left there."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return _run_cases(request.getfixturevalue("llmock_server"), tmp_path_factory.mktemp("wire"))
+    shared = tmp_path_factory.getbasetemp().parent
+    root = shared / "wire"
+    with FileLock(str(shared / "wire.lock")):
+        if (root / "runs.json").exists():
+            return _loaded((root / "runs.json").read_text(encoding="utf-8"))
+        shutil.rmtree(root, ignore_errors=True)  # runs an earlier worker left half done
+        runs = _run_cases(request.getfixturevalue("llmock_server"), root)
+        (root / "runs.json").write_text(_saved(runs), encoding="utf-8")
+        return runs
 
 
 def answered(wire_run: WireRun) -> None:
