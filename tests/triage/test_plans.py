@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.run import assert_no_traceback, atlas_env, logged_calls, run_atlas, tracker_records
+from tests.support.run import assert_no_traceback, atlas_env, invoke, logged_calls, tracker_records
 from tests.tools.dataset_factory import issue, make_dataset
 
 ISSUES = ["132", "135", "150"]
@@ -19,13 +19,13 @@ ISSUES = ["132", "135", "150"]
 
 def test_a_dry_run_prints_the_exact_actions_and_writes_nothing(home: Path) -> None:
     env = atlas_env(home)
-    done = run_atlas("triage", *ISSUES, "--dry-run", env=env, timeout=180)
+    done = invoke("triage", *ISSUES, "--dry-run", env=env)
     assert done.code == 0, done
     assert_no_traceback(done)
     assert re.search(r"^\d+\. add_label\(issue_id=132, label='type:bug'\)$", done.stdout, re.M)
     assert "#150 comment" in done.stdout and "the version you run" in done.stdout
     assert "needs a human (best guess" in done.stdout
-    as_json = json.loads(run_atlas("triage", *ISSUES, "--dry-run", "--json", env=env, timeout=180).stdout)
+    as_json = json.loads(invoke("triage", *ISSUES, "--dry-run", "--json", env=env).stdout)
     printed = [line for line in done.stdout.splitlines() if line[:1].isdigit()]
     assert len(printed) == len(as_json["actions"])
     assert all(action["tool"] in ("add_label", "post_comment") for action in as_json["actions"])
@@ -34,7 +34,7 @@ def test_a_dry_run_prints_the_exact_actions_and_writes_nothing(home: Path) -> No
 
 def test_without_a_terminal_the_plan_is_shown_and_nothing_is_applied(home: Path) -> None:
     env = atlas_env(home)
-    done = run_atlas("triage", *ISSUES, env=env, stdin=b"y\n", timeout=180)  # a piped "y" approves nothing
+    done = invoke("triage", *ISSUES, env=env, stdin=b"y\n")  # a piped "y" approves nothing
     assert done.code == 0, done
     assert "No terminal to review the plan on: nothing was applied" in done.stdout
     assert "1. add_label(issue_id=" in done.stdout  # the plan, shown
@@ -45,7 +45,7 @@ def test_without_a_terminal_the_plan_is_shown_and_nothing_is_applied(home: Path)
 
 def saved_plan(home: Path, tmp_path: Path, *issues: str) -> Path:
     path = tmp_path / "plan.json"
-    done = run_atlas("triage", *issues, "--plan", str(path), env=atlas_env(home), timeout=180)
+    done = invoke("triage", *issues, "--plan", str(path), env=atlas_env(home))
     assert done.code == 0, done
     assert f"apply with: atlas apply {path}" in done.stdout
     return path
@@ -81,7 +81,7 @@ def test_a_plan_that_was_edited_or_cut_short_is_refused_whole(home: Path, tmp_pa
     path = saved_plan(home, tmp_path, *ISSUES)
     path.write_text(damage(path.read_text()))
     env = atlas_env(home)
-    done = run_atlas("apply", str(path), env=env, timeout=180)
+    done = invoke("apply", str(path), env=env)
     assert done.code == 1, done
     assert_no_traceback(done)
     lines = done.stderr.strip().splitlines()
@@ -94,18 +94,18 @@ def test_a_plan_for_another_project_is_refused(home: Path, tmp_path: Path) -> No
     path = saved_plan(home, tmp_path, *ISSUES)
     other = make_dataset(tmp_path / "other", [issue(132, "Another project's #132", labels=["comp:core", "type:bug"])])
     env = atlas_env(home, ORBIT_DATA=str(other))
-    done = run_atlas("apply", str(path), env=env, timeout=180)
+    done = invoke("apply", str(path), env=env)
     assert done.code == 1 and "was made for another dataset than this one; nothing was applied" in done.stderr, done
     assert tracker_records(env) == []
 
 
 def test_an_unknown_issue_is_one_line_and_no_plan(home: Path, tmp_path: Path) -> None:
     path = tmp_path / "plan.json"
-    done = run_atlas("triage", "132", "99999", "--plan", str(path), env=atlas_env(home), timeout=180)
+    done = invoke("triage", "132", "99999", "--plan", str(path), env=atlas_env(home))
     assert done.code == 1, done
     assert done.stderr.strip() == "atlas: error: there is no issue #99999 in this dataset (160 issues)"
     assert not path.exists()
-    missing = run_atlas("apply", str(tmp_path / "nowhere.json"), env=atlas_env(home))
+    missing = invoke("apply", str(tmp_path / "nowhere.json"), env=atlas_env(home))
     assert (
         missing.code == 1
         and missing.stderr.strip() == f"atlas: error: there is no plan file {tmp_path / 'nowhere.json'}"
@@ -115,6 +115,6 @@ def test_an_unknown_issue_is_one_line_and_no_plan(home: Path, tmp_path: Path) ->
 def test_a_file_that_is_not_a_plan_is_never_overwritten(home: Path, tmp_path: Path) -> None:
     notes = tmp_path / "notes.json"
     notes.write_text('{"mine": true}')
-    done = run_atlas("triage", "132", "--plan", str(notes), env=atlas_env(home), timeout=180)
+    done = invoke("triage", "132", "--plan", str(notes), env=atlas_env(home))
     assert done.code == 1 and "exists and is not an Atlas plan" in done.stderr
     assert notes.read_text() == '{"mine": true}'
