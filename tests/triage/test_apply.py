@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 from atlas.dataset import jsonl_path
-from tests.support.run import atlas_env, finish, run_atlas, spawn_atlas, tracker_records
+from tests.support.run import atlas_env, finish, invoke, spawn_atlas, tracker_records
 from tests.tools.dataset_factory import issue, make_dataset
 from tests.triage.test_review import QUESTION, review, written
 
 
 def plan_file(env: dict[str, str], tmp_path: Path, *issues: str) -> tuple[Path, list[dict[str, object]]]:
     path = tmp_path / "plan.json"
-    done = run_atlas("triage", *issues, "--plan", str(path), env=env, timeout=180)
+    done = invoke("triage", *issues, "--plan", str(path), env=env)
     assert done.code == 0, done
     return path, json.loads(path.read_text())["items"]
 
@@ -67,7 +67,7 @@ def test_an_item_whose_issue_changed_since_the_plan_is_skipped_and_said(tmp_path
 def test_without_a_terminal_apply_writes_nothing(home: Path, tmp_path: Path) -> None:
     env = atlas_env(home)
     path, _ = plan_file(env, tmp_path, "132")
-    done = run_atlas("apply", str(path), env=env, stdin=b"y\n", timeout=180)
+    done = invoke("apply", str(path), env=env, stdin=b"y\n")
     assert done.code == 0 and "No terminal to review the plan on: nothing was applied" in done.stdout
     assert "— no terminal to ask" in done.stdout
     assert tracker_records(env) == []
