@@ -87,7 +87,9 @@ def test_an_injected_fault_runs_through_the_executors_classification_and_retries
     assert got == ErrorKind(kind) and tried == attempts
     assert envelope["ok"] is False and envelope["error"]["kind"] == kind  # type: ignore[index]
     if kind == "timeout":
-        assert FAULT_TIMEOUT_S * 1000 * 0.9 <= ms < 2000  # the executor's deadline ended it, on time
+        # The fault's deadline ended it: a call that ignored it would run into the executor's own
+        # 5 s, so 3 s proves the deadline and leaves a loaded machine room to be late.
+        assert FAULT_TIMEOUT_S * 1000 * 0.9 <= ms < 3000
 
 
 @pytest.mark.parametrize(
