@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,21 @@ def saved_plan(home: Path, tmp_path: Path, *issues: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def shared_plan(fitted_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The text of one saved plan of ISSUES, made once: the tests that only damage or move it copy it."""
+    folder = tmp_path_factory.mktemp("shared-plan")
+    home = folder / "home"
+    shutil.copytree(fitted_home / "triage", home / "triage")
+    return saved_plan(home, folder, *ISSUES).read_text()
+
+
+def copied_plan(text: str, tmp_path: Path) -> Path:
+    path = tmp_path / "plan.json"
+    path.write_text(text)
+    return path
+
+
 def test_a_saved_plan_names_its_dataset_each_issues_state_and_a_checksum(home: Path, tmp_path: Path) -> None:
     plan = json.loads(saved_plan(home, tmp_path, *ISSUES).read_text())
     assert (
@@ -77,8 +93,10 @@ def edited(text: str) -> str:
     ],
     ids=["edited", "truncated", "not-a-plan", "empty"],
 )
-def test_a_plan_that_was_edited_or_cut_short_is_refused_whole(home: Path, tmp_path: Path, damage, message) -> None:  # type: ignore[no-untyped-def]
-    path = saved_plan(home, tmp_path, *ISSUES)
+def test_a_plan_that_was_edited_or_cut_short_is_refused_whole(  # type: ignore[no-untyped-def]
+    home: Path, tmp_path: Path, shared_plan: str, damage, message
+) -> None:
+    path = copied_plan(shared_plan, tmp_path)
     path.write_text(damage(path.read_text()))
     env = atlas_env(home)
     done = invoke("apply", str(path), env=env)
@@ -90,8 +108,8 @@ def test_a_plan_that_was_edited_or_cut_short_is_refused_whole(home: Path, tmp_pa
     assert tracker_records(env) == [] and logged_calls(env) == []
 
 
-def test_a_plan_for_another_project_is_refused(home: Path, tmp_path: Path) -> None:
-    path = saved_plan(home, tmp_path, *ISSUES)
+def test_a_plan_for_another_project_is_refused(home: Path, tmp_path: Path, shared_plan: str) -> None:
+    path = copied_plan(shared_plan, tmp_path)
     other = make_dataset(tmp_path / "other", [issue(132, "Another project's #132", labels=["comp:core", "type:bug"])])
     env = atlas_env(home, ORBIT_DATA=str(other))
     done = invoke("apply", str(path), env=env)
