@@ -8,7 +8,7 @@ from pathlib import Path
 from atlas.dataset import jsonl_path
 from tests.support.run import atlas_env, finish, invoke, spawn_atlas, tracker_records
 from tests.tools.dataset_factory import issue, make_dataset
-from tests.triage.test_review import QUESTION, review, written
+from tests.triage.test_review import QUESTION, TWO_TERMINAL_RUNS, review, written
 
 
 def plan_file(env: dict[str, str], tmp_path: Path, *issues: str) -> tuple[Path, list[dict[str, object]]]:
@@ -18,6 +18,7 @@ def plan_file(env: dict[str, str], tmp_path: Path, *issues: str) -> tuple[Path, 
     return path, json.loads(path.read_text())["items"]
 
 
+@TWO_TERMINAL_RUNS
 def test_a_saved_plan_is_applied_after_review_and_never_twice(home: Path, tmp_path: Path) -> None:
     env = atlas_env(home)
     path, items = plan_file(env, tmp_path, "132", "135")
@@ -74,6 +75,7 @@ def test_without_a_terminal_apply_writes_nothing(home: Path, tmp_path: Path) -> 
     assert QUESTION  # the same question as `atlas triage` asks
 
 
+@TWO_TERMINAL_RUNS
 def test_items_are_named_by_the_numbers_shown_when_earlier_ones_were_applied(home: Path, tmp_path: Path) -> None:
     env = atlas_env(home)
     path, _ = plan_file(env, tmp_path, "132", "135")

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from atlas.config import bundled_data_dir
 from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
@@ -73,6 +75,8 @@ def test_loading_the_tools_does_not_load_the_text_model() -> None:
     assert done.stdout.strip() == "[]"
 
 
+# Replaying the whole history fits a model per step: minutes on a loaded machine, not a hang.
+@pytest.mark.timeout(600)
 def test_the_history_replay_reports_every_group_beside_the_baseline(home: Path) -> None:
     done = invoke("triage", "--eval", "--json", env=atlas_env(home))
     assert done.code == 0, done
