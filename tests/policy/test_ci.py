@@ -137,6 +137,9 @@ def run_steps(steps: list[str], checkout: Path, env: dict[str, str]) -> list[sub
     return done
 
 
+# Each of the workflow's steps (and the re-run's) is a bash running atlas, a process of its own as on a
+# runner: on a loaded machine together they can outlast the suite's 120 s guard against a hang.
+@pytest.mark.timeout(300)
 def test_the_readme_workflow_labels_a_new_issue_and_thanks_once(
     github: RunningFake, checkout: Path, runner_env: dict[str, str]
 ) -> None:
