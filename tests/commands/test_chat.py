@@ -114,12 +114,13 @@ def test_slash_commands_and_ctrl_d(llmock: Any) -> None:
     child.sendintr()
     child.expect_exact(PROMPT)
     search_started = False
-    for _ in range(3):
+    for _ in range(4):
         # A Ctrl-R that arrives before the prompt has put the terminal in raw mode is taken by the
-        # line discipline (it means "reprint" there); press it again, as a person would.
+        # line discipline (it means "reprint" there); press it again, as a person would. Each press
+        # gets 5 s to show the search: on a loaded machine the redraw alone can take seconds.
         child.sendcontrol("r")
         try:
-            child.expect_exact("(reverse-i-search)", timeout=2)
+            child.expect_exact("(reverse-i-search)", timeout=5)
         except pexpect.TIMEOUT:
             continue
         search_started = True

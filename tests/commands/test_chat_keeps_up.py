@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pexpect
 
 from atlas.chat_memory import FILE_NAME, MAX_TURNS, bounded
 from tests.commands.test_chat import PROMPT, spawn_chat
+from tests.support.run import invoke
 
 
 def approve(child: pexpect.spawn) -> None:
@@ -67,13 +66,7 @@ def test_model_switch_read_only_wording_and_offline_footer(tmp_path: Path) -> No
 
 
 def test_continue_takes_up_the_last_conversation() -> None:
-    first = subprocess.run(
-        [sys.executable, "-m", "atlas", "chat", "-m", "offline"],
-        input="show issue #41\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    first = invoke("chat", "-m", "offline", env=os.environ, stdin="show issue #41\n")
     assert first.returncode == 0, first.stderr
     child = spawn_chat("--continue")
     child.expect(r"continuing session \d{4}-\d{6}-[0-9a-f]{4}: 1 earlier turn")
@@ -133,10 +126,5 @@ def test_the_kept_chat_is_bounded_by_whole_turns() -> None:
 
 
 def test_one_comment_is_singular() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "atlas", "ask", "-m", "offline", "show issue #16"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = invoke("ask", "-m", "offline", "show issue #16", env=os.environ)
     assert "· 1 comment\n" in done.stdout and "1 comments" not in done.stdout

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -94,12 +92,8 @@ def test_a_local_server_named_by_atlas_base_url_needs_no_key(llmock: Any) -> Non
     """ATLAS_BASE_URL and ATLAS_API are what doctor probes; a server named there needs no key."""
     env = {key: value for key, value in os.environ.items() if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     url = llmock.base_url("openai")
-    done = subprocess.run(
-        [sys.executable, "-m", "atlas", "doctor", "-m", "qwen2.5:7b"],
-        env={**env, "COLUMNS": "200", "ATLAS_BASE_URL": url, "ATLAS_API": "chat"},
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = invoke(
+        "doctor", "-m", "qwen2.5:7b", env={**env, "COLUMNS": "200", "ATLAS_BASE_URL": url, "ATLAS_API": "chat"}
     )
     assert done.returncode == 0, done.stdout + done.stderr
     api = next(line for line in done.stdout.splitlines() if line.split()[1] == "api")

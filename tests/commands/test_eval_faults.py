@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,18 +16,13 @@ from atlas.executor.executor import ToolExecutor
 from atlas.faults import FAULT_TIMEOUT_S, Fault, Faults, acknowledged, substituted
 from atlas.messages import ToolCall
 from atlas.tools.registry import load_registry
+from tests.support.run import Run, invoke
 
 SUITE = Path(__file__).resolve().parents[2] / "evals" / "faults.jsonl"
 
 
-def atlas(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "atlas", "eval", *args],
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-        timeout=300,
-    )
+def atlas(*args: str) -> Run:
+    return invoke("eval", *args, env=os.environ)
 
 
 def test_the_offline_planner_is_honest_under_every_fault_of_the_shipped_suite() -> None:
@@ -94,7 +87,9 @@ def test_an_injected_fault_runs_through_the_executors_classification_and_retries
     assert got == ErrorKind(kind) and tried == attempts
     assert envelope["ok"] is False and envelope["error"]["kind"] == kind  # type: ignore[index]
     if kind == "timeout":
-        assert FAULT_TIMEOUT_S * 1000 * 0.9 <= ms < 2000  # the executor's deadline ended it, on time
+        # The fault's deadline ended it: a call that ignored it would run into the executor's own
+        # 5 s, so 3 s proves the deadline and leaves a loaded machine room to be late.
+        assert FAULT_TIMEOUT_S * 1000 * 0.9 <= ms < 3000
 
 
 @pytest.mark.parametrize(

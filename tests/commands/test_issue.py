@@ -3,23 +3,31 @@
 from __future__ import annotations
 
 import json
-import subprocess
+import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from atlas.offline.issue_view import closed_fences, issue_markdown
 from atlas.orbit.comments import PostCommentArgs, post_comment
 from atlas.orbit.labels import AddLabelArgs, add_label
 from atlas.tools.registry import ToolContext
-from tests.ui.test_terminal import terminal_env
+from tests.support.run import Run, invoke
+from tests.ui.test_terminal import HERE, terminal_env
 
 
-def atlas(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "atlas", *args], capture_output=True, text=True, timeout=60, env=env, check=False
-    )
+@pytest.fixture(autouse=True)
+def _terminal_tools_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """terminal_env names a tool module of tests/ui on PYTHONPATH, which an in-process run never reads."""
+    monkeypatch.syspath_prepend(str(HERE))
+
+
+def atlas(*args: str, env: Mapping[str, str] | None = None) -> Run:
+    """`atlas ARGS` in this process, in this test's environment unless given another."""
+    return invoke(*args, env=os.environ if env is None else env)
 
 
 def recording_pager(tmp_path: Path) -> tuple[str, Path]:

@@ -14,6 +14,7 @@ from atlas.calllog import CallLog
 from atlas.events import CallRecord
 from atlas.orbit.db import IssueBrief
 from atlas.tracker.journal import MockTracker
+from tests.support.run import invoke
 from tests.ui.test_terminal import terminal_env
 
 SESSION = "1130-120000-abcd"
@@ -85,12 +86,8 @@ def _long_call() -> None:
 
 
 def test_a_pipe_gets_every_log_cell_whole() -> None:
-    import subprocess
-
     _long_call()
-    done = subprocess.run(
-        [sys.executable, "-m", "atlas", "log"], capture_output=True, text=True, timeout=30, env=terminal_env()
-    )
+    done = invoke("log", env=terminal_env())
     assert done.returncode == 0, done.stderr
     assert QUESTION in done.stdout and QUERY in done.stdout and "…" not in done.stdout, done.stdout
 

@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.adversarial.sse_server import ScriptedSSE, text_answer
 from tests.github.gh_export import gh_issues
+from tests.support.run import Run, invoke
 
 
-def atlas(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "atlas", *args],
-        env={**os.environ, "COLUMNS": "160", **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def atlas(*args: str, **env: str) -> Run:
+    return invoke(*args, env={**os.environ, "COLUMNS": "160", **env})
 
 
 def imported(tmp_path: Path) -> Path:

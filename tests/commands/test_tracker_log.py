@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
@@ -49,14 +47,7 @@ def test_tracker_filters_by_count_time_and_issue(tmp_path: Path) -> None:
 def test_tracker_and_log_times_share_one_format(tmp_path: Path) -> None:
     env = seeded(tmp_path)
     model = write_script(tmp_path, [{"calls": [{"name": "get_issue", "arguments": {"issue_id": 41}}]}, {"text": "ok"}])
-    asked = subprocess.run(
-        [sys.executable, "-m", "atlas", "ask", "-m", model, "what is the nightly rebuild bug?"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+    asked = invoke("ask", "-m", model, "what is the nightly rebuild bug?", env=env)
     assert asked.returncode == 0, asked.stderr
     logged = [json.loads(line) for line in invoke("log", "--json", env=env).stdout.splitlines()]
     tracked = lines(env)

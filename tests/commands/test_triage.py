@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from tests.support.run import atlas_env, finish, logged_calls, spawn_atlas, tracker_records, write_script
+from tests.support.run import atlas_env, finish, invoke, logged_calls, spawn_atlas, tracker_records, write_script
 
 BATCH = re.compile(rb"Approve all (\d+) actions\? \[y/N, or their numbers, e\.g\. 1,3\] ")
 TRIAGE: list[dict[str, Any]] = [
@@ -86,16 +84,7 @@ def test_a_number_out_of_range_denies_everything(tmp_path: Path) -> None:
 def test_without_a_terminal_the_batch_is_denied_and_said_in_one_line(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
     model = write_script(tmp_path, [{"calls": TRIAGE}, {"text": "Triaged."}])
-    done = subprocess.run(
-        [sys.executable, "-m", "atlas", "ask", "-m", model, "triage"],
-        input="y\n",
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-        start_new_session=True,
-    )
+    done = invoke("ask", "-m", model, "triage", env=env, stdin="y\n")
     assert done.returncode == 0, done.stderr
     assert "Approve all 3 actions? [y/N, or their numbers, e.g. 1,3] (no terminal, all 3 denied)" in done.stderr
     assert tracker_records(env) == []

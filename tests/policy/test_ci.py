@@ -17,7 +17,7 @@ import pytest
 
 from tests.github.fake_github import REPO, TOKEN, RunningFake
 from tests.support.run import REPO as CHECKOUT
-from tests.support.run import atlas_env, run_atlas, tracker_records, write_script
+from tests.support.run import atlas_env, invoke, tracker_records, write_script
 
 THANKS = "Thanks for the report! A maintainer will follow up."
 NEW_ISSUE = 200
@@ -95,9 +95,9 @@ def runner_env(github: RunningFake, checkout: Path, tmp_path: Path) -> dict[str,
 def ci(github: RunningFake, checkout: Path, runner_env: dict[str, str]) -> dict[str, str]:
     """The environment of a step after the README's policy check and sync (for tests with a model)."""
     env = {**runner_env, "ATLAS_POLICY": str(checkout / ".github" / "atlas-policy.toml")}
-    checked = run_atlas("policy", "check", env=env)
+    checked = invoke("policy", "check", env=env)
     assert checked.code == 0 and "3 rules, 0 failing" in checked.stdout, checked
-    synced = run_atlas("data", "sync", REPO, "--to", env["ORBIT_DATA"], env=env)
+    synced = invoke("data", "sync", REPO, "--to", env["ORBIT_DATA"], env=env)
     assert synced.code == 0, synced
     github.fake.log.clear()
     return env
@@ -137,6 +137,9 @@ def run_steps(steps: list[str], checkout: Path, env: dict[str, str]) -> list[sub
     return done
 
 
+# Each of the workflow's steps (and the re-run's) is a bash running atlas, a process of its own as on a
+# runner: on a loaded machine together they can outlast the suite's 120 s guard against a hang.
+@pytest.mark.timeout(300)
 def test_the_readme_workflow_labels_a_new_issue_and_thanks_once(
     github: RunningFake, checkout: Path, runner_env: dict[str, str]
 ) -> None:
@@ -207,7 +210,7 @@ def test_a_model_obeying_the_issue_text_gets_only_the_allowlist(
             {"text": "Triaged."},
         ],
     )
-    run = run_atlas("ask", "--jsonl", "-m", model, f"Triage issue #{number}", env=ci)
+    run = invoke("ask", "--jsonl", "-m", model, f"Triage issue #{number}", env=ci)
     assert run.code == 3, run
     after = [label["name"] for label in github.fake.issues[number]["labels"]]
     assert kind in after and area in after and "good first issue" not in after

@@ -15,7 +15,7 @@ from atlas.policy.gate import PolicyGate
 from atlas.policy.load import load_policy
 from atlas.tools.registry import ToolContext
 from tests.github.fake_github import REPO, TOKEN, RunningFake
-from tests.support.run import atlas_env, run_atlas, tracker_records
+from tests.support.run import atlas_env, invoke, tracker_records
 
 RULES = """
 [[policy.rules]]
@@ -128,9 +128,9 @@ def test_headless_ask_is_denied_and_nothing_reaches_github(
     )
     number, area = an_area_issue(github)
     github.fake.unlabel(number, area, "maintainer")
-    synced = run_atlas("data", "sync", REPO, "--to", str(quill_data), env=env)  # the data knows it is gone
+    synced = invoke("data", "sync", REPO, "--to", str(quill_data), env=env)  # the data knows it is gone
     assert synced.code == 0, synced
-    run = run_atlas("ask", "--jsonl", "-m", "offline", f"label #{number} {area}", env=env)
+    run = invoke("ask", "--jsonl", "-m", "offline", f"label #{number} {area}", env=env)
     assert run.code == 3, run
     stream = [json.loads(line) for line in run.stdout.splitlines()]
     [asked] = [e for e in stream if e["event"] == "approval_asked"]

@@ -12,7 +12,6 @@ from tests.support.run import (
     atlas_env,
     invoke,
     logged_calls,
-    run_atlas,
     tracker_records,
     write_script,
 )
@@ -49,9 +48,7 @@ def events(stdout: str) -> list[dict[str, Any]]:
 
 def test_what_a_rule_allows_runs_and_the_rest_is_denied_and_listed(tmp_path: Path) -> None:
     env = env_with_policy(tmp_path)
-    asked = run_atlas(
-        "ask", "-m", "offline", "label #41 comp:worker, label #87 severity:S1, label #45 type:docs", env=env
-    )
+    asked = invoke("ask", "-m", "offline", "label #41 comp:worker, label #87 severity:S1, label #45 type:docs", env=env)
     assert asked.code == 0, asked
     assert_no_traceback(asked)
     assert "Not done: 2 actions denied" in asked.stderr
@@ -74,7 +71,7 @@ def test_what_a_rule_allows_runs_and_the_rest_is_denied_and_listed(tmp_path: Pat
 
 def test_ask_json_says_who_decided_each_side_effect(tmp_path: Path) -> None:
     env = env_with_policy(tmp_path)
-    asked = run_atlas("ask", "--json", "-m", "offline", "label #41 comp:api and label #41 severity:S1", env=env)
+    asked = invoke("ask", "--json", "-m", "offline", "label #41 comp:api and label #41 severity:S1", env=env)
     assert asked.code == 0, asked
     calls = {call["arguments"]["label"]: call for call in json.loads(asked.stdout)["calls"]}
     assert (calls["comp:api"]["approved"], calls["comp:api"]["decided_by"]) == (True, "rule:components")
@@ -96,7 +93,7 @@ def test_jsonl_is_one_event_per_line_and_exit_3_when_actions_were_denied(tmp_pat
             {"text": "Labelled #92."},
         ],
     )
-    asked = run_atlas("ask", "--jsonl", "-m", model, "triage #92", env=env)
+    asked = invoke("ask", "--jsonl", "-m", model, "triage #92", env=env)
     assert asked.code == 3, asked
     assert_no_traceback(asked)
     stream = events(asked.stdout)
@@ -122,7 +119,7 @@ def test_jsonl_is_one_event_per_line_and_exit_3_when_actions_were_denied(tmp_pat
 
 
 def test_jsonl_exits_0_when_nothing_was_denied(tmp_path: Path) -> None:
-    asked = run_atlas("ask", "--jsonl", "-m", "offline", "label #41 comp:cli", env=env_with_policy(tmp_path))
+    asked = invoke("ask", "--jsonl", "-m", "offline", "label #41 comp:cli", env=env_with_policy(tmp_path))
     assert asked.code == 0, asked
     stream = events(asked.stdout)
     assert stream[-1] == {**stream[-1], "event": "finished", "exit_code": 0}
@@ -131,7 +128,7 @@ def test_jsonl_exits_0_when_nothing_was_denied(tmp_path: Path) -> None:
 def test_a_malformed_policy_stops_the_run_before_anything_runs(tmp_path: Path) -> None:
     env = env_with_policy(tmp_path, POLICY.replace('labels = ["comp:*"]', 'labels = ["comp:*"]\nmax_per_run = -1'))
     for flags in ((), ("--jsonl",)):
-        asked = run_atlas("ask", *flags, "-m", "offline", "label #41 comp:cli", env=env)
+        asked = invoke("ask", *flags, "-m", "offline", "label #41 comp:cli", env=env)
         assert asked.code == 2, asked
         [line] = asked.stderr.splitlines()
         assert line.startswith("atlas: error: ") and "config.toml:6: rule 'components': max_per_run" in line
@@ -146,7 +143,7 @@ def test_a_malformed_policy_stops_the_run_before_anything_runs(tmp_path: Path) -
 
 def test_jsonl_errors_go_to_stderr_and_the_stream_still_ends(tmp_path: Path) -> None:
     env = env_with_policy(tmp_path)
-    asked = run_atlas("ask", "--jsonl", "-m", f"replay:{tmp_path / 'missing.json'}", "hello", env=env)
+    asked = invoke("ask", "--jsonl", "-m", f"replay:{tmp_path / 'missing.json'}", "hello", env=env)
     assert asked.code in (1, 2), asked
     assert asked.stderr.startswith("atlas: error: ")
     assert events(asked.stdout)[-1]["exit_code"] == asked.code

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.support.run import atlas_env, finish, invoke, run_atlas, spawn_atlas, tracker_records
+from tests.support.run import atlas_env, finish, invoke, spawn_atlas, tracker_records
 
 PROMPT = re.compile(rb"\? \[y/N\] ")
 CHAT_PROMPT = "atlas\u203a".encode()
@@ -58,8 +58,8 @@ def test_actions_like_this_in_this_project_become_a_rule_that_can_be_revoked(tmp
     listed = invoke("policy", "list", env=env)
     assert name in listed.stdout and "config.toml:" in listed.stdout
     # The rule holds in later runs, with no terminal, for that label on any issue, and no other label.
-    assert run_atlas("ask", "-m", "offline", "label #87 comp:worker", env=env).code == 0
-    assert run_atlas("ask", "-m", "offline", "label #87 comp:api", env=env).code == 0
+    assert invoke("ask", "-m", "offline", "label #87 comp:worker", env=env).code == 0
+    assert invoke("ask", "-m", "offline", "label #87 comp:api", env=env).code == 0
     assert [(r["issue_id"], r["label"], r["decided_by"]) for r in tracker_records(env)] == [
         (41, "comp:worker", "person"),
         (87, "comp:worker", f"rule:{name}"),
@@ -68,7 +68,7 @@ def test_actions_like_this_in_this_project_become_a_rule_that_can_be_revoked(tmp
     revoked = invoke("policy", "revoke", name, env=env)
     assert revoked.code == 0, revoked
     assert config.read_text(encoding="utf-8") == USER_RULES + "\n"  # exactly what was there, and a blank line
-    assert run_atlas("ask", "-m", "offline", "label #45 comp:worker", env=env).code == 0
+    assert invoke("ask", "-m", "offline", "label #45 comp:worker", env=env).code == 0
     assert len(tracker_records(env)) == 2
     again = invoke("policy", "revoke", name, env=env)
     assert again.code == 2 and "no rule granted at the prompt" in again.stderr

@@ -6,18 +6,19 @@ import json
 from pathlib import Path
 
 from atlas.dataset import jsonl_path
-from tests.support.run import atlas_env, finish, run_atlas, spawn_atlas, tracker_records
+from tests.support.run import atlas_env, finish, invoke, spawn_atlas, tracker_records
 from tests.tools.dataset_factory import issue, make_dataset
-from tests.triage.test_review import QUESTION, review, written
+from tests.triage.test_review import QUESTION, TWO_TERMINAL_RUNS, review, written
 
 
 def plan_file(env: dict[str, str], tmp_path: Path, *issues: str) -> tuple[Path, list[dict[str, object]]]:
     path = tmp_path / "plan.json"
-    done = run_atlas("triage", *issues, "--plan", str(path), env=env, timeout=180)
+    done = invoke("triage", *issues, "--plan", str(path), env=env)
     assert done.code == 0, done
     return path, json.loads(path.read_text())["items"]
 
 
+@TWO_TERMINAL_RUNS
 def test_a_saved_plan_is_applied_after_review_and_never_twice(home: Path, tmp_path: Path) -> None:
     env = atlas_env(home)
     path, items = plan_file(env, tmp_path, "132", "135")
@@ -67,13 +68,14 @@ def test_an_item_whose_issue_changed_since_the_plan_is_skipped_and_said(tmp_path
 def test_without_a_terminal_apply_writes_nothing(home: Path, tmp_path: Path) -> None:
     env = atlas_env(home)
     path, _ = plan_file(env, tmp_path, "132")
-    done = run_atlas("apply", str(path), env=env, stdin=b"y\n", timeout=180)
+    done = invoke("apply", str(path), env=env, stdin=b"y\n")
     assert done.code == 0 and "No terminal to review the plan on: nothing was applied" in done.stdout
     assert "— no terminal to ask" in done.stdout
     assert tracker_records(env) == []
     assert QUESTION  # the same question as `atlas triage` asks
 
 
+@TWO_TERMINAL_RUNS
 def test_items_are_named_by_the_numbers_shown_when_earlier_ones_were_applied(home: Path, tmp_path: Path) -> None:
     env = atlas_env(home)
     path, _ = plan_file(env, tmp_path, "132", "135")

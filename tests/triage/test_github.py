@@ -9,7 +9,7 @@ from atlas.github.client import GitHubClient
 from atlas.github.sync import sync_repo
 from tests.github.conftest import quill_fake
 from tests.github.fake_github import REPO, TOKEN, RunningFake
-from tests.support.run import atlas_env, finish, run_atlas, tracker_records
+from tests.support.run import atlas_env, finish, invoke, tracker_records
 from tests.triage.test_review import review
 
 NEW = 200
@@ -48,7 +48,7 @@ def test_a_plan_for_a_synced_project_is_applied_to_github_once(tmp_path: Path) -
             home, ORBIT_DATA=str(folder), ATLAS_TRACKER=f"github:{REPO}", GITHUB_API_URL=github.url, GITHUB_TOKEN=TOKEN
         )
         plan = tmp_path / "plan.json"
-        done = run_atlas("triage", "--untriaged", "--plan", str(plan), env=env, timeout=180)
+        done = invoke("triage", "--untriaged", "--plan", str(plan), env=env)
         assert done.code == 0, done
         saved = json.loads(plan.read_text())
         assert saved["dataset"] == f"github:{REPO}"
@@ -63,6 +63,6 @@ def test_a_plan_for_a_synced_project_is_applied_to_github_once(tmp_path: Path) -
         assert posted.count(f"/repos/{REPO}/issues/{NEW}/labels") == len(labels)
         assert {label["name"] for label in github.fake.issues[NEW]["labels"]} == set(labels)
         assert len(tracker_records(env)) == len(shown)
-        again = run_atlas("apply", str(plan), env=env, timeout=180)
+        again = invoke("apply", str(plan), env=env)
         assert again.code == 0 and "Nothing left to apply" in again.stdout
         assert [path for method, path, _ in github.fake.requests("POST")] == posted

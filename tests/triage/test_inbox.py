@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas.dataset import jsonl_path
-from tests.support.run import assert_no_traceback, atlas_env, run_atlas
+from tests.support.run import assert_no_traceback, atlas_env, invoke
 from tests.tools.dataset_factory import issue, make_dataset
 
 
@@ -47,7 +47,7 @@ def backlog() -> list[dict[str, Any]]:
 
 
 def inbox(env: dict[str, str]) -> list[dict[str, Any]]:
-    done = run_atlas("inbox", "--json", env=env)
+    done = invoke("inbox", "--json", env=env)
     assert done.code == 0, done
     assert_no_traceback(done)
     return [json.loads(line) for line in done.stdout.splitlines()]
@@ -66,9 +66,9 @@ def test_the_inbox_says_why_each_issue_needs_a_maintainer_most_severe_first(tmp_
     assert 9 not in items and 10 not in items and 1 not in items  # closed, or nothing to do
     order = [item["id"] for item in inbox(env)]
     assert order.index(6) < order.index(7)  # severity:S1 before issues without a severity
-    waiting = run_atlas("inbox", "--json", "--only", "waiting", env=env)
+    waiting = invoke("inbox", "--json", "--only", "waiting", env=env)
     assert [json.loads(line)["id"] for line in waiting.stdout.splitlines()] == [8]
-    text = run_atlas("inbox", env=env)
+    text = invoke("inbox", env=env)
     assert "#6" in text.stdout and "open issues need a look" in text.stdout
 
 
@@ -125,7 +125,7 @@ def test_an_issue_without_a_severity_is_unknown_not_minor(tmp_path: Path) -> Non
     assert [item["id"] for item in items] == [12, 16, 14, 13, 11, 15]
     unknown = {item["id"] for item in items if item["severity_unknown"]}
     assert unknown == {14, 16}
-    table = run_atlas("inbox", env=env)
+    table = invoke("inbox", env=env)
     assert table.code == 0 and "unknown" in table.stdout
 
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.support.run import Run, assert_no_traceback, atlas_env, logged_calls, run_atlas, tracker_records
+from tests.support.run import Run, assert_no_traceback, atlas_env, invoke, logged_calls, tracker_records
 
 TYPES = """
 [policy.label_groups]
@@ -42,7 +42,7 @@ def by_call(events: list[dict[str, Any]], name: str) -> dict[str, dict[str, Any]
 def test_headless_triage_applies_what_rules_allow_and_streams_every_decision(home: Path) -> None:
     (home / "config.toml").write_text(TYPES, encoding="utf-8")
     env = atlas_env(home)
-    run = run_atlas("triage", "132", "135", "--jsonl", env=env, timeout=180)
+    run = invoke("triage", "132", "135", "--jsonl", env=env)
     assert run.code == 3, run
     assert_no_traceback(run)
     events = stream(run)
@@ -79,7 +79,7 @@ def test_headless_apply_streams_the_saved_plan_and_exits_0_when_all_of_it_was_al
 ) -> None:
     env = atlas_env(home)
     path = tmp_path / "plan.json"
-    assert run_atlas("triage", "132", "--plan", str(path), env=env, timeout=180).code == 0
+    assert invoke("triage", "132", "--plan", str(path), env=env).code == 0
     plan = json.loads(path.read_text(encoding="utf-8"))
     labels = sorted({item["arguments"]["label"] for item in plan["items"] if item["tool"] == "add_label"})
     everything = (
@@ -87,19 +87,19 @@ def test_headless_apply_streams_the_saved_plan_and_exits_0_when_all_of_it_was_al
     )
     (home / "config.toml").write_text(everything + "after_untrusted = true\n", encoding="utf-8")
     assert labels and all(item["tool"] == "add_label" for item in plan["items"])  # #132 is answered: no draft
-    run = run_atlas("apply", str(path), "--jsonl", env=env, timeout=180)
+    run = invoke("apply", str(path), "--jsonl", env=env)
     assert run.code == 0, run
     events = stream(run)
     assert [e["event"] for e in events[:2]] == ["apply_started", "plan"]
     assert not [e for e in events if e["event"] == "action_denied"]
     assert sorted(r["label"] for r in tracker_records(env)) == labels
-    again = run_atlas("apply", str(path), "--jsonl", env=env, timeout=180)  # never twice
+    again = invoke("apply", str(path), "--jsonl", env=env)  # never twice
     assert again.code == 0 and stream(again)[1]["already_applied"] == [item["n"] for item in plan["items"]]
 
 
 def test_a_malformed_policy_stops_triage_before_the_plan_with_one_line(home: Path) -> None:
     (home / "config.toml").write_text(TYPES.replace('decision = "deny"', 'decision = "never"'), encoding="utf-8")
-    run = run_atlas("triage", "132", "--jsonl", env=atlas_env(home), timeout=180)
+    run = invoke("triage", "132", "--jsonl", env=atlas_env(home))
     assert run.code == 2
     assert [e["event"] for e in stream(run)] == ["finished"]
     [line] = run.stderr.splitlines()
@@ -109,15 +109,15 @@ def test_a_malformed_policy_stops_triage_before_the_plan_with_one_line(home: Pat
 
 def test_errors_go_to_standard_error_and_usage_mistakes_exit_2(home: Path, tmp_path: Path) -> None:
     env = atlas_env(home)
-    unknown = run_atlas("triage", "99999", "--jsonl", env=env, timeout=180)
+    unknown = invoke("triage", "99999", "--jsonl", env=env)
     assert unknown.code not in (0, 3)
     assert stream(unknown)[-1]["exit_code"] == unknown.code
     assert unknown.stderr.startswith("atlas: error: ") and len(unknown.stderr.splitlines()) == 1
-    combined = run_atlas("triage", "132", "--jsonl", "--plan", str(tmp_path / "p.json"), env=env)
+    combined = invoke("triage", "132", "--jsonl", "--plan", str(tmp_path / "p.json"), env=env)
     assert combined.code == 2 and combined.stdout == "" and not (tmp_path / "p.json").exists()
     not_a_plan = tmp_path / "notes.json"
     not_a_plan.write_text('{"hello": 1}', encoding="utf-8")
-    refused = run_atlas("apply", str(not_a_plan), "--jsonl", env=env, timeout=180)
+    refused = invoke("apply", str(not_a_plan), "--jsonl", env=env)
     assert (
         refused.code == 1 and stream(refused)[-1]["exit_code"] == 1 and "is not an Atlas triage plan" in refused.stderr
     )

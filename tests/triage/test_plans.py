@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.support.run import assert_no_traceback, atlas_env, logged_calls, run_atlas, tracker_records
+from tests.support.run import assert_no_traceback, atlas_env, invoke, logged_calls, tracker_records
 from tests.tools.dataset_factory import issue, make_dataset
 
 ISSUES = ["132", "135", "150"]
@@ -19,13 +20,13 @@ ISSUES = ["132", "135", "150"]
 
 def test_a_dry_run_prints_the_exact_actions_and_writes_nothing(home: Path) -> None:
     env = atlas_env(home)
-    done = run_atlas("triage", *ISSUES, "--dry-run", env=env, timeout=180)
+    done = invoke("triage", *ISSUES, "--dry-run", env=env)
     assert done.code == 0, done
     assert_no_traceback(done)
     assert re.search(r"^\d+\. add_label\(issue_id=132, label='type:bug'\)$", done.stdout, re.M)
     assert "#150 comment" in done.stdout and "the version you run" in done.stdout
     assert "needs a human (best guess" in done.stdout
-    as_json = json.loads(run_atlas("triage", *ISSUES, "--dry-run", "--json", env=env, timeout=180).stdout)
+    as_json = json.loads(invoke("triage", *ISSUES, "--dry-run", "--json", env=env).stdout)
     printed = [line for line in done.stdout.splitlines() if line[:1].isdigit()]
     assert len(printed) == len(as_json["actions"])
     assert all(action["tool"] in ("add_label", "post_comment") for action in as_json["actions"])
@@ -34,7 +35,7 @@ def test_a_dry_run_prints_the_exact_actions_and_writes_nothing(home: Path) -> No
 
 def test_without_a_terminal_the_plan_is_shown_and_nothing_is_applied(home: Path) -> None:
     env = atlas_env(home)
-    done = run_atlas("triage", *ISSUES, env=env, stdin=b"y\n", timeout=180)  # a piped "y" approves nothing
+    done = invoke("triage", *ISSUES, env=env, stdin=b"y\n")  # a piped "y" approves nothing
     assert done.code == 0, done
     assert "No terminal to review the plan on: nothing was applied" in done.stdout
     assert "1. add_label(issue_id=" in done.stdout  # the plan, shown
@@ -45,9 +46,24 @@ def test_without_a_terminal_the_plan_is_shown_and_nothing_is_applied(home: Path)
 
 def saved_plan(home: Path, tmp_path: Path, *issues: str) -> Path:
     path = tmp_path / "plan.json"
-    done = run_atlas("triage", *issues, "--plan", str(path), env=atlas_env(home), timeout=180)
+    done = invoke("triage", *issues, "--plan", str(path), env=atlas_env(home))
     assert done.code == 0, done
     assert f"apply with: atlas apply {path}" in done.stdout
+    return path
+
+
+@pytest.fixture(scope="module")
+def shared_plan(fitted_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The text of one saved plan of ISSUES, made once: the tests that only damage or move it copy it."""
+    folder = tmp_path_factory.mktemp("shared-plan")
+    home = folder / "home"
+    shutil.copytree(fitted_home / "triage", home / "triage")
+    return saved_plan(home, folder, *ISSUES).read_text()
+
+
+def copied_plan(text: str, tmp_path: Path) -> Path:
+    path = tmp_path / "plan.json"
+    path.write_text(text)
     return path
 
 
@@ -77,11 +93,13 @@ def edited(text: str) -> str:
     ],
     ids=["edited", "truncated", "not-a-plan", "empty"],
 )
-def test_a_plan_that_was_edited_or_cut_short_is_refused_whole(home: Path, tmp_path: Path, damage, message) -> None:  # type: ignore[no-untyped-def]
-    path = saved_plan(home, tmp_path, *ISSUES)
+def test_a_plan_that_was_edited_or_cut_short_is_refused_whole(  # type: ignore[no-untyped-def]
+    home: Path, tmp_path: Path, shared_plan: str, damage, message
+) -> None:
+    path = copied_plan(shared_plan, tmp_path)
     path.write_text(damage(path.read_text()))
     env = atlas_env(home)
-    done = run_atlas("apply", str(path), env=env, timeout=180)
+    done = invoke("apply", str(path), env=env)
     assert done.code == 1, done
     assert_no_traceback(done)
     lines = done.stderr.strip().splitlines()
@@ -90,22 +108,22 @@ def test_a_plan_that_was_edited_or_cut_short_is_refused_whole(home: Path, tmp_pa
     assert tracker_records(env) == [] and logged_calls(env) == []
 
 
-def test_a_plan_for_another_project_is_refused(home: Path, tmp_path: Path) -> None:
-    path = saved_plan(home, tmp_path, *ISSUES)
+def test_a_plan_for_another_project_is_refused(home: Path, tmp_path: Path, shared_plan: str) -> None:
+    path = copied_plan(shared_plan, tmp_path)
     other = make_dataset(tmp_path / "other", [issue(132, "Another project's #132", labels=["comp:core", "type:bug"])])
     env = atlas_env(home, ORBIT_DATA=str(other))
-    done = run_atlas("apply", str(path), env=env, timeout=180)
+    done = invoke("apply", str(path), env=env)
     assert done.code == 1 and "was made for another dataset than this one; nothing was applied" in done.stderr, done
     assert tracker_records(env) == []
 
 
 def test_an_unknown_issue_is_one_line_and_no_plan(home: Path, tmp_path: Path) -> None:
     path = tmp_path / "plan.json"
-    done = run_atlas("triage", "132", "99999", "--plan", str(path), env=atlas_env(home), timeout=180)
+    done = invoke("triage", "132", "99999", "--plan", str(path), env=atlas_env(home))
     assert done.code == 1, done
     assert done.stderr.strip() == "atlas: error: there is no issue #99999 in this dataset (160 issues)"
     assert not path.exists()
-    missing = run_atlas("apply", str(tmp_path / "nowhere.json"), env=atlas_env(home))
+    missing = invoke("apply", str(tmp_path / "nowhere.json"), env=atlas_env(home))
     assert (
         missing.code == 1
         and missing.stderr.strip() == f"atlas: error: there is no plan file {tmp_path / 'nowhere.json'}"
@@ -115,6 +133,6 @@ def test_an_unknown_issue_is_one_line_and_no_plan(home: Path, tmp_path: Path) ->
 def test_a_file_that_is_not_a_plan_is_never_overwritten(home: Path, tmp_path: Path) -> None:
     notes = tmp_path / "notes.json"
     notes.write_text('{"mine": true}')
-    done = run_atlas("triage", "132", "--plan", str(notes), env=atlas_env(home), timeout=180)
+    done = invoke("triage", "132", "--plan", str(notes), env=atlas_env(home))
     assert done.code == 1 and "exists and is not an Atlas plan" in done.stderr
     assert notes.read_text() == '{"mine": true}'

@@ -11,12 +11,16 @@ import sys
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from tests.support.run import atlas_env, finish, logged_calls, spawn_atlas, tracker_records
 
 QUESTION = re.escape(b"Apply? [y = all, 1,3 = those, e 2 = edit item 2, n = none] ")
 ITEM = re.compile(r"^(\d+)\. (#\d+ (?:add label \S+|comment))", re.M)
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# Two triage runs on a terminal, each a process that starts Atlas and loads the model: on a loaded
+# machine together they can outlast the suite's 120 s guard against a hang.
+TWO_TERMINAL_RUNS = pytest.mark.timeout(300)
 
 
 def review(env: dict[str, str], *args: str) -> tuple[pexpect.spawn, dict[int, str]]:
@@ -34,6 +38,7 @@ def written(env: dict[str, str]) -> list[str]:
     ]
 
 
+@TWO_TERMINAL_RUNS
 def test_y_applies_the_whole_plan_through_the_executor_once(home: Path) -> None:
     env = atlas_env(home)
     child, items = review(env, "triage", "132", "135")
@@ -94,6 +99,7 @@ def test_e_edits_a_comment_in_the_editor_and_the_edited_text_is_posted(home: Pat
     assert [r["body"] for r in posted] == [mine]
 
 
+@TWO_TERMINAL_RUNS
 def test_e_on_a_label_accepts_only_a_label_of_the_same_group(home: Path, tmp_path: Path) -> None:
     env = atlas_env(home, EDITOR=editor(tmp_path, "type:question"), VISUAL="")
     child, items = review(env, "triage", "135")

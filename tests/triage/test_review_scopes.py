@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.support.run import atlas_env, finish, invoke, run_atlas, tracker_records
+from tests.support.run import atlas_env, finish, invoke, tracker_records
 from tests.triage.test_review import QUESTION, editor, review
 
 WROTE = re.compile(rb"wrote rule (granted-[a-z-]+-[0-9a-f]{4}) to \S+config\.toml:(\d+)")
@@ -35,7 +35,7 @@ def test_p_writes_a_rule_for_the_label_shown_which_a_headless_run_then_applies(h
     assert name in listed.stdout and "config.toml:" in listed.stdout
 
     # No terminal: the rule adds type:bug to another issue; everything else is denied and listed.
-    run = run_atlas("triage", "150", "--jsonl", env=env, timeout=180)
+    run = invoke("triage", "150", "--jsonl", env=env)
     assert run.code == 3, run
     stream = events(run.stdout)
     assert stream[0]["event"] == "triage_started" and stream[-1] == {**stream[-1], "event": "finished", "exit_code": 3}
@@ -48,7 +48,7 @@ def test_p_writes_a_rule_for_the_label_shown_which_a_headless_run_then_applies(h
     assert (150, "type:bug", f"rule:{name}") in written
 
     assert invoke("policy", "revoke", name, env=env).code == 0
-    again = run_atlas("triage", "135", "--jsonl", env=env, timeout=180)
+    again = invoke("triage", "135", "--jsonl", env=env)
     assert again.code == 3, again
     assert not [r for r in tracker_records(env) if r["issue_id"] == 135]
 

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from atlas.config import bundled_data_dir
 from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
 from atlas.tools.registry import ToolContext, load_registry
-from tests.support.run import REPO, atlas_env, logged_calls, run_atlas, write_script
+from tests.support.run import REPO, atlas_env, invoke, logged_calls, write_script
 
 
 def run_calls(home: Path, calls: list[dict[str, object]]) -> list[dict[str, object]]:
@@ -48,9 +51,10 @@ def test_a_model_in_ask_calls_them_like_any_read_tool(home: Path, tmp_path: Path
     ]
     model = write_script(tmp_path, [{"calls": calls}, {"text": "Looks like #87."}])
     env = atlas_env(home)
-    done = run_atlas(
-        "ask", "-m", model, "--read-only", "what labels fit #135, is #145 a duplicate?", env=env, timeout=180
-    )
+    # The first call imports numpy and scipy inside the tools' 10 s deadline: on a loaded machine
+    # that import alone can exceed it, and it is not what this test is about.
+    importlib.import_module("atlas.triage.proposals")
+    done = invoke("ask", "-m", model, "--read-only", "what labels fit #135, is #145 a duplicate?", env=env)
     assert done.code == 0, done
     # Read tools run at once: the log holds them in the order they finished.
     assert sorted((c["name"], c["kind"]) for c in logged_calls(env)) == [
@@ -71,8 +75,10 @@ def test_loading_the_tools_does_not_load_the_text_model() -> None:
     assert done.stdout.strip() == "[]"
 
 
+# Replaying the whole history fits a model per step: minutes on a loaded machine, not a hang.
+@pytest.mark.timeout(600)
 def test_the_history_replay_reports_every_group_beside_the_baseline(home: Path) -> None:
-    done = run_atlas("triage", "--eval", "--json", env=atlas_env(home), timeout=600)
+    done = invoke("triage", "--eval", "--json", env=atlas_env(home))
     assert done.code == 0, done
     report = json.loads(done.stdout)
     assert report["issues"] == 160 and set(report["labels"]) == {"comp", "type", "severity"}
