@@ -21,6 +21,9 @@ from atlas.messages import ToolCall
 from atlas.tools.registry import Registry
 from tests.mcp.conftest import server_config
 
+# Servers are started here to be called, not to time their start: room for a loaded machine.
+pytestmark = pytest.mark.usefixtures("patient_start")
+
 
 def executor_for(host: McpHost, config: ServerConfig, approve: Any = None, **options: Any) -> ToolExecutor:
     registry = Registry(server_specs(host, config))
