@@ -4,11 +4,13 @@ reported, a pin file edited by hand refused — against the real test server, wh
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+from atlas.mcp import tools as mcp_tools
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
 from atlas.mcp.pins import PIN_FILE, PinError, compare, load_pins, record
@@ -91,6 +93,18 @@ def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path) 
     assert "held back" not in again.stderr and logged_calls(env)[-1]["kind"] == "ok"
 
 
+@pytest.fixture(scope="module")
+def added_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state folder after `atlas mcp add t`, made once: each test that damages it takes a copy."""
+    home = tmp_path_factory.mktemp("added") / "home"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(mcp_tools, "START_TIMEOUT_S", 60.0)  # as `patient_start`, for a module's fixture
+        added = invoke("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=atlas_env(home))
+    assert added.code == 0, added
+    assert (home / PIN_FILE).is_file(), added
+    return home
+
+
 @pytest.mark.parametrize(
     ("edit", "says"),
     [
@@ -100,10 +114,10 @@ def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path) 
     ],
 )
 @pytest.mark.usefixtures("patient_start")
-def test_a_pin_file_edited_or_damaged_is_one_line(tmp_path: Path, edit: object, says: str) -> None:
+def test_a_pin_file_edited_or_damaged_is_one_line(tmp_path: Path, added_home: Path, edit: object, says: str) -> None:
     home = tmp_path / "home"
+    shutil.copytree(added_home, home)
     env = atlas_env(home)
-    assert invoke("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=env).code == 0
     path = home / PIN_FILE
     path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")  # type: ignore[operator]
     with pytest.raises(PinError, match="changed outside Atlas or is damaged"):
