@@ -25,6 +25,11 @@ from tests.support.run import (
     write_script,
 )
 
+# Imported at collection, not in the test: pytest compiles the module it rewrites, and after the
+# in-process runs of earlier tests (threads of theirs may still be at work) that can trip CPython
+# 3.11's shared AST recursion counter ("AST constructor recursion depth mismatch", gh-106905).
+from tests.test_cli import _modules_after
+
 
 def git_repo(folder: Path) -> Path:
     repo = folder / "repo"
@@ -182,8 +187,6 @@ def test_ctrl_c_leaves_no_server_process_behind(tmp_path: Path) -> None:
 
 
 def test_commands_without_an_mcp_server_never_import_the_mcp_sdk(tmp_path: Path) -> None:
-    from tests.test_cli import _modules_after
-
     for args in (["--help"], ["tools"], ["ask", "-m", "offline", "show issue #41"], ["mcp", "--help"]):
         done, modules = _modules_after(args, tmp_path)
         assert done.returncode == 0, done.stderr
