@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from atlas.mcp import tools as mcp_tools
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
 
@@ -28,3 +29,11 @@ def host(host_home: Path) -> Iterator[McpHost]:
     started = McpHost(host_home)
     yield started
     started.stop()
+
+
+@pytest.fixture
+def patient_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands run in this process wait up to a minute for a server to come up: the product's 10 s
+    bound suits a user's machine, but a loaded test machine may take longer just to start Python
+    and the SDK, and the tests that use this are not about that bound."""
+    monkeypatch.setattr(mcp_tools, "START_TIMEOUT_S", 60.0)

@@ -3,7 +3,8 @@ sleep, hang, crash the process, report errors, return images, and one without an
 hostile ones: schemas with catastrophic patterns or that are broken, replies that are not valid
 MCP, terminal escapes on stderr and in what the SDK logs.
 
-`ATLAS_TEST_STARTED=PATH` makes the server write PATH when it starts (proof that it was run);
+`ATLAS_TEST_STARTED=PATH` makes the server write PATH when it starts (proof that it was run), and
+`ATLAS_TEST_HANGING=PATH` when a call of `hang` has begun (a test may interrupt Atlas from then on);
 `ATLAS_TEST_HANG_AT_START=1` makes it never answer `initialize` (it ignores SIGTERM too).
 `ATLAS_TEST_VARIANT` changes its tools after they were pinned: `rug-pull` rewrites echo's
 description, `schema` changes slow's argument type, `hint` drops wipe's destructive hint, `added`
@@ -104,6 +105,10 @@ if VARIANT == "added":
 @server.tool(annotations=READ)
 async def hang() -> str:
     """Never answer (the server goes on serving other calls)."""
+    path = os.environ.get("ATLAS_TEST_HANGING")
+    if path:
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(f"{os.getpid()}\n")
     await anyio.sleep_forever()
     return "never"
 

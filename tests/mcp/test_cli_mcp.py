@@ -8,19 +8,27 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from tests.mcp.conftest import TEST_SERVER
 from tests.support.run import (
     assert_no_traceback,
     atlas_env,
     finish,
+    invoke,
     logged_calls,
-    run_atlas,
     spawn_atlas,
     start_atlas,
     write_script,
 )
+
+# Imported at collection, not in the test: pytest compiles the module it rewrites, and after the
+# in-process runs of earlier tests (threads of theirs may still be at work) that can trip CPython
+# 3.11's shared AST recursion counter ("AST constructor recursion depth mismatch", gh-106905).
+from tests.test_cli import _modules_after
 
 
 def git_repo(folder: Path) -> Path:
@@ -36,10 +44,11 @@ def git_repo(folder: Path) -> Path:
     return repo
 
 
+@pytest.mark.usefixtures("patient_start")
 def test_one_mcp_add_then_a_question_about_the_last_three_commits(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
     repo = git_repo(tmp_path)
-    added = run_atlas("mcp", "add", "git", "--", "mcp-server-git", "--repository", str(repo), env=env)
+    added = invoke("mcp", "add", "git", "--", "mcp-server-git", "--repository", str(repo), env=env)
     assert added.code == 0, added
     assert "Added MCP server 'git'" in added.stdout
     script = write_script(
@@ -49,34 +58,36 @@ def test_one_mcp_add_then_a_question_about_the_last_three_commits(tmp_path: Path
             {"text": "The last three commits fixed lease renewal and documented retries."},
         ],
     )
-    asked = run_atlas("ask", "--model", script, "what changed in the last three commits?", env=env)
+    asked = invoke("ask", "--model", script, "what changed in the last three commits?", env=env)
     assert asked.code == 0, asked
     assert_no_traceback(asked)
     assert "git__git_log(" in asked.stderr and " ok " in asked.stderr  # rows go to stderr on a pipe
     assert "documented retries" in asked.stdout
     [call] = logged_calls(env)
     assert call["name"] == "git__git_log" and call["kind"] == "ok"
-    listed = run_atlas("mcp", "list", env=env)
+    listed = invoke("mcp", "list", env=env)
     assert listed.code == 0, listed
     assert "git_log" in listed.stdout and "git_commit (asks)" in listed.stdout and "running" in listed.stdout
     assert not (tmp_path / "home" / "mcp-git.log").is_symlink()
 
 
+@pytest.mark.usefixtures("patient_start")
 def test_the_time_server_answers_and_a_broken_config_is_one_line(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
-    assert run_atlas("mcp", "add", "time", "--", "mcp-server-time", "--local-timezone", "UTC", env=env).code == 0
+    assert invoke("mcp", "add", "time", "--", "mcp-server-time", "--local-timezone", "UTC", env=env).code == 0
     script = write_script(
         tmp_path, [{"calls": [{"name": "time__get_current_time", "arguments": {"timezone": "UTC"}}]}, {"text": "ok"}]
     )
-    asked = run_atlas("ask", "--model", script, "what time is it?", env=env)
+    asked = invoke("ask", "--model", script, "what time is it?", env=env)
     assert asked.code == 0 and "time__get_current_time(timezone='UTC')  ok" in asked.stderr, asked
     (tmp_path / "home" / "config.toml").write_text("[mcp_servers.time\ncommand = 1\n")
-    broken = run_atlas("ask", "--model", script, "what time is it?", env=env)
+    broken = invoke("ask", "--model", script, "what time is it?", env=env)
     assert broken.code == 2, broken
     assert broken.stderr.count("\n") == 1 and "config.toml is not valid TOML" in broken.stderr
-    assert run_atlas("mcp", "add", "bad name", "--", "x", env=env).code == 2
+    assert invoke("mcp", "add", "bad name", "--", "x", env=env).code == 2
 
 
+@pytest.mark.usefixtures("patient_start")
 def test_a_hung_tool_costs_one_rows_deadline_not_the_question(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
     home = tmp_path / "home"
@@ -92,7 +103,7 @@ def test_a_hung_tool_costs_one_rows_deadline_not_the_question(tmp_path: Path) ->
             {"text": "One check timed out; the server crashed."},
         ],
     )
-    asked = run_atlas("ask", "--model", script, "check", env=env)
+    asked = invoke("ask", "--model", script, "check", env=env)
     assert asked.code == 0, asked
     assert "t__hang()  timeout" in asked.stderr and "t__echo(text='hi')  ok" in asked.stderr
     assert "t__crash()  unavailable" in asked.stderr
@@ -144,22 +155,30 @@ def _server_processes(marker: str) -> list[int]:
     return found
 
 
+def wait_until(condition: Callable[[], object], timeout: float) -> bool:
+    """Poll `condition` until it holds or `timeout` seconds pass; whether it held."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def test_ctrl_c_leaves_no_server_process_behind(tmp_path: Path) -> None:
     marker = f"ATLAS_TEST_MARKER_{os.getpid()}_{time.monotonic_ns()}"
+    hanging = tmp_path / "hanging"
     env = atlas_env(tmp_path / "home")
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.toml").write_text(
         f'[mcp_servers.t]\ncommand = "{sys.executable}"\nargs = ["{TEST_SERVER}"]\ntimeout_s = 60\n'
-        f'env = {{ {marker} = "1" }}\n'
+        f'env = {{ {marker} = "1", ATLAS_TEST_HANGING = "{hanging}" }}\n'
     )
     script = write_script(tmp_path, [{"calls": [{"name": "t__hang", "arguments": {}}]}, {"text": "never"}])
     process = start_atlas("ask", "--model", script, "hang", env=env)
-    deadline = time.monotonic() + 30
-    while not _server_processes(marker) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert _server_processes(marker), "the server never started"
-    time.sleep(1.0)
+    assert wait_until(hanging.exists, 90), "the hung call never reached the server"
+    assert _server_processes(marker)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
@@ -168,8 +187,6 @@ def test_ctrl_c_leaves_no_server_process_behind(tmp_path: Path) -> None:
 
 
 def test_commands_without_an_mcp_server_never_import_the_mcp_sdk(tmp_path: Path) -> None:
-    from tests.test_cli import _modules_after
-
     for args in (["--help"], ["tools"], ["ask", "-m", "offline", "show issue #41"], ["mcp", "--help"]):
         done, modules = _modules_after(args, tmp_path)
         assert done.returncode == 0, done.stderr

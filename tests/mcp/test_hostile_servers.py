@@ -19,6 +19,9 @@ from tests.mcp.test_client import executor_for, run
 
 CATASTROPHIC_INPUT = "a" * 40 + "!"
 
+# Servers are started here to be called, not to time their start: room for a loaded machine.
+pytestmark = pytest.mark.usefixtures("patient_start")
+
 
 @pytest.fixture(scope="module")
 def config() -> ServerConfig:

@@ -4,16 +4,18 @@ reported, a pin file edited by hand refused — against the real test server, wh
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+from atlas.mcp import tools as mcp_tools
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
 from atlas.mcp.pins import PIN_FILE, PinError, compare, load_pins, record
 from tests.mcp.conftest import TEST_SERVER, server_config
-from tests.support.run import assert_no_traceback, atlas_env, logged_calls, run_atlas, write_script
+from tests.support.run import assert_no_traceback, atlas_env, invoke, logged_calls, write_script
 
 
 def listed(host: McpHost, config: ServerConfig) -> list[object]:
@@ -64,10 +66,11 @@ def write_config(home: Path, variant: str = "") -> None:
     )
 
 
+@pytest.mark.usefixtures("patient_start")
 def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path) -> None:
     home = tmp_path / "home"
     env = atlas_env(home)
-    added = run_atlas("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=env)
+    added = invoke("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=env)
     assert added.code == 0, added
     pins = json.loads((home / PIN_FILE).read_text(encoding="utf-8"))["servers"]["t"]
     assert pins["tools"]["echo"]["description"] == "Return the text as it was sent."
@@ -75,19 +78,31 @@ def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path) 
     assert pins["tools"]["slow"]["input_schema"]["properties"]["seconds"]["type"] == "number"
     write_config(home, "rug-pull")  # the server now describes echo differently
     script = write_script(tmp_path, [{"calls": [{"name": "t__echo", "arguments": {"text": "hi"}}]}, {"text": "ok"}])
-    asked = run_atlas("ask", "--model", script, "echo hi", env=env)
+    asked = invoke("ask", "--model", script, "echo hi", env=env)
     assert asked.code == 0, asked
     assert_no_traceback(asked)
     assert "MCP server t: tool echo held back: description changed:" in asked.stderr
     assert "atlas mcp trust t" in asked.stderr
     assert [call["kind"] for call in logged_calls(env)] == ["unknown_tool"]  # never offered, never run
-    listed_now = run_atlas("mcp", "list", env=env)
+    listed_now = invoke("mcp", "list", env=env)
     assert "echo" not in listed_now.stdout.split("slow")[0].split("│")[-1]
-    trusted = run_atlas("mcp", "trust", "t", env=env)
+    trusted = invoke("mcp", "trust", "t", env=env)
     assert trusted.code == 0, trusted
     assert "tool echo approved: description changed:" in trusted.stdout
-    again = run_atlas("ask", "--model", script, "echo hi", env=env)
+    again = invoke("ask", "--model", script, "echo hi", env=env)
     assert "held back" not in again.stderr and logged_calls(env)[-1]["kind"] == "ok"
+
+
+@pytest.fixture(scope="module")
+def added_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state folder after `atlas mcp add t`, made once: each test that damages it takes a copy."""
+    home = tmp_path_factory.mktemp("added") / "home"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(mcp_tools, "START_TIMEOUT_S", 60.0)  # as `patient_start`, for a module's fixture
+        added = invoke("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=atlas_env(home))
+    assert added.code == 0, added
+    assert (home / PIN_FILE).is_file(), added
+    return home
 
 
 @pytest.mark.parametrize(
@@ -98,16 +113,17 @@ def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path) 
         (lambda text: json.dumps({"format": 1, "servers": {"t": {"tools": []}}}), "not the shape Atlas writes"),
     ],
 )
-def test_a_pin_file_edited_or_damaged_is_one_line(tmp_path: Path, edit: object, says: str) -> None:
+@pytest.mark.usefixtures("patient_start")
+def test_a_pin_file_edited_or_damaged_is_one_line(tmp_path: Path, added_home: Path, edit: object, says: str) -> None:
     home = tmp_path / "home"
+    shutil.copytree(added_home, home)
     env = atlas_env(home)
-    assert run_atlas("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=env).code == 0
     path = home / PIN_FILE
     path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")  # type: ignore[operator]
     with pytest.raises(PinError, match="changed outside Atlas or is damaged"):
         load_pins(home)
     for args in (("mcp", "list"), ("mcp", "trust", "t"), ("tools",)):
-        run = run_atlas(*args, env=env)
+        run = invoke(*args, env=env)
         assert run.code == 2, (args, run)
         assert_no_traceback(run)
         text = run.stderr.decode() if isinstance(run.stderr, bytes) else run.stderr

@@ -12,7 +12,7 @@ import anyio
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from tests.support.run import REPO, atlas_env, logged_calls, run_atlas, tracker_records
+from tests.support.run import REPO, atlas_env, invoke, logged_calls, tracker_records
 
 Session = Callable[[ClientSession], Awaitable[Any]]
 
@@ -117,7 +117,7 @@ def test_a_malformed_policy_stops_the_server_with_one_line(tmp_path: Path) -> No
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.toml").write_text('[[policy.rules]]\nname = "x"\ndecision = "maybe"\ntool = "add_label"\n')
-    run = run_atlas("mcp", "serve", "--allow-writes", env=atlas_env(home))
+    run = invoke("mcp", "serve", "--allow-writes", env=atlas_env(home))
     assert run.code == 2 and run.stdout == ""
     [line] = run.stderr.splitlines()
     assert line.startswith("atlas: error: ") and "config.toml:3" in line

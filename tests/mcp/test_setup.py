@@ -9,8 +9,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.mcp.conftest import TEST_SERVER
-from tests.support.run import assert_no_traceback, atlas_env, run_atlas, write_script
+from tests.support.run import assert_no_traceback, atlas_env, invoke, run_atlas, write_script
 
 
 def without_mcp_sdk(tmp_path: Path, home: Path) -> dict[str, str]:
@@ -26,6 +28,7 @@ def without_mcp_sdk(tmp_path: Path, home: Path) -> dict[str, str]:
     return env
 
 
+# A process of its own: `import mcp` must fail, and in this process the SDK is already imported.
 def test_without_the_mcp_extra_a_server_costs_one_warning_and_doctor_says_what_to_install(tmp_path: Path) -> None:
     env = without_mcp_sdk(tmp_path, tmp_path / "home")
     added = run_atlas("mcp", "add", "time", "--", "mcp-server-time", env=env)
@@ -46,10 +49,11 @@ def test_without_the_mcp_extra_a_server_costs_one_warning_and_doctor_says_what_t
     assert listed.code == 0 and "atlas-orbit[mcp]" in listed.stdout, listed
 
 
+@pytest.mark.usefixtures("patient_start")
 def test_doctor_with_the_sdk_installed_and_a_server_configured(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
-    assert run_atlas("mcp", "add", "time", "--", "mcp-server-time", env=env).code == 0
-    doctor = run_atlas("doctor", "--json", env=env)
+    assert invoke("mcp", "add", "time", "--", "mcp-server-time", env=env).code == 0
+    doctor = invoke("doctor", "--json", env=env)
     [mcp] = [check for check in json.loads(doctor.stdout)["checks"] if check["name"] == "mcp"]
     assert mcp["ok"] is True and "1 server (time)" in mcp["detail"]
 
@@ -60,7 +64,7 @@ def test_atlas_tools_lists_mcp_tools_with_their_server(tmp_path: Path) -> None:
     (home / "config.toml").write_text(
         f'[mcp_servers.t]\ncommand = "{sys.executable}"\nargs = ["{TEST_SERVER}"]\ntimeout_s = 40\n'
     )
-    listed = run_atlas("tools", env={**atlas_env(home), "COLUMNS": "200"})
+    listed = invoke("tools", env={**atlas_env(home), "COLUMNS": "200"})
     assert listed.code == 0, listed
     rows = {line.split("│")[0].strip(): line for line in listed.stdout.splitlines() if "│" in line}
     assert "t__echo" in rows and rows["t__echo"].split("│")[1].strip() == "t"
@@ -77,10 +81,10 @@ def test_an_offline_question_starts_no_server(tmp_path: Path) -> None:
     )
     env = atlas_env(home)
     begun = time.monotonic()
-    asked = run_atlas("ask", "-m", "offline", "show issue #41", env=env)
+    asked = invoke("ask", "-m", "offline", "show issue #41", env=env)
     assert asked.code == 0, asked
     assert "#41" in asked.stdout
     assert not started.exists(), f"a server was started for the offline planner ({time.monotonic() - begun:.1f} s)"
     script = write_script(tmp_path, [{"text": "ok"}])
-    assert run_atlas("ask", "--model", script, "hi", env=env).code == 0
+    assert invoke("ask", "--model", script, "hi", env=env).code == 0
     assert started.exists()  # a model that can call MCP tools does start it
