@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
 import pytest
+from typer.testing import CliRunner
+
+from atlas.cli import app
 
 COMMANDS = [
     ["ask"], ["chat"], ["log"], ["tools"], ["models"], ["issue"], ["tracker"], ["eval"], ["doctor"],
@@ -16,14 +16,9 @@ COMMANDS = [
 
 
 def help_of(*command: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "atlas", *command, "--help"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env={**os.environ, "COLUMNS": "80"},
-    )
-    assert done.returncode == 0, done.stderr
+    # In this process: help needs no state, and the program name is the one `python -m atlas` gives.
+    done = CliRunner().invoke(app, [*command, "--help"], prog_name="atlas", env={"COLUMNS": "80"})
+    assert done.exit_code == 0, done.output
     return done.stdout
 
 
