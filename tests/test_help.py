@@ -14,10 +14,13 @@ COMMANDS = [
     ["completion"], ["data", "import"], ["data", "sync"], ["mcp", "list"], ["mcp", "add"], ["mcp", "serve"],
 ]  # fmt: skip
 
+# Click's runner lays help out 80 wide whatever COLUMNS says; a shell with COLUMNS=80 gets 78.
+HELP_WIDTH = 78
+
 
 def help_of(*command: str) -> str:
     # In this process: help needs no state, and the program name is the one `python -m atlas` gives.
-    done = CliRunner().invoke(app, [*command, "--help"], prog_name="atlas", env={"COLUMNS": "80"})
+    done = CliRunner().invoke(app, [*command, "--help"], prog_name="atlas", terminal_width=HELP_WIDTH)
     assert done.exit_code == 0, done.output
     return done.stdout
 
