@@ -17,6 +17,7 @@ from tests.support.run import Run, invoke
 def atlas(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> Run:
     return invoke(*args, env={**os.environ, **(env or {})}, stdin=stdin)
 
+
 # Click's runner lays help out 80 wide whatever COLUMNS says; a shell with COLUMNS=80 gets 78.
 HELP_WIDTH = 78
 
