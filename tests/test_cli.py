@@ -453,14 +453,19 @@ def test_log_follow_rows_line_up_under_the_header(
 
 
 @pytest.fixture
-def india_zone(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def india_zone() -> Iterator[str]:
     """This process in a POSIX zone (no tz database needed), as a process started with TZ set is."""
-    zone = "IST-5:30"
-    monkeypatch.setenv("TZ", zone)
+    zone, before = "IST-5:30", os.environ.get("TZ")
+    os.environ["TZ"] = zone
     time.tzset()
-    yield zone
-    monkeypatch.undo()
-    time.tzset()  # the zone of the tests that follow in this worker
+    try:
+        yield zone
+    finally:
+        if before is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = before
+        time.tzset()  # the zone of the tests that follow in this worker
 
 
 def test_tracker_and_log_show_times_alike_in_the_local_zone(home: Path, india_zone: str) -> None:
