@@ -4,6 +4,7 @@ packages, and modules and functions of a readable size."""
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
@@ -188,6 +189,7 @@ def test_modules_and_functions_stay_readable(name: str, path: Path) -> None:
 KNOWN_BACK_EDGES: frozenset[tuple[str, str]] = frozenset()
 
 
+@functools.cache  # every module parsed once per test process, not once per test that reads the graph
 def import_graph() -> dict[str, set[str]]:
     """Each module's imports of other Atlas modules, lazy and type-only ones included: `from a import b`
     counts as importing `a.b` when that is a module, else `a`."""

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from atlas.calllog import CallLog
+from tests.support.run import invoke
 from tests.test_calllog import record
 
 
@@ -21,13 +20,7 @@ def log_question(log: CallLog, session: str, turn: int, names: list[str], *, ans
 
 
 def stats_json(home: Path, *args: str) -> dict[str, object]:
-    run = subprocess.run(
-        [sys.executable, "-m", "atlas", "log", "--stats", "--json", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "ATLAS_HOME": str(home)},
-        timeout=60,
-    )
+    run = invoke("log", "--stats", "--json", *args, env={**os.environ, "ATLAS_HOME": str(home)})
     assert run.returncode == 0, run.stderr
     last = json.loads(run.stdout.splitlines()[-1])
     return last["calls_per_question"]  # type: ignore[no-any-return]
@@ -68,11 +61,5 @@ def test_the_summary_follows_new_calls_also_of_a_question_already_counted(tmp_pa
 def test_the_table_shows_calls_per_question(tmp_path: Path) -> None:
     log = CallLog.at_home(tmp_path)
     log_question(log, "s", 1, ["get_issue", "git__git_log"])
-    run = subprocess.run(
-        [sys.executable, "-m", "atlas", "log", "--stats"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "ATLAS_HOME": str(tmp_path)},
-        timeout=60,
-    )
+    run = invoke("log", "--stats", env={**os.environ, "ATLAS_HOME": str(tmp_path)})
     assert "calls per question" in run.stdout and "mcp:git" in run.stdout

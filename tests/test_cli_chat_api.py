@@ -16,7 +16,6 @@ from tests.support.run import (
     atlas_env,
     finish,
     invoke,
-    run_atlas,
     spawn_atlas,
     tracker_records,
 )
@@ -32,7 +31,7 @@ def chat_env(home: Path, llmock: Any, **extra: str) -> dict[str, str]:
 def test_ask_json_with_the_chat_api(tmp_path: Path, llmock: Any) -> None:
     llmock.add(Reply(tool_calls=(MockCall("get_issue", {"issue_id": 41}), MockCall("get_issue", {"issue_id": 87}))))
     llmock.reply("#41 and #87 both lose leases.")
-    run = run_atlas("ask", "--json", "-m", "local-7b", "Compare #41 and #87", env=chat_env(tmp_path, llmock))
+    run = invoke("ask", "--json", "-m", "local-7b", "Compare #41 and #87", env=chat_env(tmp_path, llmock))
     assert run.code == 0, run
     answer = json.loads(run.stdout)
     assert answer["answer"] == "#41 and #87 both lose leases." and answer["model"] == "local-7b"
@@ -47,7 +46,7 @@ def test_ask_json_with_the_chat_api(tmp_path: Path, llmock: Any) -> None:
 def test_prices_set_for_the_model_are_charged(tmp_path: Path, llmock: Any) -> None:
     llmock.reply("Priced.")
     env = chat_env(tmp_path, llmock, ATLAS_PRICES="other=9/9,local-7b=10000/0")
-    answer = json.loads(run_atlas("ask", "--json", "-m", "local-7b", "q", env=env).stdout)
+    answer = json.loads(invoke("ask", "--json", "-m", "local-7b", "q", env=env).stdout)
     assert answer["usage"]["input_tokens"] > 0  # the highest price allowed: a cent per input token
     assert abs(answer["cost_usd"] - answer["usage"]["input_tokens"] / 100) < 1e-9
 
@@ -70,7 +69,7 @@ def test_live_rows_and_an_approval_on_a_terminal(tmp_path: Path, llmock: Any) ->
 
 
 def test_an_unknown_api_is_one_line(tmp_path: Path) -> None:
-    run = run_atlas("ask", "--api", "grpc", "-m", "m", "q", env=atlas_env(tmp_path))
+    run = invoke("ask", "--api", "grpc", "-m", "m", "q", env=atlas_env(tmp_path))
     assert run.code != 0 and "the API must be responses or chat, got 'grpc'" in run.stderr
     assert_no_traceback(run)
 
@@ -79,8 +78,8 @@ def test_unreported_usage_is_said_not_zero(tmp_path: Path) -> None:
     stream = chat_stream({"delta": {"content": "Answered."}}, {"finish_reason": "stop"})
     with Canned(stream) as server:
         env = atlas_env(tmp_path, ATLAS_API="chat", ATLAS_BASE_URL=server.url, ATLAS_PRICE_IN="1")
-        shown = run_atlas("ask", "-m", "m", "q", env=env)
-        as_json = json.loads(run_atlas("ask", "--json", "-m", "m", "q", env=env).stdout)
+        shown = invoke("ask", "-m", "m", "q", env=env)
+        as_json = json.loads(invoke("ask", "--json", "-m", "m", "q", env=env).stdout)
     assert shown.code == 0 and "Answered." in shown.stdout
     # The footer, on a pipe, is on stderr.
     assert "tokens not reported by the server" in shown.stderr and "cost unknown" in shown.stderr
@@ -122,6 +121,6 @@ def test_chat_says_how_many_requests_went_unreported(tmp_path: Path) -> None:
     stream = chat_stream({"delta": {"content": "Answered."}}, {"finish_reason": "stop"})
     with Canned(stream) as server:
         env = atlas_env(tmp_path, ATLAS_BASE_URL=server.url)
-        run = run_atlas("chat", "--api", "chat", "-m", "m", env=env, stdin=b"first\nsecond\n/cost\n")
+        run = invoke("chat", "--api", "chat", "-m", "m", env=env, stdin=b"first\nsecond\n/cost\n")
     assert run.code == 0, run
     assert "2 turns · 0 → 0 tokens · $0.0000 (and 2 requests the server did not report)" in run.stdout

@@ -8,16 +8,24 @@ import subprocess
 import sys
 from pathlib import Path
 
+from typer.testing import CliRunner
 
-def atlas(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "atlas", *args],
-        env={**os.environ, **(env or {})},
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+from atlas.cli import app
+from tests.support.run import Run, invoke
+
+
+def atlas(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> Run:
+    return invoke(*args, env={**os.environ, **(env or {})}, stdin=stdin)
+
+
+# Click's runner lays help out 80 wide whatever COLUMNS says; a shell with COLUMNS=80 gets 78.
+HELP_WIDTH = 78
+
+
+def help_of(*args: str) -> Run:
+    """Help in this process, under the program name `python -m atlas` gives it."""
+    done = CliRunner().invoke(app, [*args], prog_name="atlas", terminal_width=HELP_WIDTH)
+    return Run(done.exit_code, done.stdout_bytes, done.stderr_bytes or b"")
 
 
 def test_a_missing_issue_is_explained_to_a_person_not_to_a_model() -> None:
@@ -58,25 +66,30 @@ def test_unquoted_words_are_one_question() -> None:
 
 
 def test_every_command_shows_examples_and_the_summaries_are_whole() -> None:
-    top = atlas("--help", env={"COLUMNS": "80"})
+    top = help_of("--help")
     assert top.returncode == 0 and "..." not in top.stdout.split("Commands:")[1]
     assert "then the answer." in top.stdout and "dataset, state folder, plugins." in top.stdout
     for command in ("ask", "chat", "log", "tools", "tracker", "doctor", "completion"):
-        shown = atlas(command, "--help", env={"COLUMNS": "80"})
+        shown = help_of(command, "--help")
         assert shown.returncode == 0 and "Examples:" in shown.stdout, command
         assert f"  $ atlas {command}" in shown.stdout, command
-    ask = atlas("ask", "--help", env={"COLUMNS": "80"}).stdout
+    ask = help_of("ask", "--help").stdout
     assert "QUESTION" in ask and "--model NAME" in ask and "--timeout SECONDS" in ask
 
 
-def test_completion_scripts_and_the_completions_they_ask_for() -> None:
+def test_completion_scripts_for_the_shells_atlas_knows() -> None:
     for shell in ("bash", "zsh", "fish"):
         script = atlas("completion", shell)
         assert script.returncode == 0 and "_ATLAS_COMPLETE=complete_" in script.stdout, shell
     refused = atlas("completion", "tcsh")
     assert refused.returncode == 2 and "'tcsh' is not one of bash, zsh, fish" in refused.stderr
+
+
+def test_the_completions_a_completion_script_asks_for() -> None:
+    # A process: the completion request is answered as `atlas.cli` is imported, before any command.
+    env = {**os.environ, "COMP_WORDS": "atlas do", "COMP_CWORD": "1", "_ATLAS_COMPLETE": "complete_bash"}
     # What the bash script runs on Tab after `atlas do`:
-    asked = atlas(env={"COMP_WORDS": "atlas do", "COMP_CWORD": "1", "_ATLAS_COMPLETE": "complete_bash"})
+    asked = subprocess.run([sys.executable, "-m", "atlas"], env=env, capture_output=True, text=True, timeout=60)
     assert asked.stdout.split() == ["doctor"]
 
 

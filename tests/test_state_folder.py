@@ -5,18 +5,25 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.support.run import Run, invoke
 
-def atlas(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "atlas", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
-    )
+
+@pytest.fixture
+def atlas(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
+    """`atlas ARGS` in this process, run from the folder `cwd` as a shell there would."""
+
+    def run(*args: str, cwd: Path, env: dict[str, str]) -> Run:
+        with monkeypatch.context() as here:
+            here.chdir(cwd)
+            return invoke(*args, env=env)
+
+    return run
 
 
 @pytest.fixture
@@ -27,7 +34,9 @@ def env(tmp_path: Path) -> dict[str, str]:
     return values
 
 
-def test_calls_made_in_a_subfolder_are_logged_in_the_project_state_folder(tmp_path: Path, env: dict[str, str]) -> None:
+def test_calls_made_in_a_subfolder_are_logged_in_the_project_state_folder(
+    tmp_path: Path, env: dict[str, str], atlas: Callable[..., Run]
+) -> None:
     project = tmp_path / "project"
     (project / ".atlas").mkdir(parents=True)
     deep = project / "src" / "pkg"
@@ -41,7 +50,9 @@ def test_calls_made_in_a_subfolder_are_logged_in_the_project_state_folder(tmp_pa
     assert [json.loads(line)["session"] for line in logged.stdout.splitlines()] == [json.loads(asked.stdout)["session"]]
 
 
-def test_without_a_project_folder_state_goes_to_the_user_state_folder(tmp_path: Path, env: dict[str, str]) -> None:
+def test_without_a_project_folder_state_goes_to_the_user_state_folder(
+    tmp_path: Path, env: dict[str, str], atlas: Callable[..., Run]
+) -> None:
     # A shared /tmp may hold a `.atlas` (Atlas would rightly use it): work under a base without one.
     bases = [base for base in (tmp_path, Path("/dev/shm")) if base.is_dir() and not _atlas_above(base)]
     if not bases:
@@ -62,7 +73,7 @@ def _atlas_above(folder: Path) -> bool:
     return any((above / ".atlas").is_dir() for above in (folder, *folder.parents))
 
 
-def test_atlas_home_overrides_both(tmp_path: Path, env: dict[str, str]) -> None:
+def test_atlas_home_overrides_both(tmp_path: Path, env: dict[str, str], atlas: Callable[..., Run]) -> None:
     project = tmp_path / "project"
     (project / ".atlas").mkdir(parents=True)
     chosen = tmp_path / "chosen"

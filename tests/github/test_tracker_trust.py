@@ -15,13 +15,11 @@ import pytest
 
 from atlas.config import data_dir
 from atlas.errors import PermanentToolError, TransientToolError
-from atlas.github.client import GitHubClient
 from atlas.github.importer import import_export
-from atlas.github.sync import sync_repo
 from atlas.orbit.comments import PostCommentArgs, post_comment
 from atlas.tools.registry import ToolContext
 from atlas.tracker.github import open_github_tracker
-from tests.github.fake_github import REPO, TOKEN, RunningFake
+from tests.github.fake_github import REPO, RunningFake
 from tests.github.gh_export import gh_issues
 
 COMMENTS = f"/repos/{REPO}/issues/41/comments"
@@ -29,11 +27,9 @@ MARKER_RE = re.compile(r"<!-- atlas:([A-Za-z0-9_-]+) -->")
 
 
 @pytest.fixture
-def data(github: RunningFake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "quill"
-    with GitHubClient(token=TOKEN, base_url=github.url) as client:
-        sync_repo(client, REPO, folder)
-    github.fake.log.clear()
+def data(github: RunningFake, quill_data: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # A copy of the quill sync made once per test process: the sync itself is not what is tested here.
+    folder = quill_data
     monkeypatch.setenv("ATLAS_TRACKER", f"github:{REPO}")
     monkeypatch.setenv("ATLAS_GITHUB_TIMEOUT", "2")
     return folder

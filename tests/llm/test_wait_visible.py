@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import re
 import socket
-import subprocess
 import sys
 import time
 from typing import Any
@@ -18,20 +17,15 @@ from llmock.scenarios import Delay
 
 from atlas.events import Asking, Retrying
 from atlas.llm.wait import Retry, RetryPolicy, with_retries
+from tests.support.run import Run, invoke
 from tests.ui.test_terminal import terminal_env
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 MODEL = "gpt-6-luna"
 
 
-def ask(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "atlas", "ask", "--read-only", *args],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def ask(*args: str, **env: str) -> Run:
+    return invoke("ask", "--read-only", *args, env={**os.environ, **env})
 
 
 def test_each_retry_is_a_line_on_stderr_and_the_answer_still_comes(llmock: Any) -> None:

@@ -171,9 +171,9 @@ def test_words_that_only_mention_labels_or_people_ask_for_no_action(vocabulary: 
 def test_any_text_is_read_without_raising_and_quickly(text: str) -> None:
     vocabulary = vocabulary_of(data_dir())
     read_question("show #41 and label it comp:core", vocabulary)  # the grammar compiles on first use, not here
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time: a loaded machine's waits are not the planner's cost
     plan = read_question(text, vocabulary)
-    assert (time.perf_counter() - started) < 1.0
+    assert (time.thread_time() - started) < 1.0
     for call in plan.first_calls():
         json.dumps(call.arguments)  # every argument is plain JSON
 
@@ -182,9 +182,9 @@ def test_any_text_is_read_without_raising_and_quickly(text: str) -> None:
 @given(st.lists(st.sampled_from(WORDS), max_size=25).map(" ".join))
 def test_questions_made_of_the_planners_own_words_are_read_quickly(text: str) -> None:
     read_question("show #41 and label it comp:core", vocabulary_of(data_dir()))  # compiled on first use
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time, as above
     read_question(text, vocabulary_of(data_dir()))
-    assert (time.perf_counter() - started) < 1.0
+    assert (time.thread_time() - started) < 1.0
 
 
 def test_a_doc_of_another_dataset_is_known_by_its_id_title_and_headings(tmp_path: Path) -> None:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.run import invoke
 
 EVALS = Path(__file__).resolve().parents[2] / "evals"
 MIN_RATE = "0.9"
@@ -21,13 +21,7 @@ MIN_RATE = "0.9"
 
 @pytest.mark.parametrize("suite", ["planner.jsonl", "planner_heldout.jsonl"])
 def test_the_planner_passes_its_suite(suite: str) -> None:
-    run = subprocess.run(
-        [sys.executable, "-m", "atlas", "eval", str(EVALS / suite), "--json", "--min", MIN_RATE],
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-        timeout=120,
-    )
+    run = invoke("eval", str(EVALS / suite), "--json", "--min", MIN_RATE, env=os.environ.copy())
     report = json.loads(run.stdout)
     misses = [f"{r['id']} {r['question']!r}: {'; '.join(r['misses'])}" for r in report["results"] if not r["passed"]]
     assert run.returncode == 0, f"{report['passed']}/{report['cases']} passed:\n" + "\n".join(misses)
@@ -41,13 +35,7 @@ REALISTIC_MIN = "0.85"
 
 @pytest.mark.parametrize(("suite", "level"), [("realistic-dev.jsonl", REALISTIC_MIN), ("planner_fresh.jsonl", "0.95")])
 def test_the_planner_holds_its_level_on_questions_written_by_others(suite: str, level: str) -> None:
-    run = subprocess.run(
-        [sys.executable, "-m", "atlas", "eval", str(EVALS / suite), "--json", "--min", level],
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-        timeout=300,
-    )
+    run = invoke("eval", str(EVALS / suite), "--json", "--min", level, env=os.environ.copy())
     report = json.loads(run.stdout)
     misses = [f"{r['question']!r}: {'; '.join(r['misses'])}" for r in report["results"] if not r["passed"]]
     assert run.returncode == 0, f"{report['passed']}/{report['cases']} passed"

@@ -12,7 +12,7 @@ from typing import Any
 from atlas.executor.cache import CACHED
 from atlas.executor.executor import ToolExecutor
 from atlas.tools.registry import ToolContext, load_registry
-from tests.support.run import atlas_env, logged_calls, run_atlas, write_script
+from tests.support.run import atlas_env, invoke, logged_calls, write_script
 from tests.tools.executor_fakes import SleepArgs, call, registry, spec
 
 
@@ -83,7 +83,7 @@ def test_every_built_in_tool_states_its_ttl_and_atlas_tools_shows_it(tmp_path: P
     assert all(spec.cache_ttl_s is not None for spec in specs), [s.name for s in specs if s.cache_ttl_s is None]
     assert all(spec.cache_ttl_s == 0 and spec.invalidates is not None for spec in specs if spec.side_effect)
     assert all(spec.cache_tags is not None for spec in specs if spec.cache_ttl_s)
-    shown = run_atlas("tools", env=atlas_env(tmp_path)).stdout
+    shown = invoke("tools", env=atlas_env(tmp_path)).stdout
     get_issue = next(line for line in shown.splitlines() if line.startswith("get_issue"))
     add_label = next(line for line in shown.splitlines() if line.startswith("add_label"))
     assert "cache" in shown and "60 s" in get_issue and "0 s" in add_label
@@ -93,7 +93,7 @@ def test_atlas_ask_logs_a_cached_call(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
     read = {"calls": [{"name": "get_issue", "arguments": {"issue_id": 41}}]}
     script = write_script(tmp_path, [read, read, {"text": "done"}])
-    assert run_atlas("ask", "--model", script, "#41 twice", env=env).code == 0
+    assert invoke("ask", "--model", script, "#41 twice", env=env).code == 0
     assert [(c["kind"], c["message"], c["attempts"]) for c in logged_calls(env)] == [
         ("ok", None, 1),
         ("ok", CACHED, 0),

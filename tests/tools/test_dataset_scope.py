@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from atlas.orbit.issues import IssueArgs, SearchArgs, get_issue, search_issues
 from atlas.orbit.labels import AddLabelArgs, RemoveLabelArgs, add_label, preview_add_label, remove_label
 from atlas.tools.registry import ToolContext
 from tests.github.gh_export import gh_issues
+from tests.support.run import invoke
 
 
 def ctx(data: Path, home: Path, key: str) -> ToolContext:
@@ -61,9 +60,7 @@ def test_atlas_tracker_lists_only_the_current_datasets_records(quill: Path, atla
     add_label(AddLabelArgs(issue_id=6, label="comp:core"), ctx(data_dir(), atlas_home, "k1"))
     add_label(AddLabelArgs(issue_id=9, label="good first issue"), ctx(quill, atlas_home, "k2"))
     env = {**os.environ, "ATLAS_HOME": str(atlas_home), "ORBIT_DATA": str(quill)}
-    shown = subprocess.run(
-        [sys.executable, "-m", "atlas", "tracker", "--json"], capture_output=True, text=True, env=env, timeout=60
-    )
+    shown = invoke("tracker", "--json", env=env)
     records = [json.loads(line) for line in shown.stdout.splitlines()]
     assert [(r["issue_id"], r["label"], r["dataset"]) for r in records] == [(9, "good first issue", "quill-org/quill")]
 
@@ -85,13 +82,7 @@ def test_label_filters_follow_what_atlas_added_and_removed(atlas_home: Path) -> 
 def test_open_s1_bugs_finds_an_issue_atlas_set_to_s1(atlas_home: Path) -> None:
     add_label(AddLabelArgs(issue_id=41, label="severity:S1"), ctx(data_dir(), atlas_home, "k1"))
     env = {**os.environ, "ATLAS_HOME": str(atlas_home), "ATLAS_MODEL": "offline"}
-    done = subprocess.run(
-        [sys.executable, "-m", "atlas", "ask", "--json", "open s1 bugs"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    done = invoke("ask", "--json", "open s1 bugs", env=env)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     searches = [c for c in answer["calls"] if c["name"] == "search_issues"]

@@ -36,7 +36,7 @@ EXIT_SCRIPT = textwrap.dedent(
         pass
 
     def stuck(args, ctx):
-        time.sleep(30)
+        time.sleep(60)
 
     spec = ToolSpec(name="stuck", fn=stuck, args_model=Args, description="never returns", timeout_s=0.2)
     executor = ToolExecutor(Registry([spec]))
@@ -55,11 +55,12 @@ def test_the_process_exits_promptly_while_a_stuck_tool_thread_sleeps_on() -> Non
     assert process.stdout is not None
     line = process.stdout.readline()
     printed = time.monotonic()
-    code = process.wait(timeout=10)
+    code = process.wait(timeout=45)
     exited = time.monotonic()
     assert line.split() == ["timeout", "1"], process.stderr.read() if process.stderr else ""
     assert code == 0
-    assert exited - printed < 0.5
+    # Far below the 60 s the thread sleeps on, yet room for a slow interpreter shutdown under load.
+    assert exited - printed < 10
 
 
 def test_leaked_threads_never_starve_later_calls_and_are_counted() -> None:

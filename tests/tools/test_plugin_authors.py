@@ -5,17 +5,23 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+from tests.support.run import Run, invoke
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def atlas(*args: str, plugins: str, path: Path) -> subprocess.CompletedProcess[str]:
+def atlas(*args: str, plugins: str, path: Path) -> Run:
+    """`atlas ARGS` in this process with the plugin folder on the import path, as PYTHONPATH puts it."""
     env = {**os.environ, "ATLAS_TOOL_MODULES": plugins, "PYTHONPATH": str(path), "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "atlas", *args], env=env, capture_output=True, text=True, timeout=60)
+    sys.path.insert(0, str(path))
+    try:
+        return invoke(*args, env=env)
+    finally:
+        sys.path.remove(str(path))
 
 
 def readme_example() -> str:

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from tests.adversarial.test_injection import CHAT_PROMPT, PROMPT
-from tests.support.run import atlas_env, finish, run_atlas, spawn_atlas
+from tests.support.run import atlas_env, finish, invoke, spawn_atlas
 
 
 def test_many_sources_read_in_a_chat_are_summarised_at_the_approval(tmp_path: Path) -> None:
@@ -32,7 +32,7 @@ def test_many_sources_read_in_a_chat_are_summarised_at_the_approval(tmp_path: Pa
 
 
 def test_a_search_that_finds_nothing_tells_people_what_to_try_not_what_a_model_must_not_do(tmp_path: Path) -> None:
-    run = run_atlas("ask", "find issues about zzzqqq xyzzy", env=atlas_env(tmp_path / "home"))
+    run = invoke("ask", "find issues about zzzqqq xyzzy", env=atlas_env(tmp_path / "home"))
     assert run.code == 0, run
     assert "Try other or fewer words" in run.stdout
     assert "do not guess" not in run.output
