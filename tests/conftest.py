@@ -7,6 +7,7 @@ A test marked `serial` measures wall time: under pytest-xdist it runs with no ot
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,13 @@ from tests.support.serial import WorkerShare
 
 NOT_COVERED = "NOT COVERED on this machine:"
 """Starts the reason of a skip that leaves a promise untested; such skips are listed at the end of every run."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A shell starts a background job with Ctrl-C ignored, and every process it starts inherits
+    # that: the tests' atlas processes would ignore the Ctrl-C a test sends, as no user's does.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session", autouse=True)
