@@ -251,8 +251,8 @@ def test_ctrl_c_during_a_wait_stops_at_once_and_writes_nothing(
     child.sendintr()
     code, rest = finish(child)
     took = time.monotonic() - started
-    # Half the wait: a sync that sat the wait out, then stopped, takes 60 s at least.
-    assert code == 130 and b"cancelled" in rest and took < 30, (code, took, rest[-2000:])
+    # A sync that sat the wait out, then stopped, takes 60 s at least.
+    assert code == 130 and b"cancelled" in rest and took < 10, (code, took, rest[-2000:])
     assert not (tmp_path / "quill").exists()
 
 
