@@ -63,17 +63,17 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
             share.after(next_alone=nextitem is not None and _serial(nextitem))
 
 
-_SHARES: dict[int, WorkerShare] = {}
+_SHARE = pytest.StashKey[WorkerShare]()
 
 
 def _worker_share(config: pytest.Config) -> WorkerShare | None:
     if "PYTEST_XDIST_WORKER" not in os.environ:
         return None
-    if id(config) not in _SHARES:
+    if _SHARE not in config.stash:
         # Each worker's base folder sits in the run's own folder, which all the workers share.
         factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
-        _SHARES[id(config)] = WorkerShare(factory.getbasetemp().parent)
-    return _SHARES[id(config)]
+        config.stash[_SHARE] = WorkerShare(factory.getbasetemp().parent)
+    return config.stash[_SHARE]
 
 
 @pytest.fixture(autouse=True)

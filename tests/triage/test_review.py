@@ -84,13 +84,20 @@ def editor(tmp_path: Path, text: str) -> str:
     return f"{sys.executable} {script}"
 
 
-def test_e_edits_a_comment_in_the_editor_and_the_edited_text_is_posted(home: Path, tmp_path: Path) -> None:
-    mine = "Which Orbit version, please? And the scheduler log of that night."
-    env = atlas_env(home, EDITOR=editor(tmp_path, mine), VISUAL="")
+def comment_edited_to(text: str, home: Path, tmp_path: Path) -> tuple[pexpect.spawn, int, dict[str, str]]:
+    """A review of #135 whose comment item was edited to `text` in the editor, asked again: the
+    review, the comment item's number and the run's environment."""
+    env = atlas_env(home, EDITOR=editor(tmp_path, text), VISUAL="")
     child, items = review(env, "triage", "135")
     number = next(n for n, what in items.items() if "comment" in what)
     child.send(f"e {number}\r".encode())
     child.expect(QUESTION)
+    return child, number, env
+
+
+def test_e_edits_a_comment_in_the_editor_and_the_edited_text_is_posted(home: Path, tmp_path: Path) -> None:
+    mine = "Which Orbit version, please? And the scheduler log of that night."
+    child, number, env = comment_edited_to(mine, home, tmp_path)
     assert mine.encode() in (child.before or b"")
     child.send(f"{number}\r".encode())
     code, _ = finish(child)

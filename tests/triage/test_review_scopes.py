@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.run import atlas_env, finish, invoke, tracker_records
-from tests.triage.test_review import QUESTION, editor, review
+from tests.triage.test_review import QUESTION, comment_edited_to, review
 
 WROTE = re.compile(rb"wrote rule (granted-[a-z-]+-[0-9a-f]{4}) to \S+config\.toml:(\d+)")
 
@@ -55,11 +55,7 @@ def test_p_writes_a_rule_for_the_label_shown_which_a_headless_run_then_applies(h
 
 def test_p_on_an_edited_comment_allows_exactly_the_edited_text_once_per_issue(home: Path, tmp_path: Path) -> None:
     mine = "Which Orbit version, please? And the scheduler log of that night."
-    env = atlas_env(home, EDITOR=editor(tmp_path, mine), VISUAL="")
-    child, items = review(env, "triage", "135")
-    number = next(n for n, what in items.items() if "comment" in what)
-    child.send(f"e {number}\r".encode())
-    child.expect(QUESTION)
+    child, number, env = comment_edited_to(mine, home, tmp_path)
     child.send(f"p {number}\r".encode())
     child.expect(WROTE)
     code, _ = finish(child)
