@@ -6,7 +6,8 @@ readable, keeping every call logged before the failure.
 
 The runs are independent `atlas ask` commands, run one after another in this process: each asks
 for its own model name, and each fault is scripted to match only that name, so they share one
-llmock server.
+llmock server. The cases that set a model timeout of 0.4-0.5 s are measured with no other test
+beside them (`serial`); the rest run beside other tests.
 """
 
 from __future__ import annotations
@@ -30,14 +31,12 @@ from llmock.scenarios import ToolCall as MockCall
 
 from tests.support.run import Run, assert_no_traceback, atlas_env, invoke, logged_calls, tracker_records
 
-pytestmark = pytest.mark.serial  # model timeouts of 0.4-0.5 s: measured with no other test beside them
-
 ANSWER = "ORB-1101 LeaseExpired: the lease ran out before the worker acknowledged the job (error-codes › ORB-1101)."
 QUESTION = "What does ORB-1101 mean?"
 READ_41 = Reply(tool_calls=(MockCall("get_issue", {"issue_id": 41}),))
 # A stall of no time: round 1's stream takes it and stays whole, so the fault after it hits round 2.
 WHOLE_STREAM = StreamFault("stall", after_chunks=1, stall_seconds=0, times=1)
-STALL_S = 6.0
+STALL_S = 4.0
 
 CASES: dict[str, tuple[list[Any], dict[str, str]]] = {
     "rate-limited-once": ([Fail(429, retry_after=0.4), Reply(text=ANSWER)], {}),
@@ -89,6 +88,8 @@ CASES: dict[str, tuple[list[Any], dict[str, str]]] = {
 }
 OFFERED_WRITES = {"hostile-write"}
 """Cases run without --read-only: the model is offered the side-effect tools (and no terminal approves)."""
+TIMED = {name for name, (_, extra) in CASES.items() if "ATLAS_MODEL_TIMEOUT" in extra}
+"""Cases whose model timeout a busy machine could outlast with an honest reply: run alone."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,10 +111,12 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])  # closed again on leaving: nothing listens there
 
 
-def _run_cases(llmock_server: Any, root: Path) -> dict[str, WireRun]:
+def _run_cases(llmock_server: Any, root: Path, names: set[str]) -> dict[str, WireRun]:
     mock = LLMock(llmock_server).reset()
     runs: dict[str, WireRun] = {}
     for name, (behaviours, extra) in CASES.items():
+        if name not in names:
+            continue
         mock.add(*(_only_for(name, behaviour) for behaviour in behaviours))
         base_url = f"http://127.0.0.1:{_closed_port()}/v1" if name == "refused" else mock.base_url("openai")
         env = atlas_env(root / name, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="llmock-test-key", **extra)
@@ -156,21 +159,35 @@ def _loaded(text: str) -> dict[str, WireRun]:
     }
 
 
-@pytest.fixture(scope="module")
-def wire(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, WireRun]:
-    """The cases' runs, once per test run: the first worker to need them runs them, in the folder
-    every worker shares, and the others read what they left there."""
+def _shared_runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, group: str
+) -> dict[str, WireRun]:
+    """The runs of one group of cases, once per test run: the first worker to need them runs them,
+    in the folder every worker shares, and the others read what they left there."""
+    names = TIMED if group == "timed" else set(CASES) - TIMED
     if "PYTEST_XDIST_WORKER" not in os.environ:
-        return _run_cases(request.getfixturevalue("llmock_server"), tmp_path_factory.mktemp("wire"))
+        return _run_cases(request.getfixturevalue("llmock_server"), tmp_path_factory.mktemp(f"wire-{group}"), names)
     shared = tmp_path_factory.getbasetemp().parent
-    root = shared / "wire"
-    with FileLock(str(shared / "wire.lock")):
+    root = shared / f"wire-{group}"
+    with FileLock(str(shared / f"wire-{group}.lock")):
         if (root / "runs.json").exists():
             return _loaded((root / "runs.json").read_text(encoding="utf-8"))
         shutil.rmtree(root, ignore_errors=True)  # runs an earlier worker left half done
-        runs = _run_cases(request.getfixturevalue("llmock_server"), root)
+        runs = _run_cases(request.getfixturevalue("llmock_server"), root, names)
         (root / "runs.json").write_text(_saved(runs), encoding="utf-8")
         return runs
+
+
+@pytest.fixture(scope="module")
+def wire(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, WireRun]:
+    """The runs of the cases with the SDK's own timeouts."""
+    return _shared_runs(request, tmp_path_factory, "untimed")
+
+
+@pytest.fixture(scope="module")
+def timed_wire(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, WireRun]:
+    """The runs of the cases with a model timeout under a second (the tests using them are `serial`)."""
+    return _shared_runs(request, tmp_path_factory, "timed")
 
 
 def answered(wire_run: WireRun) -> None:
@@ -236,32 +253,36 @@ def test_a_broken_stream_after_a_tool_round_keeps_the_round_in_the_log(
     ]
 
 
-def test_a_stall_gives_up_after_the_model_timeout(wire: dict[str, WireRun]) -> None:
+@pytest.mark.serial
+def test_a_stall_gives_up_after_the_model_timeout(timed_wire: dict[str, WireRun]) -> None:
     # Cut while the headers are awaited (a busy machine) or after the stream began: both are timeouts.
-    failed_cleanly(wire["stall"], "stalled|did not answer within", "ATLAS_MODEL_TIMEOUT")
+    failed_cleanly(timed_wire["stall"], "stalled|did not answer within", "ATLAS_MODEL_TIMEOUT")
     # A stream that stalled is never asked again (earlier attempts may have been cut before it began).
-    (stalled,) = [request for request in wire["stall"].requests if request.fault is not None]
-    assert "stall" in stalled.fault and stalled is wire["stall"].requests[-1]
+    (stalled,) = [request for request in timed_wire["stall"].requests if request.fault is not None]
+    assert "stall" in stalled.fault and stalled is timed_wire["stall"].requests[-1]
     assert stalled.duration < STALL_S - 2, f"the client sat {stalled.duration:.1f} s in a {STALL_S:g} s stall"
 
 
-def test_a_stall_after_a_retried_slow_request_still_gives_up(wire: dict[str, WireRun]) -> None:
-    failed_cleanly(wire["slow-then-stall"], "stalled|did not answer within", "ATLAS_MODEL_TIMEOUT")
-    first, *_, last = wire["slow-then-stall"].requests
+@pytest.mark.serial
+def test_a_stall_after_a_retried_slow_request_still_gives_up(timed_wire: dict[str, WireRun]) -> None:
+    failed_cleanly(timed_wire["slow-then-stall"], "stalled|did not answer within", "ATLAS_MODEL_TIMEOUT")
+    first, *_, last = timed_wire["slow-then-stall"].requests
     assert first.fault is None and last.fault is not None and "stall" in last.fault
 
 
-def test_a_server_that_never_answers_is_given_up_after_the_sdk_retries(wire: dict[str, WireRun]) -> None:
-    failed_cleanly(wire["no-headers"], "did not answer within 0.4 s", "ATLAS_MODEL_TIMEOUT")
-    attempts = wire["no-headers"].requests
+@pytest.mark.serial
+def test_a_server_that_never_answers_is_given_up_after_the_sdk_retries(timed_wire: dict[str, WireRun]) -> None:
+    failed_cleanly(timed_wire["no-headers"], "did not answer within 0.4 s", "ATLAS_MODEL_TIMEOUT")
+    attempts = timed_wire["no-headers"].requests
     assert len(attempts) == 3  # the first request and the SDK's two retries, each cut at the timeout
     gaps = [later.started_at - earlier.started_at for earlier, later in itertools.pairwise(attempts)]
     assert max(gaps) < STALL_S - 1, f"an attempt was waited out: {gaps}"  # 0.4 s + backoff each
 
 
-def test_one_request_that_hangs_is_cut_and_the_retry_answers(wire: dict[str, WireRun]) -> None:
-    answered(wire["slow-once"])
-    first, second, *_ = wire["slow-once"].requests
+@pytest.mark.serial
+def test_one_request_that_hangs_is_cut_and_the_retry_answers(timed_wire: dict[str, WireRun]) -> None:
+    answered(timed_wire["slow-once"])
+    first, second, *_ = timed_wire["slow-once"].requests
     assert second.started_at - first.started_at < STALL_S - 1  # the hung request was not waited out
 
 
