@@ -10,10 +10,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atlas.policy.load import PlacedRule
-from atlas.policy.rules import Annotations, Rule
+
+if TYPE_CHECKING:
+    from atlas.policy.rules import Annotations, Rule
 
 MCP_DEFAULTS = {"read_only": False, "destructive": True, "idempotent": False, "open_world": True}
 """What MCP says a missing hint means."""

@@ -26,8 +26,8 @@ from atlas import statefiles
 from atlas.errors import ConfigError
 from atlas.policy import trust
 from atlas.policy.decide import Facts
+from atlas.policy.kinds import COMMENT_TOOLS, LABEL_TOOLS
 from atlas.policy.load import CONFIG_FILE, PlacedRule, load_policy, parse, sources
-from atlas.policy.rules import COMMENT_TOOLS, LABEL_TOOLS
 from atlas.sanitize import clean_line
 
 _BEGIN = "# atlas:granted "

@@ -12,16 +12,18 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from atlas import statefiles
 from atlas.config import STATE_FOLDER_NAME, nearest_state_folder, state_folder
 from atlas.errors import ConfigError
 from atlas.policy import trust
-from atlas.policy.rules import PolicyDocument, Rule
 from atlas.sanitize import clean_line
+
+if TYPE_CHECKING:  # the rules' pydantic models are built only when a file is read
+    from pydantic import ValidationError
+
+    from atlas.policy.rules import PolicyDocument, Rule
 
 CONFIG_FILE = "config.toml"
 POLICY_ENV = "ATLAS_POLICY"
@@ -140,6 +142,10 @@ def _check_names(rules: list[PlacedRule], groups: dict[str, list[str]]) -> None:
 
 def parse(path: Path, raw: bytes) -> tuple[PolicyDocument, list[int]]:
     """The file's `[policy]` table and each rule's line; a ConfigError naming the line otherwise."""
+    from pydantic import ValidationError
+
+    from atlas.policy.rules import PolicyDocument
+
     shown = clean_line(path)
     try:
         text = raw.decode("utf-8")

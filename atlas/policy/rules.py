@@ -11,11 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from atlas.policy.kinds import COMMENT_TOOLS, LABEL_TOOLS
+
 Decision = Literal["allow", "ask", "deny"]
 STRICTNESS: dict[str, int] = {"deny": 3, "ask": 2, "allow": 1}
 RULE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
-LABEL_TOOLS = ("add_label", "remove_label")
-COMMENT_TOOLS = ("post_comment",)
 
 
 class Annotations(BaseModel):
