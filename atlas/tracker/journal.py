@@ -27,8 +27,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import filelock
-
 from atlas import statefiles
 from atlas.dataset_source import BUNDLED, same_dataset
 from atlas.errors import PermanentToolError, TransientToolError
@@ -223,6 +221,8 @@ class MockTracker:
 
     @contextmanager
     def _lock(self, lock_path: Path) -> Iterator[None]:
+        import filelock  # here, not at the top: a question that writes nothing takes no lock
+
         try:
             self.home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
