@@ -77,10 +77,6 @@ def code_by_symptom(text: str, vocabulary: Vocabulary) -> str | None:
     return None
 
 
-def _ambiguous(section: Section, vocabulary: Vocabulary) -> bool:
-    return sum(s.heading.casefold() == section.heading.casefold() for s in vocabulary.headings_of(section.doc_id)) > 1
-
-
 def _parent(section: Section, vocabulary: Vocabulary) -> str:
     sections = vocabulary.headings_of(section.doc_id)
     before = sections[: sections.index(section)]
@@ -89,7 +85,7 @@ def _parent(section: Section, vocabulary: Vocabulary) -> str:
 
 def heading_name(section: Section, vocabulary: Vocabulary) -> str:
     """The heading as get_doc_section finds it: led by its parent when its text alone is ambiguous."""
-    if _ambiguous(section, vocabulary):
+    if vocabulary.heading_is_repeated(section):
         return f"{_parent(section, vocabulary)} > {section.heading}"
     return section.heading
 
@@ -119,7 +115,7 @@ def section_named(
         if _CODE_HEADING_RE.match(section.heading):
             continue  # codes are looked up by code
         key = section.heading.lower()
-        if _ambiguous(section, vocabulary):
+        if vocabulary.heading_is_repeated(section):
             key = f"{_parent(section, vocabulary)} {section.heading}".lower()
         total = (fuzz.token_sort_ratio if whole else fuzz.token_set_ratio)(wanted, key)
         tie = fuzz.ratio(wanted, section.heading.lower())

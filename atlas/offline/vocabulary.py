@@ -49,8 +49,32 @@ class Vocabulary:
     term_rows: dict[str, tuple[frozenset[int], frozenset[int]]] = field(default_factory=dict)
     """A word's sections (anywhere, in the heading), as `topics` looks them up: kept with the index they come from."""
 
+    _by_doc: dict[str, list[Section]] = field(default_factory=dict, repr=False, compare=False)
+    _repeated: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False, compare=False)
+    _grouped: int = field(default=-1, repr=False, compare=False)
+    """How many sections `_by_doc` and `_repeated` were made from: the planner asks for one doc's
+    headings for every heading it weighs, so they are grouped once, not scanned each time."""
+
     def headings_of(self, doc_id: str) -> list[Section]:
-        return [section for section in self.sections if section.doc_id == doc_id]
+        self._group()
+        return list(self._by_doc.get(doc_id, ()))
+
+    def heading_is_repeated(self, section: Section) -> bool:
+        """Whether another heading of the same doc reads the same (it is then named with its parent)."""
+        self._group()
+        return (section.doc_id, section.heading.casefold()) in self._repeated
+
+    def _group(self) -> None:
+        if self._grouped == len(self.sections):
+            return
+        by_doc: dict[str, list[Section]] = {}
+        seen: set[tuple[str, str]] = set()
+        repeated: set[tuple[str, str]] = set()
+        for section in self.sections:
+            by_doc.setdefault(section.doc_id, []).append(section)
+            key = (section.doc_id, section.heading.casefold())
+            (repeated if key in seen else seen).add(key)
+        self._by_doc, self._repeated, self._grouped = by_doc, frozenset(repeated), len(self.sections)
 
     def best_sections(
         self, words: list[str], doc_id: str | None = None, limit: int = 3, *, every: bool = False

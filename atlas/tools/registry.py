@@ -7,6 +7,8 @@ return new ones, so a `--read-only` run never even offers a side-effect tool to 
 
 from __future__ import annotations
 
+import copy
+import functools
 import importlib
 import inspect
 import sys
@@ -96,7 +98,7 @@ class ToolSpec(Generic[ArgsT]):
         """
         if self.input_schema is not None:
             return self.input_schema
-        return self.args_model.model_json_schema()
+        return copy.deepcopy(_json_schema(self.args_model))
 
     def definition(self) -> ToolDefinition:
         """The tool as a model is told of it: data only."""
@@ -108,6 +110,13 @@ class ToolSpec(Generic[ArgsT]):
             idempotent=self.idempotent,
             strict=self.input_schema is None,
         )
+
+
+@functools.cache
+def _json_schema(args_model: type[BaseModel]) -> dict[str, Any]:
+    """An arguments model's JSON schema, made once: pydantic builds it afresh on every call, and
+    every new registry (a read-only one, a filtered one) asks for each of its tools' schemas."""
+    return args_model.model_json_schema()
 
 
 _CATALOGUE: dict[str, ToolSpec[Any]] = {}

@@ -72,3 +72,16 @@ def test_quoted_headings_are_those_sections() -> None:
 
 def test_a_full_stop_is_not_part_of_the_last_word() -> None:
     assert content_words("put it behind systemd. and orbit.toml") == ["put", "behind", "systemd", "orbit.toml"]
+
+
+def test_a_heading_repeated_in_one_doc_is_named_with_its_parent_and_the_grouping_follows_new_sections() -> None:
+    from atlas.offline.sections import heading_name
+
+    first, second = Section("ops", "Symptoms", 3), Section("ops", "symptoms", 3)
+    vocabulary = Vocabulary(sections=[Section("ops", "Leases", 2), first, Section("faq", "Symptoms", 3)])
+    assert not vocabulary.heading_is_repeated(first)  # the same heading in another doc is not a repeat
+    assert heading_name(first, vocabulary) == "Symptoms"
+    vocabulary.sections += [Section("ops", "Retries", 2), second]
+    assert vocabulary.heading_is_repeated(first) and vocabulary.heading_is_repeated(second)
+    assert heading_name(second, vocabulary) == "Retries > symptoms"
+    assert [s.heading for s in vocabulary.headings_of("ops")] == ["Leases", "Symptoms", "Retries", "symptoms"]

@@ -215,3 +215,27 @@ def test_an_async_tool_is_refused_where_it_is_declared() -> None:
 
     with pytest.raises(TypeError, match="plain function, not async def"):
         tool(NoArgs)(fetch)
+
+
+def test_a_schema_is_made_once_however_many_registries_offer_the_tool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Once(BaseModel):
+        text: str
+
+    made: list[type[BaseModel]] = []
+    real = Once.model_json_schema.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[BaseModel], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        made.append(cls)
+        return real(cls, *args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Once, "model_json_schema", classmethod(counted))
+    spec = ToolSpec(name="once", fn=lambda args, ctx: args.text, args_model=Once, description="d")
+    registry = Registry([spec])
+    for view in (registry, registry.read_only(), registry.filtered(lambda s: True)):
+        (definition,) = view.definitions()
+        assert definition.parameters["properties"]["text"]["type"] == "string"
+    spec.parameters()["properties"].clear()  # a caller's copy: changing it changes no other
+    assert spec.parameters()["properties"]
+    assert made == [Once]
