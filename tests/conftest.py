@@ -16,6 +16,7 @@ import pytest
 from tests.support.process_state import declare_builtins, fresh_process_state
 from tests.support.run import atlas_env
 from tests.support.serial import WorkerShare
+from tests.support.warm import warm_for_workers
 
 NOT_COVERED = "NOT COVERED on this machine:"
 """Starts the reason of a skip that leaves a promise untested; such skips are listed at the end of every run."""
@@ -26,6 +27,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # that: the tests' atlas processes would ignore the Ctrl-C a test sends, as no user's does.
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        warm_for_workers(config)  # the controller, before it starts the workers
 
 
 @pytest.fixture(scope="session", autouse=True)
