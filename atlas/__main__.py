@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from atlas.cli import app
+from atlas.cli import entry_point
 
-app(prog_name="atlas")
+if __name__ == "__main__":
+    entry_point()

@@ -372,3 +372,14 @@ def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh
 
     completion_init()
     typer.echo(get_completion_script(prog_name="atlas", complete_var=COMPLETE_VAR, shell=shell))
+
+
+def entry_point() -> None:
+    """The `atlas` script and `python -m atlas`: the command line, then a quick end of the process."""
+    from atlas.quick_exit import quick_exit
+
+    try:
+        app(prog_name="atlas")
+    except SystemExit as done:
+        quick_exit(done.code)
+    quick_exit(0)
