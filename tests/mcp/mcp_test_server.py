@@ -5,7 +5,8 @@ MCP, terminal escapes on stderr and in what the SDK logs.
 
 `ATLAS_TEST_STARTED=PATH` makes the server write PATH when it starts (proof that it was run), and
 `ATLAS_TEST_HANGING=PATH` when a call of `hang` has begun (a test may interrupt Atlas from then on);
-`ATLAS_TEST_HANG_AT_START=1` makes it never answer `initialize` (it ignores SIGTERM too).
+`ATLAS_TEST_HANG_AT_START=1` makes it never answer `initialize` (it ignores SIGTERM too): it hangs
+before it imports the SDK, as a server stuck at start-up may, and so costs no import.
 `ATLAS_TEST_VARIANT` changes its tools after they were pinned: `rug-pull` rewrites echo's
 description, `schema` changes slow's argument type, `hint` drops wipe's destructive hint, `added`
 adds a tool, `removed` drops picture. `ATLAS_TEST_CONCURRENCY` names a file to which `slow`
@@ -20,6 +21,17 @@ import sys
 import time
 from typing import Annotated, Any
 
+if __name__ == "__main__":
+    started = os.environ.get("ATLAS_TEST_STARTED")
+    if started:
+        with open(started, "a", encoding="utf-8") as file:
+            file.write(f"{os.getpid()}\n")
+    if os.environ.get("ATLAS_TEST_HANG_AT_START"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        while True:
+            time.sleep(60)
+
+# Only now the SDK: a server that hangs at start never gets this far (importing it is most of a start).
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -235,13 +247,5 @@ def exit_midway(text: str) -> str:
 
 
 if __name__ == "__main__":
-    started = os.environ.get("ATLAS_TEST_STARTED")
-    if started:
-        with open(started, "a", encoding="utf-8") as file:
-            file.write(f"{os.getpid()}\n")
-    if os.environ.get("ATLAS_TEST_HANG_AT_START"):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        while True:
-            time.sleep(60)
     print("test server: started", file=sys.stderr, flush=True)
     server.run()
