@@ -22,28 +22,29 @@ def listed(host: McpHost, config: ServerConfig) -> list[object]:
     return list(host.tools(config, timeout_s=20))
 
 
-@pytest.mark.parametrize(
-    ("variant", "held", "removed"),
-    [
-        ("rug-pull", ["tool echo held back: description changed: 'Return the text as it was sent.' → 'Return"], []),
-        ("schema", ["tool slow held back: input_schema.properties.seconds.type changed: 'number' → 'string'"], []),
-        ("hint", ["tool wipe held back: annotations.destructiveHint changed: true → false"], []),
-        ("added", ["tool whoami held back: new since the server was pinned"], []),
-        ("removed", [], ["picture"]),
-    ],
-)
-def test_a_tool_that_changed_after_pinning_is_held_back_with_a_one_line_diff(
-    host: McpHost, tmp_path: Path, variant: str, held: list[str], removed: list[str]
-) -> None:
+CHANGES = "rug-pull,schema,hint,added,removed"
+"""Five tools changed at once, each in its own way (`mcp_test_server.py`)."""
+HELD = [
+    "tool echo held back: description changed: 'Return the text as it was sent.' → 'Return",
+    "tool slow held back: input_schema.properties.seconds.type changed: 'number' → 'string'",
+    "tool whoami held back: new since the server was pinned",
+    "tool wipe held back: annotations.destructiveHint changed: true → false",
+]
+
+
+def test_each_tool_that_changed_after_pinning_is_held_back_with_a_one_line_diff(host: McpHost, tmp_path: Path) -> None:
     pinned_as = server_config("t")
     record(tmp_path, pinned_as, host.tools(pinned_as, timeout_s=20))
-    changed = host.tools(server_config(f"v-{variant}", env={"ATLAS_TEST_VARIANT": variant}), timeout_s=20)
+    # One server whose description, schema and hint of one tool each changed, with a tool added and
+    # one removed: each change is its tool's own line, and no other tool is held back.
+    changed = host.tools(server_config("v", env={"ATLAS_TEST_VARIANT": CHANGES}), timeout_s=20)
     review = compare(load_pins(tmp_path)["t"], pinned_as, changed)
-    assert [line[: len(held[0])] for line in review.held] == held if held else review.held == []
-    assert review.removed == removed
+    assert [line[: len(expected)] for line, expected in zip(review.held, HELD, strict=False)] == HELD, review.held
+    assert len(review.held) == len(HELD), review.held
+    assert review.removed == ["picture"]
     offered = {tool.name for tool in review.offered}
-    assert "echo" in offered or variant == "rug-pull"
-    assert not any(line.split()[1] in offered for line in review.held)  # held back means not offered
+    assert offered == {tool.name for tool in changed} - {"echo", "slow", "whoami", "wipe"}  # held back: not offered
+    assert {"note", "hang", "matcher"} <= offered
     unchanged = compare(load_pins(tmp_path)["t"], pinned_as, host.tools(pinned_as, timeout_s=20))
     assert not unchanged.held and not unchanged.removed
 
