@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from atlas.mcp import tools as mcp_tools
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
 from atlas.mcp.pins import PIN_FILE, PinError, compare, load_pins, record
@@ -68,11 +67,10 @@ def write_config(home: Path, variant: str = "") -> None:
 
 
 @pytest.mark.usefixtures("patient_start")
-def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path) -> None:
+def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path, added_home: Path) -> None:
     home = tmp_path / "home"
+    shutil.copytree(added_home, home)  # after `atlas mcp add t -- python mcp_test_server.py`
     env = atlas_env(home)
-    added = invoke("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=env)
-    assert added.code == 0, added
     pins = json.loads((home / PIN_FILE).read_text(encoding="utf-8"))["servers"]["t"]
     assert pins["tools"]["echo"]["description"] == "Return the text as it was sent."
     assert pins["tools"]["echo"]["annotations"] == {"readOnlyHint": True}
@@ -92,18 +90,6 @@ def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path) 
     assert "tool echo approved: description changed:" in trusted.stdout
     again = invoke("ask", "--model", script, "echo hi", env=env)
     assert "held back" not in again.stderr and logged_calls(env)[-1]["kind"] == "ok"
-
-
-@pytest.fixture(scope="module")
-def added_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A state folder after `atlas mcp add t`, made once: each test that damages it takes a copy."""
-    home = tmp_path_factory.mktemp("added") / "home"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(mcp_tools, "START_TIMEOUT_S", 60.0)  # as `patient_start`, for a module's fixture
-        added = invoke("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=atlas_env(home))
-    assert added.code == 0, added
-    assert (home / PIN_FILE).is_file(), added
-    return home
 
 
 @pytest.mark.parametrize(
