@@ -96,11 +96,17 @@ def test_escapes_from_the_server_and_the_sdk_reach_only_the_log_sanitised(
 ) -> None:
     executor = executor_for(host, config)
     assert run(executor, "h__noisy", {})["data"] == {"result": "made some noise"}
-    time.sleep(1.0)  # the stderr reader and the SDK's notification check run on the loop
+    # The stderr reader and the SDK's notification check run on the loop: both have run once the
+    # log holds what each of them writes.
+    log = log_path(host_home, "h")
+    deadline = time.monotonic() + 30
+    while not all(part in log.read_text() for part in ("test server: noise", "Failed to validate notification")):
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.05)
     out, err = capfd.readouterr()
     assert "\x1b" not in out + err and "\x07" not in out + err
     assert "Traceback" not in out + err
-    text = log_path(host_home, "h").read_text()
+    text = log.read_text()
     assert "\x1b" not in text and "\x07" not in text
     assert "noise \\x1b]52;c;cHduZWQ=\\x07" in text  # the server's stderr, shown escaped
     assert "Failed to validate notification" in text  # the SDK's own record, sanitised too
