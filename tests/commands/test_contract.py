@@ -4,7 +4,7 @@ and an MCP test server that changes a tool after it was pinned: exit 1, one line
 from __future__ import annotations
 
 import json
-import sys
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,7 @@ import pytest
 from atlas.github.contract import ISSUE_ENUMS, ISSUE_FIELDS, check_items
 from tests.github.conftest import quill_fake
 from tests.github.fake_github import REPO, TOKEN, FakeGitHub, RunningFake
-from tests.mcp.conftest import TEST_SERVER
+from tests.mcp.conftest import added_state_folder
 from tests.support.run import assert_no_traceback, atlas_env, invoke
 
 
@@ -59,10 +59,10 @@ def test_a_new_state_reason_is_one_line_and_exit_1(tmp_path: Path) -> None:
     ]
 
 
-def test_an_mcp_tool_changed_after_pinning_is_a_break(tmp_path: Path) -> None:
+def test_an_mcp_tool_changed_after_pinning_is_a_break(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     home = tmp_path / "home"
+    shutil.copytree(added_state_folder(tmp_path_factory), home)  # after `atlas mcp add t -- python ...`
     env = atlas_env(home)
-    assert invoke("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=env).code == 0
     config = home / "config.toml"
     # The test server is a Python process importing the MCP SDK: on a loaded machine it can take
     # longer than the default 10 s to come up, and its start-up time is not what is checked here.

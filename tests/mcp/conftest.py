@@ -1,16 +1,22 @@
-"""A real MCP test server, started once per module through a real host (its own loop thread)."""
+"""A real MCP test server, started once per test process through a real host (its own loop thread),
+and a state folder after `atlas mcp add`, made once per run."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from atlas.mcp import tools as mcp_tools
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
+from atlas.mcp.pins import PIN_FILE
+from tests.support.run import atlas_env, invoke
 
 TEST_SERVER = Path(__file__).with_name("mcp_test_server.py")
 
@@ -19,13 +25,15 @@ def server_config(name: str = "t", **settings: object) -> ServerConfig:
     return ServerConfig(name=name, command=sys.executable, args=[str(TEST_SERVER)], **settings)  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def host_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("mcp-home")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def host(host_home: Path) -> Iterator[McpHost]:
+    """One host for the process: the tests that use it only call its servers' tools, so a server
+    (named by its config) is started once and shared by every module that calls it."""
     started = McpHost(host_home)
     yield started
     started.stop()
@@ -37,3 +45,28 @@ def patient_start(monkeypatch: pytest.MonkeyPatch) -> None:
     bound suits a user's machine, but a loaded test machine may take longer just to start Python
     and the SDK, and the tests that use this are not about that bound."""
     monkeypatch.setattr(mcp_tools, "START_TIMEOUT_S", 60.0)
+
+
+def added_state_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state folder after `atlas mcp add t -- python mcp_test_server.py` (its config and its pins),
+    made by the first test process that needs it, in the folder every process of the run shares:
+    tests take a copy of it."""
+    shared = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        shared = shared.parent
+    home, done = shared / "mcp-added-home", shared / "mcp-added-home.done"
+    with FileLock(str(shared / "mcp-added-home.lock")):
+        if not done.exists():
+            shutil.rmtree(home, ignore_errors=True)  # an add that an earlier process left half done
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(mcp_tools, "START_TIMEOUT_S", 60.0)  # as `patient_start`
+                added = invoke("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=atlas_env(home))
+            assert added.code == 0, added
+            assert (home / PIN_FILE).is_file(), added
+            done.touch()
+    return home
+
+
+@pytest.fixture(scope="session")
+def added_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return added_state_folder(tmp_path_factory)

@@ -7,7 +7,9 @@ import pytest
 from bench import mcp
 
 
-@pytest.mark.serial
+# Nothing here is timed, so it runs beside other tests (it is not `serial`); the servers it starts
+# get the patient start bound, like those of every test that does not time a start.
+@pytest.mark.usefixtures("patient_start")
 def test_the_mcp_group_measures_both_directions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mcp, "CALLS", 3)
     monkeypatch.setattr(mcp, "ROUNDS", 1)

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.usefixtures("patient_start")
 
 @pytest.fixture(scope="module")
 def config() -> ServerConfig:
-    return server_config("h", timeout_s=20.0)
+    """The process's test server `t`, which other modules call too; these calls get 20 s each."""
+    return server_config("t", timeout_s=20.0)
 
 
 def test_a_catastrophic_input_pattern_is_refused_in_bounded_time(host: McpHost, config: ServerConfig) -> None:
@@ -42,7 +43,7 @@ def test_a_catastrophic_input_pattern_is_refused_in_bounded_time(host: McpHost, 
     ticker.start()
     started = time.monotonic()
     try:
-        result = run(executor, "h__matcher", {"code": CATASTROPHIC_INPUT})
+        result = run(executor, "t__matcher", {"code": CATASTROPHIC_INPUT})
     finally:
         stop.set()
         ticker.join()
@@ -52,13 +53,13 @@ def test_a_catastrophic_input_pattern_is_refused_in_bounded_time(host: McpHost, 
     assert executor.log[0].attempts == 0  # never sent
     assert elapsed < 5.0
     assert len(ticks) > elapsed * 20  # the other thread ran throughout
-    assert run(executor, "h__matcher", {"code": "aaaa"})["data"] == {"result": "matched aaaa"}
+    assert run(executor, "t__matcher", {"code": "aaaa"})["data"] == {"result": "matched aaaa"}
 
 
 def test_a_catastrophic_output_pattern_is_protocol_in_bounded_time(host: McpHost, config: ServerConfig) -> None:
     executor = executor_for(host, config)
     started = time.monotonic()
-    result = run(executor, "h__tagged", {})
+    result = run(executor, "t__tagged", {})
     assert result["error"]["kind"] == "protocol", result
     assert "too slow to check" in result["error"]["message"]
     assert time.monotonic() - started < 5.0
@@ -66,26 +67,26 @@ def test_a_catastrophic_output_pattern_is_protocol_in_bounded_time(host: McpHost
 
 def test_a_broken_input_schema_loses_only_that_tool(host: McpHost, config: ServerConfig) -> None:
     names = [spec.name for spec in server_specs(host, config)]
-    assert "h__badschema" not in names
-    assert {"h__echo", "h__matcher", "h__tagged"} <= set(names)
-    [why] = host.dropped("h")
+    assert "t__badschema" not in names
+    assert {"t__echo", "t__matcher", "t__tagged"} <= set(names)
+    [why] = host.dropped("t")
     assert "badschema" in why and "not valid JSON Schema" in why
 
 
 def test_a_reply_that_is_not_mcp_fails_at_once_as_protocol(host: McpHost, config: ServerConfig) -> None:
     executor = executor_for(host, config)
     started = time.monotonic()
-    result = run(executor, "h__garbled", {})
+    result = run(executor, "t__garbled", {})
     assert result["error"]["kind"] == "protocol", result
     assert "cannot read" in result["error"]["message"]
     assert time.monotonic() - started < 5.0  # not the tool's 20 s timeout
-    assert run(executor, "h__echo", {"text": "still here"})["data"] == {"result": "still here"}
+    assert run(executor, "t__echo", {"text": "still here"})["data"] == {"result": "still here"}
 
 
 def test_an_unknown_content_block_is_the_servers_fault_not_bad_args(host: McpHost, config: ServerConfig) -> None:
     executor = executor_for(host, config)
     started = time.monotonic()
-    result = run(executor, "h__hologram", {})
+    result = run(executor, "t__hologram", {})
     assert result["error"]["kind"] == "protocol", result
     assert "not valid MCP" in result["error"]["message"]
     assert time.monotonic() - started < 5.0
@@ -95,12 +96,18 @@ def test_escapes_from_the_server_and_the_sdk_reach_only_the_log_sanitised(
     host: McpHost, config: ServerConfig, host_home: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     executor = executor_for(host, config)
-    assert run(executor, "h__noisy", {})["data"] == {"result": "made some noise"}
-    time.sleep(1.0)  # the stderr reader and the SDK's notification check run on the loop
+    assert run(executor, "t__noisy", {})["data"] == {"result": "made some noise"}
+    # The stderr reader and the SDK's notification check run on the loop: both have run once the
+    # log holds what each of them writes.
+    log = log_path(host_home, "t")
+    deadline = time.monotonic() + 30
+    while not all(part in log.read_text() for part in ("test server: noise", "Failed to validate notification")):
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.05)
     out, err = capfd.readouterr()
     assert "\x1b" not in out + err and "\x07" not in out + err
     assert "Traceback" not in out + err
-    text = log_path(host_home, "h").read_text()
+    text = log.read_text()
     assert "\x1b" not in text and "\x07" not in text
     assert "noise \\x1b]52;c;cHduZWQ=\\x07" in text  # the server's stderr, shown escaped
     assert "Failed to validate notification" in text  # the SDK's own record, sanitised too

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from atlas.mcp import tools as mcp_tools
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
 from atlas.mcp.pins import PIN_FILE, PinError, compare, load_pins, record
@@ -22,28 +21,29 @@ def listed(host: McpHost, config: ServerConfig) -> list[object]:
     return list(host.tools(config, timeout_s=20))
 
 
-@pytest.mark.parametrize(
-    ("variant", "held", "removed"),
-    [
-        ("rug-pull", ["tool echo held back: description changed: 'Return the text as it was sent.' → 'Return"], []),
-        ("schema", ["tool slow held back: input_schema.properties.seconds.type changed: 'number' → 'string'"], []),
-        ("hint", ["tool wipe held back: annotations.destructiveHint changed: true → false"], []),
-        ("added", ["tool whoami held back: new since the server was pinned"], []),
-        ("removed", [], ["picture"]),
-    ],
-)
-def test_a_tool_that_changed_after_pinning_is_held_back_with_a_one_line_diff(
-    host: McpHost, tmp_path: Path, variant: str, held: list[str], removed: list[str]
-) -> None:
+CHANGES = "rug-pull,schema,hint,added,removed"
+"""Five tools changed at once, each in its own way (`mcp_test_server.py`)."""
+HELD = [
+    "tool echo held back: description changed: 'Return the text as it was sent.' → 'Return",
+    "tool slow held back: input_schema.properties.seconds.type changed: 'number' → 'string'",
+    "tool whoami held back: new since the server was pinned",
+    "tool wipe held back: annotations.destructiveHint changed: true → false",
+]
+
+
+def test_each_tool_that_changed_after_pinning_is_held_back_with_a_one_line_diff(host: McpHost, tmp_path: Path) -> None:
     pinned_as = server_config("t")
     record(tmp_path, pinned_as, host.tools(pinned_as, timeout_s=20))
-    changed = host.tools(server_config(f"v-{variant}", env={"ATLAS_TEST_VARIANT": variant}), timeout_s=20)
+    # One server whose description, schema and hint of one tool each changed, with a tool added and
+    # one removed: each change is its tool's own line, and no other tool is held back.
+    changed = host.tools(server_config("v", env={"ATLAS_TEST_VARIANT": CHANGES}), timeout_s=20)
     review = compare(load_pins(tmp_path)["t"], pinned_as, changed)
-    assert [line[: len(held[0])] for line in review.held] == held if held else review.held == []
-    assert review.removed == removed
+    assert [line[: len(expected)] for line, expected in zip(review.held, HELD, strict=False)] == HELD, review.held
+    assert len(review.held) == len(HELD), review.held
+    assert review.removed == ["picture"]
     offered = {tool.name for tool in review.offered}
-    assert "echo" in offered or variant == "rug-pull"
-    assert not any(line.split()[1] in offered for line in review.held)  # held back means not offered
+    assert offered == {tool.name for tool in changed} - {"echo", "slow", "whoami", "wipe"}  # held back: not offered
+    assert {"note", "hang", "matcher"} <= offered
     unchanged = compare(load_pins(tmp_path)["t"], pinned_as, host.tools(pinned_as, timeout_s=20))
     assert not unchanged.held and not unchanged.removed
 
@@ -67,11 +67,10 @@ def write_config(home: Path, variant: str = "") -> None:
 
 
 @pytest.mark.usefixtures("patient_start")
-def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path) -> None:
+def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path, added_home: Path) -> None:
     home = tmp_path / "home"
+    shutil.copytree(added_home, home)  # after `atlas mcp add t -- python mcp_test_server.py`
     env = atlas_env(home)
-    added = invoke("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=env)
-    assert added.code == 0, added
     pins = json.loads((home / PIN_FILE).read_text(encoding="utf-8"))["servers"]["t"]
     assert pins["tools"]["echo"]["description"] == "Return the text as it was sent."
     assert pins["tools"]["echo"]["annotations"] == {"readOnlyHint": True}
@@ -93,18 +92,6 @@ def test_through_the_cli_a_rug_pull_is_held_until_trusted_again(tmp_path: Path) 
     assert "held back" not in again.stderr and logged_calls(env)[-1]["kind"] == "ok"
 
 
-@pytest.fixture(scope="module")
-def added_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A state folder after `atlas mcp add t`, made once: each test that damages it takes a copy."""
-    home = tmp_path_factory.mktemp("added") / "home"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(mcp_tools, "START_TIMEOUT_S", 60.0)  # as `patient_start`, for a module's fixture
-        added = invoke("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=atlas_env(home))
-    assert added.code == 0, added
-    assert (home / PIN_FILE).is_file(), added
-    return home
-
-
 @pytest.mark.parametrize(
     ("edit", "says"),
     [
@@ -117,6 +104,9 @@ def added_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_pin_file_edited_or_damaged_is_one_line(tmp_path: Path, added_home: Path, edit: object, says: str) -> None:
     home = tmp_path / "home"
     shutil.copytree(added_home, home)
+    started = tmp_path / "server-was-started"
+    with (home / "config.toml").open("a", encoding="utf-8") as config:  # the pins stay those of `t`
+        config.write(f"env = {{ ATLAS_TEST_STARTED = {json.dumps(str(started))} }}\n")
     env = atlas_env(home)
     path = home / PIN_FILE
     path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")  # type: ignore[operator]
@@ -127,6 +117,6 @@ def test_a_pin_file_edited_or_damaged_is_one_line(tmp_path: Path, added_home: Pa
         assert run.code == 2, (args, run)
         assert_no_traceback(run)
         text = run.stderr.decode() if isinstance(run.stderr, bytes) else run.stderr
-        # The test server also offers a tool with a broken schema: its warning is a line of its own.
-        errors = [line for line in text.splitlines() if not line.startswith("atlas: warning:")]
-        assert len(errors) == 1 and says in errors[0], text
+        [error] = text.splitlines()  # no server started: no warning of its listing either
+        assert says in error, text
+    assert not started.exists()  # the pin file is read before any server starts, not after
