@@ -66,6 +66,11 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
         future.set_result(result)
 
 
+def _taken(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
 def _next_job() -> ThreadCall | None:
     """The next call for an idle worker, or None when it should end."""
     global _idle_workers
@@ -82,11 +87,14 @@ def _next_job() -> ThreadCall | None:
             return None
 
 
-def _work(first: ThreadCall) -> None:
+def _work(handed: list[ThreadCall]) -> None:
     global _idle_workers
-    job: ThreadCall | None = first
+    # Taken out of the list the thread was started with, which the thread keeps as long as it
+    # lives: a finished call (its arguments, its result) is not kept alive while its worker waits.
+    job: ThreadCall | None = handed.pop()
     while job is not None:
         job.run()
+        job = None
         with _lock:
             _idle_workers += 1
         job = _next_job()
@@ -99,7 +107,7 @@ def _submit(job: ThreadCall) -> None:
             _idle_workers -= 1
             _jobs.put(job)
             return
-    threading.Thread(target=_work, args=(job,), name="atlas-worker", daemon=True).start()
+    threading.Thread(target=_work, args=([job],), name="atlas-worker", daemon=True).start()
 
 
 class ThreadCall:
@@ -137,6 +145,9 @@ class ThreadCall:
         with _lock:
             if not self.finished:
                 _abandoned.add(self)
+        # Nobody awaits the outcome now: a failure arriving later is not one "never retrieved",
+        # which asyncio would print, traceback and all, wherever the person is reading.
+        self.future.add_done_callback(_taken)
 
 
 async def run_in_thread(fn: Callable[..., T], *args: Any, name: str = "atlas-worker", track: bool = True) -> T:

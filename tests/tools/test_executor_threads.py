@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import signal
 import subprocess
@@ -334,3 +335,27 @@ def test_a_command_run_after_another_counts_only_the_threads_it_left() -> None:
         assert leaked_threads() == 1  # the first thread still sleeps, but only the second is this run's
     finally:
         release.set()
+
+
+def test_a_timed_out_tool_that_fails_later_leaves_no_unretrieved_error_for_the_loop_to_report() -> None:
+    release, failed = threading.Event(), threading.Event()
+
+    def late(args: SleepArgs, ctx: ToolContext) -> None:
+        release.wait(10)
+        failed.set()
+        raise RuntimeError("the server went away after the call was given up")
+
+    reported: list[dict[str, Any]] = []
+
+    async def session() -> dict[str, Any]:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: reported.append(context))
+        output = await ToolExecutor(registry(spec("late", late, timeout_s=0.05))).run_one(call("late", "l1"))
+        release.set()
+        assert failed.wait(5)
+        for _ in range(50):  # the failure reaches the loop soon after the thread raises it
+            await asyncio.sleep(0.01)
+        gc.collect()  # an exception never retrieved is reported when its future is collected
+        return output
+
+    assert kind_of(asyncio.run(session())) == "timeout"
+    assert [context.get("message") for context in reported] == []
