@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from atlas.dataset import jsonl_path
-from tests.support.run import atlas_env, finish, invoke, tracker_records
+from tests.support.run import REPO, atlas_env, finish, invoke, tracker_records
 from tests.tools.dataset_factory import issue, make_dataset
 from tests.triage.test_review import QUESTION, TWO_TERMINAL_RUNS, review, written
 
@@ -65,13 +67,25 @@ def test_an_item_whose_issue_changed_since_the_plan_is_skipped_and_said(tmp_path
     assert written(env) and all(line.startswith("#20 ") for line in written(env))
 
 
-def test_without_a_terminal_apply_writes_nothing(home: Path, tmp_path: Path) -> None:
+def test_without_a_terminal_apply_writes_nothing_and_never_loads_the_text_model(home: Path, tmp_path: Path) -> None:
+    """A `y` piped in approves nothing. The run re-checks each item against its issue and never reads
+    the model: numpy, scipy and scikit-learn stay unloaded, so `atlas apply` starts as `atlas ask` does."""
     env = atlas_env(home)
-    path, _ = plan_file(env, tmp_path, "132")
-    done = invoke("apply", str(path), env=env, stdin=b"y\n")
-    assert done.code == 0 and "No terminal to review the plan on: nothing was applied" in done.stdout
+    path, items = plan_file(env, tmp_path, "132")
+    probe = (
+        "import sys\nfrom atlas.cli import app\n"
+        f"code = app(['apply', {str(path)!r}], standalone_mode=False)\n"
+        "print(code, sorted(m for m in ('sklearn', 'numpy', 'scipy') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], input="y\n", capture_output=True, text=True, cwd=REPO, env=env, timeout=120,
+        start_new_session=True,  # no controlling terminal
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "No terminal to review the plan on: nothing was applied" in done.stdout and items
     assert "— no terminal to ask" in done.stdout
     assert tracker_records(env) == []
+    assert done.stdout.splitlines()[-1] == "0 []"
     assert QUESTION  # the same question as `atlas triage` asks
 
 
