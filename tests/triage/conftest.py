@@ -34,12 +34,3 @@ def home(fitted_home: Path, atlas_home: Path) -> Path:
     """This test's own state folder (ATLAS_HOME), starting with the fitted model and nothing else."""
     shutil.copytree(fitted_home / "triage", atlas_home / "triage")
     return atlas_home
-
-
-@pytest.fixture
-def second_home(fitted_home: Path, tmp_path: Path) -> Path:
-    """A second state folder of this test, as fresh as `home`: for a run whose claim needs nothing an
-    earlier run of the test wrote (in `home`, the labels it applied would have the model fitted again)."""
-    second = tmp_path / "second-home"
-    shutil.copytree(fitted_home / "triage", second / "triage")
-    return second
