@@ -179,6 +179,8 @@ def one_thread() -> Iterator[None]:
 
 def fit(issues: list[Issue], groups: list[LabelGroup], *, c: float = REGULARISATION) -> TextModel:
     """A model of `issues` (newest first, at most TRAIN_MAX are read) for each group with two labels taught."""
+    if not issues:  # nothing to learn from: no need to load scikit-learn for that
+        return TextModel(np.array([], dtype=str), np.array([], dtype=np.float64), [])
     with one_thread():
         return _fit(issues[:TRAIN_MAX], groups, c)
 
@@ -187,8 +189,6 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
     texts = [normalise(issue.text) for issue in chosen]
-    if not texts:
-        return TextModel(np.array([], dtype=str), np.array([], dtype=np.float64), [])
     min_df = 2 if len(texts) >= 1000 else 1
     vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=min_df, max_features=VOCAB_MAX, **VECTOR_OPTIONS)
     words = vectorizer.fit_transform(texts)
