@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from atlas.triage.corpus import Issue
-from atlas.triage.model import GroupModel, fit, training_label
+from atlas.triage.model import GroupModel, fit, one_thread, training_label
 from atlas.triage.project import Project
 from atlas.triage.proposals import best_allowed
 
@@ -101,9 +101,7 @@ def _empty(project: Project) -> dict[str, dict[str, Predictions]]:
 
 def _replay(project: Project, train: list[Issue], test: list[Issue], into: dict[str, dict[str, Predictions]]) -> None:
     """Fit the model and the baseline on `train` (oldest first) and predict each labelled issue of `test`."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
+    with one_thread():
         model = fit(list(reversed(train)), project.groups)
         vectorizer, baseline = baseline_fit(train, project)
     ours = model.features([issue.text for issue in test])

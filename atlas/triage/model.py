@@ -13,7 +13,8 @@ unpickling anything and without importing scikit-learn.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -161,12 +162,26 @@ def training_label(issue: Issue, group: LabelGroup) -> str | None:
     return present[0] if len(present) == 1 else None
 
 
-def fit(issues: list[Issue], groups: list[LabelGroup], *, c: float = REGULARISATION) -> TextModel:
-    """A model of `issues` (newest first, at most TRAIN_MAX are read) for each group with two labels taught."""
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """BLAS and OpenMP on one thread while fitting: their own threads only fight each other (and other
+    programs) over these small problems. scikit-learn is imported first, because threadpoolctl limits
+    only the libraries already loaded, and importing it loads scipy's own BLAS (which L-BFGS calls at
+    every step) and its OpenMP runtime: left out, they fitted with every core spinning, at well over
+    twice the CPU time."""
+    import sklearn.feature_extraction.text
+    import sklearn.linear_model  # noqa: F401
     from threadpoolctl import threadpool_limits
 
-    # One thread: BLAS's own threads only fight each other (and other programs) over these small problems.
     with threadpool_limits(1):
+        yield
+
+
+def fit(issues: list[Issue], groups: list[LabelGroup], *, c: float = REGULARISATION) -> TextModel:
+    """A model of `issues` (newest first, at most TRAIN_MAX are read) for each group with two labels taught."""
+    if not issues:  # nothing to learn from: no need to load scikit-learn for that
+        return TextModel(np.array([], dtype=str), np.array([], dtype=np.float64), [])
+    with one_thread():
         return _fit(issues[:TRAIN_MAX], groups, c)
 
 
@@ -174,8 +189,6 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
     texts = [normalise(issue.text) for issue in chosen]
-    if not texts:
-        return TextModel(np.array([], dtype=str), np.array([], dtype=np.float64), [])
     min_df = 2 if len(texts) >= 1000 else 1
     vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=min_df, max_features=VOCAB_MAX, **VECTOR_OPTIONS)
     words = vectorizer.fit_transform(texts)

@@ -11,14 +11,14 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atlas.errors import AtlasError
 from atlas.triage.corpus import Issue, Thread
-from atlas.triage.drafts import comment_draft
 from atlas.triage.project import Project
-from atlas.triage.proposals import Proposal, propose
-from atlas.triage.similar import similar
+
+if TYPE_CHECKING:
+    from atlas.triage.proposals import Proposal
 
 FORMAT = "atlas-triage-plan"
 VERSION = 1
@@ -115,6 +115,9 @@ def items_for(
             PlanItem(first + len(items), issue.id, "add_label", {"issue_id": issue.id, "label": group.label}, why)
         )
     if comment_ok:
+        from atlas.triage.drafts import comment_draft
+        from atlas.triage.similar import similar
+
         matches = [m for m in similar(project, issue, 3)]
         best = max(matches, key=lambda m: m.score, default=None)
         body = comment_draft(issue, [*issue.labels, *proposal.labels], best)
@@ -131,6 +134,8 @@ def items_for(
 def build_plan(project: Project, issues: list[Issue], commented: dict[int, int]) -> Plan:
     """Labels for every issue's empty groups; a comment where it helps: only on an issue nobody has answered
     yet (a maintainer who spoke has asked what they need) and never a second one from Atlas."""
+    from atlas.triage.proposals import propose
+
     items: list[PlanItem] = []
     notes: list[str] = []
     threads = project.corpus.threads([issue.id for issue in issues])

@@ -5,15 +5,17 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from atlas.dataset_read import db_for
 from atlas.errors import AtlasError
 from atlas.tracker.journal import ACTIONS_FILE
-from atlas.triage import cache
 from atlas.triage.corpus import Corpus, Issue
 from atlas.triage.groups import LabelGroup, learn_groups
-from atlas.triage.model import TRAIN_MAX, TextModel, fit
 from atlas.triage.settings import TriageSettings, load_settings
+
+if TYPE_CHECKING:
+    from atlas.triage.model import TextModel
 
 
 class UnknownIssueError(AtlasError):
@@ -46,6 +48,10 @@ class Project:
     def model(self) -> TextModel:
         """The fitted model: from the state folder when the data has not changed since, else fitted now."""
         if self._model is None:
+            # numpy and scipy only here: a run that never reads the model (`atlas apply`) starts without them.
+            from atlas.triage import cache
+            from atlas.triage.model import fit
+
             key = cache.cache_key(self.corpus.stamp(), sorted(self.corpus.changes.items()), self.groups)
             self._model = cache.load(self.corpus.home, key)
             if self._model is None:
@@ -56,6 +62,8 @@ class Project:
     def training_issues(self, before: str | None = None) -> list[Issue]:
         """The newest issues (at most TRAIN_MAX), filed before `before` when given: the vocabulary is
         learnt from all of them, each group's classifier from those with one of its labels."""
+        from atlas.triage.model import TRAIN_MAX
+
         return list(self.corpus.newest(TRAIN_MAX, before=before))
 
 

@@ -15,13 +15,23 @@ DRAFT = {"name": "post_comment", "arguments": {"issue_id": 41, "body": "Draft: l
 
 def editor(tmp_path: Path, new_text: str, *, exit_code: int = 0) -> str:
     """An editor that writes `new_text` into the file it is given (and notes what it was given)."""
+    return editor_of(tmp_path, [(new_text, exit_code)])
+
+
+def editor_of(tmp_path: Path, edits: list[tuple[str, int]]) -> str:
+    """An editor whose n-th run writes the n-th text into the file it is given and exits with the
+    n-th code (and notes what it was given)."""
     script = tmp_path / "editor.py"
     script.write_text(
         "import sys, pathlib\n"
+        f"runs = pathlib.Path({str(tmp_path / 'runs.txt')!r})\n"
+        "n = len(runs.read_text()) if runs.exists() else 0\n"
+        "runs.write_text('x' * (n + 1))\n"
+        f"text, code = {edits!r}[min(n, {len(edits) - 1})]\n"
         "path = pathlib.Path(sys.argv[1])\n"
         f"pathlib.Path({str(tmp_path / 'was.txt')!r}).write_text(path.read_text())\n"
-        f"path.write_text({new_text!r})\n"
-        f"sys.exit({exit_code})\n",
+        "path.write_text(text)\n"
+        "sys.exit(code)\n",
         encoding="utf-8",
     )
     return f"{sys.executable} {script}"
@@ -60,13 +70,12 @@ def test_an_edit_that_is_then_denied_posts_nothing(tmp_path: Path) -> None:
 
 
 def test_an_empty_edit_or_a_failed_editor_keeps_the_text_shown(tmp_path: Path) -> None:
-    env, shown = run(tmp_path, editor(tmp_path, "   \n"), [b"e\r", b"y\r"])
+    # One person at one prompt: an edit left empty, then an editor that fails (having written), then yes.
+    edits = [("   \n", 0), ("never used", 1)]
+    env, shown = run(tmp_path, editor_of(tmp_path, edits), [b"e\r", b"e\r", b"y\r"])
     assert "cannot be used (the text is empty); it is unchanged" in shown[1]
-    assert [r["body"] for r in tracker_records(env)] == ["Draft: looks like a dup"]
-    other = tmp_path / "failed"
-    other.mkdir()
-    env, shown = run(other, editor(other, "never used", exit_code=1), [b"e\r", b"y\r"])
-    assert "The editor did not finish; the text is unchanged." in shown[1]
+    assert "The editor did not finish; the text is unchanged." in shown[2]
+    assert (tmp_path / "runs.txt").read_text() == "xx" and "never used" not in shown[2]
     assert [r["body"] for r in tracker_records(env)] == ["Draft: looks like a dup"]
 
 
