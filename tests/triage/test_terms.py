@@ -6,8 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
-
 from atlas.config import bundled_data_dir
 from atlas.triage.corpus import Corpus
 from atlas.triage.model import CHAR_NGRAMS, CHAR_OPTIONS, TOKEN, VECTOR_OPTIONS, WORD_NGRAMS, normalise
@@ -33,6 +31,9 @@ def bundled_texts(home: Path) -> list[str]:
 
 
 def test_words_and_pairs_are_scikit_learns(atlas_home: Path) -> None:
+    # Imported here: collecting the tests should not cost every worker the import of scikit-learn.
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
+
     theirs = CountVectorizer(**VECTOR_OPTIONS).build_analyzer()
     ours = word_terms(TOKEN, ENGLISH_STOP_WORDS, WORD_NGRAMS)
     for text in [*ODD_TEXTS, *bundled_texts(atlas_home)]:
@@ -40,6 +41,8 @@ def test_words_and_pairs_are_scikit_learns(atlas_home: Path) -> None:
 
 
 def test_character_ngrams_are_scikit_learns(atlas_home: Path) -> None:
+    from sklearn.feature_extraction.text import CountVectorizer
+
     theirs = CountVectorizer(**CHAR_OPTIONS).build_analyzer()
     ours = char_terms(CHAR_NGRAMS)
     for text in [*ODD_TEXTS, *bundled_texts(atlas_home)]:
