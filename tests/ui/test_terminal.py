@@ -13,6 +13,7 @@ from typing import Any
 
 import pexpect
 import pytest
+from llmock.scenarios import Delay
 
 from atlas.tracker.journal import MockTracker
 
@@ -173,12 +174,17 @@ def test_escape_fixtures_on_a_terminal_emit_only_our_own_styling() -> None:
     assert "\x1b" not in leftovers
 
 
-def test_answer_streams_then_renders_with_visible_links(llmock: Any) -> None:
+def test_the_wait_counts_then_the_answer_streams_then_renders_with_visible_links(llmock: Any) -> None:
+    """One question to a slow model, as a person watches it: a live line counts the seconds of the
+    wait, the answer shows as it arrives, then is replaced by its rendering, links spelled out."""
     words = " ".join(f"word{n}" for n in range(40))
     llmock.tool_mode("off")
     llmock.pace(40)
+    llmock.add(Delay(3.0))
     llmock.reply(f"**Lease** expiry: {words}. See [the lease docs](https://orbit.example/leases).")
     child = spawn("ask", "-m", "gpt-6-luna", "What is a lease?")
+    child.expect_exact("asking gpt-6-luna 1 s")
+    child.expect_exact("asking gpt-6-luna 2 s")
     child.expect_exact("word3 ")
     first_words = time.monotonic()
     child.expect_exact("the lease docs (https://orbit.example/leases)")
@@ -187,6 +193,7 @@ def test_answer_streams_then_renders_with_visible_links(llmock: Any) -> None:
     out = finish(child)
     assert child.exitstatus == 0
     assert "\x1b]8;" not in out
+    assert [record.status for record in llmock.requests] == [200]  # one request, waited out
 
 
 def colour_codes(out: str) -> list[str]:
