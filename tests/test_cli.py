@@ -301,22 +301,6 @@ def test_python_dash_m_works_from_any_directory(tmp_path: Path) -> None:
     assert done.returncode == 0 and "get_doc_section" in done.stdout
 
 
-def test_piped_yes_never_approves(home: Path) -> None:
-    env = {**os.environ, "ATLAS_HOME": str(home)}
-    done = subprocess.run(
-        [sys.executable, "-m", "atlas", "ask", "-m", "offline", "label #41 severity:S1"],
-        input="y\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        start_new_session=True,
-    )
-    assert done.returncode == 0
-    assert "(no terminal, denied)" in done.stderr
-    assert MockTracker(home).records() == []
-
-
 @pytest.mark.timeout(60)
 def test_log_follow_prints_new_calls_and_leaves_quietly_on_ctrl_c(home: Path) -> None:
     env = {**os.environ, "ATLAS_HOME": str(home)}
