@@ -89,23 +89,6 @@ def test_anything_but_yes_denies_and_writes_nothing(keys: str, home: Path) -> No
     assert MockTracker(home).records() == []
 
 
-def test_approval_names_untrusted_text_read_earlier(tmp_path: Path, home: Path) -> None:
-    turns = [
-        {"calls": [{"name": "get_issue", "arguments": {"issue_id": 92}}]},
-        {"calls": [{"name": "add_label", "arguments": {"issue_id": 92, "label": "type:bug"}}]},
-        {"text": "done"},
-    ]
-    child = spawn("ask", "-m", replay(tmp_path, turns), "triage #92")
-    child.expect_exact("[y/N] ")
-    assert (
-        "Untrusted text was read earlier in this conversation from issue #92"
-        " — make sure this action is what you asked for." in child.before
-    )
-    child.send("\r")
-    finish(child)
-    assert MockTracker(home).records() == []
-
-
 def test_piped_yes_on_a_terminal_still_denies(home: Path) -> None:
     """Even with a controlling terminal present, an answer on stdin is never read as approval."""
     command = f"printf 'y\\n' | {sys.executable} -m atlas ask -m offline '{LABEL_41}'"
