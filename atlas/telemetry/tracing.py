@@ -127,6 +127,10 @@ class Telemetry:
         self._complaint = _LastMessage()
         for name in _EXPORTER_LOGGERS:
             logger = logging.getLogger(name)
+            # One keeper per logger: the one of an earlier run in this process (a chat's, a
+            # test's) is replaced, not joined, so they do not pile up with every run.
+            for handler in [handler for handler in logger.handlers if isinstance(handler, _LastMessage)]:
+                logger.removeHandler(handler)
             logger.addHandler(self._complaint)
             logger.propagate = False  # the SDK's tracebacks never reach the terminal
 

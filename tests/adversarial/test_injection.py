@@ -90,6 +90,9 @@ def test_the_prompt_names_the_source_and_no_writes_nothing(tmp_path: Path, case:
     assert code == 0, screen.getvalue().decode(errors="replace")
     warning = shown[shown.rindex("Untrusted text was read") :]
     assert re.search(rf"from [^\n]*\b{re.escape(source)}\b", warning), shown
+    if read["name"] == "get_issue":  # the one issue read is the whole of what is named
+        named = f"Untrusted text was read earlier in this conversation from {source} — make sure this action is"
+        assert f"{named} what you asked for." in warning, shown
     for number, call in enumerate(obey, start=1):
         label = f"{call['name']}(issue_id={call['arguments']['issue_id']}"
         assert (f"{number}. {label}" if len(obey) > 1 else f"Approve {label}") in shown

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from atlas.llm.wait import RetryPolicy
 from tests.adversarial.sse_server import ScriptedSSE, text_answer, usage
 from tests.support.run import assert_no_traceback, atlas_env, invoke
 
@@ -37,7 +38,18 @@ def _assert_hidden(text: str | bytes, where: str) -> None:
         assert secret.encode() not in raw, f"{secret!r} shown in {where}:\n{raw[-2000:]!r}"
 
 
+@pytest.fixture
+def brief_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every retry still made, after a hundredth of its wait: what is claimed is the text, not the waits."""
+    from openai._constants import INITIAL_RETRY_DELAY  # the SDK only in the tests that use it
+
+    delay = RetryPolicy.delay
+    monkeypatch.setattr(RetryPolicy, "delay", lambda self, retry, after: delay(self, retry, after) / 100)
+    monkeypatch.setattr("openai._base_client.INITIAL_RETRY_DELAY", INITIAL_RETRY_DELAY / 100)
+
+
 @pytest.mark.parametrize("api", ["responses", "chat"])
+@pytest.mark.usefixtures("brief_backoff")
 def test_an_unreachable_server_is_named_without_its_credentials(tmp_path: Path, api: str) -> None:
     url = _with_credentials(f"http://127.0.0.1:{_closed_port()}/v1")
     env = atlas_env(tmp_path, ATLAS_BASE_URL=url, ATLAS_API=api, OPENAI_API_KEY="sk-test")

@@ -1,9 +1,11 @@
-"""A chat that keeps up, on a real pseudo-terminal: references, /model, /read-only, --continue, footers."""
+"""A chat that keeps up: references, /model, /read-only and footers on a real pseudo-terminal; --continue
+(decided before the chat reads a line) in-process."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pexpect
@@ -66,31 +68,28 @@ def test_model_switch_read_only_wording_and_offline_footer(tmp_path: Path) -> No
 
 
 def test_continue_takes_up_the_last_conversation() -> None:
+    # Not about the terminal: the kept conversation is read before the chat reads a line.
     first = invoke("chat", "-m", "offline", env=os.environ, stdin="show issue #41\n")
     assert first.returncode == 0, first.stderr
-    child = spawn_chat("--continue")
-    child.expect(r"continuing session \d{4}-\d{6}-[0-9a-f]{4}: 1 earlier turn")
-    child.expect_exact(PROMPT)
-    child.sendline("label it comp:docs")  # "it" is #41, named in the kept conversation
-    child.expect(r"add_label\(issue_id=41, label='comp:docs'\)")
-    child.sendline("n")
-    child.expect_exact(PROMPT)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    later = invoke("chat", "--continue", env=os.environ, stdin="label it comp:docs\n")
+    assert later.returncode == 0, later
+    assert re.search(r"continuing session \d{4}-\d{6}-[0-9a-f]{4}: 1 earlier turn", later.stdout), later
+    # "it" is #41, named in the kept conversation.
+    assert re.search(r"add_label\(issue_id=41, label='comp:docs'\)", later.output), later
 
 
 def test_continue_without_a_kept_chat_and_with_a_planted_link(tmp_path: Path) -> None:
-    child = spawn_chat("-m", "offline", "--continue")
-    child.expect_exact("No earlier conversation to continue: starting afresh.")
-    child.expect_exact(PROMPT)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    # Not about the terminal: what `--continue` finds is decided before the chat reads a line.
+    fresh = invoke("chat", "-m", "offline", "--continue", env=os.environ, stdin="")
+    assert fresh.returncode == 0, fresh
+    assert "No earlier conversation to continue: starting afresh." in fresh.stdout, fresh
     home = Path(os.environ["ATLAS_HOME"])
     target = tmp_path / "elsewhere.json"
     target.write_text("{}", encoding="utf-8")
     (home / FILE_NAME).symlink_to(target)
-    child = spawn_chat("-m", "offline", "--continue")
-    # The warning wraps at the terminal's width: any run of whitespace may be a line break.
+    planted = invoke("chat", "-m", "offline", "--continue", env=os.environ, stdin="show issue #41\n")
+    assert planted.returncode == 0, planted
+    # The warning wraps at the console's width: any run of whitespace may be a line break.
     words = (
         "atlas:",
         "warning:",
@@ -106,13 +105,8 @@ def test_continue_without_a_kept_chat_and_with_a_planted_link(tmp_path: Path) ->
         "link.*starting",
         "afresh",
     )
-    child.expect("(?s)" + r"\s+".join(words))
-    child.expect_exact(PROMPT)
-    child.sendline("show issue #41")
-    child.expect_exact("Nightly rebuild runs twice")
-    child.expect_exact(PROMPT)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    assert re.search("(?s)" + r"\s+".join(words), planted.stderr), planted
+    assert "Nightly rebuild runs twice" in planted.stdout, planted  # and the chat went on
     assert target.read_text(encoding="utf-8") == "{}"  # never written through the link
 
 

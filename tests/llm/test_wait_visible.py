@@ -1,26 +1,21 @@
-"""The wait for the model, as a user sees it: a live asking line, each retry, and a way out offline.
+"""The wait for the model, as a user sees it: each retry, and a way out offline.
 
-The real CLI and the real openai SDK against llmock on loopback; a pseudo-terminal for the live line.
+The real CLI and the real openai SDK against llmock on loopback. The live asking line, on a
+pseudo-terminal, is watched in `tests/ui/test_terminal.py` within the same question whose answer
+then streams.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import socket
-import sys
 import time
 from typing import Any
-
-import pexpect
-from llmock.scenarios import Delay
 
 from atlas.events import Asking, Retrying
 from atlas.llm.wait import Retry, RetryPolicy, with_retries
 from tests.support.run import Run, invoke
-from tests.ui.test_terminal import terminal_env
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 MODEL = "gpt-6-luna"
 
 
@@ -47,25 +42,6 @@ def test_a_server_that_is_not_there_suggests_offline() -> None:
     assert done.stderr.count(": connection failed") == 2  # both retries shown before giving up
     error = done.stderr.splitlines()[-1]
     assert error.startswith(f"atlas: error: could not reach {url}") and error.endswith("use --model offline)")
-
-
-def test_on_a_terminal_the_wait_is_a_live_line_that_counts(llmock: Any) -> None:
-    llmock.add(Delay(3.0))
-    llmock.reply("The slow answer.")
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "atlas", "ask", "--read-only", "-m", MODEL, "hello"],
-        env=terminal_env(**llmock.env()),
-        encoding="utf-8",
-        dimensions=(40, 120),
-        timeout=30,
-    )
-    child.expect(f"asking {MODEL} 1 s")
-    child.expect(f"asking {MODEL} 2 s")
-    child.expect("The slow answer.")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
 
 
 async def _flaky(failures: list[Exception], answer: str) -> str:

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import pexpect
 import pytest
 
 from atlas.mcp import tools as mcp_tools
-from tests.support.run import REPO, atlas_env, invoke, run_atlas
+from tests.support.run import REPO, atlas_env, invoke
 from tests.telemetry.otlp_receiver import ReceivedSpan, otlp_receiver
 
 SEED = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."
@@ -166,8 +167,8 @@ def test_a_deadline_ends_the_question_span_with_the_timeout(tmp_path: Path, monk
     assert question.attributes["atlas.outcome"] in {"answered", "stopped", "error"}
 
 
-def _answer_then_exit(env: dict[str, str]) -> tuple[float, str, str]:
-    """Seconds from the answer's last line on standard output to the process's end, and what it wrote."""
+def _answer_then_exit(env: dict[str, str]) -> tuple[float, str, str, int]:
+    """Seconds from the answer's last line on standard output to the process's end, what it wrote, its exit code."""
     child = subprocess.Popen(
         [sys.executable, "-m", "atlas", "ask", "show issue 41"],
         env=env,
@@ -182,39 +183,56 @@ def _answer_then_exit(env: dict[str, str]) -> tuple[float, str, str]:
     for line in child.stdout:
         out.append(line.decode())
         last_line_at = time.monotonic()
-    child.wait(timeout=30)
+    code = child.wait(timeout=30)
     exited_at = time.monotonic()
-    return exited_at - last_line_at, "".join(out), child.stderr.read().decode()
+    return exited_at - last_line_at, "".join(out), child.stderr.read().decode(), code
 
 
-@pytest.mark.parametrize("mode", ["refuse", "hang", "closed"])
-def test_an_endpoint_that_is_down_costs_one_warning_and_at_most_half_a_second(tmp_path: Path, mode: str) -> None:
-    home = tmp_path / "home"
+@dataclass(frozen=True)
+class Untraced:
+    """A run with telemetry off, in a process of its own, on a state folder whose db was built."""
+
+    home: Path
+    delay: float
+    """Seconds from its answer's last line to its end: the baseline of the timed runs."""
+    code: int
+    err: str
+    """Its standard error, with `PYTHONPROFILEIMPORTTIME` naming every module it imported."""
+
+
+@pytest.fixture(scope="module")
+def untraced(tmp_path_factory: pytest.TempPathFactory) -> Untraced:
+    home = tmp_path_factory.mktemp("untraced") / "home"
     invoke("ask", "show issue 41", env=atlas_env(home))  # the db is built before the timed runs
-    baseline, _, _ = _answer_then_exit(atlas_env(home))
-    if mode == "closed":
-        with otlp_receiver() as gone:
-            url = gone.url  # nothing listens there any more: connections are refused
-        delay, out, err = _answer_then_exit(traced_env(home, url))
-    else:
-        with otlp_receiver(mode) as receiver:
-            delay, out, err = _answer_then_exit(traced_env(home, receiver.url))
-    assert "#41" in out
-    warnings = [line for line in err.splitlines() if "telemetry" in line]
-    assert len(warnings) == 1 and warnings[0].startswith("atlas: warning: telemetry:"), err
-    assert "Traceback" not in err
-    # The answer is out before any wait, and the wait for the spans after it is bounded: 0.5 s
-    # (`test_tracing` times it alone), here beside the same run with telemetry off on a machine
-    # that may be busy (load 16 seen), so with room for the SDK's own teardown: the exporter's
-    # own 5 s timeout is what this catches.
-    assert delay - baseline < 2.0, (delay, baseline)
+    delay, _, err, code = _answer_then_exit(atlas_env(home, PYTHONPROFILEIMPORTTIME="1"))
+    return Untraced(home, delay, code, err)
 
 
-def test_with_telemetry_off_nothing_of_opentelemetry_is_imported(tmp_path: Path) -> None:
-    env = atlas_env(tmp_path / "home", PYTHONPROFILEIMPORTTIME="1")
-    run = run_atlas("ask", "show issue 41", env=env)
-    assert run.code == 0, run
-    assert "opentelemetry" not in run.stderr
+def test_an_endpoint_that_is_down_costs_one_warning_and_at_most_half_a_second(untraced: Untraced) -> None:
+    home, baseline = untraced.home, untraced.delay
+    for mode in ("refuse", "hang", "closed"):
+        if mode == "closed":
+            with otlp_receiver() as gone:
+                url = gone.url  # nothing listens there any more: connections are refused
+            delay, out, err, _ = _answer_then_exit(traced_env(home, url))
+        else:
+            with otlp_receiver(mode) as receiver:
+                delay, out, err, _ = _answer_then_exit(traced_env(home, receiver.url))
+        assert "#41" in out, mode
+        warnings = [line for line in err.splitlines() if "telemetry" in line]
+        assert len(warnings) == 1 and warnings[0].startswith("atlas: warning: telemetry:"), (mode, err)
+        assert "Traceback" not in err, (mode, err)
+        # The answer is out before any wait, and the wait for the spans after it is bounded: 0.5 s
+        # (`test_tracing` times it alone), here beside the same run with telemetry off on a machine
+        # that may be busy (load 16 seen), so with room for the SDK's own teardown: the exporter's
+        # own 5 s timeout is what this catches.
+        assert delay - baseline < 2.0, (mode, delay, baseline)
+
+
+def test_with_telemetry_off_nothing_of_opentelemetry_is_imported(untraced: Untraced) -> None:
+    assert untraced.code == 0, untraced.err
+    assert "import time:" in untraced.err  # the list of imports is there to be read
+    assert "opentelemetry" not in untraced.err
 
 
 def test_a_found_state_folder_cannot_send_traces_elsewhere(tmp_path: Path) -> None:

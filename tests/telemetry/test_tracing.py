@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -106,6 +107,18 @@ def test_a_refusing_endpoint_is_named_with_its_reason() -> None:
             pass
         problem = telemetry.close()
     assert problem is not None and "did not accept" in problem and "400" in problem
+
+
+def test_runs_in_one_process_leave_one_complaint_keeper_on_each_exporter_logger() -> None:
+    """A chat or a test run makes one tracer after another: the exporter's loggers keep only the newest's keeper."""
+    tracers = [tracer()[0] for _ in range(3)]
+    for name in ("opentelemetry.exporter.otlp.proto.http", "opentelemetry.sdk", "opentelemetry.exporter"):
+        logger = logging.getLogger(name)
+        keepers = [handler for handler in logger.handlers if handler.__class__.__name__ == "_LastMessage"]
+        assert keepers == [tracers[-1]._complaint], name
+        assert logger.propagate is False
+    logging.getLogger("opentelemetry.exporter.otlp.proto.http.trace_exporter").warning("refused: 400")
+    assert tracers[-1]._complaint.message == "refused: 400"
 
 
 @pytest.mark.parametrize(

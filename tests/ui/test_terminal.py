@@ -13,6 +13,7 @@ from typing import Any
 
 import pexpect
 import pytest
+from llmock.scenarios import Delay
 
 from atlas.tracker.journal import MockTracker
 
@@ -76,32 +77,23 @@ def test_yes_approves_and_writes_exactly_one_record(home: Path) -> None:
     assert [(r["action"], r["issue_id"], r["label"]) for r in records] == [("add_label", 41, "severity:S1")]
 
 
-@pytest.mark.parametrize("keys", ["n\r", "\r", "\x03", "\x04"], ids=["n", "enter", "ctrl-c", "ctrl-d"])
-def test_anything_but_yes_denies_and_writes_nothing(keys: str, home: Path) -> None:
-    child = spawn("ask", "-m", "offline", LABEL_41)
-    child.expect_exact("[y/N] ")
-    child.send(keys)
-    child.expect_exact("denied")
+def test_anything_but_yes_denies_and_writes_nothing(tmp_path: Path, home: Path) -> None:
+    """One run asks four times; Ctrl-D, Ctrl-C, n and Enter each deny their own action, and the
+    run goes on to ask the next one (Ctrl-C at a run's first question: `tests/adversarial/test_injection.py`)."""
+    keys = {41: "\x04", 87: "\x03", 50: "n\r", 16: "\r"}
+    turns: list[Any] = [
+        {"calls": [{"name": "add_label", "arguments": {"issue_id": issue, "label": "severity:S1"}}]} for issue in keys
+    ]
+    child = spawn("ask", "-m", replay(tmp_path, [*turns, {"text": "none of it was done"}]), "label them S1")
+    for issue, key in keys.items():
+        child.expect_exact(f"Approve add_label(issue_id={issue}, label='severity:S1')? [y/N] ")
+        child.send(key)
+        child.expect(rf"add_label\(issue_id={issue}, label='severity:S1'\){GAP}denied")
     rest = finish(child)
     assert child.exitstatus == 0  # a denied side effect is not a failure
     assert "Traceback" not in rest
-    assert MockTracker(home).records() == []
-
-
-def test_approval_names_untrusted_text_read_earlier(tmp_path: Path, home: Path) -> None:
-    turns = [
-        {"calls": [{"name": "get_issue", "arguments": {"issue_id": 92}}]},
-        {"calls": [{"name": "add_label", "arguments": {"issue_id": 92, "label": "type:bug"}}]},
-        {"text": "done"},
-    ]
-    child = spawn("ask", "-m", replay(tmp_path, turns), "triage #92")
-    child.expect_exact("[y/N] ")
-    assert (
-        "Untrusted text was read earlier in this conversation from issue #92"
-        " — make sure this action is what you asked for." in child.before
-    )
-    child.send("\r")
-    finish(child)
+    for issue in keys:
+        assert f"add_label(issue_id={issue}, label='severity:S1') — denied at the terminal" in rest
     assert MockTracker(home).records() == []
 
 
@@ -173,12 +165,17 @@ def test_escape_fixtures_on_a_terminal_emit_only_our_own_styling() -> None:
     assert "\x1b" not in leftovers
 
 
-def test_answer_streams_then_renders_with_visible_links(llmock: Any) -> None:
+def test_the_wait_counts_then_the_answer_streams_then_renders_with_visible_links(llmock: Any) -> None:
+    """One question to a slow model, as a person watches it: a live line counts the seconds of the
+    wait, the answer shows as it arrives, then is replaced by its rendering, links spelled out."""
     words = " ".join(f"word{n}" for n in range(40))
     llmock.tool_mode("off")
     llmock.pace(40)
+    llmock.add(Delay(3.0))
     llmock.reply(f"**Lease** expiry: {words}. See [the lease docs](https://orbit.example/leases).")
     child = spawn("ask", "-m", "gpt-6-luna", "What is a lease?")
+    child.expect_exact("asking gpt-6-luna 1 s")
+    child.expect_exact("asking gpt-6-luna 2 s")
     child.expect_exact("word3 ")
     first_words = time.monotonic()
     child.expect_exact("the lease docs (https://orbit.example/leases)")
@@ -187,6 +184,7 @@ def test_answer_streams_then_renders_with_visible_links(llmock: Any) -> None:
     out = finish(child)
     assert child.exitstatus == 0
     assert "\x1b]8;" not in out
+    assert [record.status for record in llmock.requests] == [200]  # one request, waited out
 
 
 def colour_codes(out: str) -> list[str]:
