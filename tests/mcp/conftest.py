@@ -1,5 +1,5 @@
-"""A real MCP test server, started once per test process through a real host (its own loop thread),
-and a state folder after `atlas mcp add`, made once per run."""
+"""A real MCP test server, started once per module through a real host (its own loop thread), and a
+state folder after `atlas mcp add`, made once per run."""
 
 from __future__ import annotations
 
@@ -25,15 +25,13 @@ def server_config(name: str = "t", **settings: object) -> ServerConfig:
     return ServerConfig(name=name, command=sys.executable, args=[str(TEST_SERVER)], **settings)  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def host_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("mcp-home")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def host(host_home: Path) -> Iterator[McpHost]:
-    """One host for the process: the tests that use it only call its servers' tools, so a server
-    (named by its config) is started once and shared by every module that calls it."""
     started = McpHost(host_home)
     yield started
     started.stop()
