@@ -48,8 +48,8 @@ def _serial(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The `serial` tests come first, in their order: xdist hands the first worker a block of
-    consecutive tests, so they run there one after another while the others wait once."""
+    """The `serial` tests come first, in their order: xdist hands the first worker a share that
+    begins with them, so they run there one after another while the others wait once."""
     items[:] = sorted(items, key=lambda item: not _serial(item))
 
 

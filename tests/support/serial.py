@@ -5,10 +5,10 @@ Under pytest-xdist every test holds a shared lock on a file of the run for as lo
 none starts beside it. A turnstile taken before either lock lets a waiting `serial` test in ahead
 of tests queued after it, so it is never starved. Without xdist there is nothing to wait for.
 
-The `serial` tests are collected first (`conftest.py`), so xdist's first block of tests gives
-them all to one worker, one after another; that worker keeps the lock from the first of them to
-the last (`WorkerShare`): the other workers empty their hands once for all of them, not once for
-each.
+The `serial` tests are collected first (`conftest.py`), so the first worker's share of the tests
+begins with all of them, one after another (a worker that runs out steals from the end of a
+share, never its start); that worker keeps the lock from the first of them to the last
+(`WorkerShare`): the other workers empty their hands once for all of them, not once for each.
 """
 
 from __future__ import annotations
