@@ -44,9 +44,9 @@ def list_servers() -> None:
     startable = [server for server in servers if server.enabled and trust.allows(server)]
     missing = mcp_sdk_missing() if startable else None
     if startable and not missing:
-        from atlas.mcp.pins import load_pins
+        from atlas.mcp.pins import check_pins
 
-        load_pins(home)  # a pin file that cannot be used fails the listing: before any server starts
+        check_pins(home)
     outcomes = {} if missing or not startable else _start(home, startable)
     rows = []
     for server in servers:
@@ -143,14 +143,14 @@ def pin_server(name: str) -> None:
     """Start the server, record each tool as it is now, and say what changed since the last pins."""
     from atlas.mcp.config import load_servers
     from atlas.mcp.host import host_for
-    from atlas.mcp.pins import load_pins, record
+    from atlas.mcp.pins import check_pins, record
     from atlas.mcp.tools import START_TIMEOUT_S
 
     home = Settings().home
     config = next((server for server in load_servers(home) if server.name == name), None)
     if config is None:
         raise ConfigError(f"no MCP server named {name!r} is configured (atlas mcp list shows them)")
-    load_pins(home)  # a pin file that cannot be used cannot take new pins (PinError): checked before the start
+    check_pins(home)  # a pin file that cannot be used cannot take new pins either
     host = host_for(home)
     try:
         tools = host.tools(config, timeout_s=max(START_TIMEOUT_S, config.timeout_s))

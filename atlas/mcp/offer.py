@@ -53,10 +53,10 @@ def with_mcp_tools(tools: Registry, home: Path, deadline_s: float | None = None)
         warn(f"MCP servers are configured but {missing}; their tools are not offered")
         return tools
     from atlas.mcp.host import host_for
-    from atlas.mcp.pins import load_pins
+    from atlas.mcp.pins import check_pins
     from atlas.mcp.tools import mcp_specs
 
-    load_pins(home)  # a pin file that cannot be used fails the run (PinError): before any server starts
+    check_pins(home)
     # Importing the SDK took part of the deadline already: the servers get what is left of it.
     left = None if deadline_s is None else max(0.0, deadline_s - (time.monotonic() - began))
     return tools.with_tools(*mcp_specs(host_for(home), allowed, left))

@@ -79,6 +79,11 @@ def load_pins(home: Path) -> dict[str, Any]:
     return servers
 
 
+def check_pins(home: Path) -> None:
+    """Raise PinError now if the pin file cannot be used: before a server is started for nothing."""
+    load_pins(home)
+
+
 def _well_formed(servers: dict[str, Any]) -> bool:
     for entry in servers.values():
         if not isinstance(entry, dict) or not isinstance(entry.get("tools"), dict):
