@@ -6,8 +6,9 @@ readable, keeping every call logged before the failure.
 
 The runs are independent `atlas ask` commands, run one after another in this process: each asks
 for its own model name, and each fault is scripted to match only that name, so they share one
-llmock server. The cases that set a model timeout of 0.4-0.5 s are measured with no other test
-beside them (`serial`); the rest run beside other tests.
+llmock server. The cases that set a model timeout give it 2 s, which an honest reply on loopback
+meets however busy the machine, against stalls of 10 s, which a client that ignored the timeout
+would sit out: so they run beside other tests, as the rest do.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ QUESTION = "What does ORB-1101 mean?"
 READ_41 = Reply(tool_calls=(MockCall("get_issue", {"issue_id": 41}),))
 # A stall of no time: round 1's stream takes it and stays whole, so the fault after it hits round 2.
 WHOLE_STREAM = StreamFault("stall", after_chunks=1, stall_seconds=0, times=1)
-STALL_S = 4.0
+MODEL_TIMEOUT_S = 2.0
+STALL_S = 10.0
+TIMEOUT = {"ATLAS_MODEL_TIMEOUT": f"{MODEL_TIMEOUT_S:g}"}
 
 CASES: dict[str, tuple[list[Any], dict[str, str]]] = {
     "rate-limited-once": ([Fail(429, retry_after=0.4), Reply(text=ANSWER)], {}),
@@ -52,23 +55,23 @@ CASES: dict[str, tuple[list[Any], dict[str, str]]] = {
         # Every attempt stalls, not only the first: on a busy machine the first may wait longer than
         # the timeout for its headers, and the SDK's retry of it must meet the same stalled stream.
         [Reply(text=ANSWER, times=None), StreamFault("stall", after_chunks=2, stall_seconds=STALL_S, times=None)],
-        {"ATLAS_MODEL_TIMEOUT": "0.5"},
+        TIMEOUT,
     ),
     "slow-then-stall": (
         # What a busy machine did once: headers later than the timeout, so the SDK retried.
         [
-            Delay(1.5),
+            Delay(MODEL_TIMEOUT_S + 1.5),
             Reply(text=ANSWER, times=None),
             StreamFault("stall", after_chunks=2, stall_seconds=STALL_S, times=None),
         ],
-        {"ATLAS_MODEL_TIMEOUT": "0.5"},
+        TIMEOUT,
     ),
-    "no-headers": ([Delay(STALL_S, times=None)], {"ATLAS_MODEL_TIMEOUT": "0.4"}),
+    "no-headers": ([Delay(STALL_S, times=None)], TIMEOUT),
     "slow-once": (
         # The hung request takes the first reply with it; the retry gets the answer (every retry
         # does: on a busy machine one may itself wait past the timeout for its headers).
         [Delay(STALL_S), Reply(text="never delivered"), Reply(text=ANSWER, times=None)],
-        {"ATLAS_MODEL_TIMEOUT": "0.4"},
+        TIMEOUT,
     ),
     "bad-arguments": ([ToolFault("malformed_arguments"), Reply(text=ANSWER)], {}),
     "unknown-tool": ([ToolFault("unknown_tool"), Reply(text=ANSWER)], {}),
@@ -89,7 +92,7 @@ CASES: dict[str, tuple[list[Any], dict[str, str]]] = {
 OFFERED_WRITES = {"hostile-write"}
 """Cases run without --read-only: the model is offered the side-effect tools (and no terminal approves)."""
 TIMED = {name for name, (_, extra) in CASES.items() if "ATLAS_MODEL_TIMEOUT" in extra}
-"""Cases whose model timeout a busy machine could outlast with an honest reply: run alone."""
+"""Cases that set a model timeout: run after one another, apart from the rest, as they wait out stalls."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -186,7 +189,7 @@ def wire(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
 @pytest.fixture(scope="module")
 def timed_wire(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, WireRun]:
-    """The runs of the cases with a model timeout under a second (the tests using them are `serial`)."""
+    """The runs of the cases that set a model timeout."""
     return _shared_runs(request, tmp_path_factory, "timed")
 
 
@@ -253,7 +256,6 @@ def test_a_broken_stream_after_a_tool_round_keeps_the_round_in_the_log(
     ]
 
 
-@pytest.mark.serial
 def test_a_stall_gives_up_after_the_model_timeout(timed_wire: dict[str, WireRun]) -> None:
     # Cut while the headers are awaited (a busy machine) or after the stream began: both are timeouts.
     failed_cleanly(timed_wire["stall"], "stalled|did not answer within", "ATLAS_MODEL_TIMEOUT")
@@ -263,23 +265,20 @@ def test_a_stall_gives_up_after_the_model_timeout(timed_wire: dict[str, WireRun]
     assert stalled.duration < STALL_S - 2, f"the client sat {stalled.duration:.1f} s in a {STALL_S:g} s stall"
 
 
-@pytest.mark.serial
 def test_a_stall_after_a_retried_slow_request_still_gives_up(timed_wire: dict[str, WireRun]) -> None:
     failed_cleanly(timed_wire["slow-then-stall"], "stalled|did not answer within", "ATLAS_MODEL_TIMEOUT")
     first, *_, last = timed_wire["slow-then-stall"].requests
     assert first.fault is None and last.fault is not None and "stall" in last.fault
 
 
-@pytest.mark.serial
 def test_a_server_that_never_answers_is_given_up_after_the_sdk_retries(timed_wire: dict[str, WireRun]) -> None:
-    failed_cleanly(timed_wire["no-headers"], "did not answer within 0.4 s", "ATLAS_MODEL_TIMEOUT")
+    failed_cleanly(timed_wire["no-headers"], f"did not answer within {MODEL_TIMEOUT_S:g} s", "ATLAS_MODEL_TIMEOUT")
     attempts = timed_wire["no-headers"].requests
     assert len(attempts) == 3  # the first request and the SDK's two retries, each cut at the timeout
     gaps = [later.started_at - earlier.started_at for earlier, later in itertools.pairwise(attempts)]
-    assert max(gaps) < STALL_S - 1, f"an attempt was waited out: {gaps}"  # 0.4 s + backoff each
+    assert max(gaps) < STALL_S - 1, f"an attempt was waited out: {gaps}"  # the timeout and a backoff each
 
 
-@pytest.mark.serial
 def test_one_request_that_hangs_is_cut_and_the_retry_answers(timed_wire: dict[str, WireRun]) -> None:
     answered(timed_wire["slow-once"])
     first, second, *_ = timed_wire["slow-once"].requests
