@@ -113,7 +113,6 @@ def test_a_locked_db_is_reported_as_busy_not_as_missing(tmp_path: Path) -> None:
     assert len(calls) == 1 and '"attempts": 2' in calls[0]  # a busy read is retried once
 
 
-@pytest.mark.serial
 def test_a_locked_db_beside_its_jsonl_is_read_or_reported_busy_promptly(tmp_path: Path) -> None:
     """The lock must not pass for a slow source: no waiting out the tool's deadline, no "timed out"."""
     data = dataset_copy(tmp_path)
@@ -125,7 +124,7 @@ def test_a_locked_db_beside_its_jsonl_is_read_or_reported_busy_promptly(tmp_path
     shown = flat(asked.stdout)
     assert "timed out" not in shown and " timeout " not in shown, shown
     assert TITLE_41 in shown or "busy (database is locked)" in shown, shown
-    assert elapsed < 4, f"{elapsed:.1f} s"
+    assert elapsed < 4, f"{elapsed:.1f} s"  # get_issue's own deadline is 5 s
 
 
 def test_non_utf8_docs_are_shown_with_what_could_not_be_decoded_marked(tmp_path: Path) -> None:

@@ -37,7 +37,6 @@ the read cache, the policy path and dataset-scoped records is most of the excess
 1.5 s past the deadline until that is trimmed."""
 
 
-@pytest.mark.serial
 @pytest.mark.parametrize("live", [False, True], ids=["pipe", "terminal"])
 def test_ten_thousand_calls_end_within_the_deadline(tmp_path: Path, live: bool) -> None:
     calls = [{"name": "get_issue", "arguments": {"issue_id": 1 + n % 130}} for n in range(CALLS)]

@@ -191,7 +191,6 @@ def test_a_replay_script_nested_too_deeply_is_one_clear_line(tmp_path: Path) -> 
     assert "unexpected" not in failed.stderr
 
 
-@pytest.mark.serial
 def test_a_model_that_calls_a_hanging_tool_again_and_again_is_held_to_the_deadline(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home", ATLAS_TOOL_MODULES="adversarial_tools")
     stall = {
