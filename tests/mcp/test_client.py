@@ -62,7 +62,6 @@ def test_arguments_that_break_the_schema_are_bad_args_without_a_round_trip(host:
     assert run(executor, "t__echo", {})["error"]["kind"] == "bad_args"
 
 
-@pytest.mark.serial
 def test_a_hung_tool_costs_its_deadline_and_the_session_survives(host: McpHost, config: ServerConfig) -> None:
     executor = executor_for(host, config)
     started = time.monotonic()

@@ -15,8 +15,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from atlas.events import CallEvent, Phase
 from atlas.executor.executor import BatchCancelled, ToolExecutor
 from atlas.executor.threads import forget_abandoned, leaked_threads
@@ -47,7 +45,6 @@ EXIT_SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.serial
 def test_the_process_exits_promptly_while_a_stuck_tool_thread_sleeps_on() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(

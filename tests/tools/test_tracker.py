@@ -135,7 +135,6 @@ def test_corrupt_lines_are_counted_never_fatal(atlas_home: Path) -> None:
     assert store.added_labels(41) == ["type:bug"]
 
 
-@pytest.mark.serial
 def test_four_processes_append_a_thousand_whole_records(tmp_path: Path, atlas_home: Path) -> None:
     script = textwrap.dedent(
         """
