@@ -1,6 +1,6 @@
 """Every test gets its own state folder (`atlas_home`) and no API key: nothing reaches a real service.
 
-A test marked `serial` measures wall time: under pytest-xdist it runs with no other test beside it
+A test marked `serial` bounds wall time tightly: under pytest-xdist it runs with no other test beside it
 (`tests/support/serial.py`).
 """
 
