@@ -141,13 +141,23 @@ def modules() -> Iterator[tuple[str, Path]]:
         yield name, path
 
 
-def imports(path: Path) -> Iterator[str]:
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+@functools.cache  # each module is read by four tests and the graph: parsed once per test process
+def parsed(path: Path) -> tuple[str, list[ast.AST]]:
+    """The module's source and every node of its syntax tree."""
+    source = path.read_text(encoding="utf-8")
+    return source, list(ast.walk(ast.parse(source)))
+
+
+@functools.cache
+def imports(path: Path) -> tuple[str, ...]:
+    found: list[str] = []
+    for node in parsed(path)[1]:
         if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
+            found.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module
-            yield from (f"{node.module}.{alias.name}" for alias in node.names)
+            found.append(node.module)
+            found.extend(f"{node.module}.{alias.name}" for alias in node.names)
+    return tuple(found)
 
 
 def within(name: str, prefix: str) -> bool:
@@ -174,11 +184,11 @@ def test_only_the_tracer_imports_opentelemetry(name: str, path: Path) -> None:
 
 @pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))
 def test_modules_and_functions_stay_readable(name: str, path: Path) -> None:
-    source = path.read_text(encoding="utf-8")
+    source, nodes = parsed(path)
     assert source.count("\n") < MODULE_LINES, f"{name} has {source.count(chr(10))} lines"
     long = [
         f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
-        for node in ast.walk(ast.parse(source))
+        for node in nodes
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and node.end_lineno is not None
         and node.end_lineno - node.lineno + 1 > FUNCTION_LINES
