@@ -283,16 +283,41 @@ def _modules_after(
     return done, set(line.split()[1:])
 
 
-@pytest.mark.parametrize(
-    "args",
-    [["--help"], ["log"], ["tools"], ["tracker"]],  # and `ask -m offline`: the real-pipes test above
-)
-def test_commands_never_import_openai(args: list[str], tmp_path: Path) -> None:
-    done, modules = _modules_after(args, tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert "openai" not in modules
-    if args == ["--help"]:
-        assert not {"rich", "pydantic", "prompt_toolkit", "sqlite3"} & modules
+def _modules_after_each(commands: list[list[str]], cwd: Path) -> tuple[list[tuple[int, set[str]]], set[str]]:
+    """Each of `commands` in turn in one fresh process, through real pipes: each one's exit code and
+    every module imported once it has run (its own, and those of the ones before); and at the exit."""
+    probe = (
+        "import atexit, json, sys\n"
+        "atexit.register(lambda: sys.stderr.write('EXIT MODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
+        "from atlas.cli import app\n"
+        "for args in json.loads(sys.argv[1]):\n"
+        "    try:\n"
+        "        app(args, prog_name='atlas')\n"
+        "        code = 0\n"
+        "    except SystemExit as exit:\n"
+        "        code = exit.code if isinstance(exit.code, int) else 1\n"
+        "    sys.stderr.write(f'RAN {code} MODULES ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, json.dumps(commands)], cwd=cwd, capture_output=True, text=True, timeout=60
+    )
+    ran = [line.split() for line in done.stderr.splitlines() if line.startswith("RAN ")]
+    at_exit = [line.split()[2:] for line in done.stderr.splitlines() if line.startswith("EXIT ")]
+    assert len(ran) == len(commands) and len(at_exit) == 1, done.stderr
+    return [(int(words[1]), set(words[3:])) for words in ran], set(at_exit[0])
+
+
+def test_commands_never_import_openai(tmp_path: Path) -> None:
+    """And `ask -m offline`: the real-pipes test above. One process for the four: a module a command
+    imports stays imported, so none of them brought in openai if it is absent after the last."""
+    commands = [["--help"], ["log"], ["tools"], ["tracker"]]  # `--help` first: it is held to the least
+    each, at_exit = _modules_after_each(commands, tmp_path)
+    for args, (code, modules) in zip(commands, each, strict=True):
+        assert code == 0, args
+        assert "openai" not in modules, args
+        if args == ["--help"]:
+            assert not {"rich", "pydantic", "prompt_toolkit", "sqlite3"} & modules
+    assert "openai" not in at_exit
 
 
 def test_python_dash_m_works_from_any_directory(tmp_path: Path) -> None:

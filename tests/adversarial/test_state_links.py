@@ -10,23 +10,22 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from atlas.calllog import CallLog
 from atlas.errors import ErrorKind, PermanentToolError, classify
+from atlas.events import CallRecord
 from atlas.orbit.comments import PostCommentArgs, post_comment
 from atlas.orbit.labels import AddLabelArgs, add_label
 from tests.support.run import (
-    Run,
     assert_no_traceback,
     atlas_env,
     finish,
     invoke,
     logged_calls,
-    run_atlas,
     spawn_atlas,
     tracker_records,
     write_script,
@@ -150,10 +149,10 @@ def db_facts(path: Path) -> tuple[list[str], int, str]:
         conn.close()
 
 
-def ask_read_only(tmp_path: Path, home: Path, *, run_with: Callable[..., Run] = invoke) -> str:
+def ask_read_only(tmp_path: Path, home: Path) -> str:
     """One question answered with a read-only call (which is logged); its stderr."""
     model = write_script(tmp_path, [{"calls": [READ]}, {"text": "Issue 92 asks which backoff to use."}])
-    run = run_with("ask", "-m", model, "What does #92 say?", env=atlas_env(home))
+    run = invoke("ask", "-m", model, "What does #92 say?", env=atlas_env(home))
     assert run.code == 0, run
     assert "which backoff" in run.stdout
     assert_no_traceback(run)
@@ -185,9 +184,16 @@ def test_a_dangling_call_log_link_creates_no_database_where_it_points(tmp_path: 
 @pytest.mark.parametrize("companion", ["-wal", "-shm", "-journal"])
 def test_a_linked_call_log_companion_is_never_written_through(tmp_path: Path, companion: str) -> None:
     home = tmp_path / "home"
-    # A real call log, closed cleanly: by a process's exit (a run in this process leaves its
-    # connection, and so the -wal and -shm files, open until garbage collection).
-    ask_read_only(tmp_path, home, run_with=run_atlas)
+    # A real call log, closed cleanly, as a run's exit leaves it: written and closed here through
+    # the log's own connection (a run in this process would leave its connection, and so the
+    # -wal and -shm files, open until garbage collection).
+    written = CallLog.at_home(home)
+    read = CallRecord(
+        round=1, call_id="c1", name="get_issue", arguments=READ["arguments"], kind=ErrorKind.OK, ms=1, attempts=1
+    )
+    written.record_call(read, session="earlier", turn=1)
+    written.close()
+    assert db_facts(home / "log.db")[2] == "wal"
     for leftover in ("-wal", "-shm", "-journal"):
         (home / f"log.db{leftover}").unlink(missing_ok=True)
     rc = victim(tmp_path)
