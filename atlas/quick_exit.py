@@ -30,11 +30,15 @@ def exit_code(code: object) -> int:
 def quick_exit(code: object) -> NoReturn:
     """End the process with `code` (as `sys.exit` takes it) after flushing and the exit handlers."""
     status = exit_code(code)
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a reader that went away takes nothing more
-            stream.flush()
+    _flush()
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):  # what the handlers wrote
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
+    _flush()  # what the handlers wrote
     os._exit(status)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        # A reader that went away takes nothing more; a descriptor closed before Python started
+        # left no stream at all (None).
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()

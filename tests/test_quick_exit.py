@@ -48,3 +48,14 @@ def test_python_m_atlas_ends_that_way() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("atlas ")
     assert "torn down" not in done.stderr
+
+
+@pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
+def test_a_descriptor_closed_before_the_start_costs_nothing_at_the_end(closed: int) -> None:
+    # Python starts with no stream (None) for a descriptor that was not open: the flush skips it.
+    program = "import os, sys\nfrom atlas.quick_exit import quick_exit\n"
+    program += f"os.write(3 - {closed}, b'still here')\nquick_exit(3)\n"
+    wrapped = ["sh", "-c", f'exec "$0" "$@" {closed}>&-', sys.executable, "-c", program]
+    done = subprocess.run(wrapped, capture_output=True, text=True, cwd=REPO, timeout=60)
+    the_open_one = done.stderr if closed == 1 else done.stdout
+    assert (done.returncode, the_open_one) == (3, "still here")

@@ -32,6 +32,8 @@ class AskOptions(SessionOptions):
 
 def read_question(value: str) -> str:
     """The question itself, or standard input when it is `-`; never empty."""
+    if value == "-" and sys.stdin is None:  # descriptor 0 was closed before Atlas started
+        raise ConfigError("the question is empty (standard input is closed)")
     text = sys.stdin.read() if value == "-" else value
     text = text.strip()
     if not text:

@@ -283,7 +283,7 @@ def run_chat(options: ChatOptions) -> None:
         _resume(chat, home)
     read_line = (
         terminal_reader(home, chat.prompt_text, notices)
-        if sys.stdin.isatty()
+        if sys.stdin is not None and sys.stdin.isatty()
         else piped_reader(console, chat.prompt_text)
     )
     console.print(

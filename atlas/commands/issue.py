@@ -53,7 +53,7 @@ def show_issue(issue_id: int, *, comments: bool, as_json: bool, pager: bool) -> 
         # A file or another program gets the Markdown itself, as `atlas ask` gives a pipe.
         print_answer_source(console, text)
         return
-    if not (pager and sys.stdin.isatty()):
+    if not (pager and sys.stdin is not None and sys.stdin.isatty()):
         print_answer(console, text)
         return
     with console.capture() as captured:

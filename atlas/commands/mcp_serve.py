@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
 from typing import Any
 
 import anyio
@@ -26,6 +27,7 @@ from atlas import __version__
 from atlas.calllog import CallLog
 from atlas.commands.session import session_events
 from atlas.config import Settings
+from atlas.errors import ConfigError
 from atlas.events import ApprovalRequest
 from atlas.executor.approvals import PolicyHook
 from atlas.executor.executor import ToolExecutor
@@ -163,6 +165,8 @@ def build_server(atlas: AtlasServer) -> Server[Any]:
 
 def serve(*, allow_writes: bool, timeout_s: float) -> None:
     """Serve over stdio until the host closes the connection."""
+    if sys.stdin is None or sys.stdout is None:  # a descriptor closed before Atlas started
+        raise ConfigError("atlas mcp serve speaks MCP on standard input and output, and one of them is closed")
     from atlas.policy.gate import PolicyGate, StricterOnly
     from atlas.policy.load import load_policy
 

@@ -152,6 +152,8 @@ def piped_reader(console: Console, prompt_text: Callable[[], str]) -> LineReader
     """Questions from a pipe or a file, one a line: no prompt, no line editing."""
 
     def read_line(loop: asyncio.AbstractEventLoop) -> str:
+        if sys.stdin is None:  # a closed standard input has nothing to read: the chat ends as at EOF
+            raise EOFError
         try:
             line = sys.stdin.readline()
         except KeyboardInterrupt:

@@ -152,11 +152,15 @@ def test_piped_yes_and_a_closed_stdin_approve_nothing(tmp_path: Path) -> None:
     model = write_script(tmp_path, [obey, {"text": "Labelled."}])
 
     piped = invoke("ask", "--json", "-m", model, "-", env=env, stdin=b"Label #92\ny\ny\nyes\n")
+    # No descriptor 0 at all, as a service manager may start a process: Python gives it no stream.
+    closed = run_atlas("ask", "--json", "-m", model, "Label #92", env=env, closed=[0])
 
-    assert piped.code == 0, piped
-    assert "(no terminal, denied)" in piped.stderr
+    for run in (piped, closed):
+        assert run.code == 0, run
+        assert_no_traceback(run)
+        assert "(no terminal, denied)" in run.stderr
     assert tracker_records(env) == []
-    assert [call["kind"] for call in logged_calls(env)] == ["denied"]
+    assert [call["kind"] for call in logged_calls(env)] == ["denied", "denied"]
 
 
 def test_arguments_nested_too_deep_are_bad_args_everywhere_they_are_shown(tmp_path: Path) -> None:

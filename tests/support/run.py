@@ -11,7 +11,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,10 +81,16 @@ class Run:
         return f"exit {self.code}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
 
 
-def run_atlas(*args: str, env: dict[str, str], stdin: bytes | None = None, timeout: float = 60.0) -> Run:
-    """`python -m atlas ARGS` with piped (or closed) standard input and no controlling terminal."""
+def run_atlas(
+    *args: str, env: dict[str, str], stdin: bytes | None = None, timeout: float = 60.0, closed: Sequence[int] = ()
+) -> Run:
+    """`python -m atlas ARGS` with piped standard input (or /dev/null) and no controlling terminal;
+    the descriptors in `closed` are not open at all when it starts (as a service manager may leave them)."""
+    command = [sys.executable, "-m", "atlas", *args]
+    if closed:
+        command = ["sh", "-c", 'exec "$0" "$@" ' + " ".join(f"{fd}>&-" for fd in closed), *command]
     done = subprocess.run(
-        [sys.executable, "-m", "atlas", *args],
+        command,
         input=stdin,
         stdin=None if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
