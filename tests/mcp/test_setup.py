@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
-
-import pytest
 
 from tests.mcp.conftest import TEST_SERVER
 from tests.support.run import assert_no_traceback, atlas_env, invoke, run_atlas, write_script
@@ -49,10 +48,9 @@ def test_without_the_mcp_extra_a_server_costs_one_warning_and_doctor_says_what_t
     assert listed.code == 0 and "atlas-orbit[mcp]" in listed.stdout, listed
 
 
-@pytest.mark.usefixtures("patient_start")
-def test_doctor_with_the_sdk_installed_and_a_server_configured(tmp_path: Path) -> None:
+def test_doctor_with_the_sdk_installed_and_a_server_configured(tmp_path: Path, time_added_home: Path) -> None:
+    shutil.copytree(time_added_home, tmp_path / "home")  # after `atlas mcp add time -- mcp-server-time ...`
     env = atlas_env(tmp_path / "home")
-    assert invoke("mcp", "add", "time", "--", "mcp-server-time", env=env).code == 0
     doctor = invoke("doctor", "--json", env=env)
     [mcp] = [check for check in json.loads(doctor.stdout)["checks"] if check["name"] == "mcp"]
     assert mcp["ok"] is True and "1 server (time)" in mcp["detail"]
