@@ -24,9 +24,15 @@ pytestmark = pytest.mark.usefixtures("patient_start")
 
 
 @pytest.fixture(scope="module")
-def config() -> ServerConfig:
-    """The process's test server `t`, which other modules call too; these calls get 20 s each."""
-    return server_config("t", timeout_s=20.0)
+def notes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the module's server writes what its write tools were given."""
+    return tmp_path_factory.mktemp("hostile-notes") / "notes.txt"
+
+
+@pytest.fixture(scope="module")
+def config(notes: Path) -> ServerConfig:
+    """The module's test server `t`; these calls get 20 s each."""
+    return server_config("t", timeout_s=20.0, env={"ATLAS_TEST_NOTES": str(notes)})
 
 
 def test_a_catastrophic_input_pattern_is_refused_in_bounded_time(host: McpHost, config: ServerConfig) -> None:
@@ -113,21 +119,17 @@ def test_escapes_from_the_server_and_the_sdk_reach_only_the_log_sanitised(
     assert "Failed to validate notification" in text  # the SDK's own record, sanitised too
 
 
-def test_an_approved_write_whose_server_ends_mid_call_may_have_taken_effect(host_home: Path, tmp_path: Path) -> None:
-    notes = tmp_path / "notes.txt"
-    host = McpHost(host_home)
-    try:
-        config = server_config("w", timeout_s=20.0, env={"ATLAS_TEST_NOTES": str(notes)})
+def test_an_approved_write_whose_server_ends_mid_call_may_have_taken_effect(
+    host: McpHost, config: ServerConfig, notes: Path
+) -> None:
+    # The module's server `t` ends: a test after this one starts it again, as a call after a crash does.
+    def approve(request: ApprovalRequest) -> bool:
+        return True
 
-        def approve(request: ApprovalRequest) -> bool:
-            return True
-
-        executor = executor_for(host, config, approve=approve)
-        result = run(executor, "w__exit_midway", {"text": "written"})
-        assert result["error"]["kind"] == "unavailable"
-        assert "it may have taken effect" in result["error"]["message"]
-        assert result["error"]["retryable"] is False
-        assert "Do not retry" in result["error"]["hint"]
-        assert notes.read_text() == "written\n"
-    finally:
-        host.stop()
+    executor = executor_for(host, config, approve=approve)
+    result = run(executor, "t__exit_midway", {"text": "written"})
+    assert result["error"]["kind"] == "unavailable"
+    assert "it may have taken effect" in result["error"]["message"]
+    assert result["error"]["retryable"] is False
+    assert "Do not retry" in result["error"]["hint"]
+    assert notes.read_text() == "written\n"
