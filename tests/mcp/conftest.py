@@ -1,5 +1,5 @@
-"""A real MCP test server, started once per module through a real host (its own loop thread), and
-state folders after `atlas mcp add` (of the test server, of mcp-server-time), each made once per run."""
+"""A real MCP test server, started once per test process through a real host (its own loop thread),
+and state folders after `atlas mcp add` (of the test server, of mcp-server-time), each made once per run."""
 
 from __future__ import annotations
 
@@ -25,13 +25,17 @@ def server_config(name: str = "t", **settings: object) -> ServerConfig:
     return ServerConfig(name=name, command=sys.executable, args=[str(TEST_SERVER)], **settings)  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def host_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("mcp-home")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def host(host_home: Path) -> Iterator[McpHost]:
+    """One host for the test process: its server `t` starts once for the client and pin tests, and
+    the serial tests, collected first, out of their modules' order, start it for those run later.
+    The SDK's loggers write to the folder of the host made last in the process; a module that reads
+    what they wrote makes a host of its own (`test_hostile_servers.py`)."""
     started = McpHost(host_home)
     yield started
     started.stop()

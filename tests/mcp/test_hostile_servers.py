@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,20 @@ CATASTROPHIC_INPUT = "a" * 40 + "!"
 
 # Servers are started here to be called, not to time their start: room for a loaded machine.
 pytestmark = pytest.mark.usefixtures("patient_start")
+
+
+@pytest.fixture(scope="module")
+def host_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mcp-hostile-home")
+
+
+@pytest.fixture(scope="module")
+def host(host_home: Path) -> Iterator[McpHost]:
+    """The module's own host, made when its first test starts: the SDK's loggers write to the folder
+    of the host made last in the process, and the escapes test reads what they wrote there."""
+    started = McpHost(host_home)
+    yield started
+    started.stop()
 
 
 @pytest.fixture(scope="module")
