@@ -74,7 +74,7 @@ def test_a_hung_tool_costs_its_deadline_and_the_session_survives(host: McpHost, 
 
 
 def test_a_server_frozen_by_a_tool_is_restarted_for_the_next_call(host: McpHost) -> None:
-    # The module's server `t` (running if an earlier test here started it): a restart leaves it as
+    # The host's server `t` (running if an earlier test started it): a restart leaves it as
     # the other tests need it, a running `t`, so the freeze costs one start, not two.
     config = server_config("t", timeout_s=1.0)
     executor = executor_for(host, config)
@@ -115,7 +115,7 @@ def test_images_are_summarised_never_dumped(host: McpHost, config: ServerConfig)
 
 
 def test_a_crashed_server_is_unavailable_then_started_again(host: McpHost, host_home: Path) -> None:
-    # The module's server `t`, started again for the next call as the other tests need it.
+    # The host's server `t`, started again for the next call as the other tests need it.
     # The call's deadline also bounds starting the server again, which a loaded machine may take
     # seconds to do; the crash itself is noticed long before it.
     config = server_config("t", timeout_s=30.0)
