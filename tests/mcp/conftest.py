@@ -1,5 +1,5 @@
-"""A real MCP test server, started once per module through a real host (its own loop thread), and a
-state folder after `atlas mcp add`, made once per run."""
+"""A real MCP test server, started once per test process through a real host (its own loop thread),
+and state folders after `atlas mcp add` (of the test server, of mcp-server-time), each made once per run."""
 
 from __future__ import annotations
 
@@ -25,13 +25,17 @@ def server_config(name: str = "t", **settings: object) -> ServerConfig:
     return ServerConfig(name=name, command=sys.executable, args=[str(TEST_SERVER)], **settings)  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def host_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("mcp-home")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def host(host_home: Path) -> Iterator[McpHost]:
+    """One host for the test process: its server `t` starts once for the client and pin tests, and
+    the serial tests, collected first, out of their modules' order, start it for those run later.
+    The SDK's loggers write to the folder of the host made last in the process; a module that reads
+    what they wrote makes a host of its own (`test_hostile_servers.py`)."""
     started = McpHost(host_home)
     yield started
     started.stop()
@@ -49,17 +53,28 @@ def added_state_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A state folder after `atlas mcp add t -- python mcp_test_server.py` (its config and its pins),
     made by the first test process that needs it, in the folder every process of the run shares:
     tests take a copy of it."""
+    return _shared_added_folder(tmp_path_factory, "mcp-added-home", "t", sys.executable, str(TEST_SERVER))
+
+
+def time_added_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state folder after `atlas mcp add time -- mcp-server-time --local-timezone UTC`, made once
+    per run like `added_state_folder`: tests take a copy of it."""
+    return _shared_added_folder(tmp_path_factory, "mcp-time-home", "time", "mcp-server-time", "--local-timezone", "UTC")
+
+
+def _shared_added_folder(tmp_path_factory: pytest.TempPathFactory, folder: str, name: str, *command: str) -> Path:
     shared = tmp_path_factory.getbasetemp()
     if "PYTEST_XDIST_WORKER" in os.environ:
         shared = shared.parent
-    home, done = shared / "mcp-added-home", shared / "mcp-added-home.done"
-    with FileLock(str(shared / "mcp-added-home.lock")):
+    home, done = shared / folder, shared / f"{folder}.done"
+    with FileLock(str(shared / f"{folder}.lock")):
         if not done.exists():
             shutil.rmtree(home, ignore_errors=True)  # an add that an earlier process left half done
             with pytest.MonkeyPatch.context() as patch:
                 patch.setattr(mcp_tools, "START_TIMEOUT_S", 60.0)  # as `patient_start`
-                added = invoke("mcp", "add", "t", "--", sys.executable, str(TEST_SERVER), env=atlas_env(home))
+                added = invoke("mcp", "add", name, "--", *command, env=atlas_env(home))
             assert added.code == 0, added
+            assert f"Added MCP server {name!r}" in added.stdout, added
             assert (home / PIN_FILE).is_file(), added
             done.touch()
     return home
@@ -68,3 +83,8 @@ def added_state_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def added_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return added_state_folder(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def time_added_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return time_added_folder(tmp_path_factory)

@@ -4,6 +4,7 @@ and the in-repo test server, through the real CLI, on a pipe and on a real pseud
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -70,9 +71,9 @@ def test_one_mcp_add_then_a_question_about_the_last_three_commits(tmp_path: Path
 
 
 @pytest.mark.usefixtures("patient_start")
-def test_the_time_server_answers_and_a_broken_config_is_one_line(tmp_path: Path) -> None:
+def test_the_time_server_answers_and_a_broken_config_is_one_line(tmp_path: Path, time_added_home: Path) -> None:
+    shutil.copytree(time_added_home, tmp_path / "home")  # after `atlas mcp add time -- mcp-server-time ...`
     env = atlas_env(tmp_path / "home")
-    assert invoke("mcp", "add", "time", "--", "mcp-server-time", "--local-timezone", "UTC", env=env).code == 0
     script = write_script(
         tmp_path, [{"calls": [{"name": "time__get_current_time", "arguments": {"timezone": "UTC"}}]}, {"text": "ok"}]
     )

@@ -72,22 +72,20 @@ def test_a_hung_tool_costs_its_deadline_and_the_session_survives(host: McpHost, 
     assert run(executor, "t__echo", {"text": "still here"})["data"] == {"result": "still here"}
 
 
-def test_a_server_frozen_by_a_tool_is_restarted_for_the_next_call(host_home: Path) -> None:
-    host = McpHost(host_home)
-    config = server_config("frozen", timeout_s=1.0)
-    try:
-        executor = executor_for(host, config)
-        assert run(executor, "frozen__freeze", {})["error"]["kind"] == "timeout"
-        # The ping after the timeout goes unanswered: the server is stopped.
-        waited = time.monotonic() + 10.0
-        while host.state("frozen") == "running" and time.monotonic() < waited:
-            time.sleep(0.1)
-        assert host.state("frozen") != "running"
-        # Stopping it takes the SDK's escalation (stdin closed, SIGTERM); a new one starts on demand.
-        assert [tool.name for tool in host.tools(config, 20.0)][:1] == ["echo"]
-        assert run(executor, "frozen__echo", {"text": "fresh"})["data"] == {"result": "fresh"}
-    finally:
-        host.stop()
+def test_a_server_frozen_by_a_tool_is_restarted_for_the_next_call(host: McpHost) -> None:
+    # The host's server `t` (running if an earlier test started it): a restart leaves it as
+    # the other tests need it, a running `t`, so the freeze costs one start, not two.
+    config = server_config("t", timeout_s=1.0)
+    executor = executor_for(host, config)
+    assert run(executor, "t__freeze", {})["error"]["kind"] == "timeout"
+    # The ping after the timeout goes unanswered: the server is stopped.
+    waited = time.monotonic() + 10.0
+    while host.state("t") == "running" and time.monotonic() < waited:
+        time.sleep(0.1)
+    assert host.state("t") != "running"
+    # Stopping it takes the SDK's escalation (stdin closed, SIGTERM); a new one starts on demand.
+    assert [tool.name for tool in host.tools(config, 20.0)][:1] == ["echo"]
+    assert run(executor, "t__echo", {"text": "fresh"})["data"] == {"result": "fresh"}
 
 
 def test_a_slow_tool_within_its_deadline_answers(host: McpHost, config: ServerConfig) -> None:
@@ -115,22 +113,20 @@ def test_images_are_summarised_never_dumped(host: McpHost, config: ServerConfig)
     assert "a picture of the world" in result["data"]
 
 
-def test_a_crashed_server_is_unavailable_then_started_again(host_home: Path) -> None:
-    host = McpHost(host_home)
+def test_a_crashed_server_is_unavailable_then_started_again(host: McpHost, host_home: Path) -> None:
+    # The host's server `t`, started again for the next call as the other tests need it.
     # The call's deadline also bounds starting the server again, which a loaded machine may take
     # seconds to do; the crash itself is noticed long before it.
-    config = server_config("crashy", timeout_s=30.0)
-    try:
-        executor = executor_for(host, config)
-        started = time.monotonic()
-        result = run(executor, "crashy__crash", {})
-        assert result["error"]["kind"] == "unavailable"
-        assert "exited during the call" in result["error"]["message"]
-        assert time.monotonic() - started < 10.0  # noticed at the exit, not at the 30 s deadline
-        assert run(executor, "crashy__echo", {"text": "back"})["data"] == {"result": "back"}
-        assert "crashing on purpose" in log_path(host_home, "crashy").read_text()
-    finally:
-        host.stop()
+    config = server_config("t", timeout_s=30.0)
+    executor = executor_for(host, config)
+    assert run(executor, "t__echo", {"text": "up"})["data"] == {"result": "up"}  # running before the crash
+    started = time.monotonic()
+    result = run(executor, "t__crash", {})
+    assert result["error"]["kind"] == "unavailable"
+    assert "exited during the call" in result["error"]["message"]
+    assert time.monotonic() - started < 10.0  # noticed at the exit, not at the 30 s deadline
+    assert run(executor, "t__echo", {"text": "back"})["data"] == {"result": "back"}
+    assert "crashing on purpose" in log_path(host_home, "t").read_text()
 
 
 def test_a_server_that_cannot_start_is_unavailable(host_home: Path) -> None:

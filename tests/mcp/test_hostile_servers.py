@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,9 +25,29 @@ pytestmark = pytest.mark.usefixtures("patient_start")
 
 
 @pytest.fixture(scope="module")
-def config() -> ServerConfig:
-    """The process's test server `t`, which other modules call too; these calls get 20 s each."""
-    return server_config("t", timeout_s=20.0)
+def host_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mcp-hostile-home")
+
+
+@pytest.fixture(scope="module")
+def host(host_home: Path) -> Iterator[McpHost]:
+    """The module's own host, made when its first test starts: the SDK's loggers write to the folder
+    of the host made last in the process, and the escapes test reads what they wrote there."""
+    started = McpHost(host_home)
+    yield started
+    started.stop()
+
+
+@pytest.fixture(scope="module")
+def notes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the module's server writes what its write tools were given."""
+    return tmp_path_factory.mktemp("hostile-notes") / "notes.txt"
+
+
+@pytest.fixture(scope="module")
+def config(notes: Path) -> ServerConfig:
+    """The module's test server `t`; these calls get 20 s each."""
+    return server_config("t", timeout_s=20.0, env={"ATLAS_TEST_NOTES": str(notes)})
 
 
 def test_a_catastrophic_input_pattern_is_refused_in_bounded_time(host: McpHost, config: ServerConfig) -> None:
@@ -113,21 +134,17 @@ def test_escapes_from_the_server_and_the_sdk_reach_only_the_log_sanitised(
     assert "Failed to validate notification" in text  # the SDK's own record, sanitised too
 
 
-def test_an_approved_write_whose_server_ends_mid_call_may_have_taken_effect(host_home: Path, tmp_path: Path) -> None:
-    notes = tmp_path / "notes.txt"
-    host = McpHost(host_home)
-    try:
-        config = server_config("w", timeout_s=20.0, env={"ATLAS_TEST_NOTES": str(notes)})
+def test_an_approved_write_whose_server_ends_mid_call_may_have_taken_effect(
+    host: McpHost, config: ServerConfig, notes: Path
+) -> None:
+    # The module's server `t` ends: a test after this one starts it again, as a call after a crash does.
+    def approve(request: ApprovalRequest) -> bool:
+        return True
 
-        def approve(request: ApprovalRequest) -> bool:
-            return True
-
-        executor = executor_for(host, config, approve=approve)
-        result = run(executor, "w__exit_midway", {"text": "written"})
-        assert result["error"]["kind"] == "unavailable"
-        assert "it may have taken effect" in result["error"]["message"]
-        assert result["error"]["retryable"] is False
-        assert "Do not retry" in result["error"]["hint"]
-        assert notes.read_text() == "written\n"
-    finally:
-        host.stop()
+    executor = executor_for(host, config, approve=approve)
+    result = run(executor, "t__exit_midway", {"text": "written"})
+    assert result["error"]["kind"] == "unavailable"
+    assert "it may have taken effect" in result["error"]["message"]
+    assert result["error"]["retryable"] is False
+    assert "Do not retry" in result["error"]["hint"]
+    assert notes.read_text() == "written\n"

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
-
-import pytest
 
 from tests.mcp.conftest import TEST_SERVER
 from tests.support.run import assert_no_traceback, atlas_env, invoke, run_atlas, write_script
@@ -49,10 +48,9 @@ def test_without_the_mcp_extra_a_server_costs_one_warning_and_doctor_says_what_t
     assert listed.code == 0 and "atlas-orbit[mcp]" in listed.stdout, listed
 
 
-@pytest.mark.usefixtures("patient_start")
-def test_doctor_with_the_sdk_installed_and_a_server_configured(tmp_path: Path) -> None:
+def test_doctor_with_the_sdk_installed_and_a_server_configured(tmp_path: Path, time_added_home: Path) -> None:
+    shutil.copytree(time_added_home, tmp_path / "home")  # after `atlas mcp add time -- mcp-server-time ...`
     env = atlas_env(tmp_path / "home")
-    assert invoke("mcp", "add", "time", "--", "mcp-server-time", env=env).code == 0
     doctor = invoke("doctor", "--json", env=env)
     [mcp] = [check for check in json.loads(doctor.stdout)["checks"] if check["name"] == "mcp"]
     assert mcp["ok"] is True and "1 server (time)" in mcp["detail"]
@@ -77,7 +75,8 @@ def test_an_offline_question_starts_no_server(tmp_path: Path) -> None:
     home.mkdir()
     (home / "config.toml").write_text(
         f'[mcp_servers.t]\ncommand = "{sys.executable}"\nargs = ["{TEST_SERVER}"]\ntimeout_s = 40\n'
-        f'env = {{ ATLAS_TEST_STARTED = "{started}" }}\n'
+        # Only whether it starts is checked: a server that exits once it has said so serves, at no SDK import.
+        f'env = {{ ATLAS_TEST_STARTED = "{started}", ATLAS_TEST_EXIT_AT_START = "1" }}\n'
     )
     env = atlas_env(home)
     begun = time.monotonic()
