@@ -152,19 +152,6 @@ def test_ctrl_c_cancels_the_question_promptly(tmp_path: Path) -> None:
     assert "Traceback" not in out and "never" not in out
 
 
-def test_escape_fixtures_on_a_terminal_emit_only_our_own_styling() -> None:
-    child = spawn("ask", "-m", "offline", "show issues #66, #111 and #124")
-    out = finish(child)
-    assert child.exitstatus == 0
-    assert "\x1b]" not in out  # no OSC at all: no hyperlink, no clipboard write, no title change
-    assert "\x9b" not in out and "\x07" not in out and "\u202e" not in out
-    assert "\x1b[2J" not in out and "\x1b[31m" not in out  # the data's own screen clear and colours
-    assert "\\x1b]8;;https://evil.example" in out and "[link=https://evil.example]approve[/link]" in out
-    # What remains are Rich's own codes: SGR styling and cursor/erase for the live rows.
-    leftovers = re.sub(r"\x1b\[[0-9;]*[mAKG]|\x1b\[\?25[lh]", "", out)
-    assert "\x1b" not in leftovers
-
-
 def test_the_wait_counts_then_the_answer_streams_then_renders_with_visible_links(llmock: Any) -> None:
     """One question to a slow model, as a person watches it: a live line counts the seconds of the
     wait, the answer shows as it arrives, then is replaced by its rendering, links spelled out."""
@@ -195,19 +182,25 @@ def colour_codes(out: str) -> list[str]:
     return found
 
 
-def test_no_color_is_honoured_on_a_terminal(tmp_path: Path) -> None:
-    turns = [{"calls": [{"name": "get_issue", "arguments": {"issue_id": 41}}]}, {"text": "**done**"}]
-    plain = finish(spawn("ask", "-m", replay(tmp_path, turns), "q"))
-    assert "✓ get_issue(issue_id=41)" in re.sub(r"\x1b\[[0-9;]*m", "", plain)
-    assert colour_codes(plain) == []
+def test_escape_fixtures_on_a_terminal_emit_only_our_own_styling_and_no_colour() -> None:
+    """The issues whose text carries escapes, shown under NO_COLOR: none of the data's codes reach
+    the terminal, and Rich's own are styling without colour; the same run in colour shows colour."""
+    question = ("ask", "-m", "offline", "show issues #66, #111 and #124")
+    child = spawn(*question)
+    out = finish(child)
+    assert child.exitstatus == 0
+    assert "✓ get_issue(issue_id=66)" in re.sub(r"\x1b\[[0-9;]*m", "", out)
+    assert "\x1b]" not in out  # no OSC at all: no hyperlink, no clipboard write, no title change
+    assert "\x9b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "\x1b[2J" not in out and "\x1b[31m" not in out  # the data's own screen clear and colours
+    assert "\\x1b]8;;https://evil.example" in out and "[link=https://evil.example]approve[/link]" in out
+    # What remains are Rich's own codes: SGR styling and cursor/erase for the live rows.
+    leftovers = re.sub(r"\x1b\[[0-9;]*[mAKG]|\x1b\[\?25[lh]", "", out)
+    assert "\x1b" not in leftovers
+    assert colour_codes(out) == []
     env = terminal_env()
     del env["NO_COLOR"]
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "atlas", "ask", "-m", replay(tmp_path, turns), "q"],
-        env=env,
-        encoding="utf-8",
-        timeout=20,
-        dimensions=(40, 120),
+    coloured = pexpect.spawn(
+        sys.executable, ["-m", "atlas", *question], env=env, encoding="utf-8", timeout=20, dimensions=(40, 120)
     )
-    assert colour_codes(finish(child)) != []  # the same run in colour: the check above can fail
+    assert colour_codes(finish(coloured)) != []  # the same run in colour: the check above can fail
