@@ -6,11 +6,12 @@ import io
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.support.run import atlas_env, finish, logged_calls, spawn_atlas, tracker_records, write_script
 
 PROMPT = re.compile(rb"e: edit the text in \$VISUAL/\$EDITOR first[^\n]*\r?\n[^\n]*\? \[y/N\] ")
-DRAFT = {"name": "post_comment", "arguments": {"issue_id": 41, "body": "Draft: looks like a dup"}}
+DRAFT: dict[str, Any] = {"name": "post_comment", "arguments": {"issue_id": 41, "body": "Draft: looks like a dup"}}
 
 
 def editor(tmp_path: Path, new_text: str, *, exit_code: int = 0) -> str:
@@ -38,7 +39,7 @@ def editor_of(tmp_path: Path, edits: list[tuple[str, int]]) -> str:
 
 
 def run(
-    tmp_path: Path, editor_command: str, answers: list[bytes], drafts: tuple[dict[str, object], ...] = (DRAFT,)
+    tmp_path: Path, editor_command: str, answers: list[bytes], drafts: tuple[dict[str, Any], ...] = (DRAFT,)
 ) -> tuple[dict[str, str], list[str]]:
     """One `ask` whose model drafts each comment of `drafts` in a round of its own, answered with `answers`."""
     env = atlas_env(tmp_path / "home", VISUAL=editor_command, EDITOR="false")
@@ -61,7 +62,7 @@ def test_the_edited_body_is_shown_again_and_is_what_gets_posted_and_an_edit_then
     tmp_path: Path,
 ) -> None:
     # One person, two drafts in one run: the first edited and approved, the second edited and denied.
-    second = {"name": "post_comment", "arguments": {"issue_id": 87, "body": "Draft: needs a repro"}}
+    second: dict[str, Any] = {"name": "post_comment", "arguments": {"issue_id": 87, "body": "Draft: needs a repro"}}
     edits = [("Duplicate of #7, closing.\n", 0), ("Something else", 0)]
     env, shown = run(tmp_path, editor_of(tmp_path, edits), [b"e\r", b"y\r", b"e\r", b"n\r"], (DRAFT, second))
     assert (tmp_path / "was-0.txt").read_text() == "Draft: looks like a dup\n"
