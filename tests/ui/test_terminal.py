@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 from llmock.scenarios import Delay
 
 from atlas.tracker.journal import MockTracker
+from tests.support.run import invoke
 
 HERE = Path(__file__).resolve().parent
 LABEL_41 = "label #41 severity:S1"
@@ -106,16 +106,11 @@ def test_piped_yes_on_a_terminal_still_denies(home: Path) -> None:
     assert MockTracker(home).records() == []
 
 
-def test_piped_yes_without_a_terminal_denies(home: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "atlas", "ask", "-m", "offline", LABEL_41],
-        input="y\n",
-        capture_output=True,
-        text=True,
-        env=terminal_env(),
-        timeout=30,
-        start_new_session=True,
-    )
+def test_piped_yes_without_a_terminal_denies(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Standard input a pipe holding "y": no terminal is asked, so the run needs no process of its own.
+    monkeypatch.syspath_prepend(str(HERE))  # what the environment's PYTHONPATH gives a process
+    done = invoke("ask", "-m", "offline", LABEL_41, env=terminal_env(), stdin="y\n")
+    assert "could not be imported" not in done.stderr, done
     assert done.returncode == 0 and "(no terminal, denied)" in done.stderr
     assert MockTracker(home).records() == []
 
