@@ -65,36 +65,31 @@ def finish(child: pexpect.spawn) -> str:
     return str(child.before)
 
 
-def test_yes_approves_and_writes_exactly_one_record(home: Path) -> None:
-    child = spawn("ask", "-m", "offline", LABEL_41)
-    child.expect_exact("Approve add_label(issue_id=41, label='severity:S1')? [y/N] ")
-    assert "#41 labels: [comp:core, type:bug] → [comp:core, type:bug, severity:S1]" in child.before
-    child.send("y\r")
-    child.expect_exact("approved")
-    finish(child)
-    assert child.exitstatus == 0
-    records = MockTracker(home).records()
-    assert [(r["action"], r["issue_id"], r["label"]) for r in records] == [("add_label", 41, "severity:S1")]
-
-
-def test_anything_but_yes_denies_and_writes_nothing(tmp_path: Path, home: Path) -> None:
-    """One run asks four times; Ctrl-D, Ctrl-C, n and Enter each deny their own action, and the
-    run goes on to ask the next one (Ctrl-C at a run's first question: `tests/adversarial/test_injection.py`)."""
+def test_anything_but_yes_denies_and_yes_approves_and_writes_exactly_one_record(tmp_path: Path, home: Path) -> None:
+    """One run asks five times; Ctrl-D, Ctrl-C, n and Enter each deny their own action, and the
+    run goes on to ask the next one; then `y` approves the first action asked again, and only it is
+    written (Ctrl-C at a run's first question: `tests/adversarial/test_injection.py`)."""
     keys = {41: "\x04", 87: "\x03", 50: "n\r", 16: "\r"}
     turns: list[Any] = [
-        {"calls": [{"name": "add_label", "arguments": {"issue_id": issue, "label": "severity:S1"}}]} for issue in keys
+        {"calls": [{"name": "add_label", "arguments": {"issue_id": issue, "label": "severity:S1"}}]}
+        for issue in [*keys, 41]
     ]
-    child = spawn("ask", "-m", replay(tmp_path, [*turns, {"text": "none of it was done"}]), "label them S1")
+    child = spawn("ask", "-m", replay(tmp_path, [*turns, {"text": "one of them was done"}]), "label them S1")
     for issue, key in keys.items():
         child.expect_exact(f"Approve add_label(issue_id={issue}, label='severity:S1')? [y/N] ")
         child.send(key)
         child.expect(rf"add_label\(issue_id={issue}, label='severity:S1'\){GAP}denied")
+    child.expect_exact("Approve add_label(issue_id=41, label='severity:S1')? [y/N] ")
+    assert "#41 labels: [comp:core, type:bug] → [comp:core, type:bug, severity:S1]" in child.before
+    child.send("y\r")
+    child.expect_exact("approved")
     rest = finish(child)
     assert child.exitstatus == 0  # a denied side effect is not a failure
     assert "Traceback" not in rest
     for issue in keys:
         assert f"add_label(issue_id={issue}, label='severity:S1') — denied at the terminal" in rest
-    assert MockTracker(home).records() == []
+    records = MockTracker(home).records()
+    assert [(r["action"], r["issue_id"], r["label"]) for r in records] == [("add_label", 41, "severity:S1")]
 
 
 def test_piped_yes_on_a_terminal_still_denies(home: Path) -> None:
