@@ -25,9 +25,22 @@ def tracker_records() -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_comment_on_it_and_on_the_first_one() -> None:
-    child = spawn_chat("-m", "offline")
+def test_read_only_wording_offline_footer_comment_on_it_and_on_the_first_one_then_a_model_switch(
+    tmp_path: Path,
+) -> None:
+    """One person's chat: read-only at first, then references to what was shown, then another model."""
+    script = tmp_path / "replay.json"
+    script.write_text(json.dumps({"turns": [{"text": "From the replay."}]}), encoding="utf-8")
+    child = spawn_chat("-m", "offline", "--read-only")
+    child.expect_exact("atlas (read-only)›")
+    child.sendline("label #41 comp:core")
+    child.expect(r"/read-only off`? turns it off")  # the chat's own switch, before the flag
+    child.expect(r"1 round · 0 calls · \d+\.\d\d s(\x1b\[0m)?\r?\n")  # no "0 → 0 tokens · $0.0000" offline
+    child.expect_exact("atlas (read-only)›")
+    child.sendline("/read-only off")
+    child.expect_exact("read-only off")
     child.expect_exact(PROMPT)
+
     child.sendline("show issue #41")
     child.expect_exact("Nightly rebuild runs twice")
     child.expect_exact(PROMPT)
@@ -42,29 +55,17 @@ def test_comment_on_it_and_on_the_first_one() -> None:
     approve(child)
     child.expect_exact("Done: posted your comment on #50")
     child.expect_exact(PROMPT)
-    child.sendeof()
-    child.expect(pexpect.EOF)
-    assert [(r["issue_id"], r["body"]) for r in tracker_records()] == [(41, "Looking into it."), (50, "Same here.")]
 
-
-def test_model_switch_read_only_wording_and_offline_footer(tmp_path: Path) -> None:
-    script = tmp_path / "replay.json"
-    script.write_text(json.dumps({"turns": [{"text": "From the replay."}]}), encoding="utf-8")
-    child = spawn_chat("-m", "offline", "--read-only")
-    child.expect_exact("atlas (read-only)›")
-    child.sendline("label #41 comp:core")
-    child.expect(r"/read-only off`? turns it off")  # the chat's own switch, before the flag
-    child.expect(r"1 round · 0 calls · \d+\.\d\d s(\x1b\[0m)?\r?\n")  # no "0 → 0 tokens · $0.0000" offline
-    child.expect_exact("atlas (read-only)›")
     child.sendline("/model offlne")
     child.expect_exact("unknown model 'offlne': did you mean --model offline?")
     child.sendline(f"/model replay:{script}")
     child.expect_exact(f"replay:{script}")  # the new header names the model
     child.sendline("anything")
     child.expect_exact("From the replay.")
-    child.expect_exact("atlas (read-only)›")
+    child.expect_exact(PROMPT)
     child.sendeof()
     child.expect(pexpect.EOF)
+    assert [(r["issue_id"], r["body"]) for r in tracker_records()] == [(41, "Looking into it."), (50, "Same here.")]
 
 
 def test_continue_takes_up_the_last_conversation() -> None:

@@ -6,11 +6,12 @@ import io
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.support.run import atlas_env, finish, logged_calls, spawn_atlas, tracker_records, write_script
 
 PROMPT = re.compile(rb"e: edit the text in \$VISUAL/\$EDITOR first[^\n]*\r?\n[^\n]*\? \[y/N\] ")
-DRAFT = {"name": "post_comment", "arguments": {"issue_id": 41, "body": "Draft: looks like a dup"}}
+DRAFT: dict[str, Any] = {"name": "post_comment", "arguments": {"issue_id": 41, "body": "Draft: looks like a dup"}}
 
 
 def editor(tmp_path: Path, new_text: str, *, exit_code: int = 0) -> str:
@@ -20,7 +21,7 @@ def editor(tmp_path: Path, new_text: str, *, exit_code: int = 0) -> str:
 
 def editor_of(tmp_path: Path, edits: list[tuple[str, int]]) -> str:
     """An editor whose n-th run writes the n-th text into the file it is given and exits with the
-    n-th code (and notes what it was given)."""
+    n-th code (and notes what it was given in `was-N.txt`, N counted from 0)."""
     script = tmp_path / "editor.py"
     script.write_text(
         "import sys, pathlib\n"
@@ -29,7 +30,7 @@ def editor_of(tmp_path: Path, edits: list[tuple[str, int]]) -> str:
         "runs.write_text('x' * (n + 1))\n"
         f"text, code = {edits!r}[min(n, {len(edits) - 1})]\n"
         "path = pathlib.Path(sys.argv[1])\n"
-        f"pathlib.Path({str(tmp_path / 'was.txt')!r}).write_text(path.read_text())\n"
+        f"pathlib.Path({str(tmp_path)!r}, f'was-{{n}}.txt').write_text(path.read_text())\n"
         "path.write_text(text)\n"
         "sys.exit(code)\n",
         encoding="utf-8",
@@ -37,9 +38,12 @@ def editor_of(tmp_path: Path, edits: list[tuple[str, int]]) -> str:
     return f"{sys.executable} {script}"
 
 
-def run(tmp_path: Path, editor_command: str, answers: list[bytes]) -> tuple[dict[str, str], list[str]]:
+def run(
+    tmp_path: Path, editor_command: str, answers: list[bytes], drafts: tuple[dict[str, Any], ...] = (DRAFT,)
+) -> tuple[dict[str, str], list[str]]:
+    """One `ask` whose model drafts each comment of `drafts` in a round of its own, answered with `answers`."""
     env = atlas_env(tmp_path / "home", VISUAL=editor_command, EDITOR="false")
-    model = write_script(tmp_path, [{"calls": [DRAFT]}, {"text": "Done."}])
+    model = write_script(tmp_path, [*({"calls": [draft]} for draft in drafts), {"text": "Done."}])
     child = spawn_atlas("ask", "-m", model, "comment on #41 that it looks like a dup", env=env)
     screen = io.BytesIO()
     child.logfile_read = screen
@@ -54,19 +58,21 @@ def run(tmp_path: Path, editor_command: str, answers: list[bytes]) -> tuple[dict
     return env, shown
 
 
-def test_the_edited_body_is_shown_again_and_is_what_gets_posted(tmp_path: Path) -> None:
-    env, shown = run(tmp_path, editor(tmp_path, "Duplicate of #7, closing.\n"), [b"e\r", b"y\r"])
-    assert (tmp_path / "was.txt").read_text() == "Draft: looks like a dup\n"
+def test_the_edited_body_is_shown_again_and_is_what_gets_posted_and_an_edit_then_denied_posts_nothing(
+    tmp_path: Path,
+) -> None:
+    # One person, two drafts in one run: the first edited and approved, the second edited and denied.
+    second: dict[str, Any] = {"name": "post_comment", "arguments": {"issue_id": 87, "body": "Draft: needs a repro"}}
+    edits = [("Duplicate of #7, closing.\n", 0), ("Something else", 0)]
+    env, shown = run(tmp_path, editor_of(tmp_path, edits), [b"e\r", b"y\r", b"e\r", b"n\r"], (DRAFT, second))
+    assert (tmp_path / "was-0.txt").read_text() == "Draft: looks like a dup\n"
+    assert (tmp_path / "was-1.txt").read_text() == "Draft: needs a repro\n"
     assert "Draft: looks like a dup" in shown[0]
     assert "Duplicate of #7, closing." in shown[1].split("editing…")[-1]
-    assert [r["body"] for r in tracker_records(env)] == ["Duplicate of #7, closing."]
-    (logged,) = [c for c in logged_calls(env) if c["name"] == "post_comment"]
-    assert logged["arguments"]["body"] == "Duplicate of #7, closing." and logged["approved"] is True
-
-
-def test_an_edit_that_is_then_denied_posts_nothing(tmp_path: Path) -> None:
-    env, _ = run(tmp_path, editor(tmp_path, "Something else"), [b"e\r", b"n\r"])
-    assert tracker_records(env) == []
+    assert "Something else" in shown[3].split("editing…")[-1]
+    assert [r["body"] for r in tracker_records(env)] == ["Duplicate of #7, closing."]  # nothing on #87
+    (logged,) = [c for c in logged_calls(env) if c["name"] == "post_comment" and c["approved"]]
+    assert logged["arguments"]["body"] == "Duplicate of #7, closing."
 
 
 def test_an_empty_edit_or_a_failed_editor_keeps_the_text_shown(tmp_path: Path) -> None:

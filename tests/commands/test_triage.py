@@ -19,42 +19,54 @@ TRIAGE: list[dict[str, Any]] = [
 ]
 
 
-def triage_run(tmp_path: Path, answer: bytes, *, early: bytes = b"") -> tuple[dict[str, str], str]:
+def triage_run(tmp_path: Path, *answers: bytes, early: bytes = b"") -> tuple[dict[str, str], str]:
+    """One `ask` whose model proposes TRIAGE once per answer, each round's question answered in turn."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     env = atlas_env(tmp_path / "home")
-    model = write_script(tmp_path, [{"calls": TRIAGE}, {"text": "Triaged."}])
+    model = write_script(tmp_path, [*({"calls": TRIAGE} for _ in answers), {"text": "Triaged."}])
     child = spawn_atlas("ask", "-m", model, "triage #41 and #45", env=env)
     screen = io.BytesIO()
     child.logfile_read = screen
     if early:
         child.send(early)  # typed before the question: must not answer it
-    child.expect(BATCH)
-    assert child.match.group(1) == b"3"
-    child.send(answer)
+    for answer in answers:
+        child.expect(BATCH)
+        assert child.match.group(1) == b"3"
+        child.send(answer)
     child.expect("Triaged.")
     code, _ = finish(child)
     assert code == 0
     return env, screen.getvalue().decode("utf-8", errors="replace")
 
 
-def test_one_question_for_three_changes_and_a_selection_approves_those(tmp_path: Path) -> None:
-    env, screen = triage_run(tmp_path, b"1,3\r")
-    listed = screen[: screen.index("Approve all 3 actions")]
+def test_a_number_out_of_range_denies_everything_then_a_selection_approves_those(tmp_path: Path) -> None:
+    """One run asks about the same three changes twice: `1,7` names an item that is not there and
+    denies all of them; `1,3` then approves those two."""
+    env, screen = triage_run(tmp_path, b"1,7\r", b"1,3\r")
+    listed, first, second = screen.split("Approve all 3 actions")
     assert "1. add_label(issue_id=41, label='severity:S2')" in listed
     assert "2. add_label(issue_id=45, label='severity:S3')" in listed
     assert "3. remove_label(issue_id=41, label='type:bug')" in listed
     assert "#41 labels: [comp:core, type:bug] → [comp:core] (remove type:bug)" in listed
     assert "comp:core')" not in listed.split("1. ", 1)[1] and "wontfix" not in listed.split("1. ", 1)[1]
-    assert "approved 1, 3; denied the others" in screen
+    assert "all denied" in first and "approved" not in first
+    assert "approved 1, 3; denied the others" in second
     # Approved actions run in parallel: their records may come in either order.
     assert sorted((r["action"], r["issue_id"], r["label"]) for r in tracker_records(env)) == [
         ("add_label", 41, "severity:S2"),
         ("remove_label", 41, "type:bug"),
     ]
-    decided = {
-        (c["arguments"]["issue_id"], c["arguments"]["label"]): (c["kind"], c["approved"]) for c in logged_calls(env)
+    decided: dict[int, dict[tuple[int, str], tuple[str, bool | None]]] = {1: {}, 2: {}}
+    for c in logged_calls(env):
+        decided[c["round"]][(c["arguments"]["issue_id"], c["arguments"]["label"])] = (c["kind"], c["approved"])
+    assert decided[1] == {
+        (41, "severity:S2"): ("denied", False),
+        (41, "comp:core"): ("ok", None),
+        (45, "severity:S3"): ("denied", False),
+        (41, "type:bug"): ("denied", False),
+        (41, "wontfix"): ("permanent", None),
     }
-    assert decided == {
+    assert decided[2] == {
         (41, "severity:S2"): ("ok", True),
         (41, "comp:core"): ("ok", None),
         (45, "severity:S3"): ("denied", False),
@@ -73,11 +85,6 @@ def test_y_approves_all_and_keys_typed_before_the_question_never_answer_it(tmp_p
         ("remove_label", 41, "type:bug"),
     } <= set(done)
     env, screen = triage_run(tmp_path / "again", b"\r", early=b"y\r")
-    assert "all denied" in screen and tracker_records(env) == []
-
-
-def test_a_number_out_of_range_denies_everything(tmp_path: Path) -> None:
-    env, screen = triage_run(tmp_path, b"1,7\r")
     assert "all denied" in screen and tracker_records(env) == []
 
 

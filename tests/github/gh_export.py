@@ -28,7 +28,9 @@ def _when(rng: random.Random, after: datetime) -> datetime:
 
 
 def _stamp(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    # What strftime("%Y-%m-%dT%H:%M:%SZ") gives for these whole-second UTC times, at a fraction of
+    # its cost: a 30,000-issue export is made of 75,000 of them.
+    return moment.isoformat(timespec="seconds")[:19] + "Z"
 
 
 def gh_issues(count: int, *, seed: int = 18, repo: str = "quill-org/quill") -> list[dict[str, Any]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 from llmock.scenarios import Delay
 
 from atlas.tracker.journal import MockTracker
+from tests.support.run import invoke
 
 HERE = Path(__file__).resolve().parent
 LABEL_41 = "label #41 severity:S1"
@@ -65,36 +65,31 @@ def finish(child: pexpect.spawn) -> str:
     return str(child.before)
 
 
-def test_yes_approves_and_writes_exactly_one_record(home: Path) -> None:
-    child = spawn("ask", "-m", "offline", LABEL_41)
-    child.expect_exact("Approve add_label(issue_id=41, label='severity:S1')? [y/N] ")
-    assert "#41 labels: [comp:core, type:bug] → [comp:core, type:bug, severity:S1]" in child.before
-    child.send("y\r")
-    child.expect_exact("approved")
-    finish(child)
-    assert child.exitstatus == 0
-    records = MockTracker(home).records()
-    assert [(r["action"], r["issue_id"], r["label"]) for r in records] == [("add_label", 41, "severity:S1")]
-
-
-def test_anything_but_yes_denies_and_writes_nothing(tmp_path: Path, home: Path) -> None:
-    """One run asks four times; Ctrl-D, Ctrl-C, n and Enter each deny their own action, and the
-    run goes on to ask the next one (Ctrl-C at a run's first question: `tests/adversarial/test_injection.py`)."""
+def test_anything_but_yes_denies_and_yes_approves_and_writes_exactly_one_record(tmp_path: Path, home: Path) -> None:
+    """One run asks five times; Ctrl-D, Ctrl-C, n and Enter each deny their own action, and the
+    run goes on to ask the next one; then `y` approves the first action asked again, and only it is
+    written (Ctrl-C at a run's first question: `tests/adversarial/test_injection.py`)."""
     keys = {41: "\x04", 87: "\x03", 50: "n\r", 16: "\r"}
     turns: list[Any] = [
-        {"calls": [{"name": "add_label", "arguments": {"issue_id": issue, "label": "severity:S1"}}]} for issue in keys
+        {"calls": [{"name": "add_label", "arguments": {"issue_id": issue, "label": "severity:S1"}}]}
+        for issue in [*keys, 41]
     ]
-    child = spawn("ask", "-m", replay(tmp_path, [*turns, {"text": "none of it was done"}]), "label them S1")
+    child = spawn("ask", "-m", replay(tmp_path, [*turns, {"text": "one of them was done"}]), "label them S1")
     for issue, key in keys.items():
         child.expect_exact(f"Approve add_label(issue_id={issue}, label='severity:S1')? [y/N] ")
         child.send(key)
         child.expect(rf"add_label\(issue_id={issue}, label='severity:S1'\){GAP}denied")
+    child.expect_exact("Approve add_label(issue_id=41, label='severity:S1')? [y/N] ")
+    assert "#41 labels: [comp:core, type:bug] → [comp:core, type:bug, severity:S1]" in child.before
+    child.send("y\r")
+    child.expect_exact("approved")
     rest = finish(child)
     assert child.exitstatus == 0  # a denied side effect is not a failure
     assert "Traceback" not in rest
     for issue in keys:
         assert f"add_label(issue_id={issue}, label='severity:S1') — denied at the terminal" in rest
-    assert MockTracker(home).records() == []
+    records = MockTracker(home).records()
+    assert [(r["action"], r["issue_id"], r["label"]) for r in records] == [("add_label", 41, "severity:S1")]
 
 
 def test_piped_yes_on_a_terminal_still_denies(home: Path) -> None:
@@ -106,16 +101,11 @@ def test_piped_yes_on_a_terminal_still_denies(home: Path) -> None:
     assert MockTracker(home).records() == []
 
 
-def test_piped_yes_without_a_terminal_denies(home: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "atlas", "ask", "-m", "offline", LABEL_41],
-        input="y\n",
-        capture_output=True,
-        text=True,
-        env=terminal_env(),
-        timeout=30,
-        start_new_session=True,
-    )
+def test_piped_yes_without_a_terminal_denies(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Standard input a pipe holding "y": no terminal is asked, so the run needs no process of its own.
+    monkeypatch.syspath_prepend(str(HERE))  # what the environment's PYTHONPATH gives a process
+    done = invoke("ask", "-m", "offline", LABEL_41, env=terminal_env(), stdin="y\n")
+    assert "could not be imported" not in done.stderr, done
     assert done.returncode == 0 and "(no terminal, denied)" in done.stderr
     assert MockTracker(home).records() == []
 
@@ -152,19 +142,6 @@ def test_ctrl_c_cancels_the_question_promptly(tmp_path: Path) -> None:
     assert "Traceback" not in out and "never" not in out
 
 
-def test_escape_fixtures_on_a_terminal_emit_only_our_own_styling() -> None:
-    child = spawn("ask", "-m", "offline", "show issues #66, #111 and #124")
-    out = finish(child)
-    assert child.exitstatus == 0
-    assert "\x1b]" not in out  # no OSC at all: no hyperlink, no clipboard write, no title change
-    assert "\x9b" not in out and "\x07" not in out and "\u202e" not in out
-    assert "\x1b[2J" not in out and "\x1b[31m" not in out  # the data's own screen clear and colours
-    assert "\\x1b]8;;https://evil.example" in out and "[link=https://evil.example]approve[/link]" in out
-    # What remains are Rich's own codes: SGR styling and cursor/erase for the live rows.
-    leftovers = re.sub(r"\x1b\[[0-9;]*[mAKG]|\x1b\[\?25[lh]", "", out)
-    assert "\x1b" not in leftovers
-
-
 def test_the_wait_counts_then_the_answer_streams_then_renders_with_visible_links(llmock: Any) -> None:
     """One question to a slow model, as a person watches it: a live line counts the seconds of the
     wait, the answer shows as it arrives, then is replaced by its rendering, links spelled out."""
@@ -195,19 +172,25 @@ def colour_codes(out: str) -> list[str]:
     return found
 
 
-def test_no_color_is_honoured_on_a_terminal(tmp_path: Path) -> None:
-    turns = [{"calls": [{"name": "get_issue", "arguments": {"issue_id": 41}}]}, {"text": "**done**"}]
-    plain = finish(spawn("ask", "-m", replay(tmp_path, turns), "q"))
-    assert "✓ get_issue(issue_id=41)" in re.sub(r"\x1b\[[0-9;]*m", "", plain)
-    assert colour_codes(plain) == []
+def test_escape_fixtures_on_a_terminal_emit_only_our_own_styling_and_no_colour() -> None:
+    """The issues whose text carries escapes, shown under NO_COLOR: none of the data's codes reach
+    the terminal, and Rich's own are styling without colour; the same run in colour shows colour."""
+    question = ("ask", "-m", "offline", "show issues #66, #111 and #124")
+    child = spawn(*question)
+    out = finish(child)
+    assert child.exitstatus == 0
+    assert "✓ get_issue(issue_id=66)" in re.sub(r"\x1b\[[0-9;]*m", "", out)
+    assert "\x1b]" not in out  # no OSC at all: no hyperlink, no clipboard write, no title change
+    assert "\x9b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "\x1b[2J" not in out and "\x1b[31m" not in out  # the data's own screen clear and colours
+    assert "\\x1b]8;;https://evil.example" in out and "[link=https://evil.example]approve[/link]" in out
+    # What remains are Rich's own codes: SGR styling and cursor/erase for the live rows.
+    leftovers = re.sub(r"\x1b\[[0-9;]*[mAKG]|\x1b\[\?25[lh]", "", out)
+    assert "\x1b" not in leftovers
+    assert colour_codes(out) == []
     env = terminal_env()
     del env["NO_COLOR"]
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "atlas", "ask", "-m", replay(tmp_path, turns), "q"],
-        env=env,
-        encoding="utf-8",
-        timeout=20,
-        dimensions=(40, 120),
+    coloured = pexpect.spawn(
+        sys.executable, ["-m", "atlas", *question], env=env, encoding="utf-8", timeout=20, dimensions=(40, 120)
     )
-    assert colour_codes(finish(child)) != []  # the same run in colour: the check above can fail
+    assert colour_codes(finish(coloured)) != []  # the same run in colour: the check above can fail
