@@ -42,6 +42,8 @@ READ_ATTEMPTS = 3
 MAX_PAGES = 20_000
 """Pages one listing may take: 2,000,000 items at 100 a page, more than any repository holds."""
 RETRY_PAUSE_S = 1.0
+WAIT_SLICE_S = 0.2
+"""The longest single wait inside a pause: how late a Ctrl-C can be seen at worst."""
 REPO_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 
 WaitNotice = Callable[[str], None]
@@ -134,7 +136,7 @@ class GitHubClient:
         self.on_wait = on_wait
         self._stopped = threading.Event()
         # Waits end early when the client is stopped, so Ctrl-C never sits out a rate-limit reset.
-        self._sleep = sleep or self._stopped.wait
+        self._sleep = sleep or self._stoppable_wait
         self._announced: float | None = None
         self._spent_until = 0.0
         """Epoch seconds until which a success said `x-ratelimit-remaining: 0`."""
@@ -147,6 +149,14 @@ class GitHubClient:
     def stop(self) -> None:
         """End every wait now; requests still running finish, none starts."""
         self._stopped.set()
+
+    def _stoppable_wait(self, seconds: float) -> None:
+        """Wait `seconds`, or until the client is stopped. In short waits: the main thread runs a
+        signal's Python handler only between them, so a Ctrl-C that lands just before one long wait
+        begins would otherwise be held until all of it has passed."""
+        ends = time.monotonic() + seconds
+        while not self._stopped.is_set() and (left := ends - time.monotonic()) > 0:
+            self._stopped.wait(min(left, WAIT_SLICE_S))
 
     def close(self) -> None:
         self.stop()

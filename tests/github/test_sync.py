@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -12,8 +13,8 @@ from typer.testing import CliRunner
 from atlas.cli import app
 from atlas.dataset import jsonl_path, read_issues
 from atlas.errors import DataError
-from atlas.github.client import GitHubClient
-from atlas.github.errors import GitHubAuthError, GitHubNotFoundError, GitHubRateLimitedError
+from atlas.github.client import WAIT_SLICE_S, GitHubClient
+from atlas.github.errors import GitHubAuthError, GitHubError, GitHubNotFoundError, GitHubRateLimitedError
 from atlas.github.folder import read_state
 from atlas.github.sync import sync_repo
 from tests.github.conftest import ISSUE_COUNT
@@ -254,6 +255,29 @@ def test_ctrl_c_during_a_wait_stops_at_once_and_writes_nothing(
     # A sync that sat the wait out, then stopped, takes 60 s at least.
     assert code == 130 and b"cancelled" in rest and took < 10, (code, took, rest[-2000:])
     assert not (tmp_path / "quill").exists()
+
+
+def test_a_wait_is_made_of_short_waits_and_ends_when_the_client_stops(github: RunningFake) -> None:
+    # The main thread runs a signal's Python handler only between waits: a Ctrl-C that lands just
+    # before one long wait began would be seen only when that wait ended (60 s, once, under load).
+    waits: list[float] = []
+    with client_for(github) as client:
+        stopped = client._stopped
+        real_wait = stopped.wait
+
+        def recorded(timeout: float | None = None) -> bool:
+            waits.append(-1.0 if timeout is None else timeout)
+            return real_wait(timeout)
+
+        stopped.wait = recorded  # type: ignore[method-assign]
+        started = time.monotonic()
+        client._pause(1.0)
+        assert time.monotonic() - started >= 1.0
+        assert len(waits) >= 5 and 0 < max(waits) <= WAIT_SLICE_S
+        threading.Timer(0.3, client.stop).start()
+        with pytest.raises(GitHubError, match="stopped while waiting"):
+            client._pause(60)
+    assert time.monotonic() - started < 20
 
 
 def test_without_github_token_the_token_of_gh_auth_is_used(
