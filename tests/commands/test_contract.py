@@ -64,8 +64,8 @@ def test_an_mcp_tool_changed_after_pinning_is_a_break(tmp_path: Path, tmp_path_f
     shutil.copytree(added_state_folder(tmp_path_factory), home)  # after `atlas mcp add t -- python ...`
     env = atlas_env(home)
     config = home / "config.toml"
-    # The test server is a Python process importing the MCP SDK: on a loaded machine it can take
-    # longer than the default 10 s to come up, and its start-up time is not what is checked here.
+    # The host imports the MCP SDK and starts the test server, a Python process: on a loaded machine
+    # that can take longer than the default 10 s, and its start-up time is not what is checked here.
     config.write_text(config.read_text() + "timeout_s = 60\n", encoding="utf-8")
     clean = invoke("doctor", "--contract", env=env)
     assert clean.code == 0 and clean.stdout.startswith("✓ MCP server t: ") and "tools as pinned" in clean.stdout

@@ -75,7 +75,7 @@ def test_an_offline_question_starts_no_server(tmp_path: Path) -> None:
     home.mkdir()
     (home / "config.toml").write_text(
         f'[mcp_servers.t]\ncommand = "{sys.executable}"\nargs = ["{TEST_SERVER}"]\ntimeout_s = 40\n'
-        # Only whether it starts is checked: a server that exits once it has said so serves, at no SDK import.
+        # Only whether it starts is checked: a server that exits once it has said so serves, no protocol needed.
         f'env = {{ ATLAS_TEST_STARTED = "{started}", ATLAS_TEST_EXIT_AT_START = "1" }}\n'
     )
     env = atlas_env(home)

@@ -81,7 +81,7 @@ def test_a_cloned_repositorys_server_starts_only_once_trusted_by_its_exact_comma
 @pytest.mark.usefixtures("patient_start")
 def test_a_folder_the_user_chose_needs_no_trust(tmp_path: Path) -> None:
     started = tmp_path / "started"
-    # Only whether it starts is checked: a server that exits once it has said so serves, at no SDK import.
+    # Only whether it starts is checked: a server that exits once it has said so serves, no protocol needed.
     repo = cloned_repo(tmp_path, started, extra_env=', ATLAS_TEST_EXIT_AT_START = "1"')
     env = {**cloned_env(tmp_path), "ATLAS_HOME": str(repo / ".atlas")}
     listed = atlas_in(repo, "mcp", "list", env=env)
