@@ -374,10 +374,23 @@ def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh
     typer.echo(get_completion_script(prog_name="atlas", complete_var=COMPLETE_VAR, shell=shell))
 
 
+def fill_closed_descriptors() -> None:
+    """Point a standard descriptor that was closed at start at /dev/null. Left closed, it would be
+    the next file Atlas opens (a journal, a lock), and a child it starts would take that file for
+    its own standard input or output. Python has already made the stream None, which Atlas reads
+    as closed."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one
+
+
 def entry_point() -> None:
     """The `atlas` script and `python -m atlas`: the command line, then a quick end of the process."""
     from atlas.quick_exit import quick_exit
 
+    fill_closed_descriptors()
     try:
         app(prog_name="atlas")
     except SystemExit as done:

@@ -3,9 +3,12 @@ each says what it cannot do in one line, or ends as it would at the end of its i
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
-from tests.support.run import assert_no_traceback, atlas_env, run_atlas
+from tests.support.run import REPO, assert_no_traceback, atlas_env, run_atlas
 
 
 def test_a_question_from_a_closed_standard_input_is_named_as_empty(tmp_path: Path) -> None:
@@ -29,3 +32,17 @@ def test_mcp_serve_without_its_standard_input_says_so(tmp_path: Path) -> None:
     assert served.stderr.strip() == (
         "atlas: error: atlas mcp serve speaks MCP on standard input and output, and one of them is closed"
     )
+
+
+def test_a_closed_descriptor_is_never_handed_to_a_file_atlas_opens() -> None:
+    # What the next open() gets, after the start: /dev/null is on the closed descriptor instead.
+    program = (
+        "import os\nfrom atlas.cli import fill_closed_descriptors\nfill_closed_descriptors()\n"
+        "fd = os.open(os.devnull, os.O_RDONLY)\nos.write(2, f'{fd} {os.readlink(\"/proc/self/fd/0\")}'.encode())\n"
+    )
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$0" "$@" 0<&-', sys.executable, "-c", program], capture_output=True, cwd=REPO, timeout=60
+    )
+    assert done.returncode == 0, done
+    opened, zero = done.stderr.decode().split()
+    assert int(opened) > 2 and zero == os.devnull
