@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from tests.support.run import REPO
+from tests.support.run import REPO, with_closed
 
 PROGRAM = textwrap.dedent(
     """
@@ -55,7 +55,8 @@ def test_a_descriptor_closed_before_the_start_costs_nothing_at_the_end(closed: i
     # Python starts with no stream (None) for a descriptor that was not open: the flush skips it.
     program = "import os, sys\nfrom atlas.quick_exit import quick_exit\n"
     program += f"os.write(3 - {closed}, b'still here')\nquick_exit(3)\n"
-    wrapped = ["sh", "-c", f'exec "$0" "$@" {closed}>&-', sys.executable, "-c", program]
-    done = subprocess.run(wrapped, capture_output=True, text=True, cwd=REPO, timeout=60)
+    done = subprocess.run(
+        with_closed([sys.executable, "-c", program], [closed]), capture_output=True, text=True, cwd=REPO, timeout=60
+    )
     the_open_one = done.stderr if closed == 1 else done.stdout
     assert (done.returncode, the_open_one) == (3, "still here")

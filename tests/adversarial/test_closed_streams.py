@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.run import REPO, assert_no_traceback, atlas_env, run_atlas
+from tests.support.run import REPO, assert_no_traceback, atlas_env, run_atlas, with_closed
 
 
 def test_a_question_from_a_closed_standard_input_is_named_as_empty(tmp_path: Path) -> None:
@@ -40,9 +40,7 @@ def test_a_closed_descriptor_is_never_handed_to_a_file_atlas_opens() -> None:
         "import os\nfrom atlas.cli import fill_closed_descriptors\nfill_closed_descriptors()\n"
         "fd = os.open(os.devnull, os.O_RDONLY)\nos.write(2, f'{fd} {os.readlink(\"/proc/self/fd/0\")}'.encode())\n"
     )
-    done = subprocess.run(
-        ["sh", "-c", 'exec "$0" "$@" 0<&-', sys.executable, "-c", program], capture_output=True, cwd=REPO, timeout=60
-    )
+    done = subprocess.run(with_closed([sys.executable, "-c", program], [0]), capture_output=True, cwd=REPO, timeout=60)
     assert done.returncode == 0, done
     opened, zero = done.stderr.decode().split()
     assert int(opened) > 2 and zero == os.devnull

@@ -81,16 +81,21 @@ class Run:
         return f"exit {self.code}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
 
 
+def with_closed(command: list[str], closed: Sequence[int]) -> list[str]:
+    """`command`, started with the descriptors in `closed` not open at all: Python then gives it no
+    stream for them (None), as when a service manager starts it so."""
+    if not closed:
+        return command
+    return ["sh", "-c", 'exec "$0" "$@" ' + " ".join(f"{fd}>&-" for fd in closed), *command]
+
+
 def run_atlas(
     *args: str, env: dict[str, str], stdin: bytes | None = None, timeout: float = 60.0, closed: Sequence[int] = ()
 ) -> Run:
     """`python -m atlas ARGS` with piped standard input (or /dev/null) and no controlling terminal;
-    the descriptors in `closed` are not open at all when it starts (as a service manager may leave them)."""
-    command = [sys.executable, "-m", "atlas", *args]
-    if closed:
-        command = ["sh", "-c", 'exec "$0" "$@" ' + " ".join(f"{fd}>&-" for fd in closed), *command]
+    the descriptors in `closed` are not open at all when it starts (`with_closed`)."""
     done = subprocess.run(
-        command,
+        with_closed([sys.executable, "-m", "atlas", *args], closed),
         input=stdin,
         stdin=None if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
