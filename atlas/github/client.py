@@ -34,6 +34,7 @@ from atlas.github.errors import (
     header_number,
 )
 from atlas.redact import redact_secrets, redact_url, url_secrets
+from atlas.tls import shared_context
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
@@ -143,7 +144,12 @@ class GitHubClient:
         self.requests = 0
         """Requests sent, retries and 304s included."""
         self._http = httpx.Client(
-            base_url=self.base_url, headers=headers, timeout=timeout_s, transport=transport, follow_redirects=False
+            base_url=self.base_url,
+            headers=headers,
+            timeout=timeout_s,
+            transport=transport,
+            follow_redirects=False,
+            verify=shared_context(httpx.create_ssl_context),
         )
 
     def stop(self) -> None:

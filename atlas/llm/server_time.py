@@ -20,6 +20,8 @@ from urllib.request import getproxies, proxy_bypass
 
 import httpx2 as httpx  # the openai SDK's own HTTP client
 
+from atlas.tls import shared_context
+
 T = TypeVar("T")
 
 
@@ -95,6 +97,7 @@ def transport_for(url: str, total_s: float) -> ServerTime:
     parts = urlsplit(url)
     proxies = getproxies()
     proxy = proxies.get(parts.scheme) or proxies.get("all")
+    verify = shared_context(httpx.create_ssl_context)
     if proxy and not proxy_bypass(parts.hostname or ""):
-        return ServerTime(httpx.AsyncHTTPTransport(proxy=proxy), total_s)
-    return ServerTime(httpx.AsyncHTTPTransport(), total_s)
+        return ServerTime(httpx.AsyncHTTPTransport(proxy=proxy, verify=verify), total_s)
+    return ServerTime(httpx.AsyncHTTPTransport(verify=verify), total_s)
