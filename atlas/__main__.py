@@ -1,8 +1,26 @@
-"""`python -m atlas` runs the same command line as the `atlas` script."""
+"""`python -m atlas` and the `atlas` script: the same command line, in a process set up to start fast."""
 
 from __future__ import annotations
 
-from atlas.cli import entry_point
+import gc
+
+FIRST_COLLECTION_AFTER = 100_000
+"""New container objects between two collections of the youngest generation (Python's default is 700).
+
+A command's start builds about 70,000 objects (modules, classes, schemas), and all of them live as
+long as the process: with the default, the collector walks each of them twice on the way to the
+oldest generation and frees nothing, about 50 ms of a 450 ms `atlas ask`. Cycles of garbage are
+still collected, only later: a long chat collects as before, every 100,000 new objects."""
+
+
+def main() -> None:
+    """Tune the collector before anything is imported, then run the command line."""
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(FIRST_COLLECTION_AFTER, older, oldest)
+    from atlas.cli import entry_point
+
+    entry_point()
+
 
 if __name__ == "__main__":
-    entry_point()
+    main()

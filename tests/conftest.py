@@ -6,6 +6,7 @@ A test marked `serial` bounds wall time tightly: under pytest-xdist it runs with
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from atlas.__main__ import FIRST_COLLECTION_AFTER
 from tests.support.process_state import declare_builtins, fresh_process_state
 from tests.support.run import atlas_env
 from tests.support.serial import WorkerShare
@@ -29,6 +31,16 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         warm_for_workers(config)  # the controller, before it starts the workers
+    # As an `atlas` process does (`atlas/__main__.py`): the modules and fixtures a worker builds
+    # live to its end, and the default threshold walks them again and again for nothing.
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(FIRST_COLLECTION_AFTER, older, oldest)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection built (every module, class and test item) is never garbage: set it
+    aside, so that each collection of the oldest generation walks only what the tests made."""
+    gc.freeze()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -326,6 +327,39 @@ def test_python_dash_m_works_from_any_directory(tmp_path: Path) -> None:
         [sys.executable, "-m", "atlas", "tools"], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env
     )
     assert done.returncode == 0 and "get_doc_section" in done.stdout
+
+
+_COLLECTIONS_AT_EXIT = """
+import gc, json, os, runpy, sys
+def collections():
+    return [generation["collections"] for generation in gc.get_stats()]
+before = collections()
+exit_now = os._exit
+def report(code):
+    sys.stderr.write("GC " + json.dumps([now - then for now, then in zip(collections(), before)]) + "\\n")
+    sys.stderr.flush()
+    exit_now(code)
+os._exit = report
+runpy.run_module("atlas", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_a_question_is_answered_without_the_collector_walking_what_startup_built(tmp_path: Path) -> None:
+    """`python -m atlas` and the `atlas` script raise the collector's first threshold before
+    importing anything; at Python's default an offline ask collects about a hundred times."""
+    (script,) = entry_points(group="console_scripts", name="atlas")
+    assert script.value == "atlas.__main__:main"
+    env = {**os.environ, "ATLAS_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-c", _COLLECTIONS_AT_EXIT, "ask", "-m", "offline", "What is issue 41 about?"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stderr.rsplit("GC ", 1)[1])
+    assert sum(counts) <= 1, counts  # importing the package, before `main` runs, may make one
 
 
 @pytest.mark.timeout(60)
