@@ -38,7 +38,7 @@ from tests.tools.executor_fakes import (
 
 
 def seed_registry() -> Registry:
-    """The real read tools, with #41 finding the database locked once and the docs slowed to 3 s."""
+    """The real read tools, with #41 finding the database locked once and the docs slowed past a 1 s deadline."""
     real = load_registry()
     get_issue = real["get_issue"]
     locked_once = {41}
@@ -52,12 +52,12 @@ def seed_registry() -> Registry:
     get_doc_section = real["get_doc_section"]
 
     def get_doc_section_slow(args: Any, ctx: ToolContext) -> Any:
-        time.sleep(3.0)
+        time.sleep(2.0)
         return get_doc_section.fn(args, ctx)
 
     return real.with_tools(
         dataclasses.replace(get_issue, fn=get_issue_locked_once),
-        dataclasses.replace(get_doc_section, fn=get_doc_section_slow, timeout_s=2.0),
+        dataclasses.replace(get_doc_section, fn=get_doc_section_slow, timeout_s=1.0),
     )
 
 
@@ -74,7 +74,7 @@ def test_seed_batch_answers_every_call_in_about_the_slowest_deadline() -> None:
     outputs = asyncio.run(executor.run_all(calls))
     elapsed = time.monotonic() - started
 
-    assert 2.0 <= elapsed <= 2.2
+    assert 1.0 <= elapsed <= 1.2
     assert [o["call_id"] for o in outputs] == ["c1", "c2", "c3", "c4"]
     assert [kind_of(o) for o in outputs] == ["ok", "ok", "timeout", "permanent"]
     assert envelope(outputs[0])["data"]["id"] == 41
@@ -84,7 +84,7 @@ def test_seed_batch_answers_every_call_in_about_the_slowest_deadline() -> None:
     assert by_id["c1"].attempts == 2
     assert by_id["c3"].attempts == 1
     assert by_id["c4"].attempts == 1
-    assert 1900 <= by_id["c3"].ms <= 2200
+    assert 950 <= by_id["c3"].ms <= 1200
     # The log is in completion order: the timed-out doc section is last.
     assert executor.log[-1].call_id == "c3"
 
