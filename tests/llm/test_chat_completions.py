@@ -10,10 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llmock.pytest_plugin import LLMock
 from llmock.scenarios import Reply
 from llmock.scenarios import ToolCall as MockCall
-from llmock.testing import LLMockServer
 from pydantic import BaseModel
 
 from atlas.calllog import CallLog
@@ -263,16 +261,13 @@ def test_a_malformed_chunk(llmock: Any) -> None:
     assert "malformed chunk" in failure(ChatCompletionsModel(MODEL), ModelProtocolError)
 
 
-def test_a_stalled_stream_fails_in_bounded_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A server of its own: on the test process's shared one, a request an earlier test left
-    # unanswered could be served after this test's set-up and take the one stall it queues.
-    with LLMockServer() as server:
-        alone = LLMock(server).reset().stall(after_chunks=3, seconds=4)
-        monkeypatch.setenv("ATLAS_MODEL_TIMEOUT", "1")
-        started = time.monotonic()
-        message = failure(ChatCompletionsModel(MODEL, base_url=alone.base_url("openai")), ModelConnectionError)
-        assert time.monotonic() - started < 3 and "stalled" in message and "1 s" in message
-        assert len(chat_bodies(alone)) == 1  # and it was not tried again
+def test_a_stalled_stream_fails_in_bounded_time(llmock: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATLAS_MODEL_TIMEOUT", "1")
+    llmock.stall(after_chunks=3, seconds=4)
+    started = time.monotonic()
+    message = failure(ChatCompletionsModel(MODEL), ModelConnectionError)
+    assert time.monotonic() - started < 3 and "stalled" in message and "1 s" in message
+    assert len(chat_bodies(llmock)) == 1  # and it was not tried again
 
 
 def test_a_refused_connection_names_the_base_url() -> None:
