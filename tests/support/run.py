@@ -6,6 +6,7 @@ and `tests/adversarial/fixtures` on the import path for the tool modules kept th
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pexpect
+import typer.main
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from atlas.cli import app
@@ -148,23 +151,49 @@ def write_script(folder: Path, turns: list[dict[str, Any]], name: str = "script.
     return f"replay:{path}"
 
 
+@functools.cache
+def _command() -> TyperGroup:
+    """The command tree of `atlas.cli.app`, built once per test process. Typer builds it afresh on
+    every run (each command's signature and type hints read again, about 20 ms); a run never changes it."""
+    command = typer.main.get_command(app)
+    assert isinstance(command, TyperGroup)
+    return command
+
+
 def invoke(*args: str, env: Mapping[str, str], stdin: str | bytes | None = None) -> Run:
-    """`atlas ARGS` in this process through Typer's runner, for commands that need no terminal and
-    no process of their own: no interpreter start-up to pay. The run sees `env` as its whole
-    environment, starts from the process-wide state a fresh process has, and can import the tool
-    modules in `tests/adversarial/fixtures`. An exception that escaped the command (which a person
-    would have seen as a traceback) is raised here."""
+    """`atlas ARGS` in this process, as Typer's test runner runs it, for commands that need no
+    terminal and no process of their own: no interpreter start-up to pay. The run sees `env` as its
+    whole environment, starts from the process-wide state a fresh process has, and can import the
+    tool modules in `tests/adversarial/fixtures`. An exception that escaped the command (which a
+    person would have seen as a traceback) is raised here."""
     changed: dict[str, str | None] = {key: value for key, value in env.items() if os.environ.get(key) != value}
     changed.update({key: None for key in os.environ if key not in env})
+    command = _command()
     sys.path.insert(0, str(FIXTURES))
     try:
-        with fresh_process_state():
-            result = _RUNNER.invoke(app, list(args), env=changed, input=stdin)
+        with fresh_process_state(), _RUNNER.isolation(input=stdin, env=changed) as (stdout, stderr, _):
+            try:
+                command.main(args=list(args), prog_name=_RUNNER.get_default_prog_name(command))
+                code = 0
+            except SystemExit as done:
+                code = _exit_code(done.code)
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            return Run(code, stdout.getvalue(), stderr.getvalue())
     finally:
         sys.path.remove(str(FIXTURES))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return Run(result.exit_code, result.stdout_bytes, result.stderr_bytes or b"")
+
+
+def _exit_code(code: object) -> int:
+    """As Typer's runner (and Python) read `SystemExit.code`: None is 0; anything else not a number
+    is printed and is 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    sys.stdout.write(f"{code}\n")
+    return 1
 
 
 def logged_calls(env: dict[str, str]) -> list[dict[str, Any]]:
