@@ -153,6 +153,35 @@ def test_plugins_from_the_environment_and_entry_points_join(tmp_path: Path) -> N
     assert done.stderr.count("\n") == 1 and "'broken'" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_entry_points_are_read_again_when_the_search_path_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert "triple" not in load_registry()  # read once for this search path
+    (tmp_path / "late_plugin.py").write_text(
+        textwrap.dedent(
+            """
+            from pydantic import BaseModel
+            from atlas.tools.registry import tool
+
+            class Args(BaseModel):
+                n: int
+
+            @tool(Args)
+            def triple(args, ctx):
+                "Triple a number."
+                return args.n * 3
+            """
+        ),
+        encoding="utf-8",
+    )
+    dist = tmp_path / "atlas_late_plugin-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: atlas-late-plugin\nVersion: 0.1\n", encoding="utf-8")
+    (dist / "entry_points.txt").write_text("[atlas.tools]\ntriple = late_plugin\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "triple" in load_registry()
+
+
 def test_a_module_imported_for_another_reason_adds_no_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "incidental_tools.py").write_text(
         textwrap.dedent(
