@@ -149,6 +149,8 @@ class FakeGitHub:
 class _Handler(QuietHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
+    _in_flight = False
+    """Whether the request being served still counts in `FakeGitHub.in_flight`."""
 
     def do_GET(self) -> None:
         self._serve("GET")
@@ -164,12 +166,21 @@ class _Handler(QuietHandler):
         with fake.lock:
             fake.in_flight += 1
             fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
+        self._in_flight = True
         try:
             time.sleep(fake.latency_s)
             self._answer(method)
         finally:
-            with fake.lock:
-                fake.in_flight -= 1
+            self._landed()
+
+    def _landed(self) -> None:
+        """The request is no longer in flight once its answer starts out: the client can read it and
+        send its next request before this thread runs again, so counting until after the answer was
+        written would count one request that the client already saw finish."""
+        if self._in_flight:
+            self._in_flight = False
+            with self.server.fake.lock:
+                self.server.fake.in_flight -= 1
 
     def _answer(self, method: str) -> None:
         fake = self.server.fake
@@ -253,6 +264,7 @@ class _Handler(QuietHandler):
         self._send(method, status, payload, headers)
 
     def _send(self, method: str, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        self._landed()
         fake = self.server.fake
         fake.log.append((method, self.path, status))
         data = b"" if payload is None else json.dumps(payload).encode()
