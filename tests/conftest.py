@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas.__main__ import FIRST_COLLECTION_AFTER
+from atlas.__main__ import collect_less_often
 from tests.support.process_state import declare_builtins, fresh_process_state
 from tests.support.run import atlas_env
 from tests.support.serial import WorkerShare
@@ -33,8 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
         warm_for_workers(config)  # the controller, before it starts the workers
     # As an `atlas` process does (`atlas/__main__.py`): the modules and fixtures a worker builds
     # live to its end, and the default threshold walks them again and again for nothing.
-    _, older, oldest = gc.get_threshold()
-    gc.set_threshold(FIRST_COLLECTION_AFTER, older, oldest)
+    collect_less_often()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -23,6 +23,7 @@ from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from atlas.cli import app
+from atlas.quick_exit import exit_code
 from tests.support.process_state import fresh_process_state
 
 FIXTURES = Path(__file__).resolve().parents[1] / "adversarial" / "fixtures"
@@ -176,24 +177,13 @@ def invoke(*args: str, env: Mapping[str, str], stdin: str | bytes | None = None)
                 command.main(args=list(args), prog_name=_RUNNER.get_default_prog_name(command))
                 code = 0
             except SystemExit as done:
-                code = _exit_code(done.code)
+                code = exit_code(done.code)  # as the `atlas` process reads it
             finally:
                 sys.stdout.flush()
                 sys.stderr.flush()
             return Run(code, stdout.getvalue(), stderr.getvalue())
     finally:
         sys.path.remove(str(FIXTURES))
-
-
-def _exit_code(code: object) -> int:
-    """As Typer's runner (and Python) read `SystemExit.code`: None is 0; anything else not a number
-    is printed and is 1."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    sys.stdout.write(f"{code}\n")
-    return 1
 
 
 def logged_calls(env: dict[str, str]) -> list[dict[str, Any]]:
