@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas.calllog import CallLog
+from atlas.errors import ErrorKind
 from atlas.events import CallRecord
 from bench.core import Figure, absolute_figure, atlas_argv, best_of, busy_note, python_pass, quiet_env, run_timed
 
@@ -90,7 +91,7 @@ def build_big_log(home: Path) -> float:
     started = time.perf_counter()
     log = CallLog.at_home(home)
     log.record_call(
-        CallRecord(round=0, call_id="first", name="list_docs", arguments={}, kind="ok", ms=1.0, attempts=1),
+        CallRecord(round=0, call_id="first", name="list_docs", arguments={}, kind=ErrorKind.OK, ms=1.0, attempts=1),
         session="s-first",
         turn=1,
     )
@@ -112,7 +113,7 @@ def record_call_us(folder: Path) -> tuple[float, float]:
             call_id=f"c{index}",
             name="get_issue",
             arguments={"issue_id": index},
-            kind="ok",
+            kind=ErrorKind.OK,
             ms=12.5,
             attempts=1,
         )

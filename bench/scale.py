@@ -22,6 +22,7 @@ from pathlib import Path
 
 from atlas.calllog import CallLog
 from atlas.config import bundled_data_dir
+from atlas.errors import ErrorKind
 from atlas.events import CallRecord
 from atlas.orbit import issues as issue_tools
 from atlas.tools.registry import ToolContext
@@ -77,7 +78,12 @@ def tool_p50s(data: Path, home: Path) -> tuple[float, float]:
     ids, words, labels = tools.dataset(ctx)
     rng = random.Random(tools.SEED)
     queries = iter([tools.search_args(rng, words, labels) for _ in range(CALLS + tools.WARM_UP)])
-    issue_args = iter([issue_tools.IssueArgs(issue_id=rng.choice(ids)) for _ in range(CALLS + tools.WARM_UP)])
+    issue_args = iter(
+        [
+            issue_tools.IssueArgs(issue_id=rng.choice(ids), comments_offset=0, comments_limit=issue_tools.COMMENTS_PAGE)
+            for _ in range(CALLS + tools.WARM_UP)
+        ]
+    )
     searches = tools.timed_ms(lambda: issue_tools.search_issues(next(queries), ctx), CALLS)
     issues = tools.timed_ms(lambda: issue_tools.get_issue(next(issue_args), ctx), CALLS)
     return tools.percentile(searches, 50), tools.percentile(issues, 50)
@@ -187,7 +193,7 @@ def chat_figures(folder: Path) -> list[Figure]:
 def fill_log(home: Path, rows: int) -> None:
     log = CallLog.at_home(home)
     log.record_call(
-        CallRecord(round=0, call_id="first", name="list_docs", arguments={}, kind="ok", ms=1.0, attempts=1),
+        CallRecord(round=0, call_id="first", name="list_docs", arguments={}, kind=ErrorKind.OK, ms=1.0, attempts=1),
         session="s",
         turn=1,
     )

@@ -83,7 +83,14 @@ def run() -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="atlas-bench-") as home:
         ctx = ToolContext(data=data_dir(), home=Path(home), session="bench")
         ids, words, labels = dataset(ctx)
-        issue_args = iter([issue_tools.IssueArgs(issue_id=ids[index % len(ids)]) for index in range(CALLS + WARM_UP)])
+        issue_args = iter(
+            [
+                issue_tools.IssueArgs(
+                    issue_id=ids[index % len(ids)], comments_offset=0, comments_limit=issue_tools.COMMENTS_PAGE
+                )
+                for index in range(CALLS + WARM_UP)
+            ]
+        )
         rng = random.Random(SEED)
         queries = iter([search_args(rng, words, labels) for _ in range(CALLS + WARM_UP)])
         issues = timed_ms(lambda: issue_tools.get_issue(next(issue_args), ctx), CALLS)
