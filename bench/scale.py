@@ -96,7 +96,9 @@ def issue_figures(folder: Path) -> list[Figure]:
     size_mb = (big / "issues" / "issues.jsonl").stat().st_size / 1e6
     build_s, build_cpu_s, build_mb = build(big, folder / "home-build")
     small, home = bundled_data_dir(), folder / "home-ask"
-    small_issues = sum(1 for line in (small / "issues" / "issues.jsonl").open(encoding="utf-8") if line.strip())
+    small_issues = sum(
+        1 for line in (small / "issues" / "issues.jsonl").read_text(encoding="utf-8").splitlines() if line
+    )
     ask = atlas_argv("ask", SEED_QUESTION)
     envs = {"bundled": quiet_env(home, ORBIT_DATA=str(small)), "100k": quiet_env(home, ORBIT_DATA=str(big))}
     best = interleaved({name: (ask, env) for name, env in envs.items()}, cwd=folder)
