@@ -79,22 +79,18 @@ def ranked_sections(
             scores[row] = scores.get(row, 0.0) + HEADING_WEIGHT * heading_idf
             # Only a word few headings share names a heading: `dashboard` does, `jobs` (in a dozen) does not.
             headed[row] = headed.get(row, 0) + (len(in_headings) <= NAMING_HEADINGS)
-    found = [
-        (
-            row,
-            Ranked(
-                vocabulary.sections[row - 1],
-                score,
-                min(1.0, held[row] / weight) if weight else 1.0,
-                row in headed,
-                headed.get(row, 0) / max(1, len(content_words(vocabulary.sections[row - 1].heading))),
-            ),
+    rows = [row for row in scores if doc_id is None or vocabulary.sections[row - 1].doc_id == doc_id]
+    rows.sort(key=lambda row: (-scores[row], row))  # ties: the order of the docs
+    return [
+        Ranked(
+            vocabulary.sections[row - 1],
+            scores[row],
+            min(1.0, held[row] / weight) if weight else 1.0,
+            row in headed,
+            headed.get(row, 0) / max(1, len(content_words(vocabulary.sections[row - 1].heading))),
         )
-        for row, score in scores.items()
-        if doc_id is None or vocabulary.sections[row - 1].doc_id == doc_id
+        for row in rows[:limit]
     ]
-    found.sort(key=lambda ranked: (-ranked[1].score, ranked[0]))  # ties: the order of the docs
-    return [ranked for _, ranked in found[:limit]]
 
 
 def best_section(
