@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from atlas.bounded_regex import PatternTooSlow
 from atlas.config import atlas_home
 from atlas.errors import ConfigError
 from atlas.policy import trust
 from atlas.policy.decide import Facts, matches
 from atlas.policy.grant import revoke
-from atlas.policy.load import PlacedRule, Policy, load_policy, sources
+from atlas.policy.load import UNTRUSTED_EFFECT, PlacedRule, load_policy, sources
 from atlas.policy.rules import Example, Rule
 from atlas.sanitize import clean_line
 from atlas.ui.render import data_table, make_console
@@ -42,7 +43,12 @@ def conditions(rule: Rule) -> str:
 
 
 def status(placed: PlacedRule) -> str:
-    return "applies" if placed.active else "ignored: the file is not trusted to allow"
+    if not placed.active:
+        return "ignored: the file is not trusted to allow"
+    if placed.ignored_groups:
+        named = ", ".join(clean_line(group) for group in placed.ignored_groups)
+        return f"applies; label group {named} ignored: only a file not trusted defines it"
+    return "applies"
 
 
 def list_rules(*, as_json: bool) -> None:
@@ -50,11 +56,23 @@ def list_rules(*, as_json: bool) -> None:
     if as_json:
         for placed in policy.rules:
             body: dict[str, Any] = placed.rule.model_dump(exclude_none=True, exclude_defaults=True)
-            print(json.dumps({**body, "where": placed.where, "applies": placed.active}, ensure_ascii=True))
+            body |= {"where": placed.where, "applies": placed.active}
+            if placed.ignored_groups:
+                body["ignored_label_groups"] = list(placed.ignored_groups)
+            print(json.dumps(body, ensure_ascii=True))
         return
     console = make_console(for_tables=True)
     for source in policy.sources:
         console.print(f"{clean_line(source.path)}: {clean_line(source.why)}", style="dim", soft_wrap=True)
+    for group in policy.label_groups:
+        globs = clean_line(", ".join(group.globs))
+        effect = "" if group.trusted else f" (not trusted: {UNTRUSTED_EFFECT})"
+        console.print(
+            f"label group {clean_line(group.name)} = {globs} ({group.where}){effect}",
+            style="dim",
+            soft_wrap=True,
+            markup=False,
+        )
     if not policy.rules:
         console.print("No rules: every side effect asks at the terminal (and is denied without one).", style="dim")
         return
@@ -83,12 +101,26 @@ def example_facts(example: Example) -> Facts:
     )
 
 
-def example_matches(rule: Rule, example: Example, policy: Policy) -> bool:
-    """Whether the rule applies to the example as it would to a real call (after untrusted text included)."""
+def example_matches(placed: PlacedRule, example: Example) -> bool:
+    """Whether the rule applies to the example as it would to a real call (after untrusted text included,
+    with the label groups it may take); PatternTooSlow when its pattern cannot say in time."""
+    rule = placed.rule
     facts = example_facts(example)
     if facts.untrusted and rule.decision == "allow" and not rule.after_untrusted:
         return False
-    return matches(rule, facts, policy.groups)
+    return matches(rule, facts, placed.groups)
+
+
+def _problems(placed: PlacedRule) -> list[str]:
+    problems: list[str] = []
+    for wanted, examples in ((True, placed.rule.must_match), (False, placed.rule.must_not_match)):
+        for example in examples:
+            try:
+                if example_matches(placed, example) != wanted:
+                    problems.append(f"should {'' if wanted else 'not '}match {_shown(example)}")
+            except PatternTooSlow:
+                problems.append(f"its pattern took too long to match {_shown(example)}: a person would decide")
+    return problems
 
 
 def _shown(example: Example) -> str:
@@ -106,8 +138,7 @@ def check_rules() -> int:
     failures = 0
     for placed in policy.rules:
         rule = placed.rule
-        problems = [f"should match {_shown(e)}" for e in rule.must_match if not example_matches(rule, e, policy)]
-        problems += [f"should not match {_shown(e)}" for e in rule.must_not_match if example_matches(rule, e, policy)]
+        problems = _problems(placed)
         count = len(rule.must_match) + len(rule.must_not_match)
         if problems:
             failures += 1
@@ -141,7 +172,14 @@ def trust_file(path: str | None) -> None:
         assert source.raw is not None
         store = trust.trust(source.path, source.raw)
         print(f"trusted {clean_line(source.path)} as it is now (recorded in {clean_line(store)})")
-    # What trusting changed: the allow rules that apply from now on, each where it is written.
-    for placed in load_policy(atlas_home()).rules:
-        if placed.rule.decision == "allow" and placed.path in {source.path for source in chosen}:
+    # What trusting changed: the allow rules that apply from now on, and the label groups they may now
+    # take, each where it is written.
+    paths = {source.path for source in chosen}
+    policy = load_policy(atlas_home())
+    for placed in policy.rules:
+        if placed.rule.decision == "allow" and placed.path in paths:
             print(f"  now applies: {clean_line(placed.rule.name)} ({placed.where}): {conditions(placed.rule)}")
+    for group in policy.label_groups:
+        if group.path in paths:
+            globs = clean_line(", ".join(group.globs))
+            print(f"  now counts for allow rules: label group {clean_line(group.name)} = {globs} ({group.where})")

@@ -16,7 +16,6 @@ refused without a round trip, a result is `protocol`. A schema `regex` cannot co
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -27,24 +26,15 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 from pydantic import BaseModel, ConfigDict, model_validator
 
-MATCH_TIMEOUT_S = 0.1
-"""One match's timeout (the `regex` module notices it a little late: about three times this)."""
+from atlas.bounded_regex import MATCH_TIMEOUT_S, PATTERN_LIMIT
+from atlas.bounded_regex import PatternTooSlow as PatternTooSlow  # raised by first_error
+from atlas.bounded_regex import compiled as _compiled
+
 CHECK_BUDGET_S = 1.0
 """All the matches of one check together."""
-PATTERN_LIMIT = 2000
-"""Characters in one pattern: a longer one is refused with its schema."""
-
-
-class PatternTooSlow(Exception):
-    """A pattern from the server's schema did not finish matching in its time."""
 
 
 _deadline: ContextVar[float] = ContextVar("atlas_schema_deadline", default=0.0)
-
-
-@functools.lru_cache(maxsize=512)
-def _compiled(pattern: str) -> Any:
-    return regex.compile(pattern)
 
 
 def _search(pattern: str, text: str) -> bool:

@@ -1,17 +1,19 @@
 """Evaluating the rules for one call: deny → ask → allow, the strictest matching rule wins.
 
 Pure functions of the rules and the call's `Facts`, so `atlas policy check` runs a rule's examples
-through exactly what a real call goes through.
+through exactly what a real call goes through. A rule's `pattern` is matched in bounded time
+(`atlas.bounded_regex`): one the matcher cannot finish in time decides nothing, and a person does.
 """
 
 from __future__ import annotations
 
-import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
+from atlas import bounded_regex
 from atlas.policy.load import PlacedRule
 
 if TYPE_CHECKING:
@@ -19,6 +21,8 @@ if TYPE_CHECKING:
 
 MCP_DEFAULTS = {"read_only": False, "destructive": True, "idempotent": False, "open_world": True}
 """What MCP says a missing hint means."""
+DECIDE_BUDGET_S = 1.0
+"""All the pattern matches of one decision together: past it, a person decides."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,9 @@ class Ruling:
     """`allow`, `ask` or `deny`; `ask` also when no rule matched."""
     rule: PlacedRule | None = None
     note: str = ""
+    every_time: bool = False
+    """A person decides each time: an `ask` rule, or a rule whose pattern could not be matched in time.
+    No scope given at the prompt (`s`, `p`) lifts it."""
 
 
 def _glob(patterns: Sequence[str], value: str) -> bool:
@@ -64,7 +71,7 @@ def _labels_hold(rule: Rule, facts: Facts, groups: dict[str, list[str]]) -> bool
     return _glob(globs, facts.label)
 
 
-def _text_holds(rule: Rule, facts: Facts) -> bool:
+def _text_holds(rule: Rule, facts: Facts, deadline: float) -> bool:
     if rule.text is None and rule.pattern is None and rule.max_chars is None:
         return True
     if facts.comment is None:
@@ -73,7 +80,10 @@ def _text_holds(rule: Rule, facts: Facts) -> bool:
         return False
     if rule.text is not None and facts.comment not in rule.text:
         return False
-    return rule.pattern is None or re.fullmatch(rule.pattern, facts.comment, flags=re.DOTALL) is not None
+    if rule.pattern is None:
+        return True
+    timeout = min(bounded_regex.MATCH_TIMEOUT_S, deadline - time.monotonic())
+    return bounded_regex.fullmatch(rule.pattern, facts.comment, timeout=timeout, flags=bounded_regex.DOTALL)
 
 
 def _annotations_hold(wanted: Annotations | None, facts: Facts) -> bool:
@@ -93,8 +103,9 @@ def _dataset_holds(rule: Rule, facts: Facts) -> bool:
     return rule.dataset.rstrip("/") in (facts.dataset.rstrip("/"), facts.dataset.rstrip("/").rsplit("/", 1)[-1])
 
 
-def matches(rule: Rule, facts: Facts, groups: dict[str, list[str]]) -> bool:
-    """Whether every condition the rule sets holds for the call (counters and trust aside)."""
+def matches(rule: Rule, facts: Facts, groups: dict[str, list[str]], deadline: float | None = None) -> bool:
+    """Whether every condition the rule sets holds for the call (counters and trust aside), with the
+    globs of `groups` for its label groups; PatternTooSlow when its pattern cannot say by `deadline`."""
     if not any(fnmatchcase(facts.tool, pattern) for pattern in rule.tool):
         return False
     if rule.issues is not None and facts.issue_id not in rule.issues:
@@ -109,7 +120,7 @@ def matches(rule: Rule, facts: Facts, groups: dict[str, list[str]]) -> bool:
     return (
         _dataset_holds(rule, facts)
         and _labels_hold(rule, facts, groups)
-        and _text_holds(rule, facts)
+        and _text_holds(rule, facts, time.monotonic() + DECIDE_BUDGET_S if deadline is None else deadline)
         and _annotations_hold(rule.annotations, facts)
     )
 
@@ -118,17 +129,32 @@ Spent = Callable[[PlacedRule, Facts], bool]
 """Whether an allow rule has used up its `max_per_run` or `max_per_issue`."""
 
 
-def evaluate(rules: Sequence[PlacedRule], facts: Facts, groups: dict[str, list[str]], spent: Spent) -> Ruling:
+def evaluate(rules: Sequence[PlacedRule], facts: Facts, spent: Spent) -> Ruling:
     """The strictest rule that applies; `ask` (a person decides) when none does.
 
     After untrusted text, an allow applies only when it is marked `after_untrusted` (and then it is
-    a label allowlist or a fixed text); a label a person removed is never re-added by a rule.
+    a label allowlist or a fixed text); a label a person removed is never re-added by a rule. A rule
+    whose pattern could not be matched in time may have been a deny: only a matching deny outranks it.
     """
-    applying = [placed for placed in rules if placed.active and matches(placed.rule, facts, groups)]
-    for decision in ("deny", "ask"):
-        found = next((placed for placed in applying if placed.rule.decision == decision), None)
-        if found is not None:
-            return Ruling(decision, found)
+    deadline = time.monotonic() + DECIDE_BUDGET_S
+    applying: list[PlacedRule] = []
+    undecided: list[PlacedRule] = []
+    for placed in rules:
+        try:
+            if placed.active and matches(placed.rule, facts, placed.groups, deadline):
+                applying.append(placed)
+        except bounded_regex.PatternTooSlow:
+            undecided.append(placed)
+    denied = next((placed for placed in applying if placed.rule.decision == "deny"), None)
+    if denied is not None:
+        return Ruling("deny", denied)
+    if undecided:
+        slow = undecided[0]
+        note = f"rule {slow.rule.name}'s pattern ({slow.where}) took too long to match: a person decides"
+        return Ruling("ask", slow, note, every_time=True)
+    asked = next((placed for placed in applying if placed.rule.decision == "ask"), None)
+    if asked is not None:
+        return Ruling("ask", asked, every_time=True)
     allows = [placed for placed in applying if placed.rule.decision == "allow"]
     if not allows:
         return Ruling("ask")

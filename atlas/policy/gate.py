@@ -57,14 +57,12 @@ class PolicyGate:
 
     def decide(self, name: str, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext) -> Verdict:
         facts = facts_for(name, arguments, untrusted, context, self.annotations.get(name))
-        outcome = evaluate(
-            self.policy.rules, facts, self.policy.groups, lambda placed, facts: self._spent(placed, facts, context)
-        )
+        outcome = evaluate(self.policy.rules, facts, lambda placed, facts: self._spent(placed, facts, context))
         if outcome.decision == "deny" and outcome.rule is not None:
             why = outcome.rule.rule.reason or f"denied by rule {outcome.rule.rule.name} ({outcome.rule.where})"
             return Verdict("deny", f"rule:{outcome.rule.rule.name}", why)
         # A rule that says `ask` asks every time: no scope a person grants at the prompt lifts it.
-        asks = outcome.decision == "ask" and outcome.rule is not None and outcome.rule.rule.decision == "ask"
+        asks = outcome.decision == "ask" and outcome.every_time
         if not asks and _exact(name, arguments) in self._session:
             return Verdict("allow", "session", "allowed for this session at the prompt")
         if outcome.decision == "allow" and outcome.rule is not None:
@@ -75,7 +73,8 @@ class PolicyGate:
             return Verdict("allow", f"rule:{rule.name}", f"allowed by rule {rule.name} ({outcome.rule.where})")
         if asks:
             assert outcome.rule is not None
-            return Verdict("ask", "", f"rule {outcome.rule.rule.name} ({outcome.rule.where}) asks every time")
+            why = outcome.note or f"rule {outcome.rule.rule.name} ({outcome.rule.where}) asks every time"
+            return Verdict("ask", "", why)
         return Verdict("ask", "", outcome.note, self._scopes(facts))
 
     def _scopes(self, facts: Facts) -> tuple[tuple[str, str], ...]:

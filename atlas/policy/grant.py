@@ -27,7 +27,7 @@ from atlas.errors import ConfigError
 from atlas.policy import trust
 from atlas.policy.decide import Facts
 from atlas.policy.kinds import COMMENT_TOOLS, LABEL_TOOLS
-from atlas.policy.load import CONFIG_FILE, PlacedRule, load_policy, parse, sources
+from atlas.policy.load import CONFIG_FILE, PlacedRule, load_policy, parse, sources, widens_nothing
 from atlas.sanitize import clean_line
 
 _BEGIN = "# atlas:granted "
@@ -109,8 +109,9 @@ def _state_file(home: Path) -> tuple[Path, bool]:
         return path, True
     assert found.raw is not None
     document, _ = parse(path, found.raw)
-    # An untrusted file is trusted afresh with the granted rule only if it allowed nothing before.
-    return path, not any(rule.decision == "allow" for rule in document.rules)
+    # An untrusted file is trusted afresh with the granted rule only if nothing in it could allow
+    # before: no allow rule, and no label group a trusted rule would then take.
+    return path, widens_nothing(document)
 
 
 def can_grant(home: Path, facts: Facts, *, for_plans: bool = False) -> bool:

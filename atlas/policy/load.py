@@ -29,6 +29,7 @@ CONFIG_FILE = "config.toml"
 POLICY_ENV = "ATLAS_POLICY"
 _RULE_HEADER = re.compile(r"^\s*\[\[\s*policy\s*\.\s*rules\s*\]\]")
 _ANY_HEADER = re.compile(r"^\s*\[")
+UNTRUSTED_EFFECT = "its allow rules are ignored, and its label groups widen no allow rule"
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,30 @@ class Source:
 
 
 @dataclass(frozen=True)
+class LabelGroup:
+    """One `[policy.label_groups]` entry, where it is written, and whether that file may widen an allow."""
+
+    name: str
+    globs: list[str]
+    path: Path
+    line: int
+    trusted: bool
+
+    @property
+    def where(self) -> str:
+        return f"{clean_line(self.path)}:{self.line}"
+
+
+@dataclass(frozen=True)
 class PlacedRule:
     rule: Rule
     path: Path
     line: int
     trusted: bool
+    groups: dict[str, list[str]] = field(default_factory=dict, compare=False)
+    """The globs of each label group the rule names, from the files it may take them from (`resolve`)."""
+    ignored_groups: tuple[str, ...] = ()
+    """Groups the rule names that only an untrusted file defines: they add no label to it."""
 
     @property
     def where(self) -> str:
@@ -62,7 +82,10 @@ class PlacedRule:
 class Policy:
     rules: list[PlacedRule] = field(default_factory=list)
     groups: dict[str, list[str]] = field(default_factory=dict)
+    """The label groups of the trusted files: all an allow rule may refer to."""
     sources: list[Source] = field(default_factory=list)
+    label_groups: list[LabelGroup] = field(default_factory=list)
+    """Every group definition of every file, trusted or not, for `atlas policy list`."""
 
     def active(self) -> list[PlacedRule]:
         return [placed for placed in self.rules if placed.active]
@@ -79,7 +102,7 @@ def _source(path: Path, why: str, trusted_by_origin: bool) -> Source | None:
         return None
     trusted = trusted_by_origin or trust.is_trusted(path, raw)
     if not trusted_by_origin:
-        why += "; trusted with `atlas policy trust`" if trusted else "; not trusted: its allow rules are ignored"
+        why += "; trusted with `atlas policy trust`" if trusted else f"; not trusted: {UNTRUSTED_EFFECT}"
     return Source(path, why, trusted, raw)
 
 
@@ -110,34 +133,72 @@ def sources(home: Path) -> list[Source]:
 
 
 def load_policy(home: Path) -> Policy:
-    """Every rule of every source, in order; a ConfigError (one line, file and line) on any problem."""
-    rules: list[PlacedRule] = []
-    groups: dict[str, list[str]] = {}
+    """Every rule of every source, in order; a ConfigError (one line, file and line) on any problem.
+
+    A rule refers to label groups by name, so a group is part of what an allow rule matches: a rule
+    of a trusted file takes its groups from trusted files only. A file not trusted to allow may only
+    make Atlas stricter, so its definitions serve its own deny and ask rules (added to the trusted
+    ones: a wider deny is only stricter) and widen no allow rule, wherever that rule is written.
+    """
     found = sources(home)
+    parsed = []
     for source in found:
         assert source.raw is not None
-        document, lines = parse(source.path, source.raw)
-        for name, globs in document.label_groups.items():
-            if groups.get(name, globs) != globs:
-                raise ConfigError(f"{clean_line(source.path)}: label group {name!r} is defined differently elsewhere")
-            groups[name] = globs
-        rules += [
-            PlacedRule(rule, source.path, line, source.trusted)
-            for rule, line in zip(document.rules, lines, strict=True)
-        ]
-    _check_names(rules, groups)
-    return Policy(rules, groups, found)
+        parsed.append((source, *parse(source.path, source.raw)))
+    definitions = [group for source, document, _ in parsed for group in _groups_of(source, document)]
+    trusted = _merged([group for group in definitions if group.trusted], strict=True)
+    anyone = _merged(definitions, strict=False)
+    rules = [
+        resolve(PlacedRule(rule, source.path, line, source.trusted), trusted if source.trusted else anyone, anyone)
+        for source, document, lines in parsed
+        for rule, line in zip(document.rules, lines, strict=True)
+    ]
+    _check_names(rules)
+    return Policy(rules, trusted, found, definitions)
 
 
-def _check_names(rules: list[PlacedRule], groups: dict[str, list[str]]) -> None:
+def _groups_of(source: Source, document: PolicyDocument) -> list[LabelGroup]:
+    assert source.raw is not None
+    lines = source.raw.decode("utf-8").splitlines()
+    table = _header_line(lines, "policy.label_groups")
+    return [
+        LabelGroup(name, globs, source.path, _line_of(lines, name, table), source.trusted)
+        for name, globs in document.label_groups.items()
+    ]
+
+
+def _merged(definitions: list[LabelGroup], *, strict: bool) -> dict[str, list[str]]:
+    """Each group's globs; two trusted files that define a group differently are an error (`strict`),
+    otherwise the definitions add up (only for rules that can make Atlas stricter)."""
+    groups: dict[str, list[str]] = {}
+    first: dict[str, LabelGroup] = {}
+    for group in definitions:
+        earlier = first.setdefault(group.name, group)
+        if strict and earlier.globs != group.globs:
+            raise ConfigError(f"{group.where}: label group {group.name!r} is defined differently at {earlier.where}")
+        known = groups.setdefault(group.name, [])
+        known += [glob for glob in group.globs if glob not in known]
+    return groups
+
+
+def resolve(placed: PlacedRule, allowed: dict[str, list[str]], anyone: dict[str, list[str]]) -> PlacedRule:
+    """The rule with the globs of the groups it names, from `allowed`; a group only `anyone` knows is
+    ignored (an untrusted file defines it), a group nobody defines is an error."""
+    named = placed.rule.label_groups or []
+    unknown = [group for group in named if group not in anyone]
+    if unknown:
+        raise ConfigError(f"{placed.where}: rule {placed.rule.name!r}: no label group named {unknown[0]!r}")
+    groups = {group: allowed[group] for group in named if group in allowed}
+    ignored = tuple(group for group in named if group not in allowed)
+    return PlacedRule(placed.rule, placed.path, placed.line, placed.trusted, groups, ignored)
+
+
+def _check_names(rules: list[PlacedRule]) -> None:
     seen: dict[str, PlacedRule] = {}
     for placed in rules:
         earlier = seen.setdefault(placed.rule.name, placed)
         if earlier is not placed:
             raise ConfigError(f"{placed.where}: rule {placed.rule.name!r} is already defined at {earlier.where}")
-        unknown = [group for group in placed.rule.label_groups or [] if group not in groups]
-        if unknown:
-            raise ConfigError(f"{placed.where}: rule {placed.rule.name!r}: no label group named {unknown[0]!r}")
 
 
 def parse(path: Path, raw: bytes) -> tuple[PolicyDocument, list[int]]:
@@ -201,3 +262,8 @@ def _line_of(lines: list[str], key: str, start: int) -> int:
         if assignment.match(line):
             return number
     return start
+
+
+def widens_nothing(document: PolicyDocument) -> bool:
+    """Whether trusting this file lets nothing in it allow, nor widen an allow: no allow rule, no label group."""
+    return not document.label_groups and all(rule.decision != "allow" for rule in document.rules)

@@ -55,7 +55,7 @@ def offered(name: str, arguments: dict[str, Any], context: ToolContext, policy: 
         facts = facts_for(name, arguments, plan_sources(arguments), context)
     except ConfigError:
         return None, ""
-    denied = evaluate(policy.rules, facts, policy.groups, lambda placed, facts: False)
+    denied = evaluate(policy.rules, facts, lambda placed, facts: False)
     if denied.decision == "deny" and denied.rule is not None:
         rule = denied.rule.rule
         return None, f"rule {rule.name} denies it, whatever the answer" + (f": {rule.reason}" if rule.reason else "")
