@@ -190,6 +190,11 @@ def resolve(placed: PlacedRule, allowed: dict[str, list[str]], anyone: dict[str,
         raise ConfigError(f"{placed.where}: rule {placed.rule.name!r}: no label group named {unknown[0]!r}")
     groups = {group: allowed[group] for group in named if group in allowed}
     ignored = tuple(group for group in named if group not in allowed)
+    if placed.rule.after_untrusted:  # the globs its groups bring must be as narrow as its own
+        for _, problem in placed.rule.blanket_parts([glob for globs in groups.values() for glob in globs]):
+            raise ConfigError(
+                f"{placed.where}: rule {placed.rule.name!r}: label_groups: after_untrusted = true needs {problem}"
+            )
     return PlacedRule(placed.rule, placed.path, placed.line, placed.trusted, groups, ignored)
 
 
@@ -231,8 +236,9 @@ def parse(path: Path, raw: bytes) -> tuple[PolicyDocument, list[int]]:
 
 def _problem(shown: str, lines: list[str], headers: list[int], table: dict[str, Any], exc: ValidationError) -> str:
     error = exc.errors()[0]
-    loc = [str(part) for part in error["loc"]]
-    message = error["msg"].removeprefix("Value error, ")
+    field = (error.get("ctx") or {}).get("field")
+    loc = [str(part) for part in error["loc"]] + ([str(field)] if isinstance(field, str) else [])
+    message = error["msg"].removeprefix("Value error, ") + _given(error)
     if len(loc) >= 2 and loc[0] == "rules" and loc[1].isdigit():
         index = int(loc[1])
         start = headers[index] if index < len(headers) else _header_line(lines, "policy")
@@ -245,6 +251,24 @@ def _problem(shown: str, lines: list[str], headers: list[int], table: dict[str, 
         return f"{shown}:{line}: {label}: {where + ': ' if where else ''}{message}"
     line = _header_line(lines, "policy." + loc[0]) if loc else 1
     return f"{shown}:{line}: policy.{'.'.join(loc)}: {message}"
+
+
+_TOML_TYPES = {
+    bool: "a boolean",
+    int: "an integer",
+    float: "a float",
+    str: "a string",
+    list: "an array",
+    dict: "a table",
+}
+
+
+def _given(error: Any) -> str:
+    """`, got a string` for a value of the wrong type: strict rules say what they found instead."""
+    if not str(error.get("type", "")).endswith("_type") or "input" not in error:
+        return ""
+    kind = _TOML_TYPES.get(type(error["input"]))
+    return f", got {kind}" if kind else ""
 
 
 def _header_line(lines: list[str], name: str) -> int:

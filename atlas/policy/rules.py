@@ -2,15 +2,19 @@
 
 A rule says nothing about a call unless every condition it sets holds; conditions it leaves out
 hold for any call. Label and text conditions hold only for calls that carry a label or a text.
+Every model is strict: a value of the wrong type (`max_per_run = "5"`, `after_untrusted = 1`) is
+an error naming its line, never converted.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
+from atlas import bounded_regex
+from atlas.policy.free_text import free_text_problem
 from atlas.policy.kinds import COMMENT_TOOLS, LABEL_TOOLS
 
 Decision = Literal["allow", "ask", "deny"]
@@ -21,7 +25,7 @@ RULE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 class Annotations(BaseModel):
     """MCP tool annotations a rule may require (a missing hint counts as its MCP default)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     read_only: bool | None = None
     destructive: bool | None = None
@@ -32,7 +36,7 @@ class Annotations(BaseModel):
 class Example(BaseModel):
     """A call a rule must (or must not) match: `atlas policy check` runs them."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
@@ -49,7 +53,7 @@ def _as_list(value: Any) -> Any:
 
 
 class Rule(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str = Field(pattern=RULE_NAME)
     decision: Decision
@@ -86,11 +90,10 @@ class Rule(BaseModel):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"pattern is not a regular expression: {exc}") from None
+        # Compiled as it is matched (`regex`, every character matching `.`), so a pattern that loads is one that runs.
+        problem = None if value is None else bounded_regex.problem(value, bounded_regex.DOTALL)
+        if problem is not None:
+            raise ValueError(f"pattern is not a regular expression Atlas can use: {problem}")
         return value
 
     @model_validator(mode="after")
@@ -102,7 +105,22 @@ class Rule(BaseModel):
                 "an allow with after_untrusted = true must be a label allowlist (labels or label_groups, "
                 "for add_label/remove_label only) or a fixed comment text (text or pattern, for post_comment only)"
             )
+        if self.after_untrusted:
+            for field, problem in self.blanket_parts(self.labels or []):
+                raise at_field(field, f"after_untrusted = true needs {problem}")
         return self
+
+    def blanket_parts(self, globs: list[str]) -> list[tuple[str, str]]:
+        """What keeps this rule, with these label globs, from being narrow enough for after untrusted
+        text: `(field, why)` for a pattern with room for free text, or a glob that takes every label."""
+        parts: list[tuple[str, str]] = []
+        problem = None if self.pattern is None else free_text_problem(self.pattern)
+        if problem is not None:
+            parts.append(("pattern", f"a fixed comment, and {problem}"))
+        for glob in globs:
+            if "*" in glob and not glob.strip("*?"):
+                parts.append(("labels", f"a label allowlist, and {glob!r} takes every label"))
+        return parts
 
     def narrow_enough_for_untrusted(self) -> bool:
         """Never a blanket allow: only label allowlists and fixed comment texts may act after untrusted text."""
@@ -114,7 +132,12 @@ class Rule(BaseModel):
 class PolicyDocument(BaseModel):
     """The `[policy]` table of one file."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     rules: list[Rule] = Field(default_factory=list)
     label_groups: dict[str, list[str]] = Field(default_factory=dict)
+
+
+def at_field(field: str, message: str) -> PydanticCustomError:
+    """A rule's problem that belongs to one of its fields (named, with its line, in the error)."""
+    return PydanticCustomError("rule_field", message, {"field": field})
