@@ -5,6 +5,11 @@ the same exact comment text (any issue), or for other tools the same exact argum
 this dataset (and repository). It is written to the state folder's `config.toml` between two
 marker comments, so `atlas policy revoke NAME` removes exactly what was written.
 
+The action's text came from a model, so it may hold anything (DEL, controls, quotes, a line
+that looks like a table): the rule's values are written by `tomlkit`, the user's own lines are
+kept byte for byte, and the new text must load — as TOML, as a policy, with the rule saying
+exactly what was shown — before it replaces the old file. Nothing else is ever left behind.
+
 At a triage plan's review (`for_plans`), the rule is also marked `after_untrusted`: a plan is made
 from issue text, so a rule that did not hold after it would never apply to a plan again. It stays
 as narrow as `after_untrusted` demands (one label, or one exact text), and a comment's rule allows
@@ -13,14 +18,16 @@ it once per issue, as triage itself never comments twice.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
 import secrets
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atlas import statefiles
 from atlas.errors import ConfigError
@@ -30,35 +37,69 @@ from atlas.policy.kinds import COMMENT_TOOLS, LABEL_TOOLS
 from atlas.policy.load import CONFIG_FILE, PlacedRule, load_policy, parse, sources, widens_nothing
 from atlas.sanitize import clean_line
 
+if TYPE_CHECKING:
+    from atlas.policy.rules import PolicyDocument
+
 _BEGIN = "# atlas:granted "
 _END = "# atlas:end "
+LOCK_TIMEOUT_S = 10.0
+_INVISIBLE = re.compile("[\x80-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 
 
-def _toml(value: Any) -> str | None:
-    """A TOML value for JSON-like data; None for what TOML cannot hold (null, NaN)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, int):
-        return str(value)
+def _writable(value: Any) -> bool:
+    """Whether TOML holds `value` as it is (no null, no NaN or infinity, keys that are text)."""
+    if isinstance(value, bool | int | str):
+        return True
     if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else None
+        return math.isfinite(value)
     if isinstance(value, list):
-        items = [_toml(item) for item in value]
-        return None if None in items else "[" + ", ".join(str(item) for item in items) + "]"
+        return all(_writable(item) for item in value)
     if isinstance(value, dict):
-        pairs = [(json.dumps(str(key), ensure_ascii=False), _toml(item)) for key, item in value.items()]
-        return None if any(item is None for _, item in pairs) else "{" + ", ".join(f"{k} = {v}" for k, v in pairs) + "}"
-    return None
+        return all(isinstance(key, str) and _writable(item) for key, item in value.items())
+    return False
+
+
+def _inline(value: Any) -> Any:
+    """A tomlkit value that keeps the rule in one table: tables written inline."""
+    import tomlkit
+
+    if isinstance(value, dict):
+        table = tomlkit.inline_table()
+        table.update({key: _inline(item) for key, item in value.items()})
+        return table
+    if isinstance(value, list):
+        array = tomlkit.array()
+        array.extend(_inline(item) for item in value)
+        return array
+    return tomlkit.item(value)
+
+
+def rule_text(name: str, fields: dict[str, Any]) -> str:
+    """`[[policy.rules]]` with the rule's name, `allow` and its fields, serialised by tomlkit."""
+    import tomlkit
+
+    table = tomlkit.table()
+    table.add("name", name)
+    table.add("decision", "allow")
+    for key, value in fields.items():
+        table.add(key, _inline(value))
+    rules = tomlkit.aot()
+    rules.append(table)
+    policy = tomlkit.table(is_super_table=True)
+    policy.add("rules", rules)
+    document = tomlkit.document()
+    document.add("policy", policy)
+    # TOML allows C1 controls and bidi overrides raw; escaped, the file reads as it is to whoever opens it.
+    # They occur only inside tomlkit's basic strings here, and the written rule is checked when loaded back.
+    return _INVISIBLE.sub(lambda found: f"\\u{ord(found.group()):04x}", tomlkit.dumps(document))
 
 
 def _glob_literal(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
 
 
-def conditions(facts: Facts, *, for_plans: bool = False) -> dict[str, str] | None:
-    """The rule's settings as TOML values, no wider than the action shown; None when it cannot be said."""
+def conditions(facts: Facts, *, for_plans: bool = False) -> dict[str, Any] | None:
+    """The rule's settings, no wider than the action shown; None when TOML cannot say them."""
     if for_plans and facts.tool not in (*LABEL_TOOLS, *COMMENT_TOOLS):
         return None
     fields: dict[str, Any] = {"tool": [facts.tool]}
@@ -80,10 +121,7 @@ def conditions(facts: Facts, *, for_plans: bool = False) -> dict[str, str] | Non
         fields["after_untrusted"] = True
         if facts.tool in COMMENT_TOOLS:
             fields["max_per_issue"] = 1
-    encoded = {key: _toml(value) for key, value in fields.items()}
-    if any(value is None for value in encoded.values()):
-        return None
-    return {key: str(value) for key, value in encoded.items()}
+    return fields if all(_writable(value) for value in fields.values()) else None
 
 
 def allowance(facts: Facts, *, for_plans: bool = False) -> str:
@@ -122,6 +160,7 @@ def can_grant(home: Path, facts: Facts, *, for_plans: bool = False) -> bool:
 
 
 def _rewrite(path: Path, text: str, *, keep_trust: bool) -> None:
+    """Replace the file with `text`, which the caller checked loads; never through a link."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = statefiles.open_fd(temp, os.O_WRONLY | os.O_TRUNC, create=True)
@@ -142,7 +181,37 @@ def _rewrite(path: Path, text: str, *, keep_trust: bool) -> None:
 
 def _current(path: Path) -> str:
     raw = statefiles.read_bytes(path)
-    return raw.decode("utf-8") if raw else ""
+    try:
+        return raw.decode("utf-8") if raw else ""
+    except UnicodeDecodeError:
+        raise ConfigError(f"{clean_line(path)}: not UTF-8 text") from None
+
+
+def _loads(path: Path, text: str) -> PolicyDocument:
+    """The policy the new text would hold; a ConfigError (nothing written) when it would not load."""
+    try:
+        tomllib.loads(text)
+        document, _ = parse(path, text.encode("utf-8"))
+    except (tomllib.TOMLDecodeError, ConfigError, RecursionError, ValueError) as exc:
+        raise ConfigError(
+            f"{clean_line(path)} would not load with the rule ({clean_line(exc)}); nothing was written"
+        ) from None
+    return document
+
+
+@contextmanager
+def _editing(path: Path) -> Iterator[None]:
+    """One writer at a time: two prompts granting at once each keep the other's rule."""
+    import filelock
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with statefiles.locked(path.with_name(f".{path.name}.lock"), timeout=LOCK_TIMEOUT_S):
+            yield
+    except filelock.Timeout:
+        raise ConfigError(f"another Atlas is changing {clean_line(path)}; nothing was written") from None
+    except statefiles.UnsafeStateFile as exc:
+        raise ConfigError(f"{exc}; nothing was written") from None
 
 
 def write_rule(home: Path, facts: Facts, *, for_plans: bool = False) -> PlacedRule:
@@ -153,13 +222,17 @@ def write_rule(home: Path, facts: Facts, *, for_plans: bool = False) -> PlacedRu
         raise ConfigError(f"a rule for this action cannot be written to {clean_line(path)}")
     name = f"granted-{facts.tool.replace('_', '-')[:40]}-{secrets.token_hex(2)}"
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [f"{_BEGIN}{name} at the prompt, {when}", "[[policy.rules]]", f'name = "{name}"', 'decision = "allow"']
-    lines += [f"{key} = {value}" for key, value in fields.items()]
-    lines.append(f"{_END}{name}")
-    text = _current(path)
-    separator = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    # A found folder's file allowed nothing before (see `_state_file`): trusting it now trusts only this rule.
-    _rewrite(path, text + separator + "\n".join(lines) + "\n", keep_trust=not _by_origin(home))
+    block = f"{_BEGIN}{name} at the prompt, {when}\n{rule_text(name, fields)}{_END}{name}\n"
+    with _editing(path):
+        text = _current(path)
+        separator = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        updated = text + separator + block
+        written = next((rule for rule in _loads(path, updated).rules if rule.name == name), None)
+        wanted = {"name": name, "decision": "allow", **fields}
+        if written is None or written.model_dump(include=set(wanted)) != wanted:
+            raise ConfigError(f"the rule would not say exactly this action in {clean_line(path)}; nothing was written")
+        # A found folder's file allowed nothing before (see `_state_file`): trusting it now trusts only this rule.
+        _rewrite(path, updated, keep_trust=not _by_origin(home))
     return next(placed for placed in load_policy(home).rules if placed.rule.name == name)
 
 
@@ -173,6 +246,11 @@ def _by_origin(home: Path) -> bool:
 def revoke(home: Path, name: str) -> Path:
     """Remove a granted rule from the state folder's config.toml; a ConfigError when there is none."""
     path = home.resolve() / CONFIG_FILE
+    with _editing(path):
+        return _revoke(path, name)
+
+
+def _revoke(path: Path, name: str) -> Path:
     lines = _current(path).splitlines(keepends=True)
     begin = next((i for i, line in enumerate(lines) if line.startswith(f"{_BEGIN}{name} ")), None)
     end = next((i for i, line in enumerate(lines) if line.rstrip("\n") == f"{_END}{name}"), None)
@@ -182,5 +260,7 @@ def revoke(home: Path, name: str) -> Path:
             " (rules you wrote yourself are removed by editing the file)"
         )
     trusted_before = trust.is_trusted(path, "".join(lines).encode("utf-8"))
-    _rewrite(path, "".join(lines[:begin] + lines[end + 1 :]), keep_trust=trusted_before)
+    remaining = "".join(lines[:begin] + lines[end + 1 :])
+    _loads(path, remaining)
+    _rewrite(path, remaining, keep_trust=trusted_before)
     return path
