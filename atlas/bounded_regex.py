@@ -9,15 +9,15 @@ an undecided match means (a refused call, a person asked).
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
-
-import regex
 
 MATCH_TIMEOUT_S = 0.1
 """One match's timeout (the `regex` module notices it a little late: about three times this)."""
 PATTERN_LIMIT = 2000
 """Characters in one pattern: a longer one is refused where it is written."""
-DOTALL: int = regex.DOTALL
+DOTALL = int(re.DOTALL)
+"""`.` matches a newline too; the `regex` module's flag has the same value as `re`'s."""
 
 
 class PatternTooSlow(Exception):
@@ -26,6 +26,8 @@ class PatternTooSlow(Exception):
 
 @functools.lru_cache(maxsize=512)
 def compiled(pattern: str, flags: int = 0) -> Any:
+    import regex  # here: most runs match no pattern, and the module costs about 25 ms to import
+
     return regex.compile(pattern, flags)
 
 
@@ -33,6 +35,8 @@ def problem(pattern: str, flags: int = 0) -> str | None:
     """Why `pattern` cannot be used (too long, does not compile), in a few words; None when it can."""
     if len(pattern) > PATTERN_LIMIT:
         return f"a pattern is longer than {PATTERN_LIMIT} characters"
+    import regex
+
     try:
         compiled(pattern, flags)
     except (regex.error, OverflowError, RecursionError) as exc:
