@@ -187,7 +187,7 @@ def _current(path: Path) -> str:
         raise ConfigError(f"{clean_line(path)}: not UTF-8 text") from None
 
 
-def _loads(path: Path, text: str) -> PolicyDocument:
+def _loads(path: Path, text: str, change: str) -> PolicyDocument:
     """The policy the new text would hold; a ConfigError (nothing written) when it would not load."""
     try:
         tomllib.loads(text)
@@ -227,7 +227,7 @@ def write_rule(home: Path, facts: Facts, *, for_plans: bool = False) -> PlacedRu
         text = _current(path)
         separator = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
         updated = text + separator + block
-        written = next((rule for rule in _loads(path, updated).rules if rule.name == name), None)
+        written = next((rule for rule in _loads(path, updated, "with the rule").rules if rule.name == name), None)
         wanted = {"name": name, "decision": "allow", **fields}
         if written is None or written.model_dump(include=set(wanted)) != wanted:
             raise ConfigError(f"the rule would not say exactly this action in {clean_line(path)}; nothing was written")
@@ -261,6 +261,6 @@ def _revoke(path: Path, name: str) -> Path:
         )
     trusted_before = trust.is_trusted(path, "".join(lines).encode("utf-8"))
     remaining = "".join(lines[:begin] + lines[end + 1 :])
-    _loads(path, remaining)
+    _loads(path, remaining, "without the rule")
     _rewrite(path, remaining, keep_trust=trusted_before)
     return path

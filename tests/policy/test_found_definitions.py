@@ -53,7 +53,9 @@ def test_a_pull_that_widens_a_trusted_group_widens_no_rule_of_yours(
     env = user_env(tmp_path)
     project = clone(tmp_path, PROJECT_GROUPS)
     monkeypatch.chdir(project.parent.parent)
-    assert invoke("policy", "trust", env=env).code == 0
+    trusted = invoke("policy", "trust", env=env)
+    assert trusted.code == 0, trusted
+    assert f"now counts for allow rules: label group type = type:* ({project}:2)" in trusted.stdout
     assert invoke("ask", "-m", "offline", "label #41 type:docs", env=env).code == 0
     assert labelled(env) == [(41, "type:docs", "rule:type-labels")]
 
