@@ -190,11 +190,12 @@ def resolve(placed: PlacedRule, allowed: dict[str, list[str]], anyone: dict[str,
         raise ConfigError(f"{placed.where}: rule {placed.rule.name!r}: no label group named {unknown[0]!r}")
     groups = {group: allowed[group] for group in named if group in allowed}
     ignored = tuple(group for group in named if group not in allowed)
-    if placed.rule.after_untrusted:  # the globs its groups bring must be as narrow as its own
-        for _, problem in placed.rule.blanket_parts([glob for globs in groups.values() for glob in globs]):
-            raise ConfigError(
-                f"{placed.where}: rule {placed.rule.name!r}: label_groups: after_untrusted = true needs {problem}"
-            )
+    # An allowlist after untrusted text must stay one through the globs its groups bring.
+    brought = [glob for globs in groups.values() for glob in globs]
+    blanket = placed.rule.blanket_parts(brought) if placed.rule.after_untrusted else []
+    if blanket:
+        where = f"{placed.where}: rule {placed.rule.name!r}: label_groups"
+        raise ConfigError(f"{where}: after_untrusted = true needs {blanket[0][1]}")
     return PlacedRule(placed.rule, placed.path, placed.line, placed.trusted, groups, ignored)
 
 

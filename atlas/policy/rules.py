@@ -105,9 +105,10 @@ class Rule(BaseModel):
                 "an allow with after_untrusted = true must be a label allowlist (labels or label_groups, "
                 "for add_label/remove_label only) or a fixed comment text (text or pattern, for post_comment only)"
             )
-        if self.after_untrusted:
-            for field, problem in self.blanket_parts(self.labels or []):
-                raise at_field(field, f"after_untrusted = true needs {problem}")
+        blanket = self.blanket_parts(self.labels or []) if self.after_untrusted else []
+        if blanket:
+            field, problem = blanket[0]
+            raise at_field(field, f"after_untrusted = true needs {problem}")
         return self
 
     def blanket_parts(self, globs: list[str]) -> list[tuple[str, str]]:
