@@ -12,7 +12,7 @@ from atlas.errors import ConfigError
 from atlas.policy import trust
 from atlas.policy.decide import Facts, matches
 from atlas.policy.grant import revoke
-from atlas.policy.load import UNTRUSTED_EFFECT, PlacedRule, load_policy, sources
+from atlas.policy.load import PlacedRule, load_policy, sources
 from atlas.policy.rules import Example, Rule
 from atlas.sanitize import clean_line
 from atlas.ui.render import data_table, make_console
@@ -66,7 +66,7 @@ def list_rules(*, as_json: bool) -> None:
         console.print(f"{clean_line(source.path)}: {clean_line(source.why)}", style="dim", soft_wrap=True)
     for group in policy.label_groups:
         globs = clean_line(", ".join(group.globs))
-        effect = "" if group.trusted else f" (not trusted: {UNTRUSTED_EFFECT})"
+        effect = "" if group.trusted else " (the file is not trusted: it widens no allow rule)"
         console.print(
             f"label group {clean_line(group.name)} = {globs} ({group.where}){effect}",
             style="dim",

@@ -68,7 +68,7 @@ def test_a_pull_that_widens_a_trusted_group_widens_no_rule_of_yours(
     listed = invoke("policy", "list", env=env)
     assert listed.code == 0, listed
     assert "its label groups widen no allow rule" in listed.stdout
-    assert f"label group type = * ({project}:3) (not trusted:" in listed.stdout
+    assert f"label group type = * ({project}:3) (the file is not trusted: it widens no allow rule)" in listed.stdout
     assert "label group type ignored" in listed.stdout
     [rule] = [json.loads(line) for line in invoke("policy", "list", "--json", env=env).stdout.splitlines()]
     assert rule["applies"] is True and rule["ignored_label_groups"] == ["type"]
