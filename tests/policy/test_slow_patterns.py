@@ -94,3 +94,20 @@ def test_sigterm_ends_a_run_whose_rules_are_all_catastrophic(tmp_path: Path) -> 
     assert process.returncode != 0
     assert time.monotonic() - stopped < 5
     assert tracker_records(env) == []
+
+
+def test_policy_check_names_a_rule_whose_example_its_pattern_cannot_decide(tmp_path: Path) -> None:
+    env = env_with_rules(tmp_path, ["^(a|aa)+$"])
+    config = Path(env["ATLAS_HOME"]) / "config.toml"
+    example = f'must_not_match = [{{ tool = "post_comment", args = {{ issue_id = 41, body = "{CRAFTED}" }} }}]\n'
+    config.write_text(config.read_text(encoding="utf-8") + example, encoding="utf-8")
+    started = time.monotonic()
+    process = start_atlas("policy", "check", env=env)
+    try:
+        out, _ = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail("atlas policy check was still matching after 30 s")
+    assert time.monotonic() - started < 30 and process.returncode == 1, out
+    assert "✗ template-0" in out.decode() and "its pattern took too long to match" in out.decode()
