@@ -9,6 +9,8 @@ still run, and the rule must allow exactly that text.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -81,3 +83,30 @@ def test_a_rule_that_would_not_load_in_the_users_layout_is_not_written(tmp_path:
     assert "\n" not in str(refused.value) and str(refused.value).endswith("; nothing was written")
     assert config.read_bytes() == layout.encode()
     load_policy(home)  # the config loads as before
+
+
+GRANTS = """
+import sys
+from pathlib import Path
+from atlas.policy import grant
+from atlas.policy.decide import Facts
+for n in range(15):
+    label = f"comp:{sys.argv[2]}{n}"
+    grant.write_rule(Path(sys.argv[1]), Facts("add_label", {"issue_id": 41, "label": label}, label=label, issue_id=41))
+"""
+
+
+def test_two_processes_granting_at_once_keep_every_rule(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(MINE, encoding="utf-8")
+    env = atlas_env(home)
+    granting = [
+        subprocess.Popen([sys.executable, "-c", GRANTS, str(home), who], env=env, stderr=subprocess.PIPE)
+        for who in ("a", "b")
+    ]
+    for process in granting:
+        _, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err.decode()
+    labels = sorted(label for p in load_policy(home).rules for label in p.rule.labels or [])
+    assert labels == sorted([f"comp:{who}{n}" for who in "ab" for n in range(15)] + ["severity:*"])
