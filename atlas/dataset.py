@@ -23,6 +23,7 @@ from pathlib import Path
 from atlas.dataset_build import SCHEMA_VERSION, Progress, build_db
 from atlas.dataset_records import COMMENT_FIELDS, ISSUE_FIELDS, LABEL_PREFIXES, STATES, file_sha256, read_issues
 from atlas.errors import DataError, is_busy
+from atlas.sanitize import write_line
 
 __all__ = [
     "COMMENT_FIELDS",
@@ -231,9 +232,9 @@ def main(argv: list[str]) -> int:
     try:
         target = build_db(jsonl_path(data), db_path(data))
     except DataError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        write_line(f"error: {exc}", err=True)
         return 1
-    print(f"built {target} from {jsonl_path(data)}")
+    write_line(f"built {target} from {jsonl_path(data)}")
     return 0
 
 

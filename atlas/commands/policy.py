@@ -8,12 +8,13 @@ from typing import Any
 
 from atlas.config import atlas_home
 from atlas.errors import ConfigError
+from atlas.json_out import print_json
 from atlas.policy import trust
 from atlas.policy.decide import Facts, matches
 from atlas.policy.grant import revoke
 from atlas.policy.load import PlacedRule, Policy, load_policy, sources
 from atlas.policy.rules import Example, Rule
-from atlas.sanitize import clean_line
+from atlas.sanitize import clean_line, write_line
 from atlas.ui.render import data_table, make_console
 
 _CONDITIONS = (
@@ -50,7 +51,7 @@ def list_rules(*, as_json: bool) -> None:
     if as_json:
         for placed in policy.rules:
             body: dict[str, Any] = placed.rule.model_dump(exclude_none=True, exclude_defaults=True)
-            print(json.dumps({**body, "where": placed.where, "applies": placed.active}, ensure_ascii=True))
+            print_json({**body, "where": placed.where, "applies": placed.active})
         return
     console = make_console(for_tables=True)
     for source in policy.sources:
@@ -112,17 +113,22 @@ def check_rules() -> int:
         if problems:
             failures += 1
             for problem in problems:
-                console.print(f"✗ {rule.name} ({placed.where}): {problem}", style="red", soft_wrap=True, markup=False)
+                console.print(
+                    f"✗ {clean_line(rule.name)} ({placed.where}): {clean_line(problem)}",
+                    style="red",
+                    soft_wrap=True,
+                    markup=False,
+                )
         else:
             note = f"{count} example{'' if count == 1 else 's'} hold" if count else "no examples"
-            console.print(f"✓ {rule.name} ({placed.where}): {note}", soft_wrap=True, markup=False)
+            console.print(f"✓ {clean_line(rule.name)} ({placed.where}): {note}", soft_wrap=True, markup=False)
     console.print(f"{len(policy.rules)} rules, {failures} failing", style="bold" if failures else "dim")
     return 1 if failures else 0
 
 
 def revoke_rule(name: str) -> None:
     path = revoke(atlas_home(), name)
-    print(f"removed rule {clean_line(name)} from {clean_line(path)}")
+    write_line(f"removed rule {clean_line(name)} from {clean_line(path)}")
 
 
 def trust_file(path: str | None) -> None:
@@ -135,13 +141,13 @@ def trust_file(path: str | None) -> None:
     else:
         chosen = [source for source in found if not source.trusted]
         if not chosen:
-            print("Every policy file found here is trusted already.")
+            write_line("Every policy file found here is trusted already.")
             return
     for source in chosen:
         assert source.raw is not None
         store = trust.trust(source.path, source.raw)
-        print(f"trusted {clean_line(source.path)} as it is now (recorded in {clean_line(store)})")
+        write_line(f"trusted {clean_line(source.path)} as it is now (recorded in {clean_line(store)})")
     # What trusting changed: the allow rules that apply from now on, each where it is written.
     for placed in load_policy(atlas_home()).rules:
         if placed.rule.decision == "allow" and placed.path in {source.path for source in chosen}:
-            print(f"  now applies: {clean_line(placed.rule.name)} ({placed.where}): {conditions(placed.rule)}")
+            write_line(f"  now applies: {clean_line(placed.rule.name)} ({placed.where}): {conditions(placed.rule)}")

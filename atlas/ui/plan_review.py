@@ -24,6 +24,7 @@ from atlas.sanitize import clean, clean_line
 from atlas.ui.approval import open_terminal, read_answer
 from atlas.ui.approval_text import is_yes
 from atlas.ui.editor import edit_in_editor
+from atlas.ui.render import make_console
 from atlas.ui.tty_modes import answer_mode
 
 QUESTION = "Apply? [y = all, 1,3 = those, e 2 = edit item 2, n = none] "
@@ -106,7 +107,7 @@ class PlanReview:
         if fd is None:
             return None
         out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
-        screen = Console(file=out, highlight=False, markup=False, emoji=False)
+        screen = make_console(file=out)
         shown = list(entries)
         order = [entry.number for entry in shown]
         try:
