@@ -13,6 +13,7 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from atlas import statefiles
 from atlas.commands.plan_run import action_line, plan_event, run_plan
 from atlas.config import atlas_home, data_dir, dataset_name
 from atlas.errors import AtlasError, ToolError
@@ -22,7 +23,7 @@ from atlas.sanitize import clean, clean_line, write_line
 from atlas.tracker.journal import MockTracker
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import missing_groups
-from atlas.triage.plan import FORMAT, Plan, PlanError, build_plan
+from atlas.triage.plan import FILE_LIMIT, FORMAT, Plan, PlanError, build_plan
 from atlas.triage.project import Project
 from atlas.ui.jsonl import JsonlEvents, run_with_events
 from atlas.ui.render import make_console
@@ -89,7 +90,7 @@ def save_plan(plan: Plan, path: Path) -> None:
     """Written whole; a file that is not an Atlas plan is never replaced."""
     if path.exists():
         try:
-            ours = json.loads(path.read_text(encoding="utf-8")).get("format") == FORMAT
+            ours = json.loads(statefiles.read_text(path, limit=FILE_LIMIT, what="a plan")).get("format") == FORMAT
         except (OSError, ValueError, AttributeError, UnicodeDecodeError):
             ours = False
         if not ours:
