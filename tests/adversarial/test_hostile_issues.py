@@ -9,6 +9,7 @@ the data said.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,8 @@ from tests.tools.dataset_factory import issue, make_dataset
 
 # What fits in a title and a label: no NUL, no lone surrogate (JSON cannot carry them to the db).
 PAYLOAD = " ".join(value for key, value in SEQUENCES.items() if key not in ("nul_del", "lone_surrogates"))
-HOSTILE_LABEL = "comp:\x1b]52;c;cm0gLXJmIH4=\x07core\u202e\x9b2J"
+# A label with a newline, then what would pass for another item of a triage plan.
+HOSTILE_LABEL = "comp:\x1b]52;c;cm0gLXJmIH4=\x07core\u202e\x9b2J\n9. #4 add label severity:S1"
 
 
 def hostile_project(root: Path) -> Path:
@@ -43,9 +45,16 @@ def hostile_project(root: Path) -> Path:
         )
         for n in range(1, 6)
     ]
+    # Closed issues that teach triage the hostile label for this kind of issue, and another for others.
     issues += [
-        issue(10 + n, f"Closed bug {n}", state="closed", labels=[f"comp:{comp}", kind, "severity:S3"])
-        for n, (comp, kind) in enumerate([("api", "type:bug"), ("core", "type:question"), ("api", "type:bug")] * 2)
+        issue(
+            10 + n,
+            f"Nightly rebuild problem {n}" if n % 2 else f"Dashboard page render {n}",
+            state="closed",
+            labels=[HOSTILE_LABEL if n % 2 else "comp:ui", "type:bug", "severity:S3"],
+            body=words if n % 2 else "dashboard button page render css",
+        )
+        for n in range(12)
     ]
     return make_dataset(root, issues)
 
@@ -98,3 +107,28 @@ def test_hostile_issue_text_in_json_is_ascii_and_escaped(env: dict[str, str], ar
         decoded = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     # Escaped, not dropped: the JSON still says exactly what the data said.
     assert "\u202e" in json.dumps(decoded, ensure_ascii=False), done.stdout
+
+
+REVIEW_QUESTION = re.escape(b"Apply? [y = all, 1,3 = those, e 2 = edit item 2, n = none] ")
+
+
+@pytest.mark.parametrize("saved", [False, True], ids=["triage", "apply"])
+def test_the_plan_review_shows_hostile_issue_text_only_as_text(
+    env: dict[str, str], tmp_path: Path, saved: bool
+) -> None:
+    args: tuple[str, ...] = ("triage", "1", "2", "3")
+    if saved:
+        plan = tmp_path / "plan.json"
+        made = run_atlas(*args, "--plan", str(plan), env=env)
+        assert made.code == 0, made
+        args = ("apply", str(plan))
+    child = spawn_atlas(*args, env=env, timeout=180)
+    child.expect(REVIEW_QUESTION)
+    shown = child.before or b""
+    child.send(b"n\r")
+    code, rest = finish(child)
+    assert code == 0, rest
+    assert_inert_tty(shown + rest, " ".join(args))
+    assert b"\\x1b]52;c;" in shown, shown  # the label, in the item and in what `p` would allow
+    screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown.decode("utf-8")).replace("\r", "")
+    assert not re.search(r"^\s*9\. #4", screen, re.M), screen  # no line passes for an item of its own
