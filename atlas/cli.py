@@ -27,6 +27,7 @@ from atlas.cli_options import (
 )
 from atlas.cli_policy import policy_app
 from atlas.cli_triage import register_triage
+from atlas.sanitize import write_line
 
 T = TypeVar("T", int, float)
 
@@ -53,7 +54,7 @@ app.add_typer(policy_app, name="policy", short_help="Approval rules: list them, 
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"atlas {__version__}")
+        write_line(f"atlas {__version__}")
         raise typer.Exit()
 
 
@@ -371,7 +372,7 @@ def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh
     from typer._completion_shared import get_completion_script
 
     completion_init()
-    typer.echo(get_completion_script(prog_name="atlas", complete_var=COMPLETE_VAR, shell=shell))
+    write_line(get_completion_script(prog_name="atlas", complete_var=COMPLETE_VAR, shell=shell))
 
 
 def fill_closed_descriptors() -> None:

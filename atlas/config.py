@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from atlas import statefiles
 from atlas.errors import ConfigError
 
 DEFAULT_OPENAI_MODEL = "gpt-6-luna"
@@ -52,7 +53,10 @@ def dataset_name(data: Path | None = None) -> str:
     if data.resolve() == bundled_data_dir().resolve():
         return BUNDLED_NAME
     try:
-        repo = json.loads((data / SOURCE_FILE).read_text(encoding="utf-8")).get("repo")
+        raw = statefiles.read_limited(
+            data / SOURCE_FILE, limit=statefiles.SOURCE_RECORD_LIMIT, what="a source record", links=False
+        )
+        repo = json.loads(raw.decode("utf-8")).get("repo")
     except (OSError, ValueError, AttributeError, RecursionError):
         repo = None
     for name in (repo, data.name):

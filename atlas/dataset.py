@@ -20,9 +20,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from atlas import statefiles
 from atlas.dataset_build import SCHEMA_VERSION, Progress, build_db
 from atlas.dataset_records import COMMENT_FIELDS, ISSUE_FIELDS, LABEL_PREFIXES, STATES, file_sha256, read_issues
 from atlas.errors import DataError, is_busy
+from atlas.notices import warn
+from atlas.sanitize import write_line
 
 __all__ = [
     "COMMENT_FIELDS",
@@ -44,6 +47,8 @@ BUSY_WAIT_S = 0.25
 LOCK_WAIT_S = 300.0
 """How long to wait for another process's build of the same db before giving up."""
 VERIFIED_FILE = "dataset-verified.json"
+VERIFIED_LIMIT = 4 * statefiles.MiB
+"""The most Atlas reads of what it remembers verifying (one short line per dataset)."""
 """In the state folder: JSONL stamps whose content was found to match their db's stored hash."""
 
 
@@ -60,6 +65,13 @@ def require_dataset(data: Path) -> None:
     named = "ORBIT_DATA" if os.environ.get("ORBIT_DATA", "").strip() else "the bundled dataset (ORBIT_DATA unset)"
     if not data.is_dir():
         raise DataError(f"the Orbit dataset folder {data} does not exist ({named}); set ORBIT_DATA to a dataset folder")
+    for path in (db_path(data), jsonl_path(data)):
+        try:
+            statefiles.check_regular(path)  # a FIFO or a device: named, never waited on
+        except FileNotFoundError:
+            pass
+        except statefiles.RefusedFile as exc:
+            raise DataError(str(exc)) from None
     sources = [path for path in (db_path(data), jsonl_path(data)) if path.is_file()]
     if not sources:
         raise DataError(
@@ -70,6 +82,10 @@ def require_dataset(data: Path) -> None:
 
 
 def _read_meta(db: Path) -> dict[str, str]:
+    try:
+        statefiles.check_regular(db)
+    except OSError as exc:  # as SQLite would fail on it, for the callers that handle SQLite's errors
+        raise sqlite3.DatabaseError(str(exc)) from None
     conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_WAIT_S)
     try:
         (version,) = conn.execute("PRAGMA user_version").fetchone()
@@ -113,21 +129,30 @@ def _freshness(db: Path, jsonl: Path, stat: os.stat_result, home: Path) -> bool 
 def _same_content(jsonl: Path, stat: os.stat_result, digest: str, home: Path) -> bool:
     remembered = _load_verified(home)
     key = str(jsonl.resolve())
-    if remembered.get(key) == [stat.st_size, stat.st_mtime_ns, digest]:
+    if remembered is not None and remembered.get(key) == [stat.st_size, stat.st_mtime_ns, digest]:
         return True
     try:
         same = file_sha256(jsonl) == digest
     except OSError:
         return False
-    if same:
+    if same and remembered is not None:
         _save_verified(home, {**remembered, key: [stat.st_size, stat.st_mtime_ns, digest]})
     return same
 
 
-def _load_verified(home: Path) -> dict[str, object]:
+def _load_verified(home: Path) -> dict[str, object] | None:
+    """What was verified before; None when the file is one Atlas will neither read nor replace (a
+    link, a FIFO, a device, too large: a cloned state folder's), said once in a warning."""
     try:
-        loaded = json.loads((home / VERIFIED_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = statefiles.read_bytes(home / VERIFIED_FILE, limit=VERIFIED_LIMIT)
+    except statefiles.RefusedFile as exc:
+        warn(f"{exc}; the dataset is checked without it")
+        return None
+    except OSError:
+        return {}
+    try:
+        loaded = json.loads((raw or b"{}").decode("utf-8"))
+    except (ValueError, RecursionError):
         return {}
     return loaded if isinstance(loaded, dict) else {}
 
@@ -231,9 +256,9 @@ def main(argv: list[str]) -> int:
     try:
         target = build_db(jsonl_path(data), db_path(data))
     except DataError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        write_line(f"error: {exc}", err=True)
         return 1
-    print(f"built {target} from {jsonl_path(data)}")
+    write_line(f"built {target} from {jsonl_path(data)}")
     return 0
 
 

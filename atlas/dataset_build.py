@@ -22,6 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
+from atlas import statefiles
 from atlas.dataset_records import RecordStream
 from atlas.errors import DataError
 
@@ -119,10 +120,12 @@ def _alive(pid: int) -> bool:
 def build_db(jsonl: Path, target: Path, progress: Progress | None = None) -> Path:
     """Build a db from the JSONL into `target`, atomically (readers never see half a db)."""
     try:
-        stat = jsonl.stat()
-        source = jsonl.open("rb")
+        source = statefiles.open_regular(jsonl, limit=statefiles.ISSUES_FILE_LIMIT, what="an issues file")
+        stat = os.fstat(source.fileno())
     except FileNotFoundError:
         raise DataError(f"no issues file at {jsonl}") from None
+    except statefiles.RefusedFile as exc:
+        raise DataError(str(exc)) from None
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(target)
     tmp = target.parent / f"{temp_prefix(target)}{os.getpid()}-{secrets.token_hex(4)}.db"

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from atlas import statefiles
 from atlas.dataset import ensure_db, jsonl_path
 from atlas.errors import SOURCE_BROKEN_HINT, DataError, PermanentToolError, TransientToolError, is_busy
 
@@ -58,6 +59,10 @@ def translate(exc: sqlite3.Error) -> Exception:
 def connect(data: Path, home: Path) -> Iterator[sqlite3.Connection]:
     """A read-only connection; SQLite errors leave it as Transient/PermanentToolError."""
     path = db_for(data, home)
+    try:
+        statefiles.check_regular(path)
+    except OSError as exc:
+        raise PermanentToolError(f"the issues database cannot be read: {exc}", hint=SOURCE_BROKEN_HINT) from None
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
     except sqlite3.Error as exc:

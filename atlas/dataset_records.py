@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from atlas import statefiles
 from atlas.errors import DataError
 
 STATES = ("open", "closed")
@@ -86,7 +87,7 @@ def read_issues(path: Path) -> list[dict[str, Any]]:
     """Every issue of a JSONL file, checked (all in memory: for tests and small files)."""
     issues, seen = [], set[int]()
     try:
-        with path.open("rb") as source:
+        with statefiles.open_regular(path, limit=statefiles.ISSUES_FILE_LIMIT, what="an issues file") as source:
             for line_no, issue in RecordStream(source):
                 if issue["id"] in seen:
                     raise DataError(f"issues.jsonl line {line_no}: issue #{issue['id']} appears twice")
@@ -94,6 +95,8 @@ def read_issues(path: Path) -> list[dict[str, Any]]:
                 issues.append(issue)
     except FileNotFoundError:
         raise DataError(f"no issues file at {path}") from None
+    except statefiles.RefusedFile as exc:
+        raise DataError(str(exc)) from None
     except OSError as exc:
         raise DataError(f"cannot read {path}: {exc}") from None
     return issues
@@ -102,7 +105,7 @@ def read_issues(path: Path) -> list[dict[str, Any]]:
 def file_sha256(path: Path) -> str:
     """The SHA-256 of a file, read in chunks (memory stays flat however large it is)."""
     digest = hashlib.sha256()
-    with path.open("rb") as source:
+    with statefiles.open_regular(path, limit=statefiles.ISSUES_FILE_LIMIT, what="an issues file") as source:
         while chunk := source.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()

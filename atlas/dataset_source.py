@@ -8,15 +8,15 @@ what Atlas writes, makes the folder someone else's: it is refused, never replace
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
-import os
-import stat
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from atlas import statefiles
 from atlas.errors import DataError
 from atlas.sanitize import clean_line
 
@@ -24,7 +24,7 @@ STATE_FILE = "atlas-source.json"
 """Where the data came from, and for a synced repo what the next sync needs (watermark, ETags)."""
 BUNDLED = "orbit"
 """The identity of the bundled Orbit dataset, and of any folder `atlas data` did not write."""
-STATE_LIMIT_BYTES = 256 * 2**20
+STATE_LIMIT_BYTES = statefiles.SOURCE_RECORD_LIMIT
 
 
 class _Imported(BaseModel):
@@ -56,21 +56,15 @@ def read_source(folder: Path) -> dict[str, Any] | None:
     path = folder / STATE_FILE
     shown = clean_line(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+        raw = statefiles.read_limited(path, limit=STATE_LIMIT_BYTES, what="a source record", links=False)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        if path.is_symlink():
+    except statefiles.RefusedFile as exc:
+        if exc.errno == errno.ELOOP:
             raise DataError(f"{shown} is a link, not a file `atlas data` wrote; refusing to touch the folder") from None
+        raise DataError(f"{shown} is not a file `atlas data` wrote; refusing to touch the folder") from None
+    except OSError as exc:
         raise DataError(f"cannot read {shown}: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > STATE_LIMIT_BYTES:
-            raise DataError(f"{shown} is not a file `atlas data` wrote; refusing to touch the folder")
-        with os.fdopen(fd, "rb", closefd=False) as source:
-            raw = source.read(STATE_LIMIT_BYTES + 1)
-    finally:
-        os.close(fd)
     try:
         state = json.loads(raw.decode("utf-8"))
         if not isinstance(state, dict):

@@ -21,8 +21,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from atlas import statefiles
 from atlas.errors import ConfigError, ErrorKind
 from atlas.faults import Fault, acknowledged
+
+SUITE_LIMIT = 64 * statefiles.MiB
+"""The most Atlas reads of an eval suite."""
 
 
 class ExpectedCall(BaseModel):
@@ -88,7 +92,7 @@ class CaseResult:
 def load_suite(path: Path) -> list[Case]:
     """The cases of a JSONL suite; a bad line is a one-line error naming its line number."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = statefiles.read_text(path, limit=SUITE_LIMIT, what="a suite").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"the suite {str(path)!r} cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
     cases: list[Case] = []

@@ -11,6 +11,13 @@ import json
 import math
 from typing import Any
 
+from atlas.sanitize import write_line
+
+
+def print_json(value: Any, *, indent: int | None = None, flush: bool = False) -> None:
+    """`value` as one ASCII JSON document on standard output (one line unless `indent`)."""
+    write_line(json_text(value, indent=indent), flush=flush)
+
 
 def json_text(value: Any, *, indent: int | None = None) -> str:
     try:

@@ -6,9 +6,7 @@ the whole line goes through the sanitiser: it can never move the cursor or clear
 
 from __future__ import annotations
 
-import sys
-
-from atlas.sanitize import clean_line
+from atlas.sanitize import clean_line, write_line
 
 PREFIX = "atlas: warning: "
 
@@ -20,4 +18,4 @@ def warning_line(message: object) -> str:
 
 def warn(message: object) -> None:
     """Say `message` on standard error, where it never mixes with an answer or `--json` on stdout."""
-    print(warning_line(message), file=sys.stderr)
+    write_line(warning_line(message), err=True)

@@ -16,6 +16,8 @@ import os
 import sys
 from typing import NoReturn
 
+from atlas.sanitize import write_line
+
 
 def exit_code(code: object) -> int:
     """What `sys.exit(code)` makes the process's exit code: None is 0, a message is 1."""
@@ -23,7 +25,7 @@ def exit_code(code: object) -> int:
         return 0
     if isinstance(code, int):
         return code
-    print(code, file=sys.stderr)
+    write_line(code, err=True)
     return 1
 
 

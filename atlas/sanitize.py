@@ -6,11 +6,17 @@ disguised hyperlink) and bidi controls that reorder what the eye sees. Here they
 inert text: `\\x1b`, `\\r`, `\\u202e`. It sits on the ground floor, below every package, so the
 MCP host, the trackers and the terminal views all clean text the same way; `atlas.ui.safe`
 builds Rich's renderables on top of it.
+
+`write_line` is the one way a plain line reaches standard output or standard error; Rich's
+consoles (`atlas.ui.render.make_console`) clean whatever they print too. Nothing else in Atlas
+prints: tests/test_architecture.py refuses `print`, `sys.stdout.write` and a bare `Console`.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+from typing import IO
 
 # C0 controls except tab and newline, DEL, C1 controls, the bidi marks, embeddings, overrides and
 # isolates, and the line and paragraph separators: each one can change what is shown without
@@ -38,3 +44,11 @@ def clean(text: object) -> str:
 def clean_line(text: object) -> str:
     """Like `clean`, for one-line places (warnings, table cells, rows, prompts): newlines shown as `\\n` too."""
     return _UNSAFE_OR_BREAK.sub(_escape_char, str(text))
+
+
+def write_line(text: object = "", *, err: bool = False, file: IO[str] | None = None, flush: bool = False) -> None:
+    """`text` cleaned, then a newline, on standard output (standard error with `err`, or `file`)."""
+    stream = file if file is not None else sys.stderr if err else sys.stdout
+    stream.write(clean(text) + "\n")
+    if flush:
+        stream.flush()

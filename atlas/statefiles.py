@@ -1,4 +1,10 @@
-"""Opening files in the state folder without ever following a link: the one door to `$ATLAS_HOME`.
+"""The one door to files Atlas did not write itself: the state folder, and every file it reads.
+
+Reading. A file someone else could have placed (a plan, an export, a dataset's issues and docs, a
+config, a replay script, a state file) is read through `read_limited` or `open_regular`: opened
+without blocking (a FIFO cannot hold Atlas waiting for a writer), used only when it is a regular
+file (a link to `/dev/zero`, a device or a folder is refused), and read up to a limit its caller
+states; past the limit, or refused, it is one `RefusedFile` line naming the file and why.
 
 The state folder is often a project's `.atlas/`, so a cloned repository can ship it, links included. A
 link there could aim Atlas's writes at any file the user owns (a shell rc file, another SQLite
@@ -17,24 +23,113 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from atlas.sanitize import clean_line
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_OPEN_FLAGS = _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_FLAGS = _NOFOLLOW | _NONBLOCK_FLAGS
 SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+MiB = 2**20
+GiB = 2**30
+ISSUES_FILE_LIMIT = 4 * GiB
+"""The most Atlas reads of a dataset's `issues.jsonl`, which it reads as a stream, never whole."""
+SOURCE_RECORD_LIMIT = 256 * MiB
+"""The most Atlas reads of a dataset's `atlas-source.json` (a synced project's ETags, one per issue)."""
+DOC_LIMIT = 16 * MiB
+"""The most Atlas reads of one doc of a dataset."""
+STATE_FILE_LIMIT = 64 * MiB
+"""The most Atlas reads of one file in its state folder (a config, the tracker file, a history)."""
 
 
-class UnsafeStateFile(OSError):
-    """A file in the state folder is a link, or not a plain file: Atlas refuses to open it."""
+class RefusedFile(OSError):
+    """A file Atlas will not use: a link where none may be, not a regular file, or past its limit."""
 
-    def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(errno.ELOOP, f"it {reason}, and Atlas does not follow links in its state folder", str(path))
+    def __init__(self, path: Path, why: str, code: int = errno.EINVAL) -> None:
+        super().__init__(code, why, str(path))
         self.path = path
 
     def __str__(self) -> str:
         return f"{clean_line(self.path)}: {self.strerror}"
+
+
+class UnsafeStateFile(RefusedFile):
+    """A file in the state folder is a link, or not a plain file: Atlas refuses to open it."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(path, f"it {reason}, and Atlas does not follow links in its state folder", errno.ELOOP)
+
+
+class StateFileTooLarge(UnsafeStateFile):
+    """A file in the state folder is larger than Atlas reads of one."""
+
+    def __init__(self, path: Path, limit: int) -> None:
+        RefusedFile.__init__(self, path, too_large(limit, "a file in its state folder"), errno.EFBIG)
+
+
+def too_large(limit: int, what: str) -> str:
+    """`it is larger than 16 MiB, the most Atlas reads of a plan`."""
+    size = f"{limit // MiB:,} MiB" if limit % MiB == 0 else f"{limit:,} bytes"
+    return f"it is larger than {size}, the most Atlas reads of {what}"
+
+
+def _not_regular(mode: int) -> str:
+    return f"it is {_kind(mode)}, not a regular file: Atlas reads only regular files"
+
+
+def _kind(mode: int) -> str:
+    kinds = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFDIR: "a folder"}
+    return kinds.get(stat.S_IFMT(mode), "a socket" if stat.S_ISSOCK(mode) else "not a file")
+
+
+def check_regular(path: Path) -> None:
+    """A RefusedFile unless `path` is, or links to, a regular file: for a file another library opens
+    itself (SQLite), checked just before it does, so it never waits on a FIFO or reads a device."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise RefusedFile(path, _not_regular(info.st_mode))
+
+
+def open_regular(path: Path, *, limit: int, what: str, links: bool = True) -> BinaryIO:
+    """The regular file at `path`, open for reading; a RefusedFile for anything else or a larger one.
+
+    Opened with O_NONBLOCK, so a FIFO never waits for a writer; then its own descriptor must be a
+    regular file (a link to `/dev/zero` is a device) of at most `limit` bytes. With `links`
+    false, a link at `path` itself is refused too. For a file read in a stream (the size is
+    checked when it is opened); `read_limited` reads a whole one and stops at the limit anyway.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK_FLAGS | (0 if links else _NOFOLLOW))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not links:
+            raise RefusedFile(path, "it is a symbolic link, which Atlas does not follow here", errno.ELOOP) from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RefusedFile(path, _not_regular(info.st_mode))
+        if info.st_size > limit:
+            raise RefusedFile(path, too_large(limit, what), errno.EFBIG)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_limited(path: Path, *, limit: int, what: str, links: bool = True) -> bytes:
+    """The whole regular file at `path`, of at most `limit` bytes (see `open_regular`)."""
+    with open_regular(path, limit=limit, what=what, links=links) as file:
+        data = file.read(limit + 1)
+    if len(data) > limit:  # it grew since it was opened, or reports no size (as /proc's files do)
+        raise RefusedFile(path, too_large(limit, what), errno.EFBIG)
+    return data
+
+
+def read_text(path: Path, *, limit: int, what: str, links: bool = True, errors: str = "strict") -> str:
+    """`read_limited`, decoded as UTF-8 (a UnicodeDecodeError, a ValueError, unless `errors` says otherwise)."""
+    return read_limited(path, limit=limit, what=what, links=links).decode("utf-8", errors=errors)
 
 
 def refuse_unsafe(path: Path) -> bool:
@@ -85,14 +180,19 @@ def open_fd(path: Path, flags: int, *, create: bool = False, mode: int = 0o644) 
     raise UnsafeStateFile(path, "keeps changing while it is opened")
 
 
-def read_bytes(path: Path) -> bytes | None:
-    """The whole file, or None when there is none."""
+def read_bytes(path: Path, limit: int = STATE_FILE_LIMIT) -> bytes | None:
+    """The whole state file, or None when there is none; StateFileTooLarge past `limit` bytes."""
     try:
         fd = open_fd(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
     with os.fdopen(fd, "rb") as file:
-        return file.read()
+        if os.fstat(file.fileno()).st_size > limit:
+            raise StateFileTooLarge(path, limit)
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise StateFileTooLarge(path, limit)
+    return data
 
 
 def write_all(fd: int, data: bytes) -> None:

@@ -19,6 +19,7 @@ from typing import TypeVar
 import typer
 
 from atlas.errors import AtlasError
+from atlas.sanitize import write_line
 
 T = TypeVar("T")
 
@@ -36,10 +37,10 @@ def guarded(action: Callable[[], T]) -> T:
     try:
         return action()
     except AtlasError as exc:
-        print(error_line(exc), file=sys.stderr)
+        write_line(error_line(exc), err=True)
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
-        print("cancelled", file=sys.stderr)
+        write_line("cancelled", err=True)
         raise typer.Exit(130) from None
     except BrokenPipeError:
         # The reader went away (`atlas log | head`): nothing left to say to it, not even the
@@ -51,5 +52,5 @@ def guarded(action: Callable[[], T]) -> T:
         # A bug, not a user error: still one line, unless ATLAS_DEBUG asks for the traceback.
         if os.environ.get("ATLAS_DEBUG"):
             raise
-        print(error_line(f"unexpected {type(exc).__name__}: {exc} (set ATLAS_DEBUG=1 for details)"), file=sys.stderr)
+        write_line(error_line(f"unexpected {type(exc).__name__}: {exc} (set ATLAS_DEBUG=1 for details)"), err=True)
         raise typer.Exit(1) from None

@@ -12,7 +12,7 @@ from atlas.commands.runner import run_cancellable
 from atlas.commands.session import SessionOptions, open_session, runtime_events, session_executor
 from atlas.config import dataset_name
 from atlas.errors import ConfigError
-from atlas.json_out import json_text
+from atlas.json_out import print_json
 from atlas.loop import TurnResult, TurnSettings, run_turn
 from atlas.runtime import Runtime
 from atlas.ui.approval import TerminalApprover
@@ -128,7 +128,7 @@ def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlE
         return events.result(result)
     if view is None:
         # ASCII JSON: every control, C1 and bidi character in the data arrives escaped and inert.
-        print(json_text(result.to_json()))
+        print_json(result.to_json())
         return 0
     _report_view(view, console, progress, result, time.monotonic() - started)
     return 0

@@ -33,6 +33,7 @@ from atlas.loop import TurnResult, TurnSettings, run_turn, start_turn
 from atlas.messages import Usage
 from atlas.notices import warning_line
 from atlas.runtime import Runtime
+from atlas.sanitize import clean_line
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.prompt import COMMANDS, piped_reader, terminal_reader
 from atlas.ui.render import counted, footer, header, make_console
@@ -226,7 +227,9 @@ class Chat:
             if rest:
                 self.switch_model(rest)
             else:
-                self.console.print(f"model {self.runtime.model.name}; /model NAME switches (offline, replay:PATH, ...)")
+                self.console.print(
+                    f"model {clean_line(self.runtime.model.name)}; /model NAME switches (offline, replay:PATH, ...)"
+                )
         elif name == "/read-only":
             self._set_read_only(rest)
         elif name == "/clear":

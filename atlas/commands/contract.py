@@ -9,12 +9,12 @@ exit 0 when nothing broke. Run it on a schedule: their changes, unlike ours, rea
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from atlas.config import Settings
 from atlas.errors import AtlasError, ConfigError, UnavailableToolError
-from atlas.sanitize import clean_line
+from atlas.json_out import print_json
+from atlas.sanitize import clean_line, write_line
 
 ISSUES_PER_CHECK = 50
 
@@ -28,13 +28,13 @@ def run_contract(repo: str | None = None, *, as_json: bool = False) -> int:
         breaks += _check_github(github, checked)
     breaks += _check_mcp(settings.home, checked)
     if as_json:
-        print(json.dumps({"ok": not breaks, "checked": checked, "breaks": breaks}))
+        print_json({"ok": not breaks, "checked": checked, "breaks": breaks})
     else:
         for line in breaks:
-            print(clean_line(line))
+            write_line(clean_line(line))
         if not breaks:
             for line in checked or ["nothing to check: no GitHub repository and no MCP server is configured"]:
-                print(f"✓ {clean_line(line)}")
+                write_line(f"✓ {clean_line(line)}")
     return 1 if breaks else 0
 
 

@@ -57,7 +57,9 @@ def run_sync(repo_text: str, to: Path, docs: Path | None, *, full: bool, concurr
         raise DataError(f"sync of {repo} stopped, nothing was written: {exc}") from None
     console = make_console(for_tables=True)
     if report.not_modified:
-        console.print(f"{repo}: nothing changed since the last sync (GitHub answered 304, free of rate limit).")
+        console.print(
+            f"{clean_line(repo)}: nothing changed since the last sync (GitHub answered 304, free of rate limit)."
+        )
     else:
         console.print(
             f"{repo}: {report.new} new and {report.updated} changed issues, {report.comment_fetches} comment "

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import platform
 import sqlite3
-import sys
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -23,9 +22,9 @@ from atlas import __version__
 from atlas.config import OFFLINE_MODEL, Settings, atlas_home, base_url_setting, data_dir, model_api, state_folder
 from atlas.dataset import db_freshness, db_path, jsonl_path
 from atlas.errors import ConfigError
-from atlas.json_out import json_text
-from atlas.sanitize import clean_line
-from atlas.ui.render import make_console
+from atlas.json_out import print_json
+from atlas.sanitize import clean_line, write_line
+from atlas.ui.render import make_console, print_trimmed
 from atlas.url_safety import redact_url, scrub
 
 PROBE_TIMEOUT_S = 3.0
@@ -231,7 +230,7 @@ def run_doctor(*, as_json: bool, model: str | None = None) -> int:
     ]
     broken = any(not check.ok and check.needed for check in checks)
     if as_json:
-        print(json_text({"ok": not broken, "checks": [asdict(check) for check in checks]}))
+        print_json({"ok": not broken, "checks": [asdict(check) for check in checks]})
         return 1 if broken else 0
     # A grid, so that a long line wraps under its own column and the names stay a column.
     grid = Table.grid(padding=(0, 1))
@@ -241,11 +240,7 @@ def run_doctor(*, as_json: bool, model: str | None = None) -> int:
     for check in checks:
         mark, style = ("✓", "green") if check.ok else ("✗", "red") if check.needed else ("!", "yellow")
         grid.add_row(Text(mark, style=style), check.name, Text(clean_line(check.detail)))
-    console = make_console()
-    with console.capture() as captured:
-        console.print(grid)
-    # A grid pads every line to the full width: only trailing blanks in a file or a paste.
-    console.file.write("\n".join(line.rstrip() for line in captured.get().splitlines()) + "\n")
+    print_trimmed(make_console(), grid)
     if broken:
-        print("atlas: something Atlas needs is broken (✗ above)", file=sys.stderr)
+        write_line("atlas: something Atlas needs is broken (✗ above)", err=True)
     return 1 if broken else 0

@@ -25,9 +25,10 @@ from atlas.evaluation import Case, CaseResult, PlannedCall, TagScore, by_tag, lo
 from atlas.events import ApprovalRequest
 from atlas.executor.executor import ToolExecutor
 from atlas.faults import Fault, Faults, check_faults
-from atlas.json_out import json_text
+from atlas.json_out import print_json
 from atlas.llm import resolve
 from atlas.loop import TurnResult, TurnSettings, run_turn
+from atlas.sanitize import clean_line
 from atlas.tools.registry import Registry, ToolContext, load_registry
 from atlas.ui.render import data_table, make_console
 
@@ -70,7 +71,7 @@ def run_eval(options: EvalOptions) -> int:
             advance()
     total = overall(results)
     if options.as_json:
-        print(json_text(report_json(options, settings.model, results, total)))
+        print_json(report_json(options, settings.model, results, total))
     else:
         show_report(make_console(for_tables=True), settings.model, results, total)
     return 1 if options.min_rate is not None and total.rate < options.min_rate else 0
@@ -179,7 +180,7 @@ def show_report(console: Console, model: str, results: list[CaseResult], total: 
         if len(misses) > len(shown):
             console.print(f"... and {len(misses) - len(shown)} more misses (--json lists them all)")
     console.print()
-    console.print(f"{model}: {total.passed}/{total.cases} passed ({total.rate:.1%})")
+    console.print(f"{clean_line(model)}: {total.passed}/{total.cases} passed ({total.rate:.1%})")
 
 
 def report_json(options: EvalOptions, model: str, results: list[CaseResult], total: TagScore) -> dict[str, Any]:

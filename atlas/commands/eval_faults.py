@@ -22,6 +22,7 @@ from atlas.commands.eval import EvalOptions, _progress, run_once
 from atlas.config import Settings
 from atlas.evaluation import Case, load_suite
 from atlas.faults import FAULT_KINDS, Fault, FaultKind, Output, acknowledged, check_faults, outputs_of, substituted
+from atlas.json_out import print_json
 from atlas.tools.registry import Registry, ToolContext, load_registry
 from atlas.ui.render import data_table, make_console
 
@@ -75,7 +76,7 @@ def run_fault_sweep(options: EvalOptions, models: list[str | None]) -> int:
                 advance()
         reports.append(report)
     if options.as_json:
-        print(json.dumps({"suite": str(options.suite), "models": [_model_json(r) for r in reports]}))
+        print_json({"suite": str(options.suite), "models": [_model_json(r) for r in reports]})
     else:
         show_faults(make_console(for_tables=True), reports)
     below = options.min_rate is not None and any(report.rate < options.min_rate for report in reports)

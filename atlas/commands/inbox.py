@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
+from atlas.json_out import print_json
 from atlas.triage.memory import last_seen, remember_seen
 from atlas.triage.project import Project
 from atlas.triage.signals import InboxItem, inbox
@@ -47,7 +46,7 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> N
     shown = items[:limit] if limit else items
     if as_json:
         for item in shown:
-            print(json.dumps(item.as_dict(), ensure_ascii=False))
+            print_json(item.as_dict())
         return
     console = make_console(for_tables=True)
     if not shown:

@@ -9,11 +9,11 @@ import sys
 from typing import Any
 
 from atlas.errors import AtlasError, ToolError
-from atlas.json_out import json_text
+from atlas.json_out import print_json
 from atlas.offline.issue_view import issue_markdown
 from atlas.orbit.issues import IssueArgs, get_issue
 from atlas.tools.registry import ToolContext
-from atlas.ui.render import make_console, print_answer, print_answer_source
+from atlas.ui.render import make_console, print_answer, print_answer_source, write_rendered
 
 MAX_PAGES = 10_000
 """A guard against a thread that never ends (each page holds at least one comment)."""
@@ -42,7 +42,7 @@ def whole_issue(issue_id: int, ctx: ToolContext) -> dict[str, Any]:
 def show_issue(issue_id: int, *, comments: bool, as_json: bool, pager: bool) -> None:
     data = whole_issue(issue_id, ToolContext())
     if as_json:
-        print(json_text(data, indent=2))
+        print_json(data, indent=2)
         return
     text = issue_markdown(data, with_comments=comments)
     count = data["comment_count"]
@@ -60,8 +60,7 @@ def show_issue(issue_id: int, *, comments: bool, as_json: bool, pager: bool) -> 
         print_answer(console, text)
     shown = captured.get()
     if shown.count("\n") < console.height - 1 or not _page(shown):
-        sys.stdout.write(shown)
-        sys.stdout.flush()
+        write_rendered(console, shown)
 
 
 def _page(text: str) -> bool:

@@ -16,7 +16,7 @@ from rich.table import Table
 from atlas.calllog import CallLog
 from atlas.config import atlas_home
 from atlas.errors import ErrorKind
-from atlas.json_out import json_text
+from atlas.json_out import print_json
 from atlas.sanitize import clean_line
 from atlas.ui.render import data_table, iso_time, local_time, make_console
 from atlas.ui.safe import compact_args
@@ -131,7 +131,7 @@ def _show(options: LogOptions) -> None:
     log = CallLog.at_home(atlas_home())
     console = make_console(for_tables=True)
     if options.script is not None:
-        print(json_text(log.export_script(options.script), indent=2))
+        print_json(log.export_script(options.script), indent=2)
         return
     if options.stats:
         _show_stats(log, console, options)
@@ -168,9 +168,9 @@ def _show_stats(log: CallLog, console: Console, options: LogOptions) -> None:
     per_question = log.calls_per_question(tool=options.tool, session=options.session, since=options.since)
     if options.as_json:
         for entry in stats:
-            print(json_text(entry))
+            print_json(entry)
         if stats or per_question["questions"]:
-            print(json_text({"calls_per_question": per_question}))
+            print_json({"calls_per_question": per_question})
         return
     if not stats:
         console.print("No calls match.", style="dim")
@@ -239,7 +239,7 @@ def follow_widths(rows: list[tuple[Any, ...]], columns: tuple[str, ...], width: 
 
 def _print_json(calls: list[dict[str, Any]]) -> None:
     for call in calls:
-        print(json_text({**call, "ts": iso_time(float(call["ts"]))}), flush=True)
+        print_json({**call, "ts": iso_time(float(call["ts"]))}, flush=True)
 
 
 def _key(call: dict[str, Any]) -> tuple[Any, ...]:

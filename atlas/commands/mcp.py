@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from atlas.config import Settings
 from atlas.errors import ConfigError, UnavailableToolError
 from atlas.notices import warn
-from atlas.sanitize import clean_line
+from atlas.sanitize import clean_line, write_line
 from atlas.ui.render import data_table, make_console
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def add_server(name: str, command: list[str]) -> None:
         raise ConfigError("give the server's command after --, e.g. atlas mcp add git -- uvx mcp-server-git")
     home = Settings().home
     path = append_server(home, name, command[0], command[1:])
-    print(f"Added MCP server {name!r} to {clean_line(path)}: {clean_line(' '.join(command))}")
+    write_line(f"Added MCP server {name!r} to {clean_line(path)}: {clean_line(' '.join(command))}")
     trust = trust_for(home)
     if trust.needed:  # the user typed this command here: it is theirs, trusted as written
         [added] = [server for server in load_servers(home) if server.name == name]
@@ -114,7 +114,7 @@ def remove_server(name: str) -> None:
     from atlas.mcp.config import remove_server as drop_server
 
     path = drop_server(Settings().home, name)
-    print(f"Removed MCP server {name!r} from {clean_line(path)}")
+    write_line(f"Removed MCP server {name!r} from {clean_line(path)}")
 
 
 def trust_server(name: str) -> None:
@@ -130,13 +130,13 @@ def trust_server(name: str) -> None:
         )
     trust = trust_for(home)
     if not trust.needed:
-        print(
+        write_line(
             f"{clean_line(home)} is your own state folder ({trust.folder.found_by}): its servers start without trust."
         )
         return
     trust.record(found[0])
-    print(f"Trusted MCP server {name!r} of {clean_line(home)}: {clean_line(_command_line(found[0]))}")
-    print(f"(kept in {clean_line(store_path())}; if its command changes, it must be trusted again)")
+    write_line(f"Trusted MCP server {name!r} of {clean_line(home)}: {clean_line(_command_line(found[0]))}")
+    write_line(f"(kept in {clean_line(store_path())}; if its command changes, it must be trusted again)")
 
 
 def pin_server(name: str) -> None:
@@ -158,5 +158,5 @@ def pin_server(name: str) -> None:
         host.stop()
     review = record(home, config, tools)
     for line in review.lines(name):
-        print(line.replace(" held back:", " approved:"))
-    print(f"Pinned {len(tools)} tools of MCP server {name!r}: {clean_line(', '.join(t.name for t in tools))}")
+        write_line(line.replace(" held back:", " approved:"))
+    write_line(f"Pinned {len(tools)} tools of MCP server {name!r}: {clean_line(', '.join(t.name for t in tools))}")

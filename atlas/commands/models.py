@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 
 from atlas.errors import ModelError, ModelNotFoundError
-from atlas.json_out import json_text
+from atlas.json_out import print_json
 from atlas.sanitize import clean_line
 from atlas.ui.render import data_table, local_time, make_console
 
@@ -59,7 +59,7 @@ def show_models(*, as_json: bool) -> None:
     if as_json:
         # ASCII JSON: every control character a server sent arrives escaped and inert.
         for row in models:
-            print(json_text(row))
+            print_json(row)
         return
     console = make_console(for_tables=True)
     if not models:

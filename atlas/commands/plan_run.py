@@ -64,9 +64,9 @@ def entry(item: PlanItem, context: ToolContext, policy: Policy) -> ReviewEntry:
     if item.tool == "post_comment":
         body = str(item.arguments["body"])
         headline = f"{item.headline()} ({item.why})" + (f" ! {caution}" if caution else "")
-        return ReviewEntry(item.n, headline, body, body, grant)
-    why = f"{item.why}\n! {caution}" if caution else item.why
-    return ReviewEntry(item.n, item.headline(), why, str(item.arguments["label"]), grant)
+        return ReviewEntry(item.n, headline, notes=(), editable=body, grant=grant, body=body)
+    notes = (item.why, f"! {caution}") if caution else (item.why,)
+    return ReviewEntry(item.n, item.headline(), notes=notes, editable=str(item.arguments["label"]), grant=grant)
 
 
 def edited_item(project: Project, item: PlanItem, text: str) -> PlanItem:

@@ -9,12 +9,13 @@ from typing import Any
 from atlas.bounded_regex import PatternTooSlow
 from atlas.config import atlas_home
 from atlas.errors import ConfigError
+from atlas.json_out import print_json
 from atlas.policy import trust
 from atlas.policy.decide import Facts, matches
 from atlas.policy.grant import revoke
 from atlas.policy.load import PlacedRule, load_policy, sources
 from atlas.policy.rules import Example, Rule
-from atlas.sanitize import clean_line
+from atlas.sanitize import clean_line, write_line
 from atlas.ui.render import data_table, make_console
 
 _CONDITIONS = (
@@ -59,7 +60,7 @@ def list_rules(*, as_json: bool) -> None:
             body |= {"where": placed.where, "applies": placed.active}
             if placed.ignored_groups:
                 body["ignored_label_groups"] = list(placed.ignored_groups)
-            print(json.dumps(body, ensure_ascii=True))
+            print_json(body)
         return
     console = make_console(for_tables=True)
     for source in policy.sources:
@@ -143,17 +144,22 @@ def check_rules() -> int:
         if problems:
             failures += 1
             for problem in problems:
-                console.print(f"✗ {rule.name} ({placed.where}): {problem}", style="red", soft_wrap=True, markup=False)
+                console.print(
+                    f"✗ {clean_line(rule.name)} ({placed.where}): {clean_line(problem)}",
+                    style="red",
+                    soft_wrap=True,
+                    markup=False,
+                )
         else:
             note = f"{count} example{'' if count == 1 else 's'} hold" if count else "no examples"
-            console.print(f"✓ {rule.name} ({placed.where}): {note}", soft_wrap=True, markup=False)
+            console.print(f"✓ {clean_line(rule.name)} ({placed.where}): {note}", soft_wrap=True, markup=False)
     console.print(f"{len(policy.rules)} rules, {failures} failing", style="bold" if failures else "dim")
     return 1 if failures else 0
 
 
 def revoke_rule(name: str) -> None:
     path = revoke(atlas_home(), name)
-    print(f"removed rule {clean_line(name)} from {clean_line(path)}")
+    write_line(f"removed rule {clean_line(name)} from {clean_line(path)}")
 
 
 def trust_file(path: str | None) -> None:
@@ -166,20 +172,20 @@ def trust_file(path: str | None) -> None:
     else:
         chosen = [source for source in found if not source.trusted]
         if not chosen:
-            print("Every policy file found here is trusted already.")
+            write_line("Every policy file found here is trusted already.")
             return
     for source in chosen:
         assert source.raw is not None
         store = trust.trust(source.path, source.raw)
-        print(f"trusted {clean_line(source.path)} as it is now (recorded in {clean_line(store)})")
+        write_line(f"trusted {clean_line(source.path)} as it is now (recorded in {clean_line(store)})")
     # What trusting changed: the allow rules that apply from now on, and the label groups they may now
     # take, each where it is written.
     paths = {source.path for source in chosen}
     policy = load_policy(atlas_home())
     for placed in policy.rules:
         if placed.rule.decision == "allow" and placed.path in paths:
-            print(f"  now applies: {clean_line(placed.rule.name)} ({placed.where}): {conditions(placed.rule)}")
+            write_line(f"  now applies: {clean_line(placed.rule.name)} ({placed.where}): {conditions(placed.rule)}")
     for group in policy.label_groups:
         if group.path in paths:
             globs = clean_line(", ".join(group.globs))
-            print(f"  now counts for allow rules: label group {clean_line(group.name)} = {globs} ({group.where})")
+            write_line(f"  now counts for allow rules: label group {clean_line(group.name)} = {globs} ({group.where})")

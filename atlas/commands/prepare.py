@@ -6,6 +6,7 @@ from pathlib import Path
 
 from atlas.dataset import ensure_db
 from atlas.errors import DataError
+from atlas.sanitize import write_line
 from atlas.ui.build_progress import BuildProgress
 
 
@@ -20,5 +21,5 @@ def prepare_issues_db(data: Path, home: Path) -> None:
             ensure_db(data, home, progress)
         except DataError as exc:
             if progress.stage:
-                print(f"atlas: the issues db was not built: {exc}", file=progress.stream, flush=True)
+                write_line(f"atlas: the issues db was not built: {exc}", file=progress.stream, flush=True)
             progress.stage = ""  # the tools say why to the model

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
+from atlas.json_out import print_json
+from atlas.sanitize import clean_line
 from atlas.triage.project import Project
 from atlas.triage.similar import Match, similar
 from atlas.ui.render import data_table, make_console
@@ -30,10 +30,10 @@ def run_similar(issue_id: int, *, limit: int, as_json: bool) -> None:
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
     if as_json:
-        print(json.dumps({"issue_id": issue.id, "similar": [m.as_dict() for m in matches]}, ensure_ascii=False))
+        print_json({"issue_id": issue.id, "similar": [m.as_dict() for m in matches]})
         return
     console = make_console(for_tables=True)
-    console.print(f"#{issue.id} {issue.title}", style="bold")
+    console.print(f"#{issue.id} {clean_line(issue.title)}", style="bold")
     if not matches:
         console.print("No similar issue found.", style="dim")
         return

@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.table import Table
 
-from atlas.json_out import json_text
+from atlas.json_out import print_json
 from atlas.tools.registry import Registry, ToolSpec, load_registry
 from atlas.ui.render import data_table, make_console
 
@@ -54,7 +54,7 @@ def show_tools(*, as_json: bool, read_only: bool = False) -> None:
         # The schemas are what the model is sent; building them needs the openai SDK.
         from atlas.llm.openai_schema import responses_tools
 
-        print(json_text(responses_tools(registry.definitions()), indent=2))
+        print_json(responses_tools(registry.definitions()), indent=2)
         return
     console = make_console(for_tables=True)
     console.print(tools_table(registry, cut=console.is_terminal))

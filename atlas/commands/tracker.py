@@ -8,7 +8,7 @@ from typing import Any
 from atlas.config import atlas_home, data_dir
 from atlas.dataset_source import dataset_identity
 from atlas.errors import AtlasError, ToolError
-from atlas.json_out import json_text
+from atlas.json_out import print_json
 from atlas.sanitize import clean_line
 from atlas.tracker.journal import MockTracker
 from atlas.ui.render import data_table, iso_time, local_time, make_console
@@ -45,7 +45,7 @@ def show_tracker(
     if as_json:
         for record in records:
             when = recorded_at(record)
-            print(json_text({**record, "ts": iso_time(when) if when is not None else record.get("ts")}))
+            print_json({**record, "ts": iso_time(when) if when is not None else record.get("ts")})
         return
     console = make_console(for_tables=True)
     if not records:

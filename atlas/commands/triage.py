@@ -13,15 +13,17 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from atlas import statefiles
 from atlas.commands.plan_run import action_line, plan_event, run_plan
 from atlas.config import atlas_home, data_dir, dataset_name
 from atlas.errors import AtlasError, ToolError
+from atlas.json_out import print_json
 from atlas.policy.load import load_policy
-from atlas.sanitize import clean, clean_line
+from atlas.sanitize import clean, clean_line, write_line
 from atlas.tracker.journal import MockTracker
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import missing_groups
-from atlas.triage.plan import FORMAT, Plan, PlanError, build_plan
+from atlas.triage.plan import FILE_LIMIT, FORMAT, Plan, PlanError, build_plan
 from atlas.triage.project import Project
 from atlas.ui.jsonl import JsonlEvents, run_with_events
 from atlas.ui.render import make_console
@@ -70,7 +72,7 @@ def chosen_issues(project: Project, options: TriageOptions) -> list[Issue]:
 
 def print_plan(plan: Plan, *, as_json: bool) -> None:
     if as_json:
-        print(json.dumps({"actions": [asdict(item) for item in plan.items], "needs_a_human": plan.notes}))
+        print_json({"actions": [asdict(item) for item in plan.items], "needs_a_human": plan.notes})
         return
     console = make_console()
     if not plan.items:
@@ -88,7 +90,7 @@ def save_plan(plan: Plan, path: Path) -> None:
     """Written whole; a file that is not an Atlas plan is never replaced."""
     if path.exists():
         try:
-            ours = json.loads(path.read_text(encoding="utf-8")).get("format") == FORMAT
+            ours = json.loads(statefiles.read_text(path, limit=FILE_LIMIT, what="a plan")).get("format") == FORMAT
         except (OSError, ValueError, AttributeError, UnicodeDecodeError):
             ours = False
         if not ours:
@@ -129,7 +131,7 @@ def _triage(options: TriageOptions, events: JsonlEvents | None) -> int:
         save_plan(plan, options.plan)
         count = len({item.issue_id for item in plan.items})
         saved = f"Saved {len(plan.items)} actions on {count} issues to {options.plan}"
-        print(f"{saved}; apply with: atlas apply {options.plan}")
+        write_line(f"{saved}; apply with: atlas apply {options.plan}")
         return 0
     if events is not None and options.dry_run:
         return 0

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
+from atlas.json_out import print_json
 from atlas.triage.evaluate import history, label_replay
 from atlas.triage.evaluate_duplicates import duplicate_replay
 from atlas.triage.project import Project
@@ -45,7 +45,7 @@ def run_triage_eval(*, as_json: bool) -> None:
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
     if as_json:
-        print(json.dumps(report))
+        print_json(report)
         return
     console = make_console(for_tables=True)
     console.print(f"Replayed {report['issues']:,} issues; threshold {report['threshold']:.2f}. Model (baseline):")

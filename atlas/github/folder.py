@@ -18,6 +18,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from atlas import statefiles
 from atlas.dataset import build_db, db_path, jsonl_path
 from atlas.dataset_build import SignalUnwind, pid_alive
 from atlas.dataset_source import STATE_FILE, read_source, source_state
@@ -109,7 +110,11 @@ def _build(
     if new_docs:
         (staging / "docs").mkdir(mode=0o755)
         for doc in docs or []:
-            shutil.copyfile(doc, staging / "docs" / doc.name)
+            try:
+                text = statefiles.read_limited(doc, limit=statefiles.DOC_LIMIT, what="a doc")
+            except statefiles.RefusedFile as exc:
+                raise DataError(str(exc)) from None
+            (staging / "docs" / doc.name).write_bytes(text)
     build_db(jsonl, db_path(staging))
     (staging / STATE_FILE).write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
 

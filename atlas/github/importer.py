@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from atlas import statefiles
 from atlas.dataset_source import identity_of
 from atlas.errors import DataError
 from atlas.github.convert import Converted, convert_all, export_repo
@@ -35,11 +36,11 @@ class ImportReport:
 def read_export(path: Path) -> list[Any]:
     """The records of an export: one JSON array, or several back to back (`gh api --paginate`)."""
     try:
-        if path.stat().st_size > IMPORT_LIMIT_BYTES:
-            raise DataError(f"{clean_line(path)} is larger than {IMPORT_LIMIT_BYTES // 2**20} MiB")
-        text = path.read_text(encoding="utf-8")
+        text = statefiles.read_text(path, limit=IMPORT_LIMIT_BYTES, what="an export")
     except FileNotFoundError:
         raise DataError(f"no such file: {clean_line(path)}") from None
+    except statefiles.RefusedFile as exc:
+        raise DataError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(f"cannot read {clean_line(path)}: {exc}") from None
     decoder = json.JSONDecoder()

@@ -17,10 +17,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from atlas import statefiles
 from atlas.errors import ScriptError, describe
 from atlas.events import Listener, TextDelta
 from atlas.messages import MAX_TOKENS, ModelTurn, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
+
+SCRIPT_LIMIT = 64 * statefiles.MiB
+"""The most Atlas reads of a replay script (the hostile-model tests' largest is a few MiB)."""
 
 
 class ScriptCall(BaseModel):
@@ -80,9 +84,11 @@ class ScriptedModel:
     def from_file(cls, path: Path) -> ScriptedModel:
         """Load a replay script; any problem is one line naming the file."""
         try:
-            raw = path.read_text(encoding="utf-8")
+            raw = statefiles.read_text(path, limit=SCRIPT_LIMIT, what="a replay script")
         except FileNotFoundError:
             raise ScriptError(f"replay script {path} does not exist") from None
+        except statefiles.RefusedFile as exc:
+            raise ScriptError(f"replay script {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ScriptError(f"replay script {path} cannot be read: {describe(exc)}") from None
         try:

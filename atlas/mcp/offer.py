@@ -6,11 +6,11 @@ configured, so a run without one never pays for it.
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
 from atlas.notices import warn
+from atlas.sanitize import write_line
 from atlas.tools.registry import Registry
 
 MISSING_SDK = "the MCP SDK is not installed: pip install 'atlas-orbit[mcp]'"
@@ -45,7 +45,7 @@ def with_mcp_tools(tools: Registry, home: Path, deadline_s: float | None = None)
     trust = trust_for(home)
     allowed, waiting = trust.split(servers)
     if waiting:
-        print(trust.warning(waiting), file=sys.stderr)
+        write_line(trust.warning(waiting), err=True)
     if not allowed:
         return tools
     missing = mcp_sdk_missing()

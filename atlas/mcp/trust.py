@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from atlas import statefiles
 from atlas.config import STATE_FOLDER_NAME, StateFolder, state_folder
 from atlas.errors import ConfigError
 from atlas.mcp.config import ServerConfig
@@ -89,7 +90,7 @@ def trust_for(home: Path) -> Trust:
 def _entries() -> list[dict[str, Any]]:
     path = store_path()
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(statefiles.read_text(path, limit=statefiles.STATE_FILE_LIMIT, what="a trust store"))
     except FileNotFoundError:
         return []
     except (OSError, ValueError, RecursionError) as exc:

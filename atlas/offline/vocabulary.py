@@ -9,6 +9,7 @@ gives an empty vocabulary: the planner then understands less, and says so, but s
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sqlite3
@@ -17,6 +18,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from atlas import statefiles
 from atlas.offline.lazy import lazy
 
 _HEADING_RE = lazy(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
@@ -134,11 +136,11 @@ def _build(data: Path) -> Vocabulary:
     vocabulary = Vocabulary(labels=_labels(data))
     texts: list[str] = []
     for path in sorted((data / "docs").glob("*.md")) if (data / "docs").is_dir() else []:
+        vocabulary.docs.append(path.stem)  # one that cannot be read is still asked for, and its tool says why
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = statefiles.read_text(path, limit=statefiles.DOC_LIMIT, what="a doc", errors="replace")
         except OSError:
             continue
-        vocabulary.docs.append(path.stem)
         if title := re.search(r"^#[ \t]+(.+?)[ \t#]*$", text, re.MULTILINE):
             vocabulary.titles[path.stem] = title.group(1).strip()
         for section, body in _sections(path.stem, text):
@@ -163,11 +165,12 @@ def _title_words(data: Path) -> set[str]:
     """The words of the newest titles, read row by row: memory bounded whatever the project's size."""
     words: set[str] = set()
     try:
+        statefiles.check_regular(data / "issues" / "orbit.db")
         with closing(sqlite3.connect(f"file:{data / 'issues' / 'orbit.db'}?mode=ro", uri=True, timeout=0)) as conn:
             rows = conn.execute("SELECT title FROM issues ORDER BY created_at DESC LIMIT ?", (TITLE_SAMPLE,))
             for (title,) in rows:
                 words.update(re.findall(_WORD, str(title).lower()))
-    except sqlite3.Error:
+    except (sqlite3.Error, OSError):
         pass
     return words
 
@@ -176,13 +179,17 @@ def _labels(data: Path) -> list[str]:
     # Never wait on a locked db (timeout=0): the planner must not stall a question the tools may answer.
     database = data / "issues" / "orbit.db"
     try:
+        statefiles.check_regular(database)
         with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=0) as conn:
             return [name for (name,) in conn.execute("SELECT name FROM labels ORDER BY name")]
-    except sqlite3.Error:
+    except (sqlite3.Error, OSError):
         pass
     labels: set[str] = set()
     try:
-        with (data / "issues" / "issues.jsonl").open(encoding="utf-8", errors="replace") as lines:
+        source = statefiles.open_regular(
+            data / "issues" / "issues.jsonl", limit=statefiles.ISSUES_FILE_LIMIT, what="an issues file"
+        )
+        with io.TextIOWrapper(source, encoding="utf-8", errors="replace") as lines:
             for line in lines:
                 try:
                     issue = json.loads(line)

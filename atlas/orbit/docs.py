@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from atlas import statefiles
 from atlas.errors import SOURCE_BROKEN_HINT, PermanentToolError
 from atlas.orbit.issues import READ_TIMEOUT_S, cut
 from atlas.tools.registry import ToolContext, tool
@@ -84,7 +85,8 @@ def docs_dir(data: Path) -> Path:
 
 def doc_paths(data: Path) -> dict[str, Path]:
     """The allowlist: doc id (a file's stem) to its path. Nothing outside it is ever opened."""
-    return {path.stem: path for path in sorted(docs_dir(data).glob("*.md")) if path.is_file()}
+    # Anything but a folder is listed: a FIFO or a device there is named when read, not hidden.
+    return {path.stem: path for path in sorted(docs_dir(data).glob("*.md")) if not path.is_dir()}
 
 
 def load_doc(doc_id: str, path: Path) -> Doc:
@@ -96,7 +98,7 @@ def load_doc(doc_id: str, path: Path) -> Doc:
             cached = _docs.get(path)
         if cached and cached[0] == key:
             return cached[1]
-        raw = path.read_bytes()
+        raw = statefiles.read_limited(path, limit=statefiles.DOC_LIMIT, what="a doc")
         text = raw.decode("utf-8", errors="replace")
         doc = parse_doc(doc_id, text, text.count("\ufffd") - raw.decode("utf-8", errors="ignore").count("\ufffd"))
     except OSError as exc:

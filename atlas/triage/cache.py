@@ -10,18 +10,23 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from atlas import statefiles
 from atlas.triage.groups import LabelGroup
 from atlas.triage.model import GroupModel, TextModel
 
 FOLDER = "triage"
 PREFIX = "model-"
+CACHE_LIMIT = statefiles.GiB
+"""The most Atlas reads of a fitted model, on disk and unpacked."""
 FORMAT = 6
 
 
@@ -79,10 +84,13 @@ def save(home: Path, key: str, model: TextModel) -> None:
 def load(home: Path, key: str) -> TextModel | None:
     """The model cached under `key`, or None when there is none that loads and checks out."""
     path = cache_path(home, key)
-    if path.is_symlink() or not path.is_file():
-        return None
     try:
-        with np.load(path, allow_pickle=False) as arrays:
+        with (
+            statefiles.open_regular(path, limit=CACHE_LIMIT, what="a triage model", links=False) as file,
+            np.load(file, allow_pickle=False) as arrays,
+        ):
+            if _unpacked_bytes(arrays.zip) > CACHE_LIMIT:
+                return None  # it only looks small on disk: not a model Atlas wrote
             header = json.loads(str(arrays["header"]))
             if header.get("format") != FORMAT or header.get("key") != key:
                 return None
@@ -98,6 +106,26 @@ def load(home: Path, key: str) -> TextModel | None:
     if len(vocabulary) != len(idf) or len(chars) != len(char_idf) or any(g.coef.shape[1] != width for g in groups):
         return None
     return TextModel(vocabulary, idf, groups, chars, char_idf, stop_words)
+
+
+def _unpacked_bytes(archive: zipfile.ZipFile) -> int:
+    """What loading every array would take: each member as stored, and as its header declares it.
+
+    Atlas stores its arrays uncompressed, so the two agree; a member compressed to a few bytes, or
+    a header declaring a shape its data does not hold, would otherwise be allocated in full.
+    """
+    total = 0
+    for member in archive.infolist():
+        with archive.open(member) as entry:
+            version = np.lib.format.read_magic(entry)
+            if version not in ((1, 0), (2, 0)):
+                raise ValueError(f"an array of format {version}, which Atlas does not write")
+            read_header = (
+                np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            )
+            shape, _, dtype = read_header(entry)
+        total += max(member.file_size, math.prod(shape) * dtype.itemsize)
+    return total
 
 
 def _group(entry: dict[str, Any], coef: np.ndarray, intercept: np.ndarray) -> GroupModel:

@@ -6,17 +6,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+from atlas import statefiles
 from atlas.triage.plan import FILE_LIMIT, FORMAT, TOOLS, VERSION, Plan, PlanError, PlanItem
 
 
 def read_plan(path: Path, dataset: str) -> Plan:
     """The plan in `path`, checked whole: format, checksum, dataset and items."""
     try:
-        if path.stat().st_size > FILE_LIMIT:
-            raise PlanError(f"{path} is too large to be a plan; nothing was applied")
-        raw = path.read_text(encoding="utf-8")
+        raw = statefiles.read_text(path, limit=FILE_LIMIT, what="a plan")
     except FileNotFoundError:
         raise PlanError(f"there is no plan file {path}") from None
+    except statefiles.RefusedFile as exc:
+        raise PlanError(f"{path}: {exc.strerror}; nothing was applied") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PlanError(f"cannot read the plan {path}: {exc}; nothing was applied") from None
     try:

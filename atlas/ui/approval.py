@@ -36,6 +36,7 @@ from atlas.ui.approval_text import (
     warning,
 )
 from atlas.ui.editor import edit_in_editor
+from atlas.ui.render import make_console
 from atlas.ui.safe import call_label
 from atlas.ui.tty_modes import answer_mode, guard_signals
 
@@ -213,7 +214,7 @@ class TerminalApprover:
 
     def _ask_batch(self, fd: int, requests: Sequence[ApprovalRequest]) -> set[int]:
         out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
-        screen = Console(file=out, highlight=False, markup=False, emoji=False)
+        screen = make_console(file=out)
         try:
             with answer_mode(fd):
                 for number, request in enumerate(requests, start=1):
@@ -251,7 +252,7 @@ class TerminalApprover:
 
     def _question_on_terminal(self, fd: int, request: ApprovalRequest) -> bool:
         out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
-        screen = Console(file=out, highlight=False, markup=False, emoji=False)
+        screen = make_console(file=out)
         try:
             while True:
                 with answer_mode(fd):

@@ -6,6 +6,8 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING
 
+from atlas.sanitize import write_line
+
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
@@ -43,10 +45,11 @@ class BuildProgress:
 
     def _show_bar(self, done: int, total: int, stage: str) -> None:
         if self._bar is None:
-            from rich.console import Console
             from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-            console = Console(file=self.stream, highlight=False, markup=False)
+            from atlas.ui.render import make_console
+
+            console = make_console(file=self.stream)
             columns = (TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn())
             self._bar = Progress(*columns, console=console, transient=True)
             self._bar.start()
@@ -55,4 +58,4 @@ class BuildProgress:
         self._bar.update(self._task, description=f"issues db: {stage}", completed=done, total=total or None)
 
     def _line(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        write_line(text, file=self.stream, flush=True)

@@ -9,7 +9,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from atlas import statefiles
+
 FALLBACK_EDITOR = "vi"
+EDITED_LIMIT = 16 * statefiles.MiB
+"""The most Atlas reads back of a text a person edited (a comment is far shorter)."""
 
 
 def editor_command() -> list[str]:
@@ -35,7 +39,7 @@ def edit_in_editor(text: str, tty_fd: int) -> str | None:
             return None
         if done.returncode != 0:
             return None
-        saved = path.read_text(encoding="utf-8", errors="replace")
+        saved = statefiles.read_text(path, limit=EDITED_LIMIT, what="an edited text", links=False, errors="replace")
     except OSError:
         return None
     finally:

@@ -15,7 +15,6 @@ Errors never come here: they are one line on standard error.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from typing import IO, Any, Protocol
 
 from atlas.errors import AtlasError
 from atlas.events import Asking, CallEvent, CallRecord, Listener, Phase, Retrying, SessionEvent
+from atlas.json_out import json_text
 from atlas.llm import Model
 from atlas.messages import ModelTurn, Usage
 from atlas.tools.definition import ToolDefinition
@@ -98,7 +98,7 @@ class JsonlEvents:
             line["session"] = self.session
         line.update(fields)
         try:
-            self.out.write(json.dumps(line, default=str) + "\n")
+            self.out.write(json_text(line) + "\n")
             self.out.flush()
         except (OSError, ValueError):  # a reader that went away costs the stream, not the run
             pass

@@ -24,6 +24,7 @@ from atlas.sanitize import clean, clean_line
 from atlas.ui.approval import open_terminal, read_answer
 from atlas.ui.approval_text import is_yes
 from atlas.ui.editor import edit_in_editor
+from atlas.ui.render import make_console
 from atlas.ui.tty_modes import answer_mode
 
 QUESTION = "Apply? [y = all, 1,3 = those, e 2 = edit item 2, n = none] "
@@ -34,12 +35,15 @@ class ReviewEntry:
     number: int
     headline: str
     """`#131 add label type:bug`."""
-    detail: str
-    """Why, or the whole comment: shown indented under the headline."""
+    notes: tuple[str, ...]
+    """Why, a caution: each one line under the headline, a newline inside it shown as `\\n`, so
+    text from the project (a label) cannot start a line that passes for another item."""
     editable: str | None
     """The text `e N` opens in the editor (a label, a comment's body); None: not editable."""
     grant: str | None = None
     """What `p N` would allow from now on (`add_label of type:bug on any issue`); None: not offered."""
+    body: str = ""
+    """A comment's whole text, its lines kept, indented under the headline so none passes for Atlas's."""
 
 
 Edit = Callable[[int, str], ReviewEntry]
@@ -106,7 +110,7 @@ class PlanReview:
         if fd is None:
             return None
         out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
-        screen = Console(file=out, highlight=False, markup=False, emoji=False)
+        screen = make_console(file=out)
         shown = list(entries)
         order = [entry.number for entry in shown]
         try:
@@ -144,9 +148,11 @@ class PlanReview:
 def _show(screen: Console, entries: Sequence[ReviewEntry], rules_in: str | None) -> None:
     for entry in entries:
         screen.print(Text(f"{entry.number}. {clean_line(entry.headline)}", style="bold"))
-        if entry.detail:
+        for note in entry.notes:
+            screen.print(Padding(Text(clean_line(note)), (0, 0, 0, 4), expand=False))
+        if entry.body:
             # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
-            screen.print(Padding(Text(clean(entry.detail)), (0, 0, 0, 4), expand=False))
+            screen.print(Padding(Text(clean(entry.body)), (0, 0, 0, 4), expand=False))
     offered = [entry for entry in entries if entry.grant is not None] if rules_in is not None else []
     if offered:
         hint = GRANT_HINT.format(where=clean_line(rules_in or "config.toml"))

@@ -1,16 +1,19 @@
 """Consoles, the answer, the header and footer lines, and plain data tables, all through `safe`.
 
 Consoles here never parse markup, emoji codes or highlight reprs in what they print: every
-piece of data reaches them as a `Text` built from sanitised strings.
+piece of data reaches them as a `Text` built from sanitised strings. And whatever reaches one
+anyway (a plain string, a `Text` built elsewhere) is cleaned as it is rendered: only Rich's own
+styling and cursor codes reach the terminal. `make_console` is the only way Atlas makes one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -26,6 +29,15 @@ class _Console(Console):
         # Rich would exit 1 here; the reader going away is for `guarded` to handle, as for `print`.
         self.quiet = True
         raise BrokenPipeError
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterator[Segment]:
+        # Every renderable's text passes here on its way out (tables and panels render their cells
+        # through it too); control segments are Rich's own cursor moves, kept as they are.
+        for segment in super().render(renderable, options):
+            if segment.control:
+                yield segment
+            else:
+                yield Segment(clean(segment.text), segment.style)
 
 
 def make_console(
@@ -55,10 +67,21 @@ def print_answer(console: Console, answer: str) -> None:
     if console.is_terminal:
         console.print(safe_markdown(answer))
         return
-    # On a pipe, Markdown's padding to the full width is only trailing blanks in a file.
+    print_trimmed(console, safe_markdown(answer))
+
+
+def print_trimmed(console: Console, renderable: RenderableType) -> None:
+    """`renderable` without the blanks Rich pads each line with to the full width: on a pipe, a
+    file or a paste they are only trailing blanks."""
     with console.capture() as captured:
-        console.print(safe_markdown(answer))
-    console.file.write("\n".join(line.rstrip() for line in captured.get().splitlines()) + "\n")
+        console.print(renderable)
+    write_rendered(console, "\n".join(line.rstrip() for line in captured.get().splitlines()) + "\n")
+
+
+def write_rendered(console: Console, rendered: str) -> None:
+    """What `console` rendered earlier (`console.capture()`), cleaned then, written as it is."""
+    console.file.write(rendered)
+    console.file.flush()
 
 
 def print_answer_source(console: Console, answer: str) -> None:
