@@ -355,12 +355,12 @@ class Telemetry:
         flushed = done.wait(FLUSH_S)
         if flushed:
             self.provider.shutdown()
-        where = clean_line(self.settings.endpoint or "")
+        where = f"{self.settings.shown_endpoint} ({self.settings.source})"
         if not flushed:
-            return f"telemetry: {where} did not take the spans within {FLUSH_S:g} s; they were dropped"
+            return clean_line(f"telemetry: {where} did not take the spans within {FLUSH_S:g} s; they were dropped")
         if self.exporter.failures:
-            why = f" ({self._complaint.message})" if self._complaint.message else ""
-            return f"telemetry: {where} did not accept {self.exporter.failures} export(s){clean_line(why)}"
+            why = f" ({self.settings.hidden(self._complaint.message)})" if self._complaint.message else ""
+            return clean_line(f"telemetry: {where} did not accept {self.exporter.failures} export(s){why}")
         return None
 
 
