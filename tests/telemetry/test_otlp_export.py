@@ -167,8 +167,21 @@ def test_a_deadline_ends_the_question_span_with_the_timeout(tmp_path: Path, monk
     assert question.attributes["atlas.outcome"] in {"answered", "stopped", "error"}
 
 
-def _answer_then_exit(env: dict[str, str]) -> tuple[float, str, str, int]:
-    """Seconds from the answer's last line on standard output to the process's end, what it wrote, its exit code."""
+@dataclass(frozen=True)
+class Timed:
+    """One `atlas ask "show issue 41"` in a process of its own, timed as a script waiting on it sees it."""
+
+    took: float
+    """Seconds from its start to its end."""
+    after_answer: float
+    """Seconds from the answer's last line on standard output to its end."""
+    out: str
+    err: str
+    code: int
+
+
+def _answer_then_exit(env: dict[str, str]) -> Timed:
+    started = time.monotonic()
     child = subprocess.Popen(
         [sys.executable, "-m", "atlas", "ask", "show issue 41"],
         env=env,
@@ -185,7 +198,7 @@ def _answer_then_exit(env: dict[str, str]) -> tuple[float, str, str, int]:
         last_line_at = time.monotonic()
     code = child.wait(timeout=30)
     exited_at = time.monotonic()
-    return exited_at - last_line_at, "".join(out), child.stderr.read().decode(), code
+    return Timed(exited_at - started, exited_at - last_line_at, "".join(out), child.stderr.read().decode(), code)
 
 
 @dataclass(frozen=True)
@@ -193,8 +206,6 @@ class Untraced:
     """A run with telemetry off, in a process of its own, on a state folder whose db was built."""
 
     home: Path
-    delay: float
-    """Seconds from its answer's last line to its end: the baseline of the timed runs."""
     code: int
     err: str
     """Its standard error, with `PYTHONPROFILEIMPORTTIME` naming every module it imported."""
@@ -204,29 +215,42 @@ class Untraced:
 def untraced(tmp_path_factory: pytest.TempPathFactory) -> Untraced:
     home = tmp_path_factory.mktemp("untraced") / "home"
     invoke("ask", "show issue 41", env=atlas_env(home))  # the db is built before the timed runs
-    delay, _, err, code = _answer_then_exit(atlas_env(home, PYTHONPROFILEIMPORTTIME="1"))
-    return Untraced(home, delay, code, err)
+    run = _answer_then_exit(atlas_env(home, PYTHONPROFILEIMPORTTIME="1"))
+    return Untraced(home, run.code, run.err)
 
 
-def test_an_endpoint_that_is_down_costs_one_warning_and_at_most_half_a_second(untraced: Untraced) -> None:
-    home, baseline = untraced.home, untraced.delay
-    for mode in ("refuse", "hang", "closed"):
-        if mode == "closed":
-            with otlp_receiver() as gone:
-                url = gone.url  # nothing listens there any more: connections are refused
-            delay, out, err, _ = _answer_then_exit(traced_env(home, url))
-        else:
-            with otlp_receiver(mode) as receiver:
-                delay, out, err, _ = _answer_then_exit(traced_env(home, receiver.url))
-        assert "#41" in out, mode
-        warnings = [line for line in err.splitlines() if "telemetry" in line]
-        assert len(warnings) == 1 and warnings[0].startswith("atlas: warning: telemetry:"), (mode, err)
-        assert "Traceback" not in err, (mode, err)
-        # The answer is out before any wait, and the wait for the spans after it is bounded: 0.5 s
-        # (`test_tracing` times it alone), here beside the same run with telemetry off on a machine
-        # that may be busy (load 16 seen), so with room for the SDK's own teardown: the exporter's
-        # own 5 s timeout is what this catches.
-        assert delay - baseline < 2.0, (mode, delay, baseline)
+ROUNDS = 4
+MOST_SLOWER = 1.7
+"""How much longer than the same question with telemetry off a run may take when its endpoint is
+down, refuses or never answers: the SDK's import (about 0.07 s of a 0.32 s offline answer on a quiet
+machine) and at most `SHUTDOWN_S` (0.2 s) at the end. Waiting for the exporter, as before, made it
+2.9 times as long (0.93 s against 0.32 s)."""
+
+
+def test_an_endpoint_that_is_down_or_silent_costs_one_warning_and_hardly_any_time(untraced: Untraced) -> None:
+    """Timed against telemetry off in the same test, run for run in turn, each kind by its fastest run:
+    a busy machine (other tests, other work) only ever slows a run down, never speeds it up."""
+    home = untraced.home
+    with otlp_receiver("hang") as silent, otlp_receiver("refuse") as refusing:
+        with otlp_receiver() as gone:
+            closed = gone.url  # nothing listens there any more: connections are refused
+        endpoints = {"hang": silent.url, "refuse": refusing.url, "closed": closed}
+        runs: dict[str, list[Timed]] = {mode: [] for mode in ("off", *endpoints)}
+        for _ in range(ROUNDS):
+            for mode, timed in runs.items():
+                env = atlas_env(home) if mode == "off" else traced_env(home, endpoints[mode])
+                timed.append(_answer_then_exit(env))
+    for mode in endpoints:
+        for run in runs[mode]:
+            assert run.code == 0 and "#41" in run.out, (mode, run)
+            warnings = [line for line in run.err.splitlines() if "telemetry" in line]
+            assert len(warnings) == 1 and warnings[0].startswith("atlas: warning: telemetry:"), (mode, run.err)
+            assert "OTEL_EXPORTER_OTLP_ENDPOINT" in warnings[0] and "Traceback" not in run.err, (mode, run.err)
+    baseline = min(run.took for run in runs["off"])
+    slower = {mode: min(run.took for run in runs[mode]) / baseline for mode in endpoints}
+    # (whole run, of which after the answer) per run, for the figures
+    shown = {mode: [(round(run.took, 2), round(run.after_answer, 2)) for run in timed] for mode, timed in runs.items()}
+    assert max(slower.values()) < MOST_SLOWER, (slower, shown)
 
 
 def test_with_telemetry_off_nothing_of_opentelemetry_is_imported(untraced: Untraced) -> None:
