@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -220,16 +221,19 @@ def untraced(tmp_path_factory: pytest.TempPathFactory) -> Untraced:
 
 
 ROUNDS = 4
-MOST_SLOWER = 1.7
-"""How much longer than the same question with telemetry off a run may take when its endpoint is
-down, refuses or never answers: the SDK's import (about 0.07 s of a 0.32 s offline answer on a quiet
-machine) and at most `SHUTDOWN_S` (0.2 s) at the end. Waiting for the exporter, as before, made it
-2.9 times as long (0.93 s against 0.32 s)."""
+MOST_AFTER_ANSWER = 0.5
+"""What a run whose endpoint is down, refuses or never answers may add after its answer, as a share
+of a whole run with telemetry off: at most `SHUTDOWN_S` (0.2 s) of waiting, against an offline
+answer of about 0.32 s on a quiet machine. Waiting for the exporter, as before, added 0.55-0.6 s
+(1.7 times a whole run) there, and never less under load, since a wait does not shrink."""
+MOST_SLOWER_ANSWER = 2.5
+"""How much later than with telemetry off the answer itself may come: the SDK's import, not a wait."""
 
 
 def test_an_endpoint_that_is_down_or_silent_costs_one_warning_and_hardly_any_time(untraced: Untraced) -> None:
-    """Timed against telemetry off in the same test, run for run in turn, each kind by its fastest run:
-    a busy machine (other tests, other work) only ever slows a run down, never speeds it up."""
+    """Timed against telemetry off in the same test, run for run in turn, so a busy machine slows
+    both: the median of what each run adds after its answer against the median whole run with
+    telemetry off, and the fastest answer against the fastest (load only ever slows a run down)."""
     home = untraced.home
     with otlp_receiver("hang") as silent, otlp_receiver("refuse") as refusing:
         with otlp_receiver() as gone:
@@ -246,11 +250,17 @@ def test_an_endpoint_that_is_down_or_silent_costs_one_warning_and_hardly_any_tim
             warnings = [line for line in run.err.splitlines() if "telemetry" in line]
             assert len(warnings) == 1 and warnings[0].startswith("atlas: warning: telemetry:"), (mode, run.err)
             assert "OTEL_EXPORTER_OTLP_ENDPOINT" in warnings[0] and "Traceback" not in run.err, (mode, run.err)
-    baseline = min(run.took for run in runs["off"])
-    slower = {mode: min(run.took for run in runs[mode]) / baseline for mode in endpoints}
+    off = runs["off"]
+    after = {
+        mode: statistics.median(run.after_answer for run in runs[mode]) / statistics.median(run.took for run in off)
+        for mode in endpoints
+    }
+    answer_off = min(run.took - run.after_answer for run in off)
+    answer = {mode: min(run.took - run.after_answer for run in runs[mode]) / answer_off for mode in endpoints}
     # (whole run, of which after the answer) per run, for the figures
     shown = {mode: [(round(run.took, 2), round(run.after_answer, 2)) for run in timed] for mode, timed in runs.items()}
-    assert max(slower.values()) < MOST_SLOWER, (slower, shown)
+    assert max(after.values()) < MOST_AFTER_ANSWER, (after, shown)
+    assert max(answer.values()) < MOST_SLOWER_ANSWER, (answer, shown)
 
 
 def test_with_telemetry_off_nothing_of_opentelemetry_is_imported(untraced: Untraced) -> None:
