@@ -196,11 +196,11 @@ def check_telemetry() -> Check:
         return Check("telemetry", True, "off (OTEL_EXPORTER_OTLP_ENDPOINT turns it on)", facts={"enabled": False})
     from atlas.telemetry.probe import probe_endpoint
 
-    facts: dict[str, Any] = {"enabled": True, "endpoint": settings.endpoint, "source": settings.source}
+    facts: dict[str, Any] = {"enabled": True, "endpoint": settings.shown_endpoint, "source": settings.source}
     facts["sdk"] = sdk_installed()
     answers, said = probe_endpoint(settings)
     facts["answers"] = answers
-    detail = f"on ({settings.source}) · {settings.endpoint} · {said}"
+    detail = f"on ({settings.source}) · {settings.shown_endpoint} · {said}"
     if not facts["sdk"]:
         detail += f" · the OpenTelemetry SDK is not installed: {INSTALL_HINT}"
     return Check("telemetry", answers and facts["sdk"], detail, facts=facts)

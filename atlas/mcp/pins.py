@@ -1,15 +1,17 @@
 """Pinned MCP tools: what each tool said it was when a person approved its server, and what changed since.
 
 `atlas mcp add` and `atlas mcp trust NAME` record, for each tool of the server, its name,
-description, input schema and annotations in `$ATLAS_HOME/mcp-pins.json` (with the command the
-server was started with). Later, a tool that differs from its pin, or that was not there, is
+description, input schema, output schema and annotations in `$ATLAS_HOME/mcp-pins.json` (with the
+command the server was started with). Later, a tool that differs from its pin, or that was not there, is
 held back — not offered to the model — until a person runs `atlas mcp trust NAME` again; each is
 reported in one line saying what changed. A pinned tool the server no longer lists is reported.
-This is what stops a server from changing a trusted tool's description after approval.
+This is what stops a server from changing a trusted tool's description or schemas after approval.
 
 A server that was never pinned (written into config.toml by hand) is pinned the first time its
-tools are listed. The file carries a digest of its pins: one edited by hand, or damaged, is a
-one-line error, never silently re-trusted.
+tools are listed. A pin file written before output schemas were pinned still loads: each tool that
+matches its pin gets its output schema pinned as it is then, and is held to it from then on. The
+file carries a digest of its pins: one edited by hand, or damaged, is a one-line error, never
+silently re-trusted.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ from atlas.sanitize import clean_line
 PIN_FILE = "mcp-pins.json"
 FORMAT = 1
 SHOWN_CHARS = 60
+PINNED_PARTS = ("description", "input_schema", "output_schema", "annotations")
+LATER_PARTS = frozenset({"output_schema"})
+"""Parts an older pin file may not have: absent from a pin, such a part is pinned as the tool has it then."""
 
 
 class PinError(ConfigError):
@@ -46,6 +51,8 @@ def pin_of(tool: types.Tool) -> dict[str, Any]:
     return {
         "description": tool.description or "",
         "input_schema": tool.input_schema if isinstance(tool.input_schema, dict) else {},
+        # What its results are checked against (and what a client may show of them); None: it declares none.
+        "output_schema": tool.output_schema if isinstance(tool.output_schema, dict) else None,
         "annotations": annotations,
     }
 
@@ -167,7 +174,9 @@ def compare(pinned: dict[str, Any] | None, config: ServerConfig, tools: Iterable
 
 def difference(old: dict[str, Any], new: dict[str, Any]) -> str | None:
     """What changed between two pins of a tool, in one line; None when nothing did."""
-    for part in ("description", "input_schema", "annotations"):
+    for part in PINNED_PARTS:
+        if part in LATER_PARTS and part not in old:
+            continue  # pinned before this part was: `adopt_later_parts` pins it as it is now
         if old.get(part) != new.get(part):
             where, before, after = _first_difference(old.get(part), new.get(part), part)
             return f"{where} changed: {_shown(before)} → {_shown(after)}"
@@ -200,8 +209,30 @@ def admitted(home: Path, config: ServerConfig, tools: list[types.Tool]) -> list[
         record(home, config, tools)
         return tools
     review = compare(pinned, config, tools)
+    if any(part not in pinned["tools"].get(tool.name, {}) for tool in review.offered for part in LATER_PARTS):
+        adopt_later_parts(home, config, review.offered)
     for line in review.lines(config.name):
         warn(f"{line}")
     if review.held:
         warn(f"run `atlas mcp trust {config.name}` to approve the changes")
     return review.offered
+
+
+def adopt_later_parts(home: Path, config: ServerConfig, matching: Sequence[types.Tool]) -> None:
+    """Pins from an older file get the parts they lack (`LATER_PARTS`) from `matching`, tools that
+    match their pins in every part they have; nothing a pin already holds is changed."""
+    with statefiles.locked(home / f"{PIN_FILE}.lock", timeout=10):
+        servers = load_pins(home)
+        entry = servers.get(config.name)
+        if entry is None or entry["command"] != command_of(config):
+            return
+        added = False
+        for tool in matching:
+            pin = entry["tools"].get(tool.name)
+            if pin is None or difference(pin, pin_of(tool)) is not None:
+                continue  # re-pinned or changed since it was compared: left as it is
+            for part in LATER_PARTS - set(pin):
+                pin[part] = pin_of(tool)[part]
+                added = True
+        if added:
+            _write(home, servers)

@@ -14,13 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from atlas import statefiles
 from atlas.errors import ConfigError
 from atlas.sanitize import clean_line
+from atlas.url_safety import hide, redact_url, url_secrets
 
 TRACES_PATH = "/v1/traces"
+URL_EXAMPLE = "http://localhost:4318"
 DEFAULT_SERVICE = "atlas"
 CONFIG_FILE = "config.toml"
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
@@ -45,6 +47,21 @@ class TelemetrySettings:
     @property
     def enabled(self) -> bool:
         return self.endpoint is not None
+
+    @property
+    def shown_endpoint(self) -> str:
+        """The endpoint as a person may see it: a token in its query (`?token=...`) shown as `***`."""
+        return redact_url(self.endpoint or "")
+
+    def hidden(self, text: str) -> str:
+        """`text` (an exporter's complaint, which may quote the URL it used) without the endpoint's secrets."""
+        if not self.endpoint:
+            return text
+        text = text.replace(self.endpoint, self.shown_endpoint)
+        # The query whole as well: a value too short for `url_secrets` to look for in free text is
+        # still hidden where a request line quotes it (`/v1/traces?token=abc`).
+        secrets = [*url_secrets(self.endpoint), urlsplit(self.endpoint).query]
+        return hide(text, sorted(filter(None, secrets), key=len, reverse=True))
 
 
 def telemetry_settings(home: Path, *, chosen_folder: bool, env: Mapping[str, str] | None = None) -> TelemetrySettings:
@@ -82,21 +99,34 @@ def _endpoint(env: Mapping[str, str], table: Mapping[str, Any]) -> tuple[str | N
         return _checked_url(specific, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
     base = env.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
     if base:
-        url = _checked_url(base, "OTEL_EXPORTER_OTLP_ENDPOINT")
-        return url.rstrip("/") + TRACES_PATH, "OTEL_EXPORTER_OTLP_ENDPOINT"
+        return _traces_url(_checked_url(base, "OTEL_EXPORTER_OTLP_ENDPOINT")), "OTEL_EXPORTER_OTLP_ENDPOINT"
     configured = table.get("endpoint")
     if configured is None or table.get("enabled") is False:
         return None, "off"
     if not isinstance(configured, str) or not configured.strip():
-        raise ConfigError("[telemetry] endpoint must be a URL such as http://localhost:4318")
+        raise ConfigError(f"[telemetry] endpoint must be a URL such as {URL_EXAMPLE}")
     url = _checked_url(configured.strip(), "[telemetry] endpoint")
-    return (url if urlsplit(url).path.endswith(TRACES_PATH) else url.rstrip("/") + TRACES_PATH), CONFIG_FILE
+    return (url if urlsplit(url).path.endswith(TRACES_PATH) else _traces_url(url)), CONFIG_FILE
+
+
+def _traces_url(base: str) -> str:
+    """`base` with the traces path after its own path and before its query (`?token=...` stays last)."""
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + TRACES_PATH))
 
 
 def _checked_url(value: str, name: str) -> str:
-    parts = urlsplit(value)
+    """`value` if it is an http(s) URL with a host and no credentials; a ConfigError naming `name`,
+    never quoting a secret, if not."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - a port that is not a number (or out of range) raises only when read
+    except ValueError:
+        # The URL cannot be taken apart, so its secrets cannot be told from the rest: none of it is shown.
+        raise ConfigError(f"{name} is not a URL Atlas can read; give one such as {URL_EXAMPLE}") from None
     if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise ConfigError(f"{name} must be an http:// or https:// URL, got {clean_line(value)}")
+        shown = clean_line(redact_url(value))
+        raise ConfigError(f"{name} must be an http:// or https:// URL such as {URL_EXAMPLE}, got {shown}")
     if parts.username or parts.password:
         raise ConfigError(f"{name} must not carry credentials in the URL: use OTEL_EXPORTER_OTLP_HEADERS")
     return value

@@ -4,8 +4,9 @@ Imported only when telemetry is on (`atlas.telemetry.settings`): it needs the Op
 (the `otel` extra). Spans are parented explicitly (tool attempts run in threads, where a context
 variable would not follow), so a question's span holds every model request and tool call of it,
 and an MCP call is a child of its `execute_tool` span. Export happens in the SDK's background
-thread; `close` waits at most `FLUSH_S` for it, so an endpoint that is down never holds up an
-answer, and it says so in one line instead of the SDK's tracebacks.
+thread, never on the answer's path; `close` waits for what is left only as long as the endpoint
+is worth waiting for (`reach.py`: not at all when nothing listens there, never past `SHUTDOWN_S`),
+and says so in one line instead of the SDK's tracebacks.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from atlas.errors import ErrorKind
 from atlas.events import CallEvent, Phase
 from atlas.sanitize import clean_line
 from atlas.telemetry import attributes as attr
+from atlas.telemetry.reach import SHUTDOWN_S, Reach, Reachability
 from atlas.telemetry.settings import TelemetrySettings
 
 if TYPE_CHECKING:
@@ -36,8 +38,6 @@ if TYPE_CHECKING:
 
     from atlas.loop import TurnResult
 
-FLUSH_S = 0.5
-"""The longest a run waits, at its end, for spans to leave."""
 EXPORT_TIMEOUT_S = 5.0
 """How long one export may take in the background (the exporter's own limit)."""
 _EXPORTER_LOGGERS = ("opentelemetry.exporter.otlp.proto.http", "opentelemetry.sdk", "opentelemetry.exporter")
@@ -56,8 +56,9 @@ class ToolSource:
 class WatchedExporter(SpanExporter):
     """The real exporter, remembering whether an export failed, so `close` can say so once."""
 
-    def __init__(self, inner: SpanExporter) -> None:
+    def __init__(self, inner: SpanExporter, reach: Reach | None = None) -> None:
         self.inner = inner
+        self.reach = reach
         self.failures = 0
         self.exported = 0
 
@@ -70,6 +71,8 @@ class WatchedExporter(SpanExporter):
             self.exported += len(spans)
         else:
             self.failures += 1
+        if self.reach is not None:
+            self.reach.note_export(result is SpanExportResult.SUCCESS)
         return result
 
     def shutdown(self) -> None:
@@ -90,10 +93,17 @@ class _LastMessage(logging.Handler):
         self.message = record.getMessage().splitlines()[0][:200] if record.getMessage() else None
 
 
-def otlp_exporter(settings: TelemetrySettings) -> SpanExporter:
+def otlp_exporter(settings: TelemetrySettings, reach: Reach) -> SpanExporter:
+    """The SDK's OTLP/HTTP exporter; its HTTP session makes the endpoint's first contact (`reach.py`)."""
+    import requests
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    return OTLPSpanExporter(endpoint=settings.endpoint, headers=dict(settings.headers), timeout=EXPORT_TIMEOUT_S)
+    session = requests.Session()
+    assert settings.endpoint is not None
+    reach.contact(session, settings.endpoint, settings.headers)
+    return OTLPSpanExporter(
+        endpoint=settings.endpoint, headers=dict(settings.headers), timeout=EXPORT_TIMEOUT_S, session=session
+    )
 
 
 @dataclass
@@ -116,7 +126,9 @@ class Telemetry:
         tool_source: Callable[[str], ToolSource] | None = None,
     ) -> None:
         self.settings = settings
-        self.exporter = WatchedExporter(exporter if exporter is not None else otlp_exporter(settings))
+        # An exporter handed in (a test's, in memory) has no endpoint to reach: it is taken as listening.
+        self.reach = Reach(Reachability.UNKNOWN if exporter is None else Reachability.LISTENING)
+        self.exporter = WatchedExporter(exporter or otlp_exporter(settings, self.reach), self.reach)
         resource = Resource.create({"service.name": settings.service_name, "service.version": __version__})
         self.provider = TracerProvider(resource=resource, shutdown_on_exit=False)
         self.provider.add_span_processor(BatchSpanProcessor(self.exporter))
@@ -342,25 +354,18 @@ class Telemetry:
     # -- the end of the run ---------------------------------------------------------------------
 
     def close(self) -> str | None:
-        """Send what is left, waiting at most `FLUSH_S`; a line for a person when spans were lost."""
-        # The SDK's own flush may wait for the exporter's whole timeout: wait for it in a daemon
-        # thread instead, which the process leaves behind if the endpoint never answers.
-        done = threading.Event()
-
-        def flush() -> None:
-            if self.provider.force_flush(timeout_millis=int(FLUSH_S * 1000)):
-                done.set()
-
-        threading.Thread(target=flush, name="atlas-telemetry-flush", daemon=True).start()
-        flushed = done.wait(FLUSH_S)
-        if flushed:
-            self.provider.shutdown()
-        where = clean_line(self.settings.endpoint or "")
+        """Send what is left while the endpoint is worth waiting for; a line for a person when spans were lost."""
+        flushed = self.reach.flushed(lambda: self.provider.force_flush(timeout_millis=int(SHUTDOWN_S * 1000)))
+        where = f"{self.settings.shown_endpoint} ({self.settings.source})"
         if not flushed:
-            return f"telemetry: {where} did not take the spans within {FLUSH_S:g} s; they were dropped"
+            if self.reach.state is Reachability.UNREACHABLE:
+                return clean_line(f"telemetry: {where} {self.reach.why}; the run's spans were not sent")
+            silent = f"did not answer within {SHUTDOWN_S:g} s"
+            return clean_line(f"telemetry: {where} {silent}; the run's spans were dropped")
+        self.provider.shutdown()
         if self.exporter.failures:
-            why = f" ({self._complaint.message})" if self._complaint.message else ""
-            return f"telemetry: {where} did not accept {self.exporter.failures} export(s){clean_line(why)}"
+            why = f" ({self.settings.hidden(self._complaint.message)})" if self._complaint.message else ""
+            return clean_line(f"telemetry: {where} did not accept {self.exporter.failures} export(s){why}")
         return None
 
 

@@ -3,6 +3,7 @@ reported, a pin file edited by hand refused — against the real test server, wh
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sys
@@ -12,7 +13,7 @@ import pytest
 
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
-from atlas.mcp.pins import PIN_FILE, PinError, compare, load_pins, record
+from atlas.mcp.pins import PIN_FILE, PinError, admitted, compare, load_pins, record
 from tests.mcp.conftest import TEST_SERVER, server_config
 from tests.support.run import assert_no_traceback, atlas_env, invoke, logged_calls, write_script
 
@@ -120,3 +121,80 @@ def test_a_pin_file_edited_or_damaged_is_one_line(tmp_path: Path, added_home: Pa
         [error] = text.splitlines()  # no server started: no warning of its listing either
         assert says in error, text
     assert not started.exists()  # the pin file is read before any server starts, not after
+
+
+ECHO_CALL = [{"calls": [{"name": "t__echo", "arguments": {"text": "hi"}}]}, {"text": "ok"}]
+OUTPUT_CHANGE = "MCP server t: tool echo held back: output_schema.properties.result.description changed: (absent) → "
+
+
+@pytest.mark.usefixtures("patient_start")
+def test_a_changed_output_schema_is_held_until_trusted_again(tmp_path: Path, added_home: Path) -> None:
+    """The server keeps echo's name, description and arguments, and rewrites what its result is said to be."""
+    home = tmp_path / "home"
+    shutil.copytree(added_home, home)
+    env = atlas_env(home)
+    pins = json.loads((home / PIN_FILE).read_text(encoding="utf-8"))["servers"]["t"]["tools"]
+    assert pins["echo"]["output_schema"]["properties"]["result"] == {"title": "Result", "type": "string"}
+    assert pins["picture"]["output_schema"] is None  # declares none: one appearing later is a change too
+    write_config(home, "output")
+    script = write_script(tmp_path, ECHO_CALL)
+    asked = invoke("ask", "--model", script, "echo hi", env=env)
+    assert asked.code == 0, asked
+    assert_no_traceback(asked)
+    assert OUTPUT_CHANGE in asked.stderr, asked.stderr
+    assert "atlas mcp trust t" in asked.stderr
+    assert [call["kind"] for call in logged_calls(env)] == ["unknown_tool"]  # never offered, never run
+    trusted = invoke("mcp", "trust", "t", env=env)
+    assert trusted.code == 0, trusted
+    assert "tool echo approved: output_schema.properties.result.description changed:" in trusted.stdout
+    again = invoke("ask", "--model", script, "echo hi", env=env)
+    assert "held back" not in again.stderr and logged_calls(env)[-1]["kind"] == "ok"
+
+
+def older_pin_file(home: Path) -> dict[str, object]:
+    """The pin file as Atlas wrote it before output schemas were pinned: no `output_schema` in any
+    pin, and the digest of those pins (sha256 of their sorted JSON, as the file format has it)."""
+    path = home / PIN_FILE
+    document = json.loads(path.read_text(encoding="utf-8"))
+    for entry in document["servers"].values():
+        for pin in entry["tools"].values():
+            del pin["output_schema"]
+    digest = json.dumps(document["servers"], sort_keys=True, ensure_ascii=True).encode("ascii")
+    document["digest"] = hashlib.sha256(digest).hexdigest()
+    path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return document
+
+
+@pytest.mark.usefixtures("patient_start")
+def test_an_older_pin_file_still_loads_and_its_output_schemas_are_pinned_from_then_on(
+    tmp_path: Path, added_home: Path
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(added_home, home)
+    env = atlas_env(home)
+    older_pin_file(home)
+    script = write_script(tmp_path, ECHO_CALL)
+    asked = invoke("ask", "--model", script, "echo hi", env=env)
+    assert asked.code == 0 and "held back" not in asked.stderr, asked  # nothing changed: nothing held
+    assert logged_calls(env)[-1]["kind"] == "ok"
+    pins = load_pins(home)["t"]["tools"]  # the digest still holds
+    assert pins["echo"]["output_schema"]["properties"]["result"]["type"] == "string"
+    assert pins["picture"]["output_schema"] is None
+    write_config(home, "output")  # and from then on, a change is held back
+    changed = invoke("ask", "--model", script, "echo hi", env=env)
+    assert OUTPUT_CHANGE in changed.stderr, changed.stderr
+    assert logged_calls(env)[-1]["kind"] == "unknown_tool"
+
+
+def test_an_older_pin_does_not_adopt_the_output_schema_of_a_tool_that_changed_otherwise(
+    host: McpHost, tmp_path: Path
+) -> None:
+    """A tool held back for another change gets no part pinned from its changed listing."""
+    pinned_as = server_config("t")
+    record(tmp_path, pinned_as, host.tools(pinned_as, timeout_s=20))
+    older_pin_file(tmp_path)
+    changed = host.tools(server_config("w", env={"ATLAS_TEST_VARIANT": "rug-pull,output"}), timeout_s=20)
+    assert [tool.name for tool in admitted(tmp_path, pinned_as, changed) if tool.name == "echo"] == []
+    pins = load_pins(tmp_path)["t"]["tools"]
+    assert "output_schema" not in pins["echo"]  # held back: its new output schema is not taken
+    assert pins["slow"]["output_schema"]["properties"]["result"]["type"] == "string"

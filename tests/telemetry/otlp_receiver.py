@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
@@ -98,7 +99,7 @@ def otlp_receiver(mode: str = "accept") -> Iterator[Receiver]:
             if mode == "hang":
                 release.wait(30)
                 return
-            if mode == "refuse" or self.path != "/v1/traces":
+            if mode == "refuse" or urlsplit(self.path).path != "/v1/traces":
                 self._reply(400, b"bad request: refused by the test receiver", "text/plain")
                 return
             received.extend(decode(body))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -167,8 +168,21 @@ def test_a_deadline_ends_the_question_span_with_the_timeout(tmp_path: Path, monk
     assert question.attributes["atlas.outcome"] in {"answered", "stopped", "error"}
 
 
-def _answer_then_exit(env: dict[str, str]) -> tuple[float, str, str, int]:
-    """Seconds from the answer's last line on standard output to the process's end, what it wrote, its exit code."""
+@dataclass(frozen=True)
+class Timed:
+    """One `atlas ask "show issue 41"` in a process of its own, timed as a script waiting on it sees it."""
+
+    took: float
+    """Seconds from its start to its end."""
+    after_answer: float
+    """Seconds from the answer's last line on standard output to its end."""
+    out: str
+    err: str
+    code: int
+
+
+def _answer_then_exit(env: dict[str, str]) -> Timed:
+    started = time.monotonic()
     child = subprocess.Popen(
         [sys.executable, "-m", "atlas", "ask", "show issue 41"],
         env=env,
@@ -185,7 +199,7 @@ def _answer_then_exit(env: dict[str, str]) -> tuple[float, str, str, int]:
         last_line_at = time.monotonic()
     code = child.wait(timeout=30)
     exited_at = time.monotonic()
-    return exited_at - last_line_at, "".join(out), child.stderr.read().decode(), code
+    return Timed(exited_at - started, exited_at - last_line_at, "".join(out), child.stderr.read().decode(), code)
 
 
 @dataclass(frozen=True)
@@ -193,8 +207,6 @@ class Untraced:
     """A run with telemetry off, in a process of its own, on a state folder whose db was built."""
 
     home: Path
-    delay: float
-    """Seconds from its answer's last line to its end: the baseline of the timed runs."""
     code: int
     err: str
     """Its standard error, with `PYTHONPROFILEIMPORTTIME` naming every module it imported."""
@@ -204,29 +216,51 @@ class Untraced:
 def untraced(tmp_path_factory: pytest.TempPathFactory) -> Untraced:
     home = tmp_path_factory.mktemp("untraced") / "home"
     invoke("ask", "show issue 41", env=atlas_env(home))  # the db is built before the timed runs
-    delay, _, err, code = _answer_then_exit(atlas_env(home, PYTHONPROFILEIMPORTTIME="1"))
-    return Untraced(home, delay, code, err)
+    run = _answer_then_exit(atlas_env(home, PYTHONPROFILEIMPORTTIME="1"))
+    return Untraced(home, run.code, run.err)
 
 
-def test_an_endpoint_that_is_down_costs_one_warning_and_at_most_half_a_second(untraced: Untraced) -> None:
-    home, baseline = untraced.home, untraced.delay
-    for mode in ("refuse", "hang", "closed"):
-        if mode == "closed":
-            with otlp_receiver() as gone:
-                url = gone.url  # nothing listens there any more: connections are refused
-            delay, out, err, _ = _answer_then_exit(traced_env(home, url))
-        else:
-            with otlp_receiver(mode) as receiver:
-                delay, out, err, _ = _answer_then_exit(traced_env(home, receiver.url))
-        assert "#41" in out, mode
-        warnings = [line for line in err.splitlines() if "telemetry" in line]
-        assert len(warnings) == 1 and warnings[0].startswith("atlas: warning: telemetry:"), (mode, err)
-        assert "Traceback" not in err, (mode, err)
-        # The answer is out before any wait, and the wait for the spans after it is bounded: 0.5 s
-        # (`test_tracing` times it alone), here beside the same run with telemetry off on a machine
-        # that may be busy (load 16 seen), so with room for the SDK's own teardown: the exporter's
-        # own 5 s timeout is what this catches.
-        assert delay - baseline < 2.0, (mode, delay, baseline)
+ROUNDS = 4
+MOST_AFTER_ANSWER = 0.5
+"""What a run whose endpoint is down, refuses or never answers may add after its answer, as a share
+of a whole run with telemetry off: at most `SHUTDOWN_S` (0.2 s) of waiting, against an offline
+answer of about 0.32 s on a quiet machine. Waiting for the exporter, as before, added 0.55-0.6 s
+(1.7 times a whole run) there, and never less under load, since a wait does not shrink."""
+MOST_SLOWER_ANSWER = 2.5
+"""How much later than with telemetry off the answer itself may come: the SDK's import, not a wait."""
+
+
+def test_an_endpoint_that_is_down_or_silent_costs_one_warning_and_hardly_any_time(untraced: Untraced) -> None:
+    """Timed against telemetry off in the same test, run for run in turn, so a busy machine slows
+    both: the median of what each run adds after its answer against the median whole run with
+    telemetry off, and the fastest answer against the fastest (load only ever slows a run down)."""
+    home = untraced.home
+    with otlp_receiver("hang") as silent, otlp_receiver("refuse") as refusing:
+        with otlp_receiver() as gone:
+            closed = gone.url  # nothing listens there any more: connections are refused
+        endpoints = {"hang": silent.url, "refuse": refusing.url, "closed": closed}
+        runs: dict[str, list[Timed]] = {mode: [] for mode in ("off", *endpoints)}
+        for _ in range(ROUNDS):
+            for mode, timed in runs.items():
+                env = atlas_env(home) if mode == "off" else traced_env(home, endpoints[mode])
+                timed.append(_answer_then_exit(env))
+    for mode in endpoints:
+        for run in runs[mode]:
+            assert run.code == 0 and "#41" in run.out, (mode, run)
+            warnings = [line for line in run.err.splitlines() if "telemetry" in line]
+            assert len(warnings) == 1 and warnings[0].startswith("atlas: warning: telemetry:"), (mode, run.err)
+            assert "OTEL_EXPORTER_OTLP_ENDPOINT" in warnings[0] and "Traceback" not in run.err, (mode, run.err)
+    off = runs["off"]
+    after = {
+        mode: statistics.median(run.after_answer for run in runs[mode]) / statistics.median(run.took for run in off)
+        for mode in endpoints
+    }
+    answer_off = min(run.took - run.after_answer for run in off)
+    answer = {mode: min(run.took - run.after_answer for run in runs[mode]) / answer_off for mode in endpoints}
+    # (whole run, of which after the answer) per run, for the figures
+    shown = {mode: [(round(run.took, 2), round(run.after_answer, 2)) for run in timed] for mode, timed in runs.items()}
+    assert max(after.values()) < MOST_AFTER_ANSWER, (after, shown)
+    assert max(answer.values()) < MOST_SLOWER_ANSWER, (answer, shown)
 
 
 def test_with_telemetry_off_nothing_of_opentelemetry_is_imported(untraced: Untraced) -> None:
