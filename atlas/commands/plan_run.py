@@ -29,7 +29,7 @@ from atlas.policy import plans
 from atlas.policy.gate import PolicyGate
 from atlas.policy.load import Policy
 from atlas.sanitize import clean_line
-from atlas.tools.registry import ToolContext, load_registry
+from atlas.tools.registry import ToolContext, WriteLimits, load_registry
 from atlas.triage.journal import record_applied
 from atlas.triage.plan import PlanItem
 from atlas.triage.project import Project
@@ -149,7 +149,8 @@ def execute(
         approve=approve,
         approve_batch=lambda requests: {r.call_id for r in requests if approve(r)},
         session=session,
-        context=replace(context, session=session),
+        # A plan's comment is drafted for an issue Atlas has not commented on: so it must still be when it is posted.
+        context=replace(context, session=session, limits=WriteLimits(first_comment=True)),
         events=session_events(CallLog.at_home(context.home), session, shown_by),
         policy=plans.PlanPolicy(PolicyGate(policy, context.home), reviewed=numbers is not None),
     )
