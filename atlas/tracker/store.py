@@ -87,5 +87,13 @@ def refusal(
 
 
 def open_journal(home: Path) -> Journal:
-    """The journal of this state folder: its local file."""
-    return FileJournal(home)
+    """The journal of this state folder: the shared database when one is set, else its local file."""
+    from atlas.state.settings import state_settings
+
+    url = state_settings(home).url
+    if not url:
+        return FileJournal(home)
+    from atlas.state.postgres.database import shared_database  # psycopg only when a database is set
+    from atlas.state.postgres.journal import PgJournal
+
+    return PgJournal(shared_database(url))
