@@ -199,18 +199,9 @@ def log(
         kinds = ", ".join(ErrorKind)
         raise typer.BadParameter(f"{kind!r} is not a kind; the kinds are {kinds}", param_hint="--kind") from None
     options = LogOptions(
-        limit=limit,
-        tool=tool,
-        kind=kind_wanted,
-        session=session,
-        since=since_ts,
-        errors=errors,
-        as_json=as_json,
-        stats=stats,
-        follow=follow,
-        script=script,
-        mine=mine,
-    )
+        limit=limit, tool=tool, kind=kind_wanted, session=session, since=since_ts, errors=errors, as_json=as_json,
+        stats=stats, follow=follow, script=script, mine=mine,
+    )  # fmt: skip
     guarded(lambda: run_log(options), state=True)
 
 

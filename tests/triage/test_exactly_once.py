@@ -7,13 +7,15 @@ Every run here is a real `atlas` process started at the same moment as the other
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
-from tests.support.run import atlas_env, tracker_records
+import pytest
+
+from tests.support.run import atlas_env, invoke, tracker_records
 
 COMMENT = (
     "Thanks for the report. To look into it we need a little more:\n\n"
@@ -39,23 +41,21 @@ after_untrusted = true
 
 
 def race(
-    commands: list[list[str]], env: dict[str, str], *, apart_s: float = 0.0
+    commands: list[list[str]], env: dict[str, str] | list[dict[str, str]]
 ) -> list[subprocess.CompletedProcess[str]]:
-    """Start the commands together, `apart_s` from one to the next (no terminal, so the rules alone
-    decide), and wait for all."""
-    started = []
-    for command in commands:
-        started.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "atlas", *command],
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
+    """Start the commands together (no terminal, so the rules alone decide), each with its environment
+    (or all with one), and wait for all."""
+    started = [
+        subprocess.Popen(
+            [sys.executable, "-m", "atlas", *command],
+            env=env[n] if isinstance(env, list) else env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
-        time.sleep(apart_s)
+        for n, command in enumerate(commands)
+    ]
     done = []
     for process in started:
         out, err = process.communicate(timeout=90)
@@ -105,3 +105,36 @@ def test_four_triage_runs_at_once_post_one_comment_per_issue(home: Path) -> None
     comments = {issue: counts[(issue, "post_comment", "")] for issue in (135, 150)}
     assert comments == {135: 1, 150: 1}, counts
     assert all(n == 1 for n in counts.values()), counts
+
+
+def _maintainer(fitted: Path, root: Path, name: str, url: str) -> dict[str, str]:
+    """A maintainer's own state folder (rules, a name) on the team's shared database."""
+    home = root / name
+    shutil.copytree(fitted / "triage", home / "triage")
+    (home / "config.toml").write_text(f'[state]\nperson = "{name}"\n{RULES}', encoding="utf-8")
+    return atlas_env(home, ATLAS_STATE_URL=url)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("processes", [2, 8])
+def test_maintainers_applying_overlapping_plans_on_one_database_do_each_action_once(
+    processes: int, home: Path, tmp_path: Path, database_url: str
+) -> None:
+    teams = [_maintainer(home, tmp_path, f"maintainer-{n}", database_url) for n in range(processes)]
+    plans = {"135 150": tmp_path / "a.json", "150 135": tmp_path / "b.json"}
+    for issues, path in plans.items():
+        made = invoke("triage", *issues.split(), "--plan", str(path), env=teams[0])
+        assert made.code == 0, made
+    runs = race([["apply", str(list(plans.values())[n % 2])] for n in range(processes)], teams)
+    assert all(run.returncode in (0, 1) and "Traceback" not in run.stderr for run in runs), runs
+
+    records = tracker_records(teams[0])
+    counts = Counter((r["issue_id"], r["action"], str(r.get("label", ""))) for r in records)
+    assert counts == {(135, "post_comment", ""): 1, (150, "post_comment", ""): 1,
+                      (135, "add_label", "type:bug"): 1, (150, "add_label", "type:bug"): 1}, counts  # fmt: skip
+    names = {f"maintainer-{n}" for n in range(processes)}
+    assert all(r["person"] in names and r["machine"] for r in records), records
+    someone = records[0]["person"]
+    mine = tracker_records(teams[int(someone.rsplit("-", 1)[1])], "--mine")
+    assert mine and all(r["person"] == someone for r in mine)
+    assert not any((Path(env["ATLAS_HOME"]) / "tracker_actions.jsonl").exists() for env in teams)

