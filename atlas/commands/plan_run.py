@@ -22,9 +22,11 @@ from rich.console import Console
 
 from atlas.calllog import CallLog
 from atlas.commands.session import session_events
+from atlas.errors import ToolError
 from atlas.events import ApprovalRequest, CallRecord, Listener
 from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
+from atlas.notices import warn
 from atlas.policy import plans
 from atlas.policy.gate import PolicyGate
 from atlas.policy.load import Policy
@@ -160,7 +162,10 @@ def execute(
         _applied(item, output, records.get(call.call_id))
         for item, output, call in zip(items, outputs, calls, strict=True)
     ]
-    record_applied(context.home, checksum, [r.item.n for r in results if r.ok])
+    try:
+        record_applied(context.home, checksum, [r.item.n for r in results if r.ok])
+    except ToolError as exc:  # the shared state went away: the tracker's records still keep each action once
+        warn(f"which items were applied was not recorded: {exc}")
     return results
 
 

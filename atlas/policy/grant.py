@@ -29,6 +29,7 @@ from atlas.policy.decide import Facts
 from atlas.policy.kinds import COMMENT_TOOLS, LABEL_TOOLS
 from atlas.policy.load import CONFIG_FILE, PlacedRule, load_policy, parse, sources
 from atlas.sanitize import clean_line
+from atlas.state import shared_rules
 
 _BEGIN = "# atlas:granted "
 _END = "# atlas:end "
@@ -97,7 +98,7 @@ def allowance(facts: Facts, *, for_plans: bool = False) -> str:
 
 def describe(home: Path, facts: Facts) -> str:
     """What a granted rule would allow, in words, as the prompt offers it."""
-    where = clean_line(home.resolve() / CONFIG_FILE)
+    where = shared_rules.where(home) or clean_line(home.resolve() / CONFIG_FILE)
     return f"{allowance(facts)} of this project, from now on (a rule in {where})"
 
 
@@ -155,6 +156,8 @@ def write_rule(home: Path, facts: Facts, *, for_plans: bool = False) -> PlacedRu
     lines = [f"{_BEGIN}{name} at the prompt, {when}", "[[policy.rules]]", f'name = "{name}"', 'decision = "allow"']
     lines += [f"{key} = {value}" for key, value in fields.items()]
     lines.append(f"{_END}{name}")
+    if shared_rules.grant_shared(home, name, "\n".join(lines) + "\n"):  # a team's: every maintainer's Atlas applies it
+        return next(placed for placed in load_policy(home).rules if placed.rule.name == name)
     text = _current(path)
     separator = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
     # A found folder's file allowed nothing before (see `_state_file`): trusting it now trusts only this rule.
@@ -170,7 +173,10 @@ def _by_origin(home: Path) -> bool:
 
 
 def revoke(home: Path, name: str) -> Path:
-    """Remove a granted rule from the state folder's config.toml; a ConfigError when there is none."""
+    """Remove a granted rule from the team's shared state or the state folder's config.toml; a ConfigError
+    when there is none."""
+    if shared_rules.revoke_shared(home, name):
+        return Path(shared_rules.where(home) or "")
     path = home.resolve() / CONFIG_FILE
     lines = _current(path).splitlines(keepends=True)
     begin = next((i for i, line in enumerate(lines) if line.startswith(f"{_BEGIN}{name} ")), None)

@@ -98,3 +98,35 @@ def test_a_server_down_at_start_is_one_line(tmp_path: Path) -> None:
     run = invoke("inbox", env=atlas_env(tmp_path / "home", ATLAS_STATE_URL=url))
     assert run.code != 0 and len(run.stderr.splitlines()) == 1 and "secret-pw" not in run.output, run
     assert "cannot be used" in run.stderr and "Connection refused" in run.stderr
+
+
+def test_a_rule_one_maintainer_grants_applies_to_the_team_and_says_who(
+    tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from atlas.config import bundled_data_dir
+    from atlas.policy import plans
+    from atlas.policy.load import load_policy
+    from atlas.tools.registry import ToolContext
+
+    ana, bo = tmp_path / "ana", tmp_path / "bo"
+    for folder, name in ((ana, "ana"), (bo, "bo")):
+        folder.mkdir()
+        (folder / "config.toml").write_text(f'[state]\nperson = "{name}"\n', encoding="utf-8")
+    monkeypatch.setenv("ATLAS_STATE_URL", database_url)
+    monkeypatch.setenv("ATLAS_HOME", str(ana))
+    told = plans.write("add_label", {"issue_id": 41, "label": "type:bug"}, ToolContext(bundled_data_dir(), ana))
+    assert "shared state (127.0.0.1:" in told and "config.toml" not in told
+    assert "granted" not in (ana / "config.toml").read_text()  # the file holds no rule: the database does
+
+    monkeypatch.setenv("ATLAS_HOME", str(bo))
+    [rule] = [placed for placed in load_policy(bo).rules if placed.rule.name.startswith("granted-")]
+    assert rule.trusted and rule.rule.labels == ["type:bug"] and "shared state" in rule.where
+    listed = invoke("policy", "list", env=atlas_env(bo, ATLAS_STATE_URL=database_url))
+    assert rule.rule.name in listed.stdout, listed
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        assert conn.execute("SELECT person FROM atlas_granted_rules").fetchall() == [("ana",)]
+    revoked = invoke("policy", "revoke", rule.rule.name, env=atlas_env(bo, ATLAS_STATE_URL=database_url))
+    assert revoked.code == 0, revoked
+    assert not [placed for placed in load_policy(ana).rules if placed.rule.name.startswith("granted-")]

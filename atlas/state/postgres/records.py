@@ -82,3 +82,23 @@ def latest_calls(
         )
         rows = cursor.fetchall()
     return [dict(zip(CALL_COLUMNS, row, strict=True)) for row in reversed(rows)]
+
+
+def granted_rules(database: SharedDatabase) -> list[tuple[str, str, str, str]]:
+    """Every rule granted in the team, oldest first: (name, its TOML, who granted it, on which machine)."""
+    with database.connection() as conn:
+        rows = conn.execute("SELECT name, rule, person, machine FROM atlas_granted_rules ORDER BY id").fetchall()
+    return [(str(name), str(rule), str(person), str(machine)) for name, rule, person, machine in rows]
+
+
+def add_granted_rule(database: SharedDatabase, name: str, rule: str, ts: str, who: dict[str, str]) -> None:
+    with database.connection() as conn:
+        conn.execute(
+            "INSERT INTO atlas_granted_rules (name, rule, ts, person, machine) VALUES (%s, %s, %s, %s, %s)",
+            (name, rule, ts, who["person"], who["machine"]),
+        )
+
+
+def remove_granted_rule(database: SharedDatabase, name: str) -> bool:
+    with database.connection() as conn:
+        return conn.execute("DELETE FROM atlas_granted_rules WHERE name = %s", (name,)).rowcount > 0
