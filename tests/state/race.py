@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,20 +15,28 @@ REPO = Path(__file__).resolve().parents[2]
 def race_writes(
     home: Path, writes: list[tuple[str, int, str, str]], limits: dict[str, Any], env: dict[str, str] | None = None
 ) -> list[dict[str, Any]]:
-    """Each (action, issue, key, session) written by its own process, all at one instant."""
-    start = time.time() + 1.5 + 0.1 * len(writes)  # after every interpreter has started and opened the journal
+    """Each (action, issue, key, session) written by its own process, all let go at one instant once
+    every one has started and opened the journal."""
     environment = {**os.environ, **(env or {}), "PYTHONPATH": str(REPO)}
-    writer = [sys.executable, "-m", "tests.support.journal_writer", str(home), str(start)]
+    writer = [sys.executable, "-m", "tests.support.journal_writer", str(home)]
     started = [
         subprocess.Popen(
             [*writer, action, str(issue), key, session, json.dumps(limits)],
             env=environment,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         for action, issue, key, session in writes
     ]
+    for process in started:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == "ready", process.communicate(timeout=60)
+    for process in started:
+        assert process.stdin is not None
+        process.stdin.write("go\n")
+        process.stdin.flush()
     answers = []
     for process in started:
         out, err = process.communicate(timeout=60)

@@ -1,15 +1,14 @@
 """One process writing to the tracker journal as a rule-approved tool would, started by tests that race
-several of them: `python -m tests.support.journal_writer HOME START ACTION ISSUE KEY SESSION LIMITS`.
+several of them: `python -m tests.support.journal_writer HOME ACTION ISSUE KEY SESSION LIMITS`.
 
-It waits until the wall clock reaches START (so every process checks at the same moment), writes,
-and prints the tracker's answer (or the refusal) as one JSON line.
+It opens the journal, says `ready`, waits for a line on its standard input (the starting shot every
+process gets at once), writes, and prints the tracker's answer (or the refusal) as one JSON line.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 from atlas.errors import ToolError
@@ -18,13 +17,14 @@ from atlas.tracker.journal import IssueBrief, MockTracker
 
 
 def main() -> None:
-    home, start, action, issue, key, session, limits = sys.argv[1:8]
+    home, action, issue, key, session, limits = sys.argv[1:7]
     tracker = MockTracker(Path(home))
     tracker.decided_by = "rule:thanks"
     tracker.limits = WriteLimits(**json.loads(limits))
     brief = IssueBrief(int(issue), "an issue", [])
     tracker.records()  # the journal is open (a database connected) before the race starts
-    time.sleep(max(0.0, float(start) - time.time()))
+    print("ready", flush=True)
+    sys.stdin.readline()
     try:
         if action == "post_comment":
             result = tracker.post_comment(brief, "Thanks for the report!", key=key, session=session)

@@ -100,6 +100,7 @@ class Server:
     port: int
     password: str
     pid: int = 0
+    fsync: bool = False
 
     @property
     def data(self) -> Path:
@@ -128,7 +129,7 @@ class Server:
         log = open(self.root / "server.log", "ab")  # noqa: SIM115 - the server's, kept open by it
         process = subprocess.Popen(
             [str(binaries() / "postgres"), "-D", str(self.data), "-h", "127.0.0.1", "-p", str(self.port),
-             "-k", str(self.root), "-F", "-c", "max_connections=200", "-c", "fsync=off"],
+             "-k", str(self.root), "-c", "max_connections=200", *([] if self.fsync else ["-F"])],
             stdout=log, stderr=log, stdin=subprocess.DEVNULL, cwd=self.root, start_new_session=True, **_run_as(),
         )  # fmt: skip
         log.close()
@@ -197,10 +198,10 @@ def _not_zombie(pid: int) -> bool:
         return False
 
 
-def new_server() -> Server:
-    """A server of its own, initialised and started."""
+def new_server(*, fsync: bool = False) -> Server:
+    """A server of its own, initialised and started (without fsync, for tests; with it, as a team's runs)."""
     root = Path(tempfile.mkdtemp(prefix="atlas-pg-"))
-    server = Server(root, free_port(), secrets.token_urlsafe(12))
+    server = Server(root, free_port(), secrets.token_urlsafe(12), fsync=fsync)
     server.init()
     server.start()
     return server

@@ -12,12 +12,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from atlas.errors import AtlasError, UnavailableToolError
+from atlas.errors import AtlasError, TransientToolError, UnavailableToolError
 from atlas.redact import redact_secrets, redact_url, url_secrets
 from atlas.sanitize import clean_line
 from atlas.state.postgres.migrations import migrate
@@ -26,8 +26,9 @@ CONNECT_TIMEOUT_S = 3
 """How long one connection attempt may take before the database counts as unreachable."""
 POOL_WAIT_S = 5.0
 """How long a write waits for a free connection of the pool (or a new one) before it fails."""
-POOL_SIZE = 4
-"""The executor runs up to a few side effects at once; each holds a connection for one short transaction."""
+POOL_SIZE = 8
+"""The executor runs a few side effects at once; each holds a connection for one short transaction (two
+on GitHub: the issue's lock across the network call, and the journal's)."""
 
 _opened: dict[str, SharedDatabase] = {}
 _opened_lock = threading.Lock()
@@ -87,9 +88,23 @@ class SharedDatabase:
         try:
             with self.pool.connection() as conn:
                 yield conn
-        except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as exc:
-            self.lost = f"the shared state {self.shown} is unreachable ({self.redacted(exc)}); nothing was written"
-            raise UnavailableToolError(self.lost) from None
+        except PoolTimeout as exc:
+            if self._reachable():  # every connection busy, the server fine: try again later
+                raise TransientToolError(f"the shared state {self.shown} is busy; try again") from None
+            self._lose(exc)
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            self._lose(exc)
+
+    def _reachable(self) -> bool:
+        try:
+            with psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S):
+                return True
+        except psycopg.Error:
+            return False
+
+    def _lose(self, exc: BaseException) -> NoReturn:
+        self.lost = f"the shared state {self.shown} is unreachable ({self.redacted(exc)}); nothing was written"
+        raise UnavailableToolError(self.lost) from None
 
     def close(self) -> None:
         self.pool.close(timeout=1.0)
