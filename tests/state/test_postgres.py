@@ -130,3 +130,15 @@ def test_a_rule_one_maintainer_grants_applies_to_the_team_and_says_who(
     revoked = invoke("policy", "revoke", rule.rule.name, env=atlas_env(bo, ATLAS_STATE_URL=database_url))
     assert revoked.code == 0, revoked
     assert not [placed for placed in load_policy(ana).rules if placed.rule.name.startswith("granted-")]
+
+
+def test_doctor_says_whether_the_shared_state_is_reachable(postgres: Server, database_url: str, tmp_path: Path) -> None:
+    import json
+
+    good = invoke("doctor", "--json", env=atlas_env(tmp_path / "a", ATLAS_STATE_URL=database_url))
+    [team] = [check for check in json.loads(good.stdout)["checks"] if check["name"] == "team"]
+    assert team["ok"] and "reachable" in team["detail"] and postgres.password not in good.stdout
+    bad = invoke("doctor", "--json", env=atlas_env(tmp_path / "b", ATLAS_STATE_URL=postgres.url(password="nope-pw")))
+    [team] = [check for check in json.loads(bad.stdout)["checks"] if check["name"] == "team"]
+    assert not team["ok"] and "password authentication failed" in team["detail"] and "nope-pw" not in bad.stdout
+    assert bad.code == 1
