@@ -177,7 +177,8 @@ def _applied(item: PlanItem, output: dict[str, Any], record: CallRecord | None) 
     if envelope.get("ok"):
         data = envelope.get("data") or {}
         changed = bool(data.get("changed", True)) if isinstance(data, dict) else True
-        return Applied(item, True, changed, "done" if changed else "nothing to change", record)
+        note = data.get("note") if isinstance(data, dict) else None  # why not: another run's comment is there
+        return Applied(item, True, changed, "done" if changed else str(note or "nothing to change"), record)
     error = envelope.get("error") or {}
     return Applied(item, False, False, f"{error.get('kind', 'failed')}: {error.get('message', '')}", record)
 

@@ -10,6 +10,7 @@ from atlas.dataset_source import dataset_identity
 from atlas.errors import AtlasError, ToolError
 from atlas.json_out import json_text
 from atlas.sanitize import clean_line
+from atlas.state.settings import state_settings
 from atlas.state.who import person
 from atlas.tracker.journal import MockTracker
 from atlas.ui.render import data_table, iso_time, local_time, make_console
@@ -60,7 +61,9 @@ def show_tracker(
         console.print(empty, style="dim")
         return
     decided = any(record.get("decided_by") for record in records)  # who approved: a rule or a person
-    written = any(record.get("person") for record in records)  # who wrote it, where (older records do not say)
+    # Who wrote it, where: for a team, or a folder more than one person wrote to (older records do not say).
+    writers = {(record.get("person"), record.get("machine")) for record in records if record.get("person")}
+    written = len(writers) > 1 or (bool(writers) and bool(state_settings(home).url))
     rows = [
         (
             local_time(record.get("ts", "")),

@@ -85,13 +85,12 @@ def test_two_plans_for_the_same_issues_applied_at_once_post_each_comment_once(ho
     a, b = (json.loads(path.read_text()) for path in plans.values())
     assert a["checksum"] != b["checksum"] and len(a["items"]) == len(b["items"])
 
-    runs = race([["apply", str(path)] for path in plans.values()], env)
+    runs = race([["apply", str(path)] for path in [*plans.values(), *plans.values()]], env)  # each by two at once
     assert all(run.returncode in (0, 1) and "Traceback" not in run.stderr for run in runs), runs
     counts = written(env)
     assert counts[(135, "post_comment", "")] == 1 and counts[(150, "post_comment", "")] == 1, counts
     assert counts[(135, "add_label", "type:bug")] == 1 and counts[(150, "add_label", "type:bug")] == 1, counts
-    said = "".join(run.stdout for run in runs)
-    assert "Atlas already commented on #135" in said or said.count("#135 comment: done") == 1, said
+    assert not any("✗" in run.stdout for run in runs), runs  # a comment another run posted is no failure
 
 
 def test_four_triage_runs_at_once_post_one_comment_per_issue(home: Path) -> None:
