@@ -26,6 +26,7 @@ from atlas.cli_options import (
     within,
 )
 from atlas.cli_policy import policy_app
+from atlas.cli_state import state_app
 from atlas.cli_triage import register_triage
 from atlas.sanitize import write_line
 
@@ -50,6 +51,7 @@ plain_argument_help()
 app.add_typer(data_app, name="data", short_help="Your own project: import a gh export, or sync from GitHub.")
 app.add_typer(mcp_app, name="mcp", short_help="MCP servers' tools in Atlas, and Atlas's tools over MCP.")
 app.add_typer(policy_app, name="policy", short_help="Approval rules: list them, check their examples, revoke, trust.")
+app.add_typer(state_app, name="state", short_help="A team's shared state on PostgreSQL: push a local folder into it.")
 
 
 def _version(value: bool) -> None:
@@ -117,7 +119,7 @@ def ask(
     )
     if as_json and jsonl:
         raise typer.BadParameter("--json and --jsonl cannot be used together", param_hint="--jsonl")
-    code = guarded(lambda: run_ask(options))
+    code = guarded(lambda: run_ask(options), state=True)
     raise typer.Exit(code)
 
 
@@ -147,7 +149,7 @@ def chat(
         concurrency=concurrency,
         resume=resume,
     )
-    guarded(lambda: run_chat(options))
+    guarded(lambda: run_chat(options), state=True)
 
 
 register_triage(app)
@@ -181,6 +183,7 @@ def log(
     script: str | None = typer.Option(
         None, "--script", metavar="SESSION", help="Print a replay script of this session."
     ),
+    mine: bool = typer.Option(False, "--mine", help="With a shared state: only your calls (your [state] person)."),
 ) -> None:
     """Every tool call ever made: timings, error kinds, attempts."""
     from atlas.commands import guarded
@@ -197,18 +200,10 @@ def log(
         kinds = ", ".join(ErrorKind)
         raise typer.BadParameter(f"{kind!r} is not a kind; the kinds are {kinds}", param_hint="--kind") from None
     options = LogOptions(
-        limit=limit,
-        tool=tool,
-        kind=kind_wanted,
-        session=session,
-        since=since_ts,
-        errors=errors,
-        as_json=as_json,
-        stats=stats,
-        follow=follow,
-        script=script,
-    )
-    guarded(lambda: run_log(options))
+        limit=limit, tool=tool, kind=kind_wanted, session=session, since=since_ts, errors=errors, as_json=as_json,
+        stats=stats, follow=follow, script=script, mine=mine,
+    )  # fmt: skip
+    guarded(lambda: run_log(options), state=True)
 
 
 @app.command(
@@ -255,7 +250,7 @@ def issue(
     from atlas.commands.issue import show_issue
 
     number = issue_number(issue_id)
-    guarded(lambda: show_issue(number, comments=comments, as_json=as_json, pager=not no_pager))
+    guarded(lambda: show_issue(number, comments=comments, as_json=as_json, pager=not no_pager), state=True)
 
 
 @app.command(
@@ -267,6 +262,7 @@ def tracker(
     since: str | None = typer.Option(None, "--since", metavar="AGE", help="Only actions in the last 30m, 2h, 7d ..."),
     issue: int | None = typer.Option(None, "--issue", min=1, metavar="N", help="Only actions on this issue."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per action and line (times as atlas log's)."),
+    mine: bool = typer.Option(False, "--mine", help="Only actions you wrote (your [state] person, else your OS user)."),
 ) -> None:
     """What approved actions wrote to the mock issue tracker."""
     from atlas.commands import guarded
@@ -277,7 +273,7 @@ def tracker(
         since_ts = parse_since(since) if since is not None else None
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--since") from None
-    guarded(lambda: show_tracker(as_json=as_json, limit=limit, since=since_ts, issue=issue))
+    guarded(lambda: show_tracker(as_json=as_json, limit=limit, since=since_ts, issue=issue, mine=mine), state=True)
 
 
 @app.command(

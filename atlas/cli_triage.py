@@ -48,7 +48,7 @@ def inbox(
 
     if only is not None and only not in REASONS:
         raise typer.BadParameter(f"{only!r} is not one of {', '.join(REASONS)}", param_hint="--only")
-    guarded(lambda: run_inbox(as_json=as_json, limit=limit, only=only))
+    guarded(lambda: run_inbox(as_json=as_json, limit=limit, only=only), state=True)
 
 
 def similar(
@@ -98,7 +98,7 @@ def triage(
         as_json=as_json,
         jsonl=jsonl,
     )
-    raise typer.Exit(guarded(lambda: run_triage(options)))
+    raise typer.Exit(guarded(lambda: run_triage(options), state=True))
 
 
 def apply_plan(
@@ -113,4 +113,4 @@ def apply_plan(
     from atlas.commands import guarded
     from atlas.commands.apply import run_apply
 
-    raise typer.Exit(guarded(lambda: run_apply(Path(file), jsonl=jsonl)))
+    raise typer.Exit(guarded(lambda: run_apply(Path(file), jsonl=jsonl), state=True))

@@ -37,6 +37,9 @@ class CallLog(Queries):
             f" VALUES ({', '.join('?' * 17)})",
             [_call_row(record, session, turn) for record in records],
         )
+        from atlas.calllog.shared import mirror_calls
+
+        mirror_calls(self.path.parent, records, session=session, turn=turn)
 
     def record_turn(
         self,

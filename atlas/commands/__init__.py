@@ -32,9 +32,15 @@ def error_line(message: object) -> str:
     return f"atlas: error: {clean_line(scrub(str(message)))}"
 
 
-def guarded(action: Callable[[], T]) -> T:
-    """Run a command body; an `AtlasError` is one line on stderr and its exit code."""
+def guarded(action: Callable[[], T], *, state: bool = False) -> T:
+    """Run a command body; an `AtlasError` is one line on stderr and its exit code. With `state`, the
+    shared database (when one is set) is opened first: unreachable, the command stops before it writes."""
     try:
+        if state:
+            from atlas.config import atlas_home
+            from atlas.state.open import require_shared_state
+
+            require_shared_state(atlas_home())
         return action()
     except AtlasError as exc:
         write_line(error_line(exc), err=True)

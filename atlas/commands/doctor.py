@@ -1,6 +1,7 @@
 """`atlas doctor`: one screen saying what Atlas will use and whether it works.
 
-Each check is a line: the model and its API, the dataset, the state folder, the tool plugins,
+Each check is a line: the model and its API, the dataset, the state folder (and the team's shared
+database when one is set), the tool plugins,
 telemetry and the versions. Only what the chosen setup needs can fail the run (exit 1): an unreachable API is
 only a note while the model is `offline`.
 """
@@ -216,6 +217,21 @@ def check_versions() -> Check:
     return Check("versions", True, " · ".join(f"{name} {number}" for name, number in found.items()), facts=found)
 
 
+def check_shared_state(home: Path) -> Check:
+    """The team's shared database when one is set: reachable and migrated, or why not (without credentials)."""
+    from atlas.errors import AtlasError
+    from atlas.state.open import require_shared_state
+
+    try:
+        shown = require_shared_state(home)
+    except AtlasError as exc:
+        return Check("team", False, str(exc), facts={"enabled": True, "error": str(exc)})
+    if not shown:
+        return Check("team", True, "off: the state folder's own files (ATLAS_STATE_URL shares them)",
+                     needed=False, facts={"enabled": False})  # fmt: skip
+    return Check("team", True, f"{shown} · reachable, tables up to date", facts={"enabled": True, "url": shown})
+
+
 def run_doctor(*, as_json: bool, model: str | None = None) -> int:
     """Print the report; 1 when something the chosen setup needs is broken."""
     settings_model = model or Settings().model
@@ -223,6 +239,7 @@ def run_doctor(*, as_json: bool, model: str | None = None) -> int:
         *check_model(settings_model),
         check_dataset(data_dir()),
         check_state(),
+        check_shared_state(atlas_home()),
         check_plugins(),
         check_mcp(atlas_home()),
         check_telemetry(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
 from atlas.json_out import print_json
+from atlas.notices import warn
 from atlas.triage.memory import last_seen, remember_seen
 from atlas.triage.project import Project
 from atlas.triage.signals import InboxItem, inbox
@@ -40,7 +41,10 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> N
         newest = max((issue.created_at for issue in project.corpus.newest(1)), default="")
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
-    remember_seen(home, identity, newest)
+    try:
+        remember_seen(home, identity, newest)
+    except ToolError as exc:  # the shared state went away: the next inbox marks these new again
+        warn(f"this inbox was not remembered: {exc}")
     if only is not None:
         items = [item for item in items if any(reason.startswith(only) for reason in item.reasons)]
     shown = items[:limit] if limit else items

@@ -54,6 +54,7 @@ class LogOptions:
     stats: bool = False
     follow: bool = False
     script: str | None = None
+    mine: bool = False
 
 
 def parse_since(value: str, *, now: float | None = None) -> float:
@@ -143,6 +144,8 @@ def _show(options: LogOptions) -> None:
         "since": options.since,
         "errors_only": options.errors,
     }
+    if _shown_shared(options, console, filters):
+        return
     # Read before the latest calls are shown: one logged in between is then shown there or followed.
     known = {_key(call) for call in _recent(log, filters)} if options.follow else set()
     calls = with_questions(log, log.calls(limit=options.limit, **filters))
@@ -160,6 +163,27 @@ def _show(options: LogOptions) -> None:
     if options.follow:
         known.update(_key(call) for call in calls)
         _follow(log, console, known, filters, widths=widths, as_json=options.as_json)
+
+
+def _shown_shared(options: LogOptions, console: Console, filters: dict[str, Any]) -> bool:
+    """With a shared database, the team's calls from there (who made each, where); else False (a state
+    folder of one's own holds only its person's calls, so `--mine` changes nothing there). `--stats`,
+    `--script` and `--follow` read the local log."""
+    from atlas.state.settings import state_settings
+    from atlas.state.who import person
+
+    home = atlas_home()
+    url = state_settings(home).url
+    if not url or options.follow:
+        return False
+    from atlas.commands.log_shared import show_shared
+    from atlas.state.postgres.database import shared_database
+
+    mine = person(home) if options.mine else None
+    show_shared(
+        shared_database(url), console, limit=options.limit, filters=filters, person=mine, as_json=options.as_json
+    )
+    return True
 
 
 def _show_stats(log: CallLog, console: Console, options: LogOptions) -> None:

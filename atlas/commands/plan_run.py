@@ -22,14 +22,16 @@ from rich.console import Console
 
 from atlas.calllog import CallLog
 from atlas.commands.session import session_events
+from atlas.errors import ToolError
 from atlas.events import ApprovalRequest, CallRecord, Listener
 from atlas.executor.executor import ToolExecutor
 from atlas.messages import ToolCall
+from atlas.notices import warn
 from atlas.policy import plans
 from atlas.policy.gate import PolicyGate
 from atlas.policy.load import Policy
 from atlas.sanitize import clean_line
-from atlas.tools.registry import ToolContext, load_registry
+from atlas.tools.registry import ToolContext, WriteLimits, load_registry
 from atlas.triage.journal import record_applied
 from atlas.triage.plan import PlanItem
 from atlas.triage.project import Project
@@ -149,7 +151,8 @@ def execute(
         approve=approve,
         approve_batch=lambda requests: {r.call_id for r in requests if approve(r)},
         session=session,
-        context=replace(context, session=session),
+        # A plan's comment is drafted for an issue Atlas has not commented on: so it must still be when it is posted.
+        context=replace(context, session=session, limits=WriteLimits(first_comment=True)),
         events=session_events(CallLog.at_home(context.home), session, shown_by),
         policy=plans.PlanPolicy(PolicyGate(policy, context.home), reviewed=numbers is not None),
     )
@@ -159,7 +162,10 @@ def execute(
         _applied(item, output, records.get(call.call_id))
         for item, output, call in zip(items, outputs, calls, strict=True)
     ]
-    record_applied(context.home, checksum, [r.item.n for r in results if r.ok])
+    try:
+        record_applied(context.home, checksum, [r.item.n for r in results if r.ok])
+    except ToolError as exc:  # the shared state went away: the tracker's records still keep each action once
+        warn(f"which items were applied was not recorded: {exc}")
     return results
 
 
@@ -171,7 +177,8 @@ def _applied(item: PlanItem, output: dict[str, Any], record: CallRecord | None) 
     if envelope.get("ok"):
         data = envelope.get("data") or {}
         changed = bool(data.get("changed", True)) if isinstance(data, dict) else True
-        return Applied(item, True, changed, "done" if changed else "nothing to change", record)
+        note = data.get("note") if isinstance(data, dict) else None  # why not: another run's comment is there
+        return Applied(item, True, changed, "done" if changed else str(note or "nothing to change"), record)
     error = envelope.get("error") or {}
     return Applied(item, False, False, f"{error.get('kind', 'failed')}: {error.get('message', '')}", record)
 

@@ -10,6 +10,8 @@ from atlas.dataset_source import dataset_identity
 from atlas.errors import AtlasError, ToolError
 from atlas.json_out import print_json
 from atlas.sanitize import clean_line
+from atlas.state.settings import state_settings
+from atlas.state.who import person
 from atlas.tracker.journal import MockTracker
 from atlas.ui.render import data_table, iso_time, local_time, make_console
 
@@ -35,11 +37,16 @@ def selected(
 
 
 def show_tracker(
-    *, as_json: bool, limit: int | None = None, since: float | None = None, issue: int | None = None
+    *, as_json: bool, limit: int | None = None, since: float | None = None, issue: int | None = None, mine: bool = False
 ) -> None:
-    tracker = MockTracker(atlas_home(), dataset_identity(data_dir()))
+    home = atlas_home()
+    tracker = MockTracker(home, dataset_identity(data_dir()))
     try:
-        records = selected(tracker.records(), limit=limit, since=since, issue=issue)
+        records = tracker.records()
+        if mine:
+            me = person(home)
+            records = [record for record in records if record.get("person") == me]
+        records = selected(records, limit=limit, since=since, issue=issue)
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
     if as_json:
@@ -49,15 +56,19 @@ def show_tracker(
         return
     console = make_console(for_tables=True)
     if not records:
-        filtered = limit is not None or since is not None or issue is not None
+        filtered = limit is not None or since is not None or issue is not None or mine
         empty = "No tracker actions match." if filtered else f"No tracker actions yet in {clean_line(tracker.path)}."
         console.print(empty, style="dim")
         return
     decided = any(record.get("decided_by") for record in records)  # who approved: a rule or a person
+    # Who wrote it, where: for a team, or a folder more than one person wrote to (older records do not say).
+    writers = {(record.get("person"), record.get("machine")) for record in records if record.get("person")}
+    written = len(writers) > 1 or (bool(writers) and bool(state_settings(home).url))
     rows = [
         (
             local_time(record.get("ts", "")),
             record.get("session", ""),
+            *((clean_line(f"{record.get('person') or '?'}@{record.get('machine') or '?'}"),) if written else ()),
             *((clean_line(record.get("decided_by") or ""),) if decided else ()),
             record.get("action", ""),
             f"#{record.get('issue_id', '?')}",
@@ -67,5 +78,6 @@ def show_tracker(
     ]
     # On a terminal a long comment is cut to the line; a pipe gets it whole.
     cut = ("detail",) if console.is_terminal else ()
-    columns = ("time", "session", *(("by",) if decided else ()), "action", "issue", "detail")
+    columns = ("time", "session", *(("who",) if written else ()), *(("by",) if decided else ()), "action", "issue")
+    columns = (*columns, "detail")
     console.print(data_table(columns, rows, cut=cut))

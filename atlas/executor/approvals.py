@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from atlas.errors import describe
 from atlas.events import ApprovalRequest, Approver, BatchApprover
 from atlas.executor import threads
-from atlas.tools.registry import ToolContext, ToolSpec
+from atlas.tools.registry import ToolContext, ToolSpec, WriteLimits
 
 
 def idempotency_key(session: str, call_id: str) -> str:
@@ -35,6 +35,8 @@ class Verdict:
     """Why, for the person or the model (`rule no-comments: ...`, a guard that applied)."""
     scopes: tuple[tuple[str, str], ...] = ()
     """What the prompt may offer besides y/N, with what each allows (`session`, `project`)."""
+    limits: WriteLimits | None = None
+    """For an `allow` by a rule: its counts, checked again when the write is recorded."""
 
 
 class PolicyHook(Protocol):

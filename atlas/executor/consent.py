@@ -70,6 +70,12 @@ async def consent(
         await gate.leave()
         return settled
     verdict = await verdict_of(policy, state, turn, context)
+    if verdict.decision == "allow" and verdict.limits is not None:
+        # The rule's counts are checked again where the write is recorded, under the journal's lock.
+        limits = dataclasses.replace(
+            verdict.limits, first_comment=verdict.limits.first_comment or context.limits.first_comment
+        )
+        context = dataclasses.replace(context, limits=limits)
     if verdict.decision in ("allow", "deny"):
         await gate.leave()
         state.approved, state.decided_by = verdict.decision == "allow", verdict.decided_by

@@ -13,7 +13,7 @@ from atlas.policy import grant
 from atlas.policy.decide import Facts, evaluate
 from atlas.policy.facts import facts_for, tracker_records
 from atlas.policy.load import PlacedRule, Policy, load_policy
-from atlas.tools.registry import Registry, ToolContext
+from atlas.tools.registry import Registry, ToolContext, WriteLimits
 
 
 def _exact(name: str, arguments: dict[str, Any]) -> str:
@@ -70,7 +70,10 @@ class PolicyGate:
             self._run[rule.name] += 1
             if facts.issue_id is not None:
                 self._issue[(rule.name, facts.issue_id)] += 1
-            return Verdict("allow", f"rule:{rule.name}", f"allowed by rule {rule.name} ({outcome.rule.where})")
+            # What this process counted, the tracker counts again over everyone's records as it writes.
+            limits = WriteLimits(rule.name, rule.max_per_issue, rule.max_per_run)
+            why = f"allowed by rule {rule.name} ({outcome.rule.where})"
+            return Verdict("allow", f"rule:{rule.name}", why, limits=limits)
         if asks:
             assert outcome.rule is not None
             why = outcome.note or f"rule {outcome.rule.rule.name} ({outcome.rule.where}) asks every time"

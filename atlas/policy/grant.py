@@ -36,6 +36,7 @@ from atlas.policy.decide import Facts
 from atlas.policy.kinds import COMMENT_TOOLS, LABEL_TOOLS
 from atlas.policy.load import CONFIG_FILE, PlacedRule, load_policy, parse, sources, widens_nothing
 from atlas.sanitize import clean_line
+from atlas.state import shared_rules
 
 if TYPE_CHECKING:
     from atlas.policy.rules import PolicyDocument
@@ -135,7 +136,7 @@ def allowance(facts: Facts, *, for_plans: bool = False) -> str:
 
 def describe(home: Path, facts: Facts) -> str:
     """What a granted rule would allow, in words, as the prompt offers it."""
-    where = clean_line(home.resolve() / CONFIG_FILE)
+    where = shared_rules.where(home) or clean_line(home.resolve() / CONFIG_FILE)
     return f"{allowance(facts)} of this project, from now on (a rule in {where})"
 
 
@@ -223,17 +224,27 @@ def write_rule(home: Path, facts: Facts, *, for_plans: bool = False) -> PlacedRu
     name = f"granted-{facts.tool.replace('_', '-')[:40]}-{secrets.token_hex(2)}"
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     block = f"{_BEGIN}{name} at the prompt, {when}\n{rule_text(name, fields)}{_END}{name}\n"
+    wanted = {"name": name, "decision": "allow", **fields}
+    if shared_rules.uses_shared(home):  # a team's: every maintainer's Atlas applies it
+        _says_exactly(path, block, wanted)
+        shared_rules.grant_shared(home, name, block)
+        return next(placed for placed in load_policy(home).rules if placed.rule.name == name)
     with _editing(path):
         text = _current(path)
         separator = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
         updated = text + separator + block
-        written = next((rule for rule in _loads(path, updated, "with the rule").rules if rule.name == name), None)
-        wanted = {"name": name, "decision": "allow", **fields}
-        if written is None or written.model_dump(include=set(wanted)) != wanted:
-            raise ConfigError(f"the rule would not say exactly this action in {clean_line(path)}; nothing was written")
+        _says_exactly(path, updated, wanted)
         # A found folder's file allowed nothing before (see `_state_file`): trusting it now trusts only this rule.
         _rewrite(path, updated, keep_trust=not _by_origin(home))
     return next(placed for placed in load_policy(home).rules if placed.rule.name == name)
+
+
+def _says_exactly(path: Path, text: str, wanted: dict[str, Any]) -> None:
+    """A ConfigError unless `text` loads and its rule named `wanted["name"]` says exactly `wanted`."""
+    rules = _loads(path, text, "with the rule").rules
+    written = next((rule for rule in rules if rule.name == wanted["name"]), None)
+    if written is None or written.model_dump(include=set(wanted)) != wanted:
+        raise ConfigError(f"the rule would not say exactly this action in {clean_line(path)}; nothing was written")
 
 
 def _by_origin(home: Path) -> bool:
@@ -244,7 +255,10 @@ def _by_origin(home: Path) -> bool:
 
 
 def revoke(home: Path, name: str) -> Path:
-    """Remove a granted rule from the state folder's config.toml; a ConfigError when there is none."""
+    """Remove a granted rule from the team's shared state or the state folder's config.toml; a ConfigError
+    when there is none."""
+    if shared_rules.revoke_shared(home, name):
+        return Path(shared_rules.where(home) or "")
     path = home.resolve() / CONFIG_FILE
     with _editing(path):
         return _revoke(path, name)

@@ -129,6 +129,10 @@ def sources(home: Path) -> list[Source]:
     if project is not None and project.resolve() != home:
         nearest = _source(project.resolve() / CONFIG_FILE, f"a found {STATE_FOLDER_NAME} folder", False)
         found += [nearest] if nearest else []
+    from atlas.state.shared_rules import shared_rules  # a team's granted rules, in its shared database
+
+    if (shared := shared_rules(home)) is not None:
+        found.append(Source(Path(shared[0]), "granted in the team's shared state", True, shared[1]))
     return found
 
 

@@ -21,6 +21,7 @@ from atlas.policy.facts import facts_for
 from atlas.policy.gate import PolicyGate
 from atlas.policy.load import CONFIG_FILE, Policy
 from atlas.sanitize import clean_line
+from atlas.state import shared_rules
 from atlas.tools.registry import ToolContext
 
 
@@ -70,8 +71,8 @@ def offered(name: str, arguments: dict[str, Any], context: ToolContext, policy: 
 
 
 def where(context: ToolContext) -> str:
-    """The file `p N` writes its rules to."""
-    return clean_line(context.home.resolve() / CONFIG_FILE)
+    """Where `p N` writes its rules: the team's shared state, else the state folder's config.toml."""
+    return shared_rules.where(context.home) or clean_line(context.home.resolve() / CONFIG_FILE)
 
 
 def write(name: str, arguments: dict[str, Any], context: ToolContext) -> str:

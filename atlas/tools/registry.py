@@ -38,6 +38,20 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 
 @dataclass(frozen=True)
+class WriteLimits:
+    """What a side effect must still meet when its record is written: checked by the tracker under its
+    journal's lock, with every process's records in view, so two runs racing cannot both pass."""
+
+    rule: str = ""
+    """The allow rule that let it through (its counts below), empty when a person decided."""
+    max_per_issue: int | None = None
+    max_per_run: int | None = None
+    """Counted over the rule's records on the issue, and over those of this run's session."""
+    first_comment: bool = False
+    """A drafted comment: posted only on an issue Atlas has not commented on."""
+
+
+@dataclass(frozen=True)
 class ToolContext:
     """What a tool may know about the run: where the data and the state live, and its call's key."""
 
@@ -49,6 +63,8 @@ class ToolContext:
     """Where side effects go (`ATLAS_TRACKER`), read once with the rest of the run's settings."""
     decided_by: str | None = None
     """Who approved this side effect (`person`, `rule:NAME`, `session`): kept with what it wrote."""
+    limits: WriteLimits = WriteLimits()
+    """What its record must still meet when it is written (the tracker checks, under its lock)."""
 
 
 ToolFn = Callable[[Any, ToolContext], Any]

@@ -25,4 +25,5 @@ def open_tracker(ctx: ToolContext) -> MockTracker:
 
         tracker = open_github_tracker(ctx.tracker, ctx)
     tracker.decided_by = ctx.decided_by  # who approved it is kept with what it wrote
+    tracker.limits = ctx.limits  # and what it must still meet is checked as it is recorded
     return tracker

@@ -107,6 +107,7 @@ class GitHubTracker(MockTracker):
             current = self.labels_of(issue)
             if label in current:
                 return {"issue_id": issue.id, "label": label, "changed": False, "labels": current}
+            self._check(self.records(), "add_label", issue.id, key, session)
             url = f"/repos/{self.repo}/issues/{issue.id}/labels"
             after = self._write("POST", url, f"adding {label!r} to #{issue.id}", {"labels": [label]})
             return self._record("add_label", issue, key, session, {"label": label}, {"labels": _names(after)})
@@ -120,6 +121,7 @@ class GitHubTracker(MockTracker):
                 return done
             if label not in (current := self.labels_of(issue)):
                 return {"issue_id": issue.id, "label": label, "changed": False, "labels": current}
+            self._check(self.records(), "remove_label", issue.id, key, session)
             with self._client_factory() as client:
                 try:
                     after = client.write("DELETE", url, f"removing {label!r} from #{issue.id} of {self.repo}")
@@ -139,6 +141,12 @@ class GitHubTracker(MockTracker):
             done, token = self._comment_marker(key, issue, body, session)
             if done is not None:
                 return _comment_result(done)
+            # Under the issue's lock: no other process can post on this issue between this check and the record.
+            refused_now = self._refusal(self.records(), "post_comment", issue.id, key, session)
+            if refused_now is not None and refused_now.settled:
+                return {"issue_id": issue.id, "posted": False, "changed": False, "note": refused_now.message}
+            if refused_now is not None:
+                raise PermanentToolError(refused_now.message)
             posted = self._find_marker(url, issue.id, token)
             if posted is None:
                 posted = self._write("POST", url, f"the comment on #{issue.id}", {"body": f"{body}\n\n{marker(token)}"})

@@ -1,45 +1,41 @@
-"""The mock tracker: the only side effects Atlas has, recorded in `$ATLAS_HOME/tracker_actions.jsonl`.
+"""The mock tracker: the only side effects Atlas has, recorded in a journal every process shares.
 
-Each action is one JSON line, written under a file lock by a single `os.write` on an O_APPEND
-descriptor and fsync'd, so concurrent processes never interleave records. A line torn by a
-crash is skipped (and counted) by readers, and the next append starts on a fresh line. The file
-and its lock are opened through `atlas.statefiles`: a link planted in their place is refused.
+The journal (`atlas.tracker.store.Journal`) is `$ATLAS_HOME/tracker_actions.jsonl`
+(`file_journal.py`), or a shared database when one is set (`atlas.state`). Every write checks and
+records under the journal's one lock: a label already there is not added again, a comment's key
+is not posted twice, and what the write must still meet (`WriteLimits`: a rule's counts, a drafted
+comment's "not commented yet") is checked over every process's records as it is recorded.
 
 Every record names its dataset (`dataset`: a synced or imported project's identity, `orbit` for
 the bundled data; a record without it is the bundled dataset's), and a tracker sees only its own
 dataset's records, so one project's labels never show on another's issue of the same number.
+Each record also names who wrote it (`person`) and where (`machine`).
 A GitHub comment's marker record (`comment_marker`) keeps the random key its comment carries.
 
 `atlas.tracker.open_tracker` is the backend seam: with `ATLAS_TRACKER=github:OWNER/REPO` the tools write to
-GitHub first (`atlas.tracker.github`), and this file keeps what GitHub confirmed.
+GitHub first (`atlas.tracker.github`), and the journal keeps what GitHub confirmed.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
-import os
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from atlas import statefiles
 from atlas.dataset_source import BUNDLED, same_dataset
-from atlas.errors import PermanentToolError, TransientToolError
-from atlas.notices import warn
-from atlas.sanitize import clean_line
+from atlas.errors import PermanentToolError
+from atlas.state.who import author
+from atlas.tools.registry import WriteLimits
+from atlas.tracker.file_journal import ACTIONS_FILE, RefusedStateFile, forget_warnings, refused
 from atlas.tracker.labels import dataset_labels, known_label
+from atlas.tracker.store import Journal, Refusal, open_journal, refusal
 
-ACTIONS_FILE = "tracker_actions.jsonl"
+__all__ = ["ACTIONS_FILE", "MockTracker", "RefusedStateFile", "forget_warnings", "refused"]
+
 ACTIONS = ("add_label", "remove_label", "post_comment")
 """What the records people see are; `comment_marker` records are the GitHub tracker's bookkeeping."""
-LOCK_TIMEOUT_S = 5.0
-_warned: set[tuple[Path, int]] = set()
-_refusals_told: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -51,47 +47,43 @@ class IssueBrief:
     labels: list[str]
 
 
-def forget_warnings() -> None:
-    """Let the warnings said once per process be said again (for a process that runs many commands)."""
-    _warned.clear()
-    _refusals_told.clear()
-
-
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _parse(line: bytes) -> dict[str, Any] | None:
-    try:
-        record = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nested too deeply to read
-        return None
-    if not isinstance(record, dict) or not isinstance(record.get("issue_id"), int):
-        return None
-    if record.get("action") not in (*ACTIONS, "comment_marker"):
-        return None
-    return record
-
-
 class MockTracker:
-    """Append-only store of tracker actions under one state folder."""
+    """Append-only store of tracker actions under one state folder (or the team's shared database)."""
 
     where = ""
-    """Where actions go beyond this file, for previews: empty for the mock alone."""
+    """Where actions go beyond the journal, for previews: empty for the mock alone."""
     decided_by: str | None = None
     """Who approved the actions this tracker writes; kept in each record."""
+    limits: WriteLimits = WriteLimits()
+    """What each write must still meet as it is recorded (set from the call's context)."""
 
-    def __init__(self, home: Path, dataset: str = BUNDLED, *, data: Path | None = None, project: str = "") -> None:
+    def __init__(
+        self,
+        home: Path,
+        dataset: str = BUNDLED,
+        *,
+        data: Path | None = None,
+        project: str = "",
+        journal: Journal | None = None,
+    ) -> None:
         self.home = home
         self.dataset = dataset.casefold()
         """Whose records this tracker reads and writes."""
         self.data = data
         """The data folder whose labels writes are checked against (None: a tracker that only reads records)."""
         self.project = project or "this project"
-        self.path = home / ACTIONS_FILE
+        self.journal = journal if journal is not None else open_journal(home)
         self.skipped = 0
-        """How many torn or corrupt lines the last `records()` skipped."""
-        self.lock_path = home / f"{ACTIONS_FILE}.lock"
+        """How many torn or corrupt records the last `records()` skipped."""
+
+    @property
+    def path(self) -> str:
+        """Where the records are, for a person."""
+        return self.journal.where
 
     def canonical_label(self, label: str) -> str:
         """A label the dataset uses, as it spells it; any other is refused (GitHub would create it silently)."""
@@ -100,30 +92,10 @@ class MockTracker:
         return known_label(dataset_labels(self.data, self.home), label, self.project)
 
     def records(self) -> list[dict[str, Any]]:
-        """Every whole record, oldest first; torn or corrupt lines are skipped and counted."""
-        raw = self._read()
-        if raw is None:
-            self.skipped = 0
-            return []
-        lines = raw.split(b"\n")
-        # The part after the last newline is a record still being written, or one a crash tore.
-        tail = lines.pop()
-        found: list[dict[str, Any]] = []
-        skipped = 1 if tail.strip() else 0
-        for line in lines:
-            if not line.strip():
-                continue
-            record = _parse(line)
-            if record is None:
-                skipped += 1
-            elif record["action"] in ACTIONS and same_dataset(record, self.dataset):
-                found.append(record)
-        self.skipped = skipped
-        if skipped and (self.path, skipped) not in _warned:
-            _warned.add((self.path, skipped))
-            where = clean_line(self.path)
-            warn(f"skipped {skipped} torn or corrupt line(s) in {where}")
-        return found
+        """Every whole record of this dataset, oldest first; torn or corrupt ones are skipped and counted."""
+        found = self.journal.read()
+        self.skipped = self.journal.skipped
+        return [r for r in found if r["action"] in ACTIONS and same_dataset(r, self.dataset)]
 
     def added_labels(self, issue_id: int) -> list[str]:
         """Labels added through the tracker to one issue (and not removed since), in the order they were added."""
@@ -142,7 +114,12 @@ class MockTracker:
         """Label changes and comments posted (oldest first) through the tracker on one issue, from one read."""
         records = self.records()
         comments = [
-            {"body": str(record.get("body", "")), "ts": record.get("ts"), "session": record.get("session")}
+            {
+                "body": str(record.get("body", "")),
+                "ts": record.get("ts"),
+                "session": record.get("session"),
+                "person": record.get("person"),
+            }
             for record in records
             if record["action"] == "post_comment" and record["issue_id"] == issue_id
         ]
@@ -156,9 +133,11 @@ class MockTracker:
     def add_label(self, issue: IssueBrief, label: str, *, key: str, session: str) -> dict[str, Any]:
         """Add a label unless the issue has it already (in the dataset or through the tracker)."""
         with self._locked():
-            current = self.labels_of(issue)
+            records = self.records()
+            current = label_changes(records, issue.id).applied_to(issue.labels)
             changed = label not in current
             if changed:
+                self._check(records, "add_label", issue.id, key, session)
                 record = {"ts": now_iso(), "key": key, "action": "add_label", "issue_id": issue.id, "label": label}
                 self._append({**record, "session": session})
                 current = [*current, label]
@@ -167,9 +146,11 @@ class MockTracker:
     def remove_label(self, issue: IssueBrief, label: str, *, key: str, session: str) -> dict[str, Any]:
         """Remove a label if the issue has it (in the dataset or through the tracker); else nothing changes."""
         with self._locked():
-            current = self.labels_of(issue)
+            records = self.records()
+            current = label_changes(records, issue.id).applied_to(issue.labels)
             changed = label in current
             if changed:
+                self._check(records, "remove_label", issue.id, key, session)
                 record = {"ts": now_iso(), "key": key, "action": "remove_label", "issue_id": issue.id, "label": label}
                 self._append({**record, "session": session})
                 current = [x for x in current if x != label]
@@ -184,106 +165,45 @@ class MockTracker:
                 raise PermanentToolError(
                     "this call's idempotency key was already used for a different action; nothing was posted"
                 )
+            refused_now = self._refusal(self.records(), "post_comment", issue.id, key, session)
+            if refused_now is not None and refused_now.settled:
+                return {"issue_id": issue.id, "posted": False, "changed": False, "note": refused_now.message}
+            if refused_now is not None:
+                raise PermanentToolError(refused_now.message)
             record = {"ts": now_iso(), "key": key, "action": "post_comment", "issue_id": issue.id, "body": body}
             self._append({**record, "session": session})
         return _comment_result(record)
 
-    def _records_with_key(self, key: str) -> list[dict[str, Any]]:
-        """Records written under one idempotency key; only lines that can hold it are parsed."""
-        raw = self._read()
-        if raw is None:
-            return []
-        needle = json.dumps(key, ensure_ascii=False).encode("utf-8")
-        found = (_parse(line) for line in raw.split(b"\n") if needle in line)
-        return [
-            record
-            for record in found
-            if record is not None and record.get("key") == key and same_dataset(record, self.dataset)
-        ]
+    def _refusal(
+        self, records: list[dict[str, Any]], action: str, issue_id: int, key: str, session: str
+    ) -> Refusal | None:
+        """Why this write may not be recorded now, over every process's records (the caller holds the lock)."""
+        return refusal(self.limits, records, action=action, issue_id=issue_id, key=key, session=session)
 
-    def _read(self) -> bytes | None:
-        """The file's bytes, or None when there is none yet."""
-        try:
-            return statefiles.read_bytes(self.path)
-        except statefiles.UnsafeStateFile as exc:
-            raise refused(exc) from None
-        except OSError as exc:
-            raise PermanentToolError(f"cannot read {self.path}: {exc}") from None
+    def _check(self, records: list[dict[str, Any]], action: str, issue_id: int, key: str, session: str) -> None:
+        refused_now = self._refusal(records, action, issue_id, key, session)
+        if refused_now is not None:
+            raise PermanentToolError(refused_now.message)
+
+    def _records_with_key(self, key: str) -> list[dict[str, Any]]:
+        """Records written under one idempotency key, of this dataset."""
+        return [r for r in self.journal.with_key(key) if same_dataset(r, self.dataset)]
 
     def _locked(self) -> contextlib.AbstractContextManager[None]:
         """The journal's lock: held for a read-then-append, never across a network call."""
-        return self._lock(self.lock_path)
+        return self.journal.locked()
 
     def issue_lock(self, issue_id: int) -> contextlib.AbstractContextManager[None]:
         """One issue's lock, across processes: a check on GitHub and the write it decides are one step."""
-        digest = hashlib.sha256(f"{self.dataset}#{issue_id}".encode()).hexdigest()[:16]
-        return self._lock(self.home / f"{ACTIONS_FILE}.{digest}.lock")
-
-    @contextmanager
-    def _lock(self, lock_path: Path) -> Iterator[None]:
-        import filelock  # here, not at the top: a question that writes nothing takes no lock
-
-        try:
-            self.home.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise PermanentToolError(f"cannot create the state folder {self.home}: {exc}") from None
-        held = ExitStack()
-        try:
-            held.enter_context(statefiles.locked(lock_path, timeout=LOCK_TIMEOUT_S))
-        except filelock.Timeout:
-            raise TransientToolError("the tracker file is locked by another process; try again") from None
-        except statefiles.UnsafeStateFile as exc:
-            refusal = refused(exc)
-            _tell_the_person(refusal)
-            raise refusal from None
-        except OSError as exc:
-            raise PermanentToolError(f"cannot lock {lock_path}: {exc}; nothing was written") from None
-        with held:
-            try:
-                yield
-            except RefusedStateFile as refusal:
-                _tell_the_person(refusal)
-                raise
+        return self.journal.issue_lock(f"{self.dataset}#{issue_id}")
 
     def _append(self, record: dict[str, Any]) -> None:
-        """Write one whole line, naming this tracker's dataset; the caller holds the lock."""
+        """Keep one record, naming this tracker's dataset, who approved it and who wrote it where; the
+        caller holds the lock."""
         record = {**record, "dataset": self.dataset}
         if self.decided_by:
             record = {**record, "decided_by": self.decided_by}
-        line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-        try:
-            fd = statefiles.open_fd(self.path, os.O_RDWR | os.O_APPEND, create=True)
-        except statefiles.UnsafeStateFile as exc:
-            raise refused(exc) from None
-        except OSError as exc:
-            raise PermanentToolError(f"cannot open {self.path}: {exc}") from None
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                line = b"\n" + line  # a torn last line stays alone, so this record is whole
-            written = os.write(fd, line)
-            os.fsync(fd)
-        except OSError as exc:
-            raise PermanentToolError(f"cannot write {self.path}: {exc}") from None
-        finally:
-            os.close(fd)
-        if written != len(line):
-            raise TransientToolError(f"only {written} of {len(line)} bytes reached {self.path}; try again")
-
-
-class RefusedStateFile(PermanentToolError):
-    """A tracker file or its lock is a planted link (or not a plain file); nothing was written anywhere."""
-
-
-def refused(exc: statefiles.UnsafeStateFile) -> RefusedStateFile:
-    return RefusedStateFile(f"refused {exc}; nothing was written")
-
-
-def _tell_the_person(exc: RefusedStateFile) -> None:
-    """A refused write is said on stderr too (once per message), whatever the model makes of it."""
-    if str(exc) not in _refusals_told:
-        _refusals_told.add(str(exc))
-        warn(f"{exc}")
+        self.journal.append({**record, **author(self.home)})
 
 
 @dataclass(frozen=True)

@@ -30,3 +30,5 @@ def fresh_process_state() -> Iterator[None]:
         forget_abandoned()
         if "atlas.mcp.host" in sys.modules:  # the MCP SDK only where a test brought it in
             sys.modules["atlas.mcp.host"].reset_host()
+        if "atlas.state.postgres.database" in sys.modules:  # psycopg only where a test brought it in
+            sys.modules["atlas.state.postgres.database"].forget_databases()

@@ -194,9 +194,9 @@ def logged_calls(env: dict[str, str]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in shown.stdout.splitlines() if line.strip()]
 
 
-def tracker_records(env: dict[str, str]) -> list[dict[str, Any]]:
-    """Every tracker action, through `atlas tracker --json`, which must succeed."""
-    shown = invoke("tracker", "--json", env=env)
+def tracker_records(env: dict[str, str], *options: str) -> list[dict[str, Any]]:
+    """Every tracker action (or those `options` select), through `atlas tracker --json`, which must succeed."""
+    shown = invoke("tracker", "--json", *options, env=env)
     assert shown.code == 0, shown
     assert_no_traceback(shown)
     return [json.loads(line) for line in shown.stdout.splitlines() if line.strip()]

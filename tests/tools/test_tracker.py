@@ -16,7 +16,7 @@ from atlas.orbit.comments import PostCommentArgs, post_comment, preview_post_com
 from atlas.orbit.db import IssueBrief
 from atlas.orbit.labels import AddLabelArgs, add_label, preview_add_label
 from atlas.tools.registry import ToolContext
-from atlas.tracker import journal as tracker
+from atlas.tracker import file_journal
 from atlas.tracker.journal import MockTracker
 from tests.tools.dataset_factory import context, make_dataset
 
@@ -171,7 +171,7 @@ def test_four_processes_append_a_thousand_whole_records(tmp_path: Path, atlas_ho
 
 
 def test_a_held_lock_is_transient(monkeypatch: pytest.MonkeyPatch, atlas_home: Path) -> None:
-    monkeypatch.setattr(tracker, "LOCK_TIMEOUT_S", 0.1)
+    monkeypatch.setattr(file_journal, "LOCK_TIMEOUT_S", 0.1)
     atlas_home.mkdir(parents=True)
     held = filelock.FileLock(str(atlas_home / "tracker_actions.jsonl.lock"))
     with held, pytest.raises(TransientToolError, match="locked") as caught:

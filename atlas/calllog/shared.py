@@ -1,0 +1,61 @@
+"""The call log's copy in the team's shared database (`atlas.state`), beside the local `log.db`.
+
+Every finished call written to the local log is also written there, with who made it and where,
+for `atlas log` to show the team's calls. Like the local log's writes, this never raises: a database
+that went away costs one warning, and the local log still has the call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from atlas.errors import AtlasError, ToolError
+from atlas.events import CallRecord
+from atlas.notices import warn
+
+_warned: set[str] = set()
+
+
+def mirror_calls(home: Path, records: Sequence[CallRecord], *, session: str, turn: int) -> None:
+    from atlas.state.settings import state_settings
+
+    try:
+        url = state_settings(home).url
+    except AtlasError:
+        return  # the command's own check says what is wrong with the setting
+    if not url:
+        return
+    from atlas.state.postgres.database import shared_database
+    from atlas.state.postgres.records import record_calls
+    from atlas.state.who import author
+
+    who = author(home)
+    rows = [_row(record, session, turn, who) for record in records]
+    try:
+        record_calls(shared_database(url), rows)
+    except (ToolError, AtlasError) as exc:
+        if str(exc) not in _warned:
+            _warned.add(str(exc))
+            warn(f"the call log's shared copy was not written: {exc}")
+
+
+def _row(record: CallRecord, session: str, turn: int, who: dict[str, str]) -> dict[str, Any]:
+    arguments = record.arguments if isinstance(record.arguments, str) else json.dumps(record.arguments, default=str)
+    return {
+        "ts": record.ts,
+        "session": session,
+        "turn": turn,
+        "call_id": record.call_id,
+        "name": record.name,
+        "arguments": arguments,
+        "kind": str(record.kind),
+        "ms": record.ms,
+        "attempts": record.attempts,
+        "message": record.message,
+        "approved": record.approved,
+        "decided_by": record.decided_by,
+        **who,
+    }

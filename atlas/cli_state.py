@@ -1,0 +1,30 @@
+"""The `atlas state` command group: wiring only, as in `atlas.cli`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from atlas.cli_options import examples
+
+state_app = typer.Typer(
+    no_args_is_help=True,
+    help="A team's shared state (ATLAS_STATE_URL): move a local state folder's history into it.",
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@state_app.command("push", epilog=examples("atlas state push", "atlas state push --from ~/.local/state/atlas"))
+def state_push(
+    source: str | None = typer.Option(
+        None, "--from", metavar="DIR", help="The state folder to copy (default: this one's local files)."
+    ),
+) -> None:
+    """Copy a local state folder's tracker actions, applied plans and call log into the shared database,
+    once: pushing again adds nothing twice."""
+    from atlas.commands import guarded
+    from atlas.commands.state import run_push
+
+    guarded(lambda: run_push(Path(source) if source else None), state=True)

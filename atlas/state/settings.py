@@ -1,0 +1,75 @@
+"""The shared state's settings: `ATLAS_STATE_URL`, else `[state]` in the state folder's config.toml.
+
+`[state] url` and `[state] person` are read only from a config.toml the user chose (`ATLAS_HOME`'s
+or the user state folder's): a `.atlas/config.toml` found above the working folder may have come
+with a cloned repository, and must not send the team's records to a database it names.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from atlas import statefiles
+from atlas.config import state_folder
+from atlas.errors import ConfigError
+from atlas.redact import redact_url
+from atlas.sanitize import clean_line
+
+URL_ENV = "ATLAS_STATE_URL"
+CONFIG_FILE = "config.toml"
+SCHEMES = ("postgresql", "postgres")
+
+
+@dataclass(frozen=True)
+class StateSettings:
+    url: str = ""
+    """The database URL (credentials and all); empty: the state folder's local files."""
+    person: str = ""
+    """The name records carry (`[state] person`); empty: the OS user."""
+
+    @property
+    def shown(self) -> str:
+        """The URL as a person may see it: no credentials."""
+        return redact_url(self.url)
+
+
+def _table(home: Path) -> dict[str, object]:
+    chosen = state_folder()
+    if chosen.path == home.resolve() and chosen.found_by.startswith("the nearest"):
+        return {}  # a found folder's file names no database (see the module's note)
+    path = home / CONFIG_FILE
+    try:
+        raw = statefiles.read_bytes(path)
+    except (OSError, statefiles.UnsafeStateFile):
+        return {}  # the policy's loader says what is wrong with this file, once
+    if raw is None:
+        return {}
+    try:
+        document = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    table = document.get("state", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{clean_line(path)}: [state] must be a table")
+    return table
+
+
+def state_settings(home: Path) -> StateSettings:
+    """The settings in force for this state folder; a ConfigError for a URL that is not PostgreSQL's."""
+    table = _table(home)
+    url = os.environ.get(URL_ENV, "").strip()
+    where = URL_ENV
+    if not url:
+        value = table.get("url", "")
+        if not isinstance(value, str):
+            raise ConfigError(f"{clean_line(home / CONFIG_FILE)}: [state] url must be a string")
+        url, where = value.strip(), f"[state] url in {clean_line(home / CONFIG_FILE)}"
+    if url and url.split("://", 1)[0].lower() not in SCHEMES:
+        raise ConfigError(f"{where}: {clean_line(redact_url(url))} is not a postgresql:// URL")
+    person = table.get("person", "")
+    if not isinstance(person, str):
+        raise ConfigError(f"{clean_line(home / CONFIG_FILE)}: [state] person must be a string")
+    return StateSettings(url, clean_line(person.strip()))
