@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from atlas.label_names import resolve_label, unknown_label
 from atlas.offline.labels import label_in_phrase, only_label_words
 from atlas.offline.lazy import lazy
 from atlas.offline.search import strip_quotes
@@ -230,6 +231,12 @@ def _take_labels(text: str, taken: Taken, labels: Sequence[str]) -> str:
             taken.labels += [(issue_id, label) for issue_id in ids]
             return text[: match.start()] + " " + text[match.end() :]
     verb = _LABEL_VERB_RE.search(text)
+    named = _WORDED_LABELS[0].search(text)
+    if verb and named and labels and len(named.group("phrase").split()) <= 3:
+        taken.notes.append(
+            f"I did not add `{named.group('phrase').strip()}`: {unknown_label(named.group('phrase'), labels)}."
+        )
+        return text[: verb.start()] + " " + text[verb.end() :]
     if verb:
         taken.notes.append(
             "To add a label, name the issue and the label: `label #41 comp:core` or `add severity:S2 to issue 87`."
@@ -246,9 +253,9 @@ def _known(tokens: list[str], labels: Sequence[str], taken: Taken) -> list[str]:
     """The dataset's labels the tokens name; one it does not have is said in a note, never added."""
     found = []
     for token in tokens:
-        label = label_in_phrase(token, labels) if labels else token
+        label = (resolve_label(token, labels) or label_in_phrase(token, labels)) if labels else token
         if label:
             found.append(label)
         else:
-            taken.notes.append(f"There is no label `{token}` in this project, so I did not add it.")
+            taken.notes.append(f"I did not add `{token}`: {unknown_label(token, labels)}.")
     return found

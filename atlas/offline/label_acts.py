@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from atlas.label_names import unknown_label
 from atlas.offline.act import Act, targets
 from atlas.offline.entities import LabelRef, family_refs, label_refs
 from atlas.offline.labels import only_label_words
@@ -102,8 +103,4 @@ def _op(ref: LabelRef, text: str) -> str:
 
 
 def _unknown(refs: Sequence[LabelRef], labels: Sequence[str]) -> list[str]:
-    return [
-        f"There is no label `{ref.label}` in this project, so I did not add it. Its labels: {', '.join(labels)}."
-        for ref in refs
-        if not ref.known
-    ]
+    return [f"I did not add `{ref.label}`: {unknown_label(ref.label, labels)}." for ref in refs if not ref.known]

@@ -12,16 +12,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from atlas.offline.labels import LabelHit, labels_in_words
+from atlas.label_names import resolve_label
+from atlas.offline.labels import LabelHit, label_from_token, labels_in_words
 from atlas.offline.lazy import lazy
 
 _SEARCH_NOUN_RE = lazy(r"\b(issues|bugs|tickets|reports|feature requests)\b", re.IGNORECASE)
 _SEARCH_VERB_RE = lazy(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
+_LABEL_LEAD = r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
 _LABEL_FILTER_RE = lazy(
-    r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
-    r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?",
+    _LABEL_LEAD + r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?",
     re.IGNORECASE,
 )
+_NAMED_LABEL_RE = lazy(
+    _LABEL_LEAD + r"(?:(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|(?P<words>[\w.-]+(?:\s+[\w.-]+){0,3}))", re.IGNORECASE
+)
+"""`labelled "dataset request"`, `tagged good first issue`: a label of any spelling after a label word."""
 _BARE_LABEL_RE = lazy(r"(?<![\w/])((?:comp|type|severity|area|kind|priority|status):[A-Za-z0-9][\w.-]*)", re.I)
 _QUERY_LEAD_RE = lazy(
     r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
@@ -118,6 +123,24 @@ def _cannot_filter(text: str, notes: list[str]) -> str:
     return text
 
 
+def _named_label(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
+    """A label named after a label word, as the project spells it, and the words left; a quoted name the
+    project does not have is kept as typed (the search then says which labels are near it)."""
+    match = _NAMED_LABEL_RE.search(text)
+    if match is None or not labels:
+        return None, text
+    if match.group("quoted"):
+        name = strip_quotes(match.group("quoted"))
+        label = resolve_label(name, labels) or name
+        return label, text[: match.start()] + " " + text[match.end("quoted") :]
+    words = list(re.finditer(r"[\w.-]+", match.group("words")))
+    for last in reversed(words):  # the longest run of words that names one label: `good first issue`
+        found = resolve_label(match.group("words")[: last.end()], labels)
+        if found:
+            return found, text[: match.start()] + " " + text[match.start("words") + last.end() :]
+    return None, text
+
+
 def _word_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
     """A label named in words before the topic (`postgres broker issues`, `cli bugs`), and the words left.
 
@@ -148,9 +171,11 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
     """Search filters: state and label words, a limit, and the topic as the query."""
     counting = bool(_COUNT_RE.search(text))  # the most hits there are: fewer than that is every match
     text = _cannot_filter(text, notes)
-    label_match = _LABEL_FILTER_RE.search(text)
-    label = label_match.group("label") if label_match else None
-    rest = text[: label_match.start()] + " " + text[label_match.end() :] if label_match else text
+    label, rest = _named_label(text, labels)
+    label_match = None if label else _LABEL_FILTER_RE.search(text)
+    if label_match:
+        label = label_from_token(label_match.group("label"), labels) or label_match.group("label")
+        rest = text[: label_match.start()] + " " + text[label_match.end() :]
     if label is None and (found := _BARE_LABEL_RE.search(rest)):
         label, rest = found.group(1), rest[: found.start()] + " " + rest[found.end() :]
     elif label is None and (found := _SEVERITY_RE.search(rest)):
@@ -216,6 +241,9 @@ def wants_search(text: str) -> bool:
         or _SEARCH_VERB_RE.search(text)
         or _LABEL_FILTER_RE.search(text)
         or re.search(
-            r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b", text, re.I
+            r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b"
+            r"|^\s*(?:the\s+)?(?:ones\s+)?(?:labell?ed|tagged)\b",
+            text,
+            re.I,
         )
     )

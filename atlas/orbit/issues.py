@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from atlas.dataset_read import connect
 from atlas.dataset_source import dataset_identity
 from atlas.errors import ToolError
+from atlas.label_names import alternatives, resolve_label, unquoted
 from atlas.orbit.db import IssueId, labels_of, no_such_issue
 from atlas.tools.registry import ToolContext, tool
 from atlas.tracker.journal import LabelChanges, MockTracker
@@ -231,7 +232,8 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
     with connect(ctx.data, ctx.home) as conn:
         known = [name for (name,) in conn.execute("SELECT name FROM labels ORDER BY name")]
         folded = {name.casefold() for name in known}
-        wanted = list(dict.fromkeys(name.strip() for name in [args.label or "", *args.labels] if name.strip()))
+        named = [name.strip() for name in [args.label or "", *args.labels] if unquoted(name)]
+        wanted = list(dict.fromkeys(resolve_label(name, known) or unquoted(name) for name in named))
         overlay = {
             label: (
                 _with_label(changes, label.casefold(), removed=False),
@@ -240,7 +242,7 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
             for label in wanted
         }
         if unknown := [label for label in wanted if label.casefold() not in folded and not overlay[label][0]]:
-            result["hint"] = f"No issue has the label {unknown[0]!r}. Known labels: {', '.join(known)}."
+            result["hint"] = f"No issue has the label {unknown[0]!r}; {alternatives(unknown[0], known)}."
             return result
         where, params = _filters(args, overlay)
         if not terms:
