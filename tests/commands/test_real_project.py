@@ -62,3 +62,23 @@ def test_an_unknown_label_gets_the_nearest_of_the_projects_own(project: Path) ->
 def test_a_search_filters_by_a_flat_label(project: Path, question: str, label: str) -> None:
     (name, arguments), *_ = calls(project, question)
     assert name == "search_issues" and arguments["label"] == label and not arguments.get("query")
+
+
+@pytest.mark.parametrize(
+    ("question", "label"),
+    [
+        ("what are the open bugs?", "bug"),
+        ("open feature requests", "enhancement"),
+        ("docs issues", "documentation"),
+        ("the streaming ones", "streaming"),
+        ("any questions?", "question"),
+    ],
+)
+def test_the_projects_words_find_its_own_labels(project: Path, question: str, label: str) -> None:
+    (name, arguments), *_ = calls(project, question)
+    assert name == "search_issues" and arguments["label"] == label and not arguments.get("query")
+
+
+def test_a_label_on_a_few_issues_is_not_taken_for_a_topic(project: Path) -> None:
+    (_, arguments), *_ = calls(project, "open issues about arrow")
+    assert arguments.get("label") is None and arguments["query"] == "arrow"
