@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.dataset_read import connect
+from atlas.dataset_read import comments_known, connect
 from atlas.dataset_source import dataset_identity
 from atlas.errors import ToolError
 from atlas.label_names import alternatives, resolve_label, unquoted
@@ -104,6 +104,7 @@ def get_issue(args: IssueArgs, ctx: ToolContext) -> dict[str, Any]:
         rows = conn.execute(
             "SELECT author, created_at, body FROM comments WHERE issue_id = ? ORDER BY position", (args.issue_id,)
         ).fetchall()
+        known = comments_known(conn, ctx.data)
     thread = [{"author": c["author"], "created_at": c["created_at"], "body": c["body"]} for c in rows]
     added = tracker_additions(ctx, args.issue_id)
     thread += added.comments
@@ -122,7 +123,18 @@ def get_issue(args: IssueArgs, ctx: ToolContext) -> dict[str, Any]:
     if added.note:
         issue["tracker_note"] = added.note
     room = max(MIN_COMMENTS_ROOM, TEXT_ROOM - len(issue["body"]))
-    return issue | comments_page(thread, args.comments_offset, args.comments_limit, room)
+    page = comments_page(thread, args.comments_offset, args.comments_limit, room)
+    if not known:
+        issue["comment_count"] = None
+        page["comments_shown"] = f"{len(added.comments)} posted through Atlas" if added.comments else "unknown"
+        page["comments_note"] = COMMENTS_UNKNOWN
+    return issue | page
+
+
+COMMENTS_UNKNOWN = (
+    "This project's data came from an export that carried no comments: whether anyone answered this issue, "
+    "and what was said, is unknown (not none). `atlas data sync` fetches the comments."
+)
 
 
 def comments_page(thread: list[dict[str, Any]], offset: int, limit: int, room: int) -> dict[str, Any]:
