@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from atlas.label_names import resolve_label, unknown_label
+from atlas.offline.label_usage import example_label
 from atlas.offline.labels import label_in_phrase, only_label_words
 from atlas.offline.lazy import lazy
 from atlas.offline.search import strip_quotes
@@ -238,8 +239,9 @@ def _take_labels(text: str, taken: Taken, labels: Sequence[str]) -> str:
         )
         return text[: verb.start()] + " " + text[verb.end() :]
     if verb:
+        example = example_label(labels)
         taken.notes.append(
-            "To add a label, name the issue and the label: `label #41 comp:core` or `add severity:S2 to issue 87`."
+            f"To add a label, name the issue and the label: `label #41 {example}` or `add {example} to 87`."
         )
         return text[: verb.start()] + " " + text[verb.end() :]
     return text

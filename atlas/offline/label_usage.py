@@ -55,6 +55,13 @@ def issues_carrying(labels: Sequence[str], label: str) -> int:
     return labels.counts.get(label, 0) if isinstance(labels, ProjectLabels) else 0
 
 
+def example_label(labels: Sequence[str]) -> str:
+    """A label to show in an example: the project's most used one, quoted when it has spaces."""
+    counts = labels.counts if isinstance(labels, ProjectLabels) else {}
+    name = max(labels, key=lambda label: counts.get(label, 0), default="bug")
+    return f'"{name}"' if " " in name else name
+
+
 def _meaning(database: Path, phrase: str) -> str | None:
     query = f'"{phrase}"'
     try:

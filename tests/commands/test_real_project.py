@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.adversarial.sse_server import ScriptedSSE, text_answer
 from tests.support.run import Run, invoke
 
 EXPORT = Path(__file__).resolve().parents[1] / "fixtures" / "flat-labels-issues.json"
@@ -162,3 +163,20 @@ def test_the_import_says_what_it_inferred_and_suggests_questions_that_work(tmp_p
         ]
         == "bug"
     )
+
+
+def test_the_tools_and_the_model_are_told_of_this_project_and_what_its_data_lacks(project: Path) -> None:
+    listed = json.loads(atlas("tools", "--json", ORBIT_DATA=str(project)).stdout)
+    described = " ".join(tool["description"] for tool in listed)
+    assert "Read one issue of datasets-data" in described and "Orbit" not in described
+    assert "type:bug" not in json.dumps(listed) and "comp:" not in json.dumps(listed)
+    with ScriptedSSE([text_answer("Nothing to do.")]) as server:
+        asked = atlas(
+            "ask", "-m", "gpt-x", "--read-only", "hello", ORBIT_DATA=str(project), OPENAI_API_KEY="k",
+            OPENAI_BASE_URL=server.url,
+        )  # fmt: skip
+    assert asked.returncode == 0, asked.stderr
+    instructions = server.bodies[0]["instructions"]
+    assert "export without comments" in instructions and "Orbit" not in instructions
+    tools = json.dumps(server.bodies[0]["tools"])
+    assert "Search the issues of datasets-data" in tools and "Orbit" not in tools
