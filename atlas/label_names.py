@@ -65,16 +65,18 @@ def similar_labels(name: str, labels: Sequence[str], limit: int = 3) -> list[str
     return [label for _, _, label in found]
 
 
-def unknown_label(name: str, labels: Sequence[str], project: str = "this project") -> str:
-    """`this project has no label 'bgu'; did you mean 'bug'? Its labels: …`, or only the labels when none is near."""
-    return f"{project} has no label {unquoted(name)!r}; {alternatives(name, labels)}"
+def unknown_label(name: str, labels: Sequence[str], project: str = "this project", *, listed: bool = True) -> str:
+    """`this project has no label 'bgu'; did you mean 'bug'? Its labels: …`, or only the labels when none is near;
+    `listed` False: the labels only when none is near (a person reads the guess; a model wants the list)."""
+    return f"{project} has no label {unquoted(name)!r}; {alternatives(name, labels, listed=listed)}"
 
 
-def alternatives(name: str, labels: Sequence[str]) -> str:
+def alternatives(name: str, labels: Sequence[str], *, listed: bool = True) -> str:
     """`did you mean 'bug'? Its labels: …`: what to name instead of an unknown label."""
-    listed = ", ".join(labels[:SHOWN_LABELS]) or "none"
+    shown = ", ".join(labels[:SHOWN_LABELS]) or "none"
     more = f", … ({len(labels) - SHOWN_LABELS} more)" if len(labels) > SHOWN_LABELS else ""
     near = similar_labels(name, labels)
     if near:
-        return f"did you mean {' or '.join(repr(label) for label in near)}? Its labels: {listed}{more}"
-    return f"its labels: {listed}{more}"
+        guess = f"did you mean {' or '.join(repr(label) for label in near)}?"
+        return f"{guess} Its labels: {shown}{more}" if listed else guess
+    return f"its labels: {shown}{more}"

@@ -13,9 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from atlas.label_names import resolve_label, unknown_label
+from atlas.label_names import resolve_label
 from atlas.offline.label_usage import example_label
-from atlas.offline.labels import label_in_phrase, only_label_words
+from atlas.offline.labels import label_in_phrase, not_added, only_label_words
 from atlas.offline.lazy import lazy
 from atlas.offline.search import strip_quotes
 
@@ -234,9 +234,7 @@ def _take_labels(text: str, taken: Taken, labels: Sequence[str]) -> str:
     verb = _LABEL_VERB_RE.search(text)
     named = _WORDED_LABELS[0].search(text)
     if verb and named and labels and len(named.group("phrase").split()) <= 3:
-        taken.notes.append(
-            f"I did not add `{named.group('phrase').strip()}`: {unknown_label(named.group('phrase'), labels)}."
-        )
+        taken.notes.append(not_added(named.group("phrase"), labels))
         return text[: verb.start()] + " " + text[verb.end() :]
     if verb:
         example = example_label(labels)
@@ -259,5 +257,5 @@ def _known(tokens: list[str], labels: Sequence[str], taken: Taken) -> list[str]:
         if label:
             found.append(label)
         else:
-            taken.notes.append(f"I did not add `{token}`: {unknown_label(token, labels)}.")
+            taken.notes.append(not_added(token, labels))
     return found

@@ -9,10 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from atlas.label_names import unknown_label
 from atlas.offline.act import Act, targets
 from atlas.offline.entities import LabelRef, family_refs, label_refs
-from atlas.offline.labels import only_label_words
+from atlas.offline.labels import not_added, only_label_words
 from atlas.offline.later import Later
 from atlas.offline.lazy import lazy
 
@@ -103,4 +102,4 @@ def _op(ref: LabelRef, text: str) -> str:
 
 
 def _unknown(refs: Sequence[LabelRef], labels: Sequence[str]) -> list[str]:
-    return [f"I did not add `{ref.label}`: {unknown_label(ref.label, labels)}." for ref in refs if not ref.known]
+    return [not_added(ref.label, labels) for ref in refs if not ref.known]

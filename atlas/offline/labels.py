@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from atlas.label_names import label_value, resolve_label
+from atlas.label_names import label_value, resolve_label, unknown_label
 from atlas.offline.lazy import lazy
 
 _TOKEN_RE = lazy(r"[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*")
@@ -124,3 +124,9 @@ def only_label_words(phrase: str, label: str) -> bool:
             continue
         return False
     return True
+
+
+def not_added(name: str, labels: Sequence[str]) -> str:
+    """`I did not add `bugg`: this project has no label 'bugg'; did you mean 'bug'?`: for the person who asked."""
+    said = unknown_label(name, labels, listed=False)
+    return f"I did not add `{name.strip()}`: {said}" + ("" if said.endswith("?") else ".")
