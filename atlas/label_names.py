@@ -32,10 +32,19 @@ def label_key(name: str) -> str:
     return "".join(re.findall(r"\w", unquoted(name).casefold())).replace("_", "")
 
 
+_PREFIXED = re.compile(r"([A-Za-z][\w.-]+)\s*[:/]\s*(\S.*)", re.DOTALL)
+"""`type:bug`, `Type: Bug`, `kind/bug`: a one-word prefix, a colon or a slash, then the value."""
+
+
+def split_label(label: str) -> tuple[str | None, str]:
+    """(prefix, value) of a label; (None, the label) for a flat one (`good first issue`, `dataset-viewer`)."""
+    found = _PREFIXED.fullmatch(label.strip())
+    return (found.group(1), found.group(2).strip()) if found else (None, label)
+
+
 def label_value(label: str) -> str:
-    """A label without its `prefix:` (a flat label is its own value)."""
-    prefix, colon, value = label.partition(":")
-    return value if colon and prefix.strip() and value.strip() else label
+    """A label without its prefix (a flat label is its own value)."""
+    return split_label(label)[1]
 
 
 def resolve_label(name: str, labels: Sequence[str]) -> str | None:

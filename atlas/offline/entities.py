@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from atlas.label_names import label_value
+from atlas.label_names import label_value, split_label
 from atlas.offline.issue_refs import CODE_RE, issue_ids_in
 from atlas.offline.labels import label_from_token, labels_in_words
 from atlas.offline.lazy import lazy
@@ -114,8 +114,8 @@ class LabelRef:
 
 def _severity(number: str, labels: Sequence[str]) -> str | None:
     for label in labels:
-        prefix, _, value = label.partition(":")
-        if prefix.lower().startswith(("sev", "prio")) and value.lower().lstrip("s") == number:
+        prefix, value = split_label(label)
+        if (prefix or "").lower().startswith(("sev", "prio")) and value.lower().lstrip("sp") == number:
             return label
     return None
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from atlas.label_names import label_value, resolve_label, unknown_label
+from atlas.label_names import label_value, resolve_label, split_label, unknown_label
 from atlas.offline.lazy import lazy
 
 _TOKEN_RE = lazy(r"[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*")
@@ -55,8 +55,8 @@ def severity_label(text: str, labels: Sequence[str]) -> LabelHit | None:
     """`sev 1`, `sev1`, `severity S2`, `S3`: the severity label with that number, when the data has it."""
     for match in _SEVERITY_RE.finditer(text):
         number = match.group(1) or match.group(2)
-        wanted = next((label for label in labels if re.fullmatch(rf"\w+:s?{number}", label, re.IGNORECASE)), None)
-        if wanted and wanted.split(":")[0].lower().startswith(("sev", "prio")):
+        wanted = next((label for label in labels if re.fullmatch(rf"\w+\s*[:/]\s*[sp]?{number}", label, re.I)), None)
+        if wanted and (split_label(wanted)[0] or "").lower().startswith(("sev", "prio")):
             return LabelHit(wanted, match.start(), match.end(), True)
     return None
 
@@ -70,8 +70,8 @@ def labels_in_words(text: str, labels: Sequence[str]) -> list[LabelHit]:
             owners.setdefault(_singular(word), []).append(label)
     hits: list[LabelHit] = []
     for label in labels:
-        value = label_value(label)
-        prefix = label[: -len(value) - 1] if value != label else ""
+        found_prefix, value = split_label(label)
+        prefix = found_prefix or ""
         value_words = [_singular(w) for w in _words(value)]
         if not value_words or value_words[0].isdigit() or re.fullmatch(r"s\d", value_words[0]):
             continue  # severities are read by number (`sev 1`), not by word

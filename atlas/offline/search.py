@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from atlas.label_names import label_value, resolve_label
+from atlas.label_names import label_value, resolve_label, split_label
 from atlas.offline.label_usage import issues_carrying
 from atlas.offline.labels import LabelHit, label_from_token, labels_in_words, severity_label
 from atlas.offline.lazy import lazy
@@ -186,7 +186,7 @@ def _in_use(labels: Sequence[str], label: str) -> bool:
 
 def _bare_label(text: str, labels: Sequence[str]) -> re.Match[str] | None:
     """A `prefix:value` token whose prefix is one of the project's (`area:cli`; a URL's `https:` is not)."""
-    prefixes = {label.partition(":")[0].casefold() for label in labels if label_value(label) != label}
+    prefixes = {(split_label(label)[0] or "").casefold() for label in labels} - {""}
     for found in _BARE_LABEL_RE.finditer(text):
         if found.group(1).partition(":")[0].casefold() in prefixes:
             return found

@@ -13,6 +13,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from atlas.label_names import split_label
+
 ALWAYS = 0.8
 """A group on this share of labelled issues is expected on every issue."""
 USUALLY = 0.8
@@ -41,7 +43,7 @@ class LabelGroup:
 
     @property
     def prefixed(self) -> bool:
-        return not self.inferred and all(label.casefold().startswith(self.name + ":") for label in self.labels)
+        return not self.inferred and all((split_label(label)[0] or "").casefold() == self.name for label in self.labels)
 
     @property
     def short(self) -> str:
@@ -64,8 +66,8 @@ def group_of(label: str, configured: dict[str, tuple[str, ...]]) -> str | None:
     for name, members in configured.items():
         if label in members:
             return name
-    prefix, colon, rest = label.partition(":")
-    return prefix.strip().casefold() if colon and prefix.strip() and rest.strip() else None
+    prefix = split_label(label)[0]
+    return prefix.casefold() if prefix else None
 
 
 def learn_groups(
