@@ -64,15 +64,16 @@ def _version(value: bool) -> None:
 def main(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ) -> None:
-    """Atlas answers Orbit maintainers' questions through tools."""
+    """Atlas answers a project's maintainers' questions through tools: the bundled Orbit demo, or your own
+    project (`atlas data import`, `atlas data sync`, then ORBIT_DATA=FOLDER)."""
 
 
 @app.command(
     short_help="Answer one question: live tool rows, y/N before side effects, then the answer.",
     epilog=examples(
         "atlas ask explain the error in 41",
-        "atlas ask 'label #41 severity:S1'",
-        "atlas ask --read-only --json issues labelled comp:broker-redis",
+        "atlas ask 'label #41 bug'",
+        "atlas ask --read-only --json what are the open bugs",
         "atlas ask - < question.txt > answer.md",
     ),
 )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from atlas import statefiles
 from atlas.dataset import ensure_db, jsonl_path
+from atlas.dataset_source import comments_recorded
 from atlas.errors import SOURCE_BROKEN_HINT, DataError, PermanentToolError, TransientToolError, is_busy
 
 BUSY_TIMEOUT_S = 0.25
@@ -74,3 +75,12 @@ def connect(data: Path, home: Path) -> Iterator[sqlite3.Connection]:
         raise translate(exc) from exc
     finally:
         conn.close()
+
+
+def comments_known(conn: sqlite3.Connection, data: Path) -> bool:
+    """Whether the data holds the issues' comments. An import that did not record it knows them when it
+    holds any: a whole backlog without one comment is an export that carried none."""
+    recorded = comments_recorded(data)
+    if recorded is not None:
+        return recorded
+    return conn.execute("SELECT 1 FROM comments LIMIT 1").fetchone() is not None

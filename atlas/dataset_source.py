@@ -35,6 +35,7 @@ class _Imported(BaseModel):
     imported_at: str
     repo: str | None = None
     dataset: str | None = None
+    comments_known: bool | None = None
 
 
 class _Synced(BaseModel):
@@ -104,3 +105,13 @@ def same_dataset(record: dict[str, Any], identity: str) -> bool:
     """Whether a tracker record belongs to the dataset: one without the field belongs to the bundled one."""
     named = record.get("dataset", BUNDLED)
     return isinstance(named, str) and named.casefold() == identity
+
+
+def comments_recorded(folder: Path) -> bool | None:
+    """Whether the folder's issues came with their comments: False for an export that carried none (REST's
+    count, or no field at all), True for a sync or the bundled data, None for an import that did not say."""
+    state = source_state(folder)
+    if state.get("source") != "import":
+        return True
+    known = state.get("comments_known")
+    return known if isinstance(known, bool) else None

@@ -13,9 +13,11 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atlas.config import BUNDLED_NAME, dataset_name
+from atlas.dataset_source import comments_recorded
 from atlas.envelope import dumps, envelope_err
 from atlas.errors import ConfigError, ErrorKind
 from atlas.events import CallRecord, Events, Listener, RoundStarted
@@ -59,9 +61,19 @@ ORBIT = (
 )
 
 
-def instructions_for(project: str) -> str:
-    """The system prompt for the maintainers of `project` (the dataset's name)."""
-    return _INSTRUCTIONS.format(about=ORBIT if project == BUNDLED_NAME else project, project=project)
+def instructions_for(project: str, data: Path | None = None) -> str:
+    """The system prompt for the maintainers of `project` (the dataset's name), saying what its `data` lacks."""
+    prompt = _INSTRUCTIONS.format(about=ORBIT if project == BUNDLED_NAME else project, project=project)
+    if data is not None and comments_recorded(data) is False:
+        prompt += NO_COMMENTS.format(project=project)
+    return prompt
+
+
+NO_COMMENTS = (
+    "\n\nThe data of {project} came from an export without comments: get_issue gives comment_count null. "
+    "Whether anyone answered an issue, who, and when, is unknown: say so, and never call an issue "
+    "unanswered or count its comments as zero."
+)
 
 
 INSTRUCTIONS = instructions_for(BUNDLED_NAME)
@@ -218,9 +230,9 @@ async def _run_rounds(
     for round_no in range(1, settings.max_rounds + 1):
         with question_deadline(_deadline_of(turn, settings)):
             reply = await model.respond(
-                instructions_for(dataset_name(executor.context.data)),
+                instructions_for(dataset_name(executor.context.data), data=executor.context.data),
                 bound_history(history),
-                executor.registry.definitions(),
+                executor.registry.definitions(dataset_name(executor.context.data)),
                 parallel_tool_calls=settings.parallel,
                 events=events,
             )

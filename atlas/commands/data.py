@@ -30,11 +30,6 @@ def run_import(file: Path, to: Path, docs: Path | None) -> None:
     _print_skipped(console, converted.skipped, converted.pull_requests)
     _print_list(console, "labels", converted.labels())
     _print_list(console, "docs", report.docs)
-    if not any(issue["comments"] for issue in converted.issues):
-        console.print(
-            "No comments were in the export (REST issue JSON only counts them): `atlas data sync` fetches them.",
-            style="dim",
-        )
     _print_next(console, to)
 
 
@@ -110,4 +105,16 @@ def _print_list(console: Console, name: str, items: list[str]) -> None:
 
 
 def _print_next(console: Console, to: Path) -> None:
-    console.print(f"Ask about it:  ORBIT_DATA={shlex.quote(str(to))} atlas ask 'what are the open bugs?'", style="dim")
+    """What Atlas inferred, and questions that work on this project (each tried before it is offered)."""
+    from atlas.commands.project_summary import summarize, summary_lines
+    from atlas.config import atlas_home
+
+    summary = summarize(to, atlas_home())
+    for line in summary_lines(summary):
+        console.print(clean_line(line))
+    if summary.questions:
+        console.print("Try:", style="dim")
+    for question in summary.questions:
+        console.print(f"  ORBIT_DATA={shlex.quote(str(to))} atlas ask {shlex.quote(question)}", style="dim")
+    if not summary.comments_known or not summary.groups:
+        console.print(f"  ORBIT_DATA={shlex.quote(str(to))} atlas inbox --only untriaged", style="dim")

@@ -119,6 +119,20 @@ def check_dataset(data: Path) -> Check:
     return Check("dataset", True, f"{data} ({named}) · {shown} · {docs} docs · {freshness}", facts=facts)
 
 
+def check_project(data: Path) -> Check:
+    """What Atlas inferred of the project's labels and data: never a failure, only what it will use."""
+    from atlas.commands.project_summary import facts, summarize, summary_line
+    from atlas.errors import AtlasError
+
+    try:
+        summary = summarize(data, atlas_home(), questions=False)
+    except AtlasError as exc:  # said in full by the line it concerns (the dataset, the state folder)
+        return Check(
+            "project", False, "labels not read; `atlas inbox` says why", needed=False, facts={"error": str(exc)}
+        )
+    return Check("project", True, summary_line(summary), facts=facts(summary))
+
+
 def _db_state(db: Path, jsonl: Path) -> str:
     fresh = db_freshness(db, jsonl, atlas_home())
     if fresh is None:
@@ -238,6 +252,7 @@ def run_doctor(*, as_json: bool, model: str | None = None) -> int:
     checks = [
         *check_model(settings_model),
         check_dataset(data_dir()),
+        check_project(data_dir()),
         check_state(),
         check_shared_state(atlas_home()),
         check_plugins(),

@@ -6,8 +6,10 @@ from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
 from atlas.json_out import print_json
 from atlas.notices import warn
+from atlas.triage.groups import no_groups_note
 from atlas.triage.memory import last_seen, remember_seen
 from atlas.triage.project import Project
+from atlas.triage.settings import CONFIG_FILE
 from atlas.triage.signals import InboxItem, inbox
 from atlas.ui.render import data_table, make_console
 
@@ -28,6 +30,21 @@ def _severity(item: InboxItem) -> str:
     return item.severity.label or ("unknown" if item.severity.unknown else "")
 
 
+THREAD_REASONS = ("unanswered", "waiting", "stale")
+"""What only the comments can show."""
+COMMENTS_UNKNOWN = (
+    "This project's data holds no comments (the export carried none), so whether an issue was answered, is "
+    "waiting or is stale is unknown; `atlas data sync` fetches the comments."
+)
+
+
+def _all_clear(only: str | None, known: bool) -> str:
+    """What an empty inbox says: only what the data could show."""
+    if only is not None:
+        return f"no open issue is {only}"
+    return "every open issue is labelled, answered and active" if known else "every open issue is labelled"
+
+
 REASONS = ("untriaged", "unanswered", "waiting", "new", "stale")
 
 
@@ -45,6 +62,11 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> N
         remember_seen(home, identity, newest)
     except ToolError as exc:  # the shared state went away: the next inbox marks these new again
         warn(f"this inbox was not remembered: {exc}")
+    known = project.corpus.comments_known()
+    notes = [] if project.groups else [no_groups_note(project.corpus.label_sets(), str(home / CONFIG_FILE))]
+    notes += [] if known else [COMMENTS_UNKNOWN]
+    if only is not None and only.startswith(THREAD_REASONS) and not known:
+        raise AtlasError(COMMENTS_UNKNOWN)
     if only is not None:
         items = [item for item in items if any(reason.startswith(only) for reason in item.reasons)]
     shown = items[:limit] if limit else items
@@ -53,8 +75,10 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> N
             print_json(item.as_dict())
         return
     console = make_console(for_tables=True)
+    for note in notes:
+        make_console(stderr=True).print(note, style="yellow")
     if not shown:
-        console.print("Nothing needs you: every open issue is labelled, answered and active.", style="dim")
+        console.print(f"Nothing needs you: {_all_clear(only, known)}.", style="dim")
         return
     rows = [(f"#{i.issue.id}", _severity(i), f"{i.age_days}d", i.issue.title, "; ".join(i.reasons)) for i in shown]
     console.print(data_table(("issue", "severity", "age", "title", "why"), rows, right=("age",), cut=("title",)))

@@ -25,7 +25,7 @@ def whole_issue(issue_id: int, ctx: ToolContext) -> dict[str, Any]:
         first = get_issue(IssueArgs(issue_id=issue_id, comments_offset=0, comments_limit=50), ctx)
         comments = list(first["comments"])
         for _ in range(MAX_PAGES):
-            if len(comments) >= first["comment_count"]:
+            if first["comment_count"] is None or len(comments) >= first["comment_count"]:
                 break
             page = get_issue(IssueArgs(issue_id=issue_id, comments_offset=len(comments), comments_limit=50), ctx)
             if not page["comments"]:
@@ -35,6 +35,8 @@ def whole_issue(issue_id: int, ctx: ToolContext) -> dict[str, Any]:
         raise AtlasError(f"there is no issue #{issue_id} in the data") from None
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
+    if first["comment_count"] is None:  # the data does not hold the thread: say so, never "0 of 0"
+        return {**first, "comments": comments}
     whole = {key: value for key, value in first.items() if key != "comments_note"}
     return {**whole, "comments": comments, "comments_shown": f"{len(comments)} of {first['comment_count']}"}
 
@@ -46,7 +48,9 @@ def show_issue(issue_id: int, *, comments: bool, as_json: bool, pager: bool) -> 
         return
     text = issue_markdown(data, with_comments=comments)
     count = data["comment_count"]
-    if not comments and count:
+    if count is None and not comments:
+        text += f"\n\n*{data['comments_note']}*"
+    elif not comments and count:
         text += f"\n\n*{count} comment{'' if count == 1 else 's'}: `atlas issue {issue_id} --comments` shows them.*"
     console = make_console()
     if not console.is_terminal:

@@ -21,6 +21,9 @@ def _server(spec: ToolSpec[Any]) -> str:
 
 def tools_table(registry: Registry, *, cut: bool = True) -> Table:
     """Name, where it comes from, side effect, idempotent, timeout, cache TTL and the description's first line."""
+    from atlas.config import dataset_name
+
+    project = dataset_name()
     rows = [
         (
             spec.name,
@@ -29,7 +32,7 @@ def tools_table(registry: Registry, *, cut: bool = True) -> Table:
             "yes" if spec.idempotent else "no",
             f"{spec.timeout_s:g} s" if spec.timeout_s else "default",
             cache_shown(spec.cache_ttl_s),
-            spec.description.splitlines()[0] if spec.description else "",
+            spec.definition(project).description.partition("\n")[0],
         )
         for spec in registry.values()
     ]
@@ -52,9 +55,10 @@ def show_tools(*, as_json: bool, read_only: bool = False) -> None:
         registry = registry.read_only()
     if as_json:
         # The schemas are what the model is sent; building them needs the openai SDK.
+        from atlas.config import dataset_name
         from atlas.llm.openai_schema import responses_tools
 
-        print_json(responses_tools(registry.definitions()), indent=2)
+        print_json(responses_tools(registry.definitions(dataset_name())), indent=2)
         return
     console = make_console(for_tables=True)
     console.print(tools_table(registry, cut=console.is_terminal))

@@ -22,9 +22,10 @@ from atlas.policy.load import load_policy
 from atlas.sanitize import clean, clean_line, write_line
 from atlas.tracker.journal import MockTracker
 from atlas.triage.corpus import Issue
-from atlas.triage.groups import missing_groups
+from atlas.triage.groups import missing_groups, no_groups_note
 from atlas.triage.plan import FILE_LIMIT, FORMAT, Plan, PlanError, build_plan
 from atlas.triage.project import Project
+from atlas.triage.settings import CONFIG_FILE
 from atlas.ui.jsonl import JsonlEvents, run_with_events
 from atlas.ui.render import make_console
 
@@ -63,7 +64,7 @@ def chosen_issues(project: Project, options: TriageOptions) -> list[Issue]:
         raise AtlasError("name the issues to triage (atlas triage 131 132) or use --untriaged")
     picked = []
     for issue in project.corpus.newest(10 * options.limit + 1000, state="open"):
-        if missing_groups(project.groups, issue.labels):
+        if missing_groups(project.groups, issue.labels) or not issue.labels:
             picked.append(issue)
             if len(picked) >= options.limit:
                 break
@@ -121,6 +122,9 @@ def _triage(options: TriageOptions, events: JsonlEvents | None) -> int:
         )  # fmt: skip
     try:
         project = Project.open(data, home)
+        if not project.groups:
+            # Without a group there is nothing to propose: say so at once instead of fitting a model for nothing.
+            raise AtlasError(no_groups_note(project.corpus.label_sets(), str(home / CONFIG_FILE)))
         issues = chosen_issues(project, options)
         plan = build_plan(project, issues, atlas_comments(home, data))
     except ToolError as exc:

@@ -88,6 +88,8 @@ def import_export(path: Path, target: Path, *, docs: Path | None) -> ImportRepor
     }
     if repo:
         state["repo"] = repo
+    # REST issue JSON counts comments and `gh issue list` leaves them out unless asked: then they are unknown.
+    state["comments_known"] = any(isinstance(item, dict) and isinstance(item.get("comments"), list) for item in items)
     # Without --docs, a re-import keeps the folder's docs as they are.
     write_dataset(target, converted.issues, docs=doc_files, state=state)
     shown = doc_files if doc_files is not None else _kept_docs(target)

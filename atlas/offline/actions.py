@@ -13,7 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from atlas.offline.labels import label_in_phrase, only_label_words
+from atlas.label_names import resolve_label
+from atlas.offline.label_usage import example_label
+from atlas.offline.labels import label_in_phrase, not_added, only_label_words
 from atlas.offline.lazy import lazy
 from atlas.offline.search import strip_quotes
 
@@ -230,9 +232,14 @@ def _take_labels(text: str, taken: Taken, labels: Sequence[str]) -> str:
             taken.labels += [(issue_id, label) for issue_id in ids]
             return text[: match.start()] + " " + text[match.end() :]
     verb = _LABEL_VERB_RE.search(text)
+    named = _WORDED_LABELS[0].search(text)
+    if verb and named and labels and len(named.group("phrase").split()) <= 3:
+        taken.notes.append(not_added(named.group("phrase"), labels))
+        return text[: verb.start()] + " " + text[verb.end() :]
     if verb:
+        example = example_label(labels)
         taken.notes.append(
-            "To add a label, name the issue and the label: `label #41 comp:core` or `add severity:S2 to issue 87`."
+            f"To add a label, name the issue and the label: `label #41 {example}` or `add {example} to 87`."
         )
         return text[: verb.start()] + " " + text[verb.end() :]
     return text
@@ -246,9 +253,9 @@ def _known(tokens: list[str], labels: Sequence[str], taken: Taken) -> list[str]:
     """The dataset's labels the tokens name; one it does not have is said in a note, never added."""
     found = []
     for token in tokens:
-        label = label_in_phrase(token, labels) if labels else token
+        label = (resolve_label(token, labels) or label_in_phrase(token, labels)) if labels else token
         if label:
             found.append(label)
         else:
-            taken.notes.append(f"There is no label `{token}` in this project, so I did not add it.")
+            taken.notes.append(not_added(token, labels))
     return found

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from atlas.label_names import label_value, split_label
 from atlas.offline.issue_refs import CODE_RE, issue_ids_in
 from atlas.offline.labels import label_from_token, labels_in_words
 from atlas.offline.lazy import lazy
@@ -113,8 +114,8 @@ class LabelRef:
 
 def _severity(number: str, labels: Sequence[str]) -> str | None:
     for label in labels:
-        prefix, _, value = label.partition(":")
-        if prefix.lower().startswith(("sev", "prio")) and value.lower().lstrip("s") == number:
+        prefix, value = split_label(label)
+        if (prefix or "").lower().startswith(("sev", "prio")) and value.lower().lstrip("sp") == number:
             return label
     return None
 
@@ -160,7 +161,7 @@ def _label_word(word: str, labels: Sequence[str]) -> str | None:
 
 def family_refs(text: str, labels: Sequence[str]) -> list[LabelRef]:
     """`the severity`, `its component`: a family of labels, read from the issue in the next round."""
-    prefixes = {label.partition(":")[0].lower() for label in labels}
+    prefixes = {label.partition(":")[0].lower() for label in labels if label_value(label) != label}
     found: list[LabelRef] = []
     for match in _FAMILY_RE.finditer(text):
         word = match.group(1).lower()

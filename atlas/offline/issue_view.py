@@ -77,10 +77,14 @@ def comment_markdown(comment: Mapping[str, Any]) -> str:
 def issue_markdown(data: Mapping[str, Any], *, with_comments: bool = True) -> str:
     """The issue as a maintainer reads it on the tracker: title, facts, body, then the thread."""
     count = data.get("comment_count")
-    count = count if isinstance(count, int) else len(data.get("comments") or [])
+    if count is None and "comment_count" in data:
+        said = "comments unknown (not in the data)"  # an export without comments: not "0 comments"
+    else:
+        count = count if isinstance(count, int) else len(data.get("comments") or [])
+        said = f"{count} comment{'' if count == 1 else 's'}"
     facts = (
         f"**{_flat(data.get('state'), 20)}** · opened by {_flat(data.get('author'), 60)} on "
-        f"{_when(data.get('created_at'))} · {count} comment{'' if count == 1 else 's'}"
+        f"{_when(data.get('created_at'))} · {said}"
     )
     parts = [f"### #{data.get('id', '?')} — {_flat(data.get('title'))}", facts, f"Labels: {_labels(data)}"]
     parts.append(quote(data.get("body", "")) if str(data.get("body", "")).strip() else "*No description.*")

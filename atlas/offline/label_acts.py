@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from atlas.offline.act import Act, targets
 from atlas.offline.entities import LabelRef, family_refs, label_refs
-from atlas.offline.labels import only_label_words
+from atlas.offline.labels import not_added, only_label_words
 from atlas.offline.later import Later
 from atlas.offline.lazy import lazy
 
@@ -102,8 +102,4 @@ def _op(ref: LabelRef, text: str) -> str:
 
 
 def _unknown(refs: Sequence[LabelRef], labels: Sequence[str]) -> list[str]:
-    return [
-        f"There is no label `{ref.label}` in this project, so I did not add it. Its labels: {', '.join(labels)}."
-        for ref in refs
-        if not ref.known
-    ]
+    return [not_added(ref.label, labels) for ref in refs if not ref.known]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
+from atlas.label_names import label_value, resolve_label, split_label, unknown_label
 from atlas.offline.lazy import lazy
 
 _TOKEN_RE = lazy(r"[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*")
@@ -42,10 +43,10 @@ def _singular(word: str) -> str:
 
 
 def label_from_token(token: str, labels: Sequence[str]) -> str | None:
-    """A `prefix:value` the user typed, as the real label it names (case and small typos forgiven)."""
+    """A `prefix:value` the user typed, as the real label it names (case, spacing and small typos forgiven)."""
+    if found := resolve_label(token, labels):
+        return found
     by_folded = {label.casefold(): label for label in labels}
-    if token.casefold() in by_folded:
-        return by_folded[token.casefold()]
     best = process.extractOne(token.casefold(), list(by_folded), scorer=fuzz.ratio, score_cutoff=LABEL_CUTOFF)
     return by_folded[best[0]] if best else None
 
@@ -54,8 +55,8 @@ def severity_label(text: str, labels: Sequence[str]) -> LabelHit | None:
     """`sev 1`, `sev1`, `severity S2`, `S3`: the severity label with that number, when the data has it."""
     for match in _SEVERITY_RE.finditer(text):
         number = match.group(1) or match.group(2)
-        wanted = next((label for label in labels if re.fullmatch(rf"\w+:s?{number}", label, re.IGNORECASE)), None)
-        if wanted and wanted.split(":")[0].lower().startswith(("sev", "prio")):
+        wanted = next((label for label in labels if re.fullmatch(rf"\w+\s*[:/]\s*[sp]?{number}", label, re.I)), None)
+        if wanted and (split_label(wanted)[0] or "").lower().startswith(("sev", "prio")):
             return LabelHit(wanted, match.start(), match.end(), True)
     return None
 
@@ -65,11 +66,12 @@ def labels_in_words(text: str, labels: Sequence[str]) -> list[LabelHit]:
     tokens = [(m.start(), m.end(), _singular(m.group(0).lower())) for m in re.finditer(r"[A-Za-z0-9]+", text)]
     owners: dict[str, list[str]] = {}
     for label in labels:
-        for word in set(_words(label.split(":", 1)[-1])):
+        for word in set(_words(label_value(label))):
             owners.setdefault(_singular(word), []).append(label)
     hits: list[LabelHit] = []
     for label in labels:
-        prefix, _, value = label.partition(":")
+        found_prefix, value = split_label(label)
+        prefix = found_prefix or ""
         value_words = [_singular(w) for w in _words(value)]
         if not value_words or value_words[0].isdigit() or re.fullmatch(r"s\d", value_words[0]):
             continue  # severities are read by number (`sev 1`), not by word
@@ -81,7 +83,7 @@ def labels_in_words(text: str, labels: Sequence[str]) -> list[LabelHit]:
         distinctive = any(len(owners.get(word, [])) == 1 for word in named)
         if exact or distinctive:
             start = min(s for s, _ in spans)
-            before = [(s, e) for s, e, word in tokens if e <= start and word == prefix.lower()]
+            before = [(s, e) for s, e, word in tokens if e <= start and prefix and word == prefix.lower()]
             if before and start - before[-1][1] <= 2:
                 start = before[-1][0]  # `comp core`: the prefix is part of the name
             hits.append(LabelHit(label, start, max(e for _, e in spans), exact))
@@ -122,3 +124,9 @@ def only_label_words(phrase: str, label: str) -> bool:
             continue
         return False
     return True
+
+
+def not_added(name: str, labels: Sequence[str]) -> str:
+    """`I did not add `bugg`: this project has no label 'bugg'; did you mean 'bug'?`: for the person who asked."""
+    said = unknown_label(name, labels, listed=False)
+    return f"I did not add `{name.strip()}`: {said}" + ("" if said.endswith("?") else ".")

@@ -10,19 +10,28 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from atlas.offline.labels import LabelHit, labels_in_words
+from atlas.label_names import label_value, resolve_label, split_label
+from atlas.offline.label_usage import issues_carrying
+from atlas.offline.labels import LabelHit, label_from_token, labels_in_words, severity_label
 from atlas.offline.lazy import lazy
 
-_SEARCH_NOUN_RE = lazy(r"\b(issues|bugs|tickets|reports|feature requests)\b", re.IGNORECASE)
+_SEARCH_NOUN_RE = lazy(
+    r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b", re.I
+)
 _SEARCH_VERB_RE = lazy(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
+_LABEL_LEAD = r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
 _LABEL_FILTER_RE = lazy(
-    r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
-    r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?",
+    _LABEL_LEAD + r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?",
     re.IGNORECASE,
 )
-_BARE_LABEL_RE = lazy(r"(?<![\w/])((?:comp|type|severity|area|kind|priority|status):[A-Za-z0-9][\w.-]*)", re.I)
+_NAMED_LABEL_RE = lazy(
+    _LABEL_LEAD + r"(?:(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|(?P<words>[\w.-]+(?:\s+[\w.-]+){0,3}))", re.IGNORECASE
+)
+"""`labelled "dataset request"`, `tagged good first issue`: a label of any spelling after a label word."""
+_BARE_LABEL_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
 _QUERY_LEAD_RE = lazy(
     r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
     r"referencing|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
@@ -60,7 +69,8 @@ _SEARCH_FILLER = frozenset(
     re.findall(
         r"\w+",
         """
-        find search look looking for list show me all any the issues bugs tickets reports open closed which what are
+        find search look looking for list show me all any the issues bugs tickets reports ones open closed which
+        what are
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest recent does mean means still this issue ticket from users user people unresolved resolved
         component components what's whats rn now currently right again also today every each everything
@@ -68,6 +78,8 @@ _SEARCH_FILLER = frozenset(
     )
 )
 """Words of a search request that are not its topic."""
+_KIND_WORDS = frozenset({"bugs", "feature", "requests"})
+"""Filler words that may still name a kind of issue the project has a label for."""
 
 
 @dataclass(frozen=True)
@@ -118,25 +130,43 @@ def _cannot_filter(text: str, notes: list[str]) -> str:
     return text
 
 
-def _word_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
+def _named_label(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
+    """A label named after a label word, as the project spells it, and the words left; a quoted name the
+    project does not have is kept as typed (the search then says which labels are near it)."""
+    match = _NAMED_LABEL_RE.search(text)
+    if match is None or not labels:
+        return None, text
+    if match.group("quoted"):
+        name = strip_quotes(match.group("quoted"))
+        label = resolve_label(name, labels) or name
+        return label, text[: match.start()] + " " + text[match.end("quoted") :]
+    words = list(re.finditer(r"[\w.-]+", match.group("words")))
+    for last in reversed(words):  # the longest run of words that names one label: `good first issue`
+        found = resolve_label(match.group("words")[: last.end()], labels)
+        if found:
+            return found, text[: match.start()] + " " + text[match.start("words") + last.end() :]
+    return None, text
+
+
+def _word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tuple[str | None, str]:
     """A label named in words before the topic (`postgres broker issues`, `cli bugs`), and the words left.
 
     A label all of whose words were named is taken over one named by a distinctive word only
-    (`redis bugs`: `type:bug`, the word `redis` stays the query); a component over a type.
+    (`redis bugs`: the label named `bug`, the word `redis` stays the query); the label on fewer issues leads.
     """
     lead = _QUERY_LEAD_RE.search(rest)
     scope = rest[: lead.start()] if lead else rest
-    hits = labels_in_words(scope, labels)
+    hits = [hit for hit in labels_in_words(scope, labels) if hit.exact or (not exact and _in_use(labels, hit.label))]
     if not hits and lead:  # "what's open on the scheduler": the whole topic is a label
         topic = lead.group("q").strip().rstrip("?.!")
-        whole = [hit for hit in labels_in_words(topic, labels) if hit.exact]
+        whole = [hit for hit in labels_in_words(topic, labels) if hit.exact and _in_use(labels, hit.label)]
         if whole and re.fullmatch(r"(?:the\s+)?[\w -]+", topic) and len(topic.split()) <= 3:
             return whole[0].label, rest[: lead.start()]
     if not hits:
         return None, rest
 
-    def rank(hit: LabelHit) -> tuple[bool, bool]:
-        return (not hit.exact, not hit.label.startswith("comp:"))
+    def rank(hit: LabelHit) -> tuple[bool, int]:
+        return (not hit.exact, issues_carrying(labels, hit.label))  # the most specific label leads
 
     best = min(hits, key=rank)
     if best.exact:
@@ -144,23 +174,69 @@ def _word_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
     return best.label, rest
 
 
+IN_USE = 5
+"""A label on fewer issues is not taken for a topic's words: `about arrow` on a project whose `arrow`
+label is on one issue is a search for the word."""
+
+
+def _in_use(labels: Sequence[str], label: str) -> bool:
+    carrying = issues_carrying(labels, label)
+    return carrying == 0 or carrying >= IN_USE  # 0: counts unknown, the label alone decides
+
+
+def _bare_label(text: str, labels: Sequence[str]) -> re.Match[str] | None:
+    """A `prefix:value` token whose prefix is one of the project's (`area:cli`; a URL's `https:` is not)."""
+    prefixes = {(split_label(label)[0] or "").casefold() for label in labels} - {""}
+    for found in _BARE_LABEL_RE.finditer(text):
+        if found.group(1).partition(":")[0].casefold() in prefixes:
+            return found
+    return None
+
+
+_KIND_RE = lazy(
+    r"(?:^|\b(?:the|all|any|open|closed|our|of|are|list|show|me|find)\s+)(?P<kind>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"\s*(?:\b(?:issues|ones|tickets|reports)\b|[?.!]*\s*$)",
+    re.IGNORECASE,
+)
+"""`the streaming ones`, `docs issues`, `open feature requests`: the words that say which kind of issue."""
+
+
+def _meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
+    """A label the project's words mean (`feature requests`: the label most such issues carry), and the words left."""
+    meaning = getattr(labels, "meaning", None)
+    lead = _QUERY_LEAD_RE.search(rest)
+    scope = rest[: lead.start()] if lead else rest
+    found = _KIND_RE.search(scope.strip())
+    if meaning is None or found is None:
+        return None, rest
+    words = [word for word in found.group("kind").split() if word.lower() not in _SEARCH_FILLER - _KIND_WORDS]
+    for size in range(len(words), 0, -1):
+        phrase = " ".join(words[-size:])
+        if label := meaning(phrase):
+            # `redis issues` meaning the label with `redis` in its name: the word stays the topic too,
+            # as when a label is named by a word only it has.
+            named = set(re.findall(r"[a-z0-9]+", label.casefold())) & set(re.findall(r"[a-z0-9]+", phrase.lower()))
+            return label, rest if named else re.sub(rf"\b{re.escape(phrase)}\b", " ", rest, count=1)
+    return None, rest
+
+
 def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search:
     """Search filters: state and label words, a limit, and the topic as the query."""
     counting = bool(_COUNT_RE.search(text))  # the most hits there are: fewer than that is every match
     text = _cannot_filter(text, notes)
-    label_match = _LABEL_FILTER_RE.search(text)
-    label = label_match.group("label") if label_match else None
-    rest = text[: label_match.start()] + " " + text[label_match.end() :] if label_match else text
-    if label is None and (found := _BARE_LABEL_RE.search(rest)):
+    label, rest = _named_label(text, labels)
+    label_match = None if label else _LABEL_FILTER_RE.search(text)
+    if label_match:
+        label = label_from_token(label_match.group("label"), labels) or label_match.group("label")
+        rest = text[: label_match.start()] + " " + text[label_match.end() :]
+    if label is None and (found := _bare_label(rest, labels)):
         label, rest = found.group(1), rest[: found.start()] + " " + rest[found.end() :]
-    elif label is None and (found := _SEVERITY_RE.search(rest)):
-        label, rest = f"severity:S{found.group('n')}", rest[: found.start()] + " " + rest[found.end() :]
-    if label is None and labels:
-        label, rest = _word_label(rest, labels)
-    if label is None and re.search(r"\bbugs?\b", rest, re.IGNORECASE):
-        label = "type:bug"
-    elif label is None and re.search(r"\bfeature requests?\b", rest, re.IGNORECASE):
-        label = "type:feature"
+    elif label is None and (found := _SEVERITY_RE.search(rest)) and (hit := severity_label(found.group(0), labels)):
+        label, rest = hit.label, rest[: found.start()] + " " + rest[found.end() :]
+    # A label named whole, then one the project's words mean, then one named by a word only it has.
+    for read in (partial(_word_label, exact=True), _meant_label, _word_label):
+        if label is None and labels:
+            label, rest = read(rest, labels)
     chosen, rest = _more_labels(rest, labels, label)
     label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
@@ -186,27 +262,25 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
     return Search(query=query or None, state=state, label=label, labels=tuple(chosen[1:]), limit=limit)
 
 
-_FAMILY_ORDER = ("comp", "sev", "prio", "type")
-"""Which label leads when several are named: the component, then the severity, then the type."""
-
-
 def _more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[list[str], str]:
-    """Every label the words name (the one found first included), the leading one first; their words out."""
+    """Every label the words name (the one found first included), the most specific (on fewest issues) first;
+    their words out."""
     from atlas.offline.entities import label_refs  # the entities module reads searches' words too
 
     found = [label] if label else []
     lead = _QUERY_LEAD_RE.search(rest)
     scope = rest[: lead.start()] if lead else rest
+    by_a_word = {(hit.start, hit.label) for hit in labels_in_words(scope, labels) if not hit.exact}
     for ref in reversed(label_refs(scope, labels, distinctive=True)):
-        if ref.known and ref.label not in found:
+        rare = (ref.start, ref.label) in by_a_word and not _in_use(labels, ref.label)
+        if ref.known and ref.label not in found and not rare:
             found.append(ref.label)
             rest = rest[: ref.start] + " " + rest[ref.end :]
     if len(found) > 1:
         for name in found:
-            for word in re.findall(r"[a-z0-9]+", name.partition(":")[2].lower()):
+            for word in re.findall(r"[a-z0-9]+", label_value(name).lower()):
                 rest = re.sub(rf"\b{re.escape(word)}s?\b", " ", rest, flags=re.IGNORECASE)
-    rank = {name: next((i for i, p in enumerate(_FAMILY_ORDER) if name.lower().startswith(p)), 9) for name in found}
-    return sorted(found, key=lambda name: rank[name]), rest
+    return sorted(found, key=lambda name: issues_carrying(labels, name)), rest
 
 
 def wants_search(text: str) -> bool:
@@ -216,6 +290,9 @@ def wants_search(text: str) -> bool:
         or _SEARCH_VERB_RE.search(text)
         or _LABEL_FILTER_RE.search(text)
         or re.search(
-            r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b", text, re.I
+            r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b"
+            r"|^\s*(?:the\s+)?(?:ones\s+)?(?:labell?ed|tagged)\b",
+            text,
+            re.I,
         )
     )

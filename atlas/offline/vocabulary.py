@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas import statefiles
+from atlas.offline.label_usage import ProjectLabels
 from atlas.offline.lazy import lazy
 
 _HEADING_RE = lazy(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
@@ -180,8 +181,10 @@ def _labels(data: Path) -> list[str]:
     database = data / "issues" / "orbit.db"
     try:
         statefiles.check_regular(database)
-        with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=0) as conn:
-            return [name for (name,) in conn.execute("SELECT name FROM labels ORDER BY name")]
+        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=0)) as conn:
+            carrying = "(SELECT count(*) FROM issue_labels il WHERE il.label_id = l.id)"
+            rows = conn.execute(f"SELECT name, {carrying} FROM labels l ORDER BY name").fetchall()
+        return ProjectLabels([name for name, _ in rows], database, {name: count for name, count in rows})
     except (sqlite3.Error, OSError):
         pass
     labels: set[str] = set()

@@ -43,7 +43,8 @@ def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:
     invalidates=changes_issue,
 )
 def post_comment(args: PostCommentArgs, ctx: ToolContext) -> dict[str, Any]:
-    """Post a comment on an Orbit issue. Only when the user asked for it; the user approves the exact text."""
+    """Post a comment on an issue of {project}. Only when the user asked for it; the user approves the exact
+    text."""
     if not ctx.idempotency_key:
         raise PermanentToolError("post_comment needs an idempotency key so it can never post twice; nothing was posted")
     if not args.body.strip():

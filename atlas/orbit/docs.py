@@ -137,7 +137,7 @@ def doc_tags(args: Any) -> set[str]:
 
 @tool(NoArgs, timeout_s=READ_TIMEOUT_S, cache_ttl_s=DOC_TTL_S, cache_tags=doc_tags)
 def list_docs(args: NoArgs, ctx: ToolContext) -> dict[str, Any]:
-    """List Orbit's docs: each doc id with its title and section headings."""
+    """List the docs of {project}: each doc id with its title and section headings."""
     docs = [load_doc(doc_id, path) for doc_id, path in doc_paths(ctx.data).items()]
     return {"docs": [{"id": doc.id, "title": doc.title, "headings": doc.subheadings()} for doc in docs]}
 
@@ -221,7 +221,7 @@ def section_text(doc: Doc, heading: Heading) -> str:
 
 @tool(DocSectionArgs, timeout_s=READ_TIMEOUT_S, untrusted=_doc_sources, cache_ttl_s=DOC_TTL_S, cache_tags=doc_tags)
 def get_doc_section(args: DocSectionArgs, ctx: ToolContext) -> dict[str, Any]:
-    """Read one section of an Orbit doc by heading (e.g. doc error-codes, heading ORB-1101).
+    """Read one section of a doc of {project} by heading (e.g. doc error-codes, heading ORB-1101).
 
     With heading null: the page's introduction and its headings."""
     paths = doc_paths(ctx.data)

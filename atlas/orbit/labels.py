@@ -19,7 +19,7 @@ from atlas.tools.registry import ToolContext, tool
 from atlas.tracker import open_tracker
 from atlas.tracker.journal import IssueBrief, MockTracker
 
-EXCLUSIVE_PREFIXES = ("severity:",)
+EXCLUSIVE_PREFIXES = ("severity:", "priority:")
 """Label families an issue has at most one of: adding one replaces the other."""
 
 
@@ -118,9 +118,10 @@ def preview_remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> str:
     invalidates=changes_issue,
 )
 def add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any]:
-    """Add one label to an Orbit issue. If the issue already has it, nothing changes (changed: false).
+    """Add one label to an issue of {project}. If the issue already has it, nothing changes (changed: false).
 
-    An issue has one severity: adding severity:S1 to an issue labelled severity:S2 replaces it."""
+    An issue has one severity or priority: adding one to an issue that has another (`severity:` or
+    `priority:` labels) replaces it."""
     tracker, issue, label, current = _target(ctx, args.issue_id, args.label)
     key = ctx.idempotency_key or f"auto-{uuid.uuid4().hex}"
     replaced = replaced_by(label, current)
@@ -142,7 +143,8 @@ def add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any]:
     invalidates=changes_issue,
 )
 def remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> dict[str, Any]:
-    """Remove one label from an Orbit issue. If the issue does not have it, nothing changes (changed: false)."""
+    """Remove one label from an issue of {project}. If the issue does not have it, nothing changes
+    (changed: false)."""
     tracker, issue, label, _ = _target(ctx, args.issue_id, args.label)
     key = ctx.idempotency_key or f"auto-{uuid.uuid4().hex}"
     return tracker.remove_label(issue, label, key=key, session=ctx.session)

@@ -26,6 +26,9 @@ from atlas.notices import warn
 from atlas.tools.definition import ToolDefinition
 
 ENTRY_POINT_GROUP = "atlas.tools"
+PROJECT_MARK = "{project}"
+"""Where a built-in tool's description names the project whose data it reads."""
+PROJECT_DEFAULT = "the project"
 BUILTIN_MODULES = (
     "atlas.orbit.issues",
     "atlas.orbit.docs",
@@ -116,11 +119,13 @@ class ToolSpec(Generic[ArgsT]):
             return self.input_schema
         return copy.deepcopy(_json_schema(self.args_model))
 
-    def definition(self) -> ToolDefinition:
-        """The tool as a model is told of it: data only."""
+    def definition(self, project: str = PROJECT_DEFAULT) -> ToolDefinition:
+        """The tool as a model is told of it: data only. A built-in tool's `{project}` names the active project
+        (a foreign schema's description is passed on as its server wrote it)."""
+        described = self.description.replace(PROJECT_MARK, project) if self.input_schema is None else self.description
         return ToolDefinition(
             name=self.name,
-            description=self.description,
+            description=described,
             parameters=self.parameters(),
             side_effect=self.side_effect,
             idempotent=self.idempotent,
@@ -235,7 +240,7 @@ class Registry(Mapping[str, ToolSpec[Any]]):
 
     def __init__(self, specs: Iterable[ToolSpec[Any]] = ()) -> None:
         self._specs: dict[str, ToolSpec[Any]] = {spec.name: spec for spec in specs}
-        self._definitions: tuple[ToolDefinition, ...] | None = None
+        self._definitions: tuple[str, tuple[ToolDefinition, ...]] | None = None
 
     def __getitem__(self, name: str) -> ToolSpec[Any]:
         return self._specs[name]
@@ -249,11 +254,12 @@ class Registry(Mapping[str, ToolSpec[Any]]):
     def __repr__(self) -> str:
         return f"Registry({sorted(self._specs)})"
 
-    def definitions(self) -> tuple[ToolDefinition, ...]:
-        """What a model is offered: each tool's definition, in the registry's order (made once)."""
-        if self._definitions is None:
-            self._definitions = tuple(spec.definition() for spec in self._specs.values())
-        return self._definitions
+    def definitions(self, project: str = PROJECT_DEFAULT) -> tuple[ToolDefinition, ...]:
+        """What a model is offered: each tool's definition, in the registry's order, naming `project` (made once
+        per project)."""
+        if self._definitions is None or self._definitions[0] != project:
+            self._definitions = (project, tuple(spec.definition(project) for spec in self._specs.values()))
+        return self._definitions[1]
 
     def filtered(self, keep: Callable[[ToolSpec[Any]], bool]) -> Registry:
         return Registry(spec for spec in self._specs.values() if keep(spec))

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from atlas.dataset_read import connect
 from atlas.errors import PermanentToolError
-
-SHOWN_LABELS = 40
+from atlas.label_names import resolve_label, unknown_label
 
 
 def dataset_labels(data: Path, home: Path) -> list[str]:
@@ -19,18 +18,10 @@ def dataset_labels(data: Path, home: Path) -> list[str]:
         return [str(row[0]) for row in conn.execute("SELECT name FROM labels ORDER BY name")]
 
 
-def _folded(label: str, *, spaces: bool) -> str:
-    folded = label.strip().casefold()
-    return folded if spaces else "".join(folded.split())
-
-
 def known_label(known: list[str], label: str, project: str) -> str:
-    """The one of `known` that `label` means: case forgiven, and spaces too when that leaves one match
-    (`Comp: Worker` is `comp:worker`); else a PermanentToolError that lists the project's labels."""
-    for spaces in (True, False):
-        matches = [name for name in known if _folded(name, spaces=spaces) == _folded(label, spaces=spaces)]
-        if len(matches) == 1:
-            return matches[0]
-    shown = ", ".join(known[:SHOWN_LABELS]) or "none"
-    more = f", … ({len(known) - SHOWN_LABELS} more)" if len(known) > SHOWN_LABELS else ""
-    raise PermanentToolError(f"{project} has no label {label!r}; its labels: {shown}{more}")
+    """The one of `known` that `label` means, as a person may spell it (`"Bug"`, `Comp: Worker`, `severity S1`,
+    `S1` when only one label has that value); else a PermanentToolError naming the nearest and the labels."""
+    found = resolve_label(label, known)
+    if found is None:
+        raise PermanentToolError(unknown_label(label, known, project))
+    return found

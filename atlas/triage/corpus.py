@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas.dataset import stored_digest
-from atlas.dataset_read import connect, db_for
+from atlas.dataset_read import comments_known, connect, db_for
 from atlas.dataset_source import dataset_identity
 from atlas.errors import ToolError
 from atlas.github.folder import read_state
@@ -172,6 +172,11 @@ class Corpus:
                     labels = str(names).split("\n") if names else []
                     change = self.changes.get(issue_id)
                     yield tuple(change.applied_to(labels) if change else labels)
+
+    def comments_known(self) -> bool:
+        """Whether the data holds the threads (an export may carry none: then who answered is unknown)."""
+        with connect(self.data, self.home) as conn:
+            return comments_known(conn, self.data)
 
     def count(self) -> int:
         with connect(self.data, self.home) as conn:

@@ -139,9 +139,10 @@ def build_plan(project: Project, issues: list[Issue], commented: dict[int, int])
     items: list[PlanItem] = []
     notes: list[str] = []
     threads = project.corpus.threads([issue.id for issue in issues])
+    known = project.corpus.comments_known()  # without the threads, whether anyone answered is unknown: no draft
     for proposal in propose(project, issues):
         issue = proposal.issue
-        answered = any(who != issue.author for who in threads[issue.id].authors) or commented.get(issue.id)
+        answered = any(who != issue.author for who in threads[issue.id].authors) or commented.get(issue.id) or not known
         more, said = items_for(project, proposal, len(items) + 1, comment_ok=not answered)
         items += more
         notes += said

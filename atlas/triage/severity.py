@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from atlas.label_names import label_value
 from atlas.triage.groups import LabelGroup
 
 SEVERITY_GROUPS = ("severity", "priority")
@@ -46,7 +47,7 @@ def scale(groups: list[LabelGroup]) -> list[str]:
 
 
 def _rank(label: str) -> tuple[int, float, str]:
-    value = label.partition(":")[2] or label
+    value = label_value(label)
     number = _NUMBER.search(value)
     if number:
         return (0, float(number.group()), value)

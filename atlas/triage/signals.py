@@ -1,9 +1,10 @@
 """The inbox: open issues that need a maintainer, and why, sorted by severity (`severity.py`) then age.
 
-Untriaged (an expected label group is empty), unanswered (nobody but the author has spoken),
-waiting on the reporter (the last word, someone else's, asked them something), new since the last
-inbox, stale (no activity for a while: shown, never closed). "Now" is the newest activity in the
-data, so a snapshot of a tracker reads as it did the day it was taken.
+Untriaged (an expected label group is empty, or no label at all), unanswered (nobody but the author
+has spoken), waiting on the reporter (the last word, someone else's, asked them something), new since
+the last inbox, stale (no activity for a while: shown, never closed). "Now" is the newest activity in
+the data, so a snapshot of a tracker reads as it did the day it was taken. Where the data holds no
+threads (an export without comments), nothing is said of answers or activity: it is not known.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ class InboxItem:
     reasons: tuple[str, ...]
     severity: Severity
     age_days: int
-    idle_days: int
+    idle_days: int | None
+    """None where the data holds no threads: the last activity is unknown."""
     new: bool
 
     def as_dict(self) -> dict[str, object]:
@@ -39,6 +41,7 @@ class InboxItem:
             "labels": list(self.issue.labels),
             "reasons": list(self.reasons),
             "new": self.new,
+            "answered": None if self.idle_days is None else "unanswered" not in self.reasons,
         }
 
 
@@ -53,12 +56,17 @@ def _when(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def reasons_for(project: Project, issue: Issue, thread: Thread, now: str, seen_until: str | None) -> list[str]:
+def reasons_for(project: Project, issue: Issue, thread: Thread | None, now: str, seen_until: str | None) -> list[str]:
+    """Why `issue` needs a look; `thread` None: the data holds no threads, so answers and activity are unknown."""
     settings = project.settings
     found = []
     missing = missing_groups(project.groups, issue.labels)
     if missing:
-        found.append("untriaged: no " + ", ".join(f"{g.name}:" for g in missing))
+        found.append("untriaged: no " + ", ".join(g.short for g in missing))
+    elif not issue.labels:
+        found.append("untriaged: no label")
+    if thread is None:
+        return found + (["new"] if seen_until is not None and issue.created_at > seen_until else [])
     others = [who for who in thread.authors if who != issue.author]
     if not others:
         found.append("unanswered")
@@ -80,15 +88,16 @@ def inbox(project: Project, *, seen_until: str | None, commented: set[int] | Non
     now = project.corpus.newest_activity()
     issues = list(project.corpus.newest(OPEN_MAX, state="open"))
     threads = project.corpus.threads([issue.id for issue in issues])
+    known = project.corpus.comments_known()
     items = []
     for issue in issues:
         thread = threads[issue.id]
         if commented and issue.id in commented:
             thread = Thread((*thread.authors, "atlas"), thread.times, thread.last_body)
-        reasons = reasons_for(project, issue, thread, now, seen_until)
+        reasons = reasons_for(project, issue, thread if known else None, now, seen_until)
         if not reasons:
             continue
-        idle = days_between(max([issue.created_at, *thread.times]), now)
+        idle = days_between(max([issue.created_at, *thread.times]), now) if known else None
         items.append(
             InboxItem(
                 issue,

@@ -49,9 +49,10 @@ def _missing(ctx: ToolContext, issue_id: int) -> LookupError:
 # Proposals and neighbours read the whole project's labels: any label change drops them (`issues`).
 @tool(SuggestArgs, timeout_s=TRIAGE_TIMEOUT_S, untrusted=_sources, cache_ttl_s=ISSUE_TTL_S, cache_tags=search_tags)
 def suggest_labels(args: SuggestArgs, ctx: ToolContext) -> dict[str, Any]:
-    """Propose labels for an issue's missing label groups (e.g. type:, comp:, severity:), learned from the
-    project's labelled issues: each with a confidence, the deciding words and similar issues that have it;
-    below the threshold no label ("needs a human"). Advice only: add a label with add_label if the user asks."""
+    """Propose labels for an issue's missing label groups (labels of one prefix, or flat labels that are one
+    choice, as learned from the data of {project}): each with a confidence, the deciding words and similar
+    issues that have it; below the threshold no label ("needs a human"). Advice only: add a label with
+    add_label if the user asks."""
     from atlas.triage.project import project_for
     from atlas.triage.proposals import propose
 

@@ -32,7 +32,7 @@ def test_offline_everything_is_named_and_works() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     names = [line.split()[1] for line in lines]
-    assert names == ["model", "api", "dataset", "state", "team", "plugins", "mcp", "telemetry", "versions"]
+    assert names == ["model", "api", "dataset", "project", "state", "team", "plugins", "mcp", "telemetry", "versions"]
     assert all(line.startswith("✓ ") and line == line.rstrip() for line in lines)
     home = os.environ["ATLAS_HOME"]
     docs = len(list((bundled_data_dir() / "docs").glob("*.md")))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -314,3 +315,21 @@ def test_an_api_that_is_not_there_is_one_line_and_nothing_written(
         "ConnectError"
     )
     assert not (tmp_path / "quill").exists()
+
+
+def test_a_sync_after_an_import_without_comments_makes_them_known(github: RunningFake, tmp_path: Path) -> None:
+    from atlas.dataset_read import comments_known, connect
+    from atlas.github.importer import import_export
+
+    export = tmp_path / "rest.json"
+    rest = [issue for issue in github.fake.issues.values() if "pull_request" not in issue]
+    export.write_text(json.dumps(rest), encoding="utf-8")  # REST issue JSON: comments are only counted
+    folder, home = tmp_path / "quill", tmp_path / "home"
+    import_export(export, folder, docs=None)
+    with connect(folder, home) as conn:
+        assert not comments_known(conn, folder)
+    with client_for(github) as client:
+        sync_repo(client, REPO, folder)
+    with connect(folder, home) as conn:
+        assert comments_known(conn, folder)
+        assert conn.execute("SELECT count(*) FROM comments").fetchone()[0] > 0

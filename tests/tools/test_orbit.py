@@ -182,8 +182,16 @@ def test_no_hits_is_ok_with_a_hint(ctx: ToolContext) -> None:
 
 
 def test_unknown_label_filter_lists_known_labels(ctx: ToolContext) -> None:
-    got = search_issues(SearchArgs(query="lease", label="bug"), ctx)
+    got = search_issues(SearchArgs(query="lease", label="wontfix"), ctx)
     assert got["hits"] == [] and "comp:core" in got["hint"]
+
+
+def test_a_label_filter_is_read_as_people_spell_it(ctx: ToolContext) -> None:
+    exact = search_issues(SearchArgs(query="lease", label="type:bug"), ctx)
+    for spelled in ("bug", "`Type: Bug`", '"type bug"'):
+        assert search_issues(SearchArgs(query="lease", label=spelled), ctx)["hits"] == exact["hits"] != []
+    near = search_issues(SearchArgs(query="lease", label="comp:schedular"), ctx)
+    assert near["hits"] == [] and "did you mean 'comp:scheduler'" in near["hint"]
 
 
 def test_untrusted_sources_are_named(ctx: ToolContext) -> None:

@@ -1,0 +1,48 @@
+"""Label groups inferred from how flat labels are used: labels that behave as one choice are a group."""
+
+from __future__ import annotations
+
+from atlas.triage.groups import learn_groups, missing_groups, one_choice
+
+
+def backlog() -> list[tuple[str, ...]]:
+    """Each issue one of four kinds; topics ride along with any kind; a third of the issues have no label."""
+    kinds = ["bug"] * 40 + ["enhancement"] * 30 + ["question"] * 10 + ["documentation"] * 8
+    issues: list[tuple[str, ...]] = []
+    for n, kind in enumerate(kinds):
+        topic = ("streaming",) if n % 3 == 0 else ("windows",) if n % 7 == 0 else ()
+        issues.append((kind, *topic))
+    return issues + [("streaming",)] * 4 + [()] * 45
+
+
+def test_flat_labels_that_are_one_choice_form_a_group_and_topics_stay_out() -> None:
+    assert one_choice(backlog(), set()) == ["bug", "enhancement", "question", "documentation"]
+    known = {label for labels in backlog() for label in labels}
+    (group,) = learn_groups(backlog(), known, {})
+    assert group.name == "kind" and group.inferred and group.always
+    assert group.shown == "kind (bug, enhancement, question, documentation)"
+    assert [g.name for g in missing_groups([group], ("streaming",))] == ["kind"]
+    assert not missing_groups([group], ("bug", "streaming"))
+
+
+def test_labels_that_often_come_together_are_not_one_choice() -> None:
+    together = [("bug", "enhancement")] * 20 + [("bug",)] * 20 + [("enhancement",)] * 20
+    assert one_choice(together, set()) == []
+
+
+def test_labels_on_few_of_the_labelled_issues_are_not_a_choice() -> None:
+    assert one_choice([("bug",)] * 10 + [("docs",)] * 2 + [("ci",)] * 90 + [("ci", "bug")] * 5, set()) == []
+
+
+def test_configured_groups_are_used_instead_of_inferred_ones() -> None:
+    known = {label for labels in backlog() for label in labels}
+    groups = learn_groups(backlog(), known, {"type": ("bug", "enhancement")})
+    assert [(g.name, g.labels, g.inferred) for g in groups] == [("type", ("bug", "enhancement"), False)]
+
+
+def test_prefixed_labels_keep_their_groups_and_flat_ones_join_as_a_choice() -> None:
+    issues = [("prio:high", "bug")] * 10 + [("prio:low", "feature")] * 10 + [("prio:low", "bug")] * 5
+    known = {"prio:high", "prio:low", "bug", "feature"}
+    groups = {g.name: g for g in learn_groups(issues, known, {})}
+    assert groups["prio"].labels == ("prio:high", "prio:low") and groups["prio"].short == "prio:"
+    assert groups["kind"].labels == ("bug", "feature") and groups["kind"].short == "kind"
