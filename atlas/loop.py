@@ -13,6 +13,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from atlas.config import BUNDLED_NAME, dataset_name
@@ -62,6 +63,11 @@ ORBIT = (
 def instructions_for(project: str) -> str:
     """The system prompt for the maintainers of `project` (the dataset's name)."""
     return _INSTRUCTIONS.format(about=ORBIT if project == BUNDLED_NAME else project, project=project)
+
+
+def dated(instructions: str, today: date | None = None) -> str:
+    """The instructions with today's date, which a model needs for `since last Monday` and `this month`."""
+    return f"{instructions}\n\nToday is {(today or date.today()).isoformat()}."
 
 
 INSTRUCTIONS = instructions_for(BUNDLED_NAME)
@@ -218,7 +224,7 @@ async def _run_rounds(
     for round_no in range(1, settings.max_rounds + 1):
         with question_deadline(_deadline_of(turn, settings)):
             reply = await model.respond(
-                instructions_for(dataset_name(executor.context.data)),
+                dated(instructions_for(dataset_name(executor.context.data))),
                 bound_history(history),
                 executor.registry.definitions(),
                 parallel_tool_calls=settings.parallel,

@@ -30,7 +30,8 @@ from atlas.offline.label_acts import label_change
 from atlas.offline.later import Later
 from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall, codes_in, doc_aliases, docs_in, read_lookups
-from atlas.offline.search import Search, search_in, wants_search
+from atlas.offline.requests import cannot_do
+from atlas.offline.search import Search, names_people_or_days, people_and_days, search_in, wants_search
 from atlas.offline.sections import content_words, heading_name
 from atlas.offline.topics import best_section
 from atlas.offline.vocabulary import Vocabulary
@@ -71,16 +72,19 @@ _ONLY_VERB_RE = lazy(
 _ANYTHING_RE = lazy(
     LEAD
     + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?))"
-    r"(?:\s+(?:open|closed|filed|in\s+the\s+tracker))?\s+(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
+    r"(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
+    r"(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
     re.I,
 )
-_DOCS_RE = lazy(r"\b(?:docs?|documentation|guide|manual|section|page)\b", re.I)
+_DOCS_RE = lazy(r"(?<![:/-])\b(?:docs?|documentation|guide|manual|section|page)\b(?![:/-]\w)", re.I)
+"""A doc named as what is wanted; `comp:docs` is a label, not a doc."""
 _DOC_ASK_RE = lazy(
-    r"\b(?:docs?|documentation|documented|document|guide|manual|page|section)\b|\bwhere\s+(?:do|does|is|are|can)\b"
+    r"(?<![:/-])\b(?:docs?|documentation|documented|document|guide|manual|page|section)\b(?![:/-]\w)|\bwhere\s+(?:do|does|is|are|can)\b"
     r"|\bhow\s+(?:(?:do|can|should|would|does)\s+)?(?:i|we|you|it|one)\b|\bhow\s+to\b|\bwhat\s+does\b.+\bdo\b"
     r"|\b(?:explains?|describes?|covers?)\b",
     re.I,
 )
+_RANKING_RE = lazy(r"\b(?:most|top|rank(?:ed|ing)?|leaderboard)\b", re.I)
 _ISSUE_PRONOUN_RE = lazy(r"\b(?:it|its|them|both|that\s+one|this\s+one)\b", re.I)
 """`explain the codes it cites` after `show 41`: a request about the issue named before, not a doc ask."""
 _ERROR_WORDS_RE = lazy(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\b", re.I)
@@ -126,6 +130,10 @@ def act_of(
         return act
     if _MEANING_RE.search(text) and not issue_refs(text) and (act := _label_meaning(text, vocabulary)):
         return act
+    notes: list[str] = []
+    ranking = _RANKING_RE.search(text) and not issue_refs(text)
+    if ranking and (rest := cannot_do(text, notes)) != text and not re.search(r"\w", rest):
+        return Act("none", typed, notes=notes)  # `who reported the most bugs?`: a ranking no search makes
     about_issue = bool(issue_refs(text)) or bool(context and _ISSUE_PRONOUN_RE.search(text))
     # `which doc explains how many connections …`: a doc named as what is wanted comes before a count
     doc_named = _DOCS_RE.search(text) and not about_issue and not CODE_RE.search(text)
@@ -134,9 +142,8 @@ def act_of(
     if _NEWEST_RE.search(text) and not issue_refs(text):
         return _newest(text, vocabulary.labels)
     if _COUNT_RE.search(text) and not issue_refs(text):
-        notes: list[str] = []
         return Act("count", typed, search=search_in(request.unmasked(text), notes, vocabulary.labels), notes=notes)
-    if _SYMPTOM_ASK_RE.search(text) and not issue_refs(text):
+    if _SYMPTOM_ASK_RE.search(text) and not issue_refs(text) and not names_people_or_days(text):
         return Act("symptom", typed)
     if (
         _DOC_ASK_RE.search(text)
@@ -157,7 +164,9 @@ def _search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | No
     notes: list[str] = []
     typed = request.unmasked()
     if _ANYTHING_RE.match(text) and not _DOCS_RE.search(text):
-        words = _ANYTHING_RE.sub("about ", text, count=1)
+        state = match.group("state") if (match := _ANYTHING_RE.match(text)) else None
+        lead = f"{state} about " if state in {"open", "closed"} else "about "  # `anything open on …`: still open
+        words = _ANYTHING_RE.sub(lead, text, count=1)
         return Act("search", typed, search=search_in(words, notes, vocabulary.labels), notes=notes)
     if _is_search(text, vocabulary.labels):
         search = search_in(request.unmasked(text), notes, vocabulary.labels)
@@ -258,16 +267,24 @@ def _doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | Non
 
 
 def _only_filters(text: str, labels: Sequence[str]) -> bool:
-    """`open S1s?`, `closed comp:api`: nothing but a state and labels, which is a search."""
+    """`open S1s?`, `are there any open S1s since Monday?`, `closed comp:api`: nothing but a state, labels, an
+    author or a time, asked for or asked about, which is a search."""
     refs = [ref for ref in label_refs(text, labels, words=False) if ref.known]
     if not refs:
         return False
     rest = text
     for ref in sorted(refs, key=lambda r: -r.start):
         rest = rest[: ref.start] + " " + rest[ref.end :]
-    return not re.sub(
-        r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?)\b|[^\w]", "", rest, flags=re.I
-    )
+    rest, _ = people_and_days(rest, [])
+    return not _FILTER_FILLER_RE.sub("", rest)
+
+
+_FILTER_FILLER_RE = lazy(
+    r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?|are|is|there|do|we|have|got|"
+    r"anything|still|with|labell?ed|tagged|label|what|which|rn|now|currently|right)\b|[^\w]",
+    re.I,
+)
+"""Words that ask whether issues exist or to see them: `are there any`, `still`, `rn`."""
 
 
 def _is_search(text: str, labels: Sequence[str]) -> bool:

@@ -249,7 +249,10 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
     hits = hits if isinstance(hits, list) else []
     limit = call.arguments.get("limit") or default
     lines = [f"### Search: {describe_call(call)}", ""]
-    if not hits:
+    total = data.get("total") if isinstance(data, Mapping) else None
+    if isinstance(total, int) and not isinstance(total, bool):
+        lines.append(f"{total:,} issue{' matches' if total == 1 else 's match'}.")
+    elif not hits:
         lines.append("No issues matched.")
     elif len(hits) < limit:  # fewer than asked for: that is every match
         lines += [f"{len(hits)} issue{'s' if len(hits) > 1 else ''} matched:", ""]
