@@ -21,7 +21,7 @@ from atlas.events import Listener, TextDelta
 from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.offline.answer import ToolReading, chunks, issue_text, render
 from atlas.offline.compose import read_question
-from atlas.offline.later_answer import later_parts
+from atlas.offline.later_answer import later_parts, unplanned_parts
 from atlas.offline.ordinals import with_ordinals
 from atlas.offline.plan import MAX_CITED_CODES, Plan, PlannedCall, code_call, codes_in, with_references
 from atlas.tools.definition import ToolDefinition
@@ -132,7 +132,13 @@ class OfflinePlanner:
             ]
             return ModelTurn(calls=calls, usage=Usage(0, 0))
         text = "\n\n".join(
-            part for part in [render(plan, outcomes, tools), *later_parts(plan, outcomes, tools)] if part
+            part
+            for part in [
+                render(plan, outcomes, tools),
+                *later_parts(plan, outcomes, tools),
+                *unplanned_parts(plan, outcomes),
+            ]
+            if part
         )
         if events is not None:
             for piece in chunks(text):
