@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from atlas.offline.act import LEAD, PRONOUN_RE, Act, targets
+from atlas.offline.backlog import backlog_act
 from atlas.offline.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help
 from atlas.offline.conditions import (
     CONDITION_RE,
@@ -45,12 +46,19 @@ _READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|wh
 _COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.I)
 _SUGGEST_RE = lazy(
     r"\b(?:what|which)\s+labels?\b|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
-    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b|\btriage\s+#?\d",
+    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b",
     re.I,
 )
 _SIMILAR_RE = lazy(
     r"\b(?:duplicates?|dupes?|dup|similar|same\s+as|related\s+(?:issues?|to)|already\s+(?:reported|filed)\s+as)\b", re.I
 )
+_ABOUT_THE_ONE_BEFORE_RE = lazy(
+    r"\b(?:similar|related|duplicate|dupe)\s+(?:ones?|issues?|tickets?|reports?|bugs?)\b|\bany\s+(?:duplicates|dupes)\b"
+    r"|\b(?:duplicates|dupes)\s*\??\s*$|\b(?:ones?|issues?)\s+like\s+(?:it|this|that)\b"
+    r"|\b(?:labels?\s+(?:would|should)\s+(?:fit|suit|apply)|suggest(?:ed)?\s+labels?)\s*\??\s*$",
+    re.I,
+)
+"""A similar-issues or label question that names no issue: about the one talked of just before."""
 _SYMPTOM_ASK_RE = lazy(
     r"\bthere\s+(?:is|are)\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b"
     r"|\bknown\s*\w*\s*\?|\b(?:issue|ticket)s?\s*\?\s*$"
@@ -109,6 +117,7 @@ def act_of(
     vocabulary: Vocabulary,
     tools: frozenset[str],
     before: Act | None,
+    earlier: Sequence[int] = (),
 ) -> Act:
     """What the request does; a lookup unless its words ask for one of the acts below."""
     typed = request.unmasked()
@@ -126,7 +135,9 @@ def act_of(
             return Act("none", typed, notes=[comment_help(targets(text, context))])
     if not QUESTION_RE.match(text) and (act := label_change(text, context, vocabulary.labels)):
         return only_the(text, act)
-    if act := _triage_read(text, context, tools):
+    if act := backlog_act(text, typed):
+        return act
+    if act := _triage_read(text, context, tools, earlier):
         return act
     if _MEANING_RE.search(text) and not issue_refs(text) and (act := _label_meaning(text, vocabulary)):
         return act
@@ -192,8 +203,12 @@ def _conditional_act(
     return None
 
 
-def _triage_read(text: str, context: Sequence[int], tools: frozenset[str]) -> Act | None:
+def _triage_read(text: str, context: Sequence[int], tools: frozenset[str], earlier: Sequence[int] = ()) -> Act | None:
+    """`is #109 a duplicate?`, `what labels fit #130?`; with no issue named, `and the similar ones?` asks about the
+    issue of the request before, or of the conversation's earlier messages."""
     ids = issue_refs(text) or (list(context) if PRONOUN_RE.search(text) else [])
+    if not ids and _ABOUT_THE_ONE_BEFORE_RE.search(text):
+        ids = list(context or earlier)[:1]
     if not ids:
         return None
     if _SUGGEST_RE.search(text):

@@ -13,7 +13,7 @@ Plans come from the user's words; round two looks only at what round one read, a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from atlas.config import data_dir
@@ -34,10 +34,16 @@ MAX_PASTED_CODES = 2
 
 
 def read_question(
-    question: str, vocabulary: Vocabulary | None = None, available: Iterable[str] = (), *, suggest: bool = True
+    question: str,
+    vocabulary: Vocabulary | None = None,
+    available: Iterable[str] = (),
+    *,
+    suggest: bool = True,
+    earlier: Sequence[int] = (),
 ) -> Plan:
     """Everything the message asks for; `available`: the tools of the registry (triage reads need theirs);
-    `suggest`: when nothing was understood, find the nearest requests that are."""
+    `suggest`: when nothing was understood, find the nearest requests that are; `earlier`: the issues the
+    conversation's earlier messages named last (`and the similar ones?`)."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     message = split_message(plain(question))
     tools = frozenset(available)
@@ -46,7 +52,7 @@ def read_question(
     for request in message.requests:
         request.text = known_codes(request.text, vocabulary)
         text = corrected(spelled_out(request.text), vocabulary.words)
-        act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None)
+        act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None, earlier)
         acts.append(act)
         named = _referents(text)
         if named or act.targets or act.issue_ids:

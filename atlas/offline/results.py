@@ -70,6 +70,55 @@ def proposals_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     return "\n".join([*lines, *_note(data)])
 
 
+def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
+    """`list_inbox`: how many need a look and why, then each issue with its severity, age and reasons."""
+    only = call.arguments.get("only")
+    counts = _mapping(data.get("counts"))
+    why = ", ".join(f"{one_line(reason, 40)} {count}" for reason, count in counts.items())
+    total = data.get("total", "?")
+    head = f"### Inbox{f' · {only}' if only else ''}: {total} open issue{'' if total == 1 else 's'} need a look"
+    lines = [head + (f" (of all reasons: {why})" if why else ""), ""]
+    issues = [item for item in data.get("issues") or [] if isinstance(item, Mapping)]
+    if not issues:
+        lines.append("Nothing needs you here: every open issue is labelled, answered and active.")
+    for item in issues:
+        severity = item.get("severity") or ("severity unknown" if item.get("severity_unknown") else "no severity")
+        labels = ", ".join(f"`{one_line(x, 60)}`" for x in item.get("labels") or []) or "no labels"
+        reasons = "; ".join(one_line(r, 80) for r in item.get("reasons") or [])
+        lines.append(
+            f"- #{item.get('id')} {one_line(item.get('title'), 100)} — {one_line(severity, 40)}, "
+            f"{item.get('age_days', '?')} days old (idle {item.get('idle_days', '?')}), {labels}: {reasons}"
+            + (" · new" if item.get("new") else "")
+        )
+    if isinstance(total, int) and total > len(issues):
+        command = "atlas inbox" + (f" --only {only}" if only else "")
+        lines += ["", f"{total - len(issues)} more not shown here: `{command}` lists every one."]
+    return "\n".join(lines)
+
+
+def triage_plan_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
+    """`plan_triage`: the numbered actions with why, what needs a human, and how to apply it."""
+    ids = ", ".join(f"#{n}" for n in data.get("issues") or [])
+    lines = [f"### Triage plan for {ids or 'no issue'}", ""]
+    actions = [a for a in data.get("actions") or [] if isinstance(a, Mapping)]
+    if not actions:
+        lines.append("Nothing to do: no label above the threshold and no comment worth drafting.")
+    for action in actions:
+        arguments = _mapping(action.get("arguments"))
+        head = f"{action.get('n')}. #{action.get('issue_id')}"
+        why = one_line(action.get("why"), 200)
+        if action.get("tool") == "add_label":
+            lines.append(f"{head} add label `{one_line(arguments.get('label'), 60)}` — {why}")
+        else:
+            lines.append(f"{head} `{one_line(action.get('tool'), 40)}` — {why}")
+            if arguments.get("body"):
+                lines += ["", quoted(str(arguments["body"]), 1200), ""]
+    humans = [one_line(note, 200) for note in data.get("needs_a_human") or []]
+    if humans:
+        lines += ["", "Needs a human: " + "; ".join(humans) + "."]
+    return "\n".join([*lines, *_note(data)])
+
+
 def data_section(call: PlannedCall, data: Any) -> str:
     """Any read's data as it came: one line per field, nested fields indented, quoted as outsiders' text."""
     lines = _lines(data, 0)
@@ -105,6 +154,10 @@ def _scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def _note(data: Mapping[str, Any]) -> list[str]:
     return ["", f"Note: {one_line(data['note'], 300)}"] if data.get("note") else []
 
@@ -112,4 +165,6 @@ def _note(data: Mapping[str, Any]) -> list[str]:
 _FORMS: dict[str, Callable[[PlannedCall, Mapping[str, Any]], str]] = {
     "find_similar": similar_section,
     "suggest_labels": proposals_section,
+    "list_inbox": inbox_section,
+    "plan_triage": triage_plan_section,
 }

@@ -23,6 +23,8 @@ SUMMARISED_BY_TOOL: dict[str, tuple[set[str], str]] = {
     "list_docs": ({"headings"}, "sections)"),  # each doc's sections counted: `(12 sections)`
     "search_issues": ({"snippet"}, SNIPPETS_LEFT_OUT),
     "get_doc_section": ({"title"}, "### error-codes ›"),  # the doc named by its id
+    "list_inbox": ({"note"}, "more not shown here: `atlas inbox` lists every one."),
+    "plan_triage": ({"tool"}, "add label `"),  # each action said in words
 }
 """Per tool, the fields the answer summarises, and the words that say so."""
 LONG_TEXT = 100

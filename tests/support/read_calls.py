@@ -11,5 +11,7 @@ READ_REQUESTS: dict[str, tuple[str, dict[str, Any]]] = {
     "get_doc_section": ("what is ORB-1101?", {"doc_id": "error-codes", "heading": "ORB-1101"}),
     "find_similar": ("which issues are duplicates of #41?", {"issue_id": 41}),
     "suggest_labels": ("suggest labels for #145", {"issue_id": 145}),
+    "list_inbox": ("what needs my attention?", {}),
+    "plan_triage": ("triage 159 and 160", {"issue_ids": [159, 160]}),
 }
 """Every read tool of the registry is here (a test checks it), so a new one cannot be dropped from answers."""
