@@ -24,7 +24,7 @@ from atlas.offline.conditions import (
     otherwise,
     whichever,
 )
-from atlas.offline.entities import issue_refs, label_refs
+from atlas.offline.entities import action_targets, issue_refs, label_refs
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.issue_refs import CODE_RE
 from atlas.offline.label_acts import label_change
@@ -59,6 +59,12 @@ _ABOUT_THE_ONE_BEFORE_RE = lazy(
     re.I,
 )
 """A similar-issues or label question that names no issue: about the one talked of just before."""
+_SAME_RE = lazy(
+    r"\b(?:the\s+)?same(?:\s+(?:comment|text|message|note|reply|thing|words))?\s+(?:on|to|under|for|in)\b"
+    r"|\b(?:post|leave|put|add|do|repeat|copy|apply)\s+(?:it|that|this)\s+(?:on|to|under)\s+(?:issue\s+)?#?\d",
+    re.I,
+)
+"""The action just before, again: `the same on 87`, `post it on #92 too`."""
 _SYMPTOM_ASK_RE = lazy(
     r"\bthere\s+(?:is|are)\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b"
     r"|\bknown\s*\w*\s*\?|\b(?:issue|ticket)s?\s*\?\s*$"
@@ -128,6 +134,8 @@ def act_of(
     if (terse := ISSUE_QUOTE_RE.match(text)) and len(quoted_texts(request)) == 1:
         issue_id = int(terse.group(1))  # `87: 'backoff fix lands in 2.8.4'`
         return Act("comment", typed, targets=[issue_id], comments=[(issue_id, quoted_texts(request)[0])])
+    if act := _same_again(text, typed, before):
+        return act
     if COMMENT_RE.match(text) and not DRAFT_RE.search(text):
         if act := comment_act(request, text, context):
             return only_the(text, act)
@@ -168,6 +176,19 @@ def act_of(
     if context and _ONLY_VERB_RE.fullmatch(text):
         return Act("none", typed)  # `#77 needs S2, label it`: the verb the request before already served
     return Act("lookup", typed, issue_ids=issue_refs(text) if _READ_START_RE.match(text) else [])
+
+
+def _same_again(text: str, typed: str, before: Act | None) -> Act | None:
+    """`… and post the same on 87`, `same comment on #87 and #92`, `label 41 comp:core and the same on 87`: what the
+    request just before did (its comment, else its labels), on the issues this one names."""
+    ids = action_targets(text)
+    if before is None or not ids or not _SAME_RE.search(text) or not (before.comments or before.labels):
+        return None
+    if before.comments:
+        body = before.comments[-1][1]
+        return Act("comment", typed, targets=ids, comments=[(issue_id, body) for issue_id in ids])
+    labels = list(dict.fromkeys(label for _, label in before.labels))
+    return Act("labels", typed, targets=ids, labels=[(issue_id, label) for issue_id in ids for label in labels])
 
 
 def _search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | None:

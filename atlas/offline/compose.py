@@ -51,7 +51,7 @@ def read_question(
     context: list[int] = []
     for request in message.requests:
         request.text = known_codes(request.text, vocabulary)
-        text = corrected(spelled_out(request.text), vocabulary.words)
+        text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None, earlier)
         acts.append(act)
         named = _referents(text)
@@ -86,6 +86,14 @@ def read_question(
 
         plan.suggestions = nearest_requests(question, vocabulary, understood)
     return plan
+
+
+def one_list(text: str) -> str:
+    """`tag 41, 48, 109 as worker`: issue numbers listed with commas are one list, as `41 48 109` is."""
+    return _LISTED_RE.sub(r"\1 ", text)
+
+
+_LISTED_RE = lazy(r"(?<![\w.:/-])(#?\d{1,5})\s*,\s*(?=#?\d{1,5}(?![\w.:/%-]|\.\d))")
 
 
 def _referents(text: str) -> list[int]:

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from atlas.executor.executor import ToolExecutor
-from atlas.loop import run_turn
-from atlas.offline import OfflinePlanner
 from atlas.offline.compose import read_question
-from atlas.tools.registry import Registry, ToolContext, load_registry
+from atlas.tools.registry import Registry, load_registry
 from tests.offline.test_offline import run_to_answer
 
 TOOLS = frozenset({"get_issue", "search_issues", "find_similar", "suggest_labels", "list_inbox", "plan_triage"})
@@ -65,16 +60,3 @@ def test_the_inbox_and_the_plan_are_in_the_answer(tools: Registry) -> None:
     _, plan = run_to_answer("triage #160", tools)
     assert "### Triage plan for #160" in plan and "add label `type:feature`" in plan
     assert "nothing was changed" in plan and "atlas triage 160" in plan
-
-
-def test_a_chat_follow_up_asks_about_the_issue_of_the_message_before(tmp_path: Path) -> None:
-    executor = ToolExecutor(load_registry([]).read_only(), session="s1", context=ToolContext(home=tmp_path))
-    history: list[dict[str, Any]] = []
-    model = OfflinePlanner()
-    asyncio.run(run_turn("show #41", history, model=model, executor=executor, session="s1"))
-    similar = asyncio.run(run_turn("and the similar ones?", history, model=model, executor=executor, session="s1"))
-    assert [(c.name, c.arguments) for c in similar.calls][-1] == ("find_similar", {"issue_id": 41})
-    assert "### Similar to #41" in similar.answer
-    labels = asyncio.run(run_turn("what labels would fit?", history, model=model, executor=executor, session="s1"))
-    assert ("suggest_labels", {"issue_id": 41}) in [(c.name, c.arguments) for c in labels.calls]
-    assert "### Labels for #41" in labels.answer

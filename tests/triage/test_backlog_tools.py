@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
-from atlas.tools.registry import ToolContext
+from atlas.config import bundled_data_dir
+from atlas.executor.executor import ToolExecutor
+from atlas.loop import run_turn
+from atlas.offline import OfflinePlanner
+from atlas.tools.registry import ToolContext, load_registry
 from atlas.triage.backlog_tools import InboxArgs, TriageArgs, list_inbox, plan_triage
 from tests.support.run import atlas_env, invoke
 from tests.tools.dataset_factory import make_dataset
@@ -53,3 +58,18 @@ def test_plan_triage_is_the_dry_run_s_plan_and_changes_nothing(tmp_path: Path) -
     backlog_plan = plan_triage(TriageArgs(untriaged=True, limit=5), ctx)
     assert 7 in backlog_plan["issues"] and "--untriaged --limit 5" in backlog_plan["note"]
     assert plan_triage(TriageArgs(), ctx)["actions"] == []
+
+
+def test_a_chat_follow_up_asks_about_the_issue_of_the_message_before(home: Path) -> None:
+    """In `atlas chat` (the same loop, one history): `and the similar ones?` after `show #41`."""
+    context = ToolContext(data=bundled_data_dir(), home=home)
+    executor = ToolExecutor(load_registry([]).read_only(), session="s1", context=context)
+    history: list[dict[str, Any]] = []
+    model = OfflinePlanner()
+    asyncio.run(run_turn("show #41", history, model=model, executor=executor, session="s1"))
+    similar = asyncio.run(run_turn("and the similar ones?", history, model=model, executor=executor, session="s1"))
+    assert [(c.name, c.arguments) for c in similar.calls][-1] == ("find_similar", {"issue_id": 41})
+    assert "### Similar to #41" in similar.answer
+    labels = asyncio.run(run_turn("what labels would fit?", history, model=model, executor=executor, session="s1"))
+    assert ("suggest_labels", {"issue_id": 41}) in [(c.name, c.arguments) for c in labels.calls]
+    assert "### Labels for #41" in labels.answer
