@@ -13,6 +13,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +75,11 @@ NO_COMMENTS = (
     "Whether anyone answered an issue, who, and when, is unknown: say so, and never call an issue "
     "unanswered or count its comments as zero."
 )
+
+
+def dated(instructions: str, today: date | None = None) -> str:
+    """The instructions with today's date, which a model needs for `since last Monday` and `this month`."""
+    return f"{instructions}\n\nToday is {(today or date.today()).isoformat()}."
 
 
 INSTRUCTIONS = instructions_for(BUNDLED_NAME)
@@ -230,7 +236,7 @@ async def _run_rounds(
     for round_no in range(1, settings.max_rounds + 1):
         with question_deadline(_deadline_of(turn, settings)):
             reply = await model.respond(
-                instructions_for(dataset_name(executor.context.data), data=executor.context.data),
+                dated(instructions_for(dataset_name(executor.context.data), data=executor.context.data)),
                 bound_history(history),
                 executor.registry.definitions(dataset_name(executor.context.data)),
                 parallel_tool_calls=settings.parallel,

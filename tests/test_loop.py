@@ -7,6 +7,7 @@ import json
 import sqlite3
 import threading
 import time
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from atlas.errors import ConfigError
 from atlas.events import RoundStarted
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
-from atlas.loop import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, INSTRUCTIONS, TurnSettings, bound_history, run_turn
+from atlas.loop import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, INSTRUCTIONS, TurnSettings, bound_history, dated, run_turn
 from atlas.runtime import record_turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from tests.support.heard import Heard
@@ -126,7 +127,8 @@ def test_a_plain_answer_takes_one_round_and_is_streamed() -> None:
     assert result.answer == "Hello **maintainer**." == "".join(heard.texts())
     assert (result.rounds, result.finished, result.calls) == (1, True, [])
     assert history == [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello **maintainer**."}]
-    assert model.requests[0].instructions == INSTRUCTIONS
+    assert model.requests[0].instructions == dated(INSTRUCTIONS)
+    assert f"Today is {date.today().isoformat()}." in model.requests[0].instructions
     assert model.requests[0].items == [{"role": "user", "content": "hi"}]
     model.assert_consumed()
 

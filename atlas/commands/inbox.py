@@ -8,21 +8,11 @@ from atlas.json_out import print_json
 from atlas.notices import warn
 from atlas.triage.groups import no_groups_note
 from atlas.triage.memory import last_seen, remember_seen
+from atlas.triage.own_writes import commented_through_atlas
 from atlas.triage.project import Project
 from atlas.triage.settings import CONFIG_FILE
 from atlas.triage.signals import InboxItem, inbox
 from atlas.ui.render import data_table, make_console
-
-
-def commented_through_atlas(project: Project) -> set[int]:
-    from atlas.dataset_source import dataset_identity
-    from atlas.tracker.journal import MockTracker
-
-    try:
-        records = MockTracker(project.corpus.home, dataset_identity(project.corpus.data)).records()
-    except ToolError:
-        return set()
-    return {r["issue_id"] for r in records if r["action"] == "post_comment"}
 
 
 def _severity(item: InboxItem) -> str:

@@ -20,9 +20,9 @@ from atlas.errors import AtlasError, ToolError
 from atlas.json_out import print_json
 from atlas.policy.load import load_policy
 from atlas.sanitize import clean, clean_line, write_line
-from atlas.tracker.journal import MockTracker
 from atlas.triage.corpus import Issue
-from atlas.triage.groups import missing_groups, no_groups_note
+from atlas.triage.groups import no_groups_note
+from atlas.triage.own_writes import atlas_comments, untriaged
 from atlas.triage.plan import FILE_LIMIT, FORMAT, Plan, PlanError, build_plan
 from atlas.triage.project import Project
 from atlas.triage.settings import CONFIG_FILE
@@ -41,34 +41,13 @@ class TriageOptions:
     jsonl: bool = False
 
 
-def atlas_comments(home: Path, data: Path) -> dict[int, int]:
-    """How many comments Atlas posted on each issue of `data` (a plan drafts no second one)."""
-    from atlas.dataset_source import dataset_identity
-
-    try:
-        records = MockTracker(home, dataset_identity(data)).records()
-    except ToolError:
-        return {}
-    counts: dict[int, int] = {}
-    for record in records:
-        if record["action"] == "post_comment":
-            counts[record["issue_id"]] = counts.get(record["issue_id"], 0) + 1
-    return counts
-
-
 def chosen_issues(project: Project, options: TriageOptions) -> list[Issue]:
     if options.issues:
         found = [project.issue(issue_id) for issue_id in dict.fromkeys(options.issues)]
         return found[: options.limit]
     if not options.untriaged:
         raise AtlasError("name the issues to triage (atlas triage 131 132) or use --untriaged")
-    picked = []
-    for issue in project.corpus.newest(10 * options.limit + 1000, state="open"):
-        if missing_groups(project.groups, issue.labels) or not issue.labels:
-            picked.append(issue)
-            if len(picked) >= options.limit:
-                break
-    return picked
+    return untriaged(project, options.limit)
 
 
 def print_plan(plan: Plan, *, as_json: bool) -> None:

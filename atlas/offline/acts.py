@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from atlas.offline.act import LEAD, PRONOUN_RE, Act, targets
+from atlas.offline.backlog import backlog_act
 from atlas.offline.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help
 from atlas.offline.conditions import (
     CONDITION_RE,
@@ -23,14 +24,15 @@ from atlas.offline.conditions import (
     otherwise,
     whichever,
 )
-from atlas.offline.entities import issue_refs, label_refs
+from atlas.offline.entities import action_targets, issue_refs, label_refs
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.issue_refs import CODE_RE
 from atlas.offline.label_acts import label_change
 from atlas.offline.later import Later
 from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall, codes_in, doc_aliases, docs_in, read_lookups
-from atlas.offline.search import Search, search_in, wants_search
+from atlas.offline.requests import cannot_do
+from atlas.offline.search import Search, names_people_or_days, people_and_days, search_in, wants_search
 from atlas.offline.sections import content_words, heading_name
 from atlas.offline.topics import best_section
 from atlas.offline.vocabulary import Vocabulary
@@ -44,12 +46,25 @@ _READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|wh
 _COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.I)
 _SUGGEST_RE = lazy(
     r"\b(?:what|which)\s+labels?\b|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
-    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b|\btriage\s+#?\d",
+    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b",
     re.I,
 )
 _SIMILAR_RE = lazy(
     r"\b(?:duplicates?|dupes?|dup|similar|same\s+as|related\s+(?:issues?|to)|already\s+(?:reported|filed)\s+as)\b", re.I
 )
+_ABOUT_THE_ONE_BEFORE_RE = lazy(
+    r"\b(?:similar|related|duplicate|dupe)\s+(?:ones?|issues?|tickets?|reports?|bugs?)\b|\bany\s+(?:duplicates|dupes)\b"
+    r"|\b(?:duplicates|dupes)\s*\??\s*$|\b(?:ones?|issues?)\s+like\s+(?:it|this|that)\b"
+    r"|\b(?:labels?\s+(?:would|should)\s+(?:fit|suit|apply)|suggest(?:ed)?\s+labels?)\s*\??\s*$",
+    re.I,
+)
+"""A similar-issues or label question that names no issue: about the one talked of just before."""
+_SAME_RE = lazy(
+    r"\b(?:the\s+)?same(?:\s+(?:comment|text|message|note|reply|thing|words))?\s+(?:on|to|under|for|in)\b"
+    r"|\b(?:post|leave|put|add|do|repeat|copy|apply)\s+(?:it|that|this)\s+(?:on|to|under)\s+(?:issue\s+)?#?\d",
+    re.I,
+)
+"""The action just before, again: `the same on 87`, `post it on #92 too`."""
 _SYMPTOM_ASK_RE = lazy(
     r"\bthere\s+(?:is|are)\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b"
     r"|\bknown\s*\w*\s*\?|\b(?:issue|ticket)s?\s*\?\s*$"
@@ -71,16 +86,19 @@ _ONLY_VERB_RE = lazy(
 _ANYTHING_RE = lazy(
     LEAD
     + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?))"
-    r"(?:\s+(?:open|closed|filed|in\s+the\s+tracker))?\s+(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
+    r"(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
+    r"(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
     re.I,
 )
-_DOCS_RE = lazy(r"\b(?:docs?|documentation|guide|manual|section|page)\b", re.I)
+_DOCS_RE = lazy(r"(?<![:/-])\b(?:docs?|documentation|guide|manual|section|page)\b(?![:/-]\w)", re.I)
+"""A doc named as what is wanted; `comp:docs` is a label, not a doc."""
 _DOC_ASK_RE = lazy(
-    r"\b(?:docs?|documentation|documented|document|guide|manual|page|section)\b|\bwhere\s+(?:do|does|is|are|can)\b"
+    r"(?<![:/-])\b(?:docs?|documentation|documented|document|guide|manual|page|section)\b(?![:/-]\w)|\bwhere\s+(?:do|does|is|are|can)\b"
     r"|\bhow\s+(?:(?:do|can|should|would|does)\s+)?(?:i|we|you|it|one)\b|\bhow\s+to\b|\bwhat\s+does\b.+\bdo\b"
     r"|\b(?:explains?|describes?|covers?)\b",
     re.I,
 )
+_RANKING_RE = lazy(r"\b(?:most|top|rank(?:ed|ing)?|leaderboard)\b", re.I)
 _ISSUE_PRONOUN_RE = lazy(r"\b(?:it|its|them|both|that\s+one|this\s+one)\b", re.I)
 """`explain the codes it cites` after `show 41`: a request about the issue named before, not a doc ask."""
 _ERROR_WORDS_RE = lazy(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\b", re.I)
@@ -105,6 +123,7 @@ def act_of(
     vocabulary: Vocabulary,
     tools: frozenset[str],
     before: Act | None,
+    earlier: Sequence[int] = (),
 ) -> Act:
     """What the request does; a lookup unless its words ask for one of the acts below."""
     typed = request.unmasked()
@@ -115,6 +134,8 @@ def act_of(
     if (terse := ISSUE_QUOTE_RE.match(text)) and len(quoted_texts(request)) == 1:
         issue_id = int(terse.group(1))  # `87: 'backoff fix lands in 2.8.4'`
         return Act("comment", typed, targets=[issue_id], comments=[(issue_id, quoted_texts(request)[0])])
+    if act := _same_again(text, typed, before):
+        return act
     if COMMENT_RE.match(text) and not DRAFT_RE.search(text):
         if act := comment_act(request, text, context):
             return only_the(text, act)
@@ -122,10 +143,16 @@ def act_of(
             return Act("none", typed, notes=[comment_help(targets(text, context))])
     if not QUESTION_RE.match(text) and (act := label_change(text, context, vocabulary.labels)):
         return only_the(text, act)
-    if act := _triage_read(text, context, tools):
+    if act := backlog_act(text, typed):
+        return act
+    if act := _triage_read(text, context, tools, earlier):
         return act
     if _MEANING_RE.search(text) and not issue_refs(text) and (act := _label_meaning(text, vocabulary)):
         return act
+    notes: list[str] = []
+    ranking = _RANKING_RE.search(text) and not issue_refs(text)
+    if ranking and (rest := cannot_do(text, notes)) != text and not re.search(r"\w", rest):
+        return Act("none", typed, notes=notes)  # `who reported the most bugs?`: a ranking no search makes
     about_issue = bool(issue_refs(text)) or bool(context and _ISSUE_PRONOUN_RE.search(text))
     # `which doc explains how many connections …`: a doc named as what is wanted comes before a count
     doc_named = _DOCS_RE.search(text) and not about_issue and not CODE_RE.search(text)
@@ -134,9 +161,8 @@ def act_of(
     if _NEWEST_RE.search(text) and not issue_refs(text):
         return _newest(text, vocabulary.labels)
     if _COUNT_RE.search(text) and not issue_refs(text):
-        notes: list[str] = []
         return Act("count", typed, search=search_in(request.unmasked(text), notes, vocabulary.labels), notes=notes)
-    if _SYMPTOM_ASK_RE.search(text) and not issue_refs(text):
+    if _SYMPTOM_ASK_RE.search(text) and not issue_refs(text) and not names_people_or_days(text):
         return Act("symptom", typed)
     if (
         _DOC_ASK_RE.search(text)
@@ -152,12 +178,27 @@ def act_of(
     return Act("lookup", typed, issue_ids=issue_refs(text) if _READ_START_RE.match(text) else [])
 
 
+def _same_again(text: str, typed: str, before: Act | None) -> Act | None:
+    """`… and post the same on 87`, `same comment on #87 and #92`, `label 41 comp:core and the same on 87`: what the
+    request just before did (its comment, else its labels), on the issues this one names."""
+    ids = action_targets(text)
+    if before is None or not ids or not _SAME_RE.search(text) or not (before.comments or before.labels):
+        return None
+    if before.comments:
+        body = before.comments[-1][1]
+        return Act("comment", typed, targets=ids, comments=[(issue_id, body) for issue_id in ids])
+    labels = list(dict.fromkeys(label for _, label in before.labels))
+    return Act("labels", typed, targets=ids, labels=[(issue_id, label) for issue_id in ids for label in labels])
+
+
 def _search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | None:
     """`anything open about backfills?`, `find closed bugs mentioning Postgres`, `open S1s?`."""
     notes: list[str] = []
     typed = request.unmasked()
     if _ANYTHING_RE.match(text) and not _DOCS_RE.search(text):
-        words = _ANYTHING_RE.sub("about ", text, count=1)
+        state = match.group("state") if (match := _ANYTHING_RE.match(text)) else None
+        lead = f"{state} about " if state in {"open", "closed"} else "about "  # `anything open on …`: still open
+        words = _ANYTHING_RE.sub(lead, text, count=1)
         return Act("search", typed, search=search_in(words, notes, vocabulary.labels), notes=notes)
     if _is_search(text, vocabulary.labels):
         search = search_in(request.unmasked(text), notes, vocabulary.labels)
@@ -183,8 +224,12 @@ def _conditional_act(
     return None
 
 
-def _triage_read(text: str, context: Sequence[int], tools: frozenset[str]) -> Act | None:
+def _triage_read(text: str, context: Sequence[int], tools: frozenset[str], earlier: Sequence[int] = ()) -> Act | None:
+    """`is #109 a duplicate?`, `what labels fit #130?`; with no issue named, `and the similar ones?` asks about the
+    issue of the request before, or of the conversation's earlier messages."""
     ids = issue_refs(text) or (list(context) if PRONOUN_RE.search(text) else [])
+    if not ids and _ABOUT_THE_ONE_BEFORE_RE.search(text):
+        ids = list(context or earlier)[:1]
     if not ids:
         return None
     if _SUGGEST_RE.search(text):
@@ -258,16 +303,24 @@ def _doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | Non
 
 
 def _only_filters(text: str, labels: Sequence[str]) -> bool:
-    """`open S1s?`, `closed comp:api`: nothing but a state and labels, which is a search."""
+    """`open S1s?`, `are there any open S1s since Monday?`, `closed comp:api`: nothing but a state, labels, an
+    author or a time, asked for or asked about, which is a search."""
     refs = [ref for ref in label_refs(text, labels, words=False) if ref.known]
     if not refs:
         return False
     rest = text
     for ref in sorted(refs, key=lambda r: -r.start):
         rest = rest[: ref.start] + " " + rest[ref.end :]
-    return not re.sub(
-        r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?)\b|[^\w]", "", rest, flags=re.I
-    )
+    rest, _ = people_and_days(rest, [])
+    return not _FILTER_FILLER_RE.sub("", rest)
+
+
+_FILTER_FILLER_RE = lazy(
+    r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?|are|is|there|do|we|have|got|"
+    r"anything|still|with|labell?ed|tagged|label|what|which|rn|now|currently|right)\b|[^\w]",
+    re.I,
+)
+"""Words that ask whether issues exist or to see them: `are there any`, `still`, `rn`."""
 
 
 def _is_search(text: str, labels: Sequence[str]) -> bool:

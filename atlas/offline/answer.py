@@ -15,8 +15,11 @@ from typing import Any
 from atlas.config import dataset_name
 from atlas.errors import ErrorKind
 from atlas.offline.help import help_text
-from atlas.offline.issue_view import closed_fences, issue_markdown
+from atlas.offline.issue_view import issue_markdown
 from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in
+from atlas.offline.quoting import one_line as _one_line
+from atlas.offline.quoting import quoted
+from atlas.offline.results import result_section
 from atlas.offline.search import SEARCH_MAX
 from atlas.tools.definition import ToolDefinition
 
@@ -53,6 +56,7 @@ HEADER = "**Atlas · offline planner**"
 EXCERPT_CHARS = 400
 SECTION_CHARS = 3000
 """As much as get_doc_section returns: a section asked for is shown whole (the tool marks its own cuts)."""
+SNIPPETS_LEFT_OUT = "The matching text of each hit is left out here: `show #N` reads one whole."
 SEARCH_DEFAULT_LIMIT = 10
 """The search's own default, used only when the tool's schema does not say it."""
 
@@ -90,25 +94,6 @@ def describe_call(call: PlannedCall) -> str:
         shown = ", ".join(f"{key}={value!r}" for key, value in args.items() if value not in ("", None))
         return f"`search_issues` ({shown or 'newest'})"
     return f"`{call.name}`"
-
-
-def _one_line(text: Any, limit: int = 120) -> str:
-    flat = " ".join(str(text).split())
-    flat = flat.replace("|", "\\|")
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def quoted(text: str, limit: int) -> str:
-    """Outsiders' text as a Markdown quote: every line prefixed, so nothing in it becomes structure."""
-    body = str(text).strip()
-    if len(body) > limit:
-        kept = body[:limit]
-        # Stop at a paragraph break when one is not too early, else between words.
-        paragraph, space = kept.rfind("\n\n"), max(kept.rfind(" "), kept.rfind("\n"))
-        end = paragraph if paragraph > limit // 2 else space if space > limit - 80 else limit
-        body = closed_fences(kept[:end].rstrip() + " …")
-    lines = body.splitlines() or [""]
-    return "\n".join(f"> {line}".rstrip() for line in lines)
 
 
 def failure(call: PlannedCall, envelope: Mapping[str, Any]) -> str:
@@ -249,7 +234,10 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
     hits = hits if isinstance(hits, list) else []
     limit = call.arguments.get("limit") or default
     lines = [f"### Search: {describe_call(call)}", ""]
-    if not hits:
+    total = data.get("total") if isinstance(data, Mapping) else None
+    if isinstance(total, int) and not isinstance(total, bool):
+        lines.append(f"{total:,} issue{' matches' if total == 1 else 's match'}.")
+    elif not hits:
         lines.append("No issues matched.")
     elif len(hits) < limit:  # fewer than asked for: that is every match
         lines += [f"{len(hits)} issue{'s' if len(hits) > 1 else ''} matched:", ""]
@@ -258,10 +246,14 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
         lines += [f"The first {len(hits)} matches (there may be more{more}):", ""]
     for hit in hits:
         if isinstance(hit, Mapping):
+            by = f", by {_one_line(hit['author'], 60)}" if hit.get("author") else ""
+            on = f" on {_date(hit['created_at'])}" if hit.get("created_at") else ""
             lines.append(
                 f"- #{hit.get('id')} {_one_line(hit.get('title', ''), 100)} — {hit.get('state', '?')}, "
-                f"{_labels_text(_labels(hit))}"
+                f"{_labels_text(_labels(hit))}{by}{on}"
             )
+    if any(isinstance(hit, Mapping) and hit.get("snippet") for hit in hits):
+        lines += ["", SNIPPETS_LEFT_OUT]
     note = data.get("note", data.get("hint")) if isinstance(data, Mapping) else None  # a hint may speak to a model
     if note:
         lines += ["", f"Note from the search: {_one_line(note, 300)}"]
@@ -326,6 +318,8 @@ def render(plan: Plan, outcomes: list[ToolReading], tools: Sequence[ToolDefiniti
             parts.append(search_section(call, outcome.data, outcome.envelope.get("hint"), default_limit(tools)))
         elif call.name in actions:
             parts.append(action_section(call, outcome.data))
+        else:
+            parts.append(result_section(call, outcome.data))
     if plan.compare and len(issues_ok) >= 2:
         table = "### Side by side\n\n" + comparison_table(issues_ok) + _in_common(issues_ok)
         excerpts = [f"**#{issue_id}**\n\n{quoted(str(d.get('body', '')), 300)}" for issue_id, d in issues_ok]

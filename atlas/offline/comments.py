@@ -14,7 +14,9 @@ from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.lazy import lazy
 
 COMMENT_RE = lazy(
-    LEAD + r"(?:(?:post|add|write|leave|drop|put|send)\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}?"
+    LEAD + r"(?:on\s+(?:issue\s+)?#?\d{1,5}\s*[:,-]?\s*)?"  # `on 41 say: '…'`
+    r"(?:(?:post|add|write|leave|drop|put|send)\s+(?:this|that|it|these\s+words)(?=\s+(?:on|to|under|in)\s+(?:issue\s+)?#?\d)"
+    r"|(?:post|add|write|leave|drop|put|send)\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}?"
     r"(?:comment|note|reply|message|line|check-in|thank-you|update|response|one(?!\s+(?:label|tag)))s?\b|comment|reply|respond|answer|"
     r"write|post|tell(?!\s+(?:me|us)\b)|let\s+(?!(?:me|us)\b)(?:\S+\s+){1,3}?know|ask(?!\s+(?:me|us|you)\b)|"
     r"thank(?!\s+(?:you|u)\b)|ping|note|"
@@ -27,6 +29,12 @@ _COMPOSE_RE = lazy(
     r"(?:link|summary|explanation))\b",
     re.I,
 )
+_ON_EACH_RE = lazy(
+    r"\b(?:on|to|under|in)\s+(?:(?:both|each\s+of|all\s+of|issues?|tickets?)\s+)?"
+    r"(?P<list>#?\d{1,5}(?:\s*(?:,|and|&|\+)\s*#?\d{1,5})+)\b",
+    re.I,
+)
+"""Several issues the comment goes on: `on 41 and 87`, `on #3, #5 and #8`, `the same comment on …`."""
 ISSUE_QUOTE_RE = lazy(
     r"^\s*(?:(?:and|also)\s+)?(?:(?:on|to)\s+)?(?:issue\s+)?#?(\d{1,5})\s*:\s*\"Q\d+\"\s*[.!]?\s*$", re.I
 )
@@ -67,11 +75,17 @@ def comment_body(request: Request, text: str) -> str | None:
 
 
 def comment_act(request: Request, text: str, context: Sequence[int]) -> Act | None:
+    """The comment to post: on each issue the request names (`post the same comment on 41 and 87: …`), else on
+    the one it follows."""
     ids = targets(text, context)
     body = comment_body(request, request.text)  # the user's own words, never typo-corrected
     if not ids or body is None:
         return None
-    return Act("comment", request.unmasked(), targets=ids[:1], comments=[(ids[0], body)])
+    listed = _ON_EACH_RE.search(text)
+    on = [int(n) for n in re.findall(r"\d+", listed.group("list"))] if listed else ids[:1]
+    if on[0] != ids[0]:
+        on = ids[:1]  # `comment on 41 that the fix is on 48 and 109`: the list is in the text, not the target
+    return Act("comment", request.unmasked(), targets=on, comments=[(issue_id, body) for issue_id in on])
 
 
 def comment_help(ids: Sequence[int]) -> str:

@@ -13,7 +13,7 @@ Plans come from the user's words; round two looks only at what round one read, a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from atlas.config import data_dir
@@ -34,10 +34,16 @@ MAX_PASTED_CODES = 2
 
 
 def read_question(
-    question: str, vocabulary: Vocabulary | None = None, available: Iterable[str] = (), *, suggest: bool = True
+    question: str,
+    vocabulary: Vocabulary | None = None,
+    available: Iterable[str] = (),
+    *,
+    suggest: bool = True,
+    earlier: Sequence[int] = (),
 ) -> Plan:
     """Everything the message asks for; `available`: the tools of the registry (triage reads need theirs);
-    `suggest`: when nothing was understood, find the nearest requests that are."""
+    `suggest`: when nothing was understood, find the nearest requests that are; `earlier`: the issues the
+    conversation's earlier messages named last (`and the similar ones?`)."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     message = split_message(plain(question))
     tools = frozenset(available)
@@ -45,8 +51,8 @@ def read_question(
     context: list[int] = []
     for request in message.requests:
         request.text = known_codes(request.text, vocabulary)
-        text = corrected(spelled_out(request.text), vocabulary.words)
-        act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None)
+        text = one_list(corrected(spelled_out(request.text), vocabulary.words))
+        act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None, earlier)
         acts.append(act)
         named = _referents(text)
         if named or act.targets or act.issue_ids:
@@ -80,6 +86,14 @@ def read_question(
 
         plan.suggestions = nearest_requests(question, vocabulary, understood)
     return plan
+
+
+def one_list(text: str) -> str:
+    """`tag 41, 48, 109 as worker`: issue numbers listed with commas are one list, as `41 48 109` is."""
+    return _LISTED_RE.sub(r"\1 ", text)
+
+
+_LISTED_RE = lazy(r"(?<![\w.:/-])(#?\d{1,5})\s*,\s*(?=#?\d{1,5}(?![\w.:/%-]|\.\d))")
 
 
 def _referents(text: str) -> list[int]:

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from atlas.offline.answer import ToolReading, action_section, failure, issue_section, issue_text, not_offered
 from atlas.offline.issue_view import issue_markdown
 from atlas.offline.plan import Plan, codes_in
+from atlas.offline.results import result_section
 from atlas.tools.definition import ToolDefinition
 
 
@@ -32,6 +33,20 @@ def later_parts(plan: Plan, outcomes: list[ToolReading], tools: Sequence[ToolDef
                 parts.append(issue_markdown(outcome.data))
             elif call.name == "get_issue":
                 parts.append(issue_section(call.arguments["issue_id"], {}, codes_in(issue_text(outcome.data))))
-            else:
+            elif any(tool.name == call.name and tool.side_effect for tool in tools):
                 parts.append(action_section(call, outcome.data))
+            else:
+                parts.append(result_section(call, outcome.data))
     return parts
+
+
+def unplanned_parts(plan: Plan, outcomes: list[ToolReading]) -> list[str]:
+    """The results of calls this turn made that no part above showed: never dropped in silence."""
+    shown = {call.key for call in plan.first_calls()} | {c.key for step in plan.later for c in step.calls(outcomes)}
+    if plan.explain:  # the codes the issues cite, shown after them
+        shown |= {outcome.call.key for outcome in outcomes if outcome.call.name == "get_doc_section"}
+    return [
+        result_section(outcome.call, outcome.data) if outcome.ok else failure(outcome.call, outcome.envelope)
+        for outcome in outcomes
+        if outcome.call.key not in shown
+    ]

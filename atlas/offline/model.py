@@ -21,9 +21,17 @@ from atlas.events import Listener, TextDelta
 from atlas.messages import ModelTurn, ToolCall, Usage
 from atlas.offline.answer import ToolReading, chunks, issue_text, render
 from atlas.offline.compose import read_question
-from atlas.offline.later_answer import later_parts
+from atlas.offline.later_answer import later_parts, unplanned_parts
 from atlas.offline.ordinals import with_ordinals
-from atlas.offline.plan import MAX_CITED_CODES, Plan, PlannedCall, code_call, codes_in, with_references
+from atlas.offline.plan import (
+    MAX_CITED_CODES,
+    Plan,
+    PlannedCall,
+    code_call,
+    codes_in,
+    last_named,
+    with_references,
+)
 from atlas.tools.definition import ToolDefinition
 
 UNREADABLE = {"ok": False, "error": {"kind": "unknown", "message": "the tool's output could not be read", "hint": ""}}
@@ -119,7 +127,9 @@ class OfflinePlanner:
     ) -> ModelTurn:
         question, earlier, turn, token = this_turn(items)
         plan = read_question(
-            with_references(with_ordinals(question, items), earlier), available={tool.name for tool in tools}
+            with_references(with_ordinals(question, items), earlier),
+            available={tool.name for tool in tools},
+            earlier=last_named(earlier),
         )
         outcomes, rounds = outcomes_of(turn)
         pending = next_calls(plan, outcomes, [tool.name for tool in tools])
@@ -132,7 +142,13 @@ class OfflinePlanner:
             ]
             return ModelTurn(calls=calls, usage=Usage(0, 0))
         text = "\n\n".join(
-            part for part in [render(plan, outcomes, tools), *later_parts(plan, outcomes, tools)] if part
+            part
+            for part in [
+                render(plan, outcomes, tools),
+                *later_parts(plan, outcomes, tools),
+                *unplanned_parts(plan, outcomes),
+            ]
+            if part
         )
         if events is not None:
             for piece in chunks(text):

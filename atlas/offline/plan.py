@@ -291,6 +291,11 @@ def with_references(question: str, earlier: list[str]) -> str:
     return question
 
 
+def last_named(earlier: list[str]) -> list[int]:
+    """The issues the newest of the user's earlier messages that named any named."""
+    return next((ids for message in reversed(earlier) if (ids := issue_ids_in(message))), [])
+
+
 def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     """The reads (and the simplest actions) of the requests the frame parser hands on, in round-one order."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())

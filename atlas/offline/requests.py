@@ -49,7 +49,7 @@ _CLAUSE_END_RE = lazy(
     r"[,;?!]|\.(?:\s|$)|\s(?:and|then)\s+(?:show|read|get|pull|compare|check|tell|explain|open|grab)\b", re.I
 )
 _WHO_MOST_RE = lazy(
-    r"\bwho\s+(?:reported|filed|opened|wrote|created|raised|submitted)\b|\b(?:which|what)\s+(?:authors?|reporters?|users?)"
+    r"\bwho\s+(?:reported|filed|opened|wrote|created|raised|submitted)\b(?!\s+(?:issue\s+|ticket\s+)?#?\d)|\b(?:which|what)\s+(?:authors?|reporters?|users?)"
     r"\b|\bmost\s+(?:active\s+)?(?:reporters?|authors?)\b",
     re.IGNORECASE,
 )
@@ -108,8 +108,8 @@ def cannot_do(text: str, notes: list[str]) -> str:
     """Requests no tool can serve, said in `notes` and taken out of the words the other rules read."""
     if match := _WHO_MOST_RE.search(text):
         notes.append(
-            "I cannot count or rank issues by author or reporter: the search matches words and filters only by "
-            "state and label. Try `open bugs` or `issues opened by <name>` and read the authors in the list."
+            "I cannot rank issues by author or reporter: a search filters by one author (`issues opened by <name>`, "
+            "`how many issues has <name> filed?`), and each issue shows who opened it (`who reported #41?`)."
         )
         return text[: match.start()]
     if match := _LABEL_MANY_RE.search(text):

@@ -1,8 +1,9 @@
 """Reading a search request into `search_issues` arguments, for the offline planner.
 
-State and label words become filters, a number becomes the limit, and what is left of the user's
-words becomes the query. What the tool cannot do (filter by author or date, sort) is said in a note
-instead of being searched for as words; "how many" asks for the most hits, so the answer can count them.
+State and label words become filters, as do an author (`by svetlana-k`) and a time (`since last
+Monday`, `opened this month`, `no activity in 30 days`: `dates.py`); a number becomes the limit, and
+what is left of the user's words becomes the query. "How many" asks the tool for the count alone.
+What the tool cannot do (sort) is said in a note instead of being searched for as words.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from functools import partial
 from typing import Any
 
 from atlas.label_names import label_value, resolve_label, split_label
+from atlas.offline.dates import ACTIVITY_PHRASE_RE, span_in
 from atlas.offline.label_usage import issues_carrying
 from atlas.offline.labels import LabelHit, label_from_token, labels_in_words, severity_label
 from atlas.offline.lazy import lazy
@@ -41,16 +43,14 @@ _SEVERITY_RE = lazy(
     r"\b(?:sev(?:erity)?[\s:-]*S?|S(?=[1-4]\s+(?:issues|bugs|tickets|reports)\b))(?P<n>[1-4])\b", re.IGNORECASE
 )
 """`S1 issues`, `sev2`, `severity 3`: the severity labels; a bare `S3` elsewhere may be Amazon S3."""
+_NOT_A_LOGIN = r"(?!(?:date|age|id|number|priority|severity|state|status|label|component|me|us|you|them|the|a|an)\b)"
 _AUTHOR_RE = lazy(
-    r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted)\s+|(?<=issues\s)|(?<=bugs\s)"
-    r"|(?<=tickets\s))by\s+(?!(?:date|age|id|number|priority|severity|state|status|label|component)\b)"
-    r"@?(?P<who>[A-Za-z0-9][\w.-]*)",
-    re.IGNORECASE,
-)
-_DATE_RE = lazy(
-    r"\b(?:(?:from|since|in|during|over|within)\s+)?(?:the\s+)?(?P<when>(?:last|past|this|previous)\s+"
-    r"(?:\d+\s+|few\s+|couple\s+of\s+)?(?:days?|weeks?|months?|years?|quarters?)|yesterday|today)\b"
-    r"|\b(?:from|in|since|before|after)\s+(?P<year>(?:19|20)\d\d(?:-\d\d){0,2})\b",
+    r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted|authored)\s+|(?<=issues\s)|(?<=bugs\s)"
+    rf"|(?<=tickets\s)|(?<=requests\s)|(?<=ones\s)|(?<=anything\s)|(?<=everything\s))by\s+{_NOT_A_LOGIN}"
+    r"@?(?P<who>[A-Za-z0-9][\w.-]*[A-Za-z0-9]|[A-Za-z0-9])"
+    r"|\b(?:from|by)\s+@(?P<at>[A-Za-z0-9][\w.-]*[A-Za-z0-9])"
+    rf"|\b(?:has|have|did|does)\s+{_NOT_A_LOGIN}@?(?P<subject>[A-Za-z0-9][\w.-]*[A-Za-z0-9])\s+(?:\w+\s+)?"
+    r"(?:file|filed|open|opened|report|reported|create|created|raise|raised|submit|submitted|write|wrote|written)\b",
     re.IGNORECASE,
 )
 _SORT_RE = lazy(
@@ -59,6 +59,8 @@ _SORT_RE = lazy(
     re.IGNORECASE,
 )
 _COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b", re.I)
+_NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall)\b", re.I)
+"""Words that only say "as things stand": never a topic, never a time span."""
 SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
 _LIMIT_RE = lazy(
@@ -74,6 +76,7 @@ _SEARCH_FILLER = frozenset(
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest recent does mean means still this issue ticket from users user people unresolved resolved
         component components what's whats rn now currently right again also today every each everything
+        opened filed created reported submitted raised updated were was been label labels labelled labeled tagged
         """,
     )
 )
@@ -90,6 +93,14 @@ class Search:
     labels: tuple[str, ...] = ()
     """Further labels every hit must have (`open scheduler bugs`: comp:scheduler, then type:bug)."""
     limit: int | None = None
+    author: str | None = None
+    created_since: str | None = None
+    created_before: str | None = None
+    updated_since: str | None = None
+    updated_before: str | None = None
+    """Days as `YYYY-MM-DD`: opened, or last active, on or after `since` and before `before`."""
+    count: bool = False
+    """Only how many issues match (`how many open bugs?`)."""
 
     def arguments(self) -> dict[str, Any]:
         args: dict[str, Any] = {"query": self.query or ""}
@@ -99,7 +110,12 @@ class Search:
             args["label"] = self.label
         if self.labels:
             args["labels"] = list(self.labels)
-        if self.limit:
+        for name in ("author", "created_since", "created_before", "updated_since", "updated_before"):
+            if value := getattr(self, name):
+                args[name] = value
+        if self.count:
+            args["count_only"] = True
+        elif self.limit:
             args["limit"] = self.limit
         return args
 
@@ -112,22 +128,29 @@ def strip_quotes(text: str) -> str:
     return text
 
 
-def _cannot_filter(text: str, notes: list[str]) -> str:
-    """Author, date and sort requests the search cannot do: said in `notes` and dropped from the words."""
-    cannot = "the search matches words and filters only by state and label."
-    for pattern, what in ((_AUTHOR_RE, "author"), (_DATE_RE, "date")):
-        match = pattern.search(text)
-        if match:
-            shown = " ".join(match.group(match.lastgroup or 0).split())
-            notes.append(f"I cannot filter issues by {what} ({shown}): {cannot}")
-            text = text[: match.start()] + " " + text[match.end() :]
+def people_and_days(text: str, notes: list[str]) -> tuple[str, dict[str, str]]:
+    """The author and the span of days the words name, as filters, taken out of the words; a sort is said in
+    `notes` (the search ranks by match, or lists the newest)."""
+    filters: dict[str, str] = {}
+    if match := _AUTHOR_RE.search(text):
+        filters["author"] = match.group("who") or match.group("at") or match.group("subject")
+        text = text[: match.start()] + " " + text[match.end() :]
+    if span := span_in(text):
+        field = "updated" if span.activity else "created"
+        if span.since:
+            filters[f"{field}_since"] = span.since.isoformat()
+        if span.before:
+            filters[f"{field}_before"] = span.before.isoformat()
+        text = text[: span.start] + " " + text[span.end :]
+        if span.activity:  # `with no activity`, `not updated`: said by the filter now
+            text = ACTIVITY_PHRASE_RE.sub(" ", text)
     if match := _SORT_RE.search(text):
         notes.append(
             f"I cannot sort or group issues by {match.group('key').lower()}: a search lists the best matches first, "
             "or the newest when it has no words."
         )
         text = text[: match.start()] + " " + text[match.end() :]
-    return text
+    return text, filters
 
 
 def _named_label(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
@@ -223,7 +246,8 @@ def _meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
 def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search:
     """Search filters: state and label words, a limit, and the topic as the query."""
     counting = bool(_COUNT_RE.search(text))  # the most hits there are: fewer than that is every match
-    text = _cannot_filter(text, notes)
+    text = _NOW_RE.sub(" ", text)
+    text, filters = people_and_days(text, notes)
     label, rest = _named_label(text, labels)
     label_match = None if label else _LABEL_FILTER_RE.search(text)
     if label_match:
@@ -240,7 +264,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
     chosen, rest = _more_labels(rest, labels, label)
     label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
-    limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match else SEARCH_MAX if counting else None
+    limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match and not counting else None
     if limit_match:
         rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
     rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
@@ -255,11 +279,15 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
     query = re.sub(r"\s+(?:that|which)\s+(?:are|were|is)\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I)
     query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
     query = strip_quotes(re.sub(r"^(?:the|a|an)\s+", "", query.strip(), flags=re.IGNORECASE))
+    if all(word.lower() in _SEARCH_FILLER for word in re.findall(r"[\w']+", query)):
+        query = ""  # `with the comp:docs label`: the label was the whole topic
     state_text = outside + " " + (query_match.group("q") if query_match else "")[len(query) :]
     opened = re.search(r"\b(open|unresolved)\b", state_text, re.IGNORECASE)
     closed = re.search(r"\b(closed|resolved|fixed)\b", state_text, re.IGNORECASE)
     state = "open" if opened and not closed else "closed" if closed and not opened else None
-    return Search(query=query or None, state=state, label=label, labels=tuple(chosen[1:]), limit=limit)
+    return Search(
+        query=query or None, state=state, label=label, labels=tuple(chosen[1:]), limit=limit, count=counting, **filters
+    )
 
 
 def _more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[list[str], str]:
@@ -283,10 +311,19 @@ def _more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[l
     return sorted(found, key=lambda name: issues_carrying(labels, name)), rest
 
 
+def names_people_or_days(text: str) -> bool:
+    """Whether the words filter issues by who opened them or by a time they were opened or active."""
+    return bool(_AUTHOR_RE.search(text) or (_FILED_RE.search(text) and span_in(text) is not None))
+
+
+_FILED_RE = lazy(r"\b(?:opened|filed|reported|created|raised|submitted|came\s+in|new|updated)\b", re.I)
+
+
 def wants_search(text: str) -> bool:
-    """Whether the words ask for issues by topic, state or label."""
+    """Whether the words ask for issues by topic, state, label or author, or for what was filed in a time."""
     return bool(
         _SEARCH_NOUN_RE.search(text)
+        or names_people_or_days(text)
         or _SEARCH_VERB_RE.search(text)
         or _LABEL_FILTER_RE.search(text)
         or re.search(

@@ -35,6 +35,7 @@ BUILTIN_MODULES = (
     "atlas.orbit.labels",
     "atlas.orbit.comments",
     "atlas.triage.tools",
+    "atlas.triage.backlog_tools",
 )
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)

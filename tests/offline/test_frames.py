@@ -78,7 +78,7 @@ def test_a_condition_is_read_in_round_one_and_decided_in_round_two() -> None:
     ("question", "expected"),
     [
         ("open scheduler bugs", {"query": "", "state": "open", "label": "comp:scheduler", "labels": ["type:bug"]}),
-        ("how many open S1s", {"query": "", "state": "open", "label": "severity:S1", "limit": 20}),
+        ("how many open S1s", {"query": "", "state": "open", "label": "severity:S1", "count_only": True}),
     ],
 )
 def test_several_filters_are_kept(question: str, expected: dict[str, Any]) -> None:

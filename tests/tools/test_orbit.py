@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -299,3 +300,53 @@ def test_search_filters_by_several_labels_at_once(ctx: ToolContext) -> None:
     assert [h["id"] for h in both] == [7]  # of the bugs 87, 41 and 7, only #7 is also a worker issue
     unknown = search_issues(SearchArgs(label="type:bug", labels=["type:nope"]), ctx)
     assert unknown["hits"] == [] and "'type:nope'" in unknown["hint"]
+
+
+def _by_people(tmp_path: Path, atlas_home: Path) -> ToolContext:
+    def by(issue_id: int, author: str, created: str, comment_on: str | None = None, **kw: Any) -> dict[str, Any]:
+        record = issue(issue_id, f"Broker issue {issue_id}", created_at=created, **kw)
+        record["author"] = author
+        if comment_on:
+            record["comments"] = [{"author": "x", "body": "still seen", "created_at": comment_on}]
+        return record
+
+    issues = [
+        by(1, "svetlana-k", "2026-01-05T10:00:00Z", labels=["type:bug"]),
+        by(2, "Svetlana-K", "2026-03-02T10:00:00Z", labels=["type:bug"], state="closed"),
+        by(3, "jlaurent", "2026-03-20T10:00:00Z", labels=["type:bug"]),
+        by(4, "jlaurent", "2025-11-01T10:00:00Z", comment_on="2026-03-25T09:00:00Z"),
+    ]
+    return context(make_dataset(tmp_path, issues), atlas_home)
+
+
+def test_search_filters_by_author_and_the_day_an_issue_was_opened(tmp_path: Path, atlas_home: Path) -> None:
+    ctx = _by_people(tmp_path, atlas_home)
+    assert [h["id"] for h in search_issues(SearchArgs(author="@SVETLANA-k"), ctx)["hits"]] == [2, 1]
+    assert search_issues(SearchArgs(author="svetlana-k"), ctx)["hits"][0]["author"] == "Svetlana-K"
+    march = SearchArgs(created_since="2026-03-01", created_before="2026-03-20")  # type: ignore[arg-type]
+    assert [h["id"] for h in search_issues(march, ctx)["hits"]] == [2]  # the 20th is not before the 20th
+    words = SearchArgs(query="broker", author="jlaurent", created_since="2026-01-01")  # type: ignore[arg-type]
+    assert [h["id"] for h in search_issues(words, ctx)["hits"]] == [3]
+
+
+def test_updated_means_the_last_comment_or_the_opening(tmp_path: Path, atlas_home: Path) -> None:
+    ctx = _by_people(tmp_path, atlas_home)
+    since = search_issues(SearchArgs(updated_since="2026-03-21"), ctx)  # type: ignore[arg-type]
+    assert [h["id"] for h in since["hits"]] == [4]  # opened in 2025, commented on 25 March
+    before = search_issues(SearchArgs(updated_before="2026-02-01"), ctx)  # type: ignore[arg-type]
+    assert [h["id"] for h in before["hits"]] == [1]
+
+
+def test_count_only_says_how_many_match_without_listing_them(tmp_path: Path, atlas_home: Path) -> None:
+    ctx = _by_people(tmp_path, atlas_home)
+    assert search_issues(SearchArgs(label="type:bug", count_only=True), ctx) == {"query": "", "hits": [], "total": 3}
+    assert search_issues(SearchArgs(label="type:bug", state="open", count_only=True), ctx)["total"] == 2
+    assert search_issues(SearchArgs(query="broker 3", count_only=True), ctx)["total"] == 1
+    assert search_issues(SearchArgs(query="nothing-like-this", count_only=True), ctx)["total"] == 0
+
+
+def test_a_date_that_is_not_a_day_is_refused_before_the_tool_runs() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        SearchArgs(created_since="last monday")  # type: ignore[arg-type]

@@ -23,6 +23,8 @@ BUILTINS = {
     "get_doc_section",
     "suggest_labels",
     "find_similar",
+    "list_inbox",
+    "plan_triage",
     "add_label",
     "remove_label",
     "post_comment",

@@ -1,0 +1,78 @@
+"""The filters of `search_issues` as SQL: state, labels (as Atlas's own changes left them), author, days.
+
+Every value is a parameter; the conditions are appended to a query over `issues i`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+from typing import Any, Protocol
+
+
+class Filters(Protocol):
+    """What a search is narrowed by (`SearchArgs`)."""
+
+    @property
+    def state(self) -> str | None: ...
+    @property
+    def author(self) -> str | None: ...
+    @property
+    def created_since(self) -> date | None: ...
+    @property
+    def created_before(self) -> date | None: ...
+    @property
+    def updated_since(self) -> date | None: ...
+    @property
+    def updated_before(self) -> date | None: ...
+
+
+def search_filters(args: Filters, overlay: dict[str, tuple[list[int], list[int]]]) -> tuple[str, list[Any]]:
+    """The conditions: state, author, days, and each label as Atlas's own changes left it (added, removed)."""
+    where, params = "", list[Any]()
+    if args.state:
+        where, params = " AND i.state = ?", [args.state]
+    if args.author:
+        where += " AND i.author = ? COLLATE NOCASE"
+        params.append(args.author.strip().lstrip("@"))
+    if args.created_since:
+        where += " AND i.created_at >= ?"
+        params.append(args.created_since.isoformat())
+    if args.created_before:
+        where += " AND i.created_at < ?"
+        params.append(args.created_before.isoformat())
+    for day, compare in ((args.updated_since, ">="), (args.updated_before, "<")):
+        if day:
+            where += f" AND {_LAST_ACTIVITY} {compare} ?"
+            params.append(day.isoformat())
+    for label, (added, removed) in overlay.items():
+        # A key lookup per candidate: ranking and "newest first" stop early, no id list is built.
+        has = (
+            "EXISTS (SELECT 1 FROM issue_labels il WHERE il.issue_id = i.id AND il.label_id IN"
+            " (SELECT l.id FROM labels l WHERE l.name = ? COLLATE NOCASE))"
+        )
+        params.append(label)
+        if removed:
+            has += f" AND i.id NOT IN ({','.join('?' * len(removed))})"
+            params += removed
+        if added:
+            has = f"({has}) OR i.id IN ({','.join('?' * len(added))})"
+            params += added
+        where += f" AND ({has})"
+    return where, params
+
+
+_LAST_ACTIVITY = "max(i.created_at, coalesce((SELECT max(c.created_at) FROM comments c WHERE c.issue_id = i.id), ''))"
+"""When an issue last moved: its newest comment, else its opening (the data keeps no other update time)."""
+
+
+def count_matches(conn: sqlite3.Connection, match: str | None, where: str, params: list[Any]) -> int:
+    """How many issues match the words (all of them) and the filters: no ranking, no snippets."""
+    if match is None:
+        return int(conn.execute(f"SELECT count(*) FROM issues i WHERE 1 = 1{where}", params).fetchone()[0])
+    return int(
+        conn.execute(
+            f"SELECT count(*) FROM issues_fts JOIN issues i ON i.id = issues_fts.rowid WHERE issues_fts MATCH ?{where}",
+            [match, *params],
+        ).fetchone()[0]
+    )

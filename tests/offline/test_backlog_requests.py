@@ -1,0 +1,62 @@
+"""The inbox, a triage plan and similar issues asked for in words, in `ask` and in a chat's follow-ups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from atlas.offline.compose import read_question
+from atlas.tools.registry import Registry, load_registry
+from tests.offline.test_offline import run_to_answer
+
+TOOLS = frozenset({"get_issue", "search_issues", "find_similar", "suggest_labels", "list_inbox", "plan_triage"})
+
+
+def calls(question: str) -> list[tuple[str, dict[str, Any]]]:
+    return [(c.name, c.arguments) for c in read_question(question, available=TOOLS).first_calls()]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("what needs my attention this week?", [("list_inbox", {})]),
+        ("what's in my inbox", [("list_inbox", {})]),
+        ("list stale issues", [("list_inbox", {"only": "stale"})]),
+        ("anything unanswered?", [("list_inbox", {"only": "unanswered"})]),
+        ("which tickets are waiting on the reporter?", [("list_inbox", {"only": "waiting"})]),
+        ("triage the new issues", [("plan_triage", {"untriaged": True, "limit": 10})]),
+        ("suggest labels for the untriaged issues", [("plan_triage", {"untriaged": True, "limit": 10})]),
+        ("please triage 132 and 135", [("plan_triage", {"issue_ids": [132, 135]})]),
+        ("show #41 and the similar ones", [("get_issue", {"issue_id": 41}), ("find_similar", {"issue_id": 41})]),
+    ],
+)
+def test_a_backlog_request_reaches_the_command_s_code(question: str, expected: list[Any]) -> None:
+    assert calls(question) == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "triage doc, severities",
+        "#66 is a terminal injection vector. Under our triage rules a security hole is S1, so make it S1.",
+        "If #41 still has no severity, give it S1; duplicate runs are S1 per our triage doc.",
+        "open issues with no activity in 30 days",
+        "issues about stale leases",
+    ],
+)
+def test_triage_and_stale_as_plain_words_are_not_backlog_requests(question: str) -> None:
+    assert not {"list_inbox", "plan_triage", "find_similar"} & {name for name, _ in calls(question)}
+
+
+@pytest.fixture(scope="module")
+def tools() -> Registry:
+    return load_registry([])
+
+
+def test_the_inbox_and_the_plan_are_in_the_answer(tools: Registry) -> None:
+    _, inbox = run_to_answer("what needs my attention?", tools)
+    assert "### Inbox:" in inbox and "open issues need a look" in inbox and "#13" in inbox
+    _, plan = run_to_answer("triage #160", tools)
+    assert "### Triage plan for #160" in plan and "add label `type:feature`" in plan
+    assert "nothing was changed" in plan and "atlas triage 160" in plan

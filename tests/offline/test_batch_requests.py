@@ -1,0 +1,68 @@
+"""Batch and short action requests: several issues at once, the same action again, a comment said tersely."""
+
+from __future__ import annotations
+
+import pytest
+
+from atlas.offline.compose import read_question
+
+
+def actions(question: str) -> list[tuple[str, int, str]]:
+    return [
+        (c.name, c.arguments["issue_id"], c.arguments.get("label") or c.arguments.get("body", ""))
+        for c in read_question(question).actions()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "tag 41, 48, 109 as worker too",
+            [("add_label", 41, "comp:worker"), ("add_label", 48, "comp:worker"), ("add_label", 109, "comp:worker")],
+        ),
+        ("add comp:core to #41, #48", [("add_label", 41, "comp:core"), ("add_label", 48, "comp:core")]),
+        ("label 41 comp:core and the same on 87", [("add_label", 41, "comp:core"), ("add_label", 87, "comp:core")]),
+        (
+            "post the same comment on 41 and 87: 'fixed in 2.8.4'",
+            [("post_comment", 41, "fixed in 2.8.4"), ("post_comment", 87, "fixed in 2.8.4")],
+        ),
+        ("reply to 41 and 87: thanks both", [("post_comment", 41, "thanks both"), ("post_comment", 87, "thanks both")]),
+        (
+            "comment on 41: 'thanks for the report' and post the same on 87",
+            [("post_comment", 41, "thanks for the report"), ("post_comment", 87, "thanks for the report")],
+        ),
+        (
+            "reply 'fixed in 2.8.4' on #41. Same comment on #87 and #92 please",
+            [
+                ("post_comment", 41, "fixed in 2.8.4"),
+                ("post_comment", 87, "fixed in 2.8.4"),
+                ("post_comment", 92, "fixed in 2.8.4"),
+            ],
+        ),
+        ("on 41 say: 'looking into it'", [("post_comment", 41, "looking into it")]),
+        ("leave this on #41: 'thanks, reproduced'", [("post_comment", 41, "thanks, reproduced")]),
+        ("on #93 write: LGTM", [("post_comment", 93, "LGTM")]),
+    ],
+)
+def test_a_batch_or_a_short_request_plans_every_action_it_names(question: str, expected: list[object]) -> None:
+    assert actions(question) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "comment on #41: see #87 and #92 for the same bug",
+            [("post_comment", 41, "see #87 and #92 for the same bug")],
+        ),
+        ("read 41 and 87, then comment on 41: 'dup of #87'", [("post_comment", 41, "dup of #87")]),
+        (
+            "comment on 41 that 48 and 109 have the same root cause",
+            [("post_comment", 41, "48 and 109 have the same root cause")],
+        ),
+        ("the same on 87", []),  # nothing before it to repeat
+    ],
+)
+def test_issues_inside_the_text_or_with_nothing_to_repeat_get_nothing(question: str, expected: list[object]) -> None:
+    assert actions(question) == expected

@@ -1,0 +1,78 @@
+"""The offline planner's search filters: author, days opened or last active, and counts, in a maintainer's words."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from atlas.offline.compose import read_question
+from atlas.offline.dates import span_in
+
+SATURDAY = date(2026, 12, 5)
+
+
+@pytest.fixture(autouse=True)
+def fixed_today(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("atlas.offline.dates.today", lambda: SATURDAY)
+
+
+def searches(question: str) -> list[dict[str, Any]]:
+    return [call.arguments for call in read_question(question).first_calls() if call.name == "search_issues"]
+
+
+@pytest.mark.parametrize(
+    ("words", "since", "before", "activity"),
+    [
+        ("since last Monday", "2026-11-30", None, False),
+        ("opened this month", "2026-12-01", None, False),
+        ("from last week", "2026-11-23", "2026-11-30", False),
+        ("in the past 10 days", "2026-11-25", None, False),
+        ("in the last week", "2026-11-28", None, False),
+        ("older than 2 weeks", None, "2026-11-21", False),
+        ("with no activity in 30 days", None, "2026-11-05", True),
+        ("updated since yesterday", "2026-12-04", None, True),
+        ("filed in March", "2026-03-01", "2026-04-01", False),
+        ("after 2026-11-30", "2026-12-01", None, False),
+        ("before 2026-01", None, "2026-01-01", False),
+        ("in 2025", "2025-01-01", "2026-01-01", False),
+    ],
+)
+def test_a_time_in_words_is_a_span_of_days_counted_from_today(
+    words: str, since: str | None, before: str | None, activity: bool
+) -> None:
+    span = span_in(words, SATURDAY)
+    assert span is not None
+    assert (span.since and span.since.isoformat(), span.before and span.before.isoformat()) == (since, before)
+    assert span.activity is activity
+
+
+@pytest.mark.parametrize("words", ["that may break", "issue 2026 please", "it took 3 weeks", "the monday deploy"])
+def test_words_that_only_look_like_a_time_are_not_one(words: str) -> None:
+    assert span_in(words, SATURDAY) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Are there any open S1s?", {"state": "open", "label": "severity:S1"}),
+        ("open S1s since last Monday", {"state": "open", "label": "severity:S1", "created_since": "2026-11-30"}),
+        ("bugs by svetlana-k", {"label": "type:bug", "author": "svetlana-k"}),
+        ("issues opened this month", {"created_since": "2026-12-01"}),
+        ("what did jlaurent file since March?", {"author": "jlaurent", "created_since": "2026-03-01"}),
+        ("open issues with no activity in 30 days", {"state": "open", "updated_before": "2026-11-05"}),
+        ("anything open on the redis broker rn?", {"state": "open", "label": "comp:broker-redis"}),
+        ("Anything still open with the comp:docs label?", {"state": "open", "label": "comp:docs"}),
+        ("how many open bugs?", {"state": "open", "label": "type:bug", "count_only": True}),
+        ("How many issues has fpereira filed in total?", {"author": "fpereira", "count_only": True}),
+    ],
+)
+def test_filters_a_maintainer_names_are_the_search_s_arguments(question: str, expected: dict[str, Any]) -> None:
+    assert searches(question) == [{"query": "", **expected}]
+
+
+def test_who_reported_an_issue_reads_the_issue_instead_of_refusing() -> None:
+    plan = read_question("who reported #87 and when?")
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [("get_issue", {"issue_id": 87})]
+    assert plan.notes == []

@@ -1,0 +1,75 @@
+"""`list_inbox` and `plan_triage`: the code of `atlas inbox` and `atlas triage --dry-run`, as read tools."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from atlas.config import bundled_data_dir
+from atlas.executor.executor import ToolExecutor
+from atlas.loop import run_turn
+from atlas.offline import OfflinePlanner
+from atlas.tools.registry import ToolContext, load_registry
+from atlas.triage.backlog_tools import InboxArgs, TriageArgs, list_inbox, plan_triage
+from tests.support.run import atlas_env, invoke
+from tests.tools.dataset_factory import make_dataset
+from tests.triage.test_inbox import backlog
+
+
+def data_and_home(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    data = make_dataset(tmp_path, backlog())
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("[triage]\nstale_days = 20\nwaiting_days = 3\n")
+    return data, home, atlas_env(home, ORBIT_DATA=str(data))
+
+
+def lines(done: Any) -> list[dict[str, Any]]:
+    assert done.code == 0, done
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_list_inbox_is_what_atlas_inbox_lists_and_moves_nothing_on(tmp_path: Path) -> None:
+    data, home, env = data_and_home(tmp_path)
+    ctx = ToolContext(data=data, home=home)
+    got = list_inbox(InboxArgs(), ctx)
+    assert got["issues"] == lines(invoke("inbox", "--json", env=env))  # the command, after the tool
+    assert got["total"] == len(got["issues"]) and got["counts"]["unanswered"] >= 2
+    waiting = list_inbox(InboxArgs(only="waiting"), ctx)
+    assert [item["id"] for item in waiting["issues"]] == [8] and waiting["total"] == 1
+    assert list_inbox(InboxArgs(), ctx)["issues"] == got["issues"]  # no issue was marked seen by the tool
+    first = list_inbox(InboxArgs(limit=1), ctx)
+    assert len(first["issues"]) == 1 and "more" in first["note"]
+
+
+def test_plan_triage_is_the_dry_run_s_plan_and_changes_nothing(tmp_path: Path) -> None:
+    data, home, env = data_and_home(tmp_path)
+    ctx = ToolContext(data=data, home=home)
+    planned = plan_triage(TriageArgs(issue_ids=[7, 8]), ctx)
+    dry = json.loads(invoke("triage", "7", "8", "--json", env=env).stdout)
+    assert planned["actions"] == [
+        {key: action[key] for key in ("n", "issue_id", "tool", "arguments", "why")} for action in dry["actions"]
+    ]
+    assert planned["needs_a_human"] == dry["needs_a_human"] and planned["issues"] == [7, 8]
+    assert "nothing was changed" in planned["note"] and "atlas triage 7 8" in planned["note"]
+    assert not (home / "tracker_actions.jsonl").exists()
+    backlog_plan = plan_triage(TriageArgs(untriaged=True, limit=5), ctx)
+    assert 7 in backlog_plan["issues"] and "--untriaged --limit 5" in backlog_plan["note"]
+    assert plan_triage(TriageArgs(), ctx)["actions"] == []
+
+
+def test_a_chat_follow_up_asks_about_the_issue_of_the_message_before(home: Path) -> None:
+    """In `atlas chat` (the same loop, one history): `and the similar ones?` after `show #41`."""
+    context = ToolContext(data=bundled_data_dir(), home=home)
+    executor = ToolExecutor(load_registry([]).read_only(), session="s1", context=context)
+    history: list[dict[str, Any]] = []
+    model = OfflinePlanner()
+    asyncio.run(run_turn("show #41", history, model=model, executor=executor, session="s1"))
+    similar = asyncio.run(run_turn("and the similar ones?", history, model=model, executor=executor, session="s1"))
+    assert [(c.name, c.arguments) for c in similar.calls][-1] == ("find_similar", {"issue_id": 41})
+    assert "### Similar to #41" in similar.answer
+    labels = asyncio.run(run_turn("what labels would fit?", history, model=model, executor=executor, session="s1"))
+    assert ("suggest_labels", {"issue_id": 41}) in [(c.name, c.arguments) for c in labels.calls]
+    assert "### Labels for #41" in labels.answer
