@@ -1,4 +1,5 @@
-"""`atlas similar N`: issues like #N, with what they share; open ones first, closed ones marked. Advice only."""
+"""`atlas similar N`: issues like #N, best first, with what they share and whether each is open; "nothing close"
+when even the best is weak. Advice only."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
 from atlas.triage.project import Project
-from atlas.triage.similar import Match, similar
+from atlas.triage.similar import CLOSE, Match, nothing_close, similar
 from atlas.ui.render import data_table, make_console
 
 
@@ -30,7 +31,9 @@ def run_similar(issue_id: int, *, limit: int, as_json: bool) -> None:
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
     if as_json:
-        print(json.dumps({"issue_id": issue.id, "similar": [m.as_dict() for m in matches]}, ensure_ascii=False))
+        similar_ones = [m.as_dict() for m in matches]
+        found = {"issue_id": issue.id, "similar": similar_ones, "nothing_close": nothing_close(matches)}
+        print(json.dumps(found, ensure_ascii=False))
         return
     console = make_console(for_tables=True)
     console.print(f"#{issue.id} {issue.title}", style="bold")
@@ -41,4 +44,9 @@ def run_similar(issue_id: int, *, limit: int, as_json: bool) -> None:
         (f"#{m.id}", f"{m.score:.2f}", "open" if m.state == "open" else "closed", m.title, shared(m)) for m in matches
     ]
     console.print(data_table(("issue", "score", "state", "title", "shares"), rows, right=("score",), cut=("title",)))
-    console.print("Similar is not the same: read both before calling one a duplicate.", style="dim")
+    if nothing_close(matches):
+        best = matches[0].score if matches else 0.0
+        said = f"Nothing close: the best score is {best:.2f} (below {CLOSE:.2f}): words in common, not one report."
+        console.print(said)
+    else:
+        console.print("Similar is not the same: read both before calling one a duplicate.", style="dim")

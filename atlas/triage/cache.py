@@ -37,7 +37,6 @@ def cache_path(home: Path, key: str) -> Path:
 
 def save(home: Path, key: str, model: TextModel) -> None:
     """Written whole (a temporary file renamed), older models of this folder removed; failures only cost speed."""
-    folder = home / FOLDER
     arrays: dict[str, Any] = {
         "vocabulary": model.vocabulary,
         "idf": model.idf,
@@ -60,29 +59,44 @@ def save(home: Path, key: str, model: TextModel) -> None:
             }
         )
     arrays["header"] = np.array(json.dumps({"format": FORMAT, "key": key, "groups": header}))
+    save_arrays(home, PREFIX, key, arrays)
+
+
+def save_arrays(home: Path, prefix: str, key: str, arrays: dict[str, Any]) -> None:
+    """`arrays` as `<prefix><key>.npz`, written whole; the older files of that prefix removed."""
+    folder = home / FOLDER
+    path = folder / f"{prefix}{key}.npz"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=".model-", suffix=".npz.tmp", dir=folder)
+        fd, temp = tempfile.mkstemp(prefix=f".{prefix}", suffix=".npz.tmp", dir=folder)
         with os.fdopen(fd, "wb") as file:
             np.savez(file, **arrays)
-        os.replace(temp, cache_path(home, key))
+        os.replace(temp, path)
     except OSError:
         with contextlib.suppress(OSError, UnboundLocalError):
             os.unlink(temp)
         return
-    for old in folder.glob(f"{PREFIX}*.npz"):
-        if old.name != cache_path(home, key).name:
+    for old in folder.glob(f"{prefix}*.npz"):
+        if old.name != path.name:
             with contextlib.suppress(OSError):
                 old.unlink()
 
 
-def load(home: Path, key: str) -> TextModel | None:
-    """The model cached under `key`, or None when there is none that loads and checks out."""
-    path = cache_path(home, key)
+def open_arrays(home: Path, prefix: str, key: str) -> Any:
+    """The `.npz` saved under `key` (no pickles), or None when there is no plain file."""
+    path = home / FOLDER / f"{prefix}{key}.npz"
     if path.is_symlink() or not path.is_file():
         return None
+    return np.load(path, allow_pickle=False)
+
+
+def load(home: Path, key: str) -> TextModel | None:
+    """The model cached under `key`, or None when there is none that loads and checks out."""
     try:
-        with np.load(path, allow_pickle=False) as arrays:
+        opened = open_arrays(home, PREFIX, key)
+        if opened is None:
+            return None
+        with opened as arrays:
             header = json.loads(str(arrays["header"]))
             if header.get("format") != FORMAT or header.get("key") != key:
                 return None

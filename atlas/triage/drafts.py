@@ -11,7 +11,7 @@ from atlas.triage.similar import Match
 VERSION = re.compile(r"\b\d+\.\d+(?:\.\d+)?(?:[ab]\d+|rc\d+)?\b")
 LOG = re.compile(r"```|Traceback|^\s*(?:\d{4}-\d\d-\d\d|ERROR|WARN|INFO)\b", re.M)
 FAILURE = re.compile(r"\b(?:error|fail\w*|crash\w*|exception|traceback|stuck|hang\w*|broken|empty|wrong|twice)\b", re.I)
-LIKELY_SAME = 0.45
+LIKELY_SAME = 0.5
 """A similar issue's score from which it is named in a comment draft."""
 
 
