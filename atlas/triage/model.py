@@ -156,6 +156,15 @@ VECTOR_OPTIONS: dict[str, object] = {
 CHAR_OPTIONS: dict[str, object] = {"analyzer": "char_wb", "ngram_range": CHAR_NGRAMS, "lowercase": True}
 
 
+def best_allowed(model: GroupModel, row: np.ndarray, issue: Issue, known: frozenset[str]) -> tuple[str | None, float]:
+    """The most likely label the issue may get: known to the project and not removed by a person."""
+    for index in np.argsort(-row):
+        label = model.classes[int(index)]
+        if label in known and label not in issue.removed:
+            return label, float(row[int(index)])
+    return None, 0.0
+
+
 def training_label(issue: Issue, group: LabelGroup) -> str | None:
     """The one label of `group` an issue teaches, or None (none, or several: ambiguous)."""
     present = group.present(issue.labels)
