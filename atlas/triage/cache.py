@@ -25,9 +25,10 @@ PREFIX = "model-"
 FORMAT = 6
 
 
-def cache_key(identity: str, changes: object, groups: list[LabelGroup]) -> str:
-    """Changes with the data, Atlas's own label changes, the groups, and this file format."""
-    described = json.dumps([identity, repr(changes), [g.__dict__ for g in groups], FORMAT], sort_keys=True, default=str)
+def cache_key(identity: str, groups: list[LabelGroup]) -> str:
+    """Changes with the data, the groups, and this file format; not with a label approved through Atlas,
+    which the model learns at the data's next version (a sync or an import) instead of refitting for it."""
+    described = json.dumps([identity, [g.__dict__ for g in groups], FORMAT], sort_keys=True, default=str)
     return hashlib.sha256(described.encode()).hexdigest()[:24]
 
 

@@ -48,13 +48,17 @@ class Project:
         return found
 
     def model(self) -> TextModel:
-        """The fitted model: from the state folder when the data has not changed since, else fitted now."""
+        """The fitted model: from the state folder when the data has not changed since, else fitted now.
+
+        A label or comment approved through Atlas is not a new version of the data: the last model
+        is used (a proposal never puts back a label a person removed, whatever the model says), and
+        learns the approved labels at the next fit."""
         if self._model is None:
             # numpy and scipy only here: a run that never reads the model (`atlas apply`) starts without them.
             from atlas.triage import cache
             from atlas.triage.model import fit
 
-            key = cache.cache_key(self.corpus.stamp(), sorted(self.corpus.changes.items()), self.groups)
+            key = cache.cache_key(self.corpus.stamp(), self.groups)
             self._model = cache.load(self.corpus.home, key)
             if self._model is None:
                 self._model = fit(self.training_issues(), self.groups)

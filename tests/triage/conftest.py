@@ -27,6 +27,7 @@ def fitted_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
             shutil.rmtree(home, ignore_errors=True)  # a fit that an earlier worker left half done
             project = Project.open(bundled_data_dir(), home)
             project.model()
+            project.index()
             verdicts(project)  # the history replay that decides which groups are proposed for
             (home / "fitted").touch()
     return home

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from atlas.config import bundled_data_dir
+from atlas.dataset_source import dataset_identity
+from atlas.tracker.journal import IssueBrief, MockTracker
+from atlas.triage import index as index_module
+from atlas.triage import model as model_module
+from atlas.triage import verdicts as verdicts_module
 from atlas.triage.project import Project
 from atlas.triage.proposals import propose
+from atlas.triage.similar import similar
 from atlas.triage.verdicts import Verdict, verdicts
 
 
@@ -26,3 +34,20 @@ def test_too_few_issues_decide_nothing_and_a_bad_file_is_replayed(home: Path) ->
     for path in (home / "triage").glob("verdicts-*.json"):
         path.write_text('{"format": 1, "key": "x", "groups": [{"group": 3}]}', encoding="utf-8")
     assert not verdicts(Project.open(bundled_data_dir(), home))["severity"].may_propose
+
+
+def test_an_approved_label_refits_nothing(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = bundled_data_dir()
+    tracker = MockTracker(home, dataset_identity(data), data=data)
+    tracker.add_label(IssueBrief(132, "t", []), "type:bug", key="k1", session="s")
+
+    def refit(*_: object, **__: object) -> None:
+        raise AssertionError("fitted again after a write")
+
+    monkeypatch.setattr(model_module, "fit", refit)
+    monkeypatch.setattr(index_module, "build", refit)
+    monkeypatch.setattr(verdicts_module, "label_replay", refit)
+    project = Project.open(data, home)
+    assert project.corpus.changes[132].added == ["type:bug"]
+    assert propose(project, [project.issue(135)])[0].groups
+    assert similar(project, project.issue(145), 3)
