@@ -2,7 +2,8 @@
 
 With no group every benchmark runs; naming groups runs those and updates their entries in
 results.json, leaving the others as they were. `--nlbse DIR` (the NLBSE'24 benchmark's CSVs) adds
-the `nlbse` group, triage on five real projects; without it that group is left out. Missed targets
+the `nlbse` group, triage on five real projects, and `--gitbugs DIR` (a clone of GitBugs) the
+`duplicates` group, duplicates on real trackers; without them those groups are left out. Missed targets
 are reported, not fatal: the exit code is 1 only when a benchmark itself failed to run.
 """
 
@@ -21,7 +22,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import deadlines, log_scale, mcp, overhead, parallel, scale, startup, state, tools, triage, triage_nlbse
+from bench import (
+    deadlines,
+    log_scale,
+    mcp,
+    overhead,
+    parallel,
+    scale,
+    startup,
+    state,
+    tools,
+    triage,
+    triage_duplicates,
+    triage_nlbse,
+)
 from bench.core import REPO, Figure
 
 GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
@@ -36,9 +50,18 @@ GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
     "triage": ("Triage", triage.run),
     "state": ("Shared state", state.run),
     "nlbse": ("Triage on real projects (NLBSE'24)", lambda: triage_nlbse.run(_nlbse_dir())),
+    "duplicates": ("Duplicates on real trackers (GitBugs)", lambda: triage_duplicates.run(_gitbugs_dir())),
 }
-NEEDS_DATA = {"nlbse"}
+NEEDS_DATA = {"nlbse": "nlbse", "duplicates": "gitbugs"}
+"""Groups that read data this repository lacks, and the option that names its folder."""
 _NLBSE: list[Path] = []
+_GITBUGS: list[Path] = []
+
+
+def _gitbugs_dir() -> Path:
+    if not _GITBUGS:
+        raise RuntimeError("the duplicates group needs --gitbugs DIR")
+    return _GITBUGS[0]
 
 
 def _nlbse_dir() -> Path:
@@ -114,25 +137,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--nlbse", type=Path, metavar="DIR", help="issues_train.csv and issues_test.csv of the NLBSE'24 benchmark"
     )
+    parser.add_argument("--gitbugs", type=Path, metavar="DIR", help="a clone of GitBugs (hadoop/, seamonkey/)")
     args = parser.parse_args(argv)
     unknown = [group for group in args.groups if group not in GROUPS]
     if unknown:
         parser.error(f"no benchmark group {', '.join(unknown)} (choose from {', '.join(GROUPS)})")
     if "nlbse" in args.groups and args.nlbse is None:
         parser.error("the nlbse group needs --nlbse DIR (the benchmark's issues_train.csv and issues_test.csv)")
-    if args.nlbse is not None:
-        if not args.nlbse.is_dir():
-            parser.error(f"--nlbse: {args.nlbse} is not a folder")
-        _NLBSE.append(args.nlbse)
-    named = set(args.groups) | ({"nlbse"} if args.nlbse is not None else set())
+    if "duplicates" in args.groups and args.gitbugs is None:
+        parser.error("the duplicates group needs --gitbugs DIR (a clone of GitBugs)")
+    given = {"nlbse": args.nlbse, "gitbugs": args.gitbugs}
+    for option, folder in given.items():
+        if folder is not None and not folder.is_dir():
+            parser.error(f"--{option}: {folder} is not a folder")
+    _NLBSE.extend([args.nlbse] if args.nlbse is not None else [])
+    _GITBUGS.extend([args.gitbugs] if args.gitbugs is not None else [])
+    named = set(args.groups) | {group for group, option in NEEDS_DATA.items() if given[option] is not None}
     chosen = [group for group in GROUPS if group in named] if args.groups else list(GROUPS)
-    if args.nlbse is None:
-        chosen = [group for group in chosen if group not in NEEDS_DATA]
+    chosen = [group for group in chosen if group not in NEEDS_DATA or given[NEEDS_DATA[group]] is not None]
     started = time.perf_counter()
     fresh = {group: run_group(group) for group in chosen}
     total = time.perf_counter() - started
-    # A whole run without --nlbse keeps the last nlbse figures: they need data this repository lacks.
-    groups = {**load_previous(), **fresh} if args.groups or args.nlbse is None else fresh
+    # A whole run without --nlbse or --gitbugs keeps those groups' last figures: their data is not here.
+    missing_data = any(folder is None for folder in given.values())
+    groups = {**load_previous(), **fresh} if args.groups or missing_data else fresh
     ordered = {group: groups[group] for group in GROUPS if group in groups}
     RESULTS.write_text(
         json.dumps({"machine": machine(), "seconds": round(total, 2), "groups": ordered}, indent=2, ensure_ascii=False)

@@ -1,4 +1,5 @@
-"""`atlas similar N`: issues like #N, with what they share; open ones first, closed ones marked. Advice only."""
+"""`atlas similar N`: issues like #N, best first, with what they share and whether each is open; "nothing close"
+when even the best is weak. Advice only."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from atlas.errors import AtlasError, ToolError
 from atlas.json_out import print_json
 from atlas.sanitize import clean_line
 from atlas.triage.project import Project
-from atlas.triage.similar import Match, similar
+from atlas.triage.similar import CLOSE, Match, nothing_close, similar
 from atlas.ui.render import data_table, make_console
 
 
@@ -30,7 +31,8 @@ def run_similar(issue_id: int, *, limit: int, as_json: bool) -> None:
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
     if as_json:
-        print_json({"issue_id": issue.id, "similar": [m.as_dict() for m in matches]})
+        similar_ones = [m.as_dict() for m in matches]
+        print_json({"issue_id": issue.id, "similar": similar_ones, "nothing_close": nothing_close(matches)})
         return
     console = make_console(for_tables=True)
     console.print(f"#{issue.id} {clean_line(issue.title)}", style="bold")
@@ -41,4 +43,9 @@ def run_similar(issue_id: int, *, limit: int, as_json: bool) -> None:
         (f"#{m.id}", f"{m.score:.2f}", "open" if m.state == "open" else "closed", m.title, shared(m)) for m in matches
     ]
     console.print(data_table(("issue", "score", "state", "title", "shares"), rows, right=("score",), cut=("title",)))
-    console.print("Similar is not the same: read both before calling one a duplicate.", style="dim")
+    if nothing_close(matches):
+        best = matches[0].score if matches else 0.0
+        said = f"Nothing close: the best score is {best:.2f} (below {CLOSE:.2f}): words in common, not one report."
+        console.print(said)
+    else:
+        console.print("Similar is not the same: read both before calling one a duplicate.", style="dim")

@@ -11,6 +11,7 @@ from atlas.json_out import print_json
 from atlas.triage.evaluate import history, label_replay
 from atlas.triage.evaluate_duplicates import duplicate_replay
 from atlas.triage.project import Project
+from atlas.triage.verdicts import judge
 from atlas.ui.render import data_table, make_console
 
 FIGURES = ("accuracy", "macro_f1", "coverage", "precision_at_threshold")
@@ -20,9 +21,11 @@ def evaluation(project: Project) -> dict[str, Any]:
     issues = history(project)
     threshold = project.settings.threshold
     started = time.monotonic()
+    replayed = label_replay(project, issues)
+    judge(project, issues, replayed)  # what the proposals will go by, kept for this version of the data
     labels = {
         group: {name: predictions.scores(threshold) for name, predictions in runs.items()}
-        for group, runs in label_replay(project, issues).items()
+        for group, runs in replayed.items()
     }
     return {
         "issues": len(issues),

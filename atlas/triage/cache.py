@@ -14,6 +14,7 @@ import math
 import os
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,10 @@ CACHE_LIMIT = statefiles.GiB
 FORMAT = 6
 
 
-def cache_key(identity: str, changes: object, groups: list[LabelGroup]) -> str:
-    """Changes with the data, Atlas's own label changes, the groups, and this file format."""
-    described = json.dumps([identity, repr(changes), [g.__dict__ for g in groups], FORMAT], sort_keys=True, default=str)
+def cache_key(identity: str, groups: list[LabelGroup]) -> str:
+    """Changes with the data, the groups, and this file format; not with a label approved through Atlas,
+    which the model learns at the data's next version (a sync or an import) instead of refitting for it."""
+    described = json.dumps([identity, [g.__dict__ for g in groups], FORMAT], sort_keys=True, default=str)
     return hashlib.sha256(described.encode()).hexdigest()[:24]
 
 
@@ -42,7 +44,6 @@ def cache_path(home: Path, key: str) -> Path:
 
 def save(home: Path, key: str, model: TextModel) -> None:
     """Written whole (a temporary file renamed), older models of this folder removed; failures only cost speed."""
-    folder = home / FOLDER
     arrays: dict[str, Any] = {
         "vocabulary": model.vocabulary,
         "idf": model.idf,
@@ -65,32 +66,47 @@ def save(home: Path, key: str, model: TextModel) -> None:
             }
         )
     arrays["header"] = np.array(json.dumps({"format": FORMAT, "key": key, "groups": header}))
+    save_arrays(home, PREFIX, key, arrays)
+
+
+def save_arrays(home: Path, prefix: str, key: str, arrays: dict[str, Any]) -> None:
+    """`arrays` as `<prefix><key>.npz`, written whole; the older files of that prefix removed."""
+    folder = home / FOLDER
+    path = folder / f"{prefix}{key}.npz"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=".model-", suffix=".npz.tmp", dir=folder)
+        fd, temp = tempfile.mkstemp(prefix=f".{prefix}", suffix=".npz.tmp", dir=folder)
         with os.fdopen(fd, "wb") as file:
             np.savez(file, **arrays)
-        os.replace(temp, cache_path(home, key))
+        os.replace(temp, path)
     except OSError:
         with contextlib.suppress(OSError, UnboundLocalError):
             os.unlink(temp)
         return
-    for old in folder.glob(f"{PREFIX}*.npz"):
-        if old.name != cache_path(home, key).name:
+    for old in folder.glob(f"{prefix}*.npz"):
+        if old.name != path.name:
             with contextlib.suppress(OSError):
                 old.unlink()
 
 
+@contextlib.contextmanager
+def open_arrays(home: Path, prefix: str, key: str) -> Iterator[Any]:
+    """The `.npz` saved under `key`: a regular file (no link), no pickles, at most CACHE_LIMIT on disk and
+    unpacked; an OSError or ValueError for anything else, which the callers treat as no cache."""
+    path = home / FOLDER / f"{prefix}{key}.npz"
+    with (
+        statefiles.open_regular(path, limit=CACHE_LIMIT, what="a triage cache", links=False) as file,
+        np.load(file, allow_pickle=False) as arrays,
+    ):
+        if _unpacked_bytes(arrays.zip) > CACHE_LIMIT:
+            raise ValueError("it only looks small on disk: not arrays Atlas wrote")
+        yield arrays
+
+
 def load(home: Path, key: str) -> TextModel | None:
     """The model cached under `key`, or None when there is none that loads and checks out."""
-    path = cache_path(home, key)
     try:
-        with (
-            statefiles.open_regular(path, limit=CACHE_LIMIT, what="a triage model", links=False) as file,
-            np.load(file, allow_pickle=False) as arrays,
-        ):
-            if _unpacked_bytes(arrays.zip) > CACHE_LIMIT:
-                return None  # it only looks small on disk: not a model Atlas wrote
+        with open_arrays(home, PREFIX, key) as arrays:
             header = json.loads(str(arrays["header"]))
             if header.get("format") != FORMAT or header.get("key") != key:
                 return None

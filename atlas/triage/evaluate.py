@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from atlas.triage.corpus import Issue
-from atlas.triage.model import GroupModel, fit, one_thread, training_label
+from atlas.triage.model import GroupModel, best_allowed, fit, one_thread, training_label
 from atlas.triage.project import Project
-from atlas.triage.proposals import best_allowed
 
 TEST_SHARE = 0.2
 MIN_TEST = 10

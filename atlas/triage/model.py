@@ -84,12 +84,12 @@ class TextModel:
     char_idf: np.ndarray = field(default_factory=lambda: np.array([], dtype=np.float64))
     stop_words: frozenset[str] = frozenset()
     """The words the vocabulary was learnt without (scikit-learn's English list, kept with the model)."""
-    _counters: dict[str, _Counter] = field(default_factory=dict, repr=False)
+    _counters: dict[str, TermCounter] = field(default_factory=dict, repr=False)
 
     def vectors(self, texts: Iterable[str]) -> sparse.csr_matrix:
         """Sublinear TF-IDF rows of words and word pairs, L2-normalised: what the cosine reads."""
         counter = self._counter("words", self.vocabulary, lambda: word_terms(TOKEN, self.stop_words, WORD_NGRAMS))
-        return _weighted(counter.counts([normalise(t) for t in texts]), self.idf)
+        return weighted(counter.counts([normalise(t) for t in texts]), self.idf)
 
     def features(self, texts: Iterable[str]) -> sparse.csr_matrix:
         """What the classifiers read: the word rows, then the character n-gram rows (each L2-normalised)."""
@@ -98,20 +98,20 @@ class TextModel:
         if not len(self.chars):
             return words
         counter = self._counter("chars", self.chars, lambda: char_terms(CHAR_NGRAMS))
-        chars = _weighted(counter.counts([t[:CHAR_TEXT] for t in texts]), self.char_idf)
+        chars = weighted(counter.counts([t[:CHAR_TEXT] for t in texts]), self.char_idf)
         return sparse.csr_matrix(sparse.hstack([words, chars]))
 
-    def _counter(self, name: str, terms: np.ndarray, analyzer: Callable[[], Analyzer]) -> _Counter:
+    def _counter(self, name: str, terms: np.ndarray, analyzer: Callable[[], Analyzer]) -> TermCounter:
         # Built once per model: indexing a 60,000-term vocabulary is the costly part.
         if name not in self._counters:
-            self._counters[name] = _Counter(terms, analyzer())
+            self._counters[name] = TermCounter(terms, analyzer())
         return self._counters[name]
 
     def group(self, name: str) -> GroupModel | None:
         return next((g for g in self.groups if g.group.name == name), None)
 
 
-class _Counter:
+class TermCounter:
     """Term counts of texts over a fixed vocabulary, with the analyzer the vocabulary was learnt with."""
 
     def __init__(self, terms: np.ndarray, analyze: Analyzer) -> None:
@@ -137,7 +137,7 @@ class _Counter:
         return found_counts
 
 
-def _weighted(counts: sparse.spmatrix, idf: np.ndarray) -> sparse.csr_matrix:
+def weighted(counts: sparse.spmatrix, idf: np.ndarray) -> sparse.csr_matrix:
     counts = sparse.csr_matrix(counts, dtype=np.float64)
     counts.data = 1.0 + np.log(counts.data)
     weighted = sparse.csr_matrix(counts.multiply(idf.reshape(1, -1)))
@@ -154,6 +154,15 @@ VECTOR_OPTIONS: dict[str, object] = {
     "stop_words": "english",
 }
 CHAR_OPTIONS: dict[str, object] = {"analyzer": "char_wb", "ngram_range": CHAR_NGRAMS, "lowercase": True}
+
+
+def best_allowed(model: GroupModel, row: np.ndarray, issue: Issue, known: frozenset[str]) -> tuple[str | None, float]:
+    """The most likely label the issue may get: known to the project and not removed by a person."""
+    for index in np.argsort(-row):
+        label = model.classes[int(index)]
+        if label in known and label not in issue.removed:
+            return label, float(row[int(index)])
+    return None, 0.0
 
 
 def training_label(issue: Issue, group: LabelGroup) -> str | None:

@@ -116,11 +116,11 @@ def items_for(
         )
     if comment_ok:
         from atlas.triage.drafts import comment_draft
-        from atlas.triage.similar import similar
+        from atlas.triage.similar import nearest
 
-        matches = [m for m in similar(project, issue, 3)]
-        best = max(matches, key=lambda m: m.score, default=None)
-        body = comment_draft(issue, [*issue.labels, *proposal.labels], best)
+        earlier = nearest(project, issue, limit=1, before=issue.created_at)
+        common = project.index().common
+        body = comment_draft(issue, [*issue.labels, *proposal.labels], earlier[0] if earlier else None, common)
         if body is not None:
             why = (
                 "asks for what a bug report lacks" if "need a little more" in body else "names a likely earlier report"

@@ -15,6 +15,7 @@ from atlas.triage.groups import LabelGroup, learn_groups
 from atlas.triage.settings import TriageSettings, load_settings
 
 if TYPE_CHECKING:
+    from atlas.triage.index import SimilarityIndex
     from atlas.triage.model import TextModel
 
 
@@ -29,6 +30,7 @@ class Project:
     groups: list[LabelGroup]
     known_labels: frozenset[str]
     _model: TextModel | None = field(default=None, repr=False)
+    _index: SimilarityIndex | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, data: Path, home: Path) -> Project:
@@ -46,18 +48,38 @@ class Project:
         return found
 
     def model(self) -> TextModel:
-        """The fitted model: from the state folder when the data has not changed since, else fitted now."""
+        """The fitted model: from the state folder when the data has not changed since, else fitted now.
+
+        A label or comment approved through Atlas is not a new version of the data: the last model
+        is used (a proposal never puts back a label a person removed, whatever the model says), and
+        learns the approved labels at the next fit."""
         if self._model is None:
             # numpy and scipy only here: a run that never reads the model (`atlas apply`) starts without them.
             from atlas.triage import cache
             from atlas.triage.model import fit
 
-            key = cache.cache_key(self.corpus.stamp(), sorted(self.corpus.changes.items()), self.groups)
+            key = cache.cache_key(self.corpus.stamp(), self.groups)
             self._model = cache.load(self.corpus.home, key)
             if self._model is None:
                 self._model = fit(self.training_issues(), self.groups)
                 cache.save(self.corpus.home, key, self._model)
         return self._model
+
+    def index(self) -> SimilarityIndex:
+        """The similarity index: from the state folder while the data's text is the same, else built now.
+
+        Keyed by the data alone: labels and comments approved through Atlas do not change it."""
+        if self._index is None:
+            import hashlib
+
+            from atlas.triage import index
+
+            key = hashlib.sha256(f"{self.corpus.stamp()}:{index.FORMAT}".encode()).hexdigest()[:24]
+            self._index = index.load(self.corpus.home, key)
+            if self._index is None:
+                self._index = index.build(list(self.corpus.newest(index.INDEX_MAX)))
+                index.save(self.corpus.home, key, self._index)
+        return self._index
 
     def training_issues(self, before: str | None = None) -> list[Issue]:
         """The newest issues (at most TRAIN_MAX), filed before `before` when given: the vocabulary is

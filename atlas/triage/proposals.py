@@ -1,23 +1,24 @@
 """Label proposals: for each label group an issue should have and has not, the label, its confidence, and why.
 
-Only the project's own labels are proposed, never one a person removed from the issue, and a label
-a person set is never changed: a proposal only fills a group that is empty. Below the threshold
-there is no label, only the best guess and "needs a human".
+A group whose model did worse than a plain baseline on the project's history (`verdicts.py`)
+gets only "needs a human" and the best guess. Only the project's own labels are proposed, never
+one a person removed from the issue, and a label a person set is never changed: a proposal only
+fills a group that is empty. Below the threshold there is no label, only the best guess and
+"needs a human".
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from atlas.dataset_read import connect
 from atlas.orbit.db import labels_of
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import LabelGroup
-from atlas.triage.model import GroupModel, TextModel
+from atlas.triage.model import TextModel, best_allowed
 from atlas.triage.project import Project
 from atlas.triage.similar import candidates
+from atlas.triage.verdicts import Verdict, verdicts
 
 EVIDENCE = 3
 EVIDENCE_POOL = 30
@@ -58,17 +59,14 @@ class Proposal:
         return [g.label for g in self.groups if g.label is not None]
 
 
-def best_allowed(model: GroupModel, row: np.ndarray, issue: Issue, known: frozenset[str]) -> tuple[str | None, float]:
-    """The most likely label the issue may get: known to the project and not removed by a person."""
-    for index in np.argsort(-row):
-        label = model.classes[int(index)]
-        if label in known and label not in issue.removed:
-            return label, float(row[int(index)])
-    return None, 0.0
-
-
 def propose_group(
-    project: Project, model: TextModel, group: LabelGroup, issue: Issue, x: object, evidence: dict[int, tuple[str, ...]]
+    project: Project,
+    model: TextModel,
+    group: LabelGroup,
+    issue: Issue,
+    x: object,
+    evidence: dict[int, tuple[str, ...]],
+    verdict: Verdict | None = None,
 ) -> GroupProposal:
     fitted = model.group(group.name)
     if fitted is None:
@@ -79,6 +77,8 @@ def propose_group(
         return GroupProposal(group.name, None, 0.0, None, note="every label of this group was removed by a person")
     words = tuple(fitted.deciding_words(x, label, model.vocabulary))
     nearest = tuple(i for i, labels in evidence.items() if label in labels)[:EVIDENCE]
+    if verdict is not None and not verdict.may_propose:
+        return GroupProposal(group.name, None, confidence, label, words, nearest, note=verdict.note())
     chosen = label if confidence >= project.settings.threshold else None
     return GroupProposal(group.name, chosen, confidence, label, words, nearest)
 
@@ -96,6 +96,7 @@ def labelled_neighbours(project: Project, issue: Issue) -> dict[int, tuple[str, 
 def propose(project: Project, issues: list[Issue]) -> list[Proposal]:
     """A proposal for each issue: its empty expected groups filled, or left to a person."""
     model = project.model()
+    judged = verdicts(project) if issues else {}
     vectors = model.features([issue.text for issue in issues]) if issues else None
     found = []
     for row, issue in enumerate(issues):
@@ -109,7 +110,7 @@ def propose(project: Project, issues: list[Issue]) -> list[Proposal]:
                 continue
             if evidence is None:
                 evidence = labelled_neighbours(project, issue)
-            proposal = propose_group(project, model, group, issue, x, evidence)
+            proposal = propose_group(project, model, group, issue, x, evidence, judged.get(group.name))
             groups.append(proposal)
             if proposal.label is not None:
                 labels.append(proposal.label)

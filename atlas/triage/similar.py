@@ -1,12 +1,12 @@
-"""Issues like a given one: FTS5 finds candidates, TF-IDF cosine (and BM25) and shared signatures rank them.
+"""Issues like a given one, ranked by evidence: the similarity index's score, plus shared error codes and frames.
 
-The candidates come from the index with the issue's most telling words (highest TF-IDF). Up to
-EXACT_MAX issues, BM25 ranks every issue that shares one of them. Above, that would score every
-posting of each common word (1.4 s at 100,000 issues), so the candidates are instead the newest
-issues that share two of the six most telling words (or an error code): FTS5 walks its posting
-lists newest first and stops at the limit, so a query costs the same whatever the backlog's size,
-and cosine and signatures rank them. Only those few issues are read and vectorised. Advisory
-only: nothing here changes an issue.
+Every issue in the similarity index (`index.py`: the newest 20,000) is scored against the report
+at once: the cosine of the titles and of the texts, each read without the project's form lines.
+Open or closed is shown, never ranked on: an old closed report of the same bug is the best answer.
+In a longer backlog the older issues that share the report's most telling words join through
+FTS5, which walks its posting lists newest first and stops at a limit, so a query costs the same
+whatever the backlog's size. A best score below CLOSE is "nothing close". Advisory only: nothing
+here changes an issue.
 """
 
 from __future__ import annotations
@@ -18,16 +18,21 @@ from scipy import sparse
 
 from atlas.dataset_read import connect
 from atlas.triage.corpus import Issue
+from atlas.triage.index import TITLE_WEIGHT
 from atlas.triage.model import TextModel
 from atlas.triage.project import Project
 from atlas.triage.signatures import signature
 
 QUERY_TERMS = 14
 CANDIDATES = 40
+POOL = 50
+SIGNATURE_BONUS = 0.1
+"""Added to a score when the two issues share error codes or stack frames (in full at one frame)."""
+CLOSE = 0.2
+"""A best score below this is nothing close: words in common, not the same report."""
 EXACT_MAX = 5_000
 """Issues (by the highest number) up to which every match is BM25-ranked."""
 PAIR_TERMS = 6
-WEIGHT_COSINE, WEIGHT_BM25, WEIGHT_SIGNATURE = 0.6, 0.25, 0.15
 
 
 @dataclass(frozen=True)
@@ -115,45 +120,83 @@ def _pairs(words: list[str], codes: list[str]) -> str:
     return " OR ".join(clauses + codes) or " OR ".join(top)
 
 
-def rank(project: Project, issue: Issue, found: list[tuple[int, float]]) -> list[Match]:
-    """The candidates scored (cosine, relative BM25, shared codes and frames), best first."""
+def nearest(project: Project, issue: Issue, *, limit: int = POOL, before: str | None = None) -> list[Match]:
+    """The issues most like `issue` (filed before `before` when given), best first, by evidence alone.
+
+    Every indexed issue is scored at once; in a backlog longer than the index, the older issues
+    that share its most telling words join through the full-text index."""
+    index = project.index()
+    row = index.row(issue.id)
+    if row is not None:
+        title, text = index.titles.getrow(row), index.texts.getrow(row)
+    else:
+        title, text = index.vectors([issue])
+    scores = index.scores(title, text)
+    keep = index.ids != issue.id
+    if before is not None:
+        keep &= index.created < before
+    chosen = np.flatnonzero(keep)
+    best = chosen[np.argsort(-scores[chosen], kind="stable")[:limit]]
+    found = {int(index.ids[n]): float(scores[n]) for n in best if scores[n] > 0}
+    if project.corpus.count() > len(index.ids):
+        found.update(_older(project, issue, before, set(found), title, text))
+    return _matches(project, issue, found, text)[:limit]
+
+
+def _older(
+    project: Project, issue: Issue, before: str | None, seen: set[int], title: sparse.spmatrix, text: sparse.spmatrix
+) -> dict[int, float]:
+    """Issues older than the index that share the issue's telling words, scored as the index scores."""
+    index = project.index()
+    found = candidates(project, issue, before=before, text_only=True)
+    ids = [i for i, _ in found if i not in seen and index.row(i) is None]
+    others = project.corpus.many(ids)
+    ids = [i for i in ids if i in others]
+    if not ids:
+        return {}
+    titles, texts = index.vectors([others[i] for i in ids])
+    by_title, by_text = (titles @ title.T).toarray().ravel(), (texts @ text.T).toarray().ravel()
+    scores = TITLE_WEIGHT * by_title + (1 - TITLE_WEIGHT) * by_text
+    return {i: float(score) for i, score in zip(ids, scores, strict=True) if score > 0}
+
+
+def _matches(project: Project, issue: Issue, found: dict[int, float], text: sparse.csr_matrix) -> list[Match]:
+    """The found issues as matches: a shared error code or stack frame adds to the score; what they share named."""
     if not found:
         return []
-    model = project.model()
-    others = project.corpus.many([issue_id for issue_id, _ in found])
-    ids = [issue_id for issue_id, _ in found if issue_id in others]
-    vectors = model.vectors([issue.text, *(others[i].text for i in ids)])
-    # One elementwise product of every candidate with the issue: its row sums are the cosines, its
-    # largest entries the shared words (one sparse operation, not two per candidate).
-    product = sparse.csr_matrix(vectors[1:].multiply(vectors[0]))
-    cosine = np.asarray(product.sum(axis=1)).ravel()
-    best = min(score for _, score in found) or -1.0
-    bm25 = {issue_id: score / best for issue_id, score in found}
-    # Unranked candidates (a large backlog) have no BM25: the other weights then share the whole score.
-    scale = 1.0 if any(score for _, score in found) else 1.0 / (1.0 - WEIGHT_BM25)
+    index = project.index()
+    others = project.corpus.many(list(found))
+    ids = [i for i in found if i in others]
+    _, texts = index.vectors([others[i] for i in ids])
+    # One elementwise product of every match with the issue: its largest entries are the shared words.
+    product = sparse.csr_matrix(texts.multiply(text))
     mine = signature(issue.text)
     matches = []
     for position, issue_id in enumerate(ids):
         other = others[issue_id]
         codes, frames = mine.shared(signature(other.text))
         shared = min(1.0, (len(codes) + 2 * len(frames)) / 3)
-        score = scale * (WEIGHT_COSINE * cosine[position] + WEIGHT_BM25 * bm25[issue_id] + WEIGHT_SIGNATURE * shared)
-        words = shared_words(model, product, position)
+        score = found[issue_id] + SIGNATURE_BONUS * shared
+        words = shared_words(index.vocabulary, product, position)
         matches.append(
-            Match(other.id, other.title, other.state, other.labels, float(score), words, tuple(codes), tuple(frames))
+            Match(other.id, other.title, other.state, other.labels, score, words, tuple(codes), tuple(frames))
         )
-    return sorted(matches, key=lambda m: -m.score)
+    return sorted(matches, key=lambda m: (-m.score, m.id))
 
 
-def shared_words(model: TextModel, product: sparse.csr_matrix, row: int, count: int = 5) -> tuple[str, ...]:
+def shared_words(vocabulary: np.ndarray, product: sparse.csr_matrix, row: int, count: int = 5) -> tuple[str, ...]:
     """The words of one row of the product that weigh most in the cosine."""
     start, end = product.indptr[row], product.indptr[row + 1]
     data, indices = product.data[start:end], product.indices[start:end]
     order = np.argsort(-data)[:count]
-    return tuple(str(model.vocabulary[indices[i]]) for i in order if data[i] > 0)
+    return tuple(str(vocabulary[indices[i]]) for i in order if data[i] > 0)
 
 
 def similar(project: Project, issue: Issue, limit: int = 5) -> list[Match]:
-    """The `limit` most similar issues, open ones first, each group best first."""
-    best = rank(project, issue, candidates(project, issue))[:limit]
-    return sorted(best, key=lambda m: (m.state != "open", -m.score))
+    """The `limit` most similar issues, best first: open or closed is a column, not a rank."""
+    return nearest(project, issue, limit=limit)
+
+
+def nothing_close(matches: list[Match]) -> bool:
+    """True when even the best match scores too low to be worth a person's reading."""
+    return not matches or matches[0].score < CLOSE

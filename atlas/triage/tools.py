@@ -77,10 +77,11 @@ def suggest_labels(args: SuggestArgs, ctx: ToolContext) -> dict[str, Any]:
 @tool(SimilarArgs, timeout_s=TRIAGE_TIMEOUT_S, untrusted=_sources, cache_ttl_s=ISSUE_TTL_S, cache_tags=search_tags)
 def find_similar(args: SimilarArgs, ctx: ToolContext) -> dict[str, Any]:
     """Find issues similar to one issue (possible duplicates or related reports): each with a score from 0 to 1
-    and what they share (words, error codes, stack lines); open ones first. Advice only: never close an issue
-    as a duplicate; say which ones look alike and why."""
+    and what they share (words, error codes, stack lines), best first; `nothing_close` is true when even the best
+    is too weak to be the same report. Advice only: never close an issue as a duplicate; say which ones look
+    alike and why."""
     from atlas.triage.project import project_for
-    from atlas.triage.similar import similar
+    from atlas.triage.similar import CLOSE, nothing_close, similar
 
     project = project_for(ctx.data, ctx.home)
     issue = project.corpus.get(args.issue_id)
@@ -92,5 +93,10 @@ def find_similar(args: SimilarArgs, ctx: ToolContext) -> dict[str, Any]:
         "title": issue.title,
         "state": issue.state,
         "similar": [m.as_dict() for m in matches],
-        "note": "Similar is not the same: read both issues before calling one a duplicate.",
+        "nothing_close": nothing_close(matches),
+        "note": (
+            f"Nothing close: no issue scores {CLOSE} or more, so none is likely the same report."
+            if nothing_close(matches)
+            else "Similar is not the same: read both issues before calling one a duplicate."
+        ),
     }

@@ -11,6 +11,7 @@ from filelock import FileLock
 
 from atlas.config import bundled_data_dir
 from atlas.triage.project import Project
+from atlas.triage.verdicts import verdicts
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +25,10 @@ def fitted_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with FileLock(str(shared / "fitted-home.lock")):
         if not (home / "fitted").exists():
             shutil.rmtree(home, ignore_errors=True)  # a fit that an earlier worker left half done
-            Project.open(bundled_data_dir(), home).model()
+            project = Project.open(bundled_data_dir(), home)
+            project.model()
+            project.index()
+            verdicts(project)  # the history replay that decides which groups are proposed for
             (home / "fitted").touch()
     return home
 

@@ -21,10 +21,10 @@ label_groups = ["type"]
 after_untrusted = true
 
 [[policy.rules]]
-name = "no-severity"
+name = "no-comp"
 decision = "deny"
 tool = "add_label"
-labels = ["severity:*"]
+labels = ["comp:*"]
 """
 
 
@@ -59,8 +59,8 @@ def test_headless_triage_applies_what_rules_allow_and_streams_every_decision(hom
         who = (
             "rule:types"
             if label.startswith("type:")
-            else "rule:no-severity"
-            if label.startswith("severity:")
+            else "rule:no-comp"
+            if label.startswith("comp:")
             else "no-terminal"
         )
         assert decided[call_id]["decided_by"] == finished[call_id]["decided_by"] == who
@@ -69,9 +69,9 @@ def test_headless_triage_applies_what_rules_allow_and_streams_every_decision(hom
         assert (call_id in denied) == (who != "rule:types")
     applied = [(r["issue_id"], r["label"], r["decided_by"]) for r in tracker_records(env)]
     assert applied and all(by == "rule:types" for _, _, by in applied)
-    assert {c["decided_by"] for c in logged_calls(env)} <= {"rule:types", "rule:no-severity", "no-terminal"}
+    assert {c["decided_by"] for c in logged_calls(env)} <= {"rule:types", "rule:no-comp", "no-terminal"}
     # The report a person reads went to standard error.
-    assert "Not done:" in run.stderr and "denied by rule no-severity" in run.stderr
+    assert "Not done:" in run.stderr and "denied by rule no-comp" in run.stderr
 
 
 def test_headless_apply_streams_the_saved_plan_and_exits_0_when_all_of_it_was_allowed(
@@ -103,7 +103,7 @@ def test_a_malformed_policy_stops_triage_before_the_plan_with_one_line(home: Pat
     assert run.code == 2
     assert [e["event"] for e in stream(run)] == ["finished"]
     [line] = run.stderr.splitlines()
-    assert line.startswith("atlas: error: ") and "config.toml:" in line and "rule 'no-severity'" in line
+    assert line.startswith("atlas: error: ") and "config.toml:" in line and "rule 'no-comp'" in line
     assert tracker_records(atlas_env(home)) == []
 
 

@@ -104,12 +104,12 @@ def comment_edited_to(text: str, home: Path, tmp_path: Path) -> tuple[pexpect.sp
 
 
 def test_e_edits_a_comment_and_a_label_and_a_label_only_within_its_group(home: Path, tmp_path: Path) -> None:
-    """One person's review of #135: the comment edited, the type label edited to another type, then
+    """One person's review of #150: the comment edited, the type label edited to another type, then
     another label edited to one of no group (refused, the item kept as it was); what is approved is
     what was shown."""
     mine = "Which Orbit version, please? And the scheduler log of that night."
     env = atlas_env(home, EDITOR=editor(tmp_path, mine, "type:question", "wontfix"), VISUAL="")
-    child, items = review(env, "triage", "135")
+    child, items = review(env, "triage", "150")
     comment = next(n for n, what in items.items() if "comment" in what)
     typed = next(n for n, what in items.items() if "add label type:" in what)
     other, kept = next((n, what) for n, what in items.items() if "add label" in what and n != typed)
@@ -118,7 +118,7 @@ def test_e_edits_a_comment_and_a_label_and_a_label_only_within_its_group(home: P
     assert mine.encode() in (child.before or b"")
     child.send(f"e {typed}\r".encode())
     child.expect(QUESTION)
-    assert f"{typed}. #135 add label type:question".encode() in (child.before or b"")
+    assert f"{typed}. #150 add label type:question".encode() in (child.before or b"")
     child.send(f"e {other}\r".encode())
     child.expect(QUESTION)
     assert b"is not a label of this group" in (child.before or b"")
@@ -127,4 +127,4 @@ def test_e_edits_a_comment_and_a_label_and_a_label_only_within_its_group(home: P
     code, _ = finish(child)
     assert code == 0
     assert [r["body"] for r in tracker_records(env) if r["action"] == "post_comment"] == [mine]
-    assert sorted(w for w in written(env) if "add label" in w) == sorted(["#135 add label type:question", kept])
+    assert sorted(w for w in written(env) if "add label" in w) == sorted(["#150 add label type:question", kept])
