@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import deadlines, log_scale, mcp, overhead, parallel, scale, startup, tools, triage, triage_nlbse
-from bench.core import REPO, Figure
+from bench.core import REPO, Figure, compile_bytecode
 
 GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
     "parallel": ("Parallel efficiency", parallel.run),
@@ -87,9 +87,10 @@ def run_group(name: str) -> dict[str, Any]:
     return {"title": title, "seconds": round(elapsed, 2), "error": error, "figures": figures}
 
 
-def machine() -> dict[str, Any]:
+def machine(bytecode: str) -> dict[str, Any]:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
     return {
+        "bytecode": bytecode,
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "commit": commit.stdout.strip() or None,
         "python": platform.python_version(),
@@ -127,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [group for group in GROUPS if group in named] if args.groups else list(GROUPS)
     if args.nlbse is None:
         chosen = [group for group in chosen if group not in NEEDS_DATA]
+    package, modules = compile_bytecode()
+    bytecode = f"compiled with compileall before measuring ({modules} modules in {package}), as a wheel install has it"
+    print(f"bytecode: {bytecode}", file=sys.stderr, flush=True)
     started = time.perf_counter()
     fresh = {group: run_group(group) for group in chosen}
     total = time.perf_counter() - started
@@ -134,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     groups = {**load_previous(), **fresh} if args.groups or args.nlbse is None else fresh
     ordered = {group: groups[group] for group in GROUPS if group in groups}
     RESULTS.write_text(
-        json.dumps({"machine": machine(), "seconds": round(total, 2), "groups": ordered}, indent=2, ensure_ascii=False)
+        json.dumps(
+            {"machine": machine(bytecode), "seconds": round(total, 2), "groups": ordered}, indent=2, ensure_ascii=False
+        )
         + "\n",
         encoding="utf-8",
     )
