@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import deadlines, log_scale, mcp, overhead, parallel, scale, startup, tools, triage, triage_nlbse
+from bench import deadlines, inbox, log_scale, mcp, overhead, parallel, scale, startup, tools, triage, triage_nlbse
 from bench.core import REPO, Figure, compile_bytecode
 
 GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
@@ -34,6 +34,7 @@ GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
     "scale": ("Scale", scale.run),
     "mcp": ("MCP", mcp.run),
     "triage": ("Triage", triage.run),
+    "inbox": ("The inbox at scale", inbox.run),
     "nlbse": ("Triage on real projects (NLBSE'24)", lambda: triage_nlbse.run(_nlbse_dir())),
 }
 NEEDS_DATA = {"nlbse"}

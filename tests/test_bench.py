@@ -212,3 +212,13 @@ def test_bytecode_is_compiled_even_where_python_is_told_not_to_write_it(
     assert (package / "__pycache__" / f"__init__.{tag}.pyc").is_file()
     # The measured processes write their caches as a user's do.
     assert "PYTHONDONTWRITEBYTECODE" not in quiet_env(tmp_path / "home")
+
+
+def test_the_inbox_figures_are_two_ratios_with_their_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench import inbox
+
+    monkeypatch.setattr(inbox, "ISSUES", 300)
+    monkeypatch.setattr(inbox, "RUNS", 1)
+    first, every = inbox.run()
+    assert first.target == "ratio ≤ 2" and first.ratio is not None and first.ratio > 0
+    assert every.target == "ratio ≤ 1.5" and every.name.startswith("atlas inbox (every row, ")
