@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import os
+import sys
 
 FIRST_COLLECTION_AFTER = 100_000
 """New container objects between two collections of the youngest generation (Python's default is 700).
@@ -20,8 +22,14 @@ def collect_less_often() -> None:
 
 
 def main() -> None:
-    """Tune the collector before anything is imported, then run the command line."""
+    """Tune the collector before anything is imported, then run the command line: a plain
+    `atlas ask WORDS...` without Typer (`atlas.cli_fast`), anything else through it."""
     collect_less_often()
+    from atlas.cli_fast import ask_plainly, plain_question
+
+    words = plain_question(sys.argv[1:], os.environ)
+    if words is not None:
+        ask_plainly(words)
     from atlas.cli import entry_point
 
     entry_point()

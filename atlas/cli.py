@@ -13,6 +13,7 @@ from typing import Annotated, TypeVar
 import typer
 
 from atlas import __version__
+from atlas.cli_fast import COMPLETE_VAR
 from atlas.cli_groups import data_app, mcp_app
 from atlas.cli_options import (
     ApiOption,
@@ -28,11 +29,11 @@ from atlas.cli_options import (
 from atlas.cli_policy import policy_app
 from atlas.cli_state import state_app
 from atlas.cli_triage import register_triage
+from atlas.descriptors import fill_closed_descriptors
 from atlas.sanitize import write_line
 
 T = TypeVar("T", int, float)
 
-COMPLETE_VAR = "_ATLAS_COMPLETE"
 if os.environ.get(COMPLETE_VAR):
     # The shell is asking for completions: typer's completers are registered only then, so that
     # every other run (`atlas --help` above all) does not pay for them.
@@ -370,18 +371,6 @@ def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh
 
     completion_init()
     write_line(get_completion_script(prog_name="atlas", complete_var=COMPLETE_VAR, shell=shell))
-
-
-def fill_closed_descriptors() -> None:
-    """Point a standard descriptor that was closed at start at /dev/null. Left closed, it would be
-    the next file Atlas opens (a journal, a lock), and a child it starts would take that file for
-    its own standard input or output. Python has already made the stream None, which Atlas reads
-    as closed."""
-    for fd in (0, 1, 2):
-        try:
-            os.fstat(fd)
-        except OSError:
-            os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one
 
 
 def entry_point() -> None:

@@ -193,3 +193,32 @@ def test_the_nlbse_mode_needs_its_data(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(triage_nlbse.NlbseError, match=r"no issues_train\.csv"):
         triage_nlbse.read_benchmark(tmp_path / "empty")
+
+
+def test_bytecode_is_compiled_even_where_python_is_told_not_to_write_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench.core import compile_bytecode, quiet_env
+
+    package = tmp_path / "pkg"
+    (package / "inner").mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "inner" / "mod.py").write_text("VALUE = 1\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    assert compile_bytecode(package) == (package, 2)
+    tag = sys.implementation.cache_tag
+    assert (package / "inner" / "__pycache__" / f"mod.{tag}.pyc").is_file()
+    assert (package / "__pycache__" / f"__init__.{tag}.pyc").is_file()
+    # The measured processes write their caches as a user's do.
+    assert "PYTHONDONTWRITEBYTECODE" not in quiet_env(tmp_path / "home")
+
+
+def test_the_inbox_figures_are_two_ratios_with_their_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench import inbox
+
+    monkeypatch.setattr(inbox, "ISSUES", 300)
+    monkeypatch.setattr(inbox, "RUNS", 1)
+    first, every = inbox.run()
+    assert first.target == "ratio ≤ 2" and first.ratio is not None and first.ratio > 0
+    assert every.target == "ratio ≤ 1.5" and every.name.startswith("atlas inbox (every row, ")

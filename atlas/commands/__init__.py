@@ -2,10 +2,11 @@
 
 `ask.py` (one question), `chat.py` (the REPL), `log.py`, `tools.py`, `tracker.py`, and
 `runner.py` (Ctrl-C → cancel → KeyboardInterrupt). They may import everything below them
-(`runtime`, `loop`, `ui`, `calllog`, ...); only `cli.py` imports them.
+(`runtime`, `loop`, `ui`, `calllog`, ...); only `cli.py` (and `cli_fast.py`, for a plain
+`atlas ask`) imports them.
 
-`guarded` is the one place where Atlas's own failures become one line on stderr and an exit
-code: no traceback reaches the user.
+`attempt` (and `guarded`, its form for Typer's commands) is the one place where Atlas's own
+failures become one line on stderr and an exit code: no traceback reaches the user.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
-
-import typer
 
 from atlas.errors import AtlasError
 from atlas.sanitize import write_line
@@ -32,9 +32,16 @@ def error_line(message: object) -> str:
     return f"atlas: error: {clean_line(scrub(str(message)))}"
 
 
-def guarded(action: Callable[[], T], *, state: bool = False) -> T:
-    """Run a command body; an `AtlasError` is one line on stderr and its exit code. With `state`, the
-    shared database (when one is set) is opened first: unreachable, the command stops before it writes."""
+@dataclass(frozen=True)
+class Failed:
+    """A command body that ended in a failure already told on stderr: the process's exit code."""
+
+    code: int
+
+
+def attempt(action: Callable[[], T], *, state: bool = False) -> T | Failed:
+    """Run a command body; an `AtlasError` is one line on stderr and its exit code, returned. With `state`,
+    the shared database (when one is set) is opened first: unreachable, the command stops before it writes."""
     try:
         if state:
             from atlas.config import atlas_home
@@ -44,19 +51,29 @@ def guarded(action: Callable[[], T], *, state: bool = False) -> T:
         return action()
     except AtlasError as exc:
         write_line(error_line(exc), err=True)
-        raise typer.Exit(exc.exit_code) from None
+        return Failed(exc.exit_code)
     except KeyboardInterrupt:
         write_line("cancelled", err=True)
-        raise typer.Exit(130) from None
+        return Failed(130)
     except BrokenPipeError:
         # The reader went away (`atlas log | head`): nothing left to say to it, not even the
         # interpreter's last flush of standard output.
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise typer.Exit(0) from None
+        return Failed(0)
     except Exception as exc:
         # A bug, not a user error: still one line, unless ATLAS_DEBUG asks for the traceback.
         if os.environ.get("ATLAS_DEBUG"):
             raise
         write_line(error_line(f"unexpected {type(exc).__name__}: {exc} (set ATLAS_DEBUG=1 for details)"), err=True)
-        raise typer.Exit(1) from None
+        return Failed(1)
+
+
+def guarded(action: Callable[[], T], *, state: bool = False) -> T:
+    """`attempt` inside a Typer command: a failure's exit code is raised as `typer.Exit`."""
+    outcome = attempt(action, state=state)
+    if isinstance(outcome, Failed):
+        import typer  # only on the way out: the command that runs without Typer never pays for it
+
+        raise typer.Exit(outcome.code)
+    return outcome

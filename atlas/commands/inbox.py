@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
+
 from atlas.config import atlas_home, data_dir
 from atlas.errors import AtlasError, ToolError
 from atlas.json_out import print_json
@@ -11,8 +14,9 @@ from atlas.triage.memory import last_seen, remember_seen
 from atlas.triage.own_writes import commented_through_atlas
 from atlas.triage.project import Project
 from atlas.triage.settings import CONFIG_FILE
-from atlas.triage.signals import InboxItem, inbox
-from atlas.ui.render import data_table, make_console
+from atlas.triage.signals import InboxItem, inbox_items
+from atlas.ui.line_table import write_table
+from atlas.ui.render import make_console
 
 
 def _severity(item: InboxItem) -> str:
@@ -44,7 +48,7 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> N
         project = Project.open(data, home)
         identity = project.corpus.identity()
         seen = last_seen(home, identity)
-        items = inbox(project, seen_until=seen, commented=commented_through_atlas(project))
+        found = inbox_items(project, seen_until=seen, commented=commented_through_atlas(project))
         newest = max((issue.created_at for issue in project.corpus.newest(1)), default="")
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
@@ -57,12 +61,9 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> N
     notes += [] if known else [COMMENTS_UNKNOWN]
     if only is not None and only.startswith(THREAD_REASONS) and not known:
         raise AtlasError(COMMENTS_UNKNOWN)
-    if only is not None:
-        items = [item for item in items if any(reason.startswith(only) for reason in item.reasons)]
-    shown = items[:limit] if limit else items
+    wanted = (item for item in found if only is None or any(reason.startswith(only) for reason in item.reasons))
+    shown = _read(itertools.islice(wanted, limit) if limit else wanted, as_json=as_json)
     if as_json:
-        for item in shown:
-            print_json(item.as_dict())
         return
     console = make_console(for_tables=True)
     for note in notes:
@@ -71,6 +72,26 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> N
         console.print(f"Nothing needs you: {_all_clear(only, known)}.", style="dim")
         return
     rows = [(f"#{i.issue.id}", _severity(i), f"{i.age_days}d", i.issue.title, "; ".join(i.reasons)) for i in shown]
-    console.print(data_table(("issue", "severity", "age", "title", "why"), rows, right=("age",), cut=("title",)))
+    write_table(console, ("issue", "severity", "age", "title", "why"), rows, right=("age",), cut=("title",))
     first = " (first inbox: new issues are marked from the next one on)" if seen is None else ""
-    console.print(f"{len(items)} open issues need a look{first}.", style="dim")
+    if limit and len(shown) == limit and next(wanted, None) is not None:
+        # The rest was never read: how many more need a look is what a whole `atlas inbox` works out.
+        console.print(
+            f"The first {len(shown)} open issues that need a look{first}; without -n, all of them.", style="dim"
+        )
+        return
+    console.print(f"{len(shown)} open issues need a look{first}.", style="dim")
+
+
+def _read(items: Iterator[InboxItem], *, as_json: bool) -> list[InboxItem]:
+    """The items, each printed as a JSON line as soon as it is known when `as_json`."""
+    read = []
+    try:
+        for item in items:
+            if as_json:
+                print_json(item.as_dict())
+            else:
+                read.append(item)
+    except ToolError as exc:
+        raise AtlasError(str(exc)) from None
+    return read

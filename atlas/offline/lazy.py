@@ -2,7 +2,8 @@
 
 The planner's grammar is a few hundred patterns; one question uses a fraction of them, and
 compiling them all at start-up was a third of an offline `atlas ask`. A pattern here compiles the
-first time it is used and is then the compiled pattern's own methods.
+first time it is used (from the compiled patterns kept between runs, `pattern_cache`) and is then
+the compiled pattern's own methods.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from atlas.offline.pattern_cache import compile_cached
 
 
 class LazyPattern:
@@ -26,7 +29,7 @@ class LazyPattern:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
-            self._compiled = re.compile(self._source, self._flags)
+            self._compiled = compile_cached(self._source, self._flags)
         return self._compiled
 
     @property

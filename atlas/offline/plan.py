@@ -19,6 +19,7 @@ from atlas.offline.actions import POLITE, take_comment, take_labels
 from atlas.offline.issue_refs import CODE_RE, issue_ids_in
 from atlas.offline.issue_view import wants_whole_issue
 from atlas.offline.lazy import lazy
+from atlas.offline.pattern_cache import compile_cached
 from atlas.offline.requests import (
     bare_issue_ids,
     cannot_do,
@@ -253,7 +254,7 @@ def _doc_shapes(words: tuple[str, ...]) -> tuple[list[re.Pattern[str]], list[re.
         rf"\b{name}\.md\b",
         rf"^\s*(?:show|open|read|get|display)\s+(?:me\s+)?(?:the\s+)?{alias}\s*[?.!]?\s*$",
     )
-    return [re.compile(p, re.IGNORECASE) for p in with_heading], [re.compile(p, re.IGNORECASE) for p in whole]
+    return [compile_cached(p, re.IGNORECASE) for p in with_heading], [compile_cached(p, re.IGNORECASE) for p in whole]
 
 
 _COMMENT_WORDS_RE = lazy(

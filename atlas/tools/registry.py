@@ -15,15 +15,18 @@ import sys
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from atlas import config
 from atlas.notices import warn
 from atlas.tools.definition import ToolDefinition
+from atlas.tools.entry_points import entry_points_of
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 ENTRY_POINT_GROUP = "atlas.tools"
 PROJECT_MARK = "{project}"
@@ -323,7 +326,7 @@ def _plugin_entries(search_path: tuple[str, ...]) -> tuple[EntryPoint, ...]:
     """The `atlas.tools` entry points found on `search_path`, read once for it: reading them opens
     the metadata of every installed distribution (about 10 ms), which nothing installs into while
     a command runs; a search path that changed is read again."""
-    return tuple(entry_points(group=ENTRY_POINT_GROUP))
+    return entry_points_of(ENTRY_POINT_GROUP, search_path)
 
 
 def catalogue_snapshot() -> dict[str, ToolSpec[Any]]:

@@ -9,15 +9,16 @@ threads (an export without comments), nothing is said of answers or activity: it
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
 from atlas.triage.corpus import Issue, Thread
 from atlas.triage.groups import missing_groups
+from atlas.triage.inbox_order import OPEN_MAX as OPEN_MAX
+from atlas.triage.inbox_order import open_in_order, pages, severity_judge
 from atlas.triage.project import Project
-from atlas.triage.severity import Severity, scale, severity_of, sort_key
-
-OPEN_MAX = 200_000
+from atlas.triage.severity import Severity
 
 
 @dataclass(frozen=True)
@@ -85,29 +86,33 @@ def reasons_for(project: Project, issue: Issue, thread: Thread | None, now: str,
 def inbox(project: Project, *, seen_until: str | None, commented: set[int] | None = None) -> list[InboxItem]:
     """Every open issue with a reason to look at it: the most severe first (an unknown severity right after
     the known worst), then the oldest."""
+    return list(inbox_items(project, seen_until=seen_until, commented=commented))
+
+
+def inbox_items(project: Project, *, seen_until: str | None, commented: set[int] | None = None) -> Iterator[InboxItem]:
+    """`inbox`, one item at a time: the order comes from labels and dates (`inbox_order`), and an issue's
+    reasons are worked out only when the reader gets to it."""
     now = project.corpus.newest_activity()
-    issues = list(project.corpus.newest(OPEN_MAX, state="open"))
-    threads = project.corpus.threads([issue.id for issue in issues])
+    severity = severity_judge(project.groups)
     known = project.corpus.comments_known()
-    items = []
-    for issue in issues:
-        thread = threads[issue.id]
-        if commented and issue.id in commented:
-            thread = Thread((*thread.authors, "atlas"), thread.times, thread.last_body)
-        reasons = reasons_for(project, issue, thread if known else None, now, seen_until)
-        if not reasons:
-            continue
-        idle = days_between(max([issue.created_at, *thread.times]), now) if known else None
-        items.append(
-            InboxItem(
+    for ids in pages(open_in_order(project, severity)):
+        issues = project.corpus.many(ids)
+        threads = project.corpus.threads(ids)
+        for issue in (issues.get(issue_id) for issue_id in ids):
+            if issue is None:  # gone since the order was read: the data was rebuilt meanwhile
+                continue
+            thread = threads[issue.id]
+            if commented and issue.id in commented:
+                thread = Thread((*thread.authors, "atlas"), thread.times, thread.last_body)
+            reasons = reasons_for(project, issue, thread if known else None, now, seen_until)
+            if not reasons:
+                continue
+            idle = days_between(max([issue.created_at, *thread.times]), now) if known else None
+            yield InboxItem(
                 issue,
                 tuple(reasons),
-                severity_of(project.groups, issue.labels),
+                severity(issue.labels),
                 days_between(issue.created_at, now),
                 idle,
                 "new" in reasons,
             )
-        )
-    order = scale(project.groups)
-    items.sort(key=lambda item: (sort_key(item.severity, order), item.issue.created_at, item.issue.id))
-    return items
