@@ -28,6 +28,11 @@ from pathlib import Path
 from re import _compiler, _parser  # type: ignore[attr-defined]
 from typing import Any
 
+from atlas import statefiles
+
+CACHE_LIMIT = 16 * statefiles.MiB
+"""The most of the cache file that is read; a larger one is not Atlas's and is compiled over."""
+
 FORMAT = 1
 MAX_PATTERNS = 4_000
 """Entries kept in the file; beyond it the oldest go (patterns an older Atlas used, most likely)."""
@@ -97,7 +102,7 @@ class PatternStore:
 
 def _read(path: Path) -> dict[str, Entry]:
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(statefiles.read_limited(path, limit=CACHE_LIMIT, what="the pattern cache", links=False))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("python") != sys.version:

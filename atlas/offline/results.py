@@ -59,7 +59,10 @@ def proposals_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
             verdict = f"`{one_line(group['label'], 60)}` ({confidence})"
         else:
             guess = f", best guess `{one_line(group.get('best_guess'), 60)}`" if group.get("best_guess") else ""
-            verdict = f"needs a human ({confidence} < threshold {threshold}{guess})"
+            # A group whose model lost to its baseline says so; otherwise the confidence was too low.
+            lost = f"{confidence}: {one_line(group['note'], 200)}" if group.get("note") else None
+            reason = lost or f"{confidence} < threshold {threshold}"
+            verdict = f"needs a human ({reason}{guess})"
         why = ", ".join(one_line(w, 40) for w in group.get("deciding_words") or [])
         seen = ", ".join(f"#{n}" for n in group.get("similar_issues_with_it") or [])
         lines.append(

@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Iterable
 from importlib.machinery import PathFinder
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -51,8 +52,10 @@ def may_declare(group: str, search_path: Iterable[str]) -> bool:
 
 
 def _entry_points_text(distribution: str) -> bytes:
+    from atlas import statefiles
+
     try:
-        with open(os.path.join(distribution, "entry_points.txt"), "rb") as declared:
-            return declared.read()
+        path = Path(distribution, "entry_points.txt")
+        return statefiles.read_limited(path, limit=statefiles.MiB, what="a distribution's entry points")
     except OSError:
         return b""
