@@ -10,7 +10,6 @@ is the same either way (`tests/test_cli_fast.py` runs both).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
@@ -47,7 +46,9 @@ def _answer(words: list[str]) -> int:
     except KeyboardInterrupt:
         return 130
     except EOFError:
-        print("\nAborted!", file=sys.stderr)
+        from atlas.sanitize import write_line
+
+        write_line("\nAborted!", err=True)
         return 1
     except BrokenPipeError:
         return 1

@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
-from atlas.json_out import json_text
+from atlas.json_out import print_json
 from atlas.sanitize import clean_line
 from atlas.state.postgres.database import SharedDatabase
 from atlas.state.postgres.records import latest_calls
@@ -30,7 +30,7 @@ def show_shared(
     calls = latest_calls(database, limit=limit, filters=filters, person=person)
     if as_json:
         for call in calls:
-            print(json_text({**call, "ts": iso_time(float(call["ts"]))}), flush=True)
+            print_json({**call, "ts": iso_time(float(call["ts"]))}, flush=True)
         return
     if not calls:
         filtered = any(value for value in filters.values()) or person is not None

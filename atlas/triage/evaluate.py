@@ -83,7 +83,9 @@ def label_replay(project: Project, issues: list[Issue]) -> dict[str, dict[str, P
     folds = np.array_split(np.arange(len(test)), min(FOLDS, len(test))) if test else []
     for fold in folds:
         chunk = [test[int(i)] for i in fold]
-        _replay(project, [i for i in issues if i.created_at < chunk[0].created_at], chunk, found)
+        earlier = [i for i in issues if i.created_at < chunk[0].created_at]
+        if earlier:  # a fold with no history before it (issues of one day) has nothing to learn from
+            _replay(project, earlier, chunk, found)
     return found
 
 
@@ -101,8 +103,11 @@ def _empty(project: Project) -> dict[str, dict[str, Predictions]]:
 def _replay(project: Project, train: list[Issue], test: list[Issue], into: dict[str, dict[str, Predictions]]) -> None:
     """Fit the model and the baseline on `train` (oldest first) and predict each labelled issue of `test`."""
     with one_thread():
-        model = fit(list(reversed(train)), project.groups)
-        vectorizer, baseline = baseline_fit(train, project)
+        try:
+            model = fit(list(reversed(train)), project.groups)
+            vectorizer, baseline = baseline_fit(train, project)
+        except ValueError:  # no word left to learn from (`empty vocabulary`): this part judges nothing
+            return
     ours = model.features([issue.text for issue in test])
     theirs = vectorizer.transform([issue.text for issue in test])  # type: ignore[attr-defined]
     for group in project.groups:

@@ -17,7 +17,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.text import Text
 
-from atlas.sanitize import clean_line
+from atlas.sanitize import clean_line, write_line
 from atlas.ui.render import data_table
 
 HEADER_STYLE = "bold"
@@ -45,10 +45,10 @@ def write_table(
         return
     rights = [name in aligned for name in columns]
     console.print(Text(_line(list(columns), widths, rights, " ┃ "), style=HEADER_STYLE))
-    console.file.write("━╇━".join("━" * width for width in widths) + "\n")
+    write_line("━╇━".join("━" * width for width in widths), file=console.file)
     for start in range(0, len(cells), PAGE_ROWS):
         page = cells[start : start + PAGE_ROWS]
-        console.file.write("".join(_line(row, widths, rights, " │ ") + "\n" for row in page))
+        write_line("\n".join(_line(row, widths, rights, " │ ") for row in page), file=console.file)
     console.file.flush()
 
 

@@ -43,7 +43,9 @@ def test_a_label_with_a_newline_stays_on_its_own_line_in_the_review(tmp_path: Pa
     child.send(b"n\r")
     code, _ = finish(child)
     assert code == 0
-    items = re.findall(r"^(\d+)\. ", shown, re.M)
-    assert items == ["1", "2"], shown  # the label item and the comment: no third, forged by the label
+    items = re.findall(r"^(\d+)\. (.*)$", shown, re.M)
+    assert [number for number, _ in items] == [str(n) for n in range(1, len(items) + 1)], shown
+    # Every numbered line is one of the plan's own items: none forged by the label.
+    assert items and all(re.match(r"#7 (add label|comment) ", what) for _, what in items), shown
     forged = [line for line in shown.splitlines() if "add label severity:S1" in line]
     assert forged and all("comp:db\\n2. #7 add label severity:S1" in line for line in forged), shown
