@@ -119,15 +119,20 @@ def _labels_text(labels: list[str]) -> str:
     return ", ".join(f"`{label}`" for label in labels) if labels else "none"
 
 
-def _comment_count(data: Mapping[str, Any]) -> int:
+def _comment_count(data: Mapping[str, Any]) -> int | None:
+    """How many comments the issue has; None when the data does not say (an export without comments)."""
     count = data.get("comment_count")
     if isinstance(count, int):
         return count
+    if count is None and "comment_count" in data:
+        return None
     comments = data.get("comments")
     return len(comments) if isinstance(comments, list) else 0
 
 
-def _comments_text(count: int) -> str:
+def _comments_text(count: int | None) -> str:
+    if count is None:
+        return "comments unknown (not in the data)"
     return f"{count:,} comment{'' if count == 1 else 's'}"
 
 
@@ -157,7 +162,7 @@ def comparison_table(rows: list[tuple[int, Mapping[str, Any]]]) -> str:
         ("labels", lambda d: ", ".join(_labels(d)) or "none"),
         ("author", lambda d: _one_line(d.get("author", "?"))),
         ("created", lambda d: _date(d.get("created_at"))),
-        ("comments", lambda d: str(_comment_count(d))),
+        ("comments", lambda d: str(_comment_count(d) if _comment_count(d) is not None else "unknown")),
         ("cited codes", lambda d: ", ".join(codes_in(issue_text(d))) or "none"),
     ]
     head = "| | " + " | ".join(f"#{issue_id}" for issue_id, _ in rows) + " |"

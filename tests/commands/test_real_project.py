@@ -125,8 +125,9 @@ def test_an_issue_says_its_comments_are_unknown_not_zero(project: Path) -> None:
     assert "comments unknown" in shown.stdout and "0 comments" not in shown.stdout
     data = json.loads(atlas("issue", str(number), "--json", ORBIT_DATA=str(project)).stdout)
     assert data["comment_count"] is None and "unknown" in data["comments_note"]
-    said = answer_of(project, f"show #{number}")
-    assert "comments unknown" in said and "0 comments" not in said
+    for question in (f"show #{number}", f"who reported #{number} and when?"):  # the whole issue, and its facts
+        said = answer_of(project, question)
+        assert "comments unknown" in said and "0 comments" not in said, (question, said)
 
 
 def test_labels_that_form_no_group_are_said_so_with_how_to_name_one(tmp_path: Path) -> None:
