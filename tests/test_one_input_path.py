@@ -8,23 +8,15 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "atlas"
+from tests.support.source_calls import calls, package_modules
+
 # The reader itself; the one file Atlas reads that only the kernel writes (/proc); and NumPy's
 # reader given the file `open_regular` opened, its arrays' sizes checked before they are loaded.
 ALLOWED = {("atlas/statefiles.py", "*"), ("atlas/mcp/reaper.py", "open"), ("atlas/triage/cache.py", "np.load")}
 FORBIDDEN_METHODS = {"read_text", "read_bytes"}
 FORBIDDEN_CALLS = {"open", "io.open", "json.load", "tomllib.load", "np.load", "numpy.load"}
 FORBIDDEN_CALLS |= {f"shutil.{name}" for name in ("copy", "copy2", "copyfile", "copyfileobj")}
-
-
-def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return "?"
 
 
 def _reads(call: ast.Call) -> bool:
@@ -39,10 +31,7 @@ def _reads(call: ast.Call) -> bool:
 def unbounded_reads(source: str) -> list[tuple[int, str]]:
     """(line, call) for each read that bypasses the bounded reader."""
     found = []
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.Call):
-            continue
-        name = _dotted(node.func)
+    for node, name in calls(source):
         method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
         if name.startswith("statefiles."):
             continue
@@ -53,9 +42,8 @@ def unbounded_reads(source: str) -> list[tuple[int, str]]:
 
 def test_no_module_reads_a_file_around_the_bounded_reader() -> None:
     offenders = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        where = path.relative_to(PACKAGE.parent).as_posix()
-        for line, name in unbounded_reads(path.read_text(encoding="utf-8")):
+    for where, source in package_modules():
+        for line, name in unbounded_reads(source):
             if (where, "*") not in ALLOWED and (where, name) not in ALLOWED:
                 offenders.append(f"{where}:{line}: {name}(...)")
     assert not offenders, "read through atlas.statefiles (read_limited, open_regular):\n" + "\n".join(offenders)

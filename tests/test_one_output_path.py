@@ -8,31 +8,19 @@ around them, so none is allowed anywhere in the package.
 
 from __future__ import annotations
 
-import ast
 import re
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "atlas"
+from tests.support.source_calls import calls, package_modules
+
 # Where writing to a stream is the job: the writers themselves.
 WRITERS = {"atlas/sanitize.py", "atlas/ui/render.py"}
 _STREAM_WRITE = re.compile(r"sys\.(__)?std(out|err)(__)?\.(buffer\.)?write(lines)?$")
 
 
-def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return "?"
-
-
 def bypasses(source: str) -> list[tuple[int, str]]:
     """(line, what) for each way around the sanitiser in one module's source."""
     found = []
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.Call):
-            continue
-        name = _dotted(node.func)
+    for node, name in calls(source):
         last = name.rsplit(".", 1)[-1]
         if (
             name in ("print", "pprint", "typer.echo", "typer.secho", "click.echo", "click.secho")
@@ -46,11 +34,10 @@ def bypasses(source: str) -> list[tuple[int, str]]:
 
 def test_no_module_writes_around_the_sanitiser() -> None:
     offenders = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        where = path.relative_to(PACKAGE.parent).as_posix()
+    for where, source in package_modules():
         if where in WRITERS:
             continue
-        offenders += [f"{where}:{line}: {name}(...)" for line, name in bypasses(path.read_text(encoding="utf-8"))]
+        offenders += [f"{where}:{line}: {name}(...)" for line, name in bypasses(source)]
     assert not offenders, "write through write_line, print_json or make_console:\n" + "\n".join(offenders)
 
 
