@@ -36,11 +36,32 @@ class StateSettings:
         return redact_url(self.url)
 
 
+_SEEN: dict[Path, tuple[tuple[int, int, int, int], dict[str, object]]] = {}
+"""Each config.toml's `[state]` table as last read, with the file's inode, size and times when it was."""
+
+
 def _table(home: Path) -> dict[str, object]:
+    path = home / CONFIG_FILE
+    table = _state_table(path)
+    if not table:
+        return {}
     chosen = state_folder()
     if chosen.path == home.resolve() and chosen.found_by.startswith("the nearest"):
         return {}  # a found folder's file names no database (see the module's note)
-    path = home / CONFIG_FILE
+    return table
+
+
+def _state_table(path: Path) -> dict[str, object]:
+    """The file's `[state]` table; {} when it has none. Every journal a tool call opens asks, so the
+    file is read again only when it has changed since."""
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return {}
+    version = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    seen = _SEEN.get(path)
+    if seen is not None and seen[0] == version:
+        return seen[1]
     try:
         raw = statefiles.read_bytes(path)
     except (OSError, statefiles.UnsafeStateFile):
@@ -54,6 +75,7 @@ def _table(home: Path) -> dict[str, object]:
     table = document.get("state", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{clean_line(path)}: [state] must be a table")
+    _SEEN[path] = (version, table)
     return table
 
 
