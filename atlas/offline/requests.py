@@ -115,7 +115,7 @@ def cannot_do(text: str, notes: list[str]) -> str:
     if match := _LABEL_MANY_RE.search(text):
         notes.append(
             "I cannot label many issues at once: I add one label to the issues you name, each after your approval. "
-            "Name the issue: `label #41 type:bug`."
+            "Name the issue and the label: `label #41 <label>`."
         )
         return text[: match.start()] + " " + text[match.end() :]
     return text
