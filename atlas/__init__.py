@@ -1,10 +1,23 @@
-"""Atlas: a terminal assistant that answers Orbit maintainers' questions through tools.
+"""Atlas: a terminal assistant that answers a project maintainer's questions about its issues through tools.
 
-Layers, top to bottom; each imports only those below it (`tests/test_architecture.py`):
-`cli` → `commands/` → `runtime` → `loop` → `llm/` and `offline/` (models) → `tools/` (registry,
-executor) → `events`, `messages`, `envelope`, `errors`, `config`, `statefiles`. `calllog/` and
-`ui/` are listeners on a session's channel of events (`atlas.events.Events`): the commands
-subscribe them (`commands/session.py`), and nothing below them imports either.
+Layers, top to bottom; each imports only the layers below it, never its own neighbours
+(`LAYERS` in `tests/test_architecture.py` checks this list):
+
+1. `__main__`: the entry point (`atlas`, `python -m atlas`).
+2. `cli/`: the command line, wiring only.
+3. `commands/`: each command's body.
+4. `runtime/`: what a command sets up to answer a question: settings, tools, the model, the call log.
+5. `telemetry/`, `ui/`, `calllog/`: listeners on a session's channel of events
+   (`atlas.protocol.events.Events`); the commands subscribe them (`commands/session.py`).
+6. `conversation/`: the tool loop, the history it sends to the model, the last chat.
+7. `llm/`: the models behind one interface; 8. `offline/`: the offline planner, one of them. Models and
+   listeners know a tool only by its definition (`atlas.tools.definition`).
+9. `policy/`, `triage/`, `evaluation/`, `mcp/`: what decides on, plans, scores and extends the tools.
+10. `orbit/` (the built-in tools over a dataset) and `executor/` (runs a model's calls).
+11. `tracker/`: the journal of Atlas's writes to a tracker; 12. `github/`: GitHub's API and its exports.
+13. `tools/` (the tool contract), `state/` (a team's shared state), `dataset/` (a data folder on disk),
+    `protocol/` (messages, events and the tool-result envelope).
+14. `foundation/`: errors, settings, safe text and the one door to outside files; it imports nothing above.
 """
 
 __version__ = "0.1.0"

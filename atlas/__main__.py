@@ -23,14 +23,14 @@ def collect_less_often() -> None:
 
 def main() -> None:
     """Tune the collector before anything is imported, then run the command line: a plain
-    `atlas ask WORDS...` without Typer (`atlas.cli_fast`), anything else through it."""
+    `atlas ask WORDS...` without Typer (`atlas.cli.fast`), anything else through it."""
     collect_less_often()
-    from atlas.cli_fast import ask_plainly, plain_question
+    from atlas.cli.fast import ask_plainly, plain_question
 
     words = plain_question(sys.argv[1:], os.environ)
     if words is not None:
         ask_plainly(words)
-    from atlas.cli import entry_point
+    from atlas.cli.root import entry_point
 
     entry_point()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from atlas.executor.executor import ToolExecutor
-from atlas.messages import ToolCall
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from bench.core import PYTHON, REPO, Figure, absolute_figure, busy_note, quiet_env, ratio_figure, run_timed
 

@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from atlas.config import bundled_data_dir
+from atlas.foundation.config import bundled_data_dir
 from bench.core import PYTHON, Figure, atlas_argv, busy_note, quiet_env, ratio_figure, run_timed
 from bench.synthetic import write_dataset
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from atlas.calllog import CallLog
-from atlas.errors import ErrorKind
-from atlas.events import CallRecord
+from atlas.foundation.errors import ErrorKind
+from atlas.protocol.events import CallRecord
 from bench.core import Figure, absolute_figure, atlas_argv, best_of, busy_note, python_pass, quiet_env, run_timed
 
 ROWS = 100_000

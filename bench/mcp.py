@@ -24,7 +24,7 @@ from atlas.executor.executor import ToolExecutor
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
 from atlas.mcp.tools import server_specs
-from atlas.messages import ToolCall
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import Registry, load_registry
 from bench.core import REPO, Figure, quiet_env
 

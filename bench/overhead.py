@@ -17,9 +17,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from atlas.calllog import CallLog, CallLogWriter
-from atlas.events import Events
 from atlas.executor.executor import ToolExecutor
-from atlas.messages import ToolCall
+from atlas.protocol.events import Events
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from bench.core import Figure
 

@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from atlas.executor.executor import ToolExecutor
-from atlas.messages import ToolCall
 from atlas.orbit import docs
 from atlas.orbit import issues as issue_tools
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from bench.core import Figure, ratio_figure, seconds
 

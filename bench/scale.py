@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 from atlas.calllog import CallLog
-from atlas.config import bundled_data_dir
-from atlas.errors import ErrorKind
-from atlas.events import CallRecord
+from atlas.foundation.config import bundled_data_dir
+from atlas.foundation.errors import ErrorKind
 from atlas.orbit import issues as issue_tools
+from atlas.protocol.events import CallRecord
 from atlas.tools.registry import ToolContext
 from bench import log_scale, tools
 from bench.core import PYTHON, Figure, absolute_figure, atlas_argv, busy_note, quiet_env, ratio_figure, run_timed

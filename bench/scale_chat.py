@@ -36,11 +36,11 @@ def rss_mb() -> float:
 
 def run_chat(turns: int, data: Path, home: Path) -> dict[str, Any]:
     from atlas.calllog import CallLog, CallLogWriter
-    from atlas.events import Events
+    from atlas.conversation.loop import TurnSettings, run_turn, start_turn
     from atlas.executor.executor import ToolExecutor
     from atlas.llm import resolve
-    from atlas.loop import TurnSettings, run_turn, start_turn
-    from atlas.runtime import record_turn
+    from atlas.protocol.events import Events
+    from atlas.runtime.kit import record_turn
     from atlas.tools.registry import ToolContext, load_registry
 
     log = CallLog.at_home(home)

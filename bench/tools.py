@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from atlas.config import data_dir
-from atlas.dataset_read import db_for
+from atlas.dataset.read import db_for
+from atlas.foundation.config import data_dir
 from atlas.orbit import issues as issue_tools
 from atlas.tools.registry import ToolContext
 from bench.core import Figure

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from atlas.dataset import ensure_db
+from atlas.dataset.ensure import ensure_db
 from atlas.triage.groups import missing_groups
 from atlas.triage.project import Project
 from atlas.triage.proposals import propose

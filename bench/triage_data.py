@@ -16,8 +16,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from atlas.config import bundled_data_dir
-from atlas.dataset import jsonl_path, read_issues
+from atlas.dataset.ensure import jsonl_path, read_issues
+from atlas.foundation.config import bundled_data_dir
 from bench.synthetic import write_data_folder
 
 START = datetime(2021, 1, 1, tzinfo=UTC)

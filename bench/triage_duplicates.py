@@ -23,7 +23,7 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from atlas.dataset import ensure_db
+from atlas.dataset.ensure import ensure_db
 from atlas.triage.evaluate import history
 from atlas.triage.evaluate_duplicates import duplicate_replay
 from atlas.triage.project import Project

@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from atlas.dataset import ensure_db
+from atlas.dataset.ensure import ensure_db
 from atlas.triage.evaluate import split_replay
 from atlas.triage.project import Project
 from bench.core import PYTHON, Figure, quiet_env, score_figure

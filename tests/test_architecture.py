@@ -1,5 +1,5 @@
-"""The shape of the package: layers that import only downward, no circle of imports between modules or
-packages, and modules and functions of a readable size."""
+"""The shape of the package: an ordered list of layers, each importing only the layers below it; no circle
+of imports between modules or packages; and modules and functions of a readable size."""
 
 from __future__ import annotations
 
@@ -15,121 +15,47 @@ PACKAGE = Path(__file__).resolve().parents[1] / "atlas"
 MODULE_LINES = 400
 FUNCTION_LINES = 60
 
-ABOVE_THE_TOOLS = (
-    "atlas.commands",
-    "atlas.cli",
-    "atlas.runtime",
-    "atlas.loop",
-    "atlas.llm",
-    "atlas.offline",
-    "atlas.ui",
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # Top first. A package imports only packages of the layers below its own: never one above, never a
+    # neighbour in its own layer. `atlas` itself holds only `__version__`, which any module may read.
+    ("the entry point", ("atlas.__main__",)),
+    ("the command line", ("atlas.cli",)),
+    ("the commands' bodies", ("atlas.commands",)),
+    ("what a command sets up to answer", ("atlas.runtime",)),
+    ("listeners on a session's events", ("atlas.telemetry", "atlas.ui", "atlas.calllog")),
+    ("the tool loop", ("atlas.conversation",)),
+    ("the models", ("atlas.llm",)),
+    ("the offline planner, a model", ("atlas.offline",)),
+    ("what decides on, plans and extends the tools", ("atlas.policy", "atlas.triage", "atlas.evaluation", "atlas.mcp")),
+    ("the built-in tools and the executor", ("atlas.orbit", "atlas.executor")),
+    ("the tracker of writes", ("atlas.tracker",)),
+    ("GitHub", ("atlas.github",)),
+    (
+        "the tool contract, a team's state, datasets, the protocol",
+        ("atlas.tools", "atlas.state", "atlas.dataset", "atlas.protocol"),
+    ),
+    ("the ground floor", ("atlas.foundation",)),
 )
-TERMINAL_AND_SDK = ("openai", "rich", "prompt_toolkit")
+ROOT = "atlas"
 
-FORBIDDEN: dict[str, tuple[str, ...]] = {
-    # A layer may not import what sits above it, nor a provider's SDK below the adapters.
-    "atlas.ui": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.loop", "atlas.offline", "openai"),
-    # The contract knows no engine and no content: plugins import it, and it imports none of them.
-    "atlas.tools": (
-        *ABOVE_THE_TOOLS,
-        *TERMINAL_AND_SDK,
-        "atlas.calllog",
-        "atlas.executor",
-        "atlas.orbit",
-        "atlas.tracker",
-        "atlas.github",
-        "atlas.mcp",
-        "sqlite3",
-    ),
-    "atlas.executor": (
-        *ABOVE_THE_TOOLS,
-        *TERMINAL_AND_SDK,
-        "atlas.calllog",
-        "atlas.orbit",
-        "atlas.tracker",
-        "atlas.github",
-        "atlas.mcp",
-        "sqlite3.dbapi2",
-    ),
-    "atlas.orbit": (
-        *ABOVE_THE_TOOLS,
-        *TERMINAL_AND_SDK,
-        "atlas.calllog",
-        "atlas.executor",
-        "atlas.mcp",
-        "atlas.github",
-    ),
-    "atlas.tracker": (*ABOVE_THE_TOOLS, *TERMINAL_AND_SDK, "atlas.calllog", "atlas.executor", "atlas.mcp"),
-    # Triage reads issues as the Orbit tools do and learns from them; its commands and review sit above it.
-    "atlas.triage": (*ABOVE_THE_TOOLS, *TERMINAL_AND_SDK, "atlas.calllog", "atlas.executor", "atlas.mcp"),
-    "atlas.github": (
-        *ABOVE_THE_TOOLS,
-        *TERMINAL_AND_SDK,
-        "atlas.calllog",
-        "atlas.tools",
-        "atlas.executor",
-        "atlas.orbit",
-        "atlas.tracker",
-        "atlas.mcp",
-    ),
-    # The offline planner reads tool definitions, never the registry nor a tool module's internals.
-    "atlas.offline": (
-        "atlas.commands",
-        "atlas.cli",
-        "atlas.runtime",
-        "atlas.ui",
-        "atlas.executor",
-        "atlas.tools.registry",
-        "atlas.orbit",
-        "atlas.tracker",
-        "atlas.github",
-        "openai",
-        "rich",
-    ),
-    # Models are told of tools by their definitions (data), never handed the registry.
-    "atlas.llm": (
-        "atlas.commands",
-        "atlas.cli",
-        "atlas.runtime",
-        "atlas.ui",
-        "atlas.executor",
-        "atlas.tools.registry",
-        "rich",
-    ),
-    "atlas.loop": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "rich", "prompt_toolkit", "openai"),
-    "atlas.calllog": (
-        "atlas.commands",
-        "atlas.cli",
-        "atlas.ui",
-        "atlas.tools",
-        "atlas.executor",
-        "atlas.orbit",
-        "atlas.tracker",
-        "atlas.llm",
-        "rich",
-    ),
-    "atlas.telemetry": ("atlas.commands", "atlas.cli", "atlas.runtime", "atlas.ui", "rich", "prompt_toolkit", "openai"),
-    "atlas.mcp": (
-        "atlas.commands",
-        "atlas.cli",
-        "atlas.runtime",
-        "atlas.loop",
-        "atlas.offline",
-        "atlas.ui",
-        "rich",
-        "openai",
+TOOL_SIDE = ("atlas.policy", "atlas.triage", "atlas.evaluation", "atlas.mcp", "atlas.orbit", "atlas.executor")
+TOOL_SIDE += ("atlas.tracker", "atlas.github", "atlas.tools")
+DEFINITIONS_ONLY = ("atlas.llm", "atlas.offline", "atlas.ui", "atlas.telemetry", "atlas.calllog")
+"""Models and listeners know a tool by its definition (data): of the tool side they import only this."""
+TOOL_DEFINITION = "atlas.tools.definition"
+
+THIRD_PARTY_HOMES = {
+    # A provider's SDK stays in the model adapters, the terminal libraries in the UI and the command line.
+    "openai": ("atlas.llm", "atlas.commands"),
+    "rich": ("atlas.ui", "atlas.commands"),
+    "prompt_toolkit": ("atlas.ui",),
+    "typer": ("atlas.cli", "atlas.commands"),
+    # The tool contract and the executor hold no database: the tools and the stores do.
+    "sqlite3": tuple(
+        f"atlas.{name}"
+        for name in ("calllog", "commands", "dataset", "foundation", "offline", "orbit", "state", "triage")
     ),
 }
-GROUND_FLOOR = {"atlas.sanitize": frozenset[str](), "atlas.notices": frozenset({"atlas.sanitize"})}
-"""Modules every layer may use, so they use (almost) nothing of Atlas themselves."""
-
-
-@pytest.mark.parametrize("name", sorted(GROUND_FLOOR))
-def test_the_ground_floor_imports_nothing_above_it(name: str) -> None:
-    assert import_graph()[name] <= GROUND_FLOOR[name]
-    assert not any(within(target, "rich") for target in imports(dict(modules())[name]))
-
-
 OPENTELEMETRY_HOMES = ("atlas.telemetry.tracing", "atlas.telemetry.model")
 """The only modules that import the OpenTelemetry SDK: nothing else pays for it when telemetry is off."""
 
@@ -164,14 +90,63 @@ def within(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix + ".")
 
 
+def layer_of(package: str) -> int:
+    """The package's place in `LAYERS`, 0 at the top."""
+    return next(index for index, (_, packages) in enumerate(LAYERS) if package in packages)
+
+
+def test_every_package_has_one_layer() -> None:
+    listed = [package for _, packages in LAYERS for package in packages]
+    found = {package_of(name) for name, _ in modules()} - {ROOT}
+    assert sorted(listed) == sorted(set(listed)), "a package is listed in two layers"
+    assert set(listed) == found
+
+
 @pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))
-def test_no_module_imports_a_layer_above_it(name: str, path: Path) -> None:
-    rules = [forbidden for layer, forbidden in FORBIDDEN.items() if within(name, layer)]
-    imported = set(imports(path))
+def test_no_module_imports_its_own_layer_or_one_above(name: str, path: Path) -> None:
+    own = layer_of(package_of(name)) if name != ROOT else len(LAYERS)
     wrong = sorted(
-        target for target in imported for forbidden in rules for prefix in forbidden if within(target, prefix)
+        target
+        for target in import_graph()[name]
+        if package_of(target) not in (ROOT, package_of(name)) and layer_of(package_of(target)) <= own
+    )
+    assert not wrong, f"{name} ({LAYERS[own][0]}) imports {wrong}"
+
+
+@pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))
+def test_models_and_listeners_know_a_tool_only_by_its_definition(name: str, path: Path) -> None:
+    if package_of(name) not in DEFINITIONS_ONLY:
+        return
+    wrong = sorted(
+        target
+        for target in imports(path)
+        if any(within(target, side) for side in TOOL_SIDE) and not within(target, TOOL_DEFINITION)
     )
     assert not wrong, f"{name} imports {wrong}"
+
+
+@pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))
+def test_an_sdk_or_a_terminal_library_is_imported_only_in_its_homes(name: str, path: Path) -> None:
+    wrong = sorted(
+        target
+        for target in imports(path)
+        for library, homes in THIRD_PARTY_HOMES.items()
+        if within(target, library) and package_of(name) not in homes
+    )
+    assert not wrong, f"{name} imports {wrong}"
+
+
+GROUND_FLOOR = {
+    "atlas.foundation.sanitize": frozenset[str](),
+    "atlas.foundation.notices": frozenset({"atlas.foundation.sanitize"}),
+}
+"""Modules every layer may use, so they use (almost) nothing of Atlas themselves."""
+
+
+@pytest.mark.parametrize("name", sorted(GROUND_FLOOR))
+def test_the_ground_floor_imports_nothing_above_it(name: str) -> None:
+    assert import_graph()[name] <= GROUND_FLOOR[name]
+    assert not any(within(target, "rich") for target in imports(dict(modules())[name]))
 
 
 @pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))

@@ -14,8 +14,8 @@ import pytest
 
 import bench.__main__ as runner
 from atlas.calllog import CallLog
-from atlas.errors import ErrorKind
-from atlas.messages import ToolCall
+from atlas.foundation.errors import ErrorKind
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import Registry, ToolContext
 from bench import deadlines, log_scale, overhead, parallel, startup
 from bench.core import REPO, Figure, absolute_figure, ratio_figure
@@ -129,7 +129,7 @@ def test_unknown_group_is_a_usage_error() -> None:
 
 
 def test_synthetic_datasets_build_and_answer(tmp_path: Path) -> None:
-    from atlas.dataset import ensure_db
+    from atlas.dataset.ensure import ensure_db
     from bench import scale
     from bench.synthetic import write_dataset
 

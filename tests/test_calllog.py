@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from atlas.calllog import MIGRATIONS, CallLog, CallLogError, CallLogWriter
-from atlas.errors import ErrorKind
-from atlas.events import BatchEnded, CallEvent, CallRecord, Phase
 from atlas.executor.executor import ToolExecutor
+from atlas.foundation.errors import ErrorKind
+from atlas.protocol.events import BatchEnded, CallEvent, CallRecord, Phase
 from tests.tools.executor_fakes import FailArgs, Flaky, call, kind_of, registry, sleep_tool, spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -218,8 +218,8 @@ WRITER = textwrap.dedent(
     """
     import sys, time
     from atlas.calllog import CallLog
-    from atlas.errors import ErrorKind
-    from atlas.events import BatchEnded, CallEvent, CallRecord, Phase
+    from atlas.foundation.errors import ErrorKind
+    from atlas.protocol.events import BatchEnded, CallEvent, CallRecord, Phase
 
     log = CallLog(sys.argv[1])
     time.sleep(max(0.0, float(sys.argv[3]) - time.time()))  # start together

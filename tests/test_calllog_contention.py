@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from atlas.calllog import CallLog
-from atlas.errors import ErrorKind
-from atlas.events import CallRecord
+from atlas.foundation.errors import ErrorKind
+from atlas.protocol.events import CallRecord
 
 HOLD_S = 0.6
 """How long the other writer keeps its lock: longer than every quick retry of a busy error put together."""

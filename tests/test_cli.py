@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 
 from atlas import __version__
 from atlas.calllog import CallLog
-from atlas.cli import app
+from atlas.cli.root import app
 from atlas.commands.log import LogOptions, run_log
-from atlas.errors import ErrorKind
-from atlas.events import CallRecord
+from atlas.foundation.errors import ErrorKind
+from atlas.protocol.events import CallRecord
 from atlas.tracker.journal import MockTracker
 from tests.support.run import invoke
 
@@ -274,7 +274,7 @@ def _modules_after(
     probe = (
         "import atexit, sys\n"
         "atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
-        "from atlas.cli import app\n"
+        "from atlas.cli.root import app\n"
         "app(sys.argv[1:], prog_name='atlas')\n"
     )
     done = subprocess.run(
@@ -290,7 +290,7 @@ def _modules_after_each(commands: list[list[str]], cwd: Path) -> tuple[list[tupl
     probe = (
         "import atexit, json, sys\n"
         "atexit.register(lambda: sys.stderr.write('EXIT MODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
-        "from atlas.cli import app\n"
+        "from atlas.cli.root import app\n"
         "for args in json.loads(sys.argv[1]):\n"
         "    try:\n"
         "        app(args, prog_name='atlas')\n"

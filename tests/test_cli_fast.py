@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from atlas.cli_fast import plain_question
+from atlas.cli.fast import plain_question
 from tests.support.run import REPO, atlas_env
 
 SEED = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."
-THROUGH_TYPER = "import sys\nsys.argv[0] = 'atlas'\nfrom atlas.cli import entry_point\nentry_point()\n"
+THROUGH_TYPER = "import sys\nsys.argv[0] = 'atlas'\nfrom atlas.cli.root import entry_point\nentry_point()\n"
 MODULES_AT_EXIT = (
     "import atexit, runpy, sys\n"
     "atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"

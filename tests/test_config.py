@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from atlas.config import Settings, env_number
-from atlas.errors import ConfigError
+from atlas.foundation.config import Settings, env_number
+from atlas.foundation.errors import ConfigError
 
 
 @pytest.mark.parametrize("raw", ["inf", "-inf", "Infinity", "nan", "1e999"])

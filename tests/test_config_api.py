@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from atlas.config import DEFAULT_PRICE_IN, DEFAULT_PRICE_OUT, Settings, base_url_setting, is_local_url, model_api
-from atlas.errors import ConfigError
+from atlas.foundation.config import (
+    DEFAULT_PRICE_IN,
+    DEFAULT_PRICE_OUT,
+    Settings,
+    base_url_setting,
+    is_local_url,
+    model_api,
+)
+from atlas.foundation.errors import ConfigError
 from atlas.llm.usage import checked_usage, token_count
-from atlas.messages import Usage
+from atlas.protocol.messages import Usage
 
 
 def test_the_api_comes_from_the_flag_then_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

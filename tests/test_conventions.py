@@ -10,7 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from atlas.cli import app
+from atlas.cli.root import app
 from tests.support.run import Run, invoke
 
 

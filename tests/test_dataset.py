@@ -24,8 +24,7 @@ from typing import Any
 
 import pytest
 
-from atlas.config import bundled_data_dir
-from atlas.dataset import (
+from atlas.dataset.ensure import (
     COMMENT_FIELDS,
     ISSUE_FIELDS,
     LABEL_PREFIXES,
@@ -38,7 +37,8 @@ from atlas.dataset import (
     read_issues,
     stored_digest,
 )
-from atlas.errors import DataError
+from atlas.foundation.config import bundled_data_dir
+from atlas.foundation.errors import DataError
 
 DATA = bundled_data_dir()
 JSONL = jsonl_path(DATA)
@@ -568,7 +568,7 @@ def test_a_stale_db_in_a_read_only_folder_is_not_used(data: Path, tmp_path: Path
 WORKER = """
 import sys, time
 from pathlib import Path
-from atlas.dataset import ensure_db
+from atlas.dataset.ensure import ensure_db
 go = Path(sys.argv[3])
 while not go.exists():
     time.sleep(0.001)
@@ -621,6 +621,6 @@ def test_a_build_that_fails_in_sqlite_is_a_data_error(tmp_path: Path, monkeypatc
     def disk_full(jsonl: Path, target: Path, progress: object = None) -> Path:
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr("atlas.dataset.build_db", disk_full)
+    monkeypatch.setattr("atlas.dataset.ensure.build_db", disk_full)
     with pytest.raises(DataError, match=r"cannot build the issues db .* database or disk is full"):
         ensure_db(data, tmp_path / "home")

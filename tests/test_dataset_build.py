@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from atlas.dataset import db_path, ensure_db, jsonl_path, read_issues, stored_digest
-from atlas.dataset_build import build_db
-from atlas.errors import DataError
+from atlas.dataset.build import build_db
+from atlas.dataset.ensure import db_path, ensure_db, jsonl_path, read_issues, stored_digest
+from atlas.foundation.errors import DataError
 from bench.synthetic import synthetic_issues, write_dataset
 
 ISSUES = 300
@@ -51,7 +51,7 @@ def test_a_number_too_long_to_read_is_a_data_error(tmp_path: Path) -> None:
 
 
 def test_a_duplicate_in_a_later_batch_names_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("atlas.dataset_build.BATCH", 3)
+    monkeypatch.setattr("atlas.dataset.build.BATCH", 3)
     issues = [json.dumps(issue) for issue in synthetic_issues(7)]
     jsonl = tmp_path / "issues.jsonl"
     write_lines(jsonl, [*issues, issues[1]])
@@ -67,7 +67,7 @@ def test_a_fresh_db_is_known_without_reading_the_jsonl(
     def no_hashing(path: Path) -> str:
         raise AssertionError("the JSONL was read to check freshness")
 
-    monkeypatch.setattr("atlas.dataset.file_sha256", no_hashing)
+    monkeypatch.setattr("atlas.dataset.ensure.file_sha256", no_hashing)
     assert ensure_db(data, tmp_path / "home") == db
 
 
@@ -76,11 +76,11 @@ def test_a_touched_jsonl_is_hashed_once_then_known(data: Path, tmp_path: Path, m
     db = ensure_db(data, home)
     built = db.stat().st_mtime_ns
     os.utime(jsonl_path(data), ns=(time.time_ns(), time.time_ns() + 10**9))  # a checkout: same bytes, new mtime
-    import atlas.dataset
+    import atlas.dataset.ensure
 
     hashed: list[Path] = []
-    real = atlas.dataset.file_sha256
-    monkeypatch.setattr(atlas.dataset, "file_sha256", lambda path: hashed.append(path) or real(path))
+    real = atlas.dataset.ensure.file_sha256
+    monkeypatch.setattr(atlas.dataset.ensure, "file_sha256", lambda path: hashed.append(path) or real(path))
     assert ensure_db(data, home) == db and ensure_db(data, home) == db
     assert len(hashed) == 1 and db.stat().st_mtime_ns == built, "same content: not rebuilt, hashed only once"
 
@@ -111,7 +111,7 @@ def test_stale_temp_files_of_killed_builds_are_removed(data: Path, tmp_path: Pat
 
 
 def test_ctrl_c_mid_build_leaves_no_temp_file(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("atlas.dataset_build.BATCH", 50)
+    monkeypatch.setattr("atlas.dataset.build.BATCH", 50)
 
     def interrupt(done: int, total: int, stage: str) -> None:
         if done > total // 2:
@@ -125,9 +125,9 @@ def test_ctrl_c_mid_build_leaves_no_temp_file(data: Path, tmp_path: Path, monkey
 SLOW_BUILDER = """
 import sys, time
 from pathlib import Path
-import atlas.dataset_build
-from atlas.dataset import ensure_db
-atlas.dataset_build.BATCH = 10
+import atlas.dataset.build
+from atlas.dataset.ensure import ensure_db
+atlas.dataset.build.BATCH = 10
 go = Path(sys.argv[3])
 while not go.exists():
     time.sleep(0.001)

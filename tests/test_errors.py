@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from atlas.envelope import dumps, envelope_err, envelope_ok
-from atlas.errors import (
+from atlas.foundation.errors import (
     HINTS,
     MESSAGE_LIMIT,
     RETRYABLE_KINDS,
@@ -23,6 +22,7 @@ from atlas.errors import (
     classify,
     describe,
 )
+from atlas.protocol.envelope import dumps, envelope_err, envelope_ok
 
 
 class Args(BaseModel):

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from atlas.errors import ConfigError, ErrorKind
-from atlas.evaluation import Case, PlannedCall, by_tag, load_suite, score, value_matches
+from atlas.evaluation.suites import Case, PlannedCall, by_tag, load_suite, score, value_matches
+from atlas.foundation.errors import ConfigError, ErrorKind
 
 
 def case(**fields: Any) -> Case:

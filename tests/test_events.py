@@ -8,7 +8,10 @@ from pathlib import Path
 
 from atlas.calllog import CallLog
 from atlas.commands.session import session_events
-from atlas.events import (
+from atlas.conversation.loop import run_turn
+from atlas.executor.executor import ToolExecutor
+from atlas.llm.scripted import ScriptedModel
+from atlas.protocol.events import (
     Asking,
     BatchEnded,
     CallEvent,
@@ -18,9 +21,6 @@ from atlas.events import (
     SessionEvent,
     TextDelta,
 )
-from atlas.executor.executor import ToolExecutor
-from atlas.llm.scripted import ScriptedModel
-from atlas.loop import run_turn
 from tests.support.heard import Heard
 from tests.tools.executor_fakes import Recorder, call, kind_of, registry, sleep_tool, spec
 

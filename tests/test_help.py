@@ -7,7 +7,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from atlas.cli import app
+from atlas.cli.root import app
 
 COMMANDS = [
     ["ask"], ["chat"], ["log"], ["tools"], ["models"], ["issue"], ["tracker"], ["eval"], ["doctor"],

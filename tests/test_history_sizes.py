@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atlas.history import _elided, _elided_size, _size
+from atlas.conversation.history import _elided, _elided_size, _size
 
 TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=200)
 

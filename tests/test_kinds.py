@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from atlas.calllog import CallLog
-from atlas.errors import HINTS, WITHOUT_HINT, ErrorKind
-from atlas.events import CallRecord
+from atlas.foundation.errors import HINTS, WITHOUT_HINT, ErrorKind
 from atlas.offline.answer import KIND_SAYS
+from atlas.protocol.events import CallRecord
 from atlas.ui.board import KIND_STYLES, MARKS
 
 EVERY_KIND = frozenset(ErrorKind)

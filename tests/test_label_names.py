@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from atlas.label_names import resolve_label, similar_labels, split_label, unknown_label
+from atlas.foundation.label_names import resolve_label, similar_labels, split_label, unknown_label
 
 PREFIXED = ["comp:core", "comp:broker-redis", "severity:S1", "severity:S2", "type:bug", "area:bug"]
 FLAT = ["bug", "dataset bug", "dataset request", "dataset-viewer", "enhancement", "good first issue"]

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from atlas import limits
 from atlas.executor.executor import ToolExecutor
+from atlas.foundation import limits
 from atlas.github.client import GitHubClient
 from atlas.mcp.host import McpHost
 from atlas.mcp.tools import server_specs
-from atlas.messages import ToolCall
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import Registry
 from tests.github.conftest import quill_fake
 from tests.github.fake_github import REPO, TOKEN, RunningFake
@@ -87,8 +87,8 @@ def test_a_burst_of_50_requests_to_github_from_two_clients_is_held_to_one_limit(
 
 @pytest.mark.parametrize("value", ["0", "65", "2.5", "many"])
 def test_a_bad_github_limit_is_one_line(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from atlas.config import github_concurrency
-    from atlas.errors import ConfigError
+    from atlas.foundation.config import github_concurrency
+    from atlas.foundation.errors import ConfigError
 
     monkeypatch.setenv("ATLAS_GITHUB_CONCURRENCY", value)
     with pytest.raises(ConfigError, match="ATLAS_GITHUB_CONCURRENCY"):

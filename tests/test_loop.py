@@ -15,12 +15,20 @@ import pytest
 from pydantic import BaseModel
 
 from atlas.calllog import CallLog, CallLogWriter
-from atlas.errors import ConfigError
-from atlas.events import RoundStarted
+from atlas.conversation.loop import (
+    ELIDED_OUTPUT,
+    HISTORY_BUDGET_CHARS,
+    INSTRUCTIONS,
+    TurnSettings,
+    bound_history,
+    dated,
+    run_turn,
+)
 from atlas.executor.executor import ToolExecutor
+from atlas.foundation.errors import ConfigError
 from atlas.llm.scripted import ScriptedModel
-from atlas.loop import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, INSTRUCTIONS, TurnSettings, bound_history, dated, run_turn
-from atlas.runtime import record_turn
+from atlas.protocol.events import RoundStarted
+from atlas.runtime.kit import record_turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from tests.support.heard import Heard
 
@@ -362,7 +370,7 @@ def test_cancelling_one_at_a_time_keeps_the_outputs_of_calls_that_already_ran() 
 def test_a_model_failure_mid_turn_propagates_and_keeps_history_valid() -> None:
     model = ScriptedModel([{"calls": [call("lookup", key="a")]}])  # runs out in round 2
     history: list[dict[str, Any]] = []
-    from atlas.errors import ScriptError
+    from atlas.foundation.errors import ScriptError
 
     with pytest.raises(ScriptError, match="no turn left for request 2"):
         asyncio.run(run_turn("q", history, model=model, executor=make_executor(), session="s1"))
@@ -410,18 +418,18 @@ def test_fifty_turns_of_bulky_results_stay_within_the_budget() -> None:
 
 def test_letting_old_turns_go_changes_no_request(monkeypatch: pytest.MonkeyPatch) -> None:
     trimmed, kept = bulky_chat(40)
-    monkeypatch.setattr("atlas.loop.forget_unsendable", lambda history: 0)
+    monkeypatch.setattr("atlas.conversation.loop.forget_unsendable", lambda history: 0)
     whole, everything = bulky_chat(40)
     assert len(kept) < len(everything) == 40 * 6
     assert [request.items for request in trimmed.requests] == [request.items for request in whole.requests]
 
 
 def test_a_long_chat_measures_each_item_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import atlas.history
+    import atlas.conversation.history
 
     measured: list[int] = []
-    real_size = atlas.history._size
-    monkeypatch.setattr(atlas.history, "_size", lambda item: measured.append(1) or real_size(item))
+    real_size = atlas.conversation.history._size
+    monkeypatch.setattr(atlas.conversation.history, "_size", lambda item: measured.append(1) or real_size(item))
     bulky_chat(10)
     first_ten = len(measured)
     bulky_chat(60)

@@ -1,4 +1,4 @@
-"""Every file Atlas reads goes through `atlas.statefiles`: regular files only, never blocking, bounded.
+"""Every file Atlas reads goes through `atlas.foundation.statefiles`: regular files only, never blocking, bounded.
 
 `Path.read_text`, `Path.read_bytes`, the builtin `open`, `json.load`, `np.load` of a path and
 `shutil.copyfile` would each read a FIFO (waiting forever for a writer) or a link to `/dev/zero`
@@ -13,7 +13,11 @@ from tests.support.source_calls import calls, package_modules
 
 # The reader itself; the one file Atlas reads that only the kernel writes (/proc); and NumPy's
 # reader given the file `open_regular` opened, its arrays' sizes checked before they are loaded.
-ALLOWED = {("atlas/statefiles.py", "*"), ("atlas/mcp/reaper.py", "open"), ("atlas/triage/cache.py", "np.load")}
+ALLOWED = {
+    ("atlas/foundation/statefiles.py", "*"),
+    ("atlas/mcp/reaper.py", "open"),
+    ("atlas/triage/cache.py", "np.load"),
+}
 FORBIDDEN_METHODS = {"read_text", "read_bytes"}
 FORBIDDEN_CALLS = {"open", "io.open", "json.load", "tomllib.load", "np.load", "numpy.load"}
 FORBIDDEN_CALLS |= {f"shutil.{name}" for name in ("copy", "copy2", "copyfile", "copyfileobj")}
@@ -46,7 +50,9 @@ def test_no_module_reads_a_file_around_the_bounded_reader() -> None:
         for line, name in unbounded_reads(source):
             if (where, "*") not in ALLOWED and (where, name) not in ALLOWED:
                 offenders.append(f"{where}:{line}: {name}(...)")
-    assert not offenders, "read through atlas.statefiles (read_limited, open_regular):\n" + "\n".join(offenders)
+    assert not offenders, "read through atlas.foundation.statefiles (read_limited, open_regular):\n" + "\n".join(
+        offenders
+    )
 
 
 def test_the_check_sees_each_way_around() -> None:

@@ -1,6 +1,6 @@
 """Every line Atlas writes goes through the sanitiser: no module prints any other way.
 
-Plain lines go through `atlas.sanitize.write_line`, JSON through `atlas.json_out.print_json`,
+Plain lines go through `atlas.foundation.sanitize.write_line`, JSON through `atlas.ui.json_out.print_json`,
 everything else through a console from `atlas.ui.render.make_console`, which cleans whatever it
 renders. A `print`, a `sys.stdout.write`, a `typer.echo` or a console of its own would be a way
 around them, so none is allowed anywhere in the package.
@@ -13,7 +13,7 @@ import re
 from tests.support.source_calls import calls, package_modules
 
 # Where writing to a stream is the job: the writers themselves.
-WRITERS = {"atlas/sanitize.py", "atlas/ui/render.py"}
+WRITERS = {"atlas/foundation/sanitize.py", "atlas/ui/render.py"}
 _STREAM_WRITE = re.compile(r"sys\.(__)?std(out|err)(__)?\.(buffer\.)?write(lines)?$")
 
 

@@ -14,7 +14,7 @@ from tests.support.run import REPO, with_closed
 PROGRAM = textwrap.dedent(
     """
     import atexit, sys
-    from atlas.quick_exit import quick_exit
+    from atlas.cli.quick_exit import quick_exit
 
     class Torn:
         def __del__(self):
@@ -53,7 +53,7 @@ def test_python_m_atlas_ends_that_way() -> None:
 @pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
 def test_a_descriptor_closed_before_the_start_costs_nothing_at_the_end(closed: int) -> None:
     # Python starts with no stream (None) for a descriptor that was not open: the flush skips it.
-    program = "import os, sys\nfrom atlas.quick_exit import quick_exit\n"
+    program = "import os, sys\nfrom atlas.cli.quick_exit import quick_exit\n"
     program += f"os.write(3 - {closed}, b'still here')\nquick_exit(3)\n"
     done = subprocess.run(
         with_closed([sys.executable, "-c", program], [closed]), capture_output=True, text=True, cwd=REPO, timeout=60

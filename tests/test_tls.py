@@ -10,9 +10,9 @@ import httpx
 import httpx2
 import pytest
 
+from atlas.foundation.tls import shared_context
 from atlas.github.client import GitHubClient
 from atlas.llm.server_time import transport_for
-from atlas.tls import shared_context
 
 
 def _one_certificate(tmp_path: Path) -> Path:

@@ -3,7 +3,7 @@
 `schema.py` holds the migrations, `store.py` the connection and its write transactions,
 `queries.py` the reads (`atlas log`, stats, replay export), `log.py` the `CallLog` that joins
 them, and `writer.py` the listener that writes finished calls a batch at a time.
-It may import `atlas.events`, `atlas.errors` and `atlas.statefiles`; never the tools, the
+It may import `atlas.protocol.events`, `atlas.foundation.errors` and `atlas.foundation.statefiles`; never the tools, the
 models, the UI or the commands.
 """
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from atlas.calllog.queries import Queries
 from atlas.calllog.store import FILENAME
-from atlas.events import CallRecord
+from atlas.protocol.events import CallRecord
 
 
 class CallLog(Queries):

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from atlas.calllog.store import CallLogError, Store
-from atlas.errors import ErrorKind
+from atlas.foundation.errors import ErrorKind
 
 
 class Queries(Store):

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from atlas.errors import AtlasError, ToolError
-from atlas.events import CallRecord
-from atlas.notices import warn
+from atlas.foundation.errors import AtlasError, ToolError
+from atlas.foundation.notices import warn
+from atlas.protocol.events import CallRecord
 
 _warned: set[str] = set()
 

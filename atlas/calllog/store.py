@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from atlas.calllog.schema import migrate
-from atlas.errors import AtlasError, is_busy
-from atlas.notices import warn
-from atlas.sanitize import clean_line
-from atlas.statefiles import connect_sqlite
+from atlas.foundation.errors import AtlasError, is_busy
+from atlas.foundation.notices import warn
+from atlas.foundation.sanitize import clean_line
+from atlas.foundation.statefiles import connect_sqlite
 
 T = TypeVar("T")
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from atlas.calllog.log import CallLog
-from atlas.events import BatchEnded, CallEvent, CallRecord, Phase, SessionEvent
+from atlas.protocol.events import BatchEnded, CallEvent, CallRecord, Phase, SessionEvent
 
 TraceIds = Callable[[str], "tuple[str, str] | None"]
 """The trace and span ids of a call, by call id, when telemetry traces it."""

@@ -2,8 +2,8 @@
 
 `ask.py` (one question), `chat.py` (the REPL), `log.py`, `tools.py`, `tracker.py`, and
 `runner.py` (Ctrl-C → cancel → KeyboardInterrupt). They may import everything below them
-(`runtime`, `loop`, `ui`, `calllog`, ...); only `cli.py` (and `cli_fast.py`, for a plain
-`atlas ask`) imports them.
+(`runtime`, `conversation`, `ui`, `calllog`, ...); only `atlas.cli` (`root.py`, and `fast.py` for a
+plain `atlas ask`) imports them.
 
 `attempt` (and `guarded`, its form for Typer's commands) is the one place where Atlas's own
 failures become one line on stderr and an exit code: no traceback reaches the user.
@@ -18,16 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from atlas.errors import AtlasError
-from atlas.sanitize import write_line
+from atlas.foundation.errors import AtlasError
+from atlas.foundation.sanitize import write_line
 
 T = TypeVar("T")
 
 
 def error_line(message: object) -> str:
     """`atlas: error: ...`, cleaned to one visible line."""
-    from atlas.sanitize import clean_line
-    from atlas.url_safety import scrub
+    from atlas.foundation.sanitize import clean_line
+    from atlas.foundation.url_safety import scrub
 
     return f"atlas: error: {clean_line(scrub(str(message)))}"
 
@@ -44,7 +44,7 @@ def attempt(action: Callable[[], T], *, state: bool = False) -> T | Failed:
     the shared database (when one is set) is opened first: unreachable, the command stops before it writes."""
     try:
         if state:
-            from atlas.config import atlas_home
+            from atlas.foundation.config import atlas_home
             from atlas.state.open import require_shared_state
 
             require_shared_state(atlas_home())

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from atlas.commands.plan_run import plan_event, run_plan
-from atlas.config import atlas_home, data_dir
-from atlas.errors import AtlasError, ToolError
+from atlas.foundation.config import atlas_home, data_dir
+from atlas.foundation.errors import AtlasError, ToolError
+from atlas.foundation.sanitize import clean_line
 from atlas.policy.load import load_policy
-from atlas.sanitize import clean_line
 from atlas.triage.journal import applied
 from atlas.triage.own_writes import atlas_comments
 from atlas.triage.plan import PlanItem, fingerprints

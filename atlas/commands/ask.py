@@ -10,13 +10,13 @@ from rich.console import Console
 
 from atlas.commands.runner import run_cancellable
 from atlas.commands.session import SessionOptions, open_session, runtime_events, session_executor
-from atlas.config import dataset_name
-from atlas.errors import ConfigError
-from atlas.json_out import print_json
-from atlas.loop import TurnResult, TurnSettings, run_turn
-from atlas.runtime import Runtime
+from atlas.conversation.loop import TurnResult, TurnSettings, run_turn
+from atlas.foundation.config import dataset_name
+from atlas.foundation.errors import ConfigError
+from atlas.runtime.kit import Runtime
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.denied import print_denied
+from atlas.ui.json_out import print_json
 from atlas.ui.jsonl import JsonlEvents, ObservedModel, run_with_events
 from atlas.ui.render import footer, header, make_console, print_answer_source
 from atlas.ui.turn_view import TurnView

@@ -20,20 +20,20 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from atlas import chat_memory
-from atlas.chat_memory import SavedChat
 from atlas.commands import error_line
 from atlas.commands.runner import close_loop, run_cancellable
 from atlas.commands.session import SessionOptions, open_session, runtime_events, session_executor
-from atlas.config import dataset_name
-from atlas.errors import AtlasError, ConfigError
-from atlas.events import ApprovalRequest, SessionEvent
+from atlas.conversation import chat_memory
+from atlas.conversation.chat_memory import SavedChat
+from atlas.conversation.loop import TurnResult, TurnSettings, run_turn, start_turn
+from atlas.foundation.config import dataset_name
+from atlas.foundation.errors import AtlasError, ConfigError
+from atlas.foundation.notices import warning_line
+from atlas.foundation.sanitize import clean_line
 from atlas.llm import resolve
-from atlas.loop import TurnResult, TurnSettings, run_turn, start_turn
-from atlas.messages import Usage
-from atlas.notices import warning_line
-from atlas.runtime import Runtime
-from atlas.sanitize import clean_line
+from atlas.protocol.events import ApprovalRequest, SessionEvent
+from atlas.protocol.messages import Usage
+from atlas.runtime.kit import Runtime
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.prompt import COMMANDS, piped_reader, terminal_reader
 from atlas.ui.render import counted, footer, header, make_console

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atlas.config import Settings
-from atlas.errors import AtlasError, ConfigError, UnavailableToolError
-from atlas.json_out import print_json
-from atlas.sanitize import clean_line, write_line
+from atlas.foundation.config import Settings
+from atlas.foundation.errors import AtlasError, ConfigError, UnavailableToolError
+from atlas.foundation.sanitize import clean_line, write_line
+from atlas.ui.json_out import print_json
 
 ISSUES_PER_CHECK = 50
 
@@ -39,7 +39,7 @@ def run_contract(repo: str | None = None, *, as_json: bool = False) -> int:
 
 
 def _repository(repo: str | None, data: Path) -> str | None:
-    from atlas.config import tracker_setting
+    from atlas.foundation.config import tracker_setting
     from atlas.github.client import parse_repo
     from atlas.github.folder import read_state
 

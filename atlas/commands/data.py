@@ -10,8 +10,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from atlas.errors import DataError
-from atlas.sanitize import clean_line
+from atlas.foundation.errors import DataError
+from atlas.foundation.sanitize import clean_line
 from atlas.ui.render import make_console
 
 SHOWN_SKIPS = 10
@@ -107,7 +107,7 @@ def _print_list(console: Console, name: str, items: list[str]) -> None:
 def _print_next(console: Console, to: Path) -> None:
     """What Atlas inferred, and questions that work on this project (each tried before it is offered)."""
     from atlas.commands.project_summary import summarize, summary_lines
-    from atlas.config import atlas_home
+    from atlas.foundation.config import atlas_home
 
     summary = summarize(to, atlas_home())
     for line in summary_lines(summary):

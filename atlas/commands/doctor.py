@@ -20,13 +20,21 @@ from rich.table import Table
 from rich.text import Text
 
 from atlas import __version__
-from atlas.config import OFFLINE_MODEL, Settings, atlas_home, base_url_setting, data_dir, model_api, state_folder
-from atlas.dataset import db_freshness, db_path, jsonl_path
-from atlas.errors import ConfigError
-from atlas.json_out import print_json
-from atlas.sanitize import clean_line, write_line
+from atlas.dataset.ensure import db_freshness, db_path, jsonl_path
+from atlas.foundation.config import (
+    OFFLINE_MODEL,
+    Settings,
+    atlas_home,
+    base_url_setting,
+    data_dir,
+    model_api,
+    state_folder,
+)
+from atlas.foundation.errors import ConfigError
+from atlas.foundation.sanitize import clean_line, write_line
+from atlas.foundation.url_safety import redact_url, scrub
+from atlas.ui.json_out import print_json
 from atlas.ui.render import make_console, print_trimmed
-from atlas.url_safety import redact_url, scrub
 
 PROBE_TIMEOUT_S = 3.0
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -122,7 +130,7 @@ def check_dataset(data: Path) -> Check:
 def check_project(data: Path) -> Check:
     """What Atlas inferred of the project's labels and data: never a failure, only what it will use."""
     from atlas.commands.project_summary import facts, summarize, summary_line
-    from atlas.errors import AtlasError
+    from atlas.foundation.errors import AtlasError
 
     try:
         summary = summarize(data, atlas_home(), questions=False)
@@ -160,7 +168,7 @@ def check_state() -> Check:
 
 
 def check_plugins() -> Check:
-    from atlas.config import tool_modules
+    from atlas.foundation.config import tool_modules
     from atlas.tools.registry import load_registry
 
     problems: list[str] = []
@@ -176,7 +184,7 @@ def check_plugins() -> Check:
 
 def check_mcp(home: Path) -> Check:
     """The configured MCP servers: readable, trusted where they must be, and the SDK there to run them."""
-    from atlas.errors import AtlasError
+    from atlas.foundation.errors import AtlasError
     from atlas.mcp.config import load_servers
     from atlas.mcp.offer import mcp_sdk_missing
     from atlas.mcp.trust import trust_for
@@ -233,7 +241,7 @@ def check_versions() -> Check:
 
 def check_shared_state(home: Path) -> Check:
     """The team's shared database when one is set: reachable and migrated, or why not (without credentials)."""
-    from atlas.errors import AtlasError
+    from atlas.foundation.errors import AtlasError
     from atlas.state.open import require_shared_state
 
     try:

@@ -19,17 +19,17 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from atlas.commands.runner import run_cancellable
-from atlas.config import Settings
-from atlas.errors import AtlasError, ModelError
-from atlas.evaluation import Case, CaseResult, PlannedCall, TagScore, by_tag, load_suite, overall, score
-from atlas.events import ApprovalRequest
+from atlas.conversation.loop import TurnResult, TurnSettings, run_turn
+from atlas.evaluation.faults import Fault, Faults, check_faults
+from atlas.evaluation.suites import Case, CaseResult, PlannedCall, TagScore, by_tag, load_suite, overall, score
 from atlas.executor.executor import ToolExecutor
-from atlas.faults import Fault, Faults, check_faults
-from atlas.json_out import print_json
+from atlas.foundation.config import Settings
+from atlas.foundation.errors import AtlasError, ModelError
+from atlas.foundation.sanitize import clean_line
 from atlas.llm import resolve
-from atlas.loop import TurnResult, TurnSettings, run_turn
-from atlas.sanitize import clean_line
+from atlas.protocol.events import ApprovalRequest
 from atlas.tools.registry import Registry, ToolContext, load_registry
+from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, make_console
 
 MISSES_SHOWN = 40

@@ -1,7 +1,7 @@
 """`atlas eval --faults`: every read tool a case uses fails in turn, with every kind; is the answer honest?
 
 Each case is answered once as it is, then once per (read tool it called, fault kind) with that
-tool really failing (`atlas.faults`). A faulted answer passes when it says more about checks that
+tool really failing (`atlas.evaluation.faults`). A faulted answer passes when it says more about checks that
 could not be made in a line the clean answer does not hold, presents none of the failed call's
 content, and the failed tool was in fact called. (A case's own `answer`, `answer_not` and `faults`
 belong to its declared fault and are not used here.)
@@ -19,11 +19,20 @@ from typing import Any
 from rich.console import Console
 
 from atlas.commands.eval import EvalOptions, _progress, run_once
-from atlas.config import Settings
-from atlas.evaluation import Case, load_suite
-from atlas.faults import FAULT_KINDS, Fault, FaultKind, Output, acknowledged, check_faults, outputs_of, substituted
-from atlas.json_out import print_json
+from atlas.evaluation.faults import (
+    FAULT_KINDS,
+    Fault,
+    FaultKind,
+    Output,
+    acknowledged,
+    check_faults,
+    outputs_of,
+    substituted,
+)
+from atlas.evaluation.suites import Case, load_suite
+from atlas.foundation.config import Settings
 from atlas.tools.registry import Registry, ToolContext, load_registry
+from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, make_console
 
 MISSES_SHOWN = 40

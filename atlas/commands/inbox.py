@@ -5,16 +5,16 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from atlas.config import atlas_home, data_dir
-from atlas.errors import AtlasError, ToolError
-from atlas.json_out import print_json
-from atlas.notices import warn
+from atlas.foundation.config import atlas_home, data_dir
+from atlas.foundation.errors import AtlasError, ToolError
+from atlas.foundation.notices import warn
 from atlas.triage.groups import no_groups_note
 from atlas.triage.memory import last_seen, remember_seen
 from atlas.triage.own_writes import commented_through_atlas
 from atlas.triage.project import Project
 from atlas.triage.settings import CONFIG_FILE
 from atlas.triage.signals import InboxItem, inbox_items
+from atlas.ui.json_out import print_json
 from atlas.ui.line_table import write_table
 from atlas.ui.render import make_console
 

@@ -8,11 +8,11 @@ import subprocess
 import sys
 from typing import Any
 
-from atlas.errors import AtlasError, ToolError
-from atlas.json_out import print_json
+from atlas.foundation.errors import AtlasError, ToolError
 from atlas.offline.issue_view import issue_markdown
 from atlas.orbit.issues import IssueArgs, get_issue
 from atlas.tools.registry import ToolContext
+from atlas.ui.json_out import print_json
 from atlas.ui.render import make_console, print_answer, print_answer_source, write_rendered
 
 MAX_PAGES = 10_000

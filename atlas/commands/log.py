@@ -14,10 +14,10 @@ from rich.console import Console
 from rich.table import Table
 
 from atlas.calllog import CallLog
-from atlas.config import atlas_home
-from atlas.errors import ErrorKind
-from atlas.json_out import print_json
-from atlas.sanitize import clean_line
+from atlas.foundation.config import atlas_home
+from atlas.foundation.errors import ErrorKind
+from atlas.foundation.sanitize import clean_line
+from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, iso_time, local_time, make_console
 from atlas.ui.safe import compact_args
 

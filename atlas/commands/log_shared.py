@@ -7,10 +7,10 @@ from typing import Any
 
 from rich.console import Console
 
-from atlas.json_out import print_json
-from atlas.sanitize import clean_line
+from atlas.foundation.sanitize import clean_line
 from atlas.state.postgres.database import SharedDatabase
 from atlas.state.postgres.records import latest_calls
+from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, iso_time, local_time
 from atlas.ui.safe import compact_args
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from atlas.config import Settings
-from atlas.errors import ConfigError, UnavailableToolError
-from atlas.notices import warn
-from atlas.sanitize import clean_line, write_line
+from atlas.foundation.config import Settings
+from atlas.foundation.errors import ConfigError, UnavailableToolError
+from atlas.foundation.notices import warn
+from atlas.foundation.sanitize import clean_line, write_line
 from atlas.ui.render import data_table, make_console
 
 if TYPE_CHECKING:

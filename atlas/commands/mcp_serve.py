@@ -26,13 +26,13 @@ from mcp.server.stdio import stdio_server
 from atlas import __version__
 from atlas.calllog import CallLog
 from atlas.commands.session import session_events
-from atlas.config import Settings, dataset_name
-from atlas.errors import ConfigError
-from atlas.events import ApprovalRequest
 from atlas.executor.approvals import PolicyHook
 from atlas.executor.executor import ToolExecutor
-from atlas.messages import ToolCall
-from atlas.runtime import new_session_id
+from atlas.foundation.config import Settings, dataset_name
+from atlas.foundation.errors import ConfigError
+from atlas.protocol.events import ApprovalRequest
+from atlas.protocol.messages import ToolCall
+from atlas.runtime.kit import new_session_id
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 
 APPROVAL_SCHEMA: dict[str, Any] = {

@@ -6,9 +6,9 @@ from typing import Any
 
 from rich.text import Text
 
-from atlas.errors import ModelError, ModelNotFoundError
-from atlas.json_out import print_json
-from atlas.sanitize import clean_line
+from atlas.foundation.errors import ModelError, ModelNotFoundError
+from atlas.foundation.sanitize import clean_line
+from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, local_time, make_console
 
 MAX_MODELS = 10_000
@@ -19,8 +19,8 @@ def listed_models() -> tuple[str, list[dict[str, Any]]]:
     """The base URL and its models as `{"id", "owned_by", "created"}`, through the openai SDK."""
     import openai
 
+    from atlas.foundation.url_safety import redact_url, url_secrets
     from atlas.llm.openai_client import Wire, client_endpoint, model_timeout
-    from atlas.url_safety import redact_url, url_secrets
 
     key, real_url = client_endpoint()
     base_url = redact_url(real_url)  # what is shown; only the client gets the credentials

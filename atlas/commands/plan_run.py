@@ -22,15 +22,15 @@ from rich.console import Console
 
 from atlas.calllog import CallLog
 from atlas.commands.session import session_events
-from atlas.errors import ToolError
-from atlas.events import ApprovalRequest, CallRecord, Listener
 from atlas.executor.executor import ToolExecutor
-from atlas.messages import ToolCall
-from atlas.notices import warn
+from atlas.foundation.errors import ToolError
+from atlas.foundation.notices import warn
+from atlas.foundation.sanitize import clean_line
 from atlas.policy import plans
 from atlas.policy.gate import PolicyGate
 from atlas.policy.load import Policy
-from atlas.sanitize import clean_line
+from atlas.protocol.events import ApprovalRequest, CallRecord, Listener
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import ToolContext, WriteLimits, load_registry
 from atlas.triage.journal import record_applied
 from atlas.triage.plan import PlanItem

@@ -6,16 +6,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from atlas.bounded_regex import PatternTooSlow
-from atlas.config import atlas_home
-from atlas.errors import ConfigError
-from atlas.json_out import print_json
+from atlas.foundation.bounded_regex import PatternTooSlow
+from atlas.foundation.config import atlas_home
+from atlas.foundation.errors import ConfigError
+from atlas.foundation.sanitize import clean_line, write_line
 from atlas.policy import trust
 from atlas.policy.decide import Facts, matches
 from atlas.policy.grant import revoke
 from atlas.policy.load import PlacedRule, load_policy, sources
 from atlas.policy.rules import Example, Rule
-from atlas.sanitize import clean_line, write_line
+from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, make_console
 
 _CONDITIONS = (

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atlas.dataset import ensure_db
-from atlas.errors import DataError
-from atlas.sanitize import write_line
+from atlas.dataset.ensure import ensure_db
+from atlas.foundation.errors import DataError
+from atlas.foundation.sanitize import write_line
 from atlas.ui.build_progress import BuildProgress
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from atlas.errors import AtlasError, ToolError
-from atlas.label_names import label_value
+from atlas.foundation.errors import AtlasError, ToolError
+from atlas.foundation.label_names import label_value
 from atlas.offline.compose import read_question
 from atlas.offline.vocabulary import vocabulary_of
 from atlas.orbit.issues import SearchArgs, search_issues

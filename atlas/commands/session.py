@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.calllog.writer import TraceIds
 from atlas.commands.prepare import prepare_issues_db
-from atlas.events import Approver, BatchApprover, Events, Listener
 from atlas.executor.executor import ToolExecutor
-from atlas.runtime import Runtime, open_runtime
+from atlas.protocol.events import Approver, BatchApprover, Events, Listener
+from atlas.runtime.kit import Runtime, open_runtime
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -3,12 +3,12 @@ when even the best is weak. Advice only."""
 
 from __future__ import annotations
 
-from atlas.config import atlas_home, data_dir
-from atlas.errors import AtlasError, ToolError
-from atlas.json_out import print_json
-from atlas.sanitize import clean_line
+from atlas.foundation.config import atlas_home, data_dir
+from atlas.foundation.errors import AtlasError, ToolError
+from atlas.foundation.sanitize import clean_line
 from atlas.triage.project import Project
 from atlas.triage.similar import CLOSE, Match, nothing_close, similar
+from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, make_console
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atlas.config import atlas_home
-from atlas.errors import ConfigError, ToolError
-from atlas.sanitize import clean_line
+from atlas.foundation.config import atlas_home
+from atlas.foundation.errors import ConfigError, ToolError
+from atlas.foundation.sanitize import clean_line
 from atlas.state.settings import URL_ENV, state_settings
 from atlas.state.who import author
 from atlas.tracker.file_journal import FileJournal

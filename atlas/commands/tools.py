@@ -6,8 +6,8 @@ from typing import Any
 
 from rich.table import Table
 
-from atlas.json_out import print_json
 from atlas.tools.registry import Registry, ToolSpec, load_registry
+from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, make_console
 
 MCP_BREAKER_PREFIX = "mcp:"
@@ -21,7 +21,7 @@ def _server(spec: ToolSpec[Any]) -> str:
 
 def tools_table(registry: Registry, *, cut: bool = True) -> Table:
     """Name, where it comes from, side effect, idempotent, timeout, cache TTL and the description's first line."""
-    from atlas.config import dataset_name
+    from atlas.foundation.config import dataset_name
 
     project = dataset_name()
     rows = [
@@ -47,7 +47,7 @@ def cache_shown(ttl_s: float | None) -> str:
 
 def show_tools(*, as_json: bool, read_only: bool = False) -> None:
     """Atlas's tools and those of every configured, trusted MCP server (started to list them)."""
-    from atlas.config import Settings
+    from atlas.foundation.config import Settings
     from atlas.mcp.offer import with_mcp_tools
 
     registry = with_mcp_tools(load_registry(), Settings().home)
@@ -55,7 +55,7 @@ def show_tools(*, as_json: bool, read_only: bool = False) -> None:
         registry = registry.read_only()
     if as_json:
         # The schemas are what the model is sent; building them needs the openai SDK.
-        from atlas.config import dataset_name
+        from atlas.foundation.config import dataset_name
         from atlas.llm.openai_schema import responses_tools
 
         print_json(responses_tools(registry.definitions(dataset_name())), indent=2)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from atlas.config import atlas_home, data_dir
-from atlas.dataset_source import dataset_identity
-from atlas.errors import AtlasError, ToolError
-from atlas.json_out import print_json
-from atlas.sanitize import clean_line
+from atlas.dataset.source import dataset_identity
+from atlas.foundation.config import atlas_home, data_dir
+from atlas.foundation.errors import AtlasError, ToolError
+from atlas.foundation.sanitize import clean_line
 from atlas.state.settings import state_settings
 from atlas.state.who import person
 from atlas.tracker.journal import MockTracker
+from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, iso_time, local_time, make_console
 
 

@@ -13,19 +13,19 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from atlas import statefiles
 from atlas.commands.plan_run import action_line, plan_event, run_plan
-from atlas.config import atlas_home, data_dir, dataset_name
-from atlas.errors import AtlasError, ToolError
-from atlas.json_out import print_json
+from atlas.foundation import statefiles
+from atlas.foundation.config import atlas_home, data_dir, dataset_name
+from atlas.foundation.errors import AtlasError, ToolError
+from atlas.foundation.sanitize import clean, clean_line, write_line
 from atlas.policy.load import load_policy
-from atlas.sanitize import clean, clean_line, write_line
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import no_groups_note
 from atlas.triage.own_writes import atlas_comments, untriaged
 from atlas.triage.plan import FILE_LIMIT, FORMAT, Plan, PlanError, build_plan
 from atlas.triage.project import Project
 from atlas.triage.settings import CONFIG_FILE
+from atlas.ui.json_out import print_json
 from atlas.ui.jsonl import JsonlEvents, run_with_events
 from atlas.ui.render import make_console
 

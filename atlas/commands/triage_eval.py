@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from atlas.config import atlas_home, data_dir
-from atlas.errors import AtlasError, ToolError
-from atlas.json_out import print_json
+from atlas.foundation.config import atlas_home, data_dir
+from atlas.foundation.errors import AtlasError, ToolError
 from atlas.triage.evaluate import history, label_replay
 from atlas.triage.evaluate_duplicates import duplicate_replay
 from atlas.triage.project import Project
 from atlas.triage.verdicts import judge
+from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, make_console
 
 FIGURES = ("accuracy", "macro_f1", "coverage", "precision_at_threshold")

@@ -12,9 +12,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from atlas.errors import describe
-from atlas.events import ApprovalRequest, Approver, BatchApprover
 from atlas.executor import threads
+from atlas.foundation.errors import describe
+from atlas.protocol.events import ApprovalRequest, Approver, BatchApprover
 from atlas.tools.registry import ToolContext, ToolSpec, WriteLimits
 
 

@@ -15,12 +15,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from atlas.envelope import envelope_ok
-from atlas.errors import ErrorKind, ToolError, ToolTimeoutError, classify, describe
-from atlas.events import Phase
 from atlas.executor import threads
 from atlas.executor.outcomes import NO_TIME_BUDGET, CallState, Outcome, cancelled, error, side_effect_unsettled
 from atlas.executor.turn import Turn
+from atlas.foundation.errors import ErrorKind, ToolError, ToolTimeoutError, classify, describe
+from atlas.protocol.envelope import envelope_ok
+from atlas.protocol.events import Phase
 from atlas.tools.registry import ToolContext, ToolSpec
 
 BACKOFF_S = (0.2, 0.4)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
-from atlas.errors import ErrorKind
+from atlas.foundation.errors import ErrorKind
 
 FAILURES = frozenset({ErrorKind.TIMEOUT, ErrorKind.TRANSIENT, ErrorKind.UNAVAILABLE})
 SOURCE_ANSWERED = frozenset({ErrorKind.OK, ErrorKind.PERMANENT})

@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from atlas.errors import ErrorKind
 from atlas.executor.outcomes import Outcome
 from atlas.executor.turn import Turn
+from atlas.foundation.errors import ErrorKind
 from atlas.tools.registry import ToolSpec
 
 CACHED = "cached"

@@ -14,14 +14,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from atlas.envelope import envelope_ok
-from atlas.errors import ErrorKind
-from atlas.events import ApprovalRequest, Phase
 from atlas.executor import threads
 from atlas.executor.approvals import BatchGate, PolicyHook, Verdict, editable_request, settled_without_asking
 from atlas.executor.attempts import failure_outcome
 from atlas.executor.outcomes import CallState, Outcome, error
 from atlas.executor.turn import Turn
+from atlas.foundation.errors import ErrorKind
+from atlas.protocol.envelope import envelope_ok
+from atlas.protocol.events import ApprovalRequest, Phase
 from atlas.tools.registry import ToolContext, ToolSpec
 
 Emit = Callable[..., None]

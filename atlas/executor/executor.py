@@ -14,7 +14,7 @@ the budget.
 
 The executor persists nothing and keeps no per-question state: the question's deadline and the
 untrusted sources it has read live in the `Turn` that `new_turn` returns and `run_all` takes.
-What happens goes to the session's channel (`events`, an `atlas.events.Events`): a `CallEvent`
+What happens goes to the session's channel (`events`, an `atlas.protocol.events.Events`): a `CallEvent`
 for each phase of each call, then `BatchEnded` once per `run_all`, after every call of the batch
 is answered (also when it was cancelled); a listener that buffers (the call log writes a batch
 in one transaction) flushes there. No event is built when nobody listens, and only FINISHED ones
@@ -44,18 +44,6 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from atlas.errors import ErrorKind, describe
-from atlas.events import (
-    Approver,
-    BatchApprover,
-    BatchEnded,
-    CallEvent,
-    CallRecord,
-    Events,
-    Listener,
-    Phase,
-    deny_all,
-)
 from atlas.executor import threads
 from atlas.executor.approvals import (
     BatchGate,
@@ -82,6 +70,18 @@ from atlas.executor.outcomes import (
 )
 from atlas.executor.outputs import OUTPUT_LIMIT, capped_output
 from atlas.executor.turn import BatchCancelled, Primitives, Turn
+from atlas.foundation.errors import ErrorKind, describe
+from atlas.protocol.events import (
+    Approver,
+    BatchApprover,
+    BatchEnded,
+    CallEvent,
+    CallRecord,
+    Events,
+    Listener,
+    Phase,
+    deny_all,
+)
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, strict_arguments
 
 __all__ = ["BatchCancelled", "CallLike", "ToolExecutor", "Turn", "idempotency_key"]

@@ -10,8 +10,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from atlas.envelope import envelope_err
-from atlas.errors import ErrorKind, ToolError
+from atlas.foundation.errors import ErrorKind, ToolError
+from atlas.protocol.envelope import envelope_err
 
 
 class CallLike(Protocol):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from atlas.envelope import dumps
+from atlas.protocol.envelope import dumps
 
 OUTPUT_LIMIT = 8000
 _STRING_LIMITS = (2000, 500, 120)

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from atlas.events import CallRecord
+from atlas.protocol.events import CallRecord
 
 MIN_BUDGET_S = 0.5
 """A call is not started when less than this is left of the question's budget."""

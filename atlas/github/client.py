@@ -20,9 +20,12 @@ from typing import Any
 
 import httpx
 
-from atlas import __version__, limits
-from atlas.config import github_concurrency
-from atlas.errors import ConfigError
+from atlas import __version__
+from atlas.foundation import limits
+from atlas.foundation.config import github_concurrency
+from atlas.foundation.errors import ConfigError
+from atlas.foundation.redact import redact_secrets, redact_url, url_secrets
+from atlas.foundation.tls import shared_context
 from atlas.github.errors import (
     GitHubError,
     GitHubRateLimitedError,
@@ -33,8 +36,6 @@ from atlas.github.errors import (
     error_for,
     header_number,
 )
-from atlas.redact import redact_secrets, redact_url, url_secrets
-from atlas.tls import shared_context
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
@@ -130,7 +131,7 @@ class GitHubClient:
         self._secrets = [token, *url_secrets(self.base_url)]
         self.timeout_s = timeout_s
         self.concurrency = github_concurrency()
-        """Requests at once to GitHub from the whole process (`atlas.limits`), not from this client alone."""
+        """Requests at once to GitHub from the whole process (`atlas.foundation.limits`), not from this client alone."""
         self.max_wait_s = max_wait_s
         self.read_attempts = max(1, read_attempts)
         self.max_pages = max_pages

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from atlas.sanitize import clean_line
+from atlas.foundation.sanitize import clean_line
 
 STRING, INTEGER, OBJECT, LIST, NULL = str, int, dict, list, type(None)
 

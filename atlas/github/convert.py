@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from atlas.dataset_records import MAX_SQLITE_INT
+from atlas.dataset.records import MAX_SQLITE_INT
 
 REPO_IN_URL = (
     re.compile(r"^https?://[^/]+/(?!repos/)([^/]+/[^/]+)/(?:issues|pull)/\d+$"),  # gh's `url`, REST's `html_url`

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 import httpx
 
-from atlas.errors import cap
+from atlas.foundation.errors import cap
 
 
 class GitHubError(Exception):

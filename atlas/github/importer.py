@@ -9,12 +9,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from atlas import statefiles
-from atlas.dataset_source import identity_of
-from atlas.errors import DataError
+from atlas.dataset.source import identity_of
+from atlas.foundation import statefiles
+from atlas.foundation.errors import DataError
+from atlas.foundation.sanitize import clean_line
 from atlas.github.convert import Converted, convert_all, export_repo
 from atlas.github.folder import check_target, markdown_files, write_dataset
-from atlas.sanitize import clean_line
 
 IMPORT_LIMIT_BYTES = 512 * 1024 * 1024
 """A bigger export is almost certainly the wrong file; refuse it before reading it into memory."""

@@ -17,13 +17,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from atlas.dataset import jsonl_path, read_issues
-from atlas.errors import DataError
+from atlas.dataset.ensure import jsonl_path, read_issues
+from atlas.foundation.errors import DataError
+from atlas.foundation.redact import redact_url
+from atlas.foundation.sanitize import clean_line
 from atlas.github.client import PER_PAGE_MAX, GitHubClient
 from atlas.github.convert import RecordError, is_pull_request, to_issue
 from atlas.github.folder import check_target, markdown_files, write_dataset, write_state
-from atlas.redact import redact_url
-from atlas.sanitize import clean_line
 
 PER_PAGE = PER_PAGE_MAX
 COMMENT_FETCHES = 8

@@ -3,11 +3,11 @@
 Four models speak it: the OpenAI Responses API (`openai.py`), the Chat Completions API of any
 OpenAI-compatible server (`chat_completions.py`), the built-in offline planner (`atlas.offline`)
 and replay scripts (`scripted.py`). The loop knows only this protocol, and gives each request
-the session's channel (`atlas.events.Events`): the reply's text goes there as it streams, and
+the session's channel (`atlas.protocol.events.Events`): the reply's text goes there as it streams, and
 an adapter that waits on a server reports its waits there too.
-It may import `atlas.messages`, `atlas.events`, `atlas.errors`, `atlas.config` and tool definitions; never the
-executor, the UI, the runtime or the commands. Only the adapters (`openai.py`,
-`chat_completions.py`, `openai_client.py`, `openai_schema.py`) import the `openai` SDK, lazily.
+It may import `atlas.protocol`, `atlas.foundation` and tool definitions; never the executor, the UI,
+the runtime or the commands. Only the adapters (`openai.py`, `chat_completions.py`, `openai_client.py`,
+`openai_schema.py`) import the `openai` SDK, lazily.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Protocol
 
-from atlas.config import OFFLINE_MODEL
-from atlas.errors import ConfigError
-from atlas.events import Listener
-from atlas.messages import ModelTurn
+from atlas.foundation.config import OFFLINE_MODEL
+from atlas.foundation.errors import ConfigError
+from atlas.protocol.events import Listener
+from atlas.protocol.messages import ModelTurn
 from atlas.tools.definition import ToolDefinition
 
 REPLAY_PREFIX = "replay:"

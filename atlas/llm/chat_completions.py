@@ -17,14 +17,14 @@ import openai
 from openai import AsyncStream
 from openai.types.chat import ChatCompletionChunk
 
-from atlas.events import Answering, Listener, TextDelta
 from atlas.llm.chat_messages import chat_messages
 from atlas.llm.notes import CUT_OFF, FILTERED, UNSENT_CALL, looks_like_unsent_call
 from atlas.llm.openai_client import MAX_RETRIES, open_client, sdk_retry
 from atlas.llm.openai_schema import chat_tools
 from atlas.llm.usage import usage_of
 from atlas.llm.wait import Attempt, OutOfTime, RetryPolicy, with_retries
-from atlas.messages import ModelTurn, ToolCall, Usage
+from atlas.protocol.events import Answering, Listener, TextDelta
+from atlas.protocol.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
 
 

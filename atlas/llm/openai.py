@@ -29,13 +29,13 @@ from openai.types.responses import (
     ToolParam,
 )
 
-from atlas.errors import ModelProtocolError
-from atlas.events import Answering, Listener, TextDelta
+from atlas.foundation.errors import ModelProtocolError
 from atlas.llm.openai_client import MAX_RETRIES, one_line, open_client, sdk_retry
 from atlas.llm.openai_schema import responses_tools
 from atlas.llm.usage import usage_of
 from atlas.llm.wait import Attempt, OutOfTime, RetryPolicy, with_retries
-from atlas.messages import ModelTurn, ToolCall, as_model_ids
+from atlas.protocol.events import Answering, Listener, TextDelta
+from atlas.protocol.messages import ModelTurn, ToolCall, as_model_ids
 from atlas.tools.definition import ToolDefinition
 
 

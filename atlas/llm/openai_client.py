@@ -16,8 +16,8 @@ from typing import TypeVar
 
 import openai
 
-from atlas.config import base_url_setting, env_number
-from atlas.errors import (
+from atlas.foundation.config import base_url_setting, env_number
+from atlas.foundation.errors import (
     ModelAuthError,
     ModelConnectionError,
     ModelError,
@@ -26,9 +26,9 @@ from atlas.errors import (
     RateLimitedError,
     cap,
 )
+from atlas.foundation.url_safety import hide, redact_url, url_secrets
 from atlas.llm.server_time import transport_for
 from atlas.llm.wait import OutOfTime, Retry
-from atlas.url_safety import hide, redact_url, url_secrets
 
 DEFAULT_TIMEOUT_S = 60.0
 MAX_RETRIES = 2

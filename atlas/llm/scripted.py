@@ -17,10 +17,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from atlas import statefiles
-from atlas.errors import ScriptError, describe
-from atlas.events import Listener, TextDelta
-from atlas.messages import MAX_TOKENS, ModelTurn, ToolCall, Usage
+from atlas.foundation import statefiles
+from atlas.foundation.errors import ScriptError, describe
+from atlas.protocol.events import Listener, TextDelta
+from atlas.protocol.messages import MAX_TOKENS, ModelTurn, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
 
 SCRIPT_LIMIT = 64 * statefiles.MiB

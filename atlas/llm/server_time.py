@@ -20,7 +20,7 @@ from urllib.request import getproxies, proxy_bypass
 
 import httpx2 as httpx  # the openai SDK's own HTTP client
 
-from atlas.tls import shared_context
+from atlas.foundation.tls import shared_context
 
 T = TypeVar("T")
 

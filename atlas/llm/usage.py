@@ -7,9 +7,9 @@ with has already been streamed to the user.
 
 from __future__ import annotations
 
-from atlas.messages import Usage
-from atlas.notices import warn
-from atlas.sanitize import clean_line
+from atlas.foundation.notices import warn
+from atlas.foundation.sanitize import clean_line
+from atlas.protocol.messages import Usage
 
 MAX_TOKENS_PER_REQUEST = 100_000_000
 """No request reads or writes more than this; a larger figure is a broken server, not usage."""

@@ -3,7 +3,7 @@
 An adapter wraps the request that opens a response in `with_retries`, telling it which failures
 are worth another try (`judge`); Atlas, not the SDK, then waits between attempts, so each wait
 can be shown (`asking gpt-6-luna 3 s`, `retrying in 2 s: 429 rate limited`). The waits
-(`atlas.events.Asking`, `Retrying`, `Answering`) go to the listener the request was given, the
+(`atlas.protocol.events.Asking`, `Retrying`, `Answering`) go to the listener the request was given, the
 session's channel: the adapter reports `Answering` when the first data arrives. Nothing here
 knows about terminals.
 """
@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from atlas.events import Answering, Asking, Listener, Retrying
+from atlas.protocol.events import Answering, Asking, Listener, Retrying
 
 T = TypeVar("T")
 U = TypeVar("U")

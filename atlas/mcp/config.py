@@ -2,7 +2,7 @@
 
 The shape is the one Codex CLI and Claude Code users know: `command`, `args`, `env`, `cwd`,
 `timeout_s`, `enabled`, `tools` (an allow-list) and Atlas's own `trust`. The file is read and
-written through `atlas.statefiles`, so a link planted in the state folder is never followed.
+written through `atlas.foundation.statefiles`, so a link planted in the state folder is never followed.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from atlas import statefiles
-from atlas.errors import ConfigError
-from atlas.limits import MCP_DEFAULT
-from atlas.sanitize import clean_line
+from atlas.foundation import statefiles
+from atlas.foundation.errors import ConfigError
+from atlas.foundation.limits import MCP_DEFAULT
+from atlas.foundation.sanitize import clean_line
 
 CONFIG_FILE = "config.toml"
 SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,31}$")
@@ -47,7 +47,7 @@ class ServerConfig:
     trust: Trust = "read-only-hints"
     """`read-only-hints`: a tool marked readOnlyHint runs without asking; `ask-all`: every call asks."""
     max_concurrency: int = MCP_DEFAULT
-    """Calls at once to this server from the whole process (`atlas.limits`)."""
+    """Calls at once to this server from the whole process (`atlas.foundation.limits`)."""
     cache_ttl_s: float = 0.0
     """How long a read-only tool's result stays fresh in a conversation; 0: never cached."""
 

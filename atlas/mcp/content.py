@@ -10,7 +10,7 @@ from typing import Any
 
 import mcp_types as types
 
-from atlas.errors import PermanentToolError
+from atlas.foundation.errors import PermanentToolError
 
 
 def _decoded_size(base64_text: str) -> int:

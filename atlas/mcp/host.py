@@ -30,8 +30,8 @@ from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from atlas import limits
-from atlas.errors import ProtocolToolError, TransientToolError, UnavailableToolError, describe
+from atlas.foundation import limits
+from atlas.foundation.errors import ProtocolToolError, TransientToolError, UnavailableToolError, describe
 from atlas.mcp import reaper
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.listing import checked_listing

@@ -13,7 +13,7 @@ from typing import Any
 import mcp_types as types
 from pydantic import ValidationError
 
-from atlas.errors import describe
+from atlas.foundation.errors import describe
 from atlas.mcp.schema import schema_problem
 
 

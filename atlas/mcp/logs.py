@@ -15,8 +15,8 @@ import threading
 from contextvars import ContextVar
 from pathlib import Path
 
-from atlas import statefiles
-from atlas.sanitize import clean_line
+from atlas.foundation import statefiles
+from atlas.foundation.sanitize import clean_line
 
 SDK_LOGGERS = ("mcp", "mcp_types", "client")
 """The SDK's loggers (its client session logs as `client`)."""

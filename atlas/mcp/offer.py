@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from atlas.notices import warn
-from atlas.sanitize import write_line
+from atlas.foundation.notices import warn
+from atlas.foundation.sanitize import write_line
 from atlas.tools.registry import Registry
 
 MISSING_SDK = "the MCP SDK is not installed: pip install 'atlas-orbit[mcp]'"

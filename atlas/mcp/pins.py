@@ -27,11 +27,11 @@ from typing import Any
 
 import mcp_types as types
 
-from atlas import statefiles
-from atlas.errors import ConfigError
+from atlas.foundation import statefiles
+from atlas.foundation.errors import ConfigError
+from atlas.foundation.notices import warn
+from atlas.foundation.sanitize import clean_line
 from atlas.mcp.config import ServerConfig
-from atlas.notices import warn
-from atlas.sanitize import clean_line
 
 PIN_FILE = "mcp-pins.json"
 FORMAT = 1

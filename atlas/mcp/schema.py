@@ -26,9 +26,9 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from atlas.bounded_regex import MATCH_TIMEOUT_S, PATTERN_LIMIT
-from atlas.bounded_regex import PatternTooSlow as PatternTooSlow  # raised by first_error
-from atlas.bounded_regex import compiled as _compiled
+from atlas.foundation.bounded_regex import MATCH_TIMEOUT_S, PATTERN_LIMIT
+from atlas.foundation.bounded_regex import PatternTooSlow as PatternTooSlow  # raised by first_error
+from atlas.foundation.bounded_regex import compiled as _compiled
 
 CHECK_BUDGET_S = 1.0
 """All the matches of one check together."""

@@ -13,13 +13,13 @@ from typing import Any
 
 import mcp_types as types
 
-from atlas.errors import ProtocolToolError, UnavailableToolError
+from atlas.foundation.errors import ProtocolToolError, UnavailableToolError
+from atlas.foundation.notices import warn
+from atlas.foundation.sanitize import clean_line
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.content import result_data
 from atlas.mcp.host import McpHost, ServerExited
 from atlas.mcp.schema import JsonSchemaArgs, PatternTooSlow, args_model_for, bounded_validator, first_error
-from atlas.notices import warn
-from atlas.sanitize import clean_line
 from atlas.tools.registry import ToolContext, ToolSpec
 
 SEPARATOR = "__"

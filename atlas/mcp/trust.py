@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from atlas import statefiles
-from atlas.config import STATE_FOLDER_NAME, StateFolder, state_folder
-from atlas.errors import ConfigError
+from atlas.foundation import statefiles
+from atlas.foundation.config import STATE_FOLDER_NAME, StateFolder, state_folder
+from atlas.foundation.errors import ConfigError
+from atlas.foundation.notices import warning_line
+from atlas.foundation.sanitize import clean_line
 from atlas.mcp.config import ServerConfig
-from atlas.notices import warning_line
-from atlas.sanitize import clean_line
 
 TRUST_FILE = "trusted-mcp-servers.json"
 FOUND = f"the nearest {STATE_FOLDER_NAME} folder"

@@ -2,7 +2,7 @@
 
 `model.py` is the `Model` (the loop's side), `plan.py` reads a question into planned calls,
 `search.py` reads search requests, `answer.py` writes the Markdown answer from the results.
-It may import `atlas.messages`, `atlas.config`, `atlas.errors` and the neutral tool
+It may import `atlas.protocol.messages`, `atlas.foundation.config`, `atlas.foundation.errors` and the neutral tool
 definitions (`atlas.tools.definition`); never the registry, a tool module, the UI or the commands.
 """
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from atlas.label_names import resolve_label
+from atlas.foundation.label_names import resolve_label
 from atlas.offline.label_usage import example_label
 from atlas.offline.labels import label_in_phrase, not_added, only_label_words
 from atlas.offline.lazy import lazy

@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from atlas.config import dataset_name
-from atlas.errors import ErrorKind
+from atlas.foundation.config import dataset_name
+from atlas.foundation.errors import ErrorKind
 from atlas.offline.help import help_text
 from atlas.offline.issue_view import issue_markdown
 from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from atlas.config import data_dir
+from atlas.foundation.config import data_dir
 from atlas.offline.act import Act
 from atlas.offline.acts import act_of
 from atlas.offline.entities import issue_refs

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from atlas.label_names import label_value, split_label
+from atlas.foundation.label_names import label_value, split_label
 from atlas.offline.issue_refs import CODE_RE, issue_ids_in
 from atlas.offline.labels import label_from_token, labels_in_words
 from atlas.offline.lazy import lazy

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from atlas.label_names import label_value, resolve_label, split_label, unknown_label
+from atlas.foundation.label_names import label_value, resolve_label, split_label, unknown_label
 from atlas.offline.lazy import lazy
 
 _TOKEN_RE = lazy(r"[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*")

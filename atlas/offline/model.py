@@ -16,9 +16,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from atlas.config import OFFLINE_MODEL
-from atlas.events import Listener, TextDelta
-from atlas.messages import ModelTurn, ToolCall, Usage
+from atlas.foundation.config import OFFLINE_MODEL
 from atlas.offline.answer import ToolReading, chunks, issue_text, render
 from atlas.offline.compose import read_question
 from atlas.offline.later_answer import later_parts, unplanned_parts
@@ -32,6 +30,8 @@ from atlas.offline.plan import (
     last_named,
     with_references,
 )
+from atlas.protocol.events import Listener, TextDelta
+from atlas.protocol.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
 
 UNREADABLE = {"ok": False, "error": {"kind": "unknown", "message": "the tool's output could not be read", "hint": ""}}

@@ -28,7 +28,7 @@ from pathlib import Path
 from re import _compiler, _parser  # type: ignore[attr-defined]
 from typing import Any
 
-from atlas import statefiles
+from atlas.foundation import statefiles
 
 CACHE_LIMIT = 16 * statefiles.MiB
 """The most of the cache file that is read; a larger one is not Atlas's and is compiled over."""

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from atlas.config import data_dir
+from atlas.foundation.config import data_dir
 from atlas.offline.actions import POLITE, take_comment, take_labels
 from atlas.offline.issue_refs import CODE_RE, issue_ids_in
 from atlas.offline.issue_view import wants_whole_issue

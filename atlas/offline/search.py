@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from atlas.label_names import label_value, resolve_label, split_label
+from atlas.foundation.label_names import label_value, resolve_label, split_label
 from atlas.offline.dates import ACTIVITY_PHRASE_RE, span_in
 from atlas.offline.label_usage import issues_carrying
 from atlas.offline.labels import LabelHit, label_from_token, labels_in_words, severity_label

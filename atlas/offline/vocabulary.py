@@ -18,7 +18,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atlas import statefiles
+from atlas.foundation import statefiles
 from atlas.offline.label_usage import ProjectLabels
 from atlas.offline.lazy import lazy
 

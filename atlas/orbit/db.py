@@ -1,6 +1,6 @@
 """The issues db as the built-in tools read it: issue ids, an issue's labels, a brief of its target.
 
-Connections come from `atlas.dataset_read`, where SQLite's failures are translated.
+Connections come from `atlas.dataset.read`, where SQLite's failures are translated.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from atlas.dataset_read import connect
+from atlas.dataset.read import connect
 from atlas.tracker.journal import IssueBrief as IssueBrief  # where the tools name it
 
 MAX_ISSUE_ID = 2**63 - 1

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas import statefiles
-from atlas.errors import SOURCE_BROKEN_HINT, PermanentToolError
+from atlas.foundation import statefiles
+from atlas.foundation.errors import SOURCE_BROKEN_HINT, PermanentToolError
 from atlas.orbit.issues import READ_TIMEOUT_S, cut
 from atlas.tools.registry import ToolContext, tool
 

@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.dataset_read import comments_known, connect
-from atlas.dataset_source import dataset_identity
-from atlas.errors import ToolError
-from atlas.label_names import alternatives, resolve_label, unquoted
+from atlas.dataset.read import comments_known, connect
+from atlas.dataset.source import dataset_identity
+from atlas.foundation.errors import ToolError
+from atlas.foundation.label_names import alternatives, resolve_label, unquoted
 from atlas.orbit.db import IssueId, labels_of, no_such_issue
 from atlas.orbit.search_filters import count_matches, search_filters
 from atlas.tools.registry import ToolContext, tool

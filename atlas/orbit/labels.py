@@ -11,10 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.errors import ToolError
+from atlas.foundation.errors import ToolError
+from atlas.foundation.sanitize import clean_line
 from atlas.orbit.db import IssueId, issue_brief
 from atlas.orbit.issues import changes_issue
-from atlas.sanitize import clean_line
 from atlas.tools.registry import ToolContext, tool
 from atlas.tracker import open_tracker
 from atlas.tracker.journal import IssueBrief, MockTracker

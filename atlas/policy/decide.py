@@ -2,7 +2,7 @@
 
 Pure functions of the rules and the call's `Facts`, so `atlas policy check` runs a rule's examples
 through exactly what a real call goes through. A rule's `pattern` is matched in bounded time
-(`atlas.bounded_regex`): one the matcher cannot finish in time decides nothing, and a person does.
+(`atlas.foundation.bounded_regex`): one the matcher cannot finish in time decides nothing, and a person does.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
-from atlas import bounded_regex
+from atlas.foundation import bounded_regex
 from atlas.policy.load import PlacedRule
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from atlas.errors import AtlasError, ToolError
+from atlas.foundation.errors import AtlasError, ToolError
 from atlas.policy.decide import Facts
 from atlas.tools.registry import ToolContext
 from atlas.tracker import open_tracker
@@ -25,7 +25,7 @@ def repository(context: ToolContext) -> str | None:
 
 
 def issue_state(context: ToolContext, issue_id: int) -> str | None:
-    from atlas.dataset_read import connect
+    from atlas.dataset.read import connect
 
     try:
         with connect(context.data, context.home) as conn:
@@ -69,7 +69,7 @@ def removed_on_tracker(context: ToolContext, issue_id: int, label: str) -> tuple
 
 def tracker_records(context: ToolContext) -> list[dict[str, Any]]:
     try:
-        from atlas.dataset_source import dataset_identity
+        from atlas.dataset.source import dataset_identity
 
         return MockTracker(context.home, dataset_identity(context.data)).records()
     except (ToolError, OSError):

@@ -29,13 +29,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atlas import statefiles
-from atlas.errors import ConfigError
+from atlas.foundation import statefiles
+from atlas.foundation.errors import ConfigError
+from atlas.foundation.sanitize import clean_line
 from atlas.policy import trust
 from atlas.policy.decide import Facts
 from atlas.policy.kinds import COMMENT_TOOLS, LABEL_TOOLS
 from atlas.policy.load import CONFIG_FILE, PlacedRule, load_policy, parse, sources, widens_nothing
-from atlas.sanitize import clean_line
 from atlas.state import shared_rules
 
 if TYPE_CHECKING:
@@ -248,7 +248,7 @@ def _says_exactly(path: Path, text: str, wanted: dict[str, Any]) -> None:
 
 
 def _by_origin(home: Path) -> bool:
-    from atlas.config import state_folder
+    from atlas.foundation.config import state_folder
 
     chosen = state_folder()
     return not (chosen.path == home.resolve() and chosen.found_by.startswith("the nearest"))

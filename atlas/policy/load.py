@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atlas import statefiles
-from atlas.config import STATE_FOLDER_NAME, nearest_state_folder, state_folder
-from atlas.errors import ConfigError
+from atlas.foundation import statefiles
+from atlas.foundation.config import STATE_FOLDER_NAME, nearest_state_folder, state_folder
+from atlas.foundation.errors import ConfigError
+from atlas.foundation.sanitize import clean_line
 from atlas.policy import trust
-from atlas.sanitize import clean_line
 
 if TYPE_CHECKING:  # the rules' pydantic models are built only when a file is read
     from pydantic import ValidationError

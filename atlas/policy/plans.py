@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from atlas.errors import ConfigError
 from atlas.executor.approvals import Verdict
+from atlas.foundation.errors import ConfigError
+from atlas.foundation.sanitize import clean_line
 from atlas.policy import grant
 from atlas.policy.decide import evaluate
 from atlas.policy.facts import facts_for
 from atlas.policy.gate import PolicyGate
 from atlas.policy.load import CONFIG_FILE, Policy
-from atlas.sanitize import clean_line
 from atlas.state import shared_rules
 from atlas.tools.registry import ToolContext
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from atlas import bounded_regex
+from atlas.foundation import bounded_regex
 from atlas.policy.free_text import free_text_problem
 from atlas.policy.kinds import COMMENT_TOOLS, LABEL_TOOLS
 

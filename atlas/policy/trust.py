@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from atlas import statefiles
+from atlas.foundation import statefiles
 
 STORE_FILE = "trusted-policies.json"
 

@@ -12,11 +12,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from atlas import statefiles
-from atlas.config import state_folder
-from atlas.errors import ConfigError
-from atlas.redact import redact_url
-from atlas.sanitize import clean_line
+from atlas.foundation import statefiles
+from atlas.foundation.config import state_folder
+from atlas.foundation.errors import ConfigError
+from atlas.foundation.redact import redact_url
+from atlas.foundation.sanitize import clean_line
 
 URL_ENV = "ATLAS_STATE_URL"
 CONFIG_FILE = "config.toml"

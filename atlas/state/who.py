@@ -7,7 +7,7 @@ import getpass
 import socket
 from pathlib import Path
 
-from atlas.sanitize import clean_line
+from atlas.foundation.sanitize import clean_line
 from atlas.state.settings import state_settings
 
 
@@ -27,7 +27,7 @@ def machine() -> str:
 
 
 def person(home: Path) -> str:
-    from atlas.errors import ConfigError
+    from atlas.foundation.errors import ConfigError
 
     try:
         named = state_settings(home).person

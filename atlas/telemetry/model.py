@@ -9,9 +9,9 @@ from urllib.parse import urlsplit
 
 from opentelemetry.trace import Status, StatusCode
 
-from atlas.events import Answering, Asking, Listener, Retrying, SessionEvent
 from atlas.llm import Model
-from atlas.messages import ModelTurn
+from atlas.protocol.events import Answering, Asking, Listener, Retrying, SessionEvent
+from atlas.protocol.messages import ModelTurn
 from atlas.telemetry import attributes as attr
 from atlas.telemetry.tracing import Telemetry
 

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from atlas import statefiles
-from atlas.errors import ConfigError
-from atlas.sanitize import clean_line
-from atlas.url_safety import hide, redact_url, url_secrets
+from atlas.foundation import statefiles
+from atlas.foundation.errors import ConfigError
+from atlas.foundation.sanitize import clean_line
+from atlas.foundation.url_safety import hide, redact_url, url_secrets
 
 TRACES_PATH = "/v1/traces"
 URL_EXAMPLE = "http://localhost:4318"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from atlas.notices import warn
-from atlas.sanitize import clean_line
+from atlas.foundation.notices import warn
+from atlas.foundation.sanitize import clean_line
 from atlas.telemetry.settings import TelemetrySettings
 
 if TYPE_CHECKING:

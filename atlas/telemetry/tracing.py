@@ -26,9 +26,9 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from atlas import __version__
-from atlas.errors import ErrorKind
-from atlas.events import CallEvent, Phase
-from atlas.sanitize import clean_line
+from atlas.foundation.errors import ErrorKind
+from atlas.foundation.sanitize import clean_line
+from atlas.protocol.events import CallEvent, Phase
 from atlas.telemetry import attributes as attr
 from atlas.telemetry.reach import SHUTDOWN_S, Reach, Reachability
 from atlas.telemetry.settings import TelemetrySettings
@@ -36,7 +36,7 @@ from atlas.telemetry.settings import TelemetrySettings
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
 
-    from atlas.loop import TurnResult
+    from atlas.conversation.loop import TurnResult
 
 EXPORT_TIMEOUT_S = 5.0
 """How long one export may take in the background (the exporter's own limit)."""

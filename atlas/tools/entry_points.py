@@ -52,7 +52,7 @@ def may_declare(group: str, search_path: Iterable[str]) -> bool:
 
 
 def _entry_points_text(distribution: str) -> bytes:
-    from atlas import statefiles
+    from atlas.foundation import statefiles
 
     try:
         path = Path(distribution, "entry_points.txt")

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from atlas import config
-from atlas.notices import warn
+from atlas.foundation import config
+from atlas.foundation.notices import warn
 from atlas.tools.definition import ToolDefinition
 from atlas.tools.entry_points import entry_points_of
 

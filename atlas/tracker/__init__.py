@@ -16,8 +16,8 @@ def open_tracker(ctx: ToolContext) -> MockTracker:
     `ATLAS_TRACKER=github:OWNER/REPO` one that writes to GitHub first."""
     tracker: MockTracker
     if ctx.tracker in ("", "mock"):
-        from atlas.config import dataset_name
-        from atlas.dataset_source import dataset_identity
+        from atlas.dataset.source import dataset_identity
+        from atlas.foundation.config import dataset_name
 
         tracker = MockTracker(ctx.home, dataset_identity(ctx.data), data=ctx.data, project=dataset_name(ctx.data))
     else:

@@ -3,7 +3,7 @@
 Each action is one JSON line, written under a file lock by a single `os.write` on an O_APPEND
 descriptor and fsync'd, so concurrent processes never interleave records. A line torn by a
 crash is skipped (and counted) by readers, and the next append starts on a fresh line. The file
-and its lock are opened through `atlas.statefiles`: a link planted in their place is refused.
+and its lock are opened through `atlas.foundation.statefiles`: a link planted in their place is refused.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from atlas import statefiles
-from atlas.errors import PermanentToolError, TransientToolError
-from atlas.notices import warn
-from atlas.sanitize import clean_line
+from atlas.foundation import statefiles
+from atlas.foundation.errors import PermanentToolError, TransientToolError
+from atlas.foundation.notices import warn
+from atlas.foundation.sanitize import clean_line
 
 ACTIONS_FILE = "tracker_actions.jsonl"
 RECORDED = ("add_label", "remove_label", "post_comment", "comment_marker")

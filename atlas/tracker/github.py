@@ -21,9 +21,9 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
-from atlas.config import env_number
-from atlas.dataset_source import dataset_identity, source_state
-from atlas.errors import ConfigError, PermanentToolError, TransientToolError
+from atlas.dataset.source import dataset_identity, source_state
+from atlas.foundation.config import env_number
+from atlas.foundation.errors import ConfigError, PermanentToolError, TransientToolError
 from atlas.github.client import PER_PAGE_MAX, GitHubClient, api_url, find_token, parse_repo
 from atlas.github.errors import GitHubError, GitHubNotFoundError, GitHubRateLimitedError, GitHubTimeoutError, clock_time
 from atlas.github.label_history import issue_events, removed_by_others

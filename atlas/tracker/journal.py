@@ -24,8 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from atlas.dataset_source import BUNDLED, same_dataset
-from atlas.errors import PermanentToolError
+from atlas.dataset.source import BUNDLED, same_dataset
+from atlas.foundation.errors import PermanentToolError
 from atlas.state.who import author
 from atlas.tools.registry import WriteLimits
 from atlas.tracker.file_journal import ACTIONS_FILE, RefusedStateFile, forget_warnings, refused

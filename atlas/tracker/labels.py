@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atlas.dataset_read import connect
-from atlas.errors import PermanentToolError
-from atlas.label_names import resolve_label, unknown_label
+from atlas.dataset.read import connect
+from atlas.foundation.errors import PermanentToolError
+from atlas.foundation.label_names import resolve_label, unknown_label
 
 
 def dataset_labels(data: Path, home: Path) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from atlas import statefiles
+from atlas.foundation import statefiles
 from atlas.triage.groups import LabelGroup
 from atlas.triage.model import GroupModel, TextModel
 

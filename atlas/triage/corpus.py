@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atlas.dataset import stored_digest
-from atlas.dataset_read import comments_known, connect, db_for
-from atlas.dataset_source import dataset_identity
-from atlas.errors import ToolError
+from atlas.dataset.ensure import stored_digest
+from atlas.dataset.read import comments_known, connect, db_for
+from atlas.dataset.source import dataset_identity
+from atlas.foundation.errors import ToolError
 from atlas.github.folder import read_state
 from atlas.orbit.db import labels_of
 from atlas.tracker.journal import LabelChanges, MockTracker

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from atlas.label_names import split_label
+from atlas.foundation.label_names import split_label
 
 ALWAYS = 0.8
 """A group on this share of labelled issues is expected on every issue."""

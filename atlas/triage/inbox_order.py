@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 
-from atlas.dataset_read import connect
+from atlas.dataset.read import connect
 from atlas.triage.groups import LabelGroup
 from atlas.triage.project import Project
 from atlas.triage.severity import Severity, scale, severity_of, sort_key

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atlas import statefiles
+from atlas.foundation import statefiles
 from atlas.state.settings import state_settings
 from atlas.state.who import person
 

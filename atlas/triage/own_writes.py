@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atlas.errors import ToolError
+from atlas.foundation.errors import ToolError
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import missing_groups
 from atlas.triage.project import Project
@@ -12,7 +12,7 @@ from atlas.triage.project import Project
 
 def atlas_comments(home: Path, data: Path) -> dict[int, int]:
     """How many comments Atlas posted on each issue of `data` (a plan drafts no second one)."""
-    from atlas.dataset_source import dataset_identity
+    from atlas.dataset.source import dataset_identity
     from atlas.tracker.journal import MockTracker
 
     try:

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from atlas.errors import AtlasError
+from atlas.foundation.errors import AtlasError
 from atlas.triage.corpus import Issue, Thread
 from atlas.triage.project import Project
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from atlas import statefiles
+from atlas.foundation import statefiles
 from atlas.triage.plan import FILE_LIMIT, FORMAT, TOOLS, VERSION, Plan, PlanError, PlanItem
 
 

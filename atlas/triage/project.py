@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from atlas.dataset_read import db_for
-from atlas.errors import AtlasError
+from atlas.dataset.read import db_for
+from atlas.foundation.errors import AtlasError
 from atlas.tracker.journal import ACTIONS_FILE
 from atlas.triage.corpus import Corpus, Issue
 from atlas.triage.groups import LabelGroup, learn_groups

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from atlas.dataset_read import connect
+from atlas.dataset.read import connect
 from atlas.orbit.db import labels_of
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import LabelGroup

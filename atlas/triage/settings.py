@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from atlas import statefiles
-from atlas.errors import AtlasError
+from atlas.foundation import statefiles
+from atlas.foundation.errors import AtlasError
 
 CONFIG_FILE = "config.toml"
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from atlas.label_names import label_value
+from atlas.foundation.label_names import label_value
 from atlas.triage.groups import LabelGroup
 
 SEVERITY_GROUPS = ("severity", "priority")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from atlas.dataset_read import connect
+from atlas.dataset.read import connect
 from atlas.triage.corpus import Issue
 from atlas.triage.index import TITLE_WEIGHT
 from atlas.triage.model import TextModel

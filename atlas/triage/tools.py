@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.dataset_read import connect
+from atlas.dataset.read import connect
 from atlas.orbit.db import IssueId, no_such_issue
 from atlas.orbit.issues import ISSUE_TTL_S, search_tags
 from atlas.tools.registry import ToolContext, tool

@@ -24,8 +24,8 @@ from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
 
-from atlas.events import ApprovalRequest
-from atlas.sanitize import clean, clean_line
+from atlas.foundation.sanitize import clean, clean_line
+from atlas.protocol.events import ApprovalRequest
 from atlas.ui.approval_text import (
     batch_question,
     batch_warning,

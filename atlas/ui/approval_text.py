@@ -6,8 +6,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
-from atlas.events import ApprovalRequest
-from atlas.sanitize import clean, clean_line
+from atlas.foundation.sanitize import clean, clean_line
+from atlas.protocol.events import ApprovalRequest
 from atlas.ui.safe import call_label
 
 _TARGET_LIMIT = 100

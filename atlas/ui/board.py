@@ -23,9 +23,9 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from atlas.errors import ErrorKind
-from atlas.events import CallEvent, Phase, SessionEvent
-from atlas.sanitize import clean_line
+from atlas.foundation.errors import ErrorKind
+from atlas.foundation.sanitize import clean_line
+from atlas.protocol.events import CallEvent, Phase, SessionEvent
 from atlas.ui.safe import call_label
 
 ERROR_STYLE = "red"

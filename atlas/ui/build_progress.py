@@ -6,7 +6,7 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING
 
-from atlas.sanitize import write_line
+from atlas.foundation.sanitize import write_line
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID

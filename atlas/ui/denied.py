@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
-from atlas.events import CallRecord
-from atlas.sanitize import clean_line
+from atlas.foundation.sanitize import clean_line
+from atlas.protocol.events import CallRecord
 from atlas.ui.safe import call_label
 
 WHO = {

@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from atlas import statefiles
+from atlas.foundation import statefiles
 
 FALLBACK_EDITOR = "vi"
 EDITED_LIMIT = 16 * statefiles.MiB

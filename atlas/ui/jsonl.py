@@ -20,12 +20,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any, Protocol
 
-from atlas.errors import AtlasError
-from atlas.events import Asking, CallEvent, CallRecord, Listener, Phase, Retrying, SessionEvent
-from atlas.json_out import json_text
+from atlas.foundation.errors import AtlasError
 from atlas.llm import Model
-from atlas.messages import ModelTurn, Usage
+from atlas.protocol.events import Asking, CallEvent, CallRecord, Listener, Phase, Retrying, SessionEvent
+from atlas.protocol.messages import ModelTurn, Usage
 from atlas.tools.definition import ToolDefinition
+from atlas.ui.json_out import json_text
 
 EXIT_ANSWERED = 0
 EXIT_FAILED = 1

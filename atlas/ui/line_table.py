@@ -17,7 +17,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.text import Text
 
-from atlas.sanitize import clean_line, write_line
+from atlas.foundation.sanitize import clean_line, write_line
 from atlas.ui.render import data_table
 
 HEADER_STYLE = "bold"

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
 
-from atlas.sanitize import clean, clean_line
+from atlas.foundation.sanitize import clean, clean_line
 from atlas.ui.approval import open_terminal, read_answer
 from atlas.ui.approval_text import is_yes
 from atlas.ui.editor import edit_in_editor

@@ -21,9 +21,9 @@ from prompt_toolkit.history import History
 from rich.console import Console
 from rich.text import Text
 
-from atlas import statefiles
-from atlas.notices import warning_line
-from atlas.sanitize import clean_line
+from atlas.foundation import statefiles
+from atlas.foundation.notices import warning_line
+from atlas.foundation.sanitize import clean_line
 from atlas.ui.tty_modes import guard_signals
 
 HISTORY_FILE = "chat_history"
@@ -43,7 +43,7 @@ class ChatHistory(History):
     """The prompt's history file in the state folder; one that cannot be used costs only the history.
 
     The file keeps prompt_toolkit's FileHistory format (`# date`, then the entry's lines each after
-    `+`), but is opened through `atlas.statefiles`: a link planted in its place is never followed.
+    `+`), but is opened through `atlas.foundation.statefiles`: a link planted in its place is never followed.
     """
 
     def __init__(self, path: Path, notices: Console) -> None:

@@ -17,7 +17,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from atlas.sanitize import clean, clean_line
+from atlas.foundation.sanitize import clean, clean_line
 from atlas.ui.safe import safe_markdown
 
 PIPED_TABLE_WIDTH = 100_000

@@ -1,4 +1,4 @@
-"""Rich renderables of untrusted text, cleaned by `atlas.sanitize` first.
+"""Rich renderables of untrusted text, cleaned by `atlas.foundation.sanitize` first.
 
 Issue bodies, tool arguments, model answers and error messages can carry terminal control
 sequences (a clipboard write, a screen clear, a disguised hyperlink), bidi overrides that
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from atlas.sanitize import clean, clean_line
+from atlas.foundation.sanitize import clean, clean_line
 
 if TYPE_CHECKING:
     from markdown_it.token import Token

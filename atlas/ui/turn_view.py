@@ -17,8 +17,17 @@ from rich.console import Console, RenderableType
 from rich.live import Live
 from rich.text import Text
 
-from atlas.events import Answering, Asking, CallEvent, Retrying, RoundStarted, SessionEvent, TextDelta, WaitEvent
-from atlas.sanitize import clean
+from atlas.foundation.sanitize import clean
+from atlas.protocol.events import (
+    Answering,
+    Asking,
+    CallEvent,
+    Retrying,
+    RoundStarted,
+    SessionEvent,
+    TextDelta,
+    WaitEvent,
+)
 from atlas.ui.board import CallBoard
 from atlas.ui.render import print_answer
 from atlas.ui.wait_line import WaitLine

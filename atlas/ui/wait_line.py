@@ -1,6 +1,6 @@
 """The wait for the model, on screen: a live `asking gpt-6-luna 3 s` line and one line per retry.
 
-A listener that takes the waits an adapter reports (`atlas.events.Asking`, `Retrying`,
+A listener that takes the waits an adapter reports (`atlas.protocol.events.Asking`, `Retrying`,
 `Answering`; see `atlas.llm.wait`) and ignores the rest. On a terminal the asking line is a
 transient `Live` that counts the seconds; every retry is printed for good above it
 (`retrying in 2 s: 429 rate limited`), on a terminal and on a pipe alike.
@@ -14,8 +14,8 @@ from rich.console import Console, RenderableType
 from rich.live import Live
 from rich.text import Text
 
-from atlas.events import Answering, Asking, Retrying, SessionEvent
-from atlas.sanitize import clean_line
+from atlas.foundation.sanitize import clean_line
+from atlas.protocol.events import Answering, Asking, Retrying, SessionEvent
 
 
 class WaitLine:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.config import bundled_data_dir
-from atlas.dataset import db_path, file_sha256, jsonl_path, stored_digest
+from atlas.dataset.ensure import db_path, file_sha256, jsonl_path, stored_digest
+from atlas.foundation.config import bundled_data_dir
 from atlas.orbit.db import IssueBrief
 from atlas.tracker.journal import MockTracker
 from tests.conftest import NOT_COVERED

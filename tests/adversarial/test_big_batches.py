@@ -18,11 +18,11 @@ from rich.console import Console
 
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.commands.runner import run_cancellable
-from atlas.events import Events
+from atlas.conversation.loop import TurnSettings, run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
-from atlas.loop import TurnSettings, run_turn
-from atlas.runtime import record_turn
+from atlas.protocol.events import Events
+from atlas.runtime.kit import record_turn
 from atlas.tools.registry import load_registry
 from atlas.ui.board import ROW_LIMIT
 from atlas.ui.turn_view import TurnView

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.config import bundled_data_dir
-from atlas.dataset import VERIFIED_FILE, jsonl_path
+from atlas.dataset.ensure import VERIFIED_FILE, jsonl_path
+from atlas.foundation.config import bundled_data_dir
 from tests.support.run import REPO, Run, atlas_env
 
 MEMORY_KB = 1_500_000  # ~1.5 GB of address space: Atlas's imports fit, a read of /dev/zero does not

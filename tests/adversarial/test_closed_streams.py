@@ -37,7 +37,7 @@ def test_mcp_serve_without_its_standard_input_says_so(tmp_path: Path) -> None:
 def test_a_closed_descriptor_is_never_handed_to_a_file_atlas_opens() -> None:
     # What the next open() gets, after the start: /dev/null is on the closed descriptor instead.
     program = (
-        "import os\nfrom atlas.cli import fill_closed_descriptors\nfill_closed_descriptors()\n"
+        "import os\nfrom atlas.cli.root import fill_closed_descriptors\nfill_closed_descriptors()\n"
         "fd = os.open(os.devnull, os.O_RDONLY)\nos.write(2, f'{fd} {os.readlink(\"/proc/self/fd/0\")}'.encode())\n"
     )
     done = subprocess.run(with_closed([sys.executable, "-c", program], [0]), capture_output=True, cwd=REPO, timeout=60)

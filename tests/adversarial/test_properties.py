@@ -19,12 +19,19 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from atlas.config import bundled_data_dir
-from atlas.envelope import dumps, envelope_err, envelope_ok
-from atlas.errors import MESSAGE_LIMIT, AtlasError, ErrorKind, PermanentToolError, TransientToolError, classify
 from atlas.executor.executor import ToolExecutor
-from atlas.messages import ToolCall
-from atlas.sanitize import clean, clean_line
+from atlas.foundation.config import bundled_data_dir
+from atlas.foundation.errors import (
+    MESSAGE_LIMIT,
+    AtlasError,
+    ErrorKind,
+    PermanentToolError,
+    TransientToolError,
+    classify,
+)
+from atlas.foundation.sanitize import clean, clean_line
+from atlas.protocol.envelope import dumps, envelope_err, envelope_ok
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import ToolContext, load_registry
 from atlas.ui.render import make_console
 from atlas.ui.safe import call_label, compact_args, safe_markdown, safe_text

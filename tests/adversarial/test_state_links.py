@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from atlas.calllog import CallLog
-from atlas.errors import ErrorKind, PermanentToolError, classify
-from atlas.events import CallRecord
+from atlas.foundation.errors import ErrorKind, PermanentToolError, classify
 from atlas.orbit.comments import PostCommentArgs, post_comment
 from atlas.orbit.labels import AddLabelArgs, add_label
+from atlas.protocol.events import CallRecord
 from tests.support.run import (
     assert_no_traceback,
     atlas_env,

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from atlas.config import bundled_data_dir
-from atlas.dataset import jsonl_path
+from atlas.dataset.ensure import jsonl_path
+from atlas.foundation.config import bundled_data_dir
 from tests.support.run import (
     Run,
     assert_inert_plain,

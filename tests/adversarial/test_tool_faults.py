@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from atlas.events import ApprovalRequest
+from atlas.conversation.loop import run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
-from atlas.loop import run_turn
+from atlas.protocol.events import ApprovalRequest
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 from tests.support.run import assert_no_traceback, atlas_env, invoke, logged_calls, write_script
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pexpect
 
-from atlas.chat_memory import FILE_NAME, MAX_TURNS, bounded
+from atlas.conversation.chat_memory import FILE_NAME, MAX_TURNS, bounded
 from tests.commands.test_chat import PROMPT, spawn_chat
 from tests.support.run import invoke
 

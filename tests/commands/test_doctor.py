@@ -8,7 +8,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from atlas.config import bundled_data_dir
+from atlas.foundation.config import bundled_data_dir
 from atlas.tools.registry import load_registry
 from tests.support.run import Run, invoke
 

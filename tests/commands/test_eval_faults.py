@@ -11,10 +11,10 @@ import pytest
 
 from atlas.commands.eval import EvalOptions
 from atlas.commands.eval_faults import run_fault_sweep
-from atlas.errors import ErrorKind
+from atlas.evaluation.faults import FAULT_TIMEOUT_S, Fault, Faults, acknowledged, substituted
 from atlas.executor.executor import ToolExecutor
-from atlas.faults import FAULT_TIMEOUT_S, Fault, Faults, acknowledged, substituted
-from atlas.messages import ToolCall
+from atlas.foundation.errors import ErrorKind
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import load_registry
 from tests.support.run import Run, invoke
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pexpect
 
 from atlas.calllog import CallLog
-from atlas.events import CallRecord
 from atlas.orbit.db import IssueBrief
+from atlas.protocol.events import CallRecord
 from atlas.tracker.journal import MockTracker
 from tests.support.run import invoke
 from tests.ui.test_terminal import terminal_env

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from atlas.cli import app
-from atlas.dataset import jsonl_path, read_issues
+from atlas.cli.root import app
+from atlas.dataset.ensure import jsonl_path, read_issues
 from atlas.github.client import GitHubClient
 from atlas.github.errors import GitHubError, GitHubRateLimitedError
 from atlas.github.sync import sync_repo

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from atlas.cli import app
-from atlas.dataset import db_path, jsonl_path, read_issues
-from atlas.errors import DataError
+from atlas.cli.root import app
+from atlas.dataset.ensure import db_path, jsonl_path, read_issues
+from atlas.foundation.errors import DataError
 from atlas.github.convert import convert_all
 from atlas.github.importer import import_export
 from tests.github.gh_export import gh_issues, pull_request, rest_issue
@@ -173,7 +173,7 @@ def test_import_and_offline_ask_on_the_import_never_load_the_http_client(
 
 
 def test_the_mock_tracker_takes_an_imported_projects_labels(tmp_path: Path, atlas_home: Path) -> None:
-    from atlas.errors import PermanentToolError
+    from atlas.foundation.errors import PermanentToolError
     from atlas.orbit.labels import AddLabelArgs, add_label
     from atlas.tools.registry import ToolContext
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from atlas.cli import app
-from atlas.dataset import jsonl_path, read_issues
+from atlas.cli.root import app
+from atlas.dataset.ensure import jsonl_path, read_issues
 from atlas.github.client import GitHubClient
 from atlas.github.sync import sync_repo
 from tests.github.fake_github import REPO, TOKEN, RunningFake

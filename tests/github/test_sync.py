@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from atlas.cli import app
-from atlas.dataset import jsonl_path, read_issues
-from atlas.errors import DataError
+from atlas.cli.root import app
+from atlas.dataset.ensure import jsonl_path, read_issues
+from atlas.foundation.errors import DataError
 from atlas.github.client import WAIT_SLICE_S, GitHubClient
 from atlas.github.errors import GitHubAuthError, GitHubError, GitHubNotFoundError, GitHubRateLimitedError
 from atlas.github.folder import read_state
@@ -318,7 +318,7 @@ def test_an_api_that_is_not_there_is_one_line_and_nothing_written(
 
 
 def test_a_sync_after_an_import_without_comments_makes_them_known(github: RunningFake, tmp_path: Path) -> None:
-    from atlas.dataset_read import comments_known, connect
+    from atlas.dataset.read import comments_known, connect
     from atlas.github.importer import import_export
 
     export = tmp_path / "rest.json"

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from atlas.cli import app
-from atlas.errors import ErrorKind, PermanentToolError, TransientToolError, classify
+from atlas.cli.root import app
 from atlas.executor.approvals import idempotency_key
 from atlas.executor.executor import ToolExecutor
+from atlas.foundation.errors import ErrorKind, PermanentToolError, TransientToolError, classify
 from atlas.orbit.comments import PostCommentArgs, post_comment
 from atlas.orbit.db import issue_brief
 from atlas.orbit.labels import AddLabelArgs, add_label

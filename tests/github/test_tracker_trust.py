@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from atlas.config import data_dir
-from atlas.errors import PermanentToolError, TransientToolError
+from atlas.foundation.config import data_dir
+from atlas.foundation.errors import PermanentToolError, TransientToolError
 from atlas.github.importer import import_export
 from atlas.orbit.comments import PostCommentArgs, post_comment
 from atlas.tools.registry import ToolContext

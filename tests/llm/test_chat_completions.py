@@ -15,7 +15,9 @@ from llmock.scenarios import ToolCall as MockCall
 from pydantic import BaseModel
 
 from atlas.calllog import CallLog
-from atlas.errors import (
+from atlas.conversation.loop import INSTRUCTIONS, TurnSettings, run_turn
+from atlas.executor.executor import ToolExecutor
+from atlas.foundation.errors import (
     ModelAuthError,
     ModelConnectionError,
     ModelError,
@@ -23,15 +25,13 @@ from atlas.errors import (
     ModelProtocolError,
     RateLimitedError,
 )
-from atlas.events import Listener
-from atlas.executor.executor import ToolExecutor
 from atlas.llm import resolve
 from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.llm.notes import CUT_OFF, FILTERED, UNSENT_CALL
 from atlas.llm.openai_client import PLACEHOLDER_KEY
-from atlas.loop import INSTRUCTIONS, TurnSettings, run_turn
-from atlas.messages import ModelTurn, Usage
-from atlas.runtime import record_turn
+from atlas.protocol.events import Listener
+from atlas.protocol.messages import ModelTurn, Usage
+from atlas.runtime.kit import record_turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 from tests.llm.canned import Canned, chat_stream, usage_chunk
 from tests.support.heard import Heard

@@ -11,10 +11,16 @@ import pytest
 from llmock.scenarios import Reply
 from llmock.scenarios import ToolCall as MockCall
 
-from atlas.errors import ModelAuthError, ModelConnectionError, ModelError, ModelProtocolError, RateLimitedError
+from atlas.conversation.loop import TurnResult, TurnSettings, run_turn
 from atlas.executor.executor import ToolExecutor
+from atlas.foundation.errors import (
+    ModelAuthError,
+    ModelConnectionError,
+    ModelError,
+    ModelProtocolError,
+    RateLimitedError,
+)
 from atlas.llm import Model, resolve
-from atlas.loop import TurnResult, TurnSettings, run_turn
 from atlas.tools.registry import load_registry
 from tests.llm.canned import Canned
 

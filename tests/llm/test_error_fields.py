@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from atlas.errors import (
+from atlas.conversation.loop import INSTRUCTIONS
+from atlas.foundation.errors import (
     ModelAuthError,
     ModelConnectionError,
     ModelError,
@@ -24,7 +25,6 @@ from atlas.errors import (
 from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.llm.openai import OpenAIModel
 from atlas.llm.openai_client import client_endpoint, retry_after_s
-from atlas.loop import INSTRUCTIONS
 
 MODEL = "gpt-6-luna"
 QUESTION = [{"role": "user", "content": "What does ORB-1101 mean?"}]

@@ -22,11 +22,11 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from atlas.events import Listener
+from atlas.conversation.loop import TurnSettings, run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.chat_completions import ChatCompletionsModel
-from atlas.loop import TurnSettings, run_turn
-from atlas.messages import ModelTurn
+from atlas.protocol.events import Listener
+from atlas.protocol.messages import ModelTurn
 from atlas.tools.definition import ToolDefinition
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from tests.support.heard import Heard

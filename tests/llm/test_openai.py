@@ -16,7 +16,9 @@ from llmock.scenarios import ToolCall as MockCall
 from pydantic import BaseModel
 
 from atlas.calllog import CallLog
-from atlas.errors import (
+from atlas.conversation.loop import EMPTY_ANSWER, INSTRUCTIONS, TurnSettings, run_turn
+from atlas.executor.executor import ToolExecutor
+from atlas.foundation.errors import (
     ConfigError,
     ModelAuthError,
     ModelConnectionError,
@@ -25,13 +27,11 @@ from atlas.errors import (
     ModelProtocolError,
     RateLimitedError,
 )
-from atlas.events import Listener
-from atlas.executor.executor import ToolExecutor
 from atlas.llm import resolve
 from atlas.llm.openai import OpenAIModel
-from atlas.loop import EMPTY_ANSWER, INSTRUCTIONS, TurnSettings, run_turn
-from atlas.messages import ModelTurn
-from atlas.runtime import record_turn
+from atlas.protocol.events import Listener
+from atlas.protocol.messages import ModelTurn
+from atlas.runtime.kit import record_turn
 from atlas.tools.definition import ToolDefinition
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 from tests.support.heard import Heard

@@ -16,10 +16,10 @@ from llmock.scenarios import Reply
 from llmock.scenarios import ToolCall as MockCall
 from pydantic import BaseModel
 
+from atlas.conversation.loop import run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.llm.openai import OpenAIModel
-from atlas.loop import run_turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 from tests.support.read_calls import READ_REQUESTS
 

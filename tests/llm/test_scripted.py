@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from atlas.errors import ConfigError, ModelAuthError, ScriptError
-from atlas.events import Listener
+from atlas.foundation.errors import ConfigError, ModelAuthError, ScriptError
 from atlas.llm import resolve
 from atlas.llm.scripted import ScriptedModel
-from atlas.messages import ModelTurn, ToolCall, Usage
+from atlas.protocol.events import Listener
+from atlas.protocol.messages import ModelTurn, ToolCall, Usage
 from tests.support.heard import Heard
 
 DOCUMENTED_EXAMPLE = {

@@ -12,8 +12,8 @@ import socket
 import time
 from typing import Any
 
-from atlas.events import Asking, Retrying
 from atlas.llm.wait import Retry, RetryPolicy, with_retries
+from atlas.protocol.events import Asking, Retrying
 from tests.support.run import Run, invoke
 
 MODEL = "gpt-6-luna"

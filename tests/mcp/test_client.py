@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from atlas.events import ApprovalRequest
 from atlas.executor.executor import ToolExecutor
 from atlas.executor.turn import Turn
 from atlas.llm.openai_schema import responses_tools
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost, log_path
 from atlas.mcp.tools import server_specs
-from atlas.messages import ToolCall
+from atlas.protocol.events import ApprovalRequest
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import Registry
 from tests.mcp.conftest import server_config
 

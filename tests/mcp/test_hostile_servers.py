@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from atlas.events import ApprovalRequest
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost, log_path
 from atlas.mcp.tools import server_specs
+from atlas.protocol.events import ApprovalRequest
 from tests.mcp.conftest import server_config
 from tests.mcp.test_client import executor_for, run
 

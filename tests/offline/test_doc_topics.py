@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from atlas.config import data_dir
+from atlas.foundation.config import data_dir
 from atlas.offline.compose import read_question
 from atlas.offline.sections import content_words
 from atlas.offline.topics import best_section, ranked_sections

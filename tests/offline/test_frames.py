@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from atlas.config import data_dir
+from atlas.foundation.config import data_dir
 from atlas.offline.answer import ToolReading
 from atlas.offline.compose import read_question
 from atlas.offline.frames import split_message

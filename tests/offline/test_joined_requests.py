@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from atlas.config import data_dir
+from atlas.foundation.config import data_dir
 from atlas.offline.answer import ToolReading
 from atlas.offline.compose import read_question
 from atlas.offline.frames import split_message

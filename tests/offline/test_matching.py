@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas.config import data_dir
+from atlas.foundation.config import data_dir
 from atlas.offline.compose import read_question
 from atlas.offline.labels import label_in_phrase
 from atlas.offline.requests import bare_issue_ids

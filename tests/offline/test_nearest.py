@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from atlas.config import data_dir
+from atlas.foundation.config import data_dir
 from atlas.offline.compose import read_question
 from atlas.offline.help import help_text
 from atlas.offline.nearest import nearest_requests

@@ -94,8 +94,8 @@ def test_a_read_the_planner_has_no_form_for_is_shown_as_its_data() -> None:
 
 
 def test_a_call_the_plan_did_not_make_is_still_shown(tools: Registry) -> None:
-    from atlas.envelope import dumps, envelope_ok
-    from atlas.messages import ToolCall
+    from atlas.protocol.envelope import dumps, envelope_ok
+    from atlas.protocol.messages import ToolCall
     from tests.offline.test_offline import respond
 
     registry = Registry([*tools.values(), ToolSpec("inventory", inventory, NoArgs, "What runs where.")])

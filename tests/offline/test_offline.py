@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from atlas.envelope import dumps, envelope_err, envelope_ok
-from atlas.errors import ErrorKind
-from atlas.events import Listener
-from atlas.messages import ModelTurn
+from atlas.foundation.errors import ErrorKind
 from atlas.offline import OfflinePlanner
+from atlas.protocol.envelope import dumps, envelope_err, envelope_ok
+from atlas.protocol.events import Listener
+from atlas.protocol.messages import ModelTurn
 from atlas.tools.registry import Registry, ToolContext, load_registry
 from tests.support.heard import Heard
 
@@ -419,7 +419,7 @@ def test_unsupported_actions_are_explained_and_reads_still_run(tools: Registry) 
 
 
 def test_an_output_elided_from_a_long_chat_is_said_so(tools: Registry) -> None:
-    from atlas.loop import ELIDED_OUTPUT
+    from atlas.conversation.loop import ELIDED_OUTPUT
 
     items: list[dict[str, Any]] = [{"role": "user", "content": "#41"}]
     turn = respond(items, tools)

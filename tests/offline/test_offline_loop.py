@@ -6,11 +6,11 @@ import asyncio
 import json
 from typing import Any
 
-from atlas.config import atlas_home
-from atlas.events import ApprovalRequest
+from atlas.conversation.loop import TurnResult, run_turn
 from atlas.executor.executor import ToolExecutor
-from atlas.loop import TurnResult, run_turn
+from atlas.foundation.config import atlas_home
 from atlas.offline import OfflinePlanner
+from atlas.protocol.events import ApprovalRequest
 from atlas.tools.registry import load_registry
 
 

@@ -97,7 +97,7 @@ _PROCESS = (
     "from atlas.offline.pattern_cache import cache_file, compile_cached\n"
     "assert compile_cached(r'\\bissue\\s+(\\d+)', 2).search('see Issue 41').group(1) == '41'\n"
     "print(cache_file())\n"
-    "from atlas.quick_exit import quick_exit\n"
+    "from atlas.cli.quick_exit import quick_exit\n"
     "quick_exit(0)\n"
 )
 

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from atlas.errors import ConfigError
-from atlas.events import ApprovalRequest, CallRecord
 from atlas.executor.executor import ToolExecutor
-from atlas.messages import ToolCall
+from atlas.foundation.errors import ConfigError
 from atlas.policy.gate import PolicyGate, annotations_of
 from atlas.policy.load import load_policy
+from atlas.protocol.events import ApprovalRequest, CallRecord
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
 from atlas.tracker.journal import MockTracker
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas.errors import ConfigError
+from atlas.foundation.errors import ConfigError
 from atlas.policy import grant
 from atlas.policy.decide import Facts
 from atlas.policy.load import load_policy

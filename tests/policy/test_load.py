@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas.errors import ConfigError
+from atlas.foundation.errors import ConfigError
 from atlas.policy import trust
 from atlas.policy.load import load_policy
 

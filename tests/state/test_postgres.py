@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas.errors import UnavailableToolError
+from atlas.foundation.errors import UnavailableToolError
 from atlas.state.postgres.database import forget_databases
 from atlas.tools.registry import WriteLimits
 from atlas.tracker.journal import IssueBrief, MockTracker
@@ -103,7 +103,7 @@ def test_a_server_down_at_start_is_one_line(tmp_path: Path) -> None:
 def test_a_rule_one_maintainer_grants_applies_to_the_team_and_says_who(
     tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from atlas.config import bundled_data_dir
+    from atlas.foundation.config import bundled_data_dir
     from atlas.policy import plans
     from atlas.policy.load import load_policy
     from atlas.tools.registry import ToolContext

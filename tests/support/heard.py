@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from atlas.events import SessionEvent, TextDelta
+from atlas.protocol.events import SessionEvent, TextDelta
 
 E = TypeVar("E")
 

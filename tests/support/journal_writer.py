@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from atlas.errors import ToolError
+from atlas.foundation.errors import ToolError
 from atlas.tools.registry import WriteLimits
 from atlas.tracker.journal import IssueBrief, MockTracker
 

@@ -22,8 +22,8 @@ import typer.main
 from typer.core import TyperGroup
 from typer.testing import CliRunner
 
-from atlas.cli import app
-from atlas.quick_exit import exit_code
+from atlas.cli.quick_exit import exit_code
+from atlas.cli.root import app
 from tests.support.process_state import fresh_process_state
 
 FIXTURES = Path(__file__).resolve().parents[1] / "adversarial" / "fixtures"
@@ -154,7 +154,7 @@ def write_script(folder: Path, turns: list[dict[str, Any]], name: str = "script.
 
 @functools.cache
 def _command() -> TyperGroup:
-    """The command tree of `atlas.cli.app`, built once per test process. Typer builds it afresh on
+    """The command tree of `atlas.cli.root.app`, built once per test process. Typer builds it afresh on
     every run (each command's signature and type hints read again, about 20 ms); a run never changes it."""
     command = typer.main.get_command(app)
     assert isinstance(command, TyperGroup)

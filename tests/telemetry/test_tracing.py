@@ -10,8 +10,8 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from atlas.errors import ConfigError, ErrorKind
-from atlas.events import CallEvent, CallRecord, Phase
+from atlas.foundation.errors import ConfigError, ErrorKind
+from atlas.protocol.events import CallEvent, CallRecord, Phase
 from atlas.telemetry.reach import LAST_CHANCE_S, SHUTDOWN_S, Reachability
 from atlas.telemetry.settings import TelemetrySettings, telemetry_settings
 from atlas.telemetry.tracing import Telemetry, ToolSource

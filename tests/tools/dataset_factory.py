@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from atlas.dataset import build_db, db_path, jsonl_path
+from atlas.dataset.ensure import build_db, db_path, jsonl_path
 from atlas.tools.registry import ToolContext
 
 LONG_BODY = "The nightly rebuild runs twice after the lease ran out. " + "Worker log line with job details. " * 90

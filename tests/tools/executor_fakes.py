@@ -9,9 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from atlas.errors import PermanentToolError, TransientToolError
-from atlas.events import CallEvent, Listener, SessionEvent
-from atlas.messages import ToolCall
+from atlas.foundation.errors import PermanentToolError, TransientToolError
+from atlas.protocol.events import CallEvent, Listener, SessionEvent
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 
 

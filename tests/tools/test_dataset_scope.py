@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas.config import data_dir
+from atlas.foundation.config import data_dir
 from atlas.github.importer import import_export
 from atlas.orbit.issues import IssueArgs, SearchArgs, get_issue, search_issues
 from atlas.orbit.labels import AddLabelArgs, RemoveLabelArgs, add_label, preview_add_label, remove_label

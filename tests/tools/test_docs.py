@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas.errors import PermanentToolError
+from atlas.foundation.errors import PermanentToolError
 from atlas.orbit.docs import SECTION_LIMIT, DocSectionArgs, NoArgs, get_doc_section, list_docs
 from atlas.tools.registry import ToolContext
 from tests.tools.dataset_factory import context, make_dataset

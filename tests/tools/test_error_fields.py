@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from atlas.errors import ErrorKind, PermanentToolError, ToolTimeoutError
 from atlas.executor.attempts import run_attempt
 from atlas.executor.turn import Turn
+from atlas.foundation.errors import ErrorKind, PermanentToolError, ToolTimeoutError
 from atlas.tools.registry import ToolContext
 from tests.tools.executor_fakes import FailArgs, SleepArgs, permanent_tool, sleep_tool, spec
 

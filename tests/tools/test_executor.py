@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from pydantic import ConfigDict
 
-from atlas.errors import TransientToolError
-from atlas.events import BatchEnded, CallEvent, Phase, SessionEvent
 from atlas.executor.executor import ToolExecutor
 from atlas.executor.outputs import OUTPUT_LIMIT
-from atlas.messages import ToolCall
+from atlas.foundation.errors import TransientToolError
+from atlas.protocol.events import BatchEnded, CallEvent, Phase, SessionEvent
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import Registry, ToolContext, load_registry
 from tests.tools.executor_fakes import (
     FailArgs,

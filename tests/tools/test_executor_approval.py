@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from atlas.events import ApprovalRequest, CallEvent, Phase
 from atlas.executor.executor import ToolExecutor, idempotency_key
+from atlas.protocol.events import ApprovalRequest, CallEvent, Phase
 from atlas.tools.registry import ToolContext, load_registry
 from atlas.tracker.journal import MockTracker
 from tests.tools.executor_fakes import (

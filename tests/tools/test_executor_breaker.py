@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from atlas.errors import ErrorKind
 from atlas.executor.breaker import CircuitBreaker
 from atlas.executor.executor import ToolExecutor
+from atlas.foundation.errors import ErrorKind
 from tests.tools.executor_fakes import (
     FailArgs,
     Flaky,

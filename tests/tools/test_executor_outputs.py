@@ -10,10 +10,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas.envelope import dumps, envelope_ok
-from atlas.events import ApprovalRequest
 from atlas.executor.executor import ToolExecutor
 from atlas.executor.outputs import capped_output
+from atlas.protocol.envelope import dumps, envelope_ok
+from atlas.protocol.events import ApprovalRequest
 from atlas.tools.registry import ToolContext
 from tests.tools.executor_fakes import Recorder, SleepArgs, call, envelope, kind_of, registry, spec
 

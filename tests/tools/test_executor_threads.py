@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from atlas.events import CallEvent, Phase
 from atlas.executor.executor import BatchCancelled, ToolExecutor
 from atlas.executor.threads import forget_abandoned, leaked_threads
+from atlas.protocol.events import CallEvent, Phase
 from atlas.tools.registry import ToolContext
 from tests.tools.executor_fakes import SleepArgs, call, call_events, envelope, kind_of, registry, sleep_tool, spec
 
@@ -27,7 +27,7 @@ EXIT_SCRIPT = textwrap.dedent(
     """
     import asyncio, json, sys, time
     from pydantic import BaseModel
-    from atlas.messages import ToolCall
+    from atlas.protocol.messages import ToolCall
     from atlas.executor.executor import BatchCancelled, ToolExecutor
     from atlas.tools.registry import Registry, ToolSpec
 
@@ -168,7 +168,7 @@ CTRL_C_SCRIPT = textwrap.dedent(
     """
     import asyncio, json, sys, time
     from pydantic import BaseModel
-    from atlas.messages import ToolCall
+    from atlas.protocol.messages import ToolCall
     from atlas.executor.executor import BatchCancelled, ToolExecutor
     from atlas.tools.registry import Registry, ToolSpec
 

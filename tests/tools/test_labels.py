@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.errors import ErrorKind, PermanentToolError, classify
-from atlas.events import ApprovalRequest
 from atlas.executor.executor import ToolExecutor
+from atlas.foundation.errors import ErrorKind, PermanentToolError, classify
 from atlas.orbit.labels import (
     AddLabelArgs,
     RemoveLabelArgs,
@@ -19,6 +18,7 @@ from atlas.orbit.labels import (
     preview_remove_label,
     remove_label,
 )
+from atlas.protocol.events import ApprovalRequest
 from atlas.tools.registry import load_registry
 from atlas.tracker.journal import MockTracker
 from tests.tools.dataset_factory import context, make_dataset

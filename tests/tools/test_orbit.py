@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from atlas import config, statefiles
-from atlas.envelope import dumps, envelope_ok
-from atlas.errors import ErrorKind, PermanentToolError, TransientToolError, classify
 from atlas.executor.outputs import OUTPUT_LIMIT
+from atlas.foundation import config, statefiles
+from atlas.foundation.errors import ErrorKind, PermanentToolError, TransientToolError, classify
 from atlas.orbit.comments import PostCommentArgs, post_comment
 from atlas.orbit.docs import DocSectionArgs, NoArgs, get_doc_section, list_docs
 from atlas.orbit.issues import (
@@ -26,6 +25,7 @@ from atlas.orbit.issues import (
     search_terms,
 )
 from atlas.orbit.labels import AddLabelArgs, RemoveLabelArgs, add_label, remove_label
+from atlas.protocol.envelope import dumps, envelope_ok
 from atlas.tools.registry import ToolContext, load_registry
 from tests.tools.dataset_factory import context, issue, make_dataset
 
@@ -244,7 +244,7 @@ def test_the_bundled_dataset_answers_the_fixture_questions(atlas_home: Path) -> 
 
 def test_the_bundled_db_has_what_the_tools_read(atlas_home: Path) -> None:
     """A changed dataset must fail here, loudly, rather than in front of a user."""
-    from atlas.dataset_read import db_for
+    from atlas.dataset.read import db_for
 
     db = db_for(config.bundled_data_dir(), atlas_home)
     conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
@@ -283,7 +283,7 @@ def test_many_hits_rank_the_newest_window_and_say_so(ctx: ToolContext, monkeypat
 
 
 def test_newest_first_reads_the_created_at_index(ctx: ToolContext) -> None:
-    from atlas.dataset_read import db_for
+    from atlas.dataset.read import db_for
 
     conn = sqlite3.connect(f"{db_for(ctx.data, ctx.home).as_uri()}?mode=ro", uri=True)
     try:

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from atlas.errors import PermanentToolError, TransientToolError
+from atlas.conversation.loop import INSTRUCTIONS
 from atlas.executor.executor import ToolExecutor
-from atlas.loop import INSTRUCTIONS
+from atlas.foundation.errors import PermanentToolError, TransientToolError
 from atlas.tools.registry import ToolContext
 from tests.tools.executor_fakes import FailArgs, Recorder, SleepArgs, call, envelope, registry, sleep_tool, spec
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import filelock
 import pytest
 
-from atlas.errors import ErrorKind, PermanentToolError, TransientToolError, classify
+from atlas.foundation.errors import ErrorKind, PermanentToolError, TransientToolError, classify
 from atlas.orbit.comments import PostCommentArgs, post_comment, preview_post_comment
 from atlas.orbit.db import IssueBrief
 from atlas.orbit.labels import AddLabelArgs, add_label, preview_add_label
@@ -140,7 +140,7 @@ def test_four_processes_append_a_thousand_whole_records(tmp_path: Path, atlas_ho
         """
         import sys
         from pathlib import Path
-        from atlas.errors import TransientToolError
+        from atlas.foundation.errors import TransientToolError
         from atlas.orbit.db import IssueBrief
         from atlas.tracker.journal import MockTracker
         store, worker = MockTracker(Path(sys.argv[1])), sys.argv[2]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from atlas.config import bundled_data_dir
+from atlas.foundation.config import bundled_data_dir
 from atlas.triage.project import Project
 from atlas.triage.verdicts import verdicts
 

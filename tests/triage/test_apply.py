@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from atlas.dataset import jsonl_path
+from atlas.dataset.ensure import jsonl_path
 from tests.support.run import REPO, atlas_env, finish, invoke, tracker_records
 from tests.tools.dataset_factory import issue, make_dataset
 from tests.triage.test_review import QUESTION, TWO_TERMINAL_RUNS, review, written
@@ -73,7 +73,7 @@ def test_without_a_terminal_apply_writes_nothing_and_never_loads_the_text_model(
     env = atlas_env(home)
     path, items = plan_file(env, tmp_path, "132")
     probe = (
-        "import sys\nfrom atlas.cli import app\n"
+        "import sys\nfrom atlas.cli.root import app\n"
         f"code = app(['apply', {str(path)!r}], standalone_mode=False)\n"
         "print(code, sorted(m for m in ('sklearn', 'numpy', 'scipy') if m in sys.modules))"
     )

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from atlas.config import bundled_data_dir
+from atlas.conversation.loop import run_turn
 from atlas.executor.executor import ToolExecutor
-from atlas.loop import run_turn
+from atlas.foundation.config import bundled_data_dir
 from atlas.offline import OfflinePlanner
 from atlas.tools.registry import ToolContext, load_registry
 from atlas.triage.backlog_tools import InboxArgs, TriageArgs, list_inbox, plan_triage

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas.dataset_source import dataset_identity
+from atlas.dataset.source import dataset_identity
 from atlas.tracker.journal import IssueBrief, MockTracker
 from atlas.triage import boilerplate
 from atlas.triage import index as index_module

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from atlas.dataset import jsonl_path
+from atlas.dataset.ensure import jsonl_path
 from tests.support.run import assert_no_traceback, atlas_env, invoke
 from tests.tools.dataset_factory import issue, make_dataset
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas.config import bundled_data_dir
+from atlas.foundation.config import bundled_data_dir
 from atlas.tracker.journal import LabelChanges
 from atlas.triage import signals
 from atlas.triage.inbox_order import FIRST_PAGE

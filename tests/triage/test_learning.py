@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from atlas.config import bundled_data_dir
+from atlas.foundation.config import bundled_data_dir
 from atlas.triage.groups import learn_groups, missing_groups
 from atlas.triage.project import Project
 from atlas.triage.proposals import propose

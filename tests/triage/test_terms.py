@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from atlas.config import bundled_data_dir
+from atlas.foundation.config import bundled_data_dir
 from atlas.triage.corpus import Corpus
 from atlas.triage.model import CHAR_NGRAMS, CHAR_OPTIONS, TOKEN, VECTOR_OPTIONS, WORD_NGRAMS, normalise
 from atlas.triage.terms import char_terms, word_terms
@@ -53,7 +53,7 @@ def test_applying_a_cached_model_does_not_import_scikit_learn(fitted_home: Path)
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from atlas.config import bundled_data_dir\n"
+        "from atlas.foundation.config import bundled_data_dir\n"
         "from atlas.triage.project import Project\n"
         f"project = Project.open(bundled_data_dir(), Path({str(fitted_home)!r}))\n"
         "model = project.model()\n"

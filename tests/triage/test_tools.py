@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from atlas.config import bundled_data_dir
 from atlas.executor.executor import ToolExecutor
-from atlas.messages import ToolCall
+from atlas.foundation.config import bundled_data_dir
+from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import ToolContext, load_registry
 from tests.support.run import REPO, atlas_env, invoke, logged_calls, write_script
 

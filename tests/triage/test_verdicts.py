@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.config import bundled_data_dir
-from atlas.dataset_source import dataset_identity
+from atlas.dataset.source import dataset_identity
+from atlas.foundation.config import bundled_data_dir
 from atlas.tracker.journal import IssueBrief, MockTracker
 from atlas.triage import index as index_module
 from atlas.triage import model as model_module

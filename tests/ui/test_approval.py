@@ -11,7 +11,7 @@ import time
 import pytest
 from rich.console import Console
 
-from atlas.events import ApprovalRequest
+from atlas.protocol.events import ApprovalRequest
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.approval_text import question, shown_preview, target, warning
 

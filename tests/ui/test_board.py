@@ -8,8 +8,8 @@ from typing import Any
 
 from rich.console import Console
 
-from atlas.errors import ErrorKind
-from atlas.events import CallEvent, Phase
+from atlas.foundation.errors import ErrorKind
+from atlas.protocol.events import CallEvent, Phase
 from atlas.ui.board import CallBoard
 from tests.ui.screen import screen
 

@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from atlas.sanitize import clean, clean_line
+from atlas.foundation.sanitize import clean, clean_line
 from atlas.ui.render import print_answer
 from atlas.ui.safe import call_label, compact_args, links_visible, safe_markdown, safe_text
 

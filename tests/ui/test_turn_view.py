@@ -7,7 +7,7 @@ import time
 
 from rich.console import Console
 
-from atlas.events import TextDelta
+from atlas.protocol.events import TextDelta
 from atlas.ui.turn_view import TurnView
 from tests.ui.screen import screen
 

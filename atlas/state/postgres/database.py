@@ -17,9 +17,9 @@ from typing import Any, NoReturn
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from atlas.errors import AtlasError, TransientToolError, UnavailableToolError
-from atlas.redact import redact_secrets, redact_url, url_secrets
-from atlas.sanitize import clean_line
+from atlas.foundation.errors import AtlasError, TransientToolError, UnavailableToolError
+from atlas.foundation.redact import redact_secrets, redact_url, url_secrets
+from atlas.foundation.sanitize import clean_line
 from atlas.state.postgres.migrations import migrate
 
 CONNECT_TIMEOUT_S = 3

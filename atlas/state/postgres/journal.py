@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from atlas.errors import PermanentToolError
+from atlas.foundation.errors import PermanentToolError
 from atlas.state.postgres.database import SharedDatabase
 
 JOURNAL_LOCK = 0x61746C6173_02

@@ -15,7 +15,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from atlas import statefiles
+from atlas.foundation import statefiles
 from atlas.state.postgres.database import SharedDatabase
 from atlas.state.postgres.records import CALL_COLUMNS
 

@@ -11,10 +11,10 @@ T = TypeVar("T", int, float)
 
 
 def within(option: str) -> Callable[[T | None], T | None]:
-    """A callback that refuses a value outside `option`'s bounds in `atlas.config.BOUNDS` (a usage error)."""
+    """A callback that refuses a value outside `option`'s bounds in `atlas.foundation.config.BOUNDS` (a usage error)."""
 
     def check(value: T | None) -> T | None:
-        from atlas.config import BOUNDS
+        from atlas.foundation.config import BOUNDS
 
         why = None if value is None else BOUNDS[option].check(float(value))
         if why is not None:

@@ -16,7 +16,7 @@ import os
 import sys
 from typing import NoReturn
 
-from atlas.sanitize import write_line
+from atlas.foundation.sanitize import write_line
 
 
 def exit_code(code: object) -> int:

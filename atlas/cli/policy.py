@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from atlas.cli_options import examples
+from atlas.cli.options import examples
 
 policy_app = typer.Typer(
     no_args_is_help=True,

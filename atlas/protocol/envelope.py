@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any
 
-from atlas.errors import HINTS, RETRYABLE_KINDS, ErrorKind, cap
+from atlas.foundation.errors import HINTS, RETRYABLE_KINDS, ErrorKind, cap
 
 
 def envelope_ok(data: Any, *, untrusted: bool = False, hint: str | None = None) -> dict[str, Any]:

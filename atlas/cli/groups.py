@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from atlas.cli_options import ToolTimeoutOption, examples
+from atlas.cli.options import ToolTimeoutOption, examples
 
 data_app = typer.Typer(
     no_args_is_help=True, help="Your own project: a GitHub export or repository as a dataset folder (ORBIT_DATA)."

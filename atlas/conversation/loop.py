@@ -2,7 +2,7 @@
 
 `run_turn` appends the turn to the conversation (`history`, Responses-API input items) in
 place, and sends the model a bounded copy of it, so a long chat keeps fitting one budget. It
-neither records the turn nor prices it: its caller does both (`atlas.runtime.record_turn`).
+neither records the turn nor prices it: its caller does both (`atlas.runtime.kit.record_turn`).
 What happens goes to the session's channel (`events`): each model request is given it (the
 reply's text and the waits), and `RoundStarted` is told before each round of tool calls.
 """
@@ -17,16 +17,16 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atlas.config import BUNDLED_NAME, dataset_name
-from atlas.dataset_source import comments_recorded
-from atlas.envelope import dumps, envelope_err
-from atlas.errors import ConfigError, ErrorKind
-from atlas.events import CallRecord, Events, Listener, RoundStarted
+from atlas.conversation.history import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, bound_history, forget_unsendable
+from atlas.dataset.source import comments_recorded
 from atlas.executor.turn import BatchCancelled, Turn
-from atlas.history import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, bound_history, forget_unsendable
+from atlas.foundation.config import BUNDLED_NAME, dataset_name
+from atlas.foundation.errors import ConfigError, ErrorKind
 from atlas.llm import Model
 from atlas.llm.wait import QuestionDeadline, question_deadline
-from atlas.messages import ToolCall, Usage, with_unique_ids
+from atlas.protocol.envelope import dumps, envelope_err
+from atlas.protocol.events import CallRecord, Events, Listener, RoundStarted
+from atlas.protocol.messages import ToolCall, Usage, with_unique_ids
 
 __all__ = ["ELIDED_OUTPUT", "HISTORY_BUDGET_CHARS", "INSTRUCTIONS", "TurnResult", "bound_history", "run_turn"]
 

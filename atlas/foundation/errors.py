@@ -1,7 +1,7 @@
 """Error kinds the model can act on, their hints, `classify`, and Atlas's own exception tree.
 
 Tool failures are *classified*, never raised past the executor: every call ends in one
-`ErrorKind` and one JSON envelope (`atlas.envelope`). Failures of Atlas itself (model, data, configuration)
+`ErrorKind` and one JSON envelope (`atlas.protocol.envelope`). Failures of Atlas itself (model, data, configuration)
 are `AtlasError`s, caught once in the CLI and shown as one line::
 
     AtlasError

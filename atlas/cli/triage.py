@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from atlas.cli_options import examples
+from atlas.cli.options import examples
 
 
 def register_triage(app: typer.Typer) -> None:

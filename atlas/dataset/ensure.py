@@ -20,12 +20,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from atlas import statefiles
-from atlas.dataset_build import SCHEMA_VERSION, Progress, build_db
-from atlas.dataset_records import COMMENT_FIELDS, ISSUE_FIELDS, LABEL_PREFIXES, STATES, file_sha256, read_issues
-from atlas.errors import DataError, is_busy
-from atlas.notices import warn
-from atlas.sanitize import write_line
+from atlas.dataset.build import SCHEMA_VERSION, Progress, build_db
+from atlas.dataset.records import COMMENT_FIELDS, ISSUE_FIELDS, LABEL_PREFIXES, STATES, file_sha256, read_issues
+from atlas.foundation import statefiles
+from atlas.foundation.errors import DataError, is_busy
+from atlas.foundation.notices import warn
+from atlas.foundation.sanitize import write_line
 
 __all__ = [
     "COMMENT_FIELDS",
@@ -250,7 +250,7 @@ def _wait_for_lock(fd: int, folder: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from atlas.config import bundled_data_dir
+    from atlas.foundation.config import bundled_data_dir
 
     data = Path(argv[0]) if argv else bundled_data_dir()
     try:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from atlas import statefiles
-from atlas.errors import DataError
+from atlas.foundation import statefiles
+from atlas.foundation.errors import DataError
 
 STATES = ("open", "closed")
 LABEL_PREFIXES = ("comp:", "type:", "severity:")

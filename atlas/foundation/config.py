@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from atlas import statefiles
-from atlas.errors import ConfigError
+from atlas.foundation import statefiles
+from atlas.foundation.errors import ConfigError
 
 DEFAULT_OPENAI_MODEL = "gpt-6-luna"
 OFFLINE_MODEL = "offline"
@@ -20,7 +20,8 @@ DEFAULT_PRICE_IN = 0.10
 DEFAULT_PRICE_OUT = 0.50
 APIS = ("responses", "chat")
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+"""The `atlas` package's folder (this module sits in `atlas/foundation/`)."""
 
 
 def bundled_data_dir() -> Path:
@@ -174,7 +175,7 @@ def env_number(name: str, default: float, *, unit: str, positive: bool = False) 
 
 def github_concurrency() -> int:
     """`ATLAS_GITHUB_CONCURRENCY`: how many requests this process sends GitHub at once (default 8)."""
-    from atlas.limits import GITHUB_DEFAULT
+    from atlas.foundation.limits import GITHUB_DEFAULT
 
     value = env_number("ATLAS_GITHUB_CONCURRENCY", GITHUB_DEFAULT, unit="requests at once")
     if value != int(value):

@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from atlas import statefiles
-from atlas.errors import DataError
-from atlas.sanitize import clean_line
+from atlas.foundation import statefiles
+from atlas.foundation.errors import DataError
+from atlas.foundation.sanitize import clean_line
 
 STATE_FILE = "atlas-source.json"
 """Where the data came from, and for a synced repo what the next sync needs (watermark, ETags)."""

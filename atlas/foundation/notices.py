@@ -6,7 +6,7 @@ the whole line goes through the sanitiser: it can never move the cursor or clear
 
 from __future__ import annotations
 
-from atlas.sanitize import clean_line, write_line
+from atlas.foundation.sanitize import clean_line, write_line
 
 PREFIX = "atlas: warning: "
 

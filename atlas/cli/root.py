@@ -13,9 +13,10 @@ from typing import Annotated, TypeVar
 import typer
 
 from atlas import __version__
-from atlas.cli_fast import COMPLETE_VAR
-from atlas.cli_groups import data_app, mcp_app
-from atlas.cli_options import (
+from atlas.cli.descriptors import fill_closed_descriptors
+from atlas.cli.fast import COMPLETE_VAR
+from atlas.cli.groups import data_app, mcp_app
+from atlas.cli.options import (
     ApiOption,
     ConcurrencyOption,
     MaxRoundsOption,
@@ -26,11 +27,10 @@ from atlas.cli_options import (
     plain_argument_help,
     within,
 )
-from atlas.cli_policy import policy_app
-from atlas.cli_state import state_app
-from atlas.cli_triage import register_triage
-from atlas.descriptors import fill_closed_descriptors
-from atlas.sanitize import write_line
+from atlas.cli.policy import policy_app
+from atlas.cli.state import state_app
+from atlas.cli.triage import register_triage
+from atlas.foundation.sanitize import write_line
 
 T = TypeVar("T", int, float)
 
@@ -190,7 +190,7 @@ def log(
     """Every tool call ever made: timings, error kinds, attempts."""
     from atlas.commands import guarded
     from atlas.commands.log import LogOptions, parse_since, run_log
-    from atlas.errors import ErrorKind
+    from atlas.foundation.errors import ErrorKind
 
     try:
         since_ts = parse_since(since) if since is not None else None
@@ -375,7 +375,7 @@ def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh
 
 def entry_point() -> None:
     """The `atlas` script and `python -m atlas`: the command line, then a quick end of the process."""
-    from atlas.quick_exit import quick_exit
+    from atlas.cli.quick_exit import quick_exit
 
     fill_closed_descriptors()
     try:

@@ -11,7 +11,7 @@ import json
 import math
 from typing import Any
 
-from atlas.sanitize import write_line
+from atlas.foundation.sanitize import write_line
 
 
 def print_json(value: Any, *, indent: int | None = None, flush: bool = False) -> None:

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from atlas import statefiles
-from atlas.dataset import ensure_db, jsonl_path
-from atlas.dataset_source import comments_recorded
-from atlas.errors import SOURCE_BROKEN_HINT, DataError, PermanentToolError, TransientToolError, is_busy
+from atlas.dataset.ensure import ensure_db, jsonl_path
+from atlas.dataset.source import comments_recorded
+from atlas.foundation import statefiles
+from atlas.foundation.errors import SOURCE_BROKEN_HINT, DataError, PermanentToolError, TransientToolError, is_busy
 
 BUSY_TIMEOUT_S = 0.25
 """Short on purpose: the executor retries transient failures with backoff; a long wait here

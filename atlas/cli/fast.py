@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
 COMPLETE_VAR = "_ATLAS_COMPLETE"
-"""Set by the shell when it asks for completions (the same name as `atlas.cli.COMPLETE_VAR`)."""
+"""Set by the shell when it asks for completions (the same name as `atlas.cli.root.COMPLETE_VAR`)."""
 
 
 def plain_question(args: Sequence[str], environ: Mapping[str, str]) -> list[str] | None:
@@ -29,8 +29,8 @@ def plain_question(args: Sequence[str], environ: Mapping[str, str]) -> list[str]
 
 def ask_plainly(words: list[str]) -> NoReturn:
     """Answer the question as `atlas ask WORDS...` does, then end the process as `entry_point` does."""
-    from atlas.descriptors import fill_closed_descriptors
-    from atlas.quick_exit import quick_exit
+    from atlas.cli.descriptors import fill_closed_descriptors
+    from atlas.cli.quick_exit import quick_exit
 
     fill_closed_descriptors()
     quick_exit(_answer(words))
@@ -46,7 +46,7 @@ def _answer(words: list[str]) -> int:
     except KeyboardInterrupt:
         return 130
     except EOFError:
-        from atlas.sanitize import write_line
+        from atlas.foundation.sanitize import write_line
 
         write_line("\nAborted!", err=True)
         return 1

@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atlas.calllog import CallLog
-from atlas.config import OFFLINE_MODEL, STATE_FOLDER_NAME, Settings, base_url_setting, model_api
-from atlas.dataset import require_dataset
-from atlas.events import Approver, BatchApprover, CallEvent, Listener, SessionEvent
+from atlas.conversation.loop import TurnResult
+from atlas.dataset.ensure import require_dataset
 from atlas.executor.approvals import PolicyHook
 from atlas.executor.executor import ToolExecutor
+from atlas.foundation.config import OFFLINE_MODEL, STATE_FOLDER_NAME, Settings, base_url_setting, model_api
+from atlas.foundation.notices import warn
 from atlas.llm import Model, resolve
-from atlas.loop import TurnResult
 from atlas.mcp.offer import with_mcp_tools
-from atlas.notices import warn
+from atlas.protocol.events import Approver, BatchApprover, CallEvent, Listener, SessionEvent
 from atlas.telemetry import telemetry_settings
 from atlas.tools.registry import Registry, ToolContext, load_registry
 
@@ -215,7 +215,7 @@ def open_runtime(
 
 def _start_telemetry(settings: Settings, tools: Registry) -> Telemetry | None:
     """The tracer when telemetry is on; the SDK is imported only then."""
-    from atlas.config import state_folder
+    from atlas.foundation.config import state_folder
 
     chosen = state_folder().found_by != f"the nearest {STATE_FOLDER_NAME} folder"
     config = telemetry_settings(settings.home, chosen_folder=chosen)

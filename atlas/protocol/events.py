@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
-from atlas.errors import ErrorKind
+from atlas.foundation.errors import ErrorKind
 
 
 class Phase(StrEnum):

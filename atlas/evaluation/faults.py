@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.errors import ConfigError, PermanentToolError, TransientToolError, UnavailableToolError
+from atlas.foundation.errors import ConfigError, PermanentToolError, TransientToolError, UnavailableToolError
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 
 FaultKind = Literal["timeout", "transient", "unavailable", "permanent"]

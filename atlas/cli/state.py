@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from atlas.cli_options import examples
+from atlas.cli.options import examples
 
 state_app = typer.Typer(
     no_args_is_help=True,

@@ -22,9 +22,9 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
-from atlas import statefiles
-from atlas.dataset_records import RecordStream
-from atlas.errors import DataError
+from atlas.dataset.records import RecordStream
+from atlas.foundation import statefiles
+from atlas.foundation.errors import DataError
 
 SCHEMA_VERSION = 2
 BATCH = 2000

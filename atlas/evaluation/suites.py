@@ -7,7 +7,7 @@ string value may start with `~` (a case-insensitive substring) and may give alte
 model asked for before seeing any result. A case passes when every expected call is matched in
 its round, nothing else was called (reads beyond the expected ones are allowed only with
 `"extra": true`; a side effect never is), no forbidden call was made, the answer holds every
-phrase of `answer` and none of `answer_not`. A case may declare `faults` (`atlas.faults`): those
+phrase of `answer` and none of `answer_not`. A case may declare `faults` (`atlas.evaluation.faults`): those
 tools then really fail, and the answer must also say that a check could not be made.
 """
 
@@ -21,9 +21,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from atlas import statefiles
-from atlas.errors import ConfigError, ErrorKind
-from atlas.faults import Fault, acknowledged
+from atlas.evaluation.faults import Fault, acknowledged
+from atlas.foundation import statefiles
+from atlas.foundation.errors import ConfigError, ErrorKind
 
 SUITE_LIMIT = 64 * statefiles.MiB
 """The most Atlas reads of an eval suite."""
@@ -58,7 +58,7 @@ class Case(BaseModel):
     answer_not: list[str] = Field(default_factory=list)
     """Phrases the answer must not hold: what a failed source would have said, for instance."""
     faults: list[Fault] = Field(default_factory=list)
-    """Tools that fail for this case, and how (`atlas.faults`)."""
+    """Tools that fail for this case, and how (`atlas.evaluation.faults`)."""
 
 
 @dataclass(frozen=True)

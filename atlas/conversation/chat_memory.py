@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from atlas import statefiles
+from atlas.foundation import statefiles
 
 FILE_NAME = "last_chat.json"
 MAX_TURNS = 50
