@@ -328,8 +328,11 @@ def test_a_log_written_by_an_older_atlas_is_migrated_and_keeps_its_rows(tmp_path
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     conn.close()
     assert {"calls_name_ms", "calls_retried"} <= indexes
+    # Every table comes from a migration, the per-question summary's too, before any `--stats` asks.
+    assert {"stats_kinds", "stats_questions", "stats_questions_hist", "stats_questions_covered"} <= tables
 
 
 def test_whole_log_stats_come_from_a_summary_that_follows_appends(tmp_path: Path) -> None:

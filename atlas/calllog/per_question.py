@@ -16,13 +16,6 @@ from typing import Any
 ALL = "*"
 """The source under which a question's calls of every source are counted."""
 SOURCE = "CASE WHEN instr(name, '__') > 0 THEN 'mcp:' || substr(name, 1, instr(name, '__') - 1) ELSE 'atlas' END"
-SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS stats_questions (session TEXT NOT NULL, turn INTEGER NOT NULL,"
-    " source TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (session, turn, source)) WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS stats_questions_hist (source TEXT NOT NULL, n INTEGER NOT NULL,"
-    " questions INTEGER NOT NULL, PRIMARY KEY (source, n)) WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS stats_questions_covered (calls INTEGER NOT NULL, turns INTEGER NOT NULL)",
-)
 _HIST = " ON CONFLICT (source, n) DO UPDATE SET questions = questions + excluded.questions"
 
 
@@ -32,8 +25,6 @@ def refresh(conn: sqlite3.Connection) -> None:
     The histogram (questions by source and count) moves each touched question from its old count
     to its new one, so percentiles never read the per-question table.
     """
-    for statement in SCHEMA:
-        conn.execute(statement)
     row = conn.execute("SELECT calls, turns FROM stats_questions_covered").fetchone()
     calls, turns = (int(row[0]), int(row[1])) if row else (0, 0)
     newest_call = int(conn.execute("SELECT coalesce(max(id), 0) FROM calls").fetchone()[0])

@@ -68,6 +68,14 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE IF NOT EXISTS stats_ms
         (name TEXT NOT NULL, bucket INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (name, bucket)) WITHOUT ROWID;
     """,
+    # Calls per question that `--stats` keeps up to date (`per_question.py`); IF NOT EXISTS, as above.
+    """
+    CREATE TABLE IF NOT EXISTS stats_questions (session TEXT NOT NULL, turn INTEGER NOT NULL,
+        source TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (session, turn, source)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS stats_questions_hist (source TEXT NOT NULL, n INTEGER NOT NULL,
+        questions INTEGER NOT NULL, PRIMARY KEY (source, n)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS stats_questions_covered (calls INTEGER NOT NULL, turns INTEGER NOT NULL);
+    """,
 )
 
 

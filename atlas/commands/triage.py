@@ -9,7 +9,6 @@ events `atlas ask --jsonl` writes (`atlas.ui.jsonl`), and its exit codes.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -75,10 +74,8 @@ def save_plan(plan: Plan, path: Path) -> None:
             ours = False
         if not ours:
             raise PlanError(f"{path} exists and is not an Atlas plan; choose another file")
-    temp = path.with_name(f".{path.name}.tmp")
     try:
-        temp.write_text(plan.to_json(), encoding="utf-8")
-        os.replace(temp, path)
+        statefiles.replace_file(path, plan.to_json().encode("utf-8"), mode=0o644)
     except OSError as exc:
         raise PlanError(f"cannot write the plan {path}: {exc}") from None
 

@@ -9,7 +9,6 @@ only a warning: the chat starts afresh.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,16 +55,7 @@ def save(home: Path, chat: SavedChat) -> None:
         "untrusted_sources": chat.untrusted_sources,
     }
     data = json.dumps(body, ensure_ascii=True).encode("ascii")
-    home.mkdir(parents=True, exist_ok=True)
-    path, draft = home / FILE_NAME, home / f"{FILE_NAME}.{os.getpid()}.tmp"
-    fd = statefiles.open_fd(draft, os.O_WRONLY | os.O_TRUNC, create=True, mode=0o600)
-    try:
-        statefiles.write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    # A rename replaces a link planted at `path` itself, never the file it points to.
-    os.replace(draft, path)
+    statefiles.replace_file(home / FILE_NAME, data)
 
 
 def load(home: Path) -> SavedChat | None:

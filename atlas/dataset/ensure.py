@@ -160,15 +160,7 @@ def _load_verified(home: Path) -> dict[str, object] | None:
 def _save_verified(home: Path, verified: dict[str, object]) -> None:
     """Best effort, atomically (a temp file renamed over the old one, never a write through a link)."""
     with contextlib.suppress(OSError):
-        home.mkdir(parents=True, exist_ok=True)
-        tmp = home / f".{VERIFIED_FILE}.{os.getpid()}"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(verified, fh)
-            os.replace(tmp, home / VERIFIED_FILE)
-        finally:
-            tmp.unlink(missing_ok=True)
+        statefiles.replace_file(home / VERIFIED_FILE, json.dumps(verified).encode("utf-8"))
 
 
 def _home_copy(home: Path, jsonl: Path) -> Path:

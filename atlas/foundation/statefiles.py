@@ -12,16 +12,20 @@ database), and a dangling one would make Atlas create a file wherever it points.
 file is opened with O_NOFOLLOW, a new one with O_CREAT|O_EXCL (which never follows a link either,
 so one planted between the check and the open is refused too), and only a plain file with no
 other hard link is used. The folder itself may be a link: the user chose where it lives.
+
+Replacing. A state file rewritten whole goes through `replace_file` (or `replacing`, for a writer that
+wants a file object): a new file beside it, flushed to disk, renamed over it.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import secrets
 import sqlite3
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -203,6 +207,51 @@ def write_all(fd: int, data: bytes) -> None:
         if written == 0:
             raise OSError(errno.EIO, "the file took no more bytes")
         view = view[written:]
+
+
+def replace_file(path: Path, data: bytes, *, mode: int = 0o600) -> None:
+    """Replace the state file at `path` with `data`, whole and at once (see `replacing`)."""
+    with replacing(path, mode=mode) as file:
+        file.write(data)
+
+
+@contextmanager
+def replacing(path: Path, *, mode: int = 0o600) -> Iterator[BinaryIO]:
+    """A file to write the new content of `path` into; when the block ends cleanly it replaces `path`.
+
+    Readers see the old file or the new one, never half of one: the content goes to a new file beside
+    `path` (O_EXCL, never through a link), reaches the disk (fsync), then is renamed over `path`. What
+    stands at `path` must be a lone plain file or nothing: a link (even a dangling one), a hard link to
+    another file or anything else is refused (UnsafeStateFile) and nothing is written. A rename replaces
+    a link planted after that check, never what it points to. The file keeps its mode; a new one gets
+    `mode`. On any error the new file is removed and `path` is as it was.
+    """
+    kept = _mode_of(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _OPEN_FLAGS, mode)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            if kept is not None:
+                os.fchmod(file.fileno(), kept)  # as it was, whatever the umask
+            yield file
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _mode_of(path: Path) -> int | None:
+    """The permission bits of the plain file at `path`, None when there is none; refused as in `_check`."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    _check(path, info)
+    return stat.S_IMODE(info.st_mode)
 
 
 @contextmanager

@@ -143,16 +143,10 @@ def _swap_in(staging: Path, target: Path, aside: Path) -> None:
 
 def write_state(target: Path, state: dict[str, Any]) -> None:
     """Replace the folder's state file alone, through a new file of this process (never a planted link)."""
-    tmp = target / f"{STAGING_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.json"
     data = (json.dumps(state, indent=1) + "\n").encode("utf-8")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, target / STATE_FILE)
+        statefiles.replace_file(target / STATE_FILE, data, mode=0o644)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         raise DataError(f"cannot update {clean_line(target / STATE_FILE)}: {exc.strerror}") from None
 
 

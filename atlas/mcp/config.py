@@ -230,12 +230,5 @@ def remove_server(home: Path, name: str) -> Path:
     if after.pop("mcp_servers", {}) != servers or after != others:
         why = f"{name!r} is written in a way Atlas does not rewrite: remove it from {clean_line(path)} by hand"
         raise ConfigError(why)
-    temporary = path.with_name(f".{CONFIG_FILE}.{os.getpid()}.tmp")
-    fd = statefiles.open_fd(temporary, os.O_WRONLY, create=True)
-    try:
-        statefiles.write_all(fd, text.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temporary, path)
+    statefiles.replace_file(path, text.encode("utf-8"), mode=0o644)
     return path

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -123,14 +122,7 @@ def record(home: Path, config: ServerConfig, tools: Sequence[types.Tool]) -> Rev
 
 def _write(home: Path, servers: dict[str, Any]) -> None:
     body = {"format": FORMAT, "digest": _digest(servers), "servers": servers}
-    path, draft = home / PIN_FILE, home / f"{PIN_FILE}.{os.getpid()}.tmp"
-    fd = statefiles.open_fd(draft, os.O_WRONLY | os.O_TRUNC, create=True, mode=0o600)
-    try:
-        statefiles.write_all(fd, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(draft, path)  # a rename replaces a link planted at `path`, never what it points to
+    statefiles.replace_file(home / PIN_FILE, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode("utf-8"))
 
 
 @dataclass

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,9 +101,6 @@ def _entries() -> list[dict[str, Any]]:
 def _write(entries: list[dict[str, Any]]) -> None:
     path = store_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{TRUST_FILE}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"servers": entries}, indent=2) + "\n", encoding="utf-8")
-        os.replace(temporary, path)
+        statefiles.replace_file(path, (json.dumps({"servers": entries}, indent=2) + "\n").encode("utf-8"))
     except OSError as exc:
         raise ConfigError(f"{clean_line(path)} cannot be written: {exc}") from None

@@ -19,7 +19,6 @@ it once per issue, as triage itself never comments twice.
 from __future__ import annotations
 
 import math
-import os
 import re
 import secrets
 import tomllib
@@ -162,20 +161,10 @@ def can_grant(home: Path, facts: Facts, *, for_plans: bool = False) -> bool:
 
 def _rewrite(path: Path, text: str, *, keep_trust: bool) -> None:
     """Replace the file with `text`, which the caller checked loads; never through a link."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = statefiles.open_fd(temp, os.O_WRONLY | os.O_TRUNC, create=True)
     try:
-        statefiles.write_all(fd, text.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        statefiles.refuse_unsafe(path)  # a link planted in its place is never replaced, nor written through
-    except statefiles.UnsafeStateFile as exc:
-        os.unlink(temp)
+        statefiles.replace_file(path, text.encode("utf-8"), mode=0o644)
+    except statefiles.UnsafeStateFile as exc:  # a link planted in its place is never replaced, nor written through
         raise ConfigError(f"{exc}; nothing was written") from None
-    os.replace(temp, path)
     if keep_trust:
         trust.trust(path, text.encode("utf-8"))
 

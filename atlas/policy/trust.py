@@ -52,13 +52,5 @@ def trust(path: Path, raw: bytes) -> Path:
     store = _read()
     store[str(path.resolve())] = digest(raw)
     target = store_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".{STORE_FILE}.{os.getpid()}.tmp")
-    fd = statefiles.open_fd(temp, os.O_WRONLY | os.O_TRUNC, create=True, mode=0o600)
-    try:
-        statefiles.write_all(fd, (json.dumps(store, indent=1, sort_keys=True) + "\n").encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temp, target)
+    statefiles.replace_file(target, (json.dumps(store, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return target

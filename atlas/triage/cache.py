@@ -11,8 +11,6 @@ import contextlib
 import hashlib
 import json
 import math
-import os
-import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,14 +72,9 @@ def save_arrays(home: Path, prefix: str, key: str, arrays: dict[str, Any]) -> No
     folder = home / FOLDER
     path = folder / f"{prefix}{key}.npz"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{prefix}", suffix=".npz.tmp", dir=folder)
-        with os.fdopen(fd, "wb") as file:
+        with statefiles.replacing(path) as file:
             np.savez(file, **arrays)
-        os.replace(temp, path)
     except OSError:
-        with contextlib.suppress(OSError, UnboundLocalError):
-            os.unlink(temp)
         return
     for old in folder.glob(f"{prefix}*.npz"):
         if old.name != path.name:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,16 +24,7 @@ INBOX_FILE = "inbox.json"
 
 def write_json(path: Path, value: Any) -> None:
     """The whole file replaced at once; an OSError is left to the caller."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump(value, file, ensure_ascii=False, indent=1)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    statefiles.replace_file(path, json.dumps(value, ensure_ascii=False, indent=1).encode("utf-8"))
 
 
 def read_json(path: Path) -> Any:
