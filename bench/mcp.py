@@ -25,7 +25,8 @@ from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
 from atlas.mcp.tools import server_specs
 from atlas.protocol.messages import ToolCall
-from atlas.tools.registry import Registry, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry
 from bench.core import REPO, Figure, quiet_env
 
 CALLS = 200

@@ -41,7 +41,8 @@ def run_chat(turns: int, data: Path, home: Path) -> dict[str, Any]:
     from atlas.llm import resolve
     from atlas.protocol.events import Events
     from atlas.runtime.kit import record_turn
-    from atlas.tools.registry import ToolContext, load_registry
+    from atlas.runtime.toolset import load_registry
+    from atlas.tools.registry import ToolContext
 
     log = CallLog.at_home(home)
     executor = ToolExecutor(

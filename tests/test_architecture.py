@@ -149,6 +149,28 @@ def test_the_ground_floor_imports_nothing_above_it(name: str) -> None:
     assert not any(within(target, "rich") for target in imports(dict(modules())[name]))
 
 
+PLUGIN_LOADER = "atlas.tools.registry"
+"""The one module that imports by a name it is given: the plugins a user names (`ATLAS_TOOL_MODULES`)."""
+
+
+@pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))
+def test_no_module_of_atlas_is_imported_by_a_string(name: str, path: Path) -> None:
+    """An import the architecture checks cannot see is one they cannot check: Atlas's own modules are
+    imported by statements; a name in a string is only ever a plugin's."""
+    hidden = []
+    for node in parsed(path)[1]:
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        called = ast.unparse(node.func)
+        if called.split(".")[-1] not in ("import_module", "__import__"):
+            continue
+        argument = node.args[0]
+        literal = isinstance(argument, ast.Constant) and isinstance(argument.value, str)
+        if (literal and within(argument.value, "atlas")) or (not literal and name != PLUGIN_LOADER):
+            hidden.append(f"{called}({ast.unparse(argument)}) at line {node.lineno}")
+    assert not hidden, f"{name}: {hidden}"
+
+
 @pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))
 def test_only_the_tracer_imports_opentelemetry(name: str, path: Path) -> None:
     if name in OPENTELEMETRY_HOMES:

@@ -169,7 +169,7 @@ def check_state() -> Check:
 
 def check_plugins() -> Check:
     from atlas.foundation.config import tool_modules
-    from atlas.tools.registry import load_registry
+    from atlas.runtime.toolset import load_registry
 
     problems: list[str] = []
     registry = load_registry(on_problem=problems.append)

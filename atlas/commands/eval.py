@@ -28,7 +28,8 @@ from atlas.foundation.errors import AtlasError, ModelError
 from atlas.foundation.sanitize import clean_line
 from atlas.llm import resolve
 from atlas.protocol.events import ApprovalRequest
-from atlas.tools.registry import Registry, ToolContext, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry, ToolContext
 from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, make_console
 

@@ -31,7 +31,8 @@ from atlas.evaluation.faults import (
 )
 from atlas.evaluation.suites import Case, load_suite
 from atlas.foundation.config import Settings
-from atlas.tools.registry import Registry, ToolContext, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry, ToolContext
 from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, make_console
 

@@ -33,7 +33,8 @@ from atlas.foundation.errors import ConfigError
 from atlas.protocol.events import ApprovalRequest
 from atlas.protocol.messages import ToolCall
 from atlas.runtime.kit import new_session_id
-from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry, ToolContext, ToolSpec
 
 APPROVAL_SCHEMA: dict[str, Any] = {
     "type": "object",

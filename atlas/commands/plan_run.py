@@ -31,7 +31,8 @@ from atlas.policy.gate import PolicyGate
 from atlas.policy.load import Policy
 from atlas.protocol.events import ApprovalRequest, CallRecord, Listener
 from atlas.protocol.messages import ToolCall
-from atlas.tools.registry import ToolContext, WriteLimits, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import ToolContext, WriteLimits
 from atlas.triage.journal import record_applied
 from atlas.triage.plan import PlanItem
 from atlas.triage.project import Project

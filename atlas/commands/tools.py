@@ -6,7 +6,8 @@ from typing import Any
 
 from rich.table import Table
 
-from atlas.tools.registry import Registry, ToolSpec, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry, ToolSpec
 from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, make_console
 

@@ -27,8 +27,9 @@ from atlas.foundation.notices import warn
 from atlas.llm import Model, resolve
 from atlas.mcp.offer import with_mcp_tools
 from atlas.protocol.events import Approver, BatchApprover, CallEvent, Listener, SessionEvent
+from atlas.runtime.toolset import load_registry
 from atlas.telemetry import telemetry_settings
-from atlas.tools.registry import Registry, ToolContext, load_registry
+from atlas.tools.registry import Registry, ToolContext
 
 if TYPE_CHECKING:
     from atlas.telemetry.tracing import QuestionTrace, Telemetry

@@ -2,12 +2,12 @@
 
 `@tool` declares a tool (a function of a pydantic arguments model and a `ToolContext`), `ToolSpec`
 is one tool as the executor sees it, and `Registry` is the immutable set of a run
-(`load_registry()` gathers the built-ins and the plugins). A model is offered only each tool's
-`ToolDefinition`: data, with no function in it. Running calls is `atlas.executor`'s job; the
-built-in tools live in `atlas.orbit`.
+(`atlas.runtime.toolset.load_registry()` gathers the built-ins and the plugins). A model is offered
+only each tool's `ToolDefinition`: data, with no function in it. Running calls is `atlas.executor`'s
+job; the built-in tools live in `atlas.orbit` and `atlas.triage`.
 """
 
 from atlas.tools.definition import ToolDefinition
-from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry, tool
+from atlas.tools.registry import Registry, ToolContext, ToolSpec, tool
 
-__all__ = ["Registry", "ToolContext", "ToolDefinition", "ToolSpec", "load_registry", "tool"]
+__all__ = ["Registry", "ToolContext", "ToolDefinition", "ToolSpec", "tool"]

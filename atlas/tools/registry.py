@@ -1,4 +1,4 @@
-"""The tool registry: `@tool` declares a tool, `load_registry()` gathers built-ins and plugins.
+"""The tool registry: `@tool` declares a tool, `gather_registry()` gathers built-ins and plugins.
 
 A tool is a plain function `fn(args: ArgsModel, ctx: ToolContext) -> data` whose arguments are
 a pydantic model. Registries are immutable mappings by name; `read_only()` and `filtered()`
@@ -16,6 +16,7 @@ import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel
@@ -32,14 +33,6 @@ ENTRY_POINT_GROUP = "atlas.tools"
 PROJECT_MARK = "{project}"
 """Where a built-in tool's description names the project whose data it reads."""
 PROJECT_DEFAULT = "the project"
-BUILTIN_MODULES = (
-    "atlas.orbit.issues",
-    "atlas.orbit.docs",
-    "atlas.orbit.labels",
-    "atlas.orbit.comments",
-    "atlas.triage.tools",
-    "atlas.triage.backlog_tools",
-)
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -299,15 +292,20 @@ def _declared_in(spec: ToolSpec[Any], modules: set[str]) -> bool:
     return any(module == name or module.startswith(name + ".") for name in modules)
 
 
-def load_registry(extra_modules: Iterable[str] | None = None, *, on_problem: Callable[[str], None] = _warn) -> Registry:
-    """Built-in tools, then `ATLAS_TOOL_MODULES`, then the `atlas.tools` entry points.
+def gather_registry(
+    builtins: Iterable[ModuleType],
+    extra_modules: Iterable[str] | None = None,
+    *,
+    on_problem: Callable[[str], None] | None = None,
+) -> Registry:
+    """The tools of `builtins` (modules their caller imported), then `ATLAS_TOOL_MODULES`, then the
+    `atlas.tools` entry points. The built-in list lives above this layer (`atlas.runtime.toolset`).
 
     Only tools declared in those modules (or their submodules) join: a module that happens to
     have been imported for another reason adds nothing to what the model is offered.
     """
-    wanted = set(BUILTIN_MODULES)
-    for module in BUILTIN_MODULES:
-        importlib.import_module(module)
+    on_problem = on_problem or _warn
+    wanted = {module.__name__ for module in builtins}
     for module in config.tool_modules() if extra_modules is None else extra_modules:
         if _import_plugin(module, on_problem):
             wanted.add(module)

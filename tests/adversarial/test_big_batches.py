@@ -23,7 +23,7 @@ from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
 from atlas.protocol.events import Events
 from atlas.runtime.kit import record_turn
-from atlas.tools.registry import load_registry
+from atlas.runtime.toolset import load_registry
 from atlas.ui.board import ROW_LIMIT
 from atlas.ui.turn_view import TurnView
 

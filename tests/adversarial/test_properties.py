@@ -32,7 +32,8 @@ from atlas.foundation.errors import (
 from atlas.foundation.sanitize import clean, clean_line
 from atlas.protocol.envelope import dumps, envelope_err, envelope_ok
 from atlas.protocol.messages import ToolCall
-from atlas.tools.registry import ToolContext, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import ToolContext
 from atlas.ui.render import make_console
 from atlas.ui.safe import call_label, compact_args, safe_markdown, safe_text
 

@@ -19,7 +19,8 @@ from atlas.conversation.loop import run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
 from atlas.protocol.events import ApprovalRequest
-from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from tests.support.run import assert_no_traceback, atlas_env, invoke, logged_calls, write_script
 
 HUGE = 10**30

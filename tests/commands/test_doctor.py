@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas.foundation.config import bundled_data_dir
-from atlas.tools.registry import load_registry
+from atlas.runtime.toolset import load_registry
 from tests.support.run import Run, invoke
 
 

@@ -15,7 +15,7 @@ from atlas.evaluation.faults import FAULT_TIMEOUT_S, Fault, Faults, acknowledged
 from atlas.executor.executor import ToolExecutor
 from atlas.foundation.errors import ErrorKind
 from atlas.protocol.messages import ToolCall
-from atlas.tools.registry import load_registry
+from atlas.runtime.toolset import load_registry
 from tests.support.run import Run, invoke
 
 SUITE = Path(__file__).resolve().parents[2] / "evals" / "faults.jsonl"

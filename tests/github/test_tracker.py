@@ -19,7 +19,8 @@ from atlas.foundation.errors import ErrorKind, PermanentToolError, TransientTool
 from atlas.orbit.comments import PostCommentArgs, post_comment
 from atlas.orbit.db import issue_brief
 from atlas.orbit.labels import AddLabelArgs, add_label
-from atlas.tools.registry import ToolContext, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import ToolContext
 from atlas.tracker.github import marker, open_github_tracker
 from tests.github.fake_github import REPO, RunningFake
 from tests.tools.executor_fakes import call, envelope, kind_of

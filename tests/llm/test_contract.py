@@ -21,7 +21,7 @@ from atlas.foundation.errors import (
     RateLimitedError,
 )
 from atlas.llm import Model, resolve
-from atlas.tools.registry import load_registry
+from atlas.runtime.toolset import load_registry
 from tests.llm.canned import Canned
 
 MODEL = "gpt-6-luna"

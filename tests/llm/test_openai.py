@@ -32,8 +32,9 @@ from atlas.llm.openai import OpenAIModel
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
 from atlas.runtime.kit import record_turn
+from atlas.runtime.toolset import load_registry
 from atlas.tools.definition import ToolDefinition
-from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from tests.support.heard import Heard
 from tests.support.loopback import Loopback, QuietHandler
 

@@ -20,7 +20,8 @@ from atlas.conversation.loop import run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.llm.openai import OpenAIModel
-from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from tests.support.read_calls import READ_REQUESTS
 
 MODEL = "gpt-6-luna"

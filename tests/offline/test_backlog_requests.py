@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from atlas.offline.compose import read_question
-from atlas.tools.registry import Registry, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry
 from tests.offline.test_offline import run_to_answer
 
 TOOLS = frozenset({"get_issue", "search_issues", "find_similar", "suggest_labels", "list_inbox", "plan_triage"})

@@ -11,7 +11,8 @@ from pydantic import BaseModel
 
 from atlas.offline.answer import SNIPPETS_LEFT_OUT
 from atlas.offline.quoting import one_line
-from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from tests.offline.test_offline import run_to_answer
 from tests.support.read_calls import READ_REQUESTS
 

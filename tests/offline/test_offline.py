@@ -18,7 +18,8 @@ from atlas.offline import OfflinePlanner
 from atlas.protocol.envelope import dumps, envelope_err, envelope_ok
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
-from atlas.tools.registry import Registry, ToolContext, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry, ToolContext
 from tests.support.heard import Heard
 
 Call = tuple[str, dict[str, Any]]

@@ -11,7 +11,7 @@ from atlas.executor.executor import ToolExecutor
 from atlas.foundation.config import atlas_home
 from atlas.offline import OfflinePlanner
 from atlas.protocol.events import ApprovalRequest
-from atlas.tools.registry import load_registry
+from atlas.runtime.toolset import load_registry
 
 
 def ask(

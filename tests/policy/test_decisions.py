@@ -21,7 +21,8 @@ from atlas.policy.gate import PolicyGate, annotations_of
 from atlas.policy.load import load_policy
 from atlas.protocol.events import ApprovalRequest, CallRecord
 from atlas.protocol.messages import ToolCall
-from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from atlas.tracker.journal import MockTracker
 
 

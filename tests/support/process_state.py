@@ -3,20 +3,20 @@ this process (`invoke`), one after another, and each must start as a fresh `atla
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from atlas.executor.threads import forget_abandoned
-from atlas.tools.registry import BUILTIN_MODULES, catalogue_snapshot, restore_catalogue
+from atlas.runtime.toolset import BUILTIN_MODULES
+from atlas.tools.registry import catalogue_snapshot, restore_catalogue
 from atlas.tracker.journal import forget_warnings
 
 
 def declare_builtins() -> None:
-    """The built-in tools are declared once, at import: before any snapshot, so none loses them."""
-    for module in BUILTIN_MODULES:
-        importlib.import_module(module)
+    """The built-in tools are declared once, at import (`BUILTIN_MODULES` imports them): before any
+    snapshot, so none loses them."""
+    assert BUILTIN_MODULES
 
 
 @contextmanager

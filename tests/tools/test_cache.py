@@ -11,7 +11,8 @@ from typing import Any
 
 from atlas.executor.cache import CACHED
 from atlas.executor.executor import ToolExecutor
-from atlas.tools.registry import ToolContext, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import ToolContext
 from tests.support.run import atlas_env, invoke, logged_calls, write_script
 from tests.tools.executor_fakes import SleepArgs, call, registry, spec
 

@@ -19,7 +19,8 @@ from atlas.executor.outputs import OUTPUT_LIMIT
 from atlas.foundation.errors import TransientToolError
 from atlas.protocol.events import BatchEnded, CallEvent, Phase, SessionEvent
 from atlas.protocol.messages import ToolCall
-from atlas.tools.registry import Registry, ToolContext, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry, ToolContext
 from tests.tools.executor_fakes import (
     FailArgs,
     Flaky,

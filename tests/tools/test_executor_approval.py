@@ -10,7 +10,8 @@ from typing import Any
 
 from atlas.executor.executor import ToolExecutor, idempotency_key
 from atlas.protocol.events import ApprovalRequest, CallEvent, Phase
-from atlas.tools.registry import ToolContext, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import ToolContext
 from atlas.tracker.journal import MockTracker
 from tests.tools.executor_fakes import (
     Recorder,

@@ -19,7 +19,7 @@ from atlas.orbit.labels import (
     remove_label,
 )
 from atlas.protocol.events import ApprovalRequest
-from atlas.tools.registry import load_registry
+from atlas.runtime.toolset import load_registry
 from atlas.tracker.journal import MockTracker
 from tests.tools.dataset_factory import context, make_dataset
 from tests.tools.executor_fakes import call, envelope, kind_of

@@ -26,7 +26,8 @@ from atlas.orbit.issues import (
 )
 from atlas.orbit.labels import AddLabelArgs, RemoveLabelArgs, add_label, remove_label
 from atlas.protocol.envelope import dumps, envelope_ok
-from atlas.tools.registry import ToolContext, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import ToolContext
 from tests.tools.dataset_factory import context, issue, make_dataset
 
 

@@ -14,7 +14,8 @@ import pytest
 from pydantic import BaseModel
 
 from atlas.llm.openai_schema import function_definition, responses_tools
-from atlas.tools.registry import Registry, ToolContext, ToolSpec, load_registry, tool
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import Registry, ToolContext, ToolSpec, tool
 
 BUILTINS = {
     "get_issue",
@@ -101,7 +102,9 @@ def test_a_property_named_like_a_dropped_keyword_survives() -> None:
 
 
 def test_loading_the_registry_does_not_import_openai(tmp_path: Path) -> None:
-    code = "import sys; from atlas.tools.registry import load_registry; load_registry(); print('openai' in sys.modules)"
+    code = (
+        "import sys; from atlas.runtime.toolset import load_registry; load_registry(); print('openai' in sys.modules)"
+    )
     done = run_python(code, {}, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
@@ -144,7 +147,7 @@ def test_plugins_from_the_environment_and_entry_points_join(tmp_path: Path) -> N
         "[atlas.tools]\ndouble = ep_plugin\nbroken = ep_missing_module\n", encoding="utf-8"
     )
     code = (
-        "import json; from atlas.tools.registry import load_registry; r = load_registry(); "
+        "import json; from atlas.runtime.toolset import load_registry; r = load_registry(); "
         "print(json.dumps(sorted(r))); print(r['double_ep'].fn(r['double_ep'].args_model(n=21), None))"
     )
     done = run_python(code, {"ATLAS_TOOL_MODULES": "env_plugin"}, tmp_path)

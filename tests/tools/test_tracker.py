@@ -180,7 +180,7 @@ def test_a_held_lock_is_transient(monkeypatch: pytest.MonkeyPatch, atlas_home: P
 
 
 def test_side_effect_tools_are_declared_as_such() -> None:
-    from atlas.tools.registry import load_registry
+    from atlas.runtime.toolset import load_registry
 
     registry = load_registry()
     assert (registry["add_label"].side_effect, registry["add_label"].idempotent) == (True, True)

@@ -11,7 +11,8 @@ from atlas.conversation.loop import run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.foundation.config import bundled_data_dir
 from atlas.offline import OfflinePlanner
-from atlas.tools.registry import ToolContext, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import ToolContext
 from atlas.triage.backlog_tools import InboxArgs, TriageArgs, list_inbox, plan_triage
 from tests.support.run import atlas_env, invoke
 from tests.tools.dataset_factory import make_dataset

@@ -14,7 +14,8 @@ import pytest
 from atlas.executor.executor import ToolExecutor
 from atlas.foundation.config import bundled_data_dir
 from atlas.protocol.messages import ToolCall
-from atlas.tools.registry import ToolContext, load_registry
+from atlas.runtime.toolset import load_registry
+from atlas.tools.registry import ToolContext
 from tests.support.run import REPO, atlas_env, invoke, logged_calls, write_script
 
 
@@ -66,7 +67,7 @@ def test_a_model_in_ask_calls_them_like_any_read_tool(home: Path, tmp_path: Path
 def test_loading_the_tools_does_not_load_the_text_model() -> None:
     """`atlas tools`, `--help` and an offline `ask` start as fast as before: scikit-learn and numpy stay unloaded."""
     probe = (
-        "import sys\nfrom atlas.tools.registry import load_registry\nregistry = load_registry()\n"
+        "import sys\nfrom atlas.runtime.toolset import load_registry\nregistry = load_registry()\n"
         "assert 'suggest_labels' in registry and 'find_similar' in registry\n"
         "print(sorted(m for m in ('sklearn', 'numpy', 'scipy') if m in sys.modules))"
     )
