@@ -30,7 +30,7 @@ class AskOptions(SessionOptions):
     jsonl: bool = False
 
 
-def read_question(value: str) -> str:
+def question_text(value: str) -> str:
     """The question itself, or standard input when it is `-`; never empty."""
     if value == "-" and sys.stdin is None:  # descriptor 0 was closed before Atlas started
         raise ConfigError("the question is empty (standard input is closed)")
@@ -72,7 +72,7 @@ def run_ask(options: AskOptions) -> int:
 
 
 def _ask(options: AskOptions, events: JsonlEvents | None) -> int:
-    question = read_question(options.question)
+    question = question_text(options.question)
     runtime = open_session(options, deadline_s=options.deadline_s)
     try:
         return _answer(question, runtime, options, events)
