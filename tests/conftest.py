@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from atlas.__main__ import collect_less_often
+from tests.support.dataset_factory import make_dataset
 from tests.support.process_state import declare_builtins, fresh_process_state
 from tests.support.run import atlas_env
 from tests.support.serial import WorkerShare
@@ -108,6 +109,12 @@ def atlas_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(name)  # a developer's collector never receives the tests' traces
     monkeypatch.setenv("NO_COLOR", "1")
     return home
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    """A small Orbit data folder of its own (`tests/support/dataset_factory.py`), for the tools that read one."""
+    return make_dataset(tmp_path)
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from atlas.calllog import MIGRATIONS, CallLog, CallLogError, CallLogWriter
 from atlas.executor.executor import ToolExecutor
 from atlas.foundation.errors import ErrorKind
 from atlas.protocol.events import BatchEnded, CallEvent, CallRecord, Phase
-from tests.tools.executor_fakes import FailArgs, Flaky, call, kind_of, registry, sleep_tool, spec
+from tests.support.executor_fakes import FailArgs, Flaky, call, kind_of, registry, sleep_tool, spec
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -21,8 +21,8 @@ from atlas.protocol.events import (
     SessionEvent,
     TextDelta,
 )
+from tests.support.executor_fakes import Recorder, call, kind_of, registry, sleep_tool, spec
 from tests.support.heard import Heard
-from tests.tools.executor_fakes import Recorder, call, kind_of, registry, sleep_tool, spec
 
 
 def broken(event: SessionEvent) -> None:

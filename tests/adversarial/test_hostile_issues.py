@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.adversarial.test_terminal import SEQUENCES
+from tests.support.dataset_factory import issue, make_dataset
 from tests.support.run import (
     assert_inert_plain,
     assert_inert_tty,
@@ -24,7 +25,6 @@ from tests.support.run import (
     run_atlas,
     spawn_atlas,
 )
-from tests.tools.dataset_factory import issue, make_dataset
 
 # What fits in a title and a label: no NUL, no lone surrogate (JSON cannot carry them to the db).
 PAYLOAD = " ".join(value for key, value in SEQUENCES.items() if key not in ("nul_del", "lone_surrogates"))

@@ -20,6 +20,7 @@ from atlas.foundation.errors import ErrorKind, PermanentToolError, classify
 from atlas.orbit.comments import PostCommentArgs, post_comment
 from atlas.orbit.labels import AddLabelArgs, add_label
 from atlas.protocol.events import CallRecord
+from tests.support.dataset_factory import context, make_dataset
 from tests.support.run import (
     assert_no_traceback,
     atlas_env,
@@ -30,7 +31,6 @@ from tests.support.run import (
     tracker_records,
     write_script,
 )
-from tests.tools.dataset_factory import context, make_dataset
 
 PROMPT = re.compile(rb"\? \[y/N\] ")
 CHAT_PROMPT = "atlas\u203a".encode()

@@ -49,3 +49,14 @@ def synced_quill(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def quill_data(synced_quill: Path, tmp_path: Path) -> Path:
     """A test's own copy of the synced dataset (a test may rebuild or change its files)."""
     return Path(shutil.copytree(synced_quill, tmp_path / "quill"))
+
+
+@pytest.fixture
+def data(
+    github: RunningFake, quill_data: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Path:
+    """Quill's synced data with the fake GitHub as its tracker; a request waits the test module's
+    `GITHUB_TIMEOUT` seconds at most (2 unless it says)."""
+    monkeypatch.setenv("ATLAS_TRACKER", f"github:{REPO}")
+    monkeypatch.setenv("ATLAS_GITHUB_TIMEOUT", getattr(request.module, "GITHUB_TIMEOUT", "2"))
+    return quill_data

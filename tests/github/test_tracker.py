@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +22,13 @@ from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import ToolContext
 from atlas.tracker.github import marker, open_github_tracker
 from tests.github.fake_github import REPO, RunningFake
-from tests.tools.executor_fakes import call, envelope, kind_of
+from tests.support.executor_fakes import call, envelope, kind_of
 
 COMMENTS = f"/repos/{REPO}/issues/41/comments"
 
 
-@pytest.fixture
-def data(github: RunningFake, quill_data: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = quill_data
-    monkeypatch.setenv("ATLAS_TRACKER", f"github:{REPO}")
-    monkeypatch.setenv("ATLAS_GITHUB_TIMEOUT", "0.5")
-    yield folder
+GITHUB_TIMEOUT = "0.5"
+"""Seconds the `data` fixture lets a request to the fake wait: its slow answers time out quickly here."""
 
 
 def ctx(data: Path, home: Path, key: str | None = "call-1") -> ToolContext:

@@ -26,15 +26,6 @@ COMMENTS = f"/repos/{REPO}/issues/41/comments"
 MARKER_RE = re.compile(r"<!-- atlas:([A-Za-z0-9_-]+) -->")
 
 
-@pytest.fixture
-def data(github: RunningFake, quill_data: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    # A copy of the quill sync made once per test process: the sync itself is not what is tested here.
-    folder = quill_data
-    monkeypatch.setenv("ATLAS_TRACKER", f"github:{REPO}")
-    monkeypatch.setenv("ATLAS_GITHUB_TIMEOUT", "2")
-    return folder
-
-
 def ctx(data: Path, home: Path, key: str = "call-1") -> ToolContext:
     return ToolContext(data=data, home=home, session="s1", idempotency_key=key)
 

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from atlas.dataset.ensure import jsonl_path
+from tests.support.dataset_factory import issue, make_dataset
 from tests.support.run import REPO, atlas_env, finish, invoke, tracker_records
-from tests.tools.dataset_factory import issue, make_dataset
 from tests.triage.test_review import QUESTION, TWO_TERMINAL_RUNS, review, written
 
 

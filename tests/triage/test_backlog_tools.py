@@ -14,8 +14,8 @@ from atlas.offline import OfflinePlanner
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import ToolContext
 from atlas.triage.backlog_tools import InboxArgs, TriageArgs, list_inbox, plan_triage
+from tests.support.dataset_factory import make_dataset
 from tests.support.run import atlas_env, invoke
-from tests.tools.dataset_factory import make_dataset
 from tests.triage.test_inbox import backlog
 
 

@@ -14,7 +14,7 @@ from atlas.triage.evaluate import history
 from atlas.triage.evaluate_duplicates import duplicate_replay, known_pairs
 from atlas.triage.project import Project
 from atlas.triage.similar import nearest, nothing_close, similar
-from tests.tools.dataset_factory import issue, make_dataset
+from tests.support.dataset_factory import issue, make_dataset
 
 FORM = "### Describe the bug\n{what}\n\n### Steps to reproduce the bug\n{how}\n\n### Expected behavior\nIt works.\n"
 FILLER = [

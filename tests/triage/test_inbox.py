@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from atlas.dataset.ensure import jsonl_path
+from tests.support.dataset_factory import issue, make_dataset
 from tests.support.run import assert_no_traceback, atlas_env, invoke
-from tests.tools.dataset_factory import issue, make_dataset
 
 
 def thread(author: str, *said: tuple[str, str, str]) -> list[dict[str, str]]:

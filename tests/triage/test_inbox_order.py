@@ -13,8 +13,8 @@ from atlas.triage import signals
 from atlas.triage.inbox_order import FIRST_PAGE
 from atlas.triage.project import Project
 from atlas.triage.severity import scale, severity_of, sort_key
+from tests.support.dataset_factory import issue, make_dataset
 from tests.support.run import atlas_env, invoke
-from tests.tools.dataset_factory import issue, make_dataset
 
 SEVERITIES = ["severity:S1", "severity:S2", "severity:S3", None]
 TYPES = ["type:bug", "type:feature", "type:question", None]

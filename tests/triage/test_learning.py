@@ -11,7 +11,7 @@ from atlas.triage.project import Project
 from atlas.triage.proposals import propose
 from atlas.triage.signatures import signature
 from atlas.triage.similar import similar
-from tests.tools.dataset_factory import issue, make_dataset
+from tests.support.dataset_factory import issue, make_dataset
 
 
 def test_groups_come_from_prefixes_and_a_group_is_expected_where_the_data_says() -> None:

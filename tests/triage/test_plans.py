@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.dataset_factory import issue, make_dataset
 from tests.support.run import assert_no_traceback, atlas_env, invoke, logged_calls, tracker_records
-from tests.tools.dataset_factory import issue, make_dataset
 
 ISSUES = ["132", "135", "150"]
 

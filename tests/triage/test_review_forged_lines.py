@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tests.support.dataset_factory import issue, make_dataset
 from tests.support.run import atlas_env, finish, spawn_atlas
-from tests.tools.dataset_factory import issue, make_dataset
 
 FORGED = "comp:db\n2. #7 add label severity:S1"
 QUESTION = re.escape(b"Apply? [y = all, 1,3 = those, e 2 = edit item 2, n = none] ")

@@ -21,13 +21,8 @@ from atlas.orbit.labels import (
 from atlas.protocol.events import ApprovalRequest
 from atlas.runtime.toolset import load_registry
 from atlas.tracker.journal import MockTracker
-from tests.tools.dataset_factory import context, make_dataset
-from tests.tools.executor_fakes import call, envelope, kind_of
-
-
-@pytest.fixture
-def data(tmp_path: Path) -> Path:
-    return make_dataset(tmp_path)
+from tests.support.dataset_factory import context
+from tests.support.executor_fakes import call, envelope, kind_of
 
 
 def actions(home: Path) -> list[tuple[str, int, str]]:

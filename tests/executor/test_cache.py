@@ -13,8 +13,8 @@ from atlas.executor.cache import CACHED
 from atlas.executor.executor import ToolExecutor
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import ToolContext
+from tests.support.executor_fakes import SleepArgs, call, registry, spec
 from tests.support.run import atlas_env, invoke, logged_calls, write_script
-from tests.tools.executor_fakes import SleepArgs, call, registry, spec
 
 
 def run(executor: ToolExecutor, name: str, **arguments: Any) -> dict[str, Any]:

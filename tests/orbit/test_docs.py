@@ -12,17 +12,6 @@ import pytest
 from atlas.foundation.errors import PermanentToolError
 from atlas.orbit.docs import SECTION_LIMIT, DocSectionArgs, NoArgs, get_doc_section, list_docs
 from atlas.tools.registry import ToolContext
-from tests.tools.dataset_factory import context, make_dataset
-
-
-@pytest.fixture
-def data(tmp_path: Path) -> Path:
-    return make_dataset(tmp_path)
-
-
-@pytest.fixture
-def ctx(data: Path, atlas_home: Path) -> ToolContext:
-    return context(data, atlas_home)
 
 
 def test_list_docs_gives_ids_titles_and_headings_outside_code(ctx: ToolContext) -> None:

@@ -8,7 +8,7 @@ import time
 from atlas.executor.breaker import CircuitBreaker
 from atlas.executor.executor import ToolExecutor
 from atlas.foundation.errors import ErrorKind
-from tests.tools.executor_fakes import (
+from tests.support.executor_fakes import (
     FailArgs,
     Flaky,
     call,

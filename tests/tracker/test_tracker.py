@@ -18,12 +18,7 @@ from atlas.orbit.labels import AddLabelArgs, add_label, preview_add_label
 from atlas.tools.registry import ToolContext
 from atlas.tracker import file_journal
 from atlas.tracker.journal import MockTracker
-from tests.tools.dataset_factory import context, make_dataset
-
-
-@pytest.fixture
-def data(tmp_path: Path) -> Path:
-    return make_dataset(tmp_path)
+from tests.support.dataset_factory import context
 
 
 def lines_of(home: Path) -> list[str]:

@@ -11,7 +11,7 @@ from atlas.conversation.loop import INSTRUCTIONS
 from atlas.executor.executor import ToolExecutor
 from atlas.foundation.errors import PermanentToolError, TransientToolError
 from atlas.tools.registry import ToolContext
-from tests.tools.executor_fakes import FailArgs, Recorder, SleepArgs, call, envelope, registry, sleep_tool, spec
+from tests.support.executor_fakes import FailArgs, Recorder, SleepArgs, call, envelope, registry, sleep_tool, spec
 
 
 def dropped_after_sending(args: FailArgs, ctx: ToolContext) -> None:

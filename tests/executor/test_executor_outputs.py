@@ -15,7 +15,7 @@ from atlas.executor.outputs import capped_output
 from atlas.protocol.envelope import dumps, envelope_ok
 from atlas.protocol.events import ApprovalRequest
 from atlas.tools.registry import ToolContext
-from tests.tools.executor_fakes import Recorder, SleepArgs, call, envelope, kind_of, registry, spec
+from tests.support.executor_fakes import Recorder, SleepArgs, call, envelope, kind_of, registry, spec
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3000),

@@ -19,7 +19,7 @@ from atlas.executor.executor import BatchCancelled, ToolExecutor
 from atlas.executor.threads import forget_abandoned, leaked_threads
 from atlas.protocol.events import CallEvent, Phase
 from atlas.tools.registry import ToolContext
-from tests.tools.executor_fakes import SleepArgs, call, call_events, envelope, kind_of, registry, sleep_tool, spec
+from tests.support.executor_fakes import SleepArgs, call, call_events, envelope, kind_of, registry, sleep_tool, spec
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -21,7 +21,7 @@ from atlas.protocol.events import BatchEnded, CallEvent, Phase, SessionEvent
 from atlas.protocol.messages import ToolCall
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry, ToolContext
-from tests.tools.executor_fakes import (
+from tests.support.executor_fakes import (
     FailArgs,
     Flaky,
     Recorder,

@@ -13,7 +13,7 @@ from atlas.protocol.events import ApprovalRequest, CallEvent, Phase
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import ToolContext
 from atlas.tracker.journal import MockTracker
-from tests.tools.executor_fakes import (
+from tests.support.executor_fakes import (
     Recorder,
     SleepArgs,
     call,

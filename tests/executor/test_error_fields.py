@@ -8,7 +8,7 @@ from atlas.executor.attempts import run_attempt
 from atlas.executor.turn import Turn
 from atlas.foundation.errors import ErrorKind, PermanentToolError, ToolTimeoutError
 from atlas.tools.registry import ToolContext
-from tests.tools.executor_fakes import FailArgs, SleepArgs, permanent_tool, sleep_tool, spec
+from tests.support.executor_fakes import FailArgs, SleepArgs, permanent_tool, sleep_tool, spec
 
 
 def test_a_timeout_names_its_tool_and_the_seconds_it_was_given() -> None:

@@ -28,17 +28,7 @@ from atlas.orbit.labels import AddLabelArgs, RemoveLabelArgs, add_label, remove_
 from atlas.protocol.envelope import dumps, envelope_ok
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import ToolContext
-from tests.tools.dataset_factory import context, issue, make_dataset
-
-
-@pytest.fixture
-def data(tmp_path: Path) -> Path:
-    return make_dataset(tmp_path)
-
-
-@pytest.fixture
-def ctx(data: Path, atlas_home: Path) -> ToolContext:
-    return context(data, atlas_home)
+from tests.support.dataset_factory import context, issue, make_dataset
 
 
 def test_cut_keeps_short_text_and_marks_long_text() -> None:
