@@ -82,7 +82,7 @@ def met_text(met: bool | None) -> str:
 
 
 def table(results: dict[str, dict[str, Any]]) -> str:
-    """A Markdown table, one row per figure, in the issue's order: ready to paste into the README."""
+    """A Markdown table, one row per figure, in the issue's order: ready to paste into docs/speed.md."""
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
     for number, group in enumerate(GROUPS, start=1):
         entry = results.get(group)

@@ -71,7 +71,7 @@ STATE_FOLDER_NAME = ".atlas"
 
 @dataclass(frozen=True)
 class StateFolder:
-    """Where Atlas keeps its state, and why there: `doctor` and the README say the same."""
+    """Where Atlas keeps its state, and why there: `doctor` and the configuration page say the same."""
 
     path: Path
     found_by: str
@@ -140,7 +140,7 @@ class Bound:
         return None
 
 
-# Every number Atlas takes from outside, with its bounds: one place, and the README's table.
+# Every number Atlas takes from outside, with its bounds: one place, and the configuration page's table.
 # The upper ends are far beyond any sensible use and well inside what timers and sums can hold.
 BOUNDS: dict[str, Bound] = {
     "--timeout": Bound(0.05, 600, "seconds"),

@@ -11,7 +11,7 @@ CUT_OFF = "(atlas: the answer was cut off: the model reached its output limit on
 FILTERED = "(atlas: the server's content filter stopped the answer here)"
 UNSENT_CALL = (
     "(atlas: the model wrote a tool call as text instead of calling the tool: the server's tool-call "
-    "format is probably not configured; see 'Local models' in the README)"
+    "format is probably not configured; see docs/local-models.md)"
 )
 
 _FENCE = re.compile(r"^```[A-Za-z]*\s*(.*?)\s*```$", re.DOTALL)

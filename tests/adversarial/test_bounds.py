@@ -1,7 +1,7 @@
 """Numbers from the command line and the environment: non-finite and absurd values are usage errors.
 
 `--timeout inf` used to be accepted, and a hanging tool then never timed out; `1e308` and `1e9`
-too. Every number Atlas takes from outside has bounds (`atlas.foundation.config.BOUNDS`, the README's
+too. Every number Atlas takes from outside has bounds (`atlas.foundation.config.BOUNDS`, the configuration page's
 table): outside them the run stops before it starts, exit 2, one line naming the setting.
 """
 

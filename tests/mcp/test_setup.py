@@ -15,7 +15,7 @@ from tests.support.run import assert_no_traceback, atlas_env, invoke, run_atlas,
 
 
 def without_mcp_sdk(tmp_path: Path, home: Path) -> dict[str, str]:
-    """An environment where `import mcp` fails, as after the README's plain install."""
+    """An environment where `import mcp` fails, as after the plain install (`pip install .`)."""
     shim = tmp_path / "shim"
     for name in ("mcp", "mcp_types"):
         (shim / name).mkdir(parents=True, exist_ok=True)

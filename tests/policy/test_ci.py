@@ -1,6 +1,6 @@
-"""The README's CI workflow, end to end, without a terminal: its `run:` steps as the README writes
-them, run by bash against the fake GitHub under the README's own policy, and exactly which writes
-reach GitHub, and what the event streams say."""
+"""The CI workflow of the documentation's policy page, end to end, without a terminal: its `run:`
+steps as the page writes them, run by bash against the fake GitHub under the page's own policy, and
+exactly which writes reach GitHub, and what the event streams say."""
 
 from __future__ import annotations
 
@@ -25,21 +25,24 @@ NEW_ISSUE = 200
 ALLOWED = re.compile(r"area:.*|bug|enhancement")
 
 
-def readme_block(first_line: str, language: str) -> str:
-    """A file the README shows, as it stands there."""
-    readme = (CHECKOUT / "README.md").read_text(encoding="utf-8")
-    found = re.search(rf"```{language}\n{re.escape(first_line)}\n(.*?)```", readme, re.DOTALL)
-    assert found, f"the README no longer shows {first_line}"
+POLICY_PAGE = CHECKOUT / "docs" / "policy.md"
+
+
+def page_block(first_line: str, language: str) -> str:
+    """A file the policy page shows, as it stands there."""
+    page = POLICY_PAGE.read_text(encoding="utf-8")
+    found = re.search(rf"```{language}\n{re.escape(first_line)}\n(.*?)```", page, re.DOTALL)
+    assert found, f"the policy page no longer shows {first_line}"
     return found.group(1)
 
 
-def readme_policy() -> str:
-    return readme_block("# .github/atlas-policy.toml", "toml")
+def page_policy() -> str:
+    return page_block("# .github/atlas-policy.toml", "toml")
 
 
 def workflow_steps() -> list[str]:
-    """Each `run:` of the README's workflow: one line, or a `|` block."""
-    lines = readme_block("# .github/workflows/triage.yml", "yaml").splitlines()
+    """Each `run:` of the page's workflow: one line, or a `|` block."""
+    lines = page_block("# .github/workflows/triage.yml", "yaml").splitlines()
     steps: list[str] = []
     for index, line in enumerate(lines):
         found = re.match(r"^(\s*)(?:- )?run: (.*)$", line)
@@ -59,17 +62,17 @@ def workflow_steps() -> list[str]:
 
 
 def workflow_env() -> set[str]:
-    block = readme_block("# .github/workflows/triage.yml", "yaml")
+    block = page_block("# .github/workflows/triage.yml", "yaml")
     env = block.split("    env:\n", 1)[1].split("    steps:\n", 1)[0]
     return set(re.findall(r"^\s+([A-Z_]+):", env, re.M))
 
 
 @pytest.fixture
 def checkout(github: RunningFake, tmp_path: Path) -> Path:
-    """The repository as actions/checkout leaves it: the README's policy in .github."""
+    """The repository as actions/checkout leaves it: the page's policy in .github."""
     policy = tmp_path / "checkout" / ".github" / "atlas-policy.toml"
     policy.parent.mkdir(parents=True)
-    policy.write_text(readme_policy(), encoding="utf-8")
+    policy.write_text(page_policy(), encoding="utf-8")
     return policy.parents[1]
 
 
@@ -88,13 +91,13 @@ def runner_env(github: RunningFake, checkout: Path, tmp_path: Path) -> dict[str,
         PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
     )
     given = {"GITHUB_TOKEN", "ATLAS_HOME", "ORBIT_DATA", "ATLAS_TRACKER", "ATLAS_POLICY", "ISSUE"}
-    assert workflow_env() == given, "the README's workflow env changed: give the test the same"
+    assert workflow_env() == given, "the page's workflow env changed: give the test the same"
     return env
 
 
 @pytest.fixture
 def ci(github: RunningFake, checkout: Path, runner_env: dict[str, str]) -> dict[str, str]:
-    """The environment of a step after the README's policy check and sync (for tests with a model)."""
+    """The environment of a step after the page's policy check and sync (for tests with a model)."""
     env = {**runner_env, "ATLAS_POLICY": str(checkout / ".github" / "atlas-policy.toml")}
     checked = invoke("policy", "check", env=env)
     assert checked.code == 0 and "3 rules, 0 failing" in checked.stdout, checked
@@ -146,7 +149,7 @@ def run_in_process(step: str, checkout: Path, env: dict[str, str], monkeypatch: 
     """A step of the form `atlas ARGS > FILE || test $? -eq 3`, run in this process as bash would run
     it in `checkout`: the variables of `env` expanded, standard output written to FILE, exit 0 or 3."""
     found = ATLAS_STEP.fullmatch(step.strip())
-    assert found, f"the README's step {step!r} is no longer `atlas ... > FILE || test $? -eq 3`"
+    assert found, f"the page's step {step!r} is no longer `atlas ... > FILE || test $? -eq 3`"
     args = shlex.split(VARIABLE.sub(lambda m: env[m.group(1) or m.group(2)], found["args"]))
     monkeypatch.chdir(checkout)
     ran = invoke(*args, env=env)
@@ -158,7 +161,7 @@ def run_in_process(step: str, checkout: Path, env: dict[str, str], monkeypatch: 
 # Each of the workflow's steps is a bash running atlas, a process of its own as on a runner: on a
 # loaded machine together they can outlast the suite's 120 s guard against a hang.
 @pytest.mark.timeout(300)
-def test_the_readme_workflow_labels_a_new_issue_and_thanks_once(
+def test_the_documented_workflow_labels_a_new_issue_and_thanks_once(
     github: RunningFake, checkout: Path, runner_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     opened(github)

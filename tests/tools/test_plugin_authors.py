@@ -1,4 +1,4 @@
-"""Plugin authors as users: the README's example tool works as written; a wrong signature is refused in one line."""
+"""Plugin authors as users: the documented example tool works as written; a wrong signature is refused in one line."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.support.run import Run, invoke
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "writing-a-tool.md"
 
 
 def atlas(*args: str, plugins: str, path: Path) -> Run:
@@ -24,15 +24,15 @@ def atlas(*args: str, plugins: str, path: Path) -> Run:
         sys.path.remove(str(path))
 
 
-def readme_example() -> str:
-    section = README.read_text(encoding="utf-8").split("## Writing a tool", 1)[1]
+def page_example() -> str:
+    section = PAGE.read_text(encoding="utf-8")
     match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert match is not None
     return match.group(1)
 
 
-def test_the_readme_example_is_a_working_plugin(tmp_path: Path) -> None:
-    (tmp_path / "atlas_wordcount.py").write_text(readme_example(), encoding="utf-8")
+def test_the_documented_example_is_a_working_plugin(tmp_path: Path) -> None:
+    (tmp_path / "atlas_wordcount.py").write_text(page_example(), encoding="utf-8")
     listed = atlas("tools", plugins="atlas_wordcount", path=tmp_path)
     assert listed.returncode == 0 and listed.stderr == "", listed.stderr
     assert "count_words" in listed.stdout and "Count the words in a piece of text." in listed.stdout
