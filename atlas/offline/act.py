@@ -44,6 +44,8 @@ class Act:
     notes: list[str] = field(default_factory=list)
     search: Search | None = None
     codes: list[str] = field(default_factory=list)
+    explains_before: bool = False
+    """The request before was only this one's reason (`this is a redis thing, label 111 accordingly`)."""
 
 
 def targets(text: str, context: Sequence[int]) -> list[int]:

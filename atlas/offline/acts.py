@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from atlas.label_names import resolve_label
 from atlas.offline.act import LEAD, PRONOUN_RE, Act, targets
 from atlas.offline.backlog import backlog_act
-from atlas.offline.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help
+from atlas.offline.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help, draft_act
 from atlas.offline.conditions import (
     CONDITION_RE,
     OTHERWISE_RE,
@@ -27,7 +28,7 @@ from atlas.offline.conditions import (
 from atlas.offline.entities import action_targets, issue_refs, label_refs
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.issue_refs import CODE_RE
-from atlas.offline.label_acts import label_change
+from atlas.offline.label_acts import label_change, label_help
 from atlas.offline.later import Later
 from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall, codes_in, doc_aliases, docs_in, read_lookups
@@ -136,13 +137,21 @@ def act_of(
         return Act("comment", typed, targets=[issue_id], comments=[(issue_id, quoted_texts(request)[0])])
     if act := _same_again(text, typed, before):
         return act
+    if act := draft_act(request, text, context):
+        return act
     if COMMENT_RE.match(text) and not DRAFT_RE.search(text):
         if act := comment_act(request, text, context):
             return only_the(text, act)
         if not QUESTION_RE.match(text):
             return Act("none", typed, notes=[comment_help(targets(text, context))])
-    if not QUESTION_RE.match(text) and (act := label_change(text, context, vocabulary.labels)):
+    if not QUESTION_RE.match(text) and (
+        act := label_change(
+            _labels_shown(request, text, vocabulary.labels), context, vocabulary.labels, before.text if before else ""
+        )
+    ):
         return only_the(text, act)
+    if not QUESTION_RE.match(text) and (act := label_help(text, context, vocabulary.labels)):
+        return act
     if act := backlog_act(text, typed):
         return act
     if act := _triage_read(text, context, tools, earlier):
@@ -176,6 +185,16 @@ def act_of(
     if context and _ONLY_VERB_RE.fullmatch(text):
         return Act("none", typed)  # `#77 needs S2, label it`: the verb the request before already served
     return Act("lookup", typed, issue_ids=issue_refs(text) if _READ_START_RE.match(text) else [])
+
+
+def _labels_shown(request: Request, text: str, labels: Sequence[str]) -> str:
+    """`label #87 with 'severity:S2'`: a quoted text that is one of the project's labels is that label."""
+
+    def shown(match: re.Match[str]) -> str:
+        quoted = request.quoted[int(match.group(1))]
+        return quoted if resolve_label(quoted, labels) else match.group(0)
+
+    return re.sub(r"\"Q(\d+)\"", shown, text)
 
 
 def _same_again(text: str, typed: str, before: Act | None) -> Act | None:

@@ -53,6 +53,8 @@ def read_question(
         request.text = known_codes(request.text, vocabulary)
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None, earlier)
+        if act.explains_before and acts:
+            acts[-1] = Act("none", acts[-1].text)
         acts.append(act)
         named = _referents(text)
         if named or act.targets or act.issue_ids:

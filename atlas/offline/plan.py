@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from atlas.config import data_dir
-from atlas.offline.actions import POLITE, take_comment, take_labels
 from atlas.offline.issue_refs import CODE_RE, issue_ids_in
 from atlas.offline.issue_view import wants_whole_issue
 from atlas.offline.lazy import lazy
@@ -61,6 +60,11 @@ MAX_CITED_CODES = 4
 _ERROR_NAME_RE = lazy(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b")
 _ASKS_MEANING_RE = lazy(r"\b(?:what|mean|means|meaning|explain|error|errors|code)\b", re.IGNORECASE)
 """`LeaseExpired`: how error names are spelled; looked up only when nothing else was asked."""
+POLITE = (
+    r"(?:^|(?<=[,;.!?:])|\band\s+|\bthen\s+|\balso\s+)\s*"
+    r"(?:(?:please|pls|can you|could you|would you|kindly|go ahead and|i'?d like you to|i want you to)\s+)*"
+)
+"""Where a request can start: the question's start or a new clause ("show #87 and close #41 ...")."""
 _UNSUPPORTED_RE = lazy(
     rf"{POLITE}(close|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
     r"transfer|pin)\b(?=[^.,;!?]*(?:#?\d|\bissues?\b|\bit\b|\bthem\b|\blabels?\b))",
@@ -109,7 +113,6 @@ class Plan:
     list_docs: bool = False
     search: Search | None = None
     labels: list[tuple[int, str]] = field(default_factory=list)
-    comment: tuple[int, str] | None = None
     whole: bool = False
     """The person asked to see or read the issue itself: the answer shows all of it."""
     notes: list[str] = field(default_factory=list)
@@ -142,7 +145,7 @@ class Plan:
         """The side effects the user asked for at once: labels to add or remove, comments to post."""
         calls = [PlannedCall("add_label", {"issue_id": issue_id, "label": label}) for issue_id, label in self.labels]
         calls += [PlannedCall("remove_label", {"issue_id": i, "label": label}) for i, label in self.removals]
-        for issue_id, body in [*([self.comment] if self.comment else []), *self.comments]:
+        for issue_id, body in self.comments:
             calls.append(PlannedCall("post_comment", {"issue_id": issue_id, "body": body}))
         return calls
 
@@ -257,16 +260,6 @@ def _doc_shapes(words: tuple[str, ...]) -> tuple[list[re.Pattern[str]], list[re.
     return [compile_cached(p, re.IGNORECASE) for p in with_heading], [compile_cached(p, re.IGNORECASE) for p in whole]
 
 
-_COMMENT_WORDS_RE = lazy(
-    r"\b(?:comment|reply|respond|post|write|leave|tell|let|inform|notify|ping|ask|thank|draft|suggest|propose|compose|"
-    r"prepare|say|note)",
-    re.IGNORECASE,
-)
-_LABEL_WORDS_RE = lazy(
-    r"\b(?:label|lbl|tag|mark|flag|classify|bump|move|raise|lower|make|put|set|add|apply|sev|severity|priority)|\w:\w"
-    r"|\bis\b|,|\baccordingly\b",
-    re.IGNORECASE,
-)
 _REFERENCE_RE = lazy(
     r"\b(?:that issue|this issue|the same issue|these issues|those issues|both of them|both|them|its|it)\b", re.I
 )
@@ -302,14 +295,7 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     plan = Plan(question=question)
     text = plain(question)
-    # The action rules are long patterns; a question with none of their verbs skips compiling them.
-    if _COMMENT_WORDS_RE.search(text):
-        text, taken = take_comment(text)
-        plan.comment, plan.notes = taken.comment, [*plan.notes, *taken.notes]
     text = corrected(spelled_out(text), vocabulary.words)
-    if _LABEL_WORDS_RE.search(text):
-        text, taken = take_labels(text, vocabulary.labels)
-        plan.labels, plan.notes = [*plan.labels, *taken.labels], [*plan.notes, *taken.notes]
     text = _take_unsupported(text, plan)
     text = cannot_do(text, plan.notes)
     plan.issue_ids = issue_ids_in(text)
