@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from atlas.offline.act import LEAD, Act, targets
+from atlas.offline.act import LEAD, Act, Intent, targets
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.lazy import lazy
 
@@ -88,7 +88,7 @@ def comment_act(request: Request, text: str, context: Sequence[int]) -> Act | No
     on = [int(n) for n in re.findall(r"\d+", listed.group("list"))] if listed else ids[:1]
     if on[0] != ids[0]:
         on = ids[:1]  # `comment on 41 that the fix is on 48 and 109`: the list is in the text, not the target
-    return Act("comment", request.unmasked(), targets=on, comments=[(issue_id, body) for issue_id in on])
+    return Act(Intent.COMMENT, request.unmasked(), targets=on, comments=[(issue_id, body) for issue_id in on])
 
 
 def draft_act(request: Request, text: str, context: Sequence[int]) -> Act | None:
@@ -101,7 +101,7 @@ def draft_act(request: Request, text: str, context: Sequence[int]) -> Act | None
     if not ids:
         return None
     return Act(
-        "none",
+        Intent.NOTHING,
         request.unmasked(),
         issue_ids=ids[:1],
         targets=ids[:1],

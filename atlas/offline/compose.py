@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from atlas.config import data_dir
-from atlas.offline.act import Act
+from atlas.offline.act import Act, Intent
 from atlas.offline.acts import act_of
 from atlas.offline.entities import issue_refs
 from atlas.offline.frames import split_message
@@ -54,17 +54,17 @@ def read_question(
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None, earlier)
         if act.explains_before and acts:
-            acts[-1] = Act("none", acts[-1].text)
+            acts[-1] = Act(Intent.NOTHING, acts[-1].text)
         acts.append(act)
         named = _referents(text)
         if named or act.targets or act.issue_ids:
             context[:] = named or act.targets or act.issue_ids
-    lookups = [act.text for act in acts if act.kind == "lookup"]
+    lookups = [act.text for act in acts if act.intent is Intent.LOOKUP]
     plan = read_lookups(", ".join(lookups), vocabulary) if lookups else Plan(question=question)
     plan.question = question
     if plan.issue_ids:  # the lookups read issues: also those only the frame parser sees (`31 thru 33`, `from 95`)
         plan.issue_ids += [
-            n for act in acts if act.kind == "lookup" for n in issue_refs(act.text) if n not in plan.issue_ids
+            n for act in acts if act.intent is Intent.LOOKUP for n in issue_refs(act.text) if n not in plan.issue_ids
         ]
     for act in acts:
         _merge(plan, act)
@@ -73,7 +73,7 @@ def read_question(
     if message.pasted:
         pasted = [code for code in codes_in(message.pasted) if code not in plan.codes]
         plan.codes += pasted[:MAX_PASTED_CODES]
-    symptom = next((act for act in acts if act.kind == "symptom"), None)
+    symptom = next((act for act in acts if act.intent is Intent.SYMPTOM), None)
     if symptom is not None or (not plan.first_calls() and not plan.notes and not plan.later):
         said = " ".join(act.text for act in acts)
         asking = symptom.text if symptom is not None else ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from atlas.offline.act import Act, targets
+from atlas.offline.act import Act, Intent, targets
 from atlas.offline.entities import LabelRef, family_refs, label_refs
 from atlas.offline.label_usage import example_label
 from atlas.offline.labels import not_added, only_label_words
@@ -54,7 +54,7 @@ def label_change(text: str, context: Sequence[int], labels: Sequence[str], said_
     ids = targets(text, context)
     if not ids:
         return None
-    act = Act("labels", text, targets=ids, notes=_unknown(refs, labels))
+    act = Act(Intent.LABELS, text, targets=ids, notes=_unknown(refs, labels))
     act.explains_before = bool(said_before) and bool(_ACCORDINGLY_RE.search(text))
     for ref in (ref for ref in refs if ref.known):
         owners = _owners(text, ref, ids, refs)
@@ -82,10 +82,10 @@ def label_help(text: str, context: Sequence[int], labels: Sequence[str]) -> Act 
         return None
     named = verb.group("named")
     if named and labels and len(named.split()) <= 3:
-        return Act("none", text, targets=targets(text, context), notes=[not_added(named, labels)])
+        return Act(Intent.NOTHING, text, targets=targets(text, context), notes=[not_added(named, labels)])
     example = example_label(labels)
     note = f"To add a label, name the issue and the label: `label #41 {example}` or `add {example} to 87`."
-    return Act("none", text, targets=targets(text, context), notes=[note])
+    return Act(Intent.NOTHING, text, targets=targets(text, context), notes=[note])
 
 
 def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef]:
