@@ -24,7 +24,7 @@ from atlas.offline.frames import split_message
 from atlas.offline.issue_refs import issue_ids_in
 from atlas.offline.lazy import lazy
 from atlas.offline.nearest import nearest_requests
-from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, read_lookups
+from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, project_examples, read_lookups
 from atlas.offline.search import Search
 from atlas.offline.symptoms import symptom_reads
 from atlas.offline.vocabulary import Vocabulary, vocabulary_of
@@ -60,7 +60,11 @@ def read_question(
         if named or act.targets or act.issue_ids:
             context[:] = named or act.targets or act.issue_ids
     lookups = [act.text for act in acts if act.intent is Intent.LOOKUP]
-    plan = read_lookups(", ".join(lookups), vocabulary) if lookups else Plan(question=question)
+    plan = (
+        read_lookups(", ".join(lookups), vocabulary)
+        if lookups
+        else Plan(question, examples=project_examples(vocabulary))
+    )
     plan.question = question
     if plan.issue_ids:  # the lookups read issues: also those only the frame parser sees (`31 thru 33`, `from 95`)
         plan.issue_ids += [

@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from atlas.config import data_dir
+from atlas.offline.help import ProjectExamples
 from atlas.offline.issue_refs import CODE_RE, issue_ids_in
 from atlas.offline.issue_view import wants_whole_issue
+from atlas.offline.label_usage import example_label
 from atlas.offline.lazy import lazy
 from atlas.offline.pattern_cache import compile_cached
 from atlas.offline.requests import (
@@ -123,6 +125,8 @@ class Plan:
     """Round-one reads beyond issues, codes, docs and the search: more searches, triage tools."""
     later: list[Any] = field(default_factory=list)
     """Round-two steps (`later.Later`): conditional actions, label families, the newest hit."""
+    examples: ProjectExamples = field(default_factory=ProjectExamples)
+    """The project's own words, for examples in what the planner says (its labels, codes and docs)."""
     suggestions: list[str] = field(default_factory=list)
     """When nothing was understood: the nearest requests that are (`find issues about redis timeouts`)."""
 
@@ -290,10 +294,16 @@ def last_named(earlier: list[str]) -> list[int]:
     return next((ids for message in reversed(earlier) if (ids := issue_ids_in(message))), [])
 
 
+def project_examples(vocabulary: Vocabulary) -> ProjectExamples:
+    """The project's most used label, first error code and first doc, for the examples the planner gives."""
+    code = next(iter(vocabulary.error_names.values()), None)
+    return ProjectExamples(example_label(vocabulary.labels), code, vocabulary.docs[0] if vocabulary.docs else None)
+
+
 def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     """The reads (and the simplest actions) of the requests the frame parser hands on, in round-one order."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
-    plan = Plan(question=question)
+    plan = Plan(question=question, examples=project_examples(vocabulary))
     text = plain(question)
     text = corrected(spelled_out(text), vocabulary.words)
     text = _take_unsupported(text, plan)
@@ -368,7 +378,7 @@ def _take_unsupported(text: str, plan: Plan) -> str:
     clause = text[unsupported.end() : clause_end.start() if clause_end else len(text)]
     what = "labels" if re.search(r"\blabels?\b", clause, re.IGNORECASE) or verb == "unlabel" else "issues"
     if what == "labels" and verb in {"remove", "unlabel", "delete"}:
-        plan.notes.append("To remove a label, name the issue and the label: `remove comp:core from #41`.")
+        plan.notes.append(f"To remove a label, name the issue and the label: `remove {plan.examples.label} from #41`.")
         return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")
     plan.notes.append(
         f"I cannot {verb} {what}: Atlas's tracker tools only add and remove labels and post comments (each after your "
