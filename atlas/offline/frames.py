@@ -20,6 +20,9 @@ _LOG_LINE_RE = lazy(
     r"^\s*(?:\d{4}-\d\d-\d\d[T ]\d|\d\d:\d\d:\d\d|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE)\b"
     r"|Traceback\b|File \"|at [\w.$]+\(|[\w.]+(?:Error|Exception|Warning):|\$ |>>> )"
 )
+MAX_REQUESTS = 24
+"""More sentences than anyone types as requests in one message: the rest is pasted text (an issue body, a
+thread), read as evidence like a log, so a long paste costs one pass, not a reading of every sentence."""
 LONG_LINE = 400
 """A line longer than this with few sentence marks is pasted output, not something typed."""
 _JOINT_PATTERN = (
@@ -118,6 +121,9 @@ def split_message(text: str) -> Message:
             continue
         joined = bool(requests) and bool(_AND_RE.search(joint)) and not re.search(r"[;\n]", joint)
         requests.append(Request(piece, quoted, joined=joined))
+    if len(requests) > MAX_REQUESTS:
+        rest = " ".join(request.unmasked() for request in requests[MAX_REQUESTS:])
+        return Message(requests[:MAX_REQUESTS], "\n".join(part for part in (pasted, rest) if part))
     return Message(requests, pasted)
 
 
