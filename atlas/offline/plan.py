@@ -1,4 +1,5 @@
-"""Reading a maintainer's question into tool calls, for the offline planner.
+"""The plan (what a message asks for, as calls) and the lookup reader, the step that plans the reads of the
+requests the acts left as lookups: issues, comparisons, docs, error codes, searches. Actions are the acts' alone.
 
 Plans come from the user's words only: nothing here ever sees a tool result. The one thing the
 planner takes from results, the `ORB-NNNN` codes an issue cites (for "explain the error in #41"),
@@ -301,7 +302,8 @@ def project_examples(vocabulary: Vocabulary) -> ProjectExamples:
 
 
 def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
-    """The reads (and the simplest actions) of the requests the frame parser hands on, in round-one order."""
+    """The reads of the lookup requests the acts hand on, in round-one order; a request it cannot serve (close,
+    assign, a ranking) is a note."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     plan = Plan(question=question, examples=project_examples(vocabulary))
     text = plain(question)
