@@ -21,6 +21,7 @@ from atlas.offline.plan import PlannedCall
 from atlas.offline.vocabulary import Vocabulary
 
 CONDITION_RE = lazy(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when|whenever)\b|[,;]?\s+\b(?:if|unless)\b", re.I)
+_ISSUE_LEAD_RE = lazy(r"^\s*(?:for|on|re|about)?\s*(?:issue\s+)?#?(\d{1,5})\s*[:,-]\s*(?=(?:if|unless)\b)", re.I)
 _DONT_RE = lazy(r"\b(?:don'?t|do\s+not|never|skip|leave\s+it|nothing)\b", re.I)
 _VERB_RE = lazy(
     r"\b(?:comment|reply|respond|post|add|remove|drop|strip|label|tag|mark|make|set|give|bump|put|leave|write|ping)\b",
@@ -41,10 +42,11 @@ _ONLY_THE_RE = lazy(r"\bthe\s+(open|closed)\s+ones?\b|\bwhichever\s+(?:one\s+)?i
 
 def conditional(request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary) -> Act | None:
     """`if #77 is still open, comment …`, `make it S1 unless it already is`: read now, act in round two."""
-    condition, action = _condition_parts(text)
+    lead = _ISSUE_LEAD_RE.match(text)  # `for 90: if it's a feature request …`: the issue the check is about
+    condition, action = _condition_parts(text[lead.end() :] if lead else text)
     if condition is None:
         return None
-    ids = issue_refs(condition) or issue_refs(action) or list(context)
+    ids = ([int(lead.group(1))] if lead else []) or issue_refs(condition) or issue_refs(action) or list(context)
     if not ids:
         return None
     issue_id = ids[0]
