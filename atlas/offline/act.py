@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 from atlas.offline.entities import action_targets
 from atlas.offline.later import Later
@@ -24,13 +25,36 @@ LEAD = (
     r"[\s,!]*)*"
 )
 """What may stand before a request's verb: politeness, a greeting, the issue it is about (`41: …`), an emoji."""
+QUESTION_RE = lazy(
+    r"^\s*(?:what|which|should|would|does|do|is|are|how|why|who|when|has|have|did)\b|\b(?:what|which)\s+labels?\b", re.I
+)
+"""A request said as a question: answered by reading, never by an action."""
 PRONOUN_RE = lazy(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the\s+same)\b", re.I)
+
+
+class Intent(Enum):
+    """What a request asks for: each kind of request has one intent, recognised in one place (`acts.RECOGNISERS`)."""
+
+    NOTHING = "nothing"
+    """A closing remark, a verb the request before already served, or a request answered by a note alone."""
+    CONDITIONAL = "conditional"
+    COMMENT = "comment"
+    LABELS = "labels"
+    INBOX = "inbox"
+    TRIAGE = "triage"
+    LABEL_MEANING = "label meaning"
+    DOC = "doc"
+    NEWEST = "newest"
+    COUNT = "count"
+    SYMPTOM = "symptom"
+    SEARCH = "search"
+    LOOKUP = "lookup"
+    """Read issues, compare them, explain their errors, read docs or codes: planned by the lookup reader."""
 
 
 @dataclass
 class Act:
-    kind: str
-    """`lookup` (handed to the lookup reader), `symptom`, or the act that planned the fields below."""
+    intent: Intent
     text: str
     issue_ids: list[int] = field(default_factory=list)
     """The issues read in round one."""
@@ -44,6 +68,8 @@ class Act:
     notes: list[str] = field(default_factory=list)
     search: Search | None = None
     codes: list[str] = field(default_factory=list)
+    explains_before: bool = False
+    """The request before was only this one's reason (`this is a redis thing, label 111 accordingly`)."""
 
 
 def targets(text: str, context: Sequence[int]) -> list[int]:

@@ -9,11 +9,13 @@ what to do with it; a question about an action ("should #41 be S1?") is answered
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from atlas.offline.act import LEAD, PRONOUN_RE, Act, targets
+from atlas.foundation.label_names import resolve_label
+from atlas.offline.act import LEAD, PRONOUN_RE, QUESTION_RE, Act, Intent, targets
 from atlas.offline.backlog import backlog_act
-from atlas.offline.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help
+from atlas.offline.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help, draft_act
 from atlas.offline.conditions import (
     CONDITION_RE,
     OTHERWISE_RE,
@@ -24,22 +26,18 @@ from atlas.offline.conditions import (
     otherwise,
     whichever,
 )
+from atlas.offline.doc_acts import DOC_ASK_RE, DOCS_RE, MEANING_RE, doc_ask, label_meaning
 from atlas.offline.entities import action_targets, issue_refs, label_refs
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.issue_refs import CODE_RE
-from atlas.offline.label_acts import label_change
+from atlas.offline.label_acts import label_change, label_help
 from atlas.offline.later import Later
 from atlas.offline.lazy import lazy
-from atlas.offline.plan import PlannedCall, codes_in, doc_aliases, docs_in, read_lookups
+from atlas.offline.plan import PlannedCall, codes_in
 from atlas.offline.requests import cannot_do
 from atlas.offline.search import Search, names_people_or_days, people_and_days, search_in, wants_search
-from atlas.offline.sections import content_words, heading_name
-from atlas.offline.topics import best_section
 from atlas.offline.vocabulary import Vocabulary
 
-QUESTION_RE = lazy(
-    r"^\s*(?:what|which|should|would|does|do|is|are|how|why|who|when|has|have|did)\b|\b(?:what|which)\s+labels?\b", re.I
-)
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
 _NEWEST_RE = lazy(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)
 _READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
@@ -77,7 +75,6 @@ _SYMPTOM_ASK_RE = lazy(
     r"|\bknown\s+(?:issue|bug|problem)\b|\bexisting\s+(?:issue|ticket)\b|\bwhich\s+(?:issue|ticket)\s+is\s+(?:this|it)\b",
     re.I,
 )
-_MEANING_RE = lazy(r"\bmean(?:s|ing)?\b|\bwhat\s+(?:is|are)\b|\bdefin(?:e|ition)\b|\bstand\s+for\b", re.I)
 _ONLY_VERB_RE = lazy(
     LEAD + r"(?:label|tag|mark|do|fix|change|update)\s+(?:it|this|that|them|both)(?:\s+(?:accordingly|too|as\s+well|"
     r"please|pls|then|now))*\s*[.!?]*\s*",
@@ -90,30 +87,140 @@ _ANYTHING_RE = lazy(
     r"(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
     re.I,
 )
-_DOCS_RE = lazy(r"(?<![:/-])\b(?:docs?|documentation|guide|manual|section|page)\b(?![:/-]\w)", re.I)
-"""A doc named as what is wanted; `comp:docs` is a label, not a doc."""
-_DOC_ASK_RE = lazy(
-    r"(?<![:/-])\b(?:docs?|documentation|documented|document|guide|manual|page|section)\b(?![:/-]\w)|\bwhere\s+(?:do|does|is|are|can)\b"
-    r"|\bhow\s+(?:(?:do|can|should|would|does)\s+)?(?:i|we|you|it|one)\b|\bhow\s+to\b|\bwhat\s+does\b.+\bdo\b"
-    r"|\b(?:explains?|describes?|covers?)\b",
-    re.I,
-)
 _RANKING_RE = lazy(r"\b(?:most|top|rank(?:ed|ing)?|leaderboard)\b", re.I)
 _ISSUE_PRONOUN_RE = lazy(r"\b(?:it|its|them|both|that\s+one|this\s+one)\b", re.I)
 """`explain the codes it cites` after `show 41`: a request about the issue named before, not a doc ask."""
-_ERROR_WORDS_RE = lazy(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\b", re.I)
 _SEARCHY_RE = lazy(
     LEAD
     + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b",
     re.I,
 )
-_DOC_REQUEST_RE = lazy(
-    LEAD + r"(?:show|open|read|pull|get|grab|fetch|look|check|see|display|give|point|find|send|link|tell\s+me|where|"
-    r"which|what|how|is|are|do|does|any)\b",
-    re.I,
-)
-"""How a request for a doc starts when it is not a question: `point me to …`, `give me the short version …`."""
 _READ_START_RE = lazy(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One request as the recognisers see it: its words (corrected), the issues named before, the project."""
+
+    request: Request
+    text: str
+    context: Sequence[int]
+    vocabulary: Vocabulary
+    tools: frozenset[str]
+    before: Act | None
+    earlier: Sequence[int]
+
+    @property
+    def typed(self) -> str:
+        return self.request.unmasked()
+
+    @property
+    def asks(self) -> bool:
+        """Said as a question: answered by reading, never by an action."""
+        return bool(QUESTION_RE.match(self.text))
+
+    @property
+    def names_issues(self) -> bool:
+        return bool(issue_refs(self.text))
+
+
+def _closing_remark(r: Reading) -> Act | None:
+    """`thanks, that's everything for this audit`: asks for nothing."""
+    closing = _THANKS_RE.match(r.text) and "?" not in r.text and not r.names_issues and not CODE_RE.search(r.text)
+    return Act(Intent.NOTHING, r.typed) if closing else None
+
+
+def _quoted_on_issue(r: Reading) -> Act | None:
+    """`87: 'backoff fix lands in 2.8.4'`: an issue and the text to post on it."""
+    if not (terse := ISSUE_QUOTE_RE.match(r.text)) or len(quoted_texts(r.request)) != 1:
+        return None
+    issue_id = int(terse.group(1))
+    return Act(Intent.COMMENT, r.typed, targets=[issue_id], comments=[(issue_id, quoted_texts(r.request)[0])])
+
+
+def _comment(r: Reading) -> Act | None:
+    if not COMMENT_RE.match(r.text) or DRAFT_RE.search(r.text):
+        return None
+    if act := comment_act(r.request, r.text, r.context):
+        return only_the(r.text, act)
+    return None if r.asks else Act(Intent.NOTHING, r.typed, notes=[comment_help(targets(r.text, r.context))])
+
+
+def _labels(r: Reading) -> Act | None:
+    if r.asks:
+        return None
+    shown = _labels_shown(r.request, r.text, r.vocabulary.labels)
+    act = label_change(shown, r.context, r.vocabulary.labels, r.before.text if r.before else "")
+    return only_the(r.text, act) if act else label_help(r.text, r.context, r.vocabulary.labels)
+
+
+def _ranking(r: Reading) -> Act | None:
+    """`who reported the most bugs?`: a ranking no search makes, said in a note."""
+    notes: list[str] = []
+    if not _RANKING_RE.search(r.text) or r.names_issues:
+        return None
+    rest = cannot_do(r.text, notes)
+    return Act(Intent.NOTHING, r.typed, notes=notes) if rest != r.text and not re.search(r"\w", rest) else None
+
+
+def _about_issue(r: Reading) -> bool:
+    return r.names_issues or bool(r.context and _ISSUE_PRONOUN_RE.search(r.text))
+
+
+def _doc_named(r: Reading) -> Act | None:
+    """`which doc explains how many connections …`: a doc named as what is wanted comes before a count."""
+    if not DOCS_RE.search(r.text) or _about_issue(r) or CODE_RE.search(r.text):
+        return None
+    return doc_ask(r.text, r.vocabulary, r.before)
+
+
+def _doc_asked(r: Reading) -> Act | None:
+    if not DOC_ASK_RE.search(r.text) or _about_issue(r) or CODE_RE.search(r.text):
+        return None
+    return doc_ask(r.text, r.vocabulary, r.before)
+
+
+def _count(r: Reading) -> Act | None:
+    if not _COUNT_RE.search(r.text) or r.names_issues:
+        return None
+    notes: list[str] = []
+    return Act(
+        Intent.COUNT, r.typed, search=search_in(r.request.unmasked(r.text), notes, r.vocabulary.labels), notes=notes
+    )
+
+
+def _symptom(r: Reading) -> Act | None:
+    asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not names_people_or_days(r.text)
+    return Act(Intent.SYMPTOM, r.typed) if asked else None
+
+
+def _verb_served(r: Reading) -> Act | None:
+    """`#77 needs S2, label it`: the verb the request before already served."""
+    return Act(Intent.NOTHING, r.typed) if r.context and _ONLY_VERB_RE.fullmatch(r.text) else None
+
+
+RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
+    _closing_remark,
+    lambda r: _conditional_act(r.request, r.text, r.context, r.vocabulary, r.before),
+    _quoted_on_issue,
+    lambda r: _same_again(r.text, r.typed, r.before),
+    lambda r: draft_act(r.request, r.text, r.context),
+    _comment,
+    _labels,
+    lambda r: backlog_act(r.text, r.typed),
+    lambda r: _triage_read(r.text, r.context, r.tools, r.earlier),
+    lambda r: label_meaning(r.text, r.vocabulary) if MEANING_RE.search(r.text) and not r.names_issues else None,
+    _ranking,
+    _doc_named,
+    lambda r: _newest(r.text, r.vocabulary.labels) if _NEWEST_RE.search(r.text) and not r.names_issues else None,
+    _count,
+    _symptom,
+    _doc_asked,
+    lambda r: None if r.names_issues else _search_act(r.request, r.text, r.vocabulary),
+    _verb_served,
+)
+"""The recognisers in order: the first that knows the request decides its act; an action comes before a read
+of the same words, a doc named before a count, and a lookup is what is left."""
 
 
 def act_of(
@@ -125,57 +232,23 @@ def act_of(
     before: Act | None,
     earlier: Sequence[int] = (),
 ) -> Act:
-    """What the request does; a lookup unless its words ask for one of the acts below."""
-    typed = request.unmasked()
-    if _THANKS_RE.match(text) and "?" not in text and not issue_refs(text) and not CODE_RE.search(text):
-        return Act("none", typed)  # `thanks, that's everything for this audit`: a closing remark asks for nothing
-    if act := _conditional_act(request, text, context, vocabulary, before):
-        return act
-    if (terse := ISSUE_QUOTE_RE.match(text)) and len(quoted_texts(request)) == 1:
-        issue_id = int(terse.group(1))  # `87: 'backoff fix lands in 2.8.4'`
-        return Act("comment", typed, targets=[issue_id], comments=[(issue_id, quoted_texts(request)[0])])
-    if act := _same_again(text, typed, before):
-        return act
-    if COMMENT_RE.match(text) and not DRAFT_RE.search(text):
-        if act := comment_act(request, text, context):
-            return only_the(text, act)
-        if not QUESTION_RE.match(text):
-            return Act("none", typed, notes=[comment_help(targets(text, context))])
-    if not QUESTION_RE.match(text) and (act := label_change(text, context, vocabulary.labels)):
-        return only_the(text, act)
-    if act := backlog_act(text, typed):
-        return act
-    if act := _triage_read(text, context, tools, earlier):
-        return act
-    if _MEANING_RE.search(text) and not issue_refs(text) and (act := _label_meaning(text, vocabulary)):
-        return act
-    notes: list[str] = []
-    ranking = _RANKING_RE.search(text) and not issue_refs(text)
-    if ranking and (rest := cannot_do(text, notes)) != text and not re.search(r"\w", rest):
-        return Act("none", typed, notes=notes)  # `who reported the most bugs?`: a ranking no search makes
-    about_issue = bool(issue_refs(text)) or bool(context and _ISSUE_PRONOUN_RE.search(text))
-    # `which doc explains how many connections …`: a doc named as what is wanted comes before a count
-    doc_named = _DOCS_RE.search(text) and not about_issue and not CODE_RE.search(text)
-    if doc_named and (act := _doc_ask(text, vocabulary, before)):
-        return act
-    if _NEWEST_RE.search(text) and not issue_refs(text):
-        return _newest(text, vocabulary.labels)
-    if _COUNT_RE.search(text) and not issue_refs(text):
-        return Act("count", typed, search=search_in(request.unmasked(text), notes, vocabulary.labels), notes=notes)
-    if _SYMPTOM_ASK_RE.search(text) and not issue_refs(text) and not names_people_or_days(text):
-        return Act("symptom", typed)
-    if (
-        _DOC_ASK_RE.search(text)
-        and not about_issue
-        and not CODE_RE.search(text)
-        and (act := _doc_ask(text, vocabulary, before))
-    ):
-        return act
-    if not issue_refs(text) and (act := _search_act(request, text, vocabulary)):
-        return act
-    if context and _ONLY_VERB_RE.fullmatch(text):
-        return Act("none", typed)  # `#77 needs S2, label it`: the verb the request before already served
-    return Act("lookup", typed, issue_ids=issue_refs(text) if _READ_START_RE.match(text) else [])
+    """What the request does: the act of the first recogniser that knows it, else a lookup."""
+    reading = Reading(request, text, context, vocabulary, tools, before, earlier)
+    for recognise in RECOGNISERS:
+        if act := recognise(reading):
+            return act
+    ids = issue_refs(text) if _READ_START_RE.match(text) else []
+    return Act(Intent.LOOKUP, reading.typed, issue_ids=ids)
+
+
+def _labels_shown(request: Request, text: str, labels: Sequence[str]) -> str:
+    """`label #87 with 'severity:S2'`: a quoted text that is one of the project's labels is that label."""
+
+    def shown(match: re.Match[str]) -> str:
+        quoted = request.quoted[int(match.group(1))]
+        return quoted if resolve_label(quoted, labels) else match.group(0)
+
+    return re.sub(r"\"Q(\d+)\"", shown, text)
 
 
 def _same_again(text: str, typed: str, before: Act | None) -> Act | None:
@@ -186,23 +259,23 @@ def _same_again(text: str, typed: str, before: Act | None) -> Act | None:
         return None
     if before.comments:
         body = before.comments[-1][1]
-        return Act("comment", typed, targets=ids, comments=[(issue_id, body) for issue_id in ids])
+        return Act(Intent.COMMENT, typed, targets=ids, comments=[(issue_id, body) for issue_id in ids])
     labels = list(dict.fromkeys(label for _, label in before.labels))
-    return Act("labels", typed, targets=ids, labels=[(issue_id, label) for issue_id in ids for label in labels])
+    return Act(Intent.LABELS, typed, targets=ids, labels=[(issue_id, label) for issue_id in ids for label in labels])
 
 
 def _search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | None:
     """`anything open about backfills?`, `find closed bugs mentioning Postgres`, `open S1s?`."""
     notes: list[str] = []
     typed = request.unmasked()
-    if _ANYTHING_RE.match(text) and not _DOCS_RE.search(text):
+    if _ANYTHING_RE.match(text) and not DOCS_RE.search(text):
         state = match.group("state") if (match := _ANYTHING_RE.match(text)) else None
         lead = f"{state} about " if state in {"open", "closed"} else "about "  # `anything open on …`: still open
         words = _ANYTHING_RE.sub(lead, text, count=1)
-        return Act("search", typed, search=search_in(words, notes, vocabulary.labels), notes=notes)
+        return Act(Intent.SEARCH, typed, search=search_in(words, notes, vocabulary.labels), notes=notes)
     if _is_search(text, vocabulary.labels):
         search = search_in(request.unmasked(text), notes, vocabulary.labels)
-        return Act("search", typed, search=search, notes=notes, codes=codes_in(typed))
+        return Act(Intent.SEARCH, typed, search=search, notes=notes, codes=codes_in(typed))
     return None
 
 
@@ -210,7 +283,7 @@ def _conditional_act(
     request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary, before: Act | None
 ) -> Act | None:
     """A request that waits for a check: its own condition, or the one of the request before."""
-    if before is not None and before.kind == "conditional":
+    if before is not None and before.intent is Intent.CONDITIONAL:
         if lead := OTHERWISE_RE.match(text):
             return otherwise(request, text[lead.end() :], before, vocabulary)
         if request.joined and not CONDITION_RE.search(text) and (act := also(request, text, before, vocabulary)):
@@ -238,7 +311,7 @@ def _triage_read(text: str, context: Sequence[int], tools: frozenset[str], earli
         tool = "find_similar"  # `is 42 the same as 10?` names both: reading them answers it
     else:
         return None
-    act = Act("lookup", text, issue_ids=ids[:1])
+    act = Act(Intent.LOOKUP, text, issue_ids=ids[:1])
     if tool in tools:
         act.reads = [PlannedCall(tool, {"issue_id": ids[0]})]
     return act
@@ -250,56 +323,10 @@ def _newest(text: str, labels: Sequence[str]) -> Act:
     search = search_in(words, notes, labels)
     search = Search(query=None, state=search.state, label=search.label, labels=search.labels, limit=search.limit)
     singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I)
-    act = Act("newest", text, search=search, notes=notes)
+    act = Act(Intent.NEWEST, text, search=search, notes=notes)
     if (singular and _READ_VERB_RE.search(text)) or (singular and not re.search(r"\d", text)):
         act.later.append(Later(read_first_hit=True))
     return act
-
-
-def _label_meaning(text: str, vocabulary: Vocabulary) -> Act | None:
-    """`what does severity S1 mean?`: the doc section that defines the label, not an error that mentions it."""
-    refs = [ref for ref in label_refs(text, vocabulary.labels, words=False) if ref.known]
-    if not refs or CODE_RE.search(text):
-        return None
-    prefix, _, value = refs[0].label.partition(":")
-    for section in vocabulary.best_sections([prefix, value, *value.split("-")], limit=6):
-        if section.doc_id != "error-codes":
-            call = PlannedCall(
-                "get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)}
-            )
-            return Act("meaning", text, reads=[call])
-    return None
-
-
-def _doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | None:
-    """`where do we document the precedence of …`, `how do I run it under systemd`: a doc named, else the
-    section whose heading and text best hold the question's words (error sections only for errors).
-    A doc ask with no topic of its own (`is there a page I can link them to?`) is about the request before."""
-    if not (QUESTION_RE.match(text) or "?" in text or _DOC_REQUEST_RE.match(text)):
-        return None  # `thanks, that's everything for this docs audit`: a remark, not an ask
-    named = read_lookups(text, vocabulary)
-    folded = text.casefold()
-    if any(name.casefold() in folded for name in vocabulary.error_names):
-        return None  # `explain ScheduleDrift`: an error named
-    if docs_in(text, doc_aliases(vocabulary)) or named.codes or named.list_docs or named.search or named.notes:
-        return None  # a doc, a list of docs or a search named in so many words: the lookup reader plans it
-    words = [w for w in content_words(_DOCS_RE.sub(" ", text)) if not w.isdigit()]
-    errors = bool(_ERROR_WORDS_RE.search(text))
-    # A section must hold most of the question's weight: a question the docs do not answer gets none.
-    section = best_section(words, vocabulary, errors=errors)
-    if before is not None and before.kind in {"lookup", "symptom", "none"} and not before.issue_ids:
-        # `… run it under systemd. Is there a page we could send them?`: the topic is said before the ask
-        topic = best_section(
-            [*words, *(w for w in content_words(before.text) if not w.isdigit())],
-            vocabulary,
-            errors=errors,
-            headed=True,
-        )
-        section = topic or section
-    if section is None:
-        return None
-    call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
-    return Act("doc", text, reads=[call])
 
 
 def _only_filters(text: str, labels: Sequence[str]) -> bool:

@@ -296,7 +296,7 @@ def render(plan: Plan, outcomes: list[ToolReading], tools: Sequence[ToolDefiniti
     by_key = {outcome.call.key: outcome for outcome in outcomes}
     parts: list[str] = [HEADER]
     if not plan.understood:
-        parts.append(help_text(plan.question, any(tool.side_effect for tool in tools), plan.suggestions))
+        parts.append(help_text(plan.question, any(tool.side_effect for tool in tools), plan.suggestions, plan.examples))
         return "\n\n".join(parts)
     parts += plan.notes
     issues_ok: list[tuple[int, Mapping[str, Any]]] = []
@@ -348,7 +348,7 @@ def _explained(plan: Plan, outcomes: list[ToolReading], by_key: Mapping[str, Too
             continue
         cited = codes_in(issue_text(outcome.data))
         if not cited:
-            parts.append(f"#{issue_id} cites no `ORB-NNNN` error code, so there is no error-codes section to explain.")
+            parts.append(f"#{issue_id} cites no error code of the docs, so there is no error-codes section to explain.")
             continue
         skipped = [code for code in cited if code_call(code).key not in by_key]
         if skipped:

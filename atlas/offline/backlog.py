@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from atlas.offline.act import LEAD, Act
+from atlas.offline.act import LEAD, Act, Intent
 from atlas.offline.entities import issue_refs
 from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall
@@ -58,7 +58,7 @@ def backlog_act(text: str, typed: str) -> Act | None:
     if triage := _TRIAGE_RE.match(text):
         ids = issue_refs(triage.group("rest"))
         if ids:
-            return Act("triage", typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
+            return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
         if _BACKLOG_RE.match(triage.group("rest")) or not triage.group("rest").strip(" ?!."):
             return _plan_for_backlog(typed)
     if _PLAN_WORDS_RE.search(text) and not issue_refs(text):
@@ -71,9 +71,9 @@ def backlog_act(text: str, typed: str) -> Act | None:
     asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
     if _NEEDS_ME_RE.search(text) or (reason and asks_issues):
         arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}
-        return Act("inbox", typed, reads=[PlannedCall("list_inbox", arguments)])
+        return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
     return None
 
 
 def _plan_for_backlog(typed: str) -> Act:
-    return Act("triage", typed, reads=[PlannedCall("plan_triage", {"untriaged": True, "limit": PLAN_LIMIT})])
+    return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"untriaged": True, "limit": PLAN_LIMIT})])

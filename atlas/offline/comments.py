@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from atlas.offline.act import LEAD, Act, targets
+from atlas.offline.act import LEAD, Act, Intent, targets
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.lazy import lazy
 
@@ -18,12 +18,13 @@ COMMENT_RE = lazy(
     r"(?:(?:post|add|write|leave|drop|put|send)\s+(?:this|that|it|these\s+words)(?=\s+(?:on|to|under|in)\s+(?:issue\s+)?#?\d)"
     r"|(?:post|add|write|leave|drop|put|send)\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}?"
     r"(?:comment|note|reply|message|line|check-in|thank-you|update|response|one(?!\s+(?:label|tag)))s?\b|comment|reply|respond|answer|"
-    r"write|post|tell(?!\s+(?:me|us)\b)|let\s+(?!(?:me|us)\b)(?:\S+\s+){1,3}?know|ask(?!\s+(?:me|us|you)\b)|"
+    r"write|post|tell(?!\s+(?:me|us)\b)|let\s+(?!(?:me|us)\b)(?:\S+\s+){1,5}?know|ask(?!\s+(?:me|us|you)\b)|"
     r"thank(?!\s+(?:you|u)\b)|ping|note|"
     r"say|\+1)\b",
     re.I,
 )
 DRAFT_RE = lazy(r"\b(?:draft|suggest|propose|compose)\b|\b(?:don'?t|do\s+not|without)\s+post", re.I)
+_REPLY_NOUN_RE = lazy(r"\b(?:reply|replies|response|comment|answer|message|note)\b", re.I)
 _COMPOSE_RE = lazy(
     r"(?:pointing|linking|explaining|summari[sz]ing|describing|mentioning|referring|asking|citing|quoting|with\s+(?:a|the)\s+"
     r"(?:link|summary|explanation))\b",
@@ -48,6 +49,8 @@ def comment_body(request: Request, text: str) -> str | None:
         return quoted[0].strip()
     verb = COMMENT_RE.match(text)
     rest = text[verb.end() :] if verb else text
+    if verb and verb.group(0).lower().endswith("know") and (told := re.match(r"\s*(?:that\s+)?(?P<b>\w.+)$", rest)):
+        return told.group("b").strip()  # `let the folks on 87 know it's fixed`: what they are to know
     for pattern in (
         r":\s*(?P<b>.+)$",
         r"^\s*(?:the\s+)?(?:reporter|author|op|folks|people|users?|everyone)\s+(?:of|on|in)\s+(?:issue\s+)?#?\d+\s+"
@@ -85,7 +88,28 @@ def comment_act(request: Request, text: str, context: Sequence[int]) -> Act | No
     on = [int(n) for n in re.findall(r"\d+", listed.group("list"))] if listed else ids[:1]
     if on[0] != ids[0]:
         on = ids[:1]  # `comment on 41 that the fix is on 48 and 109`: the list is in the text, not the target
-    return Act("comment", request.unmasked(), targets=on, comments=[(issue_id, body) for issue_id in on])
+    return Act(Intent.COMMENT, request.unmasked(), targets=on, comments=[(issue_id, body) for issue_id in on])
+
+
+def draft_act(request: Request, text: str, context: Sequence[int]) -> Act | None:
+    """`draft a reply to #87`, `write a reply to 41 but don't post it`: the issue to reply to is read, and the
+    answer says the planner writes no prose of its own; nothing is posted."""
+    if not DRAFT_RE.search(text) or not (noun := _REPLY_NOUN_RE.search(text)):
+        return None
+    to = re.match(r"\w*\s+(?:to|for|on)\s+(?:issue\s+)?#?(\d{1,5})\b", text[noun.start() :])
+    ids = [int(to.group(1))] if to else targets(text, context)
+    if not ids:
+        return None
+    return Act(
+        Intent.NOTHING,
+        request.unmasked(),
+        issue_ids=ids[:1],
+        targets=ids[:1],
+        notes=[
+            f"I cannot draft a reply: the offline planner writes no prose of its own, so here is #{ids[0]} to "
+            f"reply to. To post your own text, say `comment on #{ids[0]}: <your text>` (you approve it first)."
+        ],
+    )
 
 
 def comment_help(ids: Sequence[int]) -> str:

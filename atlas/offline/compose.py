@@ -3,9 +3,10 @@
 1. `frames` splits the message into requests, quoted text whole, pasted output set apart;
 2. `entities` finds each request's issues and labels (a request naming none takes the issues of
    the one before: `read #16 and then add comp:worker`);
-3. `acts` decides what each request does: a conditional action, a comment, a label change, a
-   triage read, the newest issue, a question about a symptom — or a lookup (read, compare, search,
-   doc, error code), which the lookup reader (`plan.read_lookups`) plans for all such requests at once;
+3. `acts` gives each request one typed intent, from the first recogniser of its ordered table that knows
+   it: a conditional action, a comment, a label change, the inbox, a triage read, a doc ask, the newest
+   issue, a count, a symptom, a search — or a lookup (read, compare, doc or error code named), which the
+   lookup reader (`plan.read_lookups`) plans for all such requests at once; it plans no action;
 4. the plan is composed: reads in round one, what depends on them (`later`) in round two.
 Plans come from the user's words; round two looks only at what round one read, as the user asked.
 """
@@ -17,14 +18,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from atlas.foundation.config import data_dir
-from atlas.offline.act import Act
+from atlas.offline.act import Act, Intent
 from atlas.offline.acts import act_of
 from atlas.offline.entities import issue_refs
 from atlas.offline.frames import split_message
 from atlas.offline.issue_refs import issue_ids_in
 from atlas.offline.lazy import lazy
 from atlas.offline.nearest import nearest_requests
-from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, read_lookups
+from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, project_examples, read_lookups
 from atlas.offline.search import Search
 from atlas.offline.symptoms import symptom_reads
 from atlas.offline.vocabulary import Vocabulary, vocabulary_of
@@ -53,16 +54,22 @@ def read_question(
         request.text = known_codes(request.text, vocabulary)
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None, earlier)
+        if act.explains_before and acts:
+            acts[-1] = Act(Intent.NOTHING, acts[-1].text)
         acts.append(act)
         named = _referents(text)
         if named or act.targets or act.issue_ids:
             context[:] = named or act.targets or act.issue_ids
-    lookups = [act.text for act in acts if act.kind == "lookup"]
-    plan = read_lookups(", ".join(lookups), vocabulary) if lookups else Plan(question=question)
+    lookups = [act.text for act in acts if act.intent is Intent.LOOKUP]
+    plan = (
+        read_lookups(", ".join(lookups), vocabulary)
+        if lookups
+        else Plan(question, examples=project_examples(vocabulary))
+    )
     plan.question = question
     if plan.issue_ids:  # the lookups read issues: also those only the frame parser sees (`31 thru 33`, `from 95`)
         plan.issue_ids += [
-            n for act in acts if act.kind == "lookup" for n in issue_refs(act.text) if n not in plan.issue_ids
+            n for act in acts if act.intent is Intent.LOOKUP for n in issue_refs(act.text) if n not in plan.issue_ids
         ]
     for act in acts:
         _merge(plan, act)
@@ -71,7 +78,7 @@ def read_question(
     if message.pasted:
         pasted = [code for code in codes_in(message.pasted) if code not in plan.codes]
         plan.codes += pasted[:MAX_PASTED_CODES]
-    symptom = next((act for act in acts if act.kind == "symptom"), None)
+    symptom = next((act for act in acts if act.intent is Intent.SYMPTOM), None)
     if symptom is not None or (not plan.first_calls() and not plan.notes and not plan.later):
         said = " ".join(act.text for act in acts)
         asking = symptom.text if symptom is not None else ""

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from atlas.offline.act import Act
+from atlas.offline.act import Act, Intent
 from atlas.offline.comments import COMMENT_RE, comment_act, comment_body
 from atlas.offline.entities import family_refs, issue_refs, label_refs
 from atlas.offline.frames import Request
@@ -21,6 +21,7 @@ from atlas.offline.plan import PlannedCall
 from atlas.offline.vocabulary import Vocabulary
 
 CONDITION_RE = lazy(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when|whenever)\b|[,;]?\s+\b(?:if|unless)\b", re.I)
+_ISSUE_LEAD_RE = lazy(r"^\s*(?:for|on|re|about)?\s*(?:issue\s+)?#?(\d{1,5})\s*[:,-]\s*(?=(?:if|unless)\b)", re.I)
 _DONT_RE = lazy(r"\b(?:don'?t|do\s+not|never|skip|leave\s+it|nothing)\b", re.I)
 _VERB_RE = lazy(
     r"\b(?:comment|reply|respond|post|add|remove|drop|strip|label|tag|mark|make|set|give|bump|put|leave|write|ping)\b",
@@ -41,17 +42,18 @@ _ONLY_THE_RE = lazy(r"\bthe\s+(open|closed)\s+ones?\b|\bwhichever\s+(?:one\s+)?i
 
 def conditional(request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary) -> Act | None:
     """`if #77 is still open, comment …`, `make it S1 unless it already is`: read now, act in round two."""
-    condition, action = _condition_parts(text)
+    lead = _ISSUE_LEAD_RE.match(text)  # `for 90: if it's a feature request …`: the issue the check is about
+    condition, action = _condition_parts(text[lead.end() :] if lead else text)
     if condition is None:
         return None
-    ids = issue_refs(condition) or issue_refs(action) or list(context)
+    ids = ([int(lead.group(1))] if lead else []) or issue_refs(condition) or issue_refs(action) or list(context)
     if not ids:
         return None
     issue_id = ids[0]
     labels = [ref.label for ref in label_refs(condition, vocabulary.labels) if ref.known]
     labels += [ref.label for ref in family_refs(condition, vocabulary.labels)]
     test = parse_condition(condition, request.quoted, labels)
-    act = Act("conditional", request.unmasked(), issue_ids=[issue_id], targets=[issue_id])
+    act = Act(Intent.CONDITIONAL, request.unmasked(), issue_ids=[issue_id], targets=[issue_id])
     if test is None:
         act.notes.append(f"I could not tell what to check in “{condition.strip()}”, so I only read #{issue_id}.")
         return act
@@ -109,7 +111,7 @@ def also(request: Request, text: str, before: Act, vocabulary: Vocabulary) -> Ac
 
 
 def _under_condition(request: Request, action: str, before: Act, vocabulary: Vocabulary, *, negate: bool) -> Act:
-    act = Act("conditional", request.unmasked(), targets=list(before.targets))
+    act = Act(Intent.CONDITIONAL, request.unmasked(), targets=list(before.targets))
     step = next((step for step in before.later if step.test is not None), None)
     if step is None or step.issue_id is None or step.test is None or _DONT_RE.search(action):
         return act
@@ -134,7 +136,7 @@ def whichever(request: Request, text: str, context: Sequence[int], vocabulary: V
     rest, ids = text[match.end() :], list(context)
     if _COMMENT_NOUN_RE.match(rest) or COMMENT_RE.match(rest):
         body = comment_body(request, rest)
-        act = Act("comment", request.unmasked(), targets=ids, comments=[(i, body) for i in ids]) if body else None
+        act = Act(Intent.COMMENT, request.unmasked(), targets=ids, comments=[(i, body) for i in ids]) if body else None
     else:
         act = label_change(f"add {rest} to them", ids, vocabulary.labels)
     return only_the(text, act) if act is not None else None
@@ -164,5 +166,10 @@ def only_the(text: str, act: Act) -> Act:
         issue_id = call.arguments["issue_id"]
         steps.setdefault(issue_id, Later(issue_id=issue_id, test=test)).actions.append(call)
     return Act(
-        "conditional", act.text, issue_ids=list(steps), targets=act.targets, later=list(steps.values()), notes=act.notes
+        Intent.CONDITIONAL,
+        act.text,
+        issue_ids=list(steps),
+        targets=act.targets,
+        later=list(steps.values()),
+        notes=act.notes,
     )

@@ -20,11 +20,14 @@ _LOG_LINE_RE = lazy(
     r"^\s*(?:\d{4}-\d\d-\d\d[T ]\d|\d\d:\d\d:\d\d|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE)\b"
     r"|Traceback\b|File \"|at [\w.$]+\(|[\w.]+(?:Error|Exception|Warning):|\$ |>>> )"
 )
+MAX_REQUESTS = 24
+"""More sentences than anyone types as requests in one message: the rest is pasted text (an issue body, a
+thread), read as evidence like a log, so a long paste costs one pass, not a reading of every sentence."""
 LONG_LINE = 400
 """A line longer than this with few sentence marks is pasted output, not something typed."""
 _JOINT_PATTERN = (
     r"\s*(?:[;\n]+|(?<=[.!?])\s+(?=\S)|(?<=\")\s+(?=(?-i:[A-Z][a-z]*)\b)"  # `comment 'Done.' If …`
-    r"|,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+(?=(?:please\s+)?[a-z]+\b)"
+    r"|,?\s+and\s+then\s+|,\s*then\s+|,\s*(?=(?:otherwise|else|if\s+not|or\s+else)\b)|\s+then\s+(?=(?:please\s+)?[a-z]+\b)"
     r"|,?\s+(?:and|n|&)\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b|(?:do\s+)?(?:the\s+)?same\s+(?:on|to|for)\b)|,?\s+and\s+(?=(?:on|to)\s+#?\d+\s*:)|,\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b))\s*"
 )
 VERBS = (
@@ -38,6 +41,7 @@ _BODY_ONLY_RE = lazy(
 )
 """A request that is only the text of the one before: "post a thank-you on #127. Something like: '…'"."""
 _AND_RE = lazy(r"\b(?:and|then|n)\b|&", re.IGNORECASE)
+_OTHERWISE_START_RE = lazy(r"^\s*(?:otherwise|else|if\s+not|or\s+else)\b", re.IGNORECASE)
 _CONDITION_START_RE = lazy(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when)\b", re.IGNORECASE)
 _COLON_BODY_RE = lazy(
     r"(?P<lead>\b(?:comment|reply|respond|post|write|note|say|ping|\+1)\b[^:\n\"]{0,60}?:(?![ \t]*\"Q\d)[ \t]*)"
@@ -110,7 +114,12 @@ def split_message(text: str) -> Message:
         piece = raw.strip(" ,")
         if not re.search(r"\w", piece):
             continue
-        if requests and _CONDITION_START_RE.match(requests[-1].text) and not re.search(r"[,?.!]", requests[-1].text):
+        if (
+            requests
+            and _CONDITION_START_RE.match(requests[-1].text)
+            and not re.search(r"[,?.!]", requests[-1].text)
+            and not _OTHERWISE_START_RE.match(piece)
+        ):
             requests[-1].text += ", " + piece  # "if #11 is closed, post …": the condition and its action are one
             continue
         if requests and _BODY_ONLY_RE.match(piece):
@@ -118,6 +127,9 @@ def split_message(text: str) -> Message:
             continue
         joined = bool(requests) and bool(_AND_RE.search(joint)) and not re.search(r"[;\n]", joint)
         requests.append(Request(piece, quoted, joined=joined))
+    if len(requests) > MAX_REQUESTS:
+        rest = " ".join(request.unmasked() for request in requests[MAX_REQUESTS:])
+        return Message(requests[:MAX_REQUESTS], "\n".join(part for part in (pasted, rest) if part))
     return Message(requests, pasted)
 
 

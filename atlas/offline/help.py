@@ -4,21 +4,35 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from atlas.offline.lazy import lazy
 
-EXAMPLES = (
-    ("Read issues", ["#41", "issues 41 and 87", "#41, #87 and #92"]),
-    ("Compare issues side by side", ["compare #41 and #87"]),
-    ("Explain the errors an issue cites", ["explain the error in #41"]),
-    ("Look up error codes", ["what is ORB-1101?"]),
-    ("Read the docs", ["what docs are there", "the brokers page", "the section on retries in configuration"]),
-    (
-        "Search issues",
-        ["find open issues about lease expiry", "issues labelled comp:broker-redis", "closed bugs mentioning Postgres"],
-    ),
-)
-ACTION_EXAMPLES = ("Act, after your approval", ["label #41 comp:core", "comment on #41: Looking into it."])
+
+@dataclass(frozen=True)
+class ProjectExamples:
+    """The project's own words for the examples: its most used label, one of its error codes and docs (if any)."""
+
+    label: str = "bug"
+    code: str | None = None
+    doc: str | None = None
+
+
+def examples(project: ProjectExamples, side_effects: bool) -> list[tuple[str, list[str]]]:
+    """What to show a person who asked something the planner did not read, in the project's words."""
+    groups = [
+        ("Read issues", ["#41", "issues 41 and 87", "#41, #87 and #92"]),
+        ("Compare issues side by side", ["compare #41 and #87"]),
+        ("Search issues", [f"open issues labelled {project.label}", "how many open issues since 2025-01-01?"]),
+        ("Similar issues and labels", ["issues like #41", "suggest labels for #41", "what needs my attention?"]),
+    ]
+    if project.code:
+        groups.insert(2, ("Look up error codes", [f"what is {project.code}?", "explain the error in #41"]))
+    if project.doc:
+        groups.insert(3, ("Read the docs", ["what docs are there", f"the {project.doc} page"]))
+    if side_effects:
+        groups.append(("Act, after your approval", [f"label #41 {project.label}", "comment on #41: Looking into it."]))
+    return groups
 
 
 _ASKS_FOR_HELP_RE = lazy(
@@ -29,10 +43,12 @@ _ASKS_FOR_HELP_RE = lazy(
 """A greeting or a request for help: answered with what the planner can do, not as a miss."""
 
 
-def help_text(question: str, side_effects: bool, suggestions: Sequence[str] = ()) -> str:
-    """What the planner can do, with examples, and how to use a real model; `suggestions`: the nearest
-    requests it does understand, offered first."""
-    groups = [*EXAMPLES, ACTION_EXAMPLES] if side_effects else list(EXAMPLES)
+def help_text(
+    question: str, side_effects: bool, suggestions: Sequence[str] = (), project: ProjectExamples | None = None
+) -> str:
+    """What the planner can do, with examples in the project's words, and how to use a real model;
+    `suggestions`: the nearest requests it does understand, offered first."""
+    groups = examples(project or ProjectExamples(), side_effects)
     words = " ".join(re.findall(r"[\w']+", question))
     lines = (
         []

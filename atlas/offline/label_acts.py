@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from atlas.offline.act import Act, targets
+from atlas.offline.act import Act, Intent, targets
 from atlas.offline.entities import LabelRef, family_refs, label_refs
+from atlas.offline.label_usage import example_label
 from atlas.offline.labels import not_added, only_label_words
 from atlas.offline.later import Later
 from atlas.offline.lazy import lazy
@@ -25,28 +26,36 @@ ADD_RE = lazy(
     r"should\s+(?:be|get|have)|is\s+an?|it'?s\s+an?|as|change|switch|upgrade|downgrade)\b|^\s*#?\d+\s*:|->|→",
     re.I,
 )
-_TERSE_RE = lazy(r"^\s*[+-]?#?\d{1,5}\s+(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev)|^\s*[+-][A-Za-z]", re.I)
+_TERSE_RE = lazy(r"^\s*[+-]?#?\d{1,5}\s+(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev|is\s+(?!an?\b))|^\s*[+-][A-Za-z]", re.I)
+"""`41 S2`, `+comp:worker`, `87 is sev 2`: the issue, then the label, with no verb."""
+_ACCORDINGLY_RE = lazy(r"\b(?:label|tag)\s+(?:\S+\s+){0,3}?accordingly\b", re.I)
+"""`this is a redis broker thing, label 111 accordingly`: the label is in the words said before the verb."""
+_STANDS_AROUND_RE = lazy(r"#?\d+|it|this|that|them|to|on|onto|and|as|with|issues?|&", re.I)
+_LABEL_ON_ISSUE_RE = lazy(
+    r"^\s*(?:(?:add|apply|put|set)\s+)?(?:the\s+|a\s+)?(?:labels?\s+)?(?P<label>[^,;.!?]+?)"
+    r"\s+(?:on|to|for)\s+(?:issues?\s+)?#?\d{1,5}\b",
+    re.I,
+)
+"""`severity S3 on 130 please`: a label said first, then the issue it goes on."""
 _FILLER_RE = lazy(r"\b(?:too|also|as\s+well|please|pls|now|then|label|tag|again)\b", re.I)
 
 
-def label_change(text: str, context: Sequence[int], labels: Sequence[str]) -> Act | None:
+def label_change(text: str, context: Sequence[int], labels: Sequence[str], said_before: str = "") -> Act | None:
+    """The labels to add and remove; `said_before`: the request before, which `label it accordingly` points at."""
     refs = label_refs(text, labels, words=False)
     families = family_refs(text, labels) if REMOVE_RE.search(text) else []
-    if not refs and not families and (cue := ADD_RE.search(text)):
-        window = re.split(r"[,;.!?(]", text[cue.end() :])[0]
-        window = " ".join(w for w in window.split()[:5] if not re.fullmatch(r"#?\d+|it|this|that|them|to|on", w, re.I))
-        refs = [ref for ref in label_refs(window, labels) if ref.known]
-        # Every word must name the label (`add worker comp too`), not a team or a topic (`flag 41 to the core team`).
-        refs = [ref for ref in refs if only_label_words(_FILLER_RE.sub(" ", window), ref.label)]
+    if not refs and not families:
+        refs = _worded(text, labels, said_before)
     if not refs and not families:
         return None
-    shorthand = any(ref.op for ref in refs) or bool(_TERSE_RE.match(text))
+    shorthand = any(ref.op for ref in refs) or bool(_TERSE_RE.match(text) or _LABEL_ON_ISSUE_RE.match(text))
     if not shorthand and not ADD_RE.search(text) and not REMOVE_RE.search(text):
         return None
     ids = targets(text, context)
     if not ids:
         return None
-    act = Act("labels", text, targets=ids, notes=_unknown(refs, labels))
+    act = Act(Intent.LABELS, text, targets=ids, notes=_unknown(refs, labels))
+    act.explains_before = bool(said_before) and bool(_ACCORDINGLY_RE.search(text))
     for ref in (ref for ref in refs if ref.known):
         owners = _owners(text, ref, ids, refs)
         pairs = act.removals if _op(ref, text) == "remove" else act.labels
@@ -55,6 +64,46 @@ def label_change(text: str, context: Sequence[int], labels: Sequence[str]) -> Ac
         act.issue_ids += [i for i in ids if i not in act.issue_ids]
         act.later += [Later(issue_id=i, remove_families=[family.label]) for i in ids]
     return act
+
+
+_LABEL_VERB_RE = lazy(
+    r"^\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)*(?:label|tag)\s+(?:issues?\s+)?(?:#?\d+|it|them|this|that)\b"
+    r"(?:\s+(?:with|as)\s+(?:the\s+|a\s+|an\s+)?(?P<named>[^,;.!?]+))?|\badd\s+(?:a\s+)?label\b",
+    re.I,
+)
+"""A label request that names no label the project has: `label #41`, `tag 87 with frobnicate`."""
+
+
+def label_help(text: str, context: Sequence[int], labels: Sequence[str]) -> Act | None:
+    """What to type instead, when a label request names no label of the project: the name it did not know, or
+    an example with the project's most used label."""
+    verb = _LABEL_VERB_RE.search(text)
+    if verb is None:
+        return None
+    named = verb.group("named")
+    if named and labels and len(named.split()) <= 3:
+        return Act(Intent.NOTHING, text, targets=targets(text, context), notes=[not_added(named, labels)])
+    example = example_label(labels)
+    note = f"To add a label, name the issue and the label: `label #41 {example}` or `add {example} to 87`."
+    return Act(Intent.NOTHING, text, targets=targets(text, context), notes=[note])
+
+
+def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef]:
+    """A label named by its words: right after the verb (`tag 41 as a bug`), before an issue (`severity S3 on
+    130`), or said before `label N accordingly`. Every word must name the label (`add worker comp too`), not a
+    team or a topic (`flag 41 to the core team`)."""
+    if said := _ACCORDINGLY_RE.search(text):
+        before = f"{said_before} {text[: said.start()]}"
+        return [ref for ref in label_refs(before, labels, distinctive=True) if ref.known][:1]
+    if on_issue := _LABEL_ON_ISSUE_RE.match(text):
+        window = on_issue.group("label")
+    elif cue := ADD_RE.search(text):
+        window = re.split(r"[,;.!?(]", text[cue.end() :])[0]
+    else:
+        return []
+    window = " ".join([w for w in window.split() if not _STANDS_AROUND_RE.fullmatch(w)][:5])
+    refs = [ref for ref in label_refs(window, labels) if ref.known]
+    return [ref for ref in refs if only_label_words(_FILLER_RE.sub(" ", window), ref.label)]
 
 
 def _owners(text: str, ref: LabelRef, ids: list[int], refs: Sequence[LabelRef]) -> list[int]:

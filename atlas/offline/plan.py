@@ -1,4 +1,5 @@
-"""Reading a maintainer's question into tool calls, for the offline planner.
+"""The plan (what a message asks for, as calls) and the lookup reader, the step that plans the reads of the
+requests the acts left as lookups: issues, comparisons, docs, error codes, searches. Actions are the acts' alone.
 
 Plans come from the user's words only: nothing here ever sees a tool result. The one thing the
 planner takes from results, the `ORB-NNNN` codes an issue cites (for "explain the error in #41"),
@@ -15,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from atlas.foundation.config import data_dir
-from atlas.offline.actions import POLITE, take_comment, take_labels
+from atlas.offline.help import ProjectExamples
 from atlas.offline.issue_refs import CODE_RE, issue_ids_in
 from atlas.offline.issue_view import wants_whole_issue
+from atlas.offline.label_usage import example_label
 from atlas.offline.lazy import lazy
 from atlas.offline.pattern_cache import compile_cached
 from atlas.offline.requests import (
@@ -61,6 +63,11 @@ MAX_CITED_CODES = 4
 _ERROR_NAME_RE = lazy(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b")
 _ASKS_MEANING_RE = lazy(r"\b(?:what|mean|means|meaning|explain|error|errors|code)\b", re.IGNORECASE)
 """`LeaseExpired`: how error names are spelled; looked up only when nothing else was asked."""
+POLITE = (
+    r"(?:^|(?<=[,;.!?:])|\band\s+|\bthen\s+|\balso\s+)\s*"
+    r"(?:(?:please|pls|can you|could you|would you|kindly|go ahead and|i'?d like you to|i want you to)\s+)*"
+)
+"""Where a request can start: the question's start or a new clause ("show #87 and close #41 ...")."""
 _UNSUPPORTED_RE = lazy(
     rf"{POLITE}(close|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
     r"transfer|pin)\b(?=[^.,;!?]*(?:#?\d|\bissues?\b|\bit\b|\bthem\b|\blabels?\b))",
@@ -109,7 +116,6 @@ class Plan:
     list_docs: bool = False
     search: Search | None = None
     labels: list[tuple[int, str]] = field(default_factory=list)
-    comment: tuple[int, str] | None = None
     whole: bool = False
     """The person asked to see or read the issue itself: the answer shows all of it."""
     notes: list[str] = field(default_factory=list)
@@ -120,6 +126,8 @@ class Plan:
     """Round-one reads beyond issues, codes, docs and the search: more searches, triage tools."""
     later: list[Any] = field(default_factory=list)
     """Round-two steps (`later.Later`): conditional actions, label families, the newest hit."""
+    examples: ProjectExamples = field(default_factory=ProjectExamples)
+    """The project's own words, for examples in what the planner says (its labels, codes and docs)."""
     suggestions: list[str] = field(default_factory=list)
     """When nothing was understood: the nearest requests that are (`find issues about redis timeouts`)."""
 
@@ -142,7 +150,7 @@ class Plan:
         """The side effects the user asked for at once: labels to add or remove, comments to post."""
         calls = [PlannedCall("add_label", {"issue_id": issue_id, "label": label}) for issue_id, label in self.labels]
         calls += [PlannedCall("remove_label", {"issue_id": i, "label": label}) for i, label in self.removals]
-        for issue_id, body in [*([self.comment] if self.comment else []), *self.comments]:
+        for issue_id, body in self.comments:
             calls.append(PlannedCall("post_comment", {"issue_id": issue_id, "body": body}))
         return calls
 
@@ -257,16 +265,6 @@ def _doc_shapes(words: tuple[str, ...]) -> tuple[list[re.Pattern[str]], list[re.
     return [compile_cached(p, re.IGNORECASE) for p in with_heading], [compile_cached(p, re.IGNORECASE) for p in whole]
 
 
-_COMMENT_WORDS_RE = lazy(
-    r"\b(?:comment|reply|respond|post|write|leave|tell|let|inform|notify|ping|ask|thank|draft|suggest|propose|compose|"
-    r"prepare|say|note)",
-    re.IGNORECASE,
-)
-_LABEL_WORDS_RE = lazy(
-    r"\b(?:label|lbl|tag|mark|flag|classify|bump|move|raise|lower|make|put|set|add|apply|sev|severity|priority)|\w:\w"
-    r"|\bis\b|,|\baccordingly\b",
-    re.IGNORECASE,
-)
 _REFERENCE_RE = lazy(
     r"\b(?:that issue|this issue|the same issue|these issues|those issues|both of them|both|them|its|it)\b", re.I
 )
@@ -297,19 +295,19 @@ def last_named(earlier: list[str]) -> list[int]:
     return next((ids for message in reversed(earlier) if (ids := issue_ids_in(message))), [])
 
 
+def project_examples(vocabulary: Vocabulary) -> ProjectExamples:
+    """The project's most used label, first error code and first doc, for the examples the planner gives."""
+    code = next(iter(vocabulary.error_names.values()), None)
+    return ProjectExamples(example_label(vocabulary.labels), code, vocabulary.docs[0] if vocabulary.docs else None)
+
+
 def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
-    """The reads (and the simplest actions) of the requests the frame parser hands on, in round-one order."""
+    """The reads of the lookup requests the acts hand on, in round-one order; a request it cannot serve (close,
+    assign, a ranking) is a note."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
-    plan = Plan(question=question)
+    plan = Plan(question=question, examples=project_examples(vocabulary))
     text = plain(question)
-    # The action rules are long patterns; a question with none of their verbs skips compiling them.
-    if _COMMENT_WORDS_RE.search(text):
-        text, taken = take_comment(text)
-        plan.comment, plan.notes = taken.comment, [*plan.notes, *taken.notes]
     text = corrected(spelled_out(text), vocabulary.words)
-    if _LABEL_WORDS_RE.search(text):
-        text, taken = take_labels(text, vocabulary.labels)
-        plan.labels, plan.notes = [*plan.labels, *taken.labels], [*plan.notes, *taken.notes]
     text = _take_unsupported(text, plan)
     text = cannot_do(text, plan.notes)
     plan.issue_ids = issue_ids_in(text)
@@ -382,7 +380,7 @@ def _take_unsupported(text: str, plan: Plan) -> str:
     clause = text[unsupported.end() : clause_end.start() if clause_end else len(text)]
     what = "labels" if re.search(r"\blabels?\b", clause, re.IGNORECASE) or verb == "unlabel" else "issues"
     if what == "labels" and verb in {"remove", "unlabel", "delete"}:
-        plan.notes.append("To remove a label, name the issue and the label: `remove comp:core from #41`.")
+        plan.notes.append(f"To remove a label, name the issue and the label: `remove {plan.examples.label} from #41`.")
         return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")
     plan.notes.append(
         f"I cannot {verb} {what}: Atlas's tracker tools only add and remove labels and post comments (each after your "

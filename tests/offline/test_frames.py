@@ -123,3 +123,28 @@ def test_a_pasted_log_of_50_kb_plans_in_well_under_a_second() -> None:
     assert "search_issues" in names and {"doc_id": "error-codes", "heading": "ORB-1101"} in [
         call.arguments for call in plan.first_calls()
     ]
+
+
+def test_50_kb_of_pasted_prose_plans_in_well_under_a_second() -> None:
+    """A pasted thread of sentences (not log lines) is evidence after the first requests, not 700 requests."""
+    prose = "the worker keeps losing its lease when the broker is slow and jobs run twice. " * 700
+    question = "show #41. is there an issue for this? " + prose[:50_000]
+    vocabulary = vocabulary_of(data_dir())
+    read_question("show #41", vocabulary)
+    started = time.perf_counter()
+    plan = read_question(question, vocabulary)
+    assert time.perf_counter() - started < 0.5
+    assert 41 in plan.issue_ids
+
+
+def test_a_conditional_with_otherwise_after_a_comma_waits_for_the_check() -> None:
+    """`for 90: if it's a feature request label it X, otherwise Y`: one label after reading #90, never both."""
+    vocabulary = vocabulary_of(data_dir())
+    for question in (
+        "for 90: if it's a feature request label it comp:core, otherwise type:bug",
+        "if 90 is a feature request add comp:core, otherwise type:bug",
+    ):
+        plan = read_question(question, vocabulary)
+        assert [call.name for call in plan.first_calls()] == ["get_issue"]
+        branches = [(step.test.negated, [a.arguments["label"] for a in step.actions]) for step in plan.later]
+        assert branches == [(False, ["comp:core"]), (True, ["type:bug"])]

@@ -380,7 +380,8 @@ def test_the_answer_streams_in_chunks_and_costs_nothing(tools: Registry) -> None
     assert len(seen) > 1 and "".join(seen) == turn.text
     assert turn.usage.input_tokens == 0 and turn.usage.output_tokens == 0
     assert "`OPENAI_API_KEY`" in turn.text and "--model NAME" in turn.text
-    assert "`find open issues about lease expiry`" in turn.text
+    assert "`open issues labelled type:bug`" in turn.text  # the project's own most used label
+    assert "`what is ORB-" in turn.text  # Orbit has error codes, so they are an example
 
 
 def test_only_the_latest_user_message_is_planned_and_call_ids_differ_per_turn(tools: Registry) -> None:
@@ -414,7 +415,7 @@ def test_unsupported_actions_are_explained_and_reads_still_run(tools: Registry) 
     turn = respond([{"role": "user", "content": "remove the label comp:core from #41"}], tools)
     assert calls_of(turn) == [("remove_label", {"issue_id": 41, "label": "comp:core"})]
     unnamed = respond([{"role": "user", "content": "unlabel #41"}], tools)
-    assert unnamed.is_final and "remove comp:core from #41" in unnamed.text and "cannot remove" not in unnamed.text
+    assert unnamed.is_final and "remove type:bug from #41" in unnamed.text and "cannot remove" not in unnamed.text
     mixed = respond([{"role": "user", "content": "show #41 and close it"}], tools)
     assert calls_of(mixed) == [issue(41)]
 
@@ -453,3 +454,14 @@ def test_a_chat_follow_up_refers_to_the_issues_the_user_last_named(
     if follow_up.startswith("comment"):
         history[0]["content"] = "#41"
     assert calls_of(respond(history, tools)) == expected
+
+
+def test_help_speaks_of_the_project_in_its_own_words() -> None:
+    """On a project with flat labels and no docs, the examples name its own label and no Orbit word."""
+    from atlas.offline.help import help_text
+    from atlas.offline.plan import project_examples
+    from atlas.offline.vocabulary import Vocabulary
+
+    shown = help_text("blorp", True, project=project_examples(Vocabulary(labels=["enhancement"])))
+    assert "`label #41 enhancement`" in shown and "`open issues labelled enhancement`" in shown
+    assert not any(word in shown for word in ("Orbit", "ORB-", "comp:", "severity:", "lease", "Postgres", "docs"))
