@@ -9,7 +9,9 @@ Each tracker becomes an export as `gh issue list --json` prints it, imported wit
 import`: of two linked reports the later one gets the comment a triager leaves ("Duplicate of
 #N", naming every earlier linked report), which is how `atlas triage --eval` finds known pairs
 anywhere. The replay then looks each duplicate up among the reports filed before it, by title and
-body alone, with Atlas's ranking and with a plain TF-IDF cosine. Trackers are split once: the
+body alone, with Atlas's ranking and with a plain TF-IDF cosine. Atlas ranks by the reading the
+tracker's own known duplicates choose (`atlas/triage/rankers.py`); on a held-back tracker each pair
+is ranked by the choice of the other pairs, so no pair judges the choice it is scored by. Trackers are split once: the
 ranking was developed against DEVELOPMENT and never run on HELD_BACK before its figure was taken.
 """
 
@@ -139,9 +141,12 @@ def evaluate(folder: Path, projects: tuple[str, ...]) -> dict[str, dict[str, obj
 def figures(scores: dict[str, dict[str, object]]) -> list[Figure]:
     rows = []
     for project, report in scores.items():
-        ours, theirs = report["model"], report["baseline"]
-        assert isinstance(ours, dict) and isinstance(theirs, dict)
+        # A held-back tracker's figure ranks each pair by the ranker its other pairs choose (leave one out).
+        ours, theirs = report["left_out" if project in HELD_BACK else "model"], report["baseline"]
+        each = report["rankers"]
+        assert isinstance(ours, dict) and isinstance(theirs, dict) and isinstance(each, dict)
         kind = "held back" if project in HELD_BACK else "development"
+        spread = ", ".join(f"{name} {found['recall@5']:.3f}" for name, found in each.items())
         rows.append(
             score_figure(
                 f"duplicates, {project} ({kind}): recall@5",
@@ -150,7 +155,8 @@ def figures(scores: dict[str, dict[str, object]]) -> list[Figure]:
                 target=TARGET if project in HELD_BACK else None,
                 note=(
                     f"{report['issues']} reports, {report['pairs']} known duplicates; recall@1 {ours['recall@1']:.3f}"
-                    f" ({theirs['recall@1']:.3f}), recall@10 {ours['recall@10']:.3f} ({theirs['recall@10']:.3f})"
+                    f" ({theirs['recall@1']:.3f}), recall@10 {ours['recall@10']:.3f} ({theirs['recall@10']:.3f});"
+                    f" chosen ranker {report['ranker']}; each ranker's recall@5: {spread}"
                 ),
             )
         )

@@ -9,7 +9,6 @@ TF-IDF + logistic regression for labels, a TF-IDF cosine over all earlier issues
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,8 +20,6 @@ from atlas.triage.project import Project
 TEST_SHARE = 0.2
 MIN_TEST = 10
 FOLDS = 5
-DUPLICATE_SAYS = re.compile(r"\bduplicate\b", re.I)
-REFERENCE = re.compile(r"#(\d+)\b")
 
 
 @dataclass

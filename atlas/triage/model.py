@@ -137,9 +137,11 @@ class TermCounter:
         return found_counts
 
 
-def weighted(counts: sparse.spmatrix, idf: np.ndarray) -> sparse.csr_matrix:
+def weighted(counts: sparse.spmatrix, idf: np.ndarray, *, sublinear: bool = True) -> sparse.csr_matrix:
+    """TF-IDF rows as scikit-learn weighs them (`sublinear_tf` when asked), L2-normalised."""
     counts = sparse.csr_matrix(counts, dtype=np.float64)
-    counts.data = 1.0 + np.log(counts.data)
+    if sublinear:
+        counts.data = 1.0 + np.log(counts.data)
     weighted = sparse.csr_matrix(counts.multiply(idf.reshape(1, -1)))
     norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1))).ravel()
     norms[norms == 0] = 1.0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,13 +75,25 @@ class Project:
             import hashlib
 
             from atlas.triage import index
+            from atlas.triage.duplicate_pairs import known_pairs
 
             key = hashlib.sha256(f"{self.corpus.stamp()}:{index.FORMAT}".encode()).hexdigest()[:24]
             self._index = index.load(self.corpus.home, key)
             if self._index is None:
-                self._index = index.build(list(self.corpus.newest(index.INDEX_MAX)))
+                issues = list(self.corpus.newest(index.INDEX_MAX))
+                self._index = index.build(issues, known_pairs(self.corpus, issues))
                 index.save(self.corpus.home, key, self._index)
         return self._index
+
+    @contextmanager
+    def ranking_by(self, ranker: str) -> Iterator[None]:
+        """Similarity ranked by `ranker` (of `rankers.RANKERS`) inside the block, by the project's choice after."""
+        kept = self.index()
+        self._index = kept.using(ranker)
+        try:
+            yield
+        finally:
+            self._index = kept
 
     def training_issues(self, before: str | None = None) -> list[Issue]:
         """The newest issues (at most TRAIN_MAX), filed before `before` when given: the vocabulary is

@@ -1,7 +1,8 @@
 """Issues like a given one, ranked by evidence: the similarity index's score, plus shared error codes and frames.
 
 Every issue in the similarity index (`index.py`: the newest 20,000) is scored against the report
-at once: the cosine of the titles and of the texts, each read without the project's form lines.
+at once, by the project's ranker (`rankers.py`): the cosines of the titles, of the texts read
+without the project's form lines, and of the plain texts, weighed as its known duplicates chose.
 Open or closed is shown, never ranked on: an old closed report of the same bug is the best answer.
 In a longer backlog the older issues that share the report's most telling words join through
 FTS5, which walks its posting lists newest first and stops at a limit, so a query costs the same
@@ -18,7 +19,7 @@ from scipy import sparse
 
 from atlas.dataset.read import connect
 from atlas.triage.corpus import Issue
-from atlas.triage.index import TITLE_WEIGHT
+from atlas.triage.index import Query
 from atlas.triage.model import TextModel
 from atlas.triage.project import Project
 from atlas.triage.signatures import signature
@@ -127,11 +128,8 @@ def nearest(project: Project, issue: Issue, *, limit: int = POOL, before: str | 
     that share its most telling words join through the full-text index."""
     index = project.index()
     row = index.row(issue.id)
-    if row is not None:
-        title, text = index.titles.getrow(row), index.texts.getrow(row)
-    else:
-        title, text = index.vectors([issue])
-    scores = index.scores(title, text)
+    query = index.stored(row) if row is not None else index.vectors([issue])
+    scores = index.scores(query)
     keep = index.ids != issue.id
     if before is not None:
         keep &= index.created < before
@@ -139,13 +137,11 @@ def nearest(project: Project, issue: Issue, *, limit: int = POOL, before: str | 
     best = chosen[np.argsort(-scores[chosen], kind="stable")[:limit]]
     found = {int(index.ids[n]): float(scores[n]) for n in best if scores[n] > 0}
     if project.corpus.count() > len(index.ids):
-        found.update(_older(project, issue, before, set(found), title, text))
-    return _matches(project, issue, found, text)[:limit]
+        found.update(_older(project, issue, before, set(found), query))
+    return _matches(project, issue, found, query[1])[:limit]
 
 
-def _older(
-    project: Project, issue: Issue, before: str | None, seen: set[int], title: sparse.spmatrix, text: sparse.spmatrix
-) -> dict[int, float]:
+def _older(project: Project, issue: Issue, before: str | None, seen: set[int], query: Query) -> dict[int, float]:
     """Issues older than the index that share the issue's telling words, scored as the index scores."""
     index = project.index()
     found = candidates(project, issue, before=before, text_only=True)
@@ -154,9 +150,7 @@ def _older(
     ids = [i for i in ids if i in others]
     if not ids:
         return {}
-    titles, texts = index.vectors([others[i] for i in ids])
-    by_title, by_text = (titles @ title.T).toarray().ravel(), (texts @ text.T).toarray().ravel()
-    scores = TITLE_WEIGHT * by_title + (1 - TITLE_WEIGHT) * by_text
+    scores = index.scores(query, index.vectors([others[i] for i in ids]))
     return {i: float(score) for i, score in zip(ids, scores, strict=True) if score > 0}
 
 
@@ -167,7 +161,7 @@ def _matches(project: Project, issue: Issue, found: dict[int, float], text: spar
     index = project.index()
     others = project.corpus.many(list(found))
     ids = [i for i in found if i in others]
-    _, texts = index.vectors([others[i] for i in ids])
+    _, texts, _ = index.vectors([others[i] for i in ids])
     # One elementwise product of every match with the issue: its largest entries are the shared words.
     product = sparse.csr_matrix(texts.multiply(text))
     mine = signature(issue.text)
