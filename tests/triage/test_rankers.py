@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atlas.config import bundled_data_dir
+from atlas.foundation.config import bundled_data_dir
 from atlas.triage import rankers
 from atlas.triage.evaluate import history
 from atlas.triage.evaluate_duplicates import duplicate_replay
