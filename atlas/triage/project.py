@@ -11,7 +11,8 @@ from atlas.dataset_read import db_for
 from atlas.errors import AtlasError
 from atlas.tracker.journal import ACTIONS_FILE
 from atlas.triage.corpus import Corpus, Issue
-from atlas.triage.groups import LabelGroup, learn_groups
+from atlas.triage import label_cache
+from atlas.triage.groups import LabelGroup, learn_groups, most_used
 from atlas.triage.settings import TriageSettings, load_settings
 
 if TYPE_CHECKING:
@@ -29,6 +30,8 @@ class Project:
     settings: TriageSettings
     groups: list[LabelGroup]
     known_labels: frozenset[str]
+    most_used: tuple[str, ...] = ()
+    """The project's most used labels, most used first (a hint to name a group quotes them)."""
     _model: TextModel | None = field(default=None, repr=False)
     _index: SimilarityIndex | None = field(default=None, repr=False)
 
@@ -37,8 +40,8 @@ class Project:
         corpus = Corpus.open(data, home)
         settings = load_settings(home)
         known = corpus.labels()
-        groups = learn_groups(corpus.label_sets(), known, settings.groups)
-        return cls(corpus, settings, groups, frozenset(known))
+        facts = _label_facts(corpus, settings, known)
+        return cls(corpus, settings, facts.groups, frozenset(known), facts.most_used)
 
     def issue(self, issue_id: int) -> Issue:
         found = self.corpus.get(issue_id)
@@ -87,6 +90,19 @@ class Project:
         from atlas.triage.model import TRAIN_MAX
 
         return list(self.corpus.newest(TRAIN_MAX, before=before))
+
+
+def _label_facts(corpus: Corpus, settings: TriageSettings, known: list[str]) -> label_cache.LabelFacts:
+    """The groups and most used labels: from the state folder while the labels are the same, else read now."""
+    key = label_cache.cache_key(corpus.stamp(), corpus.changes, settings.groups, known)
+    # Labels Atlas added are the project's too (a journal may name one the dataset's table lacks).
+    labels = frozenset(known).union(*(change.added for change in corpus.changes.values()))
+    facts = label_cache.load(corpus.home, key, labels)
+    if facts is None:
+        label_sets = list(corpus.label_sets())
+        facts = label_cache.LabelFacts(learn_groups(label_sets, known, settings.groups), most_used(label_sets))
+        label_cache.save(corpus.home, key, facts)
+    return facts
 
 
 _open: dict[tuple[Path, Path], tuple[tuple[int, ...], Project]] = {}
