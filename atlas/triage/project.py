@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from atlas.dataset_read import db_for
 from atlas.errors import AtlasError
 from atlas.tracker.journal import ACTIONS_FILE
-from atlas.triage.corpus import Corpus, Issue
 from atlas.triage import label_cache
+from atlas.triage.corpus import Corpus, Issue
 from atlas.triage.groups import LabelGroup, learn_groups, most_used
 from atlas.triage.settings import TriageSettings, load_settings
 

@@ -93,7 +93,9 @@ def test_a_tampered_file_is_refused_in_one_line_and_learnt_again(
     assert capsys.readouterr().err == ""
 
 
-def test_a_link_in_place_of_the_file_is_refused(tmp_path: Path, atlas_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_link_in_place_of_the_file_is_refused(
+    tmp_path: Path, atlas_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = make_dataset(tmp_path, flat_issues(FLAT))
     learnt = Project.open(data, atlas_home).groups
     path = kept_file(atlas_home)
