@@ -5,9 +5,13 @@ Learning the groups reads every issue's labels: 3 s at 100,000 issues, on every 
 the data's version (the digest a sync or an import writes), the labels Atlas changed (the tracker
 journal, so an approved label counts at once), the configured groups and the project's labels.
 
-The file is in the state folder, so it is untrusted: it is used only when it is a plain file within
-its limit, holds this format and this key, names only the project's labels, and its content
-matches the digest it was written with. Anything else is said in one line and learnt again.
+The inbox's order of the open issues (`inbox_order.py`: their labels and dates alone) is kept under
+the same key: `atlas inbox -n 20` then reads twenty issues, not the labels of every open one.
+
+The files are in the state folder, so they are untrusted: one is used only when it is a plain file
+within its limit and its content matches the digest it was written with; the groups' file must also
+hold this format and this key and name only the project's labels. Anything else is said in one line
+and read again from the data.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import hashlib
 import json
 import os
 import tempfile
+from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +37,9 @@ PREFIX = "labels-"
 FORMAT = 1
 LIMIT = 16 * statefiles.MiB
 """The most Atlas reads of the file: a project's groups and labels are a few KB."""
+ORDER_PREFIX = "order-"
+ORDER_LIMIT = 32 + 8 * 1_000_000
+"""The inbox's order of at most a million open issues (it considers 200,000)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,10 @@ def cache_path(home: Path, key: str) -> Path:
     return home / FOLDER / f"{PREFIX}{key}.json"
 
 
+def order_path(home: Path, key: str) -> Path:
+    return home / FOLDER / f"{ORDER_PREFIX}{key}.ids"
+
+
 def _payload(key: str, facts: LabelFacts) -> dict[str, Any]:
     groups = [
         {
@@ -74,21 +86,31 @@ def _digest(payload: dict[str, Any]) -> str:
 
 
 def save(home: Path, key: str, facts: LabelFacts) -> None:
-    """Written whole (a temporary file renamed), older files of this folder removed; failures only cost speed."""
+    """Written whole, older files of this kind removed; failures only cost speed."""
     payload = _payload(key, facts)
-    text = json.dumps({**payload, "digest": _digest(payload)})
-    folder, path = home / FOLDER, cache_path(home, key)
+    _write(home, PREFIX, cache_path(home, key), json.dumps({**payload, "digest": _digest(payload)}).encode())
+
+
+def save_order(home: Path, key: str, ids: list[int]) -> None:
+    """The open issues' ids in the inbox's order: their SHA-256, then each id as 8 bytes."""
+    packed = array("q", ids).tobytes()
+    _write(home, ORDER_PREFIX, order_path(home, key), hashlib.sha256(packed).digest() + packed)
+
+
+def _write(home: Path, prefix: str, path: Path, data: bytes) -> None:
+    """`data` as `path` (a temporary file renamed), the other files of `prefix` removed."""
+    folder = home / FOLDER
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{PREFIX}", suffix=".json.tmp", dir=folder)
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
+        fd, temp = tempfile.mkstemp(prefix=f".{prefix}", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
         os.replace(temp, path)
     except OSError:
         with contextlib.suppress(OSError, UnboundLocalError):
             os.unlink(temp)
         return
-    for old in folder.glob(f"{PREFIX}*.json"):
+    for old in folder.glob(f"{prefix}*{path.suffix}"):
         if old.name != path.name:
             with contextlib.suppress(OSError):
                 old.unlink()
@@ -106,6 +128,25 @@ def load(home: Path, key: str, labels: frozenset[str]) -> LabelFacts | None:
         reason = exc if isinstance(exc, statefiles.RefusedFile) else f"{path}: {exc}"
         warn(f"the label groups kept in the state folder were refused ({reason}); learning them again")
         return None
+
+
+def load_order(home: Path, key: str) -> list[int] | None:
+    """The inbox's order kept under `key`; None when there is none, or (said in one line) when it does not check out."""
+    path = order_path(home, key)
+    try:
+        raw = statefiles.read_bytes(path, ORDER_LIMIT)
+        if raw is None:
+            return None
+        digest, packed = raw[:32], raw[32:]
+        if len(packed) % 8 or hashlib.sha256(packed).digest() != digest:
+            raise ValueError("its content does not match its digest")
+        ids = array("q")
+        ids.frombytes(packed)
+    except (OSError, ValueError) as exc:
+        reason = exc if isinstance(exc, statefiles.RefusedFile) else f"{path}: {exc}"
+        warn(f"the inbox's order kept in the state folder was refused ({reason}); reading it again")
+        return None
+    return ids.tolist()
 
 
 def _checked(document: Any, key: str, labels: frozenset[str]) -> LabelFacts:

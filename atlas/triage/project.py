@@ -32,6 +32,8 @@ class Project:
     known_labels: frozenset[str]
     most_used: tuple[str, ...] = ()
     """The project's most used labels, most used first (a hint to name a group quotes them)."""
+    label_key: str = ""
+    """The version of every issue's labels (`label_cache.cache_key`): what is kept from them is kept under it."""
     _model: TextModel | None = field(default=None, repr=False)
     _index: SimilarityIndex | None = field(default=None, repr=False)
 
@@ -40,8 +42,9 @@ class Project:
         corpus = Corpus.open(data, home)
         settings = load_settings(home)
         known = corpus.labels()
-        facts = _label_facts(corpus, settings, known)
-        return cls(corpus, settings, facts.groups, frozenset(known), facts.most_used)
+        key = label_cache.cache_key(corpus.stamp(), corpus.changes, settings.groups, known)
+        facts = _label_facts(corpus, settings, known, key)
+        return cls(corpus, settings, facts.groups, frozenset(known), facts.most_used, key)
 
     def issue(self, issue_id: int) -> Issue:
         found = self.corpus.get(issue_id)
@@ -92,9 +95,8 @@ class Project:
         return list(self.corpus.newest(TRAIN_MAX, before=before))
 
 
-def _label_facts(corpus: Corpus, settings: TriageSettings, known: list[str]) -> label_cache.LabelFacts:
+def _label_facts(corpus: Corpus, settings: TriageSettings, known: list[str], key: str) -> label_cache.LabelFacts:
     """The groups and most used labels: from the state folder while the labels are the same, else read now."""
-    key = label_cache.cache_key(corpus.stamp(), corpus.changes, settings.groups, known)
     # Labels Atlas added are the project's too (a journal may name one the dataset's table lacks).
     labels = frozenset(known).union(*(change.added for change in corpus.changes.values()))
     facts = label_cache.load(corpus.home, key, labels)

@@ -10,6 +10,7 @@ import pytest
 from atlas.dataset import build_db, db_path, jsonl_path
 from atlas.triage import label_cache
 from atlas.triage.corpus import Corpus
+from atlas.triage.inbox_order import open_in_order, read_order, severity_judge
 from atlas.triage.project import Project
 from tests.tools.dataset_factory import issue, make_dataset
 
@@ -107,3 +108,25 @@ def test_a_link_in_place_of_the_file_is_refused(
     assert Project.open(data, atlas_home).groups == learnt
     assert "does not follow links" in capsys.readouterr().err
     assert not path.is_symlink()
+
+
+def test_the_inbox_order_is_kept_and_follows_a_severity_set_through_atlas(
+    tmp_path: Path, atlas_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = [["type:bug", "severity:S3"]] * 3 + [["type:bug", "severity:S1"]] * 3 + [["type:question"]] * 3
+    issues = [issue(n, f"Issue {n}", labels=x, created_at=f"2026-03-0{n}T10:00:00Z") for n, x in enumerate(labels, 1)]
+    data = make_dataset(tmp_path, issues)
+    severity = severity_judge(Project.open(data, atlas_home).groups)
+    read = open_in_order(Project.open(data, atlas_home), severity)
+    assert read[:3] == [4, 5, 6] and read == read_order(Project.open(data, atlas_home), severity)
+    assert open_in_order(Project.open(data, atlas_home), severity) == read  # the kept order
+    record = {"ts": "2026-03-06T10:00:00.000Z", "key": "k1", "action": "add_label", "issue_id": 9, "label": "type:bug"}
+    sev = {**record, "key": "k2", "label": "severity:S1"}
+    (atlas_home / "tracker_actions.jsonl").write_text(json.dumps(record) + "\n" + json.dumps(sev) + "\n")
+    assert open_in_order(Project.open(data, atlas_home), severity)[:4] == [4, 5, 6, 9]
+    [kept] = (atlas_home / label_cache.FOLDER).glob(f"{label_cache.ORDER_PREFIX}*")
+    kept.write_bytes(kept.read_bytes()[:32] + bytes(8) + kept.read_bytes()[40:])
+    capsys.readouterr()
+    assert open_in_order(Project.open(data, atlas_home), severity)[:4] == [4, 5, 6, 9]
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the inbox's order kept in the state folder was refused" in err
