@@ -3,7 +3,8 @@
 The projects are synthetic (`bench/triage_data.py`). Times are in-process after the fitted model is
 in the state folder (fitting it is measured apart: once per version of the data), as a person meets
 them on a second run; peak RSS is of whole `atlas triage --dry-run` processes at 10,000 and 100,000
-issues. The history replay (`atlas triage --eval`) runs on the 10,000-issue project.
+issues, and whole `atlas similar N` processes at 100,000 issues vs the bundled data (`similar_cli.py`).
+The history replay (`atlas triage --eval`) runs on the 10,000-issue project.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from atlas.triage.proposals import propose
 from atlas.triage.similar import similar
 from bench.core import PYTHON, Figure, absolute_figure, busy_note, quiet_env, score_figure
 from bench.scale import BUILD_PROBE
+from bench.similar_cli import similar_figure
 from bench.triage_data import write_project
 
 SIZES = (10_000, 100_000)
@@ -113,6 +115,7 @@ def run() -> list[Figure]:
                 )
             )
         )
+        figures.append(similar_figure(big, big_home, root, SIZES[1] // 2))
         rss_small, rss_big = triage_rss_mb(small, small_home), triage_rss_mb(big, big_home)
         figures.append(
             Figure(

@@ -222,3 +222,15 @@ def test_the_inbox_figures_are_two_ratios_with_their_targets(monkeypatch: pytest
     first, every = inbox.run()
     assert first.target == "ratio ≤ 2" and first.ratio is not None and first.ratio > 0
     assert every.target == "ratio ≤ 1.5" and every.name.startswith("atlas inbox (every row, ")
+
+
+def test_the_similar_figure_times_whole_processes_on_both_datasets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from atlas.foundation.config import bundled_data_dir
+    from bench import similar_cli
+
+    monkeypatch.setattr(similar_cli, "RUNS", 1)
+    figure = similar_cli.similar_figure(bundled_data_dir(), tmp_path / "home-big", tmp_path, 87)
+    assert figure.target == "ratio ≤ 1.5" and figure.ratio is not None and figure.ratio > 0
+    assert (tmp_path / "home-big" / "triage").is_dir()  # the first (warm-up) run kept the index and the groups

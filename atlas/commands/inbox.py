@@ -57,7 +57,7 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> N
     except ToolError as exc:  # the shared state went away: the next inbox marks these new again
         warn(f"this inbox was not remembered: {exc}")
     known = project.corpus.comments_known()
-    notes = [] if project.groups else [no_groups_note(project.corpus.label_sets(), str(home / CONFIG_FILE))]
+    notes = [] if project.groups else [no_groups_note(project.most_used, str(home / CONFIG_FILE))]
     notes += [] if known else [COMMENTS_UNKNOWN]
     if only is not None and only.startswith(THREAD_REASONS) and not known:
         raise AtlasError(COMMENTS_UNKNOWN)

@@ -100,7 +100,7 @@ def _triage(options: TriageOptions, events: JsonlEvents | None) -> int:
         project = Project.open(data, home)
         if not project.groups:
             # Without a group there is nothing to propose: say so at once instead of fitting a model for nothing.
-            raise AtlasError(no_groups_note(project.corpus.label_sets(), str(home / CONFIG_FILE)))
+            raise AtlasError(no_groups_note(project.most_used, str(home / CONFIG_FILE)))
         issues = chosen_issues(project, options)
         plan = build_plan(project, issues, atlas_comments(home, data))
     except ToolError as exc:

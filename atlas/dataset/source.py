@@ -29,7 +29,8 @@ STATE_LIMIT_BYTES = statefiles.SOURCE_RECORD_LIMIT
 
 
 class _Imported(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    # Built on first use: most runs read no source record (the bundled data has none).
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     source: Literal["import"]
     file: str
@@ -40,7 +41,7 @@ class _Imported(BaseModel):
 
 
 class _Synced(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     source: Literal["sync"]
     repo: str

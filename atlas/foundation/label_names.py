@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rapidfuzz import fuzz, process
-
 SUGGEST_CUTOFF = 60
 """How close (rapidfuzz WRatio) a label must be to a typed name to be offered as "did you mean"."""
 SHOWN_LABELS = 40
@@ -70,6 +68,8 @@ def similar_labels(name: str, labels: Sequence[str], limit: int = 3) -> list[str
     if not name or not labels:
         return []
     choices = {label: label.casefold() for label in labels}
+    from rapidfuzz import fuzz, process  # only for a name the project lacks: ~10 ms of every start otherwise
+
     found = process.extract(name.casefold(), choices, scorer=fuzz.WRatio, score_cutoff=SUGGEST_CUTOFF, limit=limit)
     return [label for _, _, label in found]
 

@@ -141,17 +141,26 @@ def missing_groups(groups: list[LabelGroup], labels: Iterable[str]) -> list[Labe
     return [group for group in groups if group.expected(have) and not group.present(have)]
 
 
-def naming_hint(issue_labels: Iterable[tuple[str, ...]], config: str) -> str:
-    """What to write in config.toml to name a group, with the project's two most used labels."""
+HINT_LABELS = 3
+"""The most used labels a naming hint quotes."""
+
+
+def most_used(issue_labels: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    """The project's most used labels, most used first: what a hint to name a group quotes."""
     used = Counter(label for labels in issue_labels for label in labels)
-    names = [label for label, _ in used.most_common(3)] or ["bug", "enhancement"]
+    return tuple(label for label, _ in used.most_common(HINT_LABELS))
+
+
+def naming_hint(used: tuple[str, ...], config: str) -> str:
+    """What to write in config.toml to name a group, with the project's most used labels."""
+    names = list(used) or ["bug", "enhancement"]
     listed = ", ".join(f'"{name}"' for name in names)
     return f"name one in {config}: [triage.groups] kind = [{listed}]"
 
 
-def no_groups_note(issue_labels: Iterable[tuple[str, ...]], config: str) -> str:
-    """Why untriaged means only "no label at all" here, and how to say more."""
+def no_groups_note(used: tuple[str, ...], config: str) -> str:
+    """Why untriaged means only "no label at all" here, and how to say more (`used`: the most used labels)."""
     return (
         "No label group is known for this project: its labels share no prefix and none behave as one choice, "
-        "so only issues with no label at all count as untriaged; " + naming_hint(issue_labels, config) + "."
+        "so only issues with no label at all count as untriaged; " + naming_hint(used, config) + "."
     )

@@ -1,10 +1,11 @@
 """The inbox's order, read from the open issues' labels and dates alone: most severe first, then oldest.
 
 An issue's place depends on nothing else, so the order of every open issue costs one read of two
-small columns and their labels, and the reasons to look at an issue (its thread, read issue by
-issue) are worked out only for the issues a reader gets to: `atlas inbox -n 20` reads about
-twenty threads, whatever the size of the backlog. An issue's severity depends only on its set of
-labels, and a project has few distinct sets, so each set is judged once.
+small columns and their labels, kept in the state folder until the labels change (`label_cache`),
+and the reasons to look at an issue (its thread, read issue by issue) are worked out only for the
+issues a reader gets to: `atlas inbox -n 20` reads about twenty threads, whatever the size of the
+backlog. An issue's severity depends only on its set of labels, and a project has few distinct
+sets, so each set is judged once.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 
 from atlas.dataset.read import connect
+from atlas.triage import label_cache
 from atlas.triage.groups import LabelGroup
 from atlas.triage.project import Project
 from atlas.triage.severity import Severity, scale, severity_of, sort_key
@@ -48,7 +50,19 @@ def severity_judge(groups: list[LabelGroup]) -> SeverityOf:
 
 
 def open_in_order(project: Project, severity: SeverityOf) -> list[int]:
-    """The open issues' ids in the inbox's order (severity, then filed, then id), labels as Atlas left them."""
+    """The open issues' ids in the inbox's order (severity, then filed, then id), labels as Atlas left them:
+    kept in the state folder with the version of the labels, read from the data when that changes."""
+    home, key = project.corpus.home, project.label_key
+    kept = label_cache.load_order(home, key) if key else None
+    if kept is None:
+        kept = read_order(project, severity)
+        if key:
+            label_cache.save_order(home, key, kept)
+    return kept
+
+
+def read_order(project: Project, severity: SeverityOf) -> list[int]:
+    """The order of `open_in_order`, read from every open issue's labels and date."""
     corpus = project.corpus
     order = scale(project.groups)
     by_labels: dict[str, float] = {}  # the same labels, as SQLite wrote them, sort the same

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 from atlas.dataset.read import db_for
 from atlas.foundation.errors import AtlasError
 from atlas.tracker.journal import ACTIONS_FILE
+from atlas.triage import label_cache
 from atlas.triage.corpus import Corpus, Issue
-from atlas.triage.groups import LabelGroup, learn_groups
+from atlas.triage.groups import LabelGroup, learn_groups, most_used
 from atlas.triage.settings import TriageSettings, load_settings
 
 if TYPE_CHECKING:
@@ -31,6 +32,10 @@ class Project:
     settings: TriageSettings
     groups: list[LabelGroup]
     known_labels: frozenset[str]
+    most_used: tuple[str, ...] = ()
+    """The project's most used labels, most used first (a hint to name a group quotes them)."""
+    label_key: str = ""
+    """The version of every issue's labels (`label_cache.cache_key`): what is kept from them is kept under it."""
     _model: TextModel | None = field(default=None, repr=False)
     _index: SimilarityIndex | None = field(default=None, repr=False)
 
@@ -39,8 +44,9 @@ class Project:
         corpus = Corpus.open(data, home)
         settings = load_settings(home)
         known = corpus.labels()
-        groups = learn_groups(corpus.label_sets(), known, settings.groups)
-        return cls(corpus, settings, groups, frozenset(known))
+        key = label_cache.cache_key(corpus.stamp(), corpus.changes, settings.groups, known)
+        facts = _label_facts(corpus, settings, known, key)
+        return cls(corpus, settings, facts.groups, frozenset(known), facts.most_used, key)
 
     def issue(self, issue_id: int) -> Issue:
         found = self.corpus.get(issue_id)
@@ -101,6 +107,18 @@ class Project:
         from atlas.triage.model import TRAIN_MAX
 
         return list(self.corpus.newest(TRAIN_MAX, before=before))
+
+
+def _label_facts(corpus: Corpus, settings: TriageSettings, known: list[str], key: str) -> label_cache.LabelFacts:
+    """The groups and most used labels: from the state folder while the labels are the same, else read now."""
+    # Labels Atlas added are the project's too (a journal may name one the dataset's table lacks).
+    labels = frozenset(known).union(*(change.added for change in corpus.changes.values()))
+    facts = label_cache.load(corpus.home, key, labels)
+    if facts is None:
+        label_sets = list(corpus.label_sets())
+        facts = label_cache.LabelFacts(learn_groups(label_sets, known, settings.groups), most_used(label_sets))
+        label_cache.save(corpus.home, key, facts)
+    return facts
 
 
 _open: dict[tuple[Path, Path], tuple[tuple[int, ...], Project]] = {}
