@@ -225,7 +225,8 @@ MOST_AFTER_ANSWER = 0.9
 """What a run whose endpoint is down, refuses or never answers may add after its answer, as a share
 of a whole run with telemetry off: at most `SHUTDOWN_S` (0.2 s) of waiting, against an offline
 answer of about 0.32 s on a quiet machine (0.53 was seen beside other tests at load). Waiting for the
-exporter, as before, added 0.55-0.6 s (1.7 times a whole run) there, and never less under load, since a wait does not shrink."""
+exporter, as before, added 0.55-0.6 s (1.7 times a whole run) there, and never less under load,
+since a wait does not shrink."""
 MOST_SLOWER_ANSWER = 2.5
 """How much later than with telemetry off the answer itself may come: the SDK's import, not a wait."""
 
