@@ -151,7 +151,7 @@ def _labels(r: Reading) -> Act | None:
         return None
     shown = _labels_shown(r.request, r.text, r.vocabulary.labels)
     act = label_change(shown, r.context, r.vocabulary.labels, r.before.text if r.before else "")
-    return only_the(r.text, act) if act else label_help(r.text, r.context, r.vocabulary.labels)
+    return only_the(r.text, act) if act else label_help(r.request.unmasked(r.text), r.context, r.vocabulary.labels)
 
 
 def _ranking(r: Reading) -> Act | None:

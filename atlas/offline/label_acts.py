@@ -68,10 +68,12 @@ def label_change(text: str, context: Sequence[int], labels: Sequence[str], said_
 
 _LABEL_VERB_RE = lazy(
     r"^\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)*(?:label|tag)\s+(?:issues?\s+)?(?:#?\d+|it|them|this|that)\b"
-    r"(?:\s+(?:with|as)\s+(?:the\s+|a\s+|an\s+)?(?P<named>[^,;.!?]+))?|\badd\s+(?:a\s+)?label\b",
+    r"(?:\s+(?:with|as)\s+(?:the\s+|a\s+|an\s+)?(?P<named>[^,;.!?]+)|\s+[\"'`](?P<quoted>[^\"'`]{1,60})[\"'`]"
+    r"|\s+(?P<bare>[A-Za-z][\w.:-]*)\s*[.!?]?\s*$)?|\badd\s+(?:a\s+)?label\b",
     re.I,
 )
-"""A label request that names no label the project has: `label #41`, `tag 87 with frobnicate`."""
+"""A label request that names no label the project has: `label #41`, `tag 87 with frobnicate`, `label 87 "bugg"`,
+`label 87 bugg`."""
 
 
 def label_help(text: str, context: Sequence[int], labels: Sequence[str]) -> Act | None:
@@ -80,7 +82,8 @@ def label_help(text: str, context: Sequence[int], labels: Sequence[str]) -> Act 
     verb = _LABEL_VERB_RE.search(text)
     if verb is None:
         return None
-    named = verb.group("named")
+    bare = verb.group("bare")
+    named = verb.group("named") or verb.group("quoted") or (bare if bare and not _FILLER_RE.fullmatch(bare) else None)
     if named and labels and len(named.split()) <= 3:
         return Act(Intent.NOTHING, text, targets=targets(text, context), notes=[not_added(named, labels)])
     example = example_label(labels)
