@@ -1,4 +1,4 @@
-"""Atlas: a terminal assistant that answers Orbit maintainers' questions through tools.
+"""Atlas: a terminal assistant that answers a GitHub project's maintainers' questions through tools.
 
 Layers, top to bottom; each imports only those below it (`tests/test_architecture.py`):
 `cli` → `commands/` → `runtime` → `loop` → `llm/` and `offline/` (models) → `tools/` (registry,

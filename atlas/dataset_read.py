@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from atlas import statefiles
+from atlas.config import dataset_name
 from atlas.dataset import ensure_db, jsonl_path
 from atlas.dataset_source import comments_recorded
 from atlas.errors import SOURCE_BROKEN_HINT, DataError, PermanentToolError, TransientToolError, is_busy
@@ -44,7 +45,9 @@ def db_for(data: Path, home: Path) -> Path:
         try:
             path = ensure_db(data, home)
         except DataError as exc:
-            raise PermanentToolError(f"the Orbit dataset cannot be read: {exc}", hint=SOURCE_BROKEN_HINT) from None
+            raise PermanentToolError(
+                f"the data of {dataset_name(data)} cannot be read: {exc}", hint=SOURCE_BROKEN_HINT
+            ) from None
         _resolved[key] = (signature, path)
         return path
 
