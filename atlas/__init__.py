@@ -1,4 +1,4 @@
-"""Atlas: a terminal assistant that answers a project maintainer's questions about its issues through tools.
+"""Atlas: a terminal assistant that answers a GitHub project's maintainers' questions through tools.
 
 Layers, top to bottom; each imports only the layers below it, never its own neighbours
 (`LAYERS` in `tests/test_architecture.py` checks this list):

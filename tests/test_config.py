@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from atlas.foundation.config import Settings, env_number
 from atlas.foundation.errors import ConfigError
+from tests.support.run import invoke
 
 
 @pytest.mark.parametrize("raw", ["inf", "-inf", "Infinity", "nan", "1e999"])
@@ -34,3 +37,20 @@ def test_the_default_model_follows_the_api_key(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.delenv("ATLAS_MODEL", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", key)
     assert Settings().model == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("http://[::1", "is not a URL (Invalid IPv6 URL)"),
+        ("http://localhost:99999/v1", "is not a URL (Port out of range"),
+        ("localhost:8080", "is not an http:// or https:// URL"),
+        ("http://exa mple.com/v1", "is not a URL with a host name"),
+        ("http://user:s3cret@[::1", "'http://***@[::1' is not a URL"),
+    ],
+)
+def test_a_malformed_base_url_is_one_clear_line(url: str, problem: str) -> None:
+    done = invoke("ask", "-m", "gpt-x", "hello", env={**os.environ, "ATLAS_BASE_URL": url, "OPENAI_API_KEY": "k"})
+    assert done.returncode == 2 and "unexpected" not in done.stderr and "s3cret" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("atlas: error: ATLAS_BASE_URL ") and problem in line, line

@@ -31,7 +31,7 @@ def help_of(*args: str) -> Run:
 def test_a_missing_issue_is_explained_to_a_person_not_to_a_model() -> None:
     done = atlas("ask", "-m", "offline", "show issue #999")
     assert done.returncode == 0, done.stderr
-    assert "There is no issue #999 in the Orbit dataset (160 issues, #1–#160)" in done.stdout
+    assert "There is no issue #999 in Orbit (160 issues, #1–#160)" in done.stdout
     for advice in ("do not guess", "Use only issue ids", "Hint:", "This exact call will fail again"):
         assert advice not in done.stdout
 
@@ -41,8 +41,7 @@ def test_a_missing_dataset_is_one_startup_error(tmp_path: Path) -> None:
     done = atlas("ask", "-m", "offline", "Compare issues #41 and #87", env={"ORBIT_DATA": str(nowhere)})
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.splitlines() == [
-        f"atlas: error: the Orbit dataset folder {nowhere} does not exist (ORBIT_DATA); "
-        "set ORBIT_DATA to a dataset folder"
+        f"atlas: error: the dataset folder {nowhere} does not exist (ORBIT_DATA); set ORBIT_DATA to a dataset folder"
     ]
     empty = tmp_path / "empty"
     (empty / "docs").mkdir(parents=True)

@@ -187,7 +187,8 @@ def _record(**fields: Any) -> str:
         ('{"id": 1', "line 2 is not JSON"),
         ('{"id": 1, "title": "x"}', "line 2: an issue must have exactly the fields"),
         (_record(labels="comp:core"), "line 2: labels must be a list of strings"),
-        (_record(title=7), "line 2: title, author, created_at and body must be text"),
+        (_record(title=7), "line 2: title, created_at and body must be text"),
+        (_record(author=7), "line 2: the author must be text, or null when unknown"),
         (_record(comments={}), "line 2: comments must be a list"),
         (_record(id=True), "line 2: bad id or state"),
         (_record(id=1), "line 2: issue #1 appears twice"),
@@ -516,7 +517,7 @@ def test_a_db_shipped_without_its_jsonl_is_used_as_it_is(data: Path, tmp_path: P
 
 
 def test_a_folder_without_a_dataset_is_one_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(DataError, match="no Orbit dataset at"):
+    with pytest.raises(DataError, match="no dataset at"):
         ensure_db(tmp_path / "empty", tmp_path / "home")
 
 

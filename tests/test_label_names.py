@@ -41,3 +41,8 @@ def test_a_slash_is_a_prefix_as_a_colon_is_but_not_inside_a_short_word() -> None
     assert split_label("kind/bug") == ("kind", "bug") and split_label("Type: Bug") == ("Type", "Bug")
     assert split_label("n/a") == (None, "n/a") and split_label("good first issue") == (None, "good first issue")
     assert resolve_label("bug", ["kind/bug", "kind/feature", "area/cli"]) == "kind/bug"
+
+
+def test_the_whole_label_nearest_a_typo_is_offered_first() -> None:
+    labels = ["dataset bug", "metric bug", "bug", "good first issue"]
+    assert similar_labels("bgu", labels)[0] == "bug"

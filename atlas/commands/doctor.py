@@ -80,9 +80,9 @@ def check_model(model: str) -> list[Check]:
     needed = _uses_api(model)
     try:
         api = model_api()
+        named = base_url_setting()
     except ConfigError as exc:
         return [Check("model", True, model, facts={"model": model}), Check("api", not needed, str(exc), needed=needed)]
-    named = base_url_setting()
     real_url = (named or DEFAULT_BASE_URL).rstrip("/")
     shown = redact_url(real_url)
     if model == OFFLINE_MODEL:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from typing import Any
 
+from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import AtlasError, ToolError
 from atlas.offline.issue_view import issue_markdown
 from atlas.orbit.issues import IssueArgs, get_issue
@@ -32,7 +33,7 @@ def whole_issue(issue_id: int, ctx: ToolContext) -> dict[str, Any]:
                 break
             comments += page["comments"]
     except LookupError:
-        raise AtlasError(f"there is no issue #{issue_id} in the data") from None
+        raise AtlasError(f"there is no issue #{issue_id} in {dataset_name(ctx.data)}") from None
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
     if first["comment_count"] is None:  # the data does not hold the thread: say so, never "0 of 0"
@@ -46,7 +47,7 @@ def show_issue(issue_id: int, *, comments: bool, as_json: bool, pager: bool) -> 
     if as_json:
         print_json(data, indent=2)
         return
-    text = issue_markdown(data, with_comments=comments)
+    text = issue_markdown(shown_authors(data), with_comments=comments)
     count = data["comment_count"]
     if count is None and not comments:
         text += f"\n\n*{data['comments_note']}*"
@@ -65,6 +66,12 @@ def show_issue(issue_id: int, *, comments: bool, as_json: bool, pager: bool) -> 
     shown = captured.get()
     if shown.count("\n") < console.height - 1 or not _page(shown):
         write_rendered(console, shown)
+
+
+def shown_authors(data: dict[str, Any]) -> dict[str, Any]:
+    """The issue as a person reads it: an author the data does not hold is `unknown` (`--json` keeps null)."""
+    thread = [{**c, "author": "unknown" if c.get("author") is None else c["author"]} for c in data["comments"]]
+    return {**data, "author": "unknown" if data.get("author") is None else data["author"], "comments": thread}
 
 
 def _page(text: str) -> bool:

@@ -40,7 +40,7 @@ CREATE TABLE issues (
     id INTEGER PRIMARY KEY,
     title TEXT NOT NULL,
     state TEXT NOT NULL CHECK (state IN ('open', 'closed')),
-    author TEXT NOT NULL,
+    author TEXT,
     created_at TEXT NOT NULL,
     body TEXT NOT NULL
 );
@@ -54,7 +54,7 @@ CREATE TABLE comments (
     id INTEGER PRIMARY KEY,
     issue_id INTEGER NOT NULL REFERENCES issues(id),
     position INTEGER NOT NULL,
-    author TEXT NOT NULL,
+    author TEXT,
     body TEXT NOT NULL,
     created_at TEXT NOT NULL
 );

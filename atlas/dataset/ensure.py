@@ -1,4 +1,4 @@
-"""The Orbit dataset on disk: find a fresh `orbit.db` for `issues.jsonl`, building one only when needed.
+"""A dataset on disk (the bundled demo or a project of one's own): a fresh `orbit.db` for `issues.jsonl`.
 
 `python -m atlas.dataset [DATA_DIR]` rebuilds the committed db. At run time `ensure_db()` uses
 the db beside the JSONL when its stamp matches the JSONL (size and mtime, checked in O(1); when
@@ -64,7 +64,7 @@ def require_dataset(data: Path) -> None:
     """Refuse to start without a readable dataset: one error naming it, not a failure per tool call."""
     named = "ORBIT_DATA" if os.environ.get("ORBIT_DATA", "").strip() else "the bundled dataset (ORBIT_DATA unset)"
     if not data.is_dir():
-        raise DataError(f"the Orbit dataset folder {data} does not exist ({named}); set ORBIT_DATA to a dataset folder")
+        raise DataError(f"the dataset folder {data} does not exist ({named}); set ORBIT_DATA to a dataset folder")
     for path in (db_path(data), jsonl_path(data)):
         try:
             statefiles.check_regular(path)  # a FIFO or a device: named, never waited on
@@ -74,11 +74,9 @@ def require_dataset(data: Path) -> None:
             raise DataError(str(exc)) from None
     sources = [path for path in (db_path(data), jsonl_path(data)) if path.is_file()]
     if not sources:
-        raise DataError(
-            f"the Orbit dataset folder {data} has neither issues/orbit.db nor issues/issues.jsonl ({named})"
-        )
+        raise DataError(f"the dataset folder {data} has neither issues/orbit.db nor issues/issues.jsonl ({named})")
     if not any(os.access(path, os.R_OK) for path in sources):
-        raise DataError(f"the Orbit dataset in {data} cannot be read: permission denied ({named})")
+        raise DataError(f"the dataset in {data} cannot be read: permission denied ({named})")
 
 
 def _read_meta(db: Path) -> dict[str, str]:
@@ -176,7 +174,7 @@ def ensure_db(data: Path, home: Path, progress: Progress | None = None) -> Path:
     except FileNotFoundError:
         if db.is_file():
             return db  # a db shipped alone is taken as it is
-        raise DataError(f"no Orbit dataset at {data} (expected issues/issues.jsonl or issues/orbit.db)") from None
+        raise DataError(f"no dataset at {data} (expected issues/issues.jsonl or issues/orbit.db)") from None
     except OSError as exc:
         raise DataError(f"cannot read {jsonl}: {exc}") from None
     fresh = _freshness(db, jsonl, stat, home)

@@ -15,6 +15,7 @@ from pathlib import Path
 from atlas.dataset.ensure import ensure_db, jsonl_path
 from atlas.dataset.source import comments_recorded
 from atlas.foundation import statefiles
+from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import SOURCE_BROKEN_HINT, DataError, PermanentToolError, TransientToolError, is_busy
 
 BUSY_TIMEOUT_S = 0.25
@@ -44,7 +45,9 @@ def db_for(data: Path, home: Path) -> Path:
         try:
             path = ensure_db(data, home)
         except DataError as exc:
-            raise PermanentToolError(f"the Orbit dataset cannot be read: {exc}", hint=SOURCE_BROKEN_HINT) from None
+            raise PermanentToolError(
+                f"the data of {dataset_name(data)} cannot be read: {exc}", hint=SOURCE_BROKEN_HINT
+            ) from None
         _resolved[key] = (signature, path)
         return path
 

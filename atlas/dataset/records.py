@@ -37,8 +37,10 @@ def check_issue(issue: Any, line_no: int) -> dict[str, Any]:
         digits = str(issue["id"])
         shown = digits if len(digits) <= 24 else f"{digits[:12]}… ({len(digits)} digits)"
         raise DataError(f"{where}: the id {shown} is not a whole number from 1 to {MAX_SQLITE_INT}")
-    if not all(isinstance(issue[name], str) for name in ("title", "author", "created_at", "body")):
-        raise DataError(f"{where}: title, author, created_at and body must be text")
+    if not all(isinstance(issue[name], str) for name in ("title", "created_at", "body")):
+        raise DataError(f"{where}: title, created_at and body must be text")
+    if not isinstance(issue["author"], str | None):
+        raise DataError(f"{where}: the author must be text, or null when unknown")
     if not isinstance(issue["labels"], list) or not all(isinstance(label, str) for label in issue["labels"]):
         raise DataError(f"{where}: labels must be a list of strings")
     if not isinstance(issue["comments"], list):
@@ -46,8 +48,10 @@ def check_issue(issue: Any, line_no: int) -> dict[str, Any]:
     for comment in issue["comments"]:
         if type(comment) is not dict or comment.keys() != _COMMENT_KEYS:
             raise DataError(f"{where}: a comment must have exactly the fields {', '.join(COMMENT_FIELDS)}")
-        if not (type(comment["author"]) is type(comment["body"]) is type(comment["created_at"]) is str):
-            raise DataError(f"{where}: a comment's {', '.join(COMMENT_FIELDS)} must be text")
+        if not (type(comment["body"]) is type(comment["created_at"]) is str) or not isinstance(
+            comment["author"], str | None
+        ):
+            raise DataError(f"{where}: a comment's body and created_at must be text, its author text or null")
     return issue
 
 

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from atlas.foundation import statefiles
 from atlas.foundation.errors import ConfigError
+from atlas.foundation.redact import redact_url
 
 DEFAULT_OPENAI_MODEL = "gpt-6-luna"
 OFFLINE_MODEL = "offline"
@@ -196,8 +197,30 @@ def model_api(value: str | None = None) -> str:
 
 
 def base_url_setting() -> str:
-    """`ATLAS_BASE_URL`, else `OPENAI_BASE_URL`, else empty (the OpenAI API)."""
-    return os.environ.get("ATLAS_BASE_URL", "").strip() or os.environ.get("OPENAI_BASE_URL", "").strip()
+    """`ATLAS_BASE_URL`, else `OPENAI_BASE_URL`, else empty (the OpenAI API); a ConfigError when it is not an
+    http(s) URL with a host and a valid port, so a typo is one line, not a failure deep in a request."""
+    for name in ("ATLAS_BASE_URL", "OPENAI_BASE_URL"):
+        url = os.environ.get(name, "").strip()
+        if url:
+            problem = _url_problem(url)
+            if problem:
+                raise ConfigError(f"{name} {redact_url(url)!r} is {problem}; set it like http://localhost:8080/v1")
+            return url
+    return ""
+
+
+def _url_problem(url: str) -> str | None:
+    """Why `url` cannot name a server, or None."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises for a port that is not a number from 0 to 65535
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "not an http:// or https:// URL"
+    if not parts.hostname or any(c.isspace() for c in url):
+        return "not a URL with a host name"
+    return "not a URL with a port from 1 to 65535" if port == 0 else None
 
 
 def is_local_url(url: str) -> bool:

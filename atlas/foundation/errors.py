@@ -7,7 +7,7 @@ are `AtlasError`s, caught once in the CLI and shown as one line::
     AtlasError
     ├── ConfigError            bad settings or environment (exit 2)
     │   └── PinError           an MCP server's pinned tools changed (`atlas.mcp.pins`)
-    ├── DataError              the Orbit dataset cannot be read or built
+    ├── DataError              a dataset cannot be read or built
     ├── CallLogError           the call log cannot be opened or written (`atlas.calllog.store`)
     ├── TriageConfigError      a project's triage settings are malformed (`atlas.triage.settings`)
     ├── UnknownIssueError      triage was asked about an issue the dataset lacks (`atlas.triage.project`)

@@ -67,11 +67,15 @@ def similar_labels(name: str, labels: Sequence[str], limit: int = 3) -> list[str
     name = unquoted(name)
     if not name or not labels:
         return []
+    typed = name.casefold()
     choices = {label: label.casefold() for label in labels}
     from rapidfuzz import fuzz, process  # only for a name the project lacks: ~10 ms of every start otherwise
 
-    found = process.extract(name.casefold(), choices, scorer=fuzz.WRatio, score_cutoff=SUGGEST_CUTOFF, limit=limit)
-    return [label for _, _, label in found]
+    found = process.extract(typed, choices, scorer=fuzz.WRatio, score_cutoff=SUGGEST_CUTOFF, limit=None)
+    # WRatio admits a label that contains the name; the whole label nearest the name is offered first
+    # (`bgu`: `bug` before `dataset bug`).
+    found.sort(key=lambda hit: (-fuzz.ratio(typed, hit[0]), -hit[1]))
+    return [label for _, _, label in found[:limit]]
 
 
 def unknown_label(name: str, labels: Sequence[str], project: str = "this project", *, listed: bool = True) -> str:

@@ -18,8 +18,6 @@ REPO_IN_URL = (
     re.compile(r"^https?://[^/]+/(?!repos/)([^/]+/[^/]+)/(?:issues|pull)/\d+$"),  # gh's `url`, REST's `html_url`
     re.compile(r"^https?://[^/]+/(?:api/v3/)?repos/([^/]+/[^/]+)$"),  # REST's `repository_url`
 )
-GHOST = "ghost"
-"""What GitHub shows for a deleted account; the API sends `null` for its author."""
 
 
 class RecordError(ValueError):
@@ -119,7 +117,7 @@ def to_issue(item: Any, *, comments: list[Any] | None) -> dict[str, Any]:
     }
 
 
-def to_comment(item: Any, position: int) -> dict[str, str]:
+def to_comment(item: Any, position: int) -> dict[str, str | None]:
     """One comment record, from gh's `{author: {login}, createdAt}` or REST's `{user: {login}, created_at}`."""
     if not isinstance(item, dict):
         raise RecordError(f"comment {position} is not a JSON object")
@@ -145,12 +143,14 @@ def _text(item: dict[str, Any], *names: str, required: bool = False) -> str:
     return ""  # GitHub sends `"body": null` for an issue opened without a description
 
 
-def _login(author: Any) -> str:
-    if author is None:
-        return GHOST
-    if isinstance(author, dict) and isinstance(author.get("login"), str) and author["login"]:
+def _login(author: Any) -> str | None:
+    """The author's login; None (unknown) when the export does not say who wrote it: no author, `null`
+    (a deleted account in GraphQL) or an empty login. GitHub's own `ghost` login is kept as it came."""
+    if author is None or (isinstance(author, dict) and author.get("login") in (None, "")):
+        return None
+    if isinstance(author, dict) and isinstance(author.get("login"), str):
         return str(author["login"])
-    raise RecordError("the author has no login")
+    raise RecordError("the author is neither an account nor null")
 
 
 def _labels(raw: Any) -> list[str]:

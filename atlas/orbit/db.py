@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import Field
 
 from atlas.dataset.read import connect
+from atlas.foundation.config import dataset_name
 from atlas.tracker.journal import IssueBrief as IssueBrief  # where the tools name it
 
 MAX_ISSUE_ID = 2**63 - 1
@@ -22,12 +23,12 @@ IssueId = Annotated[int, Field(ge=1, le=MAX_ISSUE_ID, description="The issue's n
 """The argument type of every tool that takes an issue id: bounded where the model's input is checked."""
 
 
-def no_such_issue(conn: sqlite3.Connection, issue_id: int) -> LookupError:
+def no_such_issue(conn: sqlite3.Connection, issue_id: int, data: Path) -> LookupError:
     """The first sentence is for a person (the offline answer shows only it), the rest for the model."""
     count, low, high = conn.execute("SELECT count(*), min(id), max(id) FROM issues").fetchone()
     extent = f"{count:,} issues, #{low}–#{high}" if count else "no issues"
     return LookupError(
-        f"There is no issue #{issue_id} in the Orbit dataset ({extent}). "
+        f"There is no issue #{issue_id} in {dataset_name(data)} ({extent}). "
         "Use only issue ids the user gave or a search returned; do not guess ids."
     )
 
@@ -54,5 +55,5 @@ def issue_brief(data: Path, home: Path, issue_id: int) -> IssueBrief:
     with connect(data, home) as conn:
         row = conn.execute("SELECT id, title FROM issues WHERE id = ?", (issue_id,)).fetchone()
         if row is None:
-            raise no_such_issue(conn, issue_id)
+            raise no_such_issue(conn, issue_id, data)
         return IssueBrief(id=row["id"], title=row["title"], labels=labels_of(conn, [issue_id])[issue_id])

@@ -1,4 +1,4 @@
-"""The doc read tools: Orbit's docs (`docs/*.md`), listed and read section by section.
+"""The doc read tools: the project's docs (`docs/*.md`), listed and read section by section.
 
 Doc ids come from an allowlist (the files' stems), so no path trick opens anything else; docs
 are cached until their file changes; bytes that are not UTF-8 are replaced and named in a note.
@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.foundation import statefiles
+from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import SOURCE_BROKEN_HINT, PermanentToolError
 from atlas.orbit.issues import READ_TIMEOUT_S, cut
 from atlas.tools.registry import ToolContext, tool
@@ -78,7 +79,8 @@ def docs_dir(data: Path) -> Path:
     folder = data / "docs"
     if not folder.is_dir():
         raise PermanentToolError(
-            f"there is no docs folder at {folder}; Orbit's docs cannot be read", hint=SOURCE_BROKEN_HINT
+            f"there is no docs folder at {folder}; the docs of {dataset_name(data)} cannot be read",
+            hint=SOURCE_BROKEN_HINT,
         )
     return folder
 

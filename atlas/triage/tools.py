@@ -43,7 +43,7 @@ def _sources(args: Any, data: Any) -> list[str]:
 
 def _missing(ctx: ToolContext, issue_id: int) -> LookupError:
     with connect(ctx.data, ctx.home) as conn:
-        return no_such_issue(conn, issue_id)
+        return no_such_issue(conn, issue_id, ctx.data)
 
 
 # Proposals and neighbours read the whole project's labels: any label change drops them (`issues`).

@@ -160,7 +160,7 @@ def test_a_broken_issues_line_is_named(tmp_path: Path, line: bytes) -> None:
     with jsonl_path(data).open("ab") as file:
         file.write(line + b"\n")
     shown = flat(ask(atlas_env(tmp_path / "home", ORBIT_DATA=str(data)), "show issue #41").stdout)
-    assert "the Orbit dataset cannot be read" in shown, shown
+    assert f"the data of {data.name} cannot be read" in shown, shown
     assert "issues.jsonl" in shown, shown
 
 

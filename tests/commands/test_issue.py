@@ -71,7 +71,7 @@ def test_piped_output_is_all_of_it_and_comments_only_when_asked(tmp_path: Path) 
     assert not seen.exists()  # a pipe is never paged
     missing = atlas("issue", "4242", env=env)
     assert (missing.returncode, missing.stdout) == (1, "")
-    assert missing.stderr == "atlas: error: there is no issue #4242 in the data\n"
+    assert missing.stderr == "atlas: error: there is no issue #4242 in Orbit\n"
 
 
 def test_a_tall_issue_goes_to_the_pager_and_a_short_one_does_not(tmp_path: Path) -> None:

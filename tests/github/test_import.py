@@ -89,7 +89,7 @@ def test_rest_json_skips_pull_requests_and_reads_nulls(tmp_path: Path) -> None:
     items[1]["user"] = None  # a deleted account
     converted = convert_all(items)
     assert [issue["id"] for issue in converted.issues] == [1, 2, 3]
-    assert converted.issues[0]["body"] == "" and converted.issues[1]["author"] == "ghost"
+    assert converted.issues[0]["body"] == "" and converted.issues[1]["author"] is None
     assert converted.pull_requests == 1 and converted.skipped == ["record 4 (#4): a pull request"]
     assert all(issue["comments"] == [] for issue in converted.issues)  # REST only counts them
 

@@ -20,6 +20,7 @@ from atlas.github.folder import read_state
 from atlas.github.sync import sync_repo
 from tests.github.conftest import ISSUE_COUNT
 from tests.github.fake_github import REPO, TOKEN, RunningFake
+from tests.support.run import invoke
 
 runner = CliRunner()
 
@@ -333,3 +334,7 @@ def test_a_sync_after_an_import_without_comments_makes_them_known(github: Runnin
     with connect(folder, home) as conn:
         assert comments_known(conn, folder)
         assert conn.execute("SELECT count(*) FROM comments").fetchone()[0] > 0
+    commented = next(i for i in rest if i.get("comments"))
+    env = {**os.environ, "ORBIT_DATA": str(folder), "ATLAS_HOME": str(home)}
+    shown = json.loads(invoke("issue", str(commented["number"]), "--json", env=env).stdout)
+    assert shown["comment_count"] == commented["comments"] and "comments_note" not in shown
