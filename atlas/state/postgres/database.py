@@ -21,9 +21,10 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from atlas.errors import AtlasError, TransientToolError, UnavailableToolError
-from atlas.redact import redact_secrets, redact_url, url_secrets
+from atlas.redact import redact_secrets
 from atlas.sanitize import clean_line
 from atlas.state.postgres.migrations import migrate
+from atlas.state.settings import shown_url, url_credentials
 
 CONNECT_TIMEOUT_S = 3
 """How long one connection attempt may take before the database counts as unreachable."""
@@ -48,11 +49,11 @@ class SharedDatabase:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.shown = clean_line(redact_url(url))
+        self.shown = clean_line(shown_url(url))
         self.lost: str | None = None
         """Why the connection was lost mid-run: until `LOST_RECHECK_S` later, every use fails at once."""
         self._lost_at = 0.0
-        self._secrets = url_secrets(url)
+        self._secrets = url_credentials(url)
         self.pool = ConnectionPool(
             url,
             min_size=1,
