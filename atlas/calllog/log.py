@@ -57,12 +57,13 @@ class CallLog(Queries):
         ts: float | None = None,
     ) -> None:
         """Log one answered question; never raises."""
+        ts = time.time() if ts is None else ts
         self._write_safely(
             "INSERT INTO turns (ts, session, turn, question, answer, model, rounds, input_tokens, output_tokens,"
             " cost_usd, ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
-                    time.time() if ts is None else ts,
+                    ts,
                     session,
                     turn,
                     question,
@@ -76,6 +77,10 @@ class CallLog(Queries):
                 )
             ],
         )
+        from atlas.calllog.shared import mirror_turn
+
+        answered = {"ts": ts, "session": session, "turn": turn, "question": question, "answer": answer}
+        mirror_turn(self.path.parent, answered)
 
     # -- reads ----------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ Answered questions that made no call count as 0 calls overall.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 ALL = "*"
@@ -88,9 +89,10 @@ def from_summary(conn: sqlite3.Connection) -> dict[str, Any]:
     return _shaped({source: _percentiles(counts) for source, counts in by_source.items()})
 
 
-def from_rows(rows: list[sqlite3.Row]) -> dict[str, Any]:
-    """Calls per question of some calls (`session`, `turn`, `source` columns, one row per call)."""
-    counts: dict[str, dict[tuple[str, int], int]] = {}
+def from_rows(rows: Sequence[Any], answered: Iterable[tuple[str, int]] = ()) -> dict[str, Any]:
+    """Calls per question of some calls (`session`, `turn`, `source` columns, one row per call); the
+    `answered` questions (session, turn) that made none count as 0 calls overall."""
+    counts: dict[str, dict[tuple[str, int], int]] = {ALL: dict.fromkeys(answered, 0)}
     for row in rows:
         question = (str(row["session"]), int(row["turn"]))
         for source in (ALL, str(row["source"])):
@@ -98,6 +100,8 @@ def from_rows(rows: list[sqlite3.Row]) -> dict[str, Any]:
             per[question] = per.get(question, 0) + 1
     result: dict[str, Any] = {}
     for source in sorted(counts):
+        if not counts[source]:
+            continue
         values = sorted(counts[source].values())
         result[source] = _entry(len(values), [values[_rank(len(values), pct) - 1] for pct in (50, 95, 100)])
     return _shaped(result)

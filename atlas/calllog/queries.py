@@ -62,7 +62,7 @@ class Queries(Store):
                 kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
             percentiles = [durations[_rank(len(durations), pct) - 1] for pct in (50, 95, 100)]
             retries = sum(max(0, int(row["attempts"]) - 1) for row in tool_rows)
-            result.append(_tool_stats(name, percentiles, kinds, retries))
+            result.append(tool_stats(name, percentiles, kinds, retries))
         return result
 
     def _stats_from_indexes(self, tool: str | None) -> list[dict[str, Any]]:
@@ -79,7 +79,7 @@ class Queries(Store):
                     for summary in log_summary.summaries(conn, tool):
                         ranks = [_rank(summary.calls, pct) for pct in (50, 95, 100)]
                         percentiles = [log_summary.ms_at(conn, summary, rank) for rank in ranks]
-                        result.append(_tool_stats(summary.name, percentiles, summary.kinds, summary.retries))
+                        result.append(tool_stats(summary.name, percentiles, summary.kinds, summary.retries))
                     return result
             except (sqlite3.Error, OSError) as exc:
                 raise CallLogError(f"the call log {self.path} cannot be read: {exc}") from None
@@ -113,20 +113,7 @@ class Queries(Store):
         answers = self._query("SELECT turn, answer FROM turns WHERE session = ? ORDER BY turn, id", (session,))
         if not calls and not answers:
             raise CallLogError(f"no session {session!r} in the call log {self.path}")
-        rounds: dict[int, dict[int, list[dict[str, Any]]]] = {}
-        for row in calls:
-            batch = rounds.setdefault(row["turn"], {}).setdefault(row["round"], [])
-            batch.append({"name": row["name"], "arguments": _parse_arguments(row["arguments"])})
-        texts: dict[int, str] = {}
-        for row in answers:
-            texts.setdefault(row["turn"], row["answer"])
-        turns: list[dict[str, Any]] = []
-        for turn in sorted(set(rounds) | set(texts)):
-            for number in sorted(rounds.get(turn, {})):
-                turns.append({"calls": rounds[turn][number]})
-            if turn in texts:
-                turns.append({"text": texts[turn]})
-        return {"turns": turns}
+        return replay_script(calls, answers)
 
     def sessions(self, limit: int | None = 20) -> list[dict[str, Any]]:
         """Sessions with calls or turns, most recent last: session, first_ts, last_ts, calls, turns."""
@@ -169,7 +156,26 @@ def _filters(
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
 
 
-def _parse_arguments(text: str) -> Any:
+def replay_script(calls: Iterable[Any], answers: Iterable[Any]) -> dict[str, Any]:
+    """A session's calls (turn, round, name, arguments; in request order) and answers (turn, answer) as
+    a replay script: each round's calls, then the turn's answer."""
+    rounds: dict[int, dict[int, list[dict[str, Any]]]] = {}
+    for row in calls:
+        batch = rounds.setdefault(row["turn"], {}).setdefault(row["round"], [])
+        batch.append({"name": row["name"], "arguments": parse_arguments(row["arguments"])})
+    texts: dict[int, str] = {}
+    for row in answers:
+        texts.setdefault(row["turn"], row["answer"])
+    turns: list[dict[str, Any]] = []
+    for turn in sorted(set(rounds) | set(texts)):
+        for number in sorted(rounds.get(turn, {})):
+            turns.append({"calls": rounds[turn][number]})
+        if turn in texts:
+            turns.append({"text": texts[turn]})
+    return {"turns": turns}
+
+
+def parse_arguments(text: str) -> Any:
     try:
         return json.loads(text)
     except (ValueError, RecursionError):  # broken, or nested too deeply to read: the raw text
@@ -188,7 +194,7 @@ def _call_dict(row: sqlite3.Row) -> dict[str, Any]:
         "round": row["round"],
         "call_id": row["call_id"],
         "name": row["name"],
-        "arguments": _parse_arguments(row["arguments"]),
+        "arguments": parse_arguments(row["arguments"]),
         "kind": logged_kind(row["kind"]),
         "ms": row["ms"],
         "attempts": row["attempts"],
@@ -214,7 +220,7 @@ def _rank(count: int, pct: float) -> int:
     return max(1, int(-(-count * pct // 100)))
 
 
-def _tool_stats(name: str, percentiles: list[float], kinds: dict[str, int], retries: int) -> dict[str, Any]:
+def tool_stats(name: str, percentiles: list[float], kinds: dict[str, int], retries: int) -> dict[str, Any]:
     p50, p95, most = percentiles
     by_kind: dict[ErrorKind, int] = {}
     for text, count in kinds.items():

@@ -8,18 +8,33 @@ that went away costs one warning, and the local log still has the call.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atlas.foundation.errors import AtlasError, ToolError
 from atlas.foundation.notices import warn
 from atlas.protocol.events import CallRecord
 
+if TYPE_CHECKING:
+    from atlas.state.postgres.database import SharedDatabase
+
 _warned: set[str] = set()
 
 
 def mirror_calls(home: Path, records: Sequence[CallRecord], *, session: str, turn: int) -> None:
+    """Finished calls, with who made them, in the shared database when one is set."""
+    _mirror(home, "record_calls", lambda who: [_row(record, session, turn, who) for record in records])
+
+
+def mirror_turn(home: Path, turn: dict[str, Any]) -> None:
+    """An answered question (ts, session, turn, question, answer), with who asked it, in the shared database."""
+    _mirror(home, "record_turns", lambda who: [{**turn, **who}])
+
+
+def _mirror(home: Path, writer: str, rows: Callable[[dict[str, str]], list[dict[str, Any]]]) -> None:
+    """Write `rows` (made with who wrote them) through `atlas.state.postgres.records.<writer>`: psycopg is
+    imported only when a database is set."""
     from atlas.state.settings import state_settings
 
     try:
@@ -28,14 +43,13 @@ def mirror_calls(home: Path, records: Sequence[CallRecord], *, session: str, tur
         return  # the command's own check says what is wrong with the setting
     if not url:
         return
+    from atlas.state.postgres import records
     from atlas.state.postgres.database import shared_database
-    from atlas.state.postgres.records import record_calls
     from atlas.state.who import author
 
-    who = author(home)
-    rows = [_row(record, session, turn, who) for record in records]
+    write: Callable[[SharedDatabase, Sequence[dict[str, Any]]], None] = getattr(records, writer)
     try:
-        record_calls(shared_database(url), rows)
+        write(shared_database(url), rows(author(home)))
     except (ToolError, AtlasError) as exc:
         if str(exc) not in _warned:
             _warned.add(str(exc))
@@ -57,5 +71,7 @@ def _row(record: CallRecord, session: str, turn: int, who: dict[str, str]) -> di
         "message": record.message,
         "approved": record.approved,
         "decided_by": record.decided_by,
+        "round": record.round,
+        "position": record.position,
         **who,
     }

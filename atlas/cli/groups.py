@@ -143,4 +143,5 @@ def mcp_serve(
     from atlas.commands import guarded
     from atlas.commands.mcp_serve import serve
 
-    guarded(lambda: serve(allow_writes=allow_writes, timeout_s=timeout))
+    # With a shared state, it is opened before serving: unreachable, one line and no server.
+    guarded(lambda: serve(allow_writes=allow_writes, timeout_s=timeout), state=True)

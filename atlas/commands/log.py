@@ -7,7 +7,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -20,6 +20,9 @@ from atlas.foundation.sanitize import clean_line
 from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, iso_time, local_time, make_console
 from atlas.ui.safe import compact_args
+
+if TYPE_CHECKING:
+    from atlas.calllog.shared_log import SharedCallLog
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -66,7 +69,7 @@ def parse_since(value: str, *, now: float | None = None) -> float:
     return (time.time() if now is None else now) - amount * _UNIT_S[unit]
 
 
-def with_questions(log: CallLog, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_questions(log: CallLog | SharedCallLog, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each call with the question of its turn (None while the turn is unanswered)."""
     asked = log.questions(call["session"] for call in calls)
     return [{**call, "question": asked.get((call["session"], call["turn"]))} for call in calls]
@@ -129,7 +132,7 @@ def run_log(options: LogOptions) -> None:
 
 
 def _show(options: LogOptions) -> None:
-    log = CallLog.at_home(atlas_home())
+    log, shared = _call_log(options)
     console = make_console(for_tables=True)
     if options.script is not None:
         print_json(log.export_script(options.script), indent=2)
@@ -144,49 +147,49 @@ def _show(options: LogOptions) -> None:
         "since": options.since,
         "errors_only": options.errors,
     }
-    if _shown_shared(options, console, filters):
-        return
     # Read before the latest calls are shown: one logged in between is then shown there or followed.
     known = {_key(call) for call in _recent(log, filters)} if options.follow else set()
     calls = with_questions(log, log.calls(limit=options.limit, **filters))
     shown = layout(console)
-    widths = follow_widths(table_rows(calls, shown), shown, console.width) if options.follow else None
+    widths = follow_widths(table_rows(calls, shown), shown, console.width) if options.follow and not shared else None
     if options.as_json:
         _print_json(calls)
     elif calls or options.follow:
-        console.print(call_table(console, calls, widths=widths))
+        console.print(_table(console, calls, widths=widths, shared=shared))
     else:
-        console.print(
-            f"No calls logged yet in {clean_line(log.path)}." if not any(filters.values()) else "No calls match.",
-            style="dim",
-        )
+        filtered = any(filters.values()) or (options.mine and shared)
+        console.print("No calls match." if filtered else f"No calls logged yet in {clean_line(log.path)}.", style="dim")
     if options.follow:
         known.update(_key(call) for call in calls)
-        _follow(log, console, known, filters, widths=widths, as_json=options.as_json)
+        _follow(log, console, known, filters, widths=widths, as_json=options.as_json, shared=shared)
 
 
-def _shown_shared(options: LogOptions, console: Console, filters: dict[str, Any]) -> bool:
-    """With a shared database, the team's calls from there (who made each, where); else False (a state
-    folder of one's own holds only its person's calls, so `--mine` changes nothing there). `--stats`,
-    `--script` and `--follow` read the local log."""
+def _call_log(options: LogOptions) -> tuple[CallLog | SharedCallLog, bool]:
+    """The log every reading shows, and whether it is a team's: with a shared database, everyone's
+    calls there (`--mine`: only your own), each naming who made it where; else this folder's `log.db`
+    (which holds only its own person's calls, so `--mine` changes nothing there)."""
     from atlas.state.settings import state_settings
-    from atlas.state.who import person
 
     home = atlas_home()
     url = state_settings(home).url
-    if not url or options.follow:
-        return False
-    from atlas.commands.log_shared import show_shared
+    if not url:
+        return CallLog.at_home(home), False
+    from atlas.calllog.shared_log import SharedCallLog
     from atlas.state.postgres.database import shared_database
+    from atlas.state.who import person
 
-    mine = person(home) if options.mine else None
-    show_shared(
-        shared_database(url), console, limit=options.limit, filters=filters, person=mine, as_json=options.as_json
-    )
-    return True
+    return SharedCallLog(shared_database(url), person(home) if options.mine else None), True
 
 
-def _show_stats(log: CallLog, console: Console, options: LogOptions) -> None:
+def _table(console: Console, calls: list[dict[str, Any]], *, widths: dict[str, int] | None, shared: bool) -> Table:
+    if not shared:
+        return call_table(console, calls, widths=widths)
+    from atlas.commands.log_shared import shared_table
+
+    return shared_table(console, calls)
+
+
+def _show_stats(log: CallLog | SharedCallLog, console: Console, options: LogOptions) -> None:
     """Per tool, then calls per question overall and per source (JSON: a last line `calls_per_question`)."""
     stats = log.stats(tool=options.tool, session=options.session, since=options.since)
     per_question = log.calls_per_question(tool=options.tool, session=options.session, since=options.since)
@@ -270,20 +273,21 @@ def _key(call: dict[str, Any]) -> tuple[Any, ...]:
     return (call["session"], call["call_id"], call["ts"])
 
 
-def _recent(log: CallLog, filters: dict[str, Any]) -> list[dict[str, Any]]:
+def _recent(log: CallLog | SharedCallLog, filters: dict[str, Any]) -> list[dict[str, Any]]:
     """The calls of the last `FOLLOW_LOOKBACK_S` that match the filters, oldest first."""
     since = max(time.time() - FOLLOW_LOOKBACK_S, filters["since"] or 0.0)
     return log.calls(limit=None, **{**filters, "since": since})
 
 
 def _follow(
-    log: CallLog,
+    log: CallLog | SharedCallLog,
     console: Console,
     known: set[tuple[Any, ...]],
     filters: dict[str, Any],
     *,
     widths: dict[str, int] | None,
     as_json: bool,
+    shared: bool,
 ) -> None:
     """Poll for calls not shown yet, until Ctrl-C."""
     while True:
@@ -296,6 +300,6 @@ def _follow(
         if as_json:
             _print_json(fresh)
         else:
-            table = call_table(console, fresh, widths=widths)
+            table = _table(console, fresh, widths=widths, shared=shared)
             table.show_header = False
             console.print(table)

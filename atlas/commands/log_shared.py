@@ -6,36 +6,18 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.table import Table
 
 from atlas.foundation.sanitize import clean_line
-from atlas.state.postgres.database import SharedDatabase
-from atlas.state.postgres.records import latest_calls
-from atlas.ui.json_out import print_json
-from atlas.ui.render import data_table, iso_time, local_time
+from atlas.ui.render import data_table, local_time
 from atlas.ui.safe import compact_args
 
 COLUMNS = ("time", "who", "session", "tool", "arguments", "kind", "ms", "attempts")
 ARGUMENTS_LIMIT = 60
 
 
-def show_shared(
-    database: SharedDatabase,
-    console: Console,
-    *,
-    limit: int,
-    filters: dict[str, Any],
-    person: str | None,
-    as_json: bool,
-) -> None:
-    calls = latest_calls(database, limit=limit, filters=filters, person=person)
-    if as_json:
-        for call in calls:
-            print_json({**call, "ts": iso_time(float(call["ts"]))}, flush=True)
-        return
-    if not calls:
-        filtered = any(value for value in filters.values()) or person is not None
-        console.print("No calls match." if filtered else f"No calls logged yet in {database.shown}.", style="dim")
-        return
+def shared_table(console: Console, calls: list[dict[str, Any]]) -> Table:
+    """The team's calls as a table, each naming who made it where, fitted to this console."""
     whole = not console.is_terminal
     rows = [
         (
@@ -51,12 +33,14 @@ def show_shared(
         for call in calls
     ]
     cut = () if whole else ("arguments", "tool", "kind")
-    console.print(data_table(COLUMNS, rows, right=("ms", "attempts"), cut=cut))
+    return data_table(COLUMNS, rows, right=("ms", "attempts"), cut=cut)
 
 
-def _arguments(raw: str) -> dict[str, Any] | str:
-    try:
-        value = json.loads(raw)
-    except ValueError:
+def _arguments(raw: Any) -> dict[str, Any] | str:
+    if isinstance(raw, dict):
         return raw
-    return value if isinstance(value, dict) else raw
+    try:
+        value = json.loads(str(raw))
+    except (ValueError, RecursionError):
+        return str(raw)
+    return value if isinstance(value, dict) else str(raw)

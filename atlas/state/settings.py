@@ -8,6 +8,7 @@ with a cloned repository, and must not send the team's records to a database it 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,12 +16,35 @@ from pathlib import Path
 from atlas.foundation import statefiles
 from atlas.foundation.config import state_folder
 from atlas.foundation.errors import ConfigError
-from atlas.foundation.redact import redact_url
+from atlas.foundation.redact import HIDDEN, redact_secrets, redact_url, url_secrets
 from atlas.foundation.sanitize import clean_line
 
 URL_ENV = "ATLAS_STATE_URL"
 CONFIG_FILE = "config.toml"
 SCHEMES = ("postgresql", "postgres")
+
+
+SECRET_PARAMETERS = ("password", "sslpassword")
+"""Connection parameters (`?password=…`) libpq reads a secret from."""
+_USERINFO = re.compile(r"://([^@/?#]*)@")
+
+
+def url_credentials(url: str) -> list[str]:
+    """Every secret a database URL carries, as written and as decoded: the user and password (even
+    when they cannot be decoded) and any secret parameter's value."""
+    found = list(url_secrets(url))
+    if userinfo := _USERINFO.search(url):
+        found += [part for part in userinfo.group(1).split(":", 1) if part]
+    found += re.findall(rf"[?&](?:{'|'.join(SECRET_PARAMETERS)})=([^&#]*)", url, flags=re.IGNORECASE)
+    return found
+
+
+def shown_url(url: str) -> str:
+    """A database URL as a person may see it: no user, password or secret parameter."""
+    hidden = re.sub(
+        rf"([?&](?:{'|'.join(SECRET_PARAMETERS)})=)[^&#]*", rf"\g<1>{HIDDEN}", redact_url(url), flags=re.IGNORECASE
+    )
+    return redact_secrets(hidden, url_credentials(url))
 
 
 @dataclass(frozen=True)
@@ -33,7 +57,7 @@ class StateSettings:
     @property
     def shown(self) -> str:
         """The URL as a person may see it: no credentials."""
-        return redact_url(self.url)
+        return shown_url(self.url)
 
 
 _SEEN: dict[Path, tuple[tuple[int, int, int, int], dict[str, object]]] = {}
@@ -90,7 +114,7 @@ def state_settings(home: Path) -> StateSettings:
             raise ConfigError(f"{clean_line(home / CONFIG_FILE)}: [state] url must be a string")
         url, where = value.strip(), f"[state] url in {clean_line(home / CONFIG_FILE)}"
     if url and url.split("://", 1)[0].lower() not in SCHEMES:
-        raise ConfigError(f"{where}: {clean_line(redact_url(url))} is not a postgresql:// URL")
+        raise ConfigError(f"{where}: {clean_line(shown_url(url))} is not a postgresql:// URL")
     person = table.get("person", "")
     if not isinstance(person, str):
         raise ConfigError(f"{clean_line(home / CONFIG_FILE)}: [state] person must be a string")

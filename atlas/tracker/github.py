@@ -7,17 +7,19 @@ first journalled (a `comment_marker` record) and reused by every retry or replay
 before posting, Atlas looks for it among the issue's recent comments written by the token's own
 account (`GET /user`), so a retry never posts twice and a stranger's comment, marker or not,
 never stands in for Atlas's. Each issue's check and write run under a lock shared by every
-process, with the journal consulted inside it, so one approved action is sent once. A write that
+process, with the journal consulted inside it, so one approved action is sent once; a rule that
+counts per run adds its run's lock, so racing writes on other issues cannot overspend it. A write that
 got no answer is reported as "may have taken effect" and is never sent again by this module.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -100,7 +102,7 @@ class GitHubTracker(MockTracker):
 
     def add_label(self, issue: IssueBrief, label: str, *, key: str, session: str) -> dict[str, Any]:
         """Add a label once: another process's approved add of it, or a replay of this call, sends nothing."""
-        with self.issue_lock(issue.id):
+        with self._write_locks(issue.id, session):
             done = self._done(key, issue, "add_label", label)
             if done is not None:
                 return done
@@ -115,7 +117,7 @@ class GitHubTracker(MockTracker):
     def remove_label(self, issue: IssueBrief, label: str, *, key: str, session: str) -> dict[str, Any]:
         """Remove a label; one the issue does not have changes nothing (GitHub answers 404 for it)."""
         url = f"/repos/{self.repo}/issues/{issue.id}/labels/{quote(label, safe='')}"
-        with self.issue_lock(issue.id):
+        with self._write_locks(issue.id, session):
             done = self._done(key, issue, "remove_label", label)
             if done is not None:
                 return done
@@ -137,7 +139,7 @@ class GitHubTracker(MockTracker):
     def post_comment(self, issue: IssueBrief, body: str, *, key: str, session: str) -> dict[str, Any]:
         """Post once per approved call: its random marker is journalled first and looked for before posting."""
         url = f"/repos/{self.repo}/issues/{issue.id}/comments"
-        with self.issue_lock(issue.id):
+        with self._write_locks(issue.id, session):
             done, token = self._comment_marker(key, issue, body, session)
             if done is not None:
                 return _comment_result(done)
@@ -157,6 +159,19 @@ class GitHubTracker(MockTracker):
                 )
             github = {"url": posted.get("html_url"), "id": posted["id"]}
             return _comment_result(self._record("post_comment", issue, key, session, {"body": body}, github))
+
+    @contextlib.contextmanager
+    def _write_locks(self, issue_id: int, session: str) -> Iterator[None]:
+        """The issue's lock and, for a write a rule counts per run, the rule's run's lock: held across
+        the check, the network call and the record, so writes racing on other issues (other threads,
+        processes or machines of the team) cannot all pass a `max_per_run` only one of them fits in.
+        Always taken in this order, so two writers never wait on each other."""
+        with contextlib.ExitStack() as held:
+            held.enter_context(self.issue_lock(issue_id))
+            if self.limits.rule and self.limits.max_per_run is not None:
+                name = f"{self.dataset} rule {self.limits.rule} run {session}"
+                held.enter_context(self.journal.issue_lock(name))
+            yield
 
     def removed_elsewhere(self, issue_id: int) -> set[str]:
         """The labels (casefolded) someone other than the token's account last removed from the issue

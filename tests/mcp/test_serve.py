@@ -19,8 +19,8 @@ from tests.support.run import REPO, atlas_env, invoke, logged_calls, tracker_rec
 Session = Callable[[ClientSession], Awaitable[Any]]
 
 
-def with_server(home: Path, body: Session, *args: str, elicit: Any = None) -> Any:
-    env = atlas_env(home)
+def with_server(home: Path, body: Session, *args: str, elicit: Any = None, **env_extra: str) -> Any:
+    env = atlas_env(home, **env_extra)
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "atlas", "mcp", "serve", *args], env=env, cwd=REPO
     )

@@ -13,7 +13,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def race_writes(
-    home: Path, writes: list[tuple[str, int, str, str]], limits: dict[str, Any], env: dict[str, str] | None = None
+    home: Path,
+    writes: list[tuple[str, int, str, str]],
+    limits: dict[str, Any],
+    env: dict[str, str] | None = None,
+    label: str = "type:bug",
 ) -> list[dict[str, Any]]:
     """Each (action, issue, key, session) written by its own process, all let go at one instant once
     every one has started and opened the journal."""
@@ -21,7 +25,7 @@ def race_writes(
     writer = [sys.executable, "-m", "tests.support.journal_writer", str(home)]
     started = [
         subprocess.Popen(
-            [*writer, action, str(issue), key, session, json.dumps(limits)],
+            [*writer, action, str(issue), key, session, json.dumps(limits), label],
             env=environment,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

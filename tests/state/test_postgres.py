@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from atlas.foundation.errors import UnavailableToolError
+from atlas.state.postgres import database as database_module
 from atlas.state.postgres.database import forget_databases
 from atlas.tools.registry import WriteLimits
 from atlas.tracker.journal import IssueBrief, MockTracker
@@ -59,11 +60,17 @@ def test_a_server_killed_mid_run_fails_the_rest_as_unavailable_and_loses_nothing
     assert time.monotonic() - started < 8.0  # the first failure waits for a connection; the rest fail at once
     assert own_server.password not in str(tracker.path)
 
-    own_server.start()  # the restart: the same data, a new process of Atlas
-    forget_databases()
+    own_server.start()  # the restart
+    # A process that runs on (a served MCP host) goes on once the lost database has been looked at again.
+    monkeypatch.setattr(database_module, "LOST_RECHECK_S", 0.0)
+    assert [r["issue_id"] for r in tracker.records()] == [0, 1, 2]  # none lost
+    assert _comment(tracker, 3)["posted"] is True
+    monkeypatch.setattr(database_module, "LOST_RECHECK_S", 30.0)
+
+    forget_databases()  # a new process of Atlas
     again = MockTracker(tmp_path)
     again.limits = WriteLimits(first_comment=True)
-    assert [r["issue_id"] for r in again.records()] == [0, 1, 2]  # none lost
+    assert [r["issue_id"] for r in again.records()] == [0, 1, 2, 3]
     for n in range(6):  # the whole run again: what was recorded is not written twice, the rest now is
         assert _comment(again, n)["posted"] is True
     assert sorted(r["issue_id"] for r in again.records()) == [0, 1, 2, 3, 4, 5]

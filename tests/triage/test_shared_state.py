@@ -3,6 +3,7 @@ inbox keeping its own "new since you last looked"."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -47,3 +48,19 @@ def test_each_person_keeps_their_own_inbox_mark(home: Path, tmp_path: Path, data
     assert "first inbox" not in invoke("inbox", "--limit", "1", env=envs["ana"]).stdout
     assert "first inbox" in invoke("inbox", "--limit", "1", env=envs["bo"]).stdout
     assert not (tmp_path / "ana" / "triage" / "inbox.json").exists()
+
+    import psycopg
+
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        marks = dict(conn.execute("SELECT person, newest FROM atlas_inbox_seen").fetchall())
+        assert sorted(marks) == ["ana", "bo"] and marks["ana"] == marks["bo"]
+        # Ana last looked long ago (issues came in since); Bo has just looked.
+        conn.execute("UPDATE atlas_inbox_seen SET newest = '2000-01-01T00:00:00Z' WHERE person = 'ana'")
+
+    def new_ones(name: str) -> int:
+        shown = invoke("inbox", "--json", env=envs[name])
+        assert shown.code == 0, shown
+        return sum("new" in json.loads(line)["reasons"] for line in shown.stdout.splitlines() if line.strip())
+
+    assert new_ones("bo") == 0 and new_ones("ana") > 0
+    assert new_ones("ana") == 0  # looking marks them seen for her, and for no one else

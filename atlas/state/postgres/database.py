@@ -4,12 +4,15 @@ Opening it connects and brings its tables up to date; when that fails (the serve
 password is wrong, the database does not exist) the command stops with one line naming the database
 without its credentials, before anything is written: Atlas never falls back to local files, which
 would split the team's truth in two. Once a connection is lost mid-run, every later write of the
-process fails at once as `unavailable` (the executor's kind), and what was committed before stays.
+process fails at once as `unavailable` (the executor's kind), and what was committed before stays;
+a process that runs on (`atlas mcp serve`, a chat) looks again after `LOST_RECHECK_S`, and goes on
+once the database is back.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -18,14 +21,17 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from atlas.foundation.errors import AtlasError, TransientToolError, UnavailableToolError
-from atlas.foundation.redact import redact_secrets, redact_url, url_secrets
+from atlas.foundation.redact import redact_secrets
 from atlas.foundation.sanitize import clean_line
 from atlas.state.postgres.migrations import migrate
+from atlas.state.settings import shown_url, url_credentials
 
 CONNECT_TIMEOUT_S = 3
 """How long one connection attempt may take before the database counts as unreachable."""
 POOL_WAIT_S = 5.0
 """How long a write waits for a free connection of the pool (or a new one) before it fails."""
+LOST_RECHECK_S = 30.0
+"""How long a lost database is taken as still lost (every write failing at once) before it is tried again."""
 POOL_SIZE = 8
 """The executor runs a few side effects at once; each holds a connection for one short transaction (two
 on GitHub: the issue's lock across the network call, and the journal's)."""
@@ -43,10 +49,11 @@ class SharedDatabase:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.shown = clean_line(redact_url(url))
+        self.shown = clean_line(shown_url(url))
         self.lost: str | None = None
-        """Why the connection was lost mid-run: from then on every use fails at once."""
-        self._secrets = url_secrets(url)
+        """Why the connection was lost mid-run: until `LOST_RECHECK_S` later, every use fails at once."""
+        self._lost_at = 0.0
+        self._secrets = url_credentials(url)
         self.pool = ConnectionPool(
             url,
             min_size=1,
@@ -84,7 +91,7 @@ class SharedDatabase:
     def connection(self) -> Iterator[psycopg.Connection[Any]]:
         """A connection of the pool; a lost database is an UnavailableToolError, now and for the rest of the run."""
         if self.lost is not None:
-            raise UnavailableToolError(self.lost)
+            self._recheck()
         try:
             with self.pool.connection() as conn:
                 yield conn
@@ -95,6 +102,18 @@ class SharedDatabase:
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             self._lose(exc)
 
+    def _recheck(self) -> None:
+        """Still lost: fail at once; once `LOST_RECHECK_S` has passed, try the server, and drop the
+        pool's connections that died with it when it is back."""
+        assert self.lost is not None
+        if time.monotonic() - self._lost_at < LOST_RECHECK_S:
+            raise UnavailableToolError(self.lost)
+        if not self._reachable():
+            self._lost_at = time.monotonic()
+            raise UnavailableToolError(self.lost)
+        self.pool.check()
+        self.lost = None
+
     def _reachable(self) -> bool:
         try:
             with psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S):
@@ -104,6 +123,7 @@ class SharedDatabase:
 
     def _lose(self, exc: BaseException) -> NoReturn:
         self.lost = f"the shared state {self.shown} is unreachable ({self.redacted(exc)}); nothing was written"
+        self._lost_at = time.monotonic()
         raise UnavailableToolError(self.lost) from None
 
     def close(self) -> None:

@@ -2,8 +2,9 @@
 
 `locked()` is one transaction holding a transaction-level advisory lock: every process's check (who
 commented, how much a rule has used) and its record are one step, on every machine. A record's
-(dataset, key, action) is unique, so even a write outside the lock cannot be recorded twice. An
-issue's lock (`issue_lock`) is a session-level advisory lock, held across a network call.
+(dataset, key, action) is unique, so even a write outside the lock cannot be recorded twice. A named
+lock (`issue_lock`: an issue's, or a rule's run) is a session-level advisory lock, held across a
+network call.
 """
 
 from __future__ import annotations
@@ -31,7 +32,12 @@ def _lock_id(name: str) -> int:
 
 
 class PgJournal:
-    """`atlas.tracker.store.Journal` on PostgreSQL."""
+    """`atlas.tracker.store.Journal` on PostgreSQL.
+
+    A thread keeps one connection for as long as it holds any lock (an issue's, a rule's, the
+    journal's transaction): locks taken inside one another share it, so a write holding three
+    locks costs the pool one connection, and the pool cannot run dry of connections its own
+    lock holders wait for."""
 
     skipped = 0
 
@@ -42,13 +48,17 @@ class PgJournal:
 
     @contextmanager
     def _conn(self) -> Iterator[psycopg.Connection[Any]]:
-        """The transaction this thread holds under the lock, else a connection of the pool."""
+        """The connection this thread holds (under a lock), else one of the pool for as long as this lasts."""
         held: psycopg.Connection[Any] | None = getattr(self._held, "conn", None)
         if held is not None:
             yield held
             return
         with self.database.connection() as conn:
-            yield conn
+            self._held.conn = conn
+            try:
+                yield conn
+            finally:
+                self._held.conn = None
 
     def read(self) -> list[dict[str, Any]]:
         with self._conn() as conn:
@@ -62,19 +72,19 @@ class PgJournal:
 
     @contextmanager
     def locked(self) -> Iterator[None]:
-        if getattr(self._held, "conn", None) is not None:
+        if getattr(self._held, "in_transaction", False):
             yield  # already held by this thread: one transaction
             return
-        with self.database.connection() as conn, conn.transaction():
+        with self._conn() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (JOURNAL_LOCK,))
-            self._held.conn = conn
+            self._held.in_transaction = True
             try:
                 yield
             finally:
-                self._held.conn = None
+                self._held.in_transaction = False
 
     def append(self, record: dict[str, Any]) -> None:
-        if getattr(self._held, "conn", None) is None:
+        if not getattr(self._held, "in_transaction", False):
             raise PermanentToolError("a journal record is written only under the journal's lock; nothing was written")
         with self._conn() as conn:
             conn.execute(
@@ -93,7 +103,7 @@ class PgJournal:
 
     @contextmanager
     def issue_lock(self, name: str) -> Iterator[None]:
-        with self.database.connection() as conn:
+        with self._conn() as conn:
             conn.execute("SELECT pg_advisory_lock(%s)", (_lock_id(name),))
             try:
                 yield

@@ -61,6 +61,24 @@ MIGRATIONS: tuple[str, ...] = (
         machine TEXT NOT NULL
     )
     """,
+    # 2: the call log as `atlas log --script` replays it (each call's round and place in it) and the
+    # answered questions, so `--stats`, `--script` and `--follow` read the team's log as the table does.
+    """
+    ALTER TABLE atlas_calls ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE atlas_calls ADD COLUMN position INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX atlas_calls_session ON atlas_calls (session, turn);
+    CREATE TABLE atlas_turns (
+        id BIGSERIAL PRIMARY KEY,
+        ts DOUBLE PRECISION NOT NULL,
+        session TEXT NOT NULL,
+        turn INTEGER NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        person TEXT NOT NULL,
+        machine TEXT NOT NULL,
+        UNIQUE (session, turn, ts)
+    )
+    """,
 )
 
 MIGRATION_LOCK = 0x61746C6173_01

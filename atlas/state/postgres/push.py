@@ -1,8 +1,9 @@
 """`atlas state push`: a local state folder's history copied into the shared database, once.
 
 Every copied row is keyed as it is in the database (a tracker record by dataset, key and action; an
-applied item by plan and item; a call by session, turn, id and time), so pushing the same folder
-again, or two maintainers pushing theirs, adds nothing twice. The local files are read, never changed.
+applied item by plan and item; a call by session, turn, id and time; a question by session, turn and
+time), so pushing the same folder again, or two maintainers pushing theirs, adds nothing twice. The
+local files are read, never changed.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from psycopg.types.json import Jsonb
 
 from atlas.foundation import statefiles
 from atlas.state.postgres.database import SharedDatabase
-from atlas.state.postgres.records import CALL_COLUMNS
+from atlas.state.postgres.records import CALL_COLUMNS, TURN_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,9 @@ class Pushed:
 def push(database: SharedDatabase, folder: Path, who: dict[str, str], tracker_records: list[dict[str, Any]]) -> Pushed:
     """Copy `tracker_records` (the folder's journal, read by the caller) and the folder's other state."""
     applied = _applied(folder)
-    calls = _calls(folder, who)
-    found = {"tracker actions": len(tracker_records), "applied plan items": len(applied), "calls": len(calls)}
+    calls, turns = _log(folder, who)
+    found = {"tracker actions": len(tracker_records), "applied plan items": len(applied), "calls": len(calls),
+             "questions": len(turns)}  # fmt: skip
     added = dict.fromkeys(found, 0)
     with database.connection() as conn, conn.transaction():
         for record in tracker_records:
@@ -58,6 +60,13 @@ def push(database: SharedDatabase, folder: Path, who: dict[str, str], tracker_re
                 tuple(call.get(column) for column in CALL_COLUMNS),
             )
             added["calls"] += cursor.rowcount
+        turn_marks = ", ".join(["%s"] * len(TURN_COLUMNS))
+        for turn in turns:
+            cursor = conn.execute(
+                f"INSERT INTO atlas_turns ({', '.join(TURN_COLUMNS)}) VALUES ({turn_marks}) ON CONFLICT DO NOTHING",
+                tuple(turn.get(column) for column in TURN_COLUMNS),
+            )
+            added["questions"] += cursor.rowcount
     return Pushed(found, added)
 
 
@@ -77,22 +86,24 @@ def _applied(folder: Path) -> list[tuple[str, int, str]]:
     return found
 
 
-def _calls(folder: Path, who: dict[str, str]) -> list[dict[str, Any]]:
+def _log(folder: Path, who: dict[str, str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The folder's logged calls and answered questions, each naming `who`."""
     path = folder / "log.db"
     if not path.is_file():
-        return []
+        return [], []
     try:
         conn = statefiles.connect_sqlite(path, timeout=5.0)
     except (OSError, sqlite3.Error, statefiles.UnsafeStateFile):
-        return []
+        return [], []
     try:
         conn.row_factory = sqlite3.Row
         rows = conn.execute(
-            "SELECT ts, session, turn, call_id, name, arguments, kind, ms, attempts, message, approved, decided_by"
-            " FROM calls ORDER BY id"
+            "SELECT ts, session, turn, call_id, name, arguments, kind, ms, attempts, message, approved, decided_by,"
+            " round, position FROM calls ORDER BY id"
         ).fetchall()
+        turns = conn.execute("SELECT ts, session, turn, question, answer FROM turns ORDER BY id").fetchall()
     except sqlite3.Error:
-        return []
+        return [], []
     finally:
         conn.close()
     calls = []
@@ -100,4 +111,4 @@ def _calls(folder: Path, who: dict[str, str]) -> list[dict[str, Any]]:
         call = dict(row)
         call["approved"] = None if call["approved"] is None else bool(call["approved"])
         calls.append({**call, **who})
-    return calls
+    return calls, [{**dict(turn), **who} for turn in turns]

@@ -1,4 +1,5 @@
-"""The shared database's other records: applied plan items, each person's inbox mark, the call log."""
+"""The shared database's other records: applied plan items, each person's inbox mark, the call log's writes
+(its reads are in `calls.py`), granted rules."""
 
 from __future__ import annotations
 
@@ -43,8 +44,9 @@ def remember_seen(database: SharedDatabase, dataset: str, person: str, newest: s
 
 CALL_COLUMNS = (
     "ts", "session", "turn", "call_id", "name", "arguments", "kind", "ms", "attempts", "message", "approved",
-    "decided_by", "person", "machine",
+    "decided_by", "person", "machine", "round", "position",
 )  # fmt: skip
+TURN_COLUMNS = ("ts", "session", "turn", "question", "answer", "person", "machine")
 
 
 def record_calls(database: SharedDatabase, rows: Sequence[dict[str, Any]]) -> None:
@@ -58,30 +60,15 @@ def record_calls(database: SharedDatabase, rows: Sequence[dict[str, Any]]) -> No
         )
 
 
-def latest_calls(
-    database: SharedDatabase, *, limit: int, filters: dict[str, Any], person: str | None = None
-) -> list[dict[str, Any]]:
-    """The latest calls matching `atlas log`'s filters, oldest first (of one person when named)."""
-    conditions: list[str] = []
-    params: list[Any] = []
-    for column, value in (("name", filters.get("tool")), ("kind", filters.get("kind")),
-                          ("session", filters.get("session")), ("person", person)):  # fmt: skip
-        if value is not None:
-            conditions.append(f"{column} = %s")
-            params.append(str(value))
-    if filters.get("since") is not None:
-        conditions.append("ts >= %s")
-        params.append(float(filters["since"]))
-    if filters.get("errors_only"):
-        conditions.append("kind <> 'ok'")
-    where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+def record_turns(database: SharedDatabase, rows: Sequence[dict[str, Any]]) -> None:
+    """Answered questions, once each."""
+    placeholders = ", ".join(["%s"] * len(TURN_COLUMNS))
     with database.connection() as conn:
-        cursor = conn.execute(
-            f"SELECT {', '.join(CALL_COLUMNS)} FROM atlas_calls {where} ORDER BY ts DESC, id DESC LIMIT %s",
-            (*params, limit),
+        conn.cursor().executemany(
+            f"INSERT INTO atlas_turns ({', '.join(TURN_COLUMNS)}) VALUES ({placeholders})"
+            " ON CONFLICT (session, turn, ts) DO NOTHING",
+            [tuple(row.get(column) for column in TURN_COLUMNS) for row in rows],
         )
-        rows = cursor.fetchall()
-    return [dict(zip(CALL_COLUMNS, row, strict=True)) for row in reversed(rows)]
 
 
 def granted_rules(database: SharedDatabase) -> list[tuple[str, str, str, str]]:
