@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -58,9 +59,25 @@ def ask_with(
     return result, kept
 
 
+@pytest.fixture(scope="module")
+def fitted_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state folder holding the bundled data's triage model, fitted once: these tests are about what
+    reaches the model, and a first fit beside a busy suite's other tests can outlast a tool's deadline."""
+    home = tmp_path_factory.mktemp("fitted-home")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ATLAS_HOME", str(home))
+        env.delenv("ORBIT_DATA", raising=False)
+        spec = load_registry([])["plan_triage"]
+        spec.fn(spec.args_model(**READ_REQUESTS["plan_triage"][1]), ToolContext())
+    return home
+
+
 @pytest.mark.parametrize("api", ["responses", "chat"])
 @pytest.mark.parametrize("name", sorted(READ_REQUESTS))
-def test_each_read_tool_s_whole_result_reaches_the_model(llmock: Any, api: str, name: str) -> None:
+def test_each_read_tool_s_whole_result_reaches_the_model(
+    llmock: Any, api: str, name: str, fitted_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ATLAS_HOME", str(fitted_home))
     registry = load_registry([]).read_only()
     _, arguments = READ_REQUESTS[name]
     _, kept = ask_with(llmock, api, registry, name, arguments)
