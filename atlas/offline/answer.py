@@ -142,8 +142,9 @@ def _date(value: Any) -> str:
 
 def issue_section(issue_id: int, data: Mapping[str, Any], cited: list[str]) -> str:
     title = _one_line(data.get("title", ""), 160)
+    author = _one_line(data.get("author") or "unknown")
     facts = (
-        f"{data.get('state', '?')} · labels {_labels_text(_labels(data))} · opened by {_one_line(data.get('author'))} "
+        f"{data.get('state', '?')} · labels {_labels_text(_labels(data))} · opened by {author} "
         f"on {_date(data.get('created_at'))} · {_comments_text(_comment_count(data))}"
     )
     lines = [f"### #{issue_id} — {title}", facts, "", quoted(str(data.get("body", "")), EXCERPT_CHARS)]
