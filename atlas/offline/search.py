@@ -16,6 +16,7 @@ from typing import Any
 
 from atlas.foundation.label_names import label_value, resolve_label, split_label
 from atlas.offline.dates import ACTIVITY_PHRASE_RE, span_in
+from atlas.offline.entities import label_refs
 from atlas.offline.label_usage import issues_carrying
 from atlas.offline.labels import LabelHit, label_from_token, labels_in_words, severity_label
 from atlas.offline.lazy import lazy
@@ -338,8 +339,6 @@ def _kind_without_label(rest: str, query: str, notes: list[str]) -> str:
 def _more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[list[str], str]:
     """Every label the words name (the one found first included), the most specific (on fewest issues) first;
     their words out."""
-    from atlas.offline.entities import label_refs  # the entities module reads searches' words too
-
     found = [label] if label else []
     lead = _QUERY_LEAD_RE.search(rest)
     scope = rest[: lead.start()] if lead else rest
