@@ -27,10 +27,11 @@ from atlas.offline.conditions import (
     whichever,
 )
 from atlas.offline.doc_acts import DOC_ASK_RE, DOCS_RE, MEANING_RE, doc_ask, label_meaning
-from atlas.offline.entities import action_targets, issue_refs, label_refs
+from atlas.offline.entities import LabelRef, action_targets, issue_refs, label_refs
 from atlas.offline.frames import Request, quoted_texts
 from atlas.offline.issue_refs import CODE_RE
 from atlas.offline.label_acts import label_change, label_help
+from atlas.offline.labels import labels_in_words
 from atlas.offline.later import Later
 from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall, codes_in
@@ -87,6 +88,7 @@ _ANYTHING_RE = lazy(
     r"(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
     re.I,
 )
+_STATE_RE = lazy(r"\b(?:still\s+)?(?:open|closed)\b", re.I)
 _RANKING_RE = lazy(r"\b(?:most|top|rank(?:ed|ing)?|leaderboard)\b", re.I)
 _ISSUE_PRONOUN_RE = lazy(r"\b(?:it|its|them|both|that\s+one|this\s+one)\b", re.I)
 """`explain the codes it cites` after `show 41`: a request about the issue named before, not a doc ask."""
@@ -190,7 +192,9 @@ def _count(r: Reading) -> Act | None:
 
 
 def _symptom(r: Reading) -> Act | None:
-    asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not names_people_or_days(r.text)
+    # `any open streaming issues?`: a state asked for is a search, where a symptom is never open or closed.
+    filtered = names_people_or_days(r.text) or _STATE_RE.search(r.text)
+    asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not filtered
     return Act(Intent.SYMPTOM, r.typed) if asked else None
 
 
@@ -333,6 +337,8 @@ def _only_filters(text: str, labels: Sequence[str]) -> bool:
     """`open S1s?`, `are there any open S1s since Monday?`, `closed comp:api`: nothing but a state, labels, an
     author or a time, asked for or asked about, which is a search."""
     refs = [ref for ref in label_refs(text, labels, words=False) if ref.known]
+    if _STATE_RE.search(text):  # `open dataset requests`: a label named whole in words, with a state
+        refs += [LabelRef(hit.label, hit.start, hit.end) for hit in labels_in_words(text, labels) if hit.exact]
     if not refs:
         return False
     rest = text

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from atlas.foundation.config import dataset_name
@@ -19,38 +18,10 @@ from atlas.offline.issue_view import issue_markdown
 from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in
 from atlas.offline.quoting import one_line as _one_line
 from atlas.offline.quoting import quoted
+from atlas.offline.readings import ToolReading, issue_text
 from atlas.offline.results import result_section
 from atlas.offline.search import SEARCH_MAX
 from atlas.tools.definition import ToolDefinition
-
-
-@dataclass(frozen=True)
-class ToolReading:
-    """One call made this turn and what came back (the parsed envelope)."""
-
-    call: PlannedCall
-    call_id: str
-    envelope: Mapping[str, Any]
-
-    @property
-    def ok(self) -> bool:
-        return self.envelope.get("ok") is True
-
-    @property
-    def data(self) -> Any:
-        return self.envelope.get("data")
-
-
-def issue_text(data: Any) -> str:
-    """The text of an issue the ORB-code rule may read: title, body and comment bodies."""
-    if not isinstance(data, Mapping):
-        return ""
-    parts = [str(data.get("title", "")), str(data.get("body", ""))]
-    comments = data.get("comments")
-    if isinstance(comments, list):
-        parts += [str(c.get("body", "")) if isinstance(c, Mapping) else str(c) for c in comments]
-    return "\n".join(parts)
-
 
 HEADER = "**Atlas · offline planner**"
 EXCERPT_CHARS = 400
@@ -142,8 +113,9 @@ def _date(value: Any) -> str:
 
 def issue_section(issue_id: int, data: Mapping[str, Any], cited: list[str]) -> str:
     title = _one_line(data.get("title", ""), 160)
+    author = _one_line(data.get("author") or "unknown")
     facts = (
-        f"{data.get('state', '?')} · labels {_labels_text(_labels(data))} · opened by {_one_line(data.get('author'))} "
+        f"{data.get('state', '?')} · labels {_labels_text(_labels(data))} · opened by {author} "
         f"on {_date(data.get('created_at'))} · {_comments_text(_comment_count(data))}"
     )
     lines = [f"### #{issue_id} — {title}", facts, "", quoted(str(data.get("body", "")), EXCERPT_CHARS)]

@@ -83,7 +83,7 @@ def issue_markdown(data: Mapping[str, Any], *, with_comments: bool = True) -> st
         count = count if isinstance(count, int) else len(data.get("comments") or [])
         said = f"{count} comment{'' if count == 1 else 's'}"
     facts = (
-        f"**{_flat(data.get('state'), 20)}** · opened by {_flat(data.get('author'), 60)} on "
+        f"**{_flat(data.get('state'), 20)}** · opened by {_flat(data.get('author') or 'unknown', 60)} on "
         f"{_when(data.get('created_at'))} · {said}"
     )
     parts = [f"### #{data.get('id', '?')} — {_flat(data.get('title'))}", facts, f"Labels: {_labels(data)}"]

@@ -78,9 +78,12 @@ def labels_in_words(text: str, labels: Sequence[str]) -> list[LabelHit]:
         spans = [(s, e) for s, e, word in tokens if word in value_words]
         named = {word for _, _, word in tokens if word in value_words}
         if not spans:
+            if joined := _joined_span(tokens, value_words):
+                hits.append(LabelHit(label, *joined, True))
             continue
         exact = named == set(value_words)
-        distinctive = any(len(owners.get(word, [])) == 1 for word in named)
+        # A word any request may say (`issues`, `request`) names no label alone: `ci issues` needs its `ci`.
+        distinctive = any(len(owners.get(word, [])) == 1 and word not in _LABEL_PHRASE_WORDS for word in named)
         if exact or distinctive:
             start = min(s for s, _ in spans)
             before = [(s, e) for s, e, word in tokens if e <= start and prefix and word == prefix.lower()]
@@ -88,6 +91,17 @@ def labels_in_words(text: str, labels: Sequence[str]) -> list[LabelHit]:
                 start = before[-1][0]  # `comp core`: the prefix is part of the name
             hits.append(LabelHit(label, start, max(e for _, e in spans), exact))
     return sorted(hits, key=lambda hit: (hit.start, not hit.exact))
+
+
+def _joined_span(tokens: list[tuple[int, int, str]], value_words: list[str]) -> tuple[int, int] | None:
+    """Where two or three consecutive words, run together, spell a one-word label: `active record` → `activerecord`."""
+    if len(value_words) != 1 or len(value_words[0]) < 6:
+        return None
+    for first in range(len(tokens)):
+        for last in range(first + 1, min(first + 3, len(tokens))):
+            if "".join(word for _, _, word in tokens[first : last + 1]) == value_words[0]:
+                return tokens[first][0], tokens[last][1]
+    return None
 
 
 def label_in_phrase(phrase: str, labels: Sequence[str]) -> str | None:
@@ -119,11 +133,12 @@ _LABEL_PHRASE_WORDS = frozenset(
 def only_label_words(phrase: str, label: str) -> bool:
     """Whether every word of `phrase` names `label` or is one of the words that stand around a label."""
     own = {_singular(word) for word in _words(label)}
-    for word in _words(phrase):
-        if _singular(word) in own or word in _LABEL_PHRASE_WORDS or re.fullmatch(r"(?:s|sev)?\d", word):
-            continue
-        return False
-    return True
+    rest = [
+        word
+        for word in _words(phrase)
+        if _singular(word) not in own and word not in _LABEL_PHRASE_WORDS and not re.fullmatch(r"(?:s|sev)?\d", word)
+    ]
+    return not rest or _singular("".join(rest)) in own  # `active record` names `activerecord`
 
 
 def not_added(name: str, labels: Sequence[str]) -> str:

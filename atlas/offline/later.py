@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from atlas.offline.answer import ToolReading, issue_text
 from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall
+from atlas.offline.readings import ToolReading, issue_text
 
 _WORD_NUMBERS = {"no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
 _COMMENTS_RE = lazy(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from atlas.offline.answer import ToolReading, action_section, failure, issue_section, issue_text, not_offered
+from atlas.offline.answer import action_section, failure, issue_section, not_offered
 from atlas.offline.issue_view import issue_markdown
 from atlas.offline.plan import Plan, codes_in
+from atlas.offline.readings import ToolReading, issue_text
 from atlas.offline.results import result_section
 from atlas.tools.definition import ToolDefinition
 

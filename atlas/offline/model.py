@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from atlas.foundation.config import OFFLINE_MODEL
-from atlas.offline.answer import ToolReading, chunks, issue_text, render
+from atlas.offline.answer import chunks, render
 from atlas.offline.compose import read_question
 from atlas.offline.later_answer import later_parts, unplanned_parts
 from atlas.offline.ordinals import with_ordinals
@@ -30,6 +30,7 @@ from atlas.offline.plan import (
     last_named,
     with_references,
 )
+from atlas.offline.readings import ToolReading, issue_text
 from atlas.protocol.events import Listener, TextDelta
 from atlas.protocol.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition

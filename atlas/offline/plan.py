@@ -17,13 +17,12 @@ from typing import Any
 
 from atlas.foundation.config import data_dir
 from atlas.offline.help import ProjectExamples
-from atlas.offline.issue_refs import CODE_RE, issue_ids_in
+from atlas.offline.issue_refs import CODE_RE, bare_issue_ids, issue_ids_in
 from atlas.offline.issue_view import wants_whole_issue
 from atlas.offline.label_usage import example_label
 from atlas.offline.lazy import lazy
 from atlas.offline.pattern_cache import compile_cached
 from atlas.offline.requests import (
-    bare_issue_ids,
     cannot_do,
     docs_by_topic,
     search_clause,

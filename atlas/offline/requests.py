@@ -18,28 +18,6 @@ from atlas.offline.sections import (
 from atlas.offline.topics import best_section
 from atlas.offline.vocabulary import Section, Vocabulary
 
-_BARE_NUMBER_RE = lazy(r"(?<![\w.#:/'\"=+-])(\d{1,5})(?![\w.:/%'\"-]|\.\d|[-–]\d)")
-_UNIT_AFTER_RE = lazy(
-    r"^\s*(?:s|ms|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|%|x|×|workers?|"
-    r"jobs?|tabs?|rows?|times?|pods?|replicas?|threads?|process(?:es)?|schedules?|entries|nodes?|tasks?|retries|"
-    r"attempts?|items?|issues|bugs|tickets|people|users|am|pm|o'?clock|more|of)\b",
-    re.IGNORECASE,
-)
-_NOT_AN_ID_BEFORE = frozenset(
-    re.findall(
-        r"\S+",
-        """
-        top first latest last newest oldest sev severity priority every after than within python version v
-        redis postgres valkey traefik port since before until from to by over under about around only
-        limit section step chapter part page line round attempt rank number exit code status
-        """,
-    )
-)
-"""Words after which a number is a count, a version or a time; "bump 95 to ..." is read as a label first."""
-_NOT_A_COUNT = frozenset(
-    {"details", "thanks", "please", "does", "was", "has", "is", "says", "seems", "looks", "status"}
-)
-"""Words ending in s that may follow an issue number: "isssue 19 details", "41 thanks"."""
 _SEARCH_VERB_RE = lazy(
     r"\b(?:search(?:\s+for)?|find|look\s+for|list|any)\s+(?:[\w:-]+\s+){0,3}?"
     r"(?:issues|bugs|tickets|questions|feature requests)\b",
@@ -75,23 +53,6 @@ _PLANNABLE_RE = lazy(
 )
 NAMED_HEADING_SCORE = 80
 """A heading named with no doc around it must match closely: `choosing a broker`, `breaking changes`."""
-
-
-def bare_issue_ids(text: str) -> list[int]:
-    """Numbers typed without `#` that are issue ids: not counts, versions, durations or times."""
-    ids: list[int] = []
-    for match in _BARE_NUMBER_RE.finditer(text):
-        before = re.findall(r"[a-z]+", text[max(0, match.start() - 40) : match.start()].lower())[-1:]
-        if (before and before[0] in _NOT_AN_ID_BEFORE) or _UNIT_AFTER_RE.match(text[match.end() :]):
-            continue
-        after = re.match(r"\s+([a-z]{4,})\b", text[match.end() :], re.IGNORECASE)
-        if after and after.group(1).lower().endswith("s") and after.group(1).lower() not in _NOT_A_COUNT:
-            continue  # "3 schedulers", "12 replicas": a count of things
-        if re.fullmatch(r"(?:19|20)\d\d", match.group(1)) and before and before[0] in {"in", "during", "of"}:
-            continue  # "in 2025": a year
-        if (number := int(match.group(1))) > 0 and number not in ids:
-            ids.append(number)
-    return ids
 
 
 def search_clause(text: str) -> str | None:

@@ -85,12 +85,17 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     if not issues:
         lines.append("Nothing needs you here: every open issue is labelled, answered and active.")
     for item in issues:
-        severity = item.get("severity") or ("severity unknown" if item.get("severity_unknown") else "no severity")
+        # A project without a severity scale, or an export without comments, is not told "no severity", "idle None".
+        severity = item.get("severity") or ("severity unknown" if item.get("severity_unknown") else None)
+        idle = item.get("idle_days")
         labels = ", ".join(f"`{one_line(x, 60)}`" for x in item.get("labels") or []) or "no labels"
         reasons = "; ".join(one_line(r, 80) for r in item.get("reasons") or [])
         lines.append(
-            f"- #{item.get('id')} {one_line(item.get('title'), 100)} — {one_line(severity, 40)}, "
-            f"{item.get('age_days', '?')} days old (idle {item.get('idle_days', '?')}), {labels}: {reasons}"
+            f"- #{item.get('id')} {one_line(item.get('title'), 100)} — "
+            + (f"{one_line(severity, 40)}, " if severity else "")
+            + f"{item.get('age_days', '?')} days old "
+            + (f"(idle {idle})" if isinstance(idle, int) else "(activity unknown)")
+            + f", {labels}: {reasons}"
             + (" · new" if item.get("new") else "")
         )
     if isinstance(total, int) and total > len(issues):

@@ -16,6 +16,7 @@ from typing import Any
 
 from atlas.foundation.label_names import label_value, resolve_label, split_label
 from atlas.offline.dates import ACTIVITY_PHRASE_RE, span_in
+from atlas.offline.entities import label_refs
 from atlas.offline.label_usage import issues_carrying
 from atlas.offline.labels import LabelHit, label_from_token, labels_in_words, severity_label
 from atlas.offline.lazy import lazy
@@ -58,6 +59,14 @@ _SORT_RE = lazy(
     r"|status|label|component)\b",
     re.IGNORECASE,
 )
+NO_LABEL_RE = lazy(
+    r"\b(?:(?:with|having|that\s+have|that\s+has|have|has)\s+)?(?:no|without\s+(?:a\s+|any\s+)?)\s*labels?\b"
+    r"|\b(?:un|not\s+)labell?ed\b",
+    re.I,
+)
+"""`with no label`, `without any labels`, `unlabelled`: issues that carry none."""
+_KIND_NOUN_RE = lazy(r"\b(?:bugs|feature\s+requests)\b", re.I)
+"""Kinds of issue most projects have a label for; where this one has none, the word is searched."""
 _COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b", re.I)
 _NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall)\b", re.I)
 """Words that only say "as things stand": never a topic, never a time span."""
@@ -101,6 +110,8 @@ class Search:
     """Days as `YYYY-MM-DD`: opened, or last active, on or after `since` and before `before`."""
     count: bool = False
     """Only how many issues match (`how many open bugs?`)."""
+    unlabelled: bool = False
+    """Only issues with no label at all (`open issues with no label`)."""
 
     def arguments(self) -> dict[str, Any]:
         args: dict[str, Any] = {"query": self.query or ""}
@@ -113,6 +124,8 @@ class Search:
         for name in ("author", "created_since", "created_before", "updated_since", "updated_before"):
             if value := getattr(self, name):
                 args[name] = value
+        if self.unlabelled:
+            args["unlabelled"] = True
         if self.count:
             args["count_only"] = True
         elif self.limit:
@@ -248,6 +261,9 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
     counting = bool(_COUNT_RE.search(text))  # the most hits there are: fewer than that is every match
     text = _NOW_RE.sub(" ", text)
     text, filters = people_and_days(text, notes)
+    unlabelled = NO_LABEL_RE.search(text)
+    if unlabelled:
+        text = text[: unlabelled.start()] + " " + text[unlabelled.end() :]
     label, rest = _named_label(text, labels)
     label_match = None if label else _LABEL_FILTER_RE.search(text)
     if label_match:
@@ -261,7 +277,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
     for read in (partial(_word_label, exact=True), _meant_label, _word_label):
         if label is None and labels:
             label, rest = read(rest, labels)
-    chosen, rest = _more_labels(rest, labels, label)
+    chosen, rest = _with_kind(*_more_labels(rest, labels, label), labels)
     label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
     limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match and not counting else None
@@ -281,20 +297,48 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
     query = strip_quotes(re.sub(r"^(?:the|a|an)\s+", "", query.strip(), flags=re.IGNORECASE))
     if all(word.lower() in _SEARCH_FILLER for word in re.findall(r"[\w']+", query)):
         query = ""  # `with the comp:docs label`: the label was the whole topic
+    if not chosen and labels and not unlabelled:
+        query = _kind_without_label(rest, query, notes)
     state_text = outside + " " + (query_match.group("q") if query_match else "")[len(query) :]
     opened = re.search(r"\b(open|unresolved)\b", state_text, re.IGNORECASE)
     closed = re.search(r"\b(closed|resolved|fixed)\b", state_text, re.IGNORECASE)
     state = "open" if opened and not closed else "closed" if closed and not opened else None
     return Search(
-        query=query or None, state=state, label=label, labels=tuple(chosen[1:]), limit=limit, count=counting, **filters
+        query=query or None,
+        state=state,
+        label=label,
+        labels=tuple(chosen[1:]),
+        limit=limit,
+        count=counting,
+        unlabelled=bool(unlabelled),
+        **filters,
     )
+
+
+def _with_kind(chosen: list[str], rest: str, labels: Sequence[str]) -> tuple[list[str], str]:
+    """`feature requests about streaming`: the label a kind's words mean, beside the label named."""
+    if not chosen:
+        return chosen, rest
+    meant, rest_after = _meant_label(rest, labels)
+    if meant is None or meant in chosen:
+        return chosen, rest
+    return sorted([*chosen, meant], key=lambda name: issues_carrying(labels, name)), rest_after
+
+
+def _kind_without_label(rest: str, query: str, notes: list[str]) -> str:
+    """`open bugs` on a project with no label meaning bug: the word is searched, and the answer says why."""
+    kind = _KIND_NOUN_RE.search(rest)
+    if kind is None:
+        return query
+    said = kind.group(0).lower()
+    instead = "searched your other words" if query else "searched for the word instead"
+    notes.append(f"This project has no label that means {said}; I {instead}.")
+    return query or re.sub(r"s$", "", said)
 
 
 def _more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[list[str], str]:
     """Every label the words name (the one found first included), the most specific (on fewest issues) first;
     their words out."""
-    from atlas.offline.entities import label_refs  # the entities module reads searches' words too
-
     found = [label] if label else []
     lead = _QUERY_LEAD_RE.search(rest)
     scope = rest[: lead.start()] if lead else rest
@@ -326,6 +370,7 @@ def wants_search(text: str) -> bool:
         or names_people_or_days(text)
         or _SEARCH_VERB_RE.search(text)
         or _LABEL_FILTER_RE.search(text)
+        or NO_LABEL_RE.search(text)
         or re.search(
             r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b"
             r"|^\s*(?:the\s+)?(?:ones\s+)?(?:labell?ed|tagged)\b",

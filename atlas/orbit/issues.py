@@ -215,6 +215,7 @@ class SearchArgs(BaseModel):
     updated_before: date | None = Field(
         None, description="Only issues whose last activity (opened or commented) was before this day (YYYY-MM-DD)."
     )
+    unlabelled: bool = Field(False, description="Only issues with no label at all.")
     count_only: bool = Field(
         False, description="Return only `total`, how many issues match, instead of the hits: for `how many ...`."
     )
@@ -260,7 +261,7 @@ def _hit_sources(args: SearchArgs, data: Any) -> list[str]:
 
 @tool(SearchArgs, timeout_s=READ_TIMEOUT_S, untrusted=_hit_sources, cache_ttl_s=ISSUE_TTL_S, cache_tags=search_tags)
 def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
-    """Search the issues of {project} by words, best match first; filter by state, labels, author and dates
+    """Search the issues of {project} by words, best match first; filter by state, labels (or none), author and dates
     (opened or last active since/before a day). Returns ids, titles, authors (null: unknown), dates, snippets;
     with count_only, only how many match (`total`).
 
@@ -283,7 +284,8 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         if unknown := [label for label in wanted if label.casefold() not in folded and not overlay[label][0]]:
             result["hint"] = f"No issue has the label {unknown[0]!r}; {alternatives(unknown[0], known)}."
             return result
-        where, params = search_filters(args, overlay)
+        labelled = sorted(issue_id for issue_id, change in changes.items() if change.added)
+        where, params = search_filters(args, overlay, labelled_by_atlas=labelled)
         if args.count_only:
             result["total"] = count_matches(conn, " AND ".join(match_terms(terms)) if terms else None, where, params)
             return result

@@ -6,6 +6,7 @@ Every value is a parameter; the conditions are appended to a query over `issues 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from datetime import date
 from typing import Any, Protocol
 
@@ -25,10 +26,15 @@ class Filters(Protocol):
     def updated_since(self) -> date | None: ...
     @property
     def updated_before(self) -> date | None: ...
+    @property
+    def unlabelled(self) -> bool: ...
 
 
-def search_filters(args: Filters, overlay: dict[str, tuple[list[int], list[int]]]) -> tuple[str, list[Any]]:
-    """The conditions: state, author, days, and each label as Atlas's own changes left it (added, removed)."""
+def search_filters(
+    args: Filters, overlay: dict[str, tuple[list[int], list[int]]], labelled_by_atlas: Sequence[int] = ()
+) -> tuple[str, list[Any]]:
+    """The conditions: state, author, days, and each label as Atlas's own changes left it (added, removed);
+    `unlabelled`: no label in the data, and none added through Atlas (`labelled_by_atlas`)."""
     where, params = "", list[Any]()
     if args.state:
         where, params = " AND i.state = ?", [args.state]
@@ -45,6 +51,11 @@ def search_filters(args: Filters, overlay: dict[str, tuple[list[int], list[int]]
         if day:
             where += f" AND {_LAST_ACTIVITY} {compare} ?"
             params.append(day.isoformat())
+    if args.unlabelled:
+        where += " AND NOT EXISTS (SELECT 1 FROM issue_labels il WHERE il.issue_id = i.id)"
+        if labelled_by_atlas:
+            where += f" AND i.id NOT IN ({','.join('?' * len(labelled_by_atlas))})"
+            params += list(labelled_by_atlas)
     for label, (added, removed) in overlay.items():
         # A key lookup per candidate: ranking and "newest first" stop early, no id list is built.
         has = (

@@ -2,7 +2,7 @@
 
 Its labels name components (`activerecord`, `railties`) and none means a bug; 49 issues have no label
 and the export holds no comments. Nothing in Atlas was written against it: what works here works by
-capability. The strict xfails are planner misreadings on this shape, kept until the planner reads it.
+capability.
 """
 
 from __future__ import annotations
@@ -79,18 +79,31 @@ def test_issues_about_a_topic_are_found_by_their_words(project: Path) -> None:
     assert name == "search_issues" and arguments["label"] == "activerecord"
 
 
-@pytest.mark.xfail(strict=True, reason="the offline planner reads the word 'issues' as the label 'ci issues'")
 def test_the_word_issues_is_not_a_label(project: Path) -> None:
     (_, arguments), *_ = calls(project, "open issues labelled activerecord")
     assert arguments.get("label") == "activerecord" and not arguments.get("labels")
 
 
-@pytest.mark.xfail(strict=True, reason="with no bug label the offline planner lists every open issue as a bug")
 def test_bugs_without_a_bug_label_are_searched_by_meaning(project: Path) -> None:
-    (_, arguments), *_ = calls(project, "what are the open bugs?")
-    assert arguments.get("query") or arguments.get("label")
+    answer = json.loads(atlas("ask", "--json", "what are the open bugs?", ORBIT_DATA=str(project)).stdout)
+    (name, arguments), *_ = [(call["name"], call["arguments"]) for call in answer["calls"]]
+    assert name == "search_issues" and arguments["state"] == "open" and arguments.get("query") == "bug"
+    assert "no label that means bugs" in answer["answer"]
 
 
-@pytest.mark.xfail(strict=True, reason="the offline planner does not resolve a spaced name ('active record')")
 def test_a_spaced_name_finds_its_label(project: Path) -> None:
     assert calls(project, "label #48979 active record") == [("add_label", {"issue_id": 48979, "label": "activerecord"})]
+
+
+def test_issues_with_no_label_are_counted_by_a_filter(project: Path) -> None:
+    answer = json.loads(atlas("ask", "--json", "how many open issues have no label?", ORBIT_DATA=str(project)).stdout)
+    ((name, arguments),) = [(call["name"], call["arguments"]) for call in answer["calls"]]
+    assert name == "search_issues" and not arguments["query"]
+    assert arguments["unlabelled"] is True and arguments["state"] == "open" and arguments["count_only"] is True
+    unlabelled = sum(1 for issue in ISSUES if issue["state"] == "open" and not issue["labels"])
+    assert f"{unlabelled} issues match" in answer["answer"]
+
+
+def test_a_labels_words_in_the_plural_ask_for_its_issues(project: Path) -> None:
+    (name, arguments), *_ = calls(project, "closed regressions")
+    assert name == "search_issues" and arguments["label"] == "regression" and arguments["state"] == "closed"
