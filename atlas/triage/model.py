@@ -84,6 +84,9 @@ class TextModel:
     char_idf: np.ndarray = field(default_factory=lambda: np.array([], dtype=np.float64))
     stop_words: frozenset[str] = frozenset()
     """The words the vocabulary was learnt without (scikit-learn's English list, kept with the model)."""
+    labels_key: str = ""
+    """The version of the labels it learnt (`Project.label_key`): older than the project's after a
+    label approved through Atlas, which the model learns at the data's next version."""
     _counters: dict[str, TermCounter] = field(default_factory=dict, repr=False)
 
     def vectors(self, texts: Iterable[str]) -> sparse.csr_matrix:
