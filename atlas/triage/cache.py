@@ -12,7 +12,7 @@ import hashlib
 import json
 import math
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +26,16 @@ FOLDER = "triage"
 PREFIX = "model-"
 CACHE_LIMIT = statefiles.GiB
 """The most Atlas reads of a fitted model, on disk and unpacked."""
-FORMAT = 6
+FORMAT = 7
+UNREADABLE = (OSError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile)
+"""What loading a cache file that Atlas did not write (torn, edited: a bad checksum) raises: read as no cache."""
 
 
-def cache_key(identity: str, groups: list[LabelGroup]) -> str:
-    """Changes with the data, the groups, and this file format; not with a label approved through Atlas,
-    which the model learns at the data's next version (a sync or an import) instead of refitting for it."""
-    described = json.dumps([identity, [g.__dict__ for g in groups], FORMAT], sort_keys=True, default=str)
+def cache_key(stamp: str, configured: Mapping[str, tuple[str, ...]]) -> str:
+    """Changes with the data, the configured groups (`[triage.groups]`) and this file format; not with a
+    label approved through Atlas, nor with the inferred groups such a label may shift: the model learns
+    them at the data's next version (a sync or an import) instead of refitting for one write."""
+    described = json.dumps([stamp, sorted(configured.items()), FORMAT], sort_keys=True, default=str)
     return hashlib.sha256(described.encode()).hexdigest()[:24]
 
 
@@ -63,7 +66,8 @@ def save(home: Path, key: str, model: TextModel) -> None:
                 "classes": group.classes,
             }
         )
-    arrays["header"] = np.array(json.dumps({"format": FORMAT, "key": key, "groups": header}))
+    described = {"format": FORMAT, "key": key, "labels_key": model.labels_key, "groups": header}
+    arrays["header"] = np.array(json.dumps(described))
     save_arrays(home, PREFIX, key, arrays)
 
 
@@ -106,15 +110,16 @@ def load(home: Path, key: str) -> TextModel | None:
             vocabulary, idf = arrays["vocabulary"], arrays["idf"]
             chars, char_idf = arrays["chars"], arrays["char_idf"]
             stop_words = frozenset(str(word) for word in arrays["stop_words"])
+            labels_key = str(header["labels_key"])
             groups = [
                 _group(entry, arrays[f"coef{i}"], arrays[f"intercept{i}"]) for i, entry in enumerate(header["groups"])
             ]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, json.JSONDecodeError):
+    except UNREADABLE:
         return None
     width = len(idf) + len(char_idf)
     if len(vocabulary) != len(idf) or len(chars) != len(char_idf) or any(g.coef.shape[1] != width for g in groups):
         return None
-    return TextModel(vocabulary, idf, groups, chars, char_idf, stop_words)
+    return TextModel(vocabulary, idf, groups, chars, char_idf, stop_words, labels_key)
 
 
 def _unpacked_bytes(archive: zipfile.ZipFile) -> int:

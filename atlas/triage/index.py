@@ -22,7 +22,7 @@ import numpy as np
 from scipy import sparse
 
 from atlas.triage import boilerplate, rankers
-from atlas.triage.cache import open_arrays, save_arrays
+from atlas.triage.cache import UNREADABLE, open_arrays, save_arrays
 from atlas.triage.corpus import Issue
 from atlas.triage.model import TermCounter, weighted
 from atlas.triage.terms import word_terms
@@ -192,7 +192,7 @@ def load(home: Path, key: str) -> SimilarityIndex | None:
                 ids, arrays["created"], matrices["titles"], matrices["texts"],
                 arrays["plain_vocabulary"], arrays["plain_idf"], matrices["plain"], str(header["ranker"]),
             )  # fmt: skip
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, json.JSONDecodeError):
+    except UNREADABLE:
         return None
     checks = (len(found.vocabulary), len(found.plain_vocabulary), len(found.created))
     if checks != (len(found.idf), len(found.plain_idf), len(found.ids)):

@@ -84,6 +84,9 @@ class TextModel:
     char_idf: np.ndarray = field(default_factory=lambda: np.array([], dtype=np.float64))
     stop_words: frozenset[str] = frozenset()
     """The words the vocabulary was learnt without (scikit-learn's English list, kept with the model)."""
+    labels_key: str = ""
+    """The version of the labels it learnt (`Project.label_key`): older than the project's after a
+    label approved through Atlas, which the model learns at the data's next version."""
     _counters: dict[str, TermCounter] = field(default_factory=dict, repr=False)
 
     def vectors(self, texts: Iterable[str]) -> sparse.csr_matrix:
@@ -201,22 +204,29 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
 
     texts = [normalise(issue.text) for issue in chosen]
     min_df = 2 if len(texts) >= 1000 else 1
-    vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=min_df, max_features=VOCAB_MAX, **VECTOR_OPTIONS)
+    vectorizer = TfidfVectorizer(
+        sublinear_tf=True, min_df=min_df, max_features=VOCAB_MAX, dtype=np.float32, **VECTOR_OPTIONS
+    )
     words = vectorizer.fit_transform(texts)
     # Character n-grams that occur once teach nothing and would crowd out the rest.
-    char_vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2, max_features=CHAR_VOCAB_MAX, **CHAR_OPTIONS)
+    char_vectorizer = TfidfVectorizer(
+        sublinear_tf=True, min_df=2, max_features=CHAR_VOCAB_MAX, dtype=np.float32, **CHAR_OPTIONS
+    )
     try:
         chars = char_vectorizer.fit_transform([t[:CHAR_TEXT] for t in texts])
     except ValueError:  # too few issues for any n-gram to occur twice
         chars = None
-    x = sparse.csr_matrix(sparse.hstack([words, chars])) if chars is not None else words
+    # float32 rows (the classifiers keep them so) and no copy kept beside them: half the fit's memory.
+    has_chars = chars is not None
+    x = sparse.csr_matrix(sparse.hstack([words, chars])) if has_chars else words
+    del words, chars, texts
     models = [m for m in (_fit_group(x, chosen, group, c) for group in groups) if m is not None]
     return TextModel(
         np.array(vectorizer.get_feature_names_out(), dtype=str),
         np.asarray(vectorizer.idf_, dtype=np.float64),
         models,
-        np.array(char_vectorizer.get_feature_names_out() if chars is not None else [], dtype=str),
-        np.asarray(char_vectorizer.idf_ if chars is not None else [], dtype=np.float64),
+        np.array(char_vectorizer.get_feature_names_out() if has_chars else [], dtype=str),
+        np.asarray(char_vectorizer.idf_ if has_chars else [], dtype=np.float64),
         frozenset(ENGLISH_STOP_WORDS),
     )
 

@@ -58,20 +58,26 @@ class Project:
     def model(self) -> TextModel:
         """The fitted model: from the state folder when the data has not changed since, else fitted now.
 
-        A label or comment approved through Atlas is not a new version of the data: the last model
-        is used (a proposal never puts back a label a person removed, whatever the model says), and
-        learns the approved labels at the next fit."""
+        A label or comment approved through Atlas is not a new version of the data, even when it
+        shifts the inferred groups: the last model is used, marked as built for older labels
+        (`model_behind`), and learns the approved labels at the next fit. A proposal still reads the
+        labels as they are now: it fills no group the write filled, and never puts back a removed label."""
         if self._model is None:
             # numpy and scipy only here: a run that never reads the model (`atlas apply`) starts without them.
             from atlas.triage import cache
             from atlas.triage.model import fit
 
-            key = cache.cache_key(self.corpus.stamp(), self.groups)
+            key = cache.cache_key(self.corpus.stamp(), self.settings.groups)
             self._model = cache.load(self.corpus.home, key)
             if self._model is None:
                 self._model = fit(self.training_issues(), self.groups)
+                self._model.labels_key = self.label_key
                 cache.save(self.corpus.home, key, self._model)
         return self._model
+
+    def model_behind(self) -> bool:
+        """Whether labels were approved through Atlas since the model was fitted (it serves until the next version)."""
+        return self.model().labels_key != self.label_key
 
     def index(self) -> SimilarityIndex:
         """The similarity index: from the state folder while the data's text is the same, else built now.
