@@ -31,7 +31,7 @@ from atlas.llm import resolve
 from atlas.llm.openai import OpenAIModel
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
-from atlas.runtime.kit import record_turn
+from atlas.runtime.record import record_turn
 from atlas.runtime.toolset import load_registry
 from atlas.tools.definition import ToolDefinition
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
