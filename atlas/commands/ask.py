@@ -75,8 +75,7 @@ def _answer(question: str, session: Session, options: AskOptions, events: JsonlE
     progress = console if console.is_terminal else notices
     view = None if options.as_json or events else turn_view(console, notices)
     approver = TerminalApprover(notices, pause=view.paused if view else None)
-    session.show(view, events)
-    session.attach(approve=approver, approve_batch=approver.decide)
+    session.attach(view, events, approve=approver, approve_batch=approver.decide)
     model = session.model
     if view:
         progress.print(
@@ -92,11 +91,9 @@ def _answer(question: str, session: Session, options: AskOptions, events: JsonlE
         events.question(question, model=model.name, session=session.id, read_only=options.read_only)
         model = ObservedModel(model, events)
     started = time.monotonic()
-    settings = TurnSettings(
-        max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=session.deadline_s(options.deadline_s)
-    )
+    settings = TurnSettings(max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=options.deadline_s)
     try:
-        result = session.answer(question, [], session.start_turn(1, settings), settings, model=model)
+        result = session.answer(question, [], settings, model=model)
     except BaseException as exc:
         if view:
             view.abort(cancelled=isinstance(exc, KeyboardInterrupt))

@@ -67,8 +67,9 @@ class Chat:
         """Where untrusted text read in earlier turns came from: the model still reads it, until /clear."""
         self._approver = TerminalApprover(self.notices, pause=self._paused)
         # Every turn's events on the session's one channel, shown by the view of the turn they belong to.
-        self.session.show(self._to_view)
-        self.session.attach(approve=self._approve, approve_batch=self._approve_batch, read_only=self.read_only)
+        self.session.attach(
+            self._to_view, approve=self._approve, approve_batch=self._approve_batch, read_only=self.read_only
+        )
 
     def _approve(self, request: ApprovalRequest) -> bool:
         """Ask, naming untrusted sources of earlier turns too: their text is in the conversation."""
@@ -95,7 +96,7 @@ class Chat:
         self._approver.resume()
         try:
             try:
-                result = self.session.answer(question, self.history, turn, settings, loop=loop)
+                result = self.session.answer(question, self.history, settings, turn=turn, loop=loop)
             finally:
                 # However the turn ended, no question of it may stay on the terminal and read keys
                 # meant for the prompt: the reader is woken and has let go before the prompt returns.

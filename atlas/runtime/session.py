@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -94,14 +95,19 @@ class Session:
         self.channel = session_events(self.call_log, self.id, traced_by=self._call_spans(), trace_ids=self.trace_ids)
         """The session's one channel: the call log, the tracer, then what `show` adds."""
 
-    def show(self, *listeners: Listener | None) -> None:
-        """`listeners` hear the session's events after the call log and the tracer."""
-        for listener in listeners:
+    def attach(
+        self,
+        *shown_by: Listener | None,
+        approve: Approver,
+        approve_batch: BatchApprover,
+        read_only: bool | None = None,
+    ) -> ToolExecutor:
+        """The executor for the session's questions, asking `approve`; `read_only` overrides the option.
+
+        `shown_by` hear the session's events after the call log and the tracer."""
+        for listener in shown_by:
             if listener is not None:
                 self.channel.subscribe(listener)
-
-    def attach(self, *, approve: Approver, approve_batch: BatchApprover, read_only: bool | None = None) -> ToolExecutor:
-        """The executor for the session's questions, asking `approve`; `read_only` overrides the option."""
         options = self.options
         context = ToolContext(
             data=self.settings.data, home=self.settings.home, session=self.id, tracker=self.settings.tracker
@@ -133,27 +139,28 @@ class Session:
     def registry(self, *, read_only: bool) -> Registry:
         return self.tools.read_only() if read_only else self.tools
 
-    def deadline_s(self, seconds: float | None) -> float | None:
-        """A question's `--deadline` less what starting the MCP servers took: the option bounds it all."""
-        if seconds is None or not self.mcp_start_s:
-            return seconds
-        return max(MIN_DEADLINE_S, seconds - self.mcp_start_s)
-
     def start_turn(self, number: int, settings: TurnSettings) -> Turn:
-        """Question `number`'s budget and what it will read, from now."""
+        """Question `number`'s budget and what it will read, from now: its `--deadline` less what
+        starting the MCP servers took (the option bounds it all)."""
+        seconds = settings.deadline_s
+        if seconds is not None and self.mcp_start_s:
+            settings = dataclasses.replace(settings, deadline_s=max(MIN_DEADLINE_S, seconds - self.mcp_start_s))
         return start_turn(self.executor, number, settings)
 
     def answer(
         self,
         question: str,
         history: list[dict[str, Any]],
-        turn: Turn,
         settings: TurnSettings,
         *,
+        turn: Turn | None = None,
         model: Model | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
     ) -> TurnResult:
-        """Answer `question` in its span: run the turn (Ctrl-C cancels it), then price and record it."""
+        """Answer `question` in its span: run the turn (Ctrl-C cancels it), then price and record it.
+
+        `turn` (from `start_turn`) when the caller keeps it; question 1, started now, when None."""
+        turn = turn if turn is not None else self.start_turn(1, settings)
         coro = run_turn(
             question,
             history,
