@@ -2,7 +2,7 @@
 
 `run_turn` appends the turn to the conversation (`history`, Responses-API input items) in
 place, and sends the model a bounded copy of it, so a long chat keeps fitting one budget. It
-neither records the turn nor prices it: its caller does both (`atlas.runtime.kit.record_turn`).
+neither records the turn nor prices it: its caller does both (`atlas.runtime.session.Session.answer`).
 What happens goes to the session's channel (`events`): each model request is given it (the
 reply's text and the waits), and `RoundStarted` is told before each round of tool calls.
 """
