@@ -25,6 +25,7 @@ from typing import Any
 
 ATLAS = str(Path(__file__).resolve().parent.parent / "atlas") + os.sep
 ENTRY = ("cli/root.py", "ask")
+COMMAND = "commands/ask.py"
 HOUSE = ("cli", "commands", "runtime", "conversation", "llm")
 """The packages an option travels through from the command line to a call; the others do the work."""
 SEED = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."
@@ -44,6 +45,8 @@ class Walk:
     """The route as (depth, file) steps, and its climbs back up."""
 
     steps: list[tuple[int, str]] = field(default_factory=list)
+    command_parts: int = 0
+    """Steps from the command's body (`COMMAND`) into the house: how often it goes back for a part."""
     climbs: int = 0
     path: list[Visit] = field(default_factory=list)
 
@@ -59,6 +62,7 @@ class Walk:
             if not repeat:
                 self.climbs += callback or (parent is not None and parent.last is not None)
                 self.steps.append((depth, file))
+                self.command_parts += parent is not None and parent.file == COMMAND and _in_house(file)
             if parent is not None:
                 parent.last = file
         self.path.append(Visit(file))
@@ -113,7 +117,10 @@ def main() -> None:
     if verbose:
         for depth, file in walk.steps:
             print(f"{'  ' * depth}{file}")
-    print(f"atlas {' '.join(ARGV[:-1])} QUESTION: {len(walk.files())} files, {walk.climbs} climbs back")
+    print(
+        f"atlas {' '.join(ARGV[:-1])} QUESTION: {len(walk.files())} files, {walk.climbs} climbs back; "
+        f"{COMMAND} calls into the house {walk.command_parts} times"
+    )
 
 
 if __name__ == "__main__":
