@@ -6,9 +6,9 @@ Layers, top to bottom; each imports only the layers below it, never its own neig
 1. `__main__`: the entry point (`atlas`, `python -m atlas`).
 2. `cli/`: the command line, wiring only.
 3. `commands/`: each command's body.
-4. `runtime/`: what a command sets up to answer a question: settings, tools, the model, the call log.
+4. `runtime/`: the session a command answers through: settings, tools, the model, the executor, the call log.
 5. `telemetry/`, `ui/`, `calllog/`: listeners on a session's channel of events
-   (`atlas.protocol.events.Events`); the commands subscribe them (`commands/session.py`).
+   (`atlas.protocol.events.Events`); a session subscribes them (`runtime/session.py`).
 6. `conversation/`: the tool loop, the history it sends to the model, the last chat.
 7. `llm/`: the models behind one interface; 8. `offline/`: the offline planner, one of them. Models and
    listeners know a tool only by its definition (`atlas.tools.definition`).

@@ -7,7 +7,6 @@ import asyncio
 from pathlib import Path
 
 from atlas.calllog import CallLog
-from atlas.commands.session import session_events
 from atlas.conversation.loop import run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
@@ -21,6 +20,7 @@ from atlas.protocol.events import (
     SessionEvent,
     TextDelta,
 )
+from atlas.runtime.session import session_events
 from tests.support.executor_fakes import Recorder, call, kind_of, registry, sleep_tool, spec
 from tests.support.heard import Heard
 

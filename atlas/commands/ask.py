@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
-from atlas.commands.runner import run_cancellable
-from atlas.commands.session import SessionOptions, open_session, runtime_events, session_executor
-from atlas.conversation.loop import TurnResult, TurnSettings, run_turn
+from atlas.commands.prepare import prepare_issues_db
+from atlas.conversation.loop import TurnResult, TurnSettings
 from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import ConfigError
-from atlas.runtime.kit import Runtime
+from atlas.runtime.kit import open_session
+from atlas.runtime.session import Session, SessionOptions
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.denied import print_denied
 from atlas.ui.json_out import print_json
@@ -52,17 +52,6 @@ def turn_view(console: Console, notices: Console) -> TurnView:
     return TurnView(notices, live=False, answer_to=lambda answer: print_answer_source(console, answer))
 
 
-MIN_DEADLINE_S = 0.05
-"""What a question keeps of its deadline when starting its servers took all of it: enough to answer at once."""
-
-
-def remaining(options: AskOptions, runtime: Runtime) -> float | None:
-    """The question's deadline less what starting its MCP servers took: `--deadline` bounds it all."""
-    if options.deadline_s is None or not runtime.mcp_start_s:
-        return options.deadline_s
-    return max(MIN_DEADLINE_S, options.deadline_s - runtime.mcp_start_s)
-
-
 def run_ask(options: AskOptions) -> int:
     """Answer one question; returns the exit code (0: answered; with --jsonl, 3: answered, actions denied)."""
     if not options.jsonl:
@@ -73,57 +62,42 @@ def run_ask(options: AskOptions) -> int:
 
 def _ask(options: AskOptions, events: JsonlEvents | None) -> int:
     question = question_text(options.question)
-    runtime = open_session(options, deadline_s=options.deadline_s)
+    session = open_session(options, prepare_data=prepare_issues_db, deadline_s=options.deadline_s)
     try:
-        return _answer(question, runtime, options, events)
+        return _answer(question, session, options, events)
     finally:
-        runtime.close()
+        session.close()
 
 
-def _answer(question: str, runtime: Runtime, options: AskOptions, events: JsonlEvents | None) -> int:
+def _answer(question: str, session: Session, options: AskOptions, events: JsonlEvents | None) -> int:
     console = make_console()
     notices = make_console(stderr=True)
     progress = console if console.is_terminal else notices
     view = None if options.as_json or events else turn_view(console, notices)
     approver = TerminalApprover(notices, pause=view.paused if view else None)
-    channel = runtime_events(runtime, view, events)
-    executor = session_executor(runtime, options, approve=approver, approve_batch=approver.decide, events=channel)
-    model = runtime.model
+    session.attach(view, events, approve=approver, approve_batch=approver.decide)
+    model = session.model
     if view:
         progress.print(
             header(
                 model.name,
                 read_only=options.read_only,
-                dataset=dataset_name(runtime.settings.data),
-                rules=runtime.rule_count,
+                dataset=dataset_name(session.settings.data),
+                rules=session.rule_count,
             )
         )
     if events:
-        events.trace_ids = runtime.trace_ids
-        events.question(question, model=model.name, session=runtime.session, read_only=options.read_only)
+        events.trace_ids = session.trace_ids
+        events.question(question, model=model.name, session=session.id, read_only=options.read_only)
         model = ObservedModel(model, events)
     started = time.monotonic()
-    turn = run_turn(
-        question,
-        [],
-        model=model,
-        executor=executor,
-        session=runtime.session,
-        settings=TurnSettings(
-            max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=remaining(options, runtime)
-        ),
-        events=channel,
-    )
-    with runtime.traced_question(question, 1) as trace:
-        try:
-            result = run_cancellable(turn)
-        except BaseException as exc:
-            if view:
-                view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
-            raise
-        result = runtime.record_turn(question, result)
-        if trace is not None:
-            trace.finish(result)
+    settings = TurnSettings(max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=options.deadline_s)
+    try:
+        result = session.answer(question, [], settings, model=model)
+    except BaseException as exc:
+        if view:
+            view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
+        raise
     if events:
         return events.result(result)
     if view is None:

@@ -21,11 +21,10 @@ from rich.console import Console
 from rich.text import Text
 
 from atlas.commands import error_line
-from atlas.commands.runner import close_loop, run_cancellable
-from atlas.commands.session import SessionOptions, open_session, runtime_events, session_executor
+from atlas.commands.prepare import prepare_issues_db
 from atlas.conversation import chat_memory
 from atlas.conversation.chat_memory import SavedChat
-from atlas.conversation.loop import TurnResult, TurnSettings, run_turn, start_turn
+from atlas.conversation.loop import TurnResult, TurnSettings
 from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import AtlasError, ConfigError
 from atlas.foundation.notices import warning_line
@@ -33,7 +32,9 @@ from atlas.foundation.sanitize import clean_line
 from atlas.llm import resolve
 from atlas.protocol.events import ApprovalRequest, SessionEvent
 from atlas.protocol.messages import Usage
-from atlas.runtime.kit import Runtime
+from atlas.runtime.kit import open_session
+from atlas.runtime.runner import close_loop
+from atlas.runtime.session import Session, SessionOptions
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.prompt import COMMANDS, piped_reader, terminal_reader
 from atlas.ui.render import counted, footer, header, make_console
@@ -49,7 +50,7 @@ class ChatOptions(SessionOptions):
 class Chat:
     """The state of one chat: the conversation, the mode, and what it has cost so far."""
 
-    runtime: Runtime
+    session: Session
     options: ChatOptions
     console: Console
     notices: Console
@@ -65,15 +66,9 @@ class Chat:
         self.earlier_sources: list[str] = []
         """Where untrusted text read in earlier turns came from: the model still reads it, until /clear."""
         self._approver = TerminalApprover(self.notices, pause=self._paused)
-        self.events = runtime_events(self.runtime, self._to_view)
-        """The chat's one channel: every turn's events, shown by the view of the turn they belong to."""
-        self.executor = session_executor(
-            self.runtime,
-            self.options,
-            read_only=self.read_only,
-            approve=self._approve,
-            approve_batch=self._approve_batch,
-            events=self.events,
+        # Every turn's events on the session's one channel, shown by the view of the turn they belong to.
+        self.session.attach(
+            self._to_view, approve=self._approve, approve_batch=self._approve_batch, read_only=self.read_only
         )
 
     def _approve(self, request: ApprovalRequest) -> bool:
@@ -97,29 +92,15 @@ class Chat:
         self.turns += 1
         view = self.view = TurnView(self.console)
         settings = TurnSettings(max_rounds=self.options.max_rounds)
-        turn = start_turn(self.executor, self.turns, settings)
-        coro = run_turn(
-            question,
-            self.history,
-            model=self.runtime.model,
-            executor=self.executor,
-            session=self.runtime.session,
-            turn=turn,
-            settings=settings,
-            events=self.events,
-        )
+        turn = self.session.start_turn(self.turns, settings)
         self._approver.resume()
         try:
-            with self.runtime.traced_question(question, self.turns) as trace:
-                try:
-                    result = run_cancellable(coro, loop)
-                finally:
-                    # However the turn ended, no question of it may stay on the terminal and read keys
-                    # meant for the prompt: the reader is woken and has let go before the prompt returns.
-                    self._approver.withdraw()
-                result = self.runtime.record_turn(question, result)
-                if trace is not None:
-                    trace.finish(result)
+            try:
+                result = self.session.answer(question, self.history, settings, turn=turn, loop=loop)
+            finally:
+                # However the turn ended, no question of it may stay on the terminal and read keys
+                # meant for the prompt: the reader is woken and has let go before the prompt returns.
+                self._approver.withdraw()
         except KeyboardInterrupt:
             view.abort(cancelled=True)
             self.console.print(Text("turn cancelled", style="yellow"))
@@ -157,9 +138,9 @@ class Chat:
 
     def _keep(self) -> None:
         """Keep the conversation for `atlas chat --continue`; a state folder that refuses costs only that."""
-        saved = SavedChat(self.runtime.session, self.runtime.model.name, self.history, self.earlier_sources)
+        saved = SavedChat(self.session.id, self.session.model.name, self.history, self.earlier_sources)
         try:
-            chat_memory.save(self.runtime.settings.home, saved)
+            chat_memory.save(self.session.settings.home, saved)
         except OSError as exc:
             if not self._keep_failed:
                 self._keep_failed = True
@@ -169,7 +150,7 @@ class Chat:
         """Take up a kept conversation: its turns, and the untrusted sources they read."""
         self.history[:] = saved.history
         self.earlier_sources = list(saved.untrusted_sources)
-        if self.options.model is None and saved.model != self.runtime.model.name:
+        if self.options.model is None and saved.model != self.session.model.name:
             self.switch_model(saved.model)
         self.console.print(
             Text(f"continuing session {saved.session}: {counted(saved.turns, 'earlier turn')}", style="dim")
@@ -178,17 +159,17 @@ class Chat:
     def switch_model(self, name: str) -> None:
         """`/model NAME`: the next question goes to NAME; a name that cannot be used changes nothing."""
         try:
-            model = resolve(name, self.runtime.settings.api)
+            model = resolve(name, self.session.settings.api)
         except AtlasError as exc:
             self.notices.print(Text(error_line(exc), style="red"))
             return
-        self.runtime.use_model(model)
+        self.session.use_model(model)
         self.console.print(
             header(
                 model.name,
                 read_only=self.read_only,
-                dataset=dataset_name(self.runtime.settings.data),
-                rules=self.runtime.rule_count,
+                dataset=dataset_name(self.session.settings.data),
+                rules=self.session.rule_count,
             )
         )
 
@@ -214,7 +195,7 @@ class Chat:
         elif name == "/tools":
             from atlas.commands.tools import tools_table
 
-            self.console.print(tools_table(self.executor.registry))
+            self.console.print(tools_table(self.session.executor.registry))
         elif name == "/log":
             self._show_log()
         elif name == "/cost":
@@ -228,14 +209,14 @@ class Chat:
                 self.switch_model(rest)
             else:
                 self.console.print(
-                    f"model {clean_line(self.runtime.model.name)}; /model NAME switches (offline, replay:PATH, ...)"
+                    f"model {clean_line(self.session.model.name)}; /model NAME switches (offline, replay:PATH, ...)"
                 )
         elif name == "/read-only":
             self._set_read_only(rest)
         elif name == "/clear":
             self.history.clear()
             self.earlier_sources.clear()
-            self.executor.cache.invalidate(None)  # a new conversation reads afresh
+            self.session.executor.cache.invalidate(None)  # a new conversation reads afresh
             self.console.print("The conversation is cleared; the next question starts afresh.")
         else:
             self.console.print(Text(f"unknown command {line.split()[0]!r}: try /help", style="yellow"))
@@ -246,14 +227,14 @@ class Chat:
             self.console.print(Text(f"read-only is {'on' if self.read_only else 'off'}; use /read-only on|off"))
             return
         self.read_only = value == "on"
-        self.executor = self.executor.with_registry(self.runtime.registry(read_only=self.read_only))
+        self.session.set_read_only(self.read_only)
         state = "on: side-effect tools are not offered" if self.read_only else "off: side effects ask first"
         self.console.print(f"read-only {state}")
 
     def _show_log(self) -> None:
         from atlas.commands.log import call_table
 
-        calls = self.runtime.call_log.calls(limit=50, session=self.runtime.session)
+        calls = self.session.call_log.calls(limit=50, session=self.session.id)
         if not calls:
             self.console.print("No calls in this session yet.", style="dim")
             return
@@ -274,14 +255,14 @@ def _resume(chat: Chat, home: Path) -> None:
 
 def run_chat(options: ChatOptions) -> None:
     """The REPL until Ctrl-D or /exit."""
-    runtime = open_session(options)
+    session = open_session(options, prepare_data=prepare_issues_db)
     console, notices = make_console(), make_console(stderr=True)
-    home = runtime.settings.home
+    home = session.settings.home
     try:
         home.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(f"cannot create the state folder {home}: {exc}") from None
-    chat = Chat(runtime, options, console, notices, read_only=options.read_only)
+    chat = Chat(session, options, console, notices, read_only=options.read_only)
     if options.resume:
         _resume(chat, home)
     read_line = (
@@ -291,13 +272,13 @@ def run_chat(options: ChatOptions) -> None:
     )
     console.print(
         header(
-            runtime.model.name,
+            session.model.name,
             read_only=chat.read_only,
-            dataset=dataset_name(runtime.settings.data),
-            rules=runtime.rule_count,
+            dataset=dataset_name(session.settings.data),
+            rules=session.rule_count,
         )
     )
-    console.print(Text(f"session {runtime.session} · /help for commands · Ctrl-D to leave", style="dim"))
+    console.print(Text(f"session {session.id} · /help for commands · Ctrl-D to leave", style="dim"))
     loop = asyncio.new_event_loop()
     try:
         while True:
@@ -317,5 +298,5 @@ def run_chat(options: ChatOptions) -> None:
             chat.answer(line, loop)
     finally:
         close_loop(loop)
-        runtime.close()
-    console.print(Text(f"session {runtime.session}: {counted(chat.turns, 'turn')}, ${chat.cost_usd:.4f}", style="dim"))
+        session.close()
+    console.print(Text(f"session {session.id}: {counted(chat.turns, 'turn')}, ${chat.cost_usd:.4f}", style="dim"))

@@ -18,7 +18,6 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from atlas.commands.runner import run_cancellable
 from atlas.conversation.loop import TurnResult, TurnSettings, run_turn
 from atlas.evaluation.faults import Fault, Faults, check_faults
 from atlas.evaluation.suites import Case, CaseResult, PlannedCall, TagScore, by_tag, load_suite, overall, score
@@ -28,6 +27,7 @@ from atlas.foundation.errors import AtlasError, ModelError
 from atlas.foundation.sanitize import clean_line
 from atlas.llm import resolve
 from atlas.protocol.events import ApprovalRequest
+from atlas.runtime.runner import run_cancellable
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry, ToolContext
 from atlas.ui.json_out import print_json

@@ -25,7 +25,6 @@ from mcp.server.stdio import stdio_server
 
 from atlas import __version__
 from atlas.calllog import CallLog
-from atlas.commands.session import session_events
 from atlas.executor.approvals import PolicyHook
 from atlas.executor.executor import ToolExecutor
 from atlas.foundation.config import Settings, dataset_name
@@ -33,6 +32,7 @@ from atlas.foundation.errors import ConfigError
 from atlas.protocol.events import ApprovalRequest
 from atlas.protocol.messages import ToolCall
 from atlas.runtime.kit import new_session_id
+from atlas.runtime.session import session_events
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 

@@ -21,7 +21,6 @@ from typing import Any
 from rich.console import Console
 
 from atlas.calllog import CallLog
-from atlas.commands.session import session_events
 from atlas.executor.executor import ToolExecutor
 from atlas.foundation.errors import ToolError
 from atlas.foundation.notices import warn
@@ -31,6 +30,7 @@ from atlas.policy.gate import PolicyGate
 from atlas.policy.load import Policy
 from atlas.protocol.events import ApprovalRequest, CallRecord, Listener
 from atlas.protocol.messages import ToolCall
+from atlas.runtime.session import session_events
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import ToolContext, WriteLimits
 from atlas.triage.journal import record_applied

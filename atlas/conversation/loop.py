@@ -2,7 +2,7 @@
 
 `run_turn` appends the turn to the conversation (`history`, Responses-API input items) in
 place, and sends the model a bounded copy of it, so a long chat keeps fitting one budget. It
-neither records the turn nor prices it: its caller does both (`atlas.runtime.kit.record_turn`).
+neither records the turn nor prices it: its caller does both (`atlas.runtime.session.Session.answer`).
 What happens goes to the session's channel (`events`): each model request is given it (the
 reply's text and the waits), and `RoundStarted` is told before each round of tool calls.
 """
@@ -23,7 +23,7 @@ from atlas.executor.turn import BatchCancelled, Turn
 from atlas.foundation.config import BUNDLED_NAME, dataset_name
 from atlas.foundation.errors import ConfigError, ErrorKind
 from atlas.llm import Model
-from atlas.llm.wait import QuestionDeadline, question_deadline
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.envelope import dumps, envelope_err
 from atlas.protocol.events import CallRecord, Events, Listener, RoundStarted
 from atlas.protocol.messages import ToolCall, Usage, with_unique_ids
@@ -233,15 +233,16 @@ async def _run_rounds(
     settings: TurnSettings,
     events: Events,
 ) -> None:
+    deadline = _deadline_of(turn, settings)
     for round_no in range(1, settings.max_rounds + 1):
-        with question_deadline(_deadline_of(turn, settings)):
-            reply = await model.respond(
-                dated(instructions_for(dataset_name(executor.context.data), data=executor.context.data)),
-                bound_history(history),
-                executor.registry.definitions(dataset_name(executor.context.data)),
-                parallel_tool_calls=settings.parallel,
-                events=events,
-            )
+        reply = await model.respond(
+            dated(instructions_for(dataset_name(executor.context.data), data=executor.context.data)),
+            bound_history(history),
+            executor.registry.definitions(dataset_name(executor.context.data)),
+            parallel_tool_calls=settings.parallel,
+            events=events,
+            deadline=deadline,
+        )
         rounds.count = round_no
         rounds.usage += reply.usage
         if reply.is_final:

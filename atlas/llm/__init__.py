@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from atlas.foundation.config import OFFLINE_MODEL
 from atlas.foundation.errors import ConfigError
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
 from atlas.tools.definition import ToolDefinition
@@ -43,6 +44,7 @@ class Model(Protocol):
         *,
         parallel_tool_calls: bool = True,
         events: Listener | None = None,
+        deadline: QuestionDeadline | None = None,
     ) -> ModelTurn:
         """One model request. Its text goes to `events` as `TextDelta`s as it arrives (all at once is
         fine); a model that asks a server reports its waits there (`Asking`, `Retrying`, `Answering`)."""

@@ -23,6 +23,7 @@ from atlas.llm.openai_client import MAX_RETRIES, open_client, sdk_retry
 from atlas.llm.openai_schema import chat_tools
 from atlas.llm.usage import usage_of
 from atlas.llm.wait import Attempt, OutOfTime, RetryPolicy, with_retries
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Answering, Listener, TextDelta
 from atlas.protocol.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
@@ -77,9 +78,10 @@ class ChatCompletionsModel:
         *,
         parallel_tool_calls: bool = True,
         events: Listener | None = None,
+        deadline: QuestionDeadline | None = None,
     ) -> ModelTurn:
         try:
-            reply = await self._stream(instructions, items, tools, parallel_tool_calls, events)
+            reply = await self._stream(instructions, items, tools, parallel_tool_calls, events, deadline)
         except openai.OpenAIError as exc:
             raise self.wire.translate(exc) from None
         except (json.JSONDecodeError, RuntimeError) as exc:
@@ -94,6 +96,7 @@ class ChatCompletionsModel:
         tools: Sequence[ToolDefinition],
         parallel_tool_calls: bool,
         events: Listener | None,
+        deadline: QuestionDeadline | None,
     ) -> _Reply:
         offered: dict[str, Any] = {}
         if len(tools):
@@ -104,12 +107,12 @@ class ChatCompletionsModel:
         messages = cast("Any", chat_messages(instructions, items))
         try:
             try:
-                attempt = await self._create(messages, offered, events)
+                attempt = await self._create(messages, offered, events, deadline)
             except openai.BadRequestError as exc:
                 if not self.ask_for_usage or "stream_options" not in str(exc.message):
                     raise
                 self.ask_for_usage = False
-                attempt = await self._create(messages, offered, events)
+                attempt = await self._create(messages, offered, events, deadline)
             return await attempt.within(self._read(attempt.value, events))
         except OutOfTime as exc:
             raise self.wire.out_of_time(exc) from None
@@ -136,7 +139,7 @@ class ChatCompletionsModel:
         return reply
 
     async def _create(
-        self, messages: Any, offered: dict[str, Any], events: Listener | None
+        self, messages: Any, offered: dict[str, Any], events: Listener | None, deadline: QuestionDeadline | None
     ) -> Attempt[AsyncStream[ChatCompletionChunk]]:
         usage: dict[str, Any] = {"stream_options": {"include_usage": True}} if self.ask_for_usage else {}
         if self.max_tokens is not None:
@@ -149,6 +152,7 @@ class ChatCompletionsModel:
             policy=self.policy,
             judge=sdk_retry,
             events=events,
+            deadline=deadline,
         )
         return cast("Attempt[AsyncStream[ChatCompletionChunk]]", stream)
 

@@ -34,6 +34,7 @@ from atlas.llm.openai_client import MAX_RETRIES, one_line, open_client, sdk_retr
 from atlas.llm.openai_schema import responses_tools
 from atlas.llm.usage import usage_of
 from atlas.llm.wait import Attempt, OutOfTime, RetryPolicy, with_retries
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Answering, Listener, TextDelta
 from atlas.protocol.messages import ModelTurn, ToolCall, as_model_ids
 from atlas.tools.definition import ToolDefinition
@@ -65,9 +66,10 @@ class OpenAIModel:
         *,
         parallel_tool_calls: bool = True,
         events: Listener | None = None,
+        deadline: QuestionDeadline | None = None,
     ) -> ModelTurn:
         try:
-            return await self._stream(instructions, items, tools, parallel_tool_calls, events)
+            return await self._stream(instructions, items, tools, parallel_tool_calls, events, deadline)
         except openai.OpenAIError as exc:
             raise self.wire.translate(exc) from None
         except (json.JSONDecodeError, RuntimeError) as exc:
@@ -81,9 +83,10 @@ class OpenAIModel:
         tools: Sequence[ToolDefinition],
         parallel_tool_calls: bool,
         events: Listener | None,
+        deadline: QuestionDeadline | None,
     ) -> ModelTurn:
         try:
-            attempt = await self._open(instructions, items, tools, parallel_tool_calls, events)
+            attempt = await self._open(instructions, items, tools, parallel_tool_calls, events, deadline)
             return await attempt.within(self._read(attempt.value, events))
         except OutOfTime as exc:
             raise self.wire.out_of_time(exc) from None
@@ -143,6 +146,7 @@ class OpenAIModel:
         tools: Sequence[ToolDefinition],
         parallel_tool_calls: bool,
         events: Listener | None,
+        deadline: QuestionDeadline | None,
     ) -> Attempt[AsyncStream[ResponseStreamEvent]]:
         """The request that opens a streamed response, retried by `with_retries` where each wait is seen."""
         return await with_retries(
@@ -158,6 +162,7 @@ class OpenAIModel:
             policy=self.policy,
             judge=sdk_retry,
             events=events,
+            deadline=deadline,
         )
 
     def _completed(

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from atlas.foundation import statefiles
 from atlas.foundation.errors import ScriptError, describe
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener, TextDelta
 from atlas.protocol.messages import MAX_TOKENS, ModelTurn, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
@@ -130,6 +131,7 @@ class ScriptedModel:
         *,
         parallel_tool_calls: bool = True,
         events: Listener | None = None,
+        deadline: QuestionDeadline | None = None,
     ) -> ModelTurn:
         self.requests.append(
             # Items are flat dicts of text: a copy of each is a snapshot (a deep copy of thousands is not cheap).

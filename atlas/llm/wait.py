@@ -13,12 +13,11 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Answering, Asking, Listener, Retrying
 
 T = TypeVar("T")
@@ -51,27 +50,6 @@ class RetryPolicy:
         return backoff * (1 - 0.25 * random.random())
 
 
-@dataclass(frozen=True)
-class QuestionDeadline:
-    """The question's `--deadline`: the `time.monotonic()` it ends at, and the seconds it was given."""
-
-    at: float
-    seconds: float
-
-
-_QUESTION_DEADLINE: ContextVar[QuestionDeadline | None] = ContextVar("atlas_question_deadline", default=None)
-
-
-@contextmanager
-def question_deadline(deadline: QuestionDeadline | None) -> Iterator[None]:
-    """Model requests made inside this block end by `deadline` (the loop sets it around each request)."""
-    token = _QUESTION_DEADLINE.set(deadline)
-    try:
-        yield
-    finally:
-        _QUESTION_DEADLINE.reset(token)
-
-
 class OutOfTime(Exception):
     """A model request ran past the question's deadline."""
 
@@ -96,7 +74,7 @@ async def _by(deadline: QuestionDeadline | None, work: Awaitable[U]) -> U:
     if deadline is None:
         return await work
     try:
-        async with asyncio.timeout(max(0.0, deadline.at - time.monotonic())):
+        async with asyncio.timeout(deadline.left_s()):
             return await work
     except TimeoutError:
         raise OutOfTime(deadline) from None
@@ -109,17 +87,17 @@ async def with_retries(
     policy: RetryPolicy,
     judge: Callable[[Exception], Retry | None],
     events: Listener | None,
+    deadline: QuestionDeadline | None,
 ) -> Attempt[T]:
     """`request()`, tried again after each failure `judge` calls retryable, at most `policy.max_retries` times.
 
     Each attempt and each wait between two is told to `events`.
 
-        No attempt runs past the question's deadline, and a wait that would end beyond it is not
-        started: `OutOfTime`. The last failure (or one not worth retrying) is raised as it came, for
+    No attempt runs past `deadline` (the question's, handed down by the loop), and a wait that would
+    end beyond it is not started: `OutOfTime`. The last failure (or one not worth retrying) is raised as it came, for
         the adapter to translate.
     """
     retry = 0
-    deadline = _QUESTION_DEADLINE.get()
     while True:
         if events is not None:
             events(Asking(model, retry + 1))

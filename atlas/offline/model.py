@@ -31,6 +31,7 @@ from atlas.offline.plan import (
     with_references,
 )
 from atlas.offline.readings import ToolReading, issue_text
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener, TextDelta
 from atlas.protocol.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
@@ -125,6 +126,7 @@ class OfflinePlanner:
         *,
         parallel_tool_calls: bool = True,
         events: Listener | None = None,
+        deadline: QuestionDeadline | None = None,
     ) -> ModelTurn:
         question, earlier, turn, token = this_turn(items)
         plan = read_question(

@@ -1,2 +1,2 @@
-"""What a command sets up to answer a question (`kit`): settings, tools, the model, the call log, a session id;
-and where an answered turn is priced and recorded."""
+"""The session a command answers through (`session.Session`, opened by `kit.open_session`): settings, tools,
+the model, its channel of events, its executor and call log; one question answered = traced, run, recorded."""

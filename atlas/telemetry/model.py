@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from opentelemetry.trace import Status, StatusCode
 
 from atlas.llm import Model
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Answering, Asking, Listener, Retrying, SessionEvent
 from atlas.protocol.messages import ModelTurn
 from atlas.telemetry import attributes as attr
@@ -48,6 +49,7 @@ class TracedModel:
         *,
         parallel_tool_calls: bool = True,
         events: Listener | None = None,
+        deadline: QuestionDeadline | None = None,
     ) -> ModelTurn:
         span = self.telemetry.model_span(model=self.name, api=self.api, provider=self.provider, server=self.server)
         self._asked_at, self._waited_ms, self._retries = None, None, 0
@@ -60,7 +62,7 @@ class TracedModel:
 
         try:
             reply = await self.inner.respond(
-                instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=relay
+                instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=relay, deadline=deadline
             )
         except BaseException as exc:
             kind = getattr(exc, "kind", None)

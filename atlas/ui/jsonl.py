@@ -22,6 +22,7 @@ from typing import IO, Any, Protocol
 
 from atlas.foundation.errors import AtlasError
 from atlas.llm import Model
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Asking, CallEvent, CallRecord, Listener, Phase, Retrying, SessionEvent
 from atlas.protocol.messages import ModelTurn, Usage
 from atlas.tools.definition import ToolDefinition
@@ -194,12 +195,13 @@ class ObservedModel:
         *,
         parallel_tool_calls: bool = True,
         events: Listener | None = None,
+        deadline: QuestionDeadline | None = None,
     ) -> ModelTurn:
         self.requests += 1
         number, started = self.requests, time.monotonic()
         self.events.emit("model_request", round=number, model=self.name)
         reply = await self.model.respond(
-            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events
+            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events, deadline=deadline
         )
         self.events.emit(
             "model_response",

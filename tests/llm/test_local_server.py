@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from atlas.conversation.loop import TurnSettings, run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.chat_completions import ChatCompletionsModel
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
 from atlas.tools.definition import ToolDefinition
@@ -114,11 +115,12 @@ class ForcedFirstRound:
         *,
         parallel_tool_calls: bool = True,
         events: Listener | None = None,
+        deadline: QuestionDeadline | None = None,
     ) -> ModelTurn:
         first = not self.turns
         self.inner.tool_choice = {"type": "function", "function": {"name": "lookup"}} if first else "none"
         turn = await self.inner.respond(
-            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events
+            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events, deadline=deadline
         )
         self.turns.append(turn)
         return turn

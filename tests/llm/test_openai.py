@@ -29,9 +29,10 @@ from atlas.foundation.errors import (
 )
 from atlas.llm import resolve
 from atlas.llm.openai import OpenAIModel
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
-from atlas.runtime.kit import record_turn
+from atlas.runtime.record import record_turn
 from atlas.runtime.toolset import load_registry
 from atlas.tools.definition import ToolDefinition
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
@@ -69,9 +70,10 @@ class Recording:
         *,
         parallel_tool_calls: bool = True,
         events: Listener | None = None,
+        deadline: QuestionDeadline | None = None,
     ) -> ModelTurn:
         turn = await self.inner.respond(
-            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events
+            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events, deadline=deadline
         )
         self.turns.append(turn)
         return turn

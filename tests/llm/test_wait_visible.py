@@ -12,8 +12,9 @@ import socket
 import time
 from typing import Any
 
-from atlas.llm.wait import Retry, RetryPolicy, with_retries
-from atlas.protocol.events import Asking, Retrying
+from atlas.llm.wait import OutOfTime, Retry, RetryPolicy, with_retries
+from atlas.protocol.deadline import QuestionDeadline
+from atlas.protocol.events import Answering, Asking, Retrying
 from tests.support.run import Run, invoke
 
 MODEL = "gpt-6-luna"
@@ -63,6 +64,7 @@ def test_the_policy_honours_retry_after_and_reports_every_wait() -> None:
             policy=RetryPolicy(max_retries=2),
             judge=lambda exc: Retry("no answer in time", retry_after_s=0.2),
             events=seen.append,
+            deadline=None,
         )
     )
     assert result.value == "ok" and time.monotonic() - started >= 0.4
@@ -70,3 +72,43 @@ def test_the_policy_honours_retry_after_and_reports_every_wait() -> None:
     assert [event.attempt for event in seen if isinstance(event, Asking)] == [1, 2, 3]
     # A Retry-After beyond a minute is not waited out: the backoff is used instead.
     assert RetryPolicy().delay(0, 3600) <= 0.5 and RetryPolicy().delay(3, None) <= 4.0
+
+
+def test_the_deadline_handed_to_a_request_ends_it_and_starts_no_wait_past_it() -> None:
+    import asyncio
+
+    async def hangs() -> str:
+        await asyncio.sleep(30)
+        return "late"
+
+    seen: list[Any] = []
+    started = time.monotonic()
+    deadline = QuestionDeadline(started + 0.2, 0.2)
+    try:
+        asyncio.run(
+            with_retries(
+                hangs, model=MODEL, policy=RetryPolicy(), judge=lambda exc: None, events=seen.append, deadline=deadline
+            )
+        )
+        raise AssertionError("the request outlived its deadline")
+    except OutOfTime as out:
+        assert out.deadline is deadline
+    assert time.monotonic() - started < 5
+    assert [type(event) for event in seen] == [Asking, Answering]
+    # A retry whose wait would end past the deadline is not waited for: the failure comes as it was.
+    failures: list[Exception] = [ConnectionError("dropped")]
+    soon = QuestionDeadline(time.monotonic() + 0.5, 0.5)
+    try:
+        asyncio.run(
+            with_retries(
+                lambda: _flaky(failures, "ok"),
+                model=MODEL,
+                policy=RetryPolicy(),
+                judge=lambda exc: Retry("dropped", retry_after_s=5),
+                events=None,
+                deadline=soon,
+            )
+        )
+        raise AssertionError("a wait past the deadline was started")
+    except ConnectionError as exc:
+        assert str(exc) == "dropped"
