@@ -71,8 +71,13 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> N
     if not shown:
         console.print(f"Nothing needs you: {_all_clear(only, known)}.", style="dim")
         return
-    rows = [(f"#{i.issue.id}", _severity(i), f"{i.age_days}d", i.issue.title, "; ".join(i.reasons)) for i in shown]
-    write_table(console, ("issue", "severity", "age", "title", "why"), rows, right=("age",), cut=("title",))
+    rows: list[tuple[str, ...]] = [
+        (f"#{i.issue.id}", _severity(i), f"{i.age_days}d", i.issue.title, "; ".join(i.reasons)) for i in shown
+    ]
+    headers: tuple[str, ...] = ("issue", "severity", "age", "title", "why")
+    if not any(row[1] for row in rows):  # a project with no severity scale gets no empty column
+        headers, rows = headers[:1] + headers[2:], [row[:1] + row[2:] for row in rows]
+    write_table(console, headers, rows, right=("age",), cut=("title",))
     first = " (first inbox: new issues are marked from the next one on)" if seen is None else ""
     if limit and len(shown) == limit and next(wanted, None) is not None:
         # The rest was never read: how many more need a look is what a whole `atlas inbox` works out.

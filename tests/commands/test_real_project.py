@@ -115,6 +115,7 @@ def test_without_comments_nothing_is_called_unanswered_or_stale(project: Path) -
     assert not [reason for item in items for reason in item["reasons"] if reason.startswith(("unanswered", "stale"))]
     shown = atlas("inbox", ORBIT_DATA=str(project))
     assert "holds no comments" in shown.stderr and "answered and active" not in shown.stdout
+    assert "severity" not in shown.stdout.splitlines()[0]  # no scale in this project, so no empty column
     asked = atlas("inbox", "--only", "unanswered", ORBIT_DATA=str(project))
     assert asked.returncode == 1 and "unknown" in asked.stderr and "Nothing needs you" not in asked.stdout
 
