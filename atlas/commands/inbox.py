@@ -13,7 +13,7 @@ from atlas.triage.memory import last_seen, remember_seen
 from atlas.triage.own_writes import commented_through_atlas
 from atlas.triage.project import Project
 from atlas.triage.settings import CONFIG_FILE
-from atlas.triage.signals import InboxItem, inbox_items
+from atlas.triage.signals import COMMENTS_UNKNOWN, THREAD_REASONS, InboxItem, inbox_items
 from atlas.ui.json_out import print_json
 from atlas.ui.line_table import write_table
 from atlas.ui.render import make_console
@@ -22,14 +22,6 @@ from atlas.ui.render import make_console
 def _severity(item: InboxItem) -> str:
     """The label, `unknown` where one is expected and missing, nothing where the issue takes none."""
     return item.severity.label or ("unknown" if item.severity.unknown else "")
-
-
-THREAD_REASONS = ("unanswered", "waiting", "stale")
-"""What only the comments can show."""
-COMMENTS_UNKNOWN = (
-    "This project's data holds no comments (the export carried none), so whether an issue was answered, is "
-    "waiting or is stale is unknown; `atlas data sync` fetches the comments."
-)
 
 
 def _all_clear(only: str | None, known: bool) -> str:

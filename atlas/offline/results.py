@@ -79,11 +79,15 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     counts = _mapping(data.get("counts"))
     why = ", ".join(f"{one_line(reason, 40)} {count}" for reason, count in counts.items())
     total = data.get("total", "?")
+    if total is None:  # the data cannot say (no comments for a thread reason): its note says why
+        return "\n".join([f"### Inbox{f' · {only}' if only else ''}: unknown", *_note(data)])
     head = f"### Inbox{f' · {only}' if only else ''}: {total} open issue{'' if total == 1 else 's'} need a look"
     lines = [head + (f" (of all reasons: {why})" if why else ""), ""]
     issues = [item for item in data.get("issues") or [] if isinstance(item, Mapping)]
     if not issues:
-        lines.append("Nothing needs you here: every open issue is labelled, answered and active.")
+        # Without the threads, only the labels could be checked.
+        known = data.get("comments_known", True) is not False
+        lines.append(f"Nothing needs you here: every open issue is labelled{', answered and active' if known else ''}.")
     for item in issues:
         # A project without a severity scale, or an export without comments, is not told "no severity", "idle None".
         severity = item.get("severity") or ("severity unknown" if item.get("severity_unknown") else None)
@@ -101,6 +105,8 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     if isinstance(total, int) and total > len(issues):
         command = "atlas inbox" + (f" --only {only}" if only else "")
         lines += ["", f"{total - len(issues)} more not shown here: `{command}` lists every one."]
+    if data.get("comments_known") is False and issues:
+        lines += ["", "Whether anyone answered these is unknown: the data holds no comments (`atlas data sync`)."]
     return "\n".join(lines)
 
 

@@ -50,9 +50,12 @@ def list_inbox(args: InboxArgs, ctx: ToolContext) -> dict[str, Any]:
     from atlas.triage.memory import last_seen
     from atlas.triage.own_writes import commented_through_atlas
     from atlas.triage.project import project_for
-    from atlas.triage.signals import inbox
+    from atlas.triage.signals import COMMENTS_UNKNOWN, THREAD_REASONS, inbox
 
     project = project_for(ctx.data, ctx.home)
+    known = project.corpus.comments_known()
+    if args.only in THREAD_REASONS and not known:  # unknown, not zero: the data cannot say who is waiting
+        return {"total": None, "counts": {}, "issues": [], "comments_known": False, "note": COMMENTS_UNKNOWN}
     items = inbox(
         project, seen_until=last_seen(ctx.home, project.corpus.identity()), commented=commented_through_atlas(project)
     )
@@ -64,9 +67,12 @@ def list_inbox(args: InboxArgs, ctx: ToolContext) -> dict[str, Any]:
     if args.only is not None:
         items = [item for item in items if any(reason.startswith(args.only) for reason in item.reasons)]
     shown = [item.as_dict() for item in items[: args.limit]]
-    result: dict[str, Any] = {"total": len(items), "counts": counts, "issues": shown}
+    result: dict[str, Any] = {"total": len(items), "counts": counts, "issues": shown, "comments_known": known}
+    notes = [] if known else [COMMENTS_UNKNOWN]
     if len(items) > len(shown):
-        result["note"] = f"{len(items) - len(shown)} more: call again with a larger limit (at most 50)."
+        notes.append(f"{len(items) - len(shown)} more: call again with a larger limit (at most 50).")
+    if notes:
+        result["note"] = " ".join(notes)
     return result
 
 

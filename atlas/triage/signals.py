@@ -20,6 +20,13 @@ from atlas.triage.inbox_order import open_in_order, pages, severity_judge
 from atlas.triage.project import Project
 from atlas.triage.severity import Severity
 
+THREAD_REASONS = ("unanswered", "waiting", "stale")
+"""What only the comments can show."""
+COMMENTS_UNKNOWN = (
+    "This project's data holds no comments (the export carried none), so whether an issue was answered, is "
+    "waiting or is stale is unknown; `atlas data sync` fetches the comments."
+)
+
 
 @dataclass(frozen=True)
 class InboxItem:

@@ -182,3 +182,11 @@ def test_the_tools_and_the_model_are_told_of_this_project_and_what_its_data_lack
     assert "export without comments" in instructions and "Orbit" not in instructions
     tools = json.dumps(server.bodies[0]["tools"])
     assert "Search the issues of datasets-data" in tools and "Orbit" not in tools
+
+
+@pytest.mark.parametrize("question", ["list stale issues", "which issues are waiting on the reporter?"])
+def test_a_reason_only_comments_can_show_is_unknown_not_none(project: Path, question: str) -> None:
+    asked = atlas("ask", "--json", question, ORBIT_DATA=str(project))
+    answer = json.loads(asked.stdout)
+    assert [call["name"] for call in answer["calls"]] == ["list_inbox"]
+    assert "unknown" in answer["answer"] and "answered and active" not in answer["answer"]
