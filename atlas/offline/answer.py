@@ -227,7 +227,7 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
             on = f" on {_date(hit['created_at'])}" if hit.get("created_at") else ""
             lines.append(
                 f"- #{hit.get('id')} {_one_line(hit.get('title', ''), 100)} — {hit.get('state', '?')}, "
-                f"{_labels_text(_labels(hit))}{by}{on}"
+                f"{_labels_text(_labels(hit)) if _labels(hit) else 'no labels'}{by}{on}"
             )
     if any(isinstance(hit, Mapping) and hit.get("snippet") for hit in hits):
         lines += ["", SNIPPETS_LEFT_OUT]

@@ -190,3 +190,8 @@ def test_a_reason_only_comments_can_show_is_unknown_not_none(project: Path, ques
     answer = json.loads(asked.stdout)
     assert [call["name"] for call in answer["calls"]] == ["list_inbox"]
     assert "unknown" in answer["answer"] and "answered and active" not in answer["answer"]
+
+
+def test_a_hit_without_labels_says_so_in_words(project: Path) -> None:
+    said = answer_of(project, "open issues with no label")
+    assert "no labels" in said and ", none," not in said
