@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from atlas.offline.entities import action_targets
 from atlas.offline.later import Later
-from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall
-from atlas.offline.search import Search
+from atlas.offline.reading.entities import action_targets
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import Search
 
 LEAD = (
     # Each word is taken whole (an atomic group): a run of digits or spaces is never split two ways,

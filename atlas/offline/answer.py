@@ -18,9 +18,9 @@ from atlas.offline.issue_view import issue_markdown
 from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in
 from atlas.offline.quoting import one_line as _one_line
 from atlas.offline.quoting import quoted
+from atlas.offline.reading.search import SEARCH_MAX
 from atlas.offline.readings import ToolReading, issue_text
 from atlas.offline.results import result_section
-from atlas.offline.search import SEARCH_MAX
 from atlas.tools.definition import ToolDefinition
 
 HEADER = "**Atlas · offline planner**"

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 
 from atlas.offline.act import LEAD, Act, Intent
-from atlas.offline.entities import issue_refs
-from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall
-from atlas.offline.search import names_people_or_days
+from atlas.offline.reading.entities import issue_refs
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import names_people_or_days
 
 _ISSUES = r"(?:issues?|tickets?|bugs?|reports?|ones|backlog|inbox|queue|prs?)"
 _REASONS = {

@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 
 from atlas.offline.act import LEAD, Act, Intent, targets
-from atlas.offline.frames import Request, quoted_texts
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.frames import Request, quoted_texts
+from atlas.offline.reading.lazy import lazy
 
 COMMENT_RE = lazy(
     LEAD + r"(?:on\s+(?:issue\s+)?#?\d{1,5}\s*[:,-]?\s*)?"  # `on 41 say: '…'`

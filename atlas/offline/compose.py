@@ -20,16 +20,16 @@ from dataclasses import replace
 from atlas.foundation.config import data_dir
 from atlas.offline.act import Act, Intent
 from atlas.offline.acts import act_of
-from atlas.offline.entities import issue_refs
-from atlas.offline.frames import split_message
-from atlas.offline.issue_refs import issue_ids_in
-from atlas.offline.lazy import lazy
 from atlas.offline.nearest import nearest_requests
 from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, project_examples, read_lookups
-from atlas.offline.search import Search
+from atlas.offline.reading.entities import issue_refs
+from atlas.offline.reading.frames import split_message
+from atlas.offline.reading.issue_refs import issue_ids_in
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import Search
+from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
+from atlas.offline.reading.words import corrected, plain, spelled_out
 from atlas.offline.symptoms import symptom_reads
-from atlas.offline.vocabulary import Vocabulary, vocabulary_of
-from atlas.offline.words import corrected, plain, spelled_out
 
 MAX_PASTED_CODES = 2
 

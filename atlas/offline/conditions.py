@@ -12,13 +12,13 @@ from dataclasses import replace
 
 from atlas.offline.act import Act, Intent
 from atlas.offline.comments import COMMENT_RE, comment_act, comment_body
-from atlas.offline.entities import family_refs, issue_refs, label_refs
-from atlas.offline.frames import Request
 from atlas.offline.label_acts import label_change
 from atlas.offline.later import Condition, Later, parse_condition
-from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall
-from atlas.offline.vocabulary import Vocabulary
+from atlas.offline.reading.entities import family_refs, issue_refs, label_refs
+from atlas.offline.reading.frames import Request
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.vocabulary import Vocabulary
 
 CONDITION_RE = lazy(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when|whenever)\b|[,;]?\s+\b(?:if|unless)\b", re.I)
 _ISSUE_LEAD_RE = lazy(r"^\s*(?:for|on|re|about)?\s*(?:issue\s+)?#?(\d{1,5})\s*[:,-]\s*(?=(?:if|unless)\b)", re.I)

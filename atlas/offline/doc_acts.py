@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 
 from atlas.offline.act import LEAD, QUESTION_RE, Act, Intent
-from atlas.offline.entities import label_refs
-from atlas.offline.issue_refs import CODE_RE
-from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall, doc_aliases, docs_in, read_lookups
-from atlas.offline.sections import content_words, heading_name
-from atlas.offline.topics import best_section
-from atlas.offline.vocabulary import Vocabulary
+from atlas.offline.reading.entities import label_refs
+from atlas.offline.reading.issue_refs import CODE_RE
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.sections import content_words, heading_name
+from atlas.offline.reading.topics import best_section
+from atlas.offline.reading.vocabulary import Vocabulary
 
 MEANING_RE = lazy(r"\bmean(?:s|ing)?\b|\bwhat\s+(?:is|are)\b|\bdefin(?:e|ition)\b|\bstand\s+for\b", re.I)
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.lazy import lazy
 
 
 @dataclass(frozen=True)

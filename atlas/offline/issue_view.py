@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.lazy import lazy
 
 WHOLE_ISSUE_RE = lazy(
     r"\b(?:show|read|open|display|view|see|print|pull\s+up)\b|\bin\s+full\b|\b(?:whole|entire|full)\b"

@@ -10,11 +10,11 @@ import re
 from collections.abc import Sequence
 
 from atlas.offline.act import Act, Intent, targets
-from atlas.offline.entities import LabelRef, family_refs, label_refs
-from atlas.offline.label_usage import example_label
-from atlas.offline.labels import not_added, only_label_words
 from atlas.offline.later import Later
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.entities import LabelRef, family_refs, label_refs
+from atlas.offline.reading.label_usage import example_label
+from atlas.offline.reading.labels import not_added, only_label_words
+from atlas.offline.reading.lazy import lazy
 
 REMOVE_RE = lazy(
     r"\b(?:remove|drop|strip|delete|clear|untag|unlabel|take\s+(?:\S+\s+){0,3}?off|get\s+rid\s+of|no\s+longer|"

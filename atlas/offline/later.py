@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.lazy import lazy
 from atlas.offline.readings import ToolReading, issue_text
 
 _WORD_NUMBERS = {"no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}

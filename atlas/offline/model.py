@@ -20,7 +20,6 @@ from atlas.foundation.config import OFFLINE_MODEL
 from atlas.offline.answer import chunks, render
 from atlas.offline.compose import read_question
 from atlas.offline.later_answer import later_parts, unplanned_parts
-from atlas.offline.ordinals import with_ordinals
 from atlas.offline.plan import (
     MAX_CITED_CODES,
     Plan,
@@ -30,6 +29,7 @@ from atlas.offline.plan import (
     last_named,
     with_references,
 )
+from atlas.offline.reading.ordinals import with_ordinals
 from atlas.offline.readings import ToolReading, issue_text
 from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener, TextDelta

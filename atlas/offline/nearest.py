@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from atlas.offline.entities import label_refs
-from atlas.offline.sections import content_words, heading_name
-from atlas.offline.topics import ranked_sections
-from atlas.offline.vocabulary import Vocabulary
+from atlas.offline.reading.entities import label_refs
+from atlas.offline.reading.sections import content_words, heading_name
+from atlas.offline.reading.topics import ranked_sections
+from atlas.offline.reading.vocabulary import Vocabulary
 
 MAX_SUGGESTIONS = 3
 QUERY_WORDS = 4

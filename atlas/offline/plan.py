@@ -17,11 +17,15 @@ from typing import Any
 
 from atlas.foundation.config import data_dir
 from atlas.offline.help import ProjectExamples
-from atlas.offline.issue_refs import CODE_RE, bare_issue_ids, issue_ids_in
 from atlas.offline.issue_view import wants_whole_issue
-from atlas.offline.label_usage import example_label
-from atlas.offline.lazy import lazy
-from atlas.offline.pattern_cache import compile_cached
+from atlas.offline.reading.issue_refs import CODE_RE, bare_issue_ids, issue_ids_in
+from atlas.offline.reading.label_usage import example_label
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.pattern_cache import compile_cached
+from atlas.offline.reading.search import Search, search_in, strip_quotes, wants_search
+from atlas.offline.reading.sections import content_words, heading_in, heading_name, section_named
+from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
+from atlas.offline.reading.words import corrected, plain, spelled_out
 from atlas.offline.requests import (
     cannot_do,
     docs_by_topic,
@@ -29,10 +33,6 @@ from atlas.offline.requests import (
     unanswered,
     unplanned_lookups,
 )
-from atlas.offline.search import Search, search_in, strip_quotes, wants_search
-from atlas.offline.sections import content_words, heading_in, heading_name, section_named
-from atlas.offline.vocabulary import Vocabulary, vocabulary_of
-from atlas.offline.words import corrected, plain, spelled_out
 
 DOC_ALIASES: dict[str, tuple[str, ...]] = {
     "error-codes": ("error-codes", "error codes", "error-code", "error code", "errors"),

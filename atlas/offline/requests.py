@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from atlas.offline.lazy import lazy
-from atlas.offline.sections import (
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.sections import (
     code_by_symptom,
     codes_named,
     content_words,
@@ -15,8 +15,8 @@ from atlas.offline.sections import (
     section_about,
     section_named,
 )
-from atlas.offline.topics import best_section
-from atlas.offline.vocabulary import Section, Vocabulary
+from atlas.offline.reading.topics import best_section
+from atlas.offline.reading.vocabulary import Section, Vocabulary
 
 _SEARCH_VERB_RE = lazy(
     r"\b(?:search(?:\s+for)?|find|look\s+for|list|any)\s+(?:[\w:-]+\s+){0,3}?"

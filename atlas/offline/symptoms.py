@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-from atlas.offline.issue_refs import CODE_RE
-from atlas.offline.lazy import lazy
 from atlas.offline.plan import PlannedCall
-from atlas.offline.sections import content_words, heading_name, section_about
-from atlas.offline.vocabulary import Vocabulary
+from atlas.offline.reading.issue_refs import CODE_RE
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.sections import content_words, heading_name, section_about
+from atlas.offline.reading.vocabulary import Vocabulary
 
 QUERY_WORDS = 6
 """Enough words to find the issue; the search ranks by all of them, then by any."""

@@ -6,7 +6,7 @@ from atlas.foundation.config import data_dir
 from atlas.offline.compose import read_question
 from atlas.offline.help import help_text
 from atlas.offline.nearest import nearest_requests
-from atlas.offline.vocabulary import vocabulary_of
+from atlas.offline.reading.vocabulary import vocabulary_of
 
 TOOLS = {"get_issue", "search_issues", "get_doc_section", "list_docs"}
 

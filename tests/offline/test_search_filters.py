@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 
 from atlas.offline.compose import read_question
-from atlas.offline.dates import span_in
+from atlas.offline.reading.dates import span_in
 
 SATURDAY = date(2026, 12, 5)
 
 
 @pytest.fixture(autouse=True)
 def fixed_today(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("atlas.offline.dates.today", lambda: SATURDAY)
+    monkeypatch.setattr("atlas.offline.reading.dates.today", lambda: SATURDAY)
 
 
 def searches(question: str) -> list[dict[str, Any]]:

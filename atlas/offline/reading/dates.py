@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.lazy import lazy
 
 _UNITS = {"day": 1, "week": 7, "month": 30, "quarter": 91, "year": 365}
 _COUNTS = {"a": 1, "an": 1, "one": 1, "couple of": 2, "few": 3, "two": 2, "three": 3, "four": 4, "six": 6}

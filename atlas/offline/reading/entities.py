@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from atlas.foundation.label_names import label_value, split_label
-from atlas.offline.issue_refs import CODE_RE, bare_issue_ids, issue_ids_in
-from atlas.offline.labels import label_from_token, labels_in_words
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.issue_refs import CODE_RE, bare_issue_ids, issue_ids_in
+from atlas.offline.reading.labels import label_from_token, labels_in_words
+from atlas.offline.reading.lazy import lazy
 
 MAX_RANGE = 12
 """A range wider than this is not a list of issues to read one by one."""

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.lazy import lazy
 
 PLANNER_WORDS = frozenset(
     re.findall(

@@ -15,11 +15,11 @@ from functools import partial
 from typing import Any
 
 from atlas.foundation.label_names import label_value, resolve_label, split_label
-from atlas.offline.dates import ACTIVITY_PHRASE_RE, span_in
-from atlas.offline.entities import label_refs
-from atlas.offline.label_usage import issues_carrying
-from atlas.offline.labels import LabelHit, label_from_token, labels_in_words, severity_label
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.dates import ACTIVITY_PHRASE_RE, span_in
+from atlas.offline.reading.entities import label_refs
+from atlas.offline.reading.label_usage import issues_carrying
+from atlas.offline.reading.labels import LabelHit, label_from_token, labels_in_words, severity_label
+from atlas.offline.reading.lazy import lazy
 
 _SEARCH_NOUN_RE = lazy(
     r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b", re.I

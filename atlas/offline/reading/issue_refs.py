@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.lazy import lazy
 
 CODE_RE = lazy(r"\bORB[-_ ]?(\d{4})\b", re.IGNORECASE)
 _ISSUE_WORD = r"(?:issues?|tickets?|bugs?)"

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas.foundation import statefiles
-from atlas.offline.label_usage import ProjectLabels
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.label_usage import ProjectLabels
+from atlas.offline.reading.lazy import lazy
 
 _HEADING_RE = lazy(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE_RE = lazy(r"^\s*(```|~~~)")

@@ -10,8 +10,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from atlas.offline.issue_refs import issue_ids_in
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.issue_refs import issue_ids_in
+from atlas.offline.reading.lazy import lazy
 
 _PLACES = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
 _ORDINAL_RE = lazy(r"\bthe (first|second|third|fourth|fifth|last)(?: one| issue| result)?\b", re.IGNORECASE)

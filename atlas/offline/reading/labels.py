@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 
 from atlas.foundation.label_names import label_value, resolve_label, split_label, unknown_label
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.lazy import lazy
 
 _TOKEN_RE = lazy(r"[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*")
 _SEVERITY_RE = lazy(r"\b(?:sev(?:erity)?|priority)\s*[:=]?\s*s?([1-9])\b|\bs([1-9])\b", re.IGNORECASE)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from atlas.offline.lazy import lazy
+from atlas.offline.reading.lazy import lazy
 
 _FENCE_RE = lazy(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
 _QUOTE_RE = lazy(r"\"[^\"\n]+\"|(?<!\w)'(?:[^'\n]|'(?=\w))+'(?!\w)|`[^`\n]+`")

@@ -13,9 +13,9 @@ import math
 import sqlite3
 from dataclasses import dataclass
 
-from atlas.offline.lazy import lazy
-from atlas.offline.sections import content_words
-from atlas.offline.vocabulary import Section, Vocabulary
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.sections import content_words
+from atlas.offline.reading.vocabulary import Section, Vocabulary
 
 HEADING_WEIGHT = 2.0
 """A word in the heading counts this much more than a word in the text: a heading says what a section is about."""

@@ -12,8 +12,8 @@ import re
 
 from rapidfuzz import fuzz
 
-from atlas.offline.lazy import lazy
-from atlas.offline.vocabulary import Section, Vocabulary
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.vocabulary import Section, Vocabulary
 
 _CAMEL_SPLIT_RE = lazy(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _CODE_HEADING_RE = lazy(r"^(ORB-\d{4})\b")

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from atlas.offline.pattern_cache import compile_cached
+from atlas.offline.reading.pattern_cache import compile_cached
 
 
 class LazyPattern:
