@@ -20,7 +20,7 @@ from dataclasses import replace
 from atlas.foundation.config import data_dir
 from atlas.offline.act import Act, Intent
 from atlas.offline.acts import act_of
-from atlas.offline.nearest import nearest_requests
+from atlas.offline.answer.nearest import nearest_requests
 from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, project_examples, read_lookups
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.frames import split_message

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from atlas.foundation.config import OFFLINE_MODEL
-from atlas.offline.answer import chunks, render
+from atlas.offline.answer.render import chunks, render
+from atlas.offline.answer.round_two import later_parts, unplanned_parts
 from atlas.offline.compose import read_question
-from atlas.offline.later_answer import later_parts, unplanned_parts
 from atlas.offline.plan import (
     MAX_CITED_CODES,
     Plan,

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from atlas.foundation.config import data_dir
-from atlas.offline.help import ProjectExamples
-from atlas.offline.issue_view import wants_whole_issue
+from atlas.offline.answer.help import ProjectExamples
+from atlas.offline.answer.issue_view import wants_whole_issue
 from atlas.offline.reading.issue_refs import CODE_RE, bare_issue_ids, issue_ids_in
 from atlas.offline.reading.label_usage import example_label
 from atlas.offline.reading.lazy import lazy

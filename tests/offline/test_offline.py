@@ -458,7 +458,7 @@ def test_a_chat_follow_up_refers_to_the_issues_the_user_last_named(
 
 def test_help_speaks_of_the_project_in_its_own_words() -> None:
     """On a project with flat labels and no docs, the examples name its own label and no Orbit word."""
-    from atlas.offline.help import help_text
+    from atlas.offline.answer.help import help_text
     from atlas.offline.plan import project_examples
     from atlas.offline.reading.vocabulary import Vocabulary
 

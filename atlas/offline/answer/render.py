@@ -13,14 +13,14 @@ from typing import Any
 
 from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import ErrorKind
-from atlas.offline.help import help_text
-from atlas.offline.issue_view import issue_markdown
+from atlas.offline.answer.help import help_text
+from atlas.offline.answer.issue_view import issue_markdown
+from atlas.offline.answer.quoting import one_line as _one_line
+from atlas.offline.answer.quoting import quoted
+from atlas.offline.answer.results import result_section
 from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in
-from atlas.offline.quoting import one_line as _one_line
-from atlas.offline.quoting import quoted
 from atlas.offline.reading.search import SEARCH_MAX
 from atlas.offline.readings import ToolReading, issue_text
-from atlas.offline.results import result_section
 from atlas.tools.definition import ToolDefinition
 
 HEADER = "**Atlas · offline planner**"

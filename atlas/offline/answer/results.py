@@ -11,8 +11,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from atlas.offline.answer.quoting import one_line, quoted
 from atlas.offline.plan import PlannedCall
-from atlas.offline.quoting import one_line, quoted
 
 DATA_CHARS = 4000
 """A tool's data shown as it came, up to this many characters; past it a line says how much was cut."""

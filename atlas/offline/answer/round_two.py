@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from atlas.offline.answer import action_section, failure, issue_section, not_offered
-from atlas.offline.issue_view import issue_markdown
+from atlas.offline.answer.issue_view import issue_markdown
+from atlas.offline.answer.render import action_section, failure, issue_section, not_offered
+from atlas.offline.answer.results import result_section
 from atlas.offline.plan import Plan, codes_in
 from atlas.offline.readings import ToolReading, issue_text
-from atlas.offline.results import result_section
 from atlas.tools.definition import ToolDefinition
 
 

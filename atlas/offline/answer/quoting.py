@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from atlas.offline.issue_view import closed_fences
+from atlas.offline.answer.issue_view import closed_fences
 
 
 def one_line(text: Any, limit: int = 120) -> str:
