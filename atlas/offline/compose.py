@@ -18,8 +18,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from atlas.foundation.config import data_dir
-from atlas.offline.act import Act, Intent
-from atlas.offline.acts import act_of
+from atlas.offline.acts.act import Act, Intent
+from atlas.offline.acts.symptoms import symptom_reads
+from atlas.offline.acts.table import act_of
 from atlas.offline.answer.nearest import nearest_requests
 from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, project_examples, read_lookups
 from atlas.offline.reading.entities import issue_refs
@@ -29,7 +30,6 @@ from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search
 from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
 from atlas.offline.reading.words import corrected, plain, spelled_out
-from atlas.offline.symptoms import symptom_reads
 
 MAX_PASTED_CODES = 2
 

@@ -10,10 +10,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from atlas.offline.act import Act, Intent
-from atlas.offline.comments import COMMENT_RE, comment_act, comment_body
-from atlas.offline.label_acts import label_change
-from atlas.offline.later import Condition, Later, parse_condition
+from atlas.offline.acts.act import Act, Intent
+from atlas.offline.acts.comments import COMMENT_RE, comment_act, comment_body
+from atlas.offline.acts.labels import label_change
+from atlas.offline.acts.later import Condition, Later, parse_condition
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.entities import family_refs, issue_refs, label_refs
 from atlas.offline.reading.frames import Request

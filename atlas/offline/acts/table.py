@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from atlas.foundation.label_names import resolve_label
-from atlas.offline.act import LEAD, PRONOUN_RE, QUESTION_RE, Act, Intent, targets
-from atlas.offline.backlog import backlog_act
-from atlas.offline.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help, draft_act
-from atlas.offline.conditions import (
+from atlas.offline.acts.act import LEAD, PRONOUN_RE, QUESTION_RE, Act, Intent, targets
+from atlas.offline.acts.backlog import backlog_act
+from atlas.offline.acts.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help, draft_act
+from atlas.offline.acts.conditions import (
     CONDITION_RE,
     OTHERWISE_RE,
     also,
@@ -26,9 +26,9 @@ from atlas.offline.conditions import (
     otherwise,
     whichever,
 )
-from atlas.offline.doc_acts import DOC_ASK_RE, DOCS_RE, MEANING_RE, doc_ask, label_meaning
-from atlas.offline.label_acts import label_change, label_help
-from atlas.offline.later import Later
+from atlas.offline.acts.docs import DOC_ASK_RE, DOCS_RE, MEANING_RE, doc_ask, label_meaning
+from atlas.offline.acts.labels import label_change, label_help
+from atlas.offline.acts.later import Later
 from atlas.offline.plan import PlannedCall, codes_in
 from atlas.offline.reading.entities import LabelRef, action_targets, issue_refs, label_refs
 from atlas.offline.reading.frames import Request, quoted_texts

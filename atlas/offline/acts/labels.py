@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from atlas.offline.act import Act, Intent, targets
-from atlas.offline.later import Later
+from atlas.offline.acts.act import Act, Intent, targets
+from atlas.offline.acts.later import Later
 from atlas.offline.reading.entities import LabelRef, family_refs, label_refs
 from atlas.offline.reading.label_usage import example_label
 from atlas.offline.reading.labels import not_added, only_label_words

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from atlas.offline.act import LEAD, Act, Intent, targets
+from atlas.offline.acts.act import LEAD, Act, Intent, targets
 from atlas.offline.reading.frames import Request, quoted_texts
 from atlas.offline.reading.lazy import lazy
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from atlas.offline.act import LEAD, QUESTION_RE, Act, Intent
+from atlas.offline.acts.act import LEAD, QUESTION_RE, Act, Intent
 from atlas.offline.plan import PlannedCall, doc_aliases, docs_in, read_lookups
 from atlas.offline.reading.entities import label_refs
 from atlas.offline.reading.issue_refs import CODE_RE

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from atlas.offline.later import Later
+from atlas.offline.acts.later import Later
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.entities import action_targets
 from atlas.offline.reading.lazy import lazy
@@ -33,7 +33,7 @@ PRONOUN_RE = lazy(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the
 
 
 class Intent(Enum):
-    """What a request asks for: each kind of request has one intent, recognised in one place (`acts.RECOGNISERS`)."""
+    """What a request asks for: each kind of request has one intent, recognised in one place (`acts.table.RECOGNISERS`)."""
 
     NOTHING = "nothing"
     """A closing remark, a verb the request before already served, or a request answered by a note alone."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from atlas.offline.act import LEAD, Act, Intent
+from atlas.offline.acts.act import LEAD, Act, Intent
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.lazy import lazy
