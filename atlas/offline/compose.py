@@ -22,10 +22,11 @@ from atlas.offline.acts.act import Act, Intent
 from atlas.offline.acts.symptoms import symptom_reads
 from atlas.offline.acts.table import act_of
 from atlas.offline.answer.nearest import nearest_requests
-from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, project_examples, read_lookups
+from atlas.offline.lookups.reader import EXPLAIN_RE, read_lookups
+from atlas.offline.plan import Plan, PlannedCall, codes_in, project_examples
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.frames import split_message
-from atlas.offline.reading.issue_refs import issue_ids_in
+from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search
 from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of

@@ -26,10 +26,9 @@ from atlas.offline.plan import (
     PlannedCall,
     code_call,
     codes_in,
-    last_named,
-    with_references,
 )
 from atlas.offline.reading.ordinals import with_ordinals
+from atlas.offline.reading.references import last_named, with_references
 from atlas.offline.readings import ToolReading, issue_text
 from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener, TextDelta

@@ -33,7 +33,8 @@ PRONOUN_RE = lazy(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the
 
 
 class Intent(Enum):
-    """What a request asks for: each kind of request has one intent, recognised in one place (`acts.table.RECOGNISERS`)."""
+    """What a request asks for: each kind of request has one intent, recognised in one place
+    (`acts.table.RECOGNISERS`)."""
 
     NOTHING = "nothing"
     """A closing remark, a verb the request before already served, or a request answered by a note alone."""

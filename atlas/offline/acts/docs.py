@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 
 from atlas.offline.acts.act import LEAD, QUESTION_RE, Act, Intent
-from atlas.offline.plan import PlannedCall, doc_aliases, docs_in, read_lookups
+from atlas.offline.lookups.docs import doc_aliases, docs_in
+from atlas.offline.lookups.reader import read_lookups
+from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.entities import label_refs
 from atlas.offline.reading.issue_refs import CODE_RE
 from atlas.offline.reading.lazy import lazy

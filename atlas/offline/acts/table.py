@@ -29,6 +29,7 @@ from atlas.offline.acts.conditions import (
 from atlas.offline.acts.docs import DOC_ASK_RE, DOCS_RE, MEANING_RE, doc_ask, label_meaning
 from atlas.offline.acts.labels import label_change, label_help
 from atlas.offline.acts.later import Later
+from atlas.offline.lookups.unplanned import cannot_do
 from atlas.offline.plan import PlannedCall, codes_in
 from atlas.offline.reading.entities import LabelRef, action_targets, issue_refs, label_refs
 from atlas.offline.reading.frames import Request, quoted_texts
@@ -37,7 +38,6 @@ from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search, names_people_or_days, people_and_days, search_in, wants_search
 from atlas.offline.reading.vocabulary import Vocabulary
-from atlas.offline.requests import cannot_do
 
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
 _NEWEST_RE = lazy(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)

@@ -4,18 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from atlas.offline.plan import ProjectExamples
 from atlas.offline.reading.lazy import lazy
-
-
-@dataclass(frozen=True)
-class ProjectExamples:
-    """The project's own words for the examples: its most used label, one of its error codes and docs (if any)."""
-
-    label: str = "bug"
-    code: str | None = None
-    doc: str | None = None
 
 
 def examples(project: ProjectExamples, side_effects: bool) -> list[tuple[str, list[str]]]:

@@ -7,23 +7,12 @@ closed where the text ends, so a cut never leaves a stray fence.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from atlas.offline.reading.lazy import lazy
 
-WHOLE_ISSUE_RE = lazy(
-    r"\b(?:show|read|open|display|view|see|print|pull\s+up)\b|\bin\s+full\b|\b(?:whole|entire|full)\b"
-    r"|\bcomments?\b|\bthread\b",
-    re.IGNORECASE,
-)
-"""A person who asks to see or read an issue (or its comments) wants all of it, not an excerpt."""
 _FENCE_RE = lazy(r"^\s{0,3}(`{3,}|~{3,})")
-
-
-def wants_whole_issue(text: str) -> bool:
-    return bool(WHOLE_ISSUE_RE.search(text))
 
 
 def closed_fences(text: str) -> str:

@@ -9,6 +9,9 @@ import re
 
 from atlas.offline.reading.lazy import lazy
 
+MAX_ISSUES = 8
+"""The most issues one message reads."""
+
 CODE_RE = lazy(r"\bORB[-_ ]?(\d{4})\b", re.IGNORECASE)
 _ISSUE_WORD = r"(?:issues?|tickets?|bugs?)"
 _ISSUE_LIST_RE = lazy(
