@@ -1,13 +1,14 @@
-"""The offline planner's frame parser: a message read request by request into one plan.
+"""The offline planner's steps run in order: a message read request by request into one plan.
 
-1. `frames` splits the message into requests, quoted text whole, pasted output set apart;
-2. `entities` finds each request's issues and labels (a request naming none takes the issues of
+1. reading: `reading.frames` splits the message into requests, quoted text whole, pasted output set apart;
+   `reading.entities` finds each request's issues and labels (a request naming none takes the issues of
    the one before: `read #16 and then add comp:worker`);
-3. `acts` gives each request one typed intent, from the first recogniser of its ordered table that knows
-   it: a conditional action, a comment, a label change, the inbox, a triage read, a doc ask, the newest
-   issue, a count, a symptom, a search — or a lookup (read, compare, doc or error code named), which the
-   lookup reader (`plan.read_lookups`) plans for all such requests at once; it plans no action;
-4. the plan is composed: reads in round one, what depends on them (`later`) in round two.
+2. acts: `acts.table` gives each request one typed intent, from the first recogniser of its ordered table that
+   knows it: a conditional action, a comment, a label change, the inbox, a triage read, a doc ask, the newest
+   issue, a count, a symptom, a search — or a lookup (read, compare, doc or error code named);
+3. lookups: `lookups.reader` plans the reads of all lookup requests at once; it plans no action;
+4. the plan is composed: reads in round one, what depends on them (`acts.later`) in round two; the answer
+   (`answer/`) is written from their results.
 Plans come from the user's words; round two looks only at what round one read, as the user asked.
 """
 
