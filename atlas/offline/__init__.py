@@ -19,6 +19,18 @@ never the registry, a tool module, the UI or the commands.
 
 from __future__ import annotations
 
-from atlas.offline.model import OfflinePlanner
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from atlas.offline.model import OfflinePlanner
 
 __all__ = ["OfflinePlanner"]
+
+
+def __getattr__(name: str) -> object:
+    """`OfflinePlanner` on first use: `atlas issue` reads `answer.issue_view` without loading the planner."""
+    if name == "OfflinePlanner":
+        from atlas.offline.model import OfflinePlanner
+
+        return OfflinePlanner
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,6 +23,9 @@ _LOG_LINE_RE = lazy(
 MAX_REQUESTS = 24
 """More sentences than anyone types as requests in one message: the rest is pasted text (an issue body, a
 thread), read as evidence like a log, so a long paste costs one pass, not a reading of every sentence."""
+MAX_CUTS = 4 * MAX_REQUESTS
+"""Where cutting stops: enough pieces for every request typed (some are empty or join the one before), so a
+50 kB paste is scanned for joints only as far as the requests go."""
 LONG_LINE = 400
 """A line longer than this with few sentence marks is pasted output, not something typed."""
 _JOINT_PATTERN = (
@@ -107,7 +110,10 @@ def split_message(text: str) -> Message:
 
     masked = _QUOTE_RE.sub(mask, typed)
     masked = _COLON_BODY_RE.sub(lambda m: m.group("lead") + mask(m), masked)
-    parts = _JOINT.split(masked)  # pieces, each after the joint that led to it
+    parts = _JOINT.split(masked, maxsplit=MAX_CUTS)  # pieces, each after the joint that led to it
+    uncut = ""
+    if len(parts) == 2 * MAX_CUTS + 1:  # the cutting stopped: what is left is pasted text, read as evidence
+        uncut, parts = Request(parts[-1], quoted).unmasked(), parts[:-2]
     joints = ["", *parts[1::2]]
     requests: list[Request] = []
     for raw, joint in zip(parts[0::2], joints, strict=True):
@@ -127,9 +133,9 @@ def split_message(text: str) -> Message:
             continue
         joined = bool(requests) and bool(_AND_RE.search(joint)) and not re.search(r"[;\n]", joint)
         requests.append(Request(piece, quoted, joined=joined))
-    if len(requests) > MAX_REQUESTS:
-        rest = " ".join(request.unmasked() for request in requests[MAX_REQUESTS:])
-        return Message(requests[:MAX_REQUESTS], "\n".join(part for part in (pasted, rest) if part))
+    if len(requests) > MAX_REQUESTS or uncut:
+        rest = " ".join([*(request.unmasked() for request in requests[MAX_REQUESTS:]), uncut])
+        return Message(requests[:MAX_REQUESTS], "\n".join(part for part in (pasted, rest.strip()) if part))
     return Message(requests, pasted)
 
 

@@ -13,8 +13,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
-
 from atlas.foundation.label_names import label_value, resolve_label, split_label, unknown_label
 from atlas.offline.reading.lazy import lazy
 
@@ -46,6 +44,8 @@ def label_from_token(token: str, labels: Sequence[str]) -> str | None:
     """A `prefix:value` the user typed, as the real label it names (case, spacing and small typos forgiven)."""
     if found := resolve_label(token, labels):
         return found
+    from rapidfuzz import fuzz, process  # loaded by the first label that is not spelled as the project spells it
+
     by_folded = {label.casefold(): label for label in labels}
     best = process.extractOne(token.casefold(), list(by_folded), scorer=fuzz.ratio, score_cutoff=LABEL_CUTOFF)
     return by_folded[best[0]] if best else None

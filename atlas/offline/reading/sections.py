@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-from rapidfuzz import fuzz
-
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.vocabulary import Section, Vocabulary
 
@@ -51,6 +49,8 @@ def _name_words(name: str) -> list[str]:
 def _holds(word: str, words: list[str], squashed: str) -> bool:
     if word in words or any(w.startswith(word[:5]) and len(word) >= 5 for w in words):
         return True
+    from rapidfuzz import fuzz  # loaded by the first question that names an error in words
+
     return len(word) >= 5 and fuzz.partial_ratio(word, squashed) >= 86
 
 
@@ -108,6 +108,8 @@ def section_named(
     """
     if not words or (whole and len(words) < 2):
         return None
+    from rapidfuzz import fuzz  # loaded by the first question that may name a heading
+
     wanted = " ".join(words)
     best: tuple[float, float, Section] | None = None
     sections = vocabulary.headings_of(doc_id) if doc_id else vocabulary.sections

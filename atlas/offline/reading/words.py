@@ -12,9 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
-
 from atlas.offline.reading.lazy import lazy
 
 PLANNER_WORDS = frozenset(
@@ -83,6 +80,9 @@ def corrected(text: str, known: frozenset[str], targets: Iterable[str] = PLANNER
         if lower in known or lower in PLANNER_WORDS:
             return word
         allowed = 1 if len(lower) < 7 else 2
+        from rapidfuzz import process  # only a word the planner does not know pays for the library
+        from rapidfuzz.distance import OSA
+
         # A typo keeps the first letter: `shwo` is `show`, but `kind` is not `find`, nor `unlabel` `label`.
         same_start = [choice for choice in choices if choice[0] == lower[0]]
         best = process.extractOne(lower, same_start, scorer=OSA.distance, score_cutoff=allowed)
