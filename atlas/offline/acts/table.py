@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from atlas.foundation.label_names import resolve_label
-from atlas.offline.acts.act import LEAD, PRONOUN_RE, QUESTION_RE, Act, Intent, targets
+from atlas.offline.acts.act import LEAD, PRONOUN_RE, QUESTION_RE, RELATIVE_RE, Act, Intent, targets
 from atlas.offline.acts.backlog import backlog_act
 from atlas.offline.acts.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help, draft_act
 from atlas.offline.acts.conditions import (
@@ -360,6 +360,5 @@ def _is_search(text: str, labels: Sequence[str]) -> bool:
     """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
     if _only_filters(text, labels):
         return True
-    return (
-        wants_search(text) and (bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5) and not PRONOUN_RE.search(text)
-    )
+    asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5
+    return wants_search(text) and asked and not PRONOUN_RE.search(RELATIVE_RE.sub(" ", text))

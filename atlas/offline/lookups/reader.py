@@ -10,7 +10,7 @@ import re
 
 from atlas.foundation.config import data_dir
 from atlas.offline.lookups.docs import alias_pattern, doc_aliases, docs_in, quoted_headings, with_heading
-from atlas.offline.lookups.unplanned import cannot_do, docs_by_topic, search_clause, unanswered, unplanned_lookups
+from atlas.offline.lookups.unplanned import cannot_do, docs_by_topic, unanswered, unplanned_lookups
 from atlas.offline.plan import Plan, codes_in, project_examples
 from atlas.offline.reading.issue_refs import CODE_RE, MAX_ISSUES, bare_issue_ids, issue_ids_in
 from atlas.offline.reading.lazy import lazy
@@ -88,8 +88,6 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan.list_docs = not plan.docs and bool(_LIST_DOCS_RE.search(text))
     if wants_search(text) and not plan.issue_ids and not plan.list_docs and not plan.docs:
         plan.search = search_in(text, plan.notes, vocabulary.labels)
-    elif (clause := search_clause(text)) is not None:
-        plan.search = search_in(clause, plan.notes, vocabulary.labels)
     if plan.first_calls():
         plan.notes += unanswered(plain(question), vocabulary.words)
     elif not plan.notes:

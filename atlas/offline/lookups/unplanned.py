@@ -1,5 +1,6 @@
-"""The parts of a question the older rules missed: bare issue numbers, a search beside other
-requests, a doc topic with no doc named, an error by name or symptom, and what cannot be done.
+"""What the lookup reader finds beyond what is named outright: a doc topic with no doc named, a heading
+named alone, an error by name or symptom, questions no call answers, and what no tool can do (a ranking,
+labelling many at once), said in a note.
 """
 
 from __future__ import annotations
@@ -18,14 +19,6 @@ from atlas.offline.reading.sections import (
 from atlas.offline.reading.topics import best_section
 from atlas.offline.reading.vocabulary import Section, Vocabulary
 
-_SEARCH_VERB_RE = lazy(
-    r"\b(?:search(?:\s+for)?|find|look\s+for|list|any)\s+(?:[\w:-]+\s+){0,3}?"
-    r"(?:issues|bugs|tickets|questions|feature requests)\b",
-    re.IGNORECASE,
-)
-_CLAUSE_END_RE = lazy(
-    r"[,;?!]|\.(?:\s|$)|\s(?:and|then)\s+(?:show|read|get|pull|compare|check|tell|explain|open|grab)\b", re.I
-)
 _WHO_MOST_RE = lazy(
     r"\bwho\s+(?:reported|filed|opened|wrote|created|raised|submitted)\b(?!\s+(?:issue\s+|ticket\s+)?#?\d)|\b(?:which|what)\s+(?:authors?|reporters?|users?)"
     r"\b|\bmost\s+(?:active\s+)?(?:reporters?|authors?)\b",
@@ -53,16 +46,6 @@ _PLANNABLE_RE = lazy(
 )
 NAMED_HEADING_SCORE = 80
 """A heading named with no doc around it must match closely: `choosing a broker`, `breaking changes`."""
-
-
-def search_clause(text: str) -> str | None:
-    """The clause of an explicit search asked beside other requests ("show #43 and find closed bugs ...")."""
-    verb = _SEARCH_VERB_RE.search(text)
-    if verb is None:
-        return None
-    end = _CLAUSE_END_RE.search(text, verb.end())
-    clause = text[verb.start() : end.start() if end else len(text)]
-    return re.sub(r"(?<![\w&])#\d+\b", " ", clause)
 
 
 def cannot_do(text: str, notes: list[str]) -> str:
