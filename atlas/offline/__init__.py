@@ -8,7 +8,7 @@ has exactly one home:
    comment, labels, inbox, triage, doc, newest, count, symptom, search, …); actions are planned here alone,
    and a request no recogniser knows is a lookup;
 3. `lookups/`: `reader.read_lookups` plans the reads all lookups name together (issues, comparisons, docs,
-   error codes, a search said beside them);
+   error codes); a search is always an act;
 4. `answer/`: the Markdown written from what the tools returned, none of it dropped.
 `plan.py` is what the steps hand on (the calls of round one, the steps left for round two), `readings.py`
 what a call returned; `model.py` is the `Model`, the loop's side. Each step imports only those below it

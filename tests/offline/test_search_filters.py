@@ -92,3 +92,12 @@ def test_a_that_describing_the_issues_sought_is_a_search_act_not_a_reference(
     has one home, the acts); `find issues like that` would mean an issue talked of before."""
     found = searches(question)
     assert len(found) == 1 and all(str(value) in str(found[0].get(key)) for key, value in wanted.items()), found
+
+
+def test_a_search_has_one_home_the_acts() -> None:
+    """The lookup reader plans no search, so a request for issues is read by one rule set only."""
+    from atlas.offline.lookups.reader import read_lookups
+
+    question = "issues in the cli component that are open"
+    assert read_lookups(question).search is None
+    assert searches(question) == [{"query": "", "state": "open", "label": "comp:cli"}]

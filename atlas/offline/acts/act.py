@@ -31,10 +31,12 @@ QUESTION_RE = lazy(
 """A request said as a question: answered by reading, never by an action."""
 PRONOUN_RE = lazy(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the\s+same)\b", re.I)
 RELATIVE_RE = lazy(
-    r"\b(?:issues?|tickets?|bugs?|reports?|ones|requests?|anything|something)\s+(?:that|which)\b(?!\s+(?:one|issue)\b)",
+    r"\b(?:issues?|tickets?|bugs?|reports?|ones|requests?|anything|something)\s+(?:that|which)\b(?!\s+(?:one|issue)\b)"
+    r"|\b(?:that|which)\s+(?=(?:are|is|were|was|have|has|had|still|mention|mentions|say|says|cite|cites)\b)",
     re.I,
 )
-"""`issues that mention …`: a `that` opening what is said of the issues sought, not one talked of before."""
+"""`issues that mention …`, `… component that are open`: a `that` opening what is said of the issues sought, not one
+talked of before."""
 
 
 class Intent(Enum):

@@ -94,9 +94,11 @@ _ISSUE_PRONOUN_RE = lazy(r"\b(?:it|its|them|both|that\s+one|this\s+one)\b", re.I
 """`explain the codes it cites` after `show 41`: a request about the issue named before, not a doc ask."""
 _SEARCHY_RE = lazy(
     LEAD
-    + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b",
+    + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b"
+    r"|^\s*(?:[\w:-]+\s+){0,3}?(?:issues|bugs|tickets|reports)\b",
     re.I,
 )
+"""A request said as a search: a verb that asks for issues, or a plural naming them first (`S2 bugs that …`)."""
 _READ_START_RE = lazy(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
 
 
@@ -361,4 +363,5 @@ def _is_search(text: str, labels: Sequence[str]) -> bool:
     if _only_filters(text, labels):
         return True
     asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5
-    return wants_search(text) and asked and not PRONOUN_RE.search(RELATIVE_RE.sub(" ", text))
+    said, _ = people_and_days(RELATIVE_RE.sub(" ", text), [])  # `this month`, `issues that …`: not a reference
+    return wants_search(text) and asked and not PRONOUN_RE.search(said)

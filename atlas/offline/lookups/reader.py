@@ -1,7 +1,7 @@
 """The lookup reader: the reads of the requests no recogniser took, planned at once, in round-one order.
 
-Issues (named, bare or in ranges), comparisons, errors to explain, doc pages and sections, error codes and a
-search said beside them; what no tool can do (close, assign, rank) is a note. It plans no action.
+Issues (named, bare or in ranges), comparisons, errors to explain, doc pages and sections and error codes; what
+no tool can do (close, assign, rank) is a note. It plans no action and no search: a search is an act (`acts/`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from atlas.offline.plan import Plan, codes_in, project_examples
 from atlas.offline.reading.issue_refs import CODE_RE, MAX_ISSUES, bare_issue_ids, issue_ids_in
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.references import COMPARE_RE
-from atlas.offline.reading.search import search_in, wants_search
 from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
 from atlas.offline.reading.words import corrected, plain, spelled_out
 
@@ -86,8 +85,6 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     if not plan.docs:
         plan.docs = docs_by_topic(text, vocabulary)
     plan.list_docs = not plan.docs and bool(_LIST_DOCS_RE.search(text))
-    if wants_search(text) and not plan.issue_ids and not plan.list_docs and not plan.docs:
-        plan.search = search_in(text, plan.notes, vocabulary.labels)
     if plan.first_calls():
         plan.notes += unanswered(plain(question), vocabulary.words)
     elif not plan.notes:

@@ -44,7 +44,11 @@ _SEVERITY_RE = lazy(
     r"\b(?:sev(?:erity)?[\s:-]*S?|S(?=[1-4]\s+(?:issues|bugs|tickets|reports)\b))(?P<n>[1-4])\b", re.IGNORECASE
 )
 """`S1 issues`, `sev2`, `severity 3`: the severity labels; a bare `S3` elsewhere may be Amazon S3."""
-_NOT_A_LOGIN = r"(?!(?:date|age|id|number|priority|severity|state|status|label|component|me|us|you|them|the|a|an)\b)"
+_NOT_A_LOGIN = (
+    r"(?!(?:date|age|id|number|priority|severity|state|status|label|component|me|us|you|them|the|a|an"
+    r"|any(?:one|body)|some(?:one|body)|every(?:one|body)|nobody|no\s+one|we|i|they|he|she|it|this|that|people)\b)"
+)
+"""Words that are never a login: a sort key, an article, a pronoun (`has anyone reported this?` names no author)."""
 _AUTHOR_RE = lazy(
     r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted|authored)\s+|(?<=issues\s)|(?<=bugs\s)"
     rf"|(?<=tickets\s)|(?<=requests\s)|(?<=ones\s)|(?<=anything\s)|(?<=everything\s))by\s+{_NOT_A_LOGIN}"
