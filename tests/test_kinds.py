@@ -10,7 +10,7 @@ import pytest
 
 from atlas.calllog import CallLog
 from atlas.foundation.errors import HINTS, WITHOUT_HINT, ErrorKind
-from atlas.offline.answer import KIND_SAYS
+from atlas.offline.answer.render import KIND_SAYS
 from atlas.protocol.events import CallRecord
 from atlas.ui.board import KIND_STYLES, MARKS
 

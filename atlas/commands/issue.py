@@ -10,7 +10,7 @@ from typing import Any
 
 from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import AtlasError, ToolError
-from atlas.offline.issue_view import issue_markdown
+from atlas.offline.answer.issue_view import issue_markdown
 from atlas.orbit.issues import IssueArgs, get_issue
 from atlas.tools.registry import ToolContext
 from atlas.ui.json_out import print_json

@@ -16,7 +16,7 @@ from typing import Any
 from atlas.foundation.errors import AtlasError, ToolError
 from atlas.foundation.label_names import label_value
 from atlas.offline.compose import read_question
-from atlas.offline.vocabulary import vocabulary_of
+from atlas.offline.reading.vocabulary import vocabulary_of
 from atlas.orbit.issues import SearchArgs, search_issues
 from atlas.tools.registry import ToolContext
 from atlas.triage.groups import LabelGroup

@@ -1,21 +1,36 @@
 """The built-in offline planner: a `Model` that plans tool calls from the user's words, no key needed.
 
-One message is read in four steps, each with one home (`compose.py` runs them in order):
-1. reading: `frames` splits the message into requests (quotes whole, pasted text set apart), `words` and
-   `entities` find issues, labels, dates and people in the project's own vocabulary (`vocabulary`);
-2. acts: `acts.RECOGNISERS`, an ordered table, gives each request one typed `Intent` (comment, labels,
-   conditional, inbox, triage, doc, count, search, …); comments live in `comments`, labels in `label_acts`,
-   conditions in `conditions`, the backlog in `backlog`, doc asks in `doc_acts`; what is left is a lookup;
-3. lookups: `plan.read_lookups` plans the reads the lookups name (issues, comparisons, docs, codes, searches);
-4. answer: `answer` and `later_answer` write the Markdown from what the tools returned (`readings`), none
-   dropped (`results`); `later` plans the calls that wait on a result.
-`model.py` is the `Model` (the loop's side). Examples and notes use the project's own labels, codes and docs.
-It may import `atlas.protocol.messages`, `atlas.foundation.config`, `atlas.foundation.errors` and the neutral tool
-definitions (`atlas.tools.definition`); never the registry, a tool module, the UI or the commands.
+One design, one folder per step; `compose.read_question` runs the steps in order, and each kind of request
+has exactly one home:
+1. `reading/`: the message split into requests (quotes whole, pasted text set apart), and the issues, labels,
+   people, days and filters each names, found in the project's own vocabulary;
+2. `acts/`: the ordered table `acts.table.RECOGNISERS` gives each request one typed `Intent` (conditional,
+   comment, labels, inbox, triage, doc, newest, count, symptom, search, …); actions are planned here alone,
+   and a request no recogniser knows is a lookup;
+3. `lookups/`: `reader.read_lookups` plans the reads all lookups name together (issues, comparisons, docs,
+   error codes); a search is always an act;
+4. `answer/`: the Markdown written from what the tools returned, none of it dropped.
+`plan.py` is what the steps hand on (the calls of round one, the steps left for round two), `readings.py`
+what a call returned; `model.py` is the `Model`, the loop's side. Each step imports only those below it
+(tests/offline/test_layout.py). Examples and notes use the project's own labels, codes and docs.
+It may import `atlas.protocol`, `atlas.foundation` and the neutral tool definitions (`atlas.tools.definition`);
+never the registry, a tool module, the UI or the commands.
 """
 
 from __future__ import annotations
 
-from atlas.offline.model import OfflinePlanner
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from atlas.offline.model import OfflinePlanner
 
 __all__ = ["OfflinePlanner"]
+
+
+def __getattr__(name: str) -> object:
+    """`OfflinePlanner` on first use: `atlas issue` reads `answer.issue_view` without loading the planner."""
+    if name == "OfflinePlanner":
+        from atlas.offline.model import OfflinePlanner
+
+        return OfflinePlanner
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,13 +1,14 @@
-"""The offline planner's frame parser: a message read request by request into one plan.
+"""The offline planner's steps run in order: a message read request by request into one plan.
 
-1. `frames` splits the message into requests, quoted text whole, pasted output set apart;
-2. `entities` finds each request's issues and labels (a request naming none takes the issues of
+1. reading: `reading.frames` splits the message into requests, quoted text whole, pasted output set apart;
+   `reading.entities` finds each request's issues and labels (a request naming none takes the issues of
    the one before: `read #16 and then add comp:worker`);
-3. `acts` gives each request one typed intent, from the first recogniser of its ordered table that knows
-   it: a conditional action, a comment, a label change, the inbox, a triage read, a doc ask, the newest
-   issue, a count, a symptom, a search — or a lookup (read, compare, doc or error code named), which the
-   lookup reader (`plan.read_lookups`) plans for all such requests at once; it plans no action;
-4. the plan is composed: reads in round one, what depends on them (`later`) in round two.
+2. acts: `acts.table` gives each request one typed intent, from the first recogniser of its ordered table that
+   knows it: a conditional action, a comment, a label change, the inbox, a triage read, a doc ask, the newest
+   issue, a count, a symptom, a search — or a lookup (read, compare, doc or error code named);
+3. lookups: `lookups.reader` plans the reads of all lookup requests at once; it plans no action;
+4. the plan is composed: reads in round one, what depends on them (`acts.later`) in round two; the answer
+   (`answer/`) is written from their results.
 Plans come from the user's words; round two looks only at what round one read, as the user asked.
 """
 
@@ -18,18 +19,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from atlas.foundation.config import data_dir
-from atlas.offline.act import Act, Intent
-from atlas.offline.acts import act_of
-from atlas.offline.entities import issue_refs
-from atlas.offline.frames import split_message
-from atlas.offline.issue_refs import issue_ids_in
-from atlas.offline.lazy import lazy
-from atlas.offline.nearest import nearest_requests
-from atlas.offline.plan import EXPLAIN_RE, MAX_ISSUES, Plan, PlannedCall, codes_in, project_examples, read_lookups
-from atlas.offline.search import Search
-from atlas.offline.symptoms import symptom_reads
-from atlas.offline.vocabulary import Vocabulary, vocabulary_of
-from atlas.offline.words import corrected, plain, spelled_out
+from atlas.offline.acts.act import Act, Intent
+from atlas.offline.acts.symptoms import symptom_reads
+from atlas.offline.acts.table import act_of
+from atlas.offline.answer.nearest import nearest_requests
+from atlas.offline.lookups.reader import EXPLAIN_RE, read_lookups
+from atlas.offline.plan import Plan, PlannedCall, codes_in, project_examples
+from atlas.offline.reading.entities import issue_refs
+from atlas.offline.reading.frames import split_message
+from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import Search
+from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
+from atlas.offline.reading.words import corrected, plain, spelled_out
 
 MAX_PASTED_CODES = 2
 

@@ -17,19 +17,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from atlas.foundation.config import OFFLINE_MODEL
-from atlas.offline.answer import chunks, render
+from atlas.offline.answer.render import chunks, render
+from atlas.offline.answer.round_two import later_parts, unplanned_parts
 from atlas.offline.compose import read_question
-from atlas.offline.later_answer import later_parts, unplanned_parts
-from atlas.offline.ordinals import with_ordinals
 from atlas.offline.plan import (
     MAX_CITED_CODES,
     Plan,
     PlannedCall,
     code_call,
     codes_in,
-    last_named,
-    with_references,
 )
+from atlas.offline.reading.ordinals import with_ordinals
+from atlas.offline.reading.references import last_named, with_references
 from atlas.offline.readings import ToolReading, issue_text
 from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener, TextDelta

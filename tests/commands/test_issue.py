@@ -11,7 +11,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from atlas.offline.issue_view import closed_fences, issue_markdown
+from atlas.offline.answer.issue_view import closed_fences, issue_markdown
 from atlas.orbit.comments import PostCommentArgs, post_comment
 from atlas.orbit.labels import AddLabelArgs, add_label
 from atlas.tools.registry import ToolContext

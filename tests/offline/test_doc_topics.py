@@ -8,9 +8,9 @@ import pytest
 
 from atlas.foundation.config import data_dir
 from atlas.offline.compose import read_question
-from atlas.offline.sections import content_words
-from atlas.offline.topics import best_section, ranked_sections
-from atlas.offline.vocabulary import Section, Vocabulary, vocabulary_of
+from atlas.offline.reading.sections import content_words
+from atlas.offline.reading.topics import best_section, ranked_sections
+from atlas.offline.reading.vocabulary import Section, Vocabulary, vocabulary_of
 
 TOOLS = {"get_issue", "search_issues", "get_doc_section", "list_docs", "add_label", "remove_label", "post_comment"}
 
@@ -75,7 +75,7 @@ def test_a_full_stop_is_not_part_of_the_last_word() -> None:
 
 
 def test_a_heading_repeated_in_one_doc_is_named_with_its_parent_and_the_grouping_follows_new_sections() -> None:
-    from atlas.offline.sections import heading_name
+    from atlas.offline.reading.sections import heading_name
 
     first, second = Section("ops", "Symptoms", 3), Section("ops", "symptoms", 3)
     vocabulary = Vocabulary(sections=[Section("ops", "Leases", 2), first, Section("faq", "Symptoms", 3)])

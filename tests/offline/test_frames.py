@@ -9,11 +9,11 @@ import pytest
 
 from atlas.foundation.config import data_dir
 from atlas.offline.compose import read_question
-from atlas.offline.frames import split_message
 from atlas.offline.model import next_calls
 from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.frames import split_message
+from atlas.offline.reading.vocabulary import vocabulary_of
 from atlas.offline.readings import ToolReading
-from atlas.offline.vocabulary import vocabulary_of
 
 TOOLS = {"get_issue", "search_issues", "get_doc_section", "list_docs", "add_label", "remove_label", "post_comment"}
 

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from atlas.foundation.config import data_dir
 from atlas.offline.compose import read_question
-from atlas.offline.issue_refs import bare_issue_ids
-from atlas.offline.labels import label_in_phrase
-from atlas.offline.sections import code_by_symptom, codes_named, heading_in
-from atlas.offline.vocabulary import Vocabulary, vocabulary_of
-from atlas.offline.words import corrected, plain, spelled_out
+from atlas.offline.reading.issue_refs import bare_issue_ids
+from atlas.offline.reading.labels import label_in_phrase
+from atlas.offline.reading.sections import code_by_symptom, codes_named, heading_in
+from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
+from atlas.offline.reading.words import corrected, plain, spelled_out
 
 EVALS = Path(__file__).resolve().parents[2] / "evals"
 WORDS = re.findall(

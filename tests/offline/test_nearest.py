@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from atlas.foundation.config import data_dir
+from atlas.offline.answer.help import help_text
+from atlas.offline.answer.nearest import nearest_requests
 from atlas.offline.compose import read_question
-from atlas.offline.help import help_text
-from atlas.offline.nearest import nearest_requests
-from atlas.offline.vocabulary import vocabulary_of
+from atlas.offline.reading.vocabulary import vocabulary_of
 
 TOOLS = {"get_issue", "search_issues", "get_doc_section", "list_docs"}
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from atlas.offline.answer import SNIPPETS_LEFT_OUT
-from atlas.offline.quoting import one_line
+from atlas.offline.answer.quoting import one_line
+from atlas.offline.answer.render import SNIPPETS_LEFT_OUT
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from tests.offline.test_offline import run_to_answer
@@ -84,8 +84,8 @@ def inventory(args: NoArgs, ctx: ToolContext) -> dict[str, Any]:
 
 
 def test_a_read_the_planner_has_no_form_for_is_shown_as_its_data() -> None:
+    from atlas.offline.answer.results import result_section
     from atlas.offline.plan import PlannedCall
-    from atlas.offline.results import result_section
 
     shown = result_section(PlannedCall("inventory", {}), inventory(NoArgs(), ToolContext()))
     assert missing_from(shown, {"servers": [{"name": "db-1", "load": 0.93, "tags": ["eu", "primary"]}]}) == []

@@ -458,9 +458,9 @@ def test_a_chat_follow_up_refers_to_the_issues_the_user_last_named(
 
 def test_help_speaks_of_the_project_in_its_own_words() -> None:
     """On a project with flat labels and no docs, the examples name its own label and no Orbit word."""
-    from atlas.offline.help import help_text
+    from atlas.offline.answer.help import help_text
     from atlas.offline.plan import project_examples
-    from atlas.offline.vocabulary import Vocabulary
+    from atlas.offline.reading.vocabulary import Vocabulary
 
     shown = help_text("blorp", True, project=project_examples(Vocabulary(labels=["enhancement"])))
     assert "`label #41 enhancement`" in shown and "`open issues labelled enhancement`" in shown

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.offline import pattern_cache
-from atlas.offline.pattern_cache import PatternStore
+from atlas.offline.reading import pattern_cache
+from atlas.offline.reading.pattern_cache import PatternStore
 
 PATTERNS = [
     (r"\b(?:issues?|tickets?)\s+#?(\d+)\b", re.IGNORECASE),
@@ -94,7 +94,7 @@ def test_a_spoilt_file_is_compiled_again_and_rewritten(tmp_path: Path, spoil: ob
 
 _PROCESS = (
     "import os, sys\n"
-    "from atlas.offline.pattern_cache import cache_file, compile_cached\n"
+    "from atlas.offline.reading.pattern_cache import cache_file, compile_cached\n"
     "assert compile_cached(r'\\bissue\\s+(\\d+)', 2).search('see Issue 41').group(1) == '41'\n"
     "print(cache_file())\n"
     "from atlas.cli.quick_exit import quick_exit\n"

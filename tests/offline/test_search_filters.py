@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 
 from atlas.offline.compose import read_question
-from atlas.offline.dates import span_in
+from atlas.offline.reading.dates import span_in
 
 SATURDAY = date(2026, 12, 5)
 
 
 @pytest.fixture(autouse=True)
 def fixed_today(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("atlas.offline.dates.today", lambda: SATURDAY)
+    monkeypatch.setattr("atlas.offline.reading.dates.today", lambda: SATURDAY)
 
 
 def searches(question: str) -> list[dict[str, Any]]:
@@ -76,3 +76,28 @@ def test_who_reported_an_issue_reads_the_issue_instead_of_refusing() -> None:
     plan = read_question("who reported #87 and when?")
     assert [(c.name, c.arguments) for c in plan.first_calls()] == [("get_issue", {"issue_id": 87})]
     assert plan.notes == []
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted"),
+    [
+        ("read #41 and find other issues that mention ORB-1101", {"query": "ORB-1101"}),
+        ("worker issues that are closed", {"state": "closed", "label": "comp:worker"}),
+    ],
+)
+def test_a_that_describing_the_issues_sought_is_a_search_act_not_a_reference(
+    question: str, wanted: dict[str, Any]
+) -> None:
+    """`issues that mention …`: the `that` says what the issues are, so the search is the request's act (a search
+    has one home, the acts); `find issues like that` would mean an issue talked of before."""
+    found = searches(question)
+    assert len(found) == 1 and all(str(value) in str(found[0].get(key)) for key, value in wanted.items()), found
+
+
+def test_a_search_has_one_home_the_acts() -> None:
+    """The lookup reader plans no search, so a request for issues is read by one rule set only."""
+    from atlas.offline.lookups.reader import read_lookups
+
+    question = "issues in the cli component that are open"
+    assert read_lookups(question).search is None
+    assert searches(question) == [{"query": "", "state": "open", "label": "comp:cli"}]

@@ -1,0 +1,79 @@
+"""Requests about the backlog as a whole, for the offline planner: the inbox and a triage plan.
+
+`what needs my attention?`, `list stale issues`, `anything unanswered?` read the inbox (`list_inbox`, the
+code of `atlas inbox`), narrowed to a reason when one is named; `triage the new issues`, `triage 132 and
+135` read a plan (`plan_triage`, the code of `atlas triage --dry-run`) that the person reviews: nothing is
+changed. `triage` as a noun (`the triage doc`) is not a request to triage.
+"""
+
+from __future__ import annotations
+
+import re
+
+from atlas.offline.acts.act import LEAD, Act, Intent
+from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.entities import issue_refs
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import names_people_or_days
+
+_ISSUES = r"(?:issues?|tickets?|bugs?|reports?|ones|backlog|inbox|queue|prs?)"
+_REASONS = {
+    "untriaged": r"untriaged|unlabell?ed|without\s+labels|missing\s+labels|need(?:s|ing)?\s+triage",
+    "unanswered": r"unanswered|unreplied|no\s+(?:reply|replies|answer|response)"
+    r"|nobody\s+(?:has\s+)?(?:answered|replied)",
+    "waiting": r"waiting\s+(?:on|for)\s+(?:the\s+)?(?:reporters?|authors?|users?|them)",
+    "stale": r"stale|idle|dormant|forgotten|neglected|rotting",
+}
+_REASON_RE = lazy(
+    "|".join(rf"(?P<{reason}>\b(?:{words})\b)" for reason, words in _REASONS.items()),
+    re.I,
+)
+_NEEDS_ME_RE = lazy(
+    r"\bneeds?\s+(?:(?:my|our|your|a|some)\s+)?(?:attention|look|review|eyes|me|us|triage)\b|\binbox\b"
+    r"|\bwhat\s+should\s+(?:i|we)\s+(?:look\s+at|work\s+on|pick\s+up|handle)\b|\bon\s+my\s+plate\b",
+    re.I,
+)
+_TRIAGE_RE = lazy(
+    LEAD + r"(?:(?:please\s+)?(?:do\s+(?:a\s+)?|run\s+(?:a\s+)?))?triage\b(?!\s+(?:doc|docs|rules?|guide|section|page|"
+    r"polic(?:y|ies)|labels?|process|meeting|notes?)\b)(?P<rest>.*)$",
+    re.I,
+)
+_PLAN_WORDS_RE = lazy(
+    r"\b(?:propose|suggest|plan)\s+(?:some\s+)?(?:labels?|triage)\s+(?:for|on)\s+(?:the\s+|all\s+|our\s+)?"
+    r"(?:new|untriaged|unlabell?ed|open|incoming|latest|recent|remaining)\s+" + _ISSUES + r"\b",
+    re.I,
+)
+_BACKLOG_RE = lazy(
+    r"^\s*(?:the\s+|all\s+|our\s+|my\s+|any\s+)?(?:new|untriaged|unlabell?ed|open|incoming|latest|recent|"
+    r"remaining|fresh)?\s*" + _ISSUES + r"\b|^\s*(?:them|everything|it\s+all)\b",
+    re.I,
+)
+_QUALIFIES_ISSUES_RE = lazy(r"\s*(?:open\s+)?(?:" + _ISSUES + r")\b|\s*(?:yet|still|now|rn)?\s*[?.!]*\s*$", re.I)
+"""After a reason's word, what makes it a reason about issues: `stale issues`, `which are stale?`."""
+PLAN_LIMIT = 10
+
+
+def backlog_act(text: str, typed: str) -> Act | None:
+    """A request for the inbox or for a triage plan; None when the words ask for neither."""
+    if triage := _TRIAGE_RE.match(text):
+        ids = issue_refs(triage.group("rest"))
+        if ids:
+            return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
+        if _BACKLOG_RE.match(triage.group("rest")) or not triage.group("rest").strip(" ?!."):
+            return _plan_for_backlog(typed)
+    if _PLAN_WORDS_RE.search(text) and not issue_refs(text):
+        return _plan_for_backlog(typed)
+    if issue_refs(text) or names_people_or_days(text):
+        return None  # `stale since March`: a search by days says what was asked more exactly
+    reason = _REASON_RE.search(text)
+    if reason and not _QUALIFIES_ISSUES_RE.match(text, reason.end()):
+        reason = None  # `issues about stale leases`: the word is about something else
+    asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
+    if _NEEDS_ME_RE.search(text) or (reason and asks_issues):
+        arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}
+        return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
+    return None
+
+
+def _plan_for_backlog(typed: str) -> Act:
+    return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"untriaged": True, "limit": PLAN_LIMIT})])

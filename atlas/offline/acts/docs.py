@@ -1,0 +1,87 @@
+"""Doc asks, for the offline planner's acts: the section a question about a topic or a label's meaning wants.
+
+A question finds its section by its own words, weighed against the docs' headings and text (`topics`);
+no topic is listed here. A doc, a list of docs or an error named in so many words is left to the lookups.
+"""
+
+from __future__ import annotations
+
+import re
+
+from atlas.offline.acts.act import LEAD, QUESTION_RE, Act, Intent
+from atlas.offline.lookups.docs import doc_aliases, docs_in
+from atlas.offline.lookups.reader import read_lookups
+from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.entities import label_refs
+from atlas.offline.reading.issue_refs import CODE_RE
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.sections import content_words, heading_name
+from atlas.offline.reading.topics import best_section
+from atlas.offline.reading.vocabulary import Vocabulary
+
+MEANING_RE = lazy(r"\bmean(?:s|ing)?\b|\bwhat\s+(?:is|are)\b|\bdefin(?:e|ition)\b|\bstand\s+for\b", re.I)
+
+DOCS_RE = lazy(r"(?<![:/-])\b(?:docs?|documentation|guide|manual|section|page)\b(?![:/-]\w)", re.I)
+"""A doc named as what is wanted; `comp:docs` is a label, not a doc."""
+
+DOC_ASK_RE = lazy(
+    r"(?<![:/-])\b(?:docs?|documentation|documented|document|guide|manual|page|section)\b(?![:/-]\w)|\bwhere\s+(?:do|does|is|are|can)\b"
+    r"|\bhow\s+(?:(?:do|can|should|would|does)\s+)?(?:i|we|you|it|one)\b|\bhow\s+to\b|\bwhat\s+does\b.+\bdo\b"
+    r"|\b(?:explains?|describes?|covers?)\b",
+    re.I,
+)
+
+_DOC_REQUEST_RE = lazy(
+    LEAD + r"(?:show|open|read|pull|get|grab|fetch|look|check|see|display|give|point|find|send|link|tell\s+me|where|"
+    r"which|what|how|is|are|do|does|any)\b",
+    re.I,
+)
+"""How a request for a doc starts when it is not a question: `point me to …`, `give me the short version …`."""
+
+_ERROR_WORDS_RE = lazy(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\b", re.I)
+
+
+def label_meaning(text: str, vocabulary: Vocabulary) -> Act | None:
+    """`what does severity S1 mean?`: the doc section that defines the label, not an error that mentions it."""
+    refs = [ref for ref in label_refs(text, vocabulary.labels, words=False) if ref.known]
+    if not refs or CODE_RE.search(text):
+        return None
+    prefix, _, value = refs[0].label.partition(":")
+    for section in vocabulary.best_sections([prefix, value, *value.split("-")], limit=6):
+        if section.doc_id != "error-codes":
+            call = PlannedCall(
+                "get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)}
+            )
+            return Act(Intent.LABEL_MEANING, text, reads=[call])
+    return None
+
+
+def doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | None:
+    """`where do we document the precedence of …`, `how do I run it under systemd`: a doc named, else the
+    section whose heading and text best hold the question's words (error sections only for errors).
+    A doc ask with no topic of its own (`is there a page I can link them to?`) is about the request before."""
+    if not (QUESTION_RE.match(text) or "?" in text or _DOC_REQUEST_RE.match(text)):
+        return None  # `thanks, that's everything for this docs audit`: a remark, not an ask
+    named = read_lookups(text, vocabulary)
+    folded = text.casefold()
+    if any(name.casefold() in folded for name in vocabulary.error_names):
+        return None  # `explain ScheduleDrift`: an error named
+    if docs_in(text, doc_aliases(vocabulary)) or named.codes or named.list_docs or named.search or named.notes:
+        return None  # a doc, a list of docs or a search named in so many words: the lookup reader plans it
+    words = [w for w in content_words(DOCS_RE.sub(" ", text)) if not w.isdigit()]
+    errors = bool(_ERROR_WORDS_RE.search(text))
+    # A section must hold most of the question's weight: a question the docs do not answer gets none.
+    section = best_section(words, vocabulary, errors=errors)
+    if before is not None and before.intent in {Intent.LOOKUP, Intent.SYMPTOM, Intent.NOTHING} and not before.issue_ids:
+        # `… run it under systemd. Is there a page we could send them?`: the topic is said before the ask
+        topic = best_section(
+            [*words, *(w for w in content_words(before.text) if not w.isdigit())],
+            vocabulary,
+            errors=errors,
+            headed=True,
+        )
+        section = topic or section
+    if section is None:
+        return None
+    call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
+    return Act(Intent.DOC, text, reads=[call])

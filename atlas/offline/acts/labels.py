@@ -1,0 +1,157 @@
+"""Label requests, for the offline planner's frame parser: which labels to add or remove, on which issues.
+
+A label is the dataset's own, named exactly, by severity, by shorthand (`+x`, `-x`, `-> x`) or by
+its words right after the verb; each goes to the issues of its own part of a list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from atlas.offline.acts.act import Act, Intent, targets
+from atlas.offline.acts.later import Later
+from atlas.offline.reading.entities import LabelRef, family_refs, label_refs
+from atlas.offline.reading.label_usage import example_label
+from atlas.offline.reading.labels import not_added, only_label_words
+from atlas.offline.reading.lazy import lazy
+
+REMOVE_RE = lazy(
+    r"\b(?:remove|drop|strip|delete|clear|untag|unlabel|take\s+(?:\S+\s+){0,3}?off|get\s+rid\s+of|no\s+longer|"
+    r"isn'?t\s+an?|not\s+an?|without)\b",
+    re.I,
+)
+ADD_RE = lazy(
+    r"\b(?:add|put|apply|label|tag|mark|make|set|bump|raise|lower|move|needs?|give|flag|slap|classify|"
+    r"should\s+(?:be|get|have)|is\s+an?|it'?s\s+an?|as|change|switch|upgrade|downgrade)\b|^\s*#?\d+\s*:|->|→",
+    re.I,
+)
+_TERSE_RE = lazy(r"^\s*[+-]?#?\d{1,5}\s+(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev|is\s+(?!an?\b))|^\s*[+-][A-Za-z]", re.I)
+"""`41 S2`, `+comp:worker`, `87 is sev 2`: the issue, then the label, with no verb."""
+_ACCORDINGLY_RE = lazy(r"\b(?:label|tag)\s+(?:\S+\s+){0,3}?accordingly\b", re.I)
+"""`this is a redis broker thing, label 111 accordingly`: the label is in the words said before the verb."""
+_STANDS_AROUND_RE = lazy(r"#?\d+|it|this|that|them|to|on|onto|and|as|with|issues?|&", re.I)
+_LABEL_ON_ISSUE_RE = lazy(
+    r"^\s*(?:(?:add|apply|put|set)\s+)?(?:the\s+|a\s+)?(?:labels?\s+)?(?P<label>[^,;.!?]+?)"
+    r"\s+(?:on|to|for)\s+(?:issues?\s+)?#?\d{1,5}\b",
+    re.I,
+)
+"""`severity S3 on 130 please`: a label said first, then the issue it goes on."""
+_FILLER_RE = lazy(r"\b(?:too|also|as\s+well|please|pls|now|then|label|tag|again)\b", re.I)
+
+
+def label_change(text: str, context: Sequence[int], labels: Sequence[str], said_before: str = "") -> Act | None:
+    """The labels to add and remove; `said_before`: the request before, which `label it accordingly` points at."""
+    refs = label_refs(text, labels, words=False)
+    families = family_refs(text, labels) if REMOVE_RE.search(text) else []
+    if not refs and not families:
+        refs = _worded(text, labels, said_before)
+    if not refs and not families:
+        return None
+    shorthand = any(ref.op for ref in refs) or bool(_TERSE_RE.match(text) or _LABEL_ON_ISSUE_RE.match(text))
+    if not shorthand and not ADD_RE.search(text) and not REMOVE_RE.search(text):
+        return None
+    ids = targets(text, context)
+    if not ids:
+        return None
+    act = Act(Intent.LABELS, text, targets=ids, notes=_unknown(refs, labels))
+    act.explains_before = bool(said_before) and bool(_ACCORDINGLY_RE.search(text))
+    for ref in (ref for ref in refs if ref.known):
+        owners = _owners(text, ref, ids, refs)
+        pairs = act.removals if _op(ref, text) == "remove" else act.labels
+        pairs += [(i, ref.label) for i in owners if (i, ref.label) not in pairs]
+    for family in families:
+        act.issue_ids += [i for i in ids if i not in act.issue_ids]
+        act.later += [Later(issue_id=i, remove_families=[family.label]) for i in ids]
+    return act
+
+
+_LABEL_VERB_RE = lazy(
+    r"^\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)*(?:label|tag)\s+(?:issues?\s+)?(?:#?\d+|it|them|this|that)\b"
+    r"(?:\s+(?:with|as)\s+(?:the\s+|a\s+|an\s+)?(?P<named>[^,;.!?]+)|\s+[\"'`](?P<quoted>[^\"'`]{1,60})[\"'`]"
+    r"|\s+(?P<bare>[A-Za-z][\w.:-]*)\s*[.!?]?\s*$)?|\badd\s+(?:a\s+)?label\b",
+    re.I,
+)
+"""A label request that names no label the project has: `label #41`, `tag 87 with frobnicate`, `label 87 "bugg"`,
+`label 87 bugg`."""
+
+
+def label_help(text: str, context: Sequence[int], labels: Sequence[str]) -> Act | None:
+    """What to type instead, when a label request names no label of the project: the name it did not know, or
+    an example with the project's most used label."""
+    verb = _LABEL_VERB_RE.search(text)
+    if verb is None:
+        return None
+    bare = verb.group("bare")
+    named = verb.group("named") or verb.group("quoted") or (bare if bare and not _FILLER_RE.fullmatch(bare) else None)
+    if named and labels and len(named.split()) <= 3:
+        return Act(Intent.NOTHING, text, targets=targets(text, context), notes=[not_added(named, labels)])
+    example = example_label(labels)
+    note = f"To add a label, name the issue and the label: `label #41 {example}` or `add {example} to 87`."
+    return Act(Intent.NOTHING, text, targets=targets(text, context), notes=[note])
+
+
+def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef]:
+    """A label named by its words: right after the verb (`tag 41 as a bug`), before an issue (`severity S3 on
+    130`), or said before `label N accordingly`. Every word must name the label (`add worker comp too`), not a
+    team or a topic (`flag 41 to the core team`)."""
+    if said := _ACCORDINGLY_RE.search(text):
+        before = f"{said_before} {text[: said.start()]}"
+        return [ref for ref in label_refs(before, labels, distinctive=True) if ref.known][:1]
+    if on_issue := _LABEL_ON_ISSUE_RE.match(text):
+        window = on_issue.group("label")
+    elif cue := ADD_RE.search(text):
+        window = re.split(r"[,;.!?(]", text[cue.end() :])[0]
+    else:
+        return []
+    window = " ".join([w for w in window.split() if not _STANDS_AROUND_RE.fullmatch(w)][:5])
+    refs = [ref for ref in label_refs(window, labels) if ref.known]
+    return [ref for ref in refs if only_label_words(_FILLER_RE.sub(" ", window), ref.label)]
+
+
+def _owners(text: str, ref: LabelRef, ids: list[int], refs: Sequence[LabelRef]) -> list[int]:
+    """Which issues a label goes to: `label #41 and #87 as comp:core` both; `12 +redis, 1 +postgres` one each;
+    `add S2 to 41 and comp:core to 87` the issues after it; with no issue near it, all of them."""
+    issues = [(m.start(), n) for n in ids for m in _number_spans(text, n)]
+    events: list[tuple[int, int | None, LabelRef | None]] = sorted(
+        [(start, n, None) for start, n in issues] + [(r.start, None, r) for r in refs], key=lambda event: event[0]
+    )
+    consumed: set[int] = set()
+    pending: list[int] = []
+    for index, (_, number, label) in enumerate(events):
+        if number is not None:
+            if number not in consumed and number not in pending:
+                pending.append(number)
+            continue
+        group: list[int] = []
+        if pending:
+            group, pending = pending, []
+        else:
+            for _, later, _label in events[index + 1 :]:
+                if later is None:
+                    break
+                group.append(later)
+        consumed.update(group)
+        if label is ref:
+            return group or ids
+    return ids
+
+
+def _number_spans(text: str, number: int) -> list[re.Match[str]]:
+    return list(re.finditer(rf"(?<![\d.:-]){number}(?!\d)(?![.:]\d)", text))
+
+
+def _op(ref: LabelRef, text: str) -> str:
+    if ref.op:
+        return ref.op
+    if any(m.start() < ref.start < m.end() for m in REMOVE_RE.finditer(text)):
+        return "remove"  # `take type:question off 117`
+    before = text[: ref.start]
+    remove = list(REMOVE_RE.finditer(before))
+    if remove and not re.search(r"\b(?:add|put|apply|set|make|give)\b|\+|->|→", before[remove[-1].end() :], re.I):
+        return "remove"
+    return "add"
+
+
+def _unknown(refs: Sequence[LabelRef], labels: Sequence[str]) -> list[str]:
+    return [not_added(ref.label, labels) for ref in refs if not ref.known]

@@ -1,0 +1,167 @@
+"""Round two of an offline plan: what is decided from round one's reads, and what the answer says of it.
+
+`check #130; if it's still open, comment …` reads #130 first and posts only when it is open;
+`strip the severity off 84` reads #84 and removes the severity it has; `open the newest issue`
+searches, then reads the first hit. A condition looks only at an issue's state, labels, comment
+count and text, as the user asked; nothing an issue says can add a call the user did not ask for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.readings import ToolReading, issue_text
+
+_WORD_NUMBERS = {"no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
+_COMMENTS_RE = lazy(
+    r"\b(?P<cmp>fewer|less|more|under|over|at\s+least|at\s+most|no|zero|any)\s+(?:than\s+)?(?P<n>\d+|\w+)?\s*"
+    r"(?:comments?|replies|responses)\b|\b(?P<none>nobody|no\s+one|no-one)\s+(?:has\s+)?(?:commented|replied|answered)",
+    re.I,
+)
+_MENTIONS_RE = lazy(
+    r"\b(?:mentions?|says|said|contains?|talks?\s+about|refers?\s+to|cites?)\s+(?P<what>\"Q\d+\"|[\w.:-]+)", re.I
+)
+_NEGATED_RE = lazy(r"\b(?:not|no|no\s+longer|isn'?t|hasn'?t|doesn'?t|wasn'?t|without|lacks?|missing)\b|n't\b", re.I)
+_STATE_RE = lazy(r"\b(?P<open>still\s+open|open|opened|unresolved)\b|\b(?P<closed>closed|resolved|fixed|done)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One test on an issue: `state` (open/closed), `label`, `comments` (a comparison) or `mentions`."""
+
+    kind: str
+    value: Any
+    negated: bool = False
+    compare: str = "eq"
+
+    def holds(self, data: Mapping[str, Any]) -> bool:
+        if self.kind == "state":
+            result = str(data.get("state", "")).lower() == self.value
+        elif self.kind == "label":
+            labels = [str(x).lower() for x in [*(data.get("labels") or []), *(data.get("tracker_labels") or [])]]
+            prefix = str(self.value).lower()
+            result = any(label.startswith(prefix) if prefix.endswith(":") else label == prefix for label in labels)
+        elif self.kind == "comments":
+            count = data.get("comment_count")
+            count = count if isinstance(count, int) else len(data.get("comments") or [])
+            result = {"lt": count < self.value, "gt": count > self.value, "ge": count >= self.value}.get(
+                self.compare, count == self.value
+            )
+        else:
+            result = str(self.value).lower() in issue_text(data).lower()
+        return bool(result) != self.negated
+
+    def words(self) -> str:
+        said = {
+            "state": f"is {self.value}",
+            "label": f"has the label `{self.value}`"
+            if not str(self.value).endswith(":")
+            else f"has a {self.value[:-1]}",
+            "comments": f"has {dict(lt='fewer than', gt='more than', ge='at least').get(self.compare, '')} "
+            f"{self.value} comments".replace("  ", " "),
+            "mentions": f"mentions “{self.value}”",
+        }[self.kind]
+        return f"not ({said})" if self.negated else said
+
+
+def parse_condition(text: str, quoted: Sequence[str], label_refs: Sequence[str]) -> Condition | None:
+    """The test a condition's words ask for, or None when they ask for none the planner can check."""
+    negated = bool(_NEGATED_RE.search(text)) != bool(re.match(r"\s*unless\b", text, re.I))
+    if match := _COMMENTS_RE.search(text):
+        if match.group("none") or match.group("cmp").lower() in {"no", "zero"}:
+            return Condition("comments", 0, negated=False)
+        if match.group("cmp").lower() == "any":
+            return Condition("comments", 0, negated=True)
+        raw = (match.group("n") or "").lower()
+        number = int(raw) if raw.isdigit() else _WORD_NUMBERS.get(raw)
+        if number is not None:
+            kind = match.group("cmp").lower()
+            compare = "lt" if kind in {"fewer", "less", "under"} else "ge" if kind == "at least" else "gt"
+            return (
+                Condition("comments", number, compare=compare)
+                if kind != "at most"
+                else Condition("comments", number, negated=True, compare="gt")
+            )
+    if match := _MENTIONS_RE.search(text):
+        what = match.group("what")
+        quote = re.fullmatch(r"\"Q(\d+)\"", what)
+        if quote or re.search(r"[\d:_.-]", what):  # `says "…"`, `mentions 2.8.4`: text to look for, not a meaning
+            return Condition("mentions", quoted[int(quote.group(1))] if quote else what, negated=negated)
+        return None
+    if label_refs:
+        return Condition("label", label_refs[0], negated=negated)
+    if match := _STATE_RE.search(text):
+        return Condition("state", "open" if match.group("open") else "closed", negated=negated)
+    return None
+
+
+@dataclass
+class Later:
+    """A step decided from round one: a test on an issue, or labels of a family, or the newest hit."""
+
+    issue_id: int | None = None
+    test: Condition | None = None
+    actions: list[PlannedCall] = field(default_factory=list)
+    remove_families: list[str] = field(default_factory=list)
+    """Label prefixes (`severity:`) to take off `issue_id`, whichever of them it has."""
+    read_first_hit: bool = False
+
+    def data(self, outcomes: Sequence[ToolReading]) -> Mapping[str, Any] | None:
+        for outcome in outcomes:
+            if (
+                outcome.call.name == "get_issue"
+                and outcome.call.arguments.get("issue_id") == self.issue_id
+                and outcome.ok
+                and isinstance(outcome.data, Mapping)
+            ):
+                return outcome.data
+        return None
+
+    def calls(self, outcomes: Sequence[ToolReading]) -> list[PlannedCall]:
+        if self.read_first_hit:
+            return _first_hit(outcomes)
+        data = self.data(outcomes)
+        if data is None or (self.test is not None and not self.test.holds(data)):
+            return []
+        labels = [str(x) for x in [*(data.get("labels") or []), *(data.get("tracker_labels") or [])]]
+        removals = [
+            PlannedCall("remove_label", {"issue_id": self.issue_id, "label": label})
+            for prefix in self.remove_families
+            for label in labels
+            if label.lower().startswith(prefix)
+        ]
+        return [*self.actions, *removals]
+
+    def said(self, outcomes: Sequence[ToolReading]) -> str | None:
+        """One sentence on what round one decided, for the answer."""
+        if self.read_first_hit:
+            return None if _first_hit(outcomes) else "No issue was found to open."
+        data = self.data(outcomes)
+        if data is None:
+            return f"#{self.issue_id} could not be read, so nothing that depends on it was done."
+        if self.test is not None and not self.test.holds(data):
+            if not self.actions:
+                return None
+            return f"#{self.issue_id} does not meet the condition (it {self.test.words()} is false), so I did not act."
+        if self.remove_families and not self.calls(outcomes):
+            families = ", ".join(prefix[:-1] for prefix in self.remove_families)
+            return f"#{self.issue_id} has no {families} label to remove."
+        if self.test is not None and not self.actions:
+            return f"#{self.issue_id} {self.test.words()}, so as you asked I left it alone."
+        if self.test is not None:
+            return f"#{self.issue_id} {self.test.words()}, so as you asked:"
+        return None
+
+
+def _first_hit(outcomes: Sequence[ToolReading]) -> list[PlannedCall]:
+    for outcome in outcomes:
+        if outcome.call.name == "search_issues" and outcome.ok and isinstance(outcome.data, Mapping):
+            hits = outcome.data.get("hits") or []
+            if hits and isinstance(hits[0], Mapping) and isinstance(hits[0].get("id"), int):
+                return [PlannedCall("get_issue", {"issue_id": hits[0]["id"]})]
+    return []

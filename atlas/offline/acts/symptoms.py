@@ -1,0 +1,71 @@
+"""A symptom (`jobs take long to start on postgres`, a pasted log and "known issue?"): the issues that
+match its words and the troubleshooting section that describes it, both read in round one.
+
+The words are the user's own (and the error names of what they pasted); the section is found in
+the docs' FTS index, in the troubleshooting doc when the project has one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.issue_refs import CODE_RE
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.sections import content_words, heading_name, section_about
+from atlas.offline.reading.vocabulary import Vocabulary
+
+QUERY_WORDS = 6
+"""Enough words to find the issue; the search ranks by all of them, then by any."""
+_ASKING = frozenset(
+    re.findall(
+        r"\S+",
+        """
+        known issue issues bug bugs ticket tickets report reports reported filed tracked logged already anyone anybody
+        else seen before raised there any existing open closed have has we us our someone somebody forum people ppl
+        saying says said point link them hit hitting problem similar same thing happen happens happening
+        yet still tracker github something rn now today ago ask asked asking request requested fix fixed into
+        """,
+    )
+)
+"""Words of the asking itself ("is there an issue for this already?"), not of the symptom."""
+_PROBLEM_RE = lazy(
+    r"\b(?:slow|stuck|hang|hangs|hanging|fail|fails|failing|failed|crash|crashes|crashing|twice|never|wrong|broken|"
+    r"leak|leaks|leaking|timeout|times?\s+out|dead|lost|missing|missed|late|delay|delayed|error|errors|can'?t|cannot|"
+    r"doesn'?t|won'?t|isn'?t|not\s+\w+ing|take\s+long|takes\s+long|keeps?|again|spike|grows?|growing)\b",
+    re.I,
+)
+_NUMBER_RE = lazy(r"[\d.]+")
+_NAME_RE = lazy(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
+"""What an exception or error is called in a log: `KeyError`, `LeaseExpired`."""
+
+
+def symptom_reads(
+    said: str, pasted: str, vocabulary: Vocabulary, *, asked: bool, asking: str = ""
+) -> list[PlannedCall]:
+    """The search and the troubleshooting section for a symptom; nothing when the words name none.
+
+    `asking`: the request that asks ("has anyone asked for jitter?"); its own words lead the query,
+    as they say what is looked for, and the description before it fills the rest.
+    """
+    words = _symptom_words(said)
+    if not asked and (len(words) < 2 or not _PROBLEM_RE.search(said)):
+        return []
+    names = list(dict.fromkeys(_NAME_RE.findall(pasted)))[:2]
+    query_words = [*dict.fromkeys([*_symptom_words(asking), *words])][:QUERY_WORDS]
+    query = " ".join(query_words + [n for n in names if n.lower() not in words])
+    if not query:
+        query = " ".join(f"ORB-{code}" for code in CODE_RE.findall(pasted)[:1])
+    calls = [PlannedCall("search_issues", {"query": query})] if query else []
+    doc = "troubleshooting" if "troubleshooting" in vocabulary.docs else None
+    section = section_about(words, vocabulary, doc) if words else None
+    if section is not None:
+        calls.append(
+            PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
+        )
+    return calls
+
+
+def _symptom_words(text: str) -> list[str]:
+    """The words that describe: not the asking, not numbers or versions (`2.8.3`, `400`)."""
+    return [w for w in content_words(CODE_RE.sub(" ", text)) if w not in _ASKING and not _NUMBER_RE.fullmatch(w)]

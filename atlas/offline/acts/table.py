@@ -1,0 +1,367 @@
+"""Deciding what one request does, for the offline planner's frame parser.
+
+The act comes from the request's cue words (the grammar: add, remove, drop, comment, reply, if,
+still, how many, newest …) and its entities (issues, labels, quoted text). A side effect is planned
+only when a request says so in the imperative, names the issue (or follows one that did) and names
+what to do with it; a question about an action ("should #41 be S1?") is answered by reading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from atlas.foundation.label_names import resolve_label
+from atlas.offline.acts.act import LEAD, PRONOUN_RE, QUESTION_RE, RELATIVE_RE, Act, Intent, targets
+from atlas.offline.acts.backlog import backlog_act
+from atlas.offline.acts.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help, draft_act
+from atlas.offline.acts.conditions import (
+    CONDITION_RE,
+    OTHERWISE_RE,
+    also,
+    conditional,
+    if_so,
+    only_the,
+    otherwise,
+    whichever,
+)
+from atlas.offline.acts.docs import DOC_ASK_RE, DOCS_RE, MEANING_RE, doc_ask, label_meaning
+from atlas.offline.acts.labels import label_change, label_help
+from atlas.offline.acts.later import Later
+from atlas.offline.lookups.unplanned import cannot_do
+from atlas.offline.plan import PlannedCall, codes_in
+from atlas.offline.reading.entities import LabelRef, action_targets, issue_refs, label_refs
+from atlas.offline.reading.frames import Request, quoted_texts
+from atlas.offline.reading.issue_refs import CODE_RE
+from atlas.offline.reading.labels import labels_in_words
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import Search, names_people_or_days, people_and_days, search_in, wants_search
+from atlas.offline.reading.vocabulary import Vocabulary
+
+_THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
+_NEWEST_RE = lazy(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)
+_READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
+_COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.I)
+_SUGGEST_RE = lazy(
+    r"\b(?:what|which)\s+labels?\b|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
+    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b",
+    re.I,
+)
+_SIMILAR_RE = lazy(
+    r"\b(?:duplicates?|dupes?|dup|similar|same\s+as|related\s+(?:issues?|to)|already\s+(?:reported|filed)\s+as)\b", re.I
+)
+_ABOUT_THE_ONE_BEFORE_RE = lazy(
+    r"\b(?:similar|related|duplicate|dupe)\s+(?:ones?|issues?|tickets?|reports?|bugs?)\b|\bany\s+(?:duplicates|dupes)\b"
+    r"|\b(?:duplicates|dupes)\s*\??\s*$|\b(?:ones?|issues?)\s+like\s+(?:it|this|that)\b"
+    r"|\b(?:labels?\s+(?:would|should)\s+(?:fit|suit|apply)|suggest(?:ed)?\s+labels?)\s*\??\s*$",
+    re.I,
+)
+"""A similar-issues or label question that names no issue: about the one talked of just before."""
+_SAME_RE = lazy(
+    r"\b(?:the\s+)?same(?:\s+(?:comment|text|message|note|reply|thing|words))?\s+(?:on|to|under|for|in)\b"
+    r"|\b(?:post|leave|put|add|do|repeat|copy|apply)\s+(?:it|that|this)\s+(?:on|to|under)\s+(?:issue\s+)?#?\d",
+    re.I,
+)
+"""The action just before, again: `the same on 87`, `post it on #92 too`."""
+_SYMPTOM_ASK_RE = lazy(
+    r"\bthere\s+(?:is|are)\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b"
+    r"|\bknown\s*\w*\s*\?|\b(?:issue|ticket)s?\s*\?\s*$"
+    r"|\b(?:somebody|someone|anyone|anybody)\s+(?:else\s+)?(?:\w+\s+){0,2}?(?:this|it|that)\s+before\b"
+    r"|\bany(?:one|body)\s+(?:else\s+)?(?:asked|had|requested)\b"
+    r"|\b(?:is|are)\s+there\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b|\bknown\s*(?:issue|bug|problem)?\s*\?"
+    r"|\b(?:is\s+(?:this|that|it)\s+)?(?:already\s+)?(?:tracked|filed|reported|logged)\b|\bseen\s+(?:\w+\s+)?before\b"
+    r"|\b(?:has\s+)?any(?:one|body)\s+(?:else\s+)?(?:reported|raised|filed|seen|hit)\b|\braised\s+(?:this\s+)?before\b"
+    r"|\b(?:do|did)\s+we\s+have\s+(?:an?|any)\s+(?:issue|ticket)|\bissue\s+(?:i|we)\s+can\s+(?:point|link)\b"
+    r"|\bknown\s+(?:issue|bug|problem)\b|\bexisting\s+(?:issue|ticket)\b|\bwhich\s+(?:issue|ticket)\s+is\s+(?:this|it)\b",
+    re.I,
+)
+_ONLY_VERB_RE = lazy(
+    LEAD + r"(?:label|tag|mark|do|fix|change|update)\s+(?:it|this|that|them|both)(?:\s+(?:accordingly|too|as\s+well|"
+    r"please|pls|then|now))*\s*[.!?]*\s*",
+    re.I,
+)
+_ANYTHING_RE = lazy(
+    LEAD
+    + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?))"
+    r"(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
+    r"(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
+    re.I,
+)
+_STATE_RE = lazy(r"\b(?:still\s+)?(?:open|closed)\b", re.I)
+_RANKING_RE = lazy(r"\b(?:most|top|rank(?:ed|ing)?|leaderboard)\b", re.I)
+_ISSUE_PRONOUN_RE = lazy(r"\b(?:it|its|them|both|that\s+one|this\s+one)\b", re.I)
+"""`explain the codes it cites` after `show 41`: a request about the issue named before, not a doc ask."""
+_SEARCHY_RE = lazy(
+    LEAD
+    + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b"
+    r"|^\s*(?:[\w:-]+\s+){0,3}?(?:issues|bugs|tickets|reports)\b",
+    re.I,
+)
+"""A request said as a search: a verb that asks for issues, or a plural naming them first (`S2 bugs that …`)."""
+_READ_START_RE = lazy(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One request as the recognisers see it: its words (corrected), the issues named before, the project."""
+
+    request: Request
+    text: str
+    context: Sequence[int]
+    vocabulary: Vocabulary
+    tools: frozenset[str]
+    before: Act | None
+    earlier: Sequence[int]
+
+    @property
+    def typed(self) -> str:
+        return self.request.unmasked()
+
+    @property
+    def asks(self) -> bool:
+        """Said as a question: answered by reading, never by an action."""
+        return bool(QUESTION_RE.match(self.text))
+
+    @property
+    def names_issues(self) -> bool:
+        return bool(issue_refs(self.text))
+
+
+def _closing_remark(r: Reading) -> Act | None:
+    """`thanks, that's everything for this audit`: asks for nothing."""
+    closing = _THANKS_RE.match(r.text) and "?" not in r.text and not r.names_issues and not CODE_RE.search(r.text)
+    return Act(Intent.NOTHING, r.typed) if closing else None
+
+
+def _quoted_on_issue(r: Reading) -> Act | None:
+    """`87: 'backoff fix lands in 2.8.4'`: an issue and the text to post on it."""
+    if not (terse := ISSUE_QUOTE_RE.match(r.text)) or len(quoted_texts(r.request)) != 1:
+        return None
+    issue_id = int(terse.group(1))
+    return Act(Intent.COMMENT, r.typed, targets=[issue_id], comments=[(issue_id, quoted_texts(r.request)[0])])
+
+
+def _comment(r: Reading) -> Act | None:
+    if not COMMENT_RE.match(r.text) or DRAFT_RE.search(r.text):
+        return None
+    if act := comment_act(r.request, r.text, r.context):
+        return only_the(r.text, act)
+    return None if r.asks else Act(Intent.NOTHING, r.typed, notes=[comment_help(targets(r.text, r.context))])
+
+
+def _labels(r: Reading) -> Act | None:
+    if r.asks:
+        return None
+    shown = _labels_shown(r.request, r.text, r.vocabulary.labels)
+    act = label_change(shown, r.context, r.vocabulary.labels, r.before.text if r.before else "")
+    return only_the(r.text, act) if act else label_help(r.request.unmasked(r.text), r.context, r.vocabulary.labels)
+
+
+def _ranking(r: Reading) -> Act | None:
+    """`who reported the most bugs?`: a ranking no search makes, said in a note."""
+    notes: list[str] = []
+    if not _RANKING_RE.search(r.text) or r.names_issues:
+        return None
+    rest = cannot_do(r.text, notes)
+    return Act(Intent.NOTHING, r.typed, notes=notes) if rest != r.text and not re.search(r"\w", rest) else None
+
+
+def _about_issue(r: Reading) -> bool:
+    return r.names_issues or bool(r.context and _ISSUE_PRONOUN_RE.search(r.text))
+
+
+def _doc_named(r: Reading) -> Act | None:
+    """`which doc explains how many connections …`: a doc named as what is wanted comes before a count."""
+    if not DOCS_RE.search(r.text) or _about_issue(r) or CODE_RE.search(r.text):
+        return None
+    return doc_ask(r.text, r.vocabulary, r.before)
+
+
+def _doc_asked(r: Reading) -> Act | None:
+    if not DOC_ASK_RE.search(r.text) or _about_issue(r) or CODE_RE.search(r.text):
+        return None
+    return doc_ask(r.text, r.vocabulary, r.before)
+
+
+def _count(r: Reading) -> Act | None:
+    if not _COUNT_RE.search(r.text) or r.names_issues:
+        return None
+    notes: list[str] = []
+    return Act(
+        Intent.COUNT, r.typed, search=search_in(r.request.unmasked(r.text), notes, r.vocabulary.labels), notes=notes
+    )
+
+
+def _symptom(r: Reading) -> Act | None:
+    # `any open streaming issues?`: a state asked for is a search, where a symptom is never open or closed.
+    filtered = names_people_or_days(r.text) or _STATE_RE.search(r.text)
+    asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not filtered
+    return Act(Intent.SYMPTOM, r.typed) if asked else None
+
+
+def _verb_served(r: Reading) -> Act | None:
+    """`#77 needs S2, label it`: the verb the request before already served."""
+    return Act(Intent.NOTHING, r.typed) if r.context and _ONLY_VERB_RE.fullmatch(r.text) else None
+
+
+RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
+    _closing_remark,
+    lambda r: _conditional_act(r.request, r.text, r.context, r.vocabulary, r.before),
+    _quoted_on_issue,
+    lambda r: _same_again(r.text, r.typed, r.before),
+    lambda r: draft_act(r.request, r.text, r.context),
+    _comment,
+    _labels,
+    lambda r: backlog_act(r.text, r.typed),
+    lambda r: _triage_read(r.text, r.context, r.tools, r.earlier),
+    lambda r: label_meaning(r.text, r.vocabulary) if MEANING_RE.search(r.text) and not r.names_issues else None,
+    _ranking,
+    _doc_named,
+    lambda r: _newest(r.text, r.vocabulary.labels) if _NEWEST_RE.search(r.text) and not r.names_issues else None,
+    _count,
+    _symptom,
+    _doc_asked,
+    lambda r: None if r.names_issues else _search_act(r.request, r.text, r.vocabulary),
+    _verb_served,
+)
+"""The recognisers in order: the first that knows the request decides its act; an action comes before a read
+of the same words, a doc named before a count, and a lookup is what is left."""
+
+
+def act_of(
+    request: Request,
+    text: str,
+    context: Sequence[int],
+    vocabulary: Vocabulary,
+    tools: frozenset[str],
+    before: Act | None,
+    earlier: Sequence[int] = (),
+) -> Act:
+    """What the request does: the act of the first recogniser that knows it, else a lookup."""
+    reading = Reading(request, text, context, vocabulary, tools, before, earlier)
+    for recognise in RECOGNISERS:
+        if act := recognise(reading):
+            return act
+    ids = issue_refs(text) if _READ_START_RE.match(text) else []
+    return Act(Intent.LOOKUP, reading.typed, issue_ids=ids)
+
+
+def _labels_shown(request: Request, text: str, labels: Sequence[str]) -> str:
+    """`label #87 with 'severity:S2'`: a quoted text that is one of the project's labels is that label."""
+
+    def shown(match: re.Match[str]) -> str:
+        quoted = request.quoted[int(match.group(1))]
+        return quoted if resolve_label(quoted, labels) else match.group(0)
+
+    return re.sub(r"\"Q(\d+)\"", shown, text)
+
+
+def _same_again(text: str, typed: str, before: Act | None) -> Act | None:
+    """`… and post the same on 87`, `same comment on #87 and #92`, `label 41 comp:core and the same on 87`: what the
+    request just before did (its comment, else its labels), on the issues this one names."""
+    ids = action_targets(text)
+    if before is None or not ids or not _SAME_RE.search(text) or not (before.comments or before.labels):
+        return None
+    if before.comments:
+        body = before.comments[-1][1]
+        return Act(Intent.COMMENT, typed, targets=ids, comments=[(issue_id, body) for issue_id in ids])
+    labels = list(dict.fromkeys(label for _, label in before.labels))
+    return Act(Intent.LABELS, typed, targets=ids, labels=[(issue_id, label) for issue_id in ids for label in labels])
+
+
+def _search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | None:
+    """`anything open about backfills?`, `find closed bugs mentioning Postgres`, `open S1s?`."""
+    notes: list[str] = []
+    typed = request.unmasked()
+    if _ANYTHING_RE.match(text) and not DOCS_RE.search(text):
+        state = match.group("state") if (match := _ANYTHING_RE.match(text)) else None
+        lead = f"{state} about " if state in {"open", "closed"} else "about "  # `anything open on …`: still open
+        words = _ANYTHING_RE.sub(lead, text, count=1)
+        return Act(Intent.SEARCH, typed, search=search_in(words, notes, vocabulary.labels), notes=notes)
+    if _is_search(text, vocabulary.labels):
+        search = search_in(request.unmasked(text), notes, vocabulary.labels)
+        return Act(Intent.SEARCH, typed, search=search, notes=notes, codes=codes_in(typed))
+    return None
+
+
+def _conditional_act(
+    request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary, before: Act | None
+) -> Act | None:
+    """A request that waits for a check: its own condition, or the one of the request before."""
+    if before is not None and before.intent is Intent.CONDITIONAL:
+        if lead := OTHERWISE_RE.match(text):
+            return otherwise(request, text[lead.end() :], before, vocabulary)
+        if request.joined and not CONDITION_RE.search(text) and (act := also(request, text, before, vocabulary)):
+            return act
+    if before is not None and (act := if_so(request, text, context, before, vocabulary)):
+        return act
+    if act := whichever(request, text, context, vocabulary):
+        return act
+    if CONDITION_RE.search(text):
+        return conditional(request, text, context, vocabulary)
+    return None
+
+
+def _triage_read(text: str, context: Sequence[int], tools: frozenset[str], earlier: Sequence[int] = ()) -> Act | None:
+    """`is #109 a duplicate?`, `what labels fit #130?`; with no issue named, `and the similar ones?` asks about the
+    issue of the request before, or of the conversation's earlier messages."""
+    ids = issue_refs(text) or (list(context) if PRONOUN_RE.search(text) else [])
+    if not ids and _ABOUT_THE_ONE_BEFORE_RE.search(text):
+        ids = list(context or earlier)[:1]
+    if not ids:
+        return None
+    if _SUGGEST_RE.search(text):
+        tool = "suggest_labels"
+    elif _SIMILAR_RE.search(text) and len(issue_refs(text)) < 2:
+        tool = "find_similar"  # `is 42 the same as 10?` names both: reading them answers it
+    else:
+        return None
+    act = Act(Intent.LOOKUP, text, issue_ids=ids[:1])
+    if tool in tools:
+        act.reads = [PlannedCall(tool, {"issue_id": ids[0]})]
+    return act
+
+
+def _newest(text: str, labels: Sequence[str]) -> Act:
+    notes: list[str] = []
+    words = re.sub(LEAD + r"(?:open|show|read|pull\s+up|get|display)\b", " ", text, flags=re.I)
+    search = search_in(words, notes, labels)
+    search = Search(query=None, state=search.state, label=search.label, labels=search.labels, limit=search.limit)
+    singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I)
+    act = Act(Intent.NEWEST, text, search=search, notes=notes)
+    if (singular and _READ_VERB_RE.search(text)) or (singular and not re.search(r"\d", text)):
+        act.later.append(Later(read_first_hit=True))
+    return act
+
+
+def _only_filters(text: str, labels: Sequence[str]) -> bool:
+    """`open S1s?`, `are there any open S1s since Monday?`, `closed comp:api`: nothing but a state, labels, an
+    author or a time, asked for or asked about, which is a search."""
+    refs = [ref for ref in label_refs(text, labels, words=False) if ref.known]
+    if _STATE_RE.search(text):  # `open dataset requests`: a label named whole in words, with a state
+        refs += [LabelRef(hit.label, hit.start, hit.end) for hit in labels_in_words(text, labels) if hit.exact]
+    if not refs:
+        return False
+    rest = text
+    for ref in sorted(refs, key=lambda r: -r.start):
+        rest = rest[: ref.start] + " " + rest[ref.end :]
+    rest, _ = people_and_days(rest, [])
+    return not _FILTER_FILLER_RE.sub("", rest)
+
+
+_FILTER_FILLER_RE = lazy(
+    r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?|are|is|there|do|we|have|got|"
+    r"anything|still|with|labell?ed|tagged|label|what|which|rn|now|currently|right)\b|[^\w]",
+    re.I,
+)
+"""Words that ask whether issues exist or to see them: `are there any`, `still`, `rn`."""
+
+
+def _is_search(text: str, labels: Sequence[str]) -> bool:
+    """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
+    if _only_filters(text, labels):
+        return True
+    asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5
+    said, _ = people_and_days(RELATIVE_RE.sub(" ", text), [])  # `this month`, `issues that …`: not a reference
+    return wants_search(text) and asked and not PRONOUN_RE.search(said)

@@ -1,0 +1,130 @@
+"""What the lookup reader finds beyond what is named outright: a doc topic with no doc named, a heading
+named alone, an error by name or symptom, questions no call answers, and what no tool can do (a ranking,
+labelling many at once), said in a note.
+"""
+
+from __future__ import annotations
+
+import re
+
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.sections import (
+    code_by_symptom,
+    codes_named,
+    content_words,
+    heading_name,
+    section_about,
+    section_named,
+)
+from atlas.offline.reading.topics import best_section
+from atlas.offline.reading.vocabulary import Section, Vocabulary
+
+_WHO_MOST_RE = lazy(
+    r"\bwho\s+(?:reported|filed|opened|wrote|created|raised|submitted)\b(?!\s+(?:issue\s+|ticket\s+)?#?\d)|\b(?:which|what)\s+(?:authors?|reporters?|users?)"
+    r"\b|\bmost\s+(?:active\s+)?(?:reporters?|authors?)\b",
+    re.IGNORECASE,
+)
+_LABEL_MANY_RE = lazy(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
+_DOCS_TOPIC_RE = lazy(
+    r"(?<![\w:-])(?:docs?|documentation)\s+(?:say|says|said|have|has|mention|mentions|cover|covers)?\s*(?:about|on|regarding|"
+    r"for)\s+(?P<topic>[^?!;]+)"
+    r"|\bsections?\s+(?:on|about|called|named|titled)\s+(?P<named>[^?!;,]+)",
+    re.IGNORECASE,
+)
+_IN_THE_DOCS_RE = lazy(r"\b(?:anything|something|what)\s+(?:in|on)\s+the\s+(?:docs|documentation)\b", re.I)
+"""`jobs running twice — anything in the docs?`: the topic is the clause before these words. Found by
+the anchor first, then the clause: a lazy group before the anchor would be tried at every start (quadratic)."""
+_ERROR_INTENT_RE = lazy(
+    r"\b(?:errors?|codes?|exceptions?|warnings?)\b|\bwhat\s+does\s+.+\s+mean\b|\bmeaning\s+of\b", re.IGNORECASE
+)
+_DOC_WORD_RE = lazy(r"\b(?:docs?|documentation|guide|manual)\b", re.IGNORECASE)
+_ASKED_CLAUSE_RE = lazy(r"(?:^|(?<=[.!?;,]))\s*(?P<clause>[^.!?;,]+\?)")
+_PLANNABLE_RE = lazy(
+    r"#|\d|\bORB\b|:\w|\b(?:issues?|tickets?|bugs?|docs?|documentation|section|page|guide|errors?|codes?|label|tag|"
+    r"comment|reply|search|find|list|show|read|compare|explain|mean|means|questions|features?)\b",
+    re.IGNORECASE,
+)
+NAMED_HEADING_SCORE = 80
+"""A heading named with no doc around it must match closely: `choosing a broker`, `breaking changes`."""
+
+
+def cannot_do(text: str, notes: list[str]) -> str:
+    """Requests no tool can serve, said in `notes` and taken out of the words the other rules read."""
+    if match := _WHO_MOST_RE.search(text):
+        notes.append(
+            "I cannot rank issues by author or reporter: a search filters by one author (`issues opened by <name>`, "
+            "`how many issues has <name> filed?`), and each issue shows who opened it (`who reported #41?`)."
+        )
+        return text[: match.start()]
+    if match := _LABEL_MANY_RE.search(text):
+        notes.append(
+            "I cannot label many issues at once: I add one label to the issues you name, each after your approval. "
+            "Name the issue and the label: `label #41 <label>`."
+        )
+        return text[: match.start()] + " " + text[match.end() :]
+    return text
+
+
+def docs_by_topic(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | None]]:
+    """`what do the docs say about lease renewal`, `jobs running twice — anything in the docs?`: the best section."""
+    match = _DOCS_TOPIC_RE.search(text)
+    if match is not None:
+        topic = match.group("topic") or match.group("named") or ""
+    elif anchor := _IN_THE_DOCS_RE.search(text):
+        topic = re.split(r"[?!;,.]", text[: anchor.start()])[-1]
+    else:
+        return []
+    words = [word for word in content_words(topic) if not word.isdigit()]
+    section = section_named(words, None, vocabulary, whole=True) or section_about(words, vocabulary)
+    return [(section.doc_id, heading_name(section, vocabulary))] if section else []
+
+
+def unplanned_lookups(
+    text: str, vocabulary: Vocabulary, aliases: dict[str, list[str]], *, asks_meaning: bool
+) -> tuple[list[str], list[tuple[str, str | None]]]:
+    """When nothing else was asked, the codes or the doc section to read: an error named in words, a heading
+    named alone, an error by symptom, or a topic in a doc named by its subject (`the scheduler when the
+    clocks go back`)."""
+    words = [word for word in content_words(text) if not word.isdigit()]
+    if codes := codes_named(text, vocabulary):
+        return codes[:1], []
+    if section := section_named(
+        [w for w in words if not re.search(r"\d", w)], None, vocabulary, score=NAMED_HEADING_SCORE, whole=True
+    ):
+        return [], [(section.doc_id, heading_name(section, vocabulary))]
+    if _ERROR_INTENT_RE.search(text) and (code := code_by_symptom(text, vocabulary)):
+        return [code], []
+    if section := _topic_section(text, words, vocabulary, aliases):
+        return [], [(section.doc_id, heading_name(section, vocabulary))]
+    if asks_meaning:
+        names = re.findall(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b", text)
+        return list(dict.fromkeys(names))[:6], []
+    return [], []
+
+
+def _topic_section(
+    text: str, words: list[str], vocabulary: Vocabulary, aliases: dict[str, list[str]]
+) -> Section | None:
+    """The best section of the doc the question names by its subject, or of any doc when it says "docs"."""
+    for doc, patterns in aliases.items():
+        if any(re.search(rf"\b{pattern}\b", text, re.IGNORECASE) for pattern in patterns):
+            return section_about(_without(words, patterns), vocabulary, doc)
+    return best_section(words, vocabulary) if _DOC_WORD_RE.search(text) else None
+
+
+def _without(words: list[str], patterns: list[str]) -> list[str]:
+    return [word for word in words if not any(re.fullmatch(pattern, word, re.I) for pattern in patterns)]
+
+
+def unanswered(question: str, vocabulary_words: frozenset[str]) -> list[str]:
+    """Questions inside the question that no call can answer ("same root cause?"), said instead of ignored."""
+    notes: list[str] = []
+    for match in _ASKED_CLAUSE_RE.finditer(question):
+        clause = " ".join(match.group("clause").split())
+        words = content_words(clause)
+        if len(words) >= 2 and not _PLANNABLE_RE.search(clause) and any(w in vocabulary_words for w in words):
+            notes.append(
+                f"I did not answer “{clause}”: the offline planner looks things up and shows what it found, but it "
+                "does not judge or summarise it. Read the results below, or ask a real model (set `OPENAI_API_KEY`)."
+            )
+    return notes

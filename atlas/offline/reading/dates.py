@@ -1,0 +1,167 @@
+"""Days named in words, for the offline planner's search filters: `since last Monday`, `this month`.
+
+A time said in a request becomes a span of days, `[since, before)`, counted from today (the
+machine's date): a calendar unit (`this week` from Monday, `last month` the whole previous month),
+a count back from today (`the past 10 days`, `older than 2 weeks`), a weekday (`since Monday`, the
+latest one before today), a month (`in March`, the latest March not in the future), a year or an
+ISO day. Whether the span is about when issues were opened or when they last moved is said by the
+words around it (`updated`, `no activity`, `stale` → last activity; otherwise the opening).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from atlas.offline.reading.lazy import lazy
+
+_UNITS = {"day": 1, "week": 7, "month": 30, "quarter": 91, "year": 365}
+_COUNTS = {"a": 1, "an": 1, "one": 1, "couple of": 2, "few": 3, "two": 2, "three": 3, "four": 4, "six": 6}
+_WEEKDAYS = {name.lower(): n for n, name in enumerate(calendar.day_name)}
+_MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
+_MONTHS |= {name.lower(): n for n, name in enumerate(calendar.month_abbr) if name}
+_COUNT = r"(?P<n{0}>\d{{1,3}}|a|an|one|two|three|four|six|few|couple\s+of)"
+_UNIT = r"(?P<unit{0}>days?|weeks?|months?|quarters?|years?)"
+_WEEKDAY = r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_ISO = r"(?P<iso>(?:19|20)\d\d(?:-[01]\d(?:-[0-3]\d)?)?)"
+_SPAN_RE = lazy(
+    r"\b(?P<lead>since|from|after|before|until|till|in|on|during|over|within|for|older\s+than|more\s+than)?\s*"
+    r"(?:the\s+)?(?:"
+    rf"(?P<rel>last|past|previous|this|current)\s+(?:{_COUNT.format(1)}\s+)?{_UNIT.format(1)}"
+    rf"|{_COUNT.format(2)}\s+{_UNIT.format(2)}\s+(?P<ago>ago)"
+    rf"|(?P<counted>{_COUNT.format(3)}\s+{_UNIT.format(3)})"
+    rf"|(?:(?P<which>last|this|past)\s+)?{_WEEKDAY}"
+    r"|(?P<day>yesterday|today)"
+    rf"|{_MONTH}(?:\s+(?P<month_year>(?:19|20)\d\d))?"
+    rf"|{_ISO}"
+    r")(?![\w-])",
+    re.I,
+)
+_ACTIVITY_RE = lazy(
+    r"\b(?:updated|update|active|activity|touched|moved|commented|comments?|stale|quiet|silent|idle|dormant|"
+    r"untouched|inactive|no\s+(?:reply|response|answer))\b",
+    re.I,
+)
+ACTIVITY_PHRASE_RE = lazy(
+    r"\b(?:(?:with|having|and|that\s+(?:have|had|got))\s+)?(?:(?:no|not\s+been|not|without|zero)\s+(?:any\s+)?)?"
+    r"(?:updated|update|updates|activity|touched|commented|comments?|repl(?:y|ies)|response|answer)\b",
+    re.I,
+)
+"""The words of an activity filter, taken out of the search words once the filter says them."""
+_NOT_SINCE_RE = lazy(r"\b(?:no|not|without|untouched|stale|idle|dormant|inactive|quiet|silent)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Span:
+    """Days from `since` (included) to `before` (excluded), about openings or about the last activity."""
+
+    since: date | None
+    before: date | None
+    activity: bool
+    start: int
+    end: int
+    said: str
+
+
+def today() -> date:
+    """The day relative dates count from (a function, so a test can fix it)."""
+    return date.today()
+
+
+def span_in(text: str, now: date | None = None) -> Span | None:
+    """The first time the words name, as a span of days; None when they name none."""
+    now = now or today()
+    for match in _SPAN_RE.finditer(text):
+        lead = (match.group("lead") or "").lower()
+        named = match.group("month") or match.group("iso") or (match.group("weekday") and not match.group("which"))
+        if named and not lead:
+            continue  # `May` the verb, `2026` a number: a month, a year or a weekday is a time after `in`, `since` …
+        days = _days(match, now)
+        if days is None:
+            continue
+        since, before = days
+        # `updated in the last 3 weeks` vs `no activity in the last 3 weeks`: the second means before it
+        activity = bool(_ACTIVITY_RE.search(text))
+        negated = activity and bool(_NOT_SINCE_RE.search(text[: match.start()]))
+        # `older than 2 weeks`, `open for 3 weeks`, `no reply in 10 days`: everything before that day
+        for_long = lead == "for" and bool(match.group("counted"))
+        if lead in {"before", "until", "till"} or lead.startswith(("older", "more")) or negated or for_long:
+            since, before = None, since or before
+        elif lead in {"since", "after"}:
+            since = before if lead == "after" and before else since  # after March: from April on
+            before = None if match.group("day") != "today" or lead == "after" else before
+        elif match.group("counted") and lead not in {"in", "within", "for", "over", "during"}:
+            continue  # `3 weeks` alone is a length, not a time: `took 3 weeks`
+        return Span(since, before, activity, match.start(), match.end(), " ".join(match.group(0).split()))
+    return None
+
+
+def _days(match: re.Match[str], now: date) -> tuple[date | None, date | None] | None:
+    """The span a match names, `[since, before)`; `before` None when it runs to today."""
+    if match.group("rel") or match.group("ago") or match.group("counted"):
+        return _relative(match, now)
+    if weekday := match.group("weekday"):
+        back = (now.weekday() - _WEEKDAYS[weekday.lower()]) % 7 or 7
+        if (match.group("which") or "").lower() == "this" and back == 7:
+            back = 0
+        day = now - timedelta(days=back)
+        return day, day + timedelta(days=1)
+    if day_word := match.group("day"):
+        day = now - timedelta(days=1 if day_word.lower() == "yesterday" else 0)
+        return day, day + timedelta(days=1)
+    if month := match.group("month"):
+        number = _MONTHS[month.lower()]
+        year = int(match.group("month_year") or (now.year if number <= now.month else now.year - 1))
+        return date(year, number, 1), _next_month(date(year, number, 1))
+    return _iso(match.group("iso"))
+
+
+def _relative(match: re.Match[str], now: date) -> tuple[date | None, date | None]:
+    which = next(n for n in "123" if match.group(f"unit{n}"))
+    unit = match.group(f"unit{which}").lower().rstrip("s")
+    said = " ".join((match.group(f"n{which}") or "").lower().split())
+    count = int(said) if said.isdigit() else _COUNTS.get(said, 0)
+    rel = (match.group("rel") or "").lower()
+    if match.group("ago"):
+        return now - timedelta(days=count * _UNITS[unit]), None
+    rolling = (match.group("lead") or "").lower() in {"in", "within", "over", "during"}  # `in the last week`: 7 days
+    if rel in {"this", "current"} or (rel in {"last", "previous"} and not count and not rolling):
+        start = _unit_start(unit, now)
+        if rel in {"this", "current"}:
+            return start, None
+        previous = _unit_start(unit, start - timedelta(days=1))
+        return previous, start
+    return now - timedelta(days=max(count, 1) * _UNITS[unit]), None
+
+
+def _unit_start(unit: str, day: date) -> date:
+    """The first day of the calendar week (Monday), month, quarter or year that holds `day`."""
+    if unit == "day":
+        return day
+    if unit == "week":
+        return day - timedelta(days=day.weekday())
+    if unit == "month":
+        return day.replace(day=1)
+    if unit == "quarter":
+        return date(day.year, 3 * ((day.month - 1) // 3) + 1, 1)
+    return date(day.year, 1, 1)
+
+
+def _next_month(day: date) -> date:
+    return date(day.year + day.month // 12, day.month % 12 + 1, 1)
+
+
+def _iso(text: str) -> tuple[date, date] | None:
+    parts = [int(part) for part in text.split("-")]
+    try:
+        if len(parts) == 1:
+            return date(parts[0], 1, 1), date(parts[0] + 1, 1, 1)
+        if len(parts) == 2:
+            return date(parts[0], parts[1], 1), _next_month(date(parts[0], parts[1], 1))
+        day = date(parts[0], parts[1], parts[2])
+    except ValueError:
+        return None  # `2026-13`: not a day
+    return day, day + timedelta(days=1)

@@ -1,0 +1,81 @@
+"""Issue numbers and error codes as people write them: `#41`, `issues 41 and 87`, `ORB-1101`, a bare `41`.
+
+A leaf of the planner: the frame parser's entities and the plan both read references here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from atlas.offline.reading.lazy import lazy
+
+MAX_ISSUES = 8
+"""The most issues one message reads."""
+
+CODE_RE = lazy(r"\bORB[-_ ]?(\d{4})\b", re.IGNORECASE)
+_ISSUE_WORD = r"(?:issues?|tickets?|bugs?)"
+_ISSUE_LIST_RE = lazy(
+    rf"\b{_ISSUE_WORD}\s+#?(\d+)\b((?:\s*(?:,|\band\b|&|\bor\b|\bvs\.?|\bversus\b|\bwith\b)\s*(?:{_ISSUE_WORD}\s+)?#?\d+\b)*)",
+    re.IGNORECASE,
+)
+_HASH_RE = lazy(r"(?<![\w&])#(\d+)\b")
+_BARE_PAIR_RE = lazy(r"\b(?:compare|between)\s+(\d+)\s*(?:,|and|with|to|vs\.?|versus)\s*(\d+)\b", re.I)
+_SHOW_BARE_IDS_RE = lazy(
+    r"^\s*(?:show|open|read|get|display|fetch|pull\s+up)\s+(?:me\s+)?(\d+(?:\s*(?:,|and|&)\s*\d+)*)\s*[?.!]?\s*$", re.I
+)
+"""`show me 41 and 87`: bare numbers are issue ids only when they are all the question asks for."""
+
+
+def issue_ids_in(text: str) -> list[int]:
+    """`#41`, `issue 41`, `issues 41 and 87`, `#41, #87 and #92`: ids in order, once each."""
+    hits: list[tuple[int, int]] = [(m.start(), int(m.group(1))) for m in _HASH_RE.finditer(text)]
+    for match in _BARE_PAIR_RE.finditer(text):
+        hits += [(match.start(group), int(match.group(group))) for group in (1, 2)]
+    for match in [*_ISSUE_LIST_RE.finditer(text), *_SHOW_BARE_IDS_RE.finditer(text)]:
+        hits += [(match.start() + d.start(), int(d.group())) for d in re.finditer(r"\d+", match.group(0))]
+    ids: list[int] = []
+    for _, issue_id in sorted(hits):
+        if issue_id not in ids:
+            ids.append(issue_id)
+    return ids
+
+
+_BARE_NUMBER_RE = lazy(r"(?<![\w.#:/'\"=+-])(\d{1,5})(?![\w.:/%'\"-]|\.\d|[-–]\d)")
+_UNIT_AFTER_RE = lazy(
+    r"^\s*(?:s|ms|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|%|x|×|workers?|"
+    r"jobs?|tabs?|rows?|times?|pods?|replicas?|threads?|process(?:es)?|schedules?|entries|nodes?|tasks?|retries|"
+    r"attempts?|items?|issues|bugs|tickets|people|users|am|pm|o'?clock|more|of)\b",
+    re.IGNORECASE,
+)
+_NOT_AN_ID_BEFORE = frozenset(
+    re.findall(
+        r"\S+",
+        """
+        top first latest last newest oldest sev severity priority every after than within python version v
+        redis postgres valkey traefik port since before until from to by over under about around only
+        limit section step chapter part page line round attempt rank number exit code status
+        """,
+    )
+)
+"""Words after which a number is a count, a version or a time; "bump 95 to ..." is read as a label first."""
+_NOT_A_COUNT = frozenset(
+    {"details", "thanks", "please", "does", "was", "has", "is", "says", "seems", "looks", "status"}
+)
+"""Words ending in s that may follow an issue number: "isssue 19 details", "41 thanks"."""
+
+
+def bare_issue_ids(text: str) -> list[int]:
+    """Numbers typed without `#` that are issue ids: not counts, versions, durations or times."""
+    ids: list[int] = []
+    for match in _BARE_NUMBER_RE.finditer(text):
+        before = re.findall(r"[a-z]+", text[max(0, match.start() - 40) : match.start()].lower())[-1:]
+        if (before and before[0] in _NOT_AN_ID_BEFORE) or _UNIT_AFTER_RE.match(text[match.end() :]):
+            continue
+        after = re.match(r"\s+([a-z]{4,})\b", text[match.end() :], re.IGNORECASE)
+        if after and after.group(1).lower().endswith("s") and after.group(1).lower() not in _NOT_A_COUNT:
+            continue  # "3 schedulers", "12 replicas": a count of things
+        if re.fullmatch(r"(?:19|20)\d\d", match.group(1)) and before and before[0] in {"in", "during", "of"}:
+            continue  # "in 2025": a year
+        if (number := int(match.group(1))) > 0 and number not in ids:
+            ids.append(number)
+    return ids

@@ -1,0 +1,384 @@
+"""Reading a search request into `search_issues` arguments, for the offline planner.
+
+State and label words become filters, as do an author (`by svetlana-k`) and a time (`since last
+Monday`, `opened this month`, `no activity in 30 days`: `dates.py`); a number becomes the limit, and
+what is left of the user's words becomes the query. "How many" asks the tool for the count alone.
+What the tool cannot do (sort) is said in a note instead of being searched for as words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from atlas.foundation.label_names import label_value, resolve_label, split_label
+from atlas.offline.reading.dates import ACTIVITY_PHRASE_RE, span_in
+from atlas.offline.reading.entities import label_refs
+from atlas.offline.reading.label_usage import issues_carrying
+from atlas.offline.reading.labels import LabelHit, label_from_token, labels_in_words, severity_label
+from atlas.offline.reading.lazy import lazy
+
+_SEARCH_NOUN_RE = lazy(
+    r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b", re.I
+)
+_SEARCH_VERB_RE = lazy(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
+_LABEL_LEAD = r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
+_LABEL_FILTER_RE = lazy(
+    _LABEL_LEAD + r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?",
+    re.IGNORECASE,
+)
+_NAMED_LABEL_RE = lazy(
+    _LABEL_LEAD + r"(?:(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|(?P<words>[\w.-]+(?:\s+[\w.-]+){0,3}))", re.IGNORECASE
+)
+"""`labelled "dataset request"`, `tagged good first issue`: a label of any spelling after a label word."""
+_BARE_LABEL_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
+_QUERY_LEAD_RE = lazy(
+    r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
+    r"referencing|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
+    re.IGNORECASE,
+)
+_SEVERITY_RE = lazy(
+    r"\b(?:sev(?:erity)?[\s:-]*S?|S(?=[1-4]\s+(?:issues|bugs|tickets|reports)\b))(?P<n>[1-4])\b", re.IGNORECASE
+)
+"""`S1 issues`, `sev2`, `severity 3`: the severity labels; a bare `S3` elsewhere may be Amazon S3."""
+_NOT_A_LOGIN = (
+    r"(?!(?:date|age|id|number|priority|severity|state|status|label|component|me|us|you|them|the|a|an"
+    r"|any(?:one|body)|some(?:one|body)|every(?:one|body)|nobody|no\s+one|we|i|they|he|she|it|this|that|people)\b)"
+)
+"""Words that are never a login: a sort key, an article, a pronoun (`has anyone reported this?` names no author)."""
+_AUTHOR_RE = lazy(
+    r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted|authored)\s+|(?<=issues\s)|(?<=bugs\s)"
+    rf"|(?<=tickets\s)|(?<=requests\s)|(?<=ones\s)|(?<=anything\s)|(?<=everything\s))by\s+{_NOT_A_LOGIN}"
+    r"@?(?P<who>[A-Za-z0-9][\w.-]*[A-Za-z0-9]|[A-Za-z0-9])"
+    r"|\b(?:from|by)\s+@(?P<at>[A-Za-z0-9][\w.-]*[A-Za-z0-9])"
+    rf"|\b(?:has|have|did|does)\s+{_NOT_A_LOGIN}@?(?P<subject>[A-Za-z0-9][\w.-]*[A-Za-z0-9])\s+(?:\w+\s+)?"
+    r"(?:file|filed|open|opened|report|reported|create|created|raise|raised|submit|submitted|write|wrote|written)\b",
+    re.IGNORECASE,
+)
+_SORT_RE = lazy(
+    r"\b(?:(?:sort|sorted|order|ordered|group|grouped)\s+)?by\s+(?P<key>date|age|id|number|priority|severity|state"
+    r"|status|label|component)\b",
+    re.IGNORECASE,
+)
+NO_LABEL_RE = lazy(
+    r"\b(?:(?:with|having|that\s+have|that\s+has|have|has)\s+)?(?:no|without\s+(?:a\s+|any\s+)?)\s*labels?\b"
+    r"|\b(?:un|not\s+)labell?ed\b",
+    re.I,
+)
+"""`with no label`, `without any labels`, `unlabelled`: issues that carry none."""
+_KIND_NOUN_RE = lazy(r"\b(?:bugs|feature\s+requests)\b", re.I)
+"""Kinds of issue most projects have a label for; where this one has none, the word is searched."""
+_COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b", re.I)
+_NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall)\b", re.I)
+"""Words that only say "as things stand": never a topic, never a time span."""
+SEARCH_MAX = 20
+"""The most hits one search returns (the tool's own limit)."""
+_LIMIT_RE = lazy(
+    r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b",
+    re.IGNORECASE,
+)
+_SEARCH_FILLER = frozenset(
+    re.findall(
+        r"\w+",
+        """
+        find search look looking for list show me all any the issues bugs tickets reports ones open closed which
+        what are
+        there please that is get grep of in tracker and or but with can you give how many do we have feature requests
+        latest newest recent does mean means still this issue ticket from users user people unresolved resolved
+        component components what's whats rn now currently right again also today every each everything
+        opened filed created reported submitted raised updated were was been label labels labelled labeled tagged
+        """,
+    )
+)
+"""Words of a search request that are not its topic."""
+_KIND_WORDS = frozenset({"bugs", "feature", "requests"})
+"""Filler words that may still name a kind of issue the project has a label for."""
+
+
+@dataclass(frozen=True)
+class Search:
+    query: str | None = None
+    state: str | None = None
+    label: str | None = None
+    labels: tuple[str, ...] = ()
+    """Further labels every hit must have (`open scheduler bugs`: comp:scheduler, then type:bug)."""
+    limit: int | None = None
+    author: str | None = None
+    created_since: str | None = None
+    created_before: str | None = None
+    updated_since: str | None = None
+    updated_before: str | None = None
+    """Days as `YYYY-MM-DD`: opened, or last active, on or after `since` and before `before`."""
+    count: bool = False
+    """Only how many issues match (`how many open bugs?`)."""
+    unlabelled: bool = False
+    """Only issues with no label at all (`open issues with no label`)."""
+
+    def arguments(self) -> dict[str, Any]:
+        args: dict[str, Any] = {"query": self.query or ""}
+        if self.state:
+            args["state"] = self.state
+        if self.label:
+            args["label"] = self.label
+        if self.labels:
+            args["labels"] = list(self.labels)
+        for name in ("author", "created_since", "created_before", "updated_since", "updated_before"):
+            if value := getattr(self, name):
+                args[name] = value
+        if self.unlabelled:
+            args["unlabelled"] = True
+        if self.count:
+            args["count_only"] = True
+        elif self.limit:
+            args["limit"] = self.limit
+        return args
+
+
+def strip_quotes(text: str) -> str:
+    """`"text"`, `'text'` or `` `text` `` without the quotes."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+        return text[1:-1].strip()
+    return text
+
+
+def people_and_days(text: str, notes: list[str]) -> tuple[str, dict[str, str]]:
+    """The author and the span of days the words name, as filters, taken out of the words; a sort is said in
+    `notes` (the search ranks by match, or lists the newest)."""
+    filters: dict[str, str] = {}
+    if match := _AUTHOR_RE.search(text):
+        filters["author"] = match.group("who") or match.group("at") or match.group("subject")
+        text = text[: match.start()] + " " + text[match.end() :]
+    if span := span_in(text):
+        field = "updated" if span.activity else "created"
+        if span.since:
+            filters[f"{field}_since"] = span.since.isoformat()
+        if span.before:
+            filters[f"{field}_before"] = span.before.isoformat()
+        text = text[: span.start] + " " + text[span.end :]
+        if span.activity:  # `with no activity`, `not updated`: said by the filter now
+            text = ACTIVITY_PHRASE_RE.sub(" ", text)
+    if match := _SORT_RE.search(text):
+        notes.append(
+            f"I cannot sort or group issues by {match.group('key').lower()}: a search lists the best matches first, "
+            "or the newest when it has no words."
+        )
+        text = text[: match.start()] + " " + text[match.end() :]
+    return text, filters
+
+
+def _named_label(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
+    """A label named after a label word, as the project spells it, and the words left; a quoted name the
+    project does not have is kept as typed (the search then says which labels are near it)."""
+    match = _NAMED_LABEL_RE.search(text)
+    if match is None or not labels:
+        return None, text
+    if match.group("quoted"):
+        name = strip_quotes(match.group("quoted"))
+        label = resolve_label(name, labels) or name
+        return label, text[: match.start()] + " " + text[match.end("quoted") :]
+    words = list(re.finditer(r"[\w.-]+", match.group("words")))
+    for last in reversed(words):  # the longest run of words that names one label: `good first issue`
+        found = resolve_label(match.group("words")[: last.end()], labels)
+        if found:
+            return found, text[: match.start()] + " " + text[match.start("words") + last.end() :]
+    return None, text
+
+
+def _word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tuple[str | None, str]:
+    """A label named in words before the topic (`postgres broker issues`, `cli bugs`), and the words left.
+
+    A label all of whose words were named is taken over one named by a distinctive word only
+    (`redis bugs`: the label named `bug`, the word `redis` stays the query); the label on fewer issues leads.
+    """
+    lead = _QUERY_LEAD_RE.search(rest)
+    scope = rest[: lead.start()] if lead else rest
+    hits = [hit for hit in labels_in_words(scope, labels) if hit.exact or (not exact and _in_use(labels, hit.label))]
+    if not hits and lead:  # "what's open on the scheduler": the whole topic is a label
+        topic = lead.group("q").strip().rstrip("?.!")
+        whole = [hit for hit in labels_in_words(topic, labels) if hit.exact and _in_use(labels, hit.label)]
+        if whole and re.fullmatch(r"(?:the\s+)?[\w -]+", topic) and len(topic.split()) <= 3:
+            return whole[0].label, rest[: lead.start()]
+    if not hits:
+        return None, rest
+
+    def rank(hit: LabelHit) -> tuple[bool, int]:
+        return (not hit.exact, issues_carrying(labels, hit.label))  # the most specific label leads
+
+    best = min(hits, key=rank)
+    if best.exact:
+        rest = rest[: best.start] + " " + rest[best.end :]
+    return best.label, rest
+
+
+IN_USE = 5
+"""A label on fewer issues is not taken for a topic's words: `about arrow` on a project whose `arrow`
+label is on one issue is a search for the word."""
+
+
+def _in_use(labels: Sequence[str], label: str) -> bool:
+    carrying = issues_carrying(labels, label)
+    return carrying == 0 or carrying >= IN_USE  # 0: counts unknown, the label alone decides
+
+
+def _bare_label(text: str, labels: Sequence[str]) -> re.Match[str] | None:
+    """A `prefix:value` token whose prefix is one of the project's (`area:cli`; a URL's `https:` is not)."""
+    prefixes = {(split_label(label)[0] or "").casefold() for label in labels} - {""}
+    for found in _BARE_LABEL_RE.finditer(text):
+        if found.group(1).partition(":")[0].casefold() in prefixes:
+            return found
+    return None
+
+
+_KIND_RE = lazy(
+    r"(?:^|\b(?:the|all|any|open|closed|our|of|are|list|show|me|find)\s+)(?P<kind>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"\s*(?:\b(?:issues|ones|tickets|reports)\b|[?.!]*\s*$)",
+    re.IGNORECASE,
+)
+"""`the streaming ones`, `docs issues`, `open feature requests`: the words that say which kind of issue."""
+
+
+def _meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
+    """A label the project's words mean (`feature requests`: the label most such issues carry), and the words left."""
+    meaning = getattr(labels, "meaning", None)
+    lead = _QUERY_LEAD_RE.search(rest)
+    scope = rest[: lead.start()] if lead else rest
+    found = _KIND_RE.search(scope.strip())
+    if meaning is None or found is None:
+        return None, rest
+    words = [word for word in found.group("kind").split() if word.lower() not in _SEARCH_FILLER - _KIND_WORDS]
+    for size in range(len(words), 0, -1):
+        phrase = " ".join(words[-size:])
+        if label := meaning(phrase):
+            # `redis issues` meaning the label with `redis` in its name: the word stays the topic too,
+            # as when a label is named by a word only it has.
+            named = set(re.findall(r"[a-z0-9]+", label.casefold())) & set(re.findall(r"[a-z0-9]+", phrase.lower()))
+            return label, rest if named else re.sub(rf"\b{re.escape(phrase)}\b", " ", rest, count=1)
+    return None, rest
+
+
+def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search:
+    """Search filters: state and label words, a limit, and the topic as the query."""
+    counting = bool(_COUNT_RE.search(text))  # the most hits there are: fewer than that is every match
+    text = _NOW_RE.sub(" ", text)
+    text, filters = people_and_days(text, notes)
+    unlabelled = NO_LABEL_RE.search(text)
+    if unlabelled:
+        text = text[: unlabelled.start()] + " " + text[unlabelled.end() :]
+    label, rest = _named_label(text, labels)
+    label_match = None if label else _LABEL_FILTER_RE.search(text)
+    if label_match:
+        label = label_from_token(label_match.group("label"), labels) or label_match.group("label")
+        rest = text[: label_match.start()] + " " + text[label_match.end() :]
+    if label is None and (found := _bare_label(rest, labels)):
+        label, rest = found.group(1), rest[: found.start()] + " " + rest[found.end() :]
+    elif label is None and (found := _SEVERITY_RE.search(rest)) and (hit := severity_label(found.group(0), labels)):
+        label, rest = hit.label, rest[: found.start()] + " " + rest[found.end() :]
+    # A label named whole, then one the project's words mean, then one named by a word only it has.
+    for read in (partial(_word_label, exact=True), _meant_label, _word_label):
+        if label is None and labels:
+            label, rest = read(rest, labels)
+    chosen, rest = _with_kind(*_more_labels(rest, labels, label), labels)
+    label = chosen[0] if chosen else None
+    limit_match = _LIMIT_RE.search(rest)
+    limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match and not counting else None
+    if limit_match:
+        rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
+    rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
+    query_match = _QUERY_LEAD_RE.search(rest)
+    if query_match:
+        query = query_match.group("q")
+        outside = rest[: query_match.start()]
+    else:
+        words = re.findall(r"[\w:.'-]+", rest)
+        query = " ".join(word for word in words if word.lower().strip(".,?!;:'\"") not in _SEARCH_FILLER)
+        outside = rest
+    query = re.sub(r"\s+(?:that|which)\s+(?:are|were|is)\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I)
+    query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
+    query = strip_quotes(re.sub(r"^(?:the|a|an)\s+", "", query.strip(), flags=re.IGNORECASE))
+    if all(word.lower() in _SEARCH_FILLER for word in re.findall(r"[\w']+", query)):
+        query = ""  # `with the comp:docs label`: the label was the whole topic
+    if not chosen and labels and not unlabelled:
+        query = _kind_without_label(rest, query, notes)
+    state_text = outside + " " + (query_match.group("q") if query_match else "")[len(query) :]
+    opened = re.search(r"\b(open|unresolved)\b", state_text, re.IGNORECASE)
+    closed = re.search(r"\b(closed|resolved|fixed)\b", state_text, re.IGNORECASE)
+    state = "open" if opened and not closed else "closed" if closed and not opened else None
+    return Search(
+        query=query or None,
+        state=state,
+        label=label,
+        labels=tuple(chosen[1:]),
+        limit=limit,
+        count=counting,
+        unlabelled=bool(unlabelled),
+        **filters,
+    )
+
+
+def _with_kind(chosen: list[str], rest: str, labels: Sequence[str]) -> tuple[list[str], str]:
+    """`feature requests about streaming`: the label a kind's words mean, beside the label named."""
+    if not chosen:
+        return chosen, rest
+    meant, rest_after = _meant_label(rest, labels)
+    if meant is None or meant in chosen:
+        return chosen, rest
+    return sorted([*chosen, meant], key=lambda name: issues_carrying(labels, name)), rest_after
+
+
+def _kind_without_label(rest: str, query: str, notes: list[str]) -> str:
+    """`open bugs` on a project with no label meaning bug: the word is searched, and the answer says why."""
+    kind = _KIND_NOUN_RE.search(rest)
+    if kind is None:
+        return query
+    said = kind.group(0).lower()
+    instead = "searched your other words" if query else "searched for the word instead"
+    notes.append(f"This project has no label that means {said}; I {instead}.")
+    return query or re.sub(r"s$", "", said)
+
+
+def _more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[list[str], str]:
+    """Every label the words name (the one found first included), the most specific (on fewest issues) first;
+    their words out."""
+    found = [label] if label else []
+    lead = _QUERY_LEAD_RE.search(rest)
+    scope = rest[: lead.start()] if lead else rest
+    by_a_word = {(hit.start, hit.label) for hit in labels_in_words(scope, labels) if not hit.exact}
+    for ref in reversed(label_refs(scope, labels, distinctive=True)):
+        rare = (ref.start, ref.label) in by_a_word and not _in_use(labels, ref.label)
+        if ref.known and ref.label not in found and not rare:
+            found.append(ref.label)
+            rest = rest[: ref.start] + " " + rest[ref.end :]
+    if len(found) > 1:
+        for name in found:
+            for word in re.findall(r"[a-z0-9]+", label_value(name).lower()):
+                rest = re.sub(rf"\b{re.escape(word)}s?\b", " ", rest, flags=re.IGNORECASE)
+    return sorted(found, key=lambda name: issues_carrying(labels, name)), rest
+
+
+def names_people_or_days(text: str) -> bool:
+    """Whether the words filter issues by who opened them or by a time they were opened or active."""
+    return bool(_AUTHOR_RE.search(text) or (_FILED_RE.search(text) and span_in(text) is not None))
+
+
+_FILED_RE = lazy(r"\b(?:opened|filed|reported|created|raised|submitted|came\s+in|new|updated)\b", re.I)
+
+
+def wants_search(text: str) -> bool:
+    """Whether the words ask for issues by topic, state, label or author, or for what was filed in a time."""
+    return bool(
+        _SEARCH_NOUN_RE.search(text)
+        or names_people_or_days(text)
+        or _SEARCH_VERB_RE.search(text)
+        or _LABEL_FILTER_RE.search(text)
+        or NO_LABEL_RE.search(text)
+        or re.search(
+            r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b"
+            r"|^\s*(?:the\s+)?(?:ones\s+)?(?:labell?ed|tagged)\b",
+            text,
+            re.I,
+        )
+    )

@@ -1,0 +1,91 @@
+"""A question as maintainers type it, made readable for the planner's rules.
+
+Markdown and typographic variants become plain text (`**#41**`, `№41`, `ORB‑1101` with a
+non-breaking hyphen, curly quotes, `[brokers](brokers.md)`); common shorthand is spelled out
+(`iss`, `lbl`, `cmp`, `n`, `w/`, `pls`); and a word the planner does not know that is one or two
+edits from one it does (`shwo`, `confg`, `brokrs`, `expalin`) is corrected with rapidfuzz.
+Words that occur in the dataset itself are never corrected: they are already real words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from atlas.offline.reading.lazy import lazy
+
+PLANNER_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        """
+        show issue issues ticket tickets label labels compare explain search find open closed comment reply
+        docs doc documentation error errors code codes section page guide bug bugs severity please check read
+        pull tag mark summary summarise summarize details mean meaning question questions feature features
+        config configuration broker brokers lease leases scheduling scheduler deployment upgrading upgrade
+        troubleshooting workers worker postgres redis core retries memory logging
+        """,
+    )
+)
+"""The words the planner's rules are written with: what a typo is corrected towards."""
+
+SHORTHAND = {
+    "iss": "issue",
+    "isu": "issue",
+    "lbl": "label",
+    "cmp": "compare",
+    "chk": "check",
+    "err": "error",
+    "u": "you",
+    "pls": "please",
+    "plz": "please",
+    "w/": "with",
+    "w": "with",
+    "n": "and",
+    "thx": "thanks",
+}
+_SHORTHAND_RE = lazy(r"(?<![\w/#:.-])(" + "|".join(re.escape(k) for k in SHORTHAND) + r")(?![\w/:-])", re.I)
+_WORD_RE = lazy(r"(?<![\w:#.-])[A-Za-z]{3,}(?![\w:-])")
+_LINK_RE = lazy(r"\[([^\]\n]+)\]\([^)\s]+\)")
+_EMPHASIS_RE = lazy(r"(\*\*|__|(?<!\w)_(?=\S)|(?<=\S)_(?!\w))")
+_LINE_MARK_RE = lazy(r"^\s*(?:#{1,6}\s+|[*+-]\s+|>\s?|\d+[.)]\s+)", re.MULTILINE)
+_TYPOGRAPHY = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def plain(text: str) -> str:
+    """Markdown marks and typographic variants out; the words, numbers and code spans kept."""
+    text = text.translate(_TYPOGRAPHY).replace("№", "#").replace("\u00a0", " ")
+    text = _LINK_RE.sub(r"\1", text)
+    text = re.sub(r"`(#?\d+)`", r"\1", text)  # `#87` in a code span is still an issue
+    text = re.sub(r"\b(issue|ticket|bug)(\d)", r"\1 \2", text, flags=re.IGNORECASE)
+    text = _LINE_MARK_RE.sub(" ", text)
+    text = _EMPHASIS_RE.sub("", text)
+    stripped = text.strip()
+    if len(stripped) > 2 and stripped[0] == stripped[-1] and stripped[0] in "`\"'" and stripped.count(stripped[0]) == 2:
+        text = stripped[1:-1]  # the whole question quoted or in a code span
+    return " ".join(text.split(" ")).strip()
+
+
+def spelled_out(text: str) -> str:
+    """Shorthand replaced by the words it stands for."""
+    return _SHORTHAND_RE.sub(lambda match: SHORTHAND[match.group(1).lower()], text)
+
+
+def corrected(text: str, known: frozenset[str], targets: Iterable[str] = PLANNER_WORDS) -> str:
+    """Each unknown word replaced by the planner word it is one edit from (two, for long words)."""
+    choices = sorted(set(targets))
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        lower = word.lower()
+        if lower in known or lower in PLANNER_WORDS:
+            return word
+        allowed = 1 if len(lower) < 7 else 2
+        from rapidfuzz import process  # only a word the planner does not know pays for the library
+        from rapidfuzz.distance import OSA
+
+        # A typo keeps the first letter: `shwo` is `show`, but `kind` is not `find`, nor `unlabel` `label`.
+        same_start = [choice for choice in choices if choice[0] == lower[0]]
+        best = process.extractOne(lower, same_start, scorer=OSA.distance, score_cutoff=allowed)
+        return str(best[0]) if best is not None and len(str(best[0])) >= 4 else word
+
+    return _WORD_RE.sub(fix, text)
