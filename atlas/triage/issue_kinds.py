@@ -1,15 +1,16 @@
 """What kind of issue this is (a bug report, a question, something else) and what it already carries.
 
 Both are read from the text's structure, never from one project's words. What an issue carries: a
-version (`2.14.1`, `datasets==2.14`, `v1.2`), a log (a traceback, stack frames, `SomeError:`, lines
-with a log level), a reproduction (a code block with something in it). The kind comes first from
-the project's own labels: of its label groups expected on every issue, the one whose labels tell
-most about how their issues are written (the gain ratio of the label over "quotes a failure" and
-"asks in the title") is its kind group; there the label whose issues most often quote a failure is
-its bug label, the one whose titles most often ask is its question label, and the rest are
-something else. An issue without such a label (its own, or one confidently proposed) is read: a
-title that asks is a question, quoting or naming a failure makes a bug report, a title that asks
-for something is a request.
+version (`2.14.1`, `datasets==2.14`, `v1.2`, `- Python version: 3.10`), a log (a traceback, stack
+frames, an exception's name, lines with a log level), a reproduction (a code block with something in
+it beyond the form's lines, or a command and what it printed as code spans). The kind comes first from
+the project's own labels: of its label groups expected on every issue, the one whose labels tell most
+about how their issues are written (the gain ratio of the label over "quotes a failure" and "asks in
+the title") is its kind group, if some of its labels quote failures clearly more often than the rest
+(those are its bug labels; a group of components is no kind group). Its label whose titles ask far
+more often than the others' is its question label; the rest are something else. An issue without
+such a label (its own, or one confidently proposed) is read: a title that asks is a question, quoting
+or naming a failure makes a bug report, a title that asks for something is a request.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from atlas.triage.groups import MIN_SUPPORT, LabelGroup
 BUG, QUESTION, REQUEST, OTHER = "bug", "question", "request", "other"
 SAMPLE = 2000
 """The newest issues a project's label kinds are learned from: enough for any label worth a kind."""
+LIFT, SURE = 2.0, 2.0
+"""A bug label's issues quote a failure at least twice as often as the rest of its group, at z ≥ 2."""
 ASKING_FLOOR = 0.2
 """A question label: at least this share of its issues' titles ask (a question label's issues mostly ask)..."""
 ASKING_LIFT = 2.0
@@ -117,15 +120,15 @@ def learn(groups: list[LabelGroup], issues: Iterable[Issue]) -> LabelKinds:
             present = group.present(issue.labels)
             if len(present) == 1:
                 marks.setdefault(present[0], []).append(mark)
-    best, best_ratio = None, 0.0
+    best: dict[str, str] = {}
+    best_name, best_ratio = None, 0.0
     for group in candidates:
         per_label = {label: marks[label] for label in group.labels if len(marks.get(label, ())) >= MIN_SUPPORT}
         ratio = _gain_ratio(per_label)
-        if len(per_label) >= 2 and ratio > best_ratio:
-            best, best_ratio = group, ratio
-    if best is None:
-        return LabelKinds()
-    return LabelKinds(best.name, _label_kinds({x: marks[x] for x in best.labels if len(marks.get(x, ())) >= MIN_SUPPORT}))
+        kinds = _label_kinds(per_label) if len(per_label) >= 2 else {}
+        if kinds and ratio > best_ratio:
+            best, best_name, best_ratio = kinds, group.name, ratio
+    return LabelKinds(best_name, best)
 
 
 def _entropy(counts: Iterable[int]) -> float:
@@ -148,7 +151,7 @@ def _gain_ratio(per_label: dict[str, list[tuple[bool, bool]]]) -> float:
 
 def _label_kinds(per_label: dict[str, list[tuple[bool, bool]]]) -> dict[str, str]:
     """The question label asks most (well above its group); bug labels quote failures at least as often as their
-    group does; the others are something else (requests, docs, chores)."""
+    group does, and clearly more often than the rest (else the group is not a kind: {})."""
     every = [m for marks in per_label.values() for m in marks]
     failing = sum(f for f, _ in every) / len(every)
     share = {label: (sum(f for f, _ in m) / len(m), sum(a for _, a in m) / len(m)) for label, m in per_label.items()}
@@ -157,13 +160,22 @@ def _label_kinds(per_label: dict[str, list[tuple[bool, bool]]]) -> dict[str, str
     asking = share[question][1]
     if not others or asking < ASKING_FLOOR or asking <= ASKING_LIFT * sum(a for _, a in others) / len(others):
         question = ""
-    kinds = {label: OTHER for label in share}
-    if question:
-        kinds[question] = QUESTION
-    for label, (fails, _) in share.items():
-        if label != question and fails > 0 and fails >= failing:
-            kinds[label] = BUG
-    return kinds
+    bugs = {label for label, (fails, _) in share.items() if label != question and fails > 0 and fails >= failing}
+    rest = [f for label, marks in per_label.items() if label not in bugs and label != question for f, _ in marks]
+    if not _clearly_more([f for label in bugs for f, _ in per_label[label]], rest):
+        return {}
+    kinds = {label: BUG if label in bugs else OTHER for label in share}
+    return {**kinds, question: QUESTION} if question else kinds
+
+
+def _clearly_more(these: list[bool], those: list[bool]) -> bool:
+    """Whether `these` are true at least twice as often as `those`, by more than chance would make them (z ≥ 2)."""
+    if not these or not those:
+        return False
+    p1, p2 = sum(these) / len(these), sum(those) / len(those)
+    pooled = (sum(these) + sum(those)) / (len(these) + len(those))
+    spread = math.sqrt(pooled * (1 - pooled) * (1 / len(these) + 1 / len(those)))
+    return p1 >= LIFT * p2 and spread > 0 and (p1 - p2) / spread >= SURE
 
 
 _learned: dict[tuple[str, str], LabelKinds] = {}

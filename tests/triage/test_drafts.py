@@ -113,3 +113,11 @@ def test_the_kind_from_the_text_alone() -> None:
     assert kind_from_text(report("Add a way to export to parquet", "It would help.")) == "request"
     filled = report("zstd files", "### Describe the bug\nI would like zstd.")
     assert kind_from_text(filled, FORM) is None
+
+
+def test_a_group_of_components_is_no_kind_group(tmp_path: Path) -> None:
+    target = tmp_path / "rails-data"
+    export = FIXTURES / "component-labels-issues.json"
+    assert invoke("data", "import", str(export), "--to", str(target), env=atlas_env(tmp_path / "import")).code == 0
+    kinds = kinds_of(Project.open(target, tmp_path / "home"))
+    assert kinds.group is None and kinds.of(["activerecord"]) is None  # the text decides
