@@ -35,9 +35,9 @@ class Draft:
     why: str
 
 
-def kind_of(issue: Issue, labels: list[str], kinds: LabelKinds, common: Collection[str] = ()) -> str | None:
-    """bug, question or something else: from the labels (the issue's and the proposed), else from the text."""
-    return kinds.of(labels) or kind_from_text(issue, common)
+def kind_of(issue: Issue, proposed: list[str], kinds: LabelKinds, common: Collection[str] = ()) -> str | None:
+    """bug, question or something else: from the issue's labels, else the proposed ones, else from the text."""
+    return kinds.of(issue.labels) or kinds.of(proposed) or kind_from_text(issue, common)
 
 
 def missing_details(issue: Issue, common: Collection[str] = ()) -> list[str]:
@@ -48,12 +48,13 @@ def missing_details(issue: Issue, common: Collection[str] = ()) -> list[str]:
 
 
 def comment_draft(
-    issue: Issue, labels: list[str], same: Match | None, kinds: LabelKinds, common: Collection[str] = ()
+    issue: Issue, proposed: list[str], same: Match | None, kinds: LabelKinds, common: Collection[str] = ()
 ) -> Draft | None:
     """One comment for the issue, or None when there is nothing worth asking or saying.
 
-    `same` is the most similar issue filed before this one: named when it is likely the same."""
-    kind = kind_of(issue, labels, kinds, common)
+    `proposed`: the labels the plan adds; `same`: the most similar issue filed before this one, named when it is
+    likely the same."""
+    kind = kind_of(issue, proposed, kinds, common)
     parts, whys = [], []
     if same is not None and same.score >= LIKELY_SAME:
         parts.append(_earlier(kind, same))

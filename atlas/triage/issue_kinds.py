@@ -27,7 +27,7 @@ from atlas.triage.corpus import Issue
 from atlas.triage.groups import MIN_SUPPORT, LabelGroup
 
 BUG, QUESTION, REQUEST, OTHER = "bug", "question", "request", "other"
-SAMPLE = 2000
+SAMPLE = 5000
 """The newest issues a project's label kinds are learned from: enough for any label worth a kind."""
 LIFT, SURE = 2.0, 2.0
 """A bug label's issues quote a failure at least twice as often as the rest of its group, at z ≥ 2."""
@@ -110,25 +110,46 @@ class LabelKinds:
         return next((kind for kind in (BUG, QUESTION, OTHER) if kind in said), None)
 
 
+Mark = tuple[bool, bool]
+"""(quotes a failure, asks in its title): how one issue is written."""
+
+
 def learn(groups: list[LabelGroup], issues: Iterable[Issue]) -> LabelKinds:
-    """The kind group among the groups expected on every issue (any group when none is), and its labels' kinds."""
+    """The kind group among the groups expected on every issue (any group when none is) with its labels' kinds,
+    and any other label whose titles clearly ask more than the project's do (a `question` outside any group)."""
     candidates = [group for group in groups if group.always] or groups
-    marks: dict[str, list[tuple[bool, bool]]] = {}
+    alone: dict[str, list[Mark]] = {}
+    every: dict[str, list[Mark]] = {}
+    labelled: list[Mark] = []
     for issue in issues:
         mark = (quotes_failure(issue.body), asks(issue.title))
+        labelled += [mark] if issue.labels else []
+        for label in issue.labels:
+            every.setdefault(label, []).append(mark)
         for group in candidates:
             present = group.present(issue.labels)
             if len(present) == 1:
-                marks.setdefault(present[0], []).append(mark)
+                alone.setdefault(present[0], []).append(mark)
+    name, kinds = _kind_group(candidates, alone)
+    asking = [label for label, marks in every.items() if len(marks) >= MIN_SUPPORT and _asks_clearly(marks, labelled)]
+    return LabelKinds(name, {**dict.fromkeys(asking, QUESTION), **kinds})
+
+
+def _kind_group(candidates: list[LabelGroup], alone: dict[str, list[Mark]]) -> tuple[str | None, dict[str, str]]:
     best: dict[str, str] = {}
     best_name, best_ratio = None, 0.0
     for group in candidates:
-        per_label = {label: marks[label] for label in group.labels if len(marks.get(label, ())) >= MIN_SUPPORT}
+        per_label = {label: alone[label] for label in group.labels if len(alone.get(label, ())) >= MIN_SUPPORT}
         ratio = _gain_ratio(per_label)
         kinds = _label_kinds(per_label) if len(per_label) >= 2 else {}
         if kinds and ratio > best_ratio:
             best, best_name, best_ratio = kinds, group.name, ratio
-    return LabelKinds(best_name, best)
+    return best_name, best
+
+
+def _asks_clearly(marks: list[Mark], labelled: list[Mark]) -> bool:
+    titles = [asked for _, asked in marks]
+    return sum(titles) >= ASKING_FLOOR * len(titles) and _clearly_more(titles, [asked for _, asked in labelled])
 
 
 def _entropy(counts: Iterable[int]) -> float:
@@ -137,7 +158,7 @@ def _entropy(counts: Iterable[int]) -> float:
     return -sum(c / total * math.log2(c / total) for c in counts) if total else 0.0
 
 
-def _gain_ratio(per_label: dict[str, list[tuple[bool, bool]]]) -> float:
+def _gain_ratio(per_label: dict[str, list[Mark]]) -> float:
     """How much a group's label tells of how its issues are written, over how much choosing it says at all."""
     sizes = {label: len(marks) for label, marks in per_label.items()}
     total = sum(sizes.values())
@@ -149,7 +170,7 @@ def _gain_ratio(per_label: dict[str, list[tuple[bool, bool]]]) -> float:
     return (whole - within) / split if split else 0.0
 
 
-def _label_kinds(per_label: dict[str, list[tuple[bool, bool]]]) -> dict[str, str]:
+def _label_kinds(per_label: dict[str, list[Mark]]) -> dict[str, str]:
     """The question label asks most (well above its group); bug labels quote failures at least as often as their
     group does, and clearly more often than the rest (else the group is not a kind: {})."""
     every = [m for marks in per_label.values() for m in marks]

@@ -121,8 +121,7 @@ def items_for(
 
         earlier = nearest(project, issue, limit=1, before=issue.created_at)
         common = project.index().common
-        labels = [*issue.labels, *proposal.labels]
-        draft = comment_draft(issue, labels, earlier[0] if earlier else None, kinds_of(project), common)
+        draft = comment_draft(issue, proposal.labels, earlier[0] if earlier else None, kinds_of(project), common)
         if draft is not None:
             arguments = {"issue_id": issue.id, "body": draft.body}
             items.append(PlanItem(first + len(items), issue.id, "post_comment", arguments, draft.why))
