@@ -3,8 +3,8 @@ and a reproduction, is asked for what it lacks, and a likely earlier report is n
 kind of issue. Questions, feature requests and docs issues are never asked for a traceback. A person
 approves (or edits) each draft; none is posted on its own.
 
-The kind and what the issue carries are read by `issue_kinds.py`: from the project's own labels (its
-own, or one confidently proposed), else from how the issue is written.
+The kind and what the issue carries are read by `issue_kinds.py`: from the issue's own labels, else a
+title that asks, else the labels the plan proposes, else how the issue is written.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from atlas.foundation.sanitize import clean_line
 from atlas.triage.corpus import Issue
-from atlas.triage.issue_kinds import BUG, QUESTION, LabelKinds, carries, kind_from_text
+from atlas.triage.issue_kinds import BUG, QUESTION, LabelKinds, asks, carries, kind_from_text
 from atlas.triage.similar import Match
 
 ASKED = "Thanks for the report. To look into it we need a little more:"
@@ -36,8 +36,12 @@ class Draft:
 
 
 def kind_of(issue: Issue, proposed: list[str], kinds: LabelKinds, common: Collection[str] = ()) -> str | None:
-    """bug, question or something else: from the issue's labels, else the proposed ones, else from the text."""
-    return kinds.of(issue.labels) or kinds.of(proposed) or kind_from_text(issue, common)
+    """bug, question or something else: from the issue's labels, else from a title that asks (a reporter's own
+    question outweighs a model's guess), else from the proposed labels, else from the rest of the text."""
+    said = kinds.of(issue.labels)
+    if said is None and asks(issue.title):
+        return QUESTION
+    return said or kinds.of(proposed) or kind_from_text(issue, common)
 
 
 def missing_details(issue: Issue, common: Collection[str] = ()) -> list[str]:

@@ -10,6 +10,7 @@ answered yet), and planned by `atlas triage --dry-run --json`.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,8 @@ import pytest
 
 from atlas.foundation.config import bundled_data_dir
 from atlas.triage.corpus import Issue
-from atlas.triage.drafts import LOG_WANTED, VERSION_WANTED, missing_details
-from atlas.triage.issue_kinds import BUG, OTHER, QUESTION, carries, kind_from_text
+from atlas.triage.drafts import LOG_WANTED, VERSION_WANTED, kind_of, missing_details
+from atlas.triage.issue_kinds import BUG, OTHER, QUESTION, LabelKinds, carries, kind_from_text
 from atlas.triage.plan import kinds_of
 from atlas.triage.project import Project
 from tests.support.run import atlas_env, invoke
@@ -61,7 +62,7 @@ def drafts(data: Path, home: Path, *ids: int) -> dict[int, str]:
 
 
 def test_each_kind_of_issue_gets_the_draft_that_fits_it(project: Path, tmp_path: Path) -> None:
-    said = drafts(project, tmp_path, 4061, 2746, 2646, 2347, 5951, 6894, 3854, 6363)
+    said = drafts(project, tmp_path, 4061, 2746, 2646, 2347, 5951, 6894, 3854, 6515, 6363)
     # A re-report of an earlier bug, with its version and code: the earlier one is named, nothing asked.
     assert said[4061].startswith("This looks like a duplicate of #3465 (“Unable to load 'cnn_dailymail' dataset”")
     assert "please follow #3465" in said[4061] and VERSION_WANTED not in said[4061]
@@ -70,8 +71,9 @@ def test_each_kind_of_issue_gets_the_draft_that_fits_it(project: Path, tmp_path:
     # An unlabelled report of a hang with neither: both (its kind from the proposal or the text).
     assert VERSION_WANTED in said[6363] and LOG_WANTED in said[6363]
     # A bug with version and traceback, a feature request, a question, a docs issue, and an issue its
-    # people labelled a question however much it reads like a failing load: no draft.
-    assert not {2746, 2347, 5951, 6894, 3854} & set(said)
+    # people labelled a question however much it reads like a failing load, and one whose title asks
+    # whatever label the plan proposes: no draft.
+    assert not {2746, 2347, 5951, 6894, 3854, 6515} & set(said)
 
 
 def test_the_kind_is_learned_from_how_each_labels_issues_are_written(project: Path, tmp_path: Path) -> None:
@@ -107,6 +109,14 @@ def test_what_a_report_carries_is_read_from_its_structure() -> None:
     # A form's empty code block and its headings are the project's lines, not the reporter's.
     empty = report("Streaming crashes", "### Describe the bug\nit fails\n```python\n```\n")
     assert not carries(empty, FORM).reproduction and not carries(report("x", "took 2.5 s")).version
+
+
+def test_a_title_that_asks_outweighs_a_proposed_label_but_not_a_persons() -> None:
+    kinds = LabelKinds("kind", {"bug": BUG, "enhancement": OTHER})
+    asking = report("Why call http_head() when fsspec_head() succeeds", "It fails with a timeout.")
+    assert kind_of(asking, ["bug"], kinds) == QUESTION
+    assert kind_of(replace(asking, labels=("bug",)), [], kinds) == BUG
+    assert kind_of(report("Loading hangs", "stuck at 0%"), ["enhancement"], kinds) == OTHER
 
 
 def test_the_kind_from_the_text_alone() -> None:
