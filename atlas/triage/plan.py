@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from atlas.foundation.errors import AtlasError
 from atlas.triage.corpus import Issue, Thread
+from atlas.triage.issue_kinds import SAMPLE, LabelKinds, label_kinds
 from atlas.triage.project import Project
 
 if TYPE_CHECKING:
@@ -120,15 +121,17 @@ def items_for(
 
         earlier = nearest(project, issue, limit=1, before=issue.created_at)
         common = project.index().common
-        body = comment_draft(issue, [*issue.labels, *proposal.labels], earlier[0] if earlier else None, common)
-        if body is not None:
-            why = (
-                "asks for what a bug report lacks" if "need a little more" in body else "names a likely earlier report"
-            )
-            items.append(
-                PlanItem(first + len(items), issue.id, "post_comment", {"issue_id": issue.id, "body": body}, why)
-            )
+        draft = comment_draft(issue, proposal.labels, earlier[0] if earlier else None, kinds_of(project), common)
+        if draft is not None:
+            arguments = {"issue_id": issue.id, "body": draft.body}
+            items.append(PlanItem(first + len(items), issue.id, "post_comment", arguments, draft.why))
     return items, notes
+
+
+def kinds_of(project: Project) -> LabelKinds:
+    """What the project's labels say an issue is, learned once per version of its labels."""
+    key = (str(project.corpus.data.resolve()), project.label_key)
+    return label_kinds(key, project.groups, project.corpus.newest(SAMPLE))
 
 
 def build_plan(project: Project, issues: list[Issue], commented: dict[int, int]) -> Plan:

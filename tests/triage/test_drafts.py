@@ -1,50 +1,135 @@
-"""Comment drafts fit the issue: only bug reports are asked for a version and a log, and a likely
-earlier report is named in words that fit the kind of issue."""
+"""Comment drafts fit the issue: only a bug report that lacks them is asked for its version and its log (or a
+reproduction), and a likely earlier report is named. The kind comes from the project's own labels, learned
+from how their issues are written, never from the labels' names.
+
+Real issues of huggingface/datasets (`tests/fixtures/flat-labels-issues.json` and, for each kind,
+`draft-kinds-issues.json`), imported as a user imports them with an empty thread each (nobody has
+answered yet), and planned by `atlas triage --dry-run --json`.
+"""
 
 from __future__ import annotations
 
-from atlas.triage.corpus import Issue
-from atlas.triage.drafts import comment_draft, kind_of
-from atlas.triage.similar import Match
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
-FORM = frozenset({"### describe the bug", "### error logs, if it failed", "### expected behavior"})
+import pytest
+
+from atlas.foundation.config import bundled_data_dir
+from atlas.triage.corpus import Issue
+from atlas.triage.drafts import LOG_WANTED, VERSION_WANTED, kind_of, missing_details
+from atlas.triage.issue_kinds import BUG, OTHER, QUESTION, LabelKinds, carries, kind_from_text
+from atlas.triage.plan import kinds_of
+from atlas.triage.project import Project
+from tests.support.run import atlas_env, invoke
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FORM = frozenset({"### describe the bug", "### steps to reproduce the bug", "```python", "```"})
+
+
+def export(tmp: Path, rename: dict[str, str] | None = None) -> Path:
+    """Both fixtures as one export whose issues each carry an empty thread; labels renamed when asked."""
+    issues = []
+    for name in ("flat-labels-issues.json", "draft-kinds-issues.json"):
+        issues += json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+    for issue in issues:
+        issue["comments"] = []
+        for label in issue["labels"]:
+            label["name"] = (rename or {}).get(label["name"], label["name"])
+    path = tmp / "datasets-issues.json"
+    path.write_text(json.dumps(issues), encoding="utf-8")
+    return path
+
+
+def imported(tmp: Path, rename: dict[str, str] | None = None) -> Path:
+    target = tmp / "datasets-data"
+    done = invoke("data", "import", str(export(tmp, rename)), "--to", str(target), env=atlas_env(tmp / "import"))
+    assert done.code == 0, done
+    return target
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return imported(tmp_path_factory.mktemp("drafts"))
+
+
+def drafts(data: Path, home: Path, *ids: int) -> dict[int, str]:
+    done = invoke("triage", *map(str, ids), "--dry-run", "--json", env=atlas_env(home, ORBIT_DATA=str(data)))
+    assert done.code == 0, done
+    actions: list[dict[str, Any]] = json.loads(done.stdout)["actions"]
+    return {a["issue_id"]: a["arguments"]["body"] for a in actions if a["tool"] == "post_comment"}
+
+
+def test_each_kind_of_issue_gets_the_draft_that_fits_it(project: Path, tmp_path: Path) -> None:
+    said = drafts(project, tmp_path, 4061, 2746, 2646, 2347, 5951, 6894, 3854, 6515, 6363)
+    # A re-report of an earlier bug, with its version and code: the earlier one is named, nothing asked.
+    assert said[4061].startswith("This looks like a duplicate of #3465 (“Unable to load 'cnn_dailymail' dataset”")
+    assert "please follow #3465" in said[4061] and VERSION_WANTED not in said[4061]
+    # A bug report with its traceback but no version is asked for the version only.
+    assert VERSION_WANTED in said[2646] and LOG_WANTED not in said[2646]
+    # An unlabelled report of a hang with neither: both (its kind from the proposal or the text).
+    assert VERSION_WANTED in said[6363] and LOG_WANTED in said[6363]
+    # A bug with version and traceback, a feature request, a question, a docs issue, and an issue its
+    # people labelled a question however much it reads like a failing load, and one whose title asks
+    # whatever label the plan proposes: no draft.
+    assert not {2746, 2347, 5951, 6894, 3854, 6515} & set(said)
+
+
+def test_the_kind_is_learned_from_how_each_labels_issues_are_written(project: Path, tmp_path: Path) -> None:
+    kinds = kinds_of(Project.open(project, tmp_path)).kinds
+    assert kinds["bug"] == BUG and kinds["enhancement"] == OTHER and kinds["documentation"] == OTHER
+    assert kinds["question"] == QUESTION  # outside the kind group, its titles ask
+    orbit = kinds_of(Project.open(bundled_data_dir(), tmp_path / "orbit")).kinds
+    assert orbit["type:bug"] == BUG and orbit["type:question"] == QUESTION
+    assert orbit["type:feature"] == OTHER and orbit["type:docs"] == OTHER
+
+
+def test_labels_named_in_another_language_say_the_same(tmp_path: Path) -> None:
+    names = {"bug": "fehler", "enhancement": "wunsch", "documentation": "doku", "dataset request": "datensatz"}
+    data = imported(tmp_path, names)
+    kinds = kinds_of(Project.open(data, tmp_path / "home")).kinds
+    assert kinds["fehler"] == BUG and kinds["wunsch"] == OTHER and kinds["doku"] == OTHER
+    said = drafts(data, tmp_path / "home", 2646, 2347)
+    assert VERSION_WANTED in said[2646] and 2347 not in said
 
 
 def report(title: str, body: str) -> Issue:
     return Issue(7, title, body, "open", "someone", "2026-02-01T10:00:00Z", ())
 
 
-def earlier(score: float) -> Match:
-    return Match(3, "Streaming fails on shard two", "closed", (), score, ("streaming", "shard"), (), ())
+def test_what_a_report_carries_is_read_from_its_structure() -> None:
+    bare = report("Streaming crashes on the second shard", "It fails every time I iterate.")
+    assert missing_details(bare) == [VERSION_WANTED, LOG_WANTED]
+    logged = report("Streaming crashes", 'Traceback (most recent call last):\n  File "a.py", line 3, in <module>')
+    assert missing_details(logged) == [VERSION_WANTED]
+    environment = "- `datasets` version: 2.14.1\n- Platform: Linux\n```python\nload_dataset('x', streaming=True)\n```"
+    assert missing_details(report("Streaming crashes", environment)) == []
+    assert carries(report("Broken with datasets==2.14", "")).version
+    # A form's empty code block and its headings are the project's lines, not the reporter's.
+    empty = report("Streaming crashes", "### Describe the bug\nit fails\n```python\n```\n")
+    assert not carries(empty, FORM).reproduction and not carries(report("x", "took 2.5 s")).version
 
 
-def test_only_a_bug_report_is_asked_for_its_version_and_log() -> None:
-    bug = report("Streaming crashes on the second shard", "It fails every time I iterate.")
-    asked = comment_draft(bug, [], None)
-    assert asked is not None and "version you run" in asked and "traceback" in asked
-    logged = report("Streaming crashes on 2.14.1", "Traceback (most recent call last):\n  ValueError: shard")
-    assert comment_draft(logged, [], None) is None  # it has both
-    question = report("How do I stream a sharded set? It fails with an error", "Is there a way to do this?")
-    feature = report("Add a way to export to parquet", "Exporting fails today, so it would be nice to have it.")
-    docs = report("The docs say the cache is empty", "The wrong folder is documented.")
-    assert comment_draft(question, [], None) is None
-    assert comment_draft(feature, [], None) is None
-    assert comment_draft(docs, ["documentation"], None) is None
-    assert comment_draft(bug, ["enhancement"], None) is None  # the labels say what it is
-    assert kind_of(bug, ["dataset bug", "enhancement"]) == "bug"
-    assert kind_of(report("Can't load the set", "it crashes"), []) == "bug"
+def test_a_title_that_asks_outweighs_a_proposed_label_but_not_a_persons() -> None:
+    kinds = LabelKinds("kind", {"bug": BUG, "enhancement": OTHER})
+    asking = report("Why call http_head() when fsspec_head() succeeds", "It fails with a timeout.")
+    assert kind_of(asking, ["bug"], kinds) == QUESTION
+    assert kind_of(replace(asking, labels=("bug",)), [], kinds) == BUG
+    assert kind_of(report("Loading hangs", "stuck at 0%"), ["enhancement"], kinds) == OTHER
 
 
-def test_a_forms_headings_do_not_make_an_issue_a_bug_report() -> None:
-    filled = report("zstd files", "### Describe the bug\nI would like zstd.\n### Error logs, if it failed\nnone")
-    assert kind_of(filled, [], FORM) is None and comment_draft(filled, [], None, FORM) is None
+def test_the_kind_from_the_text_alone() -> None:
+    assert kind_from_text(report("How do I stream a sharded set?", "It fails with an error")) == QUESTION
+    assert kind_from_text(report("Can't load the set", "it crashes")) == BUG
+    assert kind_from_text(report("Add a way to export to parquet", "It would help.")) == "request"
+    filled = report("zstd files", "### Describe the bug\nI would like zstd.")
+    assert kind_from_text(filled, FORM) is None
 
 
-def test_a_likely_earlier_report_is_named_in_words_that_fit_the_kind() -> None:
-    bug = report("Streaming crashes on 2.14.1", "Traceback (most recent call last):\n  ValueError: shard")
-    said = comment_draft(bug, ["bug"], earlier(0.8))
-    assert said is not None and "same problem as #3 (closed" in said and "need a little more" not in said
-    question = report("How do I stream shards?", "Shards?")
-    answered = comment_draft(question, [], earlier(0.8))
-    assert answered is not None and "asked before in #3" in answered and "traceback" not in answered
-    assert comment_draft(question, [], earlier(0.2)) is None  # a weak match is not named
+def test_a_group_of_components_is_no_kind_group(tmp_path: Path) -> None:
+    target = tmp_path / "rails-data"
+    export = FIXTURES / "component-labels-issues.json"
+    assert invoke("data", "import", str(export), "--to", str(target), env=atlas_env(tmp_path / "import")).code == 0
+    kinds = kinds_of(Project.open(target, tmp_path / "home"))
+    assert kinds.group is None and kinds.of(["activerecord"]) is None  # the text decides

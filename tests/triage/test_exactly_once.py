@@ -15,13 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from atlas.triage.drafts import ASKED, LOG_WANTED, VERSION_WANTED
 from tests.support.run import atlas_env, invoke, tracker_records
 
-COMMENT = (
-    "Thanks for the report. To look into it we need a little more:\n\n"
-    "- the version you run, and your operating system\n"
-    "- the log or traceback around the failure, as text"
-)
+COMMENT = f"{ASKED}\n\n- {VERSION_WANTED}\n- {LOG_WANTED}"
 RULES = f"""
 [[policy.rules]]
 name = "ask-for-details"
