@@ -13,6 +13,7 @@ unpickling anything and without importing scikit-learn.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,10 +23,12 @@ from scipy import sparse
 
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import LabelGroup
+from atlas.triage.rows import VOCAB_SAMPLE, Part, learnt, stacked_rows
 from atlas.triage.terms import Analyzer, char_terms, word_terms
 
-TRAIN_MAX = 20_000
-"""The newest labelled issues a model learns from: recent history says most about new reports."""
+TRAIN_MAX = 10_000
+"""The newest issues a model learns from: recent history says most about new reports, and the rows of
+10,000 issues keep the first fit of a 100,000-issue backlog near 350 MB (20,000 needed over 460 MB)."""
 VOCAB_MAX = 60_000
 REGULARISATION = 30.0
 """Logistic regression's C: larger trusts the words more (sharper probabilities, more labels above the threshold)."""
@@ -203,23 +206,25 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
     texts = [normalise(issue.text) for issue in chosen]
-    min_df = 2 if len(texts) >= 1000 else 1
+    sample = texts[:VOCAB_SAMPLE]
+    min_df = 2 if len(sample) >= 1000 else 1
     vectorizer = TfidfVectorizer(
         sublinear_tf=True, min_df=min_df, max_features=VOCAB_MAX, dtype=np.float32, **VECTOR_OPTIONS
     )
-    words = vectorizer.fit_transform(texts)
     # Character n-grams that occur once teach nothing and would crowd out the rest.
     char_vectorizer = TfidfVectorizer(
         sublinear_tf=True, min_df=2, max_features=CHAR_VOCAB_MAX, dtype=np.float32, **CHAR_OPTIONS
     )
+    parts: list[Part] = [(vectorizer, None), (char_vectorizer, CHAR_TEXT)]
+    learnt(parts[:1], sample)
     try:
-        chars = char_vectorizer.fit_transform([t[:CHAR_TEXT] for t in texts])
+        learnt(parts[1:], sample)
     except ValueError:  # too few issues for any n-gram to occur twice
-        chars = None
-    # float32 rows (the classifiers keep them so) and no copy kept beside them: half the fit's memory.
-    has_chars = chars is not None
-    x = sparse.csr_matrix(sparse.hstack([words, chars])) if has_chars else words
-    del words, chars, texts
+        parts = parts[:1]
+    # float32 rows made in chunks over vocabularies of a bounded sample: the fit's memory stays bounded.
+    x = stacked_rows(parts, texts)
+    del texts, sample
+    has_chars = len(parts) == 2
     models = [m for m in (_fit_group(x, chosen, group, c) for group in groups) if m is not None]
     return TextModel(
         np.array(vectorizer.get_feature_names_out(), dtype=str),
@@ -234,16 +239,17 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
 def _fit_group(x: sparse.csr_matrix, issues: list[Issue], group: LabelGroup, c: float) -> GroupModel | None:
     from sklearn.linear_model import LogisticRegression
 
-    rows, labels = [], []
-    for row, issue in enumerate(issues):
-        label = training_label(issue, group)
-        if label is not None:
-            rows.append(row)
-            labels.append(label)
-    if len(set(labels)) < 2:
+    labels = [training_label(issue, group) for issue in issues]
+    taught = Counter(label for label in labels if label is not None)
+    if len(taught) < 2:
         return None
-    classifier = LogisticRegression(C=c, class_weight="balanced", max_iter=2000)
-    classifier.fit(x[rows], labels)
+    # Class-balanced weights on the issues that teach the group, and none on the rest: the same
+    # fit as on those rows alone (scikit-learn's "balanced"), without copying them out of `x`.
+    share = sum(taught.values()) / len(taught)
+    weights = np.array([share / taught[label] if label is not None else 0.0 for label in labels])
+    some = next(iter(taught))
+    classifier = LogisticRegression(C=c, max_iter=2000)
+    classifier.fit(x, [label if label is not None else some for label in labels], sample_weight=weights)
     return GroupModel(
         group,
         [str(label) for label in classifier.classes_],

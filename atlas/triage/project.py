@@ -108,8 +108,9 @@ class Project:
             self._index = kept
 
     def training_issues(self, before: str | None = None) -> list[Issue]:
-        """The newest issues (at most TRAIN_MAX), filed before `before` when given: the vocabulary is
-        learnt from all of them, each group's classifier from those with one of its labels."""
+        """The newest issues (at most TRAIN_MAX), filed before `before` when given: the vocabularies are
+        learnt from the newest of them (`rows.VOCAB_SAMPLE`), each group's classifier from those with one
+        of its labels."""
         from atlas.triage.model import TRAIN_MAX
 
         return list(self.corpus.newest(TRAIN_MAX, before=before))

@@ -1,0 +1,68 @@
+"""The training rows of a fit in bounded memory: vocabularies learnt from a sample, rows made in chunks.
+
+scikit-learn's `fit_transform` holds every term occurrence of every text at once (as Python lists,
+then int64 arrays, then the matrix) before it prunes the vocabulary: at 20,000 issues of character
+n-grams that was most of the fit's memory. Here the vectorizers learn their vocabularies and idf
+from the newest `VOCAB_SAMPLE` texts, every text is then transformed `CHUNK` at a time, and the
+chunks are copied into one matrix, each freed once copied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+from scipy import sparse
+
+VOCAB_SAMPLE = 5_000
+"""The newest texts the vocabularies and idf are learnt from (the rows are made for every text)."""
+CHUNK = 1_000
+
+
+class Vectorizer(Protocol):
+    def fit(self, texts: list[str]) -> object: ...
+
+    def transform(self, texts: list[str]) -> sparse.spmatrix: ...
+
+
+Part = tuple[Vectorizer, int | None]
+"""A vectorizer and the characters of each text it reads (None: all)."""
+
+
+def learnt(parts: Sequence[Part], texts: list[str], sample: int = VOCAB_SAMPLE) -> None:
+    """Each vectorizer's vocabulary and idf, from the first `sample` texts (the newest)."""
+    for vectorizer, limit in parts:
+        vectorizer.fit([text[:limit] for text in texts[:sample]])
+
+
+def stacked_rows(parts: Sequence[Part], texts: list[str], chunk: int = CHUNK) -> sparse.csr_matrix:
+    """Every text's rows of all parts side by side, float32, made `chunk` texts at a time."""
+    chunks = []
+    for start in range(0, len(texts), chunk):
+        piece = texts[start : start + chunk]
+        blocks = [vectorizer.transform([text[:limit] for text in piece]) for vectorizer, limit in parts]
+        chunks.append(sparse.csr_matrix(sparse.hstack(blocks, format="csr"), dtype=np.float32))
+    return vstack_freeing(chunks)
+
+
+def vstack_freeing(chunks: list[sparse.csr_matrix]) -> sparse.csr_matrix:
+    """The chunks one under another, each freed once copied (the list is emptied), in float32 with
+    int32 indices where they fit: no second copy of the whole as scipy's `vstack` makes."""
+    width = chunks[0].shape[1] if chunks else 0
+    total = sum(part.nnz for part in chunks)
+    height = sum(part.shape[0] for part in chunks)
+    index_type = np.int32 if max(total, width) < np.iinfo(np.int32).max else np.int64
+    data = np.empty(total, dtype=np.float32)
+    indices = np.empty(total, dtype=index_type)
+    indptr = np.zeros(height + 1, dtype=index_type)
+    done = row = 0
+    chunks.reverse()  # popped from the end: the first chunk first, each dropped as soon as it is copied
+    while chunks:
+        part = chunks.pop()
+        data[done : done + part.nnz] = part.data
+        indices[done : done + part.nnz] = part.indices
+        indptr[row + 1 : row + part.shape[0] + 1] = part.indptr[1:] + done
+        done, row = done + part.nnz, row + part.shape[0]
+        del part
+    return sparse.csr_matrix((data, indices, indptr), shape=(height, width))
