@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from atlas.foundation import statefiles
 from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import SOURCE_BROKEN_HINT, PermanentToolError
 from atlas.orbit.issues import READ_TIMEOUT_S, cut
-from atlas.tools.registry import ToolContext, tool
+from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
 
 SECTION_LIMIT = 3000
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
@@ -126,7 +126,7 @@ def resolve_doc_id(requested: str, ids: list[str]) -> str:
 
 
 class NoArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ARGS_CONFIG
 
 
 DOC_TTL_S = 300.0
@@ -145,7 +145,7 @@ def list_docs(args: NoArgs, ctx: ToolContext) -> dict[str, Any]:
 
 
 class DocSectionArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ARGS_CONFIG
 
     doc_id: str = Field(max_length=200, description="A doc id from list_docs, e.g. error-codes.")
     heading: str | None = Field(

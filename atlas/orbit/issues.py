@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from atlas.dataset.read import comments_known, connect
 from atlas.dataset.source import dataset_identity
@@ -20,7 +20,7 @@ from atlas.foundation.errors import ToolError
 from atlas.foundation.label_names import alternatives, resolve_label, unquoted
 from atlas.orbit.db import IssueId, labels_of, no_such_issue
 from atlas.orbit.search_filters import count_matches, search_filters
-from atlas.tools.registry import ToolContext, tool
+from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
 from atlas.tracker.journal import LabelChanges, MockTracker
 
 BODY_LIMIT = 6000
@@ -78,7 +78,7 @@ def _cut_marker(missing: int) -> str:
 
 
 class IssueArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ARGS_CONFIG
 
     issue_id: IssueId
     comments_offset: int = Field(0, ge=0, le=100_000, description="Comments to skip: 0 for the first page.")
@@ -190,7 +190,7 @@ def tracker_additions(ctx: ToolContext, issue_id: int) -> TrackerAdditions:
 
 
 class SearchArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ARGS_CONFIG
 
     query: str = Field(
         "",

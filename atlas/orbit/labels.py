@@ -9,13 +9,13 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from atlas.foundation.errors import ToolError
 from atlas.foundation.sanitize import clean_line
 from atlas.orbit.db import IssueId, issue_brief
 from atlas.orbit.issues import changes_issue
-from atlas.tools.registry import ToolContext, tool
+from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
 from atlas.tracker import open_tracker
 from atlas.tracker.journal import IssueBrief, MockTracker
 
@@ -24,7 +24,7 @@ EXCLUSIVE_PREFIXES = ("severity:", "priority:")
 
 
 class AddLabelArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ARGS_CONFIG
 
     issue_id: IssueId
     label: str = Field(
@@ -36,7 +36,7 @@ class AddLabelArgs(BaseModel):
 
 
 class RemoveLabelArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ARGS_CONFIG
 
     issue_id: IssueId
     label: str = Field(description="The label to take off the issue, as the issue shows it.")

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from atlas.executor.approvals import Verdict
-from atlas.policy import grant
 from atlas.policy.decide import Facts, evaluate
 from atlas.policy.facts import facts_for, tracker_records
 from atlas.policy.load import PlacedRule, Policy, load_policy
@@ -83,6 +82,8 @@ class PolicyGate:
     def _scopes(self, facts: Facts) -> tuple[tuple[str, str], ...]:
         """`s` always; `p` only where the rule it writes would apply (not after untrusted text,
         not for a label a person removed, only to a file whose allow rules count)."""
+        from atlas.policy import grant  # only when a person is asked: a read-only answer never is
+
         scopes = [("session", "this exact action, again, for the rest of this session")]
         if not facts.untrusted and not facts.removed_by_person and grant.can_grant(self.home, facts):
             scopes.append(("project", grant.describe(self.home, facts)))
@@ -92,8 +93,10 @@ class PolicyGate:
         if scope == "session":
             self._session.add(_exact(name, arguments))
             return "allowed for this session: exactly this action"
+        from atlas.policy.grant import write_rule
+
         facts = facts_for(name, arguments, (), context, self.annotations.get(name))
-        placed = grant.write_rule(self.home, facts)
+        placed = write_rule(self.home, facts)
         self.policy = load_policy(self.home)
         return (
             f"wrote rule {placed.rule.name} to {placed.where} (remove it with `atlas policy revoke {placed.rule.name}`)"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -213,6 +212,8 @@ def _check_names(rules: list[PlacedRule]) -> None:
 
 def parse(path: Path, raw: bytes) -> tuple[PolicyDocument, list[int]]:
     """The file's `[policy]` table and each rule's line; a ConfigError naming the line otherwise."""
+    import tomllib
+
     from pydantic import ValidationError
 
     from atlas.policy.rules import PolicyDocument

@@ -9,7 +9,6 @@ environment and a folder the user chose (`ATLAS_HOME`, the user state folder) tu
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,6 +163,8 @@ def _config_table(home: Path) -> Mapping[str, Any]:
         return {}
     if raw is None:
         return {}
+    import tomllib  # only with a file to read: ~5 ms of every start otherwise
+
     try:
         document = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):

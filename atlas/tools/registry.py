@@ -19,11 +19,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from atlas.foundation import config
 from atlas.foundation.notices import warn
-from atlas.tools.definition import ToolDefinition
+from atlas.tools.definition import SchemaWhenRead, ToolDefinition
 from atlas.tools.entry_points import entry_points_of
 
 if TYPE_CHECKING:
@@ -35,6 +35,11 @@ PROJECT_MARK = "{project}"
 PROJECT_DEFAULT = "the project"
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
+
+ARGS_CONFIG = ConfigDict(extra="forbid", defer_build=True)
+"""A built-in tool's arguments model: no unknown argument, and its validator built at its first call
+rather than at import. A run offers every tool but calls a few, and each validator costs about a
+millisecond to build (with the JSON schema, which `ToolDefinition.parameters` makes when first read)."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +128,7 @@ class ToolSpec(Generic[ArgsT]):
         return ToolDefinition(
             name=self.name,
             description=described,
-            parameters=self.parameters(),
+            parameters=self.parameters() if self.input_schema is not None else SchemaWhenRead(self.parameters),
             side_effect=self.side_effect,
             idempotent=self.idempotent,
             strict=self.input_schema is None,

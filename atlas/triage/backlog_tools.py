@@ -7,25 +7,25 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from atlas.orbit.db import IssueId
 from atlas.orbit.issues import ISSUE_TTL_S, search_tags
-from atlas.tools.registry import ToolContext, tool
+from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
 from atlas.triage.tools import TRIAGE_TIMEOUT_S
 
 Reason = Literal["untriaged", "unanswered", "waiting", "new", "stale"]
 
 
 class InboxArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ARGS_CONFIG
 
     only: Reason | None = Field(None, description="Only issues listed for this reason.")
     limit: int = Field(20, ge=1, le=50, description="The most issues to return (1-50), most urgent first.")
 
 
 class TriageArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ARGS_CONFIG
 
     issue_ids: list[IssueId] = Field(default_factory=list, max_length=50, description="The issues to triage.")
     untriaged: bool = Field(False, description="With no issue_ids: the newest open issues with a label group missing.")

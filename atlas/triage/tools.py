@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from atlas.dataset.read import connect
 from atlas.orbit.db import IssueId, no_such_issue
 from atlas.orbit.issues import ISSUE_TTL_S, search_tags
-from atlas.tools.registry import ToolContext, tool
+from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
 
 TRIAGE_TIMEOUT_S = 10.0
 """The first call on a new version of the data fits the model (a second or two on Orbit's data, more on a
@@ -21,14 +21,14 @@ large project: `atlas similar N` or `atlas triage` fits and caches it outside an
 
 
 class SuggestArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ARGS_CONFIG
 
     issue_id: IssueId
     limit: int = Field(3, ge=1, le=10, description="How many similar issues to name as evidence (1-10).")
 
 
 class SimilarArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ARGS_CONFIG
 
     issue_id: IssueId
     limit: int = Field(5, ge=1, le=20, description="How many similar issues to return (1-20).")

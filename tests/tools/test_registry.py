@@ -273,3 +273,29 @@ def test_a_schema_is_made_once_however_many_registries_offer_the_tool(
     spec.parameters()["properties"].clear()  # a caller's copy: changing it changes no other
     assert spec.parameters()["properties"]
     assert made == [Once]
+
+
+def test_offering_the_tools_builds_no_validator_until_a_schema_is_read_or_a_call_made(tmp_path: Path) -> None:
+    # A fresh process: in this one, earlier tests may have built the built-in models already.
+    code = textwrap.dedent(
+        """
+        import json
+        from atlas.runtime.toolset import load_registry
+        from atlas.tools.registry import strict_arguments
+        registry = load_registry()
+        definitions = {d.name: d for d in registry.definitions("Orbit")}
+        built = lambda: sorted(n for n in registry if registry[n].args_model.__pydantic_complete__)
+        offered = built()
+        schema = dict(definitions["search_issues"].parameters)
+        read = built()
+        args = strict_arguments(registry["get_issue"].args_model, {"issue_id": 41})
+        print(json.dumps([offered, read, built(), schema["properties"]["query"]["type"], args.issue_id]))
+        """
+    )
+    done = run_python(code, {}, tmp_path)
+    assert done.returncode == 0, done.stderr
+    offered, read, called, query_type, issue_id = json.loads(done.stdout)
+    assert offered == []
+    assert read == ["search_issues"]
+    assert called == ["get_issue", "search_issues"]
+    assert (query_type, issue_id) == ("string", 41)
