@@ -22,10 +22,9 @@ from typing import IO, Any, Protocol
 
 from atlas.foundation.errors import AtlasError
 from atlas.llm import Model
-from atlas.protocol.deadline import QuestionDeadline
-from atlas.protocol.events import Asking, CallEvent, CallRecord, Listener, Phase, Retrying, SessionEvent
+from atlas.llm.adapter import ModelAdapter, ModelRequest
+from atlas.protocol.events import Asking, CallEvent, CallRecord, Phase, Retrying, SessionEvent
 from atlas.protocol.messages import ModelTurn, Usage
-from atlas.tools.definition import ToolDefinition
 from atlas.ui.json_out import json_text
 
 EXIT_ANSWERED = 0
@@ -178,7 +177,7 @@ class JsonlEvents:
         self.emit("finished", exit_code=code)
 
 
-class ObservedModel:
+class ObservedModel(ModelAdapter):
     """The model, with each request reported as `model_request` and `model_response` events."""
 
     def __init__(self, model: Model, events: JsonlEvents) -> None:
@@ -187,22 +186,11 @@ class ObservedModel:
         self.events = events
         self.requests = 0
 
-    async def respond(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Sequence[ToolDefinition],
-        *,
-        parallel_tool_calls: bool = True,
-        events: Listener | None = None,
-        deadline: QuestionDeadline | None = None,
-    ) -> ModelTurn:
+    async def answer(self, request: ModelRequest) -> ModelTurn:
         self.requests += 1
         number, started = self.requests, time.monotonic()
         self.events.emit("model_request", round=number, model=self.name)
-        reply = await self.model.respond(
-            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events, deadline=deadline
-        )
+        reply = await request.to(self.model)
         self.events.emit(
             "model_response",
             round=number,
