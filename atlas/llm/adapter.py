@@ -1,7 +1,8 @@
-"""One model request as one value (`ModelRequest`), and the base the adapters answer it through.
+"""The one interface of every model: the `Model` protocol, one request as one value (`ModelRequest`),
+and the base the adapters answer it through (`ModelAdapter`).
 
-The `Model` protocol's `respond` signature is written here once, for every adapter and wrapper:
-each one implements `answer(request)`, and a wrapper hands the request on with `request.to(inner)`.
+Each adapter and wrapper implements `answer(request)`; `ModelAdapter.respond` unpacks the protocol's
+call into the request, and a wrapper hands it on with `request.to(inner)`.
 """
 
 from __future__ import annotations
@@ -10,15 +11,33 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener, SessionEvent
 from atlas.protocol.messages import ModelTurn
 from atlas.tools.definition import ToolDefinition
 
-if TYPE_CHECKING:
-    from atlas.llm import Model
+
+class Model(Protocol):
+    """Anything that turns a conversation into the next turn: final text, tool calls, or both."""
+
+    name: str
+    """Shown in the answer header and in `--json`: `offline`, `replay:PATH`, `gpt-6-luna`."""
+
+    async def respond(
+        self,
+        instructions: str,
+        items: Sequence[dict[str, Any]],
+        tools: Sequence[ToolDefinition],
+        *,
+        parallel_tool_calls: bool = True,
+        events: Listener | None = None,
+        deadline: QuestionDeadline | None = None,
+    ) -> ModelTurn:
+        """One model request. Its text goes to `events` as `TextDelta`s as it arrives (all at once is
+        fine); a model that asks a server reports its waits there (`Asking`, `Retrying`, `Answering`)."""
+        ...
 
 
 @dataclass(frozen=True)
