@@ -113,15 +113,5 @@ def _report_view(view: TurnView, console: Console, progress: Console, result: Tu
     view.finish(result.answer)
     if console.is_terminal:
         console.print()
-    progress.print(
-        footer(
-            rounds=result.rounds,
-            calls=len(result.calls),
-            input_tokens=result.usage.input_tokens,
-            output_tokens=result.usage.output_tokens,
-            cost_usd=result.cost_usd,
-            usage_known=result.usage.known,
-            seconds=seconds,
-        )
-    )
+    progress.print(footer(result, seconds))
     print_denied(progress, result.calls)

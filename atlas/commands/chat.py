@@ -123,15 +123,7 @@ class Chat:
     def _account(self, result: TurnResult) -> None:
         self.usage += result.usage
         self.cost_usd += result.cost_usd
-        line = footer(
-            rounds=result.rounds,
-            calls=len(result.calls),
-            input_tokens=result.usage.input_tokens,
-            output_tokens=result.usage.output_tokens,
-            cost_usd=result.cost_usd,
-            usage_known=result.usage.known,
-            seconds=result.ms / 1000,
-        )
+        line = footer(result, result.ms / 1000)
         if self.cost_usd or self.usage.input_tokens or self.usage.output_tokens:
             line.append(f" · session ${self.cost_usd:.4f}", style="dim")
         self.console.print(line)
