@@ -8,7 +8,7 @@ styling and cursor codes reach the terminal. `make_console` is the only way Atla
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any
 
@@ -21,6 +21,8 @@ from atlas.foundation.sanitize import clean, clean_line
 from atlas.ui.safe import safe_markdown
 
 if TYPE_CHECKING:
+    from rich.live import Live
+
     from atlas.conversation.loop import TurnResult
 
 PIPED_TABLE_WIDTH = 100_000
@@ -109,6 +111,22 @@ def header(model: str, *, read_only: bool, dataset: str, rules: int = 0) -> Text
 def counted(number: int, noun: str) -> str:
     """`1 round`, `2 rounds`."""
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def started_live(render: Callable[[], RenderableType], console: Console, refresh_per_second: float) -> Live:
+    """A region redrawn from `render` until stopped, then gone; print and log output pass it untouched."""
+    from rich.live import Live  # only a terminal's views draw one
+
+    live = Live(
+        get_renderable=render,
+        console=console,
+        refresh_per_second=refresh_per_second,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+    live.start()
+    return live
 
 
 def footer(result: TurnResult, seconds: float) -> Text:
