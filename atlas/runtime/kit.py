@@ -17,7 +17,7 @@ from atlas.mcp.offer import with_mcp_tools
 from atlas.runtime.session import Session, SessionOptions
 from atlas.runtime.toolset import load_registry
 from atlas.telemetry import telemetry_settings
-from atlas.tools.registry import Registry
+from atlas.tools.registry import Registry, ToolContext
 
 if TYPE_CHECKING:
     from atlas.telemetry.tracing import Telemetry
@@ -67,12 +67,14 @@ def open_session(
             base_url=base_url_setting(),
             prices=(settings.price_in, settings.price_out),
         )
+    session_id = new_session_id()
     return Session(
         settings=settings,
+        context=ToolContext(data=settings.data, home=settings.home, session=session_id, tracker=settings.tracker),
         tools=tools,
         model=chosen_model,
         call_log=CallLog.at_home(settings.home),
-        id=new_session_id(),
+        id=session_id,
         options=options,
         mcp_start_s=mcp_start_s,
         mcp_loaded=not offline,

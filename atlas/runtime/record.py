@@ -9,10 +9,13 @@ from atlas.conversation.loop import TurnResult
 
 
 def record_turn(
-    call_log: CallLog, question: str, result: TurnResult, *, price_in: float, price_out: float
+    call_log: CallLog | None, question: str, result: TurnResult, *, price_in: float, price_out: float
 ) -> TurnResult:
-    """`result` with its cost (USD per million tokens in and out), after recording it; never raises."""
+    """`result` with its cost (USD per million tokens in and out), after recording it (with a call
+    log); never raises."""
     priced = dataclasses.replace(result, cost_usd=result.usage.cost_usd(price_in, price_out))
+    if call_log is None:
+        return priced
     call_log.record_turn(
         session=priced.session,
         turn=priced.turn,
