@@ -28,7 +28,7 @@ from atlas.policy.gate import PolicyGate
 from atlas.policy.load import Policy
 from atlas.protocol.events import ApprovalRequest, CallRecord, Listener
 from atlas.protocol.messages import ToolCall
-from atlas.runtime.calls import CallSession, SessionOptions
+from atlas.runtime.session import CallSession, SessionOptions
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import ToolContext, WriteLimits
 from atlas.triage.journal import record_applied
