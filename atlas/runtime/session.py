@@ -201,6 +201,19 @@ class Session(CallSession):
             settings = dataclasses.replace(settings, deadline_s=max(MIN_DEADLINE_S, seconds - self.mcp_start_s))
         return start_turn(self.executor, number, settings)
 
+    def ask(
+        self,
+        question: str,
+        settings: TurnSettings,
+        *shown_by: Listener | None,
+        approve: Approver,
+        approve_batch: BatchApprover,
+        model: Model | None = None,
+    ) -> TurnResult:
+        """A run's one question: the executor attached (shown by `shown_by`), then the question answered."""
+        self.attach(*shown_by, approve=approve, approve_batch=approve_batch)
+        return self.answer(question, [], settings, model=model)
+
     def answer(
         self,
         question: str,

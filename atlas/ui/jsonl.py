@@ -82,6 +82,15 @@ def exit_code(records: Sequence[CallRecord]) -> int:
     return EXIT_DENIED if denied_side_effects(records) else EXIT_ANSWERED
 
 
+class AskingSession(Protocol):
+    """What the stream needs of the session a question is asked in."""
+
+    id: str
+    model: Model
+
+    def trace_ids(self, call_id: str) -> tuple[str, str] | None: ...
+
+
 class JsonlEvents:
     """Writes each event of a run as one JSON line, flushed at once (a CI log shows it live)."""
 
@@ -106,6 +115,12 @@ class JsonlEvents:
     def question(self, question: str, *, model: str, session: str, read_only: bool) -> None:
         self.session = session
         self.emit("question_started", question=question, model=model, read_only=read_only)
+
+    def observe(self, question: str, session: AskingSession, *, read_only: bool) -> ObservedModel:
+        """The question started, in `session`: its calls lead to their spans, its model's requests are events."""
+        self.trace_ids = session.trace_ids
+        self.question(question, model=session.model.name, session=session.id, read_only=read_only)
+        return ObservedModel(session.model, self)
 
     def run_started(self, event: str, *, session: str | None = None, **fields: Any) -> None:
         """A run without a question (`triage_started`, `apply_started`): what it was asked to do."""
