@@ -6,7 +6,6 @@ import sys
 import time
 from dataclasses import dataclass
 
-from atlas.commands.prepare import prepare_issues_db
 from atlas.conversation.loop import TurnSettings
 from atlas.foundation.errors import ConfigError
 from atlas.runtime.kit import open_session
@@ -44,7 +43,7 @@ def run_ask(options: AskOptions) -> int:
 
 def _ask(options: AskOptions, events: JsonlEvents | None) -> int:
     question = question_text(options.question)
-    session = open_session(options, prepare_data=prepare_issues_db, deadline_s=options.deadline_s)
+    session = open_session(options, deadline_s=options.deadline_s)
     try:
         return _answer(question, session, options, events)
     finally:

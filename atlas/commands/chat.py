@@ -21,7 +21,6 @@ from rich.console import Console
 from rich.text import Text
 
 from atlas.commands import error_line
-from atlas.commands.prepare import prepare_issues_db
 from atlas.conversation import chat_memory
 from atlas.conversation.chat_memory import SavedChat
 from atlas.conversation.loop import TurnResult, TurnSettings
@@ -247,7 +246,7 @@ def _resume(chat: Chat, home: Path) -> None:
 
 def run_chat(options: ChatOptions) -> None:
     """The REPL until Ctrl-D or /exit."""
-    session = open_session(options, prepare_data=prepare_issues_db)
+    session = open_session(options)
     console, notices = make_console(), make_console(stderr=True)
     home = session.settings.home
     try:

@@ -234,11 +234,15 @@ async def _run_rounds(
     events: Events,
 ) -> None:
     deadline = _deadline_of(turn, settings)
+    # What the model is told besides the conversation is the same in every round of the turn.
+    data = executor.context.data
+    project = dataset_name(data)
+    instructions, definitions = dated(instructions_for(project, data=data)), executor.registry.definitions(project)
     for round_no in range(1, settings.max_rounds + 1):
         reply = await model.respond(
-            dated(instructions_for(dataset_name(executor.context.data), data=executor.context.data)),
+            instructions,
             bound_history(history),
-            executor.registry.definitions(dataset_name(executor.context.data)),
+            definitions,
             parallel_tool_calls=settings.parallel,
             events=events,
             deadline=deadline,

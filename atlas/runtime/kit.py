@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atlas.calllog import CallLog
-from atlas.dataset.ensure import require_dataset
+from atlas.dataset.ensure import ensure_db, require_dataset
 from atlas.foundation.config import OFFLINE_MODEL, STATE_FOLDER_NAME, Settings, base_url_setting, model_api
+from atlas.foundation.errors import DataError
+from atlas.foundation.sanitize import write_line
 from atlas.llm import Model, resolve
 from atlas.mcp.offer import with_mcp_tools
 from atlas.runtime.session import Session, SessionOptions
 from atlas.runtime.toolset import load_registry
 from atlas.telemetry import telemetry_settings
 from atlas.tools.registry import Registry, ToolContext
+from atlas.ui.build_progress import BuildProgress
 
 if TYPE_CHECKING:
     from atlas.telemetry.tracing import Telemetry
@@ -28,14 +30,9 @@ def new_session_id() -> str:
     return f"{datetime.now():%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
-DataPreparer = Callable[[Path, Path], None]
-"""Makes the dataset ready before any tool runs (the commands pass one that shows its progress)."""
-
-
-def open_session(
-    options: SessionOptions, *, prepare_data: DataPreparer | None = None, deadline_s: float | None = None
-) -> Session:
-    """A session on settings from the environment (`options.model` and `.api` override) and its data.
+def open_session(options: SessionOptions, *, deadline_s: float | None = None) -> Session:
+    """A session on settings from the environment (`options.model` and `.api` override) and its data,
+    made ready first (`prepare_issues_db`: built now when missing or stale, its progress shown).
 
     MCP servers are started (within `deadline_s`) only for a model that can call their tools: the
     offline planner never does, so an offline question starts none.
@@ -47,8 +44,7 @@ def open_session(
     from atlas.policy.load import load_policy
 
     rules = load_policy(settings.home)  # a policy it cannot read stops the run before anything starts
-    if prepare_data is not None:
-        prepare_data(settings.data, settings.home)
+    prepare_issues_db(settings.data, settings.home)
     chosen_model: Model = resolve(settings.model, settings.api)
     builtin, started = load_registry(), time.monotonic()
     offline = chosen_model.name == OFFLINE_MODEL
@@ -95,3 +91,19 @@ def _start_telemetry(settings: Settings, tools: Registry) -> Telemetry | None:
     from atlas.telemetry.start import start_telemetry
 
     return start_telemetry(config, tools)
+
+
+def prepare_issues_db(data: Path, home: Path) -> None:
+    """Build the issues db now when it is missing or stale (in O(1) when it is fresh): before any
+    tool runs, never under a tool call's deadline.
+
+    A dataset that cannot be read is not fatal here: the issue tools report it to the model,
+    which can still answer from the docs.
+    """
+    with BuildProgress() as progress:
+        try:
+            ensure_db(data, home, progress)
+        except DataError as exc:
+            if progress.stage:
+                write_line(f"atlas: the issues db was not built: {exc}", file=progress.stream, flush=True)
+            progress.stage = ""  # the tools say why to the model
