@@ -5,24 +5,28 @@ from __future__ import annotations
 import secrets
 import time
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atlas.calllog import CallLog
-from atlas.dataset.ensure import ensure_db, require_dataset
-from atlas.foundation.config import OFFLINE_MODEL, STATE_FOLDER_NAME, Settings, base_url_setting, model_api
-from atlas.foundation.errors import DataError
-from atlas.foundation.sanitize import write_line
+from atlas.dataset.ensure import ready_dataset
+from atlas.foundation.config import (
+    OFFLINE_MODEL,
+    STATE_FOLDER_NAME,
+    Settings,
+    base_url_setting,
+    model_api,
+    state_folder,
+)
 from atlas.llm import Model, resolve
 from atlas.mcp.offer import with_mcp_tools
 from atlas.runtime.session import Session, SessionOptions
 from atlas.runtime.toolset import load_registry
-from atlas.telemetry import telemetry_settings
-from atlas.tools.registry import Registry, ToolContext
+from atlas.telemetry import telemetry_for
+from atlas.tools.registry import ToolContext
 from atlas.ui.build_progress import BuildProgress
 
 if TYPE_CHECKING:
-    from atlas.telemetry.tracing import Telemetry
+    pass
 
 
 def new_session_id() -> str:
@@ -32,19 +36,20 @@ def new_session_id() -> str:
 
 def open_session(options: SessionOptions, *, deadline_s: float | None = None) -> Session:
     """A session on settings from the environment (`options.model` and `.api` override) and its data,
-    made ready first (`prepare_issues_db`: built now when missing or stale, its progress shown).
+    made ready first (`ready_dataset`: its issues db built now when missing or stale, the build shown).
 
     MCP servers are started (within `deadline_s`) only for a model that can call their tools: the
     offline planner never does, so an offline question starts none.
     """
     chosen = model_api(options.api)
     settings = Settings(api=chosen) if options.model is None else Settings(model=options.model, api=chosen)
-    require_dataset(settings.data)
+    chosen_folder = state_folder().found_by != f"the nearest {STATE_FOLDER_NAME} folder"
     from atlas.policy.gate import PolicyGate, annotations_of
     from atlas.policy.load import load_policy
 
     rules = load_policy(settings.home)  # a policy it cannot read stops the run before anything starts
-    prepare_issues_db(settings.data, settings.home)
+    rule_count = len(rules.active())
+    ready_dataset(settings.data, settings.home, BuildProgress())
     chosen_model: Model = resolve(settings.model, settings.api)
     builtin, started = load_registry(), time.monotonic()
     offline = chosen_model.name == OFFLINE_MODEL
@@ -52,7 +57,7 @@ def open_session(options: SessionOptions, *, deadline_s: float | None = None) ->
     # Only servers that were started count against `--deadline` (and change what its errors name).
     mcp_start_s = 0.0 if tools is builtin else time.monotonic() - started
     policy = PolicyGate(rules, settings.home, annotations_of(tools))
-    telemetry = _start_telemetry(settings, tools)
+    telemetry = telemetry_for(settings.home, tools, chosen_folder=chosen_folder)
     if telemetry is not None:
         from atlas.telemetry.model import TracedModel
 
@@ -75,35 +80,6 @@ def open_session(options: SessionOptions, *, deadline_s: float | None = None) ->
         mcp_start_s=mcp_start_s,
         mcp_loaded=not offline,
         policy=policy,
-        rule_count=len(rules.active()),
+        rule_count=rule_count,
         telemetry=telemetry,
     )
-
-
-def _start_telemetry(settings: Settings, tools: Registry) -> Telemetry | None:
-    """The tracer when telemetry is on; the SDK is imported only then."""
-    from atlas.foundation.config import state_folder
-
-    chosen = state_folder().found_by != f"the nearest {STATE_FOLDER_NAME} folder"
-    config = telemetry_settings(settings.home, chosen_folder=chosen)
-    if not config.enabled:
-        return None
-    from atlas.telemetry.start import start_telemetry
-
-    return start_telemetry(config, tools)
-
-
-def prepare_issues_db(data: Path, home: Path) -> None:
-    """Build the issues db now when it is missing or stale (in O(1) when it is fresh): before any
-    tool runs, never under a tool call's deadline.
-
-    A dataset that cannot be read is not fatal here: the issue tools report it to the model,
-    which can still answer from the docs.
-    """
-    with BuildProgress() as progress:
-        try:
-            ensure_db(data, home, progress)
-        except DataError as exc:
-            if progress.stage:
-                write_line(f"atlas: the issues db was not built: {exc}", file=progress.stream, flush=True)
-            progress.stage = ""  # the tools say why to the model

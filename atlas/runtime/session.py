@@ -62,13 +62,8 @@ def session_events(
     trace_ids: TraceIds | None = None,
 ) -> Events:
     """A session's channel: its call log (none: nothing is logged), its tracer, then what shows it."""
-    events = Events()
-    if call_log is not None:
-        events.subscribe(CallLogWriter(call_log, session, trace_ids=trace_ids))
-    for listener in (traced_by, *shown_by):
-        if listener is not None:
-            events.subscribe(listener)
-    return events
+    writer = None if call_log is None else CallLogWriter(call_log, session, trace_ids=trace_ids)
+    return Events(*(listener for listener in (writer, traced_by, *shown_by) if listener is not None))
 
 
 @dataclass(kw_only=True)
