@@ -1,13 +1,14 @@
-"""Models behind one small interface: the `Model` protocol and `resolve(name)`.
+"""Models behind one small interface: the `Model` protocol (`adapter.py`) and `resolve(name)`.
 
 Four models speak it: the OpenAI Responses API (`openai.py`), the Chat Completions API of any
 OpenAI-compatible server (`chat_completions.py`), the built-in offline planner (`atlas.offline`)
 and replay scripts (`scripted.py`). The loop knows only this protocol, and gives each request
 the session's channel (`atlas.protocol.events.Events`): the reply's text goes there as it streams, and
-an adapter that waits on a server reports its waits there too.
+an adapter that waits on a server reports its waits there too. Each adapter is a `ModelAdapter`,
+which takes a request as one `ModelRequest`; the two OpenAI-wire ones share `streamed.StreamedAdapter`.
 It may import `atlas.protocol`, `atlas.foundation` and tool definitions; never the executor, the UI,
-the runtime or the commands. Only the adapters (`openai.py`, `chat_completions.py`, `openai_client.py`,
-`openai_schema.py`) import the `openai` SDK, lazily.
+the runtime or the commands. Only the adapters (`openai.py`, `chat_completions.py`, `streamed.py`,
+`openai_client.py`, `openai_schema.py`) import the `openai` SDK, lazily.
 """
 
 from __future__ import annotations
