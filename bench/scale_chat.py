@@ -40,7 +40,7 @@ def run_chat(turns: int, data: Path, home: Path) -> dict[str, Any]:
     from atlas.executor.executor import ToolExecutor
     from atlas.llm import resolve
     from atlas.protocol.events import Events
-    from atlas.runtime.record import record_turn
+    from atlas.runtime.session import record_turn
     from atlas.runtime.toolset import load_registry
     from atlas.tools.registry import ToolContext
 

@@ -21,7 +21,7 @@ from tests.support.run import atlas_env
 from tests.support.serial import WorkerShare
 from tests.support.warm import warm_for_workers
 
-pytest_plugins = ["tests.support.postgres"]
+pytest_plugins = ["tests.support.postgres", "tests.support.fitted"]
 
 NOT_COVERED = "NOT COVERED on this machine:"
 """Starts the reason of a skip that leaves a promise untested; such skips are listed at the end of every run."""

@@ -28,7 +28,7 @@ from atlas.executor.executor import ToolExecutor
 from atlas.foundation.errors import ConfigError
 from atlas.llm.scripted import ScriptedModel
 from atlas.protocol.events import RoundStarted
-from atlas.runtime.record import record_turn
+from atlas.runtime.session import record_turn
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from tests.support.heard import Heard
 

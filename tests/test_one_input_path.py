@@ -15,7 +15,7 @@ from tests.support.source_calls import calls, package_modules
 # reader given the file `open_regular` opened, its arrays' sizes checked before they are loaded.
 ALLOWED = {
     ("atlas/foundation/statefiles.py", "*"),
-    ("atlas/mcp/reaper.py", "open"),
+    ("atlas/foundation/processes.py", "open"),
     ("atlas/triage/cache.py", "np.load"),
 }
 FORBIDDEN_METHODS = {"read_text", "read_bytes"}

@@ -6,26 +6,28 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from atlas.calllog.store import CallLogError, Store
 from atlas.foundation.errors import ErrorKind
 
 
+class CallFilters(TypedDict, total=False):
+    """`atlas log`'s filters, the same for a local log and the team's: each one left out matches all."""
+
+    tool: str | None
+    kind: ErrorKind | None
+    session: str | None
+    since: float | None
+    errors_only: bool
+
+
 class Queries(Store):
     """The read side of `CallLog`; every method raises `CallLogError` when the file cannot be read."""
 
-    def calls(
-        self,
-        limit: int | None = 20,
-        tool: str | None = None,
-        kind: ErrorKind | None = None,
-        session: str | None = None,
-        since: float | None = None,
-        errors_only: bool = False,
-    ) -> list[dict[str, Any]]:
+    def calls(self, limit: int | None = 20, **filters: Unpack[CallFilters]) -> list[dict[str, Any]]:
         """The latest calls matching the filters, newest last, in the `atlas log --json` shape."""
-        where, params = _filters(tool=tool, kind=kind, session=session, since=since, errors_only=errors_only)
+        where, params = _filters(**filters)
         sql = f"SELECT * FROM calls{where} ORDER BY id DESC"
         if limit is not None:
             sql += " LIMIT ?"

@@ -5,12 +5,11 @@ call also naming who made it and on which machine; `person` narrows every read t
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Unpack
 
 from atlas.calllog import per_question
-from atlas.calllog.queries import logged_kind, parse_arguments, replay_script, tool_stats
+from atlas.calllog.queries import CallFilters, logged_kind, parse_arguments, replay_script, tool_stats
 from atlas.calllog.store import CallLogError
-from atlas.foundation.errors import ErrorKind
 from atlas.state.postgres import calls as shared_calls
 from atlas.state.postgres.database import SharedDatabase
 
@@ -24,18 +23,9 @@ class SharedCallLog:
         self.path = database.shown
         """Where the log is, for a person (no credentials)."""
 
-    def calls(
-        self,
-        limit: int | None = 20,
-        tool: str | None = None,
-        kind: ErrorKind | None = None,
-        session: str | None = None,
-        since: float | None = None,
-        errors_only: bool = False,
-    ) -> list[dict[str, Any]]:
+    def calls(self, limit: int | None = 20, **filters: Unpack[CallFilters]) -> list[dict[str, Any]]:
         """The latest calls matching the filters, newest last, in the `atlas log --json` shape."""
-        filters = {"tool": tool, "kind": kind, "session": session, "since": since, "errors_only": errors_only}
-        found = shared_calls.latest_calls(self.database, limit=limit, filters=filters, person=self.person)
+        found = shared_calls.latest_calls(self.database, limit=limit, filters=dict(filters), person=self.person)
         return [
             {**call, "arguments": _arguments(call["arguments"]), "kind": logged_kind(call["kind"])} for call in found
         ]

@@ -42,7 +42,7 @@ def _answer(words: list[str]) -> int:
         from atlas.commands import Failed, attempt
         from atlas.commands.ask import AskOptions, run_ask
 
-        outcome = attempt(lambda: run_ask(AskOptions(question=" ".join(words))), state=True)
+        outcome = attempt(run_ask, AskOptions(question=" ".join(words)), state=True)
     except KeyboardInterrupt:
         return 130
     except EOFError:

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import typer
 
-from atlas.cli.options import ToolTimeoutOption, examples
+from atlas.cli.options import ToolTimeoutOption, command_group, examples
 
 data_app = typer.Typer(
     no_args_is_help=True, help="Your own project: a GitHub export or repository as a dataset folder (ORBIT_DATA)."
 )
-mcp_app = typer.Typer(
-    no_args_is_help=True,
-    help="MCP: other servers' tools for Atlas, and Atlas's tools for MCP hosts.",
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+mcp_app = command_group("MCP: other servers' tools for Atlas, and Atlas's tools for MCP hosts.")
 
 
 @data_app.command(

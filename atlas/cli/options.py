@@ -24,6 +24,13 @@ def within(option: str) -> Callable[[T | None], T | None]:
     return check
 
 
+def command_group(summary: str) -> typer.Typer:
+    """A group of subcommands (`atlas policy`, `atlas state`, ...): its help when called bare, `-h`
+    beside `--help`, and every string shown as plain text."""
+    shown = {"help_option_names": ["-h", "--help"]}
+    return typer.Typer(no_args_is_help=True, help=summary, rich_markup_mode=None, context_settings=shown)
+
+
 def examples(*lines: str) -> str:
     """The `Examples` section of a command's help, kept as written (`\b` stops click rewrapping it)."""
     return "\b\nExamples:\n" + "\n".join(f"  $ {line}" for line in lines)

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from atlas.cli.options import examples
+from atlas.cli.options import command_group, examples
 
-policy_app = typer.Typer(
-    no_args_is_help=True,
-    help="Approval policies: the rules that allow, ask or deny side effects before you are asked.",
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+policy_app = command_group("Approval policies: the rules that allow, ask or deny side effects before you are asked.")
 
 
 @policy_app.command("list", epilog=examples("atlas policy list", "atlas policy list --json"))

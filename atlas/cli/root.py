@@ -121,7 +121,7 @@ def ask(
     )
     if as_json and jsonl:
         raise typer.BadParameter("--json and --jsonl cannot be used together", param_hint="--jsonl")
-    code = guarded(lambda: run_ask(options), state=True)
+    code = guarded(run_ask, options, state=True)
     raise typer.Exit(code)
 
 

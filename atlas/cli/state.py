@@ -6,14 +6,9 @@ from pathlib import Path
 
 import typer
 
-from atlas.cli.options import examples
+from atlas.cli.options import command_group, examples
 
-state_app = typer.Typer(
-    no_args_is_help=True,
-    help="A team's shared state (ATLAS_STATE_URL): move a local state folder's history into it.",
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+state_app = command_group("A team's shared state (ATLAS_STATE_URL): move a local state folder's history into it.")
 
 
 @state_app.command("push", epilog=examples("atlas state push", "atlas state push --from ~/.local/state/atlas"))

@@ -16,12 +16,13 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, TypeVarTuple
 
 from atlas.foundation.errors import AtlasError
 from atlas.foundation.sanitize import write_line
 
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 
 
 def error_line(message: object) -> str:
@@ -39,16 +40,17 @@ class Failed:
     code: int
 
 
-def attempt(action: Callable[[], T], *, state: bool = False) -> T | Failed:
-    """Run a command body; an `AtlasError` is one line on stderr and its exit code, returned. With `state`,
-    the shared database (when one is set) is opened first: unreachable, the command stops before it writes."""
+def attempt(action: Callable[[*Ts], T], *args: *Ts, state: bool = False) -> T | Failed:
+    """Run a command body on `args`; an `AtlasError` is one line on stderr and its exit code, returned. With
+    `state`, the shared database (when one is set) is opened first: unreachable, the command stops before
+    it writes. The body is handed its arguments here, so the route goes on down to it, not back up."""
     try:
         if state:
             from atlas.foundation.config import atlas_home
             from atlas.state.open import require_shared_state
 
             require_shared_state(atlas_home())
-        return action()
+        return action(*args)
     except AtlasError as exc:
         write_line(error_line(exc), err=True)
         return Failed(exc.exit_code)
@@ -69,9 +71,9 @@ def attempt(action: Callable[[], T], *, state: bool = False) -> T | Failed:
         return Failed(1)
 
 
-def guarded(action: Callable[[], T], *, state: bool = False) -> T:
+def guarded(action: Callable[[*Ts], T], *args: *Ts, state: bool = False) -> T:
     """`attempt` inside a Typer command: a failure's exit code is raised as `typer.Exit`."""
-    outcome = attempt(action, state=state)
+    outcome = attempt(action, *args, state=state)
     if isinstance(outcome, Failed):
         import typer  # only on the way out: the command that runs without Typer never pays for it
 

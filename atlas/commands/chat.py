@@ -21,7 +21,6 @@ from rich.console import Console
 from rich.text import Text
 
 from atlas.commands import error_line
-from atlas.commands.prepare import prepare_issues_db
 from atlas.conversation import chat_memory
 from atlas.conversation.chat_memory import SavedChat
 from atlas.conversation.loop import TurnResult, TurnSettings
@@ -123,15 +122,7 @@ class Chat:
     def _account(self, result: TurnResult) -> None:
         self.usage += result.usage
         self.cost_usd += result.cost_usd
-        line = footer(
-            rounds=result.rounds,
-            calls=len(result.calls),
-            input_tokens=result.usage.input_tokens,
-            output_tokens=result.usage.output_tokens,
-            cost_usd=result.cost_usd,
-            usage_known=result.usage.known,
-            seconds=result.ms / 1000,
-        )
+        line = footer(result, result.ms / 1000)
         if self.cost_usd or self.usage.input_tokens or self.usage.output_tokens:
             line.append(f" · session ${self.cost_usd:.4f}", style="dim")
         self.console.print(line)
@@ -255,7 +246,7 @@ def _resume(chat: Chat, home: Path) -> None:
 
 def run_chat(options: ChatOptions) -> None:
     """The REPL until Ctrl-D or /exit."""
-    session = open_session(options, prepare_data=prepare_issues_db)
+    session = open_session(options)
     console, notices = make_console(), make_console(stderr=True)
     home = session.settings.home
     try:

@@ -26,13 +26,12 @@ from mcp.server.stdio import stdio_server
 from atlas import __version__
 from atlas.calllog import CallLog
 from atlas.executor.approvals import PolicyHook
-from atlas.executor.executor import ToolExecutor
 from atlas.foundation.config import Settings, dataset_name
 from atlas.foundation.errors import ConfigError
 from atlas.protocol.events import ApprovalRequest
 from atlas.protocol.messages import ToolCall
 from atlas.runtime.kit import new_session_id
-from atlas.runtime.session import session_events
+from atlas.runtime.session import CallSession, SessionOptions
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 
@@ -82,7 +81,7 @@ def approval_message(request: ApprovalRequest) -> str:
 
 
 class AtlasServer:
-    """The tools, one executor per host session, and the handlers the MCP server calls."""
+    """The tools, the session the host's calls run through, and the handlers the MCP server calls."""
 
     def __init__(
         self,
@@ -99,27 +98,25 @@ class AtlasServer:
         self.settings = settings
         self.timeout_s = timeout_s
         self.call_log = call_log
-        self._executor: ToolExecutor | None = None
+        self._session: CallSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._asking: dict[str, ServerRequestContext[Any, Any]] = {}
         """The request each running call came in, by call id: where its approval question goes."""
 
-    def executor(self, ctx: ServerRequestContext[Any, Any]) -> ToolExecutor:
-        if self._executor is None:
-            session = f"mcp-{_host_name(ctx)}-{new_session_id()}"
-            context = ToolContext(
-                data=self.settings.data, home=self.settings.home, session=session, tracker=self.settings.tracker
-            )
-            self._executor = ToolExecutor(
-                self.registry,
-                timeout_s=self.timeout_s,
-                events=session_events(self.call_log, session),
-                session=session,
-                context=context,
-                approve=self.approve,
+    def session(self, ctx: ServerRequestContext[Any, Any]) -> CallSession:
+        """The host's session, named for it at its first call (`mcp-claude-desktop-…`)."""
+        if self._session is None:
+            settings, session = self.settings, f"mcp-{_host_name(ctx)}-{new_session_id()}"
+            self._session = CallSession(
+                tools=self.registry,
+                call_log=self.call_log,
+                id=session,
+                context=ToolContext(data=settings.data, home=settings.home, session=session, tracker=settings.tracker),
+                options=SessionOptions(timeout_s=self.timeout_s),
                 policy=self.policy,
             )
-        return self._executor
+            self._session.attach(approve=self.approve)
+        return self._session
 
     def approve(self, request: ApprovalRequest) -> bool:
         """Runs in a worker thread: ask the host's user through elicitation, or leave it to the host."""
@@ -140,13 +137,13 @@ class AtlasServer:
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        executor = self.executor(ctx)
+        session = self.session(ctx)
         self._loop = asyncio.get_running_loop()
         call_id = f"mcp-{ctx.request_id}"
         call = ToolCall(name=params.name, arguments=json.dumps(params.arguments or {}), call_id=call_id)
         self._asking[call_id] = ctx
         try:
-            output = await executor.run_one(call)
+            output = await session.run_call(call)
         finally:
             self._asking.pop(call_id, None)
         envelope = json.loads(output["output"])

@@ -12,7 +12,6 @@ posted twice.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -21,7 +20,6 @@ from typing import Any
 from rich.console import Console
 
 from atlas.calllog import CallLog
-from atlas.executor.executor import ToolExecutor
 from atlas.foundation.errors import ToolError
 from atlas.foundation.notices import warn
 from atlas.foundation.sanitize import clean_line
@@ -30,7 +28,7 @@ from atlas.policy.gate import PolicyGate
 from atlas.policy.load import Policy
 from atlas.protocol.events import ApprovalRequest, CallRecord, Listener
 from atlas.protocol.messages import ToolCall
-from atlas.runtime.session import session_events
+from atlas.runtime.session import CallSession, SessionOptions
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import ToolContext, WriteLimits
 from atlas.triage.journal import record_applied
@@ -146,19 +144,20 @@ def execute(
         request.decided_by.append("no-terminal" if numbers is None else "person")
         return approved.get(request.call_id) == request.arguments  # exactly what was shown and approved
 
-    executor = ToolExecutor(
-        registry,
-        timeout_s=15.0,
-        approve=approve,
-        approve_batch=lambda requests: {r.call_id for r in requests if approve(r)},
-        session=session,
+    run = CallSession(
+        tools=registry,
+        call_log=CallLog.at_home(context.home),
+        id=session,
         # A plan's comment is drafted for an issue Atlas has not commented on: so it must still be when it is posted.
         context=replace(context, session=session, limits=WriteLimits(first_comment=True)),
-        events=session_events(CallLog.at_home(context.home), session, shown_by),
+        options=SessionOptions(timeout_s=15.0),
         policy=plans.PlanPolicy(PolicyGate(policy, context.home), reviewed=numbers is not None),
     )
-    outputs = asyncio.run(executor.run_all(calls))
-    records = {record.call_id: record for record in executor.log}
+    run.attach(shown_by, approve=approve, approve_batch=lambda requests: {r.call_id for r in requests if approve(r)})
+    try:
+        outputs, records = run.run_calls(calls)
+    finally:
+        run.close()
     results = [
         _applied(item, output, records.get(call.call_id))
         for item, output, call in zip(items, outputs, calls, strict=True)

@@ -27,6 +27,7 @@ from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.envelope import dumps, envelope_err
 from atlas.protocol.events import CallRecord, Events, Listener, RoundStarted
 from atlas.protocol.messages import ToolCall, Usage, with_unique_ids
+from atlas.tools.definition import ToolDefinition
 
 __all__ = ["ELIDED_OUTPUT", "HISTORY_BUDGET_CHARS", "INSTRUCTIONS", "TurnResult", "bound_history", "run_turn"]
 
@@ -174,20 +175,13 @@ async def run_turn(
         raise ConfigError(f"the round limit must be at least 1, got {settings.max_rounds}")
     started = time.monotonic()
     turn = turn if turn is not None else start_turn(executor, 1, settings)
+    rounds = _Rounds(brief=_brief(executor))
+    channel = Events.of(events)
     forget_unsendable(history)  # what no request can include any more costs neither time nor memory
     turn_start = len(history)
     history.append({"role": "user", "content": question})
-    rounds = _Rounds()
     try:
-        await _run_rounds(
-            rounds,
-            history,
-            model=model,
-            executor=executor,
-            turn=turn,
-            settings=settings,
-            events=Events.of(events),
-        )
+        await _run_rounds(rounds, history, model=model, executor=executor, turn=turn, settings=settings, events=channel)
         history.append({"role": "assistant", "content": rounds.answer})
     except BatchCancelled as cancelled:
         # Ctrl-C mid-round: the next turn must still see a valid conversation, in which every
@@ -211,10 +205,25 @@ async def run_turn(
     )
 
 
+@dataclass(frozen=True)
+class _Brief:
+    """What the model is told besides the conversation: the same in every round of a turn."""
+
+    instructions: str
+    definitions: tuple[ToolDefinition, ...]
+
+
+def _brief(executor: ToolExecutor) -> _Brief:
+    data = executor.context.data
+    project = dataset_name(data)
+    return _Brief(dated(instructions_for(project, data=data)), executor.registry.definitions(project))
+
+
 @dataclass
 class _Rounds:
     """What the rounds of one turn have come to so far."""
 
+    brief: _Brief
     answer: str = ""
     count: int = 0
     finished: bool = False
@@ -236,9 +245,9 @@ async def _run_rounds(
     deadline = _deadline_of(turn, settings)
     for round_no in range(1, settings.max_rounds + 1):
         reply = await model.respond(
-            dated(instructions_for(dataset_name(executor.context.data), data=executor.context.data)),
+            rounds.brief.instructions,
             bound_history(history),
-            executor.registry.definitions(dataset_name(executor.context.data)),
+            rounds.brief.definitions,
             parallel_tool_calls=settings.parallel,
             events=events,
             deadline=deadline,

@@ -25,6 +25,7 @@ from typing import IO, Any
 from atlas.dataset.records import RecordStream
 from atlas.foundation import statefiles
 from atlas.foundation.errors import DataError
+from atlas.foundation.processes import pid_alive
 
 SCHEMA_VERSION = 2
 BATCH = 2000
@@ -95,7 +96,7 @@ def remove_stale_temps(target: Path) -> None:
             with contextlib.suppress(OSError):
                 if time.time() - path.stat().st_mtime > STALE_UNNAMED_S:
                     path.unlink()
-        elif pid != os.getpid() and not _alive(pid):
+        elif pid != os.getpid() and not pid_alive(pid):
             with contextlib.suppress(OSError):
                 path.unlink()
 
@@ -105,16 +106,6 @@ def _pid_of(name: str, prefix: str) -> int | None:
         return None
     head = name[len(prefix) :].split("-", 1)[0]
     return int(head) if head.isdigit() else None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's live process
-    return True
 
 
 def build_db(jsonl: Path, target: Path, progress: Progress | None = None) -> Path:
@@ -296,4 +287,3 @@ class _Signals:
 
 SignalUnwind = _Signals
 """For other writers that build in temporary places: SIGINT, SIGTERM and SIGHUP unwind through `finally`."""
-pid_alive = _alive

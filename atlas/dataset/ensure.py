@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Protocol
 
 from atlas.dataset.build import SCHEMA_VERSION, Progress, build_db
 from atlas.dataset.records import COMMENT_FIELDS, ISSUE_FIELDS, LABEL_PREFIXES, STATES, file_sha256, read_issues
@@ -164,6 +165,37 @@ def _save_verified(home: Path, verified: dict[str, object]) -> None:
 def _home_copy(home: Path, jsonl: Path) -> Path:
     """Where the state folder keeps the db of a JSONL whose own folder cannot take one."""
     return home / f"orbit-{hashlib.sha256(str(jsonl.resolve()).encode()).hexdigest()[:16]}.db"
+
+
+class ShownProgress(Protocol):
+    """A `Progress` a person sees (`atlas.ui.build_progress.BuildProgress`): a context that takes it
+    down however the build ends, with the stage it last showed and the stream it shows it on."""
+
+    stage: str
+    stream: IO[str]
+
+    def __call__(self, done: int, total: int, stage: str) -> None: ...
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+def ready_dataset(data: Path, home: Path, progress: ShownProgress) -> None:
+    """A readable dataset (`require_dataset`), its issues db built now when missing or stale (in O(1)
+    when fresh), shown by `progress`: before any tool runs, never under a tool call's deadline.
+
+    A db that cannot be built is not fatal here: the issue tools report it to the model, which can
+    still answer from the docs.
+    """
+    require_dataset(data)
+    with progress:
+        try:
+            ensure_db(data, home, progress)
+        except DataError as exc:
+            if progress.stage:
+                write_line(f"atlas: the issues db was not built: {exc}", file=progress.stream, flush=True)
+            progress.stage = ""  # the tools say why to the model
 
 
 def ensure_db(data: Path, home: Path, progress: Progress | None = None) -> Path:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -79,8 +78,15 @@ def read_source(folder: Path) -> dict[str, Any] | None:
     return state
 
 
-_SEEN: dict[Path, tuple[tuple[int, int, int, int], dict[str, Any]]] = {}
-"""Each folder's source record as last read, with the file's inode, size and times when it was."""
+def _read_state(path: Path) -> dict[str, Any]:
+    try:
+        return read_source(path.parent) or {}
+    except DataError:
+        return {}
+
+
+_SOURCES = statefiles.ReadWhenChanged(_read_state)
+"""Each folder's source record as last read."""
 
 
 def source_state(folder: Path) -> dict[str, Any]:
@@ -88,21 +94,7 @@ def source_state(folder: Path) -> dict[str, Any]:
 
     Tools ask for it on every call (a synced record holds an ETag per issue), so it is read again
     only when the file has changed since: `atlas data` replaces it whole, which changes its inode."""
-    path = folder / STATE_FILE
-    try:
-        info = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return {}
-    version = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-    seen = _SEEN.get(path)
-    if seen is not None and seen[0] == version:
-        return dict(seen[1])
-    try:
-        state = read_source(folder) or {}
-    except DataError:
-        state = {}
-    _SEEN[path] = (version, state)
-    return dict(state)
+    return dict(_SOURCES.get(folder / STATE_FILE) or {})
 
 
 def dataset_identity(folder: Path) -> str:

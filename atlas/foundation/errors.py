@@ -209,35 +209,28 @@ class ModelProtocolError(ModelError):
     pass
 
 
+_KINDS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], ErrorKind], ...] = (
+    (ValidationError, ErrorKind.BAD_ARGS),
+    (TransientToolError, ErrorKind.TRANSIENT),
+    (PermanentToolError, ErrorKind.PERMANENT),
+    (UnavailableToolError, ErrorKind.UNAVAILABLE),
+    (ProtocolToolError, ErrorKind.PROTOCOL),
+    ((ToolTimeoutError, TimeoutError), ErrorKind.TIMEOUT),
+    (sqlite3.Error, ErrorKind.PERMANENT),  # a corrupt or foreign file stays so
+    (ConnectionError, ErrorKind.TRANSIENT),
+    ((LookupError, ValueError, FileNotFoundError, PermissionError), ErrorKind.PERMANENT),
+)
+
+
 def classify(exc: BaseException) -> ErrorKind:
     """Map an exception raised while running a tool to the kind the model can act on.
 
-    Order matters: a pydantic ValidationError is a ValueError, a TimeoutError is an OSError,
-    and sqlite3.OperationalError covers both "database is locked" and real SQL errors.
+    Order matters (`_KINDS`, first match): a pydantic ValidationError is a ValueError, a TimeoutError
+    is an OSError, and sqlite3.OperationalError covers both "database is locked" and real SQL errors.
     """
-    if isinstance(exc, ValidationError):
-        return ErrorKind.BAD_ARGS
-    if isinstance(exc, TransientToolError):
-        return ErrorKind.TRANSIENT
-    if isinstance(exc, PermanentToolError):
-        return ErrorKind.PERMANENT
-    if isinstance(exc, UnavailableToolError):
-        return ErrorKind.UNAVAILABLE
-    if isinstance(exc, ProtocolToolError):
-        return ErrorKind.PROTOCOL
-    if isinstance(exc, ToolTimeoutError):
-        return ErrorKind.TIMEOUT
-    if isinstance(exc, TimeoutError):
-        return ErrorKind.TIMEOUT
     if isinstance(exc, sqlite3.OperationalError):
         return ErrorKind.TRANSIENT if is_busy(exc) else ErrorKind.PERMANENT
-    if isinstance(exc, sqlite3.Error):
-        return ErrorKind.PERMANENT  # a corrupt or foreign file stays so
-    if isinstance(exc, ConnectionError):
-        return ErrorKind.TRANSIENT
-    if isinstance(exc, (LookupError, ValueError, FileNotFoundError, PermissionError)):
-        return ErrorKind.PERMANENT
-    return ErrorKind.UNKNOWN
+    return next((kind for types, kind in _KINDS if isinstance(exc, types)), ErrorKind.UNKNOWN)
 
 
 def is_busy(exc: BaseException) -> bool:

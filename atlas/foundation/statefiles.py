@@ -13,6 +13,8 @@ file is opened with O_NOFOLLOW, a new one with O_CREAT|O_EXCL (which never follo
 so one planted between the check and the open is refused too), and only a plain file with no
 other hard link is used. The folder itself may be a link: the user chose where it lives.
 
+Asked often. A file read on every tool call is read again only when it has changed (`ReadWhenChanged`).
+
 Replacing. A state file rewritten whole goes through `replace_file` (or `replacing`, for a writer that
 wants a file object): a new file beside it, flushed to disk, renamed over it.
 """
@@ -24,10 +26,10 @@ import os
 import secrets
 import sqlite3
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Generic, TypeVar
 
 from atlas.foundation.sanitize import clean_line
 
@@ -153,6 +155,34 @@ def _check(path: Path, info: os.stat_result) -> None:
         raise UnsafeStateFile(path, "is not a regular file")
     if info.st_nlink > 1:
         raise UnsafeStateFile(path, "is a hard link to another file")
+
+
+T = TypeVar("T")
+
+
+class ReadWhenChanged(Generic[T]):
+    """What `read` made of a file, kept with the file's inode, size and times, and made again only
+    once they change: a writer that replaces the file whole changes its inode. `read` answers None
+    for a file it cannot use, which is not kept (it is asked again next time)."""
+
+    def __init__(self, read: Callable[[Path], T | None]) -> None:
+        self.read = read
+        self._seen: dict[Path, tuple[tuple[int, int, int, int], T]] = {}
+
+    def get(self, path: Path) -> T | None:
+        """None when the file cannot be seen, or `read` made nothing of it."""
+        try:
+            info = os.stat(path, follow_symlinks=False)
+        except OSError:
+            return None
+        version = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        seen = self._seen.get(path)
+        if seen is not None and seen[0] == version:
+            return seen[1]
+        value = self.read(path)
+        if value is not None:
+            self._seen[path] = (version, value)
+        return value
 
 
 def open_fd(path: Path, flags: int, *, create: bool = False, mode: int = 0o644) -> int:

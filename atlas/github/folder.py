@@ -18,11 +18,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from atlas.dataset.build import SignalUnwind, pid_alive
+from atlas.dataset.build import SignalUnwind
 from atlas.dataset.ensure import build_db, db_path, jsonl_path
 from atlas.dataset.source import STATE_FILE, read_source, source_state
 from atlas.foundation import statefiles
 from atlas.foundation.errors import DataError
+from atlas.foundation.processes import pid_alive
 from atlas.foundation.sanitize import clean_line
 
 __all__ = ["STATE_FILE", "check_target", "markdown_files", "read_state", "write_dataset", "write_state"]

@@ -1,54 +1,29 @@
-"""Models behind one small interface: the `Model` protocol and `resolve(name)`.
+"""Models behind one small interface: the `Model` protocol (`adapter.py`) and `resolve(name)`.
 
 Four models speak it: the OpenAI Responses API (`openai.py`), the Chat Completions API of any
 OpenAI-compatible server (`chat_completions.py`), the built-in offline planner (`atlas.offline`)
 and replay scripts (`scripted.py`). The loop knows only this protocol, and gives each request
 the session's channel (`atlas.protocol.events.Events`): the reply's text goes there as it streams, and
-an adapter that waits on a server reports its waits there too.
+an adapter that waits on a server reports its waits there too. Each adapter is a `ModelAdapter`,
+which takes a request as one `ModelRequest`; the two OpenAI-wire ones share `streamed.StreamedAdapter`.
 It may import `atlas.protocol`, `atlas.foundation` and tool definitions; never the executor, the UI,
-the runtime or the commands. Only the adapters (`openai.py`, `chat_completions.py`, `openai_client.py`,
-`openai_schema.py`) import the `openai` SDK, lazily.
+the runtime or the commands. Only the adapters (`openai.py`, `chat_completions.py`, `streamed.py`,
+`openai_client.py`, `openai_schema.py`) import the `openai` SDK, lazily.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from difflib import get_close_matches
 from pathlib import Path
-from typing import Any, Protocol
 
 from atlas.foundation.config import OFFLINE_MODEL
 from atlas.foundation.errors import ConfigError
-from atlas.protocol.deadline import QuestionDeadline
-from atlas.protocol.events import Listener
-from atlas.protocol.messages import ModelTurn
-from atlas.tools.definition import ToolDefinition
+from atlas.llm.adapter import Model, ModelAdapter, ModelRequest
 
 REPLAY_PREFIX = "replay:"
 
-__all__ = ["REPLAY_PREFIX", "Model", "resolve"]
-
-
-class Model(Protocol):
-    """Anything that turns a conversation into the next turn: final text, tool calls, or both."""
-
-    name: str
-    """Shown in the answer header and in `--json`: `offline`, `replay:PATH`, `gpt-6-luna`."""
-
-    async def respond(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Sequence[ToolDefinition],
-        *,
-        parallel_tool_calls: bool = True,
-        events: Listener | None = None,
-        deadline: QuestionDeadline | None = None,
-    ) -> ModelTurn:
-        """One model request. Its text goes to `events` as `TextDelta`s as it arrives (all at once is
-        fine); a model that asks a server reports its waits there (`Asking`, `Retrying`, `Answering`)."""
-        ...
+__all__ = ["REPLAY_PREFIX", "Model", "ModelAdapter", "ModelRequest", "resolve"]
 
 
 def resolve(name: str, api: str = "responses") -> Model:

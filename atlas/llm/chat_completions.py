@@ -2,29 +2,29 @@
 
 The same `Model` protocol and the same `openai` SDK as the Responses adapter: streamed text,
 tool calls assembled from their deltas, usage when the server reports it, finish reasons as
-notes for the user. Failures become the same `ModelError`s through `openai_client.Wire`.
+notes for the user. The client, retries, stream and failures are the Responses adapter's
+(`streamed.StreamedAdapter`), so a failure becomes the same `ModelError` either way.
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Unpack, cast
 
 import openai
 from openai import AsyncStream
 from openai.types.chat import ChatCompletionChunk
 
+from atlas.llm.adapter import ModelRequest
 from atlas.llm.chat_messages import chat_messages
 from atlas.llm.notes import CUT_OFF, FILTERED, UNSENT_CALL, looks_like_unsent_call
-from atlas.llm.openai_client import MAX_RETRIES, open_client, sdk_retry
 from atlas.llm.openai_schema import chat_tools
+from atlas.llm.streamed import Endpoint, StreamedAdapter
 from atlas.llm.usage import usage_of
-from atlas.llm.wait import Attempt, OutOfTime, RetryPolicy, with_retries
-from atlas.protocol.deadline import QuestionDeadline
-from atlas.protocol.events import Answering, Listener, TextDelta
+from atlas.llm.wait import Attempt
+from atlas.protocol.events import TextDelta
 from atlas.protocol.messages import ModelTurn, ToolCall, Usage
 from atlas.tools.definition import ToolDefinition
 
@@ -46,118 +46,65 @@ class _Reply:
     usage: Usage = field(default_factory=Usage.unknown)
 
 
-class ChatCompletionsModel:
+class ChatCompletionsModel(StreamedAdapter[ChatCompletionChunk]):
     """A model behind `POST /chat/completions`, streamed."""
+
+    path = "chat/completions"
 
     def __init__(
         self,
         name: str,
         *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout_s: float | None = None,
-        max_retries: int = MAX_RETRIES,
         tool_choice: str | dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        **endpoint: Unpack[Endpoint],
     ) -> None:
-        self.name = name
-        self.wire, self._client = open_client(name, "chat/completions", api_key, base_url, timeout_s, max_retries)
-        self.base_url, self.timeout_s = self.wire.base_url, self.wire.timeout_s
+        super().__init__(name, **endpoint)
         self.tool_choice = tool_choice
         self.max_tokens = max_tokens
         """A cap on each answer's tokens; None leaves it to the server."""
         self.ask_for_usage = True
         """False once the server refused `stream_options` (some gateways do): usage is then unknown."""
-        self.policy = RetryPolicy(max_retries=max_retries)
 
-    async def respond(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Sequence[ToolDefinition],
-        *,
-        parallel_tool_calls: bool = True,
-        events: Listener | None = None,
-        deadline: QuestionDeadline | None = None,
-    ) -> ModelTurn:
-        try:
-            reply = await self._stream(instructions, items, tools, parallel_tool_calls, events, deadline)
-        except openai.OpenAIError as exc:
-            raise self.wire.translate(exc) from None
-        except (json.JSONDecodeError, RuntimeError) as exc:
-            # The SDK decodes each SSE chunk itself and lets these escape for a malformed one.
-            raise self.wire.malformed(exc) from None
-        return _turn(reply, tools, events)
-
-    async def _stream(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Sequence[ToolDefinition],
-        parallel_tool_calls: bool,
-        events: Listener | None,
-        deadline: QuestionDeadline | None,
-    ) -> _Reply:
+    async def _open(self, request: ModelRequest) -> Attempt[AsyncStream[ChatCompletionChunk]]:
         offered: dict[str, Any] = {}
-        if len(tools):
+        if len(request.tools):
             # Servers differ on an empty tool list; with no tools, nothing about tools is sent.
-            offered = {"tools": chat_tools(tools), "parallel_tool_calls": parallel_tool_calls}
+            offered = {"tools": chat_tools(request.tools), "parallel_tool_calls": request.parallel_tool_calls}
             if self.tool_choice is not None:
                 offered["tool_choice"] = self.tool_choice
-        messages = cast("Any", chat_messages(instructions, items))
+        messages = cast("Any", chat_messages(request.instructions, request.items))
         try:
-            try:
-                attempt = await self._create(messages, offered, events, deadline)
-            except openai.BadRequestError as exc:
-                if not self.ask_for_usage or "stream_options" not in str(exc.message):
-                    raise
-                self.ask_for_usage = False
-                attempt = await self._create(messages, offered, events, deadline)
-            return await attempt.within(self._read(attempt.value, events))
-        except OutOfTime as exc:
-            raise self.wire.out_of_time(exc) from None
+            return await self._create(messages, offered, request)
+        except openai.BadRequestError as exc:
+            if not self.ask_for_usage or "stream_options" not in str(exc.message):
+                raise
+            self.ask_for_usage = False
+            return await self._create(messages, offered, request)
 
-    async def _read(self, stream: AsyncStream[ChatCompletionChunk], events: Listener | None) -> _Reply:
+    async def _read(self, stream: AsyncStream[ChatCompletionChunk], request: ModelRequest) -> ModelTurn:
         reply = _Reply()
-        waiting = events is not None
-        try:
-            async for chunk in stream:
-                if waiting and events is not None:
-                    events(Answering())
-                    waiting = False
-                _take(chunk, reply, events)
-        except openai.APITimeoutError:
-            raise self.wire.stalled() from None
-        except openai.APIConnectionError as exc:
-            raise self.wire.dropped(exc) from None
-        finally:
-            await stream.close()
-            if waiting and events is not None:
-                events(Answering())
+        async for chunk in self._chunks(stream, request):
+            _take(chunk, reply, request)
         if reply.finish is None:
             raise self.wire.ended_early("a finish reason")
-        return reply
+        return _turn(reply, request)
 
     async def _create(
-        self, messages: Any, offered: dict[str, Any], events: Listener | None, deadline: QuestionDeadline | None
+        self, messages: Any, offered: dict[str, Any], request: ModelRequest
     ) -> Attempt[AsyncStream[ChatCompletionChunk]]:
         usage: dict[str, Any] = {"stream_options": {"include_usage": True}} if self.ask_for_usage else {}
         if self.max_tokens is not None:
             usage["max_tokens"] = self.max_tokens
-        stream = await with_retries(
+        return await self._retried(
             lambda: self._client.chat.completions.create(
                 model=self.name, messages=messages, stream=True, **usage, **offered
             ),
-            model=self.name,
-            policy=self.policy,
-            judge=sdk_retry,
-            events=events,
-            deadline=deadline,
+            request,
         )
-        return cast("Attempt[AsyncStream[ChatCompletionChunk]]", stream)
 
 
-def _take(chunk: ChatCompletionChunk, reply: _Reply, events: Listener | None) -> None:
+def _take(chunk: ChatCompletionChunk, reply: _Reply, request: ModelRequest) -> None:
     """Fold one chunk into the reply: only the first choice counts (Atlas asks for one).
 
     The SDK does not validate chunks, so every field is checked for its type here: a server's
@@ -174,8 +121,7 @@ def _take(chunk: ChatCompletionChunk, reply: _Reply, events: Listener | None) ->
         for piece in (getattr(delta, "content", None), getattr(delta, "refusal", None)):
             if isinstance(piece, str) and piece:
                 reply.text.append(piece)
-                if events is not None:
-                    events(TextDelta(piece))
+                request.emit(TextDelta(piece))
         fragments = getattr(delta, "tool_calls", None)
         for position, fragment in enumerate(fragments if isinstance(fragments, list) else []):
             _take_call_fragment(reply, position, fragment)
@@ -199,15 +145,14 @@ def _take_call_fragment(reply: _Reply, position: int, fragment: Any) -> None:
         partial.arguments.append(arguments)
 
 
-def _turn(reply: _Reply, tools: Sequence[ToolDefinition], events: Listener | None) -> ModelTurn:
+def _turn(reply: _Reply, request: ModelRequest) -> ModelTurn:
     calls = _calls(reply)
     text = "".join(reply.text)
-    note = _note(reply.finish, text, calls, tools)
+    note = _note(reply.finish, text, calls, request.tools)
     if note:
         addition = f"\n\n{note}" if text else note
         text += addition
-        if events is not None:
-            events(TextDelta(addition))
+        request.emit(TextDelta(addition))
     return ModelTurn(text=text, calls=calls, usage=reply.usage)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,10 +19,9 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from atlas.foundation import statefiles
 from atlas.foundation.errors import ScriptError, describe
-from atlas.protocol.deadline import QuestionDeadline
-from atlas.protocol.events import Listener, TextDelta
+from atlas.llm.adapter import ModelAdapter, ModelRequest
+from atlas.protocol.events import TextDelta
 from atlas.protocol.messages import MAX_TOKENS, ModelTurn, ToolCall, Usage
-from atlas.tools.definition import ToolDefinition
 
 SCRIPT_LIMIT = 64 * statefiles.MiB
 """The most Atlas reads of a replay script (the hostile-model tests' largest is a few MiB)."""
@@ -71,7 +70,7 @@ class ScriptedRequest:
 TurnLike = ScriptTurn | dict[str, Any]
 
 
-class ScriptedModel:
+class ScriptedModel(ModelAdapter):
     """Plays turns in order; running out is a `ScriptError`, never a silent empty answer."""
 
     def __init__(self, turns: Iterable[TurnLike] = (), *, name: str = "scripted", source: str | None = None) -> None:
@@ -123,20 +122,14 @@ class ScriptedModel:
         if self._turns:
             raise AssertionError(f"{len(self._turns)} scripted turn(s) were never requested")
 
-    async def respond(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Sequence[ToolDefinition],
-        *,
-        parallel_tool_calls: bool = True,
-        events: Listener | None = None,
-        deadline: QuestionDeadline | None = None,
-    ) -> ModelTurn:
+    async def answer(self, request: ModelRequest) -> ModelTurn:
         self.requests.append(
             # Items are flat dicts of text: a copy of each is a snapshot (a deep copy of thousands is not cheap).
             ScriptedRequest(
-                instructions, [dict(item) for item in items], [tool.name for tool in tools], parallel_tool_calls
+                request.instructions,
+                [dict(item) for item in request.items],
+                [tool.name for tool in request.tools],
+                request.parallel_tool_calls,
             )
         )
         number = len(self.requests)
@@ -144,8 +137,8 @@ class ScriptedModel:
             where = f" {self._source}" if self._source else ""
             raise ScriptError(f"replay script{where} has no turn left for request {number}")
         turn = self._turns.popleft()
-        if turn.text and events is not None:
-            events(TextDelta(turn.text))
+        if turn.text:
+            request.emit(TextDelta(turn.text))
         calls = [
             ToolCall(
                 name=call.name,

@@ -14,13 +14,12 @@ import os
 import signal
 import threading
 import time
-from types import FrameType
-from typing import Any
+
+from atlas.foundation.processes import EndingSignals, pid_alive
 
 _LIVE: set[int] = set()
 """Process-group ids of servers started and not yet seen to end."""
 _LOCK = threading.Lock()
-_PREVIOUS: dict[int, Any] = {}
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 TERM_GRACE_S = 1.0
 """After SIGTERM, how long the servers get before SIGKILL."""
@@ -41,21 +40,6 @@ def live() -> set[int]:
         return set(_LIVE)
 
 
-def _alive(pid: int) -> bool:
-    """The group's leader is still running (a zombie waiting to be reaped has ended)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rpartition(b")")[2].split()[0] != b"Z"
-    except OSError:
-        return True  # no /proc (macOS): kill(0) is all there is
-
-
 def _signal(pgid: int, signum: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signum)
@@ -69,7 +53,7 @@ def end_all(grace_s: float = TERM_GRACE_S, only: set[int] | None = None) -> None
     for pgid in groups:
         _signal(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
-    while any(_alive(pgid) for pgid in groups) and time.monotonic() < deadline:
+    while any(pid_alive(pgid) for pgid in groups) and time.monotonic() < deadline:
         time.sleep(0.02)
     for pgid in groups:
         _signal(pgid, signal.SIGKILL)  # the group: children a server left behind go too
@@ -77,26 +61,10 @@ def end_all(grace_s: float = TERM_GRACE_S, only: set[int] | None = None) -> None
 
 
 atexit.register(end_all)
-
-
-def _ended_by(signum: int, frame: FrameType | None) -> None:
-    end_all()
-    previous = _PREVIOUS.get(signum)
-    if callable(previous):
-        previous(signum, frame)
-        return
-    signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
+_ENDING = EndingSignals(end_all, ENDING_SIGNALS)
 
 
 def guard_signals() -> None:
     """From the main thread: SIGTERM and SIGHUP end the servers before they end Atlas (or reach the
     handler that was there). Signals set to be ignored (`nohup`) stay ignored."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for signum in ENDING_SIGNALS:
-        current = signal.getsignal(signum)
-        if current is _ended_by or current == signal.SIG_IGN:
-            continue
-        _PREVIOUS[signum] = current
-        signal.signal(signum, _ended_by)
+    _ENDING.guard()

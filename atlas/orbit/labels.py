@@ -7,6 +7,7 @@ is answered `changed: false`, and one the tracker would refuse fails, both witho
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -15,7 +16,7 @@ from atlas.foundation.errors import ToolError
 from atlas.foundation.sanitize import clean_line
 from atlas.orbit.db import IssueId, issue_brief
 from atlas.orbit.issues import changes_issue
-from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
+from atlas.tools.registry import ARGS_CONFIG, ArgsT, ToolContext, tool
 from atlas.tracker import open_tracker
 from atlas.tracker.journal import IssueBrief, MockTracker
 
@@ -107,16 +108,27 @@ def preview_remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> str:
     return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)} (remove {clean_line(label)}){tracker.where}"
 
 
-@tool(
-    AddLabelArgs,
-    side_effect=True,
-    idempotent=True,
-    timeout_s=10.0,
-    preview=preview_add_label,
-    check=check_add_label,
-    cache_ttl_s=0,
-    invalidates=changes_issue,
-)
+def _label_write(
+    args_model: type[ArgsT],
+    *,
+    preview: Callable[[ArgsT, ToolContext], str],
+    check: Callable[[ArgsT, ToolContext], Any],
+) -> Callable[[Callable[[ArgsT, ToolContext], Any]], Callable[[ArgsT, ToolContext], Any]]:
+    """A tool that adds or removes one label: a side effect, safe to repeat, never cached, and the
+    issue's cached reads are stale after it."""
+    return tool(
+        args_model,
+        side_effect=True,
+        idempotent=True,
+        timeout_s=10.0,
+        preview=preview,
+        check=check,
+        cache_ttl_s=0,
+        invalidates=changes_issue,
+    )
+
+
+@_label_write(AddLabelArgs, preview=preview_add_label, check=check_add_label)
 def add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any]:
     """Add one label to an issue of {project}. If the issue already has it, nothing changes (changed: false).
 
@@ -132,16 +144,7 @@ def add_label(args: AddLabelArgs, ctx: ToolContext) -> dict[str, Any]:
     return {**result, "replaced": replaced} if replaced else result
 
 
-@tool(
-    RemoveLabelArgs,
-    side_effect=True,
-    idempotent=True,
-    timeout_s=10.0,
-    preview=preview_remove_label,
-    check=check_remove_label,
-    cache_ttl_s=0,
-    invalidates=changes_issue,
-)
+@_label_write(RemoveLabelArgs, preview=preview_remove_label, check=check_remove_label)
 def remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> dict[str, Any]:
     """Remove one label from an issue of {project}. If the issue does not have it, nothing changes
     (changed: false)."""

@@ -1,7 +1,10 @@
-"""A session: the parts a run answers with, and its one way to answer a question (trace, run, record).
+"""The sessions a run's tool calls go through, and the one way a question is answered (trace, run, record).
 
-`atlas ask` and `atlas chat` answer through `Session.answer`; `atlas mcp serve` and the plan runs
-of `triage` and `apply` run calls through an executor on a session's channel (`session_events`).
+A `CallSession` is a run's tools, call log and channel of events, the executor its calls run through
+(`attach`) and where they act: the host's calls of `atlas mcp serve` and a plan's items run through
+one. A `Session` is a `CallSession` with the run's settings and model: `atlas ask` and `atlas chat`
+answer through `Session.answer`.
+
 Every session's listeners come in the same order: the call log first (a call is written before
 anything shows that it ended, an approved or denied side effect at once), then the tracer, then
 whatever shows the session (the turn's view, the `--jsonl` stream).
@@ -12,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +29,8 @@ from atlas.foundation.config import OFFLINE_MODEL, Settings
 from atlas.foundation.notices import warn
 from atlas.llm import Model
 from atlas.mcp.offer import with_mcp_tools
-from atlas.protocol.events import Approver, BatchApprover, CallEvent, Events, Listener, SessionEvent
-from atlas.runtime.record import record_turn
+from atlas.protocol.events import Approver, BatchApprover, CallEvent, CallRecord, Events, Listener, SessionEvent
+from atlas.protocol.messages import ToolCall
 from atlas.runtime.runner import run_cancellable
 from atlas.tools.registry import Registry, ToolContext
 
@@ -59,59 +62,46 @@ def session_events(
     trace_ids: TraceIds | None = None,
 ) -> Events:
     """A session's channel: its call log (none: nothing is logged), its tracer, then what shows it."""
-    events = Events()
-    if call_log is not None:
-        events.subscribe(CallLogWriter(call_log, session, trace_ids=trace_ids))
-    for listener in (traced_by, *shown_by):
-        if listener is not None:
-            events.subscribe(listener)
-    return events
+    writer = None if call_log is None else CallLogWriter(call_log, session, trace_ids=trace_ids)
+    return Events(*(listener for listener in (writer, traced_by, *shown_by) if listener is not None))
 
 
-@dataclass
-class Session:
-    """One run's settings, tools, model, channel, executor and call log; `answer` answers one question."""
+@dataclass(kw_only=True)
+class CallSession:
+    """One run's tools, call log and channel; `attach` gives it the executor its calls run through."""
 
-    settings: Settings
     tools: Registry
-    model: Model
-    call_log: CallLog
+    call_log: CallLog | None
+    """None: nothing is logged."""
     id: str
+    context: ToolContext
+    """Where the calls read and write (the dataset, the state folder, the tracker) and their limits."""
     options: SessionOptions = field(default_factory=SessionOptions)
     policy: PolicyHook | None = None
     """The approval policy (`[[policy.rules]]`), consulted before a person is asked."""
-    rule_count: int = 0
-    """How many of its rules apply (the header says so)."""
     telemetry: Telemetry | None = None
     """The run's tracer when OpenTelemetry is on (`atlas.telemetry`); None when off."""
-    mcp_start_s: float = 0.0
-    """Seconds spent starting MCP servers before the first question (it counts against `--deadline`)."""
-    mcp_loaded: bool = True
-    """False while the offline planner, which calls no MCP tool, means no server was started."""
     attached: ToolExecutor | None = None
-    """Set by `attach`: the executor every question's calls run through."""
+    """Set by `attach`: the executor every call runs through."""
 
     def __post_init__(self) -> None:
         self.channel = session_events(self.call_log, self.id, traced_by=self._call_spans(), trace_ids=self.trace_ids)
-        """The session's one channel: the call log, the tracer, then what `show` adds."""
+        """The session's one channel: the call log, the tracer, then what `attach` adds."""
 
     def attach(
         self,
         *shown_by: Listener | None,
         approve: Approver,
-        approve_batch: BatchApprover,
+        approve_batch: BatchApprover | None = None,
         read_only: bool | None = None,
     ) -> ToolExecutor:
-        """The executor for the session's questions, asking `approve`; `read_only` overrides the option.
+        """The executor for the session's calls, asking `approve`; `read_only` overrides the option.
 
         `shown_by` hear the session's events after the call log and the tracer."""
         for listener in shown_by:
             if listener is not None:
                 self.channel.subscribe(listener)
         options = self.options
-        context = ToolContext(
-            data=self.settings.data, home=self.settings.home, session=self.id, tracker=self.settings.tracker
-        )
         self.attached = ToolExecutor(
             self.registry(read_only=options.read_only if read_only is None else read_only),
             timeout_s=options.timeout_s,
@@ -120,14 +110,76 @@ class Session:
             max_concurrency=options.concurrency if options.parallel else 1,
             events=self.channel,
             session=self.id,
-            context=context,
+            context=self.context,
             policy=self.policy,
         )
         return self.attached
 
+    def run_calls(self, calls: Sequence[ToolCall]) -> tuple[list[dict[str, Any]], dict[str, CallRecord]]:
+        """`calls` run together on a loop of their own: each one's output, in order, and its record by call id."""
+        outputs = asyncio.run(self.executor.run_all(list(calls)))
+        return outputs, {record.call_id: record for record in self.executor.log}
+
+    async def run_call(self, call: ToolCall) -> dict[str, Any]:
+        """One call on the caller's loop (an MCP host's): its output."""
+        return await self.executor.run_one(call)
+
+    def registry(self, *, read_only: bool) -> Registry:
+        return self.tools.read_only() if read_only else self.tools
+
     def set_read_only(self, read_only: bool) -> None:
-        """Side-effect tools offered (False) or not (True) from the next question on; the rest stays."""
+        """Side-effect tools offered (False) or not (True) from the next call on; the rest stays."""
         self.attached = self.executor.with_registry(self.registry(read_only=read_only))
+
+    def trace_ids(self, call_id: str) -> tuple[str, str] | None:
+        """The trace and span ids of a call of the current question, when telemetry traces it."""
+        return None if self.telemetry is None else self.telemetry.ids_for(call_id)
+
+    def close(self) -> None:
+        """The end of the run: spans still queued leave (bounded wait), a loss is one warning; the
+        call log's connection is closed, so its -wal and -shm files go as they would at exit."""
+        if self.telemetry is not None:
+            problem = self.telemetry.close()
+            self.telemetry = None
+            if problem is not None:
+                warn(f"{problem}")
+        if self.call_log is not None:
+            self.call_log.close()
+
+    @property
+    def executor(self) -> ToolExecutor:
+        """The attached executor (`attach` first)."""
+        if self.attached is None:
+            raise RuntimeError("the session has no executor: attach one first")
+        return self.attached
+
+    def _call_spans(self) -> Listener | None:
+        """The tracer as a listener: each call's events as its spans (None when telemetry is off)."""
+        telemetry = self.telemetry
+        if telemetry is None:
+            return None
+
+        def traced(event: SessionEvent) -> None:
+            if isinstance(event, CallEvent):
+                telemetry.on_call_event(event)
+
+        return traced
+
+
+@dataclass(kw_only=True)
+class Session(CallSession):
+    """A `CallSession` with the run's settings and model; `answer` answers one question."""
+
+    settings: Settings
+    model: Model
+    call_log: CallLog
+    """Every question's calls and answer are written there."""
+    rule_count: int = 0
+    """How many of its rules apply (the header says so)."""
+    mcp_start_s: float = 0.0
+    """Seconds spent starting MCP servers before the first question (it counts against `--deadline`)."""
+    mcp_loaded: bool = True
+    """False while the offline planner, which calls no MCP tool, means no server was started."""
 
     def use_model(self, model: Model) -> None:
         """Questions go to `model` from now on; the first model that can call MCP tools starts the servers."""
@@ -136,9 +188,6 @@ class Session:
             self.tools = with_mcp_tools(self.tools, self.settings.home)
             self.mcp_loaded = True
 
-    def registry(self, *, read_only: bool) -> Registry:
-        return self.tools.read_only() if read_only else self.tools
-
     def start_turn(self, number: int, settings: TurnSettings) -> Turn:
         """Question `number`'s budget and what it will read, from now: its `--deadline` less what
         starting the MCP servers took (the option bounds it all)."""
@@ -146,6 +195,19 @@ class Session:
         if seconds is not None and self.mcp_start_s:
             settings = dataclasses.replace(settings, deadline_s=max(MIN_DEADLINE_S, seconds - self.mcp_start_s))
         return start_turn(self.executor, number, settings)
+
+    def ask(
+        self,
+        question: str,
+        settings: TurnSettings,
+        *shown_by: Listener | None,
+        approve: Approver,
+        approve_batch: BatchApprover,
+        model: Model | None = None,
+    ) -> TurnResult:
+        """A run's one question: the executor attached (shown by `shown_by`), then the question answered."""
+        self.attach(*shown_by, approve=approve, approve_batch=approve_batch)
+        return self.answer(question, [], settings, model=model)
 
     def answer(
         self,
@@ -180,39 +242,6 @@ class Session:
                 trace.finish(result)
         return result
 
-    def trace_ids(self, call_id: str) -> tuple[str, str] | None:
-        """The trace and span ids of a call of the current question, when telemetry traces it."""
-        return None if self.telemetry is None else self.telemetry.ids_for(call_id)
-
-    def close(self) -> None:
-        """The end of the run: spans still queued leave (bounded wait), a loss is one warning; the
-        call log's connection is closed, so its -wal and -shm files go as they would at exit."""
-        if self.telemetry is not None:
-            problem = self.telemetry.close()
-            self.telemetry = None
-            if problem is not None:
-                warn(f"{problem}")
-        self.call_log.close()
-
-    @property
-    def executor(self) -> ToolExecutor:
-        """The attached executor (`attach` first)."""
-        if self.attached is None:
-            raise RuntimeError("the session has no executor: attach one first")
-        return self.attached
-
-    def _call_spans(self) -> Listener | None:
-        """The tracer as a listener: each call's events as its spans (None when telemetry is off)."""
-        telemetry = self.telemetry
-        if telemetry is None:
-            return None
-
-        def traced(event: SessionEvent) -> None:
-            if isinstance(event, CallEvent):
-                telemetry.on_call_event(event)
-
-        return traced
-
     @contextlib.contextmanager
     def _traced_question(self, question: str, turn: int) -> Iterator[QuestionTrace | None]:
         """The question's span around the block (nothing when telemetry is off)."""
@@ -221,3 +250,26 @@ class Session:
             return
         with self.telemetry.question(session=self.id, turn=turn, model=self.model.name, text=question) as trace:
             yield trace
+
+
+def record_turn(
+    call_log: CallLog | None, question: str, result: TurnResult, *, price_in: float, price_out: float
+) -> TurnResult:
+    """`result` with its cost (USD per million tokens in and out), after recording it (with a call
+    log); never raises."""
+    priced = dataclasses.replace(result, cost_usd=result.usage.cost_usd(price_in, price_out))
+    if call_log is None:
+        return priced
+    call_log.record_turn(
+        session=priced.session,
+        turn=priced.turn,
+        question=question,
+        answer=priced.answer,
+        model=priced.model,
+        rounds=priced.rounds,
+        input_tokens=priced.usage.input_tokens,
+        output_tokens=priced.usage.output_tokens,
+        cost_usd=priced.cost_usd,
+        ms=priced.ms,
+    )
+    return priced

@@ -59,10 +59,6 @@ class StateSettings:
         return shown_url(self.url)
 
 
-_SEEN: dict[Path, tuple[tuple[int, int, int, int], dict[str, object]]] = {}
-"""Each config.toml's `[state]` table as last read, with the file's inode, size and times when it was."""
-
-
 def _table(home: Path) -> dict[str, object]:
     path = home / CONFIG_FILE
     table = _state_table(path)
@@ -77,31 +73,30 @@ def _table(home: Path) -> dict[str, object]:
 def _state_table(path: Path) -> dict[str, object]:
     """The file's `[state]` table; {} when it has none. Every journal a tool call opens asks, so the
     file is read again only when it has changed since."""
-    try:
-        info = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return {}
-    version = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-    seen = _SEEN.get(path)
-    if seen is not None and seen[0] == version:
-        return seen[1]
+    return _STATE_TABLES.get(path) or {}
+
+
+def _read_state_table(path: Path) -> dict[str, object] | None:
     try:
         raw = statefiles.read_bytes(path)
     except (OSError, statefiles.UnsafeStateFile):
-        return {}  # the policy's loader says what is wrong with this file, once
+        return None  # the policy's loader says what is wrong with this file, once
     if raw is None:
-        return {}
+        return None
     import tomllib  # only with a file to read: ~5 ms of every start otherwise
 
     try:
         document = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {}
+        return None
     table = document.get("state", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{clean_line(path)}: [state] must be a table")
-    _SEEN[path] = (version, table)
     return table
+
+
+_STATE_TABLES = statefiles.ReadWhenChanged(_read_state_table)
+"""Each config.toml's `[state]` table as last read."""
 
 
 def state_settings(home: Path) -> StateSettings:

@@ -8,6 +8,23 @@ the GenAI semantic conventions (`attributes.py`); the call log stays the local r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 from atlas.telemetry.settings import TelemetrySettings, telemetry_settings
 
-__all__ = ["TelemetrySettings", "telemetry_settings"]
+if TYPE_CHECKING:
+    from atlas.telemetry.tracing import Telemetry
+
+__all__ = ["TelemetrySettings", "telemetry_for", "telemetry_settings"]
+
+
+def telemetry_for(home: Path, tools: Mapping[str, Any], *, chosen_folder: bool) -> Telemetry | None:
+    """The run's tracer when telemetry is on (`telemetry_settings`), None when off; the SDK is imported only then."""
+    config = telemetry_settings(home, chosen_folder=chosen_folder)
+    if not config.enabled:
+        return None
+    from atlas.telemetry.start import start_telemetry
+
+    return start_telemetry(config, tools)

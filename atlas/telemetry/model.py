@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from opentelemetry.trace import Status, StatusCode
 
 from atlas.llm import Model
-from atlas.protocol.deadline import QuestionDeadline
-from atlas.protocol.events import Answering, Asking, Listener, Retrying, SessionEvent
+from atlas.llm.adapter import ModelAdapter, ModelRequest
+from atlas.protocol.events import Answering, Asking, Retrying, SessionEvent
 from atlas.protocol.messages import ModelTurn
 from atlas.telemetry import attributes as attr
 from atlas.telemetry.tracing import Telemetry
 
 
-class TracedModel:
+class TracedModel(ModelAdapter):
     """`inner`, with a span per request; its events (waits, text) pass on as `inner` sends them."""
 
     def __init__(
@@ -41,29 +40,17 @@ class TracedModel:
         elif isinstance(event, Answering) and self._asked_at is not None and self._waited_ms is None:
             self._waited_ms = (time.monotonic() - self._asked_at) * 1000
 
-    async def respond(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Any,
-        *,
-        parallel_tool_calls: bool = True,
-        events: Listener | None = None,
-        deadline: QuestionDeadline | None = None,
-    ) -> ModelTurn:
+    async def answer(self, request: ModelRequest) -> ModelTurn:
         span = self.telemetry.model_span(model=self.name, api=self.api, provider=self.provider, server=self.server)
         self._asked_at, self._waited_ms, self._retries = None, None, 0
         started = time.monotonic()
 
         def relay(event: SessionEvent) -> None:
             self._note_wait(event)
-            if events is not None:
-                events(event)
+            request.emit(event)
 
         try:
-            reply = await self.inner.respond(
-                instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=relay, deadline=deadline
-            )
+            reply = await request.to(self.inner, events=relay)
         except BaseException as exc:
             kind = getattr(exc, "kind", None)
             span.set_attribute(attr.ERROR_TYPE, str(kind) if kind is not None else type(exc).__name__)

@@ -26,6 +26,7 @@ from rich.text import Text
 from atlas.foundation.errors import ErrorKind
 from atlas.foundation.sanitize import clean_line
 from atlas.protocol.events import CallEvent, Phase, SessionEvent
+from atlas.ui.render import started_live
 from atlas.ui.safe import call_label
 
 ERROR_STYLE = "red"
@@ -270,16 +271,7 @@ class CallBoard:
                 self._live = self._start_live()
 
     def _start_live(self) -> Live:
-        live = Live(
-            get_renderable=self.render_current,
-            console=self.console,
-            refresh_per_second=self.refresh_per_second,
-            transient=True,
-            redirect_stdout=False,
-            redirect_stderr=False,
-        )
-        live.start()
-        return live
+        return started_live(self.render_current, self.console, self.refresh_per_second)
 
     # -- drawing ----------------------------------------------------------------------------
 

@@ -22,10 +22,9 @@ from typing import IO, Any, Protocol
 
 from atlas.foundation.errors import AtlasError
 from atlas.llm import Model
-from atlas.protocol.deadline import QuestionDeadline
-from atlas.protocol.events import Asking, CallEvent, CallRecord, Listener, Phase, Retrying, SessionEvent
+from atlas.llm.adapter import ModelAdapter, ModelRequest
+from atlas.protocol.events import Asking, CallEvent, CallRecord, Phase, Retrying, SessionEvent
 from atlas.protocol.messages import ModelTurn, Usage
-from atlas.tools.definition import ToolDefinition
 from atlas.ui.json_out import json_text
 
 EXIT_ANSWERED = 0
@@ -83,6 +82,15 @@ def exit_code(records: Sequence[CallRecord]) -> int:
     return EXIT_DENIED if denied_side_effects(records) else EXIT_ANSWERED
 
 
+class AskingSession(Protocol):
+    """What the stream needs of the session a question is asked in."""
+
+    id: str
+    model: Model
+
+    def trace_ids(self, call_id: str) -> tuple[str, str] | None: ...
+
+
 class JsonlEvents:
     """Writes each event of a run as one JSON line, flushed at once (a CI log shows it live)."""
 
@@ -107,6 +115,12 @@ class JsonlEvents:
     def question(self, question: str, *, model: str, session: str, read_only: bool) -> None:
         self.session = session
         self.emit("question_started", question=question, model=model, read_only=read_only)
+
+    def observe(self, question: str, session: AskingSession, *, read_only: bool) -> ObservedModel:
+        """The question started, in `session`: its calls lead to their spans, its model's requests are events."""
+        self.trace_ids = session.trace_ids
+        self.question(question, model=session.model.name, session=session.id, read_only=read_only)
+        return ObservedModel(session.model, self)
 
     def run_started(self, event: str, *, session: str | None = None, **fields: Any) -> None:
         """A run without a question (`triage_started`, `apply_started`): what it was asked to do."""
@@ -178,7 +192,7 @@ class JsonlEvents:
         self.emit("finished", exit_code=code)
 
 
-class ObservedModel:
+class ObservedModel(ModelAdapter):
     """The model, with each request reported as `model_request` and `model_response` events."""
 
     def __init__(self, model: Model, events: JsonlEvents) -> None:
@@ -187,22 +201,11 @@ class ObservedModel:
         self.events = events
         self.requests = 0
 
-    async def respond(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Sequence[ToolDefinition],
-        *,
-        parallel_tool_calls: bool = True,
-        events: Listener | None = None,
-        deadline: QuestionDeadline | None = None,
-    ) -> ModelTurn:
+    async def answer(self, request: ModelRequest) -> ModelTurn:
         self.requests += 1
         number, started = self.requests, time.monotonic()
         self.events.emit("model_request", round=number, model=self.name)
-        reply = await self.model.respond(
-            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events, deadline=deadline
-        )
+        reply = await request.to(self.model)
         self.events.emit(
             "model_response",
             round=number,

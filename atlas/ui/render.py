@@ -8,9 +8,9 @@ styling and cursor codes reach the terminal. `make_console` is the only way Atla
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
@@ -19,6 +19,11 @@ from rich.text import Text
 
 from atlas.foundation.sanitize import clean, clean_line
 from atlas.ui.safe import safe_markdown
+
+if TYPE_CHECKING:
+    from rich.live import Live
+
+    from atlas.conversation.loop import TurnResult
 
 PIPED_TABLE_WIDTH = 100_000
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -108,23 +113,31 @@ def counted(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
-def footer(
-    *,
-    rounds: int,
-    calls: int,
-    input_tokens: int,
-    output_tokens: int,
-    cost_usd: float,
-    seconds: float,
-    usage_known: bool = True,
-) -> Text:
+def started_live(render: Callable[[], RenderableType], console: Console, refresh_per_second: float) -> Live:
+    """A region redrawn from `render` until stopped, then gone; print and log output pass it untouched."""
+    from rich.live import Live  # only a terminal's views draw one
+
+    live = Live(
+        get_renderable=render,
+        console=console,
+        refresh_per_second=refresh_per_second,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+    live.start()
+    return live
+
+
+def footer(result: TurnResult, seconds: float) -> Text:
     """`2 rounds · 3 calls · 1,204 → 310 tokens · $0.0003 · 2.41 s`; unknown usage is said, not 0.
 
     No tokens or cost when none were used: the offline planner and replays use none, and
     `0 → 0 tokens · $0.0000` would be noise.
     """
-    parts = [counted(rounds, "round"), counted(calls, "call")]
-    if not usage_known:
+    input_tokens, output_tokens, cost_usd = result.usage.input_tokens, result.usage.output_tokens, result.cost_usd
+    parts = [counted(result.rounds, "round"), counted(len(result.calls), "call")]
+    if not result.usage.known:
         parts += ["tokens not reported by the server", "cost unknown"]
     elif input_tokens or output_tokens or cost_usd:
         parts += [f"{input_tokens:,} → {output_tokens:,} tokens", f"${cost_usd:.4f}"]

@@ -15,17 +15,15 @@ import contextlib
 import os
 import signal
 import termios
-import threading
 from collections.abc import Iterator
-from types import FrameType
 from typing import Any
+
+from atlas.foundation.processes import EndingSignals
 
 _OPEN: dict[int, list[Any]] = {}
 """Modes to put back, by descriptor, for questions being asked right now."""
 _AT_START: dict[int, list[Any]] = {}
 """The mode each guarded terminal had when Atlas first touched it."""
-_PREVIOUS: dict[int, Any] = {}
-"""The handler each guarded signal had before ours."""
 FATAL_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
@@ -61,15 +59,8 @@ def restore_all() -> None:
                 termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
-def _ended_by(signum: int, frame: FrameType | None) -> None:
-    restore_all()
-    previous = _PREVIOUS.get(signum)
-    if callable(previous):
-        previous(signum, frame)
-        return
-    # As if we had never caught it: the process ends by this signal, and the shell can tell.
-    signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
+_ENDING = EndingSignals(restore_all, FATAL_SIGNALS)
+"""As if we had never caught them: once restored, the process ends by the signal, and the shell can tell."""
 
 
 def guard_signals(fd: int | None = None) -> None:
@@ -82,11 +73,4 @@ def guard_signals(fd: int | None = None) -> None:
         with contextlib.suppress(OSError, termios.error):
             if os.isatty(fd):
                 _AT_START[fd] = termios.tcgetattr(fd)
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for signum in FATAL_SIGNALS:
-        current = signal.getsignal(signum)
-        if current is _ended_by or current == signal.SIG_IGN:
-            continue
-        _PREVIOUS[signum] = current
-        signal.signal(signum, _ended_by)
+    _ENDING.guard()

@@ -29,7 +29,7 @@ from atlas.protocol.events import (
     WaitEvent,
 )
 from atlas.ui.board import CallBoard
-from atlas.ui.render import print_answer
+from atlas.ui.render import print_answer, started_live
 from atlas.ui.wait_line import WaitLine
 
 
@@ -140,16 +140,7 @@ class TurnView:
         return Text("\n").join(rows[-room:])
 
     def _start_stream(self) -> Live:
-        live = Live(
-            get_renderable=self.render_stream,
-            console=self.console,
-            refresh_per_second=12,
-            transient=True,
-            redirect_stdout=False,
-            redirect_stderr=False,
-        )
-        live.start()
-        return live
+        return started_live(self.render_stream, self.console, 12)
 
     def _stop_stream(self) -> None:
         if self._stream is not None:

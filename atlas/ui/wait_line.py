@@ -16,6 +16,7 @@ from rich.text import Text
 
 from atlas.foundation.sanitize import clean_line
 from atlas.protocol.events import Answering, Asking, Retrying, SessionEvent
+from atlas.ui.render import started_live
 
 
 class WaitLine:
@@ -31,15 +32,7 @@ class WaitLine:
         if isinstance(event, Asking):
             self._asking = event
             if self.live and self._live is None:
-                self._live = Live(
-                    get_renderable=self.render,
-                    console=self.console,
-                    refresh_per_second=4,
-                    transient=True,
-                    redirect_stdout=False,
-                    redirect_stderr=False,
-                )
-                self._live.start()
+                self._live = started_live(self.render, self.console, 4)
         elif isinstance(event, Retrying):
             self._asking = None
             self.console.print(Text(f"retrying in {event.delay_s:.0f} s: {clean_line(event.reason)}", style="yellow"))

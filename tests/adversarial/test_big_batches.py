@@ -21,8 +21,8 @@ from atlas.conversation.loop import TurnSettings, run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
 from atlas.protocol.events import Events
-from atlas.runtime.record import record_turn
 from atlas.runtime.runner import run_cancellable
+from atlas.runtime.session import record_turn
 from atlas.runtime.toolset import load_registry
 from atlas.ui.board import ROW_LIMIT
 from atlas.ui.turn_view import TurnView

@@ -20,6 +20,7 @@ import pytest
 
 from atlas.dataset.ensure import VERIFIED_FILE, jsonl_path
 from atlas.foundation.config import bundled_data_dir
+from tests.support.fitted import seed_fitted
 from tests.support.run import REPO, Run, atlas_env
 
 MEMORY_KB = 1_500_000  # ~1.5 GB of address space: Atlas's imports fit, a read of /dev/zero does not
@@ -169,7 +170,8 @@ def bomb_arrays(model: Path) -> None:
             target.writestr(name, data)
 
 
-def test_a_planted_triage_model_cannot_exhaust_memory(tmp_path: Path, env: dict[str, str]) -> None:
+def test_a_planted_triage_model_cannot_exhaust_memory(tmp_path: Path, env: dict[str, str], fitted_home: Path) -> None:
+    seed_fitted(fitted_home, tmp_path / "home")  # what a first triage leaves: the fit is the run's one
     first = run_bounded("triage", "132", "--dry-run", env=env)
     assert first.code == 0, first
     kept = sorted((tmp_path / "home" / "triage").glob("*.npz"))  # the model, the similarity index, ...

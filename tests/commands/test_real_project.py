@@ -20,11 +20,17 @@ def atlas(*args: str, **env: str) -> Run:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The export imported once for the module: the folder, and what the import said."""
     target = tmp_path_factory.mktemp("real") / "datasets-data"
     done = atlas("data", "import", str(EXPORT), "--to", str(target))
     assert done.returncode == 0, done.stderr
-    return target
+    return target, done.stdout
+
+
+@pytest.fixture
+def project(imported: tuple[Path, str]) -> Path:
+    return imported[0]
 
 
 def calls(project: Path, question: str) -> list[tuple[str, dict[str, object]]]:
@@ -147,10 +153,8 @@ def test_labels_that_form_no_group_are_said_so_with_how_to_name_one(tmp_path: Pa
     assert "Nothing to do" not in triaged.stdout
 
 
-def test_the_import_says_what_it_inferred_and_suggests_questions_that_work(tmp_path: Path) -> None:
-    target = tmp_path / "datasets-data"
-    done = atlas("data", "import", str(EXPORT), "--to", str(target))
-    said = done.stdout
+def test_the_import_says_what_it_inferred_and_suggests_questions_that_work(imported: tuple[Path, str]) -> None:
+    target, said = imported
     assert "label groups: kind (" in said and "bug label: bug" in said and "comments: not in the export" in said
     questions = re.findall(r"atlas ask '([^']+)'", said)
     assert len(questions) == 3

@@ -7,9 +7,6 @@ from collections.abc import Iterator
 import pytest
 
 from tests.docs.sandbox import Services, services
-from tests.triage.conftest import fitted_home
-
-__all__ = ["fitted_home"]
 
 
 @pytest.fixture(scope="module")

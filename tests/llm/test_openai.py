@@ -32,7 +32,7 @@ from atlas.llm.openai import OpenAIModel
 from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
-from atlas.runtime.record import record_turn
+from atlas.runtime.session import record_turn
 from atlas.runtime.toolset import load_registry
 from atlas.tools.definition import ToolDefinition
 from atlas.tools.registry import Registry, ToolContext, ToolSpec

@@ -23,6 +23,7 @@ from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.llm.openai import OpenAIModel
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
+from tests.support.fitted import seed_fitted
 from tests.support.read_calls import READ_REQUESTS
 
 MODEL = "gpt-6-luna"
@@ -60,24 +61,18 @@ def ask_with(
 
 
 @pytest.fixture(scope="module")
-def fitted_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A state folder holding the bundled data's triage model, fitted once: these tests are about what
-    reaches the model, and a first fit beside a busy suite's other tests can outlast a tool's deadline."""
-    home = tmp_path_factory.mktemp("fitted-home")
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("ATLAS_HOME", str(home))
-        env.delenv("ORBIT_DATA", raising=False)
-        spec = load_registry([])["plan_triage"]
-        spec.fn(spec.args_model(**READ_REQUESTS["plan_triage"][1]), ToolContext())
-    return home
+def read_home(fitted_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state folder holding the bundled data's triage model (the run's one fit): these tests are
+    about what reaches the model, and a first fit beside a busy suite's other tests can outlast a tool's deadline."""
+    return seed_fitted(fitted_home, tmp_path_factory.mktemp("read-home"))
 
 
 @pytest.mark.parametrize("api", ["responses", "chat"])
 @pytest.mark.parametrize("name", sorted(READ_REQUESTS))
 def test_each_read_tool_s_whole_result_reaches_the_model(
-    llmock: Any, api: str, name: str, fitted_home: Path, monkeypatch: pytest.MonkeyPatch
+    llmock: Any, api: str, name: str, read_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ATLAS_HOME", str(fitted_home))
+    monkeypatch.setenv("ATLAS_HOME", str(read_home))
     registry = load_registry([]).read_only()
     _, arguments = READ_REQUESTS[name]
     _, kept = ask_with(llmock, api, registry, name, arguments)

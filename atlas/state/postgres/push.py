@@ -18,7 +18,7 @@ from psycopg.types.json import Jsonb
 
 from atlas.foundation import statefiles
 from atlas.state.postgres.database import SharedDatabase
-from atlas.state.postgres.records import CALL_COLUMNS, TURN_COLUMNS
+from atlas.state.postgres.records import CALL_COLUMNS, TURN_COLUMNS, insert_once, row_of
 
 
 @dataclass(frozen=True)
@@ -53,20 +53,12 @@ def push(database: SharedDatabase, folder: Path, who: dict[str, str], tracker_re
                 (plan, item, ts, who["person"], who["machine"]),
             )
             added["applied plan items"] += cursor.rowcount
-        placeholders = ", ".join(["%s"] * len(CALL_COLUMNS))
-        for call in calls:
-            cursor = conn.execute(
-                f"INSERT INTO atlas_calls ({', '.join(CALL_COLUMNS)}) VALUES ({placeholders}) ON CONFLICT DO NOTHING",
-                tuple(call.get(column) for column in CALL_COLUMNS),
-            )
-            added["calls"] += cursor.rowcount
-        turn_marks = ", ".join(["%s"] * len(TURN_COLUMNS))
-        for turn in turns:
-            cursor = conn.execute(
-                f"INSERT INTO atlas_turns ({', '.join(TURN_COLUMNS)}) VALUES ({turn_marks}) ON CONFLICT DO NOTHING",
-                tuple(turn.get(column) for column in TURN_COLUMNS),
-            )
-            added["questions"] += cursor.rowcount
+        for table, columns, rows, counted in (
+            ("atlas_calls", CALL_COLUMNS, calls, "calls"),
+            ("atlas_turns", TURN_COLUMNS, turns, "questions"),
+        ):
+            for row in rows:
+                added[counted] += conn.execute(insert_once(table, columns), row_of(row, columns)).rowcount
     return Pushed(found, added)
 
 

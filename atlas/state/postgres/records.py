@@ -49,25 +49,32 @@ CALL_COLUMNS = (
 TURN_COLUMNS = ("ts", "session", "turn", "question", "answer", "person", "machine")
 
 
+def insert_once(table: str, columns: Sequence[str], key: str = "") -> str:
+    """The statement that writes a row of `columns` into `table` unless it is there (by `key`, or any
+    unique constraint): a row pushed or recorded again is the same row."""
+    marks = ", ".join(["%s"] * len(columns))
+    conflict = f" ON CONFLICT {key} DO NOTHING" if key else " ON CONFLICT DO NOTHING"
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks}){conflict}"
+
+
+def row_of(record: dict[str, Any], columns: Sequence[str]) -> tuple[Any, ...]:
+    return tuple(record.get(column) for column in columns)
+
+
 def record_calls(database: SharedDatabase, rows: Sequence[dict[str, Any]]) -> None:
     """Finished calls, once each (a call pushed again is the same row)."""
-    placeholders = ", ".join(["%s"] * len(CALL_COLUMNS))
     with database.connection() as conn:
         conn.cursor().executemany(
-            f"INSERT INTO atlas_calls ({', '.join(CALL_COLUMNS)}) VALUES ({placeholders})"
-            " ON CONFLICT (session, turn, call_id, ts) DO NOTHING",
-            [tuple(row.get(column) for column in CALL_COLUMNS) for row in rows],
+            insert_once("atlas_calls", CALL_COLUMNS, "(session, turn, call_id, ts)"),
+            [row_of(row, CALL_COLUMNS) for row in rows],
         )
 
 
 def record_turns(database: SharedDatabase, rows: Sequence[dict[str, Any]]) -> None:
     """Answered questions, once each."""
-    placeholders = ", ".join(["%s"] * len(TURN_COLUMNS))
     with database.connection() as conn:
         conn.cursor().executemany(
-            f"INSERT INTO atlas_turns ({', '.join(TURN_COLUMNS)}) VALUES ({placeholders})"
-            " ON CONFLICT (session, turn, ts) DO NOTHING",
-            [tuple(row.get(column) for column in TURN_COLUMNS) for row in rows],
+            insert_once("atlas_turns", TURN_COLUMNS, "(session, turn, ts)"), [row_of(row, TURN_COLUMNS) for row in rows]
         )
 
 
