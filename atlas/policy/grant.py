@@ -211,16 +211,23 @@ def write_rule(home: Path, facts: Facts, *, for_plans: bool = False) -> PlacedRu
     path, allowed = _state_file(home)
     if fields is None or not allowed:
         raise ConfigError(f"a rule for this action cannot be written to {clean_line(path)}")
-    name = f"granted-{facts.tool.replace('_', '-')[:40]}-{secrets.token_hex(2)}"
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    block = f"{_BEGIN}{name} at the prompt, {when}\n{rule_text(name, fields)}{_END}{name}\n"
-    wanted = {"name": name, "decision": "allow", **fields}
+
+    def block_for(taken: str) -> tuple[str, str, dict[str, Any]]:
+        # A name the file does not hold yet: 4 hex digits repeat within a few hundred rules.
+        while (name := f"granted-{facts.tool.replace('_', '-')[:40]}-{secrets.token_hex(2)}") in taken:
+            pass
+        block = f"{_BEGIN}{name} at the prompt, {when}\n{rule_text(name, fields)}{_END}{name}\n"
+        return name, block, {"name": name, "decision": "allow", **fields}
+
     if shared_rules.uses_shared(home):  # a team's: every maintainer's Atlas applies it
+        name, block, wanted = block_for("")
         _says_exactly(path, block, wanted)
         shared_rules.grant_shared(home, name, block)
         return next(placed for placed in load_policy(home).rules if placed.rule.name == name)
     with _editing(path):
         text = _current(path)
+        name, block, wanted = block_for(text)
         separator = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
         updated = text + separator + block
         _says_exactly(path, updated, wanted)
