@@ -19,7 +19,7 @@ from atlas.dataset.source import dataset_identity
 from atlas.foundation.errors import ToolError
 from atlas.foundation.label_names import alternatives, resolve_label, unquoted
 from atlas.orbit.db import IssueId, labels_of, no_such_issue
-from atlas.orbit.search_filters import count_matches, search_filters
+from atlas.orbit.search_filters import count_matches, data_ends_before, search_filters
 from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
 from atlas.tracker.journal import LabelChanges, MockTracker
 
@@ -288,6 +288,8 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         where, params = search_filters(args, overlay, labelled_by_atlas=labelled)
         if args.count_only:
             result["total"] = count_matches(conn, " AND ".join(match_terms(terms)) if terms else None, where, params)
+            if not result["total"] and (stale := data_ends_before(conn, args)):
+                result["note"] = result["hint"] = stale
             return result
         if not terms:
             rows, hint = _newest(conn, where, params, args.limit), "No search words were given; these are the newest."
@@ -298,9 +300,10 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
                 rows = _ranked(conn, " OR ".join(match_terms(terms)), where, params, args.limit)
                 hint = "No issue matched all the words; these match some of them."
         result["hits"] = _hits(conn, rows, changes)
+        stale = "" if rows else data_ends_before(conn, args)
     if not rows:
-        result["hint"] = _NOTHING
-        result["note"] = _NOTHING_NOTE
+        result["hint"] = f"{_NOTHING} {stale}".strip()
+        result["note"] = f"{_NOTHING_NOTE} {stale}".strip()
     elif hint:
         result["hint"] = hint
     return result

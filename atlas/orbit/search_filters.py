@@ -77,6 +77,24 @@ _LAST_ACTIVITY = "max(i.created_at, coalesce((SELECT max(c.created_at) FROM comm
 """When an issue last moved: its newest comment, else its opening (the data keeps no other update time)."""
 
 
+def data_ends_before(conn: sqlite3.Connection, args: Filters) -> str:
+    """When a "since" day is later than anything in the data, say so: an empty answer then means the data
+    stops early (an old import or sync), not that nothing happened. Empty otherwise."""
+    since = max((day for day in (args.created_since, args.updated_since) if day), default=None)
+    if since is None:
+        return ""
+    newest = conn.execute(
+        "SELECT max(day) FROM (SELECT max(created_at) AS day FROM issues"
+        " UNION ALL SELECT max(created_at) FROM comments)"
+    ).fetchone()[0]
+    if not newest or str(newest)[:10] >= since.isoformat():
+        return ""
+    return (
+        f"This data's last activity is on {str(newest)[:10]}, before {since.isoformat()}:"
+        " it may be behind the tracker (`atlas data sync` fetches what is newer)."
+    )
+
+
 def count_matches(conn: sqlite3.Connection, match: str | None, where: str, params: list[Any]) -> int:
     """How many issues match the words (all of them) and the filters: no ranking, no snippets."""
     if match is None:

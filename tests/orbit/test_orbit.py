@@ -336,6 +336,18 @@ def test_count_only_says_how_many_match_without_listing_them(tmp_path: Path, atl
     assert search_issues(SearchArgs(query="nothing-like-this", count_only=True), ctx)["total"] == 0
 
 
+def test_a_window_after_the_data_ends_says_the_data_stops_there(tmp_path: Path, atlas_home: Path) -> None:
+    ctx = _by_people(tmp_path, atlas_home)  # the last activity is a comment on 2026-03-25
+    later = search_issues(SearchArgs(created_since="2026-04-01"), ctx)  # type: ignore[arg-type]
+    assert later["hits"] == [] and "last activity is on 2026-03-25, before 2026-04-01" in later["note"]
+    counted = search_issues(SearchArgs(updated_since="2026-04-01", count_only=True), ctx)  # type: ignore[arg-type]
+    assert counted["total"] == 0 and "2026-03-25" in counted["note"]
+    # Within the data's days an empty answer is only that: no word about the data stopping.
+    inside = search_issues(SearchArgs(created_since="2026-03-21", author="svetlana-k"), ctx)  # type: ignore[arg-type]
+    assert inside["hits"] == [] and "last activity" not in inside["note"]
+    assert "last activity" not in search_issues(SearchArgs(query="nothing-like-this"), ctx)["note"]
+
+
 def test_a_date_that_is_not_a_day_is_refused_before_the_tool_runs() -> None:
     from pydantic import ValidationError
 
