@@ -10,7 +10,7 @@ from atlas.foundation.errors import ConfigError
 from atlas.runtime.kit import ask_once
 from atlas.runtime.session import SessionOptions
 from atlas.ui.ask_screen import AskScreen
-from atlas.ui.jsonl import JsonlEvents, run_with_events
+from atlas.ui.jsonl import JsonlEvents, streamed
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,10 +34,7 @@ def question_text(value: str) -> str:
 
 def run_ask(options: AskOptions) -> int:
     """Answer one question; returns the exit code (0: answered; with --jsonl, 3: answered, actions denied)."""
-    if not options.jsonl:
-        return _ask(options, None)
-    events = JsonlEvents()
-    return run_with_events(events, lambda: _ask(options, events))
+    return streamed(lambda events: _ask(options, events)) if options.jsonl else _ask(options, None)
 
 
 def _ask(options: AskOptions, events: JsonlEvents | None) -> int:

@@ -56,7 +56,7 @@ from atlas.executor.approvals import (
 from atlas.executor.attempts import run_attempts
 from atlas.executor.breaker import CircuitBreaker
 from atlas.executor.cache import ReadCache
-from atlas.executor.consent import consent
+from atlas.executor.consent import Consenting, consent
 from atlas.executor.outcomes import (
     NO_TIME_BUDGET,
     CallLike,
@@ -269,7 +269,7 @@ class ToolExecutor:
             def emit(state: CallState, phase: Phase, **fields: Any) -> None:
                 self._emit(state, phase, turn, **fields)
 
-            consented = await consent(state, turn, spec, args, context, gate, self.policy, emit)
+            consented = await consent(Consenting(state, turn, spec, gate, self.policy, emit), args, context)
             if isinstance(consented, Outcome):
                 return consented
             args, context = consented

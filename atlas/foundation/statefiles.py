@@ -138,6 +138,18 @@ def read_text(path: Path, *, limit: int, what: str, links: bool = True, errors: 
     return read_limited(path, limit=limit, what=what, links=links).decode("utf-8", errors=errors)
 
 
+def read_named(path: Path, *, limit: int, what: str) -> str:
+    """`read_text` of a file a person named: a missing one is a FileNotFoundError as it is; one refused
+    or unreadable (no permission, not UTF-8) is a `RefusedFile` whose text names it and says why."""
+    try:
+        return read_text(path, limit=limit, what=what)
+    except (FileNotFoundError, RefusedFile):
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        raise RefusedFile(path, f"cannot be read: {why}") from None
+
+
 def refuse_unsafe(path: Path) -> bool:
     """Whether `path` exists; an UnsafeStateFile when it is a link or anything but a lone plain file."""
     try:

@@ -84,13 +84,11 @@ class ScriptedModel(ModelAdapter):
     def from_file(cls, path: Path) -> ScriptedModel:
         """Load a replay script; any problem is one line naming the file."""
         try:
-            raw = statefiles.read_text(path, limit=SCRIPT_LIMIT, what="a replay script")
+            raw = statefiles.read_named(path, limit=SCRIPT_LIMIT, what="a replay script")
         except FileNotFoundError:
             raise ScriptError(f"replay script {path} does not exist") from None
         except statefiles.RefusedFile as exc:
             raise ScriptError(f"replay script {exc}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ScriptError(f"replay script {path} cannot be read: {describe(exc)}") from None
         try:
             data = json.loads(raw)
         except json.JSONDecodeError as exc:

@@ -13,13 +13,11 @@ from atlas.triage.plan import FILE_LIMIT, FORMAT, TOOLS, VERSION, Plan, PlanErro
 def read_plan(path: Path, dataset: str) -> Plan:
     """The plan in `path`, checked whole: format, checksum, dataset and items."""
     try:
-        raw = statefiles.read_text(path, limit=FILE_LIMIT, what="a plan")
+        raw = statefiles.read_named(path, limit=FILE_LIMIT, what="a plan")
     except FileNotFoundError:
         raise PlanError(f"there is no plan file {path}") from None
     except statefiles.RefusedFile as exc:
-        raise PlanError(f"{path}: {exc.strerror}; nothing was applied") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlanError(f"cannot read the plan {path}: {exc}; nothing was applied") from None
+        raise PlanError(f"{exc}; nothing was applied") from None
     try:
         document = json.loads(raw)
     except (ValueError, RecursionError):
