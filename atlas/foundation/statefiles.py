@@ -138,16 +138,18 @@ def read_text(path: Path, *, limit: int, what: str, links: bool = True, errors: 
     return read_limited(path, limit=limit, what=what, links=links).decode("utf-8", errors=errors)
 
 
-def read_named(path: Path, *, limit: int, what: str) -> str:
-    """`read_text` of a file a person named: a missing one is a FileNotFoundError as it is; one refused
-    or unreadable (no permission, not UTF-8) is a `RefusedFile` whose text names it and says why."""
+def read_named(path: Path, *, limit: int, what: str, missing: Exception, refused: Callable[[str], Exception]) -> str:
+    """`read_text` of a file a person named; none there raises `missing`, one refused or unreadable (no
+    permission, not UTF-8) raises `refused` of a line that names it and says why."""
     try:
         return read_text(path, limit=limit, what=what)
-    except (FileNotFoundError, RefusedFile):
-        raise
+    except FileNotFoundError:
+        raise missing from None
+    except RefusedFile as exc:
+        raise refused(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
-        raise RefusedFile(path, f"cannot be read: {why}") from None
+        raise refused(str(RefusedFile(path, f"cannot be read: {why}"))) from None
 
 
 def refuse_unsafe(path: Path) -> bool:
