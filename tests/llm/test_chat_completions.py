@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from llmock.scenarios import Reply
 from llmock.scenarios import ToolCall as MockCall
-from pydantic import BaseModel
 
 from atlas.calllog import CallLog
 from atlas.conversation.loop import INSTRUCTIONS, TurnSettings, run_turn
@@ -33,38 +32,24 @@ from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn, Usage
 from atlas.runtime.session import record_turn
 from atlas.runtime.toolset import load_registry
-from atlas.tools.registry import Registry, ToolContext, ToolSpec
+from atlas.tools.registry import Registry
+from tests.llm import asking
+from tests.llm.asking import QUESTION, KeyArgs, failure, lookup_tools
 from tests.llm.canned import Canned, chat_stream, usage_chunk
 from tests.support.heard import Heard
 
 MODEL = "qwen2.5-7b-instruct"
-QUESTION = [{"role": "user", "content": "What does ORB-1101 mean?"}]
 
 
-class NoteArgs(BaseModel):
-    key: str
+class NoteArgs(KeyArgs):
     note: str = ""
 
 
-def lookup(args: NoteArgs, ctx: ToolContext) -> dict[str, str]:
-    return {"key": args.key, "value": args.key.upper()}
-
-
-TOOLS = Registry([ToolSpec("lookup", lookup, NoteArgs, "Look a key up.")])
+TOOLS = lookup_tools(NoteArgs)
 
 
 def ask(model: ChatCompletionsModel, tools: Registry = TOOLS, events: Listener | None = None) -> ModelTurn:
-    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools.definitions(), events=events))
-
-
-def failure(model: ChatCompletionsModel, expected: type[ModelError]) -> str:
-    with pytest.raises(expected) as caught:
-        ask(model, Registry())
-    message = str(caught.value)
-    assert "\n" not in message and len(message) <= 400
-    error = caught.value
-    assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
-    return message
+    return asking.ask(model, tools, events)
 
 
 def chat_bodies(llmock: Any) -> list[dict[str, Any]]:

@@ -6,14 +6,12 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from llmock.scenarios import Reply
 from llmock.scenarios import ToolCall as MockCall
-from pydantic import BaseModel
 
 from atlas.calllog import CallLog
 from atlas.conversation.loop import EMPTY_ANSWER, INSTRUCTIONS, TurnSettings, run_turn
@@ -28,33 +26,25 @@ from atlas.foundation.errors import (
     RateLimitedError,
 )
 from atlas.llm import resolve
+from atlas.llm.adapter import ModelAdapter, ModelRequest
 from atlas.llm.openai import OpenAIModel
-from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
 from atlas.runtime.session import record_turn
 from atlas.runtime.toolset import load_registry
-from atlas.tools.definition import ToolDefinition
-from atlas.tools.registry import Registry, ToolContext, ToolSpec
+from atlas.tools.registry import Registry
+from tests.llm import asking
+from tests.llm.asking import QUESTION, failure, lookup_tools
 from tests.support.heard import Heard
 from tests.support.loopback import Loopback, QuietHandler
 
 MODEL = "gpt-6-luna"
-QUESTION = [{"role": "user", "content": "What does ORB-1101 mean?"}]
 
 
-class KeyArgs(BaseModel):
-    key: str
+TOOLS = lookup_tools()
 
 
-def lookup(args: KeyArgs, ctx: ToolContext) -> dict[str, str]:
-    return {"key": args.key, "value": args.key.upper()}
-
-
-TOOLS = Registry([ToolSpec("lookup", lookup, KeyArgs, "Look a key up.")])
-
-
-class Recording:
+class Recording(ModelAdapter):
     """Passes requests to a model and keeps every turn it produced."""
 
     def __init__(self, model: OpenAIModel) -> None:
@@ -62,35 +52,14 @@ class Recording:
         self.name = model.name
         self.turns: list[ModelTurn] = []
 
-    async def respond(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Sequence[ToolDefinition],
-        *,
-        parallel_tool_calls: bool = True,
-        events: Listener | None = None,
-        deadline: QuestionDeadline | None = None,
-    ) -> ModelTurn:
-        turn = await self.inner.respond(
-            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events, deadline=deadline
-        )
+    async def answer(self, request: ModelRequest) -> ModelTurn:
+        turn = await request.to(self.inner)
         self.turns.append(turn)
         return turn
 
 
 def ask(model: OpenAIModel, tools: Registry = TOOLS, events: Listener | None = None) -> ModelTurn:
-    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools.definitions(), events=events))
-
-
-def failure(model: OpenAIModel, expected: type[ModelError]) -> str:
-    with pytest.raises(expected) as caught:
-        ask(model, Registry())
-    message = str(caught.value)
-    assert "\n" not in message and len(message) <= 400
-    error = caught.value
-    assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)  # no SDK traceback
-    return message
+    return asking.ask(model, tools, events)
 
 
 def request_bodies(llmock: Any) -> list[dict[str, Any]]:
