@@ -71,6 +71,7 @@ from atlas.executor.outcomes import (
 from atlas.executor.outputs import OUTPUT_LIMIT, capped_output
 from atlas.executor.turn import BatchCancelled, Primitives, Turn
 from atlas.foundation.errors import ErrorKind, describe
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import (
     Approver,
     BatchApprover,
@@ -143,8 +144,8 @@ class ToolExecutor:
         """Tool threads that outlived their deadline and still run, process-wide."""
         return threads.leaked_threads()
 
-    def new_turn(self, number: int, *, deadline: float | None = None) -> Turn:
-        """A question: its number, and the `time.monotonic()` at which its budget ends (None: none)."""
+    def new_turn(self, number: int, *, deadline: QuestionDeadline | None = None) -> Turn:
+        """A question: its number, and its deadline (None: none)."""
         return Turn.starting(number, deadline=deadline, answer_reserve_s=self.answer_reserve_s)
 
     def with_registry(self, registry: Registry) -> ToolExecutor:
