@@ -23,7 +23,6 @@ from atlas.executor.turn import BatchCancelled, Turn
 from atlas.foundation.config import BUNDLED_NAME, dataset_name
 from atlas.foundation.errors import ConfigError, ErrorKind
 from atlas.llm import Model
-from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.envelope import dumps, envelope_err
 from atlas.protocol.events import CallRecord, Events, Listener, RoundStarted
 from atlas.protocol.messages import ToolCall, Usage, with_unique_ids
@@ -151,8 +150,7 @@ class TurnSettings:
 
 def start_turn(executor: ToolExecutor, number: int, settings: TurnSettings) -> Turn:
     """The question's budget and what it will read, from now."""
-    deadline = None if settings.deadline_s is None else QuestionDeadline.within(settings.deadline_s)
-    return executor.new_turn(number, deadline=deadline)
+    return executor.new_turn(number, deadline_s=settings.deadline_s)
 
 
 async def run_turn(
