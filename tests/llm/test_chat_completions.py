@@ -21,7 +21,6 @@ from atlas.foundation.errors import (
     ModelConnectionError,
     ModelError,
     ModelNotFoundError,
-    ModelProtocolError,
     RateLimitedError,
 )
 from atlas.llm import resolve
@@ -222,29 +221,6 @@ def test_an_unknown_model_is_named(llmock: Any) -> None:
     llmock.fail(404, message="The model `nope-7b` does not exist.")
     message = failure(ChatCompletionsModel("nope-7b"), ModelNotFoundError)
     assert "'nope-7b'" in message and "not found" in message and "--api chat" not in message
-
-
-def test_a_server_error_gives_status_and_message(llmock: Any) -> None:
-    llmock.fail(500, message="The engine is overloaded.", times=None)
-    message = failure(ChatCompletionsModel(MODEL, max_retries=0), ModelError)
-    assert "answered 500" in message and "The engine is overloaded." in message
-
-
-def test_a_dropped_connection_mid_stream(llmock: Any) -> None:
-    llmock.disconnect(after_chunks=4)
-    message = failure(ChatCompletionsModel(MODEL), ModelConnectionError)
-    assert "dropped" in message and llmock.base_url("openai") in message
-
-
-def test_a_truncated_stream_is_not_taken_for_an_answer(llmock: Any) -> None:
-    llmock.truncate(after_chunks=4)
-    message = failure(ChatCompletionsModel(MODEL), ModelProtocolError)
-    assert "ended early" in message and "finish reason" in message
-
-
-def test_a_malformed_chunk(llmock: Any) -> None:
-    llmock.corrupt(after_chunks=3)
-    assert "malformed chunk" in failure(ChatCompletionsModel(MODEL), ModelProtocolError)
 
 
 def test_a_stalled_stream_fails_in_bounded_time(llmock: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,7 +20,6 @@ from atlas.foundation.errors import (
     ConfigError,
     ModelAuthError,
     ModelConnectionError,
-    ModelError,
     ModelNotFoundError,
     ModelProtocolError,
     RateLimitedError,
@@ -175,30 +174,6 @@ def test_an_unknown_model_is_named(llmock: Any) -> None:
     llmock.fail(404)
     message = failure(OpenAIModel("gpt-9-nope"), ModelNotFoundError)
     assert "'gpt-9-nope'" in message and "not found" in message
-
-
-def test_a_server_error_gives_status_and_message(llmock: Any) -> None:
-    llmock.fail(500, message="The engine is overloaded.", times=None)
-    message = failure(OpenAIModel(MODEL, max_retries=0), ModelError)
-    assert "answered 500" in message and "The engine is overloaded." in message
-
-
-def test_a_dropped_connection_mid_stream(llmock: Any) -> None:
-    llmock.disconnect(after_chunks=4)
-    message = failure(OpenAIModel(MODEL), ModelConnectionError)
-    assert "dropped" in message and llmock.base_url("openai") in message
-
-
-def test_a_truncated_stream_is_not_taken_for_an_answer(llmock: Any) -> None:
-    llmock.truncate(after_chunks=4)
-    message = failure(OpenAIModel(MODEL), ModelProtocolError)
-    assert "ended early" in message
-
-
-def test_a_malformed_chunk(llmock: Any) -> None:
-    llmock.corrupt(after_chunks=3)
-    message = failure(OpenAIModel(MODEL), ModelProtocolError)
-    assert "malformed chunk" in message
 
 
 def test_a_stalled_stream_fails_in_bounded_time(llmock: Any, monkeypatch: pytest.MonkeyPatch) -> None:
