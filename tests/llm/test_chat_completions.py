@@ -21,7 +21,6 @@ from atlas.foundation.errors import (
     ModelConnectionError,
     ModelError,
     ModelNotFoundError,
-    RateLimitedError,
 )
 from atlas.llm import resolve
 from atlas.llm.chat_completions import ChatCompletionsModel
@@ -194,27 +193,6 @@ def test_arguments_that_are_not_json_are_bad_args(llmock: Any) -> None:
         )
     )
     assert [c.kind for c in result.calls] == ["bad_args"] and result.finished
-
-
-def test_rate_limited_twice_then_answered(llmock: Any) -> None:
-    llmock.rate_limit(times=2, retry_after=0.05)
-    llmock.reply("Answered after waiting.")
-    assert ask(ChatCompletionsModel(MODEL)).text == "Answered after waiting."
-    assert [record.status for record in llmock.requests] == [429, 429, 200]
-    llmock.assert_resilient()
-
-
-def test_rate_limited_beyond_the_retries(llmock: Any) -> None:
-    llmock.rate_limit(times=3, retry_after=0.05)
-    message = failure(ChatCompletionsModel(MODEL), RateLimitedError)
-    assert "rate limited" in message and "(429)" in message and len(llmock.requests) == 3
-
-
-@pytest.mark.parametrize("status", [401, 403])
-def test_a_refused_key_is_an_auth_error_without_retries(llmock: Any, status: int) -> None:
-    llmock.fail(status)
-    message = failure(ChatCompletionsModel(MODEL), ModelAuthError)
-    assert f"({status})" in message and llmock.base_url("openai") in message and len(llmock.requests) == 1
 
 
 def test_an_unknown_model_is_named(llmock: Any) -> None:

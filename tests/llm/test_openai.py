@@ -22,7 +22,6 @@ from atlas.foundation.errors import (
     ModelConnectionError,
     ModelNotFoundError,
     ModelProtocolError,
-    RateLimitedError,
 )
 from atlas.llm import resolve
 from atlas.llm.adapter import ModelAdapter, ModelRequest
@@ -145,29 +144,6 @@ def test_several_rounds_without_parallel_calls(llmock: Any) -> None:
     assert sum(item.get("type") == "function_call_output" for item in bodies[2]["input"]) == 2
     assert result.usage == sum((turn.usage for turn in model.turns[1:]), model.turns[0].usage)
     assert result.usage.input_tokens > 0
-
-
-def test_rate_limited_twice_then_answered(llmock: Any) -> None:
-    llmock.rate_limit(times=2, retry_after=0.05)
-    llmock.reply("Answered after waiting.")
-    assert ask(OpenAIModel(MODEL)).text == "Answered after waiting."
-    assert [record.status for record in llmock.requests] == [429, 429, 200]
-    llmock.assert_resilient()
-
-
-def test_rate_limited_beyond_the_retries(llmock: Any) -> None:
-    llmock.rate_limit(times=3, retry_after=0.05)
-    message = failure(OpenAIModel(MODEL), RateLimitedError)
-    assert "rate limited" in message and "429" in message
-    assert len(llmock.requests) == 3
-
-
-@pytest.mark.parametrize("status", [401, 403])
-def test_a_refused_key_is_an_auth_error_without_retries(llmock: Any, status: int) -> None:
-    llmock.fail(status)
-    message = failure(OpenAIModel(MODEL), ModelAuthError)
-    assert f"({status})" in message and llmock.base_url("openai") in message
-    assert len(llmock.requests) == 1
 
 
 def test_an_unknown_model_is_named(llmock: Any) -> None:
