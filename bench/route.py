@@ -9,10 +9,21 @@ as the work is done there. A climb is
 the walk going back up to a file already on its path and down again from there: a return to a
 visit that had already called into another file (the command coming back for its next part), or
 a call into a file already open higher up (a callback).
+
+The event loop is no part of the route. A coroutine that waits is suspended, not returned: when
+it resumes, its visit goes on where it stopped (no step, no climb). Work the loop starts on its
+own (a task's first step, a callback) continues the latest waiting visit of the file that made
+it: the coroutine's creator, or the callback's own file; a callback outside the house with no such
+visit (a worker thread handing a tool's result back) is that package's work, no step. Without this, each
+wake-up of a waiting coroutine counted as the runner calling down again, and the figure varied
+from run to run with the threads' timing.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dis
+import inspect
 import io
 import os
 import sys
@@ -72,6 +83,18 @@ class Walk:
         if not self.path[-1].frames:
             self.path.pop()
 
+    def resume(self, visit: Visit) -> bool:
+        """A waiting visit goes on, back on the path without a step; False when it is open lower on the
+        path (a generator its own file drives from below is called again, as any call is)."""
+        if self.path and self.path[-1] is visit:
+            visit.frames += 1
+            return True
+        if any(open_visit is visit for open_visit in self.path):
+            return False
+        visit.frames = 1
+        self.path.append(visit)
+        return True
+
     def files(self) -> list[str]:
         return list(dict.fromkeys(file for _, file in self.steps))
 
@@ -80,31 +103,112 @@ def _in_house(file: str) -> bool:
     return file.split("/", 1)[0] in HOUSE
 
 
+SUSPENDABLE = inspect.CO_COROUTINE | inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
+ASYNCIO = str(Path(asyncio.__file__).parent) + os.sep
+YIELD = dis.opmap["YIELD_VALUE"]
+
+
+def _suspends(frame: FrameType) -> bool:
+    """Whether this return event is a coroutine or generator waiting (it will resume), not ending."""
+    code = frame.f_code
+    return bool(code.co_flags & SUSPENDABLE) and frame.f_lasti >= 0 and code.co_code[frame.f_lasti] == YIELD
+
+
+def _started_by_loop(frame: FrameType) -> bool:
+    caller = frame.f_back
+    return caller is None or caller.f_code.co_filename.startswith(ASYNCIO)
+
+
+def _maker(frame: FrameType) -> str:
+    """The file that made the work the event loop starts: a task's coroutine's creator, or the callback's own."""
+    task = asyncio.current_task() if frame.f_code.co_flags & inspect.CO_COROUTINE else None
+    coro = task.get_coro() if task is not None else None
+    origin = getattr(coro, "cr_origin", None) if getattr(coro, "cr_frame", None) is frame else None
+    return origin[0][0] if origin else frame.f_code.co_filename
+
+
+class Tracer:
+    """The profile hook: call and return events of `atlas/`'s frames, as the walk's steps."""
+
+    def __init__(self, walk: Walk) -> None:
+        self.walk = walk
+        self.frames: set[int] = set()
+        self.waiting: dict[int, Visit] = {}
+        """A suspended frame's visit, by the frame's id."""
+        self.held: dict[int, FrameType] = {}
+        """The frames seen, held so that no id is reused (a generator dropped while waiting never returns)."""
+        self.contexts: dict[int, Visit] = {}
+        """The visit a frame the event loop started continues, by the frame's id."""
+        self.unrouted: int | None = None
+        """The frame of a callback that is no part of the route, while it runs."""
+
+    def __call__(self, frame: FrameType, event: str, _arg: Any) -> None:
+        name = frame.f_code.co_filename
+        if event not in ("call", "return") or not name.startswith(ATLAS) or frame.f_code.co_name == "<module>":
+            return
+        key = id(frame)
+        if self.unrouted is not None:
+            if event == "return" and key == self.unrouted:
+                self.unrouted = None
+            return
+        if event == "call":
+            self.held[key] = frame
+            self._enter(frame, key, name[len(ATLAS) :])
+        elif key in self.frames:
+            if _suspends(frame):
+                self.waiting[key] = self.walk.path[-1]
+            else:
+                self.frames.discard(key)
+            self.walk.back()
+            context = self.contexts.get(key)
+            if context is not None:
+                self.walk.back()
+                if key not in self.waiting:
+                    del self.contexts[key]
+
+    def _enter(self, frame: FrameType, key: int, file: str) -> None:
+        if key in self.waiting:
+            context = self.contexts.get(key)
+            if context is not None and not self.walk.resume(context):
+                del self.contexts[key]
+            if not self.walk.resume(self.waiting.pop(key)):
+                self.walk.call(file)
+            return
+        if not (self.frames or (file, frame.f_code.co_name) == ENTRY):
+            return
+        by_loop = _started_by_loop(frame)
+        context = self._latest_waiting(_maker(frame)) if by_loop else None
+        if by_loop and context is None and not frame.f_code.co_flags & SUSPENDABLE and not _in_house(file):
+            self.unrouted = key
+            return
+        self.frames.add(key)
+        if context is not None:
+            self.contexts[key] = context
+            self.walk.resume(context)
+        self.walk.call(file)
+
+    def _latest_waiting(self, maker: str) -> Visit | None:
+        if not maker.startswith(ATLAS):
+            return None
+        file = maker[len(ATLAS) :]
+        open_visits = {id(visit) for visit in self.walk.path}
+        waiting = (visit for visit in reversed(self.waiting.values()) if id(visit) not in open_visits)
+        return next((visit for visit in waiting if visit.file == file), None)
+
+
 def walk_ask(argv: list[str]) -> Walk:
     """The route of `atlas ARGV` (an `ask`), its output discarded."""
     from atlas.cli.root import app
 
     walk = Walk()
-    frames: set[int] = set()
-
-    def profile(frame: FrameType, event: str, _arg: Any) -> None:
-        name = frame.f_code.co_filename
-        if event not in ("call", "return") or not name.startswith(ATLAS) or frame.f_code.co_name == "<module>":
-            return
-        file = name[len(ATLAS) :]
-        if event == "call" and (frames or (file, frame.f_code.co_name) == ENTRY):
-            frames.add(id(frame))
-            walk.call(file)
-        elif event == "return" and id(frame) in frames:
-            frames.discard(id(frame))
-            walk.back()
-
-    sys.setprofile(profile)
+    sys.set_coroutine_origin_tracking_depth(1)  # a coroutine knows where it was made (`cr_origin`)
+    sys.setprofile(Tracer(walk))
     try:
         with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
             app(argv, standalone_mode=False)
     finally:
         sys.setprofile(None)
+        sys.set_coroutine_origin_tracking_depth(0)
     return walk
 
 

@@ -24,6 +24,18 @@ def within(option: str) -> Callable[[T | None], T | None]:
     return check
 
 
+def since_time(since: str | None) -> float | None:
+    """`--since AGE` (30m, 2h, 7d ...) as the Unix time it names; a bad one is the option's usage error."""
+    if since is None:
+        return None
+    from atlas.commands.log import parse_since
+
+    try:
+        return parse_since(since)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--since") from None
+
+
 def command_group(summary: str) -> typer.Typer:
     """A group of subcommands (`atlas policy`, `atlas state`, ...): its help when called bare, `-h`
     beside `--help`, and every string shown as plain text."""

@@ -25,6 +25,7 @@ from atlas.cli.options import (
     examples,
     issue_number,
     plain_argument_help,
+    since_time,
     within,
 )
 from atlas.cli.policy import policy_app
@@ -189,13 +190,10 @@ def log(
 ) -> None:
     """Every tool call ever made: timings, error kinds, attempts."""
     from atlas.commands import guarded
-    from atlas.commands.log import LogOptions, parse_since, run_log
+    from atlas.commands.log import LogOptions, run_log
     from atlas.foundation.errors import ErrorKind
 
-    try:
-        since_ts = parse_since(since) if since is not None else None
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--since") from None
+    since_ts = since_time(since)
     try:
         kind_wanted = ErrorKind(kind) if kind is not None else None
     except ValueError:
@@ -268,13 +266,9 @@ def tracker(
 ) -> None:
     """What approved actions wrote to the mock issue tracker."""
     from atlas.commands import guarded
-    from atlas.commands.log import parse_since
     from atlas.commands.tracker import show_tracker
 
-    try:
-        since_ts = parse_since(since) if since is not None else None
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--since") from None
+    since_ts = since_time(since)
     guarded(lambda: show_tracker(as_json=as_json, limit=limit, since=since_ts, issue=issue, mine=mine), state=True)
 
 

@@ -46,10 +46,9 @@ def attempt(action: Callable[[*Ts], T], *args: *Ts, state: bool = False) -> T | 
     it writes. The body is handed its arguments here, so the route goes on down to it, not back up."""
     try:
         if state:
-            from atlas.foundation.config import atlas_home
             from atlas.state.open import require_shared_state
 
-            require_shared_state(atlas_home())
+            require_shared_state()
         return action(*args)
     except AtlasError as exc:
         write_line(error_line(exc), err=True)

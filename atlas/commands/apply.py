@@ -14,7 +14,7 @@ from atlas.triage.own_writes import atlas_comments
 from atlas.triage.plan import PlanItem, fingerprints
 from atlas.triage.plan_file import read_plan
 from atlas.triage.project import Project
-from atlas.ui.jsonl import JsonlEvents, run_with_events
+from atlas.ui.jsonl import JsonlEvents, streamed
 from atlas.ui.render import make_console
 
 
@@ -36,10 +36,7 @@ def still_valid(
 
 
 def run_apply(path: Path, *, jsonl: bool = False) -> int:
-    if not jsonl:
-        return _apply(path, None)
-    events = JsonlEvents()
-    return run_with_events(events, lambda: _apply(path, events))
+    return streamed(lambda events: _apply(path, events)) if jsonl else _apply(path, None)
 
 
 def _apply(path: Path, events: JsonlEvents | None) -> int:

@@ -25,7 +25,7 @@ from atlas.triage.plan import FILE_LIMIT, FORMAT, Plan, PlanError, build_plan
 from atlas.triage.project import Project
 from atlas.triage.settings import CONFIG_FILE
 from atlas.ui.json_out import print_json
-from atlas.ui.jsonl import JsonlEvents, run_with_events
+from atlas.ui.jsonl import JsonlEvents, streamed
 from atlas.ui.render import make_console
 
 
@@ -81,10 +81,7 @@ def save_plan(plan: Plan, path: Path) -> None:
 
 
 def run_triage(options: TriageOptions) -> int:
-    if not options.jsonl:
-        return _triage(options, None)
-    events = JsonlEvents()
-    return run_with_events(events, lambda: _triage(options, events))
+    return streamed(lambda events: _triage(options, events)) if options.jsonl else _triage(options, None)
 
 
 def _triage(options: TriageOptions, events: JsonlEvents | None) -> int:

@@ -23,7 +23,6 @@ from atlas.executor.turn import BatchCancelled, Turn
 from atlas.foundation.config import BUNDLED_NAME, dataset_name
 from atlas.foundation.errors import ConfigError, ErrorKind
 from atlas.llm import Model
-from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.envelope import dumps, envelope_err
 from atlas.protocol.events import CallRecord, Events, Listener, RoundStarted
 from atlas.protocol.messages import ToolCall, Usage, with_unique_ids
@@ -151,8 +150,7 @@ class TurnSettings:
 
 def start_turn(executor: ToolExecutor, number: int, settings: TurnSettings) -> Turn:
     """The question's budget and what it will read, from now."""
-    deadline = None if settings.deadline_s is None else time.monotonic() + settings.deadline_s
-    return executor.new_turn(number, deadline=deadline)
+    return executor.new_turn(number, deadline_s=settings.deadline_s)
 
 
 async def run_turn(
@@ -242,7 +240,7 @@ async def _run_rounds(
     settings: TurnSettings,
     events: Events,
 ) -> None:
-    deadline = _deadline_of(turn, settings)
+    deadline = turn.deadline  # the one the executor's calls are bounded by
     for round_no in range(1, settings.max_rounds + 1):
         reply = await model.respond(
             rounds.brief.instructions,
@@ -284,13 +282,6 @@ async def _run_calls(
     batches = [list(calls)] if parallel else [[call] for call in calls]
     for batch in batches:
         history.extend(await executor.run_all(batch, round=round_no, turn=turn))
-
-
-def _deadline_of(turn: Turn, settings: TurnSettings) -> QuestionDeadline | None:
-    """The question's deadline, which bounds every model request as it bounds every call."""
-    if turn.deadline is None or settings.deadline_s is None:
-        return None
-    return QuestionDeadline(turn.deadline, settings.deadline_s)
 
 
 def _call_ids(history: Sequence[dict[str, Any]]) -> set[str]:

@@ -62,23 +62,6 @@ def preview_of(spec: ToolSpec[Any], args: BaseModel, context: ToolContext, argum
     return f"{spec.name}({shown})"
 
 
-def approval_request(
-    spec: ToolSpec[Any],
-    call_id: str,
-    args: BaseModel,
-    context: ToolContext,
-    arguments: dict[str, Any] | str,
-    untrusted_sources: list[str],
-) -> ApprovalRequest:
-    return ApprovalRequest(
-        call_id=call_id,
-        name=spec.name,
-        arguments=arguments if isinstance(arguments, dict) else {},
-        preview=preview_of(spec, args, context, arguments),
-        untrusted_sources=list(untrusted_sources),
-    )
-
-
 async def settled_without_asking(spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> Any | None:
     """The tool's own `check`, off the event loop: its result when the call would change nothing,
     None when a person must decide; it raises when the call would be refused."""
@@ -101,7 +84,13 @@ def editable_request(
     on_edit: EditSink,
 ) -> ApprovalRequest:
     """The request, and for a tool with an editable text, how to ask again about an edited text."""
-    request = approval_request(spec, call_id, args, context, arguments, untrusted_sources)
+    request = ApprovalRequest(
+        call_id=call_id,
+        name=spec.name,
+        arguments=arguments if isinstance(arguments, dict) else {},
+        preview=preview_of(spec, args, context, arguments),
+        untrusted_sources=list(untrusted_sources),
+    )
     field = spec.editable
     if field is None or not isinstance(arguments, dict) or not isinstance(getattr(args, field, None), str):
         return request

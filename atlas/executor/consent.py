@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -54,22 +55,27 @@ async def verdict_of(policy: PolicyHook | None, state: CallState, turn: Turn, co
     return verdict if isinstance(verdict, Verdict) else ASK
 
 
-async def consent(
-    state: CallState,
-    turn: Turn,
-    spec: ToolSpec[Any],
-    args: BaseModel,
-    context: ToolContext,
-    gate: BatchGate,
-    policy: PolicyHook | None,
-    emit: Emit,
-) -> Outcome | tuple[BaseModel, ToolContext]:
+@dataclass(frozen=True)
+class Consenting:
+    """One side effect on its way to consent: its call, its turn, its tool, its batch's one question,
+    the approval policy, and where its events go."""
+
+    state: CallState
+    turn: Turn
+    spec: ToolSpec[Any]
+    gate: BatchGate
+    policy: PolicyHook | None
+    emit: Emit
+
+
+async def consent(call: Consenting, args: BaseModel, context: ToolContext) -> Outcome | tuple[BaseModel, ToolContext]:
     """The arguments and context to run with (exactly what was approved), or the call's answer without running."""
+    state, spec, gate = call.state, call.spec, call.gate
     settled = await settle_unasked(spec, args, context)
     if settled is not None:
         await gate.leave()
         return settled
-    verdict = await verdict_of(policy, state, turn, context)
+    verdict = await verdict_of(call.policy, state, call.turn, context)
     if verdict.decision == "allow" and verdict.limits is not None:
         # The rule's counts are checked again where the write is recorded, under the journal's lock.
         limits = dataclasses.replace(
@@ -80,11 +86,11 @@ async def consent(
         await gate.leave()
         state.approved, state.decided_by = verdict.decision == "allow", verdict.decided_by
         phase = Phase.APPROVED if state.approved else Phase.DENIED
-        emit(state, phase, message=verdict.note, decided_by=state.decided_by)
+        call.emit(state, phase, message=verdict.note, decided_by=state.decided_by)
         if not state.approved:
             return error(ErrorKind.DENIED, f"{spec.name} was denied by the approval policy: {verdict.note}")
     else:
-        state.approved = await _ask(state, turn, spec, args, context, gate, policy, verdict, emit)
+        state.approved = await _ask(call, args, context, verdict)
         state.restart_clock()  # the time a person took to answer is not the call's
         if state.approved and state.edited is not None:
             args, state.arguments = state.edited  # exactly the text that was approved
@@ -93,19 +99,10 @@ async def consent(
     return args, dataclasses.replace(context, decided_by=state.decided_by)
 
 
-async def _ask(
-    state: CallState,
-    turn: Turn,
-    spec: ToolSpec[Any],
-    args: BaseModel,
-    context: ToolContext,
-    gate: BatchGate,
-    policy: PolicyHook | None,
-    verdict: Verdict,
-    emit: Emit,
-) -> bool:
+async def _ask(call: Consenting, args: BaseModel, context: ToolContext, verdict: Verdict) -> bool:
     """Wait for the batch's one question; the request is built when it is asked, so reads that
     finished meanwhile count as sources, and the preview (which may read files) runs off the loop."""
+    state, spec, policy = call.state, call.spec, call.policy
     asked: list[ApprovalRequest] = []
 
     def remember(edited: BaseModel, arguments: dict[str, Any]) -> None:
@@ -116,7 +113,7 @@ async def _ask(
         return policy.grant(scope, spec.name, request.arguments, context)
 
     def build() -> ApprovalRequest:
-        sources = turn.untrusted_sources
+        sources = call.turn.untrusted_sources
         request = editable_request(spec, state.call.call_id, args, context, state.arguments, sources, remember)
         scoped = policy is not None and isinstance(state.arguments, dict)
         request = dataclasses.replace(
@@ -125,9 +122,9 @@ async def _ask(
         asked.append(request)
         return request
 
-    emit(state, Phase.AWAITING_APPROVAL, message=verdict.note or None)
-    approved = await gate.submit(state.call.call_id, state.position, build)
+    call.emit(state, Phase.AWAITING_APPROVAL, message=verdict.note or None)
+    approved = await call.gate.submit(state.call.call_id, state.position, build)
     told = asked[-1].decided_by if asked else []
     state.decided_by = told[-1] if told else ("person" if approved else "nobody")
-    emit(state, Phase.APPROVED if approved else Phase.DENIED, decided_by=state.decided_by)
+    call.emit(state, Phase.APPROVED if approved else Phase.DENIED, decided_by=state.decided_by)
     return approved

@@ -56,7 +56,7 @@ from atlas.executor.approvals import (
 from atlas.executor.attempts import run_attempts
 from atlas.executor.breaker import CircuitBreaker
 from atlas.executor.cache import ReadCache
-from atlas.executor.consent import consent
+from atlas.executor.consent import Consenting, consent
 from atlas.executor.outcomes import (
     NO_TIME_BUDGET,
     CallLike,
@@ -71,6 +71,7 @@ from atlas.executor.outcomes import (
 from atlas.executor.outputs import OUTPUT_LIMIT, capped_output
 from atlas.executor.turn import BatchCancelled, Primitives, Turn
 from atlas.foundation.errors import ErrorKind, describe
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import (
     Approver,
     BatchApprover,
@@ -143,8 +144,9 @@ class ToolExecutor:
         """Tool threads that outlived their deadline and still run, process-wide."""
         return threads.leaked_threads()
 
-    def new_turn(self, number: int, *, deadline: float | None = None) -> Turn:
-        """A question: its number, and the `time.monotonic()` at which its budget ends (None: none)."""
+    def new_turn(self, number: int, *, deadline_s: float | None = None) -> Turn:
+        """A question, from now: its number, and its deadline `deadline_s` seconds away (None: none)."""
+        deadline = None if deadline_s is None else QuestionDeadline.within(deadline_s)
         return Turn.starting(number, deadline=deadline, answer_reserve_s=self.answer_reserve_s)
 
     def with_registry(self, registry: Registry) -> ToolExecutor:
@@ -269,7 +271,7 @@ class ToolExecutor:
             def emit(state: CallState, phase: Phase, **fields: Any) -> None:
                 self._emit(state, phase, turn, **fields)
 
-            consented = await consent(state, turn, spec, args, context, gate, self.policy, emit)
+            consented = await consent(Consenting(state, turn, spec, gate, self.policy, emit), args, context)
             if isinstance(consented, Outcome):
                 return consented
             args, context = consented

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import CallRecord
 
 MIN_BUDGET_S = 0.5
@@ -20,11 +21,11 @@ MIN_BUDGET_S = 0.5
 
 @dataclass
 class Turn:
-    """One question: its number, the `time.monotonic()` at which its budget ends (None: none),
-    the reserve kept for the answer, and what its calls have read and how they ended."""
+    """One question: its number, its deadline (None: none), the reserve kept for the answer, and
+    what its calls have read and how they ended."""
 
     number: int = 0
-    deadline: float | None = None
+    deadline: QuestionDeadline | None = None
     reserve_s: float = 0.0
     untrusted: list[str] = field(default_factory=list)
     """Where untrusted text read in this turn came from (`issue #92`), first read first."""
@@ -32,9 +33,9 @@ class Turn:
     """Every call of the turn, as each finished."""
 
     @classmethod
-    def starting(cls, number: int, *, deadline: float | None, answer_reserve_s: float) -> Turn:
+    def starting(cls, number: int, *, deadline: QuestionDeadline | None, answer_reserve_s: float) -> Turn:
         # The answer's reserve never eats more than a quarter of a short budget.
-        budget = None if deadline is None else deadline - time.monotonic()
+        budget = None if deadline is None else deadline.left_s()
         reserve = answer_reserve_s if budget is None else min(answer_reserve_s, max(0.0, budget) / 4)
         return cls(number=number, deadline=deadline, reserve_s=reserve)
 
@@ -52,7 +53,7 @@ class Turn:
         budget; None when too little of the budget is left."""
         if self.deadline is None:
             return own
-        left = self.deadline - now - self.reserve_s
+        left = self.deadline.at - now - self.reserve_s
         return None if left < MIN_BUDGET_S else min(own, left)
 
     def has_time_for(self, own_timeout: float, wait_s: float, call_ends: float) -> bool:
@@ -61,7 +62,7 @@ class Turn:
         starts = time.monotonic() + wait_s
         if call_ends - starts < min(MIN_BUDGET_S, own_timeout / 2):
             return False
-        return self.deadline is None or self.deadline - starts - self.reserve_s >= MIN_BUDGET_S
+        return self.deadline is None or self.deadline.at - starts - self.reserve_s >= MIN_BUDGET_S
 
 
 class BatchCancelled(asyncio.CancelledError):

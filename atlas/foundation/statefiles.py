@@ -138,6 +138,20 @@ def read_text(path: Path, *, limit: int, what: str, links: bool = True, errors: 
     return read_limited(path, limit=limit, what=what, links=links).decode("utf-8", errors=errors)
 
 
+def read_named(path: Path, *, limit: int, what: str, missing: Exception, refused: Callable[[str], Exception]) -> str:
+    """`read_text` of a file a person named; none there raises `missing`, one refused or unreadable (no
+    permission, not UTF-8) raises `refused` of a line that names it and says why."""
+    try:
+        return read_text(path, limit=limit, what=what)
+    except FileNotFoundError:
+        raise missing from None
+    except RefusedFile as exc:
+        raise refused(str(exc)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        raise refused(str(RefusedFile(path, f"cannot be read: {why}"))) from None
+
+
 def refuse_unsafe(path: Path) -> bool:
     """Whether `path` exists; an UnsafeStateFile when it is a link or anything but a lone plain file."""
     try:

@@ -35,14 +35,8 @@ class ImportReport:
 
 def read_export(path: Path) -> list[Any]:
     """The records of an export: one JSON array, or several back to back (`gh api --paginate`)."""
-    try:
-        text = statefiles.read_text(path, limit=IMPORT_LIMIT_BYTES, what="an export")
-    except FileNotFoundError:
-        raise DataError(f"no such file: {clean_line(path)}") from None
-    except statefiles.RefusedFile as exc:
-        raise DataError(str(exc)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read {clean_line(path)}: {exc}") from None
+    missing = DataError(f"no such file: {clean_line(path)}")
+    text = statefiles.read_named(path, limit=IMPORT_LIMIT_BYTES, what="an export", missing=missing, refused=DataError)
     decoder = json.JSONDecoder()
     items: list[Any] = []
     position = _skip_space(text, 0)

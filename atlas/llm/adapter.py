@@ -74,17 +74,9 @@ class ModelAdapter(ABC):
 
     name: str
 
-    async def respond(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Sequence[ToolDefinition],
-        *,
-        parallel_tool_calls: bool = True,
-        events: Listener | None = None,
-        deadline: QuestionDeadline | None = None,
-    ) -> ModelTurn:
-        return await self.answer(ModelRequest(instructions, items, tools, parallel_tool_calls, events, deadline))
+    async def respond(self, *args: Any, **options: Any) -> ModelTurn:
+        """`Model.respond`: its arguments are the request's fields, by the same names."""
+        return await self.answer(ModelRequest(*args, **options))
 
     @abstractmethod
     async def answer(self, request: ModelRequest) -> ModelTurn:

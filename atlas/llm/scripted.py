@@ -70,6 +70,10 @@ class ScriptedRequest:
 TurnLike = ScriptTurn | dict[str, Any]
 
 
+def _refused(why: str) -> ScriptError:
+    return ScriptError(f"replay script {why}")
+
+
 class ScriptedModel(ModelAdapter):
     """Plays turns in order; running out is a `ScriptError`, never a silent empty answer."""
 
@@ -83,14 +87,8 @@ class ScriptedModel(ModelAdapter):
     @classmethod
     def from_file(cls, path: Path) -> ScriptedModel:
         """Load a replay script; any problem is one line naming the file."""
-        try:
-            raw = statefiles.read_text(path, limit=SCRIPT_LIMIT, what="a replay script")
-        except FileNotFoundError:
-            raise ScriptError(f"replay script {path} does not exist") from None
-        except statefiles.RefusedFile as exc:
-            raise ScriptError(f"replay script {exc}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ScriptError(f"replay script {path} cannot be read: {describe(exc)}") from None
+        missing = ScriptError(f"replay script {path} does not exist")
+        raw = statefiles.read_named(path, limit=SCRIPT_LIMIT, what="a replay script", missing=missing, refused=_refused)
         try:
             data = json.loads(raw)
         except json.JSONDecodeError as exc:

@@ -14,20 +14,17 @@ from typing import Any, Protocol
 class Filters(Protocol):
     """What a search is narrowed by (`SearchArgs`)."""
 
+    author: str | None
+    created_since: date | None
+    created_before: date | None
+    updated_since: date | None
+    updated_before: date | None
+    unlabelled: bool
+
     @property
-    def state(self) -> str | None: ...
-    @property
-    def author(self) -> str | None: ...
-    @property
-    def created_since(self) -> date | None: ...
-    @property
-    def created_before(self) -> date | None: ...
-    @property
-    def updated_since(self) -> date | None: ...
-    @property
-    def updated_before(self) -> date | None: ...
-    @property
-    def unlabelled(self) -> bool: ...
+    def state(self) -> str | None:
+        """Read only: `SearchArgs` narrows it to `open` or `closed`."""
+        ...
 
 
 def search_filters(

@@ -1,4 +1,5 @@
-"""A question's deadline, as one value handed from the `--deadline` option down to each model request."""
+"""A question's deadline, as one value: made from the `--deadline` option when the question starts, it
+bounds each model request and each tool call."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ class QuestionDeadline:
 
     at: float
     seconds: float
+
+    @classmethod
+    def within(cls, seconds: float) -> QuestionDeadline:
+        """The deadline `seconds` from now."""
+        return cls(time.monotonic() + seconds, seconds)
 
     def left_s(self) -> float:
         """Seconds until it ends (0 once it has)."""

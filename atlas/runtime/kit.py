@@ -5,9 +5,9 @@ from __future__ import annotations
 import secrets
 import time
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from atlas.calllog import CallLog
+from atlas.conversation.loop import TurnSettings
 from atlas.dataset.ensure import ready_dataset
 from atlas.foundation.config import (
     OFFLINE_MODEL,
@@ -19,19 +19,26 @@ from atlas.foundation.config import (
 )
 from atlas.llm import Model, resolve
 from atlas.mcp.offer import with_mcp_tools
-from atlas.runtime.session import Session, SessionOptions
+from atlas.runtime.session import Session, SessionOptions, Shown
 from atlas.runtime.toolset import load_registry
 from atlas.telemetry import telemetry_for
 from atlas.tools.registry import ToolContext
 from atlas.ui.build_progress import BuildProgress
 
-if TYPE_CHECKING:
-    pass
-
 
 def new_session_id() -> str:
     """`1130-142501-7f3a`: sortable by time, unique by its random tail, short enough to type."""
     return f"{datetime.now():%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def ask_once(question: str, options: SessionOptions, settings: TurnSettings, shown: Shown) -> int:
+    """A session opened on `options` (MCP servers started within the question's deadline) answers
+    `question`, shown by `shown`, and closes: the exit code `shown` makes of the answer."""
+    session = open_session(options, deadline_s=settings.deadline_s)
+    try:
+        return session.ask(question, settings, shown)
+    finally:
+        session.close()
 
 
 def open_session(options: SessionOptions, *, deadline_s: float | None = None) -> Session:

@@ -2,8 +2,9 @@
 
 A `CallSession` is a run's tools, call log and channel of events, the executor its calls run through
 (`attach`) and where they act: the host's calls of `atlas mcp serve` and a plan's items run through
-one. A `Session` is a `CallSession` with the run's settings and model: `atlas ask` and `atlas chat`
-answer through `Session.answer`.
+one. A `Session` is a `CallSession` with the run's settings and model: `atlas ask` hands it its one
+question (`Session.ask`, shown by what the command `Shown`), `atlas chat` each of its questions
+(`Session.answer`); both go the same way, trace → run → record.
 
 Every session's listeners come in the same order: the call log first (a call is written before
 anything shows that it ended, an approved or denied side effect at once), then the tracer, then
@@ -17,7 +18,8 @@ import contextlib
 import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.calllog.writer import TraceIds
@@ -166,6 +168,27 @@ class CallSession:
         return traced
 
 
+class Shown(Protocol):
+    """What shows a session's one question (`atlas ask`'s screen): it hears the session's events and
+    asks its approvals; it is told when the question starts (and gives the model to ask, which it
+    may watch), when it fails, and its answer (and makes the exit code of it)."""
+
+    @property
+    def listeners(self) -> tuple[Listener | None, ...]: ...
+
+    @property
+    def approve(self) -> Approver: ...
+
+    @property
+    def approve_batch(self) -> BatchApprover: ...
+
+    def started(self, question: str, session: Session, /) -> Model: ...
+
+    def failed(self, error: BaseException, /) -> None: ...
+
+    def answered(self, result: TurnResult, /) -> int: ...
+
+
 @dataclass(kw_only=True)
 class Session(CallSession):
     """A `CallSession` with the run's settings and model; `answer` answers one question."""
@@ -189,25 +212,28 @@ class Session(CallSession):
             self.mcp_loaded = True
 
     def start_turn(self, number: int, settings: TurnSettings) -> Turn:
-        """Question `number`'s budget and what it will read, from now: its `--deadline` less what
-        starting the MCP servers took (the option bounds it all)."""
-        seconds = settings.deadline_s
-        if seconds is not None and self.mcp_start_s:
-            settings = dataclasses.replace(settings, deadline_s=max(MIN_DEADLINE_S, seconds - self.mcp_start_s))
-        return start_turn(self.executor, number, settings)
+        """Question `number`'s budget and what it will read, from now (`question_settings` bound it)."""
+        return start_turn(self.executor, number, self.question_settings(settings))
 
-    def ask(
-        self,
-        question: str,
-        settings: TurnSettings,
-        *shown_by: Listener | None,
-        approve: Approver,
-        approve_batch: BatchApprover,
-        model: Model | None = None,
-    ) -> TurnResult:
-        """A run's one question: the executor attached (shown by `shown_by`), then the question answered."""
-        self.attach(*shown_by, approve=approve, approve_batch=approve_batch)
-        return self.answer(question, [], settings, model=model)
+    def question_settings(self, settings: TurnSettings) -> TurnSettings:
+        """`settings` with the question's `--deadline` less what starting the MCP servers took (the
+        option bounds it all)."""
+        seconds = settings.deadline_s
+        if seconds is None or not self.mcp_start_s:
+            return settings
+        return dataclasses.replace(settings, deadline_s=max(MIN_DEADLINE_S, seconds - self.mcp_start_s))
+
+    def ask(self, question: str, settings: TurnSettings, shown: Shown) -> int:
+        """A run's one question, shown by `shown`: the executor attached to what shows it, the question
+        started, answered and recorded; the exit code `shown` makes of the answer."""
+        self.attach(*shown.listeners, approve=shown.approve, approve_batch=shown.approve_batch)
+        model = shown.started(question, self)
+        try:
+            result = self.answer(question, [], settings, model=model)
+        except BaseException as exc:
+            shown.failed(exc)
+            raise
+        return shown.answered(result)
 
     def answer(
         self,
@@ -221,8 +247,7 @@ class Session(CallSession):
     ) -> TurnResult:
         """Answer `question` in its span: run the turn (Ctrl-C cancels it), then price and record it.
 
-        `turn` (from `start_turn`) when the caller keeps it; question 1, started now, when None."""
-        turn = turn if turn is not None else self.start_turn(1, settings)
+        `turn` (from `start_turn`) when the caller keeps it; question 1, started by the loop, when None."""
         coro = run_turn(
             question,
             history,
@@ -230,10 +255,10 @@ class Session(CallSession):
             executor=self.executor,
             session=self.id,
             turn=turn,
-            settings=settings,
+            settings=self.question_settings(settings),
             events=self.channel,
         )
-        with self._traced_question(question, turn.number) as trace:
+        with self._traced_question(question, 1 if turn is None else turn.number) as trace:
             result = run_cancellable(coro, loop)
             result = record_turn(
                 self.call_log, question, result, price_in=self.settings.price_in, price_out=self.settings.price_out
@@ -241,6 +266,16 @@ class Session(CallSession):
             if trace is not None:
                 trace.finish(result)
         return result
+
+    @property
+    def data(self) -> Path:
+        """The dataset its questions are about."""
+        return self.settings.data
+
+    @property
+    def read_only(self) -> bool:
+        """Whether its questions are offered no side-effect tools."""
+        return self.options.read_only
 
     @contextlib.contextmanager
     def _traced_question(self, question: str, turn: int) -> Iterator[QuestionTrace | None]:

@@ -10,16 +10,14 @@ from atlas.foundation import statefiles
 from atlas.triage.plan import FILE_LIMIT, FORMAT, TOOLS, VERSION, Plan, PlanError, PlanItem
 
 
+def _refused(why: str) -> PlanError:
+    return PlanError(f"{why}; nothing was applied")
+
+
 def read_plan(path: Path, dataset: str) -> Plan:
     """The plan in `path`, checked whole: format, checksum, dataset and items."""
-    try:
-        raw = statefiles.read_text(path, limit=FILE_LIMIT, what="a plan")
-    except FileNotFoundError:
-        raise PlanError(f"there is no plan file {path}") from None
-    except statefiles.RefusedFile as exc:
-        raise PlanError(f"{path}: {exc.strerror}; nothing was applied") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlanError(f"cannot read the plan {path}: {exc}; nothing was applied") from None
+    missing = PlanError(f"there is no plan file {path}")
+    raw = statefiles.read_named(path, limit=FILE_LIMIT, what="a plan", missing=missing, refused=_refused)
     try:
         document = json.loads(raw)
     except (ValueError, RecursionError):

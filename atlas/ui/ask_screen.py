@@ -9,13 +9,16 @@ still asked on the terminal (`/dev/tty`) when there is one.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from atlas.foundation.config import dataset_name
+from atlas.llm import Model
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.denied import print_denied
 from atlas.ui.json_out import print_json
+from atlas.ui.jsonl import AskingSession, JsonlEvents
 from atlas.ui.render import footer, header, make_console, print_answer_source
 from atlas.ui.turn_view import TurnView
 
@@ -23,15 +26,34 @@ if TYPE_CHECKING:
     from atlas.conversation.loop import TurnResult
 
 
-class AskScreen:
-    """The terminal (or pipe) of one `atlas ask`; `drawn` False for `--json` and `--jsonl`."""
+class AskedIn(AskingSession, Protocol):
+    """What the header says of the session a question is asked in."""
 
-    def __init__(self, *, drawn: bool) -> None:
+    rule_count: int
+
+    @property
+    def data(self) -> Path: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+
+class AskScreen:
+    """The terminal (or pipe) of one `atlas ask`; `drawn` False for `--json` and `--jsonl`, whose
+    events go to `stream`. The session it shows is told how: `runtime.session.Shown`."""
+
+    def __init__(self, *, drawn: bool, stream: JsonlEvents | None = None) -> None:
         self.console = make_console()
         self.notices = make_console(stderr=True)
         self.progress = self.console if self.console.is_terminal else self.notices
         self.view = self._view() if drawn else None
+        self.stream = stream
+        self.listeners = (self.view, stream)
+        """What hears the session's events: the live rows, or the `--jsonl` stream."""
         self.approver = TerminalApprover(self.notices, pause=self.view.paused if self.view else None)
+        self.approve = self.approver
+        self.approve_batch = self.approver.decide
+        self.started_at = time.monotonic()
 
     def _view(self) -> TurnView:
         if self.console.is_terminal:
@@ -39,24 +61,37 @@ class AskScreen:
         console = self.console
         return TurnView(self.notices, live=False, answer_to=lambda answer: print_answer_source(console, answer))
 
-    def started(self, model: str, *, read_only: bool, data: Path, rules: int) -> None:
-        """The header: the model, the project, and whether anything can change."""
+    def started(self, question: str, session: AskedIn) -> Model:
+        """The header (the model, the project, and whether anything can change); the model to ask,
+        which the `--jsonl` stream watches."""
+        self.started_at = time.monotonic()
+        read_only = session.read_only
         if self.view is not None:
-            self.progress.print(header(model, read_only=read_only, dataset=dataset_name(data), rules=rules))
+            dataset = dataset_name(session.data)
+            self.progress.print(
+                header(session.model.name, read_only=read_only, dataset=dataset, rules=session.rule_count)
+            )
+        if self.stream is None:
+            return session.model
+        return self.stream.observe(question, session, read_only=read_only)
 
     def failed(self, exc: BaseException) -> None:
         """The question ended without an answer: its live rows stop where they were."""
         if self.view is not None:
             self.view.abort(cancelled=isinstance(exc, KeyboardInterrupt))
 
-    def answered(self, result: TurnResult, seconds: float) -> None:
-        """The answer, the footer and what was not done; with `--json`, the one JSON object."""
+    def answered(self, result: TurnResult) -> int:
+        """The answer, the footer and what was not done; with `--json`, the one JSON object; with
+        `--jsonl`, the stream's last events. The exit code: 0, or with `--jsonl` 3 when actions were denied."""
+        if self.stream is not None:
+            return self.stream.result(result)
         if self.view is None:
             # ASCII JSON: every control, C1 and bidi character in the data arrives escaped and inert.
             print_json(result.to_json())
-            return
+            return 0
         self.view.finish(result.answer)
         if self.console.is_terminal:
             self.console.print()
-        self.progress.print(footer(result, seconds))
+        self.progress.print(footer(result, time.monotonic() - self.started_at))
         print_denied(self.progress, result.calls)
+        return 0

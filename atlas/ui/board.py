@@ -12,8 +12,8 @@ import itertools
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from rich.text import Text
 from atlas.foundation.errors import ErrorKind
 from atlas.foundation.sanitize import clean_line
 from atlas.protocol.events import CallEvent, Phase, SessionEvent
-from atlas.ui.render import started_live
+from atlas.ui.render import paused_live, started_live
 from atlas.ui.safe import call_label
 
 ERROR_STYLE = "red"
@@ -254,21 +254,13 @@ class CallBoard:
                 self.console.print(Text("  " + _more_line(current.unprinted), style="dim"))
             self.console.print(Text(current.summary(), style="dim"))
 
-    @contextmanager
-    def paused(self) -> Iterator[None]:
+    def paused(self) -> AbstractContextManager[None]:
         """Take the live picture off the screen while something else (a y/N question) uses it."""
-        live = self._live
-        if live is None or not live.is_started:
-            yield
-            return
-        live.stop()
-        try:
-            yield
-        finally:
-            # A fresh Live: a restarted one would first erase as many lines as it last drew,
-            # which are now the question and its answer.
-            if self._live is live:
-                self._live = self._start_live()
+        return paused_live(self._live, self._restart_live)
+
+    def _restart_live(self, live: Live) -> None:
+        if self._live is live:
+            self._live = self._start_live()
 
     def _start_live(self) -> Live:
         return started_live(self.render_current, self.console, self.refresh_per_second)

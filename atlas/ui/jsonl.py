@@ -4,8 +4,8 @@ A thin adapter over the session's events: `JsonlEvents` is a listener on the ses
 that writes the executor's `CallEvent`s and the model's waits (`Asking`, `Retrying`) and ignores
 the rest; each model request is seen by `ObservedModel`, a wrapper of the model; the command
 reports the rest itself (`question`, then `result`: the answer, usage, what was denied). A command
-gets `--jsonl` with `run_with_events(JsonlEvents(), lambda: run(events))`, subscribing the stream
-to its channel and returning `events.result(result)` as its exit code; a command
+gets `--jsonl` with `streamed(run)`: `run` is handed the stream (None without the option),
+subscribes it to its channel and returns `events.result(result)` as its exit code; a command
 without a model (`triage`, `apply`) says `run_started(...)` instead of `question`, and ends with
 `ended(records)`, which lists what was denied and gives the same exit codes. Every line is
 one object with `event`, `ts` (Unix time) and `t` (seconds since the run started); text from
@@ -55,11 +55,12 @@ class Answered(Protocol):
     calls: list[CallRecord]
 
 
-def run_with_events(events: JsonlEvents, run: Callable[[], int]) -> int:
-    """`run()`, the stream ending with `finished` and the exit code whatever happens; an error
-    itself is left to the caller's one line on standard error."""
+def streamed(run: Callable[[JsonlEvents], int]) -> int:
+    """`run(stream)` on a new stream, which ends with `finished` and the exit code whatever happens
+    (an error itself is left to the caller's one line on standard error)."""
+    events = JsonlEvents()
     try:
-        code = run()
+        code = run(events)
     except AtlasError as exc:
         events.finished(exc.exit_code)
         raise

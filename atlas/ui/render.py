@@ -9,6 +9,7 @@ styling and cursor codes reach the terminal. `make_console` is the only way Atla
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any
 
@@ -127,6 +128,21 @@ def started_live(render: Callable[[], RenderableType], console: Console, refresh
     )
     live.start()
     return live
+
+
+@contextmanager
+def paused_live(live: Live | None, restart: Callable[[Live], None]) -> Iterator[None]:
+    """`live` off the screen for the block (something else, a y/N question, uses it), then
+    `restart(live)` draws a fresh one: a restarted Live would first erase as many lines as it last
+    drew, which are now the question and its answer."""
+    if live is None or not live.is_started:
+        yield
+        return
+    live.stop()
+    try:
+        yield
+    finally:
+        restart(live)
 
 
 def footer(result: TurnResult, seconds: float) -> Text:

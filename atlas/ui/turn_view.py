@@ -29,7 +29,7 @@ from atlas.protocol.events import (
     WaitEvent,
 )
 from atlas.ui.board import CallBoard
-from atlas.ui.render import print_answer, started_live
+from atlas.ui.render import paused_live, print_answer, started_live
 from atlas.ui.wait_line import WaitLine
 
 
@@ -89,18 +89,12 @@ class TurnView:
     @contextmanager
     def paused(self) -> Iterator[None]:
         """Nothing live on screen while the approver asks; everything resumes afterwards."""
-        with self.board.paused():
-            stream = self._stream
-            if stream is not None and stream.is_started:
-                stream.stop()
-                try:
-                    yield
-                finally:
-                    # A fresh Live, as the board does: a restarted one would first erase the question.
-                    if self._stream is stream:
-                        self._stream = self._start_stream()
-            else:
-                yield
+        with self.board.paused(), paused_live(self._stream, self._restart_stream):
+            yield
+
+    def _restart_stream(self, stream: Live) -> None:
+        if self._stream is stream:
+            self._stream = self._start_stream()
 
     # -- the end of the turn --------------------------------------------------------------------
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from typing import Any
 
 from hypothesis import given, settings
@@ -62,7 +61,7 @@ def test_no_human_is_asked_when_the_budget_cannot_fit_the_call() -> None:
         return True
 
     executor = ToolExecutor(registry(spec("write", recorder, side_effect=True)), approve=approve)
-    turn = executor.new_turn(1, deadline=time.monotonic() + 0.3)
+    turn = executor.new_turn(1, deadline_s=0.3)
     output = asyncio.run(executor.run_one(call("write", "c1"), turn=turn))
     assert kind_of(output) == "no_time_budget"
     assert "time budget" in envelope(output)["error"]["hint"]

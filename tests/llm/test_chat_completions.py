@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from llmock.scenarios import Reply
 from llmock.scenarios import ToolCall as MockCall
-from pydantic import BaseModel
 
 from atlas.calllog import CallLog
 from atlas.conversation.loop import INSTRUCTIONS, TurnSettings, run_turn
@@ -22,8 +21,6 @@ from atlas.foundation.errors import (
     ModelConnectionError,
     ModelError,
     ModelNotFoundError,
-    ModelProtocolError,
-    RateLimitedError,
 )
 from atlas.llm import resolve
 from atlas.llm.chat_completions import ChatCompletionsModel
@@ -33,38 +30,24 @@ from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn, Usage
 from atlas.runtime.session import record_turn
 from atlas.runtime.toolset import load_registry
-from atlas.tools.registry import Registry, ToolContext, ToolSpec
+from atlas.tools.registry import Registry
+from tests.llm import asking
+from tests.llm.asking import QUESTION, KeyArgs, failure, lookup_tools
 from tests.llm.canned import Canned, chat_stream, usage_chunk
 from tests.support.heard import Heard
 
 MODEL = "qwen2.5-7b-instruct"
-QUESTION = [{"role": "user", "content": "What does ORB-1101 mean?"}]
 
 
-class NoteArgs(BaseModel):
-    key: str
+class NoteArgs(KeyArgs):
     note: str = ""
 
 
-def lookup(args: NoteArgs, ctx: ToolContext) -> dict[str, str]:
-    return {"key": args.key, "value": args.key.upper()}
-
-
-TOOLS = Registry([ToolSpec("lookup", lookup, NoteArgs, "Look a key up.")])
+TOOLS = lookup_tools(NoteArgs)
 
 
 def ask(model: ChatCompletionsModel, tools: Registry = TOOLS, events: Listener | None = None) -> ModelTurn:
-    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools.definitions(), events=events))
-
-
-def failure(model: ChatCompletionsModel, expected: type[ModelError]) -> str:
-    with pytest.raises(expected) as caught:
-        ask(model, Registry())
-    message = str(caught.value)
-    assert "\n" not in message and len(message) <= 400
-    error = caught.value
-    assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
-    return message
+    return asking.ask(model, tools, events)
 
 
 def chat_bodies(llmock: Any) -> list[dict[str, Any]]:
@@ -212,54 +195,10 @@ def test_arguments_that_are_not_json_are_bad_args(llmock: Any) -> None:
     assert [c.kind for c in result.calls] == ["bad_args"] and result.finished
 
 
-def test_rate_limited_twice_then_answered(llmock: Any) -> None:
-    llmock.rate_limit(times=2, retry_after=0.05)
-    llmock.reply("Answered after waiting.")
-    assert ask(ChatCompletionsModel(MODEL)).text == "Answered after waiting."
-    assert [record.status for record in llmock.requests] == [429, 429, 200]
-    llmock.assert_resilient()
-
-
-def test_rate_limited_beyond_the_retries(llmock: Any) -> None:
-    llmock.rate_limit(times=3, retry_after=0.05)
-    message = failure(ChatCompletionsModel(MODEL), RateLimitedError)
-    assert "rate limited" in message and "(429)" in message and len(llmock.requests) == 3
-
-
-@pytest.mark.parametrize("status", [401, 403])
-def test_a_refused_key_is_an_auth_error_without_retries(llmock: Any, status: int) -> None:
-    llmock.fail(status)
-    message = failure(ChatCompletionsModel(MODEL), ModelAuthError)
-    assert f"({status})" in message and llmock.base_url("openai") in message and len(llmock.requests) == 1
-
-
 def test_an_unknown_model_is_named(llmock: Any) -> None:
     llmock.fail(404, message="The model `nope-7b` does not exist.")
     message = failure(ChatCompletionsModel("nope-7b"), ModelNotFoundError)
     assert "'nope-7b'" in message and "not found" in message and "--api chat" not in message
-
-
-def test_a_server_error_gives_status_and_message(llmock: Any) -> None:
-    llmock.fail(500, message="The engine is overloaded.", times=None)
-    message = failure(ChatCompletionsModel(MODEL, max_retries=0), ModelError)
-    assert "answered 500" in message and "The engine is overloaded." in message
-
-
-def test_a_dropped_connection_mid_stream(llmock: Any) -> None:
-    llmock.disconnect(after_chunks=4)
-    message = failure(ChatCompletionsModel(MODEL), ModelConnectionError)
-    assert "dropped" in message and llmock.base_url("openai") in message
-
-
-def test_a_truncated_stream_is_not_taken_for_an_answer(llmock: Any) -> None:
-    llmock.truncate(after_chunks=4)
-    message = failure(ChatCompletionsModel(MODEL), ModelProtocolError)
-    assert "ended early" in message and "finish reason" in message
-
-
-def test_a_malformed_chunk(llmock: Any) -> None:
-    llmock.corrupt(after_chunks=3)
-    assert "malformed chunk" in failure(ChatCompletionsModel(MODEL), ModelProtocolError)
 
 
 def test_a_stalled_stream_fails_in_bounded_time(llmock: Any, monkeypatch: pytest.MonkeyPatch) -> None:

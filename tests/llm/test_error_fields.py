@@ -25,9 +25,9 @@ from atlas.foundation.errors import (
 from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.llm.openai import OpenAIModel
 from atlas.llm.openai_client import client_endpoint, retry_after_s
+from tests.llm.asking import QUESTION
 
 MODEL = "gpt-6-luna"
-QUESTION = [{"role": "user", "content": "What does ORB-1101 mean?"}]
 
 
 def raised(model: OpenAIModel | ChatCompletionsModel, expected: type[ModelError]) -> ModelError:

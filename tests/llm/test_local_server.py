@@ -14,9 +14,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -24,11 +23,9 @@ from pydantic import BaseModel
 
 from atlas.conversation.loop import TurnSettings, run_turn
 from atlas.executor.executor import ToolExecutor
+from atlas.llm.adapter import ModelAdapter, ModelRequest
 from atlas.llm.chat_completions import ChatCompletionsModel
-from atlas.protocol.deadline import QuestionDeadline
-from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
-from atlas.tools.definition import ToolDefinition
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 from tests.support.heard import Heard
 
@@ -99,7 +96,7 @@ def local_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             server.wait()
 
 
-class ForcedFirstRound:
+class ForcedFirstRound(ModelAdapter):
     """Forces the `lookup` call on the first request and lets the model answer in text after it."""
 
     def __init__(self, model: ChatCompletionsModel) -> None:
@@ -107,21 +104,10 @@ class ForcedFirstRound:
         self.name = model.name
         self.turns: list[ModelTurn] = []
 
-    async def respond(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Sequence[ToolDefinition],
-        *,
-        parallel_tool_calls: bool = True,
-        events: Listener | None = None,
-        deadline: QuestionDeadline | None = None,
-    ) -> ModelTurn:
+    async def answer(self, request: ModelRequest) -> ModelTurn:
         first = not self.turns
         self.inner.tool_choice = {"type": "function", "function": {"name": "lookup"}} if first else "none"
-        turn = await self.inner.respond(
-            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events, deadline=deadline
-        )
+        turn = await request.to(self.inner)
         self.turns.append(turn)
         return turn
 

@@ -6,14 +6,12 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from llmock.scenarios import Reply
 from llmock.scenarios import ToolCall as MockCall
-from pydantic import BaseModel
 
 from atlas.calllog import CallLog
 from atlas.conversation.loop import EMPTY_ANSWER, INSTRUCTIONS, TurnSettings, run_turn
@@ -22,39 +20,29 @@ from atlas.foundation.errors import (
     ConfigError,
     ModelAuthError,
     ModelConnectionError,
-    ModelError,
     ModelNotFoundError,
     ModelProtocolError,
-    RateLimitedError,
 )
 from atlas.llm import resolve
+from atlas.llm.adapter import ModelAdapter, ModelRequest
 from atlas.llm.openai import OpenAIModel
-from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
 from atlas.runtime.session import record_turn
 from atlas.runtime.toolset import load_registry
-from atlas.tools.definition import ToolDefinition
-from atlas.tools.registry import Registry, ToolContext, ToolSpec
+from atlas.tools.registry import Registry
+from tests.llm import asking
+from tests.llm.asking import QUESTION, failure, lookup_tools
 from tests.support.heard import Heard
 from tests.support.loopback import Loopback, QuietHandler
 
 MODEL = "gpt-6-luna"
-QUESTION = [{"role": "user", "content": "What does ORB-1101 mean?"}]
 
 
-class KeyArgs(BaseModel):
-    key: str
+TOOLS = lookup_tools()
 
 
-def lookup(args: KeyArgs, ctx: ToolContext) -> dict[str, str]:
-    return {"key": args.key, "value": args.key.upper()}
-
-
-TOOLS = Registry([ToolSpec("lookup", lookup, KeyArgs, "Look a key up.")])
-
-
-class Recording:
+class Recording(ModelAdapter):
     """Passes requests to a model and keeps every turn it produced."""
 
     def __init__(self, model: OpenAIModel) -> None:
@@ -62,35 +50,14 @@ class Recording:
         self.name = model.name
         self.turns: list[ModelTurn] = []
 
-    async def respond(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Sequence[ToolDefinition],
-        *,
-        parallel_tool_calls: bool = True,
-        events: Listener | None = None,
-        deadline: QuestionDeadline | None = None,
-    ) -> ModelTurn:
-        turn = await self.inner.respond(
-            instructions, items, tools, parallel_tool_calls=parallel_tool_calls, events=events, deadline=deadline
-        )
+    async def answer(self, request: ModelRequest) -> ModelTurn:
+        turn = await request.to(self.inner)
         self.turns.append(turn)
         return turn
 
 
 def ask(model: OpenAIModel, tools: Registry = TOOLS, events: Listener | None = None) -> ModelTurn:
-    return asyncio.run(model.respond(INSTRUCTIONS, QUESTION, tools.definitions(), events=events))
-
-
-def failure(model: OpenAIModel, expected: type[ModelError]) -> str:
-    with pytest.raises(expected) as caught:
-        ask(model, Registry())
-    message = str(caught.value)
-    assert "\n" not in message and len(message) <= 400
-    error = caught.value
-    assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)  # no SDK traceback
-    return message
+    return asking.ask(model, tools, events)
 
 
 def request_bodies(llmock: Any) -> list[dict[str, Any]]:
@@ -179,57 +146,10 @@ def test_several_rounds_without_parallel_calls(llmock: Any) -> None:
     assert result.usage.input_tokens > 0
 
 
-def test_rate_limited_twice_then_answered(llmock: Any) -> None:
-    llmock.rate_limit(times=2, retry_after=0.05)
-    llmock.reply("Answered after waiting.")
-    assert ask(OpenAIModel(MODEL)).text == "Answered after waiting."
-    assert [record.status for record in llmock.requests] == [429, 429, 200]
-    llmock.assert_resilient()
-
-
-def test_rate_limited_beyond_the_retries(llmock: Any) -> None:
-    llmock.rate_limit(times=3, retry_after=0.05)
-    message = failure(OpenAIModel(MODEL), RateLimitedError)
-    assert "rate limited" in message and "429" in message
-    assert len(llmock.requests) == 3
-
-
-@pytest.mark.parametrize("status", [401, 403])
-def test_a_refused_key_is_an_auth_error_without_retries(llmock: Any, status: int) -> None:
-    llmock.fail(status)
-    message = failure(OpenAIModel(MODEL), ModelAuthError)
-    assert f"({status})" in message and llmock.base_url("openai") in message
-    assert len(llmock.requests) == 1
-
-
 def test_an_unknown_model_is_named(llmock: Any) -> None:
     llmock.fail(404)
     message = failure(OpenAIModel("gpt-9-nope"), ModelNotFoundError)
     assert "'gpt-9-nope'" in message and "not found" in message
-
-
-def test_a_server_error_gives_status_and_message(llmock: Any) -> None:
-    llmock.fail(500, message="The engine is overloaded.", times=None)
-    message = failure(OpenAIModel(MODEL, max_retries=0), ModelError)
-    assert "answered 500" in message and "The engine is overloaded." in message
-
-
-def test_a_dropped_connection_mid_stream(llmock: Any) -> None:
-    llmock.disconnect(after_chunks=4)
-    message = failure(OpenAIModel(MODEL), ModelConnectionError)
-    assert "dropped" in message and llmock.base_url("openai") in message
-
-
-def test_a_truncated_stream_is_not_taken_for_an_answer(llmock: Any) -> None:
-    llmock.truncate(after_chunks=4)
-    message = failure(OpenAIModel(MODEL), ModelProtocolError)
-    assert "ended early" in message
-
-
-def test_a_malformed_chunk(llmock: Any) -> None:
-    llmock.corrupt(after_chunks=3)
-    message = failure(OpenAIModel(MODEL), ModelProtocolError)
-    assert "malformed chunk" in message
 
 
 def test_a_stalled_stream_fails_in_bounded_time(llmock: Any, monkeypatch: pytest.MonkeyPatch) -> None:
