@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class QuestionDeadline:
+class QuestionDeadline(NamedTuple):
     """The question's `--deadline`: the `time.monotonic()` it ends at, and the seconds it was given."""
 
     at: float
