@@ -80,8 +80,7 @@ PreviewFn = Callable[[Any, ToolContext], str]
 UntrustedFn = Callable[[Any, Any], list[str]]
 
 
-@dataclass(frozen=True)
-class ToolSpec(Generic[ArgsT]):
+class ToolSpec(NamedTuple, Generic[ArgsT]):
     """One tool as the executor and the model see it."""
 
     name: str
