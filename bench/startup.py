@@ -4,7 +4,8 @@ Every command runs in a fresh process (the `atlas` console script next to this i
 best of several interleaved runs against `python -c pass`, with Atlas's bytecode compiled first
 (`compileall`), as installing the wheel leaves it, and a first (discarded) round that leaves what
 a first run leaves (the planner's compiled patterns in the cache folder). Peak RSS is the child's own
-`ru_maxrss` from `os.wait4`, read by a small fresh parent. `PYTHONPROFILEIMPORTTIME` shows
+`ru_maxrss` from `os.wait4`, read by a small fresh parent. Beside them, a Python that only loads
+the libraries an offline ask needs (`LIBRARIES_ALONE`): the floor of the ask's ratio. `PYTHONPROFILEIMPORTTIME` shows
 whether the openai SDK (about a second of imports) or the MCP SDK (as much again) was loaded by
 any of them.
 """
@@ -34,6 +35,21 @@ RUNS = 7
 ASK = "atlas ask (offline, seed question)"
 ASK_RATIO = 15
 """An offline answer within this many times a bare Python's start."""
+LIBRARIES = "the libraries an offline ask loads, alone"
+LIBRARIES_ALONE = """
+import asyncio, json, sqlite3
+import rich.console, rich.live, rich.table
+from pydantic import BaseModel, ConfigDict, Field
+
+class Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    issue_id: int = Field(ge=1)
+
+Args.model_validate_json('{"issue_id": 41}', strict=True)
+"""
+"""No Atlas code: the executor's asyncio, Rich's output, the data's sqlite3, and one tool's arguments
+checked as the executor checks them (a deferred pydantic model, strict JSON). An ask's ratio cannot
+go below this one's while it loads them."""
 
 
 def commands() -> dict[str, list[str]]:
@@ -91,7 +107,10 @@ def run() -> list[Figure]:
         folder = Path(name)
         env = quiet_env(folder / "home")
         measured = commands()
-        best = best_of({"python -c pass": python_pass(), **measured}, runs=RUNS, env=env, cwd=folder)
+        libraries = [PYTHON, "-c", LIBRARIES_ALONE]
+        best = best_of(
+            {"python -c pass": python_pass(), LIBRARIES: libraries, **measured}, runs=RUNS, env=env, cwd=folder
+        )
         rss = peak_rss_mb(measured[ASK], env=env, cwd=folder)
         base_rss = peak_rss_mb(python_pass(), env=env, cwd=folder)
         imports = {label: imported_modules(argv, env=env, cwd=folder) for label, argv in measured.items()}
@@ -109,6 +128,13 @@ def run() -> list[Figure]:
                 label, best[label], limit=limit, unit="s", baseline=baseline, against="python -c pass", note=note
             )
         figures.append(busy_note(figure))
+    note = "asyncio, Rich (console, live, table), sqlite3, json, one pydantic arguments model validated; "
+    note += f"best of {RUNS}, interleaved: the least an offline ask can cost with them"
+    figures.append(
+        absolute_figure(
+            LIBRARIES, best[LIBRARIES], limit=None, unit="s", baseline=baseline, against="python -c pass", note=note
+        )
+    )
     figures.append(
         absolute_figure(
             "atlas ask (offline): peak RSS",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import shutil
 import sqlite3
@@ -57,7 +56,7 @@ def test_overhead_sides_run_the_same_number_of_calls(monkeypatch: pytest.MonkeyP
 
         return noop
 
-    executor_noop = dataclasses.replace(overhead.REGISTRY["noop"], fn=counted("executor"))
+    executor_noop = overhead.REGISTRY["noop"]._replace(fn=counted("executor"))
     monkeypatch.setattr(overhead, "REGISTRY", Registry([executor_noop]))
     monkeypatch.setattr(overhead, "noop", counted("to_thread"))
     calls = [ToolCall(name="noop", arguments="{}", call_id=f"c{index}") for index in range(20)]

@@ -15,8 +15,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TypeVar, TypeVarTuple
+from typing import NamedTuple, TypeVar, TypeVarTuple
 
 from atlas.foundation.errors import AtlasError
 from atlas.foundation.sanitize import write_line
@@ -33,8 +32,7 @@ def error_line(message: object) -> str:
     return f"atlas: error: {clean_line(scrub(str(message)))}"
 
 
-@dataclass(frozen=True)
-class Failed:
+class Failed(NamedTuple):
     """A command body that ended in a failure already told on stderr: the process's exit code."""
 
     code: int

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from atlas.conversation.history import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, bound_history, forget_unsendable
 from atlas.dataset.source import comments_recorded
@@ -203,8 +203,7 @@ async def run_turn(
     )
 
 
-@dataclass(frozen=True)
-class _Brief:
+class _Brief(NamedTuple):
     """What the model is told besides the conversation: the same in every round of a turn."""
 
     instructions: str

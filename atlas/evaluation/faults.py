@@ -14,7 +14,6 @@ call returned when it worked appears in the answer, though no call that succeede
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import threading
@@ -91,7 +90,7 @@ class Faults:
             raise PermanentToolError(_MESSAGES[kind])
 
         timeout = FAULT_TIMEOUT_S if kind == "timeout" else spec.timeout_s
-        return dataclasses.replace(spec, fn=fail, timeout_s=timeout)
+        return spec._replace(fn=fail, timeout_s=timeout)
 
     def release(self) -> None:
         self._release.set()

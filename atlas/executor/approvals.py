@@ -7,8 +7,7 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -23,8 +22,7 @@ def idempotency_key(session: str, call_id: str) -> str:
     return hashlib.sha256(f"{session}:{call_id}".encode()).hexdigest()[:32]
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What the policy says about one side effect before anyone is asked."""
 
     decision: str

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -26,8 +25,7 @@ CACHED = "cached"
 """The message a call answered from the cache is logged with."""
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
     expires: float
     envelope: dict[str, Any]
     tags: frozenset[str]

@@ -78,9 +78,7 @@ async def consent(call: Consenting, args: BaseModel, context: ToolContext) -> Ou
     verdict = await verdict_of(call.policy, state, call.turn, context)
     if verdict.decision == "allow" and verdict.limits is not None:
         # The rule's counts are checked again where the write is recorded, under the journal's lock.
-        limits = dataclasses.replace(
-            verdict.limits, first_comment=verdict.limits.first_comment or context.limits.first_comment
-        )
+        limits = verdict.limits._replace(first_comment=verdict.limits.first_comment or context.limits.first_comment)
         context = dataclasses.replace(context, limits=limits)
     if verdict.decision in ("allow", "deny"):
         await gate.leave()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import CallRecord
@@ -78,8 +78,7 @@ class BatchCancelled(asyncio.CancelledError):
         self.outputs = outputs
 
 
-@dataclass
-class Primitives:
+class Primitives(NamedTuple):
     """asyncio primitives bind to one event loop; a chat may run each turn in a new one."""
 
     loop: asyncio.AbstractEventLoop

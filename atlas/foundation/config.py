@@ -9,6 +9,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from atlas.foundation import statefiles
@@ -70,8 +71,7 @@ def dataset_name(data: Path | None = None) -> str:
 STATE_FOLDER_NAME = ".atlas"
 
 
-@dataclass(frozen=True)
-class StateFolder:
+class StateFolder(NamedTuple):
     """Where Atlas keeps its state, and why there: `doctor` and the configuration page say the same."""
 
     path: Path
@@ -116,8 +116,7 @@ def default_model_name() -> str:
     return DEFAULT_OPENAI_MODEL if os.environ.get("OPENAI_API_KEY", "").strip() else OFFLINE_MODEL
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(NamedTuple):
     """The range a number from a flag or the environment must fall in, both ends included."""
 
     low: float

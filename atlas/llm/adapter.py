@@ -7,11 +7,9 @@ call into the request, and a wrapper hands it on with `request.to(inner)`.
 
 from __future__ import annotations
 
-import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Listener, SessionEvent
@@ -40,8 +38,7 @@ class Model(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class ModelRequest:
+class ModelRequest(NamedTuple):
     """What one request asks: the conversation and its tools, where its events go, and its deadline."""
 
     instructions: str
@@ -58,7 +55,7 @@ class ModelRequest:
 
     async def to(self, model: Model, *, events: Listener | None = None) -> ModelTurn:
         """This request sent to `model` (a wrapper's inner one), its events to `events` when given."""
-        request = self if events is None else dataclasses.replace(self, events=events)
+        request = self if events is None else self._replace(events=events)
         return await model.respond(
             request.instructions,
             request.items,

@@ -10,9 +10,8 @@ from __future__ import annotations
 import difflib
 import re
 import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -27,15 +26,13 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
-@dataclass(frozen=True)
-class Heading:
+class Heading(NamedTuple):
     level: int
     text: str
     line: int
 
 
-@dataclass(frozen=True)
-class Doc:
+class Doc(NamedTuple):
     id: str
     title: str
     lines: list[str]

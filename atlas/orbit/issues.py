@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
 from datetime import date
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -167,8 +166,7 @@ def comments_page(thread: list[dict[str, Any]], offset: int, limit: int, room: i
     return result
 
 
-@dataclass(frozen=True)
-class TrackerAdditions:
+class TrackerAdditions(NamedTuple):
     """What Atlas itself did to an issue: label changes, and comments as the thread shows them."""
 
     changes: LabelChanges

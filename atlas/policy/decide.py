@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from atlas.foundation import bounded_regex
 from atlas.policy.load import PlacedRule
@@ -46,8 +46,7 @@ class Facts:
     """Why `removed_by_person` holds, when not from Atlas's own records (GitHub's events, or they could not be read)."""
 
 
-@dataclass(frozen=True)
-class Ruling:
+class Ruling(NamedTuple):
     decision: str
     """`allow`, `ask` or `deny`; `ask` also when no rule matched."""
     rule: PlacedRule | None = None

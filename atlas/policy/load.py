@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from atlas.foundation import statefiles
 from atlas.foundation.config import STATE_FOLDER_NAME, nearest_state_folder, state_folder
@@ -31,8 +31,7 @@ _ANY_HEADER = re.compile(r"^\s*\[")
 UNTRUSTED_EFFECT = "its allow rules are ignored, and its label groups widen no allow rule"
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """One file that may hold rules, and whether it may allow."""
 
     path: Path
@@ -41,8 +40,7 @@ class Source:
     raw: bytes | None = None
 
 
-@dataclass(frozen=True)
-class LabelGroup:
+class LabelGroup(NamedTuple):
     """One `[policy.label_groups]` entry, where it is written, and whether that file may widen an allow."""
 
     name: str

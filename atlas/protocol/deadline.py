@@ -4,11 +4,10 @@ bounds each model request and each tool call."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class QuestionDeadline:
+class QuestionDeadline(NamedTuple):
     """The question's `--deadline`: the `time.monotonic()` it ends at, and the seconds it was given."""
 
     at: float

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from atlas.foundation.errors import ErrorKind
 
@@ -56,8 +56,7 @@ class CallRecord:
     """The call's OpenTelemetry span (32 and 16 hex digits) when telemetry is on: a log row leads to its trace."""
 
 
-@dataclass(frozen=True)
-class CallEvent:
+class CallEvent(NamedTuple):
     """One phase of one tool call.
 
     `kind`, `ms` and `attempts` are final only on FINISHED; `attempt` is the attempt that
@@ -144,8 +143,7 @@ class Asking:
     since: float = field(default_factory=time.monotonic)
 
 
-@dataclass(frozen=True)
-class Retrying:
+class Retrying(NamedTuple):
     """The last attempt failed for `reason`; the next one starts in `delay_s` seconds."""
 
     delay_s: float
@@ -162,22 +160,19 @@ WaitEvent = Asking | Retrying | Answering
 """The wait for one model request, as `atlas.llm.wait` reports it."""
 
 
-@dataclass(frozen=True)
-class TextDelta:
+class TextDelta(NamedTuple):
     """A piece of the model's reply, as it streams (a model that does not stream sends it all at once)."""
 
     text: str
 
 
-@dataclass(frozen=True)
-class RoundStarted:
+class RoundStarted(NamedTuple):
     """The model asked for tools: round `number` of the question's tool calls begins."""
 
     number: int
 
 
-@dataclass(frozen=True)
-class BatchEnded:
+class BatchEnded(NamedTuple):
     """Every call of one `run_all` is answered (also when it was cancelled), in question `turn`."""
 
     turn: int

@@ -7,11 +7,10 @@ Conversation items themselves are plain dicts in the Responses API input shape
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 MAX_TOKENS = 10**9
 """More tokens than any one request can use: a usage figure above it is not believed."""
@@ -20,8 +19,7 @@ MODEL_CALL_ID = "model_call_id"
 """Key of a function_call item whose call_id Atlas replaced: the id the model gave, for answering it."""
 
 
-@dataclass(frozen=True)
-class ToolCall:
+class ToolCall(NamedTuple):
     """One tool call requested by a model; `arguments` is the raw JSON text the model sent.
 
     `call_id` is unique within the conversation once `with_unique_ids` has run; `model_call_id`
@@ -65,7 +63,7 @@ def with_unique_ids(calls: Sequence[ToolCall], taken: Iterable[str], prefix: str
             suffix += 1
             fresh = f"{prefix}_{index}_{suffix}"
         used.add(fresh)
-        unique.append(dataclasses.replace(call, call_id=fresh, model_call_id=given or None))
+        unique.append(call._replace(call_id=fresh, model_call_id=given or None))
     return unique
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from atlas.foundation import statefiles
 from atlas.foundation.config import state_folder
@@ -46,8 +46,7 @@ def shown_url(url: str) -> str:
     return redact_secrets(hidden, url_credentials(url))
 
 
-@dataclass(frozen=True)
-class StateSettings:
+class StateSettings(NamedTuple):
     url: str = ""
     """The database URL (credentials and all); empty: the state folder's local files."""
     person: str = ""

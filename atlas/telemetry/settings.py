@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 from atlas.foundation import statefiles
@@ -30,15 +30,18 @@ CONTENT_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The GenAI conventions' opt-in for arguments, results and answer text in spans."""
 
 
-@dataclass(frozen=True)
-class TelemetrySettings:
+NO_HEADERS: Mapping[str, str] = MappingProxyType({})
+"""The headers of settings that name none: one read-only mapping, shared by all of them."""
+
+
+class TelemetrySettings(NamedTuple):
     """Where spans go and what they may carry; `endpoint` None means telemetry is off."""
 
     endpoint: str | None = None
     """The full OTLP/HTTP traces URL (`http://collector:4318/v1/traces`)."""
     service_name: str = DEFAULT_SERVICE
     capture_content: bool = False
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = NO_HEADERS
     """Sent with every export (`OTEL_EXPORTER_OTLP_HEADERS`, e.g. a backend's API key); never shown."""
     source: str = "off"
     """Where the decision came from, for `atlas doctor`: a variable's name or the config file."""

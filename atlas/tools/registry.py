@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -42,8 +42,7 @@ rather than at import. A run offers every tool but calls a few, and each validat
 millisecond to build (with the JSON schema, which `ToolDefinition.parameters` makes when first read)."""
 
 
-@dataclass(frozen=True)
-class WriteLimits:
+class WriteLimits(NamedTuple):
     """What a side effect must still meet when its record is written: checked by the tracker under its
     journal's lock, with every process's records in view, so two runs racing cannot both pass."""
 
@@ -54,6 +53,10 @@ class WriteLimits:
     """Counted over the rule's records on the issue, and over those of this run's session."""
     first_comment: bool = False
     """A drafted comment: posted only on an issue Atlas has not commented on."""
+
+
+NO_LIMITS = WriteLimits()
+"""A call that no rule let through: nothing more to meet when its record is written."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class ToolContext:
     """Where side effects go (`ATLAS_TRACKER`), read once with the rest of the run's settings."""
     decided_by: str | None = None
     """Who approved this side effect (`person`, `rule:NAME`, `session`): kept with what it wrote."""
-    limits: WriteLimits = WriteLimits()
+    limits: WriteLimits = NO_LIMITS
     """What its record must still meet when it is written (the tracker checks, under its lock)."""
 
 
@@ -77,8 +80,7 @@ PreviewFn = Callable[[Any, ToolContext], str]
 UntrustedFn = Callable[[Any, Any], list[str]]
 
 
-@dataclass(frozen=True)
-class ToolSpec(Generic[ArgsT]):
+class ToolSpec(NamedTuple, Generic[ArgsT]):
     """One tool as the executor and the model see it."""
 
     name: str

@@ -22,7 +22,7 @@ import contextlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from atlas.dataset.source import BUNDLED, same_dataset
 from atlas.foundation.errors import PermanentToolError
@@ -38,8 +38,7 @@ ACTIONS = ("add_label", "remove_label", "post_comment")
 """What the records people see are; `comment_marker` records are the GitHub tracker's bookkeeping."""
 
 
-@dataclass(frozen=True)
-class IssueBrief:
+class IssueBrief(NamedTuple):
     """What a side effect needs to know about its target issue."""
 
     id: int

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from atlas.tools.registry import WriteLimits
 from atlas.tracker.file_journal import FileJournal
@@ -48,8 +47,7 @@ class Journal(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Refusal:
+class Refusal(NamedTuple):
     """Why a write is not recorded: `settled` when what it wanted is already done (a comment is there)."""
 
     message: str

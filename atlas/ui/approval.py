@@ -35,7 +35,6 @@ from atlas.ui.approval_text import (
     shown_preview,
     warning,
 )
-from atlas.ui.editor import edit_in_editor
 from atlas.ui.render import make_console
 from atlas.ui.safe import call_label
 from atlas.ui.tty_modes import answer_mode, guard_signals
@@ -48,6 +47,8 @@ EDIT_HINT = "e: edit the text in $VISUAL/$EDITOR first; you are then asked about
 
 def edited(screen: Console, fd: int, request: ApprovalRequest) -> ApprovalRequest:
     """The request for the text the person wrote in their editor; the same request when that fails."""
+    from atlas.ui.editor import edit_in_editor  # shutil and tempfile: only when a person edits a text
+
     assert request.edit is not None
     text = edit_in_editor(request.editable_text or "", fd)
     if text is None:

@@ -57,8 +57,8 @@ def seed_registry() -> Registry:
         return get_doc_section.fn(args, ctx)
 
     return real.with_tools(
-        dataclasses.replace(get_issue, fn=get_issue_locked_once),
-        dataclasses.replace(get_doc_section, fn=get_doc_section_slow, timeout_s=1.0),
+        get_issue._replace(fn=get_issue_locked_once),
+        get_doc_section._replace(fn=get_doc_section_slow, timeout_s=1.0),
     )
 
 
