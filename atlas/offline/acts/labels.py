@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from atlas.offline.acts.act import Act, Intent, targets
 from atlas.offline.acts.later import Later
@@ -99,14 +100,20 @@ def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef
         before = f"{said_before} {text[: said.start()]}"
         return [ref for ref in label_refs(before, labels, distinctive=True) if ref.known][:1]
     if on_issue := _LABEL_ON_ISSUE_RE.match(text):
-        window = on_issue.group("label")
-    elif cue := ADD_RE.search(text):
-        window = re.split(r"[,;.!?(]", text[cue.end() :])[0]
-    else:
-        return []
-    window = " ".join([w for w in window.split() if not _STANDS_AROUND_RE.fullmatch(w)][:5])
-    refs = [ref for ref in label_refs(window, labels) if ref.known]
-    return [ref for ref in refs if only_label_words(_FILLER_RE.sub(" ", window), ref.label)]
+        windows = [(on_issue.start("label"), on_issue.group("label"))]
+    else:  # `6388 isn't an enhancement, it's a question`: what it is not, and what it is
+        cues = [cue for cue in (REMOVE_RE.search(text), ADD_RE.search(text)) if cue is not None]
+        windows = [(cue.end(), re.split(r"[,;.!?(]", text[cue.end() :])[0]) for cue in cues]
+    found: list[LabelRef] = []
+    for start, window in windows:
+        kept = " ".join([w for w in window.split() if not _STANDS_AROUND_RE.fullmatch(w)][:5])
+        refs = [ref for ref in label_refs(kept, labels) if ref.known]
+        found += [
+            replace(ref, start=start, end=start + len(window))  # where it was said: `_op` reads the verb before it
+            for ref in refs
+            if only_label_words(_FILLER_RE.sub(" ", kept), ref.label) and ref.label not in {f.label for f in found}
+        ]
+    return found
 
 
 def _owners(text: str, ref: LabelRef, ids: list[int], refs: Sequence[LabelRef]) -> list[int]:
@@ -148,7 +155,8 @@ def _op(ref: LabelRef, text: str) -> str:
         return "remove"  # `take type:question off 117`
     before = text[: ref.start]
     remove = list(REMOVE_RE.finditer(before))
-    if remove and not re.search(r"\b(?:add|put|apply|set|make|give)\b|\+|->|→", before[remove[-1].end() :], re.I):
+    after = before[remove[-1].end() :] if remove else ""
+    if remove and not re.search(r"\b(?:add|put|apply|set|make|give|it'?s\s+an?|is\s+an?)\b|\+|->|→", after, re.I):
         return "remove"
     return "add"
 
