@@ -29,6 +29,7 @@ from atlas.offline.acts.conditions import (
 from atlas.offline.acts.docs import DOC_ASK_RE, DOCS_RE, MEANING_RE, doc_ask, label_meaning
 from atlas.offline.acts.labels import label_change, label_help
 from atlas.offline.acts.later import Later
+from atlas.offline.acts.narrowing import narrowed
 from atlas.offline.lookups.unplanned import cannot_do
 from atlas.offline.plan import PlannedCall, codes_in
 from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
@@ -226,6 +227,7 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     _ranking,
     _doc_named,
     lambda r: _newest(r.text, r.vocabulary.labels) if _NEWEST_RE.search(r.text) and not r.names_issues else None,
+    lambda r: narrowed(r.text, r.typed, r.before, r.vocabulary),
     _count,
     _symptom,
     _doc_asked,

@@ -1,8 +1,8 @@
 """Reading a search request into `search_issues` arguments, for the offline planner.
 
 State and label words become filters, as do an author (`by svetlana-k`) and a time (`since last
-Monday`: `authors_and_days.py`); "how many" or a leading "number of" asks for the count; a number becomes the limit, and
-what is left of the user's words becomes the query. "How many" asks the tool for the count alone.
+Monday`: `authors_and_days.py`); a number becomes the limit, and what is left of the user's words
+becomes the query. "How many" (or a leading "number of") asks the tool for the count alone.
 What the tool cannot do (sort) is said in a note instead of being searched for as words.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 from atlas.foundation.label_names import label_value, resolve_label, split_label
 from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
 from atlas.offline.reading.entities import label_refs
-from atlas.offline.reading.label_usage import issues_carrying
+from atlas.offline.reading.label_usage import files_topic, issues_carrying
 from atlas.offline.reading.labels import LabelHit, label_from_token, labels_in_words, severity_label
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.people import ProjectPeople
@@ -36,6 +36,8 @@ _NAMED_LABEL_RE = lazy(
 )
 """`labelled "dataset request"`, `tagged good first issue`: a label of any spelling after a label word."""
 _BARE_LABEL_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
+_TEXT_LEAD_RE = lazy(r"\W*(?:that\s+)?(?:mention\w*|contain\w*|matching|referencing)\b", re.I)
+"""`which ones mention streaming`: words asked for as text, never read as a label."""
 _QUERY_LEAD_RE = lazy(
     r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
     r"referencing|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
@@ -163,9 +165,9 @@ def _word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tup
     lead = _QUERY_LEAD_RE.search(rest)
     scope = rest[: lead.start()] if lead else rest
     hits = [hit for hit in labels_in_words(scope, labels) if hit.exact or (not exact and _in_use(labels, hit.label))]
-    if not hits and lead:  # "what's open on the scheduler": the whole topic is a label
+    if not hits and lead and not _TEXT_LEAD_RE.match(lead.group(0)):  # "what's open on the scheduler": a label
         topic = lead.group("q").strip().rstrip("?.!")
-        whole = [hit for hit in labels_in_words(topic, labels) if hit.exact and _in_use(labels, hit.label)]
+        whole = [hit for hit in labels_in_words(topic, labels) if hit.exact and _stands_for_topic(labels, hit.label)]
         if whole and re.fullmatch(r"(?:the\s+)?[\w -]+", topic) and len(topic.split()) <= 3:
             return whole[0].label, rest[: lead.start()]
     if not hits:
@@ -184,6 +186,11 @@ def _word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tup
 IN_USE = 5
 """A label on fewer issues is not taken for a topic's words: `about arrow` on a project whose `arrow`
 label is on one issue is a search for the word."""
+
+
+def _stands_for_topic(labels: Sequence[str], label: str) -> bool:
+    """`about X`: X is the label only when the project uses it, on enough of the issues that say X."""
+    return _in_use(labels, label) and files_topic(labels, label)
 
 
 def _in_use(labels: Sequence[str], label: str) -> bool:
@@ -263,7 +270,9 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         outside = rest[: query_match.start()]
     else:
         words = re.findall(r"[\w:.'-]+", rest)
-        query = " ".join(word for word in words if word.lower().strip(".,?!;:'\"") not in _SEARCH_FILLER)
+        query = " ".join(
+            word for word in words if word.lower().strip(".,?!;:'\"").replace("'", "") not in _SEARCH_FILLER
+        )
         outside = rest
     query = re.sub(r"\s+(?:that|which)\s+(?:are|were|is)\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I)
     query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
