@@ -53,7 +53,7 @@ def _issue(number: int, title: str, labels: list[str], author: str = "someone") 
 def sparse(tmp_path_factory: pytest.TempPathFactory) -> Vocabulary:
     """60 issues talk of streaming, 5 of them carry `streaming`; 20 feature requests carry `enhancement`."""
     folder = tmp_path_factory.mktemp("sparse")
-    issues = [_issue(n, f"Streaming stalls when reading shard {n}", ["streaming"] if n <= 5 else []) for n in range(1, 61)]
+    issues = [_issue(n, f"Streaming stalls on shard {n}", ["streaming"] if n <= 5 else []) for n in range(1, 61)]
     issues += [_issue(n, f"Feature request: export format {n}", ["enhancement"]) for n in range(61, 81)]
     issues += [_issue(n, f"Crash in loader {n}", ["bug"]) for n in range(81, 101)]
     export = folder / "issues.json"
@@ -70,7 +70,8 @@ def searches(question: str, vocabulary: Vocabulary) -> list[dict[str, Any]]:
 
 
 def open_issue(labels: set[str]) -> int:
-    return next(i["number"] for i in ISSUES if i["state"].lower() == "open" and {x["name"] for x in i["labels"]} == labels)
+    is_open = [issue for issue in ISSUES if issue["state"].lower() == "open"]
+    return next(issue["number"] for issue in is_open if {label["name"] for label in issue["labels"]} == labels)
 
 
 @pytest.mark.parametrize("question", ["number of open dataset requests?", "count the open dataset requests"])
