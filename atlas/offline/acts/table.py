@@ -30,12 +30,13 @@ from atlas.offline.acts.docs import DOC_ASK_RE, DOCS_RE, MEANING_RE, doc_ask, la
 from atlas.offline.acts.labels import label_change, label_help
 from atlas.offline.acts.later import Later
 from atlas.offline.acts.narrowing import narrowed
-from atlas.offline.lookups.unplanned import cannot_do
+from atlas.offline.acts.unsupported import unsupported
 from atlas.offline.plan import PlannedCall, codes_in
 from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
 from atlas.offline.reading.entities import LabelRef, action_targets, issue_refs, label_refs
 from atlas.offline.reading.frames import Request, quoted_texts
 from atlas.offline.reading.issue_refs import CODE_RE
+from atlas.offline.reading.label_usage import example_label
 from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import COUNT_RE, Search, search_in, wants_search
@@ -169,11 +170,10 @@ def _labels(r: Reading) -> Act | None:
 
 def _ranking(r: Reading) -> Act | None:
     """`who reported the most bugs?`: a ranking no search makes, said in a note."""
-    notes: list[str] = []
     if not _RANKING_RE.search(r.text) or r.names_issues:
         return None
-    rest = cannot_do(r.text, notes)
-    return Act(Intent.NOTHING, r.typed, notes=notes) if rest != r.text and not re.search(r"\w", rest) else None
+    act = _lookup(r)
+    return act if act.intent is Intent.NOTHING and act.notes else None
 
 
 def _about_issue(r: Reading) -> bool:
@@ -252,8 +252,17 @@ def act_of(
     for recognise in RECOGNISERS:
         if act := recognise(reading):
             return act
-    ids = issue_refs(text) if _READ_START_RE.match(text) else []
-    return Act(Intent.LOOKUP, reading.typed, issue_ids=ids)
+    return _lookup(reading)
+
+
+def _lookup(r: Reading) -> Act:
+    """A request to read what it names, less what no tool can do (said in a note); nothing left, nothing to read."""
+    notes: list[str] = []
+    rest = unsupported(r.typed, notes, example_label(r.vocabulary.labels))
+    if notes and not re.search(r"\w", rest):
+        return Act(Intent.NOTHING, r.typed, notes=notes)
+    ids = issue_refs(r.text) if _READ_START_RE.match(r.text) else []
+    return Act(Intent.LOOKUP, rest, issue_ids=ids, notes=notes)
 
 
 def _labels_shown(request: Request, text: str, labels: Sequence[str]) -> str:
