@@ -18,6 +18,7 @@ import pytest
 from atlas.offline.compose import read_question
 from atlas.offline.plan import Plan
 from atlas.offline.reading.label_usage import ProjectLabels, files_topic
+from atlas.offline.reading.search import asks_count
 from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
 from tests.support.run import invoke
 
@@ -86,13 +87,30 @@ def test_a_number_of_inside_the_topic_is_searched_not_counted(flat: Vocabulary) 
     assert "count_only" not in search and "shards" in search["query"]
 
 
+@pytest.mark.parametrize(
+    ("words", "counted"),
+    [
+        ("how many open bugs", "how many"),
+        ("give me a count of open bugs", "a count of"),
+        ("what's the total number of open bugs", "the total number of"),
+        ("open bug count?", "count?"),
+        ("count the open bugs", "count"),
+        ("issues mentioning the number of shards", None),
+        ("issues about a count of rows", None),
+    ],
+)
+def test_a_count_is_asked_by_its_words_wherever_they_are_not_the_topic(words: str, counted: str | None) -> None:
+    found = asks_count(words)
+    assert (found.group(0).strip() if found else None) == counted
+
+
 @pytest.mark.parametrize("question", ["open stuff from lhoestq", "anything from LHOESTQ still open?"])
 def test_a_name_after_from_is_an_author_the_project_knows(question: str, flat: Vocabulary) -> None:
     [search] = searches(question, flat)
     assert search["author"] == "lhoestq" and search["state"] == "open" and not search["query"]
 
 
-@pytest.mark.parametrize("question", ["open issues from nobody-here", "open bugs from the hub"])
+@pytest.mark.parametrize("question", ["open issues from nobody-here", "open bugs from the hub", "bugs from me"])
 def test_a_name_after_from_that_no_author_has_is_no_author(question: str, flat: Vocabulary) -> None:
     assert all("author" not in search for search in searches(question, flat))
 

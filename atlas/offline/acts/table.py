@@ -39,7 +39,7 @@ from atlas.offline.reading.issue_refs import CODE_RE
 from atlas.offline.reading.label_usage import example_label
 from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
-from atlas.offline.reading.search import COUNT_RE, Search, search_in, wants_search
+from atlas.offline.reading.search import Search, asks_count, search_in, wants_search
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
@@ -194,7 +194,7 @@ def _doc_asked(r: Reading) -> Act | None:
 
 
 def _count(r: Reading) -> Act | None:
-    if not COUNT_RE.search(r.text) or r.names_issues:
+    if not asks_count(r.text) or r.names_issues:
         return None
     notes: list[str] = []
     search = search_in(r.request.unmasked(r.text), notes, r.vocabulary.labels, r.vocabulary.people)

@@ -32,7 +32,7 @@ _SORT_RE = lazy(
     r"|status|label|component)\b",
     re.IGNORECASE,
 )
-_FROM_RE = lazy(r"\b(?:from|by)\s+@?(?P<who>[A-Za-z0-9][\w.-]*[A-Za-z0-9]|[A-Za-z0-9])\b", re.I)
+_FROM_RE = lazy(rf"\b(?:from|by)\s+{_NOT_A_LOGIN}@?(?P<who>[A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w.-])", re.I)
 """`open stuff from lhoestq`: a name after `from` or `by` with no `@`, an author only when the project knows one."""
 
 

@@ -55,16 +55,15 @@ NO_LABEL_RE = lazy(
 """`with no label`, `without any labels`, `unlabelled`: issues that carry none."""
 _KIND_NOUN_RE = lazy(r"\b(?:bugs|feature\s+requests)\b", re.I)
 """Kinds of issue most projects have a label for; where this one has none, the word is searched."""
-COUNT_RE = lazy(
-    r"\bhow\s+many\b|\bnumber\s+of\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b"
-    r"|^\W*(?:(?:can|could|would)\s+(?:you|u)\s+|please\s+|pls\s+|just\s+|so\s+|ok\s+)*"
-    r"(?:(?:give|tell)\s+me\s+|what'?s\s+|what\s+is\s+)?(?:the\s+)?(?:total\s+)?(?:number\s+of|count(?:\s+of)?)\b",
+_COUNT_RE = lazy(
+    r"\bhow\s+many\b|\b(?:the\s+|a\s+)?(?:total\s+)?(?:number|count)\s+of\b"
+    r"|^\W*(?:(?:can|could|would)\s+(?:you|u)\s+|please\s+|pls\s+|just\s+)*count\b|\bcount\s*[?.!]*\s*$",
     re.I,
 )
-"""`how many …`, `number of open dataset requests?`, `count the open bugs`: only how many issues match. A
-`number of` or `count` is a count request where it leads (`issues about the number of workers` is a topic)."""
-_COUNT_WORDS_RE = lazy(r"\bhow\s+many\b|\b(?:the\s+)?(?:total\s+)?(?:number\s+of|count(?:\s+of)?)\b", re.I)
-"""The words that ask for a count, taken out so they are not searched for (`number` is no topic)."""
+_TOPIC_BEFORE_RE = lazy(
+    r"\b(?:about|mentioning|mentions?|regarding|concerning|involving|containing|matching|referencing)\s+$", re.I
+)
+"""`issues about the number of workers`: a `number of` that is the topic searched for, not a count asked."""
 _NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall)\b", re.I)
 """Words that only say "as things stand": never a topic, never a time span."""
 SEARCH_MAX = 20
@@ -129,6 +128,15 @@ class Search:
         elif self.limit:
             args["limit"] = self.limit
         return args
+
+
+def asks_count(text: str) -> re.Match[str] | None:
+    """Where the words ask only how many issues match: `how many …`, `number of open S1s?`, `count the open
+    bugs`, `open S1 count?`; None when they do not (`issues about the number of workers` is a topic)."""
+    for match in _COUNT_RE.finditer(text):
+        if not _TOPIC_BEFORE_RE.search(text[: match.start()]):
+            return match
+    return None
 
 
 def strip_quotes(text: str) -> str:
@@ -237,9 +245,9 @@ def _meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
 
 def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: ProjectPeople | None = None) -> Search:
     """Search filters: state and label words, an author, a limit, and the topic as the query."""
-    counted = COUNT_RE.search(text)  # the most hits there are: fewer than that is every match
+    counted = asks_count(text)  # the most hits there are: fewer than that is every match
     if counted:
-        text = _COUNT_WORDS_RE.sub(" ", text, count=1)
+        text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
     text = _NOW_RE.sub(" ", text)
     text, filters = people_and_days(text, notes, people)
     unlabelled = NO_LABEL_RE.search(text)
