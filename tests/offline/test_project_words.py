@@ -104,13 +104,25 @@ def test_a_count_is_asked_by_its_words_wherever_they_are_not_the_topic(words: st
     assert (found.group(0).strip() if found else None) == counted
 
 
-@pytest.mark.parametrize("question", ["open stuff from lhoestq", "anything from LHOESTQ still open?"])
-def test_a_name_after_from_is_an_author_the_project_knows(question: str, flat: Vocabulary) -> None:
+@pytest.mark.parametrize(
+    "question",
+    [
+        "open stuff from lhoestq",
+        "anything from LHOESTQ still open?",
+        "show me lhoestq's open issues",
+        "open issues lhoestq opened",
+        "how many open issues does lhoestq have?",
+    ],
+)
+def test_a_name_standing_for_a_person_is_an_author_the_project_knows(question: str, flat: Vocabulary) -> None:
     [search] = searches(question, flat)
     assert search["author"] == "lhoestq" and search["state"] == "open" and not search["query"]
 
 
-@pytest.mark.parametrize("question", ["open issues from nobody-here", "open bugs from the hub", "bugs from me"])
+@pytest.mark.parametrize(
+    "question",
+    ["open issues from nobody-here", "open bugs from the hub", "bugs from me", "bugs we opened", "hub's bugs"],
+)
 def test_a_name_after_from_that_no_author_has_is_no_author(question: str, flat: Vocabulary) -> None:
     assert all("author" not in search for search in searches(question, flat))
 

@@ -32,14 +32,23 @@ _SORT_RE = lazy(
     r"|status|label|component)\b",
     re.IGNORECASE,
 )
-_FROM_RE = lazy(rf"\b(?:from|by)\s+{_NOT_A_LOGIN}@?(?P<who>[A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w.-])", re.I)
-"""`open stuff from lhoestq`: a name after `from` or `by` with no `@`, an author only when the project knows one."""
+_LOGIN = r"[A-Za-z0-9][\w.-]*[A-Za-z0-9]"
+_NAMED_RE = lazy(
+    rf"\b(?:from|by)\s+{_NOT_A_LOGIN}@?(?P<source>{_LOGIN})(?![\w.-])"
+    rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<owner>{_LOGIN})'s\b"
+    rf"|\b(?:does|did|has|have)\s+{_NOT_A_LOGIN}(?P<holder>{_LOGIN})\s+(?:have|got)\b"
+    rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<agent>{_LOGIN})\s+(?:has\s+|have\s+|had\s+)?"
+    r"(?:opened|filed|reported|created|raised|submitted|wrote)\b",
+    re.I,
+)
+"""Where a name said with no `@` stands for a person: `open stuff from lhoestq`, `severo's open issues`, `how many
+does lhoestq have`, `issues lhoestq opened`; an author only when the project knows one of that login."""
 
 
 def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = None) -> tuple[str, dict[str, str]]:
     """The author and the span of days the words name, as filters, taken out of the words; a sort is said in
     `notes` (the search ranks by match, or lists the newest); `people`: the project's authors, for a name
-    said with no `@` after `from` or `by`."""
+    said with no `@` (`from lhoestq`, `severo's issues`)."""
     filters: dict[str, str] = {}
     if match := _AUTHOR_RE.search(text):
         filters["author"] = match.group("who") or match.group("at") or match.group("subject")
@@ -67,11 +76,12 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
 
 
 def _known_author(text: str, people: ProjectPeople | None) -> tuple[str, re.Match[str]] | None:
-    """The first name after `from` or `by` that is one of the project's authors, with where it was said."""
+    """The first name standing for a person that is one of the project's authors, with where it was said."""
     if people is None:
         return None
-    for match in _FROM_RE.finditer(text):
-        if login := people.login(match.group("who")):
+    for match in _NAMED_RE.finditer(text):
+        name = next(value for value in match.groups() if value is not None)
+        if login := people.login(name):
             return login, match
     return None
 
