@@ -189,3 +189,15 @@ def test_a_label_on_enough_of_the_issues_saying_its_name_is_the_topic(flat: Voca
 
 def test_labels_without_their_index_stand_for_their_topic() -> None:
     assert files_topic(["streaming", "bug"], "streaming")
+
+
+@pytest.mark.parametrize(
+    ("question", "removed", "added"),
+    [
+        ("41 isn't S2, it's S1", "severity:S2", "severity:S1"),
+        ("#41 is a feature, not a bug", "type:bug", "type:feature"),
+    ],
+)
+def test_a_correction_said_without_a_verb_swaps_the_labels(question: str, removed: str, added: str) -> None:
+    plan = read_question(question, available=TOOLS, suggest=False)
+    assert plan.removals == [(41, removed)] and plan.labels == [(41, added)]

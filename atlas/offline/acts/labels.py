@@ -19,12 +19,12 @@ from atlas.offline.reading.lazy import lazy
 
 REMOVE_RE = lazy(
     r"\b(?:remove|drop|strip|delete|clear|untag|unlabel|take\s+(?:\S+\s+){0,3}?off|get\s+rid\s+of|no\s+longer|"
-    r"isn'?t\s+an?|not\s+an?|without)\b",
+    r"isn'?t|not\s+an?|without)\b",
     re.I,
 )
 ADD_RE = lazy(
     r"\b(?:add|put|apply|label|tag|mark|make|set|bump|raise|lower|move|needs?|give|flag|slap|classify|"
-    r"should\s+(?:be|get|have)|is\s+an?|it'?s\s+an?|as|change|switch|upgrade|downgrade)\b|^\s*#?\d+\s*:|->|→",
+    r"should\s+(?:be|get|have)|is\s+an?|it'?s|as|change|switch|upgrade|downgrade)\b|^\s*#?\d+\s*:|->|→",
     re.I,
 )
 _TERSE_RE = lazy(r"^\s*[+-]?#?\d{1,5}\s+(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev|is\s+(?!an?\b))|^\s*[+-][A-Za-z]", re.I)
@@ -156,7 +156,7 @@ def _op(ref: LabelRef, text: str) -> str:
     before = text[: ref.start]
     remove = list(REMOVE_RE.finditer(before))
     after = before[remove[-1].end() :] if remove else ""
-    if remove and not re.search(r"\b(?:add|put|apply|set|make|give|it'?s\s+an?|is\s+an?)\b|\+|->|→", after, re.I):
+    if remove and not re.search(r"\b(?:add|put|apply|set|make|give|it'?s|is\s+an?)\b|\+|->|→", after, re.I):
         return "remove"
     return "add"
 
