@@ -201,3 +201,13 @@ def test_labels_without_their_index_stand_for_their_topic() -> None:
 def test_a_correction_said_without_a_verb_swaps_the_labels(question: str, removed: str, added: str) -> None:
     plan = read_question(question, available=TOOLS, suggest=False)
     assert plan.removals == [(41, removed)] and plan.labels == [(41, added)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["remove enhancement from {n}", "take the enhancement label off {n}", "get rid of the enhancement label on {n}"],
+)
+def test_a_flat_label_named_in_words_is_removed_from_the_issue_named(said: str, flat: Vocabulary) -> None:
+    number = open_issue({"enhancement"})
+    plan = plan_of(said.format(n=number), flat)
+    assert plan.removals == [(number, "enhancement")] and plan.labels == []

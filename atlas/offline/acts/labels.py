@@ -99,11 +99,10 @@ def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef
     if said := _ACCORDINGLY_RE.search(text):
         before = f"{said_before} {text[: said.start()]}"
         return [ref for ref in label_refs(before, labels, distinctive=True) if ref.known][:1]
+    # After each verb: `6388 isn't an enhancement, it's a question` says what it is not, and what it is.
+    windows = [_after(cue, text) for cue in (REMOVE_RE.search(text), ADD_RE.search(text)) if cue is not None]
     if on_issue := _LABEL_ON_ISSUE_RE.match(text):
-        windows = [(on_issue.start("label"), on_issue.group("label"))]
-    else:  # `6388 isn't an enhancement, it's a question`: what it is not, and what it is
-        cues = [cue for cue in (REMOVE_RE.search(text), ADD_RE.search(text)) if cue is not None]
-        windows = [(cue.end(), re.split(r"[,;.!?(]", text[cue.end() :])[0]) for cue in cues]
+        windows.insert(0, (on_issue.start("label"), on_issue.group("label")))
     found: list[LabelRef] = []
     for start, window in windows:
         kept = " ".join([w for w in window.split() if not _STANDS_AROUND_RE.fullmatch(w)][:5])
@@ -114,6 +113,19 @@ def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef
             if only_label_words(_FILLER_RE.sub(" ", kept), ref.label) and ref.label not in {f.label for f in found}
         ]
     return found
+
+
+_WINDOW_END_RE = lazy(r"[,;.!?(]|\s(?:from|off|on|onto|to|for|in)\s+(?:issues?\s+|#)?\d", re.I)
+"""Where the words naming a label end: a clause's end, or the issue it goes to (`remove bug from 41`)."""
+
+
+def _after(cue: re.Match[str], text: str) -> tuple[int, str]:
+    """Where a label may be named after a verb, and the words: after the cue, or inside it when it holds the
+    label itself (`take the question label off 6388`)."""
+    start = cue.end()
+    if not re.search(r"[A-Za-z]", _FILLER_RE.sub(" ", _WINDOW_END_RE.split(text[start:])[0])):
+        start = cue.start() + len(cue.group(0).split()[0])
+    return start, _WINDOW_END_RE.split(text[start:])[0]
 
 
 def _owners(text: str, ref: LabelRef, ids: list[int], refs: Sequence[LabelRef]) -> list[int]:
