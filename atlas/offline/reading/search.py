@@ -290,13 +290,9 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         query = ""  # `with the comp:docs label`: the label was the whole topic
     if not chosen and labels and not unlabelled:
         query = _kind_without_label(rest, query, notes)
-    state_text = outside + " " + (query_match.group("q") if query_match else "")[len(query) :]
-    opened = re.search(r"\b(open|unresolved)\b", state_text, re.IGNORECASE)
-    closed = re.search(r"\b(closed|resolved|fixed)\b", state_text, re.IGNORECASE)
-    state = "open" if opened and not closed else "closed" if closed and not opened else None
     return Search(
         query=query or None,
-        state=state,
+        state=_state_in(outside + " " + (query_match.group("q") if query_match else "")[len(query) :]),
         label=label,
         labels=tuple(chosen[1:]),
         limit=limit,
@@ -304,6 +300,13 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         unlabelled=bool(unlabelled),
         **filters,
     )
+
+
+def _state_in(text: str) -> str | None:
+    """`open` or `closed` when the words outside the topic say one of them (and not the other)."""
+    opened = re.search(r"\b(open|unresolved)\b", text, re.IGNORECASE)
+    closed = re.search(r"\b(closed|resolved|fixed)\b", text, re.IGNORECASE)
+    return "open" if opened and not closed else "closed" if closed and not opened else None
 
 
 def _with_kind(chosen: list[str], rest: str, labels: Sequence[str]) -> tuple[list[str], str]:
