@@ -12,9 +12,9 @@ import re
 
 from atlas.offline.acts.act import LEAD, Act, Intent
 from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.authors_and_days import names_people_or_days
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.lazy import lazy
-from atlas.offline.reading.search import names_people_or_days
 
 _ISSUES = r"(?:issues?|tickets?|bugs?|reports?|ones|backlog|inbox|queue|prs?)"
 _REASONS = {

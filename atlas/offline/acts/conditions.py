@@ -52,7 +52,9 @@ def conditional(request: Request, text: str, context: Sequence[int], vocabulary:
     issue_id = ids[0]
     labels = [ref.label for ref in label_refs(condition, vocabulary.labels) if ref.known]
     labels += [ref.label for ref in family_refs(condition, vocabulary.labels)]
-    test = parse_condition(condition, request.quoted, labels)
+    test = parse_condition(condition, request.quoted, labels) or parse_condition(
+        condition, request.quoted, kind_labels(condition, vocabulary.labels)
+    )
     act = Act(Intent.CONDITIONAL, request.unmasked(), issue_ids=[issue_id], targets=[issue_id])
     if test is None:
         act.notes.append(f"I could not tell what to check in “{condition.strip()}”, so I only read #{issue_id}.")
@@ -79,6 +81,24 @@ def conditional(request: Request, text: str, context: Sequence[int], vocabulary:
     act.later.append(Later(issue_id=issue_id, test=test, actions=calls))
     act.notes += inner.notes
     return act
+
+
+_KIND_SAID_RE = lazy(
+    r"\b(?:it'?s|it\s+is|is|are|they'?re|they\s+are|isn'?t|is\s+not)\s+(?:still\s+|really\s+|actually\s+)?"
+    r"(?:an?\s+)?(?P<kind>[a-z][\w -]*?)\s*[?.!]*\s*$",
+    re.I,
+)
+
+
+def kind_labels(condition: str, labels: Sequence[str]) -> list[str]:
+    """`if it's a feature request`: the label the project's own issues mean by the kind said, when no label is
+    named outright (`enhancement` where most issues asking for features carry it)."""
+    said = _KIND_SAID_RE.search(condition)
+    meaning = getattr(labels, "meaning", None)
+    if said is None or meaning is None:
+        return []
+    label = meaning(said.group("kind"))
+    return [label] if isinstance(label, str) else []
 
 
 def _condition_parts(text: str) -> tuple[str | None, str]:

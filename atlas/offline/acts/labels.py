@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from atlas.offline.acts.act import Act, Intent, targets
 from atlas.offline.acts.later import Later
@@ -18,12 +19,12 @@ from atlas.offline.reading.lazy import lazy
 
 REMOVE_RE = lazy(
     r"\b(?:remove|drop|strip|delete|clear|untag|unlabel|take\s+(?:\S+\s+){0,3}?off|get\s+rid\s+of|no\s+longer|"
-    r"isn'?t\s+an?|not\s+an?|without)\b",
+    r"isn'?t|not\s+an?|without)\b",
     re.I,
 )
 ADD_RE = lazy(
     r"\b(?:add|put|apply|label|tag|mark|make|set|bump|raise|lower|move|needs?|give|flag|slap|classify|"
-    r"should\s+(?:be|get|have)|is\s+an?|it'?s\s+an?|as|change|switch|upgrade|downgrade)\b|^\s*#?\d+\s*:|->|→",
+    r"should\s+(?:be|get|have)|is\s+an?|it'?s|as|change|switch|upgrade|downgrade)\b|^\s*#?\d+\s*:|->|→",
     re.I,
 )
 _TERSE_RE = lazy(r"^\s*[+-]?#?\d{1,5}\s+(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev|is\s+(?!an?\b))|^\s*[+-][A-Za-z]", re.I)
@@ -98,15 +99,33 @@ def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef
     if said := _ACCORDINGLY_RE.search(text):
         before = f"{said_before} {text[: said.start()]}"
         return [ref for ref in label_refs(before, labels, distinctive=True) if ref.known][:1]
+    # After each verb: `6388 isn't an enhancement, it's a question` says what it is not, and what it is.
+    windows = [_after(cue, text) for cue in (REMOVE_RE.search(text), ADD_RE.search(text)) if cue is not None]
     if on_issue := _LABEL_ON_ISSUE_RE.match(text):
-        window = on_issue.group("label")
-    elif cue := ADD_RE.search(text):
-        window = re.split(r"[,;.!?(]", text[cue.end() :])[0]
-    else:
-        return []
-    window = " ".join([w for w in window.split() if not _STANDS_AROUND_RE.fullmatch(w)][:5])
-    refs = [ref for ref in label_refs(window, labels) if ref.known]
-    return [ref for ref in refs if only_label_words(_FILLER_RE.sub(" ", window), ref.label)]
+        windows.insert(0, (on_issue.start("label"), on_issue.group("label")))
+    found: list[LabelRef] = []
+    for start, window in windows:
+        kept = " ".join([w for w in window.split() if not _STANDS_AROUND_RE.fullmatch(w)][:5])
+        refs = [ref for ref in label_refs(kept, labels) if ref.known]
+        found += [
+            replace(ref, start=start, end=start + len(window))  # where it was said: `_op` reads the verb before it
+            for ref in refs
+            if only_label_words(_FILLER_RE.sub(" ", kept), ref.label) and ref.label not in {f.label for f in found}
+        ]
+    return found
+
+
+_WINDOW_END_RE = lazy(r"[,;.!?(]|\s(?:from|off|on|onto|to|for|in)\s+(?:issues?\s+|#)?\d", re.I)
+"""Where the words naming a label end: a clause's end, or the issue it goes to (`remove bug from 41`)."""
+
+
+def _after(cue: re.Match[str], text: str) -> tuple[int, str]:
+    """Where a label may be named after a verb, and the words: after the cue, or inside it when it holds the
+    label itself (`take the question label off 6388`)."""
+    start = cue.end()
+    if not re.search(r"[A-Za-z]", _FILLER_RE.sub(" ", _WINDOW_END_RE.split(text[start:])[0])):
+        start = cue.start() + len(cue.group(0).split()[0])
+    return start, _WINDOW_END_RE.split(text[start:])[0]
 
 
 def _owners(text: str, ref: LabelRef, ids: list[int], refs: Sequence[LabelRef]) -> list[int]:
@@ -148,7 +167,8 @@ def _op(ref: LabelRef, text: str) -> str:
         return "remove"  # `take type:question off 117`
     before = text[: ref.start]
     remove = list(REMOVE_RE.finditer(before))
-    if remove and not re.search(r"\b(?:add|put|apply|set|make|give)\b|\+|->|→", before[remove[-1].end() :], re.I):
+    after = before[remove[-1].end() :] if remove else ""
+    if remove and not re.search(r"\b(?:add|put|apply|set|make|give|it'?s|is\s+an?)\b|\+|->|→", after, re.I):
         return "remove"
     return "add"
 

@@ -29,20 +29,22 @@ from atlas.offline.acts.conditions import (
 from atlas.offline.acts.docs import DOC_ASK_RE, DOCS_RE, MEANING_RE, doc_ask, label_meaning
 from atlas.offline.acts.labels import label_change, label_help
 from atlas.offline.acts.later import Later
-from atlas.offline.lookups.unplanned import cannot_do
+from atlas.offline.acts.narrowing import narrowed
+from atlas.offline.acts.unsupported import unsupported
 from atlas.offline.plan import PlannedCall, codes_in
+from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
 from atlas.offline.reading.entities import LabelRef, action_targets, issue_refs, label_refs
 from atlas.offline.reading.frames import Request, quoted_texts
 from atlas.offline.reading.issue_refs import CODE_RE
+from atlas.offline.reading.label_usage import example_label
 from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
-from atlas.offline.reading.search import Search, names_people_or_days, people_and_days, search_in, wants_search
+from atlas.offline.reading.search import Search, asks_count, search_in, wants_search
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
 _NEWEST_RE = lazy(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)
 _READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
-_COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.I)
 _SUGGEST_RE = lazy(
     r"\b(?:what|which)\s+labels?\b|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
     r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b",
@@ -58,6 +60,14 @@ _ABOUT_THE_ONE_BEFORE_RE = lazy(
     re.I,
 )
 """A similar-issues or label question that names no issue: about the one talked of just before."""
+_REPORTED_BEFORE_RE = lazy(
+    r"\b(?:something|anything|ones?|issues?|reports?|others?)\s+like\s+(?:issue\s+|ticket\s+)?#?\d"
+    r"|\b(?:reported|filed|raised|seen|opened|asked)\b[^.?!]{0,40}\bbefore\s*[?.!]*\s*$"
+    r"|\balready\s+(?:been\s+)?(?:reported|filed|raised|tracked)\b",
+    re.I,
+)
+"""`has anyone reported something like #6936 before`, `was #41 already filed?`: whether the issue named was
+reported before, which the issues most like it answer."""
 _SAME_RE = lazy(
     r"\b(?:the\s+)?same(?:\s+(?:comment|text|message|note|reply|thing|words))?\s+(?:on|to|under|for|in)\b"
     r"|\b(?:post|leave|put|add|do|repeat|copy|apply)\s+(?:it|that|this)\s+(?:on|to|under)\s+(?:issue\s+)?#?\d",
@@ -160,11 +170,10 @@ def _labels(r: Reading) -> Act | None:
 
 def _ranking(r: Reading) -> Act | None:
     """`who reported the most bugs?`: a ranking no search makes, said in a note."""
-    notes: list[str] = []
     if not _RANKING_RE.search(r.text) or r.names_issues:
         return None
-    rest = cannot_do(r.text, notes)
-    return Act(Intent.NOTHING, r.typed, notes=notes) if rest != r.text and not re.search(r"\w", rest) else None
+    act = _lookup(r)
+    return act if act.intent is Intent.NOTHING and act.notes else None
 
 
 def _about_issue(r: Reading) -> bool:
@@ -185,17 +194,16 @@ def _doc_asked(r: Reading) -> Act | None:
 
 
 def _count(r: Reading) -> Act | None:
-    if not _COUNT_RE.search(r.text) or r.names_issues:
+    if not asks_count(r.text) or r.names_issues:
         return None
     notes: list[str] = []
-    return Act(
-        Intent.COUNT, r.typed, search=search_in(r.request.unmasked(r.text), notes, r.vocabulary.labels), notes=notes
-    )
+    search = search_in(r.request.unmasked(r.text), notes, r.vocabulary.labels, r.vocabulary.people)
+    return Act(Intent.COUNT, r.typed, search=search, notes=notes)
 
 
 def _symptom(r: Reading) -> Act | None:
     # `any open streaming issues?`: a state asked for is a search, where a symptom is never open or closed.
-    filtered = names_people_or_days(r.text) or _STATE_RE.search(r.text)
+    filtered = names_people_or_days(r.text, r.vocabulary.people) or _STATE_RE.search(r.text)
     asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not filtered
     return Act(Intent.SYMPTOM, r.typed) if asked else None
 
@@ -219,6 +227,7 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     _ranking,
     _doc_named,
     lambda r: _newest(r.text, r.vocabulary.labels) if _NEWEST_RE.search(r.text) and not r.names_issues else None,
+    lambda r: narrowed(r.text, r.typed, r.before, r.vocabulary),
     _count,
     _symptom,
     _doc_asked,
@@ -243,8 +252,17 @@ def act_of(
     for recognise in RECOGNISERS:
         if act := recognise(reading):
             return act
-    ids = issue_refs(text) if _READ_START_RE.match(text) else []
-    return Act(Intent.LOOKUP, reading.typed, issue_ids=ids)
+    return _lookup(reading)
+
+
+def _lookup(r: Reading) -> Act:
+    """A request to read what it names, less what no tool can do (said in a note); nothing left, nothing to read."""
+    notes: list[str] = []
+    rest = unsupported(r.typed, notes, example_label(r.vocabulary.labels))
+    if notes and not re.search(r"\w", rest):
+        return Act(Intent.NOTHING, r.typed, notes=notes)
+    ids = issue_refs(r.text) if _READ_START_RE.match(r.text) else []
+    return Act(Intent.LOOKUP, rest, issue_ids=ids, notes=notes)
 
 
 def _labels_shown(request: Request, text: str, labels: Sequence[str]) -> str:
@@ -278,9 +296,10 @@ def _search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | No
         state = match.group("state") if (match := _ANYTHING_RE.match(text)) else None
         lead = f"{state} about " if state in {"open", "closed"} else "about "  # `anything open on …`: still open
         words = _ANYTHING_RE.sub(lead, text, count=1)
-        return Act(Intent.SEARCH, typed, search=search_in(words, notes, vocabulary.labels), notes=notes)
-    if _is_search(text, vocabulary.labels):
-        search = search_in(request.unmasked(text), notes, vocabulary.labels)
+        search = search_in(words, notes, vocabulary.labels, vocabulary.people)
+        return Act(Intent.SEARCH, typed, search=search, notes=notes)
+    if _is_search(text, vocabulary):
+        search = search_in(request.unmasked(text), notes, vocabulary.labels, vocabulary.people)
         return Act(Intent.SEARCH, typed, search=search, notes=notes, codes=codes_in(typed))
     return None
 
@@ -313,7 +332,7 @@ def _triage_read(text: str, context: Sequence[int], tools: frozenset[str], earli
         return None
     if _SUGGEST_RE.search(text):
         tool = "suggest_labels"
-    elif _SIMILAR_RE.search(text) and len(issue_refs(text)) < 2:
+    elif (_SIMILAR_RE.search(text) or _REPORTED_BEFORE_RE.search(text)) and len(issue_refs(text)) < 2:
         tool = "find_similar"  # `is 42 the same as 10?` names both: reading them answers it
     else:
         return None
@@ -358,10 +377,10 @@ _FILTER_FILLER_RE = lazy(
 """Words that ask whether issues exist or to see them: `are there any`, `still`, `rn`."""
 
 
-def _is_search(text: str, labels: Sequence[str]) -> bool:
+def _is_search(text: str, vocabulary: Vocabulary) -> bool:
     """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
-    if _only_filters(text, labels):
+    if _only_filters(text, vocabulary.labels):
         return True
     asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5
     said, _ = people_and_days(RELATIVE_RE.sub(" ", text), [])  # `this month`, `issues that …`: not a reference
-    return wants_search(text) and asked and not PRONOUN_RE.search(said)
+    return wants_search(text, vocabulary.people) and asked and not PRONOUN_RE.search(said)

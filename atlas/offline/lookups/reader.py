@@ -1,7 +1,7 @@
 """The lookup reader: the reads of the requests no recogniser took, planned at once, in round-one order.
 
-Issues (named, bare or in ranges), comparisons, errors to explain, doc pages and sections and error codes; what
-no tool can do (close, assign, rank) is a note. It plans no action and no search: a search is an act (`acts/`).
+Issues (named, bare or in ranges), comparisons, errors to explain, doc pages and sections and error codes. It
+plans no action and no search, and what no tool can do (close, assign, rank) never reaches it: those are acts (`acts/`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 
 from atlas.foundation.config import data_dir
 from atlas.offline.lookups.docs import alias_pattern, doc_aliases, docs_in, quoted_headings, with_heading
-from atlas.offline.lookups.unplanned import cannot_do, docs_by_topic, unanswered, unplanned_lookups
+from atlas.offline.lookups.unplanned import docs_by_topic, unanswered, unplanned_lookups
 from atlas.offline.plan import Plan, codes_in, project_examples
 from atlas.offline.reading.issue_refs import CODE_RE, MAX_ISSUES, bare_issue_ids, issue_ids_in
 from atlas.offline.reading.lazy import lazy
@@ -23,16 +23,6 @@ MAX_EXPLICIT_CODES = 6
 _ERROR_NAME_RE = lazy(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b")
 _ASKS_MEANING_RE = lazy(r"\b(?:what|mean|means|meaning|explain|error|errors|code)\b", re.IGNORECASE)
 """`LeaseExpired`: how error names are spelled; looked up only when nothing else was asked."""
-POLITE = (
-    r"(?:^|(?<=[,;.!?:])|\band\s+|\bthen\s+|\balso\s+)\s*"
-    r"(?:(?:please|pls|can you|could you|would you|kindly|go ahead and|i'?d like you to|i want you to)\s+)*"
-)
-"""Where a request can start: the question's start or a new clause ("show #87 and close #41 ...")."""
-_UNSUPPORTED_RE = lazy(
-    rf"{POLITE}(close|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
-    r"transfer|pin)\b(?=[^.,;!?]*(?:#?\d|\bissues?\b|\bit\b|\bthem\b|\blabels?\b))",
-    re.IGNORECASE,
-)
 EXPLAIN_RE = lazy(
     r"\b(?:explain|interpret|decode|meaning)\b"
     r"|\b(?:errors?|error codes?|codes?)\s+(?:in|of|from|on|cited|mentioned|referenced|reported|raised|behind)\b"
@@ -56,14 +46,12 @@ _WHOLE_ISSUE_RE = lazy(
 
 
 def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
-    """The reads of the lookup requests the acts hand on, in round-one order; a request it cannot serve (close,
-    assign, a ranking) is a note."""
+    """The reads of the lookup requests the acts hand on, in round-one order (what no tool can do, the acts
+    already took out and said in a note: `acts.unsupported`)."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     plan = Plan(question=question, examples=project_examples(vocabulary))
     text = plain(question)
     text = corrected(spelled_out(text), vocabulary.words)
-    text = _take_unsupported(text, plan)
-    text = cannot_do(text, plan.notes)
     plan.issue_ids = issue_ids_in(text)
     bare = bare_issue_ids(CODE_RE.sub(" ", text))
     plan.issue_ids += [issue_id for issue_id in bare if issue_id not in plan.issue_ids]
@@ -92,21 +80,3 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
         codes, docs = unplanned_lookups(text, vocabulary, patterns, asks_meaning=bool(_ASKS_MEANING_RE.search(text)))
         plan.codes, plan.docs = codes or plan.codes, docs or plan.docs
     return plan
-
-
-def _take_unsupported(text: str, plan: Plan) -> str:
-    unsupported = _UNSUPPORTED_RE.search(text)
-    if not unsupported:
-        return text
-    verb = unsupported.group(1).lower()
-    clause_end = re.compile(r"[,;.!?](?:\s|$)|\s(?:and|then)\s").search(text, unsupported.end())
-    clause = text[unsupported.end() : clause_end.start() if clause_end else len(text)]
-    what = "labels" if re.search(r"\blabels?\b", clause, re.IGNORECASE) or verb == "unlabel" else "issues"
-    if what == "labels" and verb in {"remove", "unlabel", "delete"}:
-        plan.notes.append(f"To remove a label, name the issue and the label: `remove {plan.examples.label} from #41`.")
-        return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")
-    plan.notes.append(
-        f"I cannot {verb} {what}: Atlas's tracker tools only add and remove labels and post comments (each after your "
-        "approval)."
-    )
-    return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")

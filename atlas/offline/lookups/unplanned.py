@@ -1,6 +1,5 @@
 """What the lookup reader finds beyond what is named outright: a doc topic with no doc named, a heading
-named alone, an error by name or symptom, questions no call answers, and what no tool can do (a ranking,
-labelling many at once), said in a note.
+named alone, an error by name or symptom, and questions no call answers.
 """
 
 from __future__ import annotations
@@ -19,12 +18,6 @@ from atlas.offline.reading.sections import (
 from atlas.offline.reading.topics import best_section
 from atlas.offline.reading.vocabulary import Section, Vocabulary
 
-_WHO_MOST_RE = lazy(
-    r"\bwho\s+(?:reported|filed|opened|wrote|created|raised|submitted)\b(?!\s+(?:issue\s+|ticket\s+)?#?\d)|\b(?:which|what)\s+(?:authors?|reporters?|users?)"
-    r"\b|\bmost\s+(?:active\s+)?(?:reporters?|authors?)\b",
-    re.IGNORECASE,
-)
-_LABEL_MANY_RE = lazy(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
 _DOCS_TOPIC_RE = lazy(
     r"(?<![\w:-])(?:docs?|documentation)\s+(?:say|says|said|have|has|mention|mentions|cover|covers)?\s*(?:about|on|regarding|"
     r"for)\s+(?P<topic>[^?!;]+)"
@@ -46,23 +39,6 @@ _PLANNABLE_RE = lazy(
 )
 NAMED_HEADING_SCORE = 80
 """A heading named with no doc around it must match closely: `choosing a broker`, `breaking changes`."""
-
-
-def cannot_do(text: str, notes: list[str]) -> str:
-    """Requests no tool can serve, said in `notes` and taken out of the words the other rules read."""
-    if match := _WHO_MOST_RE.search(text):
-        notes.append(
-            "I cannot rank issues by author or reporter: a search filters by one author (`issues opened by <name>`, "
-            "`how many issues has <name> filed?`), and each issue shows who opened it (`who reported #41?`)."
-        )
-        return text[: match.start()]
-    if match := _LABEL_MANY_RE.search(text):
-        notes.append(
-            "I cannot label many issues at once: I add one label to the issues you name, each after your approval. "
-            "Name the issue and the label: `label #41 <label>`."
-        )
-        return text[: match.start()] + " " + text[match.end() :]
-    return text
 
 
 def docs_by_topic(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | None]]:

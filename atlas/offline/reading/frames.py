@@ -31,7 +31,7 @@ LONG_LINE = 400
 _JOINT_PATTERN = (
     r"\s*(?:[;\n]+|(?<=[.!?])\s+(?=\S)|(?<=\")\s+(?=(?-i:[A-Z][a-z]*)\b)"  # `comment 'Done.' If …`
     r"|,?\s+and\s+then\s+|,\s*then\s+|,\s*(?=(?:otherwise|else|if\s+not|or\s+else)\b)|\s+then\s+(?=(?:please\s+)?[a-z]+\b)"
-    r"|,?\s+(?:and|n|&)\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b|(?:do\s+)?(?:the\s+)?same\s+(?:on|to|for)\b)|,?\s+and\s+(?=(?:on|to)\s+#?\d+\s*:)|,\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b))\s*"
+    r"|,?\s+(?:and|n|&)\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b|(?:do\s+)?(?:the\s+)?same\s+(?:on|to|for)\b)|,?\s+and\s+(?=(?:on|to)\s+#?\d+\s*:)|,?\s+and\s+(?=(?:which|what)\s+(?:of\s+(?:them|those|these)|ones)\b)|,\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b))\s*"
 )
 VERBS = (
     "add|remove|drop|strip|delete|clear|comment|post|reply|respond|write|leave|tell|let|ask|thank|ping|label|tag|mark|"
@@ -45,7 +45,11 @@ _BODY_ONLY_RE = lazy(
 """A request that is only the text of the one before: "post a thank-you on #127. Something like: '…'"."""
 _AND_RE = lazy(r"\b(?:and|then|n)\b|&", re.IGNORECASE)
 _OTHERWISE_START_RE = lazy(r"^\s*(?:otherwise|else|if\s+not|or\s+else)\b", re.IGNORECASE)
-_CONDITION_START_RE = lazy(r"^\s*(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when)\b", re.IGNORECASE)
+_CONDITION_START_RE = lazy(
+    r"^\s*(?:(?:for|on|re|about)\s+)?(?:(?:issue\s+)?#?\d{1,5}\s*[:,-]\s*)?(?:and\s+)?(?:if|unless|only\s+if|in\s+case|when)\b",
+    re.IGNORECASE,
+)
+"""`if #11 is closed`, `on 7037: if it is a bug`: a condition, whose action follows after its comma."""
 _COLON_BODY_RE = lazy(
     r"(?P<lead>\b(?:comment|reply|respond|post|write|note|say|ping|\+1)\b[^:\n\"]{0,60}?:(?![ \t]*\"Q\d)[ \t]*)"
     r"(?P<body>[^\n]*\w[^\n]*)",

@@ -30,6 +30,9 @@ class LabelHit:
     end: int
     exact: bool
     """Every word of the label's value was named (`postgres broker`), not only a distinctive one (`postgres`)."""
+    literal: bool = False
+    """The label's words were said together, in its order (`dataset-viewer`), not spread over other words
+    (`dataset-viewer bugs` names `dataset bug`'s words too, but not together)."""
 
 
 def _words(text: str) -> list[str]:
@@ -79,7 +82,7 @@ def labels_in_words(text: str, labels: Sequence[str]) -> list[LabelHit]:
         named = {word for _, _, word in tokens if word in value_words}
         if not spans:
             if joined := _joined_span(tokens, value_words):
-                hits.append(LabelHit(label, *joined, True))
+                hits.append(LabelHit(label, *joined, True, literal=True))
             continue
         exact = named == set(value_words)
         # A word any request may say (`issues`, `request`) names no label alone: `ci issues` needs its `ci`.
@@ -89,8 +92,10 @@ def labels_in_words(text: str, labels: Sequence[str]) -> list[LabelHit]:
             before = [(s, e) for s, e, word in tokens if e <= start and prefix and word == prefix.lower()]
             if before and start - before[-1][1] <= 2:
                 start = before[-1][0]  # `comp core`: the prefix is part of the name
-            hits.append(LabelHit(label, start, max(e for _, e in spans), exact))
-    return sorted(hits, key=lambda hit: (hit.start, not hit.exact))
+            end = max(e for _, e in spans)
+            said = [word for s, e, word in tokens if start <= s and e <= end and (word != prefix.lower() or s > start)]
+            hits.append(LabelHit(label, start, end, exact, literal=exact and said == value_words))
+    return sorted(hits, key=lambda hit: (hit.start, not hit.exact, not hit.literal))
 
 
 def _joined_span(tokens: list[tuple[int, int, str]], value_words: list[str]) -> tuple[int, int] | None:

@@ -1,8 +1,8 @@
 """Reading a search request into `search_issues` arguments, for the offline planner.
 
 State and label words become filters, as do an author (`by svetlana-k`) and a time (`since last
-Monday`, `opened this month`, `no activity in 30 days`: `dates.py`); a number becomes the limit, and
-what is left of the user's words becomes the query. "How many" asks the tool for the count alone.
+Monday`: `authors_and_days.py`); a number becomes the limit, and what is left of the user's words
+becomes the query. "How many" (or a leading "number of") asks the tool for the count alone.
 What the tool cannot do (sort) is said in a note instead of being searched for as words.
 """
 
@@ -15,11 +15,12 @@ from functools import partial
 from typing import Any
 
 from atlas.foundation.label_names import label_value, resolve_label, split_label
-from atlas.offline.reading.dates import ACTIVITY_PHRASE_RE, span_in
+from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
 from atlas.offline.reading.entities import label_refs
-from atlas.offline.reading.label_usage import issues_carrying
+from atlas.offline.reading.label_usage import files_topic, issues_carrying
 from atlas.offline.reading.labels import LabelHit, label_from_token, labels_in_words, severity_label
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.people import ProjectPeople
 
 _SEARCH_NOUN_RE = lazy(
     r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b", re.I
@@ -35,6 +36,8 @@ _NAMED_LABEL_RE = lazy(
 )
 """`labelled "dataset request"`, `tagged good first issue`: a label of any spelling after a label word."""
 _BARE_LABEL_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
+_TEXT_LEAD_RE = lazy(r"\W*(?:that\s+)?(?:mention\w*|contain\w*|matching|referencing)\b", re.I)
+"""`which ones mention streaming`: words asked for as text, never read as a label."""
 _QUERY_LEAD_RE = lazy(
     r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
     r"referencing|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
@@ -44,25 +47,6 @@ _SEVERITY_RE = lazy(
     r"\b(?:sev(?:erity)?[\s:-]*S?|S(?=[1-4]\s+(?:issues|bugs|tickets|reports)\b))(?P<n>[1-4])\b", re.IGNORECASE
 )
 """`S1 issues`, `sev2`, `severity 3`: the severity labels; a bare `S3` elsewhere may be Amazon S3."""
-_NOT_A_LOGIN = (
-    r"(?!(?:date|age|id|number|priority|severity|state|status|label|component|me|us|you|them|the|a|an"
-    r"|any(?:one|body)|some(?:one|body)|every(?:one|body)|nobody|no\s+one|we|i|they|he|she|it|this|that|people)\b)"
-)
-"""Words that are never a login: a sort key, an article, a pronoun (`has anyone reported this?` names no author)."""
-_AUTHOR_RE = lazy(
-    r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted|authored)\s+|(?<=issues\s)|(?<=bugs\s)"
-    rf"|(?<=tickets\s)|(?<=requests\s)|(?<=ones\s)|(?<=anything\s)|(?<=everything\s))by\s+{_NOT_A_LOGIN}"
-    r"@?(?P<who>[A-Za-z0-9][\w.-]*[A-Za-z0-9]|[A-Za-z0-9])"
-    r"|\b(?:from|by)\s+@(?P<at>[A-Za-z0-9][\w.-]*[A-Za-z0-9])"
-    rf"|\b(?:has|have|did|does)\s+{_NOT_A_LOGIN}@?(?P<subject>[A-Za-z0-9][\w.-]*[A-Za-z0-9])\s+(?:\w+\s+)?"
-    r"(?:file|filed|open|opened|report|reported|create|created|raise|raised|submit|submitted|write|wrote|written)\b",
-    re.IGNORECASE,
-)
-_SORT_RE = lazy(
-    r"\b(?:(?:sort|sorted|order|ordered|group|grouped)\s+)?by\s+(?P<key>date|age|id|number|priority|severity|state"
-    r"|status|label|component)\b",
-    re.IGNORECASE,
-)
 NO_LABEL_RE = lazy(
     r"\b(?:(?:with|having|that\s+have|that\s+has|have|has)\s+)?(?:no|without\s+(?:a\s+|any\s+)?)\s*labels?\b"
     r"|\b(?:un|not\s+)labell?ed\b",
@@ -71,7 +55,15 @@ NO_LABEL_RE = lazy(
 """`with no label`, `without any labels`, `unlabelled`: issues that carry none."""
 _KIND_NOUN_RE = lazy(r"\b(?:bugs|feature\s+requests)\b", re.I)
 """Kinds of issue most projects have a label for; where this one has none, the word is searched."""
-_COUNT_RE = lazy(r"\bhow\s+many\b|\bnumber\s+of\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b", re.I)
+_COUNT_RE = lazy(
+    r"\bhow\s+many\b|\b(?:the\s+|a\s+)?(?:total\s+)?(?:number|count)\s+of\b"
+    r"|^\W*(?:(?:can|could|would)\s+(?:you|u)\s+|please\s+|pls\s+|just\s+)*count\b|\bcount\s*[?.!]*\s*$",
+    re.I,
+)
+_TOPIC_BEFORE_RE = lazy(
+    r"\b(?:about|mentioning|mentions?|regarding|concerning|involving|containing|matching|referencing)\s+$", re.I
+)
+"""`issues about the number of workers`: a `number of` that is the topic searched for, not a count asked."""
 _NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall)\b", re.I)
 """Words that only say "as things stand": never a topic, never a time span."""
 SEARCH_MAX = 20
@@ -88,7 +80,8 @@ _SEARCH_FILLER = frozenset(
         what are
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest recent does mean means still this issue ticket from users user people unresolved resolved
-        component components what's whats rn now currently right again also today every each everything
+        component components what's whats rn now currently right again also today every each everything stuff things
+        anything something
         opened filed created reported submitted raised updated were was been label labels labelled labeled tagged
         """,
     )
@@ -137,37 +130,21 @@ class Search:
         return args
 
 
+def asks_count(text: str) -> re.Match[str] | None:
+    """Where the words ask only how many issues match: `how many …`, `number of open S1s?`, `count the open
+    bugs`, `open S1 count?`; None when they do not (`issues about the number of workers` is a topic)."""
+    for match in _COUNT_RE.finditer(text):
+        if not _TOPIC_BEFORE_RE.search(text[: match.start()]):
+            return match
+    return None
+
+
 def strip_quotes(text: str) -> str:
     """`"text"`, `'text'` or `` `text` `` without the quotes."""
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
         return text[1:-1].strip()
     return text
-
-
-def people_and_days(text: str, notes: list[str]) -> tuple[str, dict[str, str]]:
-    """The author and the span of days the words name, as filters, taken out of the words; a sort is said in
-    `notes` (the search ranks by match, or lists the newest)."""
-    filters: dict[str, str] = {}
-    if match := _AUTHOR_RE.search(text):
-        filters["author"] = match.group("who") or match.group("at") or match.group("subject")
-        text = text[: match.start()] + " " + text[match.end() :]
-    if span := span_in(text):
-        field = "updated" if span.activity else "created"
-        if span.since:
-            filters[f"{field}_since"] = span.since.isoformat()
-        if span.before:
-            filters[f"{field}_before"] = span.before.isoformat()
-        text = text[: span.start] + " " + text[span.end :]
-        if span.activity:  # `with no activity`, `not updated`: said by the filter now
-            text = ACTIVITY_PHRASE_RE.sub(" ", text)
-    if match := _SORT_RE.search(text):
-        notes.append(
-            f"I cannot sort or group issues by {match.group('key').lower()}: a search lists the best matches first, "
-            "or the newest when it has no words."
-        )
-        text = text[: match.start()] + " " + text[match.end() :]
-    return text, filters
 
 
 def _named_label(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
@@ -197,16 +174,17 @@ def _word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tup
     lead = _QUERY_LEAD_RE.search(rest)
     scope = rest[: lead.start()] if lead else rest
     hits = [hit for hit in labels_in_words(scope, labels) if hit.exact or (not exact and _in_use(labels, hit.label))]
-    if not hits and lead:  # "what's open on the scheduler": the whole topic is a label
+    if not hits and lead and not _TEXT_LEAD_RE.match(lead.group(0)):  # "what's open on the scheduler": a label
         topic = lead.group("q").strip().rstrip("?.!")
-        whole = [hit for hit in labels_in_words(topic, labels) if hit.exact and _in_use(labels, hit.label)]
+        whole = [hit for hit in labels_in_words(topic, labels) if hit.exact and _stands_for_topic(labels, hit.label)]
         if whole and re.fullmatch(r"(?:the\s+)?[\w -]+", topic) and len(topic.split()) <= 3:
             return whole[0].label, rest[: lead.start()]
     if not hits:
         return None, rest
 
-    def rank(hit: LabelHit) -> tuple[bool, int]:
-        return (not hit.exact, issues_carrying(labels, hit.label))  # the most specific label leads
+    def rank(hit: LabelHit) -> tuple[bool, bool, int]:
+        # A label said as it is spelled leads, then the most specific (on fewest issues).
+        return (not hit.exact, not hit.literal, issues_carrying(labels, hit.label))
 
     best = min(hits, key=rank)
     if best.exact:
@@ -217,6 +195,11 @@ def _word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tup
 IN_USE = 5
 """A label on fewer issues is not taken for a topic's words: `about arrow` on a project whose `arrow`
 label is on one issue is a search for the word."""
+
+
+def _stands_for_topic(labels: Sequence[str], label: str) -> bool:
+    """`about X`: X is the label only when the project uses it, on enough of the issues that say X."""
+    return _in_use(labels, label) and files_topic(labels, label)
 
 
 def _in_use(labels: Sequence[str], label: str) -> bool:
@@ -260,11 +243,13 @@ def _meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
     return None, rest
 
 
-def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search:
-    """Search filters: state and label words, a limit, and the topic as the query."""
-    counting = bool(_COUNT_RE.search(text))  # the most hits there are: fewer than that is every match
+def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: ProjectPeople | None = None) -> Search:
+    """Search filters: state and label words, an author, a limit, and the topic as the query."""
+    counted = asks_count(text)  # the most hits there are: fewer than that is every match
+    if counted:
+        text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
     text = _NOW_RE.sub(" ", text)
-    text, filters = people_and_days(text, notes)
+    text, filters = people_and_days(text, notes, people)
     unlabelled = NO_LABEL_RE.search(text)
     if unlabelled:
         text = text[: unlabelled.start()] + " " + text[unlabelled.end() :]
@@ -284,7 +269,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
     chosen, rest = _with_kind(*_more_labels(rest, labels, label), labels)
     label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
-    limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match and not counting else None
+    limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match and not counted else None
     if limit_match:
         rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
     rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
@@ -294,7 +279,9 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
         outside = rest[: query_match.start()]
     else:
         words = re.findall(r"[\w:.'-]+", rest)
-        query = " ".join(word for word in words if word.lower().strip(".,?!;:'\"") not in _SEARCH_FILLER)
+        query = " ".join(
+            word for word in words if word.lower().strip(".,?!;:'\"").replace("'", "") not in _SEARCH_FILLER
+        )
         outside = rest
     query = re.sub(r"\s+(?:that|which)\s+(?:are|were|is)\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I)
     query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
@@ -303,20 +290,23 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = ()) -> Search
         query = ""  # `with the comp:docs label`: the label was the whole topic
     if not chosen and labels and not unlabelled:
         query = _kind_without_label(rest, query, notes)
-    state_text = outside + " " + (query_match.group("q") if query_match else "")[len(query) :]
-    opened = re.search(r"\b(open|unresolved)\b", state_text, re.IGNORECASE)
-    closed = re.search(r"\b(closed|resolved|fixed)\b", state_text, re.IGNORECASE)
-    state = "open" if opened and not closed else "closed" if closed and not opened else None
     return Search(
         query=query or None,
-        state=state,
+        state=_state_in(outside + " " + (query_match.group("q") if query_match else "")[len(query) :]),
         label=label,
         labels=tuple(chosen[1:]),
         limit=limit,
-        count=counting,
+        count=bool(counted),
         unlabelled=bool(unlabelled),
         **filters,
     )
+
+
+def _state_in(text: str) -> str | None:
+    """`open` or `closed` when the words outside the topic say one of them (and not the other)."""
+    opened = re.search(r"\b(open|unresolved)\b", text, re.IGNORECASE)
+    closed = re.search(r"\b(closed|resolved|fixed)\b", text, re.IGNORECASE)
+    return "open" if opened and not closed else "closed" if closed and not opened else None
 
 
 def _with_kind(chosen: list[str], rest: str, labels: Sequence[str]) -> tuple[list[str], str]:
@@ -359,19 +349,11 @@ def _more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[l
     return sorted(found, key=lambda name: issues_carrying(labels, name)), rest
 
 
-def names_people_or_days(text: str) -> bool:
-    """Whether the words filter issues by who opened them or by a time they were opened or active."""
-    return bool(_AUTHOR_RE.search(text) or (_FILED_RE.search(text) and span_in(text) is not None))
-
-
-_FILED_RE = lazy(r"\b(?:opened|filed|reported|created|raised|submitted|came\s+in|new|updated)\b", re.I)
-
-
-def wants_search(text: str) -> bool:
+def wants_search(text: str, people: ProjectPeople | None = None) -> bool:
     """Whether the words ask for issues by topic, state, label or author, or for what was filed in a time."""
     return bool(
         _SEARCH_NOUN_RE.search(text)
-        or names_people_or_days(text)
+        or names_people_or_days(text, people)
         or _SEARCH_VERB_RE.search(text)
         or _LABEL_FILTER_RE.search(text)
         or NO_LABEL_RE.search(text)

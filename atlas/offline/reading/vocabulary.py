@@ -1,4 +1,4 @@
-"""What the offline planner knows of the dataset's own words: labels, doc ids, headings, error names.
+"""What the offline planner knows of the dataset's own words: labels, authors, doc ids, headings, error names.
 
 Learned from the data folder, never listed here: the labels from `orbit.db` (or `issues.jsonl`),
 the headings and error names (`### ORB-1101 LeaseExpired`) from `docs/*.md`, and an in-memory
@@ -21,6 +21,7 @@ from pathlib import Path
 from atlas.foundation import statefiles
 from atlas.offline.reading.label_usage import ProjectLabels
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.people import ProjectPeople
 
 _HEADING_RE = lazy(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE_RE = lazy(r"^\s*(```|~~~)")
@@ -51,6 +52,8 @@ class Vocabulary:
     """Every word of the docs and the issue titles: real words, never taken for typos."""
     term_rows: dict[str, tuple[frozenset[int], frozenset[int]]] = field(default_factory=dict)
     """A word's sections (anywhere, in the heading), as `topics` looks them up: kept with the index they come from."""
+    people: ProjectPeople = field(default_factory=ProjectPeople)
+    """The project's issue authors: `from lhoestq` names one."""
 
     _by_doc: dict[str, list[Section]] = field(default_factory=dict, repr=False, compare=False)
     _repeated: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False, compare=False)
@@ -134,7 +137,7 @@ def _mtime(path: Path) -> float:
 
 
 def _build(data: Path) -> Vocabulary:
-    vocabulary = Vocabulary(labels=_labels(data))
+    vocabulary = Vocabulary(labels=_labels(data), people=ProjectPeople(data / "issues" / "orbit.db"))
     texts: list[str] = []
     for path in sorted((data / "docs").glob("*.md")) if (data / "docs").is_dir() else []:
         vocabulary.docs.append(path.stem)  # one that cannot be read is still asked for, and its tool says why

@@ -1,0 +1,43 @@
+"""A search that narrows the one before: `how many open enhancement issues, and which ones mention streaming?`.
+
+`which ones`, `which of them`, `of those, which …` after a search or a count ask about the same issues: the
+filters said before (state, labels, author, days) hold, and this request's own words add the topic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields, replace
+
+from atlas.offline.acts.act import Act, Intent
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import Search, search_in
+from atlas.offline.reading.vocabulary import Vocabulary
+
+NARROWING_RE = lazy(
+    r"^\W*(?:and\s+|but\s+|so\s+)?(?:(?:which|what)\s+(?:of\s+(?:them|those|these)|ones)|of\s+(?:them|those|these)\b"
+    r"\s*,?\s*(?:which|what)(?:\s+ones)?)\b",
+    re.I,
+)
+_FILTERS = ("state", "author", "created_since", "created_before", "updated_since", "updated_before")
+
+
+def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) -> Act | None:
+    """The search of the request before, narrowed by this one's words; None when this one does not point back."""
+    said = NARROWING_RE.match(text)
+    if said is None or before is None or before.search is None:
+        return None
+    notes: list[str] = []
+    own = search_in(text[said.end() :], notes, vocabulary.labels, vocabulary.people)
+    return Act(Intent.SEARCH, typed, search=within(own, before.search), notes=notes)
+
+
+def within(own: Search, earlier: Search) -> Search:
+    """`own` with the filters it does not say itself taken from `earlier`; a count is asked anew."""
+    kept = {name: getattr(earlier, name) for name in _FILTERS if getattr(own, name) is None}
+    if own.label is None and not own.unlabelled:
+        kept.update(label=earlier.label, labels=earlier.labels, unlabelled=earlier.unlabelled)
+    return replace(own, **kept)
+
+
+assert set(_FILTERS) <= {field.name for field in fields(Search)}

@@ -1,0 +1,70 @@
+"""What no tool can do, for the offline planner's acts: said in a note and taken out of the words read after.
+
+Closing, assigning, editing or merging issues (the tracker tools only add and remove labels and post
+comments), ranking issues by author, labelling many at once. A request that asks only for these is answered
+by its note; what else it asks is read as usual.
+"""
+
+from __future__ import annotations
+
+import re
+
+from atlas.offline.reading.lazy import lazy
+
+POLITE = (
+    r"(?:^|(?<=[,;.!?:])|\band\s+|\bthen\s+|\balso\s+)\s*"
+    r"(?:(?:please|pls|can you|could you|would you|kindly|go ahead and|i'?d like you to|i want you to)\s+)*"
+)
+"""Where a request can start: the question's start or a new clause ("show #87 and close #41 ...")."""
+_UNSUPPORTED_RE = lazy(
+    rf"{POLITE}(close|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
+    r"transfer|pin)\b(?=[^.,;!?]*(?:#?\d|\bissues?\b|\bit\b|\bthem\b|\blabels?\b))",
+    re.IGNORECASE,
+)
+_WHO_MOST_RE = lazy(
+    r"\bwho\s+(?:reported|filed|opened|wrote|created|raised|submitted)\b(?!\s+(?:issue\s+|ticket\s+)?#?\d)|\b(?:which|what)\s+(?:authors?|reporters?|users?)"
+    r"\b|\bmost\s+(?:active\s+)?(?:reporters?|authors?)\b",
+    re.IGNORECASE,
+)
+_LABEL_MANY_RE = lazy(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
+
+
+def unsupported(text: str, notes: list[str], example: str) -> str:
+    """The words with what no tool can do taken out, each said in `notes`; `example`: a label for the example."""
+    return _no_ranking(_no_tracker_verb(text, notes, example), notes)
+
+
+def _no_ranking(text: str, notes: list[str]) -> str:
+    """A ranking by author, or labelling many issues at once."""
+    if match := _WHO_MOST_RE.search(text):
+        notes.append(
+            "I cannot rank issues by author or reporter: a search filters by one author (`issues opened by <name>`, "
+            "`how many issues has <name> filed?`), and each issue shows who opened it (`who reported #41?`)."
+        )
+        return text[: match.start()]
+    if match := _LABEL_MANY_RE.search(text):
+        notes.append(
+            "I cannot label many issues at once: I add one label to the issues you name, each after your approval. "
+            "Name the issue and the label: `label #41 <label>`."
+        )
+        return text[: match.start()] + " " + text[match.end() :]
+    return text
+
+
+def _no_tracker_verb(text: str, notes: list[str], example: str) -> str:
+    """Closing, assigning, editing … an issue, which the tracker tools do not do."""
+    unsupported = _UNSUPPORTED_RE.search(text)
+    if not unsupported:
+        return text
+    verb = unsupported.group(1).lower()
+    clause_end = re.compile(r"[,;.!?](?:\s|$)|\s(?:and|then)\s").search(text, unsupported.end())
+    clause = text[unsupported.end() : clause_end.start() if clause_end else len(text)]
+    what = "labels" if re.search(r"\blabels?\b", clause, re.IGNORECASE) or verb == "unlabel" else "issues"
+    if what == "labels" and verb in {"remove", "unlabel", "delete"}:
+        notes.append(f"To remove a label, name the issue and the label: `remove {example} from #41`.")
+        return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")
+    notes.append(
+        f"I cannot {verb} {what}: Atlas's tracker tools only add and remove labels and post comments (each after your "
+        "approval)."
+    )
+    return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")

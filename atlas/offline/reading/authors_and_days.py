@@ -1,0 +1,95 @@
+"""Who opened the issues sought and when, read out of a search request's words as filters.
+
+An author (`by svetlana-k`, `from @lhoestq`, `has tomk filed`, or a bare name after `from` that is one of
+the project's authors) and a span of days (`since last Monday`, `opened this month`, `no activity in 30
+days`: `dates.py`); a sort asked for is said in a note, for the search ranks by match.
+"""
+
+from __future__ import annotations
+
+import re
+
+from atlas.offline.reading.dates import ACTIVITY_PHRASE_RE, span_in
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.people import ProjectPeople
+
+_NOT_A_LOGIN = (
+    r"(?!(?:date|age|id|number|priority|severity|state|status|label|component|me|us|you|them|the|a|an"
+    r"|any(?:one|body)|some(?:one|body)|every(?:one|body)|nobody|no\s+one|we|i|they|he|she|it|this|that|people)\b)"
+)
+"""Words that are never a login: a sort key, an article, a pronoun (`has anyone reported this?` names no author)."""
+_AUTHOR_RE = lazy(
+    r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted|authored)\s+|(?<=issues\s)|(?<=bugs\s)"
+    rf"|(?<=tickets\s)|(?<=requests\s)|(?<=ones\s)|(?<=anything\s)|(?<=everything\s))by\s+{_NOT_A_LOGIN}"
+    r"@?(?P<who>[A-Za-z0-9][\w.-]*[A-Za-z0-9]|[A-Za-z0-9])"
+    r"|\b(?:from|by)\s+@(?P<at>[A-Za-z0-9][\w.-]*[A-Za-z0-9])"
+    rf"|\b(?:has|have|did|does)\s+{_NOT_A_LOGIN}@?(?P<subject>[A-Za-z0-9][\w.-]*[A-Za-z0-9])\s+(?:\w+\s+)?"
+    r"(?:file|filed|open|opened|report|reported|create|created|raise|raised|submit|submitted|write|wrote|written)\b",
+    re.IGNORECASE,
+)
+_SORT_RE = lazy(
+    r"\b(?:(?:sort|sorted|order|ordered|group|grouped)\s+)?by\s+(?P<key>date|age|id|number|priority|severity|state"
+    r"|status|label|component)\b",
+    re.IGNORECASE,
+)
+_LOGIN = r"[A-Za-z0-9][\w.-]*[A-Za-z0-9]"
+_NAMED_RE = lazy(
+    rf"\b(?:from|by)\s+{_NOT_A_LOGIN}@?(?P<source>{_LOGIN})(?![\w.-])"
+    rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<owner>{_LOGIN})'s\b"
+    rf"|\b(?:does|did|has|have)\s+{_NOT_A_LOGIN}(?P<holder>{_LOGIN})\s+(?:have|got)\b"
+    rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<agent>{_LOGIN})\s+(?:has\s+|have\s+|had\s+)?"
+    r"(?:opened|filed|reported|created|raised|submitted|wrote)\b",
+    re.I,
+)
+"""Where a name said with no `@` stands for a person: `open stuff from lhoestq`, `severo's open issues`, `how many
+does lhoestq have`, `issues lhoestq opened`; an author only when the project knows one of that login."""
+
+
+def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = None) -> tuple[str, dict[str, str]]:
+    """The author and the span of days the words name, as filters, taken out of the words; a sort is said in
+    `notes` (the search ranks by match, or lists the newest); `people`: the project's authors, for a name
+    said with no `@` (`from lhoestq`, `severo's issues`)."""
+    filters: dict[str, str] = {}
+    if match := _AUTHOR_RE.search(text):
+        filters["author"] = match.group("who") or match.group("at") or match.group("subject")
+        text = text[: match.start()] + " " + text[match.end() :]
+    elif found := _known_author(text, people):
+        login, match = found
+        filters["author"] = login
+        text = text[: match.start()] + " " + text[match.end() :]
+    if span := span_in(text):
+        field = "updated" if span.activity else "created"
+        if span.since:
+            filters[f"{field}_since"] = span.since.isoformat()
+        if span.before:
+            filters[f"{field}_before"] = span.before.isoformat()
+        text = text[: span.start] + " " + text[span.end :]
+        if span.activity:  # `with no activity`, `not updated`: said by the filter now
+            text = ACTIVITY_PHRASE_RE.sub(" ", text)
+    if match := _SORT_RE.search(text):
+        notes.append(
+            f"I cannot sort or group issues by {match.group('key').lower()}: a search lists the best matches first, "
+            "or the newest when it has no words."
+        )
+        text = text[: match.start()] + " " + text[match.end() :]
+    return text, filters
+
+
+def _known_author(text: str, people: ProjectPeople | None) -> tuple[str, re.Match[str]] | None:
+    """The first name standing for a person that is one of the project's authors, with where it was said."""
+    if people is None:
+        return None
+    for match in _NAMED_RE.finditer(text):
+        name = next(value for value in match.groups() if value is not None)
+        if login := people.login(name):
+            return login, match
+    return None
+
+
+def names_people_or_days(text: str, people: ProjectPeople | None = None) -> bool:
+    """Whether the words filter issues by who opened them or by a time they were opened or active."""
+    named = _AUTHOR_RE.search(text) or _known_author(text, people)
+    return bool(named or (_FILED_RE.search(text) and span_in(text) is not None))
+
+
+_FILED_RE = lazy(r"\b(?:opened|filed|reported|created|raised|submitted|came\s+in|new|updated)\b", re.I)

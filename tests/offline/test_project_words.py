@@ -1,0 +1,213 @@
+"""The offline planner reads a project's own words: its authors, its labels as spelled, what its kinds mean,
+which labels stand for a topic, and requests that build on the one before.
+
+Two backlogs are imported as a user would (`atlas data import`): a slice of a real project's export with
+flat labels, and one made here where a topic's label is on few of the issues that talk of it. Nothing in
+the planner names these labels or people: it reads them from the data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from atlas.offline.compose import read_question
+from atlas.offline.plan import Plan
+from atlas.offline.reading.label_usage import ProjectLabels, files_topic
+from atlas.offline.reading.search import asks_count
+from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
+from tests.support.run import invoke
+
+EXPORT = Path(__file__).resolve().parents[1] / "fixtures" / "flat-labels-issues.json"
+ISSUES = json.loads(EXPORT.read_text(encoding="utf-8"))
+TOOLS = ("get_issue", "search_issues", "find_similar", "suggest_labels", "add_label", "remove_label", "post_comment")
+
+
+def imported(export: Path, target: Path) -> Vocabulary:
+    done = invoke("data", "import", str(export), "--to", str(target), env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    return vocabulary_of(target)
+
+
+@pytest.fixture(scope="module")
+def flat(tmp_path_factory: pytest.TempPathFactory) -> Vocabulary:
+    return imported(EXPORT, tmp_path_factory.mktemp("flat") / "data")
+
+
+def _issue(number: int, title: str, labels: list[str], author: str = "someone") -> dict[str, Any]:
+    return {
+        "number": number,
+        "title": title,
+        "body": f"{title}. Seen on version 1.{number}.",
+        "state": "OPEN",
+        "labels": [{"name": name} for name in labels],
+        "author": {"login": author},
+        "createdAt": f"2024-01-{1 + number % 28:02d}T10:00:00Z",
+    }
+
+
+@pytest.fixture(scope="module")
+def sparse(tmp_path_factory: pytest.TempPathFactory) -> Vocabulary:
+    """60 issues talk of streaming, 5 of them carry `streaming`; 20 feature requests carry `enhancement`."""
+    folder = tmp_path_factory.mktemp("sparse")
+    issues = [_issue(n, f"Streaming stalls on shard {n}", ["streaming"] if n <= 5 else []) for n in range(1, 61)]
+    issues += [_issue(n, f"Feature request: export format {n}", ["enhancement"]) for n in range(61, 81)]
+    issues += [_issue(n, f"Crash in loader {n}", ["bug"]) for n in range(81, 101)]
+    export = folder / "issues.json"
+    export.write_text(json.dumps(issues), encoding="utf-8")
+    return imported(export, folder / "data")
+
+
+def plan_of(question: str, vocabulary: Vocabulary) -> Plan:
+    return read_question(question, vocabulary, TOOLS, suggest=False)
+
+
+def searches(question: str, vocabulary: Vocabulary) -> list[dict[str, Any]]:
+    return [call.arguments for call in plan_of(question, vocabulary).first_calls() if call.name == "search_issues"]
+
+
+def open_issue(labels: set[str]) -> int:
+    is_open = [issue for issue in ISSUES if issue["state"].lower() == "open"]
+    return next(issue["number"] for issue in is_open if {label["name"] for label in issue["labels"]} == labels)
+
+
+@pytest.mark.parametrize("question", ["number of open dataset requests?", "count the open dataset requests"])
+def test_a_leading_number_of_is_a_count_and_no_topic(question: str, flat: Vocabulary) -> None:
+    [search] = searches(question, flat)
+    assert search["count_only"] is True and search["label"] == "dataset request" and search["state"] == "open"
+    assert not search["query"]
+
+
+def test_a_number_of_inside_the_topic_is_searched_not_counted(flat: Vocabulary) -> None:
+    [search] = searches("find issues about the number of shards", flat)
+    assert "count_only" not in search and "shards" in search["query"]
+
+
+@pytest.mark.parametrize(
+    ("words", "counted"),
+    [
+        ("how many open bugs", "how many"),
+        ("give me a count of open bugs", "a count of"),
+        ("what's the total number of open bugs", "the total number of"),
+        ("open bug count?", "count?"),
+        ("count the open bugs", "count"),
+        ("issues mentioning the number of shards", None),
+        ("issues about a count of rows", None),
+    ],
+)
+def test_a_count_is_asked_by_its_words_wherever_they_are_not_the_topic(words: str, counted: str | None) -> None:
+    found = asks_count(words)
+    assert (found.group(0).strip() if found else None) == counted
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "open stuff from lhoestq",
+        "anything from LHOESTQ still open?",
+        "show me lhoestq's open issues",
+        "open issues lhoestq opened",
+        "how many open issues does lhoestq have?",
+    ],
+)
+def test_a_name_standing_for_a_person_is_an_author_the_project_knows(question: str, flat: Vocabulary) -> None:
+    [search] = searches(question, flat)
+    assert search["author"] == "lhoestq" and search["state"] == "open" and not search["query"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["open issues from nobody-here", "open bugs from the hub", "bugs from me", "bugs we opened", "hub's bugs"],
+)
+def test_a_name_after_from_that_no_author_has_is_no_author(question: str, flat: Vocabulary) -> None:
+    assert all("author" not in search for search in searches(question, flat))
+
+
+def test_a_label_said_as_it_is_spelled_wins_over_one_whose_words_are_spread(flat: Vocabulary) -> None:
+    [search] = searches("closed dataset-viewer bugs", flat)
+    assert search["label"] == "dataset-viewer" and search["state"] == "closed"
+    assert "dataset bug" not in search.get("labels", [])
+
+
+@pytest.mark.parametrize(
+    "question", ["has anyone reported something like #{n} before", "was #{n} already filed?", "anything like {n}?"]
+)
+def test_asking_whether_an_issue_was_reported_before_finds_the_similar_ones(question: str, flat: Vocabulary) -> None:
+    number = open_issue({"enhancement"})
+    calls = plan_of(question.format(n=number), flat).first_calls()
+    assert ("find_similar", {"issue_id": number}) in [(call.name, call.arguments) for call in calls]
+
+
+def test_who_reported_an_issue_is_a_read_not_a_similar_search(flat: Vocabulary) -> None:
+    number = open_issue({"enhancement"})
+    assert [call.name for call in plan_of(f"who reported #{number} and when?", flat).first_calls()] == ["get_issue"]
+
+
+def test_what_an_issue_is_not_is_removed_and_what_it_is_added(flat: Vocabulary) -> None:
+    number = open_issue({"enhancement"})
+    plan = plan_of(f"{number} isn't an enhancement, it's a question. fix the labels", flat)
+    assert plan.removals == [(number, "enhancement")] and plan.labels == [(number, "question")]
+
+
+def test_a_kind_in_a_condition_is_the_label_the_projects_issues_mean_by_it(flat: Vocabulary) -> None:
+    number = open_issue({"enhancement"})
+    plan = plan_of(f"for {number}: if it's a feature request add good first issue, otherwise label it bug", flat)
+    assert [call.name for call in plan.first_calls()] == ["get_issue"]
+    tests = [(step.test.value, step.test.negated, [c.arguments["label"] for c in step.actions]) for step in plan.later]
+    assert tests == [("enhancement", False, ["good first issue"]), ("enhancement", True, ["bug"])]
+
+
+def test_which_ones_after_a_count_narrows_the_same_search(flat: Vocabulary) -> None:
+    counted, listed = searches("how many open enhancement issues, and which ones mention streaming?", flat)
+    assert counted == {"query": "", "state": "open", "label": "enhancement", "count_only": True}
+    assert listed == {"query": "streaming", "state": "open", "label": "enhancement"}
+
+
+def test_which_of_them_keeps_the_author_and_the_labels_said_before(flat: Vocabulary) -> None:
+    listed, narrowed = searches("open bugs by lhoestq. which of them are about arrow?", flat)
+    assert narrowed == {**listed, "query": "arrow"}
+
+
+def test_a_label_on_few_of_the_issues_saying_its_name_does_not_stand_for_the_topic(sparse: Vocabulary) -> None:
+    assert isinstance(sparse.labels, ProjectLabels)
+    assert not files_topic(sparse.labels, "streaming") and files_topic(sparse.labels, "enhancement")
+    [search] = searches("feature requests about streaming", sparse)
+    assert search == {"query": "streaming", "label": "enhancement"}
+    [named] = searches("open streaming issues", sparse)  # named as a kind of issue, the label stays
+    assert named["label"] == "streaming"
+
+
+def test_a_label_on_enough_of_the_issues_saying_its_name_is_the_topic(flat: Vocabulary) -> None:
+    assert files_topic(flat.labels, "streaming")
+    [search] = searches("feature requests about streaming", flat)
+    assert {search["label"], *search.get("labels", [])} == {"streaming", "enhancement"}
+
+
+def test_labels_without_their_index_stand_for_their_topic() -> None:
+    assert files_topic(["streaming", "bug"], "streaming")
+
+
+@pytest.mark.parametrize(
+    ("question", "removed", "added"),
+    [
+        ("41 isn't S2, it's S1", "severity:S2", "severity:S1"),
+        ("#41 is a feature, not a bug", "type:bug", "type:feature"),
+    ],
+)
+def test_a_correction_said_without_a_verb_swaps_the_labels(question: str, removed: str, added: str) -> None:
+    plan = read_question(question, available=TOOLS, suggest=False)
+    assert plan.removals == [(41, removed)] and plan.labels == [(41, added)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["remove enhancement from {n}", "take the enhancement label off {n}", "get rid of the enhancement label on {n}"],
+)
+def test_a_flat_label_named_in_words_is_removed_from_the_issue_named(said: str, flat: Vocabulary) -> None:
+    number = open_issue({"enhancement"})
+    plan = plan_of(said.format(n=number), flat)
+    assert plan.removals == [(number, "enhancement")] and plan.labels == []
