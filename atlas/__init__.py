@@ -6,12 +6,13 @@ Layers, top to bottom; each imports only the layers below it, never its own neig
 1. `__main__`: the entry point (`atlas`, `python -m atlas`).
 2. `cli/`: the command line, wiring only.
 3. `commands/`: each command's body.
-4. `runtime/`: the session a command answers through: settings, tools, the model, the executor, the call log.
+4. `runtime/`: the session a command answers through: settings, tools, the model (`runtime/models.py` picks
+   it by name), the executor, the call log.
 5. `telemetry/`, `ui/`, `calllog/`: listeners on a session's channel of events
    (`atlas.protocol.events.Events`); a session subscribes them (`runtime/session.py`).
 6. `conversation/`: the tool loop, the history it sends to the model, the last chat.
-7. `llm/`: the models behind one interface; 8. `offline/`: the offline planner, one of them. Models and
-   listeners know a tool only by its definition (`atlas.tools.definition`).
+7. `offline/`: the offline planner, a model; 8. `llm/`: the models' one interface (`ModelAdapter`) and the
+   wire adapters. Models and listeners know a tool only by its definition (`atlas.tools.definition`).
 9. `policy/`, `triage/`, `evaluation/`, `mcp/`: what decides on, plans, scores and extends the tools.
 10. `orbit/` (the built-in tools over a dataset) and `executor/` (runs a model's calls).
 11. `tracker/`: the journal of Atlas's writes to a tracker; 12. `github/`: GitHub's API and its exports.

@@ -28,10 +28,10 @@ from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import AtlasError, ConfigError
 from atlas.foundation.notices import warning_line
 from atlas.foundation.sanitize import clean_line
-from atlas.llm import resolve
 from atlas.protocol.events import ApprovalRequest, SessionEvent
 from atlas.protocol.messages import Usage
 from atlas.runtime.kit import open_session
+from atlas.runtime.models import resolve
 from atlas.runtime.runner import close_loop
 from atlas.runtime.session import Session, SessionOptions
 from atlas.ui.approval import TerminalApprover

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from atlas.foundation.config import OFFLINE_MODEL
+from atlas.llm.adapter import ModelAdapter, ModelRequest
 from atlas.offline.answer.render import chunks, render
 from atlas.offline.answer.round_two import later_parts, unplanned_parts
 from atlas.offline.compose import read_question
@@ -30,10 +31,8 @@ from atlas.offline.plan import (
 from atlas.offline.reading.ordinals import with_ordinals
 from atlas.offline.reading.references import last_named, with_references
 from atlas.offline.readings import ToolReading, issue_text
-from atlas.protocol.deadline import QuestionDeadline
-from atlas.protocol.events import Listener, TextDelta
+from atlas.protocol.events import TextDelta
 from atlas.protocol.messages import ModelTurn, ToolCall, Usage
-from atlas.tools.definition import ToolDefinition
 
 UNREADABLE = {"ok": False, "error": {"kind": "unknown", "message": "the tool's output could not be read", "hint": ""}}
 ELIDED = {
@@ -112,21 +111,13 @@ def outcomes_of(turn: Sequence[Mapping[str, Any]]) -> tuple[list[ToolReading], i
     return outcomes, rounds
 
 
-class OfflinePlanner:
+class OfflinePlanner(ModelAdapter):
     """A Model that plans from the user's words; deterministic, free, and always available."""
 
     name = OFFLINE_MODEL
 
-    async def respond(
-        self,
-        instructions: str,
-        items: Sequence[dict[str, Any]],
-        tools: Sequence[ToolDefinition],
-        *,
-        parallel_tool_calls: bool = True,
-        events: Listener | None = None,
-        deadline: QuestionDeadline | None = None,
-    ) -> ModelTurn:
+    async def answer(self, request: ModelRequest) -> ModelTurn:
+        items, tools = request.items, request.tools
         question, earlier, turn, token = this_turn(items)
         plan = read_question(
             with_references(with_ordinals(question, items), earlier),
@@ -136,7 +127,7 @@ class OfflinePlanner:
         outcomes, rounds = outcomes_of(turn)
         pending = next_calls(plan, outcomes, [tool.name for tool in tools])
         if pending:
-            batch = pending if parallel_tool_calls else pending[:1]
+            batch = pending if request.parallel_tool_calls else pending[:1]
             number = rounds + 1
             calls = [
                 ToolCall.make(call.name, call.arguments, f"offline_{token}_{number}_{index}")
@@ -152,9 +143,8 @@ class OfflinePlanner:
             ]
             if part
         )
-        if events is not None:
-            for piece in chunks(text):
-                events(TextDelta(piece))
+        for piece in chunks(text):
+            request.emit(TextDelta(piece))
         return ModelTurn(text=text, usage=Usage(0, 0))
 
 

@@ -17,8 +17,9 @@ from atlas.foundation.config import (
     model_api,
     state_folder,
 )
-from atlas.llm import Model, resolve
+from atlas.llm import Model
 from atlas.mcp.offer import with_mcp_tools
+from atlas.runtime.models import resolve
 from atlas.runtime.session import Session, SessionOptions, Shown
 from atlas.runtime.toolset import load_registry
 from atlas.telemetry import telemetry_for

@@ -22,12 +22,12 @@ from atlas.foundation.errors import (
     ModelError,
     ModelNotFoundError,
 )
-from atlas.llm import resolve
 from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.llm.notes import CUT_OFF, FILTERED, UNSENT_CALL
 from atlas.llm.openai_client import PLACEHOLDER_KEY
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn, Usage
+from atlas.runtime.models import resolve
 from atlas.runtime.session import record_turn
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry

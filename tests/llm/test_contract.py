@@ -20,7 +20,8 @@ from atlas.foundation.errors import (
     ModelProtocolError,
     RateLimitedError,
 )
-from atlas.llm import Model, resolve
+from atlas.llm import Model
+from atlas.runtime.models import resolve
 from atlas.runtime.toolset import load_registry
 from tests.llm.canned import Canned
 

@@ -23,11 +23,11 @@ from atlas.foundation.errors import (
     ModelNotFoundError,
     ModelProtocolError,
 )
-from atlas.llm import resolve
 from atlas.llm.adapter import ModelAdapter, ModelRequest
 from atlas.llm.openai import OpenAIModel
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
+from atlas.runtime.models import resolve
 from atlas.runtime.session import record_turn
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry

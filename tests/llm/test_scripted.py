@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from atlas.foundation.errors import ConfigError, ModelAuthError, ScriptError
-from atlas.llm import resolve
 from atlas.llm.scripted import ScriptedModel
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn, ToolCall, Usage
+from atlas.runtime.models import resolve
 from tests.support.heard import Heard
 
 DOCUMENTED_EXAMPLE = {
