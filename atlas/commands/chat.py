@@ -30,8 +30,7 @@ from atlas.foundation.notices import warning_line
 from atlas.foundation.sanitize import clean_line
 from atlas.protocol.events import ApprovalRequest, SessionEvent
 from atlas.protocol.messages import Usage
-from atlas.runtime.kit import open_session
-from atlas.runtime.models import resolve
+from atlas.runtime.kit import open_session, resolve
 from atlas.runtime.runner import close_loop
 from atlas.runtime.session import Session, SessionOptions
 from atlas.ui.approval import TerminalApprover

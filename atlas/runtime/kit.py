@@ -1,10 +1,14 @@
-"""Opening a session: settings from the environment, the tools, the model, the policy, the tracer, the call log."""
+"""Opening a session: settings from the environment, the tools, the model (by its name: `resolve`), the policy,
+the tracer, the call log."""
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from datetime import datetime
+from difflib import get_close_matches
+from pathlib import Path
 
 from atlas.calllog import CallLog
 from atlas.conversation.loop import TurnSettings
@@ -17,9 +21,9 @@ from atlas.foundation.config import (
     model_api,
     state_folder,
 )
+from atlas.foundation.errors import ConfigError
 from atlas.llm import Model
 from atlas.mcp.offer import with_mcp_tools
-from atlas.runtime.models import resolve
 from atlas.runtime.session import Session, SessionOptions, Shown
 from atlas.runtime.toolset import load_registry
 from atlas.telemetry import telemetry_for
@@ -91,3 +95,38 @@ def open_session(options: SessionOptions, *, deadline_s: float | None = None) ->
         rule_count=rule_count,
         telemetry=telemetry,
     )
+
+
+REPLAY_PREFIX = "replay:"
+
+
+def resolve(name: str, api: str = "responses") -> Model:
+    """The model a `--model` value names: `offline`, `replay:PATH`, or a model on the `api` wire. It is
+    chosen here, above both the wire adapters (`atlas.llm`) and the offline planner (`atlas.offline`).
+
+    Modules are imported only when chosen: `import openai` alone costs about a second.
+    """
+    name = name.strip()
+    if not name:
+        raise ConfigError("the model name is empty: use --model offline, --model replay:PATH or an OpenAI model")
+    if name == OFFLINE_MODEL:
+        from atlas.offline import OfflinePlanner
+
+        return OfflinePlanner()
+    if name.startswith(REPLAY_PREFIX):
+        path = name[len(REPLAY_PREFIX) :].strip()
+        if not path:
+            raise ConfigError("--model replay:PATH needs the path of a replay script")
+        from atlas.llm.scripted import ScriptedModel
+
+        return ScriptedModel.from_file(Path(path).expanduser())
+    if not os.environ.get("OPENAI_API_KEY", "").strip() and get_close_matches(name.lower(), [OFFLINE_MODEL]):
+        # Without a key only `offline` and `replay:` can answer: a near miss is a typo, not an OpenAI model.
+        raise ConfigError(f"unknown model {name!r}: did you mean --model offline?")
+    if api == "chat":
+        from atlas.llm.chat_completions import ChatCompletionsModel
+
+        return ChatCompletionsModel(name)
+    from atlas.llm.openai import OpenAIModel
+
+    return OpenAIModel(name)
