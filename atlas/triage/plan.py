@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from atlas.foundation.errors import AtlasError
 from atlas.triage.corpus import Issue, Thread
+from atlas.triage.forms import FormHabits, form_habits
 from atlas.triage.issue_kinds import SAMPLE, LabelKinds, label_kinds
 from atlas.triage.project import Project
 
@@ -121,7 +122,8 @@ def items_for(
 
         earlier = nearest(project, issue, limit=1, before=issue.created_at)
         common = project.index().common
-        draft = comment_draft(issue, proposal.labels, earlier[0] if earlier else None, kinds_of(project), common)
+        same = earlier[0] if earlier else None
+        draft = comment_draft(issue, proposal.labels, same, kinds_of(project), common, lambda: habits_of(project))
         if draft is not None:
             arguments = {"issue_id": issue.id, "body": draft.body}
             items.append(PlanItem(first + len(items), issue.id, "post_comment", arguments, draft.why))
@@ -132,6 +134,12 @@ def kinds_of(project: Project) -> LabelKinds:
     """What the project's labels say an issue is, learned once per version of its labels."""
     key = (str(project.corpus.data.resolve()), project.label_key)
     return label_kinds(key, project.groups, project.corpus.newest(SAMPLE))
+
+
+def habits_of(project: Project) -> FormHabits:
+    """What the reports of each of the project's forms give, learned once per version of the data."""
+    key = (str(project.corpus.data.resolve()), project.label_key)
+    return form_habits(key, project.corpus.newest(SAMPLE), project.index().common)
 
 
 def build_plan(project: Project, issues: list[Issue], commented: dict[int, int]) -> Plan:
