@@ -21,7 +21,7 @@ from atlas.triage.corpus import Issue
 from atlas.triage.groups import MIN_SUPPORT
 from atlas.triage.issue_kinds import carries, clearly_more_often
 
-_HEADING = re.compile(r"^\s{0,3}(?:#{1,6}[ \t]+\S.*|\*\*[^*\n]+\*\*:?)\s*$", re.M)
+_HEADING = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+\S.*|\*\*[^*\n]+\*\*:?)[ \t\r]*$", re.M)
 """A markdown heading, or a line that is all bold (older templates' headings)."""
 
 

@@ -156,3 +156,9 @@ def test_a_group_of_components_is_no_kind_group(tmp_path: Path) -> None:
     assert invoke("data", "import", str(export), "--to", str(target), env=atlas_env(tmp_path / "import")).code == 0
     kinds = kinds_of(Project.open(target, tmp_path / "home"))
     assert kinds.group is None and kinds.of(["activerecord"]) is None  # the text decides
+
+
+def test_a_form_is_the_first_heading_a_reporter_sees() -> None:
+    assert form_of("<!-- ### Hidden instructions -->\r\n### Link\r\nhttps://example.org/page") == "### link"
+    assert form_of("Some words first.\r\n**Describe the bug**\r\nit fails") == "**describe the bug**"
+    assert form_of("no heading here\n#hashtag and **bold** inside a line") is None
