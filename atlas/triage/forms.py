@@ -5,21 +5,27 @@ A report filed through a form opens with that form's first heading (`### Link`, 
 often than the project's other reports does not ask its reporters for one: a form for a hosted page asks
 for the page's link, and its reporters run no version of anything. A draft asking them for a version asks
 for what does not exist. The same holds for a log or a reproduction. Learned from the project's own issues
-by their structure, never from their words or labels.
+by their structure, never from their words or labels, once per version of the data (kept in the state folder).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import re
-import threading
 from collections import Counter
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from atlas.triage import boilerplate
+from atlas.triage import boilerplate, memory
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import MIN_SUPPORT
-from atlas.triage.issue_kinds import carries, clearly_more_often
+from atlas.triage.issue_kinds import SAMPLE, carries, clearly_more_often
+
+if TYPE_CHECKING:
+    from atlas.triage.project import Project
 
 _HEADING = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+\S.*|\*\*[^*\n]+\*\*:?)[ \t\r]*$", re.M)
 """A markdown heading, or a line that is all bold (older templates' headings)."""
@@ -70,21 +76,31 @@ def _lacking(reports: Counter[str | None], given: Counter[str | None]) -> frozen
     )
 
 
-@dataclass
-class _Learned:
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    found: dict[tuple[str, str], FormHabits] = field(default_factory=dict)
+PREFIX = "forms-"
+FORMAT = 1
 
 
-_learned = _Learned()
+def stored_habits(project: Project) -> FormHabits:
+    """The habits for this version of the data: from the state folder, else learned now and kept there
+    (reading every report's structure takes about a second on a 3,000-issue backlog)."""
+    from atlas.triage.cache import FOLDER  # the model's folder; imported here, as it loads numpy
 
-
-def form_habits(key: tuple[str, str], issues: Iterable[Issue], common: Collection[str]) -> FormHabits:
-    """The habits learned once per version of the data (`key`)."""
-    with _learned.lock:
-        found = _learned.found.get(key)
+    key = hashlib.sha256(json.dumps([project.corpus.stamp(), FORMAT]).encode()).hexdigest()[:24]
+    path = project.corpus.home / FOLDER / f"{PREFIX}{key}.json"
+    found = _read(memory.read_json(path), key)
     if found is None:
-        found = learn(issues, common)
-        with _learned.lock:
-            _learned.found[key] = found
+        found = learn(project.corpus.newest(SAMPLE), project.index().common)
+        kept = {"without_version": sorted(found.without_version), "without_log": sorted(found.without_log)}
+        with contextlib.suppress(OSError):  # costs learning them again next time, nothing else
+            memory.write_json(path, {"format": FORMAT, "key": key, **kept})
     return found
+
+
+def _read(found: object, key: str) -> FormHabits | None:
+    """The kept habits, or None for a file Atlas did not write for this key (it is learned again)."""
+    if not isinstance(found, dict) or found.get("format") != FORMAT or found.get("key") != key:
+        return None
+    lists = [found.get("without_version"), found.get("without_log")]
+    if not all(isinstance(forms, list) and all(isinstance(form, str) for form in forms) for forms in lists):
+        return None
+    return FormHabits(frozenset(lists[0] or ()), frozenset(lists[1] or ()))

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from atlas.foundation.errors import AtlasError
 from atlas.triage.corpus import Issue, Thread
-from atlas.triage.forms import FormHabits, form_habits
 from atlas.triage.issue_kinds import SAMPLE, LabelKinds, label_kinds
 from atlas.triage.project import Project
 
 if TYPE_CHECKING:
+    from atlas.triage.forms import FormHabits
     from atlas.triage.proposals import Proposal
 
 FORMAT = "atlas-triage-plan"
@@ -138,8 +138,9 @@ def kinds_of(project: Project) -> LabelKinds:
 
 def habits_of(project: Project) -> FormHabits:
     """What the reports of each of the project's forms give, learned once per version of the data."""
-    key = (str(project.corpus.data.resolve()), project.label_key)
-    return form_habits(key, project.corpus.newest(SAMPLE), project.index().common)
+    from atlas.triage.forms import stored_habits
+
+    return stored_habits(project)
 
 
 def build_plan(project: Project, issues: list[Issue], commented: dict[int, int]) -> Plan:

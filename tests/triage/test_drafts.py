@@ -106,6 +106,18 @@ def test_a_report_through_a_form_that_asks_no_version_is_not_asked_for_one(proje
     assert LOG_WANTED not in said.get(4996, "") and VERSION_WANTED in said[2646]  # a bug report's form asks for one
 
 
+def test_the_forms_are_kept_per_version_and_a_file_atlas_did_not_write_is_learned_again(
+    project: Path, tmp_path: Path
+) -> None:
+    learned = habits_of(Project.open(project, tmp_path))
+    [kept] = (tmp_path / "triage").glob("forms-*.json")
+    stored = json.loads(kept.read_text(encoding="utf-8"))
+    kept.write_text(json.dumps({**stored, "without_version": ["### a form", 7]}), encoding="utf-8")
+    assert habits_of(Project.open(project, tmp_path)) == learned  # not what Atlas writes: learned again
+    kept.write_text(json.dumps({**stored, "without_version": ["### a form"]}), encoding="utf-8")
+    assert habits_of(Project.open(project, tmp_path)).without_version == {"### a form"}  # read, not learned
+
+
 def test_labels_named_in_another_language_say_the_same(tmp_path: Path) -> None:
     names = {"bug": "fehler", "enhancement": "wunsch", "documentation": "doku", "dataset request": "datensatz"}
     names |= {"dataset-viewer": "anzeige", "streaming": "strom"}
