@@ -1,6 +1,8 @@
 """Comment drafts for a plan, only where they fit the issue: a bug report lacking its version, or both its log
 and a reproduction, is asked for what it lacks, and a likely earlier report is named in words that fit the
-kind of issue. Questions, feature requests and docs issues are never asked for a traceback. A person
+kind of issue. Questions, feature requests and docs issues are never asked for a traceback, nor is a report
+filed through a form whose reports go without one (`forms.py`: a hosted page's form asks for a link, not a
+version). A person
 approves (or edits) each draft; none is posted on its own.
 
 The kind and what the issue carries are read by `issue_kinds.py`: from the issue's own labels, else a
@@ -9,11 +11,12 @@ title that asks, else the labels the plan proposes, else how the issue is writte
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from atlas.foundation.sanitize import clean_line
 from atlas.triage.corpus import Issue
+from atlas.triage.forms import FormHabits
 from atlas.triage.issue_kinds import BUG, QUESTION, LabelKinds, asks, carries, kind_from_text
 from atlas.triage.similar import Match
 
@@ -44,26 +47,33 @@ def kind_of(issue: Issue, proposed: list[str], kinds: LabelKinds, common: Collec
     return said or kinds.of(proposed) or kind_from_text(issue, common)
 
 
-def missing_details(issue: Issue, common: Collection[str] = ()) -> list[str]:
-    """What a bug report lacks for a maintainer to start: its version; its log, unless it shows code that fails."""
-    has = carries(issue, common)
-    wanted = [] if has.version else [VERSION_WANTED]
-    return wanted if has.log or has.reproduction else [*wanted, LOG_WANTED]
+def missing_details(issue: Issue, common: Collection[str] = (), habits: FormHabits | None = None) -> list[str]:
+    """What a bug report lacks for a maintainer to start: its version; its log, unless it shows code that fails.
+    Neither where the form it was filed through (`habits`, learned from the project) goes without it."""
+    has, habits = carries(issue, common), habits or FormHabits()
+    wanted = [] if has.version or not habits.expects_version(issue) else [VERSION_WANTED]
+    return wanted if has.log or has.reproduction or not habits.expects_log(issue) else [*wanted, LOG_WANTED]
 
 
 def comment_draft(
-    issue: Issue, proposed: list[str], same: Match | None, kinds: LabelKinds, common: Collection[str] = ()
+    issue: Issue,
+    proposed: list[str],
+    same: Match | None,
+    kinds: LabelKinds,
+    common: Collection[str] = (),
+    habits: Callable[[], FormHabits] = FormHabits,
 ) -> Draft | None:
     """One comment for the issue, or None when there is nothing worth asking or saying.
 
     `proposed`: the labels the plan adds; `same`: the most similar issue filed before this one, named when it is
-    likely the same."""
+    likely the same; `habits`: the project's forms, learned only when a bug report lacks something."""
     kind = kind_of(issue, proposed, kinds, common)
     parts, whys = [], []
     if same is not None and same.score >= LIKELY_SAME:
         parts.append(_earlier(kind, same))
         whys.append(NAMES_WHY)
     wanted = missing_details(issue, common) if kind == BUG else []
+    wanted = missing_details(issue, common, habits()) if wanted else []
     if wanted:
         asked = "\n".join(f"- {item}" for item in wanted)
         parts.append(f"{ASKED}\n\n{asked}" if not parts else f"If not, we need a little more:\n\n{asked}")

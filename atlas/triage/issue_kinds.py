@@ -149,7 +149,7 @@ def _kind_group(candidates: list[LabelGroup], alone: dict[str, list[Mark]]) -> t
 
 def _asks_clearly(marks: list[Mark], labelled: list[Mark]) -> bool:
     titles = [asked for _, asked in marks]
-    return sum(titles) >= ASKING_FLOOR * len(titles) and _clearly_more(titles, [asked for _, asked in labelled])
+    return sum(titles) >= ASKING_FLOOR * len(titles) and clearly_more(titles, [asked for _, asked in labelled])
 
 
 def _entropy(counts: Iterable[int]) -> float:
@@ -183,19 +183,24 @@ def _label_kinds(per_label: dict[str, list[Mark]]) -> dict[str, str]:
         question = ""
     bugs = {label for label, (fails, _) in share.items() if label != question and fails > 0 and fails >= failing}
     rest = [f for label, marks in per_label.items() if label not in bugs and label != question for f, _ in marks]
-    if not _clearly_more([f for label in bugs for f, _ in per_label[label]], rest):
+    if not clearly_more([f for label in bugs for f, _ in per_label[label]], rest):
         return {}
     kinds = {label: BUG if label in bugs else OTHER for label in share}
     return {**kinds, question: QUESTION} if question else kinds
 
 
-def _clearly_more(these: list[bool], those: list[bool]) -> bool:
+def clearly_more(these: list[bool], those: list[bool]) -> bool:
     """Whether `these` are true at least twice as often as `those`, by more than chance would make them (z ≥ 2)."""
-    if not these or not those:
+    return clearly_more_often(sum(these), len(these), sum(those), len(those))
+
+
+def clearly_more_often(hits: int, count: int, other_hits: int, other_count: int) -> bool:
+    """`clearly_more` from counts: `hits` of `count` against `other_hits` of `other_count`."""
+    if not count or not other_count:
         return False
-    p1, p2 = sum(these) / len(these), sum(those) / len(those)
-    pooled = (sum(these) + sum(those)) / (len(these) + len(those))
-    spread = math.sqrt(pooled * (1 - pooled) * (1 / len(these) + 1 / len(those)))
+    p1, p2 = hits / count, other_hits / other_count
+    pooled = (hits + other_hits) / (count + other_count)
+    spread = math.sqrt(pooled * (1 - pooled) * (1 / count + 1 / other_count))
     return p1 >= LIFT * p2 and spread > 0 and (p1 - p2) / spread >= SURE
 
 

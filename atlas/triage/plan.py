@@ -19,6 +19,7 @@ from atlas.triage.issue_kinds import SAMPLE, LabelKinds, label_kinds
 from atlas.triage.project import Project
 
 if TYPE_CHECKING:
+    from atlas.triage.forms import FormHabits
     from atlas.triage.proposals import Proposal
 
 FORMAT = "atlas-triage-plan"
@@ -121,7 +122,8 @@ def items_for(
 
         earlier = nearest(project, issue, limit=1, before=issue.created_at)
         common = project.index().common
-        draft = comment_draft(issue, proposal.labels, earlier[0] if earlier else None, kinds_of(project), common)
+        same = earlier[0] if earlier else None
+        draft = comment_draft(issue, proposal.labels, same, kinds_of(project), common, lambda: habits_of(project))
         if draft is not None:
             arguments = {"issue_id": issue.id, "body": draft.body}
             items.append(PlanItem(first + len(items), issue.id, "post_comment", arguments, draft.why))
@@ -132,6 +134,13 @@ def kinds_of(project: Project) -> LabelKinds:
     """What the project's labels say an issue is, learned once per version of its labels."""
     key = (str(project.corpus.data.resolve()), project.label_key)
     return label_kinds(key, project.groups, project.corpus.newest(SAMPLE))
+
+
+def habits_of(project: Project) -> FormHabits:
+    """What the reports of each of the project's forms give, learned once per version of the data."""
+    from atlas.triage.forms import stored_habits
+
+    return stored_habits(project)
 
 
 def build_plan(project: Project, issues: list[Issue], commented: dict[int, int]) -> Plan:

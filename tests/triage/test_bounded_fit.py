@@ -9,7 +9,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
-from atlas.triage import model, rows
+from atlas.triage import model, rows, term_weights
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import LabelGroup
 
@@ -58,13 +58,26 @@ def test_a_group_learns_from_its_labelled_rows_only_as_if_they_were_alone() -> N
         for n, (t, label) in enumerate(zip(found, labels, strict=True))
     ]
     x = sparse.csr_matrix(TfidfVectorizer().fit_transform(found), dtype=np.float32)
+    before = x.copy()
     fitted = model._fit_group(x, issues, LabelGroup("kind", ("bug", "question"), True), 30.0)
     assert fitted is not None
+    assert abs(x - before).max() < 1e-6  # scaled for the fit and restored
     taught = [n for n, label in enumerate(labels) if label]
+    # Alone: the labelled rows' naive Bayes weights, their scaled rows, a balanced fit.
+    rows_alone = x[taught]
+    present = (rows_alone > 0).astype(np.float64)
+    weights = []
+    for label in ("bug", "question"):
+        mine = np.array([labels[n] == label for n in taught])
+        inside = np.asarray(present[mine].sum(axis=0)).ravel() + 1.0
+        outside = np.asarray(present[~mine].sum(axis=0)).ravel() + 1.0
+        weights.append(np.abs(np.log(inside / inside.sum()) - np.log(outside / outside.sum())))
+    scale = np.mean(weights, axis=0) ** term_weights.POWER
     alone = LogisticRegression(C=30.0, class_weight="balanced", max_iter=2000)
-    alone.fit(x[taught], [labels[n] for n in taught])
+    alone.fit(rows_alone @ sparse.diags(scale), [labels[n] for n in taught])
     assert fitted.classes == list(alone.classes_)
-    assert np.abs(fitted.coef - alone.coef_).max() < 1e-3 * max(1.0, float(np.abs(alone.coef_).max()))
+    expected = alone.coef_ * scale
+    assert np.abs(fitted.coef - expected).max() < 1e-3 * max(1.0, float(np.abs(expected).max()))
 
 
 def marker(n: int) -> str:

@@ -2,9 +2,10 @@
 reproduction), and a likely earlier report is named. The kind comes from the project's own labels, learned
 from how their issues are written, never from the labels' names.
 
-Real issues of huggingface/datasets (`tests/fixtures/flat-labels-issues.json` and, for each kind,
-`draft-kinds-issues.json`), imported as a user imports them with an empty thread each (nobody has
-answered yet), and planned by `atlas triage --dry-run --json`.
+Real issues of huggingface/datasets (`tests/fixtures/flat-labels-issues.json`, for each kind
+`draft-kinds-issues.json`, and reports through its form for a hosted page, `viewer-form-issues.json`),
+imported as a user imports them with an empty thread each (nobody has answered yet), and planned by
+`atlas triage --dry-run --json`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import pytest
 from atlas.foundation.config import bundled_data_dir
 from atlas.triage.corpus import Issue
 from atlas.triage.drafts import LOG_WANTED, VERSION_WANTED, kind_of, missing_details
+from atlas.triage.forms import form_of
 from atlas.triage.issue_kinds import BUG, OTHER, QUESTION, LabelKinds, carries, kind_from_text
-from atlas.triage.plan import kinds_of
+from atlas.triage.plan import habits_of, kinds_of
 from atlas.triage.project import Project
 from tests.support.run import atlas_env, invoke
 
@@ -31,7 +33,7 @@ FORM = frozenset({"### describe the bug", "### steps to reproduce the bug", "```
 def export(tmp: Path, rename: dict[str, str] | None = None) -> Path:
     """Both fixtures as one export whose issues each carry an empty thread; labels renamed when asked."""
     issues = []
-    for name in ("flat-labels-issues.json", "draft-kinds-issues.json"):
+    for name in ("flat-labels-issues.json", "draft-kinds-issues.json", "viewer-form-issues.json"):
         issues += json.loads((FIXTURES / name).read_text(encoding="utf-8"))
     for issue in issues:
         issue["comments"] = []
@@ -85,13 +87,46 @@ def test_the_kind_is_learned_from_how_each_labels_issues_are_written(project: Pa
     assert orbit["type:feature"] == OTHER and orbit["type:docs"] == OTHER
 
 
+HOSTED_PAGE_REPORTS = (4840, 4996, 4934)
+"""Reports through the form for the project's hosted page (its link, what is wrong, whether one owns the data):
+bug reports by their text, none with a version, two of them with the page's error and traceback."""
+
+
+def test_a_report_through_a_form_that_asks_no_version_is_not_asked_for_one(project: Path, tmp_path: Path) -> None:
+    opened = Project.open(project, tmp_path)
+    reports = opened.corpus.many([*HOSTED_PAGE_REPORTS, 2646])
+    habits = habits_of(opened)
+    # Learned from the project: its reports through this form carry a version clearly less often than the rest.
+    assert {form_of(reports[n].body) for n in HOSTED_PAGE_REPORTS} <= habits.without_version
+    assert form_of(reports[2646].body) not in habits.without_version
+    for number in HOSTED_PAGE_REPORTS:  # bug reports lacking a version, as read alone
+        assert kind_of(reports[number], [], kinds_of(opened)) == BUG and not carries(reports[number]).version
+    said = drafts(project, tmp_path, *HOSTED_PAGE_REPORTS, 2646)
+    assert not any(VERSION_WANTED in said.get(n, "") for n in HOSTED_PAGE_REPORTS)
+    assert LOG_WANTED not in said.get(4996, "") and VERSION_WANTED in said[2646]  # a bug report's form asks for one
+
+
+def test_the_forms_are_kept_per_version_and_a_file_atlas_did_not_write_is_learned_again(
+    project: Path, tmp_path: Path
+) -> None:
+    learned = habits_of(Project.open(project, tmp_path))
+    [kept] = (tmp_path / "triage").glob("forms-*.json")
+    stored = json.loads(kept.read_text(encoding="utf-8"))
+    kept.write_text(json.dumps({**stored, "without_version": ["### a form", 7]}), encoding="utf-8")
+    assert habits_of(Project.open(project, tmp_path)) == learned  # not what Atlas writes: learned again
+    kept.write_text(json.dumps({**stored, "without_version": ["### a form"]}), encoding="utf-8")
+    assert habits_of(Project.open(project, tmp_path)).without_version == {"### a form"}  # read, not learned
+
+
 def test_labels_named_in_another_language_say_the_same(tmp_path: Path) -> None:
     names = {"bug": "fehler", "enhancement": "wunsch", "documentation": "doku", "dataset request": "datensatz"}
+    names |= {"dataset-viewer": "anzeige", "streaming": "strom"}
     data = imported(tmp_path, names)
     kinds = kinds_of(Project.open(data, tmp_path / "home")).kinds
     assert kinds["fehler"] == BUG and kinds["wunsch"] == OTHER and kinds["doku"] == OTHER
-    said = drafts(data, tmp_path / "home", 2646, 2347)
+    said = drafts(data, tmp_path / "home", 2646, 2347, *HOSTED_PAGE_REPORTS)
     assert VERSION_WANTED in said[2646] and 2347 not in said
+    assert not any(VERSION_WANTED in said.get(n, "") for n in HOSTED_PAGE_REPORTS)
 
 
 def report(title: str, body: str) -> Issue:
@@ -133,3 +168,9 @@ def test_a_group_of_components_is_no_kind_group(tmp_path: Path) -> None:
     assert invoke("data", "import", str(export), "--to", str(target), env=atlas_env(tmp_path / "import")).code == 0
     kinds = kinds_of(Project.open(target, tmp_path / "home"))
     assert kinds.group is None and kinds.of(["activerecord"]) is None  # the text decides
+
+
+def test_a_form_is_the_first_heading_a_reporter_sees() -> None:
+    assert form_of("<!-- ### Hidden instructions -->\r\n### Link\r\nhttps://example.org/page") == "### link"
+    assert form_of("Some words first.\r\n**Describe the bug**\r\nit fails") == "**describe the bug**"
+    assert form_of("no heading here\n#hashtag and **bold** inside a line") is None

@@ -87,6 +87,9 @@ def test_the_history_replay_reports_every_group_beside_the_baseline(home: Path) 
         for name in ("model", "baseline"):
             scores = runs[name]
             assert scores["n"] > 0 and all(0 <= scores[k] <= 1 for k in ("accuracy", "macro_f1", "coverage"))
+    for group in ("comp", "type"):  # the groups Orbit's proposals fill: the model at or above its baseline
+        runs = report["labels"][group]
+        assert runs["model"]["macro_f1"] >= runs["baseline"]["macro_f1"], group
     duplicates = report["duplicates"]
     assert duplicates["pairs"] >= 25
     assert duplicates["model"]["recall@10"] >= duplicates["model"]["recall@5"] >= duplicates["model"]["recall@1"] > 0
