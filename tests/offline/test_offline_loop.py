@@ -97,3 +97,13 @@ def test_a_chat_keeps_going_across_turns() -> None:
     assert first.calls[0].call_id != second.calls[0].call_id
     bodies = [json.loads(line)["body"] for line in (atlas_home() / "tracker_actions.jsonl").read_text().splitlines()]
     assert bodies == ["first note", "second note"]
+
+
+def test_a_removed_label_is_reported_as_removed_and_an_absent_one_as_no_change() -> None:
+    removed, asked = ask("remove type:bug from #41", approve=True)
+    assert [(c.name, c.kind) for c in removed.calls] == [("remove_label", "ok")] and len(asked) == 1
+    assert "Done: removed the label `type:bug` from #41 (labels now: `comp:core`)" in removed.answer
+    # The label is gone now: nothing to remove, so nobody is asked and nothing is said to be posted.
+    again, asked_again = ask("remove type:bug from #41", approve=True)
+    assert asked_again == [] and "No change: #41 did not have the label `type:bug`" in again.answer
+    assert "posted" not in removed.answer + again.answer

@@ -246,6 +246,14 @@ def action_section(call: PlannedCall, data: Any) -> str:
         if data.get("changed") is False:
             return f"No change: #{issue_id} already had the label `{label}` (labels: {labels})."
         return f"Done: added the label `{label}` to #{issue_id} (labels now: {labels})."
+    if call.name == "remove_label":
+        label = data.get("label", call.arguments.get("label"))
+        labels = _labels_text([str(x) for x in data.get("labels") or []])
+        if data.get("changed") is False:
+            return f"No change: #{issue_id} did not have the label `{label}` (labels: {labels})."
+        return f"Done: removed the label `{label}` from #{issue_id} (labels now: {labels})."
+    if call.name != "post_comment":
+        return f"Done: {describe_call(call)}."
     when = f" at {data['ts']}" if data.get("ts") else ""
     posted = data.get("body", call.arguments.get("body", ""))  # after an edit at the approval: what was posted
     return f"Done: posted your comment on #{issue_id}{when}:\n\n{quoted(posted, 600)}"
