@@ -172,6 +172,19 @@ def test_which_of_them_keeps_the_author_and_the_labels_said_before(flat: Vocabul
     assert narrowed == {**listed, "query": "arrow"}
 
 
+def test_which_ones_with_no_words_of_its_own_lists_the_search_before(flat: Vocabulary) -> None:
+    counted, listed = searches("how many open bugs mention arrow, and which ones are they", flat)
+    assert counted == {**listed, "count_only": True} and listed["query"] == "arrow"
+
+
+def test_a_count_of_nothing_new_counts_the_search_before(flat: Vocabulary) -> None:
+    listed, counted = searches("open bugs mentioning arrow. how many are there?", flat)
+    assert counted == {**listed, "count_only": True}
+    # A count that names its own subject is a search of its own, not the one before counted.
+    _, closed = searches("open bugs by lhoestq. how many closed issues mention arrow?", flat)
+    assert closed["state"] == "closed" and "author" not in closed
+
+
 def test_a_label_on_few_of_the_issues_saying_its_name_does_not_stand_for_the_topic(sparse: Vocabulary) -> None:
     assert isinstance(sparse.labels, ProjectLabels)
     assert not files_topic(sparse.labels, "streaming") and files_topic(sparse.labels, "enhancement")

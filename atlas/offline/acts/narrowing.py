@@ -1,7 +1,9 @@
 """A search that narrows the one before: `how many open enhancement issues, and which ones mention streaming?`.
 
 `which ones`, `which of them`, `of those, which …` after a search or a count ask about the same issues: the
-filters said before (state, labels, author, days) hold, and this request's own words add the topic.
+filters said before (state, labels, author, days) hold, and this request's own words add the topic (or,
+with none, keep the one before). A count that names nothing of its own (`… how many are there?`) counts
+the search before it.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import fields, replace
 
 from atlas.offline.acts.act import Act, Intent
 from atlas.offline.reading.lazy import lazy
-from atlas.offline.reading.search import Search, search_in
+from atlas.offline.reading.search import Search, asks_count, search_in
 from atlas.offline.reading.vocabulary import Vocabulary
 
 NARROWING_RE = lazy(
@@ -24,17 +26,22 @@ _FILTERS = ("state", "author", "created_since", "created_before", "updated_since
 
 def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) -> Act | None:
     """The search of the request before, narrowed by this one's words; None when this one does not point back."""
-    said = NARROWING_RE.match(text)
-    if said is None or before is None or before.search is None:
+    if before is None or before.search is None:
         return None
     notes: list[str] = []
+    said = NARROWING_RE.match(text)
+    if said is None:
+        own = search_in(text, notes, vocabulary.labels, vocabulary.people) if asks_count(text) else None
+        if own is None or own != Search(count=own.count):
+            return None  # a count of its own subject (`how many closed ones?` names a state)
+        return Act(Intent.COUNT, typed, search=replace(before.search, count=True, limit=None), notes=notes)
     own = search_in(text[said.end() :], notes, vocabulary.labels, vocabulary.people)
     return Act(Intent.SEARCH, typed, search=within(own, before.search), notes=notes)
 
 
 def within(own: Search, earlier: Search) -> Search:
-    """`own` with the filters it does not say itself taken from `earlier`; a count is asked anew."""
-    kept = {name: getattr(earlier, name) for name in _FILTERS if getattr(own, name) is None}
+    """`own` with the filters (and the topic) it does not say itself taken from `earlier`; a count is asked anew."""
+    kept = {name: getattr(earlier, name) for name in (*_FILTERS, "query") if getattr(own, name) is None}
     if own.label is None and not own.unlabelled:
         kept.update(label=earlier.label, labels=earlier.labels, unlabelled=earlier.unlabelled)
     return replace(own, **kept)

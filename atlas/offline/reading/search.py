@@ -81,7 +81,7 @@ _SEARCH_FILLER = frozenset(
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest recent does mean means still this issue ticket from users user people unresolved resolved
         component components what's whats rn now currently right again also today every each everything stuff things
-        anything something
+        anything something they them those these
         opened filed created reported submitted raised updated were was been label labels labelled labeled tagged
         """,
     )
