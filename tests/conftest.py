@@ -16,6 +16,7 @@ import pytest
 
 from atlas.__main__ import collect_less_often
 from tests.support.dataset_factory import make_dataset
+from tests.support.fitted import seed_fitted
 from tests.support.process_state import declare_builtins, fresh_process_state
 from tests.support.run import atlas_env
 from tests.support.serial import WorkerShare
@@ -109,6 +110,13 @@ def atlas_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(name)  # a developer's collector never receives the tests' traces
     monkeypatch.setenv("NO_COLOR", "1")
     return home
+
+
+@pytest.fixture
+def fitted_atlas_home(fitted_home: Path, atlas_home: Path) -> Path:
+    """This test's own state folder (`atlas_home`) starting with the run's fitted triage model (`fitted_home`),
+    as after a first `atlas triage`: for tests of what reads the model, not of the fit."""
+    return seed_fitted(fitted_home, atlas_home)
 
 
 @pytest.fixture
