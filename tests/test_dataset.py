@@ -462,8 +462,8 @@ def test_contract_the_tools_read_these_columns_and_enums() -> None:
 
 
 @pytest.fixture
-def data(tmp_path: Path) -> Path:
-    """A data folder with the real JSONL and no db."""
+def unbuilt(tmp_path: Path) -> Path:
+    """A unbuilt folder with the real JSONL and no db."""
     folder = tmp_path / "orbit"
     (folder / "issues").mkdir(parents=True)
     shutil.copyfile(JSONL, jsonl_path(folder))
@@ -478,42 +478,42 @@ def count_issues(db: Path) -> int:
         conn.close()
 
 
-def test_a_folder_with_only_the_jsonl_gets_its_db_built_in_place(data: Path, tmp_path: Path) -> None:
+def test_a_folder_with_only_the_jsonl_gets_its_db_built_in_place(unbuilt: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    db = ensure_db(data, home)
-    assert db == db_path(data)
-    assert stored_digest(db) == file_sha256(jsonl_path(data))
+    db = ensure_db(unbuilt, home)
+    assert db == db_path(unbuilt)
+    assert stored_digest(db) == file_sha256(jsonl_path(unbuilt))
     assert count_issues(db) == len(read_issues(JSONL))
-    assert not home.exists(), "nothing is written to the state folder when the data folder is writable"
-    assert db.stat().st_mode & 0o444 == 0o444, "other users of a shared data folder can read the db"
+    assert not home.exists(), "nothing is written to the state folder when the unbuilt folder is writable"
+    assert db.stat().st_mode & 0o444 == 0o444, "other users of a shared unbuilt folder can read the db"
     built = db.stat().st_mtime_ns
     time.sleep(0.01)
-    assert ensure_db(data, home) == db
+    assert ensure_db(unbuilt, home) == db
     assert db.stat().st_mtime_ns == built, "a fresh db is used as it is, not rebuilt"
 
 
-def test_a_db_built_from_an_older_jsonl_is_rebuilt(data: Path, tmp_path: Path) -> None:
-    db = ensure_db(data, tmp_path / "home")
+def test_a_db_built_from_an_older_jsonl_is_rebuilt(unbuilt: Path, tmp_path: Path) -> None:
+    db = ensure_db(unbuilt, tmp_path / "home")
     before = count_issues(db)
     extra = {**read_issues(JSONL)[0], "id": 9001, "title": "Added after the db was built", "comments": []}
-    with jsonl_path(data).open("a", encoding="utf-8") as fh:
+    with jsonl_path(unbuilt).open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(extra) + "\n")
     os.utime(db)  # a newer mtime must not fool it: freshness is the JSONL's hash, not the clock
-    assert ensure_db(data, tmp_path / "home") == db
+    assert ensure_db(unbuilt, tmp_path / "home") == db
     assert count_issues(db) == before + 1
-    assert stored_digest(db) == file_sha256(jsonl_path(data))
+    assert stored_digest(db) == file_sha256(jsonl_path(unbuilt))
 
 
-def test_a_corrupt_db_is_rebuilt_in_place(data: Path, tmp_path: Path) -> None:
-    db_path(data).write_bytes(b"not a database, a half-copied file")
-    db = ensure_db(data, tmp_path / "home")
-    assert db == db_path(data) and count_issues(db) == len(read_issues(JSONL))
+def test_a_corrupt_db_is_rebuilt_in_place(unbuilt: Path, tmp_path: Path) -> None:
+    db_path(unbuilt).write_bytes(b"not a database, a half-copied file")
+    db = ensure_db(unbuilt, tmp_path / "home")
+    assert db == db_path(unbuilt) and count_issues(db) == len(read_issues(JSONL))
 
 
-def test_a_db_shipped_without_its_jsonl_is_used_as_it_is(data: Path, tmp_path: Path) -> None:
-    build_db(jsonl_path(data), db_path(data))
-    jsonl_path(data).unlink()
-    assert ensure_db(data, tmp_path / "home") == db_path(data)
+def test_a_db_shipped_without_its_jsonl_is_used_as_it_is(unbuilt: Path, tmp_path: Path) -> None:
+    build_db(jsonl_path(unbuilt), db_path(unbuilt))
+    jsonl_path(unbuilt).unlink()
+    assert ensure_db(unbuilt, tmp_path / "home") == db_path(unbuilt)
 
 
 def test_a_folder_without_a_dataset_is_one_clear_error(tmp_path: Path) -> None:
@@ -544,26 +544,26 @@ def unwritable(folder: Path) -> Iterator[None]:
         subprocess.run(undo, check=True)
 
 
-def test_a_read_only_data_folder_gets_its_db_built_into_the_state_folder(data: Path, tmp_path: Path) -> None:
+def test_a_read_only_data_folder_gets_its_db_built_into_the_state_folder(unbuilt: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    with unwritable(data / "issues"):
-        db = ensure_db(data, home)
+    with unwritable(unbuilt / "issues"):
+        db = ensure_db(unbuilt, home)
         assert db.parent == home
-        assert not db_path(data).exists()
-        assert stored_digest(db) == file_sha256(jsonl_path(data))
+        assert not db_path(unbuilt).exists()
+        assert stored_digest(db) == file_sha256(jsonl_path(unbuilt))
         assert count_issues(db) == len(read_issues(JSONL))
-        assert ensure_db(data, home) == db, "the cached build is reused"
+        assert ensure_db(unbuilt, home) == db, "the cached build is reused"
     assert [p.name for p in home.iterdir()] == [db.name], "no temporary files left behind"
 
 
-def test_a_stale_db_in_a_read_only_folder_is_not_used(data: Path, tmp_path: Path) -> None:
-    build_db(jsonl_path(data), db_path(data))
-    with jsonl_path(data).open("a", encoding="utf-8") as fh:
+def test_a_stale_db_in_a_read_only_folder_is_not_used(unbuilt: Path, tmp_path: Path) -> None:
+    build_db(jsonl_path(unbuilt), db_path(unbuilt))
+    with jsonl_path(unbuilt).open("a", encoding="utf-8") as fh:
         fh.write(json.dumps({**read_issues(JSONL)[0], "id": 9002, "comments": []}) + "\n")
-    with unwritable(data / "issues"):
-        db = ensure_db(data, tmp_path / "home")
+    with unwritable(unbuilt / "issues"):
+        db = ensure_db(unbuilt, tmp_path / "home")
     assert db.parent == tmp_path / "home"
-    assert count_issues(db) == count_issues(db_path(data)) + 1
+    assert count_issues(db) == count_issues(db_path(unbuilt)) + 1
 
 
 WORKER = """
@@ -577,17 +577,17 @@ print(ensure_db(Path(sys.argv[1]), Path(sys.argv[2])))
 """
 
 
-def test_concurrent_builders_never_expose_half_a_db(data: Path, tmp_path: Path) -> None:
-    db = db_path(data)
-    build_db(jsonl_path(data), db)  # a complete but stale db that readers keep opening meanwhile
+def test_concurrent_builders_never_expose_half_a_db(unbuilt: Path, tmp_path: Path) -> None:
+    db = db_path(unbuilt)
+    build_db(jsonl_path(unbuilt), db)  # a complete but stale db that readers keep opening meanwhile
     old = count_issues(db)
-    with jsonl_path(data).open("a", encoding="utf-8") as fh:
+    with jsonl_path(unbuilt).open("a", encoding="utf-8") as fh:
         for n in range(50):
             fh.write(json.dumps({**read_issues(JSONL)[0], "id": 9100 + n, "comments": []}) + "\n")
     go = tmp_path / "go"
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", WORKER, str(data), str(tmp_path / "home"), str(go)],
+            [sys.executable, "-c", WORKER, str(unbuilt), str(tmp_path / "home"), str(go)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -610,7 +610,7 @@ def test_concurrent_builders_never_expose_half_a_db(data: Path, tmp_path: Path) 
     assert [p.returncode for p in procs] == [0, 0], outputs
     assert {out.strip() for out, _ in outputs} == {str(db)}
     assert seen <= {old, old + 50}
-    assert count_issues(db) == old + 50 and stored_digest(db) == file_sha256(jsonl_path(data))
+    assert count_issues(db) == old + 50 and stored_digest(db) == file_sha256(jsonl_path(unbuilt))
     assert sorted(p.name for p in db.parent.iterdir()) == ["issues.jsonl", "orbit.db"], "no temp files left"
 
 

@@ -21,7 +21,7 @@ ISSUES = 300
 
 
 @pytest.fixture
-def data(tmp_path: Path) -> Path:
+def synthetic(tmp_path: Path) -> Path:
     return write_dataset(tmp_path / "orbit", ISSUES)
 
 
@@ -60,57 +60,59 @@ def test_a_duplicate_in_a_later_batch_names_its_line(tmp_path: Path, monkeypatch
 
 
 def test_a_fresh_db_is_known_without_reading_the_jsonl(
-    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    synthetic: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = ensure_db(data, tmp_path / "home")
+    db = ensure_db(synthetic, tmp_path / "home")
 
     def no_hashing(path: Path) -> str:
         raise AssertionError("the JSONL was read to check freshness")
 
     monkeypatch.setattr("atlas.dataset.ensure.file_sha256", no_hashing)
-    assert ensure_db(data, tmp_path / "home") == db
+    assert ensure_db(synthetic, tmp_path / "home") == db
 
 
-def test_a_touched_jsonl_is_hashed_once_then_known(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_touched_jsonl_is_hashed_once_then_known(
+    synthetic: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / "home"
-    db = ensure_db(data, home)
+    db = ensure_db(synthetic, home)
     built = db.stat().st_mtime_ns
-    os.utime(jsonl_path(data), ns=(time.time_ns(), time.time_ns() + 10**9))  # a checkout: same bytes, new mtime
+    os.utime(jsonl_path(synthetic), ns=(time.time_ns(), time.time_ns() + 10**9))  # a checkout: same bytes, new mtime
     import atlas.dataset.ensure
 
     hashed: list[Path] = []
     real = atlas.dataset.ensure.file_sha256
     monkeypatch.setattr(atlas.dataset.ensure, "file_sha256", lambda path: hashed.append(path) or real(path))
-    assert ensure_db(data, home) == db and ensure_db(data, home) == db
+    assert ensure_db(synthetic, home) == db and ensure_db(synthetic, home) == db
     assert len(hashed) == 1 and db.stat().st_mtime_ns == built, "same content: not rebuilt, hashed only once"
 
 
-def test_a_same_size_edit_is_rebuilt(data: Path, tmp_path: Path) -> None:
-    db = ensure_db(data, tmp_path / "home")
+def test_a_same_size_edit_is_rebuilt(synthetic: Path, tmp_path: Path) -> None:
+    db = ensure_db(synthetic, tmp_path / "home")
     before = stored_digest(db)
-    text = jsonl_path(data).read_text(encoding="utf-8")
+    text = jsonl_path(synthetic).read_text(encoding="utf-8")
     assert '"state": "open"' in text and "(core)" in text
-    jsonl_path(data).write_text(text.replace('"state": "open"', '"state": "OPEN"', 1), encoding="utf-8")
+    jsonl_path(synthetic).write_text(text.replace('"state": "open"', '"state": "OPEN"', 1), encoding="utf-8")
     with pytest.raises(DataError, match="bad id or state"):
-        ensure_db(data, tmp_path / "home")
-    jsonl_path(data).write_text(text.replace("(core)", "(cli) ", 1), encoding="utf-8")
-    assert ensure_db(data, tmp_path / "home") == db
-    assert stored_digest(db) not in (None, before) and len(read_issues(jsonl_path(data))) == ISSUES
+        ensure_db(synthetic, tmp_path / "home")
+    jsonl_path(synthetic).write_text(text.replace("(core)", "(cli) ", 1), encoding="utf-8")
+    assert ensure_db(synthetic, tmp_path / "home") == db
+    assert stored_digest(db) not in (None, before) and len(read_issues(jsonl_path(synthetic))) == ISSUES
 
 
-def test_stale_temp_files_of_killed_builds_are_removed(data: Path, tmp_path: Path) -> None:
-    folder = db_path(data).parent
+def test_stale_temp_files_of_killed_builds_are_removed(synthetic: Path, tmp_path: Path) -> None:
+    folder = db_path(synthetic).parent
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     killed = folder / f".orbit-build-{dead.stdout.strip()}-0a1b2c3d.db"
     unnamed = folder / ".orbit-k2j4h5g6.db"  # from a build before temp files named their process
     for path in (killed, unnamed):
         path.write_bytes(b"x" * 4096)
     os.utime(unnamed, (time.time() - 3600, time.time() - 3600))
-    ensure_db(data, tmp_path / "home")
+    ensure_db(synthetic, tmp_path / "home")
     assert leftovers(folder) == []
 
 
-def test_ctrl_c_mid_build_leaves_no_temp_file(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ctrl_c_mid_build_leaves_no_temp_file(synthetic: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("atlas.dataset.build.BATCH", 50)
 
     def interrupt(done: int, total: int, stage: str) -> None:
@@ -118,8 +120,8 @@ def test_ctrl_c_mid_build_leaves_no_temp_file(data: Path, tmp_path: Path, monkey
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        ensure_db(data, tmp_path / "home", interrupt)
-    assert leftovers(db_path(data).parent) == [] and not db_path(data).exists()
+        ensure_db(synthetic, tmp_path / "home", interrupt)
+    assert leftovers(db_path(synthetic).parent) == [] and not db_path(synthetic).exists()
 
 
 SLOW_BUILDER = """
@@ -165,13 +167,13 @@ def test_a_signal_mid_build_leaves_no_temp_file(tmp_path: Path, signum: int, sta
     assert not (tmp_path / "home").exists(), "an interrupted build is not started again in the state folder"
 
 
-def test_two_processes_at_once_build_only_once(data: Path, tmp_path: Path) -> None:
+def test_two_processes_at_once_build_only_once(synthetic: Path, tmp_path: Path) -> None:
     go = tmp_path / "go"
-    procs = [builder(data, tmp_path / "home", go) for _ in range(2)]
+    procs = [builder(synthetic, tmp_path / "home", go) for _ in range(2)]
     time.sleep(0.3)
     go.touch()
     outputs = [proc.communicate(timeout=60) for proc in procs]
     assert [proc.returncode for proc in procs] == [0, 0], outputs
     built = [out for out, _err in outputs if "reading issues" in out]
     assert len(built) == 1, outputs
-    assert leftovers(db_path(data).parent) == []
+    assert leftovers(db_path(synthetic).parent) == []

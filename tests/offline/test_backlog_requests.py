@@ -55,6 +55,7 @@ def tools() -> Registry:
     return load_registry([])
 
 
+@pytest.mark.usefixtures("fitted_atlas_home")  # the plan reads the run's fitted model, as after a first triage
 def test_the_inbox_and_the_plan_are_in_the_answer(tools: Registry) -> None:
     _, inbox = run_to_answer("what needs my attention?", tools)
     assert "### Inbox:" in inbox and "open issues need a look" in inbox and "#13" in inbox

@@ -66,6 +66,7 @@ def test_every_read_tool_of_the_registry_has_a_request_in_words(tools: Registry)
 
 
 @pytest.mark.parametrize("name", sorted(READ_REQUESTS))
+@pytest.mark.usefixtures("fitted_atlas_home")  # the triage reads find the run's fitted model, as after a first triage
 def test_every_fact_a_read_returned_is_in_the_answer(name: str, tools: Registry) -> None:
     question, arguments = READ_REQUESTS[name]
     rounds, answer = run_to_answer(question, tools)

@@ -4,7 +4,6 @@ events on the fake GitHub (paged, failing, hostile), not only from Atlas's own r
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,12 @@ after_untrusted = true
 
 
 @pytest.fixture
-def data(github: RunningFake, quill_data: Path, atlas_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.setenv("ATLAS_TRACKER", f"github:{REPO}")
-    monkeypatch.setenv("ATLAS_GITHUB_TIMEOUT", "2")
+def ruled(data: Path, atlas_home: Path) -> Path:
+    """Quill's synced data on the fake GitHub (`tests/github/conftest.py`), under a state folder whose
+    config holds RULES."""
     atlas_home.mkdir(parents=True, exist_ok=True)
     (atlas_home / "config.toml").write_text(RULES, encoding="utf-8")
-    yield quill_data
+    return data
 
 
 def an_area_issue(github: RunningFake) -> tuple[int, str]:
@@ -52,57 +51,57 @@ def decide(data: Path, home: Path, issue: int, label: str) -> tuple[str, str]:
 
 
 def test_a_label_someone_removed_on_github_is_not_put_back_by_a_rule(
-    github: RunningFake, data: Path, atlas_home: Path
+    github: RunningFake, ruled: Path, atlas_home: Path
 ) -> None:
     number, area = an_area_issue(github)
     github.fake.unlabel(number, area, "maintainer")
-    decision, note = decide(data, atlas_home, number, area)
+    decision, note = decide(ruled, atlas_home, number, area)
     assert decision == "ask" and f"someone removed {area} from #{number}" in note
     assert github.fake.requests("GET", f"/issues/{number}/events")
     # Put back on the web since: the rule applies again.
     github.fake.label_event(number, "labeled", area, "maintainer")
-    assert decide(data, atlas_home, number, area)[0] == "allow"
+    assert decide(ruled, atlas_home, number, area)[0] == "allow"
 
 
-def test_the_tokens_own_removals_are_left_to_atlas_records(github: RunningFake, data: Path, atlas_home: Path) -> None:
+def test_the_tokens_own_removals_are_left_to_atlas_records(github: RunningFake, ruled: Path, atlas_home: Path) -> None:
     number, area = an_area_issue(github)
     github.fake.unlabel(number, area, github.fake.login.upper())  # GitHub's logins are case-insensitive
-    assert decide(data, atlas_home, number, area)[0] == "allow"
+    assert decide(ruled, atlas_home, number, area)[0] == "allow"
 
 
-def test_a_removal_on_the_second_page_of_events_counts(github: RunningFake, data: Path, atlas_home: Path) -> None:
+def test_a_removal_on_the_second_page_of_events_counts(github: RunningFake, ruled: Path, atlas_home: Path) -> None:
     number, area = an_area_issue(github)
     for _ in range(75):  # 150 events of someone toggling another label: two pages of 100
         github.fake.label_event(number, "labeled", "good first issue", "maintainer")
         github.fake.label_event(number, "unlabeled", "good first issue", "maintainer")
     github.fake.unlabel(number, area, "maintainer")
-    assert decide(data, atlas_home, number, area)[0] == "ask"
+    assert decide(ruled, atlas_home, number, area)[0] == "ask"
     assert any("page=2" in path for _, path, _ in github.fake.requests("GET", f"/issues/{number}/events"))
 
 
 @pytest.mark.parametrize("fault", ["server_error", "gone", "scope", "drop"])
-def test_when_github_cannot_say_the_guard_holds(github: RunningFake, data: Path, atlas_home: Path, fault: str) -> None:
+def test_when_github_cannot_say_the_guard_holds(github: RunningFake, ruled: Path, atlas_home: Path, fault: str) -> None:
     number, area = an_area_issue(github)
     github.fake.inject("GET", rf"/repos/{REPO}/issues/{number}/events", fault)
-    decision, note = decide(data, atlas_home, number, area)
+    decision, note = decide(ruled, atlas_home, number, area)
     assert decision == "ask" and "label history could not be read" in note
 
 
-def test_a_listing_that_never_ends_fails_closed(github: RunningFake, data: Path, atlas_home: Path) -> None:
+def test_a_listing_that_never_ends_fails_closed(github: RunningFake, ruled: Path, atlas_home: Path) -> None:
     number, area = an_area_issue(github)
     github.fake.endless = True
-    decision, note = decide(data, atlas_home, number, area)
+    decision, note = decide(ruled, atlas_home, number, area)
     assert decision == "ask" and "could not be read" in note
     assert len(github.fake.requests("GET", f"/issues/{number}/events")) == 10
 
 
 def test_a_token_that_cannot_say_whose_it_is_counts_every_removal(
-    github: RunningFake, data: Path, atlas_home: Path
+    github: RunningFake, ruled: Path, atlas_home: Path
 ) -> None:
     number, area = an_area_issue(github)
     github.fake.unlabel(number, area, github.fake.login)
     github.fake.inject("GET", "/user", "scope")  # an app's installation token: 403 on GET /user
-    assert decide(data, atlas_home, number, area)[0] == "ask"
+    assert decide(ruled, atlas_home, number, area)[0] == "ask"
 
 
 def test_hostile_events_are_skipped() -> None:

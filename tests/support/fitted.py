@@ -2,7 +2,8 @@
 history replay are the slow part of any triage, and many tests only need one to be there.
 
 `fitted_home` is a state folder holding it (read it, never write to it); `seed_fitted(home)` gives
-a test's own state folder a copy, so it starts where a second `atlas triage` would.
+a test's own state folder a copy, so it starts where a second `atlas triage` would, and
+`fitted_atlas_home` is the test's `atlas_home` so seeded.
 """
 
 from __future__ import annotations
@@ -41,3 +42,10 @@ def seed_fitted(fitted: Path, home: Path) -> Path:
     """`home` (a state folder) starting with the fitted model, index and verdicts, and nothing else."""
     shutil.copytree(fitted / "triage", home / "triage")
     return home
+
+
+@pytest.fixture
+def fitted_atlas_home(fitted_home: Path, atlas_home: Path) -> Path:
+    """This test's own state folder (`atlas_home`) starting with the run's fitted triage model (`fitted_home`),
+    as after a first `atlas triage`: for tests of what reads the model, not of the fit."""
+    return seed_fitted(fitted_home, atlas_home)

@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fitted import seed_fitted
-
 
 @pytest.fixture
-def home(fitted_home: Path, atlas_home: Path) -> Path:
+def home(fitted_atlas_home: Path) -> Path:
     """This test's own state folder (ATLAS_HOME), starting with the fitted model and nothing else."""
-    return seed_fitted(fitted_home, atlas_home)
+    return fitted_atlas_home
