@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from atlas.orbit.db import IssueId
 from atlas.orbit.issues import ISSUE_TTL_S, search_tags
 from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
-from atlas.triage.tools import TRIAGE_TIMEOUT_S
+from atlas.triage.tools import TRIAGE_TIMEOUT_S, require_kept
 
 Reason = Literal["untriaged", "unanswered", "waiting", "new", "stale"]
 
@@ -92,9 +92,10 @@ def plan_triage(args: TriageArgs, ctx: ToolContext) -> dict[str, Any]:
         issues = untriaged(project, args.limit)
     else:
         return {"issues": [], "actions": [], "note": "Name issue_ids, or set untriaged to plan for the backlog."}
-    plan = build_plan(project, issues, atlas_comments(ctx.home, ctx.data))
     ids = [issue.id for issue in issues]
     command = "atlas triage " + (" ".join(map(str, ids)) if args.issue_ids else f"--untriaged --limit {args.limit}")
+    require_kept(project, f"{command} --dry-run")
+    plan = build_plan(project, issues, atlas_comments(ctx.home, ctx.data))
     return {
         "issues": ids,
         "actions": [

@@ -67,7 +67,7 @@ class Project:
             from atlas.triage import cache
             from atlas.triage.model import fit
 
-            key = cache.cache_key(self.corpus.stamp(), self.settings.groups)
+            key = self._model_key()
             self._model = cache.load(self.corpus.home, key)
             if self._model is None:
                 self._model = fit(self.training_issues(), self.groups)
@@ -84,18 +84,39 @@ class Project:
 
         Keyed by the data alone: labels and comments approved through Atlas do not change it."""
         if self._index is None:
-            import hashlib
-
             from atlas.triage import index
             from atlas.triage.duplicate_pairs import known_pairs
 
-            key = hashlib.sha256(f"{self.corpus.stamp()}:{index.FORMAT}".encode()).hexdigest()[:24]
+            key = self._index_key()
             self._index = index.load(self.corpus.home, key)
             if self._index is None:
                 issues = list(self.corpus.newest(index.INDEX_MAX))
                 self._index = index.build(issues, known_pairs(self.corpus, issues))
                 index.save(self.corpus.home, key, self._index)
         return self._index
+
+    def kept(self, *, model: bool = True, index: bool = True) -> bool:
+        """Whether the model and/or the similarity index are kept for this version of the data (a file
+        Atlas wrote under its key), so that using them costs a load, not a fit."""
+        from atlas.triage import cache
+        from atlas.triage.index import PREFIX
+
+        wanted = ([cache.cache_path(self.corpus.home, self._model_key())] if model else []) + (
+            [self.corpus.home / cache.FOLDER / f"{PREFIX}{self._index_key()}.npz"] if index else []
+        )
+        return all(path.is_file() for path in wanted)
+
+    def _model_key(self) -> str:
+        from atlas.triage import cache
+
+        return cache.cache_key(self.corpus.stamp(), self.settings.groups)
+
+    def _index_key(self) -> str:
+        import hashlib
+
+        from atlas.triage.index import FORMAT
+
+        return hashlib.sha256(f"{self.corpus.stamp()}:{FORMAT}".encode()).hexdigest()[:24]
 
     @contextmanager
     def ranking_by(self, ranker: str) -> Iterator[None]:

@@ -6,18 +6,42 @@ Both only read. The model is told plainly that a proposal is advice: labels are 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from atlas.dataset.read import connect
+from atlas.foundation.errors import PermanentToolError
 from atlas.orbit.db import IssueId, no_such_issue
 from atlas.orbit.issues import ISSUE_TTL_S, search_tags
 from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
 
+if TYPE_CHECKING:
+    from atlas.triage.project import Project
+
 TRIAGE_TIMEOUT_S = 10.0
 """The first call on a new version of the data fits the model (a second or two on Orbit's data, more on a
 large project: `atlas similar N` or `atlas triage` fits and caches it outside any deadline); later calls load it."""
+FIT_IN_CALL_MAX = 500
+"""The most issues a call fits for within TRIAGE_TIMEOUT_S when nothing is kept: Orbit's 150 take about 1.5 s
+and a 3,000-issue project about 50 s, so past this a call that would fit says so at once instead of timing out."""
+
+
+def require_kept(project: Project, command: str, *, model: bool = True, index: bool = True) -> None:
+    """Raises, with the command that builds them, when a large project's model or index would be built
+    within this call: such a build outlasts the call's time, and the work would be lost with it."""
+    count = project.corpus.count()
+    if count <= FIT_IN_CALL_MAX or project.kept(model=model, index=index):
+        return
+    both = model and index
+    what = "triage model and similarity index are" if both else "triage model is" if model else "similarity index is"
+    them = "them" if both else "it"
+    raise PermanentToolError(
+        f"this project's {what} not built for the current data yet, and building {them} for {count:,} issues "
+        f"takes longer than one call may ({TRIAGE_TIMEOUT_S:g} s): run `{command}` once (it builds and keeps {them}, "
+        "a minute or two), then ask again",
+        hint="Tell the user the command to run first; do not retry this call now.",
+    )
 
 
 class SuggestArgs(BaseModel):
@@ -60,6 +84,7 @@ def suggest_labels(args: SuggestArgs, ctx: ToolContext) -> dict[str, Any]:
     issue = project.corpus.get(args.issue_id)
     if issue is None:
         raise _missing(ctx, args.issue_id)
+    require_kept(project, f"atlas triage {issue.id} --dry-run")
     proposal = propose(project, [issue])[0]
     groups = [g.as_dict() for g in proposal.groups]
     for group in groups:
@@ -87,6 +112,7 @@ def find_similar(args: SimilarArgs, ctx: ToolContext) -> dict[str, Any]:
     issue = project.corpus.get(args.issue_id)
     if issue is None:
         raise _missing(ctx, args.issue_id)
+    require_kept(project, f"atlas similar {issue.id}", model=False)
     matches = similar(project, issue, args.limit)
     return {
         "issue_id": issue.id,

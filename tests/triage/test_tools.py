@@ -16,6 +16,7 @@ from atlas.foundation.config import bundled_data_dir
 from atlas.protocol.messages import ToolCall
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import ToolContext
+from tests.support.fitted import seed_fitted
 from tests.support.run import REPO, atlas_env, invoke, logged_calls, write_script
 
 
@@ -93,3 +94,26 @@ def test_the_history_replay_reports_every_group_beside_the_baseline(home: Path) 
     duplicates = report["duplicates"]
     assert duplicates["pairs"] >= 25
     assert duplicates["model"]["recall@10"] >= duplicates["model"]["recall@5"] >= duplicates["model"]["recall@1"] > 0
+
+
+def test_on_a_large_project_a_call_that_would_fit_names_the_command_that_does(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fitted_home: Path
+) -> None:
+    import atlas.triage.tools
+
+    # The bundled data counts as large here: a fit of it would outlast the call.
+    monkeypatch.setattr(atlas.triage.tools, "FIT_IN_CALL_MAX", 10)
+    calls: list[dict[str, object]] = [
+        {"name": "find_similar", "arguments": {"issue_id": 145}},
+        {"name": "suggest_labels", "arguments": {"issue_id": 135}},
+        {"name": "plan_triage", "arguments": {"issue_ids": [135]}},
+    ]
+    cold = run_calls(tmp_path / "cold-home", calls)
+    assert [envelope["error"]["kind"] for envelope in cold] == ["permanent"] * 3
+    messages = [str(envelope["error"]["message"]) for envelope in cold]
+    assert "similarity index is not built" in messages[0] and "`atlas similar 145`" in messages[0]
+    assert "`atlas triage 135 --dry-run`" in messages[1] and "`atlas triage 135 --dry-run`" in messages[2]
+    assert not list((tmp_path / "cold-home").glob("triage/*.npz"))  # nothing was half built
+    # Once built and kept (as the named commands leave it), the same calls answer.
+    kept = run_calls(seed_fitted(fitted_home, tmp_path / "kept-home"), calls)
+    assert [envelope["ok"] for envelope in kept] == [True, True, True]
