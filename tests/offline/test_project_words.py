@@ -224,3 +224,19 @@ def test_a_flat_label_named_in_words_is_removed_from_the_issue_named(said: str, 
     number = open_issue({"enhancement"})
     plan = plan_of(said.format(n=number), flat)
     assert plan.removals == [(number, "enhancement")] and plan.labels == []
+
+
+def test_a_year_after_a_month_is_a_day_not_an_issue(flat: Vocabulary) -> None:
+    plan = plan_of("anything new about audio decoding since january 2025?", flat)
+    assert [call.name for call in plan.first_calls()] == ["search_issues"]
+    assert searches("anything new about audio decoding since january 2025?", flat) == [
+        {"query": "audio decoding", "created_since": "2025-01-01"}
+    ]
+
+
+def test_a_number_before_newest_is_how_many_and_the_topic_stays(flat: Vocabulary) -> None:
+    assert [call.name for call in plan_of("show the 5 newest open bugs", flat).first_calls()] == ["search_issues"]
+    [newest] = searches("show the 5 newest open bugs", flat)
+    assert (newest["limit"], newest["state"], newest["label"]) == (5, "open", "bug")
+    [topic] = searches("the 3 most recent issues about parquet", flat)
+    assert (topic["query"], topic["limit"]) == ("parquet", 3)

@@ -94,7 +94,7 @@ _ONLY_VERB_RE = lazy(
 _ANYTHING_RE = lazy(
     LEAD
     + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?))"
-    r"(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
+    r"(?:\s+(?:new|recent))?(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
     r"(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
     re.I,
 )
@@ -346,7 +346,11 @@ def _newest(text: str, labels: Sequence[str]) -> Act:
     notes: list[str] = []
     words = re.sub(LEAD + r"(?:open|show|read|pull\s+up|get|display)\b", " ", text, flags=re.I)
     search = search_in(words, notes, labels)
-    search = Search(query=None, state=search.state, label=search.label, labels=search.labels, limit=search.limit)
+    # The topic stays (`the 3 newest issues about parquet`): without it the newest issues of any topic would pass
+    # for an answer.
+    search = Search(
+        query=search.query, state=search.state, label=search.label, labels=search.labels, limit=search.limit
+    )
     singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I)
     act = Act(Intent.NEWEST, text, search=search, notes=notes)
     if (singular and _READ_VERB_RE.search(text)) or (singular and not re.search(r"\d", text)):

@@ -5,6 +5,7 @@ A leaf of the planner: the frame parser's entities and the plan both read refere
 
 from __future__ import annotations
 
+import calendar
 import re
 
 from atlas.offline.reading.lazy import lazy
@@ -44,7 +45,7 @@ _BARE_NUMBER_RE = lazy(r"(?<![\w.#:/'\"=+-])(\d{1,5})(?![\w.:/%'\"-]|\.\d|[-–]
 _UNIT_AFTER_RE = lazy(
     r"^\s*(?:s|ms|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|%|x|×|workers?|"
     r"jobs?|tabs?|rows?|times?|pods?|replicas?|threads?|process(?:es)?|schedules?|entries|nodes?|tasks?|retries|"
-    r"attempts?|items?|issues|bugs|tickets|people|users|am|pm|o'?clock|more|of)\b",
+    r"attempts?|items?|issues|bugs|tickets|people|users|am|pm|o'?clock|more|of|newest|oldest|latest|most)\b",
     re.IGNORECASE,
 )
 _NOT_AN_ID_BEFORE = frozenset(
@@ -58,6 +59,10 @@ _NOT_AN_ID_BEFORE = frozenset(
     )
 )
 """Words after which a number is a count, a version or a time; "bump 95 to ..." is read as a label first."""
+_YEAR_BEFORE = frozenset({"in", "during", "of"}) | {
+    name.lower() for name in (*calendar.month_name, *calendar.month_abbr) if name
+}
+"""Words after which a number from 1900 to 2099 is a year: `in 2025`, `since january 2025`, `Mar 2024`."""
 _NOT_A_COUNT = frozenset(
     {"details", "thanks", "please", "does", "was", "has", "is", "says", "seems", "looks", "status"}
 )
@@ -74,8 +79,8 @@ def bare_issue_ids(text: str) -> list[int]:
         after = re.match(r"\s+([a-z]{4,})\b", text[match.end() :], re.IGNORECASE)
         if after and after.group(1).lower().endswith("s") and after.group(1).lower() not in _NOT_A_COUNT:
             continue  # "3 schedulers", "12 replicas": a count of things
-        if re.fullmatch(r"(?:19|20)\d\d", match.group(1)) and before and before[0] in {"in", "during", "of"}:
-            continue  # "in 2025": a year
+        if re.fullmatch(r"(?:19|20)\d\d", match.group(1)) and before and before[0] in _YEAR_BEFORE:
+            continue  # "in 2025", "since january 2025": a year
         if (number := int(match.group(1))) > 0 and number not in ids:
             ids.append(number)
     return ids

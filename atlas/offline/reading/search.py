@@ -69,7 +69,8 @@ _NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+day
 SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
 _LIMIT_RE = lazy(
-    r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b",
+    r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b"
+    r"|\b(\d{1,3})\s+(?:newest|latest|oldest|most\s+recent)\b",
     re.IGNORECASE,
 )
 _SEARCH_FILLER = frozenset(
@@ -269,7 +270,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     chosen, rest = _with_kind(*_more_labels(rest, labels, label), labels)
     label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
-    limit = int(limit_match.group(1) or limit_match.group(2)) if limit_match and not counted else None
+    limit = int(next(n for n in limit_match.groups() if n)) if limit_match and not counted else None
     if limit_match:
         rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
     rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
