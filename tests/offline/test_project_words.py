@@ -240,3 +240,19 @@ def test_a_number_before_newest_is_how_many_and_the_topic_stays(flat: Vocabulary
     assert (newest["limit"], newest["state"], newest["label"]) == (5, "open", "bug")
     [topic] = searches("the 3 most recent issues about parquet", flat)
     assert (topic["query"], topic["limit"]) == ("parquet", 3)
+
+
+def test_what_an_issue_is_likened_to_is_an_issue(flat: Vocabulary) -> None:
+    number = open_issue({"enhancement"})
+    calls = [(call.name, call.arguments) for call in plan_of(f"similar to {number}?", flat).first_calls()]
+    assert ("find_similar", {"issue_id": number}) in calls
+
+
+def test_a_label_no_doc_defines_is_shown_by_the_issues_it_is_on(flat: Vocabulary) -> None:
+    plan = plan_of("what does the enhancement label mean here", flat)
+    assert [(call.name, call.arguments) for call in plan.first_calls()] == [
+        ("search_issues", {"query": "", "label": "enhancement"})
+    ]
+    assert any("No doc defines the label `enhancement`" in note for note in plan.notes)
+    # `what is …` alone asks no meaning: the label stays a filter of a search.
+    assert not any("No doc defines" in note for note in plan_of("what is the latest bug?", flat).notes)

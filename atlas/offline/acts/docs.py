@@ -15,11 +15,14 @@ from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.entities import label_refs
 from atlas.offline.reading.issue_refs import CODE_RE
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import Search
 from atlas.offline.reading.sections import content_words, heading_name
 from atlas.offline.reading.topics import best_section
 from atlas.offline.reading.vocabulary import Vocabulary
 
 MEANING_RE = lazy(r"\bmean(?:s|ing)?\b|\bwhat\s+(?:is|are)\b|\bdefin(?:e|ition)\b|\bstand\s+for\b", re.I)
+
+_MEANING_SAID_RE = lazy(r"\bmean(?:s|ing)?\b|\bstand\s+for\b|\bdefin(?:e|ed|ition)\b", re.I)
 
 DOCS_RE = lazy(r"(?<![:/-])\b(?:docs?|documentation|guide|manual|section|page)\b(?![:/-]\w)", re.I)
 """A doc named as what is wanted; `comp:docs` is a label, not a doc."""
@@ -42,8 +45,17 @@ _ERROR_WORDS_RE = lazy(r"\b(?:errors?|codes?|exceptions?|fails?|failed|failing)\
 
 
 def label_meaning(text: str, vocabulary: Vocabulary) -> Act | None:
-    """`what does severity S1 mean?`: the doc section that defines the label, not an error that mentions it."""
+    """`what does severity S1 mean?`: the doc section that defines the label, not an error that mentions it;
+    where no doc does, the issues it is on."""
+    # A label named by its words (`enhancement`, `good first issue`) only where a meaning is asked in so many
+    # words: `what is the latest bug?` names no label to define.
     refs = [ref for ref in label_refs(text, vocabulary.labels, words=False) if ref.known]
+    if not refs and _MEANING_SAID_RE.search(text):  # the label's whole name, not a word of it (`API`: comp:api)
+        refs = [
+            ref
+            for ref in label_refs(text, vocabulary.labels)
+            if ref.known and re.search(rf"(?<![\w:-]){re.escape(ref.label)}(?![\w:-])", text, re.I)
+        ]
     if not refs or CODE_RE.search(text):
         return None
     prefix, _, value = refs[0].label.partition(":")
@@ -53,7 +65,9 @@ def label_meaning(text: str, vocabulary: Vocabulary) -> Act | None:
                 "get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)}
             )
             return Act(Intent.LABEL_MEANING, text, reads=[call])
-    return None
+    # No doc defines it: how the project uses it says what it means there.
+    note = f"No doc defines the label `{refs[0].label}`; these are issues it is on, which show how it is used."
+    return Act(Intent.SEARCH, text, search=Search(label=refs[0].label), notes=[note])
 
 
 def doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | None:

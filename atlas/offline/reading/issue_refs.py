@@ -59,6 +59,8 @@ _NOT_AN_ID_BEFORE = frozenset(
     )
 )
 """Words after which a number is a count, a version or a time; "bump 95 to ..." is read as a label first."""
+_LIKENED_TO_RE = lazy(r"\b(?:similar|related|same|identical|duplicates?|dupes?|dup)\s+(?:to|as|of)\s*$", re.I)
+"""`similar to 7394`, `a dup of 41`: what an issue is likened to is an issue, though `to` and `of` precede counts."""
 _YEAR_BEFORE = frozenset({"in", "during", "of"}) | {
     name.lower() for name in (*calendar.month_name, *calendar.month_abbr) if name
 }
@@ -74,7 +76,8 @@ def bare_issue_ids(text: str) -> list[int]:
     ids: list[int] = []
     for match in _BARE_NUMBER_RE.finditer(text):
         before = re.findall(r"[a-z]+", text[max(0, match.start() - 40) : match.start()].lower())[-1:]
-        if (before and before[0] in _NOT_AN_ID_BEFORE) or _UNIT_AFTER_RE.match(text[match.end() :]):
+        likened = _LIKENED_TO_RE.search(text[max(0, match.start() - 40) : match.start()])
+        if not likened and ((before and before[0] in _NOT_AN_ID_BEFORE) or _UNIT_AFTER_RE.match(text[match.end() :])):
             continue
         after = re.match(r"\s+([a-z]{4,})\b", text[match.end() :], re.IGNORECASE)
         if after and after.group(1).lower().endswith("s") and after.group(1).lower() not in _NOT_A_COUNT:
