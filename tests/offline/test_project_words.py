@@ -256,3 +256,15 @@ def test_a_label_no_doc_defines_is_shown_by_the_issues_it_is_on(flat: Vocabulary
     assert any("No doc defines the label `enhancement`" in note for note in plan.notes)
     # `what is …` alone asks no meaning: the label stays a filter of a search.
     assert not any("No doc defines" in note for note in plan_of("what is the latest bug?", flat).notes)
+
+
+def test_are_there_asks_for_issues_and_points_at_none(flat: Vocabulary) -> None:
+    assert searches("are there any open issues about parquet?", flat) == [{"query": "parquet", "state": "open"}]
+    assert searches("is there anything open about audio decoding?", flat) == [
+        {"query": "audio decoding", "state": "open"}
+    ]
+
+
+def test_a_verb_of_arriving_is_not_a_topic(flat: Vocabulary) -> None:
+    [search] = searches("what came in this week?", flat)
+    assert search["query"] == "" and "created_since" in search

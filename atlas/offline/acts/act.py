@@ -29,7 +29,12 @@ QUESTION_RE = lazy(
     r"^\s*(?:what|which|should|would|does|do|is|are|how|why|who|when|has|have|did)\b|\b(?:what|which)\s+labels?\b", re.I
 )
 """A request said as a question: answered by reading, never by an action."""
-PRONOUN_RE = lazy(r"\b(?:it|this|that(?:\s+one)?|there|them|both|these|those|the\s+same)\b", re.I)
+PRONOUN_RE = lazy(
+    r"\b(?:it|this|that(?:\s+one)?|(?<!are\s)(?<!is\s)(?<!were\s)(?<!was\s)there(?!\s+(?:are|is|were|was)\b)|them|both"
+    r"|these|those|the\s+same)\b",
+    re.I,
+)
+"""Words pointing at an issue named before; `there` only as a place (`post it there`), not in `are there …`."""
 RELATIVE_RE = lazy(
     r"\b(?:issues?|tickets?|bugs?|reports?|ones|requests?|anything|something)\s+(?:that|which)\b(?!\s+(?:one|issue)\b)"
     r"|\b(?:that|which)\s+(?=(?:are|is|were|was|have|has|had|still|mention|mentions|say|says|cite|cites)\b)",

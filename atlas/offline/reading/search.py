@@ -83,7 +83,8 @@ _SEARCH_FILLER = frozenset(
         latest newest recent does mean means still this issue ticket from users user people unresolved resolved
         component components what's whats rn now currently right again also today every each everything stuff things
         anything something they them those these
-        opened filed created reported submitted raised updated were was been label labels labelled labeled tagged
+        opened filed created reported submitted raised came arrived updated were was been did
+        label labels labelled labeled tagged
         """,
     )
 )
