@@ -268,3 +268,12 @@ def test_are_there_asks_for_issues_and_points_at_none(flat: Vocabulary) -> None:
 def test_a_verb_of_arriving_is_not_a_topic(flat: Vocabulary) -> None:
     [search] = searches("what came in this week?", flat)
     assert search["query"] == "" and "created_since" in search
+
+
+def test_a_time_said_of_the_issues_sought_filters_them(flat: Vocabulary) -> None:
+    [unlabelled] = searches("list unlabeled issues from this year", flat)
+    assert unlabelled["unlabelled"] is True and unlabelled["created_since"].endswith("-01-01")
+    [stale] = searches("stale issues since march", flat)
+    assert stale["query"] == "" and stale["updated_before"].endswith("-03-01")
+    [topic] = searches("issues about a stale lock file", flat)  # no time said: `stale` is the topic's word
+    assert topic["query"] == "stale lock file"

@@ -89,7 +89,11 @@ def _known_author(text: str, people: ProjectPeople | None) -> tuple[str, re.Matc
 def names_people_or_days(text: str, people: ProjectPeople | None = None) -> bool:
     """Whether the words filter issues by who opened them or by a time they were opened or active."""
     named = _AUTHOR_RE.search(text) or _known_author(text, people)
-    return bool(named or (_FILED_RE.search(text) and span_in(text) is not None))
+    if named:
+        return True
+    span = span_in(text)  # a time said of the issues sought: `opened this week`, `bugs from this year`
+    return span is not None and bool(_FILED_RE.search(text) or _ISSUES_RE.search(text, 0, span.start))
 
 
+_ISSUES_RE = lazy(r"\b(?:issues|bugs|tickets|reports|requests)\b", re.I)
 _FILED_RE = lazy(r"\b(?:opened|filed|reported|created|raised|submitted|came\s+in|new|updated)\b", re.I)

@@ -47,7 +47,8 @@ _ACTIVITY_RE = lazy(
 )
 ACTIVITY_PHRASE_RE = lazy(
     r"\b(?:(?:with|having|and|that\s+(?:have|had|got))\s+)?(?:(?:no|not\s+been|not|without|zero)\s+(?:any\s+)?)?"
-    r"(?:updated|update|updates|activity|touched|commented|comments?|repl(?:y|ies)|response|answer)\b",
+    r"(?:updated|update|updates|activity|touched|commented|comments?|repl(?:y|ies)|response|answer"
+    r"|stale|idle|dormant|inactive|quiet|silent|untouched)\b",
     re.I,
 )
 """The words of an activity filter, taken out of the search words once the filter says them."""
