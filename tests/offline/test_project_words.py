@@ -24,7 +24,16 @@ from tests.support.run import invoke
 
 EXPORT = Path(__file__).resolve().parents[1] / "fixtures" / "flat-labels-issues.json"
 ISSUES = json.loads(EXPORT.read_text(encoding="utf-8"))
-TOOLS = ("get_issue", "search_issues", "find_similar", "suggest_labels", "add_label", "remove_label", "post_comment")
+TOOLS = (
+    "get_issue",
+    "search_issues",
+    "find_similar",
+    "suggest_labels",
+    "add_label",
+    "remove_label",
+    "post_comment",
+    "list_labels",
+)
 
 
 def imported(export: Path, target: Path) -> Vocabulary:
@@ -277,3 +286,10 @@ def test_a_time_said_of_the_issues_sought_filters_them(flat: Vocabulary) -> None
     assert stale["query"] == "" and stale["updated_before"].endswith("-03-01")
     [topic] = searches("issues about a stale lock file", flat)  # no time said: `stale` is the topic's word
     assert topic["query"] == "stale lock file"
+
+
+def test_the_projects_labels_are_listed_and_one_issues_labels_are_not(flat: Vocabulary) -> None:
+    for asked in ("which labels does this project use?", "what labels do we have?", "list the labels"):
+        assert [call.name for call in plan_of(asked, flat).first_calls()] == ["list_labels"], asked
+    number = open_issue({"enhancement"})
+    assert "list_labels" not in [call.name for call in plan_of(f"what labels would fit #{number}?", flat).first_calls()]

@@ -22,6 +22,7 @@ BUILTINS = {
     "search_issues",
     "list_docs",
     "get_doc_section",
+    "list_labels",
     "suggest_labels",
     "find_similar",
     "list_inbox",

@@ -56,6 +56,7 @@ class Intent(Enum):
     INBOX = "inbox"
     TRIAGE = "triage"
     LABEL_MEANING = "label meaning"
+    LABEL_LIST = "label list"
     DOC = "doc"
     NEWEST = "newest"
     COUNT = "count"

@@ -172,6 +172,19 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def labels_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
+    """`list_labels`: each label, most used first, with its open and total issues."""
+    labels = [label for label in data.get("labels") or [] if isinstance(label, Mapping)]
+    lines = [f"### Labels of this project ({data.get('count', len(labels))}), most used first", ""]
+    if not labels:
+        lines.append("No label is used.")
+    lines += [
+        f"- `{one_line(label.get('name'), 80)}` — {label.get('open', '?')} open, {label.get('total', '?')} in all"
+        for label in labels
+    ]
+    return "\n".join([*lines, *_note(data)])
+
+
 def _note(data: Mapping[str, Any]) -> list[str]:
     return ["", f"Note: {one_line(data['note'], 300)}"] if data.get("note") else []
 
@@ -181,4 +194,5 @@ _FORMS: dict[str, Callable[[PlannedCall, Mapping[str, Any]], str]] = {
     "suggest_labels": proposals_section,
     "list_inbox": inbox_section,
     "plan_triage": triage_plan_section,
+    "list_labels": labels_section,
 }
