@@ -23,7 +23,6 @@ from tests.support.run import (
     atlas_env,
     finish,
     invoke,
-    run_atlas,
     spawn_atlas,
 )
 
@@ -121,7 +120,7 @@ def test_the_plan_review_shows_hostile_issue_text_only_as_text(
     args: tuple[str, ...] = ("triage", "1", "2", "3")
     if saved:
         plan = tmp_path / "plan.json"
-        made = run_atlas(*args, "--plan", str(plan), env=env)
+        made = invoke(*args, "--plan", str(plan), env=env)  # the saved plan; the review below is on a terminal
         assert made.code == 0, made
         args = ("apply", str(plan))
     child = spawn_atlas(*args, env=env, timeout=180)

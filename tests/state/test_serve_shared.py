@@ -15,7 +15,7 @@ from mcp import ClientSession
 
 from tests.mcp.test_serve import with_server
 from tests.support.pg_server import Server, free_port
-from tests.support.run import REPO, atlas_env, logged_calls, tracker_records
+from tests.support.run import REPO, atlas_env, invoke, logged_calls, tracker_records
 
 INITIALIZE = (
     '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
@@ -41,7 +41,9 @@ def test_a_shared_state_down_at_start_stops_the_server_with_one_line(tmp_path: P
 
 @pytest.mark.postgres
 def test_a_wrong_password_stops_the_server_with_one_line(postgres: Server, tmp_path: Path) -> None:
-    run = _serve(atlas_env(tmp_path / "home", ATLAS_STATE_URL=postgres.url(password="serve-wrong-pw")))
+    # In this process: the test above holds the real process's protocol stream to nothing written.
+    env = atlas_env(tmp_path / "home", ATLAS_STATE_URL=postgres.url(password="serve-wrong-pw"))
+    run = invoke("mcp", "serve", "--allow-writes", env=env, stdin=INITIALIZE)
     assert run.returncode != 0 and run.stdout == "", run
     [line] = run.stderr.splitlines()
     assert "password authentication failed" in line and "serve-wrong-pw" not in line
