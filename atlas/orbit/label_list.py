@@ -25,7 +25,11 @@ class LabelListArgs(BaseModel):
     limit: int = Field(50, ge=1, le=500, description="How many labels to list, most used first (1-500).")
 
 
-@tool(LabelListArgs, timeout_s=READ_TIMEOUT_S, cache_ttl_s=ISSUE_TTL_S, cache_tags=search_tags)
+def _sources(args: LabelListArgs, data: Any) -> list[str]:
+    return ["the project's label names"]  # written by whoever made the labels: data, never instructions
+
+
+@tool(LabelListArgs, timeout_s=READ_TIMEOUT_S, untrusted=_sources, cache_ttl_s=ISSUE_TTL_S, cache_tags=search_tags)
 def list_labels(args: LabelListArgs, ctx: ToolContext) -> dict[str, Any]:
     """List the labels the issues of {project} use, most used first: each with how many open issues and how
     many issues in all have it. Use these names, as spelled, to filter search_issues or to add a label."""
