@@ -240,23 +240,25 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
 def action_section(call: PlannedCall, data: Any) -> str:
     data = data if isinstance(data, Mapping) else {}
     issue_id = data.get("issue_id", call.arguments.get("issue_id"))
-    if call.name == "add_label":
+    if call.name in _LABEL_WORDS:
         label = data.get("label", call.arguments.get("label"))
         labels = _labels_text([str(x) for x in data.get("labels") or []])
+        unchanged, done = _LABEL_WORDS[call.name]
         if data.get("changed") is False:
-            return f"No change: #{issue_id} already had the label `{label}` (labels: {labels})."
-        return f"Done: added the label `{label}` to #{issue_id} (labels now: {labels})."
-    if call.name == "remove_label":
-        label = data.get("label", call.arguments.get("label"))
-        labels = _labels_text([str(x) for x in data.get("labels") or []])
-        if data.get("changed") is False:
-            return f"No change: #{issue_id} did not have the label `{label}` (labels: {labels})."
-        return f"Done: removed the label `{label}` from #{issue_id} (labels now: {labels})."
+            return f"No change: #{issue_id} {unchanged} the label `{label}` (labels: {labels})."
+        return f"Done: {done.format(label=label, issue=issue_id)} (labels now: {labels})."
     if call.name != "post_comment":
         return f"Done: {describe_call(call)}."
     when = f" at {data['ts']}" if data.get("ts") else ""
     posted = data.get("body", call.arguments.get("body", ""))  # after an edit at the approval: what was posted
     return f"Done: posted your comment on #{issue_id}{when}:\n\n{quoted(posted, 600)}"
+
+
+_LABEL_WORDS = {
+    "add_label": ("already had", "added the label `{label}` to #{issue}"),
+    "remove_label": ("did not have", "removed the label `{label}` from #{issue}"),
+}
+"""What a label write did, in words: when it changed nothing, and when it did."""
 
 
 def not_offered(call: PlannedCall, is_action: bool) -> str:
