@@ -293,3 +293,10 @@ def test_the_projects_labels_are_listed_and_one_issues_labels_are_not(flat: Voca
         assert [call.name for call in plan_of(asked, flat).first_calls()] == ["list_labels"], asked
     number = open_issue({"enhancement"})
     assert "list_labels" not in [call.name for call in plan_of(f"what labels would fit #{number}?", flat).first_calls()]
+
+
+def test_a_number_before_the_kind_of_issues_wanted_is_how_many(flat: Vocabulary) -> None:
+    assert searches("give me 3 good first issues", flat) == [{"query": "", "label": "good first issue", "limit": 3}]
+    assert searches("show 5 open bugs", flat) == [{"query": "", "state": "open", "label": "bug", "limit": 5}]
+    # A number joined to others by `and` is still an issue.
+    assert next(call.name for call in plan_of("show me 41 and other issues", flat).first_calls()) == "get_issue"

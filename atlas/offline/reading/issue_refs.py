@@ -59,6 +59,12 @@ _NOT_AN_ID_BEFORE = frozenset(
     )
 )
 """Words after which a number is a count, a version or a time; "bump 95 to ..." is read as a label first."""
+_KIND_OF_ISSUES_AFTER_RE = lazy(
+    r"^\s+(?:(?!(?:and|or|with|vs|to|from|than|like|as|in|on|of|is|are)\b)[a-z][\w:-]*\s+){1,3}"
+    r"(?:issues|bugs|tickets|reports|requests)\b",
+    re.I,
+)
+"""`3 good first issues`, `5 open bugs`: a number, a few words saying which kind, then issues: a count."""
 _LIKENED_TO_RE = lazy(r"\b(?:similar|related|same|identical|duplicates?|dupes?|dup)\s+(?:to|as|of)\s*$", re.I)
 """`similar to 7394`, `a dup of 41`: what an issue is likened to is an issue, though `to` and `of` precede counts."""
 _YEAR_BEFORE = frozenset({"in", "during", "of"}) | {
@@ -77,7 +83,9 @@ def bare_issue_ids(text: str) -> list[int]:
     for match in _BARE_NUMBER_RE.finditer(text):
         before = re.findall(r"[a-z]+", text[max(0, match.start() - 40) : match.start()].lower())[-1:]
         likened = _LIKENED_TO_RE.search(text[max(0, match.start() - 40) : match.start()])
-        if not likened and ((before and before[0] in _NOT_AN_ID_BEFORE) or _UNIT_AFTER_RE.match(text[match.end() :])):
+        after_text = text[match.end() :]
+        counted = _UNIT_AFTER_RE.match(after_text) or _KIND_OF_ISSUES_AFTER_RE.match(after_text)
+        if not likened and ((before and before[0] in _NOT_AN_ID_BEFORE) or counted):
             continue
         after = re.match(r"\s+([a-z]{4,})\b", text[match.end() :], re.IGNORECASE)
         if after and after.group(1).lower().endswith("s") and after.group(1).lower() not in _NOT_A_COUNT:

@@ -73,6 +73,12 @@ _LIMIT_RE = lazy(
     r"|\b(\d{1,3})\s+(?:newest|latest|oldest|most\s+recent)\b",
     re.IGNORECASE,
 )
+_KIND_COUNT_RE = lazy(
+    r"(?<![#\w.])(\d{1,3})(?=\s+(?:(?!(?:and|or|with|vs|to|from|than|like|as|in|on|of|is|are)\b)[a-z][\w:-]*\s+){1,3}"
+    r"(?:issues|bugs|tickets|reports|requests)\b)",
+    re.IGNORECASE,
+)
+"""How many, said before the kind of issues wanted: `5 open bugs`, `3 good first issues`."""
 _SEARCH_FILLER = frozenset(
     re.findall(
         r"\w+",
@@ -251,6 +257,10 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     if counted:
         text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
     text = _NOW_RE.sub(" ", text)
+    top_n = re.search(r"\b(?:top|first|latest|last|newest)\s+\d", text, re.I)
+    kind_count = None if counted or top_n else _KIND_COUNT_RE.search(text)
+    if kind_count:  # `5 open bugs`, `3 good first issues`: the number goes before the labels are read from the words
+        text = text[: kind_count.start()] + " " + text[kind_count.end() :]
     text, filters = people_and_days(text, notes, people)
     unlabelled = NO_LABEL_RE.search(text)
     if unlabelled:
@@ -272,6 +282,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
     limit = int(next(n for n in limit_match.groups() if n)) if limit_match and not counted else None
+    limit = int(kind_count.group(1)) if kind_count else limit
     if limit_match:
         rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
     rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
