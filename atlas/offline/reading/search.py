@@ -251,16 +251,20 @@ def _meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
     return None, rest
 
 
+def _count_before_kind(text: str) -> tuple[str, int | None]:
+    """`5 open bugs`, `3 good first issues`: how many, taken out before the labels are read from the words."""
+    if re.search(r"\b(?:top|first|latest|last|newest)\s+\d", text, re.I) or not (found := _KIND_COUNT_RE.search(text)):
+        return text, None
+    return text[: found.start()] + " " + text[found.end() :], int(found.group(1))
+
+
 def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: ProjectPeople | None = None) -> Search:
     """Search filters: state and label words, an author, a limit, and the topic as the query."""
     counted = asks_count(text)  # the most hits there are: fewer than that is every match
     if counted:
         text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
     text = _NOW_RE.sub(" ", text)
-    top_n = re.search(r"\b(?:top|first|latest|last|newest)\s+\d", text, re.I)
-    kind_count = None if counted or top_n else _KIND_COUNT_RE.search(text)
-    if kind_count:  # `5 open bugs`, `3 good first issues`: the number goes before the labels are read from the words
-        text = text[: kind_count.start()] + " " + text[kind_count.end() :]
+    text, kind_count = (text, None) if counted else _count_before_kind(text)
     text, filters = people_and_days(text, notes, people)
     unlabelled = NO_LABEL_RE.search(text)
     if unlabelled:
@@ -282,7 +286,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
     limit = int(next(n for n in limit_match.groups() if n)) if limit_match and not counted else None
-    limit = int(kind_count.group(1)) if kind_count else limit
+    limit = kind_count or limit
     if limit_match:
         rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
     rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
