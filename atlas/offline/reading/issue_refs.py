@@ -59,11 +59,11 @@ _NOT_AN_ID_BEFORE = frozenset(
     )
 )
 """Words after which a number is a count, a version or a time; "bump 95 to ..." is read as a label first."""
-_KIND_OF_ISSUES_AFTER_RE = lazy(
-    r"^\s+(?:(?!(?:and|or|with|vs|to|from|than|like|as|in|on|of|is|are)\b)[a-z][\w:-]*\s+){1,3}"
-    r"(?:issues|bugs|tickets|reports|requests)\b",
-    re.I,
+KIND_OF_ISSUES = (
+    r"\s+(?:(?!(?:and|or|with|vs|to|from|than|like|as|in|on|of|is|are)\b)[a-z][\w:-]*\s+){1,3}"
+    r"(?:issues|bugs|tickets|reports|requests)\b"
 )
+_KIND_OF_ISSUES_AFTER_RE = lazy("^" + KIND_OF_ISSUES, re.I)
 """`3 good first issues`, `5 open bugs`: a number, a few words saying which kind, then issues: a count."""
 _LIKENED_TO_RE = lazy(r"\b(?:similar|related|same|identical|duplicates?|dupes?|dup)\s+(?:to|as|of)\s*$", re.I)
 """`similar to 7394`, `a dup of 41`: what an issue is likened to is an issue, though `to` and `of` precede counts."""

@@ -17,6 +17,7 @@ from typing import Any
 from atlas.foundation.label_names import label_value, resolve_label, split_label
 from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
 from atlas.offline.reading.entities import label_refs
+from atlas.offline.reading.issue_refs import KIND_OF_ISSUES
 from atlas.offline.reading.label_usage import files_topic, issues_carrying
 from atlas.offline.reading.labels import LabelHit, label_from_token, labels_in_words, severity_label
 from atlas.offline.reading.lazy import lazy
@@ -73,11 +74,7 @@ _LIMIT_RE = lazy(
     r"|\b(\d{1,3})\s+(?:newest|latest|oldest|most\s+recent)\b",
     re.IGNORECASE,
 )
-_KIND_COUNT_RE = lazy(
-    r"(?<![#\w.])(\d{1,3})(?=\s+(?:(?!(?:and|or|with|vs|to|from|than|like|as|in|on|of|is|are)\b)[a-z][\w:-]*\s+){1,3}"
-    r"(?:issues|bugs|tickets|reports|requests)\b)",
-    re.IGNORECASE,
-)
+_KIND_COUNT_RE = lazy(rf"(?<![#\w.])(\d{{1,3}})(?={KIND_OF_ISSUES})", re.IGNORECASE)
 """How many, said before the kind of issues wanted: `5 open bugs`, `3 good first issues`."""
 _SEARCH_FILLER = frozenset(
     re.findall(
