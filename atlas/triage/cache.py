@@ -40,8 +40,9 @@ def cache_key(stamp: str, configured: Mapping[str, tuple[str, ...]]) -> str:
     return hashlib.sha256(described.encode()).hexdigest()[:24]
 
 
-def cache_path(home: Path, key: str) -> Path:
-    return home / FOLDER / f"{PREFIX}{key}.npz"
+def cache_path(home: Path, key: str, prefix: str = PREFIX) -> Path:
+    """Where the arrays kept under `key` lie: the model's, or with `prefix` another kind's (the index's)."""
+    return home / FOLDER / f"{prefix}{key}.npz"
 
 
 def save(home: Path, key: str, model: TextModel) -> None:
@@ -74,8 +75,8 @@ def save(home: Path, key: str, model: TextModel) -> None:
 
 def save_arrays(home: Path, prefix: str, key: str, arrays: dict[str, Any]) -> None:
     """`arrays` as `<prefix><key>.npz`, written whole; the older files of that prefix removed."""
-    folder = home / FOLDER
-    path = folder / f"{prefix}{key}.npz"
+    path = cache_path(home, key, prefix)
+    folder = path.parent
     try:
         with statefiles.replacing(path) as file:
             np.savez(file, **arrays)
@@ -91,7 +92,7 @@ def save_arrays(home: Path, prefix: str, key: str, arrays: dict[str, Any]) -> No
 def open_arrays(home: Path, prefix: str, key: str) -> Iterator[Any]:
     """The `.npz` saved under `key`: a regular file (no link), no pickles, at most CACHE_LIMIT on disk and
     unpacked; an OSError or ValueError for anything else, which the callers treat as no cache."""
-    path = home / FOLDER / f"{prefix}{key}.npz"
+    path = cache_path(home, key, prefix)
     with (
         statefiles.open_regular(path, limit=CACHE_LIMIT, what="a triage cache", links=False) as file,
         np.load(file, allow_pickle=False) as arrays,

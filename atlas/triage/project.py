@@ -101,8 +101,9 @@ class Project:
         from atlas.triage import cache
         from atlas.triage.index import PREFIX
 
-        wanted = ([cache.cache_path(self.corpus.home, self._model_key())] if model else []) + (
-            [self.corpus.home / cache.FOLDER / f"{PREFIX}{self._index_key()}.npz"] if index else []
+        home = self.corpus.home
+        wanted = ([cache.cache_path(home, self._model_key())] if model else []) + (
+            [cache.cache_path(home, self._index_key(), PREFIX)] if index else []
         )
         return all(path.is_file() for path in wanted)
 
