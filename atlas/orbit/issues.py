@@ -16,9 +16,8 @@ from pydantic import BaseModel, Field
 from atlas.dataset.read import comments_known, connect
 from atlas.dataset.source import dataset_identity
 from atlas.foundation.errors import ToolError
-from atlas.foundation.label_names import alternatives, resolve_label, unquoted
 from atlas.orbit.db import IssueId, labels_of, no_such_issue
-from atlas.orbit.search_filters import count_matches, data_ends_before, search_filters
+from atlas.orbit.search_filters import count_matches, data_ends_before, label_overlay, search_filters
 from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
 from atlas.tracker.journal import LabelChanges, MockTracker
 
@@ -268,19 +267,9 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
     result: dict[str, Any] = {"query": args.query, "hits": []}
     changes = tracker_changes(ctx)
     with connect(ctx.data, ctx.home) as conn:
-        known = [name for (name,) in conn.execute("SELECT name FROM labels ORDER BY name")]
-        folded = {name.casefold() for name in known}
-        named = [name.strip() for name in [args.label or "", *args.labels] if unquoted(name)]
-        wanted = list(dict.fromkeys(resolve_label(name, known) or unquoted(name) for name in named))
-        overlay = {
-            label: (
-                _with_label(changes, label.casefold(), removed=False),
-                _with_label(changes, label.casefold(), removed=True),
-            )
-            for label in wanted
-        }
-        if unknown := [label for label in wanted if label.casefold() not in folded and not overlay[label][0]]:
-            result["hint"] = f"No issue has the label {unknown[0]!r}; {alternatives(unknown[0], known)}."
+        overlay, unknown = label_overlay(conn, [args.label or "", *args.labels], changes)
+        if unknown:
+            result["hint"] = unknown
             return result
         labelled = sorted(issue_id for issue_id, change in changes.items() if change.added)
         where, params = search_filters(args, overlay, labelled_by_atlas=labelled)
@@ -305,17 +294,6 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
     elif hint:
         result["hint"] = hint
     return result
-
-
-def _with_label(changes: dict[int, LabelChanges], label: str, *, removed: bool) -> list[int]:
-    """The issues Atlas added `label` to (or, with `removed`, took it off), casefolded."""
-    if not label:
-        return []
-    return sorted(
-        issue_id
-        for issue_id, change in changes.items()
-        if label in {name.casefold() for name in (change.removed if removed else change.added)}
-    )
 
 
 def _window_reached() -> str:

@@ -10,6 +10,9 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any, Protocol
 
+from atlas.foundation.label_names import alternatives, resolve_label, unquoted
+from atlas.tracker.journal import LabelChanges
+
 
 class Filters(Protocol):
     """What a search is narrowed by (`SearchArgs`)."""
@@ -92,13 +95,47 @@ def data_ends_before(conn: sqlite3.Connection, args: Filters) -> str:
     )
 
 
+def issues_matching(match: str | None, where: str, params: list[Any]) -> tuple[str, list[Any]]:
+    """`FROM … WHERE …` over `issues i`, for the issues with the words (an FTS5 match, or None) and the filters,
+    and its parameters; more conditions can follow as `AND …`."""
+    if match is None:
+        return f"FROM issues i WHERE 1 = 1{where}", params
+    return f"FROM issues_fts JOIN issues i ON i.id = issues_fts.rowid WHERE issues_fts MATCH ?{where}", [match, *params]
+
+
 def count_matches(conn: sqlite3.Connection, match: str | None, where: str, params: list[Any]) -> int:
     """How many issues match the words (all of them) and the filters: no ranking, no snippets."""
-    if match is None:
-        return int(conn.execute(f"SELECT count(*) FROM issues i WHERE 1 = 1{where}", params).fetchone()[0])
-    return int(
-        conn.execute(
-            f"SELECT count(*) FROM issues_fts JOIN issues i ON i.id = issues_fts.rowid WHERE issues_fts MATCH ?{where}",
-            [match, *params],
-        ).fetchone()[0]
+    source, values = issues_matching(match, where, params)
+    return int(conn.execute(f"SELECT count(*) {source}", values).fetchone()[0])
+
+
+def label_overlay(
+    conn: sqlite3.Connection, names: list[str], changes: dict[int, LabelChanges]
+) -> tuple[dict[str, tuple[list[int], list[int]]], str]:
+    """The labels asked for, as the project spells them, each with the issues Atlas added it to and took it off;
+    and, when one is on no issue, a hint naming it and what comes closest (empty otherwise)."""
+    known = [name for (name,) in conn.execute("SELECT name FROM labels ORDER BY name")]
+    folded = {name.casefold() for name in known}
+    named = [name.strip() for name in names if unquoted(name)]
+    wanted = list(dict.fromkeys(resolve_label(name, known) or unquoted(name) for name in named))
+    overlay = {
+        label: (
+            _with_label(changes, label.casefold(), removed=False),
+            _with_label(changes, label.casefold(), removed=True),
+        )
+        for label in wanted
+    }
+    if unknown := [label for label in wanted if label.casefold() not in folded and not overlay[label][0]]:
+        return overlay, f"No issue has the label {unknown[0]!r}; {alternatives(unknown[0], known)}."
+    return overlay, ""
+
+
+def _with_label(changes: dict[int, LabelChanges], label: str, *, removed: bool) -> list[int]:
+    """The issues Atlas added `label` to (or, with `removed`, took it off), casefolded."""
+    if not label:
+        return []
+    return sorted(
+        issue_id
+        for issue_id, change in changes.items()
+        if label in {name.casefold() for name in (change.removed if removed else change.added)}
     )

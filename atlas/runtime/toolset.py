@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from atlas.orbit import comments, docs, issues, label_list, labels
+from atlas.orbit import comments, docs, issues, label_list, labels, tally
 from atlas.tools.registry import Registry, gather_registry
 from atlas.triage import backlog_tools
 from atlas.triage import tools as triage_tools
 
-BUILTIN_MODULES = (issues, docs, label_list, labels, comments, triage_tools, backlog_tools)
+BUILTIN_MODULES = (issues, docs, label_list, tally, labels, comments, triage_tools, backlog_tools)
 """Importing them declares their tools; only tools declared in them (or in plugins) are offered."""
 
 

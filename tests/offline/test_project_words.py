@@ -33,6 +33,7 @@ TOOLS = (
     "remove_label",
     "post_comment",
     "list_labels",
+    "count_issues_by",
 )
 
 
@@ -300,3 +301,27 @@ def test_a_number_before_the_kind_of_issues_wanted_is_how_many(flat: Vocabulary)
     assert searches("show 5 open bugs", flat) == [{"query": "", "state": "open", "label": "bug", "limit": 5}]
     # A number joined to others by `and` is still an issue.
     assert next(call.name for call in plan_of("show me 41 and other issues", flat).first_calls()) == "get_issue"
+
+
+def tallies(question: str, vocabulary: Vocabulary) -> list[dict[str, Any]]:
+    return [call.arguments for call in plan_of(question, vocabulary).first_calls() if call.name == "count_issues_by"]
+
+
+def test_how_issues_split_up_is_one_count_grouped_as_asked_and_filtered_by_the_rest(flat: Vocabulary) -> None:
+    assert tallies("who opened the most issues?", flat) == [{"by": "author"}]
+    assert tallies("top 3 reporters of open bugs", flat) == [
+        {"by": "author", "state": "open", "label": "bug", "limit": 3}
+    ]
+    assert tallies("which users filed the most dataset requests since 2022", flat) == [
+        {"by": "author", "label": "dataset request", "created_since": "2022-01-01"}
+    ]
+    assert tallies("open issues per label", flat) == [{"by": "label", "state": "open"}]
+    assert tallies("how many bugs were opened each year?", flat) == [{"by": "year", "label": "bug"}]
+    assert tallies("monthly issue counts about parquet", flat) == [{"by": "month", "query": "parquet"}]
+    assert tallies("open vs closed enhancement issues", flat) == [{"by": "state", "label": "enhancement"}]
+
+
+def test_a_count_or_a_search_that_names_no_grouping_is_not_a_tally(flat: Vocabulary) -> None:
+    asked_for_all = "list every bug, open or closed"
+    for asked in ("how many open bugs?", "issues about the most used config", "who reported #38?", asked_for_all):
+        assert tallies(asked, flat) == [], asked

@@ -21,13 +21,14 @@ def issue(
     body: str = "",
     created_at: str = "2026-03-01T10:00:00Z",
     comments: list[str] | None = None,
+    author: str = "maintainer",
 ) -> dict[str, Any]:
     return {
         "id": issue_id,
         "title": title,
         "state": state,
         "labels": labels or [],
-        "author": "maintainer",
+        "author": author,
         "created_at": created_at,
         "body": body or title,
         "comments": [

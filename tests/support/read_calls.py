@@ -9,6 +9,7 @@ READ_REQUESTS: dict[str, tuple[str, dict[str, Any]]] = {
     "search_issues": ("open bugs about leases", {"query": "leases", "state": "open", "label": "type:bug"}),
     "list_docs": ("which docs are there?", {}),
     "list_labels": ("which labels does this project use?", {}),
+    "count_issues_by": ("who opened the most bugs?", {"by": "author", "label": "type:bug"}),
     "get_doc_section": ("what is ORB-1101?", {"doc_id": "error-codes", "heading": "ORB-1101"}),
     "find_similar": ("which issues are duplicates of #41?", {"issue_id": 41}),
     "suggest_labels": ("suggest labels for #145", {"issue_id": 145}),

@@ -23,6 +23,7 @@ BUILTINS = {
     "list_docs",
     "get_doc_section",
     "list_labels",
+    "count_issues_by",
     "suggest_labels",
     "find_similar",
     "list_inbox",

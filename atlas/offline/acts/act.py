@@ -57,6 +57,8 @@ class Intent(Enum):
     TRIAGE = "triage"
     LABEL_MEANING = "label meaning"
     LABEL_LIST = "label list"
+    TALLY = "tally"
+    """Issues counted by author, label, state, year or month."""
     DOC = "doc"
     NEWEST = "newest"
     COUNT = "count"

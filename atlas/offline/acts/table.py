@@ -31,6 +31,7 @@ from atlas.offline.acts.labels import label_change, label_help
 from atlas.offline.acts.later import Later
 from atlas.offline.acts.narrowing import narrowed
 from atlas.offline.acts.project_labels import label_list_act
+from atlas.offline.acts.tally import tally_act
 from atlas.offline.acts.unsupported import unsupported
 from atlas.offline.plan import PlannedCall, codes_in
 from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
@@ -223,6 +224,7 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     _comment,
     _labels,
     lambda r: backlog_act(r.text, r.typed),
+    lambda r: None if r.names_issues else tally_act(r.text, r.typed, r.vocabulary, r.tools),
     lambda r: label_list_act(r.text, r.typed, r.names_issues),
     lambda r: _triage_read(r.text, r.context, r.tools, r.earlier),
     lambda r: label_meaning(r.text, r.vocabulary) if MEANING_RE.search(r.text) and not r.names_issues else None,

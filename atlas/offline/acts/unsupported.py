@@ -1,8 +1,8 @@
 """What no tool can do, for the offline planner's acts: said in a note and taken out of the words read after.
 
 Closing, assigning, editing or merging issues (the tracker tools only add and remove labels and post
-comments), ranking issues by author, labelling many at once. A request that asks only for these is answered
-by its note; what else it asks is read as usual.
+comments), ranking people by what the data does not keep (who closed or answered issues), labelling many
+at once. A request that asks only for these is answered by its note; what else it asks is read as usual.
 """
 
 from __future__ import annotations
@@ -22,10 +22,14 @@ _UNSUPPORTED_RE = lazy(
     re.IGNORECASE,
 )
 _WHO_MOST_RE = lazy(
-    r"\bwho\s+(?:reported|filed|opened|wrote|created|raised|submitted)\b(?!\s+(?:issue\s+|ticket\s+)?#?\d)|\b(?:which|what)\s+(?:authors?|reporters?|users?)"
-    r"\b|\bmost\s+(?:active\s+)?(?:reporters?|authors?)\b",
+    r"\bwho(?:'s|\s+has|\s+have)?\s+(?:\w+\s+)?(?:closed|commented|answered|replied|fixed|resolved|reviewed|triaged|"
+    r"labell?ed)\b(?!\s+(?:on\s+)?(?:issue\s+|ticket\s+)?#?\d)"
+    r"|\b(?:which|what)\s+(?:authors?|reporters?|users?|people|maintainers?)\s+(?:\w+\s+)?(?:closed|commented|answered|"
+    r"replied|fixed|resolved)\b",
     re.IGNORECASE,
 )
+"""Who did what to issues, other than opening them: the data keeps who opened an issue, and the comments' authors
+only as a thread to read."""
 _LABEL_MANY_RE = lazy(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
 
 
@@ -38,8 +42,8 @@ def _no_ranking(text: str, notes: list[str]) -> str:
     """A ranking by author, or labelling many issues at once."""
     if match := _WHO_MOST_RE.search(text):
         notes.append(
-            "I cannot rank issues by author or reporter: a search filters by one author (`issues opened by <name>`, "
-            "`how many issues has <name> filed?`), and each issue shows who opened it (`who reported #41?`)."
+            "I cannot count who closed, fixed or answered issues: the data says who opened each issue, so I count "
+            "issues by who opened them (`who opened the most bugs?`), and each issue's thread shows who answered it."
         )
         return text[: match.start()]
     if match := _LABEL_MANY_RE.search(text):

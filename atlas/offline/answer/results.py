@@ -185,6 +185,25 @@ def labels_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     return "\n".join([*lines, *_note(data)])
 
 
+def tally_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
+    """`count_issues_by`: each group with its issues, the largest (or latest) first, out of how many matched."""
+    by = one_line(data.get("by") or call.arguments.get("by"), 20)
+    filters = ", ".join(f"{key}={value!r}" for key, value in call.arguments.items() if key not in {"by", "limit"})
+    lines = [f"### Issues by {by}{f' ({filters})' if filters else ''}: {data.get('total', '?')} issues", ""]
+    groups = [group for group in data.get("groups") or [] if isinstance(group, Mapping)]
+    if not groups:
+        lines.append(f"No issue matched. {one_line(data['hint'], 300)}" if data.get("hint") else "No issue matched.")
+    for group in groups:
+        key = group.get("key")
+        name = f"`{one_line(key, 80)}`" if key is not None else "unknown"
+        lines.append(f"- {name}: {group.get('count', '?')}")
+    if data.get("without_label") is not None:
+        lines.append(f"- no label: {data['without_label']}")
+    if data.get("author_note"):
+        lines += ["", f"Note: {one_line(data['author_note'], 300)}"]
+    return "\n".join([*lines, *_note(data)])
+
+
 def _note(data: Mapping[str, Any]) -> list[str]:
     return ["", f"Note: {one_line(data['note'], 300)}"] if data.get("note") else []
 
@@ -195,4 +214,5 @@ _FORMS: dict[str, Callable[[PlannedCall, Mapping[str, Any]], str]] = {
     "list_inbox": inbox_section,
     "plan_triage": triage_plan_section,
     "list_labels": labels_section,
+    "count_issues_by": tally_section,
 }

@@ -1,0 +1,82 @@
+"""Asks how issues split up: `who reported the most bugs?`, `open issues per label`, `how many issues each year?`,
+`open vs closed feature requests`: one `count_issues_by` call, grouped as asked, filtered by the rest of the words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from atlas.offline.acts.act import Act, Intent
+from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import search_in
+from atlas.offline.reading.vocabulary import Vocabulary
+
+_OPENED = r"(?:reported|filed|opened|created|raised|submitted|wrote|reports|files|opens|creates|raises|writes|posted)"
+_PEOPLE = r"(?:authors?|reporters?|users?|people|contributors?|posters?|submitters?|folks)"
+_GROUPS = (
+    (
+        "author",
+        lazy(
+            rf"\bwho(?:'s|\s+has|\s+have)?\s+(?:\w+\s+)?{_OPENED}\s+(?:the\s+)?most\b(?:\s+(?:of\s+)?(?:the\s+)?)?"
+            rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:have\s+|has\s+)?{_OPENED}\s+(?:the\s+)?most\b"
+            rf"|\b(?:top|most\s+active|biggest|busiest|leading)\s+(?:\d{{1,2}}\s+)?{_PEOPLE}\b(?:\s+by\s+(?:number|count)\s+of)?"
+            rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b"
+            rf"|\b(?:per|by|for\s+each|each)\s+(?:author|reporter|user|person)\b",
+            re.I,
+        ),
+    ),
+    (
+        "label",
+        lazy(
+            r"\b(?:per|by|for\s+each|each)\s+label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
+            r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:common|used|frequent|popular)\s+labels\b",
+            re.I,
+        ),
+    ),
+    (
+        "month",
+        lazy(r"\b(?:per|by|each|every|a)\s+month\b|\bmonth\s+by\s+month\b|\bmonthly\b", re.I),
+    ),
+    (
+        "year",
+        lazy(r"\b(?:per|by|each|every|a)\s+year\b|\byear\s+by\s+year\b|\byearly\b|\bannually\b", re.I),
+    ),
+    (
+        "state",
+        lazy(
+            # `open or closed`, `open and closed` ask for all of them, not for the split.
+            r"\bopen\s+(?:vs\.?|versus|against)\s+closed\b|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"
+            r"|\bhow\s+many\s+(?:are\s+)?(?:open|closed)\s+(?:and|vs\.?)\s+how\s+many\b|\b(?:per|by|each)\s+state\b",
+            re.I,
+        ),
+    ),
+)
+_LIMIT_RE = lazy(r"\b(?:top|first)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:most|top|biggest|busiest|leading)\b", re.I)
+_FILLER_RE = lazy(
+    r"\b(?:how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down|split(?:\s+up)?|of|in\s+all|were|was|are|is|"
+    r"there|the|show|me|give|list|get|by\s+(?:number|count)|rank(?:ed|ing)?|leaderboard|so\s+far)\b",
+    re.I,
+)
+
+
+def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[str]) -> Act | None:
+    """The act when the words ask how issues split by author, label, state, year or month; None otherwise."""
+    if "count_issues_by" not in tools:
+        return None
+    found = next(((by, said) for by, pattern in _GROUPS if (said := pattern.search(text))), None)
+    if found is None:
+        return None
+    by, said = found
+    rest = _FILLER_RE.sub(" ", text[: said.start()] + " " + text[said.end() :])
+    if by == "state":  # `open vs closed bugs`: the states are the groups, not a filter
+        rest = re.sub(r"\b(?:open|closed)\b", " ", rest, flags=re.I)
+    notes: list[str] = []
+    search = search_in(rest, notes, vocabulary.labels, vocabulary.people)
+    arguments = {key: value for key, value in search.arguments().items() if key not in {"count_only", "limit"}}
+    if not arguments.get("query"):
+        arguments.pop("query", None)
+    arguments["by"] = by
+    if limit := _LIMIT_RE.search(text):
+        arguments["limit"] = max(1, int(limit.group(1) or limit.group(2)))
+    return Act(Intent.TALLY, typed, reads=[PlannedCall("count_issues_by", arguments)], notes=notes)
