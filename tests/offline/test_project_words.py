@@ -325,3 +325,11 @@ def test_a_count_or_a_search_that_names_no_grouping_is_not_a_tally(flat: Vocabul
     asked_for_all = "list every bug, open or closed"
     for asked in ("how many open bugs?", "issues about the most used config", "who reported #38?", asked_for_all):
         assert tallies(asked, flat) == [], asked
+
+
+def test_days_said_of_the_closing_filter_the_opening_and_say_so(flat: Vocabulary) -> None:
+    plan = plan_of("bugs fixed since december 2023", flat)
+    [search] = searches("bugs fixed since december 2023", flat)
+    assert search == {"query": "", "state": "closed", "label": "bug", "created_since": "2023-12-01"}
+    assert any("no closing dates" in note for note in plan.notes)
+    assert not any("closing" in note for note in plan_of("bugs opened since december 2023", flat).notes)

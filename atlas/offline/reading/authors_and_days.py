@@ -32,6 +32,8 @@ _SORT_RE = lazy(
     r"|status|label|component)\b",
     re.IGNORECASE,
 )
+_CLOSED_WHEN_RE = lazy(r"\b(?:closed|fixed|resolved|solved|shipped)\s*$", re.I)
+"""`bugs closed last month`: days said of the closing, which the data does not keep (it keeps the opening)."""
 _LOGIN = r"[A-Za-z0-9][\w.-]*[A-Za-z0-9]"
 _NAMED_RE = lazy(
     rf"\b(?:from|by)\s+{_NOT_A_LOGIN}@?(?P<source>{_LOGIN})(?![\w.-])"
@@ -59,6 +61,10 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
         text = text[: match.start()] + " " + text[match.end() :]
     if span := span_in(text):
         field = "updated" if span.activity else "created"
+        if not span.activity and _CLOSED_WHEN_RE.search(text[: span.start]):
+            notes.append(
+                "The data keeps no closing dates: the days are when the issues were opened, and the state is today's."
+            )
         if span.since:
             filters[f"{field}_since"] = span.since.isoformat()
         if span.before:
