@@ -26,7 +26,7 @@ FOLDER = "triage"
 PREFIX = "model-"
 CACHE_LIMIT = statefiles.GiB
 """The most Atlas reads of a fitted model, on disk and unpacked."""
-FORMAT = 8
+FORMAT = 9
 """Raised whenever what a fit learns changes (8: term-weighted rows), so a kept model of the older fit is refitted."""
 UNREADABLE = (OSError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile)
 """What loading a cache file that Atlas did not write (torn, edited: a bad checksum) raises: read as no cache."""
@@ -65,6 +65,7 @@ def save(home: Path, key: str, model: TextModel) -> None:
                 "labels": g.labels,
                 "always": g.always,
                 "implied_by": g.implied_by,
+                "excused_by": g.excused_by,
                 "classes": group.classes,
             }
         )
@@ -150,6 +151,7 @@ def _group(entry: dict[str, Any], coef: np.ndarray, intercept: np.ndarray) -> Gr
         tuple(str(x) for x in entry["labels"]),
         bool(entry["always"]),
         tuple(str(x) for x in entry["implied_by"]),
+        excused_by=tuple(str(x) for x in entry["excused_by"]),
     )
     classes = [str(x) for x in entry["classes"]]
     if coef.ndim != 2 or intercept.ndim != 1 or coef.shape[0] not in (1, len(classes)):

@@ -27,6 +27,9 @@ CHOICE_TOGETHER = 0.1
 """Two labels of one choice share at most this share of the rarer one's issues."""
 CHOICE_COVERS = 0.5
 """The labels of one choice are, together, on at least this share of labelled issues."""
+RARELY = 0.25
+"""A label whose issues carry an always-expected group at most this often stands in for the group: `dataset bug`
+on a project whose kinds are `bug` and `enhancement` triages an issue as well as they do."""
 CHOICE_NAMES = ("kind", "category", "class")
 """What an inferred choice of flat labels is called: the first name no prefix of the project has."""
 
@@ -40,6 +43,8 @@ class LabelGroup:
     implied_by: tuple[str, ...] = ()
     inferred: bool = False
     """Flat labels found to behave as one choice, not a shared prefix or a configured group."""
+    excused_by: tuple[str, ...] = ()
+    """Labels whose issues seldom carry this group (at most `RARELY`): an issue with one of them needs none."""
 
     @property
     def prefixed(self) -> bool:
@@ -56,7 +61,10 @@ class LabelGroup:
         return f"{self.short} ({', '.join(self.labels)})"
 
     def expected(self, labels: Iterable[str]) -> bool:
-        return self.always or any(label in self.implied_by for label in labels)
+        have = list(labels)
+        if self.always:
+            return not any(label in self.excused_by for label in have)
+        return any(label in self.implied_by for label in have)
 
     def present(self, labels: Iterable[str]) -> list[str]:
         return [label for label in labels if label in self.labels]
@@ -89,7 +97,9 @@ def learn_groups(
     with_label: Counter[str] = Counter()
     together: Counter[tuple[str, str]] = Counter()
     labelled = 0
+    seen: Counter[str] = Counter()
     for labels in issue_labels:
+        seen.update(labels)
         groups = {name for name, names in members.items() if any(x in names for x in labels)}
         if not groups:
             continue
@@ -101,7 +111,12 @@ def learn_groups(
     for name, names in members.items():
         inferred = names is choice
         if labelled and with_group[name] >= max(MIN_SUPPORT, ALWAYS * labelled):
-            found.append(LabelGroup(name, tuple(names), always=True, inferred=inferred))
+            excused = tuple(
+                label
+                for label, count in sorted(seen.items())
+                if label not in names and count >= MIN_SUPPORT and together[(label, name)] <= RARELY * count
+            )
+            found.append(LabelGroup(name, tuple(names), always=True, inferred=inferred, excused_by=excused))
             continue
         implied = tuple(
             label

@@ -34,7 +34,7 @@ from atlas.triage.groups import LabelGroup
 
 FOLDER = "triage"
 PREFIX = "labels-"
-FORMAT = 1
+FORMAT = 2
 LIMIT = 16 * statefiles.MiB
 """The most Atlas reads of the file: a project's groups and labels are a few KB."""
 ORDER_PREFIX = "order-"
@@ -74,6 +74,7 @@ def _payload(key: str, facts: LabelFacts) -> dict[str, Any]:
             "labels": list(g.labels),
             "always": g.always,
             "implied_by": list(g.implied_by),
+            "excused_by": list(g.excused_by),
             "inferred": g.inferred,
         }
         for g in facts.groups
@@ -174,6 +175,7 @@ def _group(entry: Any, labels: frozenset[str]) -> LabelGroup:
         always=entry["always"],
         implied_by=_labels(entry["implied_by"], labels),
         inferred=entry["inferred"],
+        excused_by=_labels(entry["excused_by"], labels),
     )
 
 

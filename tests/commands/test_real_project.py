@@ -111,7 +111,15 @@ def test_an_issue_without_a_label_is_untriaged_and_the_flat_labels_form_a_group(
     (inferred,) = [check["facts"] for check in doctor["checks"] if check["name"] == "project"]
     kind = set(inferred["groups"]["kind"])
     assert {"bug", "enhancement"} <= kind and not kind & {"good first issue", "duplicate", "streaming"}
-    assert {item["id"] for item in items} == {issue["number"] for issue in open_issues(kind=kind)}
+    untriaged = {item["id"] for item in items}
+    assert untriaged <= {issue["number"] for issue in open_issues(kind=kind)}
+    # `question` issues here seldom carry a kind (1 of 8): that label stands in for one, so they are triaged.
+    stand_ins = {issue["number"] for issue in open_issues(kind=kind) if {"question"} & _names(issue)}
+    assert stand_ins and not stand_ins & untriaged
+
+
+def _names(issue: dict[str, object]) -> set[str]:
+    return {label["name"] for label in issue["labels"]}  # type: ignore[attr-defined,index]
 
 
 def test_without_comments_nothing_is_called_unanswered_or_stale(project: Path) -> None:
