@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.support.loopback import Loopback, QuietHandler
-from tests.support.sse import response, sse_payload, usage
+from tests.support.sse import response, send_events, usage
 
 __all__ = ["ScriptedSSE", "SlowSSE", "function_calls", "response", "text_answer", "usage"]
 
@@ -39,12 +39,7 @@ class ScriptedSSE(Loopback):
                 if events is None:
                     self.send_error(500, "the test scripted no more responses")
                     return
-                payload = sse_payload(events)
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_events(self, events)
 
         super().__init__(Handler, path="/v1")
 

@@ -35,7 +35,7 @@ from tests.llm import asking
 from tests.llm.asking import QUESTION, failure, lookup_tools
 from tests.support.heard import Heard
 from tests.support.loopback import Loopback, QuietHandler
-from tests.support.sse import response, sse_payload, usage
+from tests.support.sse import response, send_events, usage
 
 MODEL = "gpt-6-luna"
 
@@ -177,16 +177,10 @@ class CannedEvents(Loopback):
     """A loopback server that answers every Responses request with the same server-sent events."""
 
     def __init__(self, events: list[dict[str, Any]]) -> None:
-        payload = sse_payload(events)
-
         class Handler(QuietHandler):
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length", 0)))
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_events(self, events)
 
         super().__init__(Handler, path="/v1")
 

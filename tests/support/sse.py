@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 
@@ -13,6 +14,16 @@ def sse_payload(events: list[dict[str, Any]]) -> bytes:
         f"event: {event.get('type')}\ndata: {json.dumps({**event, 'sequence_number': n})}\n\n".encode()
         for n, event in enumerate(events)
     )
+
+
+def send_events(handler: BaseHTTPRequestHandler, events: list[dict[str, Any]]) -> None:
+    """Answer the request `handler` holds with `events`, whole, as one stream."""
+    payload = sse_payload(events)
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.send_header("content-length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
 
 
 def response(status: str = "completed", **fields: Any) -> dict[str, Any]:
