@@ -18,6 +18,7 @@ from atlas.protocol.messages import ToolCall
 from atlas.tools.registry import Registry, ToolContext
 from bench import deadlines, log_scale, overhead, parallel, startup
 from bench.core import REPO, Figure, absolute_figure, ratio_figure
+from tests.support.fitted import seed_fitted
 
 
 def test_ratio_and_absolute_figures_judge_their_targets() -> None:
@@ -224,12 +225,15 @@ def test_the_inbox_figures_are_two_ratios_with_their_targets(monkeypatch: pytest
 
 
 def test_the_similar_figure_times_whole_processes_on_both_datasets(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fitted_home: Path
 ) -> None:
     from atlas.foundation.config import bundled_data_dir
     from bench import similar_cli
 
     monkeypatch.setattr(similar_cli, "RUNS", 1)
+    # Both state folders start as the benchmark's do, with what a first run leaves (the index, the
+    # groups): here the run's fit of the bundled data, which both sides read.
+    for home in ("home-big", "home-bundled"):
+        seed_fitted(fitted_home, tmp_path / home)
     figure = similar_cli.similar_figure(bundled_data_dir(), tmp_path / "home-big", tmp_path, 87)
     assert figure.target == "ratio ≤ 1.5" and figure.ratio is not None and figure.ratio > 0
-    assert (tmp_path / "home-big" / "triage").is_dir()  # the first (warm-up) run kept the index and the groups

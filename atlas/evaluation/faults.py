@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.foundation.errors import ConfigError, PermanentToolError, TransientToolError, UnavailableToolError
+from atlas.protocol.envelope import EnvelopeReading
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 
 FaultKind = Literal["timeout", "transient", "unavailable", "permanent"]
@@ -138,16 +139,12 @@ def substituted(answer: str, clean_data: Any, ok_outputs: Iterable[str], questio
 
 
 @dataclass(frozen=True)
-class Output:
+class Output(EnvelopeReading):
     """One call's result as the model read it."""
 
     name: str
     arguments: str
     envelope: Mapping[str, Any]
-
-    @property
-    def ok(self) -> bool:
-        return self.envelope.get("ok") is True
 
 
 def outputs_of(history: list[dict[str, Any]]) -> list[Output]:

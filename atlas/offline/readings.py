@@ -7,23 +7,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from atlas.offline.plan import PlannedCall
+from atlas.protocol.envelope import EnvelopeReading
 
 
 @dataclass(frozen=True)
-class ToolReading:
+class ToolReading(EnvelopeReading):
     """One call made this turn and what came back (the parsed envelope)."""
 
     call: PlannedCall
     call_id: str
     envelope: Mapping[str, Any]
-
-    @property
-    def ok(self) -> bool:
-        return self.envelope.get("ok") is True
-
-    @property
-    def data(self) -> Any:
-        return self.envelope.get("data")
 
 
 def issue_text(data: Any) -> str:

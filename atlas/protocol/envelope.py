@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from atlas.foundation.errors import HINTS, RETRYABLE_KINDS, ErrorKind, cap
@@ -60,3 +61,18 @@ def _finite(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_finite(item) for item in value]
     return value
+
+
+class EnvelopeReading:
+    """What one call returned, as a reader of its `envelope` (the parsed result) holds it; each reader
+    (a dataclass) declares `envelope` among its own fields."""
+
+    envelope: Mapping[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return self.envelope.get("ok") is True
+
+    @property
+    def data(self) -> Any:
+        return self.envelope.get("data")

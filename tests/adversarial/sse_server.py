@@ -16,6 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.support.loopback import Loopback, QuietHandler
+from tests.support.sse import response, send_events, usage
+
+__all__ = ["ScriptedSSE", "SlowSSE", "function_calls", "response", "text_answer", "usage"]
 
 
 class ScriptedSSE(Loopback):
@@ -36,45 +39,9 @@ class ScriptedSSE(Loopback):
                 if events is None:
                     self.send_error(500, "the test scripted no more responses")
                     return
-                payload = b"".join(
-                    f"event: {event.get('type')}\ndata: {json.dumps({**event, 'sequence_number': n})}\n\n".encode()
-                    for n, event in enumerate(events)
-                )
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_events(self, events)
 
         super().__init__(Handler, path="/v1")
-
-
-def response(status: str = "completed", **fields: Any) -> dict[str, Any]:
-    """A Responses API `response` object with every required field."""
-    return {
-        "id": "resp_1",
-        "object": "response",
-        "created_at": 0,
-        "status": status,
-        "model": "gpt-hostile",
-        "output": [],
-        "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
-        "error": None,
-        "incomplete_details": None,
-        **fields,
-    }
-
-
-def usage(input_tokens: Any, output_tokens: Any) -> dict[str, Any]:
-    return {
-        "input_tokens": input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 0,
-    }
 
 
 def text_answer(text: str, **completed: Any) -> list[dict[str, Any]]:

@@ -17,19 +17,17 @@ import base64
 import dataclasses
 import itertools
 import json
-import os
-import shutil
 import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
-from filelock import FileLock
 from llmock.journal import RequestRecord
 from llmock.pytest_plugin import LLMock
 from llmock.scenarios import Delay, Fail, Match, Reply, StreamFault, ToolFault
 from llmock.scenarios import ToolCall as MockCall
 
+from tests.support.once import made_once
 from tests.support.run import Run, assert_no_traceback, atlas_env, invoke, logged_calls, tracker_records
 
 ANSWER = "ORB-1101 LeaseExpired: the lease ran out before the worker acknowledged the job (error-codes › ORB-1101)."
@@ -168,17 +166,13 @@ def _shared_runs(
     """The runs of one group of cases, once per test run: the first worker to need them runs them,
     in the folder every worker shares, and the others read what they left there."""
     names = TIMED if group == "timed" else set(CASES) - TIMED
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        return _run_cases(request.getfixturevalue("llmock_server"), tmp_path_factory.mktemp(f"wire-{group}"), names)
-    shared = tmp_path_factory.getbasetemp().parent
-    root = shared / f"wire-{group}"
-    with FileLock(str(shared / f"wire-{group}.lock")):
-        if (root / "runs.json").exists():
-            return _loaded((root / "runs.json").read_text(encoding="utf-8"))
-        shutil.rmtree(root, ignore_errors=True)  # runs an earlier worker left half done
+
+    def run(root: Path) -> None:
         runs = _run_cases(request.getfixturevalue("llmock_server"), root, names)
         (root / "runs.json").write_text(_saved(runs), encoding="utf-8")
-        return runs
+
+    root = made_once(tmp_path_factory, f"wire-{group}", run)
+    return _loaded((root / "runs.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")

@@ -35,6 +35,7 @@ from tests.llm import asking
 from tests.llm.asking import QUESTION, failure, lookup_tools
 from tests.support.heard import Heard
 from tests.support.loopback import Loopback, QuietHandler
+from tests.support.sse import response, send_events, usage
 
 MODEL = "gpt-6-luna"
 
@@ -120,8 +121,8 @@ def test_parallel_calls_run_through_the_executor_and_are_fed_back(llmock: Any, t
     assert outputs[call_ids[0]]["ok"] is True and outputs[call_ids[0]]["data"]["id"] == 41
     assert result.answer == model.turns[1].text != ""
     assert result.usage == model.turns[0].usage + model.turns[1].usage
-    usage = result.usage
-    assert priced.cost_usd == pytest.approx((usage.input_tokens * 1 + usage.output_tokens * 4) / 1_000_000)
+    spent = result.usage
+    assert priced.cost_usd == pytest.approx((spent.input_tokens * 1 + spent.output_tokens * 4) / 1_000_000)
 
 
 def test_several_rounds_without_parallel_calls(llmock: Any) -> None:
@@ -176,38 +177,16 @@ class CannedEvents(Loopback):
     """A loopback server that answers every Responses request with the same server-sent events."""
 
     def __init__(self, events: list[dict[str, Any]]) -> None:
-        payload = b"".join(
-            f"event: {event['type']}\ndata: {json.dumps({**event, 'sequence_number': n})}\n\n".encode()
-            for n, event in enumerate(events)
-        )
-
         class Handler(QuietHandler):
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length", 0)))
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_events(self, events)
 
         super().__init__(Handler, path="/v1")
 
 
 def response_object(status: str, **fields: Any) -> dict[str, Any]:
-    return {
-        "id": "resp_1",
-        "object": "response",
-        "created_at": 0,
-        "status": status,
-        "model": MODEL,
-        "output": [],
-        "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
-        "error": None,
-        "incomplete_details": None,
-        **fields,
-    }
+    return response(status, model=MODEL, **fields)
 
 
 @pytest.mark.parametrize(
@@ -263,7 +242,7 @@ def test_a_refusal_is_shown_as_the_answer() -> None:
         {"type": "response.refusal.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": refusal},
         {
             "type": "response.completed",
-            "response": response_object("completed", output=[refused], usage=_usage(12, 7)),
+            "response": response_object("completed", output=[refused], usage=usage(12, 7, 19)),
         },
     ]
     heard = Heard()
@@ -271,13 +250,3 @@ def test_a_refusal_is_shown_as_the_answer() -> None:
         turn = ask(OpenAIModel(MODEL, api_key="k", base_url=server.url), Registry(), events=heard)
     assert turn.text == refusal == "".join(heard.texts())
     assert (turn.usage.input_tokens, turn.usage.output_tokens) == (12, 7)
-
-
-def _usage(input_tokens: int, output_tokens: int) -> dict[str, Any]:
-    return {
-        "input_tokens": input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": input_tokens + output_tokens,
-    }

@@ -3,19 +3,17 @@ and state folders after `atlas mcp add` (of the test server, of mcp-server-time)
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
 from atlas.mcp import tools as mcp_tools
 from atlas.mcp.config import ServerConfig
 from atlas.mcp.host import McpHost
 from atlas.mcp.pins import PIN_FILE
+from tests.support.once import made_once
 from tests.support.run import atlas_env, invoke
 
 TEST_SERVER = Path(__file__).with_name("mcp_test_server.py")
@@ -63,21 +61,15 @@ def time_added_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _shared_added_folder(tmp_path_factory: pytest.TempPathFactory, folder: str, name: str, *command: str) -> Path:
-    shared = tmp_path_factory.getbasetemp()
-    if "PYTEST_XDIST_WORKER" in os.environ:
-        shared = shared.parent
-    home, done = shared / folder, shared / f"{folder}.done"
-    with FileLock(str(shared / f"{folder}.lock")):
-        if not done.exists():
-            shutil.rmtree(home, ignore_errors=True)  # an add that an earlier process left half done
-            with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(mcp_tools, "START_TIMEOUT_S", 60.0)  # as `patient_start`
-                added = invoke("mcp", "add", name, "--", *command, env=atlas_env(home))
-            assert added.code == 0, added
-            assert f"Added MCP server {name!r}" in added.stdout, added
-            assert (home / PIN_FILE).is_file(), added
-            done.touch()
-    return home
+    def add(home: Path) -> None:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(mcp_tools, "START_TIMEOUT_S", 60.0)  # as `patient_start`
+            added = invoke("mcp", "add", name, "--", *command, env=atlas_env(home))
+        assert added.code == 0, added
+        assert f"Added MCP server {name!r}" in added.stdout, added
+        assert (home / PIN_FILE).is_file(), added
+
+    return made_once(tmp_path_factory, folder, add)
 
 
 @pytest.fixture(scope="session")

@@ -8,34 +8,28 @@ a test's own state folder a copy, so it starts where a second `atlas triage` wou
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
 from atlas.foundation.config import bundled_data_dir
 from atlas.triage.project import Project
 from atlas.triage.verdicts import verdicts
+from tests.support.once import made_once
 
 
 @pytest.fixture(scope="session")
 def fitted_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Fitted by the first worker that needs it, in the folder every worker of the run shares."""
-    shared = tmp_path_factory.getbasetemp()
-    if "PYTEST_XDIST_WORKER" in os.environ:
-        shared = shared.parent
-    home = shared / "fitted-home"
-    with FileLock(str(shared / "fitted-home.lock")):
-        if not (home / "fitted").exists():
-            shutil.rmtree(home, ignore_errors=True)  # a fit that an earlier worker left half done
-            project = Project.open(bundled_data_dir(), home)
-            project.model()
-            project.index()
-            verdicts(project)  # the history replay that decides which groups are proposed for
-            (home / "fitted").touch()
-    return home
+    return made_once(tmp_path_factory, "fitted-home", fit_bundled)
+
+
+def fit_bundled(home: Path) -> None:
+    project = Project.open(bundled_data_dir(), home)
+    project.model()
+    project.index()
+    verdicts(project)  # the history replay that decides which groups are proposed for
 
 
 def seed_fitted(fitted: Path, home: Path) -> Path:

@@ -5,7 +5,6 @@ database on it. Tests that must kill a server start one of their own (`own_serve
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,14 +12,13 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from tests.support.once import run_folder
 from tests.support.pg_server import Server, new_server, remove
 
 
 @pytest.fixture(scope="session")
 def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    shared = tmp_path_factory.getbasetemp()
-    if "PYTEST_XDIST_WORKER" in os.environ:
-        shared = shared.parent
+    shared = run_folder(tmp_path_factory)
     state = shared / "postgres.json"
     with FileLock(str(shared / "postgres.lock")):
         known = json.loads(state.read_text()) if state.exists() else {"users": 0}

@@ -220,7 +220,7 @@ def untraced(tmp_path_factory: pytest.TempPathFactory) -> Untraced:
     return Untraced(home, run.code, run.err)
 
 
-ROUNDS = 4
+ROUNDS = 3
 MOST_AFTER_ANSWER = 0.9
 """What a run whose endpoint is down, refuses or never answers may add after its answer, as a share
 of a whole run with telemetry off: at most `SHUTDOWN_S` (0.2 s) of waiting, against an offline

@@ -24,6 +24,8 @@ from atlas.triage.forms import form_of
 from atlas.triage.issue_kinds import BUG, OTHER, QUESTION, LabelKinds, carries, kind_from_text
 from atlas.triage.plan import habits_of, kinds_of
 from atlas.triage.project import Project
+from tests.support.fitted import seed_fitted
+from tests.support.once import made_once
 from tests.support.run import atlas_env, invoke
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -53,7 +55,16 @@ def imported(tmp: Path, rename: dict[str, str] | None = None) -> Path:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return imported(tmp_path_factory.mktemp("drafts"))
+    """The fixtures imported once per run, for every worker."""
+    return made_once(tmp_path_factory, "drafts-project", imported) / "datasets-data"
+
+
+@pytest.fixture
+def triaged(project: Path, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    """This test's own state folder, starting where a second `atlas triage` on `project` starts: with the
+    model, index and verdicts of a first run, made once per run (the fit is not what these tests test)."""
+    first = made_once(tmp_path_factory, "drafts-triaged", lambda home: drafts(project, home, 2646))
+    return seed_fitted(first, tmp_path)
 
 
 def drafts(data: Path, home: Path, *ids: int) -> dict[int, str]:
@@ -63,8 +74,8 @@ def drafts(data: Path, home: Path, *ids: int) -> dict[int, str]:
     return {a["issue_id"]: a["arguments"]["body"] for a in actions if a["tool"] == "post_comment"}
 
 
-def test_each_kind_of_issue_gets_the_draft_that_fits_it(project: Path, tmp_path: Path) -> None:
-    said = drafts(project, tmp_path, 4061, 2746, 2646, 2347, 5951, 6894, 3854, 6515, 6363)
+def test_each_kind_of_issue_gets_the_draft_that_fits_it(project: Path, triaged: Path) -> None:
+    said = drafts(project, triaged, 4061, 2746, 2646, 2347, 5951, 6894, 3854, 6515, 6363)
     # A re-report of an earlier bug, with its version and code: the earlier one is named, nothing asked.
     assert said[4061].startswith("This looks like a duplicate of #3465 (“Unable to load 'cnn_dailymail' dataset”")
     assert "please follow #3465" in said[4061] and VERSION_WANTED not in said[4061]
@@ -92,8 +103,8 @@ HOSTED_PAGE_REPORTS = (4840, 4996, 4934)
 bug reports by their text, none with a version, two of them with the page's error and traceback."""
 
 
-def test_a_report_through_a_form_that_asks_no_version_is_not_asked_for_one(project: Path, tmp_path: Path) -> None:
-    opened = Project.open(project, tmp_path)
+def test_a_report_through_a_form_that_asks_no_version_is_not_asked_for_one(project: Path, triaged: Path) -> None:
+    opened = Project.open(project, triaged)
     reports = opened.corpus.many([*HOSTED_PAGE_REPORTS, 2646])
     habits = habits_of(opened)
     # Learned from the project: its reports through this form carry a version clearly less often than the rest.
@@ -101,7 +112,7 @@ def test_a_report_through_a_form_that_asks_no_version_is_not_asked_for_one(proje
     assert form_of(reports[2646].body) not in habits.without_version
     for number in HOSTED_PAGE_REPORTS:  # bug reports lacking a version, as read alone
         assert kind_of(reports[number], [], kinds_of(opened)) == BUG and not carries(reports[number]).version
-    said = drafts(project, tmp_path, *HOSTED_PAGE_REPORTS, 2646)
+    said = drafts(project, triaged, *HOSTED_PAGE_REPORTS, 2646)
     assert not any(VERSION_WANTED in said.get(n, "") for n in HOSTED_PAGE_REPORTS)
     assert LOG_WANTED not in said.get(4996, "") and VERSION_WANTED in said[2646]  # a bug report's form asks for one
 
