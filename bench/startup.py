@@ -3,17 +3,24 @@
 Every command runs in a fresh process (the `atlas` console script next to this interpreter),
 best of several interleaved runs against `python -c pass`, with Atlas's bytecode compiled first
 (`compileall`), as installing the wheel leaves it, and a first (discarded) round that leaves what
-a first run leaves (the planner's compiled patterns in the cache folder). Peak RSS is the child's own
-`ru_maxrss` from `os.wait4`, read by a small fresh parent. Beside them, a Python that only loads
-the libraries an offline ask needs (`LIBRARIES_ALONE`): the floor of the ask's ratio. `PYTHONPROFILEIMPORTTIME` shows
-whether the openai SDK (about a second of imports) or the MCP SDK (as much again) was loaded by
-any of them.
+a first run leaves (the planner's compiled patterns in the cache folder). Their output goes to
+pipes, as in a script: there an ask writes plain lines and never loads Rich. The same ask is also
+timed on a pseudo-terminal (`ASK_ON_A_TERMINAL`), where Rich draws its live rows and its Markdown,
+as a person at a terminal sees it. Peak RSS is the child's own `ru_maxrss` from `os.wait4`, read by a
+small fresh parent. Beside them, a Python that only loads the libraries a piped offline ask needs
+(`LIBRARIES_ALONE`): the floor of the ask's ratio. `PYTHONPROFILEIMPORTTIME` shows whether the openai
+SDK (about a second of imports) or the MCP SDK (as much again) was loaded by any of them.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+import struct
 import subprocess
 import tempfile
+import termios
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -28,17 +35,20 @@ from bench.core import (
     python_pass,
     quiet_env,
     ratio_figure,
+    run_timed,
 )
 
 SEED_QUESTION = "Compare issues #41 and #87 and check what the error-codes doc says about ORB-1101."
 RUNS = 7
-ASK = "atlas ask (offline, seed question)"
+ASK = "atlas ask (offline, seed question, output to pipes)"
 ASK_RATIO = 15
 """An offline answer within this many times a bare Python's start."""
-LIBRARIES = "the libraries an offline ask loads, alone"
+ASK_ON_A_TERMINAL = "atlas ask (offline, seed question, on a terminal)"
+TERMINAL_SIZE = (50, 160)
+"""Rows and columns of the pseudo-terminal (the same width as the pipes' `COLUMNS`)."""
+LIBRARIES = "the libraries a piped offline ask loads, alone"
 LIBRARIES_ALONE = """
 import asyncio, json, sqlite3
-import rich.console, rich.live, rich.table
 from pydantic import BaseModel, ConfigDict, Field
 
 class Args(BaseModel):
@@ -47,9 +57,9 @@ class Args(BaseModel):
 
 Args.model_validate_json('{"issue_id": 41}', strict=True)
 """
-"""No Atlas code: the executor's asyncio, Rich's output, the data's sqlite3, and one tool's arguments
-checked as the executor checks them (a deferred pydantic model, strict JSON). An ask's ratio cannot
-go below this one's while it loads them."""
+"""No Atlas code: the executor's asyncio, the data's sqlite3, and one tool's arguments checked as the
+executor checks them (a deferred pydantic model, strict JSON). A piped ask's ratio cannot go below
+this one's while it loads them (on a terminal it loads Rich as well)."""
 
 
 def commands() -> dict[str, list[str]]:
@@ -79,6 +89,42 @@ def peak_rss_mb(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path) -> fl
     if probe.returncode != 0 or code != "0":
         raise RuntimeError(f"{' '.join(argv)} exited {code}")
     return int(kib) / 1024
+
+
+def on_a_terminal(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path) -> float:
+    """Wall time of one process whose standard streams are a fresh pseudo-terminal, from spawn to exit,
+    its output read as it comes (a terminal's buffer is small: an unread one would stall the process)."""
+    controller, terminal = os.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", *TERMINAL_SIZE, 0, 0))
+    started = time.perf_counter()
+    try:
+        child = subprocess.Popen(
+            list(argv), stdin=terminal, stdout=terminal, stderr=terminal, env=dict(env), cwd=cwd, start_new_session=True
+        )
+    finally:
+        os.close(terminal)
+    try:
+        while os.read(controller, 65536):
+            pass
+    except OSError:  # EIO: the process and every copy of the terminal's descriptor are gone
+        pass
+    finally:
+        os.close(controller)
+    code = child.wait(timeout=60)
+    elapsed = time.perf_counter() - started
+    if code != 0:
+        raise RuntimeError(f"{' '.join(argv)} on a terminal exited {code}")
+    return elapsed
+
+
+def terminal_ask_vs_pass(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path) -> tuple[float, float]:
+    """Best of RUNS for the ask on a pseudo-terminal and for `python -c pass`, interleaved, after a warm-up."""
+    on_a_terminal(argv, env=env, cwd=cwd)
+    ask = bare = float("inf")
+    for _ in range(RUNS):
+        bare = min(bare, run_timed(python_pass(), env=env, cwd=cwd)[0])
+        ask = min(ask, on_a_terminal(argv, env=env, cwd=cwd))
+    return ask, bare
 
 
 def imported_modules(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path) -> tuple[set[str], list[str]]:
@@ -111,6 +157,9 @@ def run() -> list[Figure]:
         best = best_of(
             {"python -c pass": python_pass(), LIBRARIES: libraries, **measured}, runs=RUNS, env=env, cwd=folder
         )
+        # A person's terminal shows colour: NO_COLOR is the pipes' setting, not theirs.
+        person = {key: value for key, value in env.items() if key != "NO_COLOR"} | {"TERM": "xterm-256color"}
+        on_terminal, terminal_baseline = terminal_ask_vs_pass(measured[ASK], env=person, cwd=folder)
         rss = peak_rss_mb(measured[ASK], env=env, cwd=folder)
         base_rss = peak_rss_mb(python_pass(), env=env, cwd=folder)
         imports = {label: imported_modules(argv, env=env, cwd=folder) for label, argv in measured.items()}
@@ -128,8 +177,17 @@ def run() -> list[Figure]:
                 label, best[label], limit=limit, unit="s", baseline=baseline, against="python -c pass", note=note
             )
         figures.append(busy_note(figure))
-    note = "asyncio, Rich (console, live, table), sqlite3, json, one pydantic arguments model validated; "
-    note += f"best of {RUNS}, interleaved: the least an offline ask can cost with them"
+    note = f"best of {RUNS}, interleaved with python -c pass; Rich's live rows, colours and Markdown, as a person "
+    note += f"sees them ({TERMINAL_SIZE[1]}x{TERMINAL_SIZE[0]} pseudo-terminal, TERM=xterm-256color)"
+    figures.append(
+        busy_note(
+            ratio_figure(
+                ASK_ON_A_TERMINAL, on_terminal, terminal_baseline, limit=None, against="python -c pass", note=note
+            )
+        )
+    )
+    note = "asyncio, sqlite3, json, one pydantic arguments model validated; "
+    note += f"best of {RUNS}, interleaved: the least a piped offline ask can cost with them"
     figures.append(
         absolute_figure(
             LIBRARIES, best[LIBRARIES], limit=None, unit="s", baseline=baseline, against="python -c pass", note=note

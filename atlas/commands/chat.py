@@ -35,7 +35,8 @@ from atlas.runtime.runner import close_loop
 from atlas.runtime.session import Session, SessionOptions
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.prompt import COMMANDS, piped_reader, terminal_reader
-from atlas.ui.render import counted, footer, header, make_console
+from atlas.ui.render import make_console
+from atlas.ui.status_lines import counted, footer, header
 from atlas.ui.turn_view import TurnView
 
 

@@ -14,7 +14,8 @@ from atlas.offline.answer.issue_view import issue_markdown
 from atlas.orbit.issues import IssueArgs, get_issue
 from atlas.tools.registry import ToolContext
 from atlas.ui.json_out import print_json
-from atlas.ui.render import make_console, print_answer, print_answer_source, write_rendered
+from atlas.ui.plain import print_answer_source
+from atlas.ui.render import make_console, print_answer, write_rendered
 
 MAX_PAGES = 10_000
 """A guard against a thread that never ends (each page holds at least one comment)."""

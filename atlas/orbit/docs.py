@@ -7,7 +7,6 @@ What these tools return was written by outsiders, so `get_doc_section` names its
 
 from __future__ import annotations
 
-import difflib
 import re
 import threading
 from pathlib import Path
@@ -117,6 +116,8 @@ def resolve_doc_id(requested: str, ids: list[str]) -> str:
     by_folded = {doc_id.casefold(): doc_id for doc_id in ids}
     if wanted.casefold() in by_folded:
         return by_folded[wanted.casefold()]
+    import difflib  # only for a doc that is not there
+
     close = difflib.get_close_matches(wanted.casefold(), list(by_folded), n=3, cutoff=0.5)
     maybe = f" Did you mean {', '.join(by_folded[c] for c in close)}?" if close else ""
     raise PermanentToolError(f"There is no doc {requested!r}.{maybe} Doc ids: {', '.join(ids)}.")
@@ -233,6 +234,8 @@ def get_doc_section(args: DocSectionArgs, ctx: ToolContext) -> dict[str, Any]:
         return _noted(doc, {**intro_result, "headings": doc.subheadings()})
     found = find_headings(doc, args.heading)
     if not found:
+        import difflib  # only for a heading that is not there
+
         names = doc.subheadings()
         close = difflib.get_close_matches(_fold(args.heading), [_fold(n) for n in names], n=3, cutoff=0.4)
         some = [n for n in names if _fold(n) in close] + [n for n in names if _fold(n) not in close]

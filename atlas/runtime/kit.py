@@ -7,7 +7,6 @@ import os
 import secrets
 import time
 from datetime import datetime
-from difflib import get_close_matches
 from pathlib import Path
 
 from atlas.calllog import CallLog
@@ -120,6 +119,8 @@ def resolve(name: str, api: str = "responses") -> Model:
         from atlas.llm.scripted import ScriptedModel
 
         return ScriptedModel.from_file(Path(path).expanduser())
+    from difflib import get_close_matches  # only a name that is neither offline nor a replay is judged
+
     if not os.environ.get("OPENAI_API_KEY", "").strip() and get_close_matches(name.lower(), [OFFLINE_MODEL]):
         # Without a key only `offline` and `replay:` can answer: a near miss is a typo, not an OpenAI model.
         raise ConfigError(f"unknown model {name!r}: did you mean --model offline?")

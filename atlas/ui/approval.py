@@ -18,11 +18,7 @@ import termios
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import IO
-
-from rich.console import Console
-from rich.padding import Padding
-from rich.text import Text
+from typing import IO, TYPE_CHECKING
 
 from atlas.foundation.sanitize import clean, clean_line
 from atlas.protocol.events import ApprovalRequest
@@ -35,9 +31,12 @@ from atlas.ui.approval_text import (
     shown_preview,
     warning,
 )
-from atlas.ui.render import make_console
+from atlas.ui.plain import PlainConsole, Styled
 from atlas.ui.safe import call_label
 from atlas.ui.tty_modes import answer_mode, guard_signals
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _TERMINAL = threading.Lock()
 _CTRL_C, _CTRL_D, _BACKSPACE, _DELETE = 0x03, 0x04, 0x08, 0x7F
@@ -52,12 +51,12 @@ def edited(screen: Console, fd: int, request: ApprovalRequest) -> ApprovalReques
     assert request.edit is not None
     text = edit_in_editor(request.editable_text or "", fd)
     if text is None:
-        screen.print(Text("The editor did not finish; the text is unchanged.", style="yellow"))
+        screen.print(Styled("The editor did not finish; the text is unchanged.", style="yellow"))
         return request
     try:
         again = request.edit(text)
     except Exception as exc:  # a text the tool would refuse is never shown for approval
-        screen.print(Text(f"The edited text cannot be used ({clean_line(exc)}); it is unchanged.", style="yellow"))
+        screen.print(Styled(f"The edited text cannot be used ({clean_line(exc)}); it is unchanged.", style="yellow"))
         return request
     # The sources of untrusted text stay named: the edit does not make the request any safer.
     return dataclasses.replace(
@@ -137,7 +136,7 @@ class TerminalApprover:
 
     def __init__(
         self,
-        notices: Console,
+        notices: Console | PlainConsole,
         *,
         pause: Callable[[], AbstractContextManager[None]] | None = None,
         stdin: IO[str] | None = None,
@@ -178,7 +177,7 @@ class TerminalApprover:
             if fd is None:
                 request.decided_by.append("no-terminal")
                 # One line, however long: a reader (or grep) sees the question and its outcome together.
-                self.notices.print(Text(f"{question(request)}(no terminal, denied)", style="yellow"), soft_wrap=True)
+                self.notices.print(Styled(f"{question(request)}(no terminal, denied)", style="yellow"), soft_wrap=True)
                 return False
             try:
                 return self._question_on_terminal(fd, request)
@@ -202,7 +201,7 @@ class TerminalApprover:
             if fd is None:
                 _decided(requests, "no-terminal")
                 self.notices.print(
-                    Text(f"{batch_question(requests)}(no terminal, all {len(requests)} denied)", style="yellow"),
+                    Styled(f"{batch_question(requests)}(no terminal, all {len(requests)} denied)", style="yellow"),
                     soft_wrap=True,
                 )
                 return set()
@@ -214,6 +213,11 @@ class TerminalApprover:
         return {requests[number - 1].call_id for number in numbers}
 
     def _ask_batch(self, fd: int, requests: Sequence[ApprovalRequest]) -> set[int]:
+        from rich.padding import Padding
+        from rich.text import Text
+
+        from atlas.ui.render import make_console  # Rich: only when a person is asked
+
         out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
         screen = make_console(file=out)
         try:
@@ -252,6 +256,8 @@ class TerminalApprover:
         return open_terminal(self.stdin, self.tty_path)
 
     def _question_on_terminal(self, fd: int, request: ApprovalRequest) -> bool:
+        from atlas.ui.render import make_console  # Rich: only when a person is asked
+
         out = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace")
         screen = make_console(file=out)
         try:
@@ -262,7 +268,7 @@ class TerminalApprover:
                     answer = read_answer(fd, self._wake_read)
                 typed = (answer or "").strip().lower()
                 if request.edit is not None and typed == "e" and not self.withdrawn:
-                    screen.print(Text(" editing…", style="dim"))
+                    screen.print(Styled(" editing…", style="dim"))
                     request = edited(screen, fd, request)
                     continue
                 granted = self._granted(screen, request, typed)
@@ -272,7 +278,7 @@ class TerminalApprover:
                 break
             request.decided_by.append("cancelled" if self.withdrawn else "person")
             outcome = "approved" if approved else ("cancelled" if self.withdrawn else "denied")
-            screen.print(Text(f" {outcome}", style="green" if approved else "yellow"))
+            screen.print(Styled(f" {outcome}", style="green" if approved else "yellow"))
             out.flush()
             return approved
         except (OSError, termios.error):
@@ -290,13 +296,16 @@ class TerminalApprover:
         try:
             told = request.grant(scope, request)
         except Exception as exc:  # a rule that cannot be written approves nothing: ask again
-            screen.print(Text(f" not allowed: {clean_line(exc)}", style="yellow"))
+            screen.print(Styled(f" not allowed: {clean_line(exc)}", style="yellow"))
             return False
-        screen.print(Text(f" {clean_line(told)}", style="dim"))
+        screen.print(Styled(f" {clean_line(told)}", style="dim"))
         return True
 
     @staticmethod
     def _show(screen: Console, request: ApprovalRequest) -> None:
+        from rich.padding import Padding
+        from rich.text import Text
+
         # Indented to the last wrapped line: a comment body cannot pass for Atlas's own lines.
         if request.preview:
             screen.print(Padding(Text(shown_preview(request.preview)), (0, 0, 0, 2), expand=False))

@@ -2,7 +2,8 @@
 approvals, then the answer, the footer and what was not done.
 
 On a terminal everything goes to standard output. On a pipe only the answer does (as Markdown
-source), and progress goes to standard error as plain lines, as gh and llm do. With `--json` or
+source), and progress goes to standard error as plain lines, as gh and llm do; when neither
+stream is a terminal, those lines are written without Rich (`atlas.ui.plain`). With `--json` or
 `--jsonl` nothing is drawn: standard output carries the JSON and nothing else, and approvals are
 still asked on the terminal (`/dev/tty`) when there is one.
 """
@@ -19,7 +20,8 @@ from atlas.ui.approval import TerminalApprover
 from atlas.ui.denied import print_denied
 from atlas.ui.json_out import print_json
 from atlas.ui.jsonl import AskingSession, JsonlEvents
-from atlas.ui.render import footer, header, make_console, print_answer_source
+from atlas.ui.plain import output_consoles, print_answer_source
+from atlas.ui.status_lines import footer, header
 from atlas.ui.turn_view import TurnView
 
 if TYPE_CHECKING:
@@ -43,8 +45,7 @@ class AskScreen:
     events go to `stream`. The session it shows is told how: `runtime.session.Shown`."""
 
     def __init__(self, *, drawn: bool, stream: JsonlEvents | None = None) -> None:
-        self.console = make_console()
-        self.notices = make_console(stderr=True)
+        self.console, self.notices = output_consoles()
         self.progress = self.console if self.console.is_terminal else self.notices
         self.view = self._view() if drawn else None
         self.stream = stream

@@ -15,19 +15,19 @@ from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
-
-from rich.console import Console, Group, RenderableType
-from rich.live import Live
-from rich.spinner import Spinner
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from atlas.foundation.errors import ErrorKind
 from atlas.foundation.sanitize import clean_line
 from atlas.protocol.events import CallEvent, Phase, SessionEvent
-from atlas.ui.render import paused_live, started_live
+from atlas.ui.live_region import paused_live, started_live
+from atlas.ui.plain import PlainConsole, Styled
 from atlas.ui.safe import call_label
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from rich.live import Live
+    from rich.text import Text
 
 ERROR_STYLE = "red"
 KIND_STYLES: dict[ErrorKind, str] = {
@@ -152,18 +152,33 @@ def kind_style(kind: ErrorKind) -> str:
     return KIND_STYLES[kind]
 
 
-def settled_cells(row: Row) -> list[Text]:
-    """The cells of a finished row: mark, call, kind, ms, and attempts when more than one."""
+def settled_pieces(row: Row) -> list[tuple[str, str]]:
+    """The cells of a finished row as (text, style): mark, call, kind, ms, and attempts when more than one."""
     kind = row.kind or ErrorKind.UNKNOWN
     style = kind_style(kind)
     attempts = f"{row.attempts} attempts" if row.attempts > 1 else ""
     return [
-        Text(MARKS[kind], style=style),
-        Text(call_label(row.name, row.arguments)),
-        Text(clean_line(kind), style=style),
-        Text(f"{row.ms or 0:,.0f} ms", style="dim"),
-        Text(attempts, style="dim"),
+        (MARKS[kind], style),
+        (call_label(row.name, row.arguments), ""),
+        (clean_line(kind), style),
+        (f"{row.ms or 0:,.0f} ms", "dim"),
+        (attempts, "dim"),
     ]
+
+
+def settled_cells(row: Row) -> list[Text]:
+    """The cells of a finished row, as the live picture's grid shows them."""
+    from rich.text import Text
+
+    return [Text(text, style=style) for text, style in settled_pieces(row)]
+
+
+def settled_line(row: Row) -> Styled:
+    """A finished row as one line (`  ✓  get_issue(issue_id=41)  ok  3 ms`), for output that is not live."""
+    line = Styled("  ")
+    for number, (text, style) in enumerate(piece for piece in settled_pieces(row) if piece[0]):
+        line.append("  " if number else "").append(text, style)
+    return line
 
 
 class CallBoard:
@@ -171,7 +186,7 @@ class CallBoard:
 
     def __init__(
         self,
-        console: Console,
+        console: Console | PlainConsole,
         *,
         live: bool | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -251,8 +266,8 @@ class CallBoard:
             self.console.print(self._render_round(current))
         else:
             if current.unprinted:
-                self.console.print(Text("  " + _more_line(current.unprinted), style="dim"))
-            self.console.print(Text(current.summary(), style="dim"))
+                self.console.print(Styled("  " + _more_line(current.unprinted), style="dim"))
+            self.console.print(Styled(current.summary(), style="dim"))
 
     def paused(self) -> AbstractContextManager[None]:
         """Take the live picture off the screen while something else (a y/N question) uses it."""
@@ -263,16 +278,23 @@ class CallBoard:
             self._live = self._start_live()
 
     def _start_live(self) -> Live:
+        assert not isinstance(self.console, PlainConsole), "a live picture is drawn on a terminal's console"
         return started_live(self.render_current, self.console, self.refresh_per_second)
 
     # -- drawing ----------------------------------------------------------------------------
 
     def render_current(self) -> RenderableType:
         """The picture of the round in progress, as `Live` pulls it."""
+        from rich.text import Text
+
         with self._lock:
             return self._render_round(self.rounds[-1]) if self.rounds else Text("")
 
     def _render_round(self, current: Round) -> RenderableType:
+        from rich.console import Group
+        from rich.table import Table
+        from rich.text import Text
+
         grid = Table.grid(padding=(0, 1))
         for _ in range(5):
             grid.add_column()
@@ -287,6 +309,9 @@ class CallBoard:
         return Group(*parts) if len(parts) > 1 else grid
 
     def _running_cells(self, row: Row) -> list[RenderableType]:
+        from rich.spinner import Spinner
+        from rich.text import Text
+
         if row.phase in _WAITING and row.started is None:
             return [Text("·", style="dim"), Text(call_label(row.name, row.arguments)), Text(_WAITING[row.phase])]
         elapsed = self.clock() - (row.started or self.clock())
@@ -305,8 +330,7 @@ class CallBoard:
                 current.unprinted[row.kind or ErrorKind.UNKNOWN] += 1
                 return
             current.printed += 1
-        line = Text("  ").join(cell for cell in settled_cells(row) if cell.plain)
-        self.console.print(Text("  ") + line)
+        self.console.print(settled_line(row))
 
     def _round_for(self, number: int) -> Round:
         for existing in reversed(self.rounds):

@@ -1,4 +1,4 @@
-"""Consoles, the answer, the header and footer lines, and plain data tables, all through `safe`.
+"""Consoles, the answer and plain data tables, all through `safe`.
 
 Consoles here never parse markup, emoji codes or highlight reprs in what they print: every
 piece of data reaches them as a `Text` built from sanitised strings. And whatever reaches one
@@ -8,10 +8,9 @@ styling and cursor codes reach the terminal. `make_console` is the only way Atla
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
@@ -20,11 +19,6 @@ from rich.text import Text
 
 from atlas.foundation.sanitize import clean, clean_line
 from atlas.ui.safe import safe_markdown
-
-if TYPE_CHECKING:
-    from rich.live import Live
-
-    from atlas.conversation.loop import TurnResult
 
 PIPED_TABLE_WIDTH = 100_000
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -88,77 +82,6 @@ def write_rendered(console: Console, rendered: str) -> None:
     """What `console` rendered earlier (`console.capture()`), cleaned then, written as it is."""
     console.file.write(rendered)
     console.file.flush()
-
-
-def print_answer_source(console: Console, answer: str) -> None:
-    """The answer as the Markdown the model wrote, unwrapped: what a file or a GitHub comment wants.
-
-    Cleaned like everything else printed (control characters shown escaped), nothing rendered.
-    """
-    console.file.write(clean(answer).strip() + "\n")
-    console.file.flush()
-
-
-def header(model: str, *, read_only: bool, dataset: str, rules: int = 0) -> Text:
-    """`atlas · offline · Orbit · read-only`: which model answers, about which project, whether anything can change."""
-    mode = "read-only" if read_only else "side effects ask first"
-    if rules and not read_only:
-        mode = f"side effects: {counted(rules, 'policy rule')}, then ask"
-    return Text.assemble(
-        ("atlas", "bold"), " · ", (clean_line(model), "cyan"), " · ", clean_line(dataset), " · ", (mode, "dim")
-    )
-
-
-def counted(number: int, noun: str) -> str:
-    """`1 round`, `2 rounds`."""
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
-
-
-def started_live(render: Callable[[], RenderableType], console: Console, refresh_per_second: float) -> Live:
-    """A region redrawn from `render` until stopped, then gone; print and log output pass it untouched."""
-    from rich.live import Live  # only a terminal's views draw one
-
-    live = Live(
-        get_renderable=render,
-        console=console,
-        refresh_per_second=refresh_per_second,
-        transient=True,
-        redirect_stdout=False,
-        redirect_stderr=False,
-    )
-    live.start()
-    return live
-
-
-@contextmanager
-def paused_live(live: Live | None, restart: Callable[[Live], None]) -> Iterator[None]:
-    """`live` off the screen for the block (something else, a y/N question, uses it), then
-    `restart(live)` draws a fresh one: a restarted Live would first erase as many lines as it last
-    drew, which are now the question and its answer."""
-    if live is None or not live.is_started:
-        yield
-        return
-    live.stop()
-    try:
-        yield
-    finally:
-        restart(live)
-
-
-def footer(result: TurnResult, seconds: float) -> Text:
-    """`2 rounds · 3 calls · 1,204 → 310 tokens · $0.0003 · 2.41 s`; unknown usage is said, not 0.
-
-    No tokens or cost when none were used: the offline planner and replays use none, and
-    `0 → 0 tokens · $0.0000` would be noise.
-    """
-    input_tokens, output_tokens, cost_usd = result.usage.input_tokens, result.usage.output_tokens, result.cost_usd
-    parts = [counted(result.rounds, "round"), counted(len(result.calls), "call")]
-    if not result.usage.known:
-        parts += ["tokens not reported by the server", "cost unknown"]
-    elif input_tokens or output_tokens or cost_usd:
-        parts += [f"{input_tokens:,} → {output_tokens:,} tokens", f"${cost_usd:.4f}"]
-    parts.append(f"{seconds:.2f} s")
-    return Text(" · ".join(parts), style="dim")
 
 
 def iso_time(ts: float) -> str:

@@ -11,13 +11,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
-
 from atlas.foundation.sanitize import clean, clean_line
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
     from rich.markdown import Markdown
+    from rich.text import Text
 
 # `[text](url)` and `![alt](url)`, with one level of nested brackets in the text; the URL may
 # carry a title (`"..."`), which is dropped: only where the link goes matters here.
@@ -28,6 +27,8 @@ _INLINE_LINK = re.compile(
 
 def safe_text(text: object, style: str = "", *, one_line: bool = False) -> Text:
     """A Rich `Text` of cleaned data: never parsed as markup, so `[link=...]` stays literal."""
+    from rich.text import Text  # call labels (below) are made on a pipe too, where Rich is never loaded
+
     return Text(clean_line(text) if one_line else clean(text), style=style)
 
 

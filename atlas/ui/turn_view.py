@@ -12,10 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-
-from rich.console import Console, RenderableType
-from rich.live import Live
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from atlas.foundation.sanitize import clean
 from atlas.protocol.events import (
@@ -29,17 +26,27 @@ from atlas.protocol.events import (
     WaitEvent,
 )
 from atlas.ui.board import CallBoard
-from atlas.ui.render import paused_live, print_answer, started_live
+from atlas.ui.live_region import paused_live, started_live
+from atlas.ui.plain import PlainConsole, Styled
 from atlas.ui.wait_line import WaitLine
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from rich.live import Live
 
 
 class TurnView:
     """Rows, streamed text and the final answer of one turn, on one console."""
 
     def __init__(
-        self, console: Console, *, live: bool | None = None, answer_to: Callable[[str], None] | None = None
+        self,
+        console: Console | PlainConsole,
+        *,
+        live: bool | None = None,
+        answer_to: Callable[[str], None] | None = None,
     ) -> None:
-        """`answer_to` takes the final answer instead of `console` (on a pipe: its Markdown source)."""
+        """`answer_to` takes the final answer instead of `console` (on a pipe: its Markdown source);
+        a `PlainConsole` is given one, as it renders no Markdown."""
         self.console = console
         self._answer_to = answer_to
         self.live = console.is_terminal if live is None else live
@@ -108,6 +115,9 @@ class TurnView:
         if self._answer_to is not None:
             self._answer_to(answer)
             return
+        assert not isinstance(self.console, PlainConsole), "a plain view is given `answer_to`"
+        from atlas.ui.render import print_answer  # Rich's Markdown: only where the answer is rendered
+
         self.console.print()
         print_answer(self.console, answer)
 
@@ -127,6 +137,9 @@ class TurnView:
         cut at the bottom, hiding exactly the words that are arriving. The whole answer is
         printed when it is complete.
         """
+        from rich.text import Text
+
+        assert not isinstance(self.console, PlainConsole), "only a terminal's view streams"
         room = max(1, self.console.size.height - 2)
         # Each line takes at least one row, so the last `room` lines hold every row shown.
         tail = Text("\n".join(clean("".join(self._text)).splitlines()[-room:]))
@@ -134,6 +147,7 @@ class TurnView:
         return Text("\n").join(rows[-room:])
 
     def _start_stream(self) -> Live:
+        assert not isinstance(self.console, PlainConsole), "only a terminal's view streams"
         return started_live(self.render_stream, self.console, 12)
 
     def _stop_stream(self) -> None:
@@ -145,5 +159,5 @@ class TurnView:
         """Text the model wrote before asking for tools stays on screen as it was written."""
         self._stop_stream()
         if self._text:
-            self.console.print(Text(clean("".join(self._text)).strip(), style="italic"))
+            self.console.print(Styled(clean("".join(self._text)).strip(), style="italic"))
             self._text.clear()

@@ -9,20 +9,22 @@ transient `Live` that counts the seconds; every retry is printed for good above 
 from __future__ import annotations
 
 import time
-
-from rich.console import Console, RenderableType
-from rich.live import Live
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from atlas.foundation.sanitize import clean_line
 from atlas.protocol.events import Answering, Asking, Retrying, SessionEvent
-from atlas.ui.render import started_live
+from atlas.ui.live_region import started_live
+from atlas.ui.plain import PlainConsole, Styled
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from rich.live import Live
 
 
 class WaitLine:
     """What the person sees while nothing has come back from the model yet."""
 
-    def __init__(self, console: Console, *, live: bool) -> None:
+    def __init__(self, console: Console | PlainConsole, *, live: bool) -> None:
         self.console = console
         self.live = live
         self._asking: Asking | None = None
@@ -31,15 +33,17 @@ class WaitLine:
     def __call__(self, event: SessionEvent, /) -> None:
         if isinstance(event, Asking):
             self._asking = event
-            if self.live and self._live is None:
+            if self.live and self._live is None and not isinstance(self.console, PlainConsole):
                 self._live = started_live(self.render, self.console, 4)
         elif isinstance(event, Retrying):
             self._asking = None
-            self.console.print(Text(f"retrying in {event.delay_s:.0f} s: {clean_line(event.reason)}", style="yellow"))
+            self.console.print(Styled(f"retrying in {event.delay_s:.0f} s: {clean_line(event.reason)}", style="yellow"))
         elif isinstance(event, Answering):
             self.stop()
 
     def render(self) -> RenderableType:
+        from rich.text import Text
+
         asking = self._asking
         if asking is None:
             return Text("")
