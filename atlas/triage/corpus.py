@@ -11,6 +11,8 @@ import hashlib
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 
 from atlas.dataset.ensure import stored_digest
@@ -163,15 +165,15 @@ class Corpus:
     def label_sets(self) -> Iterator[tuple[str, ...]]:
         """Every issue's labels now, one tuple an issue (unlabelled issues yield an empty one)."""
         with connect(self.data, self.home) as conn:
-            cursor = conn.execute(
-                "SELECT i.id, (SELECT group_concat(l.name, char(10)) FROM issue_labels il"
-                " JOIN labels l ON l.id = il.label_id WHERE il.issue_id = i.id) FROM issues i"
+            # One row a label, never names joined by a separator: a label may hold any character, a newline too.
+            rows = conn.execute(
+                "SELECT i.id, l.name FROM issues i LEFT JOIN issue_labels il ON il.issue_id = i.id"
+                " LEFT JOIN labels l ON l.id = il.label_id ORDER BY i.id"
             )
-            while rows := cursor.fetchmany(2000):
-                for issue_id, names in rows:
-                    labels = str(names).split("\n") if names else []
-                    change = self.changes.get(issue_id)
-                    yield tuple(change.applied_to(labels) if change else labels)
+            for issue_id, named in groupby(rows, key=itemgetter(0)):
+                labels = [name for _, name in named if name is not None]
+                change = self.changes.get(issue_id)
+                yield tuple(change.applied_to(labels) if change else labels)
 
     def comments_known(self) -> bool:
         """Whether the data holds the threads (an export may carry none: then who answered is unknown)."""

@@ -333,3 +333,11 @@ def test_days_said_of_the_closing_filter_the_opening_and_say_so(flat: Vocabulary
     assert search == {"query": "", "state": "closed", "label": "bug", "created_since": "2023-12-01"}
     assert any("no closing dates" in note for note in plan.notes)
     assert not any("closing" in note for note in plan_of("bugs opened since december 2023", flat).notes)
+
+
+def test_a_topic_with_a_backlog_word_is_a_search_that_keeps_the_topic(flat: Vocabulary) -> None:
+    assert searches("anything on caching that's still open and unlabelled?", flat) == [
+        {"query": "caching", "state": "open", "unlabelled": True}
+    ]
+    assert [call.name for call in plan_of("anything unlabelled?", flat).first_calls()] == ["list_inbox"]
+    assert [call.name for call in plan_of("what's on my plate?", flat).first_calls()] == ["list_inbox"]

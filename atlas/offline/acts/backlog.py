@@ -50,6 +50,12 @@ _BACKLOG_RE = lazy(
 )
 _QUALIFIES_ISSUES_RE = lazy(r"\s*(?:open\s+)?(?:" + _ISSUES + r")\b|\s*(?:yet|still|now|rn)?\s*[?.!]*\s*$", re.I)
 """After a reason's word, what makes it a reason about issues: `stale issues`, `which are stale?`."""
+_TOPIC_RE = lazy(
+    r"\b(?:about|on|regarding|mentioning|concerning|related\s+to)\s+"
+    r"(?!(?:my|our|your|me|us|the\s+(?:backlog|inbox|queue|list))\b|(?:the\s+)?(?:reporters?|authors?|users?|them)\b)\w",
+    re.I,
+)
+"""A topic the issues are about; not `on my plate`, `waiting on the reporter`."""
 PLAN_LIMIT = 10
 
 
@@ -68,6 +74,8 @@ def backlog_act(text: str, typed: str) -> Act | None:
     reason = _REASON_RE.search(text)
     if reason and not _QUALIFIES_ISSUES_RE.match(text, reason.end()):
         reason = None  # `issues about stale leases`: the word is about something else
+    if _TOPIC_RE.search(text) and (reason is None or reason.lastgroup == "untriaged"):
+        return None  # `anything on caching that's still unlabelled?`: a search keeps the topic, the inbox has none
     asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
     if _NEEDS_ME_RE.search(text) or (reason and asks_issues):
         arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}

@@ -297,7 +297,9 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
             word for word in words if word.lower().strip(".,?!;:'\"").replace("'", "") not in _SEARCH_FILLER
         )
         outside = rest
-    query = re.sub(r"\s+(?:that|which)\s+(?:are|were|is)\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I)
+    query = re.sub(
+        r"\s+(?:that|which)(?:'s|'re|\s+(?:are|were|is))\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I
+    )
     query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
     query = strip_quotes(re.sub(r"^(?:the|a|an)\s+", "", query.strip(), flags=re.IGNORECASE))
     if all(word.lower() in _SEARCH_FILLER for word in re.findall(r"[\w']+", query)):
