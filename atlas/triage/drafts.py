@@ -1,8 +1,9 @@
 """Comment drafts for a plan, only where they fit the issue: a bug report lacking its version, or both its log
 and a reproduction, is asked for what it lacks, and a likely earlier report is named in words that fit the
-kind of issue. Questions, feature requests and docs issues are never asked for a traceback, nor is a report
-filed through a form whose reports go without one (`forms.py`: a hosted page's form asks for a link, not a
-version). A person
+kind of issue. Questions, feature requests and docs issues are never asked for a traceback; a report filed
+through a form whose reports go without a version is not asked for one (`forms.py`: a hosted page's form asks
+for a link, and its reporters run no version of anything), but is still asked for the error it saw: every
+failure shows one, wherever it happens. A person
 approves (or edits) each draft; none is posted on its own.
 
 The kind and what the issue carries are read by `issue_kinds.py`: from the issue's own labels, else a
@@ -48,11 +49,11 @@ def kind_of(issue: Issue, proposed: list[str], kinds: LabelKinds, common: Collec
 
 
 def missing_details(issue: Issue, common: Collection[str] = (), habits: FormHabits | None = None) -> list[str]:
-    """What a bug report lacks for a maintainer to start: its version; its log, unless it shows code that fails.
-    Neither where the form it was filed through (`habits`, learned from the project) goes without it."""
+    """What a bug report lacks for a maintainer to start: its version, unless the form it was filed through
+    (`habits`, learned from the project) goes without one; its log, unless it shows code that fails."""
     has, habits = carries(issue, common), habits or FormHabits()
     wanted = [] if has.version or not habits.expects_version(issue) else [VERSION_WANTED]
-    return wanted if has.log or has.reproduction or not habits.expects_log(issue) else [*wanted, LOG_WANTED]
+    return wanted if has.log or has.reproduction else [*wanted, LOG_WANTED]
 
 
 def comment_draft(

@@ -4,7 +4,8 @@ A report filed through a form opens with that form's first heading (`### Link`, 
 `**Is your feature request related to a problem?**`). A form whose reports carry a version clearly less
 often than the project's other reports does not ask its reporters for one: a form for a hosted page asks
 for the page's link, and its reporters run no version of anything. A draft asking them for a version asks
-for what does not exist. The same holds for a log or a reproduction. Learned from the project's own issues
+for what does not exist. (A log is another matter: every failure shows an error, so a form's habits never
+excuse one.) Learned from the project's own issues
 by their structure, never from their words or labels, once per version of the data (kept in the state folder).
 """
 
@@ -39,29 +40,23 @@ def form_of(body: str) -> str | None:
 
 @dataclass(frozen=True)
 class FormHabits:
-    """The forms whose reports clearly go without a version, and those that go without a log or reproduction."""
+    """The forms whose reports clearly go without a version."""
 
     without_version: frozenset[str] = frozenset()
-    without_log: frozenset[str] = frozenset()
 
     def expects_version(self, issue: Issue) -> bool:
         return form_of(issue.body) not in self.without_version
-
-    def expects_log(self, issue: Issue) -> bool:
-        return form_of(issue.body) not in self.without_log
 
 
 def learn(issues: Iterable[Issue], common: Collection[str] = ()) -> FormHabits:
     """Each form with enough reports, compared with every other report of the project (with or without a form)."""
     reports: Counter[str | None] = Counter()
     versions: Counter[str | None] = Counter()
-    logs: Counter[str | None] = Counter()
     for issue in issues:
-        form, has = form_of(issue.body), carries(issue, common)
+        form = form_of(issue.body)
         reports[form] += 1
-        versions[form] += has.version
-        logs[form] += has.log or has.reproduction
-    return FormHabits(_lacking(reports, versions), _lacking(reports, logs))
+        versions[form] += carries(issue, common).version
+    return FormHabits(_lacking(reports, versions))
 
 
 def _lacking(reports: Counter[str | None], given: Counter[str | None]) -> frozenset[str]:
@@ -77,7 +72,7 @@ def _lacking(reports: Counter[str | None], given: Counter[str | None]) -> frozen
 
 
 PREFIX = "forms-"
-FORMAT = 1
+FORMAT = 2
 
 
 def stored_habits(project: Project) -> FormHabits:
@@ -90,7 +85,7 @@ def stored_habits(project: Project) -> FormHabits:
     found = _read(memory.read_json(path), key)
     if found is None:
         found = learn(project.corpus.newest(SAMPLE), project.index().common)
-        kept = {"without_version": sorted(found.without_version), "without_log": sorted(found.without_log)}
+        kept = {"without_version": sorted(found.without_version)}
         with contextlib.suppress(OSError):  # costs learning them again next time, nothing else
             memory.write_json(path, {"format": FORMAT, "key": key, **kept})
     return found
@@ -100,7 +95,7 @@ def _read(found: object, key: str) -> FormHabits | None:
     """The kept habits, or None for a file Atlas did not write for this key (it is learned again)."""
     if not isinstance(found, dict) or found.get("format") != FORMAT or found.get("key") != key:
         return None
-    lists = [found.get("without_version"), found.get("without_log")]
-    if not all(isinstance(forms, list) and all(isinstance(form, str) for form in forms) for forms in lists):
+    forms = found.get("without_version")
+    if not isinstance(forms, list) or not all(isinstance(form, str) for form in forms):
         return None
-    return FormHabits(frozenset(lists[0] or ()), frozenset(lists[1] or ()))
+    return FormHabits(frozenset(forms))

@@ -99,6 +99,10 @@ def test_the_kind_is_learned_from_how_each_labels_issues_are_written(project: Pa
 
 
 HOSTED_PAGE_REPORTS = (4840, 4996, 4934)
+VIEWER_WITHOUT_ERROR = 4855
+"""A report through the same form of a page that fails to show ("can't view super_glue dataset on the web page"),
+with no error quoted: no version to ask for, but the error the page showed is what a maintainer needs. A form's
+habits excuse a version only, so no project's forms, however their reports are written, excuse a log."""
 """Reports through the form for the project's hosted page (its link, what is wrong, whether one owns the data):
 bug reports by their text, none with a version, two of them with the page's error and traceback."""
 
@@ -115,6 +119,17 @@ def test_a_report_through_a_form_that_asks_no_version_is_not_asked_for_one(proje
     said = drafts(project, triaged, *HOSTED_PAGE_REPORTS, 2646)
     assert not any(VERSION_WANTED in said.get(n, "") for n in HOSTED_PAGE_REPORTS)
     assert LOG_WANTED not in said.get(4996, "") and VERSION_WANTED in said[2646]  # a bug report's form asks for one
+
+
+def test_a_report_through_a_form_that_asks_no_version_is_still_asked_for_the_error(
+    project: Path, tmp_path: Path
+) -> None:
+    opened = Project.open(project, tmp_path)
+    report = opened.corpus.many([VIEWER_WITHOUT_ERROR])[VIEWER_WITHOUT_ERROR]
+    assert form_of(report.body) in habits_of(opened).without_version and not carries(report).log
+    said = drafts(project, tmp_path, VIEWER_WITHOUT_ERROR, 4840)
+    assert LOG_WANTED in said[VIEWER_WITHOUT_ERROR] and VERSION_WANTED not in said[VIEWER_WITHOUT_ERROR]
+    assert LOG_WANTED not in said.get(4840, "")  # it quotes the page's error
 
 
 def test_the_forms_are_kept_per_version_and_a_file_atlas_did_not_write_is_learned_again(

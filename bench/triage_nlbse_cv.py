@@ -1,0 +1,133 @@
+"""Cross-validation on the NLBSE'24 training half alone: how each text model and each average of them would do.
+
+`python -m bench.triage_nlbse_cv DIR` (DIR as for `python -m bench nlbse`): each project's training half,
+5-fold stratified, twice with different shuffles. Every model is fitted on the same features of each
+fold (Atlas's word and character TF-IDF, and the title's character n-grams), and every average of the
+probabilities of one, two or three of them is scored by macro-F1, averaged over the projects as the
+benchmark's authors average them. The test half is never read here: it is read once, for the choice
+this makes, by `python -m bench nlbse`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from scipy import sparse
+
+from atlas.triage.model import CHAR_OPTIONS, CHAR_TEXT, VECTOR_OPTIONS, normalise, one_thread
+from atlas.triage.term_weights import log_count_ratios, presence
+from bench.triage_nlbse import LABELS, Row, read_benchmark
+
+CLASSES = np.array(sorted(LABELS))
+SHUFFLES = (0, 1)
+FOLDS = 5
+Probabilities = dict[str, np.ndarray]
+
+
+def _balanced(y: np.ndarray) -> np.ndarray:
+    found, counts = np.unique(y, return_counts=True)
+    share = dict(zip(found, len(y) / (len(found) * counts), strict=True))
+    return np.array([share[label] for label in y])
+
+
+def _regression(x: sparse.csr_matrix, y: np.ndarray, xt: sparse.csr_matrix, c: float, weighted: bool) -> np.ndarray:
+    from sklearn.linear_model import LogisticRegression
+
+    terms = np.ones(x.shape[1], dtype=np.float32)
+    if weighted:  # Atlas's naive Bayes term weights
+        terms = log_count_ratios(presence(x, np.searchsorted(CLASSES, y), len(CLASSES)))
+    model = LogisticRegression(C=c, max_iter=2000).fit(x.multiply(terms).tocsr(), y, sample_weight=_balanced(y))
+    return np.asarray(model.predict_proba(xt.multiply(terms).tocsr()))
+
+
+def _views(train: list[Row], test: list[Row]) -> dict[str, tuple[sparse.csr_matrix, sparse.csr_matrix]]:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    def text(row: Row) -> str:
+        return normalise(f"{row.title}\n{row.title}\n{row.body[:4000]}")
+
+    def view(vectorizer: TfidfVectorizer, cut: Callable[[Row], str]) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
+        return vectorizer.fit_transform([cut(r) for r in train]).tocsr(), vectorizer.transform([cut(r) for r in test])
+
+    words = view(TfidfVectorizer(sublinear_tf=True, dtype=np.float32, **VECTOR_OPTIONS), text)  # type: ignore[arg-type]
+    chars = view(
+        TfidfVectorizer(sublinear_tf=True, min_df=2, dtype=np.float32, **CHAR_OPTIONS),  # type: ignore[arg-type]
+        lambda r: text(r)[:CHAR_TEXT],
+    )
+    title = view(
+        TfidfVectorizer(sublinear_tf=True, dtype=np.float32, analyzer="char_wb", ngram_range=(2, 5)),
+        lambda r: normalise(r.title),
+    )
+    both = (sparse.hstack([words[0], chars[0]]).tocsr(), sparse.hstack([words[1], chars[1]]).tocsr())
+    with_title = (sparse.hstack([both[0], title[0]]).tocsr(), sparse.hstack([both[1], title[1]]).tocsr())
+    return {"words": words, "chars": chars, "title": title, "both": both, "with_title": with_title}
+
+
+def models(train: list[Row], test: list[Row]) -> Probabilities:
+    """Each model's probabilities for the test rows, fitted on the training rows alone."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.linear_model import SGDClassifier
+    from sklearn.naive_bayes import ComplementNB
+    from sklearn.svm import LinearSVC
+
+    y = np.array([row.label for row in train])
+    views = _views(train, test)
+    (x, xt), (w, wt) = views["both"], views["words"]
+    found = {
+        "shipped": _regression(x, y, xt, 30.0, True),
+        "words": _regression(w, y, wt, 30.0, True),
+        "chars": _regression(*views["chars"][:1], y, views["chars"][1], 30.0, True),
+        "no term weights": _regression(x, y, xt, 30.0, False),
+        "title block": _regression(*views["with_title"][:1], y, views["with_title"][1], 30.0, True),
+        "title alone": _regression(*views["title"][:1], y, views["title"][1], 10.0, False),
+    }
+    svm = CalibratedClassifierCV(LinearSVC(C=0.5, class_weight="balanced"), cv=3)
+    found["svm"] = svm.fit(x, y).predict_proba(xt)
+    sgd = SGDClassifier(loss="modified_huber", class_weight="balanced", random_state=0, max_iter=50)
+    found["sgd"] = sgd.fit(x, y).predict_proba(xt)
+    found["complement nb"] = ComplementNB(alpha=0.3).fit((w > 0).astype(np.float32), y).predict_proba(wt > 0)
+    return found
+
+
+def cross_validate(folder: Path) -> list[tuple[str, np.ndarray, Probabilities]]:
+    from sklearn.model_selection import StratifiedKFold
+
+    runs = []
+    for repo, rows in sorted(read_benchmark(folder).items()):
+        train = [row for row in rows if row.split == "train"]
+        y = np.array([row.label for row in train])
+        for seed in SHUFFLES:
+            for fit, held in StratifiedKFold(FOLDS, shuffle=True, random_state=seed).split(np.zeros(len(y)), y):
+                runs.append((repo, y[held], models([train[i] for i in fit], [train[i] for i in held])))
+    return runs
+
+
+def scores(runs: list[tuple[str, np.ndarray, Probabilities]], most: int = 3) -> list[tuple[float, tuple[str, ...]]]:
+    """Mean macro-F1 over the projects of every average of up to `most` models, best first."""
+    from sklearn.metrics import f1_score
+
+    found = []
+    for size in range(1, most + 1):
+        for combo in itertools.combinations(runs[0][2], size):
+            per: dict[str, list[float]] = {}
+            for repo, truth, probabilities in runs:
+                guess = CLASSES[sum(probabilities[name] for name in combo).argmax(axis=1)]
+                per.setdefault(repo, []).append(float(f1_score(truth, guess, average="macro")))
+            found.append((statistics.mean(statistics.mean(v) for v in per.values()), combo))
+    return sorted(found, reverse=True)
+
+
+def main(folder: Path) -> None:
+    with one_thread():
+        ranked = scores(cross_validate(folder))
+    for score, combo in ranked:
+        print(f"{score:.4f}  {' + '.join(combo)}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
