@@ -53,7 +53,12 @@ _ASKS = re.compile(
     r"^\W*(?:how|why|what|which|where|when|(?:is|are|can|could|does|do|did|should|would)(?!\s+not\b)(?!['’]))\b",
     re.I,
 )
-_FAILS = re.compile(r"\b(?:error\w*|fail\w*|crash\w*|exception\w*|traceback|broken|hang\w*|freez\w*)\b", re.I)
+_FAILS = re.compile(
+    r"\b(?:error\w*|fail\w*|crash\w*|exception\w*|traceback|broken|hang\w*|freez\w*|unable\s+to|cannot|can['’]?t"
+    r"|(?:is|are|does|do)(?:\s+not|n['’]?t)\s+work\w*|not\s+working)\b",
+    re.I,
+)
+"""Words that say something fails: `an error`, `crashes`, `can't view the page`, `is not working`."""
 _REQUESTS = re.compile(
     r"^\W*(?:feature\b|add\b|adding\b|support\b|allow\b|implement\b|enable\b|expose\b|provide\b|request\b)", re.I
 )
@@ -127,10 +132,13 @@ def learn(groups: list[LabelGroup], issues: Iterable[Issue]) -> LabelKinds:
         for label in issue.labels:
             every.setdefault(label, []).append(mark)
         for group in candidates:
-            present = group.present(issue.labels)
+            present = [label for label in issue.labels if label in group.labels or label in group.excused_by]
             if len(present) == 1:
                 alone.setdefault(present[0], []).append(mark)
     name, kinds = _kind_group(candidates, alone)
+    # A stand-in's issues say they are bug reports or questions, or say nothing: their own words decide then.
+    stand_ins = {label for group in candidates for label in group.excused_by}
+    kinds = {label: kind for label, kind in kinds.items() if label not in stand_ins or kind in {BUG, QUESTION}}
     asking = [label for label, marks in every.items() if len(marks) >= MIN_SUPPORT and _asks_clearly(marks, labelled)]
     return LabelKinds(name, {**dict.fromkeys(asking, QUESTION), **kinds})
 
@@ -139,7 +147,9 @@ def _kind_group(candidates: list[LabelGroup], alone: dict[str, list[Mark]]) -> t
     best: dict[str, str] = {}
     best_name, best_ratio = None, 0.0
     for group in candidates:
-        per_label = {label: alone[label] for label in group.labels if len(alone.get(label, ())) >= MIN_SUPPORT}
+        # A label that stands in for the group (`dataset bug` where kinds are `bug`, `enhancement`) is a kind too.
+        members = (*group.labels, *group.excused_by)
+        per_label = {label: alone[label] for label in members if len(alone.get(label, ())) >= MIN_SUPPORT}
         ratio = _gain_ratio(per_label)
         kinds = _label_kinds(per_label) if len(per_label) >= 2 else {}
         if kinds and ratio > best_ratio:

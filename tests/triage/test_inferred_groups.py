@@ -57,3 +57,26 @@ def test_a_label_whose_issues_seldom_carry_a_group_stands_in_for_it() -> None:
     assert not missing_groups([group], ("dataset bug",))
     assert [g.name for g in missing_groups([group], ("streaming",))] == ["kind"]
     assert [g.name for g in missing_groups([group], ())] == ["kind"]
+
+
+def test_a_stand_in_is_a_kind_only_when_its_issues_say_which() -> None:
+    from atlas.triage.corpus import Issue
+    from atlas.triage.issue_kinds import BUG, learn
+
+    def issue(n: int, labels: tuple[str, ...], body: str) -> Issue:
+        return Issue(n, "A report", body, "open", "someone", "2024-01-01T00:00:00Z", labels)
+
+    failing = 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: bad'
+    issues = [issue(n, ("bug",), failing) for n in range(10)] + [
+        issue(n, ("enhancement",), "Add it") for n in range(20, 30)
+    ]
+    # Each seldom comes with a kind (2 of 8), too often to be one of the choice.
+    issues += [issue(n, ("dataset bug",) if n < 46 else ("dataset bug", "bug"), failing) for n in range(40, 48)]
+    issues += [
+        issue(n, ("viewer",) if n < 56 else ("viewer", "enhancement"), "The page is empty") for n in range(50, 58)
+    ]
+    known = {"bug", "enhancement", "dataset bug", "viewer"}
+    (group,) = learn_groups([i.labels for i in issues], known, {})
+    assert {"dataset bug", "viewer"} <= set(group.excused_by)
+    kinds = learn([group], issues)
+    assert kinds.of(("dataset bug",)) == BUG and kinds.of(("viewer",)) is None and kinds.of(("enhancement",)) != BUG
