@@ -26,7 +26,7 @@ from atlas.offline.answer.nearest import nearest_requests
 from atlas.offline.lookups.reader import EXPLAIN_RE, read_lookups
 from atlas.offline.plan import Plan, PlannedCall, codes_in, project_examples
 from atlas.offline.reading.entities import issue_refs
-from atlas.offline.reading.frames import split_message
+from atlas.offline.reading.frames import Message, split_message
 from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search
@@ -43,25 +43,17 @@ def read_question(
     *,
     suggest: bool = True,
     earlier: Sequence[int] = (),
+    previous: str = "",
 ) -> Plan:
     """Everything the message asks for; `available`: the tools of the registry (triage reads need theirs);
     `suggest`: when nothing was understood, find the nearest requests that are; `earlier`: the issues the
-    conversation's earlier messages named last (`and the similar ones?`)."""
+    conversation's earlier messages named last (`and the similar ones?`); `previous`: the user's message before
+    this one, whose last request this one's first may build on (`and since 2024?` after a search)."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     message = split_message(plain(question))
     tools = frozenset(available)
-    acts: list[Act] = []
-    context: list[int] = []
-    for request in message.requests:
-        request.text = known_codes(request.text, vocabulary)
-        text = one_list(corrected(spelled_out(request.text), vocabulary.words))
-        act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None, earlier)
-        if act.explains_before and acts:
-            acts[-1] = Act(Intent.NOTHING, acts[-1].text)
-        acts.append(act)
-        named = _referents(text)
-        if named or act.targets or act.issue_ids:
-            context[:] = named or act.targets or act.issue_ids
+    before = _acts(split_message(plain(previous)), vocabulary, tools, earlier)[-1:] if previous else []
+    acts = _acts(message, vocabulary, tools, earlier, before[0] if before else None)
     lookups = [act.text for act in acts if act.intent is Intent.LOOKUP]
     plan = (
         read_lookups(", ".join(lookups), vocabulary)
@@ -95,6 +87,25 @@ def read_question(
 
         plan.suggestions = nearest_requests(question, vocabulary, understood)
     return plan
+
+
+def _acts(
+    message: Message, vocabulary: Vocabulary, tools: frozenset[str], earlier: Sequence[int], before: Act | None = None
+) -> list[Act]:
+    """What each request of the message does, in order; `before`: the act the first request may build on."""
+    acts: list[Act] = []
+    context: list[int] = []
+    for request in message.requests:
+        request.text = known_codes(request.text, vocabulary)
+        text = one_list(corrected(spelled_out(request.text), vocabulary.words))
+        act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else before, earlier)
+        if act.explains_before and acts:
+            acts[-1] = Act(Intent.NOTHING, acts[-1].text)
+        acts.append(act)
+        named = _referents(text)
+        if named or act.targets or act.issue_ids:
+            context[:] = named or act.targets or act.issue_ids
+    return acts
 
 
 def one_list(text: str) -> str:

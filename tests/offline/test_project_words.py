@@ -341,3 +341,22 @@ def test_a_topic_with_a_backlog_word_is_a_search_that_keeps_the_topic(flat: Voca
     ]
     assert [call.name for call in plan_of("anything unlabelled?", flat).first_calls()] == ["list_inbox"]
     assert [call.name for call in plan_of("what's on my plate?", flat).first_calls()] == ["list_inbox"]
+
+
+def test_a_request_of_filters_alone_asks_the_one_before_again(flat: Vocabulary) -> None:
+    def after(previous: str, question: str) -> list[tuple[str, dict[str, Any]]]:
+        plan = read_question(question, flat, TOOLS, suggest=False, previous=previous)
+        return [(call.name, call.arguments) for call in plan.first_calls()]
+
+    assert after("who opened the most bugs?", "and since 2022?") == [
+        ("count_issues_by", {"label": "bug", "by": "author", "created_since": "2022-01-01"})
+    ]
+    assert after("how many open enhancement issues?", "what about closed ones?") == [
+        ("search_issues", {"query": "", "state": "closed", "label": "enhancement", "count_only": True})
+    ]
+    assert after("open issues about parquet", "only bugs") == [
+        ("search_issues", {"query": "parquet", "state": "open", "label": "bug"})
+    ]
+    assert after("show #38", "and since 2022?") == []  # a read is not asked again with filters
+    topic = after("open issues about parquet", "and what about tokenizers?")  # a topic of its own: not a refinement
+    assert all(arguments.get("query") != "parquet" for _, arguments in topic)

@@ -3,7 +3,8 @@
 `which ones`, `which of them`, `of those, which …` after a search or a count ask about the same issues: the
 filters said before (state, labels, author, days) hold, and this request's own words add the topic (or,
 with none, keep the one before). A count that names nothing of its own (`… how many are there?`) counts
-the search before it.
+the search before it. A request of filters alone (`and since 2024?`, `what about the closed ones?`, `only
+bugs`) asks the search, count or tally before it again with those filters.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from dataclasses import fields, replace
 
 from atlas.offline.acts.act import Act, Intent
+from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search, asks_count, search_in
 from atlas.offline.reading.vocabulary import Vocabulary
@@ -22,10 +24,14 @@ NARROWING_RE = lazy(
     re.I,
 )
 _FILTERS = ("state", "author", "created_since", "created_before", "updated_since", "updated_before")
+_AGAIN_RE = lazy(r"^\W*(?:and|but|what\s+about|how\s+about|only|just|now)\b\s*(?:for\s+|with\s+|in\s+(?=the\b))?", re.I)
+"""How a request of filters alone points back at the one before."""
 
 
 def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) -> Act | None:
     """The search of the request before, narrowed by this one's words; None when this one does not point back."""
+    if before is not None and (again := _asked_again(text, typed, before, vocabulary)):
+        return again
     if before is None or before.search is None:
         return None
     notes: list[str] = []
@@ -37,6 +43,27 @@ def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) 
         return Act(Intent.COUNT, typed, search=replace(before.search, count=True, limit=None), notes=notes)
     own = search_in(text[said.end() :], notes, vocabulary.labels, vocabulary.people)
     return Act(Intent.SEARCH, typed, search=within(own, before.search), notes=notes)
+
+
+def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> Act | None:
+    """The search, count or tally before, asked again with the filters this request says and nothing else."""
+    lead = _AGAIN_RE.match(text)
+    searched = before.search is not None and before.intent in {Intent.SEARCH, Intent.COUNT}
+    tallied = before.intent is Intent.TALLY and len(before.reads) == 1
+    if lead is None or not (searched or tallied):
+        return None
+    notes: list[str] = []
+    own = search_in(text[lead.end() :], notes, vocabulary.labels, vocabulary.people)
+    said = {name: value for name, value in own.arguments().items() if name not in {"query", "limit", "count_only"}}
+    if own.query or own.count or not said:
+        return None
+    if before.search is not None:
+        search = within(own, before.search)
+        if before.intent is Intent.COUNT:
+            search = replace(search, count=True, limit=None)
+        return Act(before.intent, typed, search=search, notes=notes)
+    call = before.reads[0]
+    return Act(Intent.TALLY, typed, reads=[PlannedCall(call.name, {**call.arguments, **said})], notes=notes)
 
 
 def within(own: Search, earlier: Search) -> Search:

@@ -297,11 +297,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
             word for word in words if word.lower().strip(".,?!;:'\"").replace("'", "") not in _SEARCH_FILLER
         )
         outside = rest
-    query = re.sub(
-        r"\s+(?:that|which)(?:'s|'re|\s+(?:are|were|is))\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I
-    )
-    query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
-    query = strip_quotes(re.sub(r"^(?:the|a|an)\s+", "", query.strip(), flags=re.IGNORECASE))
+    query = _topic_alone(query)
     if all(word.lower() in _SEARCH_FILLER for word in re.findall(r"[\w']+", query)):
         query = ""  # `with the comp:docs label`: the label was the whole topic
     if not chosen and labels and not unlabelled:
@@ -316,6 +312,15 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         unlabelled=bool(unlabelled),
         **filters,
     )
+
+
+def _topic_alone(query: str) -> str:
+    """The topic without what is said of the issues after it (`… that's still open`), a kind noun or an article."""
+    query = re.sub(
+        r"\s+(?:that|which)(?:'s|'re|\s+(?:are|were|is))\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I
+    )
+    query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
+    return strip_quotes(re.sub(r"^(?:the|a|an)\s+", "", query.strip(), flags=re.IGNORECASE))
 
 
 def _state_in(text: str) -> str | None:
