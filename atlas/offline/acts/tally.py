@@ -14,44 +14,23 @@ from atlas.offline.reading.vocabulary import Vocabulary
 
 _OPENED = r"(?:reported|filed|opened|created|raised|submitted|wrote|reports|files|opens|creates|raises|writes|posted)"
 _PEOPLE = r"(?:authors?|reporters?|users?|people|contributors?|posters?|submitters?|folks)"
-_GROUPS = (
-    (
-        "author",
-        lazy(
-            rf"\bwho(?:'s|\s+has|\s+have)?\s+(?:\w+\s+)?{_OPENED}\s+(?:the\s+)?most\b(?:\s+(?:of\s+)?(?:the\s+)?)?"
-            rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:have\s+|has\s+)?{_OPENED}\s+(?:the\s+)?most\b"
-            rf"|\b(?:top|most\s+active|biggest|busiest|leading)\s+(?:\d{{1,2}}\s+)?{_PEOPLE}\b(?:\s+by\s+(?:number|count)\s+of)?"
-            rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b"
-            rf"|\b(?:per|by|for\s+each|each)\s+(?:author|reporter|user|person)\b",
-            re.I,
-        ),
-    ),
-    (
-        "label",
-        lazy(
-            r"\b(?:per|by|for\s+each|each)\s+label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
-            r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:common|used|frequent|popular)\s+labels\b",
-            re.I,
-        ),
-    ),
-    (
-        "month",
-        lazy(r"\b(?:per|by|each|every|a)\s+month\b|\bmonth\s+by\s+month\b|\bmonthly\b", re.I),
-    ),
-    (
-        "year",
-        lazy(r"\b(?:per|by|each|every|a)\s+year\b|\byear\s+by\s+year\b|\byearly\b|\bannually\b", re.I),
-    ),
-    (
-        "state",
-        lazy(
-            # `open or closed`, `open and closed` ask for all of them, not for the split.
-            r"\bopen\s+(?:vs\.?|versus|against)\s+closed\b|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"
-            r"|\bhow\s+many\s+(?:are\s+)?(?:open|closed)\s+(?:and|vs\.?)\s+how\s+many\b|\b(?:per|by|each)\s+state\b",
-            re.I,
-        ),
-    ),
-)
+_EACH = r"\b(?:per|by|for\s+each|each)\s+"
+_EACH_TIME = r"\b(?:per|by|each|every|a)\s+"
+_SAID = {
+    "author": rf"\bwho(?:'s|\s+has|\s+have)?\s+(?:\w+\s+)?{_OPENED}\s+(?:the\s+)?most\b(?:\s+(?:of\s+)?(?:the\s+)?)?"
+    rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:have\s+|has\s+)?{_OPENED}\s+(?:the\s+)?most\b"
+    rf"|\b(?:top|most\s+active|biggest|busiest|leading)\s+(?:\d{{1,2}}\s+)?{_PEOPLE}\b(?:\s+by\s+(?:number|count)\s+of)?"
+    rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b",
+    "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
+    r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:common|used|frequent|popular)\s+labels\b",
+    "month": rf"{_EACH_TIME}month\b|\bmonth\s+by\s+month\b|\bmonthly\b",
+    "year": rf"{_EACH_TIME}year\b|\byear\s+by\s+year\b|\byearly\b|\bannually\b",
+    # `open or closed`, `open and closed` ask for all of them, not for the split.
+    "state": r"\bopen\s+(?:vs\.?|versus|against)\s+closed\b|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"
+    rf"|\bhow\s+many\s+(?:are\s+)?(?:open|closed)\s+(?:and|vs\.?)\s+how\s+many\b|{_EACH}state\b",
+}
+"""How each grouping is said, in the order they are tried."""
+_GROUPS = tuple((by, lazy(words, re.I)) for by, words in _SAID.items())
 _LIMIT_RE = lazy(r"\b(?:top|first)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:most|top|biggest|busiest|leading)\b", re.I)
 _FILLER_RE = lazy(
     r"\b(?:how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down|split(?:\s+up)?|of|in\s+all|were|was|are|is|"
