@@ -1,7 +1,8 @@
 """What no tool can do, for the offline planner's acts: said in a note and taken out of the words read after.
 
 Closing, assigning, editing or merging issues (the tracker tools only add and remove labels and post
-comments), ranking issues by author, labelling many at once. A request that asks only for these is answered
+comments), ranking issues by author, labelling many at once, and who closed an issue (the data keeps who
+opened each issue, never who closed it). A request that asks only for these is answered
 by its note; what else it asks is read as usual.
 """
 
@@ -26,12 +27,31 @@ _WHO_MOST_RE = lazy(
     r"\b|\bmost\s+(?:active\s+)?(?:reporters?|authors?)\b",
     re.IGNORECASE,
 )
+_CLOSE = r"(?:close|closed|resolve|resolved)"
+CLOSER_RE = lazy(
+    rf"\bwho\s+(?:has\s+|had\s+)?{_CLOSE}\b"
+    rf"|\b(?:which|what)\s+(?:(?:\w+\s+)?(?:issues?|bugs?|tickets?|ones?)\s+)?(?:did|has|have|had)\s+@?[\w.-]+\s+{_CLOSE}\b"
+    rf"|\b{_CLOSE}\s+by\s+(?!#|\d|the\b|a\b|an\b)@?[\w.-]+",
+    re.IGNORECASE,
+)
+"""`who closed #41?`, `which issues did lhoestq close?`, `bugs closed by severo`: who closed an issue."""
 _LABEL_MANY_RE = lazy(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
 
 
 def unsupported(text: str, notes: list[str], example: str) -> str:
     """The words with what no tool can do taken out, each said in `notes`; `example`: a label for the example."""
-    return _no_ranking(_no_tracker_verb(text, notes, example), notes)
+    return _no_ranking(_no_tracker_verb(_no_closer(text, notes), notes, example), notes)
+
+
+def _no_closer(text: str, notes: list[str]) -> str:
+    """Who closed an issue: the data does not record it, so no search of the name in the text stands in for it."""
+    if not (match := CLOSER_RE.search(text)):
+        return text
+    notes.append(
+        "The data does not record who closed an issue: it keeps who opened each one, when, and whether it is open or "
+        "closed. I can list closed issues, or the issues someone opened (`closed issues opened by <name>`)."
+    )
+    return text[: match.start()] + " " + text[match.end() :]
 
 
 def _no_ranking(text: str, notes: list[str]) -> str:

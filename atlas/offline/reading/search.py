@@ -21,6 +21,7 @@ from atlas.offline.reading.issue_refs import KIND_OF_ISSUES
 from atlas.offline.reading.label_usage import files_topic, issues_carrying
 from atlas.offline.reading.labels import LabelHit, label_from_token, labels_in_words, severity_label
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.ordering import ORDER_RE, order_in
 from atlas.offline.reading.people import ProjectPeople
 
 _SEARCH_NOUN_RE = lazy(
@@ -114,6 +115,8 @@ class Search:
     """Only how many issues match (`how many open bugs?`)."""
     unlabelled: bool = False
     """Only issues with no label at all (`open issues with no label`)."""
+    order: str | None = None
+    """How the hits are sorted (`oldest`, `least_recently_updated`, …: `ordering.py`); None, the tool's default."""
 
     def arguments(self) -> dict[str, Any]:
         args: dict[str, Any] = {"query": self.query or ""}
@@ -130,8 +133,11 @@ class Search:
             args["unlabelled"] = True
         if self.count:
             args["count_only"] = True
-        elif self.limit:
+            return args
+        if self.limit:
             args["limit"] = self.limit
+        if self.order:
+            args["order"] = self.order
         return args
 
 
@@ -261,6 +267,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     if counted:
         text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
     text = _NOW_RE.sub(" ", text)
+    order, text = order_in(text)
     text, kind_count = (text, None) if counted else _count_before_kind(text)
     text, filters = people_and_days(text, notes, people)
     unlabelled = NO_LABEL_RE.search(text)
@@ -312,6 +319,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         limit=limit,
         count=bool(counted),
         unlabelled=bool(unlabelled),
+        order=None if counted else order,
         **filters,
     )
 
@@ -371,6 +379,7 @@ def wants_search(text: str, people: ProjectPeople | None = None) -> bool:
         or _SEARCH_VERB_RE.search(text)
         or _LABEL_FILTER_RE.search(text)
         or NO_LABEL_RE.search(text)
+        or ORDER_RE.search(text)
         or re.search(
             r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b"
             r"|^\s*(?:the\s+)?(?:ones\s+)?(?:labell?ed|tagged)\b",
