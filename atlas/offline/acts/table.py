@@ -48,7 +48,8 @@ _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|t
 _READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
 _SUGGEST_RE = lazy(
     r"\b(?:what|which)\s+labels?\b|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
-    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b",
+    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b"
+    r"|\b(?:how|what)\s+(?:should|would|could)\s+(?:#?\d+|it|this|that)\s+be\s+(?:labell?ed|tagged|triaged|classified)\b",
     re.I,
 )
 _SIMILAR_RE = lazy(
@@ -389,6 +390,8 @@ def _is_search(text: str, vocabulary: Vocabulary) -> bool:
     """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
     if _only_filters(text, vocabulary.labels):
         return True
-    asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5
+    # A state beside a time or an author (`stuff opened before 2021 that's still open`) is a filter, said any way.
+    filtered = bool(_STATE_RE.search(text) and names_people_or_days(text, vocabulary.people))
+    asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5 or filtered
     said, _ = people_and_days(RELATIVE_RE.sub(" ", text), [])  # `this month`, `issues that …`: not a reference
     return wants_search(text, vocabulary.people) and asked and not PRONOUN_RE.search(said)
