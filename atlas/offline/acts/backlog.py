@@ -19,7 +19,7 @@ from atlas.offline.reading.lazy import lazy
 _ISSUES = r"(?:issues?|tickets?|bugs?|reports?|ones|backlog|inbox|queue|prs?)"
 _REASONS = {
     "untriaged": r"untriaged|unlabell?ed|without\s+labels|missing\s+labels|need(?:s|ing)?\s+triage"
-    r"|(?:not|n't|never)\s+(?:yet\s+)?(?:been\s+)?(?:triaged|labell?ed)",
+    r"|(?:not|\w+n't|(?:has|have|is|are|was|were)nt|never)\s+(?:yet\s+)?(?:been\s+)?(?:triaged|labell?ed)",
     "unanswered": r"unanswered|unreplied|no\s+(?:reply|replies|answer|response)"
     r"|nobody\s+(?:has\s+)?(?:answered|replied)",
     "waiting": r"waiting\s+(?:on|for)\s+(?:the\s+)?(?:reporters?|authors?|users?|them)",

@@ -86,7 +86,7 @@ _SEARCH_FILLER = frozenset(
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest recent does mean means still this issue ticket from users user people unresolved resolved
         component components what's whats rn now currently right again also today every each everything stuff things
-        anything something they them those these
+        anything something they them those these thats
         opened filed created reported submitted raised came arrived updated were was been did
         label labels labelled labeled tagged
         """,
@@ -266,8 +266,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     counted = asks_count(text)  # the most hits there are: fewer than that is every match
     if counted:
         text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
-    text = _NOW_RE.sub(" ", text)
-    order, text = order_in(text)
+    order, text = order_in(_NOW_RE.sub(" ", text))
     text, kind_count = (text, None) if counted else _count_before_kind(text)
     text, filters = people_and_days(text, notes, people)
     unlabelled = NO_LABEL_RE.search(text)
