@@ -102,3 +102,11 @@ def test_a_search_has_one_home_the_acts() -> None:
     question = "issues in the cli component that are open"
     assert read_lookups(question).search is None
     assert searches(question) == [{"query": "", "state": "open", "label": "comp:cli"}]
+
+
+@pytest.mark.parametrize(
+    "question", ["anyone complaining about lease timeouts lately?", "has somebody reported anything about lease timeouts"]
+)
+def test_someone_reporting_something_is_a_search_for_it(question: str) -> None:
+    found = searches(question)
+    assert len(found) == 1 and "lease timeouts" in found[0]["query"] and "lately" not in found[0]["query"], found

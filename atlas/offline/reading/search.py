@@ -66,7 +66,7 @@ _TOPIC_BEFORE_RE = lazy(
     r"\b(?:about|mentioning|mentions?|regarding|concerning|involving|containing|matching|referencing)\s+$", re.I
 )
 """`issues about the number of workers`: a `number of` that is the topic searched for, not a count asked."""
-_NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall)\b", re.I)
+_NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|lately|in\s+total|overall)\b", re.I)
 """Words that only say "as things stand": never a topic, never a time span."""
 SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
