@@ -123,3 +123,14 @@ def test_who_closed_a_named_issue_reads_it_and_says_the_closer_is_unknown() -> N
     plan = read_question("who closed #41?")
     assert [(call.name, call.arguments) for call in plan.first_calls()] == [("get_issue", {"issue_id": 41})]
     assert any("does not record who closed" in note for note in plan.notes)
+
+
+def test_the_oldest_of_the_issues_just_counted_is_that_search_sorted_then_read() -> None:
+    plan = read_question("how many open bugs are there and what's the oldest one?")
+    counted, ordered = searches("how many open bugs are there and what's the oldest one?")
+    assert counted["count_only"] is True and "order" not in counted
+    assert ordered["order"] == "oldest" and "count_only" not in ordered
+    assert {key: ordered.get(key) for key in ("state", "label")} == {
+        key: counted.get(key) for key in ("state", "label")
+    }
+    assert plan.later, "the one asked for is read once the search has found it"
