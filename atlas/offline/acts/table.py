@@ -94,8 +94,7 @@ _ONLY_VERB_RE = lazy(
     re.I,
 )
 _ANYTHING_RE = lazy(
-    LEAD
-    + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?)"
+    LEAD + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?)"
     r"|(?:any|some)(?:one|body)\s+(?:else\s+)?(?:been\s+)?(?:complain|report|ask|talk|writ|mention)\w*)"
     r"(?:\s+(?:new|recent))?(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
     r"(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
