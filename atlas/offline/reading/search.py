@@ -136,7 +136,7 @@ class Search:
             return args
         if self.limit:
             args["limit"] = self.limit
-        if self.order:
+        if self.order and (self.query or self.order != "newest"):  # with no words the tool lists the newest
             args["order"] = self.order
         return args
 
