@@ -26,7 +26,7 @@ from atlas.offline.answer.nearest import nearest_requests
 from atlas.offline.lookups.reader import EXPLAIN_RE, read_lookups
 from atlas.offline.plan import Plan, PlannedCall, codes_in, project_examples
 from atlas.offline.reading.entities import issue_refs
-from atlas.offline.reading.frames import split_message
+from atlas.offline.reading.frames import Message, split_message
 from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search
@@ -43,26 +43,17 @@ def read_question(
     *,
     suggest: bool = True,
     earlier: Sequence[int] = (),
+    previous: Sequence[str] = (),
 ) -> Plan:
     """Everything the message asks for; `available`: the tools of the registry (triage reads need theirs);
     `suggest`: when nothing was understood, find the nearest requests that are; `earlier`: the issues the
-    conversation's earlier messages named last (`and the similar ones?`)."""
+    conversation's earlier messages named last (`and the similar ones?`); `previous`: the user's messages before
+    this one, whose search a follow-up narrows or sorts (`and the oldest one?`)."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     message = split_message(plain(question))
     tools = frozenset(available)
-    targets = PLANNER_WORDS | label_words(vocabulary.labels)  # `enhancment` is the project's `enhancement`
-    acts: list[Act] = []
-    context: list[int] = []
-    for request in message.requests:
-        request.text = known_codes(request.text, vocabulary)
-        text = one_list(corrected(spelled_out(request.text), vocabulary.words, targets))
-        act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else None, earlier)
-        if act.explains_before and acts:
-            acts[-1] = Act(Intent.NOTHING, acts[-1].text)
-        acts.append(act)
-        named = _referents(text)
-        if named or act.targets or act.issue_ids:
-            context[:] = named or act.targets or act.issue_ids
+    searched = _last_search(previous, vocabulary, tools)
+    acts = _acts_of(message, vocabulary, tools, earlier, searched)
     lookups = [act.text for act in acts if act.intent is Intent.LOOKUP]
     plan = (
         read_lookups(", ".join(lookups), vocabulary)
@@ -96,6 +87,40 @@ def read_question(
 
         plan.suggestions = nearest_requests(question, vocabulary, understood)
     return plan
+
+
+def _acts_of(
+    message: Message, vocabulary: Vocabulary, tools: frozenset[str], earlier: Sequence[int], before: Act | None
+) -> list[Act]:
+    """Each request's act, in order; `before`: the act a first request follows (the search of the message before)."""
+    targets = PLANNER_WORDS | label_words(vocabulary.labels)  # `enhancment` is the project's `enhancement`
+    acts: list[Act] = []
+    context: list[int] = []
+    for request in message.requests:
+        request.text = known_codes(request.text, vocabulary)
+        text = one_list(corrected(spelled_out(request.text), vocabulary.words, targets))
+        act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else before, earlier)
+        if act.explains_before and acts:
+            acts[-1] = Act(Intent.NOTHING, acts[-1].text)
+        acts.append(act)
+        named = _referents(text)
+        if named or act.targets or act.issue_ids:
+            context[:] = named or act.targets or act.issue_ids
+    return acts
+
+
+def _last_search(previous: Sequence[str], vocabulary: Vocabulary, tools: frozenset[str]) -> Act | None:
+    """The search the user's messages before left standing (`open speech issues`, then `and the oldest one?`):
+    each of them read in turn, a follow-up on the search before it; None when the last one did not search."""
+    before: Act | None = None
+    for message in previous[-FOLLOW_UPS:]:
+        acts = _acts_of(split_message(plain(message)), vocabulary, tools, (), before)
+        before = acts[-1] if acts and acts[-1].search is not None else None
+    return before
+
+
+FOLLOW_UPS = 3
+"""How many of the user's earlier messages a search is followed through."""
 
 
 def one_list(text: str) -> str:

@@ -17,6 +17,8 @@ import pytest
 from atlas.offline.compose import read_question
 from atlas.orbit.issues import SearchArgs, search_issues
 from atlas.orbit.search_order import SORT_KEYS
+from atlas.runtime.toolset import load_registry
+from tests.offline.test_offline import calls_of, respond
 from tests.support.dataset_factory import context, issue, make_dataset
 from tests.support.run import invoke
 
@@ -134,3 +136,26 @@ def test_the_oldest_of_the_issues_just_counted_is_that_search_sorted_then_read()
         key: counted.get(key) for key in ("state", "label")
     }
     assert plan.later, "the one asked for is read once the search has found it"
+
+
+def chat_calls(*messages: str) -> list[tuple[str, dict[str, Any]]]:
+    """The first calls the planner makes for the last of the user's messages, the others said before it."""
+    items: list[dict[str, Any]] = []
+    for message in messages[:-1]:
+        items += [{"role": "user", "content": message}, {"role": "assistant", "content": "(the answer)"}]
+    items.append({"role": "user", "content": messages[-1]})
+    return calls_of(respond(items, load_registry([])))
+
+
+def test_a_chat_follow_up_sorts_and_narrows_the_search_said_before() -> None:
+    first = ("open scheduler bugs",)
+    (ordered,) = [args for name, args in chat_calls(*first, "and the oldest one?") if name == "search_issues"]
+    (before,) = [args for name, args in chat_calls(*first) if name == "search_issues"]
+    assert ordered == {**before, "order": "oldest"}
+    (narrowed,) = chat_calls(*first, "and the oldest one?", "which ones mention cron?")
+    assert narrowed == ("search_issues", {**before, "query": "cron"})
+
+
+def test_a_new_subject_in_a_chat_is_not_narrowed_by_the_search_before() -> None:
+    assert chat_calls("open scheduler bugs", "the oldest closed redis issues")[0][1].get("state") == "closed"
+    assert chat_calls("open scheduler bugs", "show #41") == [("get_issue", {"issue_id": 41})]
