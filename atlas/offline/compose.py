@@ -31,7 +31,7 @@ from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search
 from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
-from atlas.offline.reading.words import PLANNER_WORDS, corrected, label_words, plain, spelled_out
+from atlas.offline.reading.words import corrected, plain, spelled_out
 
 MAX_PASTED_CODES = 2
 
@@ -93,12 +93,11 @@ def _acts_of(
     message: Message, vocabulary: Vocabulary, tools: frozenset[str], earlier: Sequence[int], before: Act | None
 ) -> list[Act]:
     """Each request's act, in order; `before`: the act a first request follows (the search of the message before)."""
-    targets = PLANNER_WORDS | label_words(vocabulary.labels)  # `enhancment` is the project's `enhancement`
     acts: list[Act] = []
     context: list[int] = []
     for request in message.requests:
         request.text = known_codes(request.text, vocabulary)
-        text = one_list(corrected(spelled_out(request.text), vocabulary.words, targets))
+        text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else before, earlier)
         if act.explains_before and acts:
             acts[-1] = Act(Intent.NOTHING, acts[-1].text)

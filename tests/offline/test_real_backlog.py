@@ -100,9 +100,3 @@ def test_the_oldest_open_bug_is_read_from_the_oldest_first_search(project: Path)
         key=lambda i: i["createdAt"],
     )
     assert read["name"] == "get_issue" and read["arguments"] == {"issue_id": oldest["number"]}
-
-
-def test_a_typo_of_one_of_the_project_s_labels_is_that_label(project: Path) -> None:
-    name, arguments = first_call(project, "hw many closed enhancment issues")
-    assert name == "search_issues" and arguments["label"] == "enhancement" and arguments["count_only"] is True
-    assert arguments["state"] == "closed" and not arguments["query"]

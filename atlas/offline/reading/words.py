@@ -91,8 +91,3 @@ def corrected(text: str, known: frozenset[str], targets: Iterable[str] = PLANNER
         return str(best[0]) if best is not None and len(str(best[0])) >= 4 else word
 
     return _WORD_RE.sub(fix, text)
-
-
-def label_words(labels: Iterable[str]) -> frozenset[str]:
-    """The long words of the project's labels (`enhancement`, `streaming`): a typo of one is corrected to it."""
-    return frozenset(word for label in labels for word in re.findall(r"[a-z]{6,}", label.casefold()))
