@@ -43,17 +43,17 @@ def read_question(
     *,
     suggest: bool = True,
     earlier: Sequence[int] = (),
-    previous: str = "",
+    previous: Sequence[str] = (),
 ) -> Plan:
     """Everything the message asks for; `available`: the tools of the registry (triage reads need theirs);
     `suggest`: when nothing was understood, find the nearest requests that are; `earlier`: the issues the
-    conversation's earlier messages named last (`and the similar ones?`); `previous`: the user's message before
-    this one, whose last request this one's first may build on (`and since 2024?` after a search)."""
+    conversation's earlier messages named last (`and the similar ones?`); `previous`: the user's messages before
+    this one, whose search a follow-up narrows or sorts (`and the oldest one?`)."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     message = split_message(plain(question))
     tools = frozenset(available)
-    before = _acts(split_message(plain(previous)), vocabulary, tools, earlier)[-1:] if previous else []
-    acts = _acts(message, vocabulary, tools, earlier, before[0] if before else None)
+    searched = _last_search(previous, vocabulary, tools)
+    acts = _acts_of(message, vocabulary, tools, earlier, searched)
     lookups = [act.text for act in acts if act.intent is Intent.LOOKUP]
     plan = (
         read_lookups(", ".join(lookups), vocabulary)
@@ -89,10 +89,10 @@ def read_question(
     return plan
 
 
-def _acts(
-    message: Message, vocabulary: Vocabulary, tools: frozenset[str], earlier: Sequence[int], before: Act | None = None
+def _acts_of(
+    message: Message, vocabulary: Vocabulary, tools: frozenset[str], earlier: Sequence[int], before: Act | None
 ) -> list[Act]:
-    """What each request of the message does, in order; `before`: the act the first request may build on."""
+    """Each request's act, in order; `before`: the act a first request follows (the search of the message before)."""
     acts: list[Act] = []
     context: list[int] = []
     for request in message.requests:
@@ -106,6 +106,21 @@ def _acts(
         if named or act.targets or act.issue_ids:
             context[:] = named or act.targets or act.issue_ids
     return acts
+
+
+def _last_search(previous: Sequence[str], vocabulary: Vocabulary, tools: frozenset[str]) -> Act | None:
+    """The search or tally the user's messages before left standing (`open speech issues`, then `and the oldest one?`):
+    each of them read in turn, a follow-up on the search before it; None when the last one did not search."""
+    before: Act | None = None
+    for message in previous[-FOLLOW_UPS:]:
+        acts = _acts_of(split_message(plain(message)), vocabulary, tools, (), before)
+        followed = acts and (acts[-1].search is not None or acts[-1].intent is Intent.TALLY)
+        before = acts[-1] if followed else None
+    return before
+
+
+FOLLOW_UPS = 3
+"""How many of the user's earlier messages a search is followed through."""
 
 
 def one_list(text: str) -> str:

@@ -123,7 +123,7 @@ class OfflinePlanner(ModelAdapter):
             with_references(with_ordinals(question, items), earlier),
             available={tool.name for tool in tools},
             earlier=last_named(earlier),
-            previous=earlier[-1] if earlier else "",
+            previous=earlier,
         )
         outcomes, rounds = outcomes_of(turn)
         pending = next_calls(plan, outcomes, [tool.name for tool in tools])

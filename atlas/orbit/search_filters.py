@@ -49,7 +49,7 @@ def search_filters(
         params.append(args.created_before.isoformat())
     for day, compare in ((args.updated_since, ">="), (args.updated_before, "<")):
         if day:
-            where += f" AND {_LAST_ACTIVITY} {compare} ?"
+            where += f" AND {LAST_ACTIVITY} {compare} ?"
             params.append(day.isoformat())
     if args.unlabelled:
         where += " AND NOT EXISTS (SELECT 1 FROM issue_labels il WHERE il.issue_id = i.id)"
@@ -73,7 +73,7 @@ def search_filters(
     return where, params
 
 
-_LAST_ACTIVITY = "max(i.created_at, coalesce((SELECT max(c.created_at) FROM comments c WHERE c.issue_id = i.id), ''))"
+LAST_ACTIVITY = "max(i.created_at, coalesce((SELECT max(c.created_at) FROM comments c WHERE c.issue_id = i.id), ''))"
 """When an issue last moved: its newest comment, else its opening (the data keeps no other update time)."""
 
 

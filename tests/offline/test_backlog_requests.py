@@ -29,6 +29,12 @@ def calls(question: str) -> list[tuple[str, dict[str, Any]]]:
         ("triage the new issues", [("plan_triage", {"untriaged": True, "limit": 10})]),
         ("suggest labels for the untriaged issues", [("plan_triage", {"untriaged": True, "limit": 10})]),
         ("please triage 132 and 135", [("plan_triage", {"issue_ids": [132, 135]})]),
+        ("whats waiting on the reporter", [("list_inbox", {"only": "waiting"})]),
+        ("which open ones haven't been triaged yet?", [("list_inbox", {"only": "untriaged"})]),
+        ("make me a triage plan for whatever is left", [("plan_triage", {"untriaged": True, "limit": 10})]),
+        ("a triage plan for 132 and 135 please", [("plan_triage", {"issue_ids": [132, 135]})]),
+        ("how should #87 be labelled?", [("get_issue", {"issue_id": 87}), ("suggest_labels", {"issue_id": 87})]),
+        ("what would 41 be tagged as", [("get_issue", {"issue_id": 41}), ("suggest_labels", {"issue_id": 41})]),
         ("show #41 and the similar ones", [("get_issue", {"issue_id": 41}), ("find_similar", {"issue_id": 41})]),
     ],
 )

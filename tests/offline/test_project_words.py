@@ -345,7 +345,7 @@ def test_a_topic_with_a_backlog_word_is_a_search_that_keeps_the_topic(flat: Voca
 
 def test_a_request_of_filters_alone_asks_the_one_before_again(flat: Vocabulary) -> None:
     def after(previous: str, question: str) -> list[tuple[str, dict[str, Any]]]:
-        plan = read_question(question, flat, TOOLS, suggest=False, previous=previous)
+        plan = read_question(question, flat, TOOLS, suggest=False, previous=[previous])
         return [(call.name, call.arguments) for call in plan.first_calls()]
 
     assert after("who opened the most bugs?", "and since 2022?") == [

@@ -82,3 +82,21 @@ def test_the_inbox_says_what_the_project_does_not_know(project: Path) -> None:
 def test_an_author_the_export_lost_is_unknown(project: Path) -> None:
     said = ask(project, f"show #{LOST}")["answer"]
     assert "opened by unknown on" in said and "opened by  on" not in said
+
+
+def test_a_doc_asked_for_where_there_are_none_lists_the_docs_and_says_so(project: Path) -> None:
+    answer = ask(project, "where do the docs explain streaming?")
+    assert [call["name"] for call in answer["calls"]] == ["list_docs"]
+    assert "No docs were found" in answer["answer"]
+    assert first_call(project, "open docs issues")[0] == "search_issues"
+
+
+def test_the_oldest_open_bug_is_read_from_the_oldest_first_search(project: Path) -> None:
+    answer = ask(project, "what's the oldest open bug?")
+    search, read = answer["calls"][:2]
+    assert search["name"] == "search_issues" and search["arguments"]["order"] == "oldest"
+    oldest = min(
+        (i for i in ISSUES if i["state"].lower() == "open" and any(x["name"] == "bug" for x in i["labels"])),
+        key=lambda i: i["createdAt"],
+    )
+    assert read["name"] == "get_issue" and read["arguments"] == {"issue_id": oldest["number"]}

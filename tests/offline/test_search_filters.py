@@ -58,6 +58,7 @@ def test_words_that_only_look_like_a_time_are_not_one(words: str) -> None:
     [
         ("Are there any open S1s?", {"state": "open", "label": "severity:S1"}),
         ("open S1s since last Monday", {"state": "open", "label": "severity:S1", "created_since": "2026-11-30"}),
+        ("stuff opened before 2025 that's still open", {"state": "open", "created_before": "2025-01-01"}),
         ("bugs by svetlana-k", {"label": "type:bug", "author": "svetlana-k"}),
         ("issues opened this month", {"created_since": "2026-12-01"}),
         ("what did jlaurent file since March?", {"author": "jlaurent", "created_since": "2026-03-01"}),
@@ -101,3 +102,12 @@ def test_a_search_has_one_home_the_acts() -> None:
     question = "issues in the cli component that are open"
     assert read_lookups(question).search is None
     assert searches(question) == [{"query": "", "state": "open", "label": "comp:cli"}]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["anyone complaining about lease timeouts lately?", "has somebody reported anything about lease timeouts"],
+)
+def test_someone_reporting_something_is_a_search_for_it(question: str) -> None:
+    found = searches(question)
+    assert len(found) == 1 and "lease timeouts" in found[0]["query"] and "lately" not in found[0]["query"], found

@@ -37,7 +37,8 @@ PRONOUN_RE = lazy(
 """Words pointing at an issue named before; `there` only as a place (`post it there`), not in `are there …`."""
 RELATIVE_RE = lazy(
     r"\b(?:issues?|tickets?|bugs?|reports?|ones|requests?|anything|something)\s+(?:that|which)\b(?!\s+(?:one|issue)\b)"
-    r"|\b(?:that|which)\s+(?=(?:are|is|were|was|have|has|had|still|mention|mentions|say|says|cite|cites)\b)",
+    r"|\b(?:that|which)\s+(?=(?:are|is|were|was|have|has|had|still|mention|mentions|say|says|cite|cites)\b)"
+    r"|\bthat'?s\s+(?=(?:still|now|already|open|closed|been)\b)",
     re.I,
 )
 """`issues that mention …`, `… component that are open`: a `that` opening what is said of the issues sought, not one
@@ -60,7 +61,8 @@ class Intent(Enum):
     TALLY = "tally"
     """Issues counted by author, label, state, year or month."""
     DOC = "doc"
-    NEWEST = "newest"
+    ORDERED = "ordered"
+    """Issues in an order said in words: the newest, the oldest, the least recently active …"""
     COUNT = "count"
     SYMPTOM = "symptom"
     SEARCH = "search"

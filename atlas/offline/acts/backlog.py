@@ -18,7 +18,8 @@ from atlas.offline.reading.lazy import lazy
 
 _ISSUES = r"(?:issues?|tickets?|bugs?|reports?|ones|backlog|inbox|queue|prs?)"
 _REASONS = {
-    "untriaged": r"untriaged|unlabell?ed|without\s+labels|missing\s+labels|need(?:s|ing)?\s+triage",
+    "untriaged": r"untriaged|unlabell?ed|without\s+labels|missing\s+labels|need(?:s|ing)?\s+triage"
+    r"|(?:not|\w+n't|(?:has|have|is|are|was|were)nt|never)\s+(?:yet\s+)?(?:been\s+)?(?:triaged|labell?ed)",
     "unanswered": r"unanswered|unreplied|no\s+(?:reply|replies|answer|response)"
     r"|nobody\s+(?:has\s+)?(?:answered|replied)",
     "waiting": r"waiting\s+(?:on|for)\s+(?:the\s+)?(?:reporters?|authors?|users?|them)",
@@ -43,6 +44,8 @@ _PLAN_WORDS_RE = lazy(
     r"(?:new|untriaged|unlabell?ed|open|incoming|latest|recent|remaining)\s+" + _ISSUES + r"\b",
     re.I,
 )
+_PLAN_NOUN_RE = lazy(r"\btriage\s+(?:plan|proposals?)\b|\bplan\s+(?:for\s+|to\s+)?(?:the\s+)?triage\b", re.I)
+"""`make me a triage plan for …`: the plan asked for as a thing, not with the verb."""
 _BACKLOG_RE = lazy(
     r"^\s*(?:the\s+|all\s+|our\s+|my\s+|any\s+)?(?:new|untriaged|unlabell?ed|open|incoming|latest|recent|"
     r"remaining|fresh)?\s*" + _ISSUES + r"\b|^\s*(?:them|everything|it\s+all)\b",
@@ -67,7 +70,9 @@ def backlog_act(text: str, typed: str) -> Act | None:
             return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
         if _BACKLOG_RE.match(triage.group("rest")) or not triage.group("rest").strip(" ?!."):
             return _plan_for_backlog(typed)
-    if _PLAN_WORDS_RE.search(text) and not issue_refs(text):
+    if _PLAN_NOUN_RE.search(text) and (ids := issue_refs(text)):
+        return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
+    if (_PLAN_WORDS_RE.search(text) or _PLAN_NOUN_RE.search(text)) and not issue_refs(text):
         return _plan_for_backlog(typed)
     if issue_refs(text) or names_people_or_days(text):
         return None  # `stale since March`: a search by days says what was asked more exactly
@@ -76,7 +81,7 @@ def backlog_act(text: str, typed: str) -> Act | None:
         reason = None  # `issues about stale leases`: the word is about something else
     if _TOPIC_RE.search(text) and (reason is None or reason.lastgroup == "untriaged"):
         return None  # `anything on caching that's still unlabelled?`: a search keeps the topic, the inbox has none
-    asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
+    asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat(?:s)?\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
     if _NEEDS_ME_RE.search(text) or (reason and asks_issues):
         arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}
         return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])

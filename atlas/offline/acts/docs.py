@@ -96,6 +96,14 @@ def doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | None
         )
         section = topic or section
     if section is None:
-        return None
+        return _docs_listed(text, vocabulary)
     call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
     return Act(Intent.DOC, text, reads=[call])
+
+
+def _docs_listed(text: str, vocabulary: Vocabulary) -> Act | None:
+    """A doc asked for on a project whose data holds none: the list of docs, which says there are none, rather
+    than a search of the issues that would pass for an answer. `open docs issues` asks for issues."""
+    if vocabulary.docs or not DOCS_RE.search(text) or re.search(r"\b(?:issues?|bugs?|tickets?|reports?)\b", text, re.I):
+        return None
+    return Act(Intent.DOC, text, reads=[PlannedCall("list_docs", {})])

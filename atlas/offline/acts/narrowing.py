@@ -13,8 +13,10 @@ import re
 from dataclasses import fields, replace
 
 from atlas.offline.acts.act import Act, Intent
+from atlas.offline.acts.later import Later
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.ordering import order_in
 from atlas.offline.reading.search import Search, asks_count, search_in
 from atlas.offline.reading.vocabulary import Vocabulary
 
@@ -34,6 +36,8 @@ def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) 
         return again
     if before is None or before.search is None:
         return None
+    if again := _ordered_again(text, typed, before.search, vocabulary):
+        return again
     notes: list[str] = []
     said = NARROWING_RE.match(text)
     if said is None:
@@ -64,6 +68,22 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
         return Act(before.intent, typed, search=search, notes=notes)
     call = before.reads[0]
     return Act(Intent.TALLY, typed, reads=[PlannedCall(call.name, {**call.arguments, **said})], notes=notes)
+
+
+def _ordered_again(text: str, typed: str, before: Search, vocabulary: Vocabulary) -> Act | None:
+    """`how many open bugs, and what's the oldest one?`: the issues of the search before, in the order said; the
+    one asked for is read. None when the words name issues of their own (`the oldest closed ones`)."""
+    order, rest = order_in(text)
+    if order is None:
+        return None
+    notes: list[str] = []
+    own = search_in(re.sub(r"\bones?\b", " ", rest, flags=re.I), notes, vocabulary.labels, vocabulary.people)
+    if replace(own, limit=None) != Search():
+        return None
+    act = Act(Intent.ORDERED, typed, search=replace(before, count=False, order=order, limit=own.limit), notes=notes)
+    if re.search(r"\bone\b", text, re.I):
+        act.later.append(Later(read_first_hit=True))
+    return act
 
 
 def within(own: Search, earlier: Search) -> Search:

@@ -32,7 +32,7 @@ from atlas.offline.acts.later import Later
 from atlas.offline.acts.narrowing import narrowed
 from atlas.offline.acts.project_labels import label_list_act
 from atlas.offline.acts.tally import tally_act
-from atlas.offline.acts.unsupported import unsupported
+from atlas.offline.acts.unsupported import CLOSER_RE, unsupported
 from atlas.offline.plan import PlannedCall, codes_in
 from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
 from atlas.offline.reading.entities import LabelRef, action_targets, issue_refs, label_refs
@@ -41,15 +41,16 @@ from atlas.offline.reading.issue_refs import CODE_RE
 from atlas.offline.reading.label_usage import example_label
 from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
-from atlas.offline.reading.search import Search, asks_count, search_in, wants_search
+from atlas.offline.reading.ordering import ORDER_RE
+from atlas.offline.reading.search import asks_count, search_in, wants_search
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
-_NEWEST_RE = lazy(r"\b(?:newest|latest|most\s+recent(?:ly)?|last\s+(?:filed|opened|reported|created))\b", re.I)
 _READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
 _SUGGEST_RE = lazy(
     r"\b(?:what|which)\s+labels?\b|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
-    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b",
+    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b"
+    r"|\b(?:how|what)\s+(?:should|would|could)\s+(?:#?\d+|it|this|that)\s+be\s+(?:labell?ed|tagged|triaged|classified)\b",
     re.I,
 )
 _SIMILAR_RE = lazy(
@@ -94,8 +95,8 @@ _ONLY_VERB_RE = lazy(
     re.I,
 )
 _ANYTHING_RE = lazy(
-    LEAD
-    + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?))"
+    LEAD + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?)"
+    r"|(?:any|some)(?:one|body)\s+(?:else\s+)?(?:been\s+)?(?:complain|report|ask|talk|writ|mention)\w*)"
     r"(?:\s+(?:new|recent))?(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
     r"(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
     re.I,
@@ -223,6 +224,7 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     lambda r: draft_act(r.request, r.text, r.context),
     _comment,
     _labels,
+    lambda r: _lookup(r) if CLOSER_RE.search(r.text) else None,
     lambda r: backlog_act(r.text, r.typed),
     lambda r: None if r.names_issues else tally_act(r.text, r.typed, r.vocabulary, r.tools),
     lambda r: label_list_act(r.text, r.typed, r.names_issues),
@@ -230,8 +232,8 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     lambda r: label_meaning(r.text, r.vocabulary) if MEANING_RE.search(r.text) and not r.names_issues else None,
     _ranking,
     _doc_named,
-    lambda r: _newest(r.text, r.vocabulary.labels) if _NEWEST_RE.search(r.text) and not r.names_issues else None,
     lambda r: narrowed(r.text, r.typed, r.before, r.vocabulary),
+    lambda r: _ordered(r.text, r.vocabulary) if ORDER_RE.search(r.text) and not r.names_issues else None,
     _count,
     _symptom,
     _doc_asked,
@@ -346,17 +348,18 @@ def _triage_read(text: str, context: Sequence[int], tools: frozenset[str], earli
     return act
 
 
-def _newest(text: str, labels: Sequence[str]) -> Act:
+def _ordered(text: str, vocabulary: Vocabulary) -> Act:
+    """`the 3 newest issues about parquet`, `oldest open bug?`: a search sorted as said; one issue asked for
+    (`the oldest open bug`) is read in full after."""
     notes: list[str] = []
-    words = re.sub(LEAD + r"(?:open|show|read|pull\s+up|get|display)\b", " ", text, flags=re.I)
-    search = search_in(words, notes, labels)
+    # `open the oldest bug` asks to read it; `open speech issues, oldest first` asks for open ones.
+    verb = r"(?:show|read|pull\s+up|get|display|open(?=\s+(?:me|up|the|a|an|our|my)\b))\b"
+    words = re.sub(LEAD + verb, " ", text, flags=re.I)
     # The topic stays (`the 3 newest issues about parquet`): without it the newest issues of any topic would pass
     # for an answer.
-    search = Search(
-        query=search.query, state=search.state, label=search.label, labels=search.labels, limit=search.limit
-    )
+    search = search_in(words, notes, vocabulary.labels, vocabulary.people)
     singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I)
-    act = Act(Intent.NEWEST, text, search=search, notes=notes)
+    act = Act(Intent.ORDERED, text, search=search, notes=notes)
     if (singular and _READ_VERB_RE.search(text)) or (singular and not re.search(r"\d", text)):
         act.later.append(Later(read_first_hit=True))
     return act
@@ -389,6 +392,8 @@ def _is_search(text: str, vocabulary: Vocabulary) -> bool:
     """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
     if _only_filters(text, vocabulary.labels):
         return True
-    asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5
+    # A state beside a time or an author (`stuff opened before 2021 that's still open`) is a filter, said any way.
+    filtered = bool(_STATE_RE.search(text) and names_people_or_days(text, vocabulary.people))
+    asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5 or filtered
     said, _ = people_and_days(RELATIVE_RE.sub(" ", text), [])  # `this month`, `issues that …`: not a reference
     return wants_search(text, vocabulary.people) and asked and not PRONOUN_RE.search(said)

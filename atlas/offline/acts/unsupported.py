@@ -2,7 +2,8 @@
 
 Closing, assigning, editing or merging issues (the tracker tools only add and remove labels and post
 comments), ranking people by what the data does not keep (who closed or answered issues), labelling many
-at once. A request that asks only for these is answered by its note; what else it asks is read as usual.
+at once, and who closed an issue (the data keeps who opened each issue, never who closed it). A request that
+asks only for these is answered by its note; what else it asks is read as usual.
 """
 
 from __future__ import annotations
@@ -30,12 +31,31 @@ _WHO_MOST_RE = lazy(
 )
 """Who did what to issues, other than opening them: the data keeps who opened an issue, and the comments' authors
 only as a thread to read."""
+_CLOSE = r"(?:close|closed|resolve|resolved)"
+CLOSER_RE = lazy(
+    rf"\bwho\s+(?:has\s+|had\s+)?{_CLOSE}\b"
+    rf"|\b(?:which|what)\s+(?:(?:\w+\s+)?(?:issues?|bugs?|tickets?|ones?)\s+)?(?:did|has|have|had)\s+@?[\w.-]+\s+{_CLOSE}\b"
+    rf"|\b{_CLOSE}\s+by\s+(?!#|\d|the\b|a\b|an\b)@?[\w.-]+",
+    re.IGNORECASE,
+)
+"""`who closed #41?`, `which issues did lhoestq close?`, `bugs closed by severo`: who closed an issue."""
 _LABEL_MANY_RE = lazy(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
 
 
 def unsupported(text: str, notes: list[str], example: str) -> str:
     """The words with what no tool can do taken out, each said in `notes`; `example`: a label for the example."""
-    return _no_ranking(_no_tracker_verb(text, notes, example), notes)
+    return _no_ranking(_no_tracker_verb(_no_closer(text, notes), notes, example), notes)
+
+
+def _no_closer(text: str, notes: list[str]) -> str:
+    """Who closed an issue: the data does not record it, so no search of the name in the text stands in for it."""
+    if not (match := CLOSER_RE.search(text)):
+        return text
+    notes.append(
+        "The data does not record who closed an issue: it keeps who opened each one, when, and whether it is open or "
+        "closed. I can list closed issues, or the issues someone opened (`closed issues opened by <name>`)."
+    )
+    return text[: match.start()] + " " + text[match.end() :]
 
 
 def _no_ranking(text: str, notes: list[str]) -> str:

@@ -21,6 +21,7 @@ from atlas.offline.reading.issue_refs import KIND_OF_ISSUES
 from atlas.offline.reading.label_usage import files_topic, issues_carrying
 from atlas.offline.reading.labels import LabelHit, label_from_token, labels_in_words, severity_label
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.ordering import ORDER_RE, order_in
 from atlas.offline.reading.people import ProjectPeople
 
 _SEARCH_NOUN_RE = lazy(
@@ -65,7 +66,7 @@ _TOPIC_BEFORE_RE = lazy(
     r"\b(?:about|mentioning|mentions?|regarding|concerning|involving|containing|matching|referencing)\s+$", re.I
 )
 """`issues about the number of workers`: a `number of` that is the topic searched for, not a count asked."""
-_NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall)\b", re.I)
+_NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|lately|in\s+total|overall)\b", re.I)
 """Words that only say "as things stand": never a topic, never a time span."""
 SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
@@ -85,7 +86,7 @@ _SEARCH_FILLER = frozenset(
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest recent does mean means still this issue ticket from users user people unresolved resolved fixed
         component components what's whats rn now currently right again also today every each everything stuff things
-        anything something they them those these
+        anything something they them those these thats
         opened filed created reported submitted raised came arrived updated were was been did
         label labels labelled labeled tagged
         """,
@@ -114,6 +115,8 @@ class Search:
     """Only how many issues match (`how many open bugs?`)."""
     unlabelled: bool = False
     """Only issues with no label at all (`open issues with no label`)."""
+    order: str | None = None
+    """How the hits are sorted (`oldest`, `least_recently_updated`, …: `ordering.py`); None, the tool's default."""
 
     def arguments(self) -> dict[str, Any]:
         args: dict[str, Any] = {"query": self.query or ""}
@@ -130,8 +133,11 @@ class Search:
             args["unlabelled"] = True
         if self.count:
             args["count_only"] = True
-        elif self.limit:
+            return args
+        if self.limit:
             args["limit"] = self.limit
+        if self.order and (self.query or self.order != "newest"):  # with no words the tool lists the newest
+            args["order"] = self.order
         return args
 
 
@@ -260,7 +266,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     counted = asks_count(text)  # the most hits there are: fewer than that is every match
     if counted:
         text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
-    text = _NOW_RE.sub(" ", text)
+    order, text = order_in(_NOW_RE.sub(" ", text))
     text, kind_count = (text, None) if counted else _count_before_kind(text)
     text, filters = people_and_days(text, notes, people)
     unlabelled = NO_LABEL_RE.search(text)
@@ -310,6 +316,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         limit=limit,
         count=bool(counted),
         unlabelled=bool(unlabelled),
+        order=None if counted else order,
         **filters,
     )
 
@@ -378,6 +385,7 @@ def wants_search(text: str, people: ProjectPeople | None = None) -> bool:
         or _SEARCH_VERB_RE.search(text)
         or _LABEL_FILTER_RE.search(text)
         or NO_LABEL_RE.search(text)
+        or ORDER_RE.search(text)
         or re.search(
             r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b"
             r"|^\s*(?:the\s+)?(?:ones\s+)?(?:labell?ed|tagged)\b",

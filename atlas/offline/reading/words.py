@@ -23,6 +23,7 @@ PLANNER_WORDS = frozenset(
         pull tag mark summary summarise summarize details mean meaning question questions feature features
         config configuration broker brokers lease leases scheduling scheduler deployment upgrading upgrade
         troubleshooting workers worker postgres redis core retries memory logging
+        oldest newest latest earliest least most recently updated active commented longest
         """,
     )
 )
@@ -37,6 +38,7 @@ SHORTHAND = {
     "err": "error",
     "u": "you",
     "pls": "please",
+    "hw": "how",
     "plz": "please",
     "w/": "with",
     "w": "with",

@@ -1,0 +1,45 @@
+"""Reading the order a request wants its issues in: the oldest or newest opened, the most or least recently
+active, the most commented. Each is a sort of `search_issues` (its `order`), never words to search for.
+"""
+
+from __future__ import annotations
+
+import re
+
+from atlas.offline.reading.lazy import lazy
+
+_ACTIVE = r"(?:updated|active|touched|changed|moved|commented(?:\s+on)?)"
+_ORDERS: tuple[tuple[str, str], ...] = (
+    # Most specific first: "most recently active" before "most recent", "least recently" before "recently".
+    (
+        "least_recently_updated",
+        rf"\bleast\s+recently\s+{_ACTIVE}|\blongest\s+(?:without|with\s+no)\s+(?:any\s+)?(?:activity|updates?|"
+        rf"comments?|replies)|\b(?:inactive|quiet|untouched|idle)\s+(?:the\s+)?longest|\bstalest\b",
+    ),
+    ("recently_updated", rf"\b(?:most\s+)?recently\s+{_ACTIVE}|\blast\s+{_ACTIVE}|\bmost\s+active\b"),
+    (
+        "most_commented",
+        r"\bmost\s+(?:commented(?:\s+on)?|discussed|debated|replied(?:\s+to)?)|\b(?:with\s+)?(?:the\s+)?most\s+"
+        r"(?:comments|replies|discussion)\b",
+    ),
+    (
+        "oldest",
+        r"\b(?:oldest|earliest)(?:\s+(?:ones?\s+)?first)?\b|\b(?:very\s+)?first\s+ever\b|(?<=open\s)(?:the\s+)?"
+        r"longest\b|\bbeen\s+(?:open|around|sitting)\s+(?:the\s+)?longest\b",
+    ),
+    (
+        "newest",
+        r"\b(?:newest|latest)(?:\s+(?:ones?\s+)?first)?\b|\bmost\s+recent(?:ly\s+(?:opened|filed|reported|created))?"
+        r"\b|\blast\s+(?:filed|opened|reported|created)\b",
+    ),
+)
+ORDER_RE = lazy("|".join(f"(?P<{name}>{pattern})" for name, pattern in _ORDERS), re.IGNORECASE)
+"""Any order said in words; the group that matched names it."""
+
+
+def order_in(text: str) -> tuple[str | None, str]:
+    """The order the words ask for (a `search_issues` order), and the words without it."""
+    found = ORDER_RE.search(text)
+    if found is None or found.lastgroup is None:
+        return None, text
+    return found.lastgroup, text[: found.start()] + " " + text[found.end() :]
