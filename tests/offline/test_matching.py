@@ -205,3 +205,12 @@ def test_a_doc_of_another_dataset_is_known_by_its_id_title_and_headings(tmp_path
     calls = read_question("the prometheus exporter section of the metrics and alerting page", own).first_calls()
     assert calls[0].arguments["doc_id"] == "metrics"
     assert calls[0].arguments["heading"].casefold() == "prometheus exporter"  # the tool matches headings by case
+
+
+def test_a_number_inside_the_topic_is_a_version_not_an_issue() -> None:
+    from atlas.offline.reading.entities import issue_refs
+
+    assert issue_refs("issues mentioning pyarrow 15") == []
+    assert issue_refs("any bugs about python 3 on windows?") == []
+    assert issue_refs("anything about issue 15?") == [15]  # named as an issue
+    assert issue_refs("comment on 41 about the retry fix") == [41]  # the number comes before the topic

@@ -67,6 +67,12 @@ _KIND_OF_ISSUES_AFTER_RE = lazy("^" + KIND_OF_ISSUES, re.I)
 """`3 good first issues`, `5 open bugs`: a number, a few words saying which kind, then issues: a count."""
 _LIKENED_TO_RE = lazy(r"\b(?:similar|related|same|identical|duplicates?|dupes?|dup)\s+(?:to|as|of)\s*$", re.I)
 """`similar to 7394`, `a dup of 41`: what an issue is likened to is an issue, though `to` and `of` precede counts."""
+_IN_TOPIC_RE = lazy(
+    r"\b(?:mentioning|mentions?|about|regarding|concerning|involving|containing|matching|referencing)\s+"
+    r"(?!(?:issues?|tickets?|bugs?|#)\b)(?:[\w.+-]+\s+){1,3}$",
+    re.I,
+)
+"""`issues mentioning pyarrow 15`, `bugs about python 3`: a number inside the topic is a version, not an issue."""
 _YEAR_BEFORE = frozenset({"in", "during", "of"}) | {
     name.lower() for name in (*calendar.month_name, *calendar.month_abbr) if name
 }
@@ -85,7 +91,8 @@ def bare_issue_ids(text: str) -> list[int]:
         likened = _LIKENED_TO_RE.search(text[max(0, match.start() - 40) : match.start()])
         after_text = text[match.end() :]
         counted = _UNIT_AFTER_RE.match(after_text) or _KIND_OF_ISSUES_AFTER_RE.match(after_text)
-        if not likened and ((before and before[0] in _NOT_AN_ID_BEFORE) or counted):
+        topic = _IN_TOPIC_RE.search(text[max(0, match.start() - 60) : match.start()])
+        if not likened and ((before and before[0] in _NOT_AN_ID_BEFORE) or counted or topic):
             continue
         after = re.match(r"\s+([a-z]{4,})\b", text[match.end() :], re.IGNORECASE)
         if after and after.group(1).lower().endswith("s") and after.group(1).lower() not in _NOT_A_COUNT:
