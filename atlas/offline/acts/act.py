@@ -35,6 +35,8 @@ PRONOUN_RE = lazy(
     re.I,
 )
 """Words pointing at an issue named before; `there` only as a place (`post it there`), not in `are there …`."""
+ISSUE_PRONOUN_RE = lazy(r"\b(?:it|its|them|both|that\s+one|this\s+one|this\s+issue)\b", re.I)
+"""Words that mean the issue just named, never a place or a count: `the codes it cites`, `labels for this one`."""
 RELATIVE_RE = lazy(
     r"\b(?:issues?|tickets?|bugs?|reports?|ones|requests?|anything|something)\s+(?:that|which)\b(?!\s+(?:one|issue)\b)"
     r"|\b(?:that|which)\s+(?=(?:are|is|were|was|have|has|had|still|mention|mentions|say|says|cite|cites)\b)"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from atlas.offline.acts.act import Act, Intent
+from atlas.offline.acts.act import ISSUE_PRONOUN_RE, Act, Intent
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.lazy import lazy
 
@@ -18,12 +18,11 @@ _LABEL_LIST_RE = lazy(
     r"|^\W*(?:all\s+)?(?:the\s+)?labels\s*[?.!]*\s*$",
     re.I,
 )
-_ONE_ISSUE_RE = lazy(r"\b(?:it|its|them|both|that\s+one|this\s+one|this\s+issue)\b", re.I)
-"""`which labels do you suggest for it`: about the issue named before, not the project's labels."""
 
 
 def label_list_act(text: str, typed: str, names_issues: bool) -> Act | None:
     """The act when the words ask which labels the project has; None when they ask about one issue's."""
-    if names_issues or not _LABEL_LIST_RE.search(text) or _ONE_ISSUE_RE.search(text):
+    # `which labels fit it` asks about one issue's labels, not the project's.
+    if names_issues or not _LABEL_LIST_RE.search(text) or ISSUE_PRONOUN_RE.search(text):
         return None
     return Act(Intent.LABEL_LIST, typed, reads=[PlannedCall("list_labels", {})])

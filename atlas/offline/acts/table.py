@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from atlas.foundation.label_names import resolve_label
-from atlas.offline.acts.act import LEAD, PRONOUN_RE, QUESTION_RE, RELATIVE_RE, Act, Intent, targets
+from atlas.offline.acts.act import ISSUE_PRONOUN_RE, LEAD, PRONOUN_RE, QUESTION_RE, RELATIVE_RE, Act, Intent, targets
 from atlas.offline.acts.backlog import backlog_act
 from atlas.offline.acts.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help, draft_act
 from atlas.offline.acts.conditions import (
@@ -103,8 +103,6 @@ _ANYTHING_RE = lazy(
 )
 _STATE_RE = lazy(r"\b(?:still\s+)?(?:open|closed)\b", re.I)
 _RANKING_RE = lazy(r"\b(?:most|top|rank(?:ed|ing)?|leaderboard)\b", re.I)
-_ISSUE_PRONOUN_RE = lazy(r"\b(?:it|its|them|both|that\s+one|this\s+one)\b", re.I)
-"""`explain the codes it cites` after `show 41`: a request about the issue named before, not a doc ask."""
 _SEARCHY_RE = lazy(
     LEAD
     + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b"
@@ -180,7 +178,8 @@ def _ranking(r: Reading) -> Act | None:
 
 
 def _about_issue(r: Reading) -> bool:
-    return r.names_issues or bool(r.context and _ISSUE_PRONOUN_RE.search(r.text))
+    # `explain the codes it cites` after `show 41`: about the issue named before, not a doc ask.
+    return r.names_issues or bool(r.context and ISSUE_PRONOUN_RE.search(r.text))
 
 
 def _doc_named(r: Reading) -> Act | None:
