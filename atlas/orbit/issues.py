@@ -17,7 +17,7 @@ from atlas.dataset.read import comments_known, connect
 from atlas.dataset.source import dataset_identity
 from atlas.foundation.errors import ToolError
 from atlas.orbit.db import IssueId, labels_of, no_such_issue
-from atlas.orbit.search_filters import count_matches, data_ends_before, label_overlay, search_filters
+from atlas.orbit.search_filters import count_matches, data_ends_before, filter_conditions
 from atlas.orbit.search_order import Order, order_hint, sorted_hits
 from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
 from atlas.tracker.journal import LabelChanges, MockTracker
@@ -273,12 +273,10 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
     result: dict[str, Any] = {"query": args.query, "hits": []}
     changes = tracker_changes(ctx)
     with connect(ctx.data, ctx.home) as conn:
-        overlay, unknown = label_overlay(conn, [args.label or "", *args.labels], changes)
+        where, params, unknown = filter_conditions(conn, args, [args.label or "", *args.labels], changes)
         if unknown:
             result["hint"] = unknown
             return result
-        labelled = sorted(issue_id for issue_id, change in changes.items() if change.added)
-        where, params = search_filters(args, overlay, labelled_by_atlas=labelled)
         match = " AND ".join(match_terms(terms)) if terms else None
         if args.count_only:
             result["total"] = count_matches(conn, match, where, params)

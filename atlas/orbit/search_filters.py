@@ -109,6 +109,20 @@ def count_matches(conn: sqlite3.Connection, match: str | None, where: str, param
     return int(conn.execute(f"SELECT count(*) {source}", values).fetchone()[0])
 
 
+def filter_conditions(
+    conn: sqlite3.Connection, args: Filters, labels: list[str], changes: dict[int, LabelChanges]
+) -> tuple[str, list[Any], str]:
+    """The conditions of every filter, each label resolved through the project's names and Atlas's own writes; when
+    a label is on no issue, no conditions and the hint that says so (what `search_issues` and `count_issues_by`
+    share)."""
+    overlay, unknown = label_overlay(conn, labels, changes)
+    if unknown:
+        return "", [], unknown
+    labelled = sorted(issue_id for issue_id, change in changes.items() if change.added)
+    where, params = search_filters(args, overlay, labelled_by_atlas=labelled)
+    return where, params, ""
+
+
 def label_overlay(
     conn: sqlite3.Connection, names: list[str], changes: dict[int, LabelChanges]
 ) -> tuple[dict[str, tuple[list[int], list[int]]], str]:

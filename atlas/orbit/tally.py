@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from atlas.dataset.read import connect
 from atlas.orbit.db import labels_of
 from atlas.orbit.issues import ISSUE_TTL_S, READ_TIMEOUT_S, match_terms, search_tags, search_terms, tracker_changes
-from atlas.orbit.search_filters import count_matches, data_ends_before, issues_matching, label_overlay, search_filters
+from atlas.orbit.search_filters import count_matches, data_ends_before, filter_conditions, issues_matching
 from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
 from atlas.tracker.journal import LabelChanges
 
@@ -64,11 +64,9 @@ def count_issues_by(args: TallyArgs, ctx: ToolContext) -> dict[str, Any]:
     changes = tracker_changes(ctx)
     result: dict[str, Any] = {"by": args.by, "groups": []}
     with connect(ctx.data, ctx.home) as conn:
-        overlay, unknown = label_overlay(conn, [args.label or "", *args.labels], changes)
+        where, params, unknown = filter_conditions(conn, args, [args.label or "", *args.labels], changes)
         if unknown:
             return result | {"total": 0, "hint": unknown}
-        labelled = sorted(issue_id for issue_id, change in changes.items() if change.added)
-        where, params = search_filters(args, overlay, labelled_by_atlas=labelled)
         terms = search_terms(args.query)
         match = " AND ".join(match_terms(terms)) if terms else None
         total = count_matches(conn, match, where, params)
