@@ -202,6 +202,9 @@ class SearchArgs(BaseModel):
     labels: list[str] = Field(
         default_factory=list, max_length=5, description="Further labels every hit must also have."
     )
+    any_labels: list[str] = Field(
+        default_factory=list, max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."
+    )
     author: str | None = Field(
         None, max_length=100, description="Only issues opened by this user (their login, e.g. svetlana-k)."
     )
@@ -273,7 +276,9 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
     result: dict[str, Any] = {"query": args.query, "hits": []}
     changes = tracker_changes(ctx)
     with connect(ctx.data, ctx.home) as conn:
-        where, params, unknown = filter_conditions(conn, args, [args.label or "", *args.labels], changes)
+        where, params, unknown = filter_conditions(
+            conn, args, [args.label or "", *args.labels], changes, args.any_labels
+        )
         if unknown:
             result["hint"] = unknown
             return result

@@ -57,20 +57,27 @@ def search_filters(
             where += f" AND i.id NOT IN ({','.join('?' * len(labelled_by_atlas))})"
             params += list(labelled_by_atlas)
     for label, (added, removed) in overlay.items():
-        # A key lookup per candidate: ranking and "newest first" stop early, no id list is built.
-        has = (
-            "EXISTS (SELECT 1 FROM issue_labels il WHERE il.issue_id = i.id AND il.label_id IN"
-            " (SELECT l.id FROM labels l WHERE l.name = ? COLLATE NOCASE))"
-        )
-        params.append(label)
-        if removed:
-            has += f" AND i.id NOT IN ({','.join('?' * len(removed))})"
-            params += removed
-        if added:
-            has = f"({has}) OR i.id IN ({','.join('?' * len(added))})"
-            params += added
+        has, values = has_label(label, added, removed)
         where += f" AND ({has})"
+        params += values
     return where, params
+
+
+def has_label(label: str, added: list[int], removed: list[int]) -> tuple[str, list[Any]]:
+    """The condition that an issue carries `label` as Atlas's own changes left it, and its parameters."""
+    # A key lookup per candidate: ranking and "newest first" stop early, no id list is built.
+    has = (
+        "EXISTS (SELECT 1 FROM issue_labels il WHERE il.issue_id = i.id AND il.label_id IN"
+        " (SELECT l.id FROM labels l WHERE l.name = ? COLLATE NOCASE))"
+    )
+    params: list[Any] = [label]
+    if removed:
+        has += f" AND i.id NOT IN ({','.join('?' * len(removed))})"
+        params += removed
+    if added:
+        has = f"({has}) OR i.id IN ({','.join('?' * len(added))})"
+        params += added
+    return has, params
 
 
 LAST_ACTIVITY = "max(i.created_at, coalesce((SELECT max(c.created_at) FROM comments c WHERE c.issue_id = i.id), ''))"
@@ -110,17 +117,48 @@ def count_matches(conn: sqlite3.Connection, match: str | None, where: str, param
 
 
 def filter_conditions(
-    conn: sqlite3.Connection, args: Filters, labels: list[str], changes: dict[int, LabelChanges]
+    conn: sqlite3.Connection,
+    args: Filters,
+    labels: list[str],
+    changes: dict[int, LabelChanges],
+    any_labels: Sequence[str] = (),
 ) -> tuple[str, list[Any], str]:
     """The conditions of every filter, each label resolved through the project's names and Atlas's own writes; when
     a label is on no issue, no conditions and the hint that says so (what `search_issues` and `count_issues_by`
-    share)."""
+    share). `any_labels`: an issue needs at least one of them; only when none is known is that a hint."""
     overlay, unknown = label_overlay(conn, labels, changes)
     if unknown:
         return "", [], unknown
     labelled = sorted(issue_id for issue_id, change in changes.items() if change.added)
     where, params = search_filters(args, overlay, labelled_by_atlas=labelled)
+    if [name for name in any_labels if unquoted(name)]:
+        either, values, unknown = _any_of(conn, list(any_labels), changes)
+        if unknown:
+            return "", [], unknown
+        where += either
+        params += values
     return where, params, ""
+
+
+def _any_of(conn: sqlite3.Connection, names: list[str], changes: dict[int, LabelChanges]) -> tuple[str, list[Any], str]:
+    """` AND (has one OR has another …)` over the labels that are on some issue, its parameters, and a hint
+    when none of them is."""
+    known: dict[str, tuple[list[int], list[int]]] = {}
+    first_unknown = ""
+    for name in names:
+        overlay, unknown = label_overlay(conn, [name], changes)
+        if unknown:
+            first_unknown = first_unknown or unknown
+        else:
+            known.update(overlay)
+    if not known:
+        return "", [], first_unknown
+    conditions, params = [], list[Any]()
+    for label, (added, removed) in known.items():
+        has, values = has_label(label, added, removed)
+        conditions.append(f"({has})")
+        params += values
+    return f" AND ({' OR '.join(conditions)})", params, ""
 
 
 def label_overlay(

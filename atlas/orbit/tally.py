@@ -41,6 +41,9 @@ class TallyArgs(BaseModel):
     state: Literal["open", "closed"] | None = Field(None, description="Only issues in this state.")
     label: str | None = Field(None, description="Only issues with this label, one of the project's own.")
     labels: list[str] = Field(default_factory=list, max_length=5, description="Further labels each issue must have.")
+    any_labels: list[str] = Field(
+        default_factory=list, max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."
+    )
     author: str | None = Field(None, max_length=100, description="Only issues opened by this user (their login).")
     created_since: date | None = Field(None, description="Only issues opened on or after this day (YYYY-MM-DD).")
     created_before: date | None = Field(None, description="Only issues opened before this day (YYYY-MM-DD).")
@@ -64,7 +67,9 @@ def count_issues_by(args: TallyArgs, ctx: ToolContext) -> dict[str, Any]:
     changes = tracker_changes(ctx)
     result: dict[str, Any] = {"by": args.by, "groups": []}
     with connect(ctx.data, ctx.home) as conn:
-        where, params, unknown = filter_conditions(conn, args, [args.label or "", *args.labels], changes)
+        where, params, unknown = filter_conditions(
+            conn, args, [args.label or "", *args.labels], changes, args.any_labels
+        )
         if unknown:
             return result | {"total": 0, "hint": unknown}
         terms = search_terms(args.query)

@@ -353,3 +353,12 @@ def test_a_date_that_is_not_a_day_is_refused_before_the_tool_runs() -> None:
 
     with pytest.raises(ValidationError):
         SearchArgs(created_since="last monday")  # type: ignore[arg-type]
+
+
+def test_any_of_labels_finds_issues_with_either_label(ctx: ToolContext) -> None:
+    worker = {h["id"] for h in search_issues(SearchArgs(label="comp:worker", limit=20), ctx)["hits"]}
+    core = {h["id"] for h in search_issues(SearchArgs(label="comp:core", limit=20), ctx)["hits"]}
+    either = search_issues(SearchArgs(any_labels=["comp:worker", "core"], limit=20), ctx)
+    assert {h["id"] for h in either["hits"]} == worker | core and worker - core and core - worker
+    both = search_issues(SearchArgs(labels=["comp:worker", "comp:core"], limit=20), ctx)
+    assert {h["id"] for h in both["hits"]} == worker & core

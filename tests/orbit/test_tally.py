@@ -66,3 +66,14 @@ def test_an_unknown_label_or_days_after_the_data_are_said(tmp_path: Path, atlas_
     assert unknown["total"] == 0 and "No issue has the label 'regression'" in unknown["hint"]
     late = count_issues_by(TallyArgs.model_validate({"by": "author", "created_since": "2030-01-01"}), ctx)
     assert late["total"] == 0 and "last activity is on 2024-03-01" in late["note"]
+
+
+def test_any_of_labels_counts_issues_with_at_least_one(tmp_path: Path, atlas_home: Path) -> None:
+    ctx = _project(tmp_path, atlas_home)
+    assert _groups(ctx, by="state", any_labels=["bug", "enhancement"]) == {"open": 2, "closed": 1}
+    assert _groups(ctx, by="author", any_labels=["enhancement", "nonexistent"]) == {"bo": 1}
+    add_label(AddLabelArgs(issue_id=4, label="enhancement"), ctx)
+    assert _groups(ctx, by="author", any_labels=["enhancement"], state="open") == {"bo": 1, "cy": 1}
+    assert _groups(ctx, by="author", label="bug", any_labels=["enhancement"]) == {}
+    neither = count_issues_by(TallyArgs(by="author", any_labels=["regression", "wontfix"]), ctx)
+    assert neither["total"] == 0 and "No issue has the label 'regression'" in neither["hint"]
