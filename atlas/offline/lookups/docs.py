@@ -10,7 +10,7 @@ from atlas.offline.plan import codes_in
 from atlas.offline.reading.issue_refs import CODE_RE
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.pattern_cache import compile_cached
-from atlas.offline.reading.search import strip_quotes
+from atlas.offline.reading.search_labels import strip_quotes
 from atlas.offline.reading.sections import content_words, heading_in, heading_name, section_named
 from atlas.offline.reading.vocabulary import Vocabulary
 

@@ -1,0 +1,185 @@
+"""Reading which labels a search request names, for the offline planner (`search.py`).
+
+A label after a label word (`labelled "dataset request"`), a `prefix:value` token, a label named in words
+(`cli bugs`), or one the project's words mean (`feature requests`); several at once, the most specific first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from atlas.foundation.label_names import label_value, resolve_label, split_label
+from atlas.offline.reading.entities import label_refs
+from atlas.offline.reading.label_usage import files_topic, issues_carrying
+from atlas.offline.reading.labels import LabelHit, labels_in_words
+from atlas.offline.reading.lazy import lazy
+
+_LABEL_LEAD = r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
+LABEL_FILTER_RE = lazy(
+    _LABEL_LEAD + r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?",
+    re.IGNORECASE,
+)
+_NAMED_LABEL_RE = lazy(
+    _LABEL_LEAD + r"(?:(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|(?P<words>[\w.-]+(?:\s+[\w.-]+){0,3}))", re.IGNORECASE
+)
+"""`labelled "dataset request"`, `tagged good first issue`: a label of any spelling after a label word."""
+_BARE_LABEL_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
+_TEXT_LEAD_RE = lazy(r"\W*(?:that\s+)?(?:mention\w*|contain\w*|matching|referencing)\b", re.I)
+"""`which ones mention streaming`: words asked for as text, never read as a label."""
+QUERY_LEAD_RE = lazy(
+    r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
+    r"referencing|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
+    re.IGNORECASE,
+)
+SEARCH_FILLER = frozenset(
+    re.findall(
+        r"\w+",
+        """
+        find search look looking for list show me all any the issues bugs tickets reports ones open closed which
+        what are
+        there please that is get grep of in tracker and or but with can you give how many do we have feature requests
+        latest newest recent does mean means still this issue ticket from users user people unresolved resolved fixed
+        component components what's whats rn now currently right again also today every each everything stuff things
+        anything something they them those these thats
+        opened filed created reported submitted raised came arrived updated were was been did
+        label labels labelled labeled tagged
+        """,
+    )
+)
+"""Words of a search request that are not its topic."""
+_KIND_WORDS = frozenset({"bugs", "feature", "requests"})
+"""Filler words that may still name a kind of issue the project has a label for."""
+
+
+def strip_quotes(text: str) -> str:
+    """`"text"`, `'text'` or `` `text` `` without the quotes."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+        return text[1:-1].strip()
+    return text
+
+
+def named_label(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
+    """A label named after a label word, as the project spells it, and the words left; a quoted name the
+    project does not have is kept as typed (the search then says which labels are near it)."""
+    match = _NAMED_LABEL_RE.search(text)
+    if match is None or not labels:
+        return None, text
+    if match.group("quoted"):
+        name = strip_quotes(match.group("quoted"))
+        label = resolve_label(name, labels) or name
+        return label, text[: match.start()] + " " + text[match.end("quoted") :]
+    words = list(re.finditer(r"[\w.-]+", match.group("words")))
+    for last in reversed(words):  # the longest run of words that names one label: `good first issue`
+        found = resolve_label(match.group("words")[: last.end()], labels)
+        if found:
+            return found, text[: match.start()] + " " + text[match.start("words") + last.end() :]
+    return None, text
+
+
+def word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tuple[str | None, str]:
+    """A label named in words before the topic (`postgres broker issues`, `cli bugs`), and the words left.
+
+    A label all of whose words were named is taken over one named by a distinctive word only
+    (`redis bugs`: the label named `bug`, the word `redis` stays the query); the label on fewer issues leads.
+    """
+    lead = QUERY_LEAD_RE.search(rest)
+    scope = rest[: lead.start()] if lead else rest
+    hits = [hit for hit in labels_in_words(scope, labels) if hit.exact or (not exact and _in_use(labels, hit.label))]
+    if not hits and lead and not _TEXT_LEAD_RE.match(lead.group(0)):  # "what's open on the scheduler": a label
+        topic = lead.group("q").strip().rstrip("?.!")
+        whole = [hit for hit in labels_in_words(topic, labels) if hit.exact and _stands_for_topic(labels, hit.label)]
+        if whole and re.fullmatch(r"(?:the\s+)?[\w -]+", topic) and len(topic.split()) <= 3:
+            return whole[0].label, rest[: lead.start()]
+    if not hits:
+        return None, rest
+
+    def rank(hit: LabelHit) -> tuple[bool, bool, int]:
+        # A label said as it is spelled leads, then the most specific (on fewest issues).
+        return (not hit.exact, not hit.literal, issues_carrying(labels, hit.label))
+
+    best = min(hits, key=rank)
+    if best.exact:
+        rest = rest[: best.start] + " " + rest[best.end :]
+    return best.label, rest
+
+
+IN_USE = 5
+"""A label on fewer issues is not taken for a topic's words: `about arrow` on a project whose `arrow`
+label is on one issue is a search for the word."""
+
+
+def _stands_for_topic(labels: Sequence[str], label: str) -> bool:
+    """`about X`: X is the label only when the project uses it, on enough of the issues that say X."""
+    return _in_use(labels, label) and files_topic(labels, label)
+
+
+def _in_use(labels: Sequence[str], label: str) -> bool:
+    carrying = issues_carrying(labels, label)
+    return carrying == 0 or carrying >= IN_USE  # 0: counts unknown, the label alone decides
+
+
+def bare_label(text: str, labels: Sequence[str]) -> re.Match[str] | None:
+    """A `prefix:value` token whose prefix is one of the project's (`area:cli`; a URL's `https:` is not)."""
+    prefixes = {(split_label(label)[0] or "").casefold() for label in labels} - {""}
+    for found in _BARE_LABEL_RE.finditer(text):
+        if found.group(1).partition(":")[0].casefold() in prefixes:
+            return found
+    return None
+
+
+_KIND_RE = lazy(
+    r"(?:^|\b(?:the|all|any|open|closed|our|of|are|list|show|me|find)\s+)(?P<kind>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"\s*(?:\b(?:issues|ones|tickets|reports)\b|[?.!]*\s*$)",
+    re.IGNORECASE,
+)
+"""`the streaming ones`, `docs issues`, `open feature requests`: the words that say which kind of issue."""
+
+
+def meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
+    """A label the project's words mean (`feature requests`: the label most such issues carry), and the words left."""
+    meaning = getattr(labels, "meaning", None)
+    lead = QUERY_LEAD_RE.search(rest)
+    scope = rest[: lead.start()] if lead else rest
+    found = _KIND_RE.search(scope.strip())
+    if meaning is None or found is None:
+        return None, rest
+    words = [word for word in found.group("kind").split() if word.lower() not in SEARCH_FILLER - _KIND_WORDS]
+    for size in range(len(words), 0, -1):
+        phrase = " ".join(words[-size:])
+        if label := meaning(phrase):
+            # `redis issues` meaning the label with `redis` in its name: the word stays the topic too,
+            # as when a label is named by a word only it has.
+            named = set(re.findall(r"[a-z0-9]+", label.casefold())) & set(re.findall(r"[a-z0-9]+", phrase.lower()))
+            return label, rest if named else re.sub(rf"\b{re.escape(phrase)}\b", " ", rest, count=1)
+    return None, rest
+
+
+def with_kind(chosen: list[str], rest: str, labels: Sequence[str]) -> tuple[list[str], str]:
+    """`feature requests about streaming`: the label a kind's words mean, beside the label named."""
+    if not chosen:
+        return chosen, rest
+    meant, rest_after = meant_label(rest, labels)
+    if meant is None or meant in chosen:
+        return chosen, rest
+    return sorted([*chosen, meant], key=lambda name: issues_carrying(labels, name)), rest_after
+
+
+def more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[list[str], str]:
+    """Every label the words name (the one found first included), the most specific (on fewest issues) first;
+    their words out."""
+    found = [label] if label else []
+    lead = QUERY_LEAD_RE.search(rest)
+    scope = rest[: lead.start()] if lead else rest
+    by_a_word = {(hit.start, hit.label) for hit in labels_in_words(scope, labels) if not hit.exact}
+    for ref in reversed(label_refs(scope, labels, distinctive=True)):
+        rare = (ref.start, ref.label) in by_a_word and not _in_use(labels, ref.label)
+        if ref.known and ref.label not in found and not rare:
+            found.append(ref.label)
+            rest = rest[: ref.start] + " " + rest[ref.end :]
+    if len(found) > 1:
+        for name in found:
+            for word in re.findall(r"[a-z0-9]+", label_value(name).lower()):
+                rest = re.sub(rf"\b{re.escape(word)}s?\b", " ", rest, flags=re.IGNORECASE)
+    return sorted(found, key=lambda name: issues_carrying(labels, name)), rest
