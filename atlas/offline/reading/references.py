@@ -9,7 +9,9 @@ from atlas.offline.reading.lazy import lazy
 
 COMPARE_RE = lazy(r"\b(compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side)\b", re.I)
 _REFERENCE_RE = lazy(
-    r"\b(?:that issue|this issue|the same issue|these issues|those issues|both of them|both|them|its|it)\b", re.I
+    r"\b(?:that issue|this issue|the same issue|these issues|those issues|both of them"
+    r"|both(?!\s+[\w:.-]+\s+and\b)|them|its|it)\b",
+    re.I,
 )
 
 

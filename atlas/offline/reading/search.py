@@ -16,15 +16,18 @@ from typing import Any
 
 from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
 from atlas.offline.reading.issue_refs import KIND_OF_ISSUES
+from atlas.offline.reading.label_usage import issues_carrying
 from atlas.offline.reading.labels import label_from_token, severity_label
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import ORDER_RE, order_in
 from atlas.offline.reading.people import ProjectPeople
 from atlas.offline.reading.search_labels import (
     LABEL_FILTER_RE,
+    LABEL_LIST_RE,
     QUERY_LEAD_RE,
     SEARCH_FILLER,
     bare_label,
+    label_list,
     meant_label,
     more_labels,
     named_label,
@@ -78,6 +81,8 @@ class Search:
     label: str | None = None
     labels: tuple[str, ...] = ()
     """Further labels every hit must have (`open scheduler bugs`: comp:scheduler, then type:bug)."""
+    any_labels: tuple[str, ...] = ()
+    """Labels of which a hit needs one (`tagged docs or question`)."""
     limit: int | None = None
     author: str | None = None
     created_since: str | None = None
@@ -100,6 +105,8 @@ class Search:
             args["label"] = self.label
         if self.labels:
             args["labels"] = list(self.labels)
+        if self.any_labels:
+            args["any_labels"] = list(self.any_labels)
         for name in ("author", "created_since", "created_before", "updated_since", "updated_before"):
             if value := getattr(self, name):
                 args[name] = value
@@ -142,20 +149,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     unlabelled = NO_LABEL_RE.search(text)
     if unlabelled:
         text = text[: unlabelled.start()] + " " + text[unlabelled.end() :]
-    label, rest = named_label(text, labels)
-    label_match = None if label else LABEL_FILTER_RE.search(text)
-    if label_match:
-        label = label_from_token(label_match.group("label"), labels) or label_match.group("label")
-        rest = text[: label_match.start()] + " " + text[label_match.end() :]
-    if label is None and (found := bare_label(rest, labels)):
-        label, rest = found.group(1), rest[: found.start()] + " " + rest[found.end() :]
-    elif label is None and (found := _SEVERITY_RE.search(rest)) and (hit := severity_label(found.group(0), labels)):
-        label, rest = hit.label, rest[: found.start()] + " " + rest[found.end() :]
-    # A label named whole, then one the project's words mean, then one named by a word only it has.
-    for read in (partial(word_label, exact=True), meant_label, word_label):
-        if label is None and labels:
-            label, rest = read(rest, labels)
-    chosen, rest = with_kind(*more_labels(rest, labels, label), labels)
+    chosen, either, rest = _labels_named(text, labels)
     label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
     limit = int(next(n for n in limit_match.groups() if n)) if limit_match and not counted else None
@@ -183,12 +177,37 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         state=_state_in(outside + " " + (query_match.group("q") if query_match else "")[len(query) :]),
         label=label,
         labels=tuple(chosen[1:]),
+        any_labels=either,
         limit=limit,
         count=bool(counted),
         unlabelled=bool(unlabelled),
         order=None if counted else order,
         **filters,
     )
+
+
+def _labels_named(text: str, labels: Sequence[str]) -> tuple[list[str], tuple[str, ...], str]:
+    """The labels every hit must have (the most specific first), those of which one will do (`tagged docs or
+    question`), and the words left."""
+    listed, either, text = label_list(text, labels)
+    if either:
+        return [], tuple(listed), text
+    label, rest = (listed[0], text) if listed else named_label(text, labels)
+    label_match = None if label else LABEL_FILTER_RE.search(text)
+    if label_match:
+        label = label_from_token(label_match.group("label"), labels) or label_match.group("label")
+        rest = text[: label_match.start()] + " " + text[label_match.end() :]
+    if label is None and (found := bare_label(rest, labels)):
+        label, rest = found.group(1), rest[: found.start()] + " " + rest[found.end() :]
+    elif label is None and (found := _SEVERITY_RE.search(rest)) and (hit := severity_label(found.group(0), labels)):
+        label, rest = hit.label, rest[: found.start()] + " " + rest[found.end() :]
+    # A label named whole, then one the project's words mean, then one named by a word only it has.
+    for read in (partial(word_label, exact=True), meant_label, word_label):
+        if label is None and labels:
+            label, rest = read(rest, labels)
+    chosen, rest = with_kind(*more_labels(rest, labels, label), labels)
+    chosen += [name for name in listed if name not in chosen]
+    return sorted(chosen, key=lambda name: issues_carrying(labels, name)), (), rest
 
 
 def _topic_alone(query: str) -> str:
@@ -225,6 +244,7 @@ def wants_search(text: str, people: ProjectPeople | None = None) -> bool:
         or names_people_or_days(text, people)
         or _SEARCH_VERB_RE.search(text)
         or LABEL_FILTER_RE.search(text)
+        or LABEL_LIST_RE.search(text)
         or NO_LABEL_RE.search(text)
         or ORDER_RE.search(text)
         or re.search(

@@ -24,6 +24,13 @@ _NAMED_LABEL_RE = lazy(
     _LABEL_LEAD + r"(?:(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|(?P<words>[\w.-]+(?:\s+[\w.-]+){0,3}))", re.IGNORECASE
 )
 """`labelled "dataset request"`, `tagged good first issue`: a label of any spelling after a label word."""
+_NAME = r"(?:\"[^\"]+\"|'[^']+'|`[^`]+`|[\w.:-]+)"
+LABEL_LIST_RE = lazy(
+    _LABEL_LEAD
+    + rf"(?:both\s+|either\s+)?(?P<names>{_NAME}(?:(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and/or|and|or)\s+){_NAME})+)",
+    re.IGNORECASE,
+)
+"""`labelled bug or enhancement`, `tagged both docs and cli`, `with labels a, b and c`: several labels at once."""
 _BARE_LABEL_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
 _TEXT_LEAD_RE = lazy(r"\W*(?:that\s+)?(?:mention\w*|contain\w*|matching|referencing)\b", re.I)
 """`which ones mention streaming`: words asked for as text, never read as a label."""
@@ -183,3 +190,17 @@ def more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[li
             for word in re.findall(r"[a-z0-9]+", label_value(name).lower()):
                 rest = re.sub(rf"\b{re.escape(word)}s?\b", " ", rest, flags=re.IGNORECASE)
     return sorted(found, key=lambda name: issues_carrying(labels, name)), rest
+
+
+def label_list(text: str, labels: Sequence[str]) -> tuple[list[str], bool, str]:
+    """Several labels named together after a label word, as the project spells them; whether one of them will do
+    (joined by `or`) rather than all; and the words left. Nothing when a name in the list is not a label."""
+    for found in LABEL_LIST_RE.finditer(text):
+        names = [strip_quotes(name) for name in re.findall(_NAME, found.group("names"))]
+        names = [name for name in names if name.lower() not in {"and", "or", "and/or"}]
+        resolved = [resolve_label(name, labels) for name in names]
+        if len(names) > 1 and all(resolved):
+            either = bool(re.search(r"\bor\b", found.group("names"), re.I))
+            chosen = list(dict.fromkeys(label for label in resolved if label))
+            return chosen, either and len(chosen) > 1, text[: found.start()] + " " + text[found.end() :]
+    return [], False, text

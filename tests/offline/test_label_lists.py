@@ -1,0 +1,50 @@
+"""Several labels named at once: one of them will do (`X or Y`), or all of them (`both X and Y`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from atlas.offline.compose import read_question
+from atlas.offline.reading.search_labels import label_list
+
+FLAT = ["bug", "enhancement", "documentation", "question", "good first issue"]
+
+
+def searches(question: str) -> list[dict[str, Any]]:
+    return [call.arguments for call in read_question(question).first_calls() if call.name == "search_issues"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "closed tickets tagged comp:worker or comp:core",
+            {"state": "closed", "any_labels": ["comp:worker", "comp:core"]},
+        ),
+        ("anything labelled worker or scheduler?", {"any_labels": ["comp:worker", "comp:scheduler"]}),
+        ("open issues with labels comp:core, comp:docs or comp:worker", {"state": "open"}),
+    ],
+)
+def test_labels_joined_by_or_are_any_of(question: str, expected: dict[str, Any]) -> None:
+    (args,) = searches(question)
+    assert expected.items() <= args.items()
+    assert "label" not in args and "labels" not in args and len(args["any_labels"]) >= 2
+    assert not args["query"]
+
+
+@pytest.mark.parametrize(
+    "question", ["issues tagged both comp:worker and type:bug", "which ones are labelled type:bug and comp:worker?"]
+)
+def test_labels_joined_by_and_are_all_of(question: str) -> None:
+    (args,) = searches(question)
+    assert {args["label"], *args["labels"]} == {"comp:worker", "type:bug"} and "any_labels" not in args
+
+
+def test_a_list_is_read_only_when_every_name_is_a_label() -> None:
+    assert label_list("open issues labelled Bug or Enhancement", FLAT)[:2] == (["bug", "enhancement"], True)
+    assert label_list("tagged both bug and `good first issue`", FLAT)[:2] == (["bug", "good first issue"], False)
+    assert label_list("labelled bug and opened last week", FLAT)[0] == []
+    assert label_list("tagged bug or bug", FLAT)[:2] == (["bug"], False)
+    assert label_list("issues about bug or enhancement", FLAT)[0] == []
