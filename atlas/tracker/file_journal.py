@@ -72,30 +72,84 @@ class FileJournal:
         self.lock_path = home / f"{ACTIONS_FILE}.lock"
         self.where = clean_line(self.path)
         self.skipped = 0
+        self._identity: tuple[int, int] | None = None
+        """The file (device, inode) the parsed records below came from."""
+        self._offset = 0
+        """How many of its bytes, up to a newline, they were parsed from."""
+        self._records: list[dict[str, Any]] = []
+        self._corrupt = 0
 
     def read(self) -> list[dict[str, Any]]:
-        raw = self._read()
-        if raw is None:
+        """Every whole record, oldest first: only the bytes appended since the last read are parsed."""
+        scan = self._scan()
+        if scan is None:
+            self._forget()
             self.skipped = 0
             return []
-        lines = raw.split(b"\n")
+        lines = scan.split(b"\n")
         # The part after the last newline is a record still being written, or one a crash tore.
         tail = lines.pop()
-        found: list[dict[str, Any]] = []
-        skipped = 1 if tail.strip() else 0
         for line in lines:
             if not line.strip():
                 continue
             record = parse(line)
             if record is None:
-                skipped += 1
+                self._corrupt += 1
             else:
-                found.append(record)
+                self._records.append(record)
+        self._offset += len(scan) - len(tail)
+        skipped = self._corrupt + (1 if tail.strip() else 0)
         self.skipped = skipped
         if skipped and (self.path, skipped) not in _warned:
             _warned.add((self.path, skipped))
             warn(f"skipped {skipped} torn or corrupt line(s) in {self.where}")
-        return found
+        return list(self._records)
+
+    def _forget(self) -> None:
+        """Drop what earlier reads parsed: the next one starts at the file's first byte."""
+        self._identity = None
+        self._offset = 0
+        self._records = []
+        self._corrupt = 0
+
+    def _scan(self) -> bytes | None:
+        """The bytes past what earlier reads parsed (all of them for a new, replaced or shortened file),
+        or None when there is no file yet."""
+        try:
+            fd = statefiles.open_fd(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        except statefiles.UnsafeStateFile as exc:
+            raise refused(exc) from None
+        except OSError as exc:
+            raise PermanentToolError(f"cannot read {self.path}: {exc}") from None
+        try:
+            return self._scan_fd(fd)
+        except statefiles.UnsafeStateFile as exc:
+            raise refused(exc) from None
+        except OSError as exc:
+            raise PermanentToolError(f"cannot read {self.path}: {exc}") from None
+        finally:
+            os.close(fd)
+
+    def _scan_fd(self, fd: int) -> bytes:
+        info = os.fstat(fd)
+        if info.st_size > statefiles.STATE_FILE_LIMIT:
+            raise statefiles.StateFileTooLarge(self.path, statefiles.STATE_FILE_LIMIT)
+        same_file = self._identity == (info.st_dev, info.st_ino) and info.st_size >= self._offset
+        # An append-only file still ends its parsed part with a newline; anything else was rewritten.
+        if not same_file or (self._offset and os.pread(fd, 1, self._offset - 1) != b"\n"):
+            self._forget()
+            self._identity = (info.st_dev, info.st_ino)
+        wanted = info.st_size - self._offset
+        chunks: list[bytes] = []
+        while wanted > 0:
+            chunk = os.pread(fd, wanted, self._offset + sum(map(len, chunks)))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            wanted -= len(chunk)
+        return b"".join(chunks)
 
     def with_key(self, key: str) -> list[dict[str, Any]]:
         """Only lines that can hold the key are parsed."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -95,14 +96,15 @@ def test_get_issue_shows_what_the_tracker_added_in_place(data: Path, atlas_home:
     post_comment(PostCommentArgs(issue_id=41, body="Triaged: duplicate of #7."), context(data, atlas_home, key="k-3"))
     ctx = context(data, atlas_home)
     reads: list[Path] = []
-    read_bytes = statefiles.read_bytes
+    open_fd = statefiles.open_fd
 
-    def counted(path: Path) -> bytes | None:
-        reads.append(path)
-        return read_bytes(path)
+    def counted(path: Path, flags: int, **options: Any) -> int:
+        if flags == os.O_RDONLY:
+            reads.append(path)
+        return open_fd(path, flags, **options)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(statefiles, "read_bytes", counted)
+        patch.setattr(statefiles, "open_fd", counted)
         got = get_issue(IssueArgs(issue_id=41), ctx)
     assert reads.count(atlas_home / "tracker_actions.jsonl") == 1  # one read for labels and comments
     assert got["labels"] == ["comp:core", "severity:S1"]
