@@ -23,23 +23,29 @@ TRIAGE_TIMEOUT_S = 10.0
 """The first call on a new version of the data fits the model (a second or two on Orbit's data, more on a
 large project: `atlas similar N` or `atlas triage` fits and caches it outside any deadline); later calls load it."""
 FIT_IN_CALL_MAX = 500
-"""The most issues a call fits for within TRIAGE_TIMEOUT_S when nothing is kept: Orbit's 150 take about 1.5 s
-and a 3,000-issue project about 50 s, so past this a call that would fit says so at once instead of timing out."""
+"""The most issues a call fits the triage model for within TRIAGE_TIMEOUT_S when none is kept: Orbit's 150 take
+about 1.5 s and a 3,000-issue project a minute or more, so past this a call that would fit says so at once."""
+INDEX_IN_CALL_MAX = 4_000
+"""The most issues a call builds the similarity index for within TRIAGE_TIMEOUT_S when none is kept: 3,019 real
+issues take about 4 s on 2 busy cores, so a project that size gets its similar issues on the first ask."""
 
 
 def require_kept(project: Project, command: str, *, model: bool = True, index: bool = True) -> None:
     """Raises, with the command that builds them, when a large project's model or index would be built
     within this call: such a build outlasts the call's time, and the work would be lost with it."""
     count = project.corpus.count()
-    if count <= FIT_IN_CALL_MAX or project.kept(model=model, index=index):
+    model = model and count > FIT_IN_CALL_MAX
+    index = index and count > INDEX_IN_CALL_MAX
+    if not (model or index) or project.kept(model=model, index=index):
         return
     both = model and index
     what = "triage model and similarity index are" if both else "triage model is" if model else "similarity index is"
     them = "them" if both else "it"
+    how_long = "a minute or more" if model else "a few seconds per thousand issues"
     raise PermanentToolError(
         f"this project's {what} not built for the current data yet, and building {them} for {count:,} issues "
         f"takes longer than one call may ({TRIAGE_TIMEOUT_S:g} s): run `{command}` once (it builds and keeps {them}, "
-        "a minute or two), then ask again",
+        f"{how_long}), then ask again",
         hint="Tell the user the command to run first; do not retry this call now.",
     )
 

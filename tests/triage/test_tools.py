@@ -103,6 +103,7 @@ def test_on_a_large_project_a_call_that_would_fit_names_the_command_that_does(
 
     # The bundled data counts as large here: a fit of it would outlast the call.
     monkeypatch.setattr(atlas.triage.tools, "FIT_IN_CALL_MAX", 10)
+    monkeypatch.setattr(atlas.triage.tools, "INDEX_IN_CALL_MAX", 10)
     calls: list[dict[str, object]] = [
         {"name": "find_similar", "arguments": {"issue_id": 145}},
         {"name": "suggest_labels", "arguments": {"issue_id": 135}},
@@ -117,3 +118,23 @@ def test_on_a_large_project_a_call_that_would_fit_names_the_command_that_does(
     # Once built and kept (as the named commands leave it), the same calls answer.
     kept = run_calls(seed_fitted(fitted_home, tmp_path / "kept-home"), calls)
     assert [envelope["ok"] for envelope in kept] == [True, True, True]
+
+
+def test_a_project_too_large_to_fit_in_a_call_still_gets_its_similar_issues_built_in_the_call(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import atlas.triage.tools
+
+    # The index is cheap next to the model: a project past the model's limit but within the index's gets
+    # find_similar on its first ask, and only the model's proposals name the command that fits it.
+    monkeypatch.setattr(atlas.triage.tools, "FIT_IN_CALL_MAX", 10)
+    calls: list[dict[str, object]] = [
+        {"name": "find_similar", "arguments": {"issue_id": 145}},
+        {"name": "suggest_labels", "arguments": {"issue_id": 135}},
+    ]
+    similar, labels = run_calls(tmp_path / "cold-home", calls)
+    assert similar["ok"] and similar["data"]["similar"]
+    assert labels["error"]["kind"] == "permanent"
+    message = str(labels["error"]["message"])
+    assert "triage model is not built" in message and "a minute or more" in message
+    assert list((tmp_path / "cold-home").glob("triage/index-*.npz"))  # kept for the next call
