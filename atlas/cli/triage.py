@@ -15,7 +15,7 @@ def register_triage(app: typer.Typer) -> None:
         epilog=examples("atlas inbox", "atlas inbox --only untriaged", "atlas inbox --json | jq .id"),
     )(inbox)
     app.command(
-        short_help="Issues like #N: score and what they share; open first, closed marked.",
+        short_help='Issues like #N, best first: score, state and what they share; "nothing close" when none is.',
         epilog=examples("atlas similar 109", "atlas similar 109 --json"),
     )(similar)
     app.command(

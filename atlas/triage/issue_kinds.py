@@ -50,9 +50,10 @@ _SPAN = re.compile(r"`[^`\n]{3,}`")
 """An inline code span: two of them show a command and what it printed."""
 _INDENTED = re.compile(r"(?:^(?: {4}|\t)\S.*\n?){2,}", re.M)
 _ASKS = re.compile(
-    r"^\W*(?:how|why|what|which|where|when|(?:is|are|can|could|does|do|did|should|would)(?!\s+not\b)(?!['’]))\b",
+    r"^\W*(?:\[[\w\s/-]{1,20}\]\W*)*(?:question\b|how|why|what|which|where|when|(?:is|are|can|could|does|do|did|should|would)(?!\s+not\b)(?!['’]))\b",
     re.I,
 )
+"""A title that asks: a question word first, after any short `[tag]` (`[Question] how to …`, `Question: …`)."""
 _FAILS = re.compile(
     r"\b(?:error\w*|fail\w*|crash\w*|exception\w*|traceback|broken|hang\w*|freez\w*|unable\s+to|cannot|can['’]?t"
     r"|(?:is|are|does|do)(?:\s+not|n['’]?t)\s+work\w*|not\s+working)\b",

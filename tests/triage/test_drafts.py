@@ -188,6 +188,16 @@ def test_the_kind_from_the_text_alone() -> None:
     assert kind_from_text(filled, FORM) is None
 
 
+def test_a_title_tagged_as_a_question_asks_and_a_bracketed_error_does_not() -> None:
+    failing = "It fails with an error"
+    assert kind_from_text(report("[Question] Using a local dataset", failing)) == QUESTION
+    assert kind_from_text(report("Question - loading sign language sets", failing)) == QUESTION
+    assert kind_from_text(report("[Help wanted] how to cache a split", failing)) == QUESTION
+    assert kind_from_text(report("[TypeError: Couldn't cast array] Can only load a subset", failing)) == BUG
+    assert kind_from_text(report("Questionable cache keys", failing)) == BUG
+    assert kind_from_text(report("[Feature] Add zstd", "It would help.")) == "request"
+
+
 def test_a_group_of_components_is_no_kind_group(tmp_path: Path) -> None:
     target = tmp_path / "rails-data"
     export = FIXTURES / "component-labels-issues.json"
