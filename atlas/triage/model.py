@@ -222,14 +222,14 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
         sublinear_tf=True, min_df=2, max_features=CHAR_VOCAB_MAX, dtype=np.float32, **CHAR_OPTIONS
     )
     parts: list[Part] = [(vectorizer, None), (char_vectorizer, CHAR_TEXT)]
-    learnt(parts[:1], sample)
+    first = learnt(parts[:1], sample)
     try:
-        learnt(parts[1:], sample)
+        first += learnt(parts[1:], sample)
     except ValueError:  # too few issues for any n-gram to occur twice
         parts = parts[:1]
     # float32 rows made in chunks over vocabularies of a bounded sample: the fit's memory stays bounded.
-    x = stacked_rows(parts, texts)
-    del texts, sample
+    x = stacked_rows(parts, texts, first=first)
+    del texts, sample, first
     has_chars = len(parts) == 2
     models = [m for m in (_fit_group(x, chosen, group, c) for group in groups) if m is not None]
     return TextModel(

@@ -3,8 +3,9 @@
 scikit-learn's `fit_transform` holds every term occurrence of every text at once (as Python lists,
 then int64 arrays, then the matrix) before it prunes the vocabulary: at 20,000 issues of character
 n-grams that was most of the fit's memory. Here the vectorizers learn their vocabularies and idf
-from the newest `VOCAB_SAMPLE` texts, every text is then transformed `CHUNK` at a time, and the
-chunks are copied into one matrix, each freed once copied.
+from the newest `VOCAB_SAMPLE` texts, keeping those texts' rows (the fit counts their terms anyway:
+counted again, they were a fifth of a small project's fit), every older text is then transformed
+`CHUNK` at a time, and the chunks are copied into one matrix, each freed once copied.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ CHUNK = 1_000
 
 
 class Vectorizer(Protocol):
-    def fit(self, texts: list[str]) -> object: ...
+    def fit_transform(self, texts: list[str]) -> sparse.spmatrix: ...
 
     def transform(self, texts: list[str]) -> sparse.spmatrix: ...
 
@@ -30,16 +31,19 @@ Part = tuple[Vectorizer, int | None]
 """A vectorizer and the characters of each text it reads (None: all)."""
 
 
-def learnt(parts: Sequence[Part], texts: list[str], sample: int = VOCAB_SAMPLE) -> None:
-    """Each vectorizer's vocabulary and idf, from the first `sample` texts (the newest)."""
-    for vectorizer, limit in parts:
-        vectorizer.fit([text[:limit] for text in texts[:sample]])
+def learnt(parts: Sequence[Part], texts: list[str], sample: int = VOCAB_SAMPLE) -> list[sparse.spmatrix]:
+    """Each vectorizer's vocabulary and idf, from the first `sample` texts (the newest), and each one's
+    rows of those texts."""
+    return [vectorizer.fit_transform([text[:limit] for text in texts[:sample]]) for vectorizer, limit in parts]
 
 
-def stacked_rows(parts: Sequence[Part], texts: list[str], chunk: int = CHUNK) -> sparse.csr_matrix:
-    """Every text's rows of all parts side by side, float32, made `chunk` texts at a time."""
-    chunks = []
-    for start in range(0, len(texts), chunk):
+def stacked_rows(
+    parts: Sequence[Part], texts: list[str], chunk: int = CHUNK, first: Sequence[sparse.spmatrix] = ()
+) -> sparse.csr_matrix:
+    """Every text's rows of all parts side by side, float32, made `chunk` texts at a time after the
+    rows of the first texts already made (`first`: each part's, as `learnt` gives them)."""
+    chunks = [sparse.csr_matrix(sparse.hstack(first, format="csr"), dtype=np.float32)] if first else []
+    for start in range(first[0].shape[0] if first else 0, len(texts), chunk):
         piece = texts[start : start + chunk]
         blocks = [vectorizer.transform([text[:limit] for text in piece]) for vectorizer, limit in parts]
         chunks.append(sparse.csr_matrix(sparse.hstack(blocks, format="csr"), dtype=np.float32))

@@ -122,12 +122,12 @@ def test_a_report_through_a_form_that_asks_no_version_is_not_asked_for_one(proje
 
 
 def test_a_report_through_a_form_that_asks_no_version_is_still_asked_for_the_error(
-    project: Path, tmp_path: Path
+    project: Path, triaged: Path
 ) -> None:
-    opened = Project.open(project, tmp_path)
+    opened = Project.open(project, triaged)
     report = opened.corpus.many([VIEWER_WITHOUT_ERROR])[VIEWER_WITHOUT_ERROR]
     assert form_of(report.body) in habits_of(opened).without_version and not carries(report).log
-    said = drafts(project, tmp_path, VIEWER_WITHOUT_ERROR, 4840)
+    said = drafts(project, triaged, VIEWER_WITHOUT_ERROR, 4840)
     assert LOG_WANTED in said[VIEWER_WITHOUT_ERROR] and VERSION_WANTED not in said[VIEWER_WITHOUT_ERROR]
     assert LOG_WANTED not in said.get(4840, "")  # it quotes the page's error
 
