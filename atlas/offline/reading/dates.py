@@ -70,12 +70,15 @@ _EVENT = r"(?:opened|filed|reported|created|raised|submitted|posted|logged|came\
 _VAGUE_RE = lazy(
     rf"\b{_EVENT}\s+(?:(?:here|in|on|to|the|tracker|repo|this|project|again)\s+){{0,3}}{_VAGUE.format(1)}\b"
     rf"|\b(?P<before>recently|newly)\s+(?:been\s+)?{_EVENT}\b"
-    r"|\b(?:issues|bugs|tickets|reports|requests|anything|something|any\s+[\w-]+|about|regarding|mentioning)\b"
-    rf"[^.?!]*?\b{_VAGUE.format(2)}\s*[?.!]*\s*$",
+    rf"|\b{_VAGUE.format(2)}\s*[?.!]*\s*$",
     re.I,
 )
-"""`bugs opened recently`, `recently filed issues`, `any crashes lately?`, `anything about streaming lately?`: a time
-with no number said of the issues sought."""
+"""`bugs opened recently`, `recently filed issues`, `any crashes lately?`: a time with no number said of the issues
+sought, by its verb, or at the end of a sentence about them (`_SOUGHT_RE`)."""
+_SOUGHT_RE = lazy(
+    r"\b(?:issues|bugs|tickets|reports|requests|anything|something|any\s+[\w-]+|about|regarding|mentioning)\b", re.I
+)
+"""`any crashes lately?`, `anything about streaming lately?`: what says a sentence ending in `lately` seeks issues."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,8 @@ def _vague_span(text: str, now: date) -> Span | None:
         return None
     group = next(name for name in ("vague1", "before", "vague2") if match.group(name))
     start, end = match.span(group)
+    if group == "vague2" and not _SOUGHT_RE.search(re.split(r"[.?!]", text[:start])[-1]):
+        return None  # `has anyone hit this lately?`: said of something else
     activity = bool(_ACTIVITY_RE.search(text))
     return Span(now - timedelta(days=RECENT_DAYS), None, activity, start, end, match.group(group), vague=True)
 
