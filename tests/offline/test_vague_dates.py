@@ -85,3 +85,12 @@ def test_the_answer_on_orbit_says_which_days_it_took() -> None:
     rounds, answer = run_to_answer("bugs opened recently", load_registry([]))
     assert rounds[0] == [("search_issues", {"query": "", "label": "type:bug", "created_since": WINDOW})]
     assert f"“recently” is read as the last {RECENT_DAYS} days: issues opened since {WINDOW}" in answer
+
+
+def test_a_long_text_with_no_sentence_end_is_read_in_linear_time() -> None:
+    import time
+
+    prose = ("the worker loses its lease and jobs run twice on issues " * 900)[:50_000]
+    started = time.perf_counter()
+    assert span_in(prose + " lately", SATURDAY) is not None and span_in(prose, SATURDAY) is None
+    assert time.perf_counter() - started < 1.0  # a pattern rescanning the text from each issue word took seconds
