@@ -32,6 +32,7 @@ from atlas.offline.reading.search_labels import (
     more_labels,
     named_label,
     strip_quotes,
+    typo_labels,
     with_kind,
     word_label,
 )
@@ -153,6 +154,10 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     if unlabelled:
         text = text[: unlabelled.start()] + " " + text[unlabelled.end() :]
     chosen, either, rest = _labels_named(text, labels)
+    chosen, rest, taken = (chosen, rest, []) if either else typo_labels(chosen, rest, labels)
+    notes += [
+        f"This project has no label “{said}”: I took `{label}`, the nearest of its labels." for said, label in taken
+    ]
     label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
     limit = int(next(n for n in limit_match.groups() if n)) if limit_match and not counted else None
