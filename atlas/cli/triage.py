@@ -41,14 +41,21 @@ def inbox(
     only: str | None = typer.Option(
         None, "--only", metavar="WHY", help="Only issues with this reason: untriaged, unanswered, waiting, new, stale."
     ),
+    order: str = typer.Option(
+        "urgent", "--order", metavar="ORDER", help="urgent (most severe, then oldest), newest or oldest opened first."
+    ),
 ) -> None:
     """The open issues that need a maintainer, most severe first, then oldest. Nothing is changed."""
     from atlas.commands import guarded
     from atlas.commands.inbox import REASONS, run_inbox
+    from atlas.triage.inbox_order import INBOX_ORDERS
 
     if only is not None and only not in REASONS:
         raise typer.BadParameter(f"{only!r} is not one of {', '.join(REASONS)}", param_hint="--only")
-    guarded(lambda: run_inbox(as_json=as_json, limit=limit, only=only), state=True)
+    chosen = next((known for known in INBOX_ORDERS if known == order), None)
+    if chosen is None:
+        raise typer.BadParameter(f"{order!r} is not one of {', '.join(INBOX_ORDERS)}", param_hint="--order")
+    guarded(lambda: run_inbox(as_json=as_json, limit=limit, only=only, order=chosen), state=True)
 
 
 def similar(

@@ -1,4 +1,5 @@
-"""`atlas inbox`: the open issues that need a maintainer, most severe first (unknown after the worst), then oldest."""
+"""`atlas inbox`: the open issues that need a maintainer, most severe first (unknown after the worst), then oldest;
+or by the date opened (`--order newest`, `--order oldest`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from atlas.foundation.config import atlas_home, data_dir
 from atlas.foundation.errors import AtlasError, ToolError
 from atlas.foundation.notices import warn
 from atlas.triage.groups import no_groups_note
+from atlas.triage.inbox_order import InboxOrder
 from atlas.triage.memory import last_seen, remember_seen
 from atlas.triage.own_writes import commented_through_atlas
 from atlas.triage.project import Project
@@ -34,13 +36,13 @@ def _all_clear(only: str | None, known: bool) -> str:
 REASONS = ("untriaged", "unanswered", "waiting", "new", "stale")
 
 
-def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None) -> None:
+def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None, order: InboxOrder = "urgent") -> None:
     data, home = data_dir(), atlas_home()
     try:
         project = Project.open(data, home)
         identity = project.corpus.identity()
         seen = last_seen(home, identity)
-        found = inbox_items(project, seen_until=seen, commented=commented_through_atlas(project))
+        found = inbox_items(project, seen_until=seen, commented=commented_through_atlas(project), order=order)
         newest = max((issue.created_at for issue in project.corpus.newest(1)), default="")
     except ToolError as exc:
         raise AtlasError(str(exc)) from None

@@ -93,3 +93,27 @@ def alternatives(name: str, labels: Sequence[str], *, listed: bool = True) -> st
         guess = f"did you mean {' or '.join(repr(label) for label in near)}?"
         return f"{guess} Its labels: {shown}{more}" if listed else guess
     return f"its labels: {shown}{more}"
+
+
+def typo_edits(name: str) -> int:
+    """How many edits (a letter added, dropped, changed, or two swapped) a typo of `name` may hold."""
+    return 1 if len(label_key(name)) <= 5 else 2
+
+
+def closest_label(name: str, labels: Sequence[str]) -> str | None:
+    """The label `name` is a small typo of (`enhancment`, `bgu` for `bug` or `type:bug`): the nearest of
+    `similar_labels`, when it is within `typo_edits` of the label or of its value and no other label is as
+    near; None when none is, or two are (the name is then no label, as before)."""
+    key = label_key(name)
+    near = similar_labels(name, labels, limit=1)
+    if len(key) < 3 or not near:
+        return None
+    from rapidfuzz.distance import OSA  # only for a name the project lacks
+
+    def edits(label: str) -> int:
+        return min(OSA.distance(key, label_key(form)) for form in (label, label_value(label)) if label_key(form))
+
+    by_label = {label: edits(label) for label in labels}
+    best = by_label[near[0]]
+    rivals = [label for label, distance in by_label.items() if distance <= best and label != near[0]]
+    return near[0] if best <= typo_edits(name) and not rivals else None

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from atlas.orbit.db import IssueId
 from atlas.orbit.issues import ISSUE_TTL_S, search_tags
 from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
+from atlas.triage.inbox_order import InboxOrder
 from atlas.triage.tools import TRIAGE_TIMEOUT_S, require_kept
 
 Reason = Literal["untriaged", "unanswered", "waiting", "new", "stale"]
@@ -21,7 +22,11 @@ class InboxArgs(BaseModel):
     model_config = ARGS_CONFIG
 
     only: Reason | None = Field(None, description="Only issues listed for this reason.")
-    limit: int = Field(20, ge=1, le=50, description="The most issues to return (1-50), most urgent first.")
+    limit: int = Field(20, ge=1, le=50, description="The most issues to return (1-50), first in `order`.")
+    order: InboxOrder = Field(
+        "urgent",
+        description="urgent: the most severe first, then the oldest; newest or oldest: by the date opened alone.",
+    )
 
 
 class TriageArgs(BaseModel):
@@ -46,7 +51,8 @@ def _plan_sources(args: Any, data: Any) -> list[str]:
 def list_inbox(args: InboxArgs, ctx: ToolContext) -> dict[str, Any]:
     """The open issues that need a maintainer and why (untriaged: a label group missing; unanswered; waiting on
     the reporter; new since the last `atlas inbox`; stale: no activity for a while), most severe first, then
-    oldest. `counts` says how many there are for each reason."""
+    oldest, unless `order` asks for the newest or the oldest opened first. `counts` says how many there are
+    for each reason."""
     from atlas.triage.memory import last_seen
     from atlas.triage.own_writes import commented_through_atlas
     from atlas.triage.project import project_for
@@ -56,9 +62,8 @@ def list_inbox(args: InboxArgs, ctx: ToolContext) -> dict[str, Any]:
     known = project.corpus.comments_known()
     if args.only in THREAD_REASONS and not known:  # unknown, not zero: the data cannot say who is waiting
         return {"total": None, "counts": {}, "issues": [], "comments_known": False, "note": COMMENTS_UNKNOWN}
-    items = inbox(
-        project, seen_until=last_seen(ctx.home, project.corpus.identity()), commented=commented_through_atlas(project)
-    )
+    seen = last_seen(ctx.home, project.corpus.identity())
+    items = inbox(project, seen_until=seen, commented=commented_through_atlas(project), order=args.order)
     counts: dict[str, int] = {}
     for item in items:
         for reason in item.reasons:

@@ -1,4 +1,5 @@
-"""The inbox's order, read from the open issues' labels and dates alone: most severe first, then oldest.
+"""The inbox's order, read from the open issues' labels and dates alone: most severe first, then oldest
+(`urgent`, the usual one), or by date alone when asked: the newest or the oldest opened first.
 
 An issue's place depends on nothing else, so the order of every open issue costs one read of two
 small columns and their labels, kept in the state folder until the labels change (`label_cache`),
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
+from typing import Literal
 
 from atlas.dataset.read import connect
 from atlas.triage import label_cache
@@ -31,6 +33,10 @@ _OPEN_WITH_LABELS = (
     " FROM issues i WHERE i.state = 'open' ORDER BY i.created_at DESC, i.id DESC LIMIT ?"
 )
 """Each open issue's labels as one JSON array: SQLite groups them, and a label may hold any character."""
+
+_OPEN_BY_DATE = "SELECT i.id FROM issues i WHERE i.state = 'open' ORDER BY i.created_at {way}, i.id {way} LIMIT ?"
+InboxOrder = Literal["urgent", "newest", "oldest"]
+INBOX_ORDERS: tuple[InboxOrder, ...] = ("urgent", "newest", "oldest")
 
 SeverityOf = Callable[[Iterable[str]], Severity]
 
@@ -59,6 +65,14 @@ def open_in_order(project: Project, severity: SeverityOf) -> list[int]:
         if key:
             label_cache.save_order(home, key, kept)
     return kept
+
+
+def open_by_date(project: Project, *, newest: bool) -> list[int]:
+    """The open issues' ids by the date they were opened, the newest or the oldest first (then by id)."""
+    corpus = project.corpus
+    with connect(corpus.data, corpus.home) as conn:
+        rows = conn.execute(_OPEN_BY_DATE.format(way="DESC" if newest else "ASC"), (OPEN_MAX,)).fetchall()
+    return [issue_id for (issue_id,) in rows]
 
 
 def read_order(project: Project, severity: SeverityOf) -> list[int]:

@@ -16,7 +16,7 @@ from datetime import datetime
 from atlas.triage.corpus import Issue, Thread
 from atlas.triage.groups import missing_groups
 from atlas.triage.inbox_order import OPEN_MAX as OPEN_MAX
-from atlas.triage.inbox_order import open_in_order, pages, severity_judge
+from atlas.triage.inbox_order import InboxOrder, open_by_date, open_in_order, pages, severity_judge
 from atlas.triage.project import Project
 from atlas.triage.severity import Severity
 
@@ -90,19 +90,24 @@ def reasons_for(project: Project, issue: Issue, thread: Thread | None, now: str,
     return found
 
 
-def inbox(project: Project, *, seen_until: str | None, commented: set[int] | None = None) -> list[InboxItem]:
+def inbox(
+    project: Project, *, seen_until: str | None, commented: set[int] | None = None, order: InboxOrder = "urgent"
+) -> list[InboxItem]:
     """Every open issue with a reason to look at it: the most severe first (an unknown severity right after
-    the known worst), then the oldest."""
-    return list(inbox_items(project, seen_until=seen_until, commented=commented))
+    the known worst), then the oldest; or, by `order`, the newest or the oldest opened first."""
+    return list(inbox_items(project, seen_until=seen_until, commented=commented, order=order))
 
 
-def inbox_items(project: Project, *, seen_until: str | None, commented: set[int] | None = None) -> Iterator[InboxItem]:
+def inbox_items(
+    project: Project, *, seen_until: str | None, commented: set[int] | None = None, order: InboxOrder = "urgent"
+) -> Iterator[InboxItem]:
     """`inbox`, one item at a time: the order comes from labels and dates (`inbox_order`), and an issue's
     reasons are worked out only when the reader gets to it."""
     now = project.corpus.newest_activity()
     severity = severity_judge(project.groups)
     known = project.corpus.comments_known()
-    for ids in pages(open_in_order(project, severity)):
+    ordered = open_in_order(project, severity) if order == "urgent" else open_by_date(project, newest=order == "newest")
+    for ids in pages(ordered):
         issues = project.corpus.many(ids)
         threads = project.corpus.threads(ids)
         for issue in (issues.get(issue_id) for issue_id in ids):

@@ -59,8 +59,14 @@ def test_a_label_is_named_as_the_project_spells_it(project: Path, question: str,
 
 
 def test_an_unknown_label_gets_the_nearest_of_the_projects_own(project: Path) -> None:
+    said = json.loads(atlas("ask", "--json", "label #48979 active", ORBIT_DATA=str(project)).stdout)["answer"]
+    assert "no label 'active'; did you mean 'actionview' or 'activemodel'" in said  # a typo of none: refused
+
+
+def test_a_small_typo_of_one_label_is_that_label_and_the_answer_says_so(project: Path) -> None:
     said = json.loads(atlas("ask", "--json", "label #48979 activerecrod", ORBIT_DATA=str(project)).stdout)["answer"]
-    assert "no label 'activerecrod'; did you mean 'activerecord'" in said
+    assert "no label “activerecrod”: I took `activerecord`" in said
+    assert "you did not approve `add_label` activerecord on #48979. Nothing was changed." in said
 
 
 def test_unlabelled_open_issues_are_untriaged_and_comments_unknown(project: Path) -> None:

@@ -74,3 +74,18 @@ def test_a_chat_follow_up_asks_about_the_issue_of_the_message_before(home: Path)
     labels = asyncio.run(run_turn("what labels would fit?", history, model=model, executor=executor, session="s1"))
     assert ("suggest_labels", {"issue_id": 41}) in [(c.name, c.arguments) for c in labels.calls]
     assert "### Labels for #41" in labels.answer
+
+
+def test_list_inbox_by_the_date_opened_is_what_atlas_inbox_order_lists(tmp_path: Path) -> None:
+    data, home, env = data_and_home(tmp_path)
+    ctx = ToolContext(data=data, home=home)
+    urgent = [item["id"] for item in list_inbox(InboxArgs(), ctx)["issues"]]
+    newest = list_inbox(InboxArgs(order="newest"), ctx)["issues"]
+    oldest = list_inbox(InboxArgs(order="oldest"), ctx)["issues"]
+    assert urgent[0] == 6  # severity:S1 first, though #7 and #8 were opened after it
+    assert [item["id"] for item in newest] == [8, 7, 6] == [item["id"] for item in reversed(oldest)]
+    assert newest == lines(invoke("inbox", "--json", "--order", "newest", env=env))
+    untriaged = list_inbox(InboxArgs(only="untriaged", order="newest", limit=1), ctx)
+    assert [item["id"] for item in untriaged["issues"]] == [7] and untriaged["total"] == 1
+    refused = invoke("inbox", "--order", "latest", env=env)
+    assert refused.code != 0 and "is not one of urgent, newest, oldest" in refused.stderr

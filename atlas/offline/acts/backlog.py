@@ -1,9 +1,10 @@
 """Requests about the backlog as a whole, for the offline planner: the inbox and a triage plan.
 
 `what needs my attention?`, `list stale issues`, `anything unanswered?` read the inbox (`list_inbox`, the
-code of `atlas inbox`), narrowed to a reason when one is named; `triage the new issues`, `triage 132 and
-135` read a plan (`plan_triage`, the code of `atlas triage --dry-run`) that the person reviews: nothing is
-changed. `triage` as a noun (`the triage doc`) is not a request to triage.
+code of `atlas inbox`), narrowed to a reason when one is named, by the date opened when an order is (`the
+newest untriaged issues`); `triage the new issues`, `triage 132 and 135` read a plan (`plan_triage`, the
+code of `atlas triage --dry-run`) that the person reviews: nothing is changed.
+`triage` as a noun (`the triage doc`) is not a request to triage.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.authors_and_days import names_people_or_days
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.ordering import order_in
 
 _ISSUES = r"(?:issues?|tickets?|bugs?|reports?|ones|backlog|inbox|queue|prs?)"
 _REASONS = {
@@ -60,6 +62,8 @@ _TOPIC_RE = lazy(
 )
 """A topic the issues are about; not `on my plate`, `waiting on the reporter`."""
 PLAN_LIMIT = 10
+INBOX_ORDERS = ("newest", "oldest")
+"""The orders `list_inbox` takes besides its own (the most severe first): by the date opened."""
 
 
 def backlog_act(text: str, typed: str) -> Act | None:
@@ -84,6 +88,8 @@ def backlog_act(text: str, typed: str) -> Act | None:
     asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat(?:s)?\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
     if _NEEDS_ME_RE.search(text) or (reason and asks_issues):
         arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}
+        if (order := order_in(text)[0]) in INBOX_ORDERS:
+            arguments["order"] = order  # `the newest untriaged issues`: the inbox by date, not by severity
         return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
     return None
 

@@ -1,7 +1,9 @@
 """Label requests, for the offline planner's frame parser: which labels to add or remove, on which issues.
 
 A label is the dataset's own, named exactly, by severity, by shorthand (`+x`, `-x`, `-> x`) or by
-its words right after the verb; each goes to the issues of its own part of a list.
+its words right after the verb; each goes to the issues of its own part of a list. A name in a label's
+place that is no label but a small typo of one (`add the bgu label to 41`) is that label, and the answer
+says so.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from atlas.foundation.label_names import closest_label
 from atlas.offline.acts.act import Act, Intent, targets
 from atlas.offline.acts.later import Later
 from atlas.offline.reading.entities import LabelRef, family_refs, label_refs
@@ -47,6 +50,9 @@ def label_change(text: str, context: Sequence[int], labels: Sequence[str], said_
     families = family_refs(text, labels) if REMOVE_RE.search(text) else []
     if not refs and not families:
         refs = _worded(text, labels, said_before)
+    taken: list[str] = []
+    if not refs and not families:
+        refs, taken = _typo_worded(text, labels)
     if not refs and not families:
         return None
     shorthand = any(ref.op for ref in refs) or bool(_TERSE_RE.match(text) or _LABEL_ON_ISSUE_RE.match(text))
@@ -55,7 +61,7 @@ def label_change(text: str, context: Sequence[int], labels: Sequence[str], said_
     ids = targets(text, context)
     if not ids:
         return None
-    act = Act(Intent.LABELS, text, targets=ids, notes=_unknown(refs, labels))
+    act = Act(Intent.LABELS, text, targets=ids, notes=_unknown(refs, labels) + taken)
     act.explains_before = bool(said_before) and bool(_ACCORDINGLY_RE.search(text))
     for ref in (ref for ref in refs if ref.known):
         owners = _owners(text, ref, ids, refs)
@@ -99,12 +105,8 @@ def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef
     if said := _ACCORDINGLY_RE.search(text):
         before = f"{said_before} {text[: said.start()]}"
         return [ref for ref in label_refs(before, labels, distinctive=True) if ref.known][:1]
-    # After each verb: `6388 isn't an enhancement, it's a question` says what it is not, and what it is.
-    windows = [_after(cue, text) for cue in (REMOVE_RE.search(text), ADD_RE.search(text)) if cue is not None]
-    if on_issue := _LABEL_ON_ISSUE_RE.match(text):
-        windows.insert(0, (on_issue.start("label"), on_issue.group("label")))
     found: list[LabelRef] = []
-    for start, window in windows:
+    for start, window in _windows(text):
         kept = " ".join([w for w in window.split() if not _STANDS_AROUND_RE.fullmatch(w)][:5])
         refs = [ref for ref in label_refs(kept, labels) if ref.known]
         found += [
@@ -113,6 +115,27 @@ def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef
             if only_label_words(_FILLER_RE.sub(" ", kept), ref.label) and ref.label not in {f.label for f in found}
         ]
     return found
+
+
+def _windows(text: str) -> list[tuple[int, str]]:
+    """Where a label may be named, and the words: after each verb (`6388 isn't an enhancement, it's a question`
+    says what it is not, and what it is), or before the issue it goes on (`severity S3 on 130`)."""
+    windows = [_after(cue, text) for cue in (REMOVE_RE.search(text), ADD_RE.search(text)) if cue is not None]
+    if on_issue := _LABEL_ON_ISSUE_RE.match(text):
+        windows.insert(0, (on_issue.start("label"), on_issue.group("label")))
+    return windows
+
+
+def _typo_worded(text: str, labels: Sequence[str]) -> tuple[list[LabelRef], list[str]]:
+    """A name in a label's place that is a small typo of one label (`add the bgu label to 41`, `label 41 as
+    enhancment`): that label, and a note saying which was taken."""
+    for start, window in _windows(text):
+        words = [w for w in _FILLER_RE.sub(" ", window).split() if not _STANDS_AROUND_RE.fullmatch(w)]
+        name = " ".join(w for w in words if w.lower() not in {"the", "a", "an"})
+        if 0 < len(name.split()) <= 3 and (label := closest_label(name, labels)):
+            note = f"This project has no label “{name}”: I took `{label}`, the nearest of its labels."
+            return [LabelRef(label, start, start + len(window))], [note]
+    return [], []
 
 
 _WINDOW_END_RE = lazy(r"[,;.!?(]|\s(?:from|off|on|onto|to|for|in)\s+(?:issues?\s+|#)?\d", re.I)

@@ -41,6 +41,7 @@ from atlas.offline.reading.issue_refs import CODE_RE
 from atlas.offline.reading.label_usage import example_label
 from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.likeness import ABOUT_THE_ONE_BEFORE_RE, REPORTED_BEFORE_RE, SIMILAR_RE
 from atlas.offline.reading.ordering import ORDER_RE
 from atlas.offline.reading.search import asks_count, search_in, wants_search
 from atlas.offline.reading.vocabulary import Vocabulary
@@ -53,24 +54,6 @@ _SUGGEST_RE = lazy(
     r"|\b(?:how|what)\s+(?:should|would|could)\s+(?:#?\d+|it|this|that)\s+be\s+(?:labell?ed|tagged|triaged|classified)\b",
     re.I,
 )
-_SIMILAR_RE = lazy(
-    r"\b(?:duplicates?|dupes?|dup|similar|same\s+as|related\s+(?:issues?|to)|already\s+(?:reported|filed)\s+as)\b", re.I
-)
-_ABOUT_THE_ONE_BEFORE_RE = lazy(
-    r"\b(?:similar|related|duplicate|dupe)\s+(?:ones?|issues?|tickets?|reports?|bugs?)\b|\bany\s+(?:duplicates|dupes)\b"
-    r"|\b(?:duplicates|dupes)\s*\??\s*$|\b(?:ones?|issues?)\s+like\s+(?:it|this|that)\b"
-    r"|\b(?:labels?\s+(?:would|should)\s+(?:fit|suit|apply)|suggest(?:ed)?\s+labels?)\s*\??\s*$",
-    re.I,
-)
-"""A similar-issues or label question that names no issue: about the one talked of just before."""
-_REPORTED_BEFORE_RE = lazy(
-    r"\b(?:something|anything|ones?|issues?|reports?|others?)\s+like\s+(?:issue\s+|ticket\s+)?#?\d"
-    r"|\b(?:reported|filed|raised|seen|opened|asked)\b[^.?!]{0,40}\bbefore\s*[?.!]*\s*$"
-    r"|\balready\s+(?:been\s+)?(?:reported|filed|raised|tracked)\b",
-    re.I,
-)
-"""`has anyone reported something like #6936 before`, `was #41 already filed?`: whether the issue named was
-reported before, which the issues most like it answer."""
 _SAME_RE = lazy(
     r"\b(?:the\s+)?same(?:\s+(?:comment|text|message|note|reply|thing|words))?\s+(?:on|to|under|for|in)\b"
     r"|\b(?:post|leave|put|add|do|repeat|copy|apply)\s+(?:it|that|this)\s+(?:on|to|under)\s+(?:issue\s+)?#?\d",
@@ -331,13 +314,13 @@ def _triage_read(text: str, context: Sequence[int], tools: frozenset[str], earli
     """`is #109 a duplicate?`, `what labels fit #130?`; with no issue named, `and the similar ones?` asks about the
     issue of the request before, or of the conversation's earlier messages."""
     ids = issue_refs(text) or (list(context) if PRONOUN_RE.search(text) else [])
-    if not ids and _ABOUT_THE_ONE_BEFORE_RE.search(text):
+    if not ids and ABOUT_THE_ONE_BEFORE_RE.search(text):
         ids = list(context or earlier)[:1]
     if not ids:
         return None
     if _SUGGEST_RE.search(text):
         tool = "suggest_labels"
-    elif (_SIMILAR_RE.search(text) or _REPORTED_BEFORE_RE.search(text)) and len(issue_refs(text)) < 2:
+    elif (SIMILAR_RE.search(text) or REPORTED_BEFORE_RE.search(text)) and len(issue_refs(text)) < 2:
         tool = "find_similar"  # `is 42 the same as 10?` names both: reading them answers it
     else:
         return None

@@ -73,15 +73,20 @@ def proposals_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     return "\n".join([*lines, *_note(data)])
 
 
+_BY_DATE = ("newest", "oldest")
+"""The inbox's orders by the date opened; its own (the most severe first) goes unsaid."""
+
+
 def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     """`list_inbox`: how many need a look and why, then each issue with its severity, age and reasons."""
-    only = call.arguments.get("only")
+    only, order = call.arguments.get("only"), call.arguments.get("order")
     counts = _mapping(data.get("counts"))
     why = ", ".join(f"{one_line(reason, 40)} {count}" for reason, count in counts.items())
     total = data.get("total", "?")
+    title = "### Inbox" + (f" · {only}" if only else "") + (f" · {order} opened first" if order in _BY_DATE else "")
     if total is None:  # the data cannot say (no comments for a thread reason): its note says why
-        return "\n".join([f"### Inbox{f' · {only}' if only else ''}: unknown", *_note(data)])
-    head = f"### Inbox{f' · {only}' if only else ''}: {total} open issue{'' if total == 1 else 's'} need a look"
+        return "\n".join([f"{title}: unknown", *_note(data)])
+    head = f"{title}: {total} open issue{'' if total == 1 else 's'} need a look"
     lines = [head + (f" (of all reasons: {why})" if why else ""), ""]
     issues = [item for item in data.get("issues") or [] if isinstance(item, Mapping)]
     if not issues:
@@ -103,7 +108,9 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
             + (" · new" if item.get("new") else "")
         )
     if isinstance(total, int) and total > len(issues):
-        command = "atlas inbox" + (f" --only {only}" if only else "")
+        command = (
+            "atlas inbox" + (f" --only {only}" if only else "") + (f" --order {order}" if order in _BY_DATE else "")
+        )
         lines += ["", f"{total - len(issues)} more not shown here: `{command}` lists every one."]
     if data.get("comments_known") is False and issues:
         lines += ["", "Whether anyone answered these is unknown: the data holds no comments (`atlas data sync`)."]

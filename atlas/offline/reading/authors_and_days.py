@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from atlas.offline.reading.dates import ACTIVITY_PHRASE_RE, span_in
+from atlas.offline.reading.dates import ACTIVITY_PHRASE_RE, RECENT_DAYS, span_in
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.people import ProjectPeople
 
@@ -65,6 +65,12 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
             notes.append(
                 "The data keeps no closing dates: the days are when the issues were opened, and the state is today's."
             )
+        if span.vague and span.since:
+            what = "active" if span.activity else "opened"
+            notes.append(
+                f"“{span.said}” is read as the last {RECENT_DAYS} days: issues {what} since {span.since.isoformat()}; "
+                "name a span (`the last 2 weeks`, `since March`) for another."
+            )
         if span.since:
             filters[f"{field}_since"] = span.since.isoformat()
         if span.before:
@@ -98,7 +104,8 @@ def names_people_or_days(text: str, people: ProjectPeople | None = None) -> bool
     if named:
         return True
     span = span_in(text)  # a time said of the issues sought: `opened this week`, `bugs from this year`
-    return span is not None and bool(_FILED_RE.search(text) or _ISSUES_RE.search(text, 0, span.start))
+    # `recently`, `lately` are read only where they are said of the issues (`any crashes lately?`)
+    return span is not None and (span.vague or bool(_FILED_RE.search(text) or _ISSUES_RE.search(text, 0, span.start)))
 
 
 _ISSUES_RE = lazy(r"\b(?:issues|bugs|tickets|reports|requests)\b", re.I)

@@ -6,6 +6,11 @@ a count back from today (`the past 10 days`, `older than 2 weeks`), a weekday (`
 latest one before today), a month (`in March`, the latest March not in the future), a year or an
 ISO day. Whether the span is about when issues were opened or when they last moved is said by the
 words around it (`updated`, `no activity`, `stale` → last activity; otherwise the opening).
+
+A time said with no number (`recently`, `lately`, `in the last while`) is the last `RECENT_DAYS` days, and
+only where it says when issues were opened or active (`bugs opened recently`, `anything on streaming
+lately?`), never of something else (`I recently upgraded`); the span is marked `vague`, for the answer to say
+which days it took.
 """
 
 from __future__ import annotations
@@ -55,6 +60,27 @@ ACTIVITY_PHRASE_RE = lazy(
 _NOT_SINCE_RE = lazy(r"\b(?:no|not|without|untouched|stale|idle|dormant|inactive|quiet|silent)\b", re.I)
 
 
+RECENT_DAYS = 30
+"""The days `recently`, `lately` or `in the last while` stand for."""
+_VAGUE = (
+    r"(?P<vague{0}>recently|lately|of\s+late|(?:in|over|during|within)\s+(?:the\s+)?(?:last|past)\s+(?:little\s+)?while"
+    r"|in\s+recent\s+(?:days|weeks|times))"
+)
+_EVENT = r"(?:opened|filed|reported|created|raised|submitted|posted|logged|came\s+in|updated|active|touched|commented)"
+_VAGUE_RE = lazy(
+    rf"\b{_EVENT}\s+(?:(?:here|in|on|to|the|tracker|repo|this|project|again)\s+){{0,3}}{_VAGUE.format(1)}\b"
+    rf"|\b(?P<before>recently|newly)\s+(?:been\s+)?{_EVENT}\b"
+    rf"|\b{_VAGUE.format(2)}\s*[?.!]*\s*$",
+    re.I,
+)
+"""`bugs opened recently`, `recently filed issues`, `any crashes lately?`: a time with no number said of the issues
+sought, by its verb, or at the end of a sentence about them (`_SOUGHT_RE`)."""
+_SOUGHT_RE = lazy(
+    r"\b(?:issues|bugs|tickets|reports|requests|anything|something|any\s+[\w-]+|about|regarding|mentioning)\b", re.I
+)
+"""`any crashes lately?`, `anything about streaming lately?`: what says a sentence ending in `lately` seeks issues."""
+
+
 @dataclass(frozen=True)
 class Span:
     """Days from `since` (included) to `before` (excluded), about openings or about the last activity."""
@@ -65,6 +91,8 @@ class Span:
     start: int
     end: int
     said: str
+    vague: bool = False
+    """Said with no number (`recently`): the last `RECENT_DAYS` days, which the answer says it took."""
 
 
 def today() -> date:
@@ -97,7 +125,20 @@ def span_in(text: str, now: date | None = None) -> Span | None:
         elif match.group("counted") and lead not in {"in", "within", "for", "over", "during"}:
             continue  # `3 weeks` alone is a length, not a time: `took 3 weeks`
         return Span(since, before, activity, match.start(), match.end(), " ".join(match.group(0).split()))
-    return None
+    return _vague_span(text, now)
+
+
+def _vague_span(text: str, now: date) -> Span | None:
+    """`opened recently`, `lately`: the last `RECENT_DAYS` days, where the words say it of the issues."""
+    match = _VAGUE_RE.search(text)
+    if match is None:
+        return None
+    group = next(name for name in ("vague1", "before", "vague2") if match.group(name))
+    start, end = match.span(group)
+    if group == "vague2" and not _SOUGHT_RE.search(re.split(r"[.?!]", text[:start])[-1]):
+        return None  # `has anyone hit this lately?`: said of something else
+    activity = bool(_ACTIVITY_RE.search(text))
+    return Span(now - timedelta(days=RECENT_DAYS), None, activity, start, end, match.group(group), vague=True)
 
 
 def _days(match: re.Match[str], now: date) -> tuple[date | None, date | None] | None:

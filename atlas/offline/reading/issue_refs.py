@@ -65,8 +65,13 @@ KIND_OF_ISSUES = (
 )
 _KIND_OF_ISSUES_AFTER_RE = lazy("^" + KIND_OF_ISSUES, re.I)
 """`3 good first issues`, `5 open bugs`: a number, a few words saying which kind, then issues: a count."""
-_LIKENED_TO_RE = lazy(r"\b(?:similar|related|same|identical|duplicates?|dupes?|dup)\s+(?:to|as|of)\s*$", re.I)
-"""`similar to 7394`, `a dup of 41`: what an issue is likened to is an issue, though `to` and `of` precede counts."""
+_LIKENED_TO_RE = lazy(
+    r"\b(?:similar|related|same|identical|duplicates?|dupes?|dup)"
+    r"(?:\s+(?:ones?|issues?|tickets?|bugs?|reports?|problems?))?\s+(?:to|as|of)\s*$",
+    re.I,
+)
+"""`similar to 7394`, `similar issues to 7394`, `a dup of 41`: what an issue is likened to is an issue, though `to`
+and `of` precede counts."""
 _IN_TOPIC_RE = lazy(
     r"\b(?:mentioning|mentions?|about|regarding|concerning|involving|containing|matching|referencing)\s+"
     r"(?!(?:issues?|tickets?|bugs?|#)\b)(?:[\w.+-]+\s+){1,3}$",

@@ -32,6 +32,7 @@ from atlas.offline.reading.search_labels import (
     more_labels,
     named_label,
     strip_quotes,
+    typo_labels,
     with_kind,
     word_label,
 )
@@ -61,8 +62,10 @@ _TOPIC_BEFORE_RE = lazy(
     r"\b(?:about|mentioning|mentions?|regarding|concerning|involving|containing|matching|referencing)\s+$", re.I
 )
 """`issues about the number of workers`: a `number of` that is the topic searched for, not a count asked."""
-_NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|lately|in\s+total|overall)\b", re.I)
+_NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall)\b", re.I)
 """Words that only say "as things stand": never a topic, never a time span."""
+_LATELY_RE = lazy(r"\blately\b", re.I)
+"""`lately` where it is no time of the issues (`dates.py` reads `bugs filed lately`): as things stand, no topic."""
 SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
 _LIMIT_RE = lazy(
@@ -146,10 +149,15 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     order, text = order_in(_NOW_RE.sub(" ", text))
     text, kind_count = (text, None) if counted else _count_before_kind(text)
     text, filters = people_and_days(text, notes, people)
+    text = _LATELY_RE.sub(" ", text)
     unlabelled = NO_LABEL_RE.search(text)
     if unlabelled:
         text = text[: unlabelled.start()] + " " + text[unlabelled.end() :]
     chosen, either, rest = _labels_named(text, labels)
+    chosen, rest, taken = (chosen, rest, []) if either else typo_labels(chosen, rest, labels)
+    notes += [
+        f"This project has no label “{said}”: I took `{label}`, the nearest of its labels." for said, label in taken
+    ]
     label = chosen[0] if chosen else None
     limit_match = _LIMIT_RE.search(rest)
     limit = int(next(n for n in limit_match.groups() if n)) if limit_match and not counted else None

@@ -2,6 +2,8 @@
 
 A label after a label word (`labelled "dataset request"`), a `prefix:value` token, a label named in words
 (`cli bugs`), or one the project's words mean (`feature requests`); several at once, the most specific first.
+A name in a label's place (`labelled enhancment`, `the bgu label`) that is no label is read as the label it
+is a small typo of, when one is clearly the nearest (`closest_label`).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from atlas.foundation.label_names import label_value, resolve_label, split_label
+from atlas.foundation.label_names import closest_label, label_value, resolve_label, split_label
 from atlas.offline.reading.entities import label_refs
 from atlas.offline.reading.label_usage import files_topic, issues_carrying
 from atlas.offline.reading.labels import LabelHit, labels_in_words
@@ -204,3 +206,44 @@ def label_list(text: str, labels: Sequence[str]) -> tuple[list[str], bool, str]:
             chosen = list(dict.fromkeys(label for label in resolved if label))
             return chosen, either and len(chosen) > 1, text[: found.start()] + " " + text[found.end() :]
     return [], False, text
+
+
+_BEFORE_LABEL_RE = lazy(
+    r"(?:(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|(?P<words>[\w.-]+(?:\s+[\w.-]+){0,2}))\s+labels?\b", re.I
+)
+"""`the bgu label`, `with the "dataset reqest" label`: a name before the word label."""
+
+
+def typo_labels(chosen: list[str], rest: str, labels: Sequence[str]) -> tuple[list[str], str, list[tuple[str, str]]]:
+    """The labels read, each name the project lacks taken for the label it is a typo of; with none read, a name
+    in a label's place taken so (`labelled enhancment`); the words left, and each (name said, label taken)."""
+    taken: list[tuple[str, str]] = []
+    fixed = []
+    for name in chosen:
+        near = None if name in labels else closest_label(name, labels)
+        fixed.append(near or name)
+        taken += [(name, near)] if near else []
+    if chosen or not labels:
+        return fixed, rest, taken
+    places = [(match, True) for match in _NAMED_LABEL_RE.finditer(rest)]
+    places += [(match, False) for match in _BEFORE_LABEL_RE.finditer(rest)]
+    for match, after in places:
+        for start, end in _names_in(match, after=after):
+            if near := closest_label(rest[start:end], labels):
+                cut = (match.start(), end) if after else (start, match.end())  # the label word goes too
+                return [near], rest[: cut[0]] + " " + rest[cut[1] :], [(strip_quotes(rest[start:end]), near)]
+    return fixed, rest, taken
+
+
+def _names_in(match: re.Match[str], *, after: bool) -> list[tuple[int, int]]:
+    """Where a label's name may be in a label's place: the quoted name, or runs of one to three words from the
+    label word on (`labelled enhancment about …`) or up to it (`with the bgu label`), the longest first."""
+    if match.group("quoted"):
+        return [match.span("quoted")]
+    words = [
+        (m.start() + match.start("words"), m.end() + match.start("words"))
+        for m in re.finditer(r"[\w.-]+", match.group("words"))
+    ]
+    if after:
+        return [(words[0][0], words[last][1]) for last in range(len(words) - 1, -1, -1)]
+    return [(words[first][0], words[-1][1]) for first in range(len(words))]
