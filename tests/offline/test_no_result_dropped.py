@@ -117,3 +117,13 @@ def test_a_call_the_plan_did_not_make_is_still_shown(tools: Registry) -> None:
     ]
     turn = respond(items, registry)
     assert turn.is_final and "db-1" in turn.text and "primary" in turn.text
+
+
+def test_an_inbox_row_says_its_age_in_days_as_a_person_would() -> None:
+    from atlas.offline.answer.results import inbox_section
+    from atlas.offline.plan import PlannedCall
+
+    rows = [{"id": n, "title": f"issue {n}", "age_days": n, "idle_days": 0, "reasons": ["new"]} for n in (0, 1, 2)]
+    shown = inbox_section(PlannedCall("list_inbox", {}), {"issues": rows, "total": 3})
+    assert "#0 issue 0 — 0 days old" in shown and "#1 issue 1 — 1 day old" in shown
+    assert "#2 issue 2 — 2 days old" in shown

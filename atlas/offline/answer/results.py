@@ -102,7 +102,7 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
         lines.append(
             f"- #{item.get('id')} {one_line(item.get('title'), 100)} — "
             + (f"{one_line(severity, 40)}, " if severity else "")
-            + f"{item.get('age_days', '?')} days old "
+            + ("1 day old " if (age := item.get("age_days", "?")) == 1 else f"{age} days old ")
             + (f"(idle {idle})" if isinstance(idle, int) else "(activity unknown)")
             + f", {labels}: {reasons}"
             + (" · new" if item.get("new") else "")
