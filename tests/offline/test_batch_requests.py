@@ -66,3 +66,22 @@ def test_a_batch_or_a_short_request_plans_every_action_it_names(question: str, e
 )
 def test_issues_inside_the_text_or_with_nothing_to_repeat_get_nothing(question: str, expected: list[object]) -> None:
     assert actions(question) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("41 and 48 are both bugs, tag them", [("add_label", 41, "type:bug"), ("add_label", 48, "type:bug")]),
+        ("#41, #48: these are bugs, label them", [("add_label", 41, "type:bug"), ("add_label", 48, "type:bug")]),
+        (
+            "41 and 48 are all worker issues, tag them",
+            [("add_label", 41, "comp:worker"), ("add_label", 48, "comp:worker")],
+        ),
+        ("41 is a bug, label it", [("add_label", 41, "type:bug")]),
+        # What the issues are said to be in a clause about something else labels nothing by itself.
+        ("if #41 has no severity give it S1; duplicate runs are S1 per our triage doc", []),
+        ("are 41 and 48 bugs?", []),
+    ],
+)
+def test_issues_said_to_be_of_a_label_get_it_when_tagged(question: str, expected: list[object]) -> None:
+    assert actions(question) == expected

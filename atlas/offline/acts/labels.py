@@ -27,7 +27,7 @@ REMOVE_RE = lazy(
 )
 ADD_RE = lazy(
     r"\b(?:add|put|apply|label|tag|mark|make|set|bump|raise|lower|move|needs?|give|flag|slap|classify|"
-    r"should\s+(?:be|get|have)|is\s+an?|it'?s|as|change|switch|upgrade|downgrade)\b|^\s*#?\d+\s*:|->|→",
+    r"should\s+(?:be|get|have)|is\s+an?|(?:#?\d+|they|these|those|both)\s+are(?:\s+(?:both|all))?|it'?s|as|change|switch|upgrade|downgrade)\b|^\s*#?\d+\s*:|->|→",
     re.I,
 )
 _TERSE_RE = lazy(r"^\s*[+-]?#?\d{1,5}\s+(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev|is\s+(?!an?\b))|^\s*[+-][A-Za-z]", re.I)
