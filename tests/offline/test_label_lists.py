@@ -48,3 +48,21 @@ def test_a_list_is_read_only_when_every_name_is_a_label() -> None:
     assert label_list("labelled bug and opened last week", FLAT)[0] == []
     assert label_list("tagged bug or bug", FLAT)[:2] == (["bug"], False)
     assert label_list("issues about bug or enhancement", FLAT)[0] == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["open bugs labelled comp:worker or comp:scheduler", "bugs tagged worker or scheduler that are still open"],
+)
+def test_a_kind_of_issue_beside_labels_joined_by_or_is_the_label_it_means(question: str) -> None:
+    (args,) = searches(question)
+    assert args["label"] == "type:bug" and args["any_labels"] == ["comp:worker", "comp:scheduler"]
+    assert args["state"] == "open" and not args["query"]
+
+
+def test_on_flat_labels_a_kind_of_issue_beside_labels_joined_by_or_is_that_label() -> None:
+    from atlas.offline.reading.vocabulary import Vocabulary
+
+    flat = Vocabulary(labels=[*FLAT, "streaming", "arrow"])
+    (args,) = [c.arguments for c in read_question("bugs labelled streaming or arrow", flat).first_calls()]
+    assert args["label"] == "bug" and args["any_labels"] == ["streaming", "arrow"] and not args["query"]

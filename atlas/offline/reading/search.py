@@ -198,8 +198,9 @@ def _labels_named(text: str, labels: Sequence[str]) -> tuple[list[str], tuple[st
     """The labels every hit must have (the most specific first), those of which one will do (`tagged docs or
     question`), and the words left."""
     listed, either, text = label_list(text, labels)
-    if either:
-        return [], tuple(listed), text
+    if either:  # `bugs tagged streaming or arrow`: one of those, and the label the kind's word means
+        meant, text = _label_meant(text, labels)
+        return ([meant] if meant and meant not in listed else []), tuple(listed), text
     label, rest = (listed[0], text) if listed else named_label(text, labels)
     label_match = None if label else LABEL_FILTER_RE.search(text)
     if label_match:
@@ -209,13 +210,21 @@ def _labels_named(text: str, labels: Sequence[str]) -> tuple[list[str], tuple[st
         label, rest = found.group(1), rest[: found.start()] + " " + rest[found.end() :]
     elif label is None and (found := _SEVERITY_RE.search(rest)) and (hit := severity_label(found.group(0), labels)):
         label, rest = hit.label, rest[: found.start()] + " " + rest[found.end() :]
-    # A label named whole, then one the project's words mean, then one named by a word only it has.
-    for read in (partial(word_label, exact=True), meant_label, word_label):
-        if label is None and labels:
-            label, rest = read(rest, labels)
+    if label is None:
+        label, rest = _label_meant(rest, labels)
     chosen, rest = with_kind(*more_labels(rest, labels, label), labels)
     chosen += [name for name in listed if name not in chosen]
     return sorted(chosen, key=lambda name: issues_carrying(labels, name)), (), rest
+
+
+def _label_meant(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
+    """A label named whole, then one the project's words mean, then one named by a word only it has; the words
+    left."""
+    label = None
+    for read in (partial(word_label, exact=True), meant_label, word_label):
+        if label is None and labels:
+            label, text = read(text, labels)
+    return label, text
 
 
 def _topic_alone(query: str) -> str:
