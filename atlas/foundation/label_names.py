@@ -110,8 +110,13 @@ def closest_label(name: str, labels: Sequence[str]) -> str | None:
         return None
     from rapidfuzz.distance import OSA  # only for a name the project lacks
 
+    words = len(re.findall(r"[^\W_]+", name))
+
     def edits(label: str) -> int:
-        return min(OSA.distance(key, label_key(form)) for form in (label, label_value(label)) if label_key(form))
+        # A typo stays within the words: `duplicate of` is `duplicate` and one word more, not a misspelling of it.
+        forms = [form for form in (label, label_value(label)) if label_key(form)]
+        same = [form for form in forms if len(re.findall(r"[^\W_]+", form)) == words]
+        return min((OSA.distance(key, label_key(form)) for form in same), default=len(key) + 1)
 
     by_label = {label: edits(label) for label in labels}
     best = by_label[near[0]]

@@ -66,3 +66,19 @@ def test_on_flat_labels_a_kind_of_issue_beside_labels_joined_by_or_is_that_label
     flat = Vocabulary(labels=[*FLAT, "streaming", "arrow"])
     (args,) = [c.arguments for c in read_question("bugs labelled streaming or arrow", flat).first_calls()]
     assert args["label"] == "bug" and args["any_labels"] == ["streaming", "arrow"] and not args["query"]
+
+
+@pytest.mark.parametrize(
+    ("question", "label"),
+    [
+        ("show me everything labelled good first issue", "good first issue"),
+        ("list everything tagged bug", "bug"),
+        ("everything labelled dataset request pls", "dataset request"),
+    ],
+)
+def test_everything_with_a_label_is_a_search_by_it(question: str, label: str) -> None:
+    from atlas.offline.reading.vocabulary import Vocabulary
+
+    flat = Vocabulary(labels=[*FLAT, "dataset request"])
+    (call,) = read_question(question, flat).first_calls()
+    assert (call.name, call.arguments) == ("search_issues", {"query": "", "label": label})

@@ -40,6 +40,8 @@ def test_a_small_typo_of_one_label_is_that_label(name: str, labels: list[str], l
         ("metric", FLAT),  # in two labels, a typo of neither
         ("the", FLAT),
         ("ap", PREFIXED),  # too short to guess at
+        ("dataset bug of", FLAT),  # a label and one word more: no typo within its words
+        ("good first", FLAT),
     ],
 )
 def test_a_name_no_label_is_clearly_nearest_to_stays_unread(name: str, labels: list[str]) -> None:
@@ -101,3 +103,9 @@ def test_the_answer_on_orbit_names_the_label_it_took() -> None:
     rounds, answer = run_to_answer("open issues with the bgu label", load_registry([]))
     assert rounds[0] == [("search_issues", {"query": "", "state": "open", "label": "type:bug"})]
     assert "I took `type:bug`" in answer
+
+
+def test_closing_as_a_duplicate_is_refused_not_read_as_a_mistyped_label() -> None:
+    found, notes = calls("close #41 as duplicate of #87")
+    assert not [name for name, _ in found if name in {"add_label", "remove_label"}]
+    assert any("cannot close issues" in note for note in notes)

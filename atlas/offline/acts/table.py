@@ -44,6 +44,7 @@ from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import ABOUT_THE_ONE_BEFORE_RE, REPORTED_BEFORE_RE, SIMILAR_RE
 from atlas.offline.reading.ordering import ORDER_RE
 from atlas.offline.reading.search import asks_count, search_in, wants_search
+from atlas.offline.reading.search_labels import named_label
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
@@ -350,10 +351,11 @@ def _ordered(text: str, vocabulary: Vocabulary) -> Act:
 def _only_filters(text: str, labels: Sequence[str]) -> bool:
     """`open S1s?`, `are there any open S1s since Monday?`, `closed comp:api`: nothing but a state, labels, an
     author or a time, asked for or asked about, which is a search."""
+    named, text = named_label(text, labels)  # `everything labelled good first issue`: after a label word
     refs = [ref for ref in label_refs(text, labels, words=False) if ref.known]
     if _STATE_RE.search(text):  # `open dataset requests`: a label named whole in words, with a state
         refs += [LabelRef(hit.label, hit.start, hit.end) for hit in labels_in_words(text, labels) if hit.exact]
-    if not refs:
+    if not refs and named not in labels:
         return False
     rest = text
     for ref in sorted(refs, key=lambda r: -r.start):
@@ -364,7 +366,7 @@ def _only_filters(text: str, labels: Sequence[str]) -> bool:
 
 _FILTER_FILLER_RE = lazy(
     r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?|are|is|there|do|we|have|got|"
-    r"anything|still|with|labell?ed|tagged|label|what|which|rn|now|currently|right)\b|[^\w]",
+    r"anything|everything|still|with|labell?ed|tagged|label|what|which|rn|now|currently|right)\b|[^\w]",
     re.I,
 )
 """Words that ask whether issues exist or to see them: `are there any`, `still`, `rn`."""
