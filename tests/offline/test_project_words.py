@@ -321,6 +321,14 @@ def test_how_issues_split_up_is_one_count_grouped_as_asked_and_filtered_by_the_r
     assert tallies("open vs closed enhancement issues", flat) == [{"by": "state", "label": "enhancement"}]
 
 
+def test_who_is_asked_of_the_people_counted_and_a_kind_before_them_filters(flat: Vocabulary) -> None:
+    assert tallies("who is the most active reporter since 2024?", flat) == [
+        {"by": "author", "created_since": "2024-01-01"}
+    ]
+    assert tallies("who's the most active issue author?", flat) == [{"by": "author"}]
+    assert tallies("who are the top 3 bug reporters", flat) == [{"by": "author", "label": "bug", "limit": 3}]
+
+
 def test_a_count_or_a_search_that_names_no_grouping_is_not_a_tally(flat: Vocabulary) -> None:
     asked_for_all = "list every bug, open or closed"
     for asked in ("how many open bugs?", "issues about the most used config", "who reported #38?", asked_for_all):

@@ -19,7 +19,8 @@ _EACH_TIME = r"\b(?:per|by|each|every|a)\s+"
 _SAID = {
     "author": rf"\bwho(?:'s|\s+has|\s+have)?\s+(?:\w+\s+)?{_OPENED}\s+(?:the\s+)?most\b(?:\s+(?:of\s+)?(?:the\s+)?)?"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:have\s+|has\s+)?{_OPENED}\s+(?:the\s+)?most\b"
-    rf"|\b(?:top|most\s+active|biggest|busiest|leading)\s+(?:\d{{1,2}}\s+)?{_PEOPLE}\b(?:\s+by\s+(?:number|count)\s+of)?"
+    rf"|\b(?:top|most\s+active|biggest|busiest|leading)\s+(?:\d{{1,2}}\s+)?(?:(?P<kind>(?:issue|bug|ticket)s?)\s+)?{_PEOPLE}\b"
+    r"(?:\s+by\s+(?:number|count)\s+of)?"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b",
     "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
     r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:common|used|frequent|popular)\s+labels\b",
@@ -33,7 +34,8 @@ _SAID = {
 _GROUPS = tuple((by, lazy(words, re.I)) for by, words in _SAID.items())
 _LIMIT_RE = lazy(r"\b(?:top|first)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:most|top|biggest|busiest|leading)\b", re.I)
 _FILLER_RE = lazy(
-    r"\b(?:how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down|split(?:\s+up)?|of|in\s+all|were|was|are|is|"
+    r"\b(?:who(?:'s|\s+(?:is|are|was|were))?|how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down"
+    r"|split(?:\s+up)?|of|in\s+all|were|was|are|is|"
     r"there|the|show|me|give|list|get|by\s+(?:number|count)|rank(?:ed|ing)?|leaderboard|so\s+far)\b",
     re.I,
 )
@@ -47,7 +49,9 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     if found is None:
         return None
     by, said = found
-    rest = _FILLER_RE.sub(" ", text[: said.start()] + " " + text[said.end() :])
+    # `top bug reporters`: the kind said before the people is a filter of the issues counted.
+    kind = said.groupdict().get("kind") or ""
+    rest = _FILLER_RE.sub(" ", text[: said.start()] + f" {kind} " + text[said.end() :])
     if by == "state":  # `open vs closed bugs`: the states are the groups, not a filter
         rest = re.sub(r"\b(?:open|closed)\b", " ", rest, flags=re.I)
     notes: list[str] = []
