@@ -368,3 +368,11 @@ def test_a_request_of_filters_alone_asks_the_one_before_again(flat: Vocabulary) 
     assert after("show #38", "and since 2022?") == []  # a read is not asked again with filters
     topic = after("open issues about parquet", "and what about tokenizers?")  # a topic of its own: not a refinement
     assert all(arguments.get("query") != "parquet" for _, arguments in topic)
+
+
+def test_new_said_of_issues_is_no_topic_word(flat: Vocabulary) -> None:
+    assert searches("new issues since 2024", flat) == [{"query": "", "created_since": "2024-01-01"}]
+    assert searches("any new bugs since march 2024?", flat) == [
+        {"query": "", "label": "bug", "created_since": "2024-03-01"}
+    ]
+    assert searches("new issues about parquet", flat) == [{"query": "parquet"}]
