@@ -85,3 +85,26 @@ def test_issues_inside_the_text_or_with_nothing_to_repeat_get_nothing(question: 
 )
 def test_issues_said_to_be_of_a_label_get_it_when_tagged(question: str, expected: list[object]) -> None:
     assert actions(question) == expected
+
+
+@pytest.mark.parametrize(
+    "question", ["41: add type:bug", "#41: add the type:bug label", "41: type:bug", "41 add type:bug"]
+)
+def test_an_issue_then_a_colon_then_the_verb_labels_it(question: str) -> None:
+    assert actions(question) == [("add_label", 41, "type:bug")]
+
+
+@pytest.mark.parametrize(
+    ("question", "suggested"),
+    [
+        ("what labels does 41 have?", False),
+        ("which labels are on #41", False),
+        ("what labels does issue 41 carry", False),
+        ("what labels should 41 have?", True),
+        ("what labels does 41 need?", True),
+        ("which labels fit 41", True),
+    ],
+)
+def test_the_labels_an_issue_has_are_read_and_those_it_should_have_proposed(question: str, suggested: bool) -> None:
+    calls = [call.name for call in read_question(question, available={"get_issue", "suggest_labels"}).first_calls()]
+    assert "get_issue" in calls and ("suggest_labels" in calls) == suggested

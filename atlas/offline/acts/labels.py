@@ -120,7 +120,8 @@ def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef
 def _windows(text: str) -> list[tuple[int, str]]:
     """Where a label may be named, and the words: after each verb (`6388 isn't an enhancement, it's a question`
     says what it is not, and what it is), or before the issue it goes on (`severity S3 on 130`)."""
-    windows = [_after(cue, text) for cue in (REMOVE_RE.search(text), ADD_RE.search(text)) if cue is not None]
+    cues = [REMOVE_RE.search(text), *ADD_RE.finditer(text)]  # `41: add bug`: the label is after the last verb
+    windows = [_after(cue, text) for cue in cues if cue is not None]
     if on_issue := _LABEL_ON_ISSUE_RE.match(text):
         windows.insert(0, (on_issue.start("label"), on_issue.group("label")))
     return windows

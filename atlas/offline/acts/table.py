@@ -50,7 +50,9 @@ from atlas.offline.reading.vocabulary import Vocabulary
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
 _READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
 _SUGGEST_RE = lazy(
-    r"\b(?:what|which)\s+labels?\b|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
+    # `what labels does 41 have?`, `which labels are on 41`: the labels it carries, read with the issue.
+    r"\b(?:what|which)\s+labels?\b(?!\s+(?:does|do|did)\s+\S+(?:\s+\S+)?\s+(?:have|has|carry)\b|\s+(?:are|is)\s+(?:on|already)\b)"
+    r"|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
     r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b"
     r"|\b(?:how|what)\s+(?:should|would|could)\s+(?:#?\d+|it|this|that)\s+be\s+(?:labell?ed|tagged|triaged|classified)\b",
     re.I,
