@@ -22,8 +22,9 @@ _ISSUES = r"(?:issues?|tickets?|bugs?|reports?|ones|backlog|inbox|queue|prs?)"
 _REASONS = {
     "untriaged": r"untriaged|unlabell?ed|without\s+labels|missing\s+labels|need(?:s|ing)?\s+triage"
     r"|(?:not|\w+n't|(?:has|have|is|are|was|were)nt|never)\s+(?:yet\s+)?(?:been\s+)?(?:triaged|labell?ed)",
-    "unanswered": r"unanswered|unreplied|no\s+(?:reply|replies|answer|response)"
-    r"|nobody\s+(?:has\s+)?(?:answered|replied)",
+    "unanswered": r"unanswered|unreplied"
+    r"|(?:no|without\s+(?:any\s+)?|zero)\s+(?:repl(?:y|ies)|answers?|responses?|comments?)"
+    r"|(?:nobody|no\s+one|no-one)\s+(?:has\s+|have\s+)?(?:answered|replied|responded|commented)(?:\s+(?:to|on))?",
     "waiting": r"waiting\s+(?:on|for)\s+(?:the\s+)?(?:reporters?|authors?|users?|them)",
     "stale": r"stale|idle|dormant|forgotten|neglected|rotting",
 }
