@@ -376,3 +376,10 @@ def test_new_said_of_issues_is_no_topic_word(flat: Vocabulary) -> None:
         {"query": "", "label": "bug", "created_since": "2024-03-01"}
     ]
     assert searches("new issues about parquet", flat) == [{"query": "parquet"}]
+
+
+def test_a_number_before_the_kind_is_how_many_and_top_labels_are_a_tally(flat: Vocabulary) -> None:
+    assert searches("show me 10 most recent bugs", flat) == [{"query": "", "label": "bug", "limit": 10}]
+    assert searches("20 bugs about streaming", flat) == [{"query": "streaming", "label": "bug", "limit": 20}]
+    assert tallies("top 5 labels", flat) == [{"by": "label", "limit": 5}]
+    assert tallies("top labels on open issues", flat) == [{"by": "label", "state": "open"}]

@@ -23,7 +23,7 @@ _SAID = {
     r"(?:\s+by\s+(?:number|count)\s+of)?"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b",
     "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
-    r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:common|used|frequent|popular)\s+labels\b",
+    r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels\b",
     "month": rf"{_EACH_TIME}month\b|\bmonth\s+by\s+month\b|\bmonthly\b",
     "year": rf"{_EACH_TIME}year\b|\byear\s+by\s+year\b|\byearly\b|\bannually\b",
     # `open or closed`, `open and closed` ask for all of them, not for the split.

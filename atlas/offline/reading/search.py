@@ -73,8 +73,12 @@ _LIMIT_RE = lazy(
     r"|\b(\d{1,3})\s+(?:newest|latest|oldest|most\s+recent)\b",
     re.IGNORECASE,
 )
-_KIND_COUNT_RE = lazy(rf"(?<![#\w.])(\d{{1,3}})(?={KIND_OF_ISSUES})", re.IGNORECASE)
-"""How many, said before the kind of issues wanted: `5 open bugs`, `3 good first issues`."""
+_KIND_COUNT_RE = lazy(
+    rf"(?<![#\w.])(?<!sev\s)(?<!severity\s)(?<!priority\s)(\d{{1,3}})"
+    rf"(?={KIND_OF_ISSUES}|\s+(?:issues|bugs|tickets|reports|requests)\b)",
+    re.IGNORECASE,
+)
+"""How many, said before the kind of issues wanted: `5 open bugs`, `3 good first issues`, `10 [most recent] bugs`."""
 
 
 @dataclass(frozen=True)
