@@ -108,3 +108,22 @@ def test_an_issue_then_a_colon_then_the_verb_labels_it(question: str) -> None:
 def test_the_labels_an_issue_has_are_read_and_those_it_should_have_proposed(question: str, suggested: bool) -> None:
     calls = [call.name for call in read_question(question, available={"get_issue", "suggest_labels"}).first_calls()]
     assert "get_issue" in calls and ("suggest_labels" in calls) == suggested
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("tag 7423 enhancement and 7421 bug", [(7423, "enhancement"), (7421, "bug")]),
+        ("tag 7423 as enhancement and 7421 as bug", [(7423, "enhancement"), (7421, "bug")]),
+        ("label 7423 enhancement, 7421 bug", [(7423, "enhancement"), (7421, "bug")]),
+        ("label 41 as good first issue and 48 as bug", [(41, "good first issue"), (48, "bug")]),
+        ("label 41 bug, 87 is fine", [(41, "bug")]),
+        ("tag 41, 48 as bug", [(41, "bug"), (48, "bug")]),
+    ],
+)
+def test_each_issue_gets_the_label_said_beside_it(question: str, expected: list[tuple[int, str]]) -> None:
+    from atlas.offline.reading.vocabulary import Vocabulary
+
+    flat = Vocabulary(labels=["bug", "enhancement", "good first issue", "duplicate"])
+    planned = [(c.arguments["issue_id"], c.arguments["label"]) for c in read_question(question, flat).actions()]
+    assert sorted(planned) == sorted(expected)

@@ -106,15 +106,34 @@ def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef
         before = f"{said_before} {text[: said.start()]}"
         return [ref for ref in label_refs(before, labels, distinctive=True) if ref.known][:1]
     found: list[LabelRef] = []
-    for start, window in _windows(text):
+    for start, window in _pieces(_windows(text)):
         kept = " ".join([w for w in window.split() if not _STANDS_AROUND_RE.fullmatch(w)][:5])
         refs = [ref for ref in label_refs(kept, labels) if ref.known]
         found += [
-            replace(ref, start=start, end=start + len(window))  # where it was said: `_op` reads the verb before it
+            _placed(ref, kept, window, start)  # where it was said: `_op` reads the verb before it
             for ref in refs
             if only_label_words(_FILLER_RE.sub(" ", kept), ref.label) and ref.label not in {f.label for f in found}
         ]
     return found
+
+
+def _pieces(windows: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Each window, then its parts between issues (`7423 as enhancement and 7421 as bug`): one label a part."""
+    parts = [
+        (start + part.start(), part.group(0))
+        for start, window in windows
+        for part in re.finditer(r"(?:(?!\s*(?:,|;|\band\b)?\s*#?\d+\b).)+", window)
+    ]
+    return windows + [part for part in parts if part not in windows]
+
+
+def _placed(ref: LabelRef, kept: str, window: str, start: int) -> LabelRef:
+    """The ref at the words that named it in the window (`tag 41 as enhancement and 87 as bug`: each label
+    beside its own issue), or across the whole window when they cannot be found there as said."""
+    said = re.search(rf"(?<!\w){re.escape(kept[ref.start : ref.end])}(?!\w)", window)
+    if said is None:
+        return replace(ref, start=start, end=start + len(window))
+    return replace(ref, start=start + said.start(), end=start + said.end())
 
 
 def _windows(text: str) -> list[tuple[int, str]]:
@@ -122,6 +141,8 @@ def _windows(text: str) -> list[tuple[int, str]]:
     says what it is not, and what it is), or before the issue it goes on (`severity S3 on 130`)."""
     cues = [REMOVE_RE.search(text), *ADD_RE.finditer(text)]  # `41: add bug`: the label is after the last verb
     windows = [_after(cue, text) for cue in cues if cue is not None]
+    # `label 7423 enhancement, 7421 bug`: each issue after a comma begins a window of its own.
+    windows += [(m.start(1), _WINDOW_END_RE.split(text[m.start(1) :])[0]) for m in _NEXT_ISSUE_RE.finditer(text)]
     if on_issue := _LABEL_ON_ISSUE_RE.match(text):
         windows.insert(0, (on_issue.start("label"), on_issue.group("label")))
     return windows
@@ -139,6 +160,7 @@ def _typo_worded(text: str, labels: Sequence[str]) -> tuple[list[LabelRef], list
     return [], []
 
 
+_NEXT_ISSUE_RE = lazy(r"[,;]\s*(?:and\s+)?(#?\d+\b)", re.I)
 _WINDOW_END_RE = lazy(r"[,;.!?(]|\s(?:from|off|on|onto|to|for|in)\s+(?:issues?\s+|#)?\d", re.I)
 """Where the words naming a label end: a clause's end, or the issue it goes to (`remove bug from 41`)."""
 
