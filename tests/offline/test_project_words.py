@@ -383,3 +383,10 @@ def test_a_number_before_the_kind_is_how_many_and_top_labels_are_a_tally(flat: V
     assert searches("20 bugs about streaming", flat) == [{"query": "streaming", "label": "bug", "limit": 20}]
     assert tallies("top 5 labels", flat) == [{"by": "label", "limit": 5}]
     assert tallies("top labels on open issues", flat) == [{"by": "label", "state": "open"}]
+
+
+def test_any_issue_that_mentions_words_is_a_search_for_them(flat: Vocabulary) -> None:
+    assert searches("any open issue that mentions both arrow and parquet?", flat) == [
+        {"query": "arrow and parquet", "state": "open"}
+    ]
+    assert searches("an issue mentioning windows paths", flat) == [{"query": "windows paths"}]

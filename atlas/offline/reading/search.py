@@ -38,7 +38,9 @@ from atlas.offline.reading.search_labels import (
 )
 
 _SEARCH_NOUN_RE = lazy(
-    r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b", re.I
+    r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b"
+    r"|\b(?:any|an?)\s+(?:(?:open|closed)\s+)?(?:issue|ticket|bug|report)\s+(?:that|which|about|mentioning)\b",
+    re.I,
 )
 _SEARCH_VERB_RE = lazy(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
 _SEVERITY_RE = lazy(
@@ -237,7 +239,7 @@ def _topic_alone(query: str) -> str:
         r"\s+(?:that|which)(?:'s|'re|\s+(?:are|were|is))\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I
     )
     query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
-    return strip_quotes(re.sub(r"^(?:the|a|an)\s+", "", query.strip(), flags=re.IGNORECASE))
+    return strip_quotes(re.sub(r"^(?:the|a|an|both)\s+", "", query.strip(), flags=re.IGNORECASE))
 
 
 def _state_in(text: str) -> str | None:

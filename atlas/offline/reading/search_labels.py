@@ -48,7 +48,7 @@ SEARCH_FILLER = frozenset(
         find search look looking for list show me all any the issues bugs tickets reports ones open closed which
         what are
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
-        latest newest new recent does mean means still this issue ticket from users user people unresolved resolved
+        latest newest new recent both does mean means still this issue ticket from users user people unresolved resolved
         fixed component components what's whats rn now currently right again also today every each everything
         stuff things anything something they them those these thats
         opened filed created reported submitted raised came arrived updated were was been did
