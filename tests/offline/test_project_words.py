@@ -390,3 +390,11 @@ def test_any_issue_that_mentions_words_is_a_search_for_them(flat: Vocabulary) ->
         {"query": "arrow and parquet", "state": "open"}
     ]
     assert searches("an issue mentioning windows paths", flat) == [{"query": "windows paths"}]
+
+
+def test_the_last_issue_filed_is_the_newest_and_have_open_is_a_state(flat: Vocabulary) -> None:
+    assert searches("when was the last bug filed?", flat) == [{"query": "", "label": "bug"}]
+    assert plan_of("when was the last bug filed?", flat).first_calls()[0].name == "search_issues"
+    assert searches("how many issues does albertvillanova have open?", flat) == [
+        {"query": "", "state": "open", "author": "albertvillanova", "count_only": True}
+    ]

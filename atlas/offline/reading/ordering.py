@@ -30,7 +30,9 @@ _ORDERS: tuple[tuple[str, str], ...] = (
     (
         "newest",
         r"\b(?:newest|latest)(?:\s+(?:ones?\s+)?first)?\b|\bmost\s+recent(?:ly\s+(?:opened|filed|reported|created))?"
-        r"\b|\blast\s+(?:filed|opened|reported|created)\b",
+        r"\b|\blast\s+(?:filed|opened|reported|created)\b"
+        # `when was the last bug filed?`: the words between stay, they say which issues.
+        r"|\bthe\s+last(?=\s+(?:[\w:-]+\s+){1,3}(?:filed|opened|reported|created|raised|submitted)\b)",
     ),
 )
 ORDER_RE = lazy("|".join(f"(?P<{name}>{pattern})" for name, pattern in _ORDERS), re.IGNORECASE)

@@ -46,7 +46,7 @@ SEARCH_FILLER = frozenset(
         r"\w+",
         """
         find search look looking for list show me all any the issues bugs tickets reports ones open closed which
-        what are
+        what are when
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest new recent both does mean means still this issue ticket from users user people unresolved resolved
         fixed component components what's whats rn now currently right again also today every each everything
