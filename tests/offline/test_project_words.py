@@ -398,3 +398,18 @@ def test_the_last_issue_filed_is_the_newest_and_have_open_is_a_state(flat: Vocab
     assert searches("how many issues does albertvillanova have open?", flat) == [
         {"query": "", "state": "open", "author": "albertvillanova", "count_only": True}
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("did anyone report problems with fsspec 2024?", "fsspec 2024"),
+        ("anyone else seeing problems with pyarrow 15?", "pyarrow 15"),
+        ("has anyone hit errors with streaming?", "streaming"),
+    ],
+)
+def test_anyone_reporting_problems_with_a_thing_is_a_search_and_its_version_no_issue(
+    flat: Vocabulary, question: str, query: str
+) -> None:
+    assert searches(question, flat) == [{"query": query}]
+    assert not [c for c in plan_of(question, flat).first_calls() if c.name == "get_issue"]

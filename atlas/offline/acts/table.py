@@ -81,10 +81,11 @@ _ONLY_VERB_RE = lazy(
     re.I,
 )
 _ANYTHING_RE = lazy(
-    LEAD + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+)?(?:anything|something|any\s+(?:issues?|tickets?|reports?|bugs?)"
-    r"|(?:any|some)(?:one|body)\s+(?:else\s+)?(?:been\s+)?(?:complain|report|ask|talk|writ|mention)\w*)"
+    LEAD + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+|(?:did|has|is)\s+)?(?:anything|something"
+    r"|any\s+(?:issues?|tickets?|reports?|bugs?)|(?:any|some)(?:one|body)\s+(?:else\s+)?(?:been\s+)?(?:complain|report|ask|talk|writ|mention|see|hit"
+    r"|hav|run\w*\s+into)\w*(?:\s+(?:problems?|issues?|trouble|errors?|crash(?:es)?|failures?)(?=\s+with\b))?)"
     r"(?:\s+(?:new|recent))?(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
-    r"(?:about|on|regarding|mentioning|related\s+to|for|around)\s+",
+    r"(?:about|on|regarding|mentioning|related\s+to|for|around|with)\s+",
     re.I,
 )
 _STATE_RE = lazy(r"\b(?:still\s+)?(?:open|closed)\b", re.I)

@@ -73,11 +73,13 @@ _LIKENED_TO_RE = lazy(
 """`similar to 7394`, `similar issues to 7394`, `a dup of 41`: what an issue is likened to is an issue, though `to`
 and `of` precede counts."""
 _IN_TOPIC_RE = lazy(
-    r"\b(?:mentioning|mentions?|about|regarding|concerning|involving|containing|matching|referencing)\s+"
+    r"\b(?:mentioning|mentions?|about|regarding|concerning|involving|containing|matching|referencing"
+    r"|(?:problems?|issues?|errors?|trouble|bugs?|crash(?:es)?|failures?)\s+with)\s+"
     r"(?!(?:issues?|tickets?|bugs?|#)\b)(?:[\w.+-]+\s+){1,3}$",
     re.I,
 )
-"""`issues mentioning pyarrow 15`, `bugs about python 3`: a number inside the topic is a version, not an issue."""
+"""`issues mentioning pyarrow 15`, `bugs about python 3`, `problems with fsspec 2024`: a number inside the topic
+is a version, not an issue."""
 _YEAR_BEFORE = frozenset({"in", "during", "of"}) | {
     name.lower() for name in (*calendar.month_name, *calendar.month_abbr) if name
 }
