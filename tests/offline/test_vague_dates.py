@@ -94,3 +94,25 @@ def test_a_long_text_with_no_sentence_end_is_read_in_linear_time() -> None:
     started = time.perf_counter()
     assert span_in(prose + " lately", SATURDAY) is not None and span_in(prose, SATURDAY) is None
     assert time.perf_counter() - started < 1.0  # a pattern rescanning the text from each issue word took seconds
+
+
+def test_a_range_between_two_times_is_one_span_and_its_years_are_no_issues() -> None:
+    from datetime import date
+
+    from atlas.offline.reading.dates import span_in
+    from atlas.offline.reading.entities import issue_refs
+
+    now = date(2026, 12, 6)
+    cases = {
+        "issues opened between march and may 2024": (date(2024, 3, 1), date(2024, 6, 1)),
+        "bugs from 2023-06 to 2024-01": (date(2023, 6, 1), date(2024, 2, 1)),
+        "between november 2023 and february 2024": (date(2023, 11, 1), date(2024, 3, 1)),
+        "between november and february 2024": (date(2023, 11, 1), date(2024, 3, 1)),
+        "issues opened between 2022 and 2023": (date(2022, 1, 1), date(2024, 1, 1)),
+        "between may and march 2024": (date(2023, 5, 1), date(2024, 4, 1)),  # the months before the year's march
+    }
+    for said, (since, before) in cases.items():
+        span = span_in(said, now)
+        assert span is not None and (span.since, span.before) == (since, before), said
+    assert issue_refs("issues opened between 2022 and 2023") == []
+    assert issue_refs("compare 41 and 87") == [41, 87]

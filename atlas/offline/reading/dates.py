@@ -100,9 +100,44 @@ def today() -> date:
     return date.today()
 
 
+_POINT = r"(?:[a-z]{3,9}\.?(?:\s+(?:19|20)\d\d)?|(?:19|20)\d\d(?:-[01]\d(?:-[0-3]\d)?)?)"
+RANGE_RE = lazy(
+    rf"\b(?:between|from)\s+(?P<first>{_POINT})\s+(?:and|to|until|till|through|-)\s+(?P<last>{_POINT})(?![\w-])", re.I
+)
+"""`between march and may 2024`, `from 2023-06 to 2024-01`: from the first day of one to the last of the other."""
+
+
+def _range_in(text: str, now: date) -> Span | None:
+    for match in RANGE_RE.finditer(text):
+        last = _point(match.group("last"), now)
+        first_year = re.search(r"(?:19|20)\d\d", match.group("first"))
+        first = _point(match.group("first"), now, None if first_year or last is None else last[0])
+        if first is None or last is None or first[0] >= last[1]:
+            continue
+        activity = bool(_ACTIVITY_RE.search(text))
+        return Span(first[0], last[1], activity, match.start(), match.end(), " ".join(match.group(0).split()))
+    return None
+
+
+def _point(said: str, now: date, same_year_as: date | None = None) -> tuple[date, date] | None:
+    """The days one end of a range names; a month without its year takes the other end's (`march` in
+    `between march and may 2024`), a year earlier when it comes later in the year than that end."""
+    match = _SPAN_RE.fullmatch(f"in {said}")
+    days = _days(match, now) if match and (match.group("month") or match.group("iso")) else None
+    if days is None or days[0] is None or days[1] is None:
+        return None
+    if same_year_as is not None and match is not None and match.group("month"):
+        year = same_year_as.year - (1 if days[0].month > same_year_as.month else 0)
+        start = date(year, days[0].month, 1)
+        return start, _next_month(start)
+    return days[0], days[1]
+
+
 def span_in(text: str, now: date | None = None) -> Span | None:
     """The first time the words name, as a span of days; None when they name none."""
     now = now or today()
+    if found := _range_in(text, now):
+        return found
     for match in _SPAN_RE.finditer(text):
         lead = (match.group("lead") or "").lower()
         named = match.group("month") or match.group("iso") or (match.group("weekday") and not match.group("which"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import calendar
 import re
 
+from atlas.offline.reading.dates import RANGE_RE
 from atlas.offline.reading.lazy import lazy
 
 MAX_ISSUES = 8
@@ -27,11 +28,18 @@ _SHOW_BARE_IDS_RE = lazy(
 """`show me 41 and 87`: bare numbers are issue ids only when they are all the question asks for."""
 
 
+def _time_ranges(text: str) -> list[tuple[int, int]]:
+    """Where the words name a span of time (`between 2022 and 2023`): its numbers are years, not issues."""
+    return [match.span() for match in RANGE_RE.finditer(text)]
+
+
 def issue_ids_in(text: str) -> list[int]:
     """`#41`, `issue 41`, `issues 41 and 87`, `#41, #87 and #92`: ids in order, once each."""
     hits: list[tuple[int, int]] = [(m.start(), int(m.group(1))) for m in _HASH_RE.finditer(text)]
+    times = _time_ranges(text)
     for match in _BARE_PAIR_RE.finditer(text):
-        hits += [(match.start(group), int(match.group(group))) for group in (1, 2)]
+        if not any(start <= match.start() < end for start, end in times):
+            hits += [(match.start(group), int(match.group(group))) for group in (1, 2)]
     for match in [*_ISSUE_LIST_RE.finditer(text), *_SHOW_BARE_IDS_RE.finditer(text)]:
         hits += [(match.start() + d.start(), int(d.group())) for d in re.finditer(r"\d+", match.group(0))]
     ids: list[int] = []
@@ -93,7 +101,10 @@ _NOT_A_COUNT = frozenset(
 def bare_issue_ids(text: str) -> list[int]:
     """Numbers typed without `#` that are issue ids: not counts, versions, durations or times."""
     ids: list[int] = []
+    times = _time_ranges(text)
     for match in _BARE_NUMBER_RE.finditer(text):
+        if any(start <= match.start() < end for start, end in times):
+            continue  # `between 2022 and 2023`: the ends of a time
         before = re.findall(r"[a-z]+", text[max(0, match.start() - 40) : match.start()].lower())[-1:]
         likened = _LIKENED_TO_RE.search(text[max(0, match.start() - 40) : match.start()])
         after_text = text[match.end() :]
