@@ -205,6 +205,9 @@ class SearchArgs(BaseModel):
     any_labels: list[str] = Field(
         default_factory=list, max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."
     )
+    without_labels: list[str] = Field(
+        default_factory=list, max_length=5, description="Only issues with none of these labels (for `not X`)."
+    )
     author: str | None = Field(
         None, max_length=100, description="Only issues opened by this user (their login, e.g. svetlana-k)."
     )
@@ -277,7 +280,7 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
     changes = tracker_changes(ctx)
     with connect(ctx.data, ctx.home) as conn:
         where, params, unknown = filter_conditions(
-            conn, args, [args.label or "", *args.labels], changes, args.any_labels
+            conn, args, [args.label or "", *args.labels], changes, args.any_labels, args.without_labels
         )
         if unknown:
             result["hint"] = unknown

@@ -122,10 +122,12 @@ def filter_conditions(
     labels: list[str],
     changes: dict[int, LabelChanges],
     any_labels: Sequence[str] = (),
+    without_labels: Sequence[str] = (),
 ) -> tuple[str, list[Any], str]:
     """The conditions of every filter, each label resolved through the project's names and Atlas's own writes; when
     a label is on no issue, no conditions and the hint that says so (what `search_issues` and `count_issues_by`
-    share). `any_labels`: an issue needs at least one of them; only when none is known is that a hint."""
+    share). `any_labels`: an issue needs at least one of them; only when none is known is that a hint.
+    `without_labels`: an issue has none of them."""
     overlay, unknown = label_overlay(conn, labels, changes)
     if unknown:
         return "", [], unknown
@@ -137,6 +139,14 @@ def filter_conditions(
             return "", [], unknown
         where += either
         params += values
+    for name in (name for name in without_labels if unquoted(name)):
+        excluded, unknown = label_overlay(conn, [name], changes)
+        if unknown:
+            return "", [], unknown
+        for label, (added, removed) in excluded.items():
+            has, values = has_label(label, added, removed)
+            where += f" AND NOT ({has})"
+            params += values
     return where, params, ""
 
 

@@ -44,6 +44,9 @@ class TallyArgs(BaseModel):
     any_labels: list[str] = Field(
         default_factory=list, max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."
     )
+    without_labels: list[str] = Field(
+        default_factory=list, max_length=5, description="Only issues with none of these labels (for `not X`)."
+    )
     author: str | None = Field(None, max_length=100, description="Only issues opened by this user (their login).")
     created_since: date | None = Field(None, description="Only issues opened on or after this day (YYYY-MM-DD).")
     created_before: date | None = Field(None, description="Only issues opened before this day (YYYY-MM-DD).")
@@ -68,7 +71,7 @@ def count_issues_by(args: TallyArgs, ctx: ToolContext) -> dict[str, Any]:
     result: dict[str, Any] = {"by": args.by, "groups": []}
     with connect(ctx.data, ctx.home) as conn:
         where, params, unknown = filter_conditions(
-            conn, args, [args.label or "", *args.labels], changes, args.any_labels
+            conn, args, [args.label or "", *args.labels], changes, args.any_labels, args.without_labels
         )
         if unknown:
             return result | {"total": 0, "hint": unknown}

@@ -82,3 +82,29 @@ def test_everything_with_a_label_is_a_search_by_it(question: str, label: str) ->
     flat = Vocabulary(labels=[*FLAT, "dataset request"])
     (call,) = read_question(question, flat).first_calls()
     assert (call.name, call.arguments) == ("search_issues", {"query": "", "label": label})
+
+
+@pytest.mark.parametrize(
+    ("question", "label", "without"),
+    [
+        ("issues labelled bug but not enhancement", "bug", ["enhancement"]),
+        ("open bugs not labelled streaming", "bug", ["streaming"]),
+        ("open issues without the bug label", None, ["bug"]),
+        ("bugs except good first issue ones", "bug", ["good first issue"]),
+    ],
+)
+def test_a_label_said_as_left_out_is_one_no_hit_has(question: str, label: str | None, without: list[str]) -> None:
+    from atlas.offline.reading.vocabulary import Vocabulary
+
+    flat = Vocabulary(labels=[*FLAT, "streaming"])
+    (call,) = read_question(question, flat).first_calls()
+    assert call.name == "search_issues" and call.arguments.get("label") == label
+    assert call.arguments["without_labels"] == without and not call.arguments.get("unlabelled")
+
+
+@pytest.mark.parametrize("question", ["open issues that are not labelled yet", "issues without labels"])
+def test_no_label_at_all_is_still_the_untriaged_or_unlabelled_issues(question: str) -> None:
+    from atlas.offline.reading.vocabulary import Vocabulary
+
+    calls = read_question(question, Vocabulary(labels=FLAT)).first_calls()
+    assert calls and not any("without_labels" in call.arguments for call in calls)

@@ -364,3 +364,14 @@ def test_any_of_labels_finds_issues_with_either_label(ctx: ToolContext) -> None:
     assert {h["id"] for h in either["hits"]} == worker | core and worker - core and core - worker
     both = search_issues(SearchArgs(labels=["comp:worker", "comp:core"], limit=20), ctx)
     assert {h["id"] for h in both["hits"]} == worker & core
+
+
+def test_without_labels_leaves_out_every_issue_with_one_of_them(ctx: ToolContext) -> None:
+    def total(**args: Any) -> int:
+        return int(search_issues(SearchArgs(count_only=True, **args), ctx)["total"])
+
+    both = total(labels=["type:bug", "comp:worker"])
+    assert both and total(label="type:bug", without_labels=["worker"]) == total(label="type:bug") - both
+    rest = search_issues(SearchArgs(label="type:bug", without_labels=["worker"], limit=20), ctx)["hits"]
+    worker = {h["id"] for h in search_issues(SearchArgs(labels=["type:bug", "comp:worker"], limit=20), ctx)["hits"]}
+    assert rest and not {h["id"] for h in rest} & worker

@@ -77,3 +77,15 @@ def test_any_of_labels_counts_issues_with_at_least_one(tmp_path: Path, atlas_hom
     assert _groups(ctx, by="author", label="bug", any_labels=["enhancement"]) == {}
     neither = count_issues_by(TallyArgs(by="author", any_labels=["regression", "wontfix"]), ctx)
     assert neither["total"] == 0 and "No issue has the label 'regression'" in neither["hint"]
+
+
+def test_issues_without_a_label_are_those_it_is_not_on_as_atlas_writes_left_them(
+    tmp_path: Path, atlas_home: Path
+) -> None:
+    ctx = _project(tmp_path, atlas_home)
+    assert _groups(ctx, by="author", without_labels=["bug"]) == {"bo": 1, "cy": 1}
+    assert _groups(ctx, by="author", without_labels=["Bug", "enhancement"]) == {"cy": 1}
+    add_label(AddLabelArgs(issue_id=4, label="bug"), ctx)
+    assert _groups(ctx, by="author", without_labels=["bug"]) == {"bo": 1}
+    unknown = count_issues_by(TallyArgs(by="author", without_labels=["regression"]), ctx)
+    assert unknown["total"] == 0 and "No issue has the label 'regression'" in unknown["hint"]

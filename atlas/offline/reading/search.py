@@ -27,6 +27,7 @@ from atlas.offline.reading.search_labels import (
     QUERY_LEAD_RE,
     SEARCH_FILLER,
     bare_label,
+    excluded_labels,
     label_list,
     meant_label,
     more_labels,
@@ -92,6 +93,8 @@ class Search:
     """Further labels every hit must have (`open scheduler bugs`: comp:scheduler, then type:bug)."""
     any_labels: tuple[str, ...] = ()
     """Labels of which a hit needs one (`tagged docs or question`)."""
+    without_labels: tuple[str, ...] = ()
+    """Labels no hit may have (`bugs but not enhancement`, `open issues without the bug label`)."""
     limit: int | None = None
     author: str | None = None
     created_since: str | None = None
@@ -116,6 +119,8 @@ class Search:
             args["labels"] = list(self.labels)
         if self.any_labels:
             args["any_labels"] = list(self.any_labels)
+        if self.without_labels:
+            args["without_labels"] = list(self.without_labels)
         for name in ("author", "created_since", "created_before", "updated_since", "updated_before"):
             if value := getattr(self, name):
                 args[name] = value
@@ -156,6 +161,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     text, kind_count = (text, None) if counted else _count_before_kind(text)
     text, filters = people_and_days(text, notes, people)
     text = _LATELY_RE.sub(" ", text)
+    excluded, text = excluded_labels(text, labels)  # `not labelled streaming`: one label left out, not all
     unlabelled = NO_LABEL_RE.search(text)
     if unlabelled:
         text = text[: unlabelled.start()] + " " + text[unlabelled.end() :]
@@ -192,6 +198,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         label=label,
         labels=tuple(chosen[1:]),
         any_labels=either,
+        without_labels=excluded,
         limit=limit,
         count=bool(counted),
         unlabelled=bool(unlabelled),

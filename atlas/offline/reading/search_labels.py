@@ -247,3 +247,28 @@ def _names_in(match: re.Match[str], *, after: bool) -> list[tuple[int, int]]:
     if after:
         return [(words[0][0], words[last][1]) for last in range(len(words) - 1, -1, -1)]
     return [(words[first][0], words[-1][1]) for first in range(len(words))]
+
+
+_NOT_LABEL_RE = lazy(
+    r"\b(?:but\s+)?(?:not|without|except(?:\s+for)?|excluding|other\s+than)\s+(?:the\s+|a\s+|an\s+|any\s+)?"
+    r"(?:(?:labell?ed|tagged)\s+)?(?P<words>[\w:.-]+(?:\s+[\w:.-]+){0,2})",
+    re.IGNORECASE,
+)
+
+
+def excluded_labels(text: str, labels: Sequence[str]) -> tuple[tuple[str, ...], str]:
+    """Labels said as what the issues must not have (`bugs but not enhancement`, `without the bug label`), and the
+    words left; a word after `not` that names no label (`not closed`, `without labels`) stays."""
+    found: list[str] = []
+    for match in reversed(list(_NOT_LABEL_RE.finditer(text))):
+        words = match.group("words")
+        for last in reversed(list(re.finditer(r"[\w:.-]+", words))):
+            named = words[: last.end()]
+            label = resolve_label(named, labels) or resolve_label(re.sub(r"s$", "", named), labels)
+            if label:
+                end = match.start("words") + last.end()
+                end += len(tail.group(0)) if (tail := re.match(r"\s+labels?\b", text[end:], re.I)) else 0
+                found.insert(0, label)
+                text = text[: match.start()] + " " + text[end:]
+                break
+    return tuple(dict.fromkeys(found)), text
