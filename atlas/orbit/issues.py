@@ -206,7 +206,7 @@ class SearchArgs(BaseModel):
         default_factory=list, max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."
     )
     without_labels: list[str] = Field(
-        default_factory=list, max_length=5, description="Only issues with none of these labels (for `not X`)."
+        default_factory=list, max_length=30, description="Only issues with none of these labels (for `not X`)."
     )
     author: str | None = Field(
         None, max_length=100, description="Only issues opened by this user (their login, e.g. svetlana-k)."

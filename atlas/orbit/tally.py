@@ -45,7 +45,7 @@ class TallyArgs(BaseModel):
         default_factory=list, max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."
     )
     without_labels: list[str] = Field(
-        default_factory=list, max_length=5, description="Only issues with none of these labels (for `not X`)."
+        default_factory=list, max_length=30, description="Only issues with none of these labels (for `not X`)."
     )
     author: str | None = Field(None, max_length=100, description="Only issues opened by this user (their login).")
     created_since: date | None = Field(None, description="Only issues opened on or after this day (YYYY-MM-DD).")

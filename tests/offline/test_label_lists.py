@@ -108,3 +108,14 @@ def test_no_label_at_all_is_still_the_untriaged_or_unlabelled_issues(question: s
 
     calls = read_question(question, Vocabulary(labels=FLAT)).first_calls()
     assert calls and not any("without_labels" in call.arguments for call in calls)
+
+
+@pytest.mark.parametrize(
+    ("question", "prefix"),
+    [("which open bugs have no severity?", "severity:"), ("open issues without a component", "comp:")],
+)
+def test_no_label_of_a_group_leaves_out_every_label_of_it(question: str, prefix: str) -> None:
+    (call,) = read_question(question).first_calls()
+    without = call.arguments["without_labels"]
+    assert call.name == "search_issues" and without and all(label.startswith(prefix) for label in without)
+    assert call.arguments["state"] == "open" and not call.arguments["query"]
