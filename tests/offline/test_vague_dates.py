@@ -11,18 +11,11 @@ from atlas.offline.compose import read_question
 from atlas.offline.reading.dates import RECENT_DAYS, span_in
 from atlas.runtime.toolset import load_registry
 from tests.offline.test_offline import run_to_answer
+from tests.offline.test_search_filters import SATURDAY, fixed_today, searches
 
-SATURDAY = date(2026, 12, 5)
+__all__ = ["fixed_today"]  # the autouse fixture that fixes today, shared with the other filters' tests
+
 WINDOW = "2026-11-05"  # SATURDAY less RECENT_DAYS
-
-
-@pytest.fixture(autouse=True)
-def fixed_today(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("atlas.offline.reading.dates.today", lambda: SATURDAY)
-
-
-def searches(question: str) -> list[dict[str, Any]]:
-    return [call.arguments for call in read_question(question).first_calls() if call.name == "search_issues"]
 
 
 @pytest.mark.parametrize(
@@ -97,7 +90,6 @@ def test_a_long_text_with_no_sentence_end_is_read_in_linear_time() -> None:
 
 
 def test_a_range_between_two_times_is_one_span_and_its_years_are_no_issues() -> None:
-    from datetime import date
 
     from atlas.offline.reading.dates import span_in
     from atlas.offline.reading.entities import issue_refs
