@@ -119,3 +119,11 @@ def test_no_label_of_a_group_leaves_out_every_label_of_it(question: str, prefix:
     without = call.arguments["without_labels"]
     assert call.name == "search_issues" and without and all(label.startswith(prefix) for label in without)
     assert call.arguments["state"] == "open" and not call.arguments["query"]
+
+
+def test_a_group_too_large_to_leave_out_stays_words() -> None:
+    from atlas.offline.reading.search_labels import excluded_labels
+
+    labels = ["type:bug", *(f"area:a{n}" for n in range(40)), "severity:S1", "severity:S2"]
+    assert excluded_labels("open bugs without an area", labels) == ((), "open bugs without an area")
+    assert excluded_labels("open bugs with no severity", labels)[0] == ("severity:S1", "severity:S2")

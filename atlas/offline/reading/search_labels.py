@@ -278,13 +278,17 @@ def excluded_labels(text: str, labels: Sequence[str]) -> tuple[tuple[str, ...], 
 _NO_FAMILY_RE = lazy(r"\b(?:no|without(?:\s+(?:a|an|any))?)\s+(?P<family>[a-z][\w-]{2,})(?:\s+labels?)?\b", re.I)
 
 
+_LEFT_OUT_MAX = 30
+"""The most labels a search leaves out (`search_issues`' `without_labels`): a larger group stays words."""
+
+
 def _family_left_out(text: str, labels: Sequence[str]) -> tuple[list[str], str]:
     """`open bugs with no severity`, `without a component`: every label of the group that prefix names."""
+    prefixes = {prefix for label in labels if (prefix := split_label(label)[0])}
     for match in _NO_FAMILY_RE.finditer(text):
         word = match.group("family").casefold()
-        prefixes = {prefix for label in labels if (prefix := split_label(label)[0])}
         named = [p for p in prefixes if word == p.casefold() or (len(p) >= 3 and word.startswith(p.casefold()))]
-        if len(named) == 1:
-            family = [label for label in labels if split_label(label)[0] == named[0]]
+        family = [label for label in labels if split_label(label)[0] in named] if len(named) == 1 else []
+        if 0 < len(family) <= _LEFT_OUT_MAX:
             return family, text[: match.start()] + " " + text[match.end() :]
     return [], text
