@@ -16,7 +16,7 @@ from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.authors_and_days import names_people_or_days
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.lazy import lazy
-from atlas.offline.reading.ordering import order_in
+from atlas.offline.reading.ordering import INBOX_BY_DATE, order_in
 
 _ISSUES = r"(?:issues?|tickets?|bugs?|reports?|ones|backlog|inbox|queue|prs?)"
 _REASONS = {
@@ -63,8 +63,6 @@ _TOPIC_RE = lazy(
 )
 """A topic the issues are about; not `on my plate`, `waiting on the reporter`."""
 PLAN_LIMIT = 10
-INBOX_ORDERS = ("newest", "oldest")
-"""The orders `list_inbox` takes besides its own (the most severe first): by the date opened."""
 
 
 def backlog_act(text: str, typed: str) -> Act | None:
@@ -89,7 +87,7 @@ def backlog_act(text: str, typed: str) -> Act | None:
     asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat(?:s)?\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
     if _NEEDS_ME_RE.search(text) or (reason and asks_issues):
         arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}
-        if (order := order_in(text)[0]) in INBOX_ORDERS:
+        if (order := order_in(text)[0]) in INBOX_BY_DATE:
             arguments["order"] = order  # `the newest untriaged issues`: the inbox by date, not by severity
         return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
     return None

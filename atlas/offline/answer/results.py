@@ -13,6 +13,7 @@ from typing import Any
 
 from atlas.offline.answer.quoting import one_line, quoted
 from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.ordering import INBOX_BY_DATE
 
 DATA_CHARS = 4000
 """A tool's data shown as it came, up to this many characters; past it a line says how much was cut."""
@@ -73,17 +74,14 @@ def proposals_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     return "\n".join([*lines, *_note(data)])
 
 
-_BY_DATE = ("newest", "oldest")
-"""The inbox's orders by the date opened; its own (the most severe first) goes unsaid."""
-
-
 def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     """`list_inbox`: how many need a look and why, then each issue with its severity, age and reasons."""
     only, order = call.arguments.get("only"), call.arguments.get("order")
     counts = _mapping(data.get("counts"))
     why = ", ".join(f"{one_line(reason, 40)} {count}" for reason, count in counts.items())
     total = data.get("total", "?")
-    title = "### Inbox" + (f" · {only}" if only else "") + (f" · {order} opened first" if order in _BY_DATE else "")
+    by_date = order if order in INBOX_BY_DATE else None
+    title = "### Inbox" + (f" · {only}" if only else "") + (f" · {by_date} opened first" if by_date else "")
     if total is None:  # the data cannot say (no comments for a thread reason): its note says why
         return "\n".join([f"{title}: unknown", *_note(data)])
     head = f"{title}: {total} open issue{'' if total == 1 else 's'} need a look"
@@ -108,9 +106,7 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
             + (" · new" if item.get("new") else "")
         )
     if isinstance(total, int) and total > len(issues):
-        command = (
-            "atlas inbox" + (f" --only {only}" if only else "") + (f" --order {order}" if order in _BY_DATE else "")
-        )
+        command = "atlas inbox" + (f" --only {only}" if only else "") + (f" --order {by_date}" if by_date else "")
         lines += ["", f"{total - len(issues)} more not shown here: `{command}` lists every one."]
     if data.get("comments_known") is False and issues:
         lines += ["", "Whether anyone answered these is unknown: the data holds no comments (`atlas data sync`)."]

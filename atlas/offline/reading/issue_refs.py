@@ -33,12 +33,16 @@ def _time_ranges(text: str) -> list[tuple[int, int]]:
     return [match.span() for match in RANGE_RE.finditer(text)]
 
 
+def _within(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
 def issue_ids_in(text: str) -> list[int]:
     """`#41`, `issue 41`, `issues 41 and 87`, `#41, #87 and #92`: ids in order, once each."""
     hits: list[tuple[int, int]] = [(m.start(), int(m.group(1))) for m in _HASH_RE.finditer(text)]
     times = _time_ranges(text)
     for match in _BARE_PAIR_RE.finditer(text):
-        if not any(start <= match.start() < end for start, end in times):
+        if not _within(match.start(), times):
             hits += [(match.start(group), int(match.group(group))) for group in (1, 2)]
     for match in [*_ISSUE_LIST_RE.finditer(text), *_SHOW_BARE_IDS_RE.finditer(text)]:
         hits += [(match.start() + d.start(), int(d.group())) for d in re.finditer(r"\d+", match.group(0))]
@@ -103,7 +107,7 @@ def bare_issue_ids(text: str) -> list[int]:
     ids: list[int] = []
     times = _time_ranges(text)
     for match in _BARE_NUMBER_RE.finditer(text):
-        if any(start <= match.start() < end for start, end in times):
+        if _within(match.start(), times):
             continue  # `between 2022 and 2023`: the ends of a time
         before = re.findall(r"[a-z]+", text[max(0, match.start() - 40) : match.start()].lower())[-1:]
         likened = _LIKENED_TO_RE.search(text[max(0, match.start() - 40) : match.start()])

@@ -35,6 +35,8 @@ _ORDERS: tuple[tuple[str, str], ...] = (
         r"|\bthe\s+last(?=\s+(?:[\w:-]+\s+){1,3}(?:filed|opened|reported|created|raised|submitted)\b)",
     ),
 )
+INBOX_BY_DATE = ("newest", "oldest")
+"""The orders `list_inbox` takes besides its own (the most severe first): by the date opened."""
 ORDER_RE = lazy("|".join(f"(?P<{name}>{pattern})" for name, pattern in _ORDERS), re.IGNORECASE)
 """Any order said in words; the group that matched names it."""
 
