@@ -220,6 +220,9 @@ class SearchArgs(BaseModel):
         None, description="Only issues whose last activity (opened or commented) was before this day (YYYY-MM-DD)."
     )
     unlabelled: bool = Field(False, description="Only issues with no label at all.")
+    any_words: bool = Field(
+        False, description="Match issues with any of the query's words (for `about X or Y`), not all of them."
+    )
     order: Order = Field(
         "relevance",
         description="How hits are sorted: relevance (best match; with no words, the newest), newest, oldest (opened),"
@@ -285,7 +288,7 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         if unknown:
             result["hint"] = unknown
             return result
-        match = " AND ".join(match_terms(terms)) if terms else None
+        match = (" OR " if args.any_words else " AND ").join(match_terms(terms)) if terms else None
         if args.count_only:
             result["total"] = count_matches(conn, match, where, params)
             if not result["total"] and (stale := data_ends_before(conn, args)):
@@ -299,7 +302,7 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         else:
             rows = _ranked(conn, str(match), where, params, args.limit)
             hint = _window_reached() if rows and rows[0]["considered"] >= RANK_WINDOW else ""
-            if not rows and len(terms) > 1:
+            if not rows and len(terms) > 1 and not args.any_words:
                 rows = _ranked(conn, " OR ".join(match_terms(terms)), where, params, args.limit)
                 hint = "No issue matched all the words; these match some of them."
         result["hits"] = _hits(conn, rows, changes)

@@ -111,7 +111,7 @@ def issues_matching(match: str | None, where: str, params: list[Any]) -> tuple[s
 
 
 def count_matches(conn: sqlite3.Connection, match: str | None, where: str, params: list[Any]) -> int:
-    """How many issues match the words (all of them) and the filters: no ranking, no snippets."""
+    """How many issues match the words (as `match` joins them) and the filters: no ranking, no snippets."""
     source, values = issues_matching(match, where, params)
     return int(conn.execute(f"SELECT count(*) {source}", values).fetchone()[0])
 

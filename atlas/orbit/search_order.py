@@ -36,7 +36,7 @@ _FIELDS = "i.id, i.title, i.state, i.author, i.created_at"
 def sorted_hits(
     conn: sqlite3.Connection, match: str | None, where: str, params: list[Any], order: str, limit: int
 ) -> list[sqlite3.Row]:
-    """The first `limit` issues matching the words (all of them; None: any) and the filters, in `order`."""
+    """The first `limit` issues matching the words (as `match` joins them; None: any) and the filters, in `order`."""
     key = SORT_KEYS[order]
     if match is None:
         return conn.execute(

@@ -375,3 +375,15 @@ def test_without_labels_leaves_out_every_issue_with_one_of_them(ctx: ToolContext
     rest = search_issues(SearchArgs(label="type:bug", without_labels=["worker"], limit=20), ctx)["hits"]
     worker = {h["id"] for h in search_issues(SearchArgs(labels=["type:bug", "comp:worker"], limit=20), ctx)["hits"]}
     assert rest and not {h["id"] for h in rest} & worker
+
+
+def test_any_words_finds_the_issues_with_either_word(ctx: ToolContext) -> None:
+    def total(query: str, **args: Any) -> int:
+        return int(search_issues(SearchArgs(query=query, count_only=True, **args), ctx)["total"])
+
+    lease, postgres = total("lease"), total("postgres")
+    both = total("lease postgres")
+    assert lease and postgres and both < min(lease, postgres)
+    assert total("lease postgres", any_words=True) == lease + postgres - both
+    hits = search_issues(SearchArgs(query="lease postgres", any_words=True, limit=20), ctx)["hits"]
+    assert len(hits) == min(20, lease + postgres - both)
