@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date, datetime
 from typing import Annotated, TypeVar
 
 import typer
@@ -34,6 +35,23 @@ def since_time(since: str | None) -> float | None:
         return parse_since(since)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--since") from None
+
+
+def since_day(since: str | None) -> date | None:
+    """`--since DAY`: a day (2025-01-31) or an age back from today (14d, 2w); a bad one is the option's usage error."""
+    if since is None:
+        return None
+    try:
+        return date.fromisoformat(since.strip())
+    except ValueError:
+        from atlas.commands.log import parse_since
+
+        try:
+            return datetime.fromtimestamp(parse_since(since.strip())).date()
+        except ValueError:
+            raise typer.BadParameter(
+                f"a day is written 2025-01-31, or an age 14d or 2w; got {since!r}", param_hint="--since"
+            ) from None
 
 
 def command_group(summary: str) -> typer.Typer:

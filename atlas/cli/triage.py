@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from atlas.cli.options import examples
+from atlas.cli.options import examples, since_day
 
 
 def register_triage(app: typer.Typer) -> None:
@@ -44,10 +44,13 @@ def inbox(
     order: str = typer.Option(
         "urgent", "--order", metavar="ORDER", help="urgent (most severe, then oldest), newest or oldest opened first."
     ),
+    about: str = typer.Option("", "--about", metavar="WORDS", help="Only issues with all these words."),
+    since: str | None = typer.Option(None, "--since", metavar="DAY", help="Only issues opened on or after DAY."),
 ) -> None:
     """The open issues that need a maintainer, most severe first, then oldest. Nothing is changed."""
     from atlas.commands import guarded
     from atlas.commands.inbox import REASONS, run_inbox
+    from atlas.triage.inbox_filter import InboxFilter
     from atlas.triage.inbox_order import INBOX_ORDERS
 
     if only is not None and only not in REASONS:
@@ -55,7 +58,8 @@ def inbox(
     chosen = next((known for known in INBOX_ORDERS if known == order), None)
     if chosen is None:
         raise typer.BadParameter(f"{order!r} is not one of {', '.join(INBOX_ORDERS)}", param_hint="--order")
-    guarded(lambda: run_inbox(as_json=as_json, limit=limit, only=only, order=chosen), state=True)
+    narrowed = InboxFilter(about, since_day(since))
+    guarded(lambda: run_inbox(as_json=as_json, limit=limit, only=only, order=chosen, narrowed=narrowed), state=True)
 
 
 def similar(

@@ -10,6 +10,7 @@ from atlas.foundation.config import atlas_home, data_dir
 from atlas.foundation.errors import AtlasError, ToolError
 from atlas.foundation.notices import warn
 from atlas.triage.groups import no_groups_note
+from atlas.triage.inbox_filter import InboxFilter
 from atlas.triage.inbox_order import InboxOrder
 from atlas.triage.memory import last_seen, remember_seen
 from atlas.triage.own_writes import commented_through_atlas
@@ -26,8 +27,10 @@ def _severity(item: InboxItem) -> str:
     return item.severity.label or ("unknown" if item.severity.unknown else "")
 
 
-def _all_clear(only: str | None, known: bool) -> str:
+def _all_clear(only: str | None, known: bool, narrowed: InboxFilter) -> str:
     """What an empty inbox says: only what the data could show."""
+    if narrowed:
+        return f"no open issue {narrowed.describe()} is {only or 'listed'}"
     if only is not None:
         return f"no open issue is {only}"
     return "every open issue is labelled, answered and active" if known else "every open issue is labelled"
@@ -36,13 +39,23 @@ def _all_clear(only: str | None, known: bool) -> str:
 REASONS = ("untriaged", "unanswered", "waiting", "new", "stale")
 
 
-def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None, order: InboxOrder = "urgent") -> None:
+def run_inbox(
+    *,
+    as_json: bool,
+    limit: int | None,
+    only: str | None = None,
+    order: InboxOrder = "urgent",
+    narrowed: InboxFilter | None = None,
+) -> None:
     data, home = data_dir(), atlas_home()
+    narrowed = narrowed or InboxFilter()
     try:
         project = Project.open(data, home)
         identity = project.corpus.identity()
         seen = last_seen(home, identity)
-        found = inbox_items(project, seen_until=seen, commented=commented_through_atlas(project), order=order)
+        within = narrowed.issue_ids(data, home)
+        commented = commented_through_atlas(project)
+        found = inbox_items(project, seen_until=seen, commented=commented, order=order, within=within)
         newest = max((issue.created_at for issue in project.corpus.newest(1)), default="")
     except ToolError as exc:
         raise AtlasError(str(exc)) from None
@@ -63,7 +76,7 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None, orde
     for note in notes:
         make_console(stderr=True).print(note, style="yellow")
     if not shown:
-        console.print(f"Nothing needs you: {_all_clear(only, known)}.", style="dim")
+        console.print(f"Nothing needs you: {_all_clear(only, known, narrowed)}.", style="dim")
         return
     rows: list[tuple[str, ...]] = [
         (f"#{i.issue.id}", _severity(i), f"{i.age_days}d", i.issue.title, "; ".join(i.reasons)) for i in shown
@@ -73,13 +86,14 @@ def run_inbox(*, as_json: bool, limit: int | None, only: str | None = None, orde
         headers, rows = headers[:1] + headers[2:], [row[:1] + row[2:] for row in rows]
     write_table(console, headers, rows, right=("age",), cut=("title",))
     first = " (first inbox: new issues are marked from the next one on)" if seen is None else ""
+    scope = f" {narrowed.describe()}" if narrowed else ""
     if limit and len(shown) == limit and next(wanted, None) is not None:
         # The rest was never read: how many more need a look is what a whole `atlas inbox` works out.
         console.print(
-            f"The first {len(shown)} open issues that need a look{first}; without -n, all of them.", style="dim"
+            f"The first {len(shown)} open issues{scope} that need a look{first}; without -n, all of them.", style="dim"
         )
         return
-    console.print(f"{len(shown)} open issues need a look{first}.", style="dim")
+    console.print(f"{len(shown)} open issues{scope} need a look{first}.", style="dim")
 
 
 def _read(items: Iterator[InboxItem], *, as_json: bool) -> list[InboxItem]:

@@ -5,6 +5,7 @@ are added with `add_label` (approved one by one) or by `atlas triage`, which rev
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -13,7 +14,7 @@ from atlas.orbit.db import IssueId
 from atlas.orbit.issues import ISSUE_TTL_S, search_tags
 from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
 from atlas.triage.inbox_order import InboxOrder
-from atlas.triage.tools import TRIAGE_TIMEOUT_S, require_kept
+from atlas.triage.tools import TRIAGE_TIMEOUT_S, missing_issue, require_kept
 
 Reason = Literal["untriaged", "unanswered", "waiting", "new", "stale"]
 
@@ -27,6 +28,8 @@ class InboxArgs(BaseModel):
         "urgent",
         description="urgent: the most severe first, then the oldest; newest or oldest: by the date opened alone.",
     )
+    about: str = Field("", max_length=200, description="Only issues with all these plain words (as search_issues).")
+    opened_since: date | None = Field(None, description="Only issues opened on or after this day (YYYY-MM-DD).")
 
 
 class TriageArgs(BaseModel):
@@ -51,8 +54,9 @@ def _plan_sources(args: Any, data: Any) -> list[str]:
 def list_inbox(args: InboxArgs, ctx: ToolContext) -> dict[str, Any]:
     """The open issues that need a maintainer and why (untriaged: a label group missing; unanswered; waiting on
     the reporter; new since the last `atlas inbox`; stale: no activity for a while), most severe first, then
-    oldest, unless `order` asks for the newest or the oldest opened first. `counts` says how many there are
-    for each reason."""
+    oldest, unless `order` asks for the newest or the oldest opened first; narrowed to a topic (`about`) and
+    issues opened since a day when asked. `counts` says how many there are for each reason."""
+    from atlas.triage.inbox_filter import InboxFilter
     from atlas.triage.memory import last_seen
     from atlas.triage.own_writes import commented_through_atlas
     from atlas.triage.project import project_for
@@ -63,7 +67,9 @@ def list_inbox(args: InboxArgs, ctx: ToolContext) -> dict[str, Any]:
     if args.only in THREAD_REASONS and not known:  # unknown, not zero: the data cannot say who is waiting
         return {"total": None, "counts": {}, "issues": [], "comments_known": False, "note": COMMENTS_UNKNOWN}
     seen = last_seen(ctx.home, project.corpus.identity())
-    items = inbox(project, seen_until=seen, commented=commented_through_atlas(project), order=args.order)
+    within = InboxFilter(args.about, args.opened_since).issue_ids(ctx.data, ctx.home)
+    commented = commented_through_atlas(project)
+    items = inbox(project, seen_until=seen, commented=commented, order=args.order, within=within)
     counts: dict[str, int] = {}
     for item in items:
         for reason in item.reasons:
@@ -74,6 +80,9 @@ def list_inbox(args: InboxArgs, ctx: ToolContext) -> dict[str, Any]:
     shown = [item.as_dict() for item in items[: args.limit]]
     result: dict[str, Any] = {"total": len(items), "counts": counts, "issues": shown, "comments_known": known}
     notes = [] if known else [COMMENTS_UNKNOWN]
+    newest = next((issue.created_at[:10] for issue in project.corpus.newest(1)), None)
+    if not items and args.opened_since and newest and newest < args.opened_since.isoformat():
+        notes.insert(0, f"No issue in this data was opened on or after {args.opened_since}: the newest on {newest}.")
     if len(items) > len(shown):
         notes.append(f"{len(items) - len(shown)} more: call again with a larger limit (at most 50).")
     if notes:
@@ -92,7 +101,11 @@ def plan_triage(args: TriageArgs, ctx: ToolContext) -> dict[str, Any]:
 
     project = project_for(ctx.data, ctx.home)
     if args.issue_ids:
-        issues = [project.issue(issue_id) for issue_id in dict.fromkeys(args.issue_ids)][: args.limit]
+        found = {issue_id: project.corpus.get(issue_id) for issue_id in dict.fromkeys(args.issue_ids)}
+        absent = [issue_id for issue_id, issue in found.items() if issue is None]
+        if absent:
+            raise missing_issue(ctx, absent[0])
+        issues = [issue for issue in found.values() if issue is not None][: args.limit]
     elif args.untriaged:
         issues = untriaged(project, args.limit)
     else:

@@ -91,15 +91,26 @@ def reasons_for(project: Project, issue: Issue, thread: Thread | None, now: str,
 
 
 def inbox(
-    project: Project, *, seen_until: str | None, commented: set[int] | None = None, order: InboxOrder = "urgent"
+    project: Project,
+    *,
+    seen_until: str | None,
+    commented: set[int] | None = None,
+    order: InboxOrder = "urgent",
+    within: frozenset[int] | None = None,
 ) -> list[InboxItem]:
     """Every open issue with a reason to look at it: the most severe first (an unknown severity right after
-    the known worst), then the oldest; or, by `order`, the newest or the oldest opened first."""
-    return list(inbox_items(project, seen_until=seen_until, commented=commented, order=order))
+    the known worst), then the oldest; or, by `order`, the newest or the oldest opened first. `within`: only
+    these issues (`InboxFilter.issue_ids`), None for all."""
+    return list(inbox_items(project, seen_until=seen_until, commented=commented, order=order, within=within))
 
 
 def inbox_items(
-    project: Project, *, seen_until: str | None, commented: set[int] | None = None, order: InboxOrder = "urgent"
+    project: Project,
+    *,
+    seen_until: str | None,
+    commented: set[int] | None = None,
+    order: InboxOrder = "urgent",
+    within: frozenset[int] | None = None,
 ) -> Iterator[InboxItem]:
     """`inbox`, one item at a time: the order comes from labels and dates (`inbox_order`), and an issue's
     reasons are worked out only when the reader gets to it."""
@@ -107,6 +118,8 @@ def inbox_items(
     severity = severity_judge(project.groups)
     known = project.corpus.comments_known()
     ordered = open_in_order(project, severity) if order == "urgent" else open_by_date(project, newest=order == "newest")
+    if within is not None:
+        ordered = [issue_id for issue_id in ordered if issue_id in within]
     for ids in pages(ordered):
         issues = project.corpus.many(ids)
         threads = project.corpus.threads(ids)

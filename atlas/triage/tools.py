@@ -71,7 +71,8 @@ def _sources(args: Any, data: Any) -> list[str]:
     return found
 
 
-def _missing(ctx: ToolContext, issue_id: int) -> LookupError:
+def missing_issue(ctx: ToolContext, issue_id: int) -> LookupError:
+    """The error `get_issue` raises for a number the data lacks: a permanent failure, worded alike by every tool."""
     with connect(ctx.data, ctx.home) as conn:
         return no_such_issue(conn, issue_id, ctx.data)
 
@@ -89,7 +90,7 @@ def suggest_labels(args: SuggestArgs, ctx: ToolContext) -> dict[str, Any]:
     project = project_for(ctx.data, ctx.home)
     issue = project.corpus.get(args.issue_id)
     if issue is None:
-        raise _missing(ctx, args.issue_id)
+        raise missing_issue(ctx, args.issue_id)
     require_kept(project, f"atlas triage {issue.id} --dry-run")
     proposal = propose(project, [issue])[0]
     groups = [g.as_dict() for g in proposal.groups]
@@ -117,7 +118,7 @@ def find_similar(args: SimilarArgs, ctx: ToolContext) -> dict[str, Any]:
     project = project_for(ctx.data, ctx.home)
     issue = project.corpus.get(args.issue_id)
     if issue is None:
-        raise _missing(ctx, args.issue_id)
+        raise missing_issue(ctx, args.issue_id)
     require_kept(project, f"atlas similar {issue.id}", model=False)
     matches = similar(project, issue, args.limit)
     return {

@@ -89,3 +89,29 @@ def test_list_inbox_by_the_date_opened_is_what_atlas_inbox_order_lists(tmp_path:
     assert [item["id"] for item in untriaged["issues"]] == [7] and untriaged["total"] == 1
     refused = invoke("inbox", "--order", "latest", env=env)
     assert refused.code != 0 and "is not one of urgent, newest, oldest" in refused.stderr
+
+
+def test_the_inbox_narrowed_to_a_topic_and_a_first_day_keeps_its_order(tmp_path: Path) -> None:
+    from atlas.orbit.issues import SearchArgs, search_issues
+
+    env = atlas_env(tmp_path)
+    whole = lines(invoke("inbox", "--json", env=env))
+    ctx = ToolContext(data=bundled_data_dir(), home=tmp_path)
+    hits = search_issues(SearchArgs(query="lease", state="open", limit=20), ctx)["hits"]
+    assert 0 < len(hits) < 20  # every open issue that mentions it
+    about = {hit["id"] for hit in hits}
+    expected = [item for item in whole if item["id"] in about]
+    assert expected and len(expected) < len(whole)
+    assert lines(invoke("inbox", "--json", "--about", "lease", env=env)) == expected
+    narrowed = list_inbox(InboxArgs(about="lease", limit=50), ctx)
+    assert [item["id"] for item in narrowed["issues"]] == [item["id"] for item in expected]
+    since = sorted(hit["created_at"][:10] for hit in hits if hit["id"] in about)[len(about) // 2]
+    later = {hit["id"] for hit in hits if hit["created_at"][:10] >= since}
+    recent = lines(invoke("inbox", "--json", "--about", "lease", "--since", since, env=env))
+    assert [item["id"] for item in recent] == [item["id"] for item in expected if item["id"] in later]
+    assert 0 < len(recent) < len(expected)
+
+
+def test_a_day_the_inbox_cannot_read_is_a_usage_error(tmp_path: Path) -> None:
+    done = invoke("inbox", "--since", "last tuesday", env=atlas_env(tmp_path))
+    assert done.code == 2 and "a day is written 2025-01-31" in done.stderr and "Traceback" not in done.stderr

@@ -28,12 +28,13 @@ def run_calls(home: Path, calls: list[dict[str, object]]) -> list[dict[str, obje
 
 
 def test_the_tools_give_a_model_labels_with_their_evidence_and_similar_issues(home: Path) -> None:
-    suggested, similar, missing = run_calls(
+    suggested, similar, missing, unplanned = run_calls(
         home,
         [
             {"name": "suggest_labels", "arguments": {"issue_id": 135}},
             {"name": "find_similar", "arguments": {"issue_id": 145, "limit": 3}},
             {"name": "find_similar", "arguments": {"issue_id": 99999}},
+            {"name": "plan_triage", "arguments": {"issue_ids": [135, 99999]}},
         ],
     )
     proposals = suggested["data"]["proposals"]
@@ -44,6 +45,9 @@ def test_the_tools_give_a_model_labels_with_their_evidence_and_similar_issues(ho
     found = similar["data"]["similar"]
     assert 87 in [m["id"] for m in found] and len(found) == 3
     assert missing["ok"] is False and "There is no issue #99999" in missing["error"]["message"]
+    # Every triage tool says it as get_issue does: a permanent failure, not an internal error.
+    assert unplanned["error"]["kind"] == missing["error"]["kind"] == "permanent"
+    assert unplanned["error"]["message"] == missing["error"]["message"]
 
 
 def test_a_model_in_ask_calls_them_like_any_read_tool(home: Path, tmp_path: Path) -> None:
