@@ -10,6 +10,7 @@ import pytest
 from atlas.offline.compose import read_question
 from atlas.runtime.toolset import load_registry
 from tests.offline.test_offline import run_to_answer
+from tests.offline.test_search_filters import SATURDAY
 
 TOOLS = frozenset({"get_issue", "search_issues", "find_similar", "suggest_labels", "list_inbox", "plan_triage"})
 
@@ -22,7 +23,7 @@ def calls(question: str) -> list[tuple[str, dict[str, Any]]]:
     ("question", "expected"),
     [
         ("triage the newest untriaged issues", {"only": "untriaged", "order": "newest"}),
-        ("the latest unlabelled issues", {"only": "untriaged", "order": "newest"}),
+        ("the latest issues that need triage", {"only": "untriaged", "order": "newest"}),
         ("most recent untriaged issues", {"only": "untriaged", "order": "newest"}),
         ("which untriaged issues are newest?", {"only": "untriaged", "order": "newest"}),
         ("oldest untriaged issues first", {"only": "untriaged", "order": "oldest"}),
@@ -43,7 +44,7 @@ def test_an_order_the_inbox_cannot_take_leaves_it_in_its_own() -> None:
 
 
 def test_the_newest_untriaged_issues_come_newest_first_on_orbit() -> None:
-    rounds, answer = run_to_answer("the latest unlabelled issues", load_registry([]))
+    rounds, answer = run_to_answer("the latest untriaged issues", load_registry([]))
     assert rounds[0] == [("list_inbox", {"only": "untriaged", "order": "newest"})]
     assert "### Inbox · untriaged · newest opened first:" in answer
     listed = [int(n) for n in re.findall(r"^- #(\d+)", answer, re.M)]
@@ -52,3 +53,25 @@ def test_the_newest_untriaged_issues_come_newest_first_on_orbit() -> None:
     _, oldest = run_to_answer("the oldest untriaged issues", load_registry([]))
     first_oldest = int(re.findall(r"^- #(\d+)", oldest, re.M)[0])
     assert first_oldest < listed[-1]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("untriaged issues about leases", {"only": "untriaged", "about": "leases"}),
+        ("which stale issues mention postgres?", {"only": "stale", "about": "postgres"}),
+        ("what's untriaged from the last two weeks?", {"only": "untriaged", "opened_since": "2026-11-21"}),
+        ("untriaged issues since january 2025", {"only": "untriaged", "opened_since": "2025-01-01"}),
+        ("what needs my attention this week?", {}),  # the week of the work, not of the issues
+    ],
+)
+def test_the_inbox_is_narrowed_to_the_topic_and_first_day_said(
+    question: str, expected: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("atlas.offline.reading.dates.today", lambda: SATURDAY)
+    assert calls(question) == [("list_inbox", expected)]
+
+
+@pytest.mark.parametrize("question", ["stale issues since March", "untriaged issues by svetlana-k"])
+def test_days_or_people_the_inbox_cannot_narrow_to_are_a_search(question: str) -> None:
+    assert calls(question)[0][0] == "search_issues"

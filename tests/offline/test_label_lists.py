@@ -50,6 +50,18 @@ def test_a_list_is_read_only_when_every_name_is_a_label() -> None:
     assert label_list("issues about bug or enhancement", FLAT)[0] == []
 
 
+def test_labels_of_several_words_are_read_in_a_list_without_quotes() -> None:
+    labels = [*FLAT, "help wanted", "dataset request"]
+    chosen, either, rest = label_list("issues labelled good first issue or help wanted about audio", labels)
+    assert (chosen, either) == (["good first issue", "help wanted"], True)
+    assert rest.split() == ["issues", "about", "audio"]
+    assert label_list("tagged dataset request, bug and help wanted", labels)[:2] == (
+        ["dataset request", "bug", "help wanted"],
+        False,
+    )
+    assert label_list("labelled help wanted and crashing on start", labels)[0] == []
+
+
 @pytest.mark.parametrize(
     "question",
     ["open bugs labelled comp:worker or comp:scheduler", "bugs tagged worker or scheduler that are still open"],

@@ -347,7 +347,7 @@ def test_a_topic_with_a_backlog_word_is_a_search_that_keeps_the_topic(flat: Voca
     assert searches("anything on caching that's still open and unlabelled?", flat) == [
         {"query": "caching", "state": "open", "unlabelled": True}
     ]
-    assert [call.name for call in plan_of("anything unlabelled?", flat).first_calls()] == ["list_inbox"]
+    assert [call.name for call in plan_of("anything untriaged?", flat).first_calls()] == ["list_inbox"]
     assert [call.name for call in plan_of("what's on my plate?", flat).first_calls()] == ["list_inbox"]
 
 

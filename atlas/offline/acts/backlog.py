@@ -13,10 +13,11 @@ import re
 
 from atlas.offline.acts.act import LEAD, Act, Intent
 from atlas.offline.plan import PlannedCall
-from atlas.offline.reading.authors_and_days import names_people_or_days
+from atlas.offline.reading.authors_and_days import people_and_days
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import INBOX_BY_DATE, order_in
+from atlas.offline.reading.search import NO_LABEL_RE, search_in
 
 _ISSUES = r"(?:issues?|tickets?|bugs?|reports?|ones|backlog|inbox|queue|prs?)"
 _REASONS = {
@@ -57,7 +58,7 @@ _BACKLOG_RE = lazy(
 _QUALIFIES_ISSUES_RE = lazy(r"\s*(?:open\s+)?(?:" + _ISSUES + r")\b|\s*(?:yet|still|now|rn)?\s*[?.!]*\s*$", re.I)
 """After a reason's word, what makes it a reason about issues: `stale issues`, `which are stale?`."""
 _TOPIC_RE = lazy(
-    r"\b(?:about|on|regarding|mentioning|concerning|related\s+to)\s+"
+    r"\b(?:about|on|regarding|mention(?:s|ing)?|concerning|related\s+to)\s+"
     r"(?!(?:my|our|your|me|us|the\s+(?:backlog|inbox|queue|list))\b|(?:the\s+)?(?:reporters?|authors?|users?|them)\b)\w",
     re.I,
 )
@@ -77,20 +78,41 @@ def backlog_act(text: str, typed: str) -> Act | None:
         return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
     if (_PLAN_WORDS_RE.search(text) or _PLAN_NOUN_RE.search(text)) and not issue_refs(text):
         return _plan_for_backlog(typed)
-    if issue_refs(text) or names_people_or_days(text):
-        return None  # `stale since March`: a search by days says what was asked more exactly
+    if issue_refs(text) or NO_LABEL_RE.search(text):
+        return None  # `unlabelled issues`: those with no label at all; the inbox's untriaged may have some
+    rest, since = _opened_since(text)
+    if rest is None:
+        return None  # `stale since March`, `by svetlana`: a search by days or author says it more exactly
+    text = rest
     reason = _REASON_RE.search(text)
     if reason and not _QUALIFIES_ISSUES_RE.match(text, reason.end()):
         reason = None  # `issues about stale leases`: the word is about something else
-    if _TOPIC_RE.search(text) and (reason is None or reason.lastgroup == "untriaged"):
-        return None  # `anything on caching that's still unlabelled?`: a search keeps the topic, the inbox has none
+    if since and reason and reason.lastgroup in {"stale", "waiting"}:
+        return None
+    since = since if reason else None  # `what needs me this week`: the week of the work, not of the issues
+    topic = _TOPIC_RE.search(text)
     asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat(?:s)?\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
-    if _NEEDS_ME_RE.search(text) or (reason and asks_issues):
-        arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}
-        if (order := order_in(text)[0]) in INBOX_BY_DATE:
-            arguments["order"] = order  # `the newest untriaged issues`: the inbox by date, not by severity
-        return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
-    return None
+    if not (_NEEDS_ME_RE.search(text) or (reason and asks_issues)):
+        return None
+    arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}
+    if (order := order_in(text)[0]) in INBOX_BY_DATE:
+        arguments["order"] = order  # `the newest untriaged issues`: the inbox by date, not by severity
+    if topic and (about := search_in(text[topic.start() :], []).query):
+        arguments["about"] = about  # `untriaged issues about streaming`: the inbox narrowed to the topic
+    if since:
+        arguments["opened_since"] = since
+    return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
+
+
+def _opened_since(text: str) -> tuple[str | None, str | None]:
+    """The words without the first day of issues they name (`from the last two weeks`), and that day; None for
+    the words when they name an author or any other time, which the inbox cannot narrow to."""
+    rest, filters = people_and_days(text, [])
+    if not filters:
+        return text, None
+    if set(filters) != {"created_since"}:
+        return None, None
+    return rest, filters["created_since"]
 
 
 def _plan_for_backlog(typed: str) -> Act:

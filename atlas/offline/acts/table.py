@@ -44,7 +44,7 @@ from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import ABOUT_THE_ONE_BEFORE_RE, REPORTED_BEFORE_RE, SIMILAR_RE
 from atlas.offline.reading.ordering import ORDER_RE
 from atlas.offline.reading.search import asks_count, search_in, wants_search
-from atlas.offline.reading.search_labels import named_label
+from atlas.offline.reading.search_labels import label_named_first, named_label
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
@@ -93,7 +93,7 @@ _RANKING_RE = lazy(r"\b(?:most|top|rank(?:ed|ing)?|leaderboard)\b", re.I)
 _SEARCHY_RE = lazy(
     LEAD
     + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b"
-    r"|^\s*(?:[\w:-]+\s+){0,3}?(?:issues|bugs|tickets|reports)\b",
+    r"|^\s*(?:[\w:-]+\s+){0,3}?(?:issues|bugs|tickets|reports|requests)\b",
     re.I,
 )
 """A request said as a search: a verb that asks for issues, or a plural naming them first (`S2 bugs that …`)."""
@@ -383,4 +383,5 @@ def _is_search(text: str, vocabulary: Vocabulary) -> bool:
     filtered = bool(_STATE_RE.search(text) and names_people_or_days(text, vocabulary.people))
     asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5 or filtered
     said, _ = people_and_days(RELATIVE_RE.sub(" ", text), [])  # `this month`, `issues that …`: not a reference
-    return wants_search(text, vocabulary.people) and asked and not PRONOUN_RE.search(said)
+    named = wants_search(text, vocabulary.people) or label_named_first(text, vocabulary.labels)
+    return named and asked and not PRONOUN_RE.search(said)

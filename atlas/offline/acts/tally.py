@@ -5,9 +5,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from atlas.offline.acts.act import Act, Intent
 from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import search_in
 from atlas.offline.reading.vocabulary import Vocabulary
@@ -23,7 +25,7 @@ _SAID = {
     r"(?:\s+by\s+(?:number|count)\s+of)?"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b",
     "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
-    r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels\b",
+    r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels?\b",
     "month": rf"{_EACH_TIME}month\b|\bmonth\s+by\s+month\b|\bmonthly\b",
     "year": rf"{_EACH_TIME}year\b|\byear\s+by\s+year\b|\byearly\b|\bannually\b",
     # `open or closed`, `open and closed` ask for all of them, not for the split.
@@ -32,6 +34,7 @@ _SAID = {
 }
 """How each grouping is said, in the order they are tried."""
 _GROUPS = tuple((by, lazy(words, re.I)) for by, words in _SAID.items())
+_VERSUS_RE = lazy(r"\b[\w-]+(?:\s+[\w-]+)?(?P<vs>\s+(?:vs|versus)\s+)[\w-]+(?:\s+[\w-]+)?", re.I)
 _LIMIT_RE = lazy(r"\b(?:top|first)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:most|top|biggest|busiest|leading)\b", re.I)
 _FILLER_RE = lazy(
     r"\b(?:who(?:'s|\s+(?:is|are|was|were))?|how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down"
@@ -46,6 +49,9 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     if "count_issues_by" not in tools:
         return None
     found = next(((by, said) for by, pattern in _GROUPS if (said := pattern.search(text))), None)
+    set_against: list[str] = []
+    if found is None and (versus := _labels_versus(text, vocabulary.labels)):
+        found, set_against = ("label", versus[0]), versus[1]
     if found is None:
         return None
     by, said = found
@@ -59,7 +65,35 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     arguments = {key: value for key, value in search.arguments().items() if key not in {"count_only", "limit"}}
     if not arguments.get("query"):
         arguments.pop("query", None)
+    if set_against:  # only the issues of the two labels compared, so both are among the groups shown
+        arguments["any_labels"] = set_against
     arguments["by"] = by
     if limit := _LIMIT_RE.search(text):
         arguments["limit"] = max(1, int(limit.group(1) or limit.group(2)))
     return Act(Intent.TALLY, typed, reads=[PlannedCall("count_issues_by", arguments)], notes=notes)
+
+
+def _labels_versus(text: str, labels: Sequence[str]) -> tuple[re.Match[str], list[str]] | None:
+    """`enhancements vs bugs`, `bugs versus dataset requests`: two of the project's labels set against each
+    other, which a count by label answers side by side; the match spans the two names and no other word."""
+    for versus in _VERSUS_RE.finditer(text):
+        vs_start, vs_end = versus.span("vs")
+        starts = _word_starts(text, versus.start(), vs_start)[::-1]  # the word nearest the `vs` first
+        left = next(((at, label) for at in starts if (label := _label_named(text[at:vs_start], labels))), None)
+        ends = _word_ends(text, vs_end, versus.end())
+        right = next(((at, label) for at in ends if (label := _label_named(text[vs_end:at], labels))), None)
+        if left and right and (found := _VERSUS_RE.match(text, left[0], right[0])):
+            return found, [left[1], right[1]]
+    return None
+
+
+def _word_starts(text: str, start: int, end: int) -> list[int]:
+    return [start + word.start() for word in re.finditer(r"[\w-]+", text[start:end])]
+
+
+def _word_ends(text: str, start: int, end: int) -> list[int]:
+    return [start + word.end() for word in re.finditer(r"[\w-]+", text[start:end])]
+
+
+def _label_named(words: str, labels: Sequence[str]) -> str | None:
+    return next((hit.label for hit in labels_in_words(words, labels) if hit.exact), None)

@@ -8,6 +8,7 @@ quoted as outsiders' text. Nothing a tool returned is left out without a line sa
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -81,7 +82,11 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     why = ", ".join(f"{one_line(reason, 40)} {count}" for reason, count in counts.items())
     total = data.get("total", "?")
     by_date = order if order in INBOX_BY_DATE else None
-    title = "### Inbox" + (f" · {only}" if only else "") + (f" · {by_date} opened first" if by_date else "")
+    about, since = call.arguments.get("about"), call.arguments.get("opened_since")
+    narrowed = [f"about {one_line(about, 60)}"] if about else []
+    narrowed += [f"opened since {since}"] if since else []
+    title = "### Inbox" + "".join(f" · {part}" for part in ([only] if only else []) + narrowed)
+    title += f" · {by_date} opened first" if by_date else ""
     if total is None:  # the data cannot say (no comments for a thread reason): its note says why
         return "\n".join([f"{title}: unknown", *_note(data)])
     head = f"{title}: {total} open issue{'' if total == 1 else 's'} need a look"
@@ -90,7 +95,13 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     if not issues:
         # Without the threads, only the labels could be checked.
         known = data.get("comments_known", True) is not False
-        lines.append(f"Nothing needs you here: every open issue is labelled{', answered and active' if known else ''}.")
+        if narrowed:
+            lines.append(f"Nothing needs you here: no open issue {', '.join(narrowed)} is listed.")
+        else:
+            lines.append(
+                f"Nothing needs you here: every open issue is labelled{', answered and active' if known else ''}."
+            )
+        lines += _note(data)
     for item in issues:
         # A project without a severity scale, or an export without comments, is not told "no severity", "idle None".
         severity = item.get("severity") or ("severity unknown" if item.get("severity_unknown") else None)
@@ -107,6 +118,7 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
         )
     if isinstance(total, int) and total > len(issues):
         command = "atlas inbox" + (f" --only {only}" if only else "") + (f" --order {by_date}" if by_date else "")
+        command += (f" --about {shlex.quote(str(about))}" if about else "") + (f" --since {since}" if since else "")
         lines += ["", f"{total - len(issues)} more not shown here: `{command}` lists every one."]
     if data.get("comments_known") is False and issues:
         lines += ["", "Whether anyone answered these is unknown: the data holds no comments (`atlas data sync`)."]

@@ -106,6 +106,8 @@ class Search:
     """Only how many issues match (`how many open bugs?`)."""
     unlabelled: bool = False
     """Only issues with no label at all (`open issues with no label`)."""
+    any_words: bool = False
+    """Issues with any of the query's words (`about streaming or arrow`), not all of them."""
     order: str | None = None
     """How the hits are sorted (`oldest`, `least_recently_updated`, …: `ordering.py`); None, the tool's default."""
 
@@ -126,6 +128,8 @@ class Search:
                 args[name] = value
         if self.unlabelled:
             args["unlabelled"] = True
+        if self.any_words:
+            args["any_words"] = True
         if self.count:
             args["count_only"] = True
             return args
@@ -178,8 +182,9 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
     rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
     query_match = QUERY_LEAD_RE.search(rest)
+    either_words = False
     if query_match:
-        query = query_match.group("q")
+        query, either_words = _either_words(query_match.group("q"))
         outside = rest[: query_match.start()]
     else:
         words = re.findall(r"[\w:.'-]+", rest)
@@ -192,9 +197,12 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         query = ""  # `with the comp:docs label`: the label was the whole topic
     if not chosen and labels and not unlabelled:
         query = _kind_without_label(rest, query, notes)
+    state = _state_in(outside + " " + (query_match.group("q") if query_match else "")[len(query) :])
+    if unlabelled and not counted:
+        state = state or "open"  # `unlabelled issues`: the backlog still to label; a count counts them all
     return Search(
         query=query or None,
-        state=_state_in(outside + " " + (query_match.group("q") if query_match else "")[len(query) :]),
+        state=state,
         label=label,
         labels=tuple(chosen[1:]),
         any_labels=either,
@@ -202,6 +210,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         limit=limit,
         count=bool(counted),
         unlabelled=bool(unlabelled),
+        any_words=either_words and len(query.split()) > 1,
         order=None if counted else order,
         **filters,
     )
@@ -240,12 +249,22 @@ def _label_meant(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
     return label, text
 
 
+def _either_words(topic: str) -> tuple[str, bool]:
+    """`streaming or arrow`: the topic's words without the `or`s, and whether one of them will do."""
+    alone = re.sub(r"(?<=\w)\s+or\s+(?=\w)", " ", topic, flags=re.I)
+    return alone, alone != topic
+
+
 def _topic_alone(query: str) -> str:
     """The topic without what is said of the issues after it (`… that's still open`), a kind noun or an article."""
     query = re.sub(
         r"\s+(?:that|which)(?:'s|'re|\s+(?:are|were|is))\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I
     )
-    query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!"), flags=re.IGNORECASE)
+    query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!").rstrip(), flags=re.IGNORECASE)
+    # `mention cache and are labelled bug`: the label was taken out, the words that joined it stay behind
+    query = re.sub(
+        r"(?:\s+(?:and|or|but|(?:that|which|who)(?:'s)?|are|is|were|was|have|has|still|yet))+$", "", query, flags=re.I
+    )
     return strip_quotes(re.sub(r"^(?:the|a|an|both)\s+", "", query.strip(), flags=re.IGNORECASE))
 
 

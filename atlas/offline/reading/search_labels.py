@@ -33,6 +33,9 @@ LABEL_LIST_RE = lazy(
     re.IGNORECASE,
 )
 """`labelled bug or enhancement`, `tagged both docs and cli`, `with labels a, b and c`: several labels at once."""
+_LIST_LEAD_RE = lazy(_LABEL_LEAD + r"(?:both\s+|either\s+)?", re.IGNORECASE)
+_JOIN_RE = lazy(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and/or|and|or)\s+", re.IGNORECASE)
+_LIST_WORD_RE = lazy(r"(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|[\w.:-]+")
 _BARE_LABEL_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
 _TEXT_LEAD_RE = lazy(r"\W*(?:that\s+)?(?:mention\w*|contain\w*|matching|referencing)\b", re.I)
 """`which ones mention streaming`: words asked for as text, never read as a label."""
@@ -195,17 +198,48 @@ def more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[li
 
 
 def label_list(text: str, labels: Sequence[str]) -> tuple[list[str], bool, str]:
-    """Several labels named together after a label word, as the project spells them; whether one of them will do
-    (joined by `or`) rather than all; and the words left. Nothing when a name in the list is not a label."""
-    for found in LABEL_LIST_RE.finditer(text):
-        names = [strip_quotes(name) for name in re.findall(_NAME, found.group("names"))]
-        names = [name for name in names if name.lower() not in {"and", "or", "and/or"}]
-        resolved = [resolve_label(name, labels) for name in names]
-        if len(names) > 1 and all(resolved):
-            either = bool(re.search(r"\bor\b", found.group("names"), re.I))
-            chosen = list(dict.fromkeys(label for label in resolved if label))
-            return chosen, either and len(chosen) > 1, text[: found.start()] + " " + text[found.end() :]
+    """Several labels named together after a label word, as the project spells them (`labelled good first issue
+    or help wanted`); whether one of them will do (joined by `or`) rather than all; and the words left. The
+    list ends at the first name that is no label."""
+    for lead in _LIST_LEAD_RE.finditer(text):
+        names, either, end = _joined_labels(text, lead.end(), labels)
+        chosen = list(dict.fromkeys(names))
+        if len(names) > 1:
+            return chosen, either and len(chosen) > 1, text[: lead.start()] + " " + text[end:]
     return [], False, text
+
+
+def _joined_labels(text: str, at: int, labels: Sequence[str]) -> tuple[list[str], bool, int]:
+    """The labels named one after another from `at`, joined by commas, `and` or `or`; whether an `or` joined
+    them; and where the last one ends."""
+    names: list[str] = []
+    either, end = False, at
+    while (named := _label_at(text, at, labels)) is not None:
+        names.append(named[0])
+        end = named[1]
+        join = _JOIN_RE.match(text, end)
+        if join is None:
+            break
+        either = either or bool(re.search(r"\bor\b", join.group(0), re.I))
+        at = join.end()
+    return names, either, end
+
+
+def _label_at(text: str, at: int, labels: Sequence[str]) -> tuple[str, int] | None:
+    """The label named at `at` and where its name ends: a quoted name, or the most words (up to four) that
+    name one of the project's labels."""
+    ends: list[int] = []
+    pos = at
+    while len(ends) < 4 and (word := _LIST_WORD_RE.match(text, pos)):
+        ends.append(word.end())
+        gap = re.match(r"[ \t]+", text[word.end() :])
+        if word.group("quoted") or gap is None:
+            break
+        pos = word.end() + gap.end()
+    for end in reversed(ends):
+        if label := resolve_label(text[at:end], labels):
+            return label, end
+    return None
 
 
 _BEFORE_LABEL_RE = lazy(
@@ -292,3 +326,18 @@ def _family_left_out(text: str, labels: Sequence[str]) -> tuple[list[str], str]:
         if 0 < len(family) <= _LEFT_OUT_MAX:
             return family, text[: match.start()] + " " + text[match.end() :]
     return [], text
+
+
+_ASKING_FILLER_RE = lazy(r"\b(?:open|closed|all|any|the|our|list|show|me|find|get|give|are|there|still)\b|[^\w]", re.I)
+
+
+def label_named_first(text: str, labels: Sequence[str]) -> bool:
+    """`enhancements about arrow`, `open dataset requests mentioning audio`: a label's words said whole as the
+    noun naming the issues, first in the request (after words that only ask), then a topic."""
+    hits = [hit for hit in labels_in_words(text, labels) if hit.exact and hit.literal]
+    if not hits:
+        return False
+    first = min(hits, key=lambda hit: hit.start)
+    if _ASKING_FILLER_RE.sub("", text[: first.start]):
+        return False
+    return bool(QUERY_LEAD_RE.match(text[first.end :].lstrip()))

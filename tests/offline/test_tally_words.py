@@ -1,0 +1,44 @@
+"""Counts by label said as a comparison (`enhancements vs bugs`) or a superlative (`the most common label`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from atlas.offline.compose import read_question
+from atlas.offline.reading.vocabulary import Vocabulary
+
+FLAT = Vocabulary(labels=["bug", "enhancement", "dataset request", "streaming", "documentation"])
+
+
+def first_calls(question: str) -> list[tuple[str, dict[str, Any]]]:
+    plan = read_question(question, FLAT, ("search_issues", "count_issues_by", "get_issue"))
+    return [(call.name, call.arguments) for call in plan.first_calls()]
+
+
+@pytest.mark.parametrize(
+    ("question", "compared", "filters"),
+    [
+        ("how many of the open issues are enhancements vs bugs?", ["enhancement", "bug"], {"state": "open"}),
+        ("bugs versus dataset requests since 2023", ["bug", "dataset request"], {"created_since": "2023-01-01"}),
+        ("dataset requests vs streaming", ["dataset request", "streaming"], {}),
+    ],
+)
+def test_two_labels_set_against_each_other_are_counted_side_by_side(
+    question: str, compared: list[str], filters: dict[str, Any]
+) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert name == "count_issues_by" and arguments["by"] == "label" and arguments["any_labels"] == compared
+    assert filters.items() <= arguments.items() and not arguments.get("query")
+
+
+def test_words_that_are_no_labels_set_against_each_other_are_no_count_by_label() -> None:
+    assert not any(name == "count_issues_by" for name, _ in first_calls("python 3.10 vs 3.11 problems"))
+    [(name, arguments)] = first_calls("open vs closed bugs")
+    assert name == "count_issues_by" and arguments["by"] == "state"
+
+
+def test_the_most_common_label_is_a_count_by_label() -> None:
+    [(name, arguments)] = first_calls("what's the most common label on open issues?")
+    assert (name, arguments) == ("count_issues_by", {"state": "open", "by": "label"})
