@@ -295,7 +295,10 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
                 result["note"] = result["hint"] = stale
             return result
         if args.order != "relevance" and (rows := sorted_hits(conn, match, where, params, args.order, args.limit)):
-            hint = order_hint(args.order, words=bool(terms), comments_known=comments_known(conn, ctx.data))
+            known = comments_known(conn, ctx.data)
+            hint = order_hint(args.order, words=bool(terms), comments_known=known)
+            if args.order == "most_commented" and not known:  # every count is unknown: the tie-break decides
+                result["sorted_instead"] = "newest"
         elif not terms:
             rows = sorted_hits(conn, None, where, params, "newest", args.limit)
             hint = "No search words were given; these are the newest."

@@ -100,3 +100,10 @@ def test_the_oldest_open_bug_is_read_from_the_oldest_first_search(project: Path)
         key=lambda i: i["createdAt"],
     )
     assert read["name"] == "get_issue" and read["arguments"] == {"issue_id": oldest["number"]}
+
+
+def test_the_most_commented_issue_is_not_named_when_no_comment_is_known(project: Path) -> None:
+    answered = ask(project, "what is the most commented issue?")
+    assert [call["name"] for call in answered["calls"]] == ["search_issues"]  # no first hit read as the answer
+    assert "these are the newest, not the most commented" in answered["answer"]
+    assert "could not be sorted as asked" in answered["answer"]

@@ -80,16 +80,15 @@ def backlog_act(text: str, typed: str) -> Act | None:
         return _plan_for_backlog(typed)
     if issue_refs(text) or NO_LABEL_RE.search(text):
         return None  # `unlabelled issues`: those with no label at all; the inbox's untriaged may have some
-    rest, since = _opened_since(text)
-    if rest is None:
-        return None  # `stale since March`, `by svetlana`: a search by days or author says it more exactly
-    text = rest
+    text, filters = people_and_days(text, [])
+    if "author" in filters:
+        return None  # `untriaged issues by svetlana-k`: a search by the author says it more exactly
     reason = _REASON_RE.search(text)
     if reason and not _QUALIFIES_ISSUES_RE.match(text, reason.end()):
         reason = None  # `issues about stale leases`: the word is about something else
-    if since and reason and reason.lastgroup in {"stale", "waiting"}:
-        return None
-    since = since if reason else None  # `what needs me this week`: the week of the work, not of the issues
+    since = filters.get("created_since") if reason else None  # `what needs me this week`: the week of the work
+    if reason and filters and (set(filters) != {"created_since"} or reason.lastgroup in {"stale", "waiting"}):
+        return None  # `stale since March`, `untriaged before 2024`: a search by days says it more exactly
     topic = _TOPIC_RE.search(text)
     asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat(?:s)?\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
     if not (_NEEDS_ME_RE.search(text) or (reason and asks_issues)):
@@ -102,17 +101,6 @@ def backlog_act(text: str, typed: str) -> Act | None:
     if since:
         arguments["opened_since"] = since
     return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
-
-
-def _opened_since(text: str) -> tuple[str | None, str | None]:
-    """The words without the first day of issues they name (`from the last two weeks`), and that day; None for
-    the words when they name an author or any other time, which the inbox cannot narrow to."""
-    rest, filters = people_and_days(text, [])
-    if not filters:
-        return text, None
-    if set(filters) != {"created_since"}:
-        return None, None
-    return rest, filters["created_since"]
 
 
 def _plan_for_backlog(typed: str) -> Act:

@@ -140,7 +140,14 @@ class Later:
     def said(self, outcomes: Sequence[ToolReading]) -> str | None:
         """One sentence on what round one decided, for the answer."""
         if self.read_first_hit:
-            return None if _first_hit(outcomes) else "No issue was found to open."
+            if _first_hit(outcomes):
+                return None
+            unsorted = any(isinstance(o.data, Mapping) and o.data.get("sorted_instead") for o in outcomes)
+            return (
+                "The issues could not be sorted as asked, so none is the first."
+                if unsorted
+                else "No issue was found to open."
+            )
         data = self.data(outcomes)
         if data is None:
             return f"#{self.issue_id} could not be read, so nothing that depends on it was done."
@@ -161,6 +168,8 @@ class Later:
 def _first_hit(outcomes: Sequence[ToolReading]) -> list[PlannedCall]:
     for outcome in outcomes:
         if outcome.call.name == "search_issues" and outcome.ok and isinstance(outcome.data, Mapping):
+            if outcome.data.get("sorted_instead"):
+                return []  # `the most commented issue` where no issue's comments are known: none is first
             hits = outcome.data.get("hits") or []
             if hits and isinstance(hits[0], Mapping) and isinstance(hits[0].get("id"), int):
                 return [PlannedCall("get_issue", {"issue_id": hits[0]["id"]})]
