@@ -34,6 +34,8 @@ def test_a_topic_of_words_joined_by_or_matches_any_of_them(question: str, expect
 def test_a_topic_without_or_needs_every_word() -> None:
     [(_, arguments)] = first_calls("open bugs about memory leaks")
     assert arguments["query"] == "memory leaks" and "any_words" not in arguments
+    [(_, joined)] = first_calls("list open issues mentioning load_dataset and timeout")
+    assert joined["query"] == "load_dataset timeout" and "any_words" not in joined  # `and` is no word to find
 
 
 @pytest.mark.parametrize(

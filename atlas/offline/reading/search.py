@@ -250,9 +250,10 @@ def _label_meant(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
 
 
 def _either_words(topic: str) -> tuple[str, bool]:
-    """`streaming or arrow`: the topic's words without the `or`s, and whether one of them will do."""
+    """`streaming or arrow`: the topic's words without the `or`s, and whether one of them will do; `load_dataset
+    and timeout` needs both words, as every topic does, and the `and` is no word to find."""
     alone = re.sub(r"(?<=\w)\s+or\s+(?=\w)", " ", topic, flags=re.I)
-    return alone, alone != topic
+    return re.sub(r"(?<=\w)\s+and\s+(?=\w)", " ", alone, flags=re.I), alone != topic
 
 
 def _topic_alone(query: str) -> str:
