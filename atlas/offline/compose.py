@@ -109,12 +109,13 @@ def _acts_of(
 
 
 def _last_search(previous: Sequence[str], vocabulary: Vocabulary, tools: frozenset[str]) -> Act | None:
-    """The search or tally the user's messages before left standing (`open speech issues`, then `and the oldest one?`):
-    each of them read in turn, a follow-up on the search before it; None when the last one did not search."""
+    """The search, tally or inbox the user's messages before left standing (`open speech issues`, then `and the
+    oldest one?`): each of them read in turn, a follow-up on the search before it; None when the last one did
+    not search."""
     before: Act | None = None
     for message in previous[-FOLLOW_UPS:]:
         acts = _acts_of(split_message(plain(message)), vocabulary, tools, (), before)
-        followed = acts and (acts[-1].search is not None or acts[-1].intent is Intent.TALLY)
+        followed = acts and (acts[-1].search is not None or acts[-1].intent in {Intent.TALLY, Intent.INBOX})
         before = acts[-1] if followed else None
     return before
 

@@ -46,7 +46,8 @@ ELIDED = {
 
 
 def this_turn(items: Sequence[Mapping[str, Any]]) -> tuple[str, list[str], list[Mapping[str, Any]], str]:
-    """The latest user message, the user's earlier messages, this turn's items after it, and a turn token.
+    """The latest user message, the user's earlier messages (ordinals read as the issues they named), this
+    turn's items after it, and a turn token.
 
     The token is a digest of the conversation up to that message: call ids must differ from
     every earlier turn's, because the executor derives a side effect's idempotency key from
@@ -58,7 +59,8 @@ def this_turn(items: Sequence[Mapping[str, Any]]) -> tuple[str, list[str], list[
     last = users[-1]
     prefix = json.dumps(list(items[: last + 1]), sort_keys=True, default=str)
     token = hashlib.sha256(prefix.encode()).hexdigest()[:8]
-    earlier = [_text(items[index].get("content")) for index in users[:-1]]
+    # `triage the first one`, then `label it bug`: an earlier message is read with the issue its ordinal named
+    earlier = [with_ordinals(_text(items[index].get("content")), items[:index]) for index in users[:-1]]
     return _text(items[last].get("content")), earlier, list(items[last + 1 :]), token
 
 

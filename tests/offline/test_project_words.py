@@ -387,7 +387,7 @@ def test_a_number_before_the_kind_is_how_many_and_top_labels_are_a_tally(flat: V
 
 def test_any_issue_that_mentions_words_is_a_search_for_them(flat: Vocabulary) -> None:
     assert searches("any open issue that mentions both arrow and parquet?", flat) == [
-        {"query": "arrow and parquet", "state": "open"}
+        {"query": "arrow parquet", "state": "open"}
     ]
     assert searches("an issue mentioning windows paths", flat) == [{"query": "windows paths"}]
 

@@ -159,3 +159,57 @@ def test_a_chat_follow_up_sorts_and_narrows_the_search_said_before() -> None:
 def test_a_new_subject_in_a_chat_is_not_narrowed_by_the_search_before() -> None:
     assert chat_calls("open scheduler bugs", "the oldest closed redis issues")[0][1].get("state") == "closed"
     assert chat_calls("open scheduler bugs", "show #41") == [("get_issue", {"issue_id": 41})]
+
+
+def test_which_of_the_hits_mention_words_adds_them_to_the_topic_before() -> None:
+    first = ("open bugs about leases",)
+    (before,) = [args for name, args in chat_calls(*first) if name == "search_issues"]
+    assert before["query"] == "leases"
+    for follow_up in ("which ones mention postgres?", "which mention postgres?"):
+        assert chat_calls(*first, follow_up) == [("search_issues", {**before, "query": "leases postgres"})]
+    assert chat_calls(*first, "which are closed?") == [("search_issues", {**before, "state": "closed"})]
+
+
+def test_the_first_one_is_an_issue_an_answer_from_tools_listed_not_a_help_text_example() -> None:
+    from atlas.offline.reading.ordinals import with_ordinals
+
+    items: list[dict[str, Any]] = [
+        {"role": "user", "content": "open bugs about leases"},
+        {"type": "function_call", "call_id": "c1", "name": "search_issues", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "{}"},
+        {"role": "assistant", "content": "- #50 Lease expiry\n- #41 Nightly rebuild"},
+        {"role": "user", "content": "which mention zzz?"},
+        {"role": "assistant", "content": "I did not recognise that. For example: `#41`, `issues 41 and 87`"},
+    ]
+    assert with_ordinals("show the first one", items) == "show #50"
+    assert with_ordinals("show the first one", items[-2:]) == "show the first one"
+
+
+def test_an_order_said_after_the_inbox_sorts_that_inbox() -> None:
+    first = ("untriaged issues about leases",)
+    [(name, before)] = chat_calls(*first)
+    assert (name, before) == ("list_inbox", {"only": "untriaged", "about": "leases"})
+    assert chat_calls(*first, "the oldest ones first") == [("list_inbox", {**before, "order": "oldest"})]
+    assert chat_calls(*first, "the oldest closed bugs")[0][0] == "search_issues"  # issues of its own
+
+
+def test_a_known_label_for_no_issue_asks_which_issue_not_whether_the_label_exists() -> None:
+    plan = read_question("label it type:bug")
+    assert plan.first_calls() == []
+    assert any(note.startswith("Which issue should get `type:bug`?") for note in plan.notes)
+
+
+def test_an_earlier_message_s_ordinal_is_the_issue_it_named_for_a_pronoun_after_it() -> None:
+    from atlas.offline.model import this_turn
+
+    items: list[dict[str, Any]] = [
+        {"role": "user", "content": "open bugs about leases"},
+        {"type": "function_call", "call_id": "c1", "name": "search_issues", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "{}"},
+        {"role": "assistant", "content": "- #50 Lease expiry\n- #41 Nightly rebuild"},
+        {"role": "user", "content": "triage the second one"},
+        {"role": "assistant", "content": "(the plan)"},
+        {"role": "user", "content": "label it type:bug"},
+    ]
+    question, earlier, _, _ = this_turn(items)
+    assert question == "label it type:bug" and earlier == ["open bugs about leases", "triage #41"]

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from atlas.foundation.label_names import closest_label
+from atlas.foundation.label_names import closest_label, resolve_label
 from atlas.offline.acts.act import Act, Intent, targets
 from atlas.offline.acts.later import Later
 from atlas.offline.reading.entities import LabelRef, family_refs, label_refs
@@ -92,7 +92,10 @@ def label_help(text: str, context: Sequence[int], labels: Sequence[str]) -> Act 
     bare = verb.group("bare")
     named = verb.group("named") or verb.group("quoted") or (bare if bare and not _FILLER_RE.fullmatch(bare) else None)
     if named and labels and len(named.split()) <= 3:
-        return Act(Intent.NOTHING, text, targets=targets(text, context), notes=[not_added(named, labels)])
+        if (known := resolve_label(named, labels)) is None:
+            return Act(Intent.NOTHING, text, targets=targets(text, context), notes=[not_added(named, labels)])
+        note = f"Which issue should get `{known}`? Name it: `label #41 {known}`."  # `it` with no issue said before
+        return Act(Intent.NOTHING, text, notes=[note])
     example = example_label(labels)
     note = f"To add a label, name the issue and the label: `label #41 {example}` or `add {example} to 87`."
     return Act(Intent.NOTHING, text, targets=targets(text, context), notes=[note])

@@ -16,13 +16,13 @@ from atlas.offline.acts.act import Act, Intent
 from atlas.offline.acts.later import Later
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.lazy import lazy
-from atlas.offline.reading.ordering import order_in
+from atlas.offline.reading.ordering import INBOX_BY_DATE, order_in
 from atlas.offline.reading.search import Search, asks_count, search_in
 from atlas.offline.reading.vocabulary import Vocabulary
 
 NARROWING_RE = lazy(
     r"^\W*(?:and\s+|but\s+|so\s+)?(?:(?:which|what)\s+(?:of\s+(?:them|those|these)|ones)|of\s+(?:them|those|these)\b"
-    r"\s*,?\s*(?:which|what)(?:\s+ones)?)\b",
+    r"\s*,?\s*(?:which|what)(?:\s+ones)?|which(?=\s+(?:mention|mentions|talk|are|were|have|has|contain|say)\b))\b",
     re.I,
 )
 _FILTERS = ("state", "author", "created_since", "created_before", "updated_since", "updated_before")
@@ -34,6 +34,8 @@ def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) 
     """The search of the request before, narrowed by this one's words; None when this one does not point back."""
     if before is not None and (again := _asked_again(text, typed, before, vocabulary)):
         return again
+    if before is not None and before.intent is Intent.INBOX and (inbox := _inbox_reordered(text, typed, before)):
+        return inbox
     if before is None or before.search is None:
         return None
     if again := _ordered_again(text, typed, before.search, vocabulary):
@@ -46,6 +48,8 @@ def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) 
             return None  # a count of its own subject (`how many closed ones?` names a state)
         return Act(Intent.COUNT, typed, search=replace(before.search, count=True, limit=None), notes=notes)
     own = search_in(text[said.end() :], notes, vocabulary.labels, vocabulary.people)
+    if own.query and before.search.query:  # `which of them mention parquet?`: those words among the hits before
+        own = replace(own, query=f"{before.search.query} {own.query}", any_words=False)
     return Act(Intent.SEARCH, typed, search=within(own, before.search), notes=notes)
 
 
@@ -68,6 +72,15 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
         return Act(before.intent, typed, search=search, notes=notes)
     call = before.reads[0]
     return Act(Intent.TALLY, typed, reads=[PlannedCall(call.name, {**call.arguments, **said})], notes=notes)
+
+
+def _inbox_reordered(text: str, typed: str, before: Act) -> Act | None:
+    """`the oldest ones first` after an inbox: the same inbox by the date opened; None for any other words."""
+    order, rest = order_in(text)
+    if order not in INBOX_BY_DATE or search_in(re.sub(r"\bones?\b", " ", rest, flags=re.I), []) != Search():
+        return None
+    call = before.reads[0]
+    return Act(Intent.INBOX, typed, reads=[PlannedCall(call.name, {**call.arguments, "order": order})])
 
 
 def _ordered_again(text: str, typed: str, before: Search, vocabulary: Vocabulary) -> Act | None:

@@ -31,11 +31,23 @@ def with_ordinals(question: str, items: Sequence[Mapping[str, Any]]) -> str:
     match = _ORDINAL_RE.search(question)
     if match is None or issue_ids_in(question):
         return question  # an issue named outright wins: "comment on #41: the first one failed" is text
-    for item in reversed(items):
-        if item.get("role") != "assistant":
-            continue
-        listed = issue_ids_in(_content(item))
-        place = _PLACES[match.group(1).lower()]
-        if listed and place < len(listed):
+    place = _PLACES[match.group(1).lower()]
+    for listed in reversed(_listings(items)):
+        if place < len(listed):
             return f"{question[: match.start()]}#{listed[place]}{question[match.end() :]}"
     return question
+
+
+def _listings(items: Sequence[Mapping[str, Any]]) -> list[list[int]]:
+    """The issues each answer named, in its order, for the answers made from tool results: an answer with
+    none (the help for a request not understood) names its examples, not issues the person has seen."""
+    listings: list[list[int]] = []
+    called = False
+    for item in items:
+        if item.get("role") == "user":
+            called = False
+        elif item.get("type") == "function_call_output":
+            called = True
+        elif item.get("role") == "assistant" and called and (listed := issue_ids_in(_content(item))):
+            listings.append(listed)
+    return listings
