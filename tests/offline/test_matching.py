@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas.foundation.config import data_dir
+from atlas.foundation.config import bundled_data_dir
 from atlas.offline.compose import read_question
 from atlas.offline.reading.issue_refs import bare_issue_ids
 from atlas.offline.reading.labels import label_in_phrase
@@ -32,7 +32,7 @@ WORDS = re.findall(
 
 @pytest.fixture(scope="module")
 def vocabulary() -> Vocabulary:
-    return vocabulary_of(data_dir())
+    return vocabulary_of(bundled_data_dir())  # made before each test's own environment: no ORBIT_DATA of the shell
 
 
 def test_the_vocabulary_is_learned_from_the_data(vocabulary: Vocabulary) -> None:

@@ -67,3 +67,34 @@ def test_a_count_of_issues_with_no_label_counts_every_state() -> None:
     assert arguments["unlabelled"] is True and "state" not in arguments and arguments["count_only"] is True
     [(_, closed)] = first_calls("closed issues with no labels")
     assert closed["state"] == "closed"
+
+
+def test_w_slash_o_is_without_and_a_kind_beside_no_label_is_only_a_noun() -> None:
+    [(name, arguments)] = first_calls("bugs w/o labels")
+    assert name == "search_issues" and arguments["unlabelled"] is True and "label" not in arguments
+    assert not arguments["query"]
+
+
+def test_pull_requests_are_said_to_be_outside_the_data_not_searched_as_words() -> None:
+    plan = read_question("any open pull requests about streaming?", FLAT)
+    assert plan.first_calls() == [] and any("not its pull requests" in note for note in plan.notes)
+    plan = read_question("is there a PR for #41?", FLAT)
+    assert [call.arguments for call in plan.first_calls()] == [{"issue_id": 41}]
+
+
+def test_labels_joined_by_and_before_the_word_labels_are_each_added() -> None:
+    plan = read_question("give 41 the streaming and enhancement labels", FLAT, ("add_label", "get_issue"))
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("add_label", {"issue_id": 41, "label": "streaming"}),
+        ("add_label", {"issue_id": 41, "label": "enhancement"}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "one"), [("the oldest open enhancement", True), ("the oldest open enhancements", False)]
+)
+def test_one_issue_of_a_label_asked_for_is_read_after_the_sorted_search(question: str, one: bool) -> None:
+    plan = read_question(question, FLAT, ("search_issues", "get_issue"))
+    [(name, arguments)] = [(c.name, c.arguments) for c in plan.first_calls()]
+    assert name == "search_issues" and arguments["label"] == "enhancement" and arguments["order"] == "oldest"
+    assert any(later.read_first_hit for later in plan.later) is one

@@ -120,14 +120,26 @@ def _worded(text: str, labels: Sequence[str], said_before: str) -> list[LabelRef
     return found
 
 
+_LISTED_WORDS = 8
+"""The most words a list of labels takes (`the streaming and enhancement labels`); a longer part is a sentence."""
+
+
 def _pieces(windows: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """Each window, then its parts between issues (`7423 as enhancement and 7421 as bug`): one label a part."""
+    """Each window, then its parts between issues (`7423 as enhancement and 7421 as bug`): one label a part, then
+    its parts between `and`s and commas (`give 41 the streaming and enhancement labels`)."""
     parts = [
         (start + part.start(), part.group(0))
         for start, window in windows
         for part in re.finditer(r"(?:(?!\s*(?:,|;|\band\b)?\s*#?\d+\b).)+", window)
     ]
-    return windows + [part for part in parts if part not in windows]
+    listed = [
+        (start + item.start(), item.group(0))
+        for start, part in parts
+        if len(part.split()) <= _LISTED_WORDS
+        for item in re.finditer(r"(?:(?!\s*,|\s*&|\s+and\b).)+", part)
+    ]
+    pieces = windows + [part for part in parts if part not in windows]
+    return pieces + [item for item in listed if item not in pieces]
 
 
 def _placed(ref: LabelRef, kept: str, window: str, start: int) -> LabelRef:

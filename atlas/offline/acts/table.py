@@ -344,11 +344,17 @@ def _ordered(text: str, vocabulary: Vocabulary) -> Act:
     # The topic stays (`the 3 newest issues about parquet`): without it the newest issues of any topic would pass
     # for an answer.
     search = search_in(words, notes, vocabulary.labels, vocabulary.people)
-    singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I)
+    singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I) or _one_of_a_label(text, vocabulary)
     act = Act(Intent.ORDERED, text, search=search, notes=notes)
     if (singular and _READ_VERB_RE.search(text)) or (singular and not re.search(r"\d", text)):
         act.later.append(Later(read_first_hit=True))
     return act
+
+
+def _one_of_a_label(text: str, vocabulary: Vocabulary) -> bool:
+    """`the oldest open enhancement`: a label's words said whole, in the singular, as the issue asked for."""
+    hits = [hit for hit in labels_in_words(text, vocabulary.labels) if hit.exact and hit.literal]
+    return any(not text[hit.start : hit.end].lower().endswith("s") for hit in hits)
 
 
 def _only_filters(text: str, labels: Sequence[str]) -> bool:

@@ -1,9 +1,10 @@
 """What no tool can do, for the offline planner's acts: said in a note and taken out of the words read after.
 
-Closing, assigning, editing or merging issues (the tracker tools only add and remove labels and post
-comments), ranking people by what the data does not keep (who closed or answered issues), labelling many
-at once, and who closed an issue (the data keeps who opened each issue, never who closed it). A request that
-asks only for these is answered by its note; what else it asks is read as usual.
+Pull requests (the data holds issues only); closing, assigning, editing or merging issues (the tracker tools
+only add and remove labels and post comments); ranking people by what the data does not keep (who closed or
+answered issues); labelling many at once; and who closed an issue (the data keeps who opened each issue,
+never who closed it). A request that asks only for these is answered by its note; what else it asks is read
+as usual.
 """
 
 from __future__ import annotations
@@ -42,9 +43,28 @@ CLOSER_RE = lazy(
 _LABEL_MANY_RE = lazy(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
 
 
+_PULL_REQUESTS_RE = lazy(
+    r"(?:\b(?:open|closed|merged|draft|new|latest|recent|any|all|the|my|our)\s+)*"
+    r"\b(?:prs?|pull\s+requests?|merge\s+requests?|mrs?)\b",
+    re.IGNORECASE,
+)
+
+
 def unsupported(text: str, notes: list[str], example: str) -> str:
     """The words with what no tool can do taken out, each said in `notes`; `example`: a label for the example."""
+    text = _no_pull_requests(text, notes)
     return _no_ranking(_no_tracker_verb(_no_closer(text, notes), notes, example), notes)
+
+
+def _no_pull_requests(text: str, notes: list[str]) -> str:
+    """Pull requests: the data holds a project's issues only, so none is searched for in their place."""
+    if not (match := _PULL_REQUESTS_RE.search(text)):
+        return text
+    notes.append(
+        "The data holds this project's issues, not its pull requests: I can search, count and read issues "
+        "(`open issues about streaming`)."
+    )
+    return text[: match.start()] + " " + text[match.end() :]
 
 
 def _no_closer(text: str, notes: list[str]) -> str:

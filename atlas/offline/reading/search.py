@@ -171,6 +171,8 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         text = text[: unlabelled.start()] + " " + text[unlabelled.end() :]
     chosen, either, rest = _labels_named(text, labels)
     chosen, rest, taken = (chosen, rest, []) if either else typo_labels(chosen, rest, labels)
+    if unlabelled:  # `bugs w/o labels`: issues with no label are not of any label, so the kind is only a noun
+        chosen, either, taken = [], (), []
     notes += [
         f"This project has no label “{said}”: I took `{label}`, the nearest of its labels." for said, label in taken
     ]

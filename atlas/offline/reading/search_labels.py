@@ -334,6 +334,8 @@ _ASKING_FILLER_RE = lazy(r"\b(?:open|closed|all|any|the|our|list|show|me|find|ge
 def label_named_first(text: str, labels: Sequence[str]) -> bool:
     """`enhancements about arrow`, `open dataset requests mentioning audio`: a label's words said whole as the
     noun naming the issues, first in the request (after words that only ask), then a topic."""
+    if not QUERY_LEAD_RE.search(text):
+        return False
     hits = [hit for hit in labels_in_words(text, labels) if hit.exact and hit.literal]
     if not hits:
         return False

@@ -40,6 +40,7 @@ SHORTHAND = {
     "pls": "please",
     "hw": "how",
     "plz": "please",
+    "w/o": "without",
     "w/": "with",
     "w": "with",
     "n": "and",
