@@ -98,3 +98,14 @@ def test_one_issue_of_a_label_asked_for_is_read_after_the_sorted_search(question
     [(name, arguments)] = [(c.name, c.arguments) for c in plan.first_calls()]
     assert name == "search_issues" and arguments["label"] == "enhancement" and arguments["order"] == "oldest"
     assert any(later.read_first_hit for later in plan.later) is one
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ('issues with "load_dataset" in them that are closed', {"query": "load_dataset", "state": "closed"}),
+        ("open bugs with parquet in the title", {"query": "parquet", "state": "open", "label": "bug"}),
+    ],
+)
+def test_words_in_them_are_where_the_words_are_not_issues_named_before(question: str, expected: dict[str, Any]) -> None:
+    assert first_calls(question) == [("search_issues", expected)]

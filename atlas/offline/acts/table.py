@@ -43,7 +43,7 @@ from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import ABOUT_THE_ONE_BEFORE_RE, REPORTED_BEFORE_RE, SIMILAR_RE
 from atlas.offline.reading.ordering import ORDER_RE
-from atlas.offline.reading.search import asks_count, search_in, wants_search
+from atlas.offline.reading.search import IN_THEIR_TEXT_RE, asks_count, search_in, wants_search
 from atlas.offline.reading.search_labels import label_named_first, named_label
 from atlas.offline.reading.vocabulary import Vocabulary
 
@@ -388,6 +388,8 @@ def _is_search(text: str, vocabulary: Vocabulary) -> bool:
     # A state beside a time or an author (`stuff opened before 2021 that's still open`) is a filter, said any way.
     filtered = bool(_STATE_RE.search(text) and names_people_or_days(text, vocabulary.people))
     asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5 or filtered
-    said, _ = people_and_days(RELATIVE_RE.sub(" ", text), [])  # `this month`, `issues that …`: not a reference
+    said, _ = people_and_days(
+        RELATIVE_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", text)), []
+    )  # `with X in them`: no reference
     named = wants_search(text, vocabulary.people) or label_named_first(text, vocabulary.labels)
     return named and asked and not PRONOUN_RE.search(said)

@@ -68,6 +68,8 @@ _TOPIC_BEFORE_RE = lazy(
 _NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall)\b", re.I)
 """Words that only say "as things stand": never a topic, never a time span."""
 _LATELY_RE = lazy(r"\blately\b", re.I)
+IN_THEIR_TEXT_RE = lazy(r"\s+in\s+(?:them|it|their\s+(?:text|titles?|bod(?:y|ies))|the\s+(?:title|body|text))\b", re.I)
+"""`issues with load_dataset in them`: where the words are, not issues named before."""
 """`lately` where it is no time of the issues (`dates.py` reads `bugs filed lately`): as things stand, no topic."""
 SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
@@ -263,6 +265,7 @@ def _topic_alone(query: str) -> str:
     query = re.sub(
         r"\s+(?:that|which)(?:'s|'re|\s+(?:are|were|is))\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I
     )
+    query = IN_THEIR_TEXT_RE.sub(" ", query)
     query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!").rstrip(), flags=re.IGNORECASE)
     # `mention cache and are labelled bug`: the label was taken out, the words that joined it stay behind
     query = re.sub(
