@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from atlas.foundation.config import data_dir
 from atlas.offline.acts.act import Act, Intent
+from atlas.offline.acts.backlog import URGENT_RE
 from atlas.offline.acts.symptoms import symptom_reads
 from atlas.offline.acts.table import act_of
 from atlas.offline.answer.nearest import nearest_requests
@@ -99,13 +100,20 @@ def _acts_of(
         request.text = known_codes(request.text, vocabulary)
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else before, earlier)
-        if act.explains_before and acts:
+        if acts and (act.explains_before or _said_precisely(acts[-1], act)):
             acts[-1] = Act(Intent.NOTHING, acts[-1].text)
         acts.append(act)
         named = _referents(text)
         if named or act.targets or act.issue_ids:
             context[:] = named or act.targets or act.issue_ids
     return acts
+
+
+def _said_precisely(vague: Act, then: Act) -> bool:
+    """`What's on fire? Give me the open S1 and S2 issues.`: what is urgent asked in a word, then the issues
+    meant, said exactly; the search answers the question."""
+    urgent = vague.intent is Intent.INBOX and bool(URGENT_RE.search(vague.text))
+    return urgent and all(not call.arguments for call in vague.reads) and then.intent is Intent.SEARCH
 
 
 def _last_search(previous: Sequence[str], vocabulary: Vocabulary, tools: frozenset[str]) -> Act | None:

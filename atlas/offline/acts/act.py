@@ -30,12 +30,14 @@ QUESTION_RE = lazy(
 )
 """A request said as a question: answered by reading, never by an action."""
 PRONOUN_RE = lazy(
-    r"\b(?:it|this|that(?:\s+one)?|(?<!are\s)(?<!is\s)(?<!were\s)(?<!was\s)there(?!\s+(?:are|is|were|was)\b)|them|both(?!\s+[\w:.-]+\s+and\b)"
+    r"\b(?:it|this|that(?:\s+one)?|(?<!are\s)(?<!is\s)(?<!were\s)(?<!was\s)there(?!\s+(?:are|is|were|was)\b)|them|both(?!\s+(?:the\s+)?[\w:.-]+\s+and\b)"
     r"|these|those|the\s+same)\b",
     re.I,
 )
 """Words pointing at an issue named before; `there` only as a place (`post it there`), not in `are there …`."""
-ISSUE_PRONOUN_RE = lazy(r"\b(?:it|its|them|both(?!\s+[\w:.-]+\s+and\b)|that\s+one|this\s+one|this\s+issue)\b", re.I)
+ISSUE_PRONOUN_RE = lazy(
+    r"\b(?:it|its|them|both(?!\s+(?:the\s+)?[\w:.-]+\s+and\b)|that\s+one|this\s+one|this\s+issue)\b", re.I
+)
 """Words that mean the issue just named, never a place or a count: `the codes it cites`, `labels for this one`."""
 RELATIVE_RE = lazy(
     r"\b(?:issues?|tickets?|bugs?|reports?|ones|requests?|anything|something)\s+(?:that|which)\b(?!\s+(?:one|issue)\b)"

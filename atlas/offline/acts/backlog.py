@@ -38,6 +38,12 @@ _NEEDS_ME_RE = lazy(
     r"|\bwhat\s+should\s+(?:i|we)\s+(?:look\s+at|work\s+on|pick\s+up|handle)\b|\bon\s+my\s+plate\b",
     re.I,
 )
+URGENT_RE = lazy(
+    r"^\W*(?:is\s+)?(?:there\s+)?(?:anything|something|what'?s|whats)\s+(?:that'?s\s+|is\s+)?"
+    r"(?:urgent|pressing|on\s+fire)\b",
+    re.I,
+)
+"""`anything urgent?`, `what's on fire?`: the inbox, most severe first, asked in a word."""
 _TRIAGE_RE = lazy(
     LEAD + r"(?:(?:please\s+)?(?:do\s+(?:a\s+)?|run\s+(?:a\s+)?))?triage\b(?!\s+(?:doc|docs|rules?|guide|section|page|"
     r"polic(?:y|ies)|labels?|process|meeting|notes?)\b)(?P<rest>.*)$",
@@ -59,10 +65,10 @@ _QUALIFIES_ISSUES_RE = lazy(r"\s*(?:open\s+)?(?:" + _ISSUES + r")\b|\s*(?:yet|st
 """After a reason's word, what makes it a reason about issues: `stale issues`, `which are stale?`."""
 _TOPIC_RE = lazy(
     r"\b(?:about|on|regarding|mention(?:s|ing)?|concerning|related\s+to)\s+"
-    r"(?!(?:my|our|your|me|us|the\s+(?:backlog|inbox|queue|list))\b|(?:the\s+)?(?:reporters?|authors?|users?|them)\b)\w",
+    r"(?!(?:my|our|your|me|us|fire|the\s+(?:backlog|inbox|queue|list))\b|(?:the\s+)?(?:reporters?|authors?|users?|them)\b)\w",
     re.I,
 )
-"""A topic the issues are about; not `on my plate`, `waiting on the reporter`."""
+"""A topic the issues are about; not `on my plate`, `on fire`, `waiting on the reporter`."""
 PLAN_LIMIT = 10
 
 
@@ -80,6 +86,7 @@ def backlog_act(text: str, typed: str) -> Act | None:
         return _plan_for_backlog(typed)
     if issue_refs(text) or NO_LABEL_RE.search(text):
         return None  # `unlabelled issues`: those with no label at all; the inbox's untriaged may have some
+    order = order_in(text)[0]  # before the days are read: `by age` is no author
     text, filters = people_and_days(text, [])
     if "author" in filters:
         return None  # `untriaged issues by svetlana-k`: a search by the author says it more exactly
@@ -91,10 +98,10 @@ def backlog_act(text: str, typed: str) -> Act | None:
         return None  # `stale since March`, `untriaged before 2024`: a search by days says it more exactly
     topic = _TOPIC_RE.search(text)
     asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat(?:s)?\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
-    if not (_NEEDS_ME_RE.search(text) or (reason and asks_issues)):
+    if not (_NEEDS_ME_RE.search(text) or URGENT_RE.search(text) or (reason and asks_issues)):
         return None
     arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}
-    if (order := order_in(text)[0]) in INBOX_BY_DATE:
+    if order in INBOX_BY_DATE:
         arguments["order"] = order  # `the newest untriaged issues`: the inbox by date, not by severity
     if topic and (about := search_in(text[topic.start() :], []).query):
         arguments["about"] = about  # `untriaged issues about streaming`: the inbox narrowed to the topic

@@ -92,7 +92,8 @@ _STATE_RE = lazy(r"\b(?:still\s+)?(?:open|closed)\b", re.I)
 _RANKING_RE = lazy(r"\b(?:most|top|rank(?:ed|ing)?|leaderboard)\b", re.I)
 _SEARCHY_RE = lazy(
     LEAD
-    + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay)\b"
+    + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay"
+    r"|tell\s+me\s+about|summari[sz]e)\b"
     r"|^\s*(?:[\w:-]+\s+){0,3}?(?:issues|bugs|tickets|reports|requests)\b",
     re.I,
 )
@@ -375,7 +376,7 @@ def _only_filters(text: str, labels: Sequence[str]) -> bool:
 
 _FILTER_FILLER_RE = lazy(
     r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?|are|is|there|do|we|have|got|"
-    r"anything|everything|still|with|labell?ed|tagged|label|what|which|rn|now|currently|right)\b|[^\w]",
+    r"anything|everything|still|with|labell?ed|tagged|label|what|which|rn|now|currently|right|too|also)\b|[^\w]",
     re.I,
 )
 """Words that ask whether issues exist or to see them: `are there any`, `still`, `rn`."""

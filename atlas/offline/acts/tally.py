@@ -27,7 +27,8 @@ _SAID = {
     "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
     r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels?\b",
     "month": rf"{_EACH_TIME}month\b|\bmonth\s+by\s+month\b|\bmonthly\b",
-    "year": rf"{_EACH_TIME}year\b|\byear\s+by\s+year\b|\byearly\b|\bannually\b",
+    "year": rf"{_EACH_TIME}year\b|\byear\s+by\s+year\b|\byearly\b|\bannually\b"
+    r"|\b(?P<first>(?:19|20)\d\d)\s+(?:vs|versus)\s+(?P<second>(?:19|20)\d\d)\b",
     # `open or closed`, `open and closed` ask for all of them, not for the split.
     "state": r"\bopen\s+(?:vs\.?|versus|against)\s+closed\b|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"
     rf"|\bhow\s+many\s+(?:are\s+)?(?:open|closed)\s+(?:and|vs\.?)\s+how\s+many\b|{_EACH}state\b",
@@ -57,7 +58,11 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     by, said = found
     # `top bug reporters`: the kind said before the people is a filter of the issues counted.
     kind = said.groupdict().get("kind") or ""
-    rest = _FILLER_RE.sub(" ", text[: said.start()] + f" {kind} " + text[said.end() :])
+    before = text[: said.start()]
+    if years := said.groupdict().get("first"):  # `in 2022 vs 2023`: a count each year, over those years
+        before = re.sub(r"\b(?:in|during|from|of|for)\s*$", " ", before, flags=re.I)
+        kind += f" between {years} and {said.group('second')}"
+    rest = _FILLER_RE.sub(" ", before + f" {kind} " + text[said.end() :])
     if by == "state":  # `open vs closed bugs`: the states are the groups, not a filter
         rest = re.sub(r"\b(?:open|closed)\b", " ", rest, flags=re.I)
     notes: list[str] = []

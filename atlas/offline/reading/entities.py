@@ -65,6 +65,12 @@ def spelled_numbers(text: str) -> str:
     return _WORDED_RE.sub(digits, text)
 
 
+def _years_set_against(text: str, compared: re.Match[str]) -> bool:
+    """`opened in 2022 vs 2023`: two years, the first said as a time, not issue #2023 compared with another."""
+    year = re.search(r"\b(?:in|during|of|from|for|since)\s+(?:19|20)\d\d$", text[: compared.start()], re.I)
+    return year is not None and 1900 <= int(compared.group(1)) <= 2099
+
+
 def issue_refs(text: str) -> list[int]:
     """The issues a request names, in order, once each."""
     text = spelled_numbers(text)
@@ -79,7 +85,7 @@ def issue_refs(text: str) -> list[int]:
         )
         if ranged and 0 < low < high <= low + MAX_RANGE:
             found += [(match.start(), n) for n in range(low, high + 1)]
-    found += [(m.start(1), int(m.group(1))) for m in _COMPARED_TO_RE.finditer(text)]
+    found += [(m.start(1), int(m.group(1))) for m in _COMPARED_TO_RE.finditer(text) if not _years_set_against(text, m)]
     found += [(m.start(), int(m.group(1) or m.group(2))) for m in _TERSE_RE.finditer(text)]
     for lead in _BEFORE_OP_RE.finditer(text):
         found.append((lead.start(1), int(lead.group(1))))  # `41: S2, +comp:worker`, `12 +redis, 1 +postgres`

@@ -79,11 +79,12 @@ _KIND_OF_ISSUES_AFTER_RE = lazy("^" + KIND_OF_ISSUES, re.I)
 """`3 good first issues`, `5 open bugs`: a number, a few words saying which kind, then issues: a count."""
 _LIKENED_TO_RE = lazy(
     r"\b(?:similar|related|same|identical|duplicates?|dupes?|dup)"
-    r"(?:\s+(?:ones?|issues?|tickets?|bugs?|reports?|problems?))?\s+(?:to|as|of)\s*$",
+    r"(?:\s+(?:ones?|issues?|tickets?|bugs?|reports?|problems?))?\s+(?:to|as|of)\s*$"
+    r"|\b(?:repl(?:y|ied|ies)|respond(?:ed|s)?|responses?|answer(?:ed|s)?|comment(?:ed|s)?|linked|posted)\s+(?:to|on)\s*$",
     re.I,
 )
-"""`similar to 7394`, `similar issues to 7394`, `a dup of 41`: what an issue is likened to is an issue, though `to`
-and `of` precede counts."""
+"""`similar to 7394`, `similar issues to 7394`, `a dup of 41`, `did anyone reply to 7400`: what an issue is likened
+or replied to is an issue, though `to` and `of` precede counts."""
 _IN_TOPIC_RE = lazy(
     r"\b(?:mentioning|mentions?|about|regarding|concerning|involving|containing|matching|referencing"
     r"|(?:problems?|issues?|errors?|trouble|bugs?|crash(?:es)?|failures?)\s+with)\s+"
@@ -92,10 +93,11 @@ _IN_TOPIC_RE = lazy(
 )
 """`issues mentioning pyarrow 15`, `bugs about python 3`, `problems with fsspec 2024`: a number inside the topic
 is a version, not an issue."""
-_YEAR_BEFORE = frozenset({"in", "during", "of"}) | {
+_YEAR_BEFORE = frozenset({"in", "during", "of", "vs", "versus"}) | {
     name.lower() for name in (*calendar.month_name, *calendar.month_abbr) if name
 }
-"""Words after which a number from 1900 to 2099 is a year: `in 2025`, `since january 2025`, `Mar 2024`."""
+"""Words after which a number from 1900 to 2099 is a year: `in 2025`, `since january 2025`, `Mar 2024`, `2022 vs
+2023`."""
 _NOT_A_COUNT = frozenset(
     {"details", "thanks", "please", "does", "was", "has", "is", "says", "seems", "looks", "status"}
 )

@@ -25,7 +25,8 @@ _ORDERS: tuple[tuple[str, str], ...] = (
     (
         "oldest",
         r"\b(?:oldest|earliest)(?:\s+(?:ones?\s+)?first)?\b|\b(?:very\s+)?first\s+ever\b|(?<=open\s)(?:the\s+)?"
-        r"longest\b|\bbeen\s+(?:open|around|sitting)\s+(?:the\s+)?longest\b",
+        r"longest\b|\bbeen\s+(?:open|around|sitting)\s+(?:the\s+)?longest\b"
+        r"|\b(?:(?:sorted|ordered|sort(?:\s+them)?|order(?:\s+them)?)\s+)?by\s+age\b",
     ),
     (
         "newest",

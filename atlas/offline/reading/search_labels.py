@@ -34,6 +34,8 @@ LABEL_LIST_RE = lazy(
 )
 """`labelled bug or enhancement`, `tagged both docs and cli`, `with labels a, b and c`: several labels at once."""
 _LIST_LEAD_RE = lazy(_LABEL_LEAD + r"(?:both\s+|either\s+)?", re.IGNORECASE)
+_LIST_BEFORE_WORD_RE = lazy(r"\b(?:have|has|having|with|carrying)\s+(?:both\s+|either\s+)?(?:the\s+)?", re.IGNORECASE)
+"""Before labels named ahead of the word label: `with the bug and the streaming labels`."""
 _JOIN_RE = lazy(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and/or|and|or)\s+", re.IGNORECASE)
 _LIST_WORD_RE = lazy(r"(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|[\w.:-]+")
 _BARE_LABEL_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
@@ -55,7 +57,7 @@ SEARCH_FILLER = frozenset(
         fixed component components what's whats rn now currently right again also today every each everything
         stuff things anything something they them those these thats
         opened filed created reported submitted raised came arrived updated were was been did
-        label labels labelled labeled tagged
+        label labels labelled labeled tagged tell summarise summarize summary overview a an too
         """,
     )
 )
@@ -103,7 +105,8 @@ def word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tupl
         topic = lead.group("q").strip().rstrip("?.!")
         whole = [hit for hit in labels_in_words(topic, labels) if hit.exact and _stands_for_topic(labels, hit.label)]
         if whole and re.fullmatch(r"(?:the\s+)?[\w -]+", topic) and len(topic.split()) <= 3:
-            return whole[0].label, rest[: lead.start()]
+            left = topic[: whole[0].start] + " " + topic[whole[0].end :]  # `about the open bugs`: still open
+            return whole[0].label, rest[: lead.start()] + " " + left
     if not hits:
         return None, rest
 
@@ -206,6 +209,11 @@ def label_list(text: str, labels: Sequence[str]) -> tuple[list[str], bool, str]:
         chosen = list(dict.fromkeys(names))
         if len(names) > 1:
             return chosen, either and len(chosen) > 1, text[: lead.start()] + " " + text[end:]
+    for lead in _LIST_BEFORE_WORD_RE.finditer(text):  # `that have both the bug and the streaming label`
+        names, either, end = _joined_labels(text, lead.end(), labels)
+        chosen = list(dict.fromkeys(names))
+        if len(names) > 1 and (word := re.match(r"\s+labels?\b", text[end:])):
+            return chosen, either and len(chosen) > 1, text[: lead.start()] + " " + text[end + word.end() :]
     return [], False, text
 
 
@@ -221,7 +229,11 @@ def _joined_labels(text: str, at: int, labels: Sequence[str]) -> tuple[list[str]
         if join is None:
             break
         either = either or bool(re.search(r"\bor\b", join.group(0), re.I))
-        at = join.end()
+        at = (
+            join.end() + len(article.group(0))
+            if (article := re.match(r"the\s+", text[join.end() :], re.I))
+            else join.end()
+        )
     return names, either, end
 
 

@@ -1,0 +1,87 @@
+"""Requests a maintainer types about a backlog with flat labels: replies to an issue, years set against each
+other, labels named before the word label, orders by age, asking verbs that are no topic, the project's
+labels with their counts, and what is urgent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from atlas.offline.compose import read_question
+from atlas.offline.reading.vocabulary import Vocabulary
+
+FLAT = Vocabulary(labels=["bug", "enhancement", "dataset request", "streaming", "good first issue"])
+TOOLS = ("search_issues", "count_issues_by", "get_issue", "list_labels", "list_inbox")
+
+
+def first_calls(question: str) -> list[tuple[str, dict[str, Any]]]:
+    return [(call.name, call.arguments) for call in read_question(question, FLAT, TOOLS).first_calls()]
+
+
+@pytest.mark.parametrize("question", ["did anyone reply to 7400?", "has anyone responded to 7400 yet"])
+def test_an_issue_replied_to_is_read(question: str) -> None:
+    assert first_calls(question) == [("get_issue", {"issue_id": 7400})]
+
+
+@pytest.mark.parametrize(
+    ("question", "filters"),
+    [
+        ("how many issues did severo open in 2022 vs 2023", {"author": "severo"}),
+        ("issues from 2022 versus 2023", {}),
+    ],
+)
+def test_two_years_set_against_each_other_are_a_count_by_year_over_them(question: str, filters: dict[str, Any]) -> None:
+    expected = {**filters, "created_since": "2022-01-01", "created_before": "2024-01-01", "by": "year"}
+    assert first_calls(question) == [("count_issues_by", expected)]
+
+
+def test_issue_numbers_set_against_each_other_are_still_compared() -> None:
+    assert first_calls("compare 41 vs 87") == [("get_issue", {"issue_id": 41}), ("get_issue", {"issue_id": 87})]
+
+
+def test_labels_named_before_the_word_label_each_with_an_article() -> None:
+    [(name, arguments)] = first_calls("show issues that have both the bug and the streaming label but are closed")
+    assert name == "search_issues" and {arguments["label"], *arguments["labels"]} == {"bug", "streaming"}
+    assert arguments["state"] == "closed" and not arguments["query"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "open bugs sorted by age",
+            ("search_issues", {"query": "", "state": "open", "label": "bug", "order": "oldest"}),
+        ),
+        ("untriaged issues by age", ("list_inbox", {"only": "untriaged", "order": "oldest"})),
+    ],
+)
+def test_by_age_is_the_oldest_first(question: str, expected: tuple[str, dict[str, Any]]) -> None:
+    assert first_calls(question) == [expected]
+
+
+@pytest.mark.parametrize(
+    "question", ["summarise the open bugs", "give me an overview of open bugs", "tell me about the open bugs"]
+)
+def test_asking_verbs_are_no_topic(question: str) -> None:
+    assert first_calls(question) == [("search_issues", {"query": "", "state": "open", "label": "bug"})]
+
+
+@pytest.mark.parametrize("question", ["list every label with its count", "show all labels with their counts"])
+def test_the_labels_with_their_counts_are_the_project_s_labels(question: str) -> None:
+    assert first_calls(question) == [("list_labels", {})]
+
+
+@pytest.mark.parametrize("question", ["anything urgent?", "is there anything on fire?", "what's urgent"])
+def test_what_is_urgent_is_the_inbox_most_severe_first(question: str) -> None:
+    assert first_calls(question) == [("list_inbox", {})]
+
+
+def test_what_is_urgent_then_the_issues_meant_is_the_search_alone() -> None:
+    plan = read_question("anything urgent? show me the open S1 issues", available=TOOLS)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("search_issues", {"query": "", "state": "open", "label": "severity:S1"})
+    ]
+    both = read_question("what needs my attention? Show me open S1s too", available=TOOLS)
+    assert sorted(c.name for c in both.first_calls()) == ["list_inbox", "search_issues"]
+    assert all(not c.arguments.get("query") for c in both.first_calls())
