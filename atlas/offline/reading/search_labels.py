@@ -105,8 +105,8 @@ def word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tupl
         topic = lead.group("q").strip().rstrip("?.!")
         whole = [hit for hit in labels_in_words(topic, labels) if hit.exact and _stands_for_topic(labels, hit.label)]
         if whole and re.fullmatch(r"(?:the\s+)?[\w -]+", topic) and len(topic.split()) <= 3:
-            left = topic[: whole[0].start] + " " + topic[whole[0].end :]  # `about the open bugs`: still open
-            return whole[0].label, rest[: lead.start()] + " " + left
+            states = re.findall(r"\b(?:open|closed|unresolved|resolved|fixed)\b", topic, re.I)
+            return whole[0].label, " ".join([rest[: lead.start()], *states])  # `about the open bugs`: still open
     if not hits:
         return None, rest
 
