@@ -22,6 +22,10 @@ CHUNK = 1_000
 
 
 class Vectorizer(Protocol):
+    idf_: np.ndarray
+
+    def get_feature_names_out(self) -> np.ndarray: ...
+
     def fit_transform(self, texts: list[str]) -> sparse.spmatrix: ...
 
     def transform(self, texts: list[str]) -> sparse.spmatrix: ...
@@ -38,26 +42,30 @@ def learnt(parts: Sequence[Part], texts: list[str], sample: int = VOCAB_SAMPLE) 
 
 
 def stacked_rows(
-    parts: Sequence[Part], texts: list[str], chunk: int = CHUNK, first: Sequence[sparse.spmatrix] = ()
+    parts: Sequence[Part],
+    texts: list[str],
+    chunk: int = CHUNK,
+    first: Sequence[sparse.spmatrix] = (),
+    dtype: type[np.floating] = np.float32,
 ) -> sparse.csr_matrix:
-    """Every text's rows of all parts side by side, float32, made `chunk` texts at a time after the
-    rows of the first texts already made (`first`: each part's, as `learnt` gives them)."""
-    chunks = [sparse.csr_matrix(sparse.hstack(first, format="csr"), dtype=np.float32)] if first else []
+    """Every text's rows of all parts side by side, float32 unless told, made `chunk` texts at a time
+    after the rows of the first texts already made (`first`: each part's, as `learnt` gives them)."""
+    chunks = [sparse.csr_matrix(sparse.hstack(first, format="csr"), dtype=dtype)] if first else []
     for start in range(first[0].shape[0] if first else 0, len(texts), chunk):
         piece = texts[start : start + chunk]
         blocks = [vectorizer.transform([text[:limit] for text in piece]) for vectorizer, limit in parts]
-        chunks.append(sparse.csr_matrix(sparse.hstack(blocks, format="csr"), dtype=np.float32))
-    return vstack_freeing(chunks)
+        chunks.append(sparse.csr_matrix(sparse.hstack(blocks, format="csr"), dtype=dtype))
+    return vstack_freeing(chunks, dtype)
 
 
-def vstack_freeing(chunks: list[sparse.csr_matrix]) -> sparse.csr_matrix:
-    """The chunks one under another, each freed once copied (the list is emptied), in float32 with
-    int32 indices where they fit: no second copy of the whole as scipy's `vstack` makes."""
+def vstack_freeing(chunks: list[sparse.csr_matrix], dtype: type[np.floating] = np.float32) -> sparse.csr_matrix:
+    """The chunks one under another, each freed once copied (the list is emptied), in float32 (unless
+    told) with int32 indices where they fit: no second copy of the whole as scipy's `vstack` makes."""
     width = chunks[0].shape[1] if chunks else 0
     total = sum(part.nnz for part in chunks)
     height = sum(part.shape[0] for part in chunks)
     index_type = np.int32 if max(total, width) < np.iinfo(np.int32).max else np.int64
-    data = np.empty(total, dtype=np.float32)
+    data = np.empty(total, dtype=dtype)
     indices = np.empty(total, dtype=index_type)
     indptr = np.zeros(height + 1, dtype=index_type)
     done = row = 0
