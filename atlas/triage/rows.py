@@ -3,9 +3,10 @@
 scikit-learn's `fit_transform` holds every term occurrence of every text at once (as Python lists,
 then int64 arrays, then the matrix) before it prunes the vocabulary: at 20,000 issues of character
 n-grams that was most of the fit's memory. Here the vectorizers learn their vocabularies and idf
-from the newest `VOCAB_SAMPLE` texts, keeping those texts' rows (the fit counts their terms anyway:
-counted again, they were a fifth of a small project's fit), every older text is then transformed
-`CHUNK` at a time, and the chunks are copied into one matrix, each freed once copied.
+from the newest `VOCAB_SAMPLE` texts, a chunk of them at a time (`vocabulary.py`), keeping those
+texts' rows (the fit counts their terms anyway: counted again, they were a fifth of a small project's
+fit), every older text is then transformed `CHUNK` at a time, and the chunks are copied into one
+matrix, each freed once copied.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Protocol
 
 import numpy as np
 from scipy import sparse
+
+from atlas.triage.vocabulary import fit_in_chunks
 
 VOCAB_SAMPLE = 5_000
 """The newest texts the vocabularies and idf are learnt from (the rows are made for every text)."""
@@ -26,8 +29,6 @@ class Vectorizer(Protocol):
 
     def get_feature_names_out(self) -> np.ndarray: ...
 
-    def fit_transform(self, texts: list[str]) -> sparse.spmatrix: ...
-
     def transform(self, texts: list[str]) -> sparse.spmatrix: ...
 
 
@@ -37,8 +38,12 @@ Part = tuple[Vectorizer, int | None]
 
 def learnt(parts: Sequence[Part], texts: list[str], sample: int = VOCAB_SAMPLE) -> list[sparse.spmatrix]:
     """Each vectorizer's vocabulary and idf, from the first `sample` texts (the newest), and each one's
-    rows of those texts."""
-    return [vectorizer.fit_transform([text[:limit] for text in texts[:sample]]) for vectorizer, limit in parts]
+    rows of those texts: what its `fit_transform` gives, learnt a chunk of texts at a time (`vocabulary.py`)."""
+    found = []
+    for vectorizer, limit in parts:
+        chunks = fit_in_chunks(vectorizer, [text[:limit] for text in texts[:sample]])
+        found.append(vstack_freeing(chunks, chunks[0].dtype.type))
+    return found
 
 
 def stacked_rows(
@@ -55,6 +60,8 @@ def stacked_rows(
         piece = texts[start : start + chunk]
         blocks = [vectorizer.transform([text[:limit] for text in piece]) for vectorizer, limit in parts]
         chunks.append(sparse.csr_matrix(sparse.hstack(blocks, format="csr"), dtype=dtype))
+    if len(chunks) == 1 and chunks[0].indices.dtype == chunks[0].indptr.dtype == np.int32:
+        return chunks[0]  # the rows already made are all of them: no copy
     return vstack_freeing(chunks, dtype)
 
 
