@@ -23,8 +23,8 @@ CHUNK = 500
 
 
 def fit_in_chunks(vectorizer: Any, texts: list[str], chunk: int = CHUNK) -> list[sparse.csr_matrix]:
-    """Fit `vectorizer` (a TfidfVectorizer with no fixed vocabulary) on `texts` as its `fit_transform` does,
-    and give its rows of them, `chunk` texts to a matrix. A ValueError where `fit_transform` raises one
+    """Fit `vectorizer` (a TfidfVectorizer with idf and no fixed vocabulary) on `texts` as its `fit_transform`
+    does, and give its rows of them, `chunk` texts to a matrix. A ValueError where `fit_transform` raises one
     (not one term, or none left)."""
     from sklearn.feature_extraction.text import TfidfTransformer
 
@@ -57,16 +57,19 @@ def fit_in_chunks(vectorizer: Any, texts: list[str], chunk: int = CHUNK) -> list
     return [sparse.csr_matrix(part) for part in rows]
 
 
-def _counted(analyze: Callable[[str], list[str]], texts: list[str], index: dict[str, int], vectorizer: Any) -> Any:
+def _counted(
+    analyze: Callable[[str], list[str]], texts: list[str], index: dict[str, int], vectorizer: Any
+) -> sparse.csr_matrix:
     """The texts' term counts over the terms seen so far (`index`, which gains the new ones)."""
     indptr, indices, values = [0], list[int](), list[int]()
+    binary = bool(vectorizer.binary)
     for text in texts:
         for term, count in Counter(analyze(text)).items():
             column = index.get(term)
             if column is None:
                 column = index[term] = len(index)
             indices.append(column)
-            values.append(1 if vectorizer.binary else count)
+            values.append(1 if binary else count)
         indptr.append(len(indices))
     arrays = (np.array(values, dtype=vectorizer.dtype), np.array(indices, dtype=np.int32), np.array(indptr))
     return sparse.csr_matrix(arrays, shape=(len(texts), len(index)))
