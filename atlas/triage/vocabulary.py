@@ -64,12 +64,11 @@ def _counted(
     indptr, indices, values = [0], list[int](), list[int]()
     binary = bool(vectorizer.binary)
     for text in texts:
-        for term, count in Counter(analyze(text)).items():
-            column = index.get(term)
-            if column is None:
-                column = index[term] = len(index)
-            indices.append(column)
-            values.append(1 if binary else count)
+        counted = Counter(analyze(text))
+        new = [term for term in counted if term not in index]
+        index.update(zip(new, range(len(index), len(index) + len(new)), strict=True))
+        indices.extend(map(index.__getitem__, counted))
+        values.extend([1] * len(counted) if binary else counted.values())
         indptr.append(len(indices))
     arrays = (np.array(values, dtype=vectorizer.dtype), np.array(indices, dtype=np.int32), np.array(indptr))
     return sparse.csr_matrix(arrays, shape=(len(texts), len(index)))
