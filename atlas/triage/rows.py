@@ -50,13 +50,18 @@ def stacked_rows(
     parts: Sequence[Part],
     texts: list[str],
     chunk: int = CHUNK,
-    first: Sequence[sparse.spmatrix] = (),
+    first: list[sparse.spmatrix] | None = None,
     dtype: type[np.floating] = np.float32,
 ) -> sparse.csr_matrix:
     """Every text's rows of all parts side by side, float32 unless told, made `chunk` texts at a time
-    after the rows of the first texts already made (`first`: each part's, as `learnt` gives them)."""
-    chunks = [sparse.csr_matrix(sparse.hstack(first, format="csr"), dtype=dtype)] if first else []
-    for start in range(first[0].shape[0] if first else 0, len(texts), chunk):
+    after the rows of the first texts already made (`first`: each part's, as `learnt` gives them; the
+    list is emptied, so they are freed once side by side)."""
+    chunks, done = [], 0
+    if first:
+        done = first[0].shape[0]
+        chunks.append(sparse.csr_matrix(sparse.hstack(first, format="csr"), dtype=dtype))
+        first.clear()
+    for start in range(done, len(texts), chunk):
         piece = texts[start : start + chunk]
         blocks = [vectorizer.transform([text[:limit] for text in piece]) for vectorizer, limit in parts]
         chunks.append(sparse.csr_matrix(sparse.hstack(blocks, format="csr"), dtype=dtype))
