@@ -209,9 +209,31 @@ def fit(issues: list[Issue], groups: list[LabelGroup], *, c: float = REGULARISAT
 
 
 def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     texts = [normalise(issue.text) for issue in chosen]
+    parts, first = learnt_parts(texts)
+    # float32 rows made in chunks over vocabularies of a bounded sample: the fit's memory stays bounded.
+    x = stacked_rows(parts, texts, first=first)
+    del texts, first
+    models = fit_groups(x, chosen, groups, c)
+    words, chars = (part[0] for part in parts) if len(parts) == 2 else (parts[0][0], None)
+    return TextModel(
+        np.array(words.get_feature_names_out(), dtype=str),
+        np.asarray(words.idf_, dtype=np.float64),
+        models,
+        np.array(chars.get_feature_names_out() if chars else [], dtype=str),
+        np.asarray(chars.idf_ if chars else [], dtype=np.float64),
+        frozenset(ENGLISH_STOP_WORDS),
+    )
+
+
+def learnt_parts(texts: list[str]) -> tuple[list[Part], list[sparse.spmatrix]]:
+    """The model's vectorizers of words and of character n-grams, learnt from the first VOCAB_SAMPLE of
+    `texts` (normalised, newest first), and their rows of those texts; the words alone when no n-gram
+    occurs twice. A ValueError when not one word is left to learn."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     sample = texts[:VOCAB_SAMPLE]
     min_df = 2 if len(sample) >= 1000 else 1
     vectorizer = TfidfVectorizer(
@@ -227,19 +249,14 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
         first += learnt(parts[1:], sample)
     except ValueError:  # too few issues for any n-gram to occur twice
         parts = parts[:1]
-    # float32 rows made in chunks over vocabularies of a bounded sample: the fit's memory stays bounded.
-    x = stacked_rows(parts, texts, first=first)
-    del texts, sample, first
-    has_chars = len(parts) == 2
-    models = [m for m in (_fit_group(x, chosen, group, c) for group in groups) if m is not None]
-    return TextModel(
-        np.array(vectorizer.get_feature_names_out(), dtype=str),
-        np.asarray(vectorizer.idf_, dtype=np.float64),
-        models,
-        np.array(char_vectorizer.get_feature_names_out() if has_chars else [], dtype=str),
-        np.asarray(char_vectorizer.idf_ if has_chars else [], dtype=np.float64),
-        frozenset(ENGLISH_STOP_WORDS),
-    )
+    return parts, first
+
+
+def fit_groups(
+    x: sparse.csr_matrix, issues: list[Issue], groups: list[LabelGroup], c: float = REGULARISATION
+) -> list[GroupModel]:
+    """Each group's classifier of the rows `x` of `issues` (one row each), for the groups with two labels taught."""
+    return [m for m in (_fit_group(x, issues, group, c) for group in groups) if m is not None]
 
 
 def _fit_group(x: sparse.csr_matrix, issues: list[Issue], group: LabelGroup, c: float) -> GroupModel | None:

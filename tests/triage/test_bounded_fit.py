@@ -48,6 +48,7 @@ def test_chunked_rows_equal_one_transform_and_the_vocabulary_comes_from_the_samp
     for stacked in (rows.stacked_rows(parts, found, chunk=7), rows.stacked_rows(parts, found, chunk=7, first=first)):
         assert stacked.shape == whole.shape and stacked.dtype == np.float32
         assert abs(stacked - whole).max() < 1e-6
+    assert first == []  # the sample's rows were freed once side by side
     assert rows.vstack_freeing([]).shape == (0, 0)
 
 
