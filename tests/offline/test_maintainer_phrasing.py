@@ -85,3 +85,15 @@ def test_what_is_urgent_then_the_issues_meant_is_the_search_alone() -> None:
     both = read_question("what needs my attention? Show me open S1s too", available=TOOLS)
     assert sorted(c.name for c in both.first_calls()) == ["list_inbox", "search_issues"]
     assert all(not c.arguments.get("query") for c in both.first_calls())
+
+
+@pytest.mark.parametrize(
+    ("question", "author"),
+    [("who is lhoestq?", "lhoestq"), ("what has mariosasko been working on", "mariosasko"), ("who is streaming", None)],
+)
+def test_a_person_asked_about_is_known_by_the_issues_they_opened(question: str, author: str | None) -> None:
+    from atlas.offline.reading.people import ProjectPeople
+
+    people = Vocabulary(labels=FLAT.labels, people=ProjectPeople(logins=["lhoestq", "mariosasko"]))
+    calls = [(c.name, c.arguments) for c in read_question(question, people, TOOLS).first_calls()]
+    assert [args.get("author") for name, args in calls if name == "search_issues"] == ([author] if author else [])

@@ -40,11 +40,14 @@ _NAMED_RE = lazy(
     rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<owner>{_LOGIN})'s\b"
     rf"|\b(?:does|did|has|have)\s+{_NOT_A_LOGIN}(?P<holder>{_LOGIN})\s+(?:have|got)\b"
     rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<agent>{_LOGIN})\s+(?:has\s+|have\s+|had\s+)?"
-    r"(?:opened|filed|reported|created|raised|submitted|wrote)\b",
+    r"(?:opened|filed|reported|created|raised|submitted|wrote)\b"
+    rf"|\bwho\s+is\s+@?(?P<person>{_LOGIN})(?![\w.-])"
+    rf"|\bwhat\s+(?:has|is|was)\s+{_NOT_A_LOGIN}@?(?P<worker>{_LOGIN})\s+(?:been\s+)?(?:working\s+on|doing|up\s+to)\b",
     re.I,
 )
 """Where a name said with no `@` stands for a person: `open stuff from lhoestq`, `severo's open issues`, `how many
-does lhoestq have`, `issues lhoestq opened`; an author only when the project knows one of that login."""
+does lhoestq have`, `issues lhoestq opened`, `who is lhoestq?`, `what has mariosasko been working on?` (the data
+knows people by the issues they opened); an author only when the project knows one of that login."""
 
 
 def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = None) -> tuple[str, dict[str, str]]:
