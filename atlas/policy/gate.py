@@ -105,7 +105,7 @@ class PolicyGate:
 
 def annotations_of(registry: Registry) -> dict[str, dict[str, bool]]:
     """Each MCP tool's hints, by tool name, for rules that name annotations."""
-    return {name: dict(spec.annotations) for name in registry if (spec := registry[name]).annotations}
+    return {name: dict(spec.annotations) for name in registry if (spec := registry.declared(name)).annotations}
 
 
 class StricterOnly:
