@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas.foundation import statefiles
-from atlas.offline.reading.pattern_cache import cache_folder
+from atlas.foundation.caches import cache_folder
 
 FORMAT = 1
 KEPT_FILES = 8
