@@ -8,12 +8,11 @@ each an import the architecture test sees, for `atlas.runtime.tool_list` to writ
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
 
-from atlas.tools.declared import ToolDeclaration, declarations_from
+from atlas.tools.declared import ToolDeclaration, read_declarations
 from atlas.tools.registry import Registry, gather_registry
 
 BUILTIN_LIST = Path(__file__).with_name("builtin_tools.json")
@@ -31,11 +30,11 @@ def builtin_modules() -> tuple[ModuleType, ...]:
 
 def builtin_declarations() -> tuple[ToolDeclaration, ...]:
     """The built-in tools from their list, none of their modules imported."""
-    return declarations_from(json.loads(BUILTIN_LIST.read_text(encoding="utf-8")))
+    return read_declarations(BUILTIN_LIST)
 
 
 def load_registry(
     extra_modules: Iterable[str] | None = None, *, on_problem: Callable[[str], None] | None = None
 ) -> Registry:
     """Built-in tools, then `ATLAS_TOOL_MODULES` (or `extra_modules`), then the `atlas.tools` entry points."""
-    return gather_registry(builtin_declarations(), extra_modules, on_problem=on_problem)
+    return gather_registry(BUILTIN_LIST, extra_modules, on_problem=on_problem)

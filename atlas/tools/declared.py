@@ -10,9 +10,12 @@ the tool's first use, and a test holds the list equal to what the modules declar
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, NamedTuple
 
+from atlas.foundation import statefiles
 from atlas.tools.definition import SchemaWhenRead, ToolDefinition
 
 PROJECT_MARK = "{project}"
@@ -50,6 +53,15 @@ class ToolDeclaration(NamedTuple):
             idempotent=self.idempotent,
             strict=True,
         )
+
+
+LIST_LIMIT = statefiles.MiB
+"""The most of a tools' list that is read."""
+
+
+def read_declarations(path: Path) -> tuple[ToolDeclaration, ...]:
+    """The declarations listed in the JSON file at `path` (see `declarations_from`)."""
+    return declarations_from(json.loads(statefiles.read_limited(path, limit=LIST_LIMIT, what="a tools' list")))
 
 
 FIELDS = ("description", "parameters", "side_effect", "idempotent", "timeout_s", "cache_ttl_s", "editable")

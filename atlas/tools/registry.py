@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from atlas.foundation import config
 from atlas.foundation.notices import warn
-from atlas.tools.declared import PROJECT_DEFAULT, PROJECT_MARK, ToolDeclaration
+from atlas.tools.declared import PROJECT_DEFAULT, PROJECT_MARK, ToolDeclaration, read_declarations
 from atlas.tools.definition import SchemaWhenRead, ToolDefinition
 from atlas.tools.entry_points import entry_points_of
 from atlas.tools.signature import signature_problem
@@ -297,20 +297,20 @@ def _declared_in(spec: ToolSpec[Any], modules: set[str]) -> bool:
 
 
 def gather_registry(
-    builtins: Iterable[ToolDeclaration],
+    builtin_list: Path,
     extra_modules: Iterable[str] | None = None,
     *,
     on_problem: Callable[[str], None] | None = None,
 ) -> Registry:
-    """The `builtins` (declared by their caller, their modules imported at their first use), then the
-    tools of `ATLAS_TOOL_MODULES`, then those of the `atlas.tools` entry points. The built-in list
-    lives above this layer (`atlas.runtime.toolset`).
+    """The built-in tools of `builtin_list` (their modules imported at their first use), then the tools
+    of `ATLAS_TOOL_MODULES`, then those of the `atlas.tools` entry points. The built-in list lives
+    above this layer (`atlas.runtime.toolset`).
 
     Only tools declared in those modules (or their submodules) join: a module that happens to
     have been imported for another reason adds nothing to what the model is offered.
     """
     on_problem = on_problem or _warn
-    declared = tuple(builtins)
+    declared = read_declarations(builtin_list)
     _RESERVED.update((declaration.name, declaration.module) for declaration in declared)
     wanted: set[str] = set()
     for module in config.tool_modules() if extra_modules is None else extra_modules:
