@@ -150,7 +150,8 @@ def test_the_ground_floor_imports_nothing_above_it(name: str) -> None:
 
 
 PLUGIN_LOADER = "atlas.tools.registry"
-"""The one module that imports by a name it is given: the plugins a user names (`ATLAS_TOOL_MODULES`)."""
+"""The one module that imports by a name it is given: the plugins a user names (`ATLAS_TOOL_MODULES`), and
+a built-in tool's module at its first use (each also imported by a statement in `atlas.runtime.toolset`)."""
 
 
 @pytest.mark.parametrize(("name", "path"), list(modules()), ids=lambda value: str(value))

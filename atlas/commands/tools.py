@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.table import Table
 
 from atlas.runtime.toolset import load_registry
-from atlas.tools.registry import Registry, ToolSpec
+from atlas.tools.registry import Declared, Registry
 from atlas.ui.json_out import print_json
 from atlas.ui.render import data_table, make_console
 
@@ -15,7 +13,7 @@ MCP_BREAKER_PREFIX = "mcp:"
 """An MCP server's tools share the breaker `mcp:NAME`: that names the server they come from."""
 
 
-def _server(spec: ToolSpec[Any]) -> str:
+def _server(spec: Declared) -> str:
     key = spec.breaker_key or ""
     return key.removeprefix(MCP_BREAKER_PREFIX) if key.startswith(MCP_BREAKER_PREFIX) else "atlas"
 
@@ -35,7 +33,7 @@ def tools_table(registry: Registry, *, cut: bool = True) -> Table:
             cache_shown(spec.cache_ttl_s),
             spec.definition(project).description.partition("\n")[0],
         )
-        for spec in registry.values()
+        for spec in map(registry.declared, registry)
     ]
     columns = ("tool", "server", "side effect", "idempotent", "timeout", "cache", "description")
     return data_table(columns, rows, cut=("description",) if cut else ())

@@ -6,13 +6,15 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atlas.executor.approvals import Verdict
-from atlas.policy.decide import Facts, evaluate
-from atlas.policy.facts import facts_for, tracker_records
-from atlas.policy.load import PlacedRule, Policy, load_policy
+from atlas.policy.load import Policy, load_policy
 from atlas.tools.registry import Registry, ToolContext, WriteLimits
+
+if TYPE_CHECKING:
+    from atlas.policy.decide import Facts
+    from atlas.policy.load import PlacedRule
 
 
 def _exact(name: str, arguments: dict[str, Any]) -> str:
@@ -37,6 +39,8 @@ class PolicyGate:
         self._session: set[str] = set()
 
     def _earlier(self, context: ToolContext) -> Counter[tuple[str, int]]:
+        from atlas.policy.facts import tracker_records
+
         if self._before is None:
             self._before = Counter(
                 (str(record["decided_by"]).removeprefix("rule:"), record["issue_id"])
@@ -55,6 +59,10 @@ class PolicyGate:
         return False
 
     def decide(self, name: str, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext) -> Verdict:
+        """The verdict on a side effect (reads are never decided: their run imports none of the rules' logic)."""
+        from atlas.policy.decide import evaluate
+        from atlas.policy.facts import facts_for
+
         facts = facts_for(name, arguments, untrusted, context, self.annotations.get(name))
         outcome = evaluate(self.policy.rules, facts, lambda placed, facts: self._spent(placed, facts, context))
         if outcome.decision == "deny" and outcome.rule is not None:
@@ -93,6 +101,7 @@ class PolicyGate:
         if scope == "session":
             self._session.add(_exact(name, arguments))
             return "allowed for this session: exactly this action"
+        from atlas.policy.facts import facts_for
         from atlas.policy.grant import write_rule
 
         facts = facts_for(name, arguments, (), context, self.annotations.get(name))
@@ -105,7 +114,7 @@ class PolicyGate:
 
 def annotations_of(registry: Registry) -> dict[str, dict[str, bool]]:
     """Each MCP tool's hints, by tool name, for rules that name annotations."""
-    return {name: dict(spec.annotations) for name in registry if (spec := registry[name]).annotations}
+    return {name: dict(spec.annotations) for name in registry if (spec := registry.declared(name)).annotations}
 
 
 class StricterOnly:

@@ -12,27 +12,24 @@ import functools
 import importlib
 import inspect
 import sys
-import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from atlas.foundation import config
 from atlas.foundation.notices import warn
+from atlas.tools.declared import PROJECT_DEFAULT, PROJECT_MARK, ToolDeclaration, read_declarations
 from atlas.tools.definition import SchemaWhenRead, ToolDefinition
 from atlas.tools.entry_points import entry_points_of
+from atlas.tools.signature import signature_problem
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
 ENTRY_POINT_GROUP = "atlas.tools"
-PROJECT_MARK = "{project}"
-"""Where a built-in tool's description names the project whose data it reads."""
-PROJECT_DEFAULT = "the project"
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -189,11 +186,11 @@ def tool(
             cache_tags=cache_tags,
             invalidates=invalidates,
         )
-        taken = _CATALOGUE.get(spec.name)
-        if taken is not None and _module_of(taken.fn) != _module_of(fn):
-            # The first declaration keeps the name (built-ins are imported first): a plugin must not
-            # silently replace a tool (a side effect with one that asks nobody) or make it vanish.
-            owner = _module_of(taken.fn)
+        owner = _owner_of(spec.name)
+        if owner is not None and owner != _module_of(fn):
+            # The first declaration keeps the name, and a built-in's is first even before its module is
+            # imported: a plugin must not silently replace a tool (a side effect with one that asks
+            # nobody) or make it vanish.
             _warn(f"tool {spec.name!r} from {_module_of(fn)!r} is skipped: {owner!r} declares it already")
             return fn
         _CATALOGUE[spec.name] = spec
@@ -202,52 +199,26 @@ def tool(
     return decorate
 
 
-_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-
-
-def signature_problem(fn: Callable[..., Any], args_model: type[BaseModel]) -> str | None:
-    """Why `fn` cannot be called as `fn(args, ctx)` with an `args_model`, in one line; None when it can."""
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None  # a builtin or a C function: nothing to read, it is judged when called
-    params = list(signature.parameters.values())
-    positional = [p for p in params if p.kind in _POSITIONAL]
-    open_ended = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
-    required = [p for p in params if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    expected = f"def {fn.__name__}(args: {args_model.__name__}, ctx: ToolContext)"
-    shown = ", ".join(_shown(p) for p in params) or "no parameters"
-    if (len(positional) < 2 and not open_ended) or len(required) > 2 or any(p not in positional for p in required):
-        return f"tool {fn.__name__!r} must be declared as {expected}, its arguments one pydantic model; not ({shown})"
-    try:
-        first = typing.get_type_hints(fn).get(positional[0].name) if positional else None
-    except Exception:  # an annotation that does not resolve (a name only imported for type checking)
-        first = None
-    if isinstance(first, type) and not issubclass(args_model, first):
-        return (
-            f"tool {fn.__name__!r} must be declared as {expected}: its first parameter is annotated "
-            f"{first.__name__}, but Atlas passes it a {args_model.__name__}"
-        )
-    return None
-
-
-def _shown(param: inspect.Parameter) -> str:
-    """`query: str` as written, whether the annotation is a string (postponed) or an object."""
-    if param.annotation is param.empty:
-        return param.name
-    annotation = param.annotation
-    return f"{param.name}: {annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)}"
+Declared = ToolSpec[Any] | ToolDeclaration
+"""A tool of a registry as it stands: its spec, or a built-in's declaration until it is first used."""
 
 
 class Registry(Mapping[str, ToolSpec[Any]]):
-    """An immutable set of tools by name."""
+    """An immutable set of tools by name. A declared built-in's module is imported when its spec is
+    first read (`registry[name]`); its name, flags and definition are read without it (`declared`)."""
 
-    def __init__(self, specs: Iterable[ToolSpec[Any]] = ()) -> None:
-        self._specs: dict[str, ToolSpec[Any]] = {spec.name: spec for spec in specs}
+    def __init__(self, specs: Iterable[Declared] = ()) -> None:
+        self._specs: dict[str, Declared] = {spec.name: spec for spec in specs}
         self._definitions: tuple[str, tuple[ToolDefinition, ...]] | None = None
 
     def __getitem__(self, name: str) -> ToolSpec[Any]:
-        return self._specs[name]
+        spec = self._specs[name]
+        if isinstance(spec, ToolDeclaration):
+            spec = self._specs[name] = _imported(spec)
+        return spec
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._specs)
@@ -258,6 +229,10 @@ class Registry(Mapping[str, ToolSpec[Any]]):
     def __repr__(self) -> str:
         return f"Registry({sorted(self._specs)})"
 
+    def declared(self, name: str) -> Declared:
+        """The tool's spec, or its declaration when its module has not been imported: never imports it."""
+        return self._specs[name]
+
     def definitions(self, project: str = PROJECT_DEFAULT) -> tuple[ToolDefinition, ...]:
         """What a model is offered: each tool's definition, in the registry's order, naming `project` (made once
         per project)."""
@@ -265,7 +240,8 @@ class Registry(Mapping[str, ToolSpec[Any]]):
             self._definitions = (project, tuple(spec.definition(project) for spec in self._specs.values()))
         return self._definitions[1]
 
-    def filtered(self, keep: Callable[[ToolSpec[Any]], bool]) -> Registry:
+    def filtered(self, keep: Callable[[Declared], bool]) -> Registry:
+        """The tools `keep` keeps, judged by what they declare (no module is imported for it)."""
         return Registry(spec for spec in self._specs.values() if keep(spec))
 
     def read_only(self) -> Registry:
@@ -274,6 +250,27 @@ class Registry(Mapping[str, ToolSpec[Any]]):
 
     def with_tools(self, *specs: ToolSpec[Any]) -> Registry:
         return Registry([*self._specs.values(), *specs])
+
+
+_RESERVED: dict[str, str] = {}
+"""Built-in tools' names and the modules that declare them, known before those modules are imported."""
+
+
+def _owner_of(name: str) -> str | None:
+    """The module that declares the tool `name` (a built-in's, even before it is imported); None: nobody."""
+    taken = _CATALOGUE.get(name)
+    return _module_of(taken.fn) if taken is not None else _RESERVED.get(name)
+
+
+def _imported(declaration: ToolDeclaration) -> ToolSpec[Any]:
+    """The declared tool's spec, its module imported (the built-ins' modules are also imported by statements,
+    in `atlas.runtime.toolset`, where the architecture checks see them); a stale list is said in one line."""
+    importlib.import_module(declaration.module)
+    spec = _CATALOGUE.get(declaration.name)
+    if spec is None or _module_of(spec.fn) != declaration.module:
+        name, module = declaration.name, declaration.module
+        raise LookupError(f"built-in tool {name!r} is listed but {module!r} does not declare it")
+    return spec
 
 
 def _warn(message: str) -> None:
@@ -300,19 +297,22 @@ def _declared_in(spec: ToolSpec[Any], modules: set[str]) -> bool:
 
 
 def gather_registry(
-    builtins: Iterable[ModuleType],
+    builtin_list: Path,
     extra_modules: Iterable[str] | None = None,
     *,
     on_problem: Callable[[str], None] | None = None,
 ) -> Registry:
-    """The tools of `builtins` (modules their caller imported), then `ATLAS_TOOL_MODULES`, then the
-    `atlas.tools` entry points. The built-in list lives above this layer (`atlas.runtime.toolset`).
+    """The built-in tools of `builtin_list` (their modules imported at their first use), then the tools
+    of `ATLAS_TOOL_MODULES`, then those of the `atlas.tools` entry points. The built-in list lives
+    above this layer (`atlas.runtime.toolset`).
 
     Only tools declared in those modules (or their submodules) join: a module that happens to
     have been imported for another reason adds nothing to what the model is offered.
     """
     on_problem = on_problem or _warn
-    wanted = {module.__name__ for module in builtins}
+    declared = read_declarations(builtin_list)
+    _RESERVED.update((declaration.name, declaration.module) for declaration in declared)
+    wanted: set[str] = set()
     for module in config.tool_modules() if extra_modules is None else extra_modules:
         if _import_plugin(module, on_problem):
             wanted.add(module)
@@ -323,7 +323,7 @@ def gather_registry(
             on_problem(f"tool plugin {entry.name!r} could not be loaded ({type(exc).__name__}: {exc}); skipped")
         else:
             wanted.add(entry.module)
-    return Registry(spec for spec in _CATALOGUE.values() if _declared_in(spec, wanted))
+    return Registry([*declared, *(spec for spec in _CATALOGUE.values() if _declared_in(spec, wanted))])
 
 
 @functools.cache

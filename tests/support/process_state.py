@@ -8,15 +8,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from atlas.executor.threads import forget_abandoned
-from atlas.runtime.toolset import BUILTIN_MODULES
+from atlas.runtime.toolset import builtin_modules
 from atlas.tools.registry import catalogue_snapshot, restore_catalogue
 from atlas.tracker.journal import forget_warnings
 
 
 def declare_builtins() -> None:
-    """The built-in tools are declared once, at import (`BUILTIN_MODULES` imports them): before any
-    snapshot, so none loses them."""
-    assert BUILTIN_MODULES
+    """The built-in tools are declared once, when their modules are first imported (a run imports each
+    at its tool's first use): here, before any snapshot, so none loses them."""
+    assert builtin_modules()
 
 
 @contextmanager

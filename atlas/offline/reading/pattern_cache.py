@@ -29,6 +29,7 @@ from re import _compiler, _parser  # type: ignore[attr-defined]
 from typing import Any
 
 from atlas.foundation import statefiles
+from atlas.foundation.caches import cache_folder
 
 CACHE_LIMIT = 16 * statefiles.MiB
 """The most of the cache file that is read; a larger one is not Atlas's and is compiled over."""
@@ -43,17 +44,6 @@ USABLE = array.array(_CODE_ITEM).itemsize == _sre.CODESIZE
 
 Entry = list[Any]
 """[flags as compiled, number of groups, {group name: index}, [name per index], code (base64)]."""
-
-
-def cache_folder() -> Path:
-    """Where user caches live: `$XDG_CACHE_HOME` (when absolute), else `~/.cache`; per platform elsewhere."""
-    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
-        configured = os.environ.get("XDG_CACHE_HOME", "")
-        base = Path(configured) if os.path.isabs(configured) else Path.home() / ".cache"
-        return base / "atlas"
-    import platformdirs  # macOS and Windows have their own conventions, which it knows
-
-    return platformdirs.user_cache_path("atlas")
 
 
 def cache_file() -> Path:

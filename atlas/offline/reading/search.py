@@ -44,6 +44,11 @@ _SEARCH_NOUN_RE = lazy(
     re.I,
 )
 _SEARCH_VERB_RE = lazy(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
+_STATE_OR_KIND_RE = lazy(
+    r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b"
+    r"|^\s*(?:the\s+)?(?:ones\s+)?(?:labell?ed|tagged)\b",
+    re.I,
+)
 _SEVERITY_RE = lazy(
     r"\b(?:sev(?:erity)?[\s:-]*S?|S(?=[1-4]\s+(?:issues|bugs|tickets|reports)\b))(?P<n>[1-4])\b", re.IGNORECASE
 )
@@ -302,10 +307,5 @@ def wants_search(text: str, people: ProjectPeople | None = None) -> bool:
         or LABEL_LIST_RE.search(text)
         or NO_LABEL_RE.search(text)
         or ORDER_RE.search(text)
-        or re.search(
-            r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b"
-            r"|^\s*(?:the\s+)?(?:ones\s+)?(?:labell?ed|tagged)\b",
-            text,
-            re.I,
-        )
+        or _STATE_OR_KIND_RE.search(text)
     )

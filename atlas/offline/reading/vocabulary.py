@@ -14,14 +14,18 @@ import json
 import re
 import sqlite3
 import threading
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from atlas.foundation import statefiles
+from atlas.offline.reading import vocabulary_store
 from atlas.offline.reading.label_usage import ProjectLabels
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.people import ProjectPeople
+from atlas.offline.reading.vocabulary_store import Stamp
 
 _HEADING_RE = lazy(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE_RE = lazy(r"^\s*(```|~~~)")
@@ -107,19 +111,23 @@ class Vocabulary:
         return [self.sections[rowid - 1] for (rowid,) in rows]
 
 
-_cache: dict[Path, tuple[tuple[float, ...], Vocabulary]] = {}
+_cache: dict[Path, tuple[Stamp, Vocabulary]] = {}
 _lock = threading.Lock()
 
 
 def vocabulary_of(data: Path) -> Vocabulary:
-    """The vocabulary of the data folder, built on first use and when one of its files changes."""
-    files = _source_files(data)
-    stamp = tuple(_mtime(path) for path in files)
+    """The vocabulary of the data folder: learned on first use and when one of its files changes, and
+    kept between runs (`vocabulary_store`) for as long as none does."""
+    stamp = _stamp(data)
     with _lock:
         cached = _cache.get(data)
         if cached and cached[0] == stamp:
             return cached[1]
-        vocabulary = _build(data)
+        vocabulary = _kept(data, stamp)
+        if vocabulary is None:
+            vocabulary = _build(data)
+            if vocabulary.index is not None:
+                vocabulary_store.keep(vocabulary_store.kept_file(data), stamp, _body(vocabulary), vocabulary.index)
         _cache[data] = (stamp, vocabulary)
         return vocabulary
 
@@ -129,11 +137,89 @@ def _source_files(data: Path) -> list[Path]:
     return [data / "issues" / "orbit.db", data / "issues" / "issues.jsonl", *docs]
 
 
-def _mtime(path: Path) -> float:
+def _stamp(data: Path) -> Stamp:
+    """What the vocabulary was learned from (each file's path, size and mtime) and by what (this module)."""
+    return [[str(path), *_size_and_mtime(path)] for path in [Path(__file__), *_source_files(data)]]
+
+
+def _size_and_mtime(path: Path) -> tuple[int, int]:
     try:
-        return path.stat().st_mtime
+        info = path.stat()
     except OSError:
-        return -1.0
+        return -1, -1
+    return info.st_size, info.st_mtime_ns
+
+
+def _kept(data: Path, stamp: Stamp) -> Vocabulary | None:
+    """The vocabulary an earlier run learned under the same stamp, when its file holds one that reads."""
+    found = vocabulary_store.read_kept(vocabulary_store.kept_file(data), stamp)
+    if found is None:
+        return None
+    body, index = found
+    try:
+        return _from_body(data, body, index)
+    except (KeyError, TypeError, ValueError):
+        index.close()
+        return None
+
+
+def _body(vocabulary: Vocabulary) -> dict[str, object]:
+    """The vocabulary but its index, as JSON keeps it."""
+    labels = vocabulary.labels
+    return {
+        "labels": list(labels),
+        "counts": labels.counts if isinstance(labels, ProjectLabels) and labels.database is not None else None,
+        "docs": vocabulary.docs,
+        "titles": vocabulary.titles,
+        "sections": [[section.doc_id, section.heading, section.level] for section in vocabulary.sections],
+        "error_names": vocabulary.error_names,
+        "words": sorted(vocabulary.words),
+    }
+
+
+def _from_body(data: Path, body: dict[str, Any], index: sqlite3.Connection) -> Vocabulary:
+    """The vocabulary `_body` kept, every part checked: a ValueError (or KeyError, TypeError) for anything else."""
+    database = data / "issues" / "orbit.db"
+    names = _texts(body["labels"])
+    counts = body["counts"]
+    labels = names if counts is None else ProjectLabels(names, database, _mapping(counts, _count))
+    return Vocabulary(
+        labels=labels,
+        docs=_texts(body["docs"]),
+        titles=_mapping(body["titles"], _text),
+        sections=[Section(_text(doc_id), _text(heading), _count(level)) for doc_id, heading, level in body["sections"]],
+        error_names=_mapping(body["error_names"], _text),
+        index=index,
+        words=frozenset(_texts(body["words"])),
+        people=ProjectPeople(database),
+    )
+
+
+T = TypeVar("T")
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError("the kept vocabulary holds something that is not text")
+    return value
+
+
+def _texts(value: object) -> list[str]:
+    if not isinstance(value, list):
+        raise ValueError("the kept vocabulary holds something that is not a list")
+    return [_text(item) for item in value]
+
+
+def _mapping(value: object, read: Callable[[object], T]) -> dict[str, T]:
+    if not isinstance(value, dict):
+        raise ValueError("the kept vocabulary holds something that is not an object")
+    return {_text(key): read(item) for key, item in value.items()}
+
+
+def _count(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError("the kept vocabulary holds a count that is not a number")
+    return value
 
 
 def _build(data: Path) -> Vocabulary:
@@ -243,6 +329,7 @@ def _index(sections: list[Section], texts: list[str]) -> sqlite3.Connection | No
                 for n, (s, body) in enumerate(zip(sections, texts, strict=True), 1)
             ],
         )
+        conn.commit()  # no write left open: a copy of it (`vocabulary_store.keep`) would wait on it
         return conn
     except sqlite3.Error:  # an SQLite without FTS5: symptoms are then not looked up
         return None
