@@ -181,7 +181,11 @@ def _merge(plan: Plan, act: Act) -> None:
 
 
 def alternatives(search: Search) -> list[Search]:
-    """`the open S1 and S2 issues`: an issue has one label of a family, so two of one family are two searches."""
+    """`the open S1 and S2 issues`: an issue has one label of a family, so two of one family are two searches;
+    `by albertvillanova or lhoestq`: an issue has one author, so two authors are two searches."""
+    if search.more_authors:
+        authors = [search.author, *search.more_authors]
+        return [one for author in authors for one in alternatives(replace(search, author=author, more_authors=()))]
     names = [name for name in [search.label, *search.labels] if name]
     families: dict[str, list[str]] = {}
     for name in names:

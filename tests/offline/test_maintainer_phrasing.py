@@ -97,3 +97,18 @@ def test_a_person_asked_about_is_known_by_the_issues_they_opened(question: str, 
     people = Vocabulary(labels=FLAT.labels, people=ProjectPeople(logins=["lhoestq", "mariosasko"]))
     calls = [(c.name, c.arguments) for c in read_question(question, people, TOOLS).first_calls()]
     assert [args.get("author") for name, args in calls if name == "search_issues"] == ([author] if author else [])
+
+
+def test_issues_by_several_authors_are_a_search_for_each() -> None:
+    from atlas.offline.reading.people import ProjectPeople
+
+    people = Vocabulary(labels=FLAT.labels, people=ProjectPeople(logins=["lhoestq", "severo", "albertvillanova"]))
+    plan = read_question("bugs by severo, lhoestq and albertvillanova", people, TOOLS)
+    assert [(c.name, c.arguments.get("author"), c.arguments.get("label")) for c in plan.first_calls()] == [
+        ("search_issues", "severo", "bug"),
+        ("search_issues", "lhoestq", "bug"),
+        ("search_issues", "albertvillanova", "bug"),
+    ]
+    # a word after `or` that is no author stays a word
+    [only] = read_question("issues opened by lhoestq or parquet", people, TOOLS).first_calls()
+    assert only.arguments["author"] == "lhoestq" and only.arguments["query"] == "parquet"

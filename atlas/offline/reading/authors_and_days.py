@@ -57,11 +57,13 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
     filters: dict[str, str] = {}
     if match := _AUTHOR_RE.search(text):
         filters["author"] = match.group("who") or match.group("at") or match.group("subject")
-        text = text[: match.start()] + " " + text[match.end() :]
     elif found := _known_author(text, people):
-        login, match = found
-        filters["author"] = login
-        text = text[: match.start()] + " " + text[match.end() :]
+        filters["author"], match = found
+    if match:
+        more, end = _more_authors(text, match.end(), people)
+        if more:
+            filters["more_authors"] = " ".join(more)
+        text = text[: match.start()] + " " + text[end:]
     if span := span_in(text):
         field = "updated" if span.activity else "created"
         if not span.activity and _CLOSED_WHEN_RE.search(text[: span.start]):
@@ -88,6 +90,22 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
         )
         text = text[: match.start()] + " " + text[match.end() :]
     return text, filters
+
+
+_AND_WHO_RE = lazy(rf"\s*(?:,\s*)?(?:\bor\b|\band\b|&|,)\s*(?P<at>@)?(?P<who>{_LOGIN})(?![\w.-])", re.I)
+
+
+def _more_authors(text: str, at: int, people: ProjectPeople | None) -> tuple[list[str], int]:
+    """`by albertvillanova or lhoestq`: the other authors named right after the first, each one the project
+    knows (or said with `@`), and where the last of them ends."""
+    more: list[str] = []
+    while joined := _AND_WHO_RE.match(text, at):
+        login = joined.group("who") if joined.group("at") else people.login(joined.group("who")) if people else None
+        if login is None:
+            break
+        more.append(login)
+        at = joined.end()
+    return more, at
 
 
 def _known_author(text: str, people: ProjectPeople | None) -> tuple[str, re.Match[str]] | None:

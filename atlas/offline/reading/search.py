@@ -104,6 +104,8 @@ class Search:
     """Labels no hit may have (`bugs but not enhancement`, `open issues without the bug label`)."""
     limit: int | None = None
     author: str | None = None
+    more_authors: tuple[str, ...] = ()
+    """Other authors, one of whom opened each hit (`by albertvillanova or lhoestq`): a search each (`alternatives`)."""
     created_since: str | None = None
     created_before: str | None = None
     updated_since: str | None = None
@@ -171,6 +173,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     order, text = order_in(_NOW_RE.sub(" ", text))
     text, kind_count = (text, None) if counted else _count_before_kind(text)
     text, filters = people_and_days(text, notes, people)
+    more_authors = tuple(filters.pop("more_authors", "").split())
     text = _LATELY_RE.sub(" ", text)
     excluded, text = excluded_labels(text, labels)  # `not labelled streaming`: one label left out, not all
     unlabelled = NO_LABEL_RE.search(text)
@@ -221,6 +224,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         unlabelled=bool(unlabelled),
         any_words=either_words and len(query.split()) > 1,
         order=None if counted else order,
+        more_authors=more_authors,
         **filters,
     )
 
