@@ -187,11 +187,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         f"This project has no label “{said}”: I took `{label}`, the nearest of its labels." for said, label in taken
     ]
     label = chosen[0] if chosen else None
-    limit_match = _LIMIT_RE.search(rest)
-    limit = int(next(n for n in limit_match.groups() if n)) if limit_match and not counted else None
-    limit = kind_count or limit
-    if limit_match:
-        rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
+    limit, rest = _limit_in(rest, counted=bool(counted), kind_count=kind_count)
     rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
     query_match = QUERY_LEAD_RE.search(rest)
     either_words = False
@@ -227,6 +223,15 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         more_authors=more_authors,
         **filters,
     )
+
+
+def _limit_in(rest: str, *, counted: bool, kind_count: int | None) -> tuple[int | None, str]:
+    """How many hits to show (`top 20`, `5 open bugs`; none for a count), and the words without it."""
+    limit_match = _LIMIT_RE.search(rest)
+    limit = int(next(n for n in limit_match.groups() if n)) if limit_match and not counted else None
+    if limit_match:
+        rest = rest[: limit_match.start()] + " " + rest[limit_match.end() :]
+    return kind_count or limit, rest
 
 
 def _labels_named(text: str, labels: Sequence[str]) -> tuple[list[str], tuple[str, ...], str]:
