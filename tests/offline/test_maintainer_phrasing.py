@@ -112,3 +112,15 @@ def test_issues_by_several_authors_are_a_search_for_each() -> None:
     # a word after `or` that is no author stays a word
     [only] = read_question("issues opened by lhoestq or parquet", people, TOOLS).first_calls()
     assert only.arguments["author"] == "lhoestq" and only.arguments["query"] == "parquet"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("whats the backlog look like", {}),
+        ("give me an overview of the backlog", {}),
+        ("what does the backlog look like for streaming?", {"about": "streaming"}),
+    ],
+)
+def test_how_the_backlog_looks_is_the_inbox(question: str, expected: dict[str, Any]) -> None:
+    assert first_calls(question) == [("list_inbox", expected)]

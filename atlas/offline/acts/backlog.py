@@ -35,7 +35,9 @@ _REASON_RE = lazy(
 )
 _NEEDS_ME_RE = lazy(
     r"\bneeds?\s+(?:(?:my|our|your|a|some)\s+)?(?:attention|look|review|eyes|me|us|triage)\b|\binbox\b"
-    r"|\bwhat\s+should\s+(?:i|we)\s+(?:look\s+at|work\s+on|pick\s+up|handle)\b|\bon\s+my\s+plate\b",
+    r"|\bwhat\s+should\s+(?:i|we)\s+(?:look\s+at|work\s+on|pick\s+up|handle)\b|\bon\s+my\s+plate\b"
+    r"|\b(?:backlog|queue)\s+looks?\s+like\b|\bhow\s+(?:does|is)\s+(?:the\s+|our\s+)?(?:backlog|queue)\b"
+    r"|\b(?:state|health|shape|overview|summary)\s+of\s+(?:the\s+|our\s+)?(?:backlog|queue)\b",
     re.I,
 )
 URGENT_RE = lazy(
@@ -64,7 +66,7 @@ _BACKLOG_RE = lazy(
 _QUALIFIES_ISSUES_RE = lazy(r"\s*(?:open\s+)?(?:" + _ISSUES + r")\b|\s*(?:yet|still|now|rn)?\s*[?.!]*\s*$", re.I)
 """After a reason's word, what makes it a reason about issues: `stale issues`, `which are stale?`."""
 _TOPIC_RE = lazy(
-    r"\b(?:about|on|regarding|mention(?:s|ing)?|concerning|related\s+to)\s+"
+    r"\b(?:about|on|for|regarding|mention(?:s|ing)?|concerning|related\s+to)\s+"
     r"(?!(?:my|our|your|me|us|fire|the\s+(?:backlog|inbox|queue|list))\b|(?:the\s+)?(?:reporters?|authors?|users?|them)\b)\w",
     re.I,
 )
