@@ -1,0 +1,86 @@
+"""A draft names an earlier report only where a maintainer would: the two are about the same thing, and the
+reporter has not already linked it.
+
+Real issues of huggingface/datasets (`tests/fixtures/flat-labels-issues.json` and
+`likely-duplicates-issues.json`), imported as a user imports them, each with an empty thread (nobody has
+answered yet), and planned by `atlas triage --dry-run --json`. Each pair scores high as `similar` ranks
+them; only one is a duplicate worth a comment:
+- #7100 re-reports #2921 (the same frames of the same pyarrow error): named;
+- #7215 says itself it "is separate to the slowdown reported in #7206": the reporter knows #7206;
+- #6992 (streaming hangs behind a proxy) matches #5727 (a missing file on Windows) on the `conda list` both
+  pasted: their titles share nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from atlas.triage.corpus import Issue
+from atlas.triage.drafts import LIKELY_SAME, likely_same, linked
+from atlas.triage.project import Project
+from atlas.triage.similar import nearest
+from tests.support.once import made_once
+from tests.support.run import atlas_env, invoke
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+NAMED, LINKED, LISTING = (7100, 2921), (7215, 7206), (6992, 5727)
+
+
+def imported(folder: Path) -> Path:
+    issues = []
+    for name in ("flat-labels-issues.json", "likely-duplicates-issues.json"):
+        issues += json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+    export = folder / "issues.json"
+    export.write_text(json.dumps([{**issue, "comments": []} for issue in issues]), encoding="utf-8")
+    target = folder / "datasets-data"
+    done = invoke("data", "import", str(export), "--to", str(target), env=atlas_env(folder / "import"))
+    assert done.code == 0, done
+    return target
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return made_once(tmp_path_factory, "duplicate-drafts-project", imported) / "datasets-data"
+
+
+def drafted(data: Path, home: Path, *ids: int) -> dict[int, str]:
+    done = invoke("triage", *map(str, ids), "--dry-run", "--json", env=atlas_env(home, ORBIT_DATA=str(data)))
+    assert done.code == 0, done
+    actions: list[dict[str, Any]] = json.loads(done.stdout)["actions"]
+    return {a["issue_id"]: a["arguments"]["body"] for a in actions if a["tool"] == "post_comment"}
+
+
+def test_only_a_likely_duplicate_the_reporter_did_not_link_and_whose_title_agrees_is_named(
+    project: Path, tmp_path: Path
+) -> None:
+    opened = Project.open(project, tmp_path)
+    for later, earlier in (NAMED, LINKED, LISTING):
+        issue = opened.issue(later)
+        [best] = nearest(opened, issue, limit=1, before=issue.created_at)
+        assert best.id == earlier and best.score >= LIKELY_SAME  # each pair is a strong match by its texts
+    said = drafted(project, tmp_path, NAMED[0], LINKED[0], LISTING[0])
+    assert said[NAMED[0]].startswith(f"This looks like a duplicate of #{NAMED[1]} (")
+    assert f"#{LINKED[1]}" not in said.get(LINKED[0], "") and f"#{LISTING[1]}" not in said.get(LISTING[0], "")
+
+
+def test_why_each_match_is_or_is_not_named(project: Path, tmp_path: Path) -> None:
+    opened = Project.open(project, tmp_path)
+    best = {}
+    for later, _ in (NAMED, LINKED, LISTING):
+        issue = opened.issue(later)
+        best[later] = (issue, nearest(opened, issue, limit=1, before=issue.created_at)[0])
+    issue, match = best[LINKED[0]]
+    assert LINKED[1] in linked(issue) and match.title_likeness > 0 and not likely_same(issue, match)
+    issue, match = best[LISTING[0]]
+    assert match.title_likeness == 0 and not linked(issue) & {LISTING[1]} and not likely_same(issue, match)
+    issue, match = best[NAMED[0]]
+    assert match.frames and likely_same(issue, match)
+
+
+def test_a_link_is_a_number_after_a_hash_or_an_issue_address() -> None:
+    body = "Same as #12 and https://github.com/o/r/issues/34, see o/r/pull/56 too; not &#39; nor #78x nor 9#10"
+    assert linked(Issue(1, "Follows #90", body, "open", "someone", "2026-01-01T00:00:00Z", ())) == {12, 34, 56, 90}
