@@ -21,6 +21,7 @@ import pytest
 
 from atlas.triage.corpus import Issue
 from atlas.triage.drafts import LIKELY_SAME, likely_same, linked
+from atlas.triage.plan import NO_THREADS
 from atlas.triage.project import Project
 from atlas.triage.similar import nearest
 from tests.support.once import made_once
@@ -30,12 +31,14 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 NAMED, LINKED, LISTING = (7100, 2921), (7215, 7206), (6992, 5727)
 
 
-def imported(folder: Path) -> Path:
+def imported(folder: Path, *, threads: bool = True) -> Path:
+    """The fixtures as one export, each issue with an empty thread; without `threads`, as a `gh issue list`
+    export without its comments (whether anyone answered is unknown)."""
     issues = []
     for name in ("flat-labels-issues.json", "likely-duplicates-issues.json"):
         issues += json.loads((FIXTURES / name).read_text(encoding="utf-8"))
     export = folder / "issues.json"
-    export.write_text(json.dumps([{**issue, "comments": []} for issue in issues]), encoding="utf-8")
+    export.write_text(json.dumps([{**issue, "comments": []} if threads else issue for issue in issues]), "utf-8")
     target = folder / "datasets-data"
     done = invoke("data", "import", str(export), "--to", str(target), env=atlas_env(folder / "import"))
     assert done.code == 0, done
@@ -47,10 +50,15 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return made_once(tmp_path_factory, "duplicate-drafts-project", imported) / "datasets-data"
 
 
-def drafted(data: Path, home: Path, *ids: int) -> dict[int, str]:
+def planned(data: Path, home: Path, *ids: int) -> dict[str, Any]:
     done = invoke("triage", *map(str, ids), "--dry-run", "--json", env=atlas_env(home, ORBIT_DATA=str(data)))
     assert done.code == 0, done
-    actions: list[dict[str, Any]] = json.loads(done.stdout)["actions"]
+    plan: dict[str, Any] = json.loads(done.stdout)
+    return plan
+
+
+def drafted(data: Path, home: Path, *ids: int) -> dict[int, str]:
+    actions = planned(data, home, *ids)["actions"]
     return {a["issue_id"]: a["arguments"]["body"] for a in actions if a["tool"] == "post_comment"}
 
 
@@ -84,3 +92,13 @@ def test_why_each_match_is_or_is_not_named(project: Path, tmp_path: Path) -> Non
 def test_a_link_is_a_number_after_a_hash_or_an_issue_address() -> None:
     body = "Same as #12 and https://github.com/o/r/issues/34, see o/r/pull/56 too; not &#39; nor #78x nor 9#10"
     assert linked(Issue(1, "Follows #90", body, "open", "someone", "2026-01-01T00:00:00Z", ())) == {12, 34, 56, 90}
+
+
+def test_without_the_threads_no_comment_is_drafted_and_the_plan_says_why(project: Path, tmp_path: Path) -> None:
+    assert NO_THREADS not in planned(project, tmp_path / "known", NAMED[0])["needs_a_human"]
+    assert drafted(project, tmp_path / "known", LISTING[0])  # with its (empty) thread: a draft
+    unknown = imported(tmp_path, threads=False)
+    plan = planned(unknown, tmp_path / "unknown", NAMED[0], LISTING[0])
+    assert not [a for a in plan["actions"] if a["tool"] == "post_comment"] and NO_THREADS in plan["needs_a_human"]
+    shown = invoke("triage", str(LISTING[0]), "--dry-run", env=atlas_env(tmp_path / "unknown", ORBIT_DATA=str(unknown)))
+    assert "No comment drafted: this data holds no comments" in " ".join(shown.stdout.split())
