@@ -1,14 +1,16 @@
-"""A draft names an earlier report only where a maintainer would: the two are about the same thing, and the
-reporter has not already linked it.
+"""Drafts on a real backlog, as its maintainer would judge them. An earlier report is named only where the two
+are about the same thing and the reporter has not already linked it; code pasted without a code block is a
+reproduction, not a reason to ask for one.
 
 Real issues of huggingface/datasets (`tests/fixtures/flat-labels-issues.json` and
-`likely-duplicates-issues.json`), imported as a user imports them, each with an empty thread (nobody has
+`drafts-review-issues.json`), imported as a user imports them, each with an empty thread (nobody has
 answered yet), and planned by `atlas triage --dry-run --json`. Each pair scores high as `similar` ranks
 them; only one is a duplicate worth a comment:
 - #7100 re-reports #2921 (the same frames of the same pyarrow error): named;
 - #7215 says itself it "is separate to the slowdown reported in #7206": the reporter knows #7206;
 - #6992 (streaming hangs behind a proxy) matches #5727 (a missing file on Windows) on the `conda list` both
   pasted: their titles share nothing.
+#7217 (`ds.map` slower than `df.apply`) and #6494 (images loaded twice) paste their code as plain lines.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from typing import Any
 import pytest
 
 from atlas.triage.corpus import Issue
-from atlas.triage.drafts import LIKELY_SAME, likely_same, linked
+from atlas.triage.drafts import LIKELY_SAME, LOG_WANTED, likely_same, linked
+from atlas.triage.issue_kinds import carries
 from atlas.triage.plan import NO_THREADS
 from atlas.triage.project import Project
 from atlas.triage.similar import nearest
@@ -29,13 +32,14 @@ from tests.support.run import atlas_env, invoke
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 NAMED, LINKED, LISTING = (7100, 2921), (7215, 7206), (6992, 5727)
+PASTED_CODE = (7217, 6494)
 
 
 def imported(folder: Path, *, threads: bool = True) -> Path:
     """The fixtures as one export, each issue with an empty thread; without `threads`, as a `gh issue list`
     export without its comments (whether anyone answered is unknown)."""
     issues = []
-    for name in ("flat-labels-issues.json", "likely-duplicates-issues.json"):
+    for name in ("flat-labels-issues.json", "drafts-review-issues.json"):
         issues += json.loads((FIXTURES / name).read_text(encoding="utf-8"))
     export = folder / "issues.json"
     export.write_text(json.dumps([{**issue, "comments": []} if threads else issue for issue in issues]), "utf-8")
@@ -47,7 +51,7 @@ def imported(folder: Path, *, threads: bool = True) -> Path:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return made_once(tmp_path_factory, "duplicate-drafts-project", imported) / "datasets-data"
+    return made_once(tmp_path_factory, "real-backlog-drafts-project", imported) / "datasets-data"
 
 
 def planned(data: Path, home: Path, *ids: int) -> dict[str, Any]:
@@ -102,3 +106,16 @@ def test_without_the_threads_no_comment_is_drafted_and_the_plan_says_why(project
     assert not [a for a in plan["actions"] if a["tool"] == "post_comment"] and NO_THREADS in plan["needs_a_human"]
     shown = invoke("triage", str(LISTING[0]), "--dry-run", env=atlas_env(tmp_path / "unknown", ORBIT_DATA=str(unknown)))
     assert "No comment drafted: this data holds no comments" in " ".join(shown.stdout.split())
+
+
+def test_code_pasted_as_plain_lines_is_a_reproduction(project: Path, tmp_path: Path) -> None:
+    opened = Project.open(project, tmp_path)
+    common = opened.index().common
+    for number in PASTED_CODE:
+        issue = opened.issue(number)
+        assert "```" not in issue.body and not carries(issue, common).log and carries(issue, common).reproduction
+    said = drafted(project, tmp_path, *PASTED_CODE)
+    assert not any(LOG_WANTED in said.get(number, "") for number in PASTED_CODE)
+    # Calls named in sentences, or a package pinned in a list, are no statements.
+    prose = "I call `load_dataset()`, then ds.map(f) fails.\nIt used push_to_hub() before.\ndatasets==2.14\nxz==5.4"
+    assert not carries(Issue(1, "Map fails", prose, "open", "someone", "2026-01-01T00:00:00Z", ())).reproduction
