@@ -3,7 +3,8 @@
 Both are read from the text's structure, never from one project's words. What an issue carries: a
 version (`2.14.1`, `datasets==2.14`, `v1.2`, `- Python version: 3.10`), a log (a traceback, stack
 frames, an exception's name, lines with a log level), a reproduction (a code block with something in
-it beyond the form's lines, or a command and what it printed as code spans). The kind comes first from
+it beyond the form's lines, a command and what it printed as code spans, or statements pasted as plain
+lines). The kind comes first from
 the project's own labels: of its label groups expected on every issue, the one whose labels tell most
 about how their issues are written (the gain ratio of the label over "quotes a failure" and "asks in
 the title") is its kind group, if some of its labels quote failures clearly more often than the rest
@@ -49,6 +50,10 @@ _FENCE = re.compile(r"^\s*(?:```|~~~)[^\n]*\n(.*?)^\s*(?:```|~~~)", re.M | re.S)
 _SPAN = re.compile(r"`[^`\n]{3,}`")
 """An inline code span: two of them show a command and what it printed."""
 _INDENTED = re.compile(r"(?:^(?: {4}|\t)\S.*\n?){2,}", re.M)
+_STATEMENT = re.compile(
+    r"^[ \t]*[A-Za-z_][\w.]*(?:\[[^\]\n]*\])*[ \t]*(?:=(?!=)[ \t]*\S.*|\(.*\)[ \t]*[:;]?)[ \t]*$", re.M
+)
+"""A line that is a statement, pasted without a code block: `ds = ds.map(f)`, `df["a"] = f(x)`, `load(x)`."""
 _ASKS = re.compile(
     r"^\W*(?:\[[\w\s/-]{1,20}\]\W*)*(?:question\b|how|why|what|which|where|when|(?:is|are|can|could|does|do|did|should|would)(?!\s+not\b)(?!['’]))\b",
     re.I,
@@ -85,6 +90,7 @@ def carries(issue: Issue, common: Collection[str] = ()) -> Carries:
     own = boilerplate.strip(shown, common)
     blocks = [boilerplate.strip(block, common) for block in _FENCE.findall(shown)]
     code = any(block.strip() for block in blocks) or bool(_INDENTED.search(own)) or len(_SPAN.findall(own)) >= 2
+    code = code or len(_STATEMENT.findall(own)) >= 2
     return Carries(bool(_VERSION.search(f"{issue.title}\n{own}")), quotes_failure(issue.body), code)
 
 

@@ -26,6 +26,10 @@ FORMAT = "atlas-triage-plan"
 VERSION = 1
 TOOLS = ("add_label", "post_comment")
 FILE_LIMIT = 20_000_000
+NO_THREADS = (
+    "No comment drafted: this data holds no comments, so whether someone already answered an issue is unknown "
+    "(`atlas data sync` fetches them)."
+)
 
 
 class PlanError(AtlasError):
@@ -158,5 +162,6 @@ def build_plan(project: Project, issues: list[Issue], commented: dict[int, int])
         more, said = items_for(project, proposal, len(items) + 1, comment_ok=not answered)
         items += more
         notes += said
+    notes += [] if known or not issues else [NO_THREADS]
     when = datetime.now(UTC).isoformat(timespec="seconds")
     return Plan(project.corpus.identity(), when, items, fingerprints(project, issues, commented), notes)

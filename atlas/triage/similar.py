@@ -46,6 +46,8 @@ class Match:
     words: tuple[str, ...]
     codes: tuple[str, ...]
     frames: tuple[str, ...]
+    title_likeness: float = 0.0
+    """The cosine of the two titles alone: 0 when they share no word that tells (only a pasted log or listing does)."""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -138,7 +140,7 @@ def nearest(project: Project, issue: Issue, *, limit: int = POOL, before: str | 
     found = {int(index.ids[n]): float(scores[n]) for n in best if scores[n] > 0}
     if project.corpus.count() > len(index.ids):
         found.update(_older(project, issue, before, set(found), query))
-    return _matches(project, issue, found, query[1])[:limit]
+    return _matches(project, issue, found, query)[:limit]
 
 
 def _older(project: Project, issue: Issue, before: str | None, seen: set[int], query: Query) -> dict[int, float]:
@@ -154,16 +156,17 @@ def _older(project: Project, issue: Issue, before: str | None, seen: set[int], q
     return {i: float(score) for i, score in zip(ids, scores, strict=True) if score > 0}
 
 
-def _matches(project: Project, issue: Issue, found: dict[int, float], text: sparse.csr_matrix) -> list[Match]:
+def _matches(project: Project, issue: Issue, found: dict[int, float], query: Query) -> list[Match]:
     """The found issues as matches: a shared error code or stack frame adds to the score; what they share named."""
     if not found:
         return []
     index = project.index()
     others = project.corpus.many(list(found))
     ids = [i for i in found if i in others]
-    _, texts, _ = index.vectors([others[i] for i in ids])
+    titles, texts, _ = index.vectors([others[i] for i in ids])
     # One elementwise product of every match with the issue: its largest entries are the shared words.
-    product = sparse.csr_matrix(texts.multiply(text))
+    product = sparse.csr_matrix(texts.multiply(query[1]))
+    likeness = np.asarray((titles @ query[0].T).toarray()).ravel()
     mine = signature(issue.text)
     matches = []
     for position, issue_id in enumerate(ids):
@@ -172,8 +175,9 @@ def _matches(project: Project, issue: Issue, found: dict[int, float], text: spar
         shared = min(1.0, (len(codes) + 2 * len(frames)) / 3)
         score = found[issue_id] + SIGNATURE_BONUS * shared
         words = shared_words(index.vocabulary, product, position)
+        found_codes, found_frames, alike = tuple(codes), tuple(frames), float(likeness[position])
         matches.append(
-            Match(other.id, other.title, other.state, other.labels, score, words, tuple(codes), tuple(frames))
+            Match(other.id, other.title, other.state, other.labels, score, words, found_codes, found_frames, alike)
         )
     return sorted(matches, key=lambda m: (-m.score, m.id))
 
