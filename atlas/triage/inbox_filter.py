@@ -12,6 +12,10 @@ from atlas.orbit.issues import match_terms, search_terms
 from atlas.orbit.search_filters import issues_matching
 
 
+SAID_MAX = 60
+"""The most characters of the words a heading repeats."""
+
+
 @dataclass(frozen=True)
 class InboxFilter:
     about: str = ""
@@ -24,7 +28,9 @@ class InboxFilter:
 
     def describe(self) -> str:
         """What the filter keeps, for a heading: `about streaming, opened since 2025-01-01`."""
-        said = [f"about {' '.join(self.about.split())}"] if search_terms(self.about) else []
+        words = " ".join(self.about.split())
+        words = words if len(words) <= SAID_MAX else words[: SAID_MAX - 1] + "…"
+        said = [f"about {words}"] if search_terms(self.about) else []
         return ", ".join(said + ([f"opened since {self.since.isoformat()}"] if self.since else []))
 
     def issue_ids(self, data: Path, home: Path) -> frozenset[int] | None:

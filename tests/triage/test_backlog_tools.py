@@ -115,3 +115,8 @@ def test_the_inbox_narrowed_to_a_topic_and_a_first_day_keeps_its_order(tmp_path:
 def test_a_day_the_inbox_cannot_read_is_a_usage_error(tmp_path: Path) -> None:
     done = invoke("inbox", "--since", "last tuesday", env=atlas_env(tmp_path))
     assert done.code == 2 and "a day is written 2025-01-31" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_words_the_inbox_is_narrowed_to_are_said_short(tmp_path: Path) -> None:
+    done = invoke("inbox", "--about", "zzz " * 500, env=atlas_env(tmp_path))
+    assert done.code == 0 and "no open issue about zzz" in done.stdout and len(done.stdout) < 200
