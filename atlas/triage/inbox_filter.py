@@ -11,7 +11,6 @@ from atlas.dataset.read import connect
 from atlas.orbit.issues import match_terms, search_terms
 from atlas.orbit.search_filters import issues_matching
 
-
 SAID_MAX = 60
 """The most characters of the words a heading repeats."""
 
