@@ -124,3 +124,27 @@ def test_issues_by_several_authors_are_a_search_for_each() -> None:
 )
 def test_how_the_backlog_looks_is_the_inbox(question: str, expected: dict[str, Any]) -> None:
     assert first_calls(question) == [("list_inbox", expected)]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("bugs with no activity in a year", {"label": "bug"}),
+        ("issues opened a year ago", {}),
+    ],
+)
+def test_a_year_said_as_a_time_is_no_count_by_year(question: str, expected: dict[str, Any]) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert name == "search_issues" and expected.items() <= arguments.items() and not arguments["query"]
+    assert {"updated_before", "created_since"} & set(arguments)
+
+
+def test_issues_nobody_labelled_are_those_with_no_label() -> None:
+    assert first_calls("any issues mentioning windows that nobody labelled") == [
+        ("search_issues", {"query": "windows", "state": "open", "unlabelled": True})
+    ]
+
+
+def test_a_label_named_after_labelled_is_no_one_issue_asked_for() -> None:
+    plan = read_question("issues labeled enhancement that are closed, newest first", FLAT, TOOLS)
+    assert [c.name for c in plan.first_calls()] == ["search_issues"] and not plan.later

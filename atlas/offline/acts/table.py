@@ -355,7 +355,8 @@ def _ordered(text: str, vocabulary: Vocabulary) -> Act:
 def _one_of_a_label(text: str, vocabulary: Vocabulary) -> bool:
     """`the oldest open enhancement`: a label's words said whole, in the singular, as the issue asked for."""
     hits = [hit for hit in labels_in_words(text, vocabulary.labels) if hit.exact and hit.literal]
-    return any(not text[hit.start : hit.end].lower().endswith("s") for hit in hits)
+    named = re.compile(r"\b(?:labell?ed|tagged|labels?|with)\s+(?:the\s+)?$", re.I)  # the label's name, no noun
+    return any(not text[h.start : h.end].lower().endswith("s") and not named.search(text[: h.start]) for h in hits)
 
 
 def _only_filters(text: str, labels: Sequence[str]) -> bool:

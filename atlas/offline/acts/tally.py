@@ -17,7 +17,7 @@ from atlas.offline.reading.vocabulary import Vocabulary
 _OPENED = r"(?:reported|filed|opened|created|raised|submitted|wrote|reports|files|opens|creates|raises|writes|posted)"
 _PEOPLE = r"(?:authors?|reporters?|users?|people|contributors?|posters?|submitters?|folks)"
 _EACH = r"\b(?:per|by|for\s+each|each)\s+"
-_EACH_TIME = r"\b(?:per|by|each|every|a)\s+"
+_EACH_TIME = r"\b(?:per|by|each|every|(?<!\bin\s)(?<!\bfor\s)(?<!\bwithin\s)(?<!\bover\s)a)\s+"
 _SAID = {
     "author": rf"\bwho(?:'s|\s+has|\s+have)?\s+(?:\w+\s+)?{_OPENED}\s+(?:the\s+)?most\b(?:\s+(?:of\s+)?(?:the\s+)?)?"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:have\s+|has\s+)?{_OPENED}\s+(?:the\s+)?most\b"
@@ -26,8 +26,8 @@ _SAID = {
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b",
     "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
     r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels?\b",
-    "month": rf"{_EACH_TIME}month\b|\bmonth\s+by\s+month\b|\bmonthly\b",
-    "year": rf"{_EACH_TIME}year\b|\byear\s+by\s+year\b|\byearly\b|\bannually\b"
+    "month": rf"{_EACH_TIME}month\b(?!\s+ago)|\bmonth\s+by\s+month\b|\bmonthly\b",
+    "year": rf"{_EACH_TIME}year\b(?!\s+ago)|\byear\s+by\s+year\b|\byearly\b|\bannually\b"
     r"|\b(?P<first>(?:19|20)\d\d)\s+(?:vs|versus)\s+(?P<second>(?:19|20)\d\d)\b",
     # `open or closed`, `open and closed` ask for all of them, not for the split.
     "state": r"\bopen\s+(?:vs\.?|versus|against)\s+closed\b|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"

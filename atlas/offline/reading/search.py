@@ -55,7 +55,7 @@ _SEVERITY_RE = lazy(
 """`S1 issues`, `sev2`, `severity 3`: the severity labels; a bare `S3` elsewhere may be Amazon S3."""
 NO_LABEL_RE = lazy(
     r"\b(?:(?:with|having|that\s+have|that\s+has|have|has)\s+)?(?:no|without\s+(?:a\s+|any\s+)?)\s*labels?\b"
-    r"|\b(?:un|not\s+)labell?ed\b",
+    r"|\b(?:un|not\s+)labell?ed\b|\b(?:that\s+)?(?:nobody|no\s+one|no-one)\s+(?:has\s+|have\s+)?(?:labell?ed|tagged)\b",
     re.I,
 )
 """`with no label`, `without any labels`, `unlabelled`: issues that carry none."""
