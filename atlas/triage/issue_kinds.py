@@ -95,7 +95,9 @@ def carries(issue: Issue, common: Collection[str] = ()) -> Carries:
 
 
 def asks(title: str) -> bool:
-    return "?" in title or bool(_ASKS.match(title.strip()))
+    """Whether a title asks: a question mark (the full-width one of Chinese and Japanese text too), or a question
+    word first."""
+    return "?" in title or "？" in title or bool(_ASKS.match(title.strip()))
 
 
 def kind_from_text(issue: Issue, common: Collection[str] = ()) -> str | None:

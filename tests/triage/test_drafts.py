@@ -196,6 +196,7 @@ def test_a_title_tagged_as_a_question_asks_and_a_bracketed_error_does_not() -> N
     assert kind_from_text(report("[TypeError: Couldn't cast array] Can only load a subset", failing)) == BUG
     assert kind_from_text(report("Questionable cache keys", failing)) == BUG
     assert kind_from_text(report("[Feature] Add zstd", "It would help.")) == "request"
+    assert kind_from_text(report("数据集数量问题？", failing)) == QUESTION  # a full-width question mark asks too
 
 
 def test_a_group_of_components_is_no_kind_group(tmp_path: Path) -> None:
