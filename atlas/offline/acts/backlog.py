@@ -1,10 +1,12 @@
 """Requests about the backlog as a whole, for the offline planner: the inbox and a triage plan.
 
-`what needs my attention?`, `list stale issues`, `anything unanswered?` read the inbox (`list_inbox`, the
-code of `atlas inbox`), narrowed to a reason when one is named, by the date opened when an order is (`the
-newest untriaged issues`); `triage the new issues`, `triage 132 and 135` read a plan (`plan_triage`, the
-code of `atlas triage --dry-run`) that the person reviews: nothing is changed.
-`triage` as a noun (`the triage doc`) is not a request to triage.
+`what needs my attention?`, `list stale issues`, `anything unanswered?`, `anything urgent?` read the inbox
+(`list_inbox`, the code of `atlas inbox`), narrowed to a reason when one is named, to a topic and a first
+day when they are said (`untriaged issues about streaming`, `… from the last two weeks`), by the date
+opened when an order is (`the newest untriaged issues`); `triage the new issues`, `triage 132 and 135`
+read a plan (`plan_triage`, the code of `atlas triage --dry-run`) that the person reviews: nothing is
+changed. `triage` as a noun (`the triage doc`) is not a request to triage; issues with no label at all
+(`unlabelled issues`) are a search, as the inbox's untriaged ones may carry labels.
 """
 
 from __future__ import annotations
