@@ -148,3 +148,19 @@ def test_issues_nobody_labelled_are_those_with_no_label() -> None:
 def test_a_label_named_after_labelled_is_no_one_issue_asked_for() -> None:
     plan = read_question("issues labeled enhancement that are closed, newest first", FLAT, TOOLS)
     assert [c.name for c in plan.first_calls()] == ["search_issues"] and not plan.later
+
+
+def test_several_authors_as_the_subject_are_a_search_each() -> None:
+    from atlas.offline.reading.people import ProjectPeople
+
+    people = Vocabulary(labels=FLAT.labels, people=ProjectPeople(logins=["lhoestq", "mariosasko"]))
+    plan = read_question("how many open issues did lhoestq and mariosasko open?", people, TOOLS)
+    assert [(c.arguments.get("author"), c.arguments.get("count_only")) for c in plan.first_calls()] == [
+        ("lhoestq", True),
+        ("mariosasko", True),
+    ]
+
+
+@pytest.mark.parametrize("question", ["what's waiting for me", "which issues are waiting for a reply?"])
+def test_issues_waiting_for_us_are_the_unanswered_ones(question: str) -> None:
+    assert first_calls(question) == [("list_inbox", {"only": "unanswered"})]

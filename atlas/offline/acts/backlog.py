@@ -27,7 +27,8 @@ _REASONS = {
     r"|(?:not|\w+n't|(?:has|have|is|are|was|were)nt|never)\s+(?:yet\s+)?(?:been\s+)?(?:triaged|labell?ed)",
     "unanswered": r"unanswered|unreplied"
     r"|(?:no|without\s+(?:any\s+)?|zero)\s+(?:repl(?:y|ies)|answers?|responses?|comments?)"
-    r"|(?:nobody|no\s+one|no-one)\s+(?:has\s+|have\s+)?(?:answered|replied|responded|commented)(?:\s+(?:to|on))?",
+    r"|(?:nobody|no\s+one|no-one)\s+(?:has\s+|have\s+)?(?:answered|replied|responded|commented)(?:\s+(?:to|on))?"
+    r"|waiting\s+(?:on|for)\s+(?:me|us|(?:a|an|our)\s+(?:reply|answer|response))",
     "waiting": r"waiting\s+(?:on|for)\s+(?:the\s+)?(?:reporters?|authors?|users?|them)",
     "stale": r"stale|idle|dormant|forgotten|neglected|rotting",
 }
@@ -100,14 +101,15 @@ def backlog_act(text: str, typed: str) -> Act | None:
     since = filters.get("created_since") if reason else None  # `what needs me this week`: the week of the work
     if reason and filters and (set(filters) != {"created_since"} or reason.lastgroup in {"stale", "waiting"}):
         return None  # `stale since March`, `untriaged before 2024`: a search by days says it more exactly
-    topic = _TOPIC_RE.search(text)
+    scope = text if reason is None else text[: reason.start()] + " " + text[reason.end() :]  # `waiting for a reply`
+    topic = _TOPIC_RE.search(scope)
     asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat(?:s)?\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
     if not (_NEEDS_ME_RE.search(text) or URGENT_RE.search(text) or (reason and asks_issues)):
         return None
     arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}
     if order in INBOX_BY_DATE:
         arguments["order"] = order  # `the newest untriaged issues`: the inbox by date, not by severity
-    if topic and (about := search_in(text[topic.start() :], []).query):
+    if topic and (about := search_in(scope[topic.start() :], []).query):
         arguments["about"] = about  # `untriaged issues about streaming`: the inbox narrowed to the topic
     if since:
         arguments["opened_since"] = since

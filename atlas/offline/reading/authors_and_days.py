@@ -23,7 +23,8 @@ _AUTHOR_RE = lazy(
     rf"|(?<=tickets\s)|(?<=requests\s)|(?<=ones\s)|(?<=anything\s)|(?<=everything\s))by\s+{_NOT_A_LOGIN}"
     r"@?(?P<who>[A-Za-z0-9][\w.-]*[A-Za-z0-9]|[A-Za-z0-9])"
     r"|\b(?:from|by)\s+@(?P<at>[A-Za-z0-9][\w.-]*[A-Za-z0-9])"
-    rf"|\b(?:has|have|did|does)\s+{_NOT_A_LOGIN}@?(?P<subject>[A-Za-z0-9][\w.-]*[A-Za-z0-9])\s+(?:(?!(?:have|has|got)\b)\w+\s+)?"
+    rf"|\b(?:has|have|did|does)\s+{_NOT_A_LOGIN}@?(?P<subject>[A-Za-z0-9][\w.-]*[A-Za-z0-9])"
+    r"(?P<others>(?:\s*(?:,|\band\b|\bor\b|&)\s*@?[A-Za-z0-9][\w.-]*[A-Za-z0-9])*)\s+(?:(?!(?:have|has|got)\b)\w+\s+)?"
     r"(?:file|filed|open|opened|report|reported|create|created|raise|raised|submit|submitted|write|wrote|written)\b",
     re.IGNORECASE,
 )
@@ -61,6 +62,7 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
         filters["author"], match = found
     if match:
         more, end = _more_authors(text, match.end(), people)
+        more = _named_with(match, people) + more
         if more:
             filters["more_authors"] = " ".join(more)
         text = text[: match.start()] + " " + text[end:]
@@ -106,6 +108,18 @@ def _more_authors(text: str, at: int, people: ProjectPeople | None) -> tuple[lis
         more.append(login)
         at = joined.end()
     return more, at
+
+
+def _named_with(match: re.Match[str], people: ProjectPeople | None) -> list[str]:
+    """`did lhoestq and mariosasko open`: the other subjects of the verb that the project knows as authors."""
+    others = match.groupdict().get("others") or ""
+    logins = [(said.startswith("@"), said.lstrip("@")) for said in re.findall(rf"@?{_LOGIN}", others)]
+    known = [
+        name if at else people.login(name) if people else None
+        for at, name in logins
+        if name.lower() not in {"and", "or"}
+    ]
+    return [login for login in known if login]
 
 
 def _known_author(text: str, people: ProjectPeople | None) -> tuple[str, re.Match[str]] | None:
