@@ -109,3 +109,11 @@ def test_one_issue_of_a_label_asked_for_is_read_after_the_sorted_search(question
 )
 def test_words_in_them_are_where_the_words_are_not_issues_named_before(question: str, expected: dict[str, Any]) -> None:
     assert first_calls(question) == [("search_issues", expected)]
+
+
+@pytest.mark.parametrize(
+    ("question", "state"), [("did anyone open bugs about audio?", None), ("open bugs about audio", "open")]
+)
+def test_open_said_as_what_someone_did_is_no_state(question: str, state: str | None) -> None:
+    [(_, arguments)] = first_calls(question)
+    assert arguments.get("state") == state and arguments["query"] == "audio"

@@ -288,9 +288,15 @@ def _topic_alone(query: str) -> str:
     return strip_quotes(re.sub(r"^(?:the|a|an|both)\s+", "", query.strip(), flags=re.IGNORECASE))
 
 
+_OPEN_AS_VERB = "".join(
+    rf"(?<!\b{word}\s)" for word in ("did", "do", "does", "anyone", "anybody", "someone", "somebody", "who", "i", "we")
+)
+"""`did anyone open bugs about audio`: `open` said as what someone did, not as the issues' state."""
+
+
 def _state_in(text: str) -> str | None:
     """`open` or `closed` when the words outside the topic say one of them (and not the other)."""
-    opened = re.search(r"\b(open|unresolved)\b", text, re.IGNORECASE)
+    opened = re.search(rf"{_OPEN_AS_VERB}\b(open|unresolved)\b", text, re.IGNORECASE)
     closed = re.search(r"\b(closed|resolved|fixed)\b", text, re.IGNORECASE)
     return "open" if opened and not closed else "closed" if closed and not opened else None
 
