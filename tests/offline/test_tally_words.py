@@ -42,3 +42,27 @@ def test_words_that_are_no_labels_set_against_each_other_are_no_count_by_label()
 def test_the_most_common_label_is_a_count_by_label() -> None:
     [(name, arguments)] = first_calls("what's the most common label on open issues?")
     assert (name, arguments) == ("count_issues_by", {"state": "open", "by": "label"})
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("what percent of issues are bugs?", {"by": "label"}),
+        ("what share of bugs are still open?", {"label": "bug", "by": "state"}),
+        ("what percentage of open issues have no label", {"state": "open", "by": "label"}),
+    ],
+)
+def test_a_share_asked_is_a_count_of_the_issues_said_split_by_what_they_are(
+    question: str, expected: dict[str, Any]
+) -> None:
+    assert first_calls(question) == [("count_issues_by", expected)]
+
+
+def test_each_group_of_a_count_says_its_share_of_the_issues_counted() -> None:
+    from atlas.offline.answer.results import tally_section
+    from atlas.offline.plan import PlannedCall
+
+    data = {"by": "label", "total": 200, "groups": [{"key": "bug", "count": 50}], "without_label": 30}
+    said = tally_section(PlannedCall("count_issues_by", {"by": "label"}), data)
+    assert "- `bug`: 50 (25 %)" in said and "- no label: 30 (15 %)" in said
+    assert "(" not in tally_section(PlannedCall("count_issues_by", {"by": "label"}), {**data, "total": None})

@@ -36,6 +36,13 @@ _SAID = {
 """How each grouping is said, in the order they are tried."""
 _GROUPS = tuple((by, lazy(words, re.I)) for by, words in _SAID.items())
 _VERSUS_RE = lazy(r"\b[\w-]+(?:\s+[\w-]+)?(?P<vs>\s+(?:vs|versus)\s+)[\w-]+(?:\s+[\w-]+)?", re.I)
+_SHARE_RE = lazy(
+    r"\b(?:percent(?:age)?|share|proportion|fraction)\s+of\s+(?:the\s+|our\s+|all\s+)?(?P<population>.+?)\s+"
+    r"(?:are|is|were|have|has|got)\s+(?P<predicate>.+)$",
+    re.I,
+)
+"""`what percent of issues are bugs?`, `what share of bugs are still open?`: the issues said, split by what they
+are; the answer gives each group's share of them."""
 _LIMIT_RE = lazy(r"\b(?:top|first)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:most|top|biggest|busiest|leading)\b", re.I)
 _FILLER_RE = lazy(
     r"\b(?:who(?:'s|\s+(?:is|are|was|were))?|how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down"
@@ -49,6 +56,8 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     """The act when the words ask how issues split by author, label, state, year or month; None otherwise."""
     if "count_issues_by" not in tools:
         return None
+    if share := _SHARE_RE.search(text):
+        return _share_act(share, typed, vocabulary)
     found = next(((by, said) for by, pattern in _GROUPS if (said := pattern.search(text))), None)
     set_against: list[str] = []
     if found is None and (versus := _labels_versus(text, vocabulary.labels)):
@@ -102,3 +111,21 @@ def _word_ends(text: str, start: int, end: int) -> list[int]:
 
 def _label_named(words: str, labels: Sequence[str]) -> str | None:
     return next((hit.label for hit in labels_in_words(words, labels) if hit.exact), None)
+
+
+def _share_act(share: re.Match[str], typed: str, vocabulary: Vocabulary) -> Act:
+    """The issues said (`open issues`), counted by state when the share asked is a state's, else by label."""
+    by = (
+        "state"
+        if re.search(r"\b(?:open|closed|resolved|fixed|unresolved)\b", share.group("predicate"), re.I)
+        else "label"
+    )
+    notes: list[str] = []
+    search = search_in(share.group("population"), notes, vocabulary.labels, vocabulary.people)
+    arguments = {key: value for key, value in search.arguments().items() if key not in {"count_only", "limit"}}
+    if not arguments.get("query"):
+        arguments.pop("query", None)
+    if by == "state":
+        arguments.pop("state", None)
+    arguments["by"] = by
+    return Act(Intent.TALLY, typed, reads=[PlannedCall("count_issues_by", arguments)], notes=notes)

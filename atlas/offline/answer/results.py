@@ -208,15 +208,23 @@ def tally_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     groups = [group for group in data.get("groups") or [] if isinstance(group, Mapping)]
     if not groups:
         lines.append(f"No issue matched. {one_line(data['hint'], 300)}" if data.get("hint") else "No issue matched.")
+    total = data.get("total")
     for group in groups:
         key = group.get("key")
         name = f"`{one_line(key, 80)}`" if key is not None else "unknown"
-        lines.append(f"- {name}: {group.get('count', '?')}")
+        lines.append(f"- {name}: {group.get('count', '?')}{_share(group.get('count'), total)}")
     if data.get("without_label") is not None:
-        lines.append(f"- no label: {data['without_label']}")
+        lines.append(f"- no label: {data['without_label']}{_share(data['without_label'], total)}")
     if data.get("author_note"):
         lines += ["", f"Note: {one_line(data['author_note'], 300)}"]
     return "\n".join([*lines, *_note(data)])
+
+
+def _share(count: object, total: object) -> str:
+    """` (23 %)`: a group's share of the issues counted (an issue with two labels is in both groups)."""
+    if isinstance(count, int) and isinstance(total, int) and not isinstance(total, bool) and total > 0:
+        return f" ({100 * count / total:.0f} %)"
+    return ""
 
 
 def _note(data: Mapping[str, Any]) -> list[str]:
