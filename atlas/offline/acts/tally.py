@@ -1,17 +1,19 @@
 """Asks how issues split up: `who reported the most bugs?`, `open issues per label`, `how many issues each year?`,
-`open vs closed feature requests`: one `count_issues_by` call, grouped as asked, filtered by the rest of the words.
+`open vs closed feature requests`, `enhancements vs bugs`, `what percent of issues are bugs?`: one `count_issues_by`
+call, grouped as asked, filtered by the rest of the words.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from atlas.offline.acts.act import Act, Intent
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
-from atlas.offline.reading.search import search_in
+from atlas.offline.reading.search import Search, search_in
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _OPENED = r"(?:reported|filed|opened|created|raised|submitted|wrote|reports|files|opens|creates|raises|writes|posted)"
@@ -76,9 +78,7 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
         rest = re.sub(r"\b(?:open|closed)\b", " ", rest, flags=re.I)
     notes: list[str] = []
     search = search_in(rest, notes, vocabulary.labels, vocabulary.people)
-    arguments = {key: value for key, value in search.arguments().items() if key not in {"count_only", "limit"}}
-    if not arguments.get("query"):
-        arguments.pop("query", None)
+    arguments = _count_arguments(search)
     if set_against:  # only the issues of the two labels compared, so both are among the groups shown
         arguments["any_labels"] = set_against
     arguments["by"] = by
@@ -113,6 +113,14 @@ def _label_named(words: str, labels: Sequence[str]) -> str | None:
     return next((hit.label for hit in labels_in_words(words, labels) if hit.exact), None)
 
 
+def _count_arguments(search: Search) -> dict[str, Any]:
+    """A search's filters as `count_issues_by` takes them: no count, no limit, no empty words."""
+    arguments = {key: value for key, value in search.arguments().items() if key not in {"count_only", "limit"}}
+    if not arguments.get("query"):
+        arguments.pop("query", None)
+    return arguments
+
+
 def _share_act(share: re.Match[str], typed: str, vocabulary: Vocabulary) -> Act:
     """The issues said (`open issues`), counted by state when the share asked is a state's, else by label."""
     by = (
@@ -122,9 +130,7 @@ def _share_act(share: re.Match[str], typed: str, vocabulary: Vocabulary) -> Act:
     )
     notes: list[str] = []
     search = search_in(share.group("population"), notes, vocabulary.labels, vocabulary.people)
-    arguments = {key: value for key, value in search.arguments().items() if key not in {"count_only", "limit"}}
-    if not arguments.get("query"):
-        arguments.pop("query", None)
+    arguments = _count_arguments(search)
     if by == "state":
         arguments.pop("state", None)
     arguments["by"] = by
