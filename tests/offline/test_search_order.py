@@ -170,14 +170,20 @@ def test_which_of_the_hits_mention_words_adds_them_to_the_topic_before() -> None
     assert chat_calls(*first, "which are closed?") == [("search_issues", {**before, "state": "closed"})]
 
 
+SEARCHED_LEASES: list[dict[str, Any]] = [
+    {"role": "user", "content": "open bugs about leases"},
+    {"type": "function_call", "call_id": "c1", "name": "search_issues", "arguments": "{}"},
+    {"type": "function_call_output", "call_id": "c1", "output": "{}"},
+    {"role": "assistant", "content": "- #50 Lease expiry\n- #41 Nightly rebuild"},
+]
+"""A chat's first turn: a search, and the answer made from its result listing #50, then #41."""
+
+
 def test_the_first_one_is_an_issue_an_answer_from_tools_listed_not_a_help_text_example() -> None:
     from atlas.offline.reading.ordinals import with_ordinals
 
     items: list[dict[str, Any]] = [
-        {"role": "user", "content": "open bugs about leases"},
-        {"type": "function_call", "call_id": "c1", "name": "search_issues", "arguments": "{}"},
-        {"type": "function_call_output", "call_id": "c1", "output": "{}"},
-        {"role": "assistant", "content": "- #50 Lease expiry\n- #41 Nightly rebuild"},
+        *SEARCHED_LEASES,
         {"role": "user", "content": "which mention zzz?"},
         {"role": "assistant", "content": "I did not recognise that. For example: `#41`, `issues 41 and 87`"},
     ]
@@ -203,10 +209,7 @@ def test_an_earlier_message_s_ordinal_is_the_issue_it_named_for_a_pronoun_after_
     from atlas.offline.model import this_turn
 
     items: list[dict[str, Any]] = [
-        {"role": "user", "content": "open bugs about leases"},
-        {"type": "function_call", "call_id": "c1", "name": "search_issues", "arguments": "{}"},
-        {"type": "function_call_output", "call_id": "c1", "output": "{}"},
-        {"role": "assistant", "content": "- #50 Lease expiry\n- #41 Nightly rebuild"},
+        *SEARCHED_LEASES,
         {"role": "user", "content": "triage the second one"},
         {"role": "assistant", "content": "(the plan)"},
         {"role": "user", "content": "label it type:bug"},
