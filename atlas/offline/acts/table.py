@@ -44,7 +44,7 @@ from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import ABOUT_THE_ONE_BEFORE_RE, REPORTED_BEFORE_RE, SIMILAR_RE
 from atlas.offline.reading.ordering import ORDER_RE
 from atlas.offline.reading.search import IN_THEIR_TEXT_RE, asks_count, search_in, wants_search
-from atlas.offline.reading.search_labels import label_named_first, named_label
+from atlas.offline.reading.search_labels import label_named_first, named_label, one_of_a_label
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
@@ -345,18 +345,13 @@ def _ordered(text: str, vocabulary: Vocabulary) -> Act:
     # The topic stays (`the 3 newest issues about parquet`): without it the newest issues of any topic would pass
     # for an answer.
     search = search_in(words, notes, vocabulary.labels, vocabulary.people)
-    singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I) or _one_of_a_label(text, vocabulary)
+    singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I) or one_of_a_label(
+        text, vocabulary.labels
+    )
     act = Act(Intent.ORDERED, text, search=search, notes=notes)
     if (singular and _READ_VERB_RE.search(text)) or (singular and not re.search(r"\d", text)):
         act.later.append(Later(read_first_hit=True))
     return act
-
-
-def _one_of_a_label(text: str, vocabulary: Vocabulary) -> bool:
-    """`the oldest open enhancement`: a label's words said whole, in the singular, as the issue asked for."""
-    hits = [hit for hit in labels_in_words(text, vocabulary.labels) if hit.exact and hit.literal]
-    named = re.compile(r"\b(?:labell?ed|tagged|labels?|with)\s+(?:the\s+)?$", re.I)  # the label's name, no noun
-    return any(not text[h.start : h.end].lower().endswith("s") and not named.search(text[: h.start]) for h in hits)
 
 
 def _only_filters(text: str, labels: Sequence[str]) -> bool:

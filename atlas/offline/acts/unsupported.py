@@ -58,23 +58,31 @@ def unsupported(text: str, notes: list[str], example: str) -> str:
 
 def _no_pull_requests(text: str, notes: list[str]) -> str:
     """Pull requests: the data holds a project's issues only, so none is searched for in their place."""
-    if not (match := _PULL_REQUESTS_RE.search(text)):
-        return text
-    notes.append(
+    return _said_instead(
+        _PULL_REQUESTS_RE.search(text),
+        text,
+        notes,
         "The data holds this project's issues, not its pull requests: I can search, count and read issues "
-        "(`open issues about streaming`)."
+        "(`open issues about streaming`).",
     )
-    return text[: match.start()] + " " + text[match.end() :]
 
 
 def _no_closer(text: str, notes: list[str]) -> str:
     """Who closed an issue: the data does not record it, so no search of the name in the text stands in for it."""
-    if not (match := CLOSER_RE.search(text)):
-        return text
-    notes.append(
+    return _said_instead(
+        CLOSER_RE.search(text),
+        text,
+        notes,
         "The data does not record who closed an issue: it keeps who opened each one, when, and whether it is open or "
-        "closed. I can list closed issues, or the issues someone opened (`closed issues opened by <name>`)."
+        "closed. I can list closed issues, or the issues someone opened (`closed issues opened by <name>`).",
     )
+
+
+def _said_instead(match: re.Match[str] | None, text: str, notes: list[str], note: str) -> str:
+    """The words without what `match` found, which `note` answers instead; the words as they are without a match."""
+    if match is None:
+        return text
+    notes.append(note)
     return text[: match.start()] + " " + text[match.end() :]
 
 

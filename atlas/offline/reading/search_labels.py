@@ -355,3 +355,15 @@ def label_named_first(text: str, labels: Sequence[str]) -> bool:
     if _ASKING_FILLER_RE.sub("", text[: first.start]):
         return False
     return bool(QUERY_LEAD_RE.match(text[first.end :].lstrip()))
+
+
+_NAME_AFTER_RE = lazy(r"\b(?:labell?ed|tagged|labels?|with)\s+(?:the\s+)?$", re.I)
+"""`labelled enhancement`: the label's name, not a noun for one issue."""
+
+
+def one_of_a_label(text: str, labels: Sequence[str]) -> bool:
+    """`the oldest open enhancement`: a label's words said whole, in the singular, as the issue asked for."""
+    hits = [hit for hit in labels_in_words(text, labels) if hit.exact and hit.literal]
+    return any(
+        not text[h.start : h.end].lower().endswith("s") and not _NAME_AFTER_RE.search(text[: h.start]) for h in hits
+    )
