@@ -30,7 +30,8 @@ _REASONS = {
     r"|(?:nobody|no\s+one|no-one)\s+(?:has\s+|have\s+)?(?:answered|replied|responded|commented)(?:\s+(?:to|on))?"
     r"|waiting\s+(?:on|for)\s+(?:me|us|(?:a|an|our)\s+(?:reply|answer|response))",
     "waiting": r"waiting\s+(?:on|for)\s+(?:the\s+)?(?:reporters?|authors?|users?|them)",
-    "stale": r"stale|idle|dormant|forgotten|neglected|rotting",
+    "stale": r"stale|idle|dormant|forgotten|neglected|rotting|(?:i|we)\s+(?:should|could|can)\s+close"
+    r"|(?:should|could|can)\s+(?:probably\s+)?be\s+closed|safe\s+to\s+close|candidates?\s+(?:to|for)\s+clos(?:e|ing)",
 }
 _REASON_RE = lazy(
     "|".join(rf"(?P<{reason}>\b(?:{words})\b)" for reason, words in _REASONS.items()),
@@ -66,8 +67,13 @@ _BACKLOG_RE = lazy(
     r"remaining|fresh)?\s*" + _ISSUES + r"\b|^\s*(?:them|everything|it\s+all)\b",
     re.I,
 )
-_QUALIFIES_ISSUES_RE = lazy(r"\s*(?:open\s+)?(?:" + _ISSUES + r")\b|\s*(?:yet|still|now|rn)?\s*[?.!]*\s*$", re.I)
-"""After a reason's word, what makes it a reason about issues: `stale issues`, `which are stale?`."""
+_QUALIFIES_ISSUES_RE = lazy(
+    r"\s*(?:open\s+)?(?:" + _ISSUES + r")\b|\s*(?:yet|still|now|rn)?\s*[?.!]*\s*$"
+    r"|\s*,?\s*(?:that|which)(?:'re|'s|\s+(?:are|is))\s+(?:still\s+)?open\b",
+    re.I,
+)
+"""After a reason's word, what makes it a reason about issues: `stale issues`, `which are stale?`, `with no
+comments that are still open` (the inbox holds open issues only)."""
 _TOPIC_RE = lazy(
     r"\b(?:about|on|for|regarding|mention(?:s|ing)?|concerning|related\s+to)\s+"
     r"(?!(?:my|our|your|me|us|fire|the\s+(?:backlog|inbox|queue|list))\b|(?:the\s+)?(?:reporters?|authors?|users?|them)\b)\w",

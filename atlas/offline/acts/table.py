@@ -32,6 +32,7 @@ from atlas.offline.acts.later import Later
 from atlas.offline.acts.narrowing import narrowed
 from atlas.offline.acts.project_labels import label_list_act
 from atlas.offline.acts.tally import tally_act
+from atlas.offline.acts.topic_asks import topic_ask_act
 from atlas.offline.acts.unsupported import CLOSER_RE, unsupported
 from atlas.offline.plan import PlannedCall, codes_in
 from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
@@ -43,7 +44,7 @@ from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import ABOUT_THE_ONE_BEFORE_RE, REPORTED_BEFORE_RE, SIMILAR_RE
 from atlas.offline.reading.ordering import ORDER_RE
-from atlas.offline.reading.search import IN_THEIR_TEXT_RE, asks_count, search_in, wants_search
+from atlas.offline.reading.search import IN_THEIR_TEXT_RE, SINCE_RELEASE_RE, asks_count, search_in, wants_search
 from atlas.offline.reading.search_labels import label_named_first, named_label, one_of_a_label
 from atlas.offline.reading.vocabulary import Vocabulary
 
@@ -193,7 +194,9 @@ def _count(r: Reading) -> Act | None:
 
 def _symptom(r: Reading) -> Act | None:
     # `any open streaming issues?`: a state asked for is a search, where a symptom is never open or closed.
-    filtered = names_people_or_days(r.text, r.vocabulary.people) or _STATE_RE.search(r.text)
+    filtered = (
+        names_people_or_days(r.text, r.vocabulary.people) or _STATE_RE.search(r.text) or SINCE_RELEASE_RE.search(r.text)
+    )
     asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not filtered
     return Act(Intent.SYMPTOM, r.typed) if asked else None
 
@@ -224,6 +227,7 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     _count,
     _symptom,
     _doc_asked,
+    lambda r: None if r.names_issues else topic_ask_act(r.typed, r.text, r.vocabulary),
     lambda r: None if r.names_issues else _search_act(r.request, r.text, r.vocabulary),
     _verb_served,
 )
@@ -289,7 +293,7 @@ def _search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | No
         state = match.group("state") if (match := _ANYTHING_RE.match(text)) else None
         lead = f"{state} about " if state in {"open", "closed"} else "about "  # `anything open on …`: still open
         words = _ANYTHING_RE.sub(lead, text, count=1)
-        search = search_in(words, notes, vocabulary.labels, vocabulary.people)
+        search = search_in(request.unmasked(words), notes, vocabulary.labels, vocabulary.people)
         return Act(Intent.SEARCH, typed, search=search, notes=notes)
     if _is_search(text, vocabulary):
         search = search_in(request.unmasked(text), notes, vocabulary.labels, vocabulary.people)

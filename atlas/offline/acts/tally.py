@@ -39,7 +39,7 @@ _SAID = {
 _GROUPS = tuple((by, lazy(words, re.I)) for by, words in _SAID.items())
 _VERSUS_RE = lazy(r"\b[\w-]+(?:\s+[\w-]+)?(?P<vs>\s+(?:vs|versus)\s+)[\w-]+(?:\s+[\w-]+)?", re.I)
 _SHARE_RE = lazy(
-    r"\b(?:percent(?:age)?|share|proportion|fraction)\s+of\s+(?:the\s+|our\s+|all\s+)?(?P<population>.+?)\s+"
+    r"(?:\b(?:percent(?:age)?|share|proportion|fraction)|%)\s+of\s+(?:the\s+|our\s+|all\s+)?(?P<population>.+?)\s+"
     r"(?:are|is|were|have|has|got)\s+(?P<predicate>.+)$",
     re.I,
 )

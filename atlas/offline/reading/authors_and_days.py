@@ -94,11 +94,13 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
     return text, filters
 
 
-_AND_WHO_RE = lazy(rf"\s*(?:,\s*)?(?:\bor\b|\band\b|&|,)\s*(?P<at>@)?(?P<who>{_LOGIN})(?![\w.-])", re.I)
+_AND_WHO_RE = lazy(
+    rf"\s*(?:,\s*)?(?:\bor\b|\band\b|\bvs\.?|\bversus\b|&|,)\s*(?P<at>@)?(?P<who>{_LOGIN})(?![\w.-])", re.I
+)
 
 
 def _more_authors(text: str, at: int, people: ProjectPeople | None) -> tuple[list[str], int]:
-    """`by albertvillanova or lhoestq`: the other authors named right after the first, each one the project
+    """`by albertvillanova or lhoestq` (or `vs`): the other authors named right after the first, each one the project
     knows (or said with `@`), and where the last of them ends."""
     more: list[str] = []
     while joined := _AND_WHO_RE.match(text, at):

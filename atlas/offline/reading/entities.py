@@ -66,8 +66,13 @@ def spelled_numbers(text: str) -> str:
 
 
 def _years_set_against(text: str, compared: re.Match[str]) -> bool:
-    """`opened in 2022 vs 2023`: two years, the first said as a time, not issue #2023 compared with another."""
-    year = re.search(r"\b(?:in|during|of|from|for|since)\s+(?:19|20)\d\d$", text[: compared.start()], re.I)
+    """`opened in 2022 vs 2023`, `bugs 2022 vs 2023`: two years, the first said as a time or as the issues' year, not
+    issue #2023 compared with another."""
+    year = re.search(
+        r"\b(?:in|during|of|from|for|since|issues|tickets|bugs|reports|requests)\s+(?:19|20)\d\d$",
+        text[: compared.start()],
+        re.I,
+    )
     return year is not None and 1900 <= int(compared.group(1)) <= 2099
 
 

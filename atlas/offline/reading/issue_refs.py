@@ -20,6 +20,10 @@ _ISSUE_LIST_RE = lazy(
     rf"\b{_ISSUE_WORD}\s+#?(\d+)\b((?:\s*(?:,|\band\b|&|\bor\b|\bvs\.?|\bversus\b|\bwith\b)\s*(?:{_ISSUE_WORD}\s+)?#?\d+\b)*)",
     re.IGNORECASE,
 )
+_YEARS_COMPARED_RE = lazy(
+    r"(?:issues|tickets|bugs)\s+(?:19[89]\d|20\d\d)(?:\s*(?:,|\bvs\.?|\bversus\b)\s*(?:19[89]\d|20\d\d))+", re.I
+)
+"""`bugs 2023 vs 2024`: issues of one year set against another's, not issues #2023 and #2024."""
 _HASH_RE = lazy(r"(?<![\w&])#(\d+)\b")
 _BARE_PAIR_RE = lazy(r"\b(?:compare|between)\s+(\d+)\s*(?:,|and|with|to|vs\.?|versus)\s*(\d+)\b", re.I)
 _SHOW_BARE_IDS_RE = lazy(
@@ -45,6 +49,8 @@ def issue_ids_in(text: str) -> list[int]:
         if not _within(match.start(), times):
             hits += [(match.start(group), int(match.group(group))) for group in (1, 2)]
     for match in [*_ISSUE_LIST_RE.finditer(text), *_SHOW_BARE_IDS_RE.finditer(text)]:
+        if _YEARS_COMPARED_RE.fullmatch(match.group(0)):
+            continue
         hits += [(match.start() + d.start(), int(d.group())) for d in re.finditer(r"\d+", match.group(0))]
     ids: list[int] = []
     for _, issue_id in sorted(hits):
@@ -86,7 +92,7 @@ _LIKENED_TO_RE = lazy(
 """`similar to 7394`, `similar issues to 7394`, `a dup of 41`, `did anyone reply to 7400`: what an issue is likened
 or replied to is an issue, though `to` and `of` precede counts."""
 _IN_TOPIC_RE = lazy(
-    r"\b(?:mentioning|mentions?|about|regarding|concerning|involving|containing|matching|referencing"
+    r"\b(?:mentioning|mentions?|about|regarding|concerning|involving|containing|matching|referenc(?:ing|es?|ed)|cit(?:ing|es?)"
     r"|(?:problems?|issues?|errors?|trouble|bugs?|crash(?:es)?|failures?)\s+with)\s+"
     r"(?!(?:issues?|tickets?|bugs?|#)\b)(?:[\w.+-]+\s+){1,3}$",
     re.I,
@@ -98,6 +104,7 @@ _YEAR_BEFORE = frozenset({"in", "during", "of", "vs", "versus"}) | {
 }
 """Words after which a number from 1900 to 2099 is a year: `in 2025`, `since january 2025`, `Mar 2024`, `2022 vs
 2023`."""
+_YEAR_AGAINST_RE = lazy(r"\s*(?:vs\.?|versus)\s*(?:19|20)\d\d\b", re.I)
 _NOT_A_COUNT = frozenset(
     {"details", "thanks", "please", "does", "was", "has", "is", "says", "seems", "looks", "status"}
 )
@@ -121,8 +128,9 @@ def bare_issue_ids(text: str) -> list[int]:
         after = re.match(r"\s+([a-z]{4,})\b", text[match.end() :], re.IGNORECASE)
         if after and after.group(1).lower().endswith("s") and after.group(1).lower() not in _NOT_A_COUNT:
             continue  # "3 schedulers", "12 replicas": a count of things
-        if re.fullmatch(r"(?:19|20)\d\d", match.group(1)) and before and before[0] in _YEAR_BEFORE:
-            continue  # "in 2025", "since january 2025": a year
+        year_like = re.fullmatch(r"(?:19|20)\d\d", match.group(1))
+        if year_like and ((before and before[0] in _YEAR_BEFORE) or _YEAR_AGAINST_RE.match(after_text)):
+            continue  # "in 2025", "since january 2025", "2023 vs 2024": a year
         if (number := int(match.group(1))) > 0 and number not in ids:
             ids.append(number)
     return ids

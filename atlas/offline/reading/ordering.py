@@ -18,8 +18,15 @@ _ORDERS: tuple[tuple[str, str], ...] = (
     ),
     ("recently_updated", rf"\b(?:most\s+)?recently\s+{_ACTIVE}|\blast\s+{_ACTIVE}|\bmost\s+active\b"),
     (
+        "most_requested",
+        r"\b(?:the\s+)?most\s+(?:requested|wanted|asked[\s-]for|demanded)(?:\s+(?:features?|"
+        r"feature\s+requests|enhancements?|things|stuff|ones|additions))?\b"
+        r"|\b(?:people|users|folks|everyone|the\s+community)\s+(?:are\s+|is\s+|keep\s+)?(?:asking|begging|clamou?ring)"
+        r"\s+for\s+(?:the\s+)?most\b",
+    ),
+    (
         "most_commented",
-        r"\bmost\s+(?:commented(?:\s+on)?|discussed|debated|replied(?:\s+to)?)|\b(?:with\s+)?(?:the\s+)?most\s+"
+        r"\bmost\s+(?:commented(?:\s+on)?|discussed|debated|replied(?:\s+to)?|popular|upvoted)|\b(?:with\s+)?(?:the\s+)?most\s+"
         r"(?:comments|replies|discussion)\b",
     ),
     (
@@ -47,4 +54,6 @@ def order_in(text: str) -> tuple[str | None, str]:
     found = ORDER_RE.search(text)
     if found is None or found.lastgroup is None:
         return None, text
+    if found.lastgroup == "most_requested":  # what people ask for: the feature requests, the most discussed first
+        return "most_commented", text[: found.start()] + " feature requests " + text[found.end() :]
     return found.lastgroup, text[: found.start()] + " " + text[found.end() :]

@@ -59,6 +59,24 @@ NO_LABEL_RE = lazy(
     re.I,
 )
 """`with no label`, `without any labels`, `unlabelled`: issues that carry none."""
+_LABEL_COUNT_RE = lazy(
+    r"\b(?:with|having|that\s+have|that\s+has|carrying)\s+(?:more\s+than\s+(?:one|two|three|\d+)|at\s+least\s+(?:two|three|\d+)"
+    r"|multiple|several|many|lots\s+of|(?:two|three|\d+)\s+or\s+more)\s+labels?\b",
+    re.I,
+)
+"""`with more than one label`, `with multiple labels`: how many labels an issue has, which no filter reads."""
+SINCE_RELEASE_RE = lazy(
+    r"\b(?:since|after|before|from)\s+(?:(?:the\s+)?(?:version|release|v)\s*)?v?\d+\.\d+(?:\.\d+)*(?:\s+(?:release|came\s+out|"
+    r"was\s+released))?(?![\w.-]*\d{2}-|\s*(?:days?|weeks?|months?|years?|hours?|h|d)\b)",
+    re.I,
+)
+"""`since 2.14`, `after v3.0 came out`: a release named as a time, which the data (days only) cannot place."""
+_NOT_STATE_RE = lazy(
+    r",?\s*(?:but\s+|and\s+)?(?:not|excluding|except(?:\s+for)?|without)\s+(?:the\s+|any\s+)?(?P<state>open|closed)"
+    r"(?:\s+(?:ones|issues|bugs|tickets))?\b(?!\s+(?:labels?|tags?)\b)",
+    re.I,
+)
+"""`…, but not the closed ones`, `excluding open issues`: the other state asked for."""
 _KIND_NOUN_RE = lazy(r"\b(?:bugs|feature\s+requests)\b", re.I)
 """Kinds of issue most projects have a label for; where this one has none, the word is searched."""
 _COUNT_RE = lazy(
@@ -167,10 +185,11 @@ def _count_before_kind(text: str) -> tuple[str, int | None]:
 
 def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: ProjectPeople | None = None) -> Search:
     """Search filters: state and label words, an author, a limit, and the topic as the query."""
+    text = _without_unread_filters(text, notes)
     counted = asks_count(text)  # the most hits there are: fewer than that is every match
     if counted:
         text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
-    order, text = order_in(_NOW_RE.sub(" ", text))
+    order, text = order_in(_NOW_RE.sub(" ", _negated_state(text)))
     text, kind_count = (text, None) if counted else _count_before_kind(text)
     text, filters = people_and_days(text, notes, people)
     more_authors = tuple(filters.pop("more_authors", "").split())
@@ -225,6 +244,29 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     )
 
 
+def _negated_state(text: str) -> str:
+    """`bugs mentioning windows, but not the closed ones`: the state left, said first (`open bugs mentioning …`)."""
+    if said := _NOT_STATE_RE.search(text):
+        left = "open" if said.group("state").lower() == "closed" else "closed"
+        return f"{left} {text[: said.start()]} {text[said.end() :]}"
+    return text
+
+
+def _without_unread_filters(text: str, notes: list[str]) -> str:
+    """The words without what no filter reads, each said in a note: how many labels the issues carry, a release
+    named as a time (`since 2.14`)."""
+    if many := _LABEL_COUNT_RE.search(text):
+        notes.append("I cannot tell issues apart by how many labels they carry; these are all that match the rest.")
+        text = text[: many.start()] + " " + text[many.end() :]
+    if release := SINCE_RELEASE_RE.search(text):
+        notes.append(
+            f"The data keeps days, not releases: I cannot tell which issues came {release.group(0).strip()}; these "
+            "are all that match the rest (a day works: `since 2024-06-01`)."
+        )
+        text = text[: release.start()] + " " + text[release.end() :]
+    return text
+
+
 def _limit_in(rest: str, *, counted: bool, kind_count: int | None) -> tuple[int | None, str]:
     """How many hits to show (`top 20`, `5 open bugs`; none for a count), and the words without it."""
     limit_match = _LIMIT_RE.search(rest)
@@ -270,8 +312,14 @@ def _label_meant(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
 def _either_words(topic: str) -> tuple[str, bool]:
     """`streaming or arrow`: the topic's words without the `or`s, and whether one of them will do; `load_dataset
     and timeout` needs both words, as every topic does, and the `and` is no word to find."""
-    alone = re.sub(r"(?<=\w)\s+or\s+(?=\w)", " ", topic, flags=re.I)
+    alone = re.sub(r"(?<=[\w\"'`])\s+or\s+(?=[\w\"'`])", " ", topic, flags=re.I)
+    if alone != topic:  # `"out of memory" or OOM`: a quoted alternative is one phrase, as the tool reads `a-b`
+        alone = re.sub(r"\"([^\"]+)\"|`([^`]+)`|(?<!\w)'(.+?)'(?!\w)", _one_phrase, alone)
     return re.sub(r"(?<=\w)\s+and\s+(?=\w)", " ", alone, flags=re.I), alone != topic
+
+
+def _one_phrase(quoted: re.Match[str]) -> str:
+    return "-".join(next(text for text in quoted.groups() if text is not None).split())
 
 
 def _topic_alone(query: str) -> str:
@@ -280,7 +328,9 @@ def _topic_alone(query: str) -> str:
         r"\s+(?:that|which)(?:'s|'re|\s+(?:are|were|is))\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I
     )
     query = IN_THEIR_TEXT_RE.sub(" ", query)
-    query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query.strip().rstrip("?.!").rstrip(), flags=re.IGNORECASE)
+    query = re.sub(r"(?:[\s,;:]+(?:please|pls|plz|thanks|thank\s+you|thx|ty))+\W*$", "", query, flags=re.I)
+    query = " ".join(query.split()).rstrip("?.!,;:").rstrip()  # what was said of the issues left gaps and marks
+    query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query, flags=re.IGNORECASE)
     # `mention cache and are labelled bug`: the label was taken out, the words that joined it stay behind
     query = re.sub(
         r"(?:\s+(?:and|or|but|(?:that|which|who)(?:'s)?|are|is|were|was|have|has|still|yet))+$", "", query, flags=re.I
@@ -317,6 +367,7 @@ def wants_search(text: str, people: ProjectPeople | None = None) -> bool:
     return bool(
         _SEARCH_NOUN_RE.search(text)
         or names_people_or_days(text, people)
+        or SINCE_RELEASE_RE.search(text)
         or _SEARCH_VERB_RE.search(text)
         or LABEL_FILTER_RE.search(text)
         or LABEL_LIST_RE.search(text)

@@ -43,7 +43,7 @@ _TEXT_LEAD_RE = lazy(r"\W*(?:that\s+)?(?:mention\w*|contain\w*|matching|referenc
 """`which ones mention streaming`: words asked for as text, never read as a label."""
 QUERY_LEAD_RE = lazy(
     r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
-    r"referencing|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
+    r"referenc(?:ing|es?)|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
     re.IGNORECASE,
 )
 SEARCH_FILLER = frozenset(
@@ -55,7 +55,7 @@ SEARCH_FILLER = frozenset(
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest new recent both does mean means still this issue ticket from users user people unresolved resolved
         fixed component components what's whats rn now currently right again also today every each everything
-        stuff things anything something they them those these thats
+        stuff things anything something they them those these thats ever one
         opened filed created reported submitted raised came arrived updated were was been did
         label labels labelled labeled tagged tell summarise summarize summary overview a an too
         """,
@@ -277,7 +277,9 @@ def typo_labels(chosen: list[str], rest: str, labels: Sequence[str]) -> tuple[li
         for start, end in _names_in(match, after=after):
             if near := closest_label(rest[start:end], labels):
                 cut = (match.start(), end) if after else (start, match.end())  # the label word goes too
-                return [near], rest[: cut[0]] + " " + rest[cut[1] :], [(strip_quotes(rest[start:end]), near)]
+                said = strip_quotes(rest[start:end])
+                typo = [] if said.casefold() == near.casefold() else [(said, near)]  # named right: no note
+                return [near], rest[: cut[0]] + " " + rest[cut[1] :], typo
     return fixed, rest, taken
 
 

@@ -73,6 +73,14 @@ def spelled_out(text: str) -> str:
     return _SHORTHAND_RE.sub(lambda match: SHORTHAND[match.group(1).lower()], text)
 
 
+def _inflected(word: str) -> bool:
+    """`comments`, `labelled`, `posting`: a planner word with an ending, or `close` without one, is no typo of it."""
+    return any(
+        (word.endswith(end) and word[: -len(end)] in PLANNER_WORDS) or word + end in PLANNER_WORDS
+        for end in ("s", "es", "d", "ed", "led", "ing")
+    )
+
+
 def corrected(text: str, known: frozenset[str], targets: Iterable[str] = PLANNER_WORDS) -> str:
     """Each unknown word replaced by the planner word it is one edit from (two, for long words)."""
     choices = sorted(set(targets))
@@ -80,7 +88,7 @@ def corrected(text: str, known: frozenset[str], targets: Iterable[str] = PLANNER
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
         lower = word.lower()
-        if lower in known or lower in PLANNER_WORDS:
+        if lower in known or lower in PLANNER_WORDS or _inflected(lower):
             return word
         allowed = 1 if len(lower) < 7 else 2
         from rapidfuzz import process  # only a word the planner does not know pays for the library

@@ -1,0 +1,86 @@
+"""Issues asked about by what they are about rather than their number, for the offline planner.
+
+`what's the DVC one about?`, `pull up the parquet issue`: one issue named by its topic is the best match of a
+search for it, read in full after. `what's going on with streaming?`, `any news on push_to_hub?`: the news of a
+topic is a search for it, the most recently active first (`what's new with …`: the newest opened first).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from atlas.offline.acts.act import LEAD, Act, Intent
+from atlas.offline.acts.later import Later
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import search_in
+from atlas.offline.reading.vocabulary import Vocabulary
+
+_WORD = r"[\w.+:/'-]+"
+_ONE_RE = lazy(
+    rf"\bthe\s+(?P<topic>(?:{_WORD}\s+){{0,2}}?{_WORD})\s+(?P<noun>one|issue|ticket|bug|report|thread)\b(?!\s*(?:s\b|#|\d))",
+    re.I,
+)
+_ASKS_RE = lazy(
+    LEAD + r"(?:what'?s|whats|what\s+(?:is|was)|which\s+(?:is|was)|where'?s|where\s+is|show|pull(?:\s+up)?|open|read"
+    r"|get|give|find|grab|fetch|bring\s+up|link|summari[sz]e|explain|tell\s+me\s+about|remind\s+me\s+(?:about|of)"
+    r"|the\b)",
+    re.I,
+)
+"""How a request for one issue named by its topic starts: a question or a verb that reads."""
+_READS_RE = lazy(
+    LEAD + r"(?:show|pull(?:\s+up)?|open|read|get|give|find|grab|fetch|bring\s+up|link|summari[sz]e|remind\s+me)\b",
+    re.I,
+)
+"""A verb that reads: `pull up the parquet issue` names one by its topic, where `what's the X bug?` may ask about
+an issue whose number follows."""
+_NOT_A_TOPIC = frozenset(
+    re.findall(
+        r"\w+",
+        """
+    same other another first second third last next previous earlier later new newer newest old older oldest latest
+    earliest recent right wrong whole only big main this that these those which what one my our your their his her
+    above below following open closed original duplicate linked related similar each every any
+    """,
+    )
+)
+"""Words that say which issue of a list, or of the talk before, rather than what it is about."""
+_NEWS_RE = lazy(
+    LEAD
+    + r"(?:(?:so\s+)?(?:what'?s|whats|what\s+is)\s+(?P<verb>going\s+on|happening|up|new|the\s+(?:latest|status|news|"
+    r"story|situation))|(?:is\s+there\s+|are\s+there\s+)?any\s+(?:news|updates?|progress|movement)"
+    r"|(?:the\s+)?(?:status|state|latest)(?:\s+update)?)\s+(?:with|on|about|for|in|of|around|re)\s+(?P<topic>.+)$",
+    re.I,
+)
+"""`what's going on with streaming`, `any news on the polars support?`, `status of push_to_hub`."""
+
+
+def topic_ask_act(typed: str, text: str, vocabulary: Vocabulary) -> Act | None:
+    """The act for one issue named by its topic, or for the news of a topic; None when the words ask neither."""
+    if news := _NEWS_RE.match(text):
+        return _news(typed, news, vocabulary)
+    if not _ASKS_RE.match(text) or not (one := _ONE_RE.search(text)):
+        return None
+    if one.group("noun").lower() != "one" and not _READS_RE.match(text):
+        return None  # `what's the colour codes bug? #124`: a question about an issue that may be named after it
+    words = one.group("topic").split()
+    if words[0].lower() in _NOT_A_TOPIC or all(word.lower().strip("'") in _NOT_A_TOPIC for word in words):
+        return None  # `the same one`, `the first issue`, `the other one`: which of a list, not a topic
+    notes: list[str] = []
+    search = search_in(f"issues about {one.group('topic')}", notes, vocabulary.labels, vocabulary.people)
+    if search.query is None and search.label is None:
+        return None
+    act = Act(Intent.SEARCH, typed, search=search, notes=notes)
+    act.later.append(Later(read_first_hit=True))
+    return act
+
+
+def _news(typed: str, news: re.Match[str], vocabulary: Vocabulary) -> Act | None:
+    notes: list[str] = []
+    search = search_in(f"issues about {news.group('topic')}", notes, vocabulary.labels, vocabulary.people)
+    if search.query is None and search.label is None:
+        return None
+    if search.order is None and not (search.created_since or search.updated_since):
+        newest = (news.group("verb") or "").lower() == "new"
+        search = replace(search, order="newest" if newest else "recently_updated")
+    return Act(Intent.SEARCH, typed, search=search, notes=notes)

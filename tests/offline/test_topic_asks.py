@@ -1,0 +1,192 @@
+"""Requests a maintainer of a real backlog types that name issues by what they are about, not by number: one issue
+by its topic, a topic's news, alternatives in quotes, versions and years beside numbers, and what no filter reads."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from atlas.offline.compose import read_question
+from atlas.offline.reading.vocabulary import Vocabulary
+from atlas.offline.reading.words import corrected
+from atlas.runtime.toolset import load_registry
+from tests.offline.test_offline import run_to_answer
+
+FLAT = Vocabulary(labels=["bug", "enhancement", "dataset request", "streaming", "good first issue", "help wanted"])
+TOOLS = ("search_issues", "get_issue", "count_issues_by", "list_inbox", "find_similar", "suggest_labels")
+
+
+def first_calls(question: str) -> list[tuple[str, dict[str, Any]]]:
+    return [(call.name, call.arguments) for call in read_question(question, FLAT, TOOLS).first_calls()]
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("what's the DVC one about?", "DVC"),
+        ("show me the parquet one", "parquet"),
+        ("pull up the push_to_hub timeout issue", "push_to_hub timeout"),
+    ],
+)
+def test_one_issue_named_by_its_topic_is_the_best_match_of_a_search_read_after(question: str, query: str) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    [(name, arguments)] = [(call.name, call.arguments) for call in plan.first_calls()]
+    assert name == "search_issues" and arguments["query"] == query
+    assert [later.read_first_hit for later in plan.later] == [True]
+
+
+def test_the_issue_named_by_its_topic_is_read_in_the_answer_on_orbit() -> None:
+    rounds, answer = run_to_answer("what's the redis one about?", load_registry([]))
+    assert rounds[0] == [("search_issues", {"query": "redis"})]
+    [(name, arguments)] = rounds[1]
+    assert name == "get_issue" and f"#{arguments['issue_id']}" in answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["show the first one", "what's the same one?", "show me the other issue", "what's the colour codes bug?"],
+)
+def test_which_of_a_list_or_a_question_about_a_kind_is_no_topic(question: str) -> None:
+    assert not any(name == "search_issues" and arguments.get("query") for name, arguments in first_calls(question))
+
+
+@pytest.mark.parametrize(
+    ("question", "order"),
+    [
+        ("what's going on with push_to_hub?", "recently_updated"),
+        ("any news on the polars support?", "recently_updated"),
+        ("status of audio decoding", "recently_updated"),
+        ("what's new with push_to_hub", "newest"),
+    ],
+)
+def test_a_topics_news_is_a_search_for_it_most_recent_first(question: str, order: str) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert name == "search_issues" and arguments["order"] == order and arguments["query"]
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ('anything mentioning "CUDA" or "GPU"', "CUDA GPU"),
+        ('issues mentioning "CUDA" or "GPU"', "CUDA GPU"),
+        ("issues mentioning 'out of memory' or OOM", "out-of-memory OOM"),  # a phrase, as the tool reads `a-b`
+    ],
+)
+def test_quoted_alternatives_are_searched_as_any_of_them(question: str, query: str) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert name == "search_issues" and arguments["query"] == query and arguments["any_words"] is True
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("open bugs about parquet, oldest first", "parquet"),
+        ("bugs about parquet, newest first please", "parquet"),
+        ("most discussed issue ever", ""),
+        ("which open bugs have the most comments", ""),
+    ],
+)
+def test_marks_politeness_and_order_words_are_no_topic(question: str, query: str) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert name == "search_issues" and arguments["query"] == query
+
+
+def test_a_planner_word_with_or_without_an_ending_is_no_typo() -> None:
+    assert corrected("most comments, issues I should close", frozenset()) == "most comments, issues I should close"
+    assert corrected("shwo the lables", frozenset()) == "show the labels"
+
+
+def test_a_number_after_a_package_in_a_topic_is_a_version() -> None:
+    [(name, arguments)] = first_calls("which issues reference pyarrow 15")
+    assert name == "search_issues" and arguments["query"] == "pyarrow 15"
+
+
+@pytest.mark.parametrize("question", ["bugs 2023 vs 2024", "issues 2023 vs 2024"])
+def test_issues_of_two_years_set_against_each_other_are_counted_by_year(question: str) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert name == "count_issues_by" and arguments["by"] == "year"
+    assert (arguments["created_since"], arguments["created_before"]) == ("2023-01-01", "2025-01-01")
+
+
+@pytest.mark.parametrize("question", ["compare issues 2023 and 2024", "issue 2023 vs 2024", "#2023 vs #2024"])
+def test_issue_numbers_that_look_like_years_are_still_issues(question: str) -> None:
+    assert first_calls(question) == [("get_issue", {"issue_id": 2023}), ("get_issue", {"issue_id": 2024})]
+
+
+def test_how_many_labels_an_issue_carries_is_said_to_be_unread() -> None:
+    plan = read_question("open issues with more than one label", FLAT, TOOLS)
+    assert [(call.name, call.arguments) for call in plan.first_calls()] == [
+        ("search_issues", {"query": "", "state": "open"})
+    ]
+    assert any("how many labels" in note for note in plan.notes)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        ("show me issues I should close", "stale"),
+        ("which issues can be closed?", "stale"),
+        ("show issues with zero comments that are still open", "unanswered"),
+    ],
+)
+def test_what_to_close_and_what_nobody_answered_are_read_from_the_inbox(question: str, reason: str) -> None:
+    assert first_calls(question) == [("list_inbox", {"only": reason})]
+
+
+def test_a_label_named_right_beside_a_time_gets_no_typo_note() -> None:
+    plan = read_question("issues with the enhancement label opened in 2024", FLAT, TOOLS)
+    [call] = plan.first_calls()
+    assert call.arguments["label"] == "enhancement" and call.arguments["created_since"] == "2024-01-01"
+    assert not plan.notes
+    misspelt = read_question("issues with the enhancment label opened in 2024", FLAT, TOOLS)
+    assert any("“enhancment”" in note for note in misspelt.notes)
+
+
+def test_a_share_asked_with_a_percent_sign_counts_the_issues_said() -> None:
+    assert first_calls("what % of open issues have no label") == [("count_issues_by", {"state": "open", "by": "label"})]
+
+
+def test_authors_set_against_each_other_are_a_search_each() -> None:
+    calls = first_calls("how many open bugs by @lhoestq vs @mariosasko")
+    assert [(name, arguments["author"], arguments["count_only"]) for name, arguments in calls] == [
+        ("search_issues", "lhoestq", True),
+        ("search_issues", "mariosasko", True),
+    ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what are the most requested features right now?", "most wanted features", "what are people asking for the most"],
+)
+def test_what_people_ask_for_most_is_the_feature_requests_most_discussed_first(question: str) -> None:
+    [call] = read_question(question, None, TOOLS).first_calls()  # Orbit's words: its label for features
+    name, arguments = call.name, call.arguments
+    assert (name, arguments["label"], arguments["order"]) == ("search_issues", "type:feature", "most_commented")
+    assert arguments["query"] == ""
+
+
+def test_the_most_popular_issues_are_of_any_kind() -> None:
+    [(_, arguments)] = first_calls("most popular issues")
+    assert arguments["order"] == "most_commented" and "label" not in arguments
+
+
+@pytest.mark.parametrize(
+    ("question", "state"),
+    [
+        ("bugs mentioning windows, but not the closed ones", "open"),
+        ("issues about audio excluding open ones", "closed"),
+    ],
+)
+def test_a_state_left_out_asks_for_the_other(question: str, state: str) -> None:
+    [(_, arguments)] = first_calls(question)
+    assert arguments["state"] == state and arguments["query"] in {"windows", "audio"}
+
+
+@pytest.mark.parametrize("question", ["any regressions reported since 2.14?", "open bugs after v3.0 came out"])
+def test_a_release_named_as_a_time_is_said_to_be_unread(question: str) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    [call] = plan.first_calls()
+    assert call.name == "search_issues" and not re.search(r"\d|since|after", call.arguments["query"])
+    assert any("not releases" in note for note in plan.notes)
