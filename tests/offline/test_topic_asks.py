@@ -190,3 +190,55 @@ def test_a_release_named_as_a_time_is_said_to_be_unread(question: str) -> None:
     [call] = plan.first_calls()
     assert call.name == "search_issues" and not re.search(r"\d|since|after", call.arguments["query"])
     assert any("not releases" in note for note in plan.notes)
+
+
+@pytest.mark.parametrize(
+    ("question", "issue_id", "body"),
+    [
+        ("ask the reporter of 7419 for a minimal repro", 7419, "Could you share a minimal repro?"),
+        ("ask them on 7419 for their full traceback", 7419, "Could you share your full traceback?"),
+        ("ask @lhoestq on 7421 to take a look", 7421, "@lhoestq could you take a look?"),
+        ("ping lhoestq on 7421", 7421, "@lhoestq"),
+    ],
+)
+def test_a_comment_that_asks_for_something_is_written_from_the_users_words(
+    question: str, issue_id: int, body: str
+) -> None:
+    assert first_calls(question) == [("post_comment", {"issue_id": issue_id, "body": body})]
+
+
+def test_a_label_and_a_comment_asking_for_something_are_both_planned() -> None:
+    assert first_calls("label 7421 bug and comment asking for the datasets version") == [
+        ("add_label", {"issue_id": 7421, "label": "bug"}),
+        ("post_comment", {"issue_id": 7421, "body": "Could you share the datasets version?"}),
+    ]
+
+
+@pytest.mark.parametrize("question", ["if 7421 has no label, tag it bug", "if 7421 is unlabelled, label it bug"])
+def test_whether_an_issue_has_any_label_is_a_condition_checked_after_reading_it(question: str) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    assert [(call.name, call.arguments) for call in plan.first_calls()] == [("get_issue", {"issue_id": 7421})]
+    [later] = plan.later
+    assert later.test is not None and later.test.words() == "has no label"
+    assert later.test.holds({"labels": []}) and not later.test.holds({"labels": ["bug"]})
+
+
+def test_what_to_label_an_issue_asks_for_proposals() -> None:
+    assert ("suggest_labels", {"issue_id": 7421}) in first_calls("what should I label 7421?")
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("top commenters", "who closed, fixed or answered"),
+        ("add the streaming label to every open issue about IterableDataset", "many issues at once"),
+    ],
+)
+def test_what_no_tool_does_is_said_instead_of_unrecognised(question: str, said: str) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    assert not plan.first_calls() and any(said in note for note in plan.notes)
+
+
+@pytest.mark.parametrize("question", ["what's the ratio of bugs to enhancements", "bugs vs enhancements"])
+def test_a_ratio_of_two_labels_counts_them_side_by_side(question: str) -> None:
+    assert first_calls(question) == [("count_issues_by", {"any_labels": ["bug", "enhancement"], "by": "label"})]

@@ -36,6 +36,13 @@ _ON_EACH_RE = lazy(
     re.I,
 )
 """Several issues the comment goes on: `on 41 and 87`, `on #3, #5 and #8`, `the same comment on …`."""
+_ASK_RE = lazy(
+    r"\bask(?:ing)?\s+(?:(?P<who>@[\w-]+)\s+|(?:the\s+)?(?:reporter|author|op|them|him|her|people|folks|users?)\s+)?"
+    r"(?:(?:of|on|in)\s+(?:issue\s+)?#?\d{1,5}\s+)?(?:for\s+(?P<what>[^.?!;]+?)|to\s+(?P<do>[^.?!;]+?))\s*[.?!]*\s*$",
+    re.I,
+)
+"""What a comment is to ask for (`… for a minimal repro`) or ask someone to do (`… to try 3.2`)."""
+_PINGED_RE = lazy(r"^\s*@?(?P<who>[A-Za-z0-9][\w-]*)\s+(?:on|in|about|re)\s+(?:issue\s+)?#?\d", re.I)
 ISSUE_QUOTE_RE = lazy(
     r"^\s*(?:(?:and|also)\s+)?(?:(?:on|to)\s+)?(?:issue\s+)?#?(\d{1,5})\s*:\s*\"Q\d+\"\s*[.!]?\s*$", re.I
 )
@@ -47,8 +54,12 @@ def comment_body(request: Request, text: str) -> str | None:
     quoted = quoted_texts(request)
     if quoted:
         return quoted[0].strip()
+    if asked := _asked(text):
+        return asked
     verb = COMMENT_RE.match(text)
     rest = text[verb.end() :] if verb else text
+    if verb and verb.group(0).lower().endswith("ping") and (who := _PINGED_RE.match(rest)):
+        return f"@{who.group('who')}"  # `ping lhoestq on 7421`: the mention is the whole message
     if verb and verb.group(0).lower().endswith("know") and (told := re.match(r"\s*(?:that\s+)?(?P<b>\w.+)$", rest)):
         return told.group("b").strip()  # `let the folks on 87 know it's fixed`: what they are to know
     for pattern in (
@@ -75,6 +86,19 @@ def comment_body(request: Request, text: str) -> str | None:
         reason = re.search(r"\bfor\s+(?P<why>[^.?!]+)", rest, re.I)
         return "Thank you" + (f" for {reason.group('why').strip()}" if reason else "") + "!"
     return None
+
+
+def _asked(text: str) -> str | None:
+    """`ask the reporter of 7419 for a minimal repro`, `comment asking for the datasets version`: the question, as
+    the thank-you is written for `thank`; the words asked for are the user's own."""
+    if not (ask := _ASK_RE.search(text)):
+        return None
+    wanted = ask.group("what") or ask.group("do")
+    wanted = re.sub(
+        r"\b(?:their|his|her)\b", "your", re.sub(r"\b(?:them|they|him)\b", "you", wanted.strip(), flags=re.I)
+    )
+    question = f"ould you {'share ' if ask.group('what') else ''}{wanted}?"
+    return f"{ask.group('who')} c{question}" if ask.group("who") else f"C{question}"
 
 
 def comment_act(request: Request, text: str, context: Sequence[int]) -> Act | None:

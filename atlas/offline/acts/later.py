@@ -27,12 +27,14 @@ _MENTIONS_RE = lazy(
     r"\b(?:mentions?|says|said|contains?|talks?\s+about|refers?\s+to|cites?)\s+(?P<what>\"Q\d+\"|[\w.:-]+)", re.I
 )
 _NEGATED_RE = lazy(r"\b(?:not|no|no\s+longer|isn'?t|hasn'?t|doesn'?t|wasn'?t|without|lacks?|missing)\b|n't\b", re.I)
+_ANY_LABEL_RE = lazy(r"\b(?:labels?|(?P<un>un)?labell?ed|tagged)\b", re.I)
 _STATE_RE = lazy(r"\b(?P<open>still\s+open|open|opened|unresolved)\b|\b(?P<closed>closed|resolved|fixed|done)\b", re.I)
 
 
 @dataclass(frozen=True)
 class Condition:
-    """One test on an issue: `state` (open/closed), `label`, `comments` (a comparison) or `mentions`."""
+    """One test on an issue: `state` (open/closed), `label`, `labelled` (any label), `comments` (a comparison) or
+    `mentions`."""
 
     kind: str
     value: Any
@@ -46,6 +48,8 @@ class Condition:
             labels = [str(x).lower() for x in [*(data.get("labels") or []), *(data.get("tracker_labels") or [])]]
             prefix = str(self.value).lower()
             result = any(label.startswith(prefix) if prefix.endswith(":") else label == prefix for label in labels)
+        elif self.kind == "labelled":
+            result = bool([*(data.get("labels") or []), *(data.get("tracker_labels") or [])])
         elif self.kind == "comments":
             count = data.get("comment_count")
             count = count if isinstance(count, int) else len(data.get("comments") or [])
@@ -57,6 +61,8 @@ class Condition:
         return bool(result) != self.negated
 
     def words(self) -> str:
+        if self.kind == "labelled":
+            return "has no label" if self.negated else "has a label"
         said = {
             "state": f"is {self.value}",
             "label": f"has the label `{self.value}`"
@@ -95,6 +101,8 @@ def parse_condition(text: str, quoted: Sequence[str], label_refs: Sequence[str])
         return None
     if label_refs:
         return Condition("label", label_refs[0], negated=negated)
+    if match := _ANY_LABEL_RE.search(text):  # `if 7421 has no label`, `unless it is labelled`
+        return Condition("labelled", True, negated=negated != bool(match.group("un")))
     if match := _STATE_RE.search(text):
         return Condition("state", "open" if match.group("open") else "closed", negated=negated)
     return None

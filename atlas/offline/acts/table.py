@@ -54,7 +54,7 @@ _SUGGEST_RE = lazy(
     # `what labels does 41 have?`, `which labels are on 41`: the labels it carries, read with the issue.
     r"\b(?:what|which)\s+labels?\b(?!\s+(?:does|do|did)\s+\S+(?:\s+\S+)?\s+(?:have|has|carry)\b|\s+(?:are|is)\s+(?:on|already)\b)"
     r"|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
-    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b"
+    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b|\bwhat\s+(?:should|would|do)\s+(?:i|we|you)\s+(?:label|tag)\b"
     r"|\b(?:how|what)\s+(?:should|would|could)\s+(?:#?\d+|it|this|that)\s+be\s+(?:labell?ed|tagged|triaged|classified)\b",
     re.I,
 )

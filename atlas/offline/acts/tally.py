@@ -45,6 +45,7 @@ _SHARE_RE = lazy(
 )
 """`what percent of issues are bugs?`, `what share of bugs are still open?`: the issues said, split by what they
 are; the answer gives each group's share of them."""
+_RATIO_RE = lazy(r"\b(?:the\s+)?ratio\s+(?:of|between)\s+(?P<a>.+?)\s+(?:to|and|vs\.?|versus)\s+(?P<b>.+)", re.I)
 _LIMIT_RE = lazy(r"\b(?:top|first)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:most|top|biggest|busiest|leading)\b", re.I)
 _FILLER_RE = lazy(
     r"\b(?:who(?:'s|\s+(?:is|are|was|were))?|how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down"
@@ -60,6 +61,7 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
         return None
     if share := _SHARE_RE.search(text):
         return _share_act(share, typed, vocabulary)
+    text = _RATIO_RE.sub(r"\g<a> vs \g<b>", text)  # `the ratio of bugs to feature requests`: the two side by side
     found = next(((by, said) for by, pattern in _GROUPS if (said := pattern.search(text))), None)
     set_against: list[str] = []
     if found is None and (versus := _labels_versus(text, vocabulary.labels)):
@@ -110,7 +112,11 @@ def _word_ends(text: str, start: int, end: int) -> list[int]:
 
 
 def _label_named(words: str, labels: Sequence[str]) -> str | None:
-    return next((hit.label for hit in labels_in_words(words, labels) if hit.exact), None)
+    """A label named whole, else the one the project's words for a kind mean (`feature requests`)."""
+    if named := next((hit.label for hit in labels_in_words(words, labels) if hit.exact), None):
+        return named
+    meaning = getattr(labels, "meaning", None)
+    return meaning(words.strip().lower()) if meaning is not None and re.fullmatch(r"[\w -]+", words.strip()) else None
 
 
 def _count_arguments(search: Search) -> dict[str, Any]:

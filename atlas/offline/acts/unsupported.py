@@ -27,7 +27,8 @@ _WHO_MOST_RE = lazy(
     r"\bwho(?:'s|\s+has|\s+have)?\s+(?:\w+\s+)?(?:closed|commented|answered|replied|fixed|resolved|reviewed|triaged|"
     r"labell?ed)\b(?!\s+(?:on\s+)?(?:issue\s+|ticket\s+)?#?\d)"
     r"|\b(?:which|what)\s+(?:authors?|reporters?|users?|people|maintainers?)\s+(?:\w+\s+)?(?:closed|commented|answered|"
-    r"replied|fixed|resolved)\b",
+    r"replied|fixed|resolved)\b"
+    r"|\b(?:top|most\s+active|biggest|busiest)\s+(?:\d{1,2}\s+)?(?:commenters|repliers|responders|answerers|closers|fixers)\b",
     re.IGNORECASE,
 )
 """Who did what to issues, other than opening them: the data keeps who opened an issue, and the comments' authors
@@ -40,7 +41,11 @@ CLOSER_RE = lazy(
     re.IGNORECASE,
 )
 """`who closed #41?`, `which issues did lhoestq close?`, `bugs closed by severo`: who closed an issue."""
-_LABEL_MANY_RE = lazy(r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*", re.IGNORECASE)
+_LABEL_MANY_RE = lazy(
+    r"\b(?:label|tag|mark)\s+(?:every|all|each|the\s+rest)\b[^,;.!?]*"
+    r"|\b(?:add|put|apply|give)\s+(?:the\s+|a\s+)?[\w:-]+(?:\s+[\w:-]+)?\s+(?:label|tag)\s+(?:to|on)\s+(?:every|all|each)\b[^,;.!?]*",
+    re.IGNORECASE,
+)
 
 
 _PULL_REQUESTS_RE = lazy(
