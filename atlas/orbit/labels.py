@@ -63,6 +63,15 @@ def _unchanged(issue_id: int, label: str, labels: list[str]) -> dict[str, Any]:
     return {"issue_id": issue_id, "label": label, "changed": False, "labels": labels}
 
 
+def _named(issue: IssueBrief) -> str:
+    """`#41 (“Worker crashes when …”)`: the issue a label goes to, by number and title, so a mistyped number shows."""
+    title = clean_line(issue.title)
+    return f"#{issue.id} (“{title if len(title) <= _TITLE_SHOWN else title[: _TITLE_SHOWN - 1] + '…'}”)"
+
+
+_TITLE_SHOWN = 40
+
+
 def _shown(labels: list[str]) -> str:
     """Labels as one line: one from outside holding a newline or a control is quoted with escapes."""
     return f"[{', '.join(clean_line(label) for label in labels)}]"
@@ -83,29 +92,31 @@ def check_remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> dict[str, Any
 def preview_add_label(args: AddLabelArgs, ctx: ToolContext) -> str:
     """`#41 labels: [comp:core, severity:S2] → [comp:core, severity:S1] (severity:S2 → severity:S1)`."""
     try:
-        tracker, _, label, before = _target(ctx, args.issue_id, args.label)
+        tracker, issue, label, before = _target(ctx, args.issue_id, args.label)
     except (LookupError, ToolError) as exc:
         return f"add label {args.label!r} to #{args.issue_id} (will be refused: {exc})"
+    named = _named(issue)
     if label in before:
         shown = clean_line(label)
-        return f"#{args.issue_id} labels: {_shown(before)} (already labelled {shown}: nothing changes){tracker.where}"
+        return f"{named} labels: {_shown(before)} (already labelled {shown}: nothing changes){tracker.where}"
     replaced = replaced_by(label, before)
     after = [x for x in before if x not in replaced] + [label]
     swap = f" ({', '.join(map(clean_line, replaced))} → {clean_line(label)})" if replaced else ""
-    return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)}{swap}{tracker.where}"
+    return f"{named} labels: {_shown(before)} → {_shown(after)}{swap}{tracker.where}"
 
 
 def preview_remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> str:
     """`#41 labels: [comp:core, type:bug] → [comp:core] (remove type:bug)`."""
     try:
-        tracker, _, label, before = _target(ctx, args.issue_id, args.label)
+        tracker, issue, label, before = _target(ctx, args.issue_id, args.label)
     except (LookupError, ToolError) as exc:
         return f"remove label {args.label!r} from #{args.issue_id} (will be refused: {exc})"
+    named = _named(issue)
     if label not in before:
         shown = clean_line(label)
-        return f"#{args.issue_id} labels: {_shown(before)} (no {shown} to remove: nothing changes){tracker.where}"
+        return f"{named} labels: {_shown(before)} (no {shown} to remove: nothing changes){tracker.where}"
     after = [x for x in before if x != label]
-    return f"#{args.issue_id} labels: {_shown(before)} → {_shown(after)} (remove {clean_line(label)}){tracker.where}"
+    return f"{named} labels: {_shown(before)} → {_shown(after)} (remove {clean_line(label)}){tracker.where}"
 
 
 def _label_write(

@@ -47,7 +47,7 @@ def test_a_number_out_of_range_denies_everything_then_a_selection_approves_those
     assert "1. add_label(issue_id=41, label='severity:S2')" in listed
     assert "2. add_label(issue_id=45, label='severity:S3')" in listed
     assert "3. remove_label(issue_id=41, label='type:bug')" in listed
-    assert "#41 labels: [comp:core, type:bug] → [comp:core] (remove type:bug)" in listed
+    assert "#41 (“" in listed and "labels: [comp:core, type:bug] → [comp:core] (remove type:bug)" in listed
     assert "comp:core')" not in listed.split("1. ", 1)[1] and "wontfix" not in listed.split("1. ", 1)[1]
     assert "all denied" in first and "approved" not in first
     assert "approved 1, 3; denied the others" in second

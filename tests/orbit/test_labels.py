@@ -33,8 +33,8 @@ def test_a_severity_replaces_the_one_before_and_the_preview_says_so(data: Path, 
     add_label(AddLabelArgs(issue_id=41, label="severity:S2"), context(data, atlas_home, key="k1"))
     args = AddLabelArgs(issue_id=41, label="severity:s1")
     assert preview_add_label(args, context(data, atlas_home)) == (
-        "#41 labels: [comp:core, type:bug, severity:S2] → [comp:core, type:bug, severity:S1]"
-        " (severity:S2 → severity:S1)"
+        "#41 (“Nightly rebuild runs twice”) labels: [comp:core, type:bug, severity:S2]"
+        " → [comp:core, type:bug, severity:S1] (severity:S2 → severity:S1)"
     )
     result = add_label(args, context(data, atlas_home, key="k2"))
     assert result["labels"] == ["comp:core", "type:bug", "severity:S1"] and result["replaced"] == ["severity:S2"]
@@ -51,7 +51,9 @@ def test_a_severity_replaces_the_one_before_and_the_preview_says_so(data: Path, 
 def test_remove_label_is_recorded_idempotent_and_previewed(data: Path, atlas_home: Path) -> None:
     ctx = context(data, atlas_home, key="r1")
     args = RemoveLabelArgs(issue_id=41, label="Type:Bug")
-    assert preview_remove_label(args, ctx) == "#41 labels: [comp:core, type:bug] → [comp:core] (remove type:bug)"
+    assert preview_remove_label(args, ctx) == (
+        "#41 (“Nightly rebuild runs twice”) labels: [comp:core, type:bug] → [comp:core] (remove type:bug)"
+    )
     first = remove_label(args, ctx)
     assert first == {"issue_id": 41, "label": "type:bug", "changed": True, "labels": ["comp:core"]}
     again = remove_label(args, context(data, atlas_home, key="r2"))

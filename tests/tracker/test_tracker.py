@@ -90,7 +90,9 @@ def test_post_comment_idempotency_key_rules(data: Path, atlas_home: Path) -> Non
 def test_previews_show_the_change_and_the_whole_comment(data: Path, atlas_home: Path) -> None:
     ctx = context(data, atlas_home, key="k1")
     label = AddLabelArgs(issue_id=41, label="severity:S1")
-    assert preview_add_label(label, ctx) == "#41 labels: [comp:core, type:bug] → [comp:core, type:bug, severity:S1]"
+    assert preview_add_label(label, ctx) == (
+        "#41 (“Nightly rebuild runs twice”) labels: [comp:core, type:bug] → [comp:core, type:bug, severity:S1]"
+    )
     add_label(label, ctx)
     assert "nothing changes" in preview_add_label(label, ctx)
     comment = PostCommentArgs(issue_id=87, body="line one\nline two")
