@@ -242,3 +242,42 @@ def test_what_no_tool_does_is_said_instead_of_unrecognised(question: str, said: 
 @pytest.mark.parametrize("question", ["what's the ratio of bugs to enhancements", "bugs vs enhancements"])
 def test_a_ratio_of_two_labels_counts_them_side_by_side(question: str) -> None:
     assert first_calls(question) == [("count_issues_by", {"any_labels": ["bug", "enhancement"], "by": "label"})]
+
+
+@pytest.mark.parametrize(
+    ("question", "query", "call"),
+    [
+        ("label the DVC one bug", "DVC", ("add_label", {"label": "bug"})),
+        (
+            "add the streaming label to the IterableDataset sharding one",
+            "IterableDataset sharding",
+            ("add_label", {"label": "streaming"}),
+        ),
+        ("comment on the polars request: same need here", "polars", ("post_comment", {"body": "same need here"})),
+    ],
+)
+def test_an_action_on_an_issue_named_by_its_topic_waits_for_the_search(
+    question: str, query: str, call: tuple[str, dict[str, Any]]
+) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    [(name, arguments)] = [(planned.name, planned.arguments) for planned in plan.first_calls()]
+    assert name == "search_issues" and arguments["query"] == query  # nothing is changed in the first round
+    [later] = plan.later
+    assert later.read_first_hit and [(planned.name, planned.arguments) for planned in later.on_first_hit] == [
+        (call[0], {"issue_id": 0, **call[1]})
+    ]
+
+
+def test_the_action_goes_to_the_first_hit_read_beside_it_on_orbit() -> None:
+    rounds, _ = run_to_answer("mark the schedule jitter request severity:S3", load_registry([]))
+    assert rounds[0] == [("search_issues", {"query": "schedule jitter", "limit": 5})]
+    [read, (name, arguments)] = rounds[1]
+    assert read == ("get_issue", {"issue_id": 110}) and (name, arguments) == (
+        "add_label",
+        {"issue_id": 110, "label": "severity:S3"},
+    )
+
+
+def test_no_hit_means_no_action_and_says_so() -> None:
+    rounds, answer = run_to_answer("label the zzqx-nothing-like-it one type:bug", load_registry([]))
+    assert len(rounds) == 1 and "No issue was found to act on, so nothing was changed." in answer

@@ -118,6 +118,8 @@ class Later:
     remove_families: list[str] = field(default_factory=list)
     """Label prefixes (`severity:`) to take off `issue_id`, whichever of them it has."""
     read_first_hit: bool = False
+    on_first_hit: list[PlannedCall] = field(default_factory=list)
+    """Actions on the first hit once it is read (`label the DVC one bug`): their `issue_id` is set to the hit's."""
 
     def data(self, outcomes: Sequence[ToolReading]) -> Mapping[str, Any] | None:
         for outcome in outcomes:
@@ -132,7 +134,13 @@ class Later:
 
     def calls(self, outcomes: Sequence[ToolReading]) -> list[PlannedCall]:
         if self.read_first_hit:
-            return _first_hit(outcomes)
+            read = _first_hit(outcomes)
+            acted = [
+                PlannedCall(call.name, {**call.arguments, "issue_id": found.arguments["issue_id"]})
+                for found in read
+                for call in self.on_first_hit
+            ]
+            return [*read, *acted]
         data = self.data(outcomes)
         if data is None or (self.test is not None and not self.test.holds(data)):
             return []
@@ -154,6 +162,8 @@ class Later:
             return (
                 "The issues could not be sorted as asked, so none is the first."
                 if unsorted
+                else "No issue was found to act on, so nothing was changed."
+                if self.on_first_hit
                 else "No issue was found to open."
             )
         data = self.data(outcomes)

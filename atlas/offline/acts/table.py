@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 
 from atlas.foundation.label_names import resolve_label
-from atlas.offline.acts.act import ISSUE_PRONOUN_RE, LEAD, PRONOUN_RE, QUESTION_RE, RELATIVE_RE, Act, Intent, targets
+from atlas.offline.acts.act import ISSUE_PRONOUN_RE, LEAD, PRONOUN_RE, QUESTION_RE, Act, Intent, targets
 from atlas.offline.acts.backlog import backlog_act
 from atlas.offline.acts.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help, draft_act
 from atlas.offline.acts.conditions import (
@@ -28,28 +29,25 @@ from atlas.offline.acts.conditions import (
 )
 from atlas.offline.acts.docs import DOC_ASK_RE, DOCS_RE, MEANING_RE, doc_ask, label_meaning
 from atlas.offline.acts.labels import label_change, label_help
-from atlas.offline.acts.later import Later
 from atlas.offline.acts.narrowing import narrowed
 from atlas.offline.acts.project_labels import label_list_act
+from atlas.offline.acts.searches import STATE_RE, ordered, search_act
 from atlas.offline.acts.tally import tally_act
-from atlas.offline.acts.topic_asks import topic_ask_act
+from atlas.offline.acts.topic_asks import topic_action_act, topic_ask_act
 from atlas.offline.acts.unsupported import CLOSER_RE, unsupported
-from atlas.offline.plan import PlannedCall, codes_in
-from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
-from atlas.offline.reading.entities import LabelRef, action_targets, issue_refs, label_refs
+from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.authors_and_days import names_people_or_days
+from atlas.offline.reading.entities import action_targets, issue_refs
 from atlas.offline.reading.frames import Request, quoted_texts
 from atlas.offline.reading.issue_refs import CODE_RE
 from atlas.offline.reading.label_usage import example_label
-from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import ABOUT_THE_ONE_BEFORE_RE, REPORTED_BEFORE_RE, SIMILAR_RE
 from atlas.offline.reading.ordering import ORDER_RE
-from atlas.offline.reading.search import IN_THEIR_TEXT_RE, SINCE_RELEASE_RE, asks_count, search_in, wants_search
-from atlas.offline.reading.search_labels import label_named_first, named_label, one_of_a_label
+from atlas.offline.reading.search import SINCE_RELEASE_RE, asks_count, search_in
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
-_READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
 _SUGGEST_RE = lazy(
     # `what labels does 41 have?`, `which labels are on 41`: the labels it carries, read with the issue.
     r"\b(?:what|which)\s+labels?\b(?!\s+(?:does|do|did)\s+\S+(?:\s+\S+)?\s+(?:have|has|carry)\b|\s+(?:are|is)\s+(?:on|already)\b)"
@@ -81,24 +79,7 @@ _ONLY_VERB_RE = lazy(
     r"please|pls|then|now))*\s*[.!?]*\s*",
     re.I,
 )
-_ANYTHING_RE = lazy(
-    LEAD + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+|(?:did|has|is)\s+)?(?:anything|something"
-    r"|any\s+(?:issues?|tickets?|reports?|bugs?)|(?:any|some)(?:one|body)\s+(?:else\s+)?(?:been\s+)?(?:complain|report|ask|talk|writ|mention|see|hit"
-    r"|hav|run\w*\s+into)\w*(?:\s+(?:problems?|issues?|trouble|errors?|crash(?:es)?|failures?)(?=\s+with\b))?)"
-    r"(?:\s+(?:new|recent))?(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
-    r"(?:about|on|regarding|mentioning|related\s+to|for|around|with)\s+",
-    re.I,
-)
-_STATE_RE = lazy(r"\b(?:still\s+)?(?:open|closed)\b", re.I)
 _RANKING_RE = lazy(r"\b(?:most|top|rank(?:ed|ing)?|leaderboard)\b", re.I)
-_SEARCHY_RE = lazy(
-    LEAD
-    + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay"
-    r"|tell\s+me\s+about|summari[sz]e)\b"
-    r"|^\s*(?:[\w:-]+\s+){0,3}?(?:issues|bugs|tickets|reports|requests)\b",
-    re.I,
-)
-"""A request said as a search: a verb that asks for issues, or a plural naming them first (`S2 bugs that …`)."""
 _READ_START_RE = lazy(LEAD + r"(?:show|open|read|pull|get|grab|fetch|look\s+at|check|see|display)\b", re.I)
 
 
@@ -150,6 +131,12 @@ def _comment(r: Reading) -> Act | None:
     return None if r.asks else Act(Intent.NOTHING, r.typed, notes=[comment_help(targets(r.text, r.context))])
 
 
+def _acted_on(r: Reading, named: Callable[[str], str]) -> Act | None:
+    """The label or comment act of the request with its topic's issue named (`topic_asks.topic_action_act`)."""
+    said = replace(r, request=Request(named(r.request.text), r.request.quoted), text=named(r.text), context=())
+    return _comment(said) or _labels(said)
+
+
 def _labels(r: Reading) -> Act | None:
     if r.asks:
         return None
@@ -195,7 +182,7 @@ def _count(r: Reading) -> Act | None:
 def _symptom(r: Reading) -> Act | None:
     # `any open streaming issues?`: a state asked for is a search, where a symptom is never open or closed.
     filtered = (
-        names_people_or_days(r.text, r.vocabulary.people) or _STATE_RE.search(r.text) or SINCE_RELEASE_RE.search(r.text)
+        names_people_or_days(r.text, r.vocabulary.people) or STATE_RE.search(r.text) or SINCE_RELEASE_RE.search(r.text)
     )
     asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not filtered
     return Act(Intent.SYMPTOM, r.typed) if asked else None
@@ -212,6 +199,7 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     _quoted_on_issue,
     lambda r: _same_again(r.text, r.typed, r.before),
     lambda r: draft_act(r.request, r.text, r.context),
+    lambda r: None if r.names_issues else topic_action_act(r.typed, r.text, r.vocabulary, partial(_acted_on, r)),
     _comment,
     _labels,
     lambda r: _lookup(r) if CLOSER_RE.search(r.text) else None,
@@ -223,12 +211,12 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     _ranking,
     _doc_named,
     lambda r: narrowed(r.text, r.typed, r.before, r.vocabulary),
-    lambda r: _ordered(r.text, r.vocabulary) if ORDER_RE.search(r.text) and not r.names_issues else None,
+    lambda r: ordered(r.text, r.vocabulary) if ORDER_RE.search(r.text) and not r.names_issues else None,
     _count,
     _symptom,
     _doc_asked,
     lambda r: None if r.names_issues else topic_ask_act(r.typed, r.text, r.vocabulary),
-    lambda r: None if r.names_issues else _search_act(r.request, r.text, r.vocabulary),
+    lambda r: None if r.names_issues else search_act(r.request, r.text, r.vocabulary),
     _verb_served,
 )
 """The recognisers in order: the first that knows the request decides its act; an action comes before a read
@@ -285,22 +273,6 @@ def _same_again(text: str, typed: str, before: Act | None) -> Act | None:
     return Act(Intent.LABELS, typed, targets=ids, labels=[(issue_id, label) for issue_id in ids for label in labels])
 
 
-def _search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | None:
-    """`anything open about backfills?`, `find closed bugs mentioning Postgres`, `open S1s?`."""
-    notes: list[str] = []
-    typed = request.unmasked()
-    if _ANYTHING_RE.match(text) and not DOCS_RE.search(text):
-        state = match.group("state") if (match := _ANYTHING_RE.match(text)) else None
-        lead = f"{state} about " if state in {"open", "closed"} else "about "  # `anything open on …`: still open
-        words = _ANYTHING_RE.sub(lead, text, count=1)
-        search = search_in(request.unmasked(words), notes, vocabulary.labels, vocabulary.people)
-        return Act(Intent.SEARCH, typed, search=search, notes=notes)
-    if _is_search(text, vocabulary):
-        search = search_in(request.unmasked(text), notes, vocabulary.labels, vocabulary.people)
-        return Act(Intent.SEARCH, typed, search=search, notes=notes, codes=codes_in(typed))
-    return None
-
-
 def _conditional_act(
     request: Request, text: str, context: Sequence[int], vocabulary: Vocabulary, before: Act | None
 ) -> Act | None:
@@ -337,60 +309,3 @@ def _triage_read(text: str, context: Sequence[int], tools: frozenset[str], earli
     if tool in tools:
         act.reads = [PlannedCall(tool, {"issue_id": ids[0]})]
     return act
-
-
-def _ordered(text: str, vocabulary: Vocabulary) -> Act:
-    """`the 3 newest issues about parquet`, `oldest open bug?`: a search sorted as said; one issue asked for
-    (`the oldest open bug`) is read in full after."""
-    notes: list[str] = []
-    # `open the oldest bug` asks to read it; `open speech issues, oldest first` asks for open ones.
-    verb = r"(?:show|read|pull\s+up|get|display|open(?=\s+(?:me|up|the|a|an|our|my)\b))\b"
-    words = re.sub(LEAD + verb, " ", text, flags=re.I)
-    # The topic stays (`the 3 newest issues about parquet`): without it the newest issues of any topic would pass
-    # for an answer.
-    search = search_in(words, notes, vocabulary.labels, vocabulary.people)
-    singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I) or one_of_a_label(
-        text, vocabulary.labels
-    )
-    act = Act(Intent.ORDERED, text, search=search, notes=notes)
-    if (singular and _READ_VERB_RE.search(text)) or (singular and not re.search(r"\d", text)):
-        act.later.append(Later(read_first_hit=True))
-    return act
-
-
-def _only_filters(text: str, labels: Sequence[str]) -> bool:
-    """`open S1s?`, `are there any open S1s since Monday?`, `closed comp:api`: nothing but a state, labels, an
-    author or a time, asked for or asked about, which is a search."""
-    named, text = named_label(text, labels)  # `everything labelled good first issue`: after a label word
-    refs = [ref for ref in label_refs(text, labels, words=False) if ref.known]
-    if _STATE_RE.search(text):  # `open dataset requests`: a label named whole in words, with a state
-        refs += [LabelRef(hit.label, hit.start, hit.end) for hit in labels_in_words(text, labels) if hit.exact]
-    if not refs and named not in labels:
-        return False
-    rest = text
-    for ref in sorted(refs, key=lambda r: -r.start):
-        rest = rest[: ref.start] + " " + rest[ref.end :]
-    rest, _ = people_and_days(rest, [])
-    return not _FILTER_FILLER_RE.sub("", rest)
-
-
-_FILTER_FILLER_RE = lazy(
-    r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?|are|is|there|do|we|have|got|"
-    r"anything|everything|still|with|labell?ed|tagged|label|what|which|rn|now|currently|right|too|also)\b|[^\w]",
-    re.I,
-)
-"""Words that ask whether issues exist or to see them: `are there any`, `still`, `rn`."""
-
-
-def _is_search(text: str, vocabulary: Vocabulary) -> bool:
-    """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
-    if _only_filters(text, vocabulary.labels):
-        return True
-    # A state beside a time or an author (`stuff opened before 2021 that's still open`) is a filter, said any way.
-    filtered = bool(_STATE_RE.search(text) and names_people_or_days(text, vocabulary.people))
-    asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5 or filtered
-    said, _ = people_and_days(
-        RELATIVE_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", text)), []
-    )  # `with X in them`: no reference
-    named = wants_search(text, vocabulary.people) or label_named_first(text, vocabulary.labels)
-    return named and asked and not PRONOUN_RE.search(said)

@@ -1,17 +1,21 @@
 """Issues asked about by what they are about rather than their number, for the offline planner.
 
 `what's the DVC one about?`, `pull up the parquet issue`: one issue named by its topic is the best match of a
-search for it, read in full after. `what's going on with streaming?`, `any news on push_to_hub?`: the news of a
+search for it, read in full after; `label the DVC one bug`, `mark the schedule jitter request S3`: the action is
+taken on that issue once it is read, each after the person's approval, whose question names the issue.
+`what's going on with streaming?`, `any news on push_to_hub?`: the news of a
 topic is a search for it, the most recently active first (`what's new with …`: the newest opened first).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from atlas.offline.acts.act import LEAD, Act, Intent
 from atlas.offline.acts.later import Later
+from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import search_in
 from atlas.offline.reading.vocabulary import Vocabulary
@@ -84,3 +88,44 @@ def _news(typed: str, news: re.Match[str], vocabulary: Vocabulary) -> Act | None
         newest = (news.group("verb") or "").lower() == "new"
         search = replace(search, order="newest" if newest else "recently_updated")
     return Act(Intent.SEARCH, typed, search=search, notes=notes)
+
+
+_ACTS_RE = lazy(
+    LEAD + r"(?:label|tag|mark|flag|set|add|put|apply|remove|drop|strip|comment|post|reply|respond|write|leave|"
+    r"\+1|thank|ping|ask|tell|let)\b",
+    re.I,
+)
+_ACTED_ON_RE = lazy(
+    rf"\bthe\s+(?P<topic>(?:{_WORD}\s+){{0,3}}?{_WORD})\s+(?:one|issue|ticket|bug|report|request|thread|proposal)\b"
+    r"(?!\s*(?:s\b|#|\d))(?:\s*\((?P<aside>[^()]{1,60})\))?",
+    re.I,
+)
+"""`the schedule jitter request`, `the job-dependencies request (the DAG one)`: an issue the action names by topic."""
+SOMEWHERE = 0
+"""The issue number an action names its topic's issue by until the search finds it: GitHub numbers start at 1."""
+
+
+def topic_action_act(
+    typed: str, text: str, vocabulary: Vocabulary, acted: Callable[[Callable[[str], str]], Act | None]
+) -> Act | None:
+    """An action on one issue named by its topic; `acted` reads the action with the topic's words replaced (each
+    of the request's texts, through the function it is given) by `#0`, which the first hit of the search takes."""
+    if not _ACTS_RE.match(text) or not (named := _ACTED_ON_RE.search(text)):
+        return None
+    words = named.group("topic").split()
+    if words[0].lower() in _NOT_A_TOPIC or all(word.lower().strip("'") in _NOT_A_TOPIC for word in words):
+        return None
+    topic = f"{named.group('topic')} {named.group('aside') or ''}"
+    notes: list[str] = []
+    search = search_in(f"issues about {topic}", notes, vocabulary.labels, vocabulary.people)
+    act = acted(lambda said: _ACTED_ON_RE.sub(f"#{SOMEWHERE}", said, count=1))
+    if act is None or act.targets != [SOMEWHERE] or (search.query is None and search.label is None):
+        return None
+    calls = [PlannedCall("add_label", {"issue_id": SOMEWHERE, "label": label}) for _, label in act.labels]
+    calls += [PlannedCall("remove_label", {"issue_id": SOMEWHERE, "label": label}) for _, label in act.removals]
+    calls += [PlannedCall("post_comment", {"issue_id": SOMEWHERE, "body": body}) for _, body in act.comments]
+    if not calls or act.later:
+        return None  # a condition or a family to clear waits on the issue's own labels: not read here
+    found = Act(Intent.SEARCH, typed, search=replace(search, limit=search.limit or 5), notes=[*notes, *act.notes])
+    found.later.append(Later(read_first_hit=True, on_first_hit=calls))
+    return found

@@ -1,0 +1,113 @@
+"""Requests said as a search, for the offline planner's frame parser: `anything open about backfills?`, `find
+closed bugs mentioning Postgres`, `open S1s?`, and searches in an order (`the oldest open bug`, read after).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from atlas.offline.acts.act import LEAD, PRONOUN_RE, RELATIVE_RE, Act, Intent
+from atlas.offline.acts.docs import DOCS_RE
+from atlas.offline.acts.later import Later
+from atlas.offline.plan import codes_in
+from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
+from atlas.offline.reading.entities import LabelRef, label_refs
+from atlas.offline.reading.frames import Request
+from atlas.offline.reading.labels import labels_in_words
+from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import IN_THEIR_TEXT_RE, search_in, wants_search
+from atlas.offline.reading.search_labels import label_named_first, named_label, one_of_a_label
+from atlas.offline.reading.vocabulary import Vocabulary
+
+STATE_RE = lazy(r"\b(?:still\s+)?(?:open|closed)\b", re.I)
+_READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
+_ANYTHING_RE = lazy(
+    LEAD + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+|(?:did|has|is)\s+)?(?:anything|something"
+    r"|any\s+(?:issues?|tickets?|reports?|bugs?)|(?:any|some)(?:one|body)\s+(?:else\s+)?(?:been\s+)?(?:complain|report|ask|talk|writ|mention|see|hit"
+    r"|hav|run\w*\s+into)\w*(?:\s+(?:problems?|issues?|trouble|errors?|crash(?:es)?|failures?)(?=\s+with\b))?)"
+    r"(?:\s+(?:new|recent))?(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
+    r"(?:about|on|regarding|mentioning|related\s+to|for|around|with)\s+",
+    re.I,
+)
+_SEARCHY_RE = lazy(
+    LEAD
+    + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay"
+    r"|tell\s+me\s+about|summari[sz]e)\b"
+    r"|^\s*(?:[\w:-]+\s+){0,3}?(?:issues|bugs|tickets|reports|requests)\b",
+    re.I,
+)
+"""A request said as a search: a verb that asks for issues, or a plural naming them first (`S2 bugs that …`)."""
+
+
+def search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | None:
+    """`anything open about backfills?`, `find closed bugs mentioning Postgres`, `open S1s?`."""
+    notes: list[str] = []
+    typed = request.unmasked()
+    if _ANYTHING_RE.match(text) and not DOCS_RE.search(text):
+        state = match.group("state") if (match := _ANYTHING_RE.match(text)) else None
+        lead = f"{state} about " if state in {"open", "closed"} else "about "  # `anything open on …`: still open
+        words = _ANYTHING_RE.sub(lead, text, count=1)
+        search = search_in(request.unmasked(words), notes, vocabulary.labels, vocabulary.people)
+        return Act(Intent.SEARCH, typed, search=search, notes=notes)
+    if _is_search(text, vocabulary):
+        search = search_in(request.unmasked(text), notes, vocabulary.labels, vocabulary.people)
+        return Act(Intent.SEARCH, typed, search=search, notes=notes, codes=codes_in(typed))
+    return None
+
+
+def ordered(text: str, vocabulary: Vocabulary) -> Act:
+    """`the 3 newest issues about parquet`, `oldest open bug?`: a search sorted as said; one issue asked for
+    (`the oldest open bug`) is read in full after."""
+    notes: list[str] = []
+    # `open the oldest bug` asks to read it; `open speech issues, oldest first` asks for open ones.
+    verb = r"(?:show|read|pull\s+up|get|display|open(?=\s+(?:me|up|the|a|an|our|my)\b))\b"
+    words = re.sub(LEAD + verb, " ", text, flags=re.I)
+    # The topic stays (`the 3 newest issues about parquet`): without it the newest issues of any topic would pass
+    # for an answer.
+    search = search_in(words, notes, vocabulary.labels, vocabulary.people)
+    singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I) or one_of_a_label(
+        text, vocabulary.labels
+    )
+    act = Act(Intent.ORDERED, text, search=search, notes=notes)
+    if (singular and _READ_VERB_RE.search(text)) or (singular and not re.search(r"\d", text)):
+        act.later.append(Later(read_first_hit=True))
+    return act
+
+
+def _only_filters(text: str, labels: Sequence[str]) -> bool:
+    """`open S1s?`, `are there any open S1s since Monday?`, `closed comp:api`: nothing but a state, labels, an
+    author or a time, asked for or asked about, which is a search."""
+    named, text = named_label(text, labels)  # `everything labelled good first issue`: after a label word
+    refs = [ref for ref in label_refs(text, labels, words=False) if ref.known]
+    if STATE_RE.search(text):  # `open dataset requests`: a label named whole in words, with a state
+        refs += [LabelRef(hit.label, hit.start, hit.end) for hit in labels_in_words(text, labels) if hit.exact]
+    if not refs and named not in labels:
+        return False
+    rest = text
+    for ref in sorted(refs, key=lambda r: -r.start):
+        rest = rest[: ref.start] + " " + rest[ref.end :]
+    rest, _ = people_and_days(rest, [])
+    return not _FILTER_FILLER_RE.sub("", rest)
+
+
+_FILTER_FILLER_RE = lazy(
+    r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?|are|is|there|do|we|have|got|"
+    r"anything|everything|still|with|labell?ed|tagged|label|what|which|rn|now|currently|right|too|also)\b|[^\w]",
+    re.I,
+)
+"""Words that ask whether issues exist or to see them: `are there any`, `still`, `rn`."""
+
+
+def _is_search(text: str, vocabulary: Vocabulary) -> bool:
+    """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
+    if _only_filters(text, vocabulary.labels):
+        return True
+    # A state beside a time or an author (`stuff opened before 2021 that's still open`) is a filter, said any way.
+    filtered = bool(STATE_RE.search(text) and names_people_or_days(text, vocabulary.people))
+    asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5 or filtered
+    said, _ = people_and_days(
+        RELATIVE_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", text)), []
+    )  # `with X in them`: no reference
+    named = wants_search(text, vocabulary.people) or label_named_first(text, vocabulary.labels)
+    return named and asked and not PRONOUN_RE.search(said)
