@@ -281,3 +281,22 @@ def test_the_action_goes_to_the_first_hit_read_beside_it_on_orbit() -> None:
 def test_no_hit_means_no_action_and_says_so() -> None:
     rounds, answer = run_to_answer("label the zzqx-nothing-like-it one type:bug", load_registry([]))
     assert len(rounds) == 1 and "No issue was found to act on, so nothing was changed." in answer
+
+
+def test_the_duplicates_of_an_issue_named_by_its_topic_are_looked_for_once_it_is_found() -> None:
+    plan = read_question("duplicates of the DVC one?", FLAT, TOOLS)
+    assert [(call.name, call.arguments) for call in plan.first_calls()] == [("search_issues", {"query": "DVC"})]
+    [later] = plan.later
+    assert [(call.name, call.arguments) for call in later.on_first_hit] == [("find_similar", {"issue_id": 0})]
+
+
+@pytest.mark.parametrize("question", ["has the arrow casting issue been fixed?", "is the DVC issue still open?"])
+def test_a_question_about_one_issue_named_by_its_topic_reads_it(question: str) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    [(name, _)] = [(call.name, call.arguments) for call in plan.first_calls()]
+    assert name == "search_issues" and [later.read_first_hit for later in plan.later] == [True]
+
+
+def test_anything_new_about_a_topic_is_the_newest_first() -> None:
+    [(_, arguments)] = first_calls("anything new about webdataset?")
+    assert arguments == {"query": "webdataset", "order": "newest"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from atlas.offline.acts.act import LEAD, PRONOUN_RE, RELATIVE_RE, Act, Intent
 from atlas.offline.acts.docs import DOCS_RE
@@ -26,7 +27,7 @@ _ANYTHING_RE = lazy(
     LEAD + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+|(?:did|has|is)\s+)?(?:anything|something"
     r"|any\s+(?:issues?|tickets?|reports?|bugs?)|(?:any|some)(?:one|body)\s+(?:else\s+)?(?:been\s+)?(?:complain|report|ask|talk|writ|mention|see|hit"
     r"|hav|run\w*\s+into)\w*(?:\s+(?:problems?|issues?|trouble|errors?|crash(?:es)?|failures?)(?=\s+with\b))?)"
-    r"(?:\s+(?:new|recent))?(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
+    r"(?:\s+(?P<new>new|recent))?(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
     r"(?:about|on|regarding|mentioning|related\s+to|for|around|with)\s+",
     re.I,
 )
@@ -44,11 +45,13 @@ def search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | Non
     """`anything open about backfills?`, `find closed bugs mentioning Postgres`, `open S1s?`."""
     notes: list[str] = []
     typed = request.unmasked()
-    if _ANYTHING_RE.match(text) and not DOCS_RE.search(text):
-        state = match.group("state") if (match := _ANYTHING_RE.match(text)) else None
+    if (match := _ANYTHING_RE.match(text)) and not DOCS_RE.search(text):
+        state = match.group("state")
         lead = f"{state} about " if state in {"open", "closed"} else "about "  # `anything open on …`: still open
         words = _ANYTHING_RE.sub(lead, text, count=1)
         search = search_in(request.unmasked(words), notes, vocabulary.labels, vocabulary.people)
+        if match.group("new") and search.order is None and not (search.created_since or search.updated_since):
+            search = replace(search, order="newest")  # `anything new about webdataset?`: the newest first
         return Act(Intent.SEARCH, typed, search=search, notes=notes)
     if _is_search(text, vocabulary):
         search = search_in(request.unmasked(text), notes, vocabulary.labels, vocabulary.people)

@@ -17,27 +17,32 @@ from atlas.offline.acts.act import LEAD, Act, Intent
 from atlas.offline.acts.later import Later
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.likeness import SIMILAR_RE
 from atlas.offline.reading.search import search_in
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _WORD = r"[\w.+:/'-]+"
+SOMEWHERE = 0
+"""The issue number an action names its topic's issue by until the search finds it: GitHub numbers start at 1."""
 _ONE_RE = lazy(
     rf"\bthe\s+(?P<topic>(?:{_WORD}\s+){{0,2}}?{_WORD})\s+(?P<noun>one|issue|ticket|bug|report|thread)\b(?!\s*(?:s\b|#|\d))",
     re.I,
 )
 _ASKS_RE = lazy(
     LEAD + r"(?:what'?s|whats|what\s+(?:is|was)|which\s+(?:is|was)|where'?s|where\s+is|show|pull(?:\s+up)?|open|read"
+    r"|(?:any\s+)?(?:duplicates?|dupes?|similar(?:\s+issues)?)\s+(?:of|to)|(?:has|have|is|was|did|does)(?=\s+the\s)"
     r"|get|give|find|grab|fetch|bring\s+up|link|summari[sz]e|explain|tell\s+me\s+about|remind\s+me\s+(?:about|of)"
     r"|the\b)",
     re.I,
 )
 """How a request for one issue named by its topic starts: a question or a verb that reads."""
 _READS_RE = lazy(
-    LEAD + r"(?:show|pull(?:\s+up)?|open|read|get|give|find|grab|fetch|bring\s+up|link|summari[sz]e|remind\s+me)\b",
+    LEAD + r"(?:show|pull(?:\s+up)?|open|read|get|give|find|grab|fetch|bring\s+up|link|summari[sz]e|remind\s+me"
+    r"|(?:has|have|is|was|did|does)(?=\s+the\s)|(?:any\s+)?(?:duplicates?|dupes?|similar(?:\s+issues)?)\s+(?:of|to))\b",
     re.I,
 )
-"""A verb that reads: `pull up the parquet issue` names one by its topic, where `what's the X bug?` may ask about
-an issue whose number follows."""
+"""A verb that reads, or a question about one issue (`has the arrow casting issue been fixed?`): `pull up the
+parquet issue` names one by its topic, where `what's the X bug?` may ask about an issue whose number follows."""
 _NOT_A_TOPIC = frozenset(
     re.findall(
         r"\w+",
@@ -75,7 +80,8 @@ def topic_ask_act(typed: str, text: str, vocabulary: Vocabulary) -> Act | None:
     if search.query is None and search.label is None:
         return None
     act = Act(Intent.SEARCH, typed, search=search, notes=notes)
-    act.later.append(Later(read_first_hit=True))
+    similar = [PlannedCall("find_similar", {"issue_id": SOMEWHERE})] if SIMILAR_RE.search(text) else []
+    act.later.append(Later(read_first_hit=True, on_first_hit=similar))  # `duplicates of the DVC one?`
     return act
 
 
@@ -101,8 +107,6 @@ _ACTED_ON_RE = lazy(
     re.I,
 )
 """`the schedule jitter request`, `the job-dependencies request (the DAG one)`: an issue the action names by topic."""
-SOMEWHERE = 0
-"""The issue number an action names its topic's issue by until the search finds it: GitHub numbers start at 1."""
 
 
 def topic_action_act(

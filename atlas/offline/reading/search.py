@@ -330,7 +330,9 @@ def _topic_alone(query: str) -> str:
     query = IN_THEIR_TEXT_RE.sub(" ", query)
     query = re.sub(r"(?:[\s,;:]+(?:please|pls|plz|thanks|thank\s+you|thx|ty))+\W*$", "", query, flags=re.I)
     query = " ".join(query.split()).rstrip("?.!,;:").rstrip()  # what was said of the issues left gaps and marks
-    query = re.sub(r"\s+(?:issues|bugs|tickets)$", "", query, flags=re.IGNORECASE)
+    query = re.sub(
+        r"\s+(?:issues|bugs|tickets)$|(?:^|\s+)about$", "", query, flags=re.IGNORECASE
+    )  # `… what's it about`
     # `mention cache and are labelled bug`: the label was taken out, the words that joined it stay behind
     query = re.sub(
         r"(?:\s+(?:and|or|but|(?:that|which|who)(?:'s)?|are|is|were|was|have|has|still|yet))+$", "", query, flags=re.I
