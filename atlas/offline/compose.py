@@ -23,6 +23,7 @@ from atlas.offline.acts.act import Act, Intent
 from atlas.offline.acts.backlog import URGENT_RE
 from atlas.offline.acts.symptoms import symptom_reads
 from atlas.offline.acts.table import act_of
+from atlas.offline.acts.topic_asks import on_the_one_found
 from atlas.offline.answer.nearest import nearest_requests
 from atlas.offline.lookups.reader import EXPLAIN_RE, read_lookups
 from atlas.offline.plan import Plan, PlannedCall, codes_in, project_examples
@@ -100,6 +101,7 @@ def _acts_of(
         request.text = known_codes(request.text, vocabulary)
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else before, earlier)
+        act = on_the_one_found(acts, act)  # an issue named by its topic is acted on once it is found
         if acts and (act.explains_before or _said_precisely(acts[-1], act)):
             acts[-1] = Act(Intent.NOTHING, acts[-1].text)
         acts.append(act)

@@ -300,3 +300,53 @@ def test_a_question_about_one_issue_named_by_its_topic_reads_it(question: str) -
 def test_anything_new_about_a_topic_is_the_newest_first() -> None:
     [(_, arguments)] = first_calls("anything new about webdataset?")
     assert arguments == {"query": "webdataset", "order": "newest"}
+
+
+@pytest.mark.parametrize(
+    ("question", "waiting"),
+    [
+        (
+            "Read the concurrency limit request and +1 it with a comment: 'Same need here.'",
+            [("post_comment", {"issue_id": 0, "body": "Same need here."})],
+        ),
+        (
+            "Find the catch-up feature request, add bug to it, and comment that we need 'all' for billing.",
+            [
+                ("add_label", {"issue_id": 0, "label": "bug"}),
+                ("post_comment", {"issue_id": 0, "body": 'we need "all" for billing.'}),
+            ],
+        ),
+        (
+            "label the DVC one bug and comment on it: looking",
+            [("add_label", {"issue_id": 0, "label": "bug"}), ("post_comment", {"issue_id": 0, "body": "looking"})],
+        ),
+    ],
+)
+def test_actions_on_it_after_an_issue_named_by_its_topic_wait_for_the_search(
+    question: str, waiting: list[tuple[str, dict[str, Any]]]
+) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    assert [call.name for call in plan.first_calls()] == ["search_issues"]
+    [later] = plan.later
+    assert [(call.name, call.arguments) for call in later.on_first_hit] == waiting
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "if the DAG request is still open, comment on it: 'still needed'",
+        "find the DVC one and if it's open label it bug",
+        "label the DVC one bug",
+        "what's the DVC one about? label it bug",
+    ],
+)
+def test_no_issue_named_by_its_topic_is_changed_before_it_is_found(question: str) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    assert all(call.arguments.get("issue_id") != 0 for call in plan.first_calls())
+    assert all(later.issue_id != 0 for later in plan.later)
+
+
+def test_a_comment_said_as_a_clause_keeps_the_words_it_quotes() -> None:
+    assert first_calls("comment on #41 that we keep 'all' for billing") == [
+        ("post_comment", {"issue_id": 41, "body": 'we keep "all" for billing'})
+    ]

@@ -42,6 +42,11 @@ _ASK_RE = lazy(
     re.I,
 )
 """What a comment is to ask for (`… for a minimal repro`) or ask someone to do (`… to try 3.2`)."""
+_CLAUSE_RE = lazy(
+    r"(?:\b(?:saying|that\s+says|to\s+say)|(?:\d|\bit|\bthem|\bcomment|\breply|\bnote|\bpost)\s+that)\s+(?P<b>\w.*)$",
+    re.I,
+)
+"""A comment's text said as a clause, which may quote words of its own."""
 _PINGED_RE = lazy(r"^\s*@?(?P<who>[A-Za-z0-9][\w-]*)\s+(?:on|in|about|re)\s+(?:issue\s+)?#?\d", re.I)
 ISSUE_QUOTE_RE = lazy(
     r"^\s*(?:(?:and|also)\s+)?(?:(?:on|to)\s+)?(?:issue\s+)?#?(\d{1,5})\s*:\s*\"Q\d+\"\s*[.!]?\s*$", re.I
@@ -52,6 +57,9 @@ ISSUE_QUOTE_RE = lazy(
 def comment_body(request: Request, text: str) -> str | None:
     """The text to post: what is quoted, else what follows `:`, `saying`, `that`, or the person addressed."""
     quoted = quoted_texts(request)
+    said = _CLAUSE_RE.search(text)
+    if said and quoted and re.sub(r"\"Q\d+\"", " ", said.group("b")).strip(" .,!?"):
+        return request.unmasked(said.group("b")).strip()  # `… comment that we keep 'all' for billing`: quotes inside
     if quoted:
         return quoted[0].strip()
     if asked := _asked(text):

@@ -10,7 +10,7 @@ topic is a search for it, the most recently active first (`what's new with …`:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from atlas.offline.acts.act import LEAD, Act, Intent
@@ -25,7 +25,7 @@ _WORD = r"[\w.+:/'-]+"
 SOMEWHERE = 0
 """The issue number an action names its topic's issue by until the search finds it: GitHub numbers start at 1."""
 _ONE_RE = lazy(
-    rf"\bthe\s+(?P<topic>(?:{_WORD}\s+){{0,2}}?{_WORD})\s+(?P<noun>one|issue|ticket|bug|report|thread)\b(?!\s*(?:s\b|#|\d))",
+    rf"\bthe\s+(?P<topic>(?:{_WORD}\s+){{0,2}}?{_WORD})\s+(?P<noun>one|issue|ticket|bug|report|thread|request|proposal)\b(?!\s*(?:s\b|#|\d))",
     re.I,
 )
 _ASKS_RE = lazy(
@@ -79,7 +79,7 @@ def topic_ask_act(typed: str, text: str, vocabulary: Vocabulary) -> Act | None:
     search = search_in(f"issues about {one.group('topic')}", notes, vocabulary.labels, vocabulary.people)
     if search.query is None and search.label is None:
         return None
-    act = Act(Intent.SEARCH, typed, search=search, notes=notes)
+    act = Act(Intent.SEARCH, typed, search=search, notes=notes, targets=[SOMEWHERE])  # `… and label it bug`
     similar = [PlannedCall("find_similar", {"issue_id": SOMEWHERE})] if SIMILAR_RE.search(text) else []
     act.later.append(Later(read_first_hit=True, on_first_hit=similar))  # `duplicates of the DVC one?`
     return act
@@ -130,6 +130,25 @@ def topic_action_act(
     calls += [PlannedCall("post_comment", {"issue_id": SOMEWHERE, "body": body}) for _, body in act.comments]
     if not calls or act.later:
         return None  # a condition or a family to clear waits on the issue's own labels: not read here
-    found = Act(Intent.SEARCH, typed, search=replace(search, limit=search.limit or 5), notes=[*notes, *act.notes])
+    limited = replace(search, limit=search.limit or 5)
+    found = Act(Intent.SEARCH, typed, search=limited, notes=[*notes, *act.notes], targets=[SOMEWHERE])
     found.later.append(Later(read_first_hit=True, on_first_hit=calls))
     return found
+
+
+def on_the_one_found(before: Sequence[Act], act: Act) -> Act:
+    """`read the concurrency limit request and +1 it: '…'`: an action on the issue a request before names by its
+    topic waits for the search's first hit, as that request's own would; one that cannot wait is not planned."""
+    if (SOMEWHERE not in act.targets and SOMEWHERE not in act.issue_ids) or any(
+        step.read_first_hit for step in act.later
+    ):
+        return act  # no issue named by a topic before, or the request that names it
+    waiting = [later for done in before for later in done.later if later.read_first_hit]
+    calls = [PlannedCall("add_label", {"issue_id": SOMEWHERE, "label": label}) for _, label in act.labels]
+    calls += [PlannedCall("remove_label", {"issue_id": SOMEWHERE, "label": label}) for _, label in act.removals]
+    calls += [PlannedCall("post_comment", {"issue_id": SOMEWHERE, "body": body}) for _, body in act.comments]
+    if act.later or not calls or not waiting:
+        note = "I can act on an issue found by a search only as it is found: no condition, nothing else read first."
+        return Act(Intent.NOTHING, act.text, notes=[note])
+    waiting[-1].on_first_hit.extend(calls)
+    return Act(Intent.NOTHING, act.text, notes=act.notes)

@@ -37,7 +37,7 @@ _JOINT_PATTERN = (
 )
 VERBS = (
     "add|remove|drop|strip|delete|clear|comment|post|reply|respond|write|leave|tell|let|ask|thank|ping|label|tag|mark|"
-    "flag|set|make|bump|put|apply|show|read|open|pull|get|compare|search|find|look|list|check|explain|give|note|say"
+    "flag|set|make|bump|put|apply|show|read|open|pull|get|compare|search|find|look|list|check|explain|give|note|say|\\+1"
 )
 _JOINT = lazy("(" + _JOINT_PATTERN.format(verbs=VERBS) + ")", re.IGNORECASE)
 _BODY_ONLY_RE = lazy(

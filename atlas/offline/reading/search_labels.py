@@ -103,7 +103,13 @@ def word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tupl
     hits = [hit for hit in labels_in_words(scope, labels) if hit.exact or (not exact and _in_use(labels, hit.label))]
     if not hits and lead and not _TEXT_LEAD_RE.match(lead.group(0)):  # "what's open on the scheduler": a label
         topic = lead.group("q").strip().rstrip("?.!")
-        whole = [hit for hit in labels_in_words(topic, labels) if hit.exact and _stands_for_topic(labels, hit.label)]
+        whole = [
+            hit
+            for hit in labels_in_words(topic, labels)
+            if hit.exact
+            and _stands_for_topic(labels, hit.label)
+            and _only_filler(topic[: hit.start] + topic[hit.end :])
+        ]  # `on the scheduler`, not `about catch-up feature`, whose other words are the topic
         if whole and re.fullmatch(r"(?:the\s+)?[\w -]+", topic) and len(topic.split()) <= 3:
             states = re.findall(r"\b(?:open|closed|unresolved|resolved|fixed)\b", topic, re.I)
             return whole[0].label, " ".join([rest[: lead.start()], *states])  # `about the open bugs`: still open
@@ -118,6 +124,13 @@ def word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tupl
     if best.exact:
         rest = rest[: best.start] + " " + rest[best.end :]
     return best.label, rest
+
+
+def _only_filler(words: str) -> bool:
+    return all(
+        word.lower() in SEARCH_FILLER | {"open", "closed", "unresolved", "resolved", "fixed"}
+        for word in re.findall(r"[\w'-]+", words)
+    )
 
 
 IN_USE = 5
