@@ -4,11 +4,13 @@ by its topic, a topic's news, alternatives in quotes, versions and years beside 
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 import pytest
 
 from atlas.offline.compose import read_question
+from atlas.offline.reading.dates import span_in
 from atlas.offline.reading.vocabulary import Vocabulary
 from atlas.offline.reading.words import corrected
 from atlas.runtime.toolset import load_registry
@@ -350,3 +352,23 @@ def test_a_comment_said_as_a_clause_keeps_the_words_it_quotes() -> None:
     assert first_calls("comment on #41 that we keep 'all' for billing") == [
         ("post_comment", {"issue_id": 41, "body": 'we keep "all" for billing'})
     ]
+
+
+def test_last_and_a_month_is_the_latest_such_month_before_this_one() -> None:
+    today = date(2026, 12, 7)
+    february = span_in("what did people report last february", today)
+    december = span_in("issues from last december", today)
+    assert february is not None and (february.since, february.before) == (date(2026, 2, 1), date(2026, 3, 1))
+    assert december is not None and (december.since, december.before) == (date(2025, 12, 1), date(2026, 1, 1))
+    assert span_in("may I see the bugs", today) is None  # a month's name alone, with no time word, is no time
+
+
+def test_still_open_after_a_quoted_topic_is_the_state() -> None:
+    [(_, arguments)] = first_calls('anything about "ArrowInvalid" still open')
+    assert arguments == {"query": "ArrowInvalid", "state": "open"}
+
+
+def test_a_kind_of_author_the_data_does_not_record_is_said_to_be_unread() -> None:
+    plan = read_question("bugs opened by first-time reporters", FLAT, TOOLS)
+    [call] = plan.first_calls()
+    assert call.arguments == {"query": "", "label": "bug"} and any("first-time" in note for note in plan.notes)

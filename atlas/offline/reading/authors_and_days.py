@@ -15,9 +15,11 @@ from atlas.offline.reading.people import ProjectPeople
 
 _NOT_A_LOGIN = (
     r"(?!(?:date|age|id|number|priority|severity|state|status|label|component|me|us|you|them|the|a|an"
-    r"|any(?:one|body)|some(?:one|body)|every(?:one|body)|nobody|no\s+one|we|i|they|he|she|it|this|that|people)\b)"
+    r"|any(?:one|body)|some(?:one|body)|every(?:one|body)|nobody|no\s+one|we|i|they|he|she|it|this|that|people"
+    r"|(?:first-time|new|external|outside|other|regular|core)(?=\s+(?:reporters?|contributors?|users?|people|folks|authors?)))\b)"
 )
-"""Words that are never a login: a sort key, an article, a pronoun (`has anyone reported this?` names no author)."""
+"""Words that are never a login: a sort key, an article, a pronoun (`has anyone reported this?` names no author), a
+kind of person (`by first-time reporters`)."""
 _AUTHOR_RE = lazy(
     r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted|authored)\s+|(?<=issues\s)|(?<=bugs\s)"
     rf"|(?<=tickets\s)|(?<=requests\s)|(?<=ones\s)|(?<=anything\s)|(?<=everything\s))by\s+{_NOT_A_LOGIN}"
@@ -146,4 +148,6 @@ def names_people_or_days(text: str, people: ProjectPeople | None = None) -> bool
 
 
 _ISSUES_RE = lazy(r"\b(?:issues|bugs|tickets|reports|requests)\b", re.I)
-_FILED_RE = lazy(r"\b(?:opened|filed|reported|created|raised|submitted|came\s+in|new|updated)\b", re.I)
+_FILED_RE = lazy(
+    r"\b(?:opened|filed|reported|created|raised|submitted|came\s+in|new|updated|report|file|raise|submit)\b", re.I
+)

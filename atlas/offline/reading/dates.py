@@ -40,7 +40,7 @@ _SPAN_RE = lazy(
     rf"|(?P<counted>{_COUNT.format(3)}\s+{_UNIT.format(3)})"
     rf"|(?:(?P<which>last|this|past)\s+)?{_WEEKDAY}"
     r"|(?P<day>yesterday|today)"
-    rf"|{_MONTH}(?:\s+(?P<month_year>(?:19|20)\d\d))?"
+    rf"|(?:(?P<month_which>last|this)\s+)?{_MONTH}(?:\s+(?P<month_year>(?:19|20)\d\d))?"
     rf"|{_ISO}"
     r")(?![\w-])",
     re.I,
@@ -141,7 +141,7 @@ def span_in(text: str, now: date | None = None) -> Span | None:
     for match in _SPAN_RE.finditer(text):
         lead = (match.group("lead") or "").lower()
         named = match.group("month") or match.group("iso") or (match.group("weekday") and not match.group("which"))
-        if named and not lead:
+        if named and not lead and not match.group("month_which"):
             continue  # `May` the verb, `2026` a number: a month, a year or a weekday is a time after `in`, `since` …
         days = _days(match, now)
         if days is None:
@@ -191,7 +191,8 @@ def _days(match: re.Match[str], now: date) -> tuple[date | None, date | None] | 
         return day, day + timedelta(days=1)
     if month := match.group("month"):
         number = _MONTHS[month.lower()]
-        year = int(match.group("month_year") or (now.year if number <= now.month else now.year - 1))
+        past = (match.group("month_which") or "").lower() == "last"  # `last december` in December: a year ago
+        year = int(match.group("month_year") or (now.year if number < now.month + (0 if past else 1) else now.year - 1))
         return date(year, number, 1), _next_month(date(year, number, 1))
     return _iso(match.group("iso"))
 

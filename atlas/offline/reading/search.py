@@ -71,6 +71,12 @@ SINCE_RELEASE_RE = lazy(
     re.I,
 )
 """`since 2.14`, `after v3.0 came out`: a release named as a time, which the data (days only) cannot place."""
+_KIND_OF_PERSON_RE = lazy(
+    r"\b(?:opened\s+|filed\s+|reported\s+)?(?:by|from)\s+(?:the\s+)?(?P<kind>first[- ]time|new|external|outside|"
+    r"non-maintainer|community)\s+(?:reporters?|contributors?|users?|people|folks|authors?|members?)\b",
+    re.I,
+)
+"""`bugs opened by first-time reporters`: a kind of author, which the data does not record."""
 _NOT_STATE_RE = lazy(
     r",?\s*(?:but\s+|and\s+)?(?:not|excluding|except(?:\s+for)?|without)\s+(?:the\s+|any\s+)?(?P<state>open|closed)"
     r"(?:\s+(?:ones|issues|bugs|tickets))?\b(?!\s+(?:labels?|tags?)\b)",
@@ -253,11 +259,17 @@ def _negated_state(text: str) -> str:
 
 
 def _without_unread_filters(text: str, notes: list[str]) -> str:
-    """The words without what no filter reads, each said in a note: how many labels the issues carry, a release
-    named as a time (`since 2.14`)."""
+    """The words without what no filter reads, each said in a note: how many labels the issues carry, a kind of
+    author (`first-time reporters`), a release named as a time (`since 2.14`)."""
     if many := _LABEL_COUNT_RE.search(text):
         notes.append("I cannot tell issues apart by how many labels they carry; these are all that match the rest.")
         text = text[: many.start()] + " " + text[many.end() :]
+    if kind := _KIND_OF_PERSON_RE.search(text):
+        notes.append(
+            f"I cannot tell which authors are {kind.group('kind').lower()} ones: the data keeps who opened each issue, "
+            "not who they are; these are all that match the rest."
+        )
+        text = text[: kind.start()] + " " + text[kind.end() :]
     if release := SINCE_RELEASE_RE.search(text):
         notes.append(
             f"The data keeps days, not releases: I cannot tell which issues came {release.group(0).strip()}; these "
@@ -325,7 +337,10 @@ def _one_phrase(quoted: re.Match[str]) -> str:
 def _topic_alone(query: str) -> str:
     """The topic without what is said of the issues after it (`… that's still open`), a kind noun or an article."""
     query = re.sub(
-        r"\s+(?:that|which)(?:'s|'re|\s+(?:are|were|is))\s+(?:still\s+)?(?:open|closed)\b.*$", "", query, flags=re.I
+        r"\s+(?:(?:that|which)(?:'s|'re|\s+(?:are|were|is))\s+(?:still\s+)?|still\s+)(?:open|closed)\b.*$",
+        "",
+        query,
+        flags=re.I,
     )
     query = IN_THEIR_TEXT_RE.sub(" ", query)
     query = re.sub(r"(?:[\s,;:]+(?:please|pls|plz|thanks|thank\s+you|thx|ty))+\W*$", "", query, flags=re.I)
