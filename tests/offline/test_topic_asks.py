@@ -372,3 +372,25 @@ def test_a_kind_of_author_the_data_does_not_record_is_said_to_be_unread() -> Non
     plan = read_question("bugs opened by first-time reporters", FLAT, TOOLS)
     [call] = plan.first_calls()
     assert call.arguments == {"query": "", "label": "bug"} and any("first-time" in note for note in plan.notes)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("wat r the open streaming bugs", ("search_issues", {"query": "", "state": "open", "label": "streaming"})),
+        ("did lhoestq file anything about audio", ("search_issues", {"query": "audio", "author": "lhoestq"})),
+        ("how many issues have no labels at all", ("search_issues", {"query": "", "unlabelled": True})),
+        ("which label is used the most", ("count_issues_by", {"by": "label"})),
+        ("what's the split between open and closed bugs", ("count_issues_by", {"label": "bug", "by": "state"})),
+        ('any issue mentioning both "pyarrow" and "timestamp"', ("search_issues", {"query": "pyarrow timestamp"})),
+        (
+            "issues about R support",
+            ("search_issues", {"query": "R support"}),
+        ),  # `r` is `are` only after a question word
+    ],
+)
+def test_shorthand_authors_asked_about_and_splits_said_in_words(
+    question: str, expected: tuple[str, dict[str, Any]]
+) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert name == expected[0] and expected[1].items() <= arguments.items()

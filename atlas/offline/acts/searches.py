@@ -34,6 +34,7 @@ _ANYTHING_RE = lazy(
 _SEARCHY_RE = lazy(
     LEAD
     + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay"
+    r"|(?:did|has|have|does)(?=\s+@?[\w.-]+\s+(?:file|open|report|raise|create|submit|post|write)\w*\b)"
     r"|tell\s+me\s+about|summari[sz]e)\b"
     r"|^\s*(?:[\w:-]+\s+){0,3}?(?:issues|bugs|tickets|reports|requests)\b",
     re.I,

@@ -27,12 +27,14 @@ _SAID = {
     r"(?:\s+by\s+(?:number|count)\s+of)?"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b",
     "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
-    r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels?\b",
+    r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels?\b|\bmost[- ]used\s+labels?\b"
+    r"|\blabels?\s+(?:is|are|gets?)\s+(?:used|applied|put\s+on)?\s*(?:the\s+)?most\b",
     "month": rf"{_EACH_TIME}month\b(?!\s+ago)|\bmonth\s+by\s+month\b|\bmonthly\b",
     "year": rf"{_EACH_TIME}year\b(?!\s+ago)|\byear\s+by\s+year\b|\byearly\b|\bannually\b"
     r"|\b(?P<first>(?:19|20)\d\d)\s+(?:vs|versus)\s+(?P<second>(?:19|20)\d\d)\b",
     # `open or closed`, `open and closed` ask for all of them, not for the split.
     "state": r"\bopen\s+(?:vs\.?|versus|against)\s+closed\b|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"
+    r"|\b(?:split|ratio|breakdown)\s+(?:between|of)\s+open\s+(?:and|vs\.?|versus|to)\s+closed\b"
     rf"|\bhow\s+many\s+(?:are\s+)?(?:open|closed)\s+(?:and|vs\.?)\s+how\s+many\b|{_EACH}state\b",
 }
 """How each grouping is said, in the order they are tried."""

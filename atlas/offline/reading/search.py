@@ -325,9 +325,10 @@ def _either_words(topic: str) -> tuple[str, bool]:
     """`streaming or arrow`: the topic's words without the `or`s, and whether one of them will do; `load_dataset
     and timeout` needs both words, as every topic does, and the `and` is no word to find."""
     alone = re.sub(r"(?<=[\w\"'`])\s+or\s+(?=[\w\"'`])", " ", topic, flags=re.I)
-    if alone != topic:  # `"out of memory" or OOM`: a quoted alternative is one phrase, as the tool reads `a-b`
-        alone = re.sub(r"\"([^\"]+)\"|`([^`]+)`|(?<!\w)'(.+?)'(?!\w)", _one_phrase, alone)
-    return re.sub(r"(?<=\w)\s+and\s+(?=\w)", " ", alone, flags=re.I), alone != topic
+    both = re.sub(r"^both\s+|(?<=[\w\"'`])\s+and\s+(?=[\w\"'`])", " ", alone, flags=re.I).strip()
+    if both != topic:  # `"out of memory" or OOM`: a quoted alternative is one phrase, as the tool reads `a-b`
+        both = re.sub(r"\"([^\"]+)\"|`([^`]+)`|(?<!\w)'(.+?)'(?!\w)", _one_phrase, both)
+    return both, alone != topic
 
 
 def _one_phrase(quoted: re.Match[str]) -> str:

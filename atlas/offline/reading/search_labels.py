@@ -55,7 +55,7 @@ SEARCH_FILLER = frozenset(
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest new recent both does mean means still this issue ticket from users user people unresolved resolved
         fixed component components what's whats rn now currently right again also today every each everything
-        stuff things anything something they them those these thats ever one it its
+        stuff things anything something they them those these thats ever one it its at
         opened filed created reported submitted raised came arrived updated were was been did report file raise submit
         label labels labelled labeled tagged tell summarise summarize summary overview a an too
         """,
@@ -127,10 +127,10 @@ def word_label(rest: str, labels: Sequence[str], *, exact: bool = False) -> tupl
 
 
 def _only_filler(words: str) -> bool:
-    return all(
-        word.lower() in SEARCH_FILLER | {"open", "closed", "unresolved", "resolved", "fixed"}
-        for word in re.findall(r"[\w'-]+", words)
-    )
+    return all(word.lower() in SEARCH_FILLER | _STATE_OR_KIND for word in re.findall(r"[\w'-]+", words))
+
+
+_STATE_OR_KIND = frozenset({"open", "closed", "unresolved", "resolved", "fixed", "request", "report", "bug", "feature"})
 
 
 IN_USE = 5

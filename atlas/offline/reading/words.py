@@ -45,6 +45,9 @@ SHORTHAND = {
     "w": "with",
     "n": "and",
     "thx": "thanks",
+    "wat": "what",
+    "wut": "what",
+    "ur": "your",
 }
 _SHORTHAND_RE = lazy(r"(?<![\w/#:.-])(" + "|".join(re.escape(k) for k in SHORTHAND) + r")(?![\w/:-])", re.I)
 _WORD_RE = lazy(r"(?<![\w:#.-])[A-Za-z]{3,}(?![\w:-])")
@@ -69,8 +72,12 @@ def plain(text: str) -> str:
 
 
 def spelled_out(text: str) -> str:
-    """Shorthand replaced by the words it stands for."""
-    return _SHORTHAND_RE.sub(lambda match: SHORTHAND[match.group(1).lower()], text)
+    """Shorthand replaced by the words it stands for (`r` only as `are`, after a question word: `R` is a language)."""
+    text = _SHORTHAND_RE.sub(lambda match: SHORTHAND[match.group(1).lower()], text)
+    return _ARE_RE.sub(r"\1 are", text)
+
+
+_ARE_RE = lazy(r"\b(what|which|where|who|how|when|why|there)\s+r\b(?![\w/:-])", re.I)
 
 
 def _inflected(word: str) -> bool:
