@@ -21,6 +21,7 @@ from atlas.orbit.issues import SearchArgs, search_issues
 from atlas.tools.registry import ToolContext
 from atlas.triage.groups import LabelGroup
 from atlas.triage.project import Project
+from atlas.triage.stop_words import ENGLISH_STOP_WORDS
 
 BUG_QUESTION = "what are the open bugs?"
 OPEN_SHARE = 0.4
@@ -92,8 +93,6 @@ def _topic_question(project: Project, data: Path, ctx: ToolContext) -> list[str]
     in_open: Counter[str] = Counter()
     for issue in project.corpus.newest(5000, state="open"):
         in_open.update(set(_TITLE_WORD.findall(issue.title.lower())))
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # only a summary pays for it
-
     label_words = {w for label in project.known_labels for w in re.findall(r"[a-z]+", label_value(label).lower())}
     for word, _ in in_open.most_common(30):
         if word in label_words or word in ENGLISH_STOP_WORDS or in_open[word] < OPEN_SHARE * everywhere[word]:

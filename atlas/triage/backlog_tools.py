@@ -60,7 +60,7 @@ def list_inbox(args: InboxArgs, ctx: ToolContext) -> dict[str, Any]:
     from atlas.triage.memory import last_seen
     from atlas.triage.own_writes import commented_through_atlas
     from atlas.triage.project import project_for
-    from atlas.triage.signals import COMMENTS_UNKNOWN, THREAD_REASONS, inbox
+    from atlas.triage.signals import COMMENTS_UNKNOWN, THREAD_REASONS, inbox_items
 
     project = project_for(ctx.data, ctx.home)
     known = project.corpus.comments_known()
@@ -69,7 +69,7 @@ def list_inbox(args: InboxArgs, ctx: ToolContext) -> dict[str, Any]:
     seen = last_seen(ctx.home, project.corpus.identity())
     within = InboxFilter(args.about, args.opened_since).issue_ids(ctx.data, ctx.home)
     commented = commented_through_atlas(project)
-    items = inbox(project, seen_until=seen, commented=commented, order=args.order, within=within)
+    items = list(inbox_items(project, seen_until=seen, commented=commented, order=args.order, within=within))
     counts: dict[str, int] = {}
     for item in items:
         for reason in item.reasons:

@@ -25,6 +25,7 @@ from atlas.triage import boilerplate, rankers
 from atlas.triage.cache import UNREADABLE, open_arrays, save_arrays
 from atlas.triage.corpus import Issue
 from atlas.triage.model import TermCounter, weighted
+from atlas.triage.stop_words import ENGLISH_STOP_WORDS
 from atlas.triage.terms import word_terms
 
 INDEX_MAX = 20_000
@@ -106,7 +107,7 @@ def build(issues: list[Issue], pairs: list[tuple[Issue, list[Issue]]] | None = N
     common = boilerplate.learn(issue.body for issue in chosen)
     if not chosen:
         return _empty(common)
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
     titles, texts = zip(*(read(issue, common) for issue in chosen), strict=True)
     options: dict[str, Any] = {"token_pattern": TOKEN, "max_features": VOCAB_MAX, "dtype": np.float32}
@@ -121,7 +122,7 @@ def build(issues: list[Issue], pairs: list[tuple[Issue, list[Issue]]] | None = N
         np.array(evidence.get_feature_names_out(), dtype=str),
         np.asarray(evidence.idf_, dtype=np.float32),
         common,
-        frozenset(ENGLISH_STOP_WORDS),
+        ENGLISH_STOP_WORDS,
         np.array([issue.id for issue in chosen], dtype=np.int64),
         np.array([issue.created_at for issue in chosen], dtype=str),
         sparse.csr_matrix(evidence.transform(titles), dtype=np.float32),

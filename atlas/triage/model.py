@@ -29,6 +29,7 @@ from scipy import sparse
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import LabelGroup
 from atlas.triage.rows import VOCAB_SAMPLE, Part, learnt, stacked_rows
+from atlas.triage.stop_words import ENGLISH_STOP_WORDS
 from atlas.triage.term_weights import log_count_ratios, presence, scaled_columns
 from atlas.triage.terms import Analyzer, char_terms, word_terms
 
@@ -209,8 +210,6 @@ def fit(issues: list[Issue], groups: list[LabelGroup], *, c: float = REGULARISAT
 
 
 def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
     texts = [normalise(issue.text) for issue in chosen]
     parts, first = learnt_parts(texts)
     # float32 rows made in chunks over vocabularies of a bounded sample: the fit's memory stays bounded.
@@ -224,7 +223,7 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
         models,
         np.array(chars.get_feature_names_out() if chars else [], dtype=str),
         np.asarray(chars.idf_ if chars else [], dtype=np.float64),
-        frozenset(ENGLISH_STOP_WORDS),
+        ENGLISH_STOP_WORDS,
     )
 
 

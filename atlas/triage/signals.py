@@ -90,20 +90,6 @@ def reasons_for(project: Project, issue: Issue, thread: Thread | None, now: str,
     return found
 
 
-def inbox(
-    project: Project,
-    *,
-    seen_until: str | None,
-    commented: set[int] | None = None,
-    order: InboxOrder = "urgent",
-    within: frozenset[int] | None = None,
-) -> list[InboxItem]:
-    """Every open issue with a reason to look at it: the most severe first (an unknown severity right after
-    the known worst), then the oldest; or, by `order`, the newest or the oldest opened first. `within`: only
-    these issues (`InboxFilter.issue_ids`), None for all."""
-    return list(inbox_items(project, seen_until=seen_until, commented=commented, order=order, within=within))
-
-
 def inbox_items(
     project: Project,
     *,
@@ -112,8 +98,10 @@ def inbox_items(
     order: InboxOrder = "urgent",
     within: frozenset[int] | None = None,
 ) -> Iterator[InboxItem]:
-    """`inbox`, one item at a time: the order comes from labels and dates (`inbox_order`), and an issue's
-    reasons are worked out only when the reader gets to it."""
+    """Every open issue with a reason to look at it: the most severe first (an unknown severity right after
+    the known worst), then the oldest; or, by `order`, the newest or the oldest opened first. `within`: only
+    these issues (`InboxFilter.issue_ids`), None for all. One item at a time: the order comes from labels
+    and dates (`inbox_order`), and an issue's reasons are worked out only when the reader gets to it."""
     now = project.corpus.newest_activity()
     severity = severity_judge(project.groups)
     known = project.corpus.comments_known()

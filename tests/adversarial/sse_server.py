@@ -12,7 +12,7 @@ import json
 import threading
 import time
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.support.loopback import Loopback, QuietHandler
@@ -78,7 +78,7 @@ def function_calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-class SlowSSE:
+class SlowSSE(Loopback):
     """A loopback server (Responses and Chat Completions alike) whose streams never finish.
 
     `mode` "dribble" sends the first event one byte every `interval_s`; "keep-alive" sends only SSE
@@ -121,16 +121,8 @@ class SlowSSE:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> SlowSSE:
-        self.thread.start()
-        return self
+        super().__init__(Handler, path="/v1")
 
     def __exit__(self, *exc: object) -> None:
         self.stopping.set()
-        self.server.shutdown()
-        self.server.server_close()
+        super().__exit__(*exc)

@@ -164,6 +164,8 @@ def test_import_and_offline_ask_on_the_import_never_load_the_http_client(
     done, modules = _modules_after(["data", "import", str(export), "--to", str(tmp_path / "q")], tmp_path)
     assert done.returncode == 0, done.stderr
     assert "httpx" not in modules and "openai" not in modules
+    # Nor scikit-learn (a second of CPU), though the topic it suggests is no stop word of its vectorizers.
+    assert "sklearn" not in modules and "find open issues about" in done.stdout
     monkeypatch.setenv("ORBIT_DATA", str(tmp_path / "q"))
     done, modules = _modules_after(["ask", "-m", "offline", "label #41 area:cli and show #41"], tmp_path)
     assert done.returncode == 0, done.stderr

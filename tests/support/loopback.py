@@ -6,6 +6,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
+SHUTDOWN_POLL_S = 0.05
+"""How often the serving loop looks whether it is asked to stop: a server ends within this at the block's
+end (the standard library's half second, at every test's teardown, added up to minutes of waiting)."""
+
 
 class QuietServer(ThreadingHTTPServer):
     daemon_threads = True
@@ -28,7 +32,9 @@ class Loopback:
     ) -> None:
         self.server = server(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}{path}"
-        self.thread = threading.Thread(target=self.server.serve_forever, name="loopback", daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL_S}, name="loopback", daemon=True
+        )
 
     def __enter__(self) -> Self:
         self.thread.start()

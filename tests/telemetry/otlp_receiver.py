@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,6 +21,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+from tests.support.loopback import Loopback
 
 
 @dataclass
@@ -115,13 +117,8 @@ def otlp_receiver(mode: str = "accept") -> Iterator[Receiver]:
         def log_message(self, format: str, *args: Any) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield Receiver(f"http://127.0.0.1:{server.server_address[1]}", received, requests)
-    finally:
-        release.set()
-        server.shutdown()
-        server.server_close()
+    with Loopback(Handler) as server:
+        try:
+            yield Receiver(server.url, received, requests)
+        finally:
+            release.set()

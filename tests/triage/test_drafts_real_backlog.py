@@ -27,6 +27,7 @@ from atlas.triage.issue_kinds import carries
 from atlas.triage.plan import NO_THREADS
 from atlas.triage.project import Project
 from atlas.triage.similar import nearest
+from tests.support.fitted import seed_fitted
 from tests.support.once import made_once
 from tests.support.run import atlas_env, invoke
 
@@ -54,6 +55,14 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return made_once(tmp_path_factory, "real-backlog-drafts-project", imported) / "datasets-data"
 
 
+@pytest.fixture
+def triaged(project: Path, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    """This test's own state folder, starting where a second `atlas triage` on `project` starts: with the
+    model, index and verdicts of a first run, made once per run (the fit is not what these tests test)."""
+    first = made_once(tmp_path_factory, "real-backlog-drafts-triaged", lambda home: planned(project, home, NAMED[0]))
+    return seed_fitted(first, tmp_path / "triaged")
+
+
 def planned(data: Path, home: Path, *ids: int) -> dict[str, Any]:
     done = invoke("triage", *map(str, ids), "--dry-run", "--json", env=atlas_env(home, ORBIT_DATA=str(data)))
     assert done.code == 0, done
@@ -67,14 +76,14 @@ def drafted(data: Path, home: Path, *ids: int) -> dict[int, str]:
 
 
 def test_only_a_likely_duplicate_the_reporter_did_not_link_and_whose_title_agrees_is_named(
-    project: Path, tmp_path: Path
+    project: Path, triaged: Path
 ) -> None:
-    opened = Project.open(project, tmp_path)
+    opened = Project.open(project, triaged)
     for later, earlier in (NAMED, LINKED, LISTING):
         issue = opened.issue(later)
         [best] = nearest(opened, issue, limit=1, before=issue.created_at)
         assert best.id == earlier and best.score >= LIKELY_SAME  # each pair is a strong match by its texts
-    said = drafted(project, tmp_path, NAMED[0], LINKED[0], LISTING[0])
+    said = drafted(project, triaged, NAMED[0], LINKED[0], LISTING[0])
     assert said[NAMED[0]].startswith(f"This looks like a duplicate of #{NAMED[1]} (")
     assert f"#{LINKED[1]}" not in said.get(LINKED[0], "") and f"#{LISTING[1]}" not in said.get(LISTING[0], "")
 
@@ -98,9 +107,11 @@ def test_a_link_is_a_number_after_a_hash_or_an_issue_address() -> None:
     assert linked(Issue(1, "Follows #90", body, "open", "someone", "2026-01-01T00:00:00Z", ())) == {12, 34, 56, 90}
 
 
-def test_without_the_threads_no_comment_is_drafted_and_the_plan_says_why(project: Path, tmp_path: Path) -> None:
-    assert NO_THREADS not in planned(project, tmp_path / "known", NAMED[0])["needs_a_human"]
-    assert drafted(project, tmp_path / "known", LISTING[0])  # with its (empty) thread: a draft
+def test_without_the_threads_no_comment_is_drafted_and_the_plan_says_why(
+    project: Path, triaged: Path, tmp_path: Path
+) -> None:
+    assert NO_THREADS not in planned(project, triaged, NAMED[0])["needs_a_human"]
+    assert drafted(project, triaged, LISTING[0])  # with its (empty) thread: a draft
     unknown = imported(tmp_path, threads=False)
     plan = planned(unknown, tmp_path / "unknown", NAMED[0], LISTING[0])
     assert not [a for a in plan["actions"] if a["tool"] == "post_comment"] and NO_THREADS in plan["needs_a_human"]
@@ -108,13 +119,13 @@ def test_without_the_threads_no_comment_is_drafted_and_the_plan_says_why(project
     assert "No comment drafted: this data holds no comments" in " ".join(shown.stdout.split())
 
 
-def test_code_pasted_as_plain_lines_is_a_reproduction(project: Path, tmp_path: Path) -> None:
-    opened = Project.open(project, tmp_path)
+def test_code_pasted_as_plain_lines_is_a_reproduction(project: Path, triaged: Path) -> None:
+    opened = Project.open(project, triaged)
     common = opened.index().common
     for number in PASTED_CODE:
         issue = opened.issue(number)
         assert "```" not in issue.body and not carries(issue, common).log and carries(issue, common).reproduction
-    said = drafted(project, tmp_path, *PASTED_CODE)
+    said = drafted(project, triaged, *PASTED_CODE)
     assert not any(LOG_WANTED in said.get(number, "") for number in PASTED_CODE)
     # Calls named in sentences, or a package pinned in a list, are no statements.
     prose = "I call `load_dataset()`, then ds.map(f) fails.\nIt used push_to_hub() before.\ndatasets==2.14\nxz==5.4"
