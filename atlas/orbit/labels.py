@@ -90,33 +90,33 @@ def check_remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> dict[str, Any
 
 
 def preview_add_label(args: AddLabelArgs, ctx: ToolContext) -> str:
-    """`#41 labels: [comp:core, severity:S2] → [comp:core, severity:S1] (severity:S2 → severity:S1)`."""
-    try:
-        tracker, issue, label, before = _target(ctx, args.issue_id, args.label)
-    except (LookupError, ToolError) as exc:
-        return f"add label {args.label!r} to #{args.issue_id} (will be refused: {exc})"
-    named = _named(issue)
-    if label in before:
-        shown = clean_line(label)
-        return f"{named} labels: {_shown(before)} (already labelled {shown}: nothing changes){tracker.where}"
-    replaced = replaced_by(label, before)
-    after = [x for x in before if x not in replaced] + [label]
-    swap = f" ({', '.join(map(clean_line, replaced))} → {clean_line(label)})" if replaced else ""
-    return f"{named} labels: {_shown(before)} → {_shown(after)}{swap}{tracker.where}"
+    """`#41 (“Title”) labels: [comp:core, severity:S2] → [comp:core, severity:S1] (severity:S2 → severity:S1)`."""
+    return _preview(ctx, args.issue_id, args.label, adding=True)
 
 
 def preview_remove_label(args: RemoveLabelArgs, ctx: ToolContext) -> str:
-    """`#41 labels: [comp:core, type:bug] → [comp:core] (remove type:bug)`."""
+    """`#41 (“Title”) labels: [comp:core, type:bug] → [comp:core] (remove type:bug)`."""
+    return _preview(ctx, args.issue_id, args.label, adding=False)
+
+
+def _preview(ctx: ToolContext, issue_id: int, asked: str, *, adding: bool) -> str:
+    """The issue's labels before and after one label is added or removed, or why the change would be refused."""
     try:
-        tracker, issue, label, before = _target(ctx, args.issue_id, args.label)
+        tracker, issue, label, before = _target(ctx, issue_id, asked)
     except (LookupError, ToolError) as exc:
-        return f"remove label {args.label!r} from #{args.issue_id} (will be refused: {exc})"
-    named = _named(issue)
-    if label not in before:
-        shown = clean_line(label)
-        return f"{named} labels: {_shown(before)} (no {shown} to remove: nothing changes){tracker.where}"
-    after = [x for x in before if x != label]
-    return f"{named} labels: {_shown(before)} → {_shown(after)} (remove {clean_line(label)}){tracker.where}"
+        action = f"add label {asked!r} to" if adding else f"remove label {asked!r} from"
+        return f"{action} #{issue_id} (will be refused: {exc})"
+    named, shown = _named(issue), clean_line(label)
+    if (label in before) == adding:
+        unchanged = f"already labelled {shown}" if adding else f"no {shown} to remove"
+        return f"{named} labels: {_shown(before)} ({unchanged}: nothing changes){tracker.where}"
+    if not adding:
+        after = [x for x in before if x != label]
+        return f"{named} labels: {_shown(before)} → {_shown(after)} (remove {shown}){tracker.where}"
+    replaced = replaced_by(label, before)
+    after = [x for x in before if x not in replaced] + [label]
+    swap = f" ({', '.join(map(clean_line, replaced))} → {shown})" if replaced else ""
+    return f"{named} labels: {_shown(before)} → {_shown(after)}{swap}{tracker.where}"
 
 
 def _label_write(

@@ -44,7 +44,8 @@ from atlas.offline.reading.label_usage import example_label
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import ABOUT_THE_ONE_BEFORE_RE, REPORTED_BEFORE_RE, SIMILAR_RE
 from atlas.offline.reading.ordering import ORDER_RE
-from atlas.offline.reading.search import SINCE_RELEASE_RE, asks_count, search_in
+from atlas.offline.reading.search import asks_count, search_in
+from atlas.offline.reading.unread_filters import SINCE_RELEASE_RE
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)

@@ -37,6 +37,7 @@ from atlas.offline.reading.search_labels import (
     with_kind,
     word_label,
 )
+from atlas.offline.reading.unread_filters import SINCE_RELEASE_RE, without_unread_filters
 
 _SEARCH_NOUN_RE = lazy(
     r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b"
@@ -59,24 +60,6 @@ NO_LABEL_RE = lazy(
     re.I,
 )
 """`with no label`, `without any labels`, `unlabelled`: issues that carry none."""
-_LABEL_COUNT_RE = lazy(
-    r"\b(?:with|having|that\s+have|that\s+has|carrying)\s+(?:more\s+than\s+(?:one|two|three|\d+)|at\s+least\s+(?:two|three|\d+)"
-    r"|multiple|several|many|lots\s+of|(?:two|three|\d+)\s+or\s+more)\s+labels?\b",
-    re.I,
-)
-"""`with more than one label`, `with multiple labels`: how many labels an issue has, which no filter reads."""
-SINCE_RELEASE_RE = lazy(
-    r"\b(?:since|after|before|from)\s+(?:(?:the\s+)?(?:version|release|v)\s*)?v?\d+\.\d+(?:\.\d+)*(?:\s+(?:release|came\s+out|"
-    r"was\s+released))?(?![\w.-]*\d{2}-|\s*(?:days?|weeks?|months?|years?|hours?|h|d)\b)",
-    re.I,
-)
-"""`since 2.14`, `after v3.0 came out`: a release named as a time, which the data (days only) cannot place."""
-_KIND_OF_PERSON_RE = lazy(
-    r"\b(?:opened\s+|filed\s+|reported\s+)?(?:by|from)\s+(?:the\s+)?(?P<kind>first[- ]time|new|external|outside|"
-    r"non-maintainer|community)\s+(?:reporters?|contributors?|users?|people|folks|authors?|members?)\b",
-    re.I,
-)
-"""`bugs opened by first-time reporters`: a kind of author, which the data does not record."""
 _NOT_STATE_RE = lazy(
     r",?\s*(?:but\s+|and\s+)?(?:not|excluding|except(?:\s+for)?|without)\s+(?:the\s+|any\s+)?(?P<state>open|closed)"
     r"(?:\s+(?:ones|issues|bugs|tickets))?\b(?!\s+(?:labels?|tags?)\b)",
@@ -191,7 +174,7 @@ def _count_before_kind(text: str) -> tuple[str, int | None]:
 
 def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: ProjectPeople | None = None) -> Search:
     """Search filters: state and label words, an author, a limit, and the topic as the query."""
-    text = _without_unread_filters(text, notes)
+    text = without_unread_filters(text, notes)
     counted = asks_count(text)  # the most hits there are: fewer than that is every match
     if counted:
         text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
@@ -255,27 +238,6 @@ def _negated_state(text: str) -> str:
     if said := _NOT_STATE_RE.search(text):
         left = "open" if said.group("state").lower() == "closed" else "closed"
         return f"{left} {text[: said.start()]} {text[said.end() :]}"
-    return text
-
-
-def _without_unread_filters(text: str, notes: list[str]) -> str:
-    """The words without what no filter reads, each said in a note: how many labels the issues carry, a kind of
-    author (`first-time reporters`), a release named as a time (`since 2.14`)."""
-    if many := _LABEL_COUNT_RE.search(text):
-        notes.append("I cannot tell issues apart by how many labels they carry; these are all that match the rest.")
-        text = text[: many.start()] + " " + text[many.end() :]
-    if kind := _KIND_OF_PERSON_RE.search(text):
-        notes.append(
-            f"I cannot tell which authors are {kind.group('kind').lower()} ones: the data keeps who opened each issue, "
-            "not who they are; these are all that match the rest."
-        )
-        text = text[: kind.start()] + " " + text[kind.end() :]
-    if release := SINCE_RELEASE_RE.search(text):
-        notes.append(
-            f"The data keeps days, not releases: I cannot tell which issues came {release.group(0).strip()}; these "
-            "are all that match the rest (a day works: `since 2024-06-01`)."
-        )
-        text = text[: release.start()] + " " + text[release.end() :]
     return text
 
 

@@ -1,0 +1,50 @@
+"""What a search request asks that no filter of `search_issues` reads: taken out of the words and said in a note,
+so the rest is searched and the answer says what it could not tell (never words searched for in its place)."""
+
+from __future__ import annotations
+
+import re
+
+from atlas.offline.reading.lazy import lazy
+
+_LABEL_COUNT_RE = lazy(
+    r"\b(?:with|having|that\s+have|that\s+has|carrying)\s+(?:more\s+than\s+(?:one|two|three|\d+)|at\s+least\s+(?:two|three|\d+)"
+    r"|multiple|several|many|lots\s+of|(?:two|three|\d+)\s+or\s+more)\s+labels?\b",
+    re.I,
+)
+"""`with more than one label`, `with multiple labels`: how many labels an issue has."""
+_KIND_OF_PERSON_RE = lazy(
+    r"\b(?:opened\s+|filed\s+|reported\s+)?(?:by|from)\s+(?:the\s+)?(?P<kind>first[- ]time|new|external|outside|"
+    r"non-maintainer|community)\s+(?:reporters?|contributors?|users?|people|folks|authors?|members?)\b",
+    re.I,
+)
+"""`bugs opened by first-time reporters`: a kind of author, which the data does not record."""
+SINCE_RELEASE_RE = lazy(
+    r"\b(?:since|after|before|from)\s+(?:(?:the\s+)?(?:version|release|v)\s*)?v?\d+\.\d+(?:\.\d+)*(?:\s+(?:release|came\s+out|"
+    r"was\s+released))?(?![\w.-]*\d{2}-|\s*(?:days?|weeks?|months?|years?|hours?|h|d)\b)",
+    re.I,
+)
+"""`since 2.14`, `after v3.0 came out`: a release named as a time, which the data (days only) cannot place."""
+_UNREAD = (
+    (_LABEL_COUNT_RE, "I cannot tell issues apart by how many labels they carry; these are all that match the rest."),
+    (
+        _KIND_OF_PERSON_RE,
+        "I cannot tell which authors are {kind} ones: the data keeps who opened each issue, not who they are; these "
+        "are all that match the rest.",
+    ),
+    (
+        SINCE_RELEASE_RE,
+        "The data keeps days, not releases: I cannot tell which issues came {said}; these are all that match the "
+        "rest (a day works: `since 2024-06-01`).",
+    ),
+)
+"""Each unread filter and its note (`{said}`: the words, `{kind}`: the kind of author said)."""
+
+
+def without_unread_filters(text: str, notes: list[str]) -> str:
+    """The words without what no filter reads, each said in a note."""
+    for pattern, note in _UNREAD:
+        if found := pattern.search(text):
+            notes.append(note.format(said=found.group(0).strip(), kind=(found.groupdict().get("kind") or "").lower()))
+            text = text[: found.start()] + " " + text[found.end() :]
+    return text
