@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 from atlas.foundation.config import OFFLINE_MODEL
@@ -28,7 +29,7 @@ from atlas.offline.plan import (
     code_call,
     codes_in,
 )
-from atlas.offline.reading.ordinals import with_ordinals
+from atlas.offline.reading.ordinals import with_issue_read, with_ordinals
 from atlas.offline.reading.references import last_named, with_references
 from atlas.offline.readings import ToolReading, issue_text
 from atlas.protocol.events import TextDelta
@@ -59,8 +60,12 @@ def this_turn(items: Sequence[Mapping[str, Any]]) -> tuple[str, list[str], list[
     last = users[-1]
     prefix = json.dumps(list(items[: last + 1]), sort_keys=True, default=str)
     token = hashlib.sha256(prefix.encode()).hexdigest()[:8]
-    # `triage the first one`, then `label it bug`: an earlier message is read with the issue its ordinal named
-    earlier = [with_ordinals(_text(items[index].get("content")), items[:index]) for index in users[:-1]]
+    # `triage the first one`, then `label it bug`: an earlier message is read with the issue its ordinal named, and
+    # one that named an issue by its topic with the issue its answer read
+    earlier = [
+        with_issue_read(with_ordinals(_text(items[index].get("content")), items[:index]), items[index:following])
+        for index, following in pairwise(users)
+    ]
     return _text(items[last].get("content")), earlier, list(items[last + 1 :]), token
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from atlas.offline.compose import read_question
+from atlas.offline.model import this_turn
 from atlas.offline.reading.dates import span_in
 from atlas.offline.reading.vocabulary import Vocabulary
 from atlas.offline.reading.words import corrected
@@ -394,3 +395,16 @@ def test_shorthand_authors_asked_about_and_splits_said_in_words(
 ) -> None:
     [(name, arguments)] = first_calls(question)
     assert name == expected[0] and expected[1].items() <= arguments.items()
+
+
+def _turn(*reads: int) -> list[dict[str, Any]]:
+    calls: list[dict[str, Any]] = [{"type": "function_call", "name": "search_issues", "arguments": '{"query": "DVC"}'}]
+    calls += [{"type": "function_call", "name": "get_issue", "arguments": f'{{"issue_id": {n}}}'} for n in reads]
+    return [{"role": "user", "content": "what's the DVC one about?"}, *calls, {"role": "assistant", "content": "…"}]
+
+
+def test_in_a_chat_it_after_an_issue_named_by_its_topic_is_the_issue_its_answer_read() -> None:
+    _, earlier, _, _ = this_turn([*_turn(6203), {"role": "user", "content": "label it bug"}])
+    assert earlier == ["what's the DVC one about? (#6203)"]
+    _, several, _, _ = this_turn([*_turn(6203, 7421), {"role": "user", "content": "label it bug"}])
+    assert several == ["what's the DVC one about?"]  # two issues read: `it` names neither

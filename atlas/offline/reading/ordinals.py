@@ -6,6 +6,7 @@ named them; "the last one" is its last. Without such an answer the words are lef
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -51,3 +52,23 @@ def _listings(items: Sequence[Mapping[str, Any]]) -> list[list[int]]:
         elif item.get("role") == "assistant" and called and (listed := issue_ids_in(_content(item))):
             listings.append(listed)
     return listings
+
+
+def with_issue_read(message: str, turn: Sequence[Mapping[str, Any]]) -> str:
+    """`what's the DVC one about?`, then `label it bug`: a message that named no issue, whose answer read one
+    (found by a search), is read as naming it."""
+    if issue_ids_in(message):
+        return message
+    read = {issue_id for item in turn if (issue_id := _issue_read(item)) is not None}
+    return f"{message} (#{read.pop()})" if len(read) == 1 else message
+
+
+def _issue_read(item: Mapping[str, Any]) -> int | None:
+    if item.get("type") != "function_call" or item.get("name") != "get_issue":
+        return None
+    try:
+        arguments = json.loads(str(item.get("arguments") or "{}"))
+    except ValueError:
+        return None
+    issue_id = arguments.get("issue_id") if isinstance(arguments, dict) else None
+    return issue_id if isinstance(issue_id, int) and not isinstance(issue_id, bool) else None
