@@ -408,3 +408,34 @@ def test_in_a_chat_it_after_an_issue_named_by_its_topic_is_the_issue_its_answer_
     assert earlier == ["what's the DVC one about? (#6203)"]
     _, several, _, _ = this_turn([*_turn(6203, 7421), {"role": "user", "content": "label it bug"}])
     assert several == ["what's the DVC one about?"]  # two issues read: `it` names neither
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("open bugs w streaming label", ("search_issues", {"query": "", "state": "open", "label": "streaming"})),
+        ("newest 5", ("search_issues", {"query": "", "limit": 5})),
+        ("anything on arrow 17", ("search_issues", {"query": "arrow 17"})),
+        ("7421 triage", ("plan_triage", {"issue_ids": [7421]})),
+        ("what should we work on next", ("list_inbox", {})),
+    ],
+)
+def test_terse_requests_of_a_maintainer(question: str, expected: tuple[str, dict[str, Any]]) -> None:
+    calls = read_question(question, FLAT, (*TOOLS, "plan_triage")).first_calls()
+    [(name, arguments)] = [(call.name, call.arguments) for call in calls]
+    assert name == expected[0] and expected[1].items() <= arguments.items()
+    assert expected[0] != "list_inbox" or "about" not in arguments  # `next` is no topic
+
+
+def test_dups_of_an_issue_are_its_similar_issues() -> None:
+    assert ("find_similar", {"issue_id": 7418}) in first_calls("any dups for 7418")
+
+
+def test_this_year_set_against_last_year_counts_both_by_year(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("atlas.offline.acts.tally.today", lambda: date(2026, 12, 7))
+    assert first_calls("how are we doing on bugs this year vs last year") == [
+        (
+            "count_issues_by",
+            {"label": "bug", "created_since": "2025-01-01", "created_before": "2027-01-01", "by": "year"},
+        )
+    ]

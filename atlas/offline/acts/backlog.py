@@ -76,7 +76,8 @@ _QUALIFIES_ISSUES_RE = lazy(
 comments that are still open` (the inbox holds open issues only)."""
 _TOPIC_RE = lazy(
     r"\b(?:about|on|for|regarding|mention(?:s|ing)?|concerning|related\s+to)\s+"
-    r"(?!(?:my|our|your|me|us|fire|the\s+(?:backlog|inbox|queue|list))\b|(?:the\s+)?(?:reporters?|authors?|users?|them)\b)\w",
+    r"(?!(?:my|our|your|me|us|fire|next|first|now|today|tomorrow|the\s+(?:backlog|inbox|queue|list))\b"
+    r"|(?:the\s+)?(?:reporters?|authors?|users?|them)\b)\w",
     re.I,
 )
 """A topic the issues are about; not `on my plate`, `on fire`, `waiting on the reporter`."""
@@ -86,7 +87,7 @@ PLAN_LIMIT = 10
 def backlog_act(text: str, typed: str) -> Act | None:
     """A request for the inbox or for a triage plan; None when the words ask for neither."""
     if triage := _TRIAGE_RE.match(text):
-        ids = issue_refs(triage.group("rest"))
+        ids = issue_refs(triage.group("rest")) or issue_refs(text[: triage.start("rest")])  # `7421 triage`
         if ids:
             return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
         if _BACKLOG_RE.match(triage.group("rest")) or not triage.group("rest").strip(" ?!."):

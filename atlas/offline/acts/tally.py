@@ -11,6 +11,7 @@ from typing import Any
 
 from atlas.offline.acts.act import Act, Intent
 from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.dates import today
 from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search, search_in
@@ -48,9 +49,15 @@ _SHARE_RE = lazy(
 """`what percent of issues are bugs?`, `what share of bugs are still open?`: the issues said, split by what they
 are; the answer gives each group's share of them."""
 _RATIO_RE = lazy(r"\b(?:the\s+)?ratio\s+(?:of|between)\s+(?P<a>.+?)\s+(?:to|and|vs\.?|versus)\s+(?P<b>.+)", re.I)
+_YEARS_SAID_RE = lazy(
+    r"\b(?:this\s+year|(?:this|the\s+current)\s+one)\s+(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+last\s+(?:year|one)\b"
+    r"|\blast\s+year\s+(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+this\s+(?:year|one)\b",
+    re.I,
+)
 _LIMIT_RE = lazy(r"\b(?:top|first)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:most|top|biggest|busiest|leading)\b", re.I)
 _FILLER_RE = lazy(
-    r"\b(?:who(?:'s|\s+(?:is|are|was|were))?|how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down"
+    r"\bhow\s+(?:are|is)\s+(?:we|things|it)\s+(?:doing|going|looking)(?:\s+(?:on|with|for))?"
+    r"|\b(?:who(?:'s|\s+(?:is|are|was|were))?|how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down"
     r"|split(?:\s+up)?|of|in\s+all|were|was|are|is|"
     r"there|the|show|me|give|list|get|by\s+(?:number|count)|rank(?:ed|ing)?|leaderboard|so\s+far)\b",
     re.I,
@@ -64,6 +71,8 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     if share := _SHARE_RE.search(text):
         return _share_act(share, typed, vocabulary)
     text = _RATIO_RE.sub(r"\g<a> vs \g<b>", text)  # `the ratio of bugs to feature requests`: the two side by side
+    year = today().year  # `this year vs last year`: the two years by number, as `2025 vs 2026` is read
+    text = _YEARS_SAID_RE.sub(f"{year - 1} vs {year}", text)
     found = next(((by, said) for by, pattern in _GROUPS if (said := pattern.search(text))), None)
     set_against: list[str] = []
     if found is None and (versus := _labels_versus(text, vocabulary.labels)):

@@ -93,7 +93,8 @@ _LIKENED_TO_RE = lazy(
 or replied to is an issue, though `to` and `of` precede counts."""
 _IN_TOPIC_RE = lazy(
     r"\b(?:mentioning|mentions?|about|regarding|concerning|involving|containing|matching|referenc(?:ing|es?|ed)|cit(?:ing|es?)"
-    r"|(?:problems?|issues?|errors?|trouble|bugs?|crash(?:es)?|failures?)\s+with)\s+"
+    r"|(?:problems?|issues?|errors?|trouble|bugs?|crash(?:es)?|failures?)\s+with"
+    r"|(?<=anything\s)on(?=\s+(?!(?:the|a|an|it|this|that)\b)))\s+"
     r"(?!(?:issues?|tickets?|bugs?|#)\b)(?:[\w.+-]+\s+){1,3}$",
     re.I,
 )

@@ -10,7 +10,7 @@ import re
 from atlas.offline.reading.lazy import lazy
 
 SIMILAR_RE = lazy(
-    r"\b(?:duplicates?|dupes?|dup|similar|same\s+as|related\s+(?:issues?|tickets?|bugs?|reports?|to)"
+    r"\b(?:duplicates?|dupes?|dups?|similar|same\s+as|related\s+(?:issues?|tickets?|bugs?|reports?|to)"
     r"|already\s+(?:reported|filed)\s+as)\b",
     re.I,
 )

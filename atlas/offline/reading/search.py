@@ -28,6 +28,7 @@ from atlas.offline.reading.search_labels import (
     SEARCH_FILLER,
     bare_label,
     excluded_labels,
+    label_before_word,
     label_list,
     meant_label,
     more_labels,
@@ -87,7 +88,7 @@ SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
 _LIMIT_RE = lazy(
     r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b"
-    r"|\b(\d{1,3})\s+(?:newest|latest|oldest|most\s+recent)\b",
+    r"|\b(\d{1,3})\s+(?:newest|latest|oldest|most\s+recent)\b|^\W*(\d{1,2})\W*$",  # `newest 5`: its order read
     re.IGNORECASE,
 )
 _KIND_COUNT_RE = lazy(
@@ -254,6 +255,8 @@ def _labels_named(text: str, labels: Sequence[str]) -> tuple[list[str], tuple[st
     """The labels every hit must have (the most specific first), those of which one will do (`tagged docs or
     question`), and the words left."""
     listed, either, text = label_list(text, labels)
+    if not listed and not either and (said := label_before_word(text, labels))[0]:
+        listed, text = [str(said[0])], said[1]  # `open bugs with the streaming label`
     if either:  # `bugs tagged streaming or arrow`: one of those, and the label the kind's word means
         meant, text = _label_meant(text, labels)
         return ([meant] if meant and meant not in listed else []), tuple(listed), text

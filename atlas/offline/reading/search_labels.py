@@ -273,6 +273,19 @@ _BEFORE_LABEL_RE = lazy(
 """`the bgu label`, `with the "dataset reqest" label`: a name before the word label."""
 
 
+def label_before_word(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
+    """`open bugs with the streaming label`: a label the project has, named whole before the word `label`, and the
+    words without it (and without the `with the` that led to it)."""
+    for match in _BEFORE_LABEL_RE.finditer(text):
+        for start, end in _names_in(match, after=False):
+            said = strip_quotes(text[start:end]).casefold()
+            if said and (label := next((name for name in labels if name.casefold() == said), None)):
+                lead = re.search(r"(?:\b(?:with|having|carrying)\s+)?(?:\bthe\s+|\ba\s+)?$", text[:start], re.I)
+                cut = lead.start() if lead else start
+                return label, text[:cut] + " " + text[match.end() :]
+    return None, text
+
+
 def typo_labels(chosen: list[str], rest: str, labels: Sequence[str]) -> tuple[list[str], str, list[tuple[str, str]]]:
     """The labels read, each name the project lacks taken for the label it is a typo of; with none read, a name
     in a label's place taken so (`labelled enhancment`); the words left, and each (name said, label taken)."""

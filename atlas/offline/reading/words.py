@@ -23,7 +23,7 @@ PLANNER_WORDS = frozenset(
         pull tag mark summary summarise summarize details mean meaning question questions feature features
         config configuration broker brokers lease leases scheduling scheduler deployment upgrading upgrade
         troubleshooting workers worker postgres redis core retries memory logging
-        oldest newest latest earliest least most recently updated active commented longest
+        oldest newest latest earliest least most recently updated active commented longest last list this month week
         """,
     )
 )
@@ -84,7 +84,7 @@ def _inflected(word: str) -> bool:
     """`comments`, `labelled`, `posting`: a planner word with an ending, or `close` without one, is no typo of it."""
     return any(
         (word.endswith(end) and word[: -len(end)] in PLANNER_WORDS) or word + end in PLANNER_WORDS
-        for end in ("s", "es", "d", "ed", "led", "ing")
+        for end in ("s", "es", "d", "ed", "led", "ing", "ly")
     )
 
 
