@@ -13,8 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
-
 from atlas.executor import threads
 from atlas.executor.approvals import BatchGate, PolicyHook, Verdict, editable_request, settled_without_asking
 from atlas.executor.attempts import failure_outcome
@@ -30,7 +28,7 @@ Emit = Callable[..., None]
 ASK = Verdict("ask")
 
 
-async def settle_unasked(spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> Outcome | None:
+async def settle_unasked(spec: ToolSpec[Any], args: object, context: ToolContext) -> Outcome | None:
     """A side effect that would change nothing, or would be refused, is answered without a prompt."""
     try:
         unchanged = await settled_without_asking(spec, args, context)
@@ -68,7 +66,7 @@ class Consenting:
     emit: Emit
 
 
-async def consent(call: Consenting, args: BaseModel, context: ToolContext) -> Outcome | tuple[BaseModel, ToolContext]:
+async def consent(call: Consenting, args: object, context: ToolContext) -> Outcome | tuple[object, ToolContext]:
     """The arguments and context to run with (exactly what was approved), or the call's answer without running."""
     state, spec, gate = call.state, call.spec, call.gate
     settled = await settle_unasked(spec, args, context)
@@ -97,13 +95,13 @@ async def consent(call: Consenting, args: BaseModel, context: ToolContext) -> Ou
     return args, dataclasses.replace(context, decided_by=state.decided_by)
 
 
-async def _ask(call: Consenting, args: BaseModel, context: ToolContext, verdict: Verdict) -> bool:
+async def _ask(call: Consenting, args: object, context: ToolContext, verdict: Verdict) -> bool:
     """Wait for the batch's one question; the request is built when it is asked, so reads that
     finished meanwhile count as sources, and the preview (which may read files) runs off the loop."""
     state, spec, policy = call.state, call.spec, call.policy
     asked: list[ApprovalRequest] = []
 
-    def remember(edited: BaseModel, arguments: dict[str, Any]) -> None:
+    def remember(edited: object, arguments: dict[str, Any]) -> None:
         state.edited = (edited, arguments)
 
     def grant(scope: str, request: ApprovalRequest) -> str:
