@@ -70,8 +70,9 @@ def arguments_data(args: object) -> dict[str, Any]:
 
 
 def record_of(record: type, model: BaseModel) -> Any:
-    """The twin's validated instance as the record."""
-    return record(**{name: getattr(model, name) for name in _fields(record)})
+    """The twin's validated instance as the record (its lists tuples)."""
+    values = {name: getattr(model, name) for name in _fields(record)}
+    return record(**{name: tuple(value) if isinstance(value, list) else value for name, value in values.items()})
 
 
 _NO: tuple[bool, Any] = (False, None)
@@ -216,7 +217,7 @@ def _made_twin(record: type) -> type[BaseModel]:
         limits = _field_limits(arg)
         default = defaults.get(name, ...)
         if isinstance(default, tuple) and not default:
-            fields[name] = (kind, Field(default_factory=tuple, **limits))
+            fields[name] = (kind, Field(default_factory=list, **limits))
         else:
             fields[name] = (kind, Field(default, **limits))
     config = ConfigDict(extra="forbid", defer_build=True)
@@ -243,7 +244,10 @@ def _pydantic_type(hint: Any) -> Any:
         metadata = [Field(**_field_limits(extra)) if isinstance(extra, Arg) else extra for extra in extras]
         return Annotated[(_pydantic_type(inner), *metadata)]
     if origin is tuple:
-        return tuple[tuple(_pydantic_type(arg) for arg in get_args(hint))]  # type: ignore[misc]
+        item, *more = get_args(hint)
+        if more != [Ellipsis]:
+            raise TypeError(f"an arguments record's sequence is a tuple[X, ...], not {hint}")
+        return list[_pydantic_type(item)]  # type: ignore[misc]  # pydantic's errors for it say "List"
     return hint
 
 
