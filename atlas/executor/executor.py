@@ -37,8 +37,8 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
+import os
 import time
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -120,7 +120,7 @@ class ToolExecutor:
         self.events = Events.of(events)
         """Where every call's phases and every batch's end are told (the display, the log, the tracer)."""
         base = context or ToolContext()
-        self.session = session or base.session or uuid.uuid4().hex[:12]
+        self.session = session or base.session or os.urandom(6).hex()
         self.context = dataclasses.replace(base, session=self.session, idempotency_key=None)
         self.breaker_threshold = breaker_threshold
         self.breaker_cooldown_s = breaker_cooldown_s
