@@ -14,6 +14,7 @@ prints: tests/test_architecture.py refuses `print`, `sys.stdout.write` and a bar
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from typing import IO
@@ -26,7 +27,7 @@ from typing import IO
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _UNSAFE_OR_BREAK = re.compile("[\x00-\x1f\x7f-\x9f]")
 _WIDE = (0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A), *range(0xD800, 0xE000))
-_WIDE_SHOWN = {code: f"\\u{code:04x}" for code in _WIDE}
+_WIDE_CHARS = frozenset(map(chr, _WIDE))
 _NAMED = {"\r": "\\r", "\n": "\\n", "\t": "\\t"}
 
 
@@ -38,7 +39,15 @@ def _escape_char(match: re.Match[str]) -> str:
 
 
 def _wide_shown(text: str) -> str:
-    return text if text.isascii() else text.translate(_WIDE_SHOWN)
+    if text.isascii() or _WIDE_CHARS.isdisjoint(text):
+        return text
+    return text.translate(_wide_table())
+
+
+@functools.cache
+def _wide_table() -> dict[int, str]:
+    """Each wide character's escape, made when text first holds one."""
+    return {code: f"\\u{code:04x}" for code in _WIDE}
 
 
 def clean(text: object) -> str:
