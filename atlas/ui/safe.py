@@ -21,7 +21,10 @@ if TYPE_CHECKING:
 # `[text](url)` and `![alt](url)`, with one level of nested brackets in the text; the URL may
 # carry a title (`"..."`), which is dropped: only where the link goes matters here. Compiled at the
 # first answer rendered as Markdown (`re.sub` keeps it), not by a piped run, which renders none.
-_INLINE_LINK = r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?([^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
+_INLINE_LINK = (
+    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
+    r"\(\s*<?([^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
+)
 
 
 def safe_text(text: object, style: str = "", *, one_line: bool = False) -> Text:
