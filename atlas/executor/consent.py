@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from atlas.executor import threads
 from atlas.executor.approvals import BatchGate, PolicyHook, Verdict, editable_request, settled_without_asking
@@ -53,8 +52,7 @@ async def verdict_of(policy: PolicyHook | None, state: CallState, turn: Turn, co
     return verdict if isinstance(verdict, Verdict) else ASK
 
 
-@dataclass(frozen=True)
-class Consenting:
+class Consenting(NamedTuple):
     """One side effect on its way to consent: its call, its turn, its tool, its batch's one question,
     the approval policy, and where its events go."""
 
