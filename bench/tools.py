@@ -20,7 +20,7 @@ from typing import Any
 from atlas.dataset.read import db_for
 from atlas.foundation.config import data_dir
 from atlas.orbit import issues as issue_tools
-from atlas.tools.registry import ToolContext
+from atlas.tools.registry import ToolContext, strict_arguments
 from bench.core import Figure
 
 CALLS = 300
@@ -63,7 +63,7 @@ def search_args(rng: random.Random, words: list[str], labels: list[str]) -> issu
         arguments["state"] = rng.choice(["open", "closed"])
     elif roll < 0.4:
         arguments["label"] = rng.choice(labels)
-    return issue_tools.SearchArgs.model_validate(arguments)
+    return strict_arguments(issue_tools.SearchArgs, arguments)
 
 
 def latency_figure(name: str, durations: list[float], note: str) -> Figure:

@@ -20,6 +20,12 @@ ONLY_ON_A_TERMINAL = {"rich", "markdown_it", "pygments"}
 """Rich and the Markdown parser it renders answers with: a pipe gets plain lines and the answer's source."""
 ONLY_FOR_A_NAME_NOT_FOUND = "difflib"
 """Close matches are looked for only when a model, a doc or a heading is not found."""
+NOT_FOR_AN_ANSWER_THAT_FITS = {"uuid", "platform", "shlex"}
+"""A run's session id is random bytes, not a UUID (`uuid` imports `platform`, which compiles nine
+patterns); `shlex` quotes a command only for an inbox longer than its answer."""
+ONLY_FOR_ARGUMENTS_IN_DOUBT = {"pydantic", "pydantic_core", "annotated_types", "importlib.metadata"}
+"""A built-in tool's well-formed arguments are checked against its declared schema: pydantic (and the
+plugin lookup its first model makes) is loaded only for arguments the check cannot accept."""
 
 
 def modules_of_an_ask(home: Path, question: str) -> set[str]:
@@ -47,6 +53,13 @@ def test_a_piped_ask_loads_no_rich(tmp_path: Path) -> None:
     assert "atlas.ui.ask_screen" in modules
     assert not {name for name in modules if name.split(".")[0] in ONLY_ON_A_TERMINAL}
     assert ONLY_FOR_A_NAME_NOT_FOUND not in modules
+
+
+def test_an_ask_whose_calls_are_well_formed_loads_no_pydantic(tmp_path: Path) -> None:
+    modules = modules_of_an_ask(tmp_path / "home", SEED)
+    assert {"atlas.orbit.issues", "atlas.orbit.docs"} <= modules  # its tools ran
+    assert not modules & ONLY_FOR_ARGUMENTS_IN_DOUBT
+    assert not modules & NOT_FOR_AN_ANSWER_THAT_FITS
 
 
 def test_an_ask_on_a_terminal_still_draws_with_rich(tmp_path: Path) -> None:

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from atlas.foundation.errors import AtlasError, ToolError
+from atlas.foundation.errors import AtlasError, BadArguments, ToolError
 from atlas.foundation.label_names import label_value
 from atlas.offline.compose import read_question
 from atlas.offline.reading.vocabulary import vocabulary_of
 from atlas.orbit.issues import SearchArgs, search_issues
-from atlas.tools.registry import ToolContext
+from atlas.tools.registry import ToolContext, strict_arguments
 from atlas.triage.groups import LabelGroup
 from atlas.triage.project import Project
 from atlas.triage.stop_words import ENGLISH_STOP_WORDS
@@ -68,8 +68,16 @@ def _planned_label(question: str, data: Path) -> str | None:
 
 
 def _finds(question: str, data: Path, ctx: ToolContext) -> bool:
+    """Whether the search the planner reads in `question` finds an issue (its arguments validated as the
+    executor validates a call's: a search they do not make finds nothing)."""
     search = _search_of(question, data)
-    return search is not None and bool(search_issues(SearchArgs(**search), ctx)["hits"])
+    if search is None:
+        return False
+    try:
+        args = strict_arguments(SearchArgs, search)
+    except BadArguments:
+        return False
+    return bool(search_issues(args, ctx)["hits"])
 
 
 def _label_question(project: Project, data: Path, ctx: ToolContext, bug: str | None) -> list[str]:

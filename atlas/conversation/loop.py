@@ -136,8 +136,7 @@ class TurnResult:
         }
 
 
-@dataclass(frozen=True)
-class TurnSettings:
+class TurnSettings(NamedTuple):
     """How far one question may go."""
 
     max_rounds: int = 5
@@ -146,6 +145,10 @@ class TurnSettings:
     """Whether the model may ask for several calls at once (and they run together)."""
     deadline_s: float | None = None
     """The question's time budget, from its start; None: none."""
+
+
+ONE_TURN = TurnSettings()
+"""A question's settings when none are given: five requests, calls together, no deadline."""
 
 
 def start_turn(executor: ToolExecutor, number: int, settings: TurnSettings) -> Turn:
@@ -161,7 +164,7 @@ async def run_turn(
     executor: ToolExecutor,
     session: str,
     turn: Turn | None = None,
-    settings: TurnSettings = TurnSettings(),
+    settings: TurnSettings = ONE_TURN,
     events: Listener | None = None,
 ) -> TurnResult:
     """Answer one question in up to `settings.max_rounds` model requests, running tools in between.

@@ -12,9 +12,7 @@ import errno
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import Any
 
 from atlas.foundation import statefiles
 from atlas.foundation.errors import DataError
@@ -25,32 +23,6 @@ STATE_FILE = "atlas-source.json"
 BUNDLED = "orbit"
 """The identity of the bundled Orbit dataset, and of any folder `atlas data` did not write."""
 STATE_LIMIT_BYTES = statefiles.SOURCE_RECORD_LIMIT
-
-
-class _Imported(BaseModel):
-    # Built on first use: most runs read no source record (the bundled data has none).
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    source: Literal["import"]
-    file: str
-    imported_at: str
-    repo: str | None = None
-    dataset: str | None = None
-    comments_known: bool | None = None
-
-
-class _Synced(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    source: Literal["sync"]
-    repo: str
-    api: str
-    synced_at: str
-    since: str | None
-    list_etag: dict[str, str | None]
-    updated: dict[str, str]
-    comment_etags: dict[str, str]
-    dataset: str | None = None
 
 
 def read_source(folder: Path) -> dict[str, Any] | None:
@@ -71,9 +43,10 @@ def read_source(folder: Path) -> dict[str, Any] | None:
         state = json.loads(raw.decode("utf-8"))
         if not isinstance(state, dict):
             raise ValueError("not an object")
-        model = _Imported if state.get("source") == "import" else _Synced
-        model.model_validate(state)
-    except (UnicodeDecodeError, ValueError, RecursionError, ValidationError):
+        from atlas.dataset.source_record import check_record  # pydantic, only when there is a record to read
+
+        check_record(state)
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise DataError(f"{shown} was not written by `atlas data`; refusing to touch the folder") from None
     return state
 

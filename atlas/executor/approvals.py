@@ -9,12 +9,10 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from pydantic import BaseModel, ValidationError
-
 from atlas.executor import threads
-from atlas.foundation.errors import describe
+from atlas.foundation.errors import BadArguments
 from atlas.protocol.events import ApprovalRequest, Approver, BatchApprover
-from atlas.tools.registry import ToolContext, ToolSpec, WriteLimits
+from atlas.tools.registry import ToolContext, ToolSpec, WriteLimits, lax_arguments
 
 
 def idempotency_key(session: str, call_id: str) -> str:
@@ -49,7 +47,7 @@ class PolicyHook(Protocol):
         ...
 
 
-def preview_of(spec: ToolSpec[Any], args: BaseModel, context: ToolContext, arguments: dict[str, Any] | str) -> str:
+def preview_of(spec: ToolSpec[Any], args: object, context: ToolContext, arguments: dict[str, Any] | str) -> str:
     """The tool's own preview of its effect; if it has none or it fails, the plain call."""
     if spec.preview is not None:
         try:
@@ -60,7 +58,7 @@ def preview_of(spec: ToolSpec[Any], args: BaseModel, context: ToolContext, argum
     return f"{spec.name}({shown})"
 
 
-async def settled_without_asking(spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> Any | None:
+async def settled_without_asking(spec: ToolSpec[Any], args: object, context: ToolContext) -> Any | None:
     """The tool's own `check`, off the event loop: its result when the call would change nothing,
     None when a person must decide; it raises when the call would be refused."""
     if spec.check is None:
@@ -68,14 +66,14 @@ async def settled_without_asking(spec: ToolSpec[Any], args: BaseModel, context: 
     return await threads.run_in_thread(spec.check, args, context, name="atlas-check", track=False)
 
 
-EditSink = Callable[[BaseModel, dict[str, Any]], None]
+EditSink = Callable[[object, dict[str, Any]], None]
 """Told the arguments of an edit that was shown, so the call runs with exactly the text approved."""
 
 
 def editable_request(
     spec: ToolSpec[Any],
     call_id: str,
-    args: BaseModel,
+    args: object,
     context: ToolContext,
     arguments: dict[str, Any] | str,
     untrusted_sources: list[str],
@@ -98,9 +96,9 @@ def editable_request(
             raise ValueError("the text is empty")
         changed = {**arguments, field: text}
         try:
-            edited = spec.args_model.model_validate(changed)
-        except ValidationError as exc:
-            raise ValueError(describe(exc)) from None
+            edited = lax_arguments(spec.args_model, changed)
+        except BadArguments as exc:
+            raise ValueError(str(exc)) from None
         on_edit(edited, changed)
         return editable_request(spec, call_id, edited, context, changed, untrusted_sources, on_edit)
 

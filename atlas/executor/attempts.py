@@ -13,8 +13,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
-
 from atlas.executor import threads
 from atlas.executor.outcomes import NO_TIME_BUDGET, CallState, Outcome, cancelled, error, side_effect_unsettled
 from atlas.executor.turn import Turn
@@ -35,7 +33,7 @@ Emit = Callable[..., None]
 async def run_attempts(
     state: CallState,
     spec: ToolSpec[Any],
-    args: BaseModel,
+    args: object,
     context: ToolContext,
     *,
     turn: Turn,
@@ -63,9 +61,7 @@ async def run_attempts(
         backoff *= 2
 
 
-async def run_attempt(
-    spec: ToolSpec[Any], args: BaseModel, context: ToolContext, timeout: float, turn: Turn
-) -> Outcome:
+async def run_attempt(spec: ToolSpec[Any], args: object, context: ToolContext, timeout: float, turn: Turn) -> Outcome:
     job = threads.ThreadCall(spec.fn, args, context, name=f"atlas-tool-{spec.name}")
     try:
         done, _ = await asyncio.wait([job.future], timeout=timeout)
@@ -87,7 +83,7 @@ async def run_attempt(
 
 
 async def _settle_cancelled_side_effect(
-    spec: ToolSpec[Any], args: BaseModel, job: threads.ThreadCall, turn: Turn
+    spec: ToolSpec[Any], args: object, job: threads.ThreadCall, turn: Turn
 ) -> Outcome:
     """Ctrl-C while a side effect runs: the thread cannot be stopped, so the write may land anyway.
 
@@ -107,7 +103,7 @@ async def _settle_cancelled_side_effect(
     return outcome if outcome.kind is ErrorKind.OK else cancelled()
 
 
-def _outcome_of(spec: ToolSpec[Any], args: BaseModel, job: threads.ThreadCall, turn: Turn) -> Outcome:
+def _outcome_of(spec: ToolSpec[Any], args: object, job: threads.ThreadCall, turn: Turn) -> Outcome:
     """The outcome of a finished attempt; untrusted sources it read join the turn's."""
     failure = job.future.exception()
     if failure is not None:

@@ -14,11 +14,10 @@ import json
 import time
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel
-
 from atlas.executor.outcomes import Outcome
 from atlas.executor.turn import Turn
 from atlas.foundation.errors import ErrorKind
+from atlas.tools.arguments import arguments_data
 from atlas.tools.registry import ToolSpec
 
 CACHED = "cached"
@@ -38,10 +37,10 @@ class ReadCache:
         self._entries: dict[tuple[str, str], _Entry] = {}
 
     @staticmethod
-    def _key(spec: ToolSpec[Any], args: BaseModel) -> tuple[str, str]:
-        return spec.name, json.dumps(args.model_dump(mode="json"), sort_keys=True, default=str)
+    def _key(spec: ToolSpec[Any], args: object) -> tuple[str, str]:
+        return spec.name, json.dumps(arguments_data(args), sort_keys=True, default=str)
 
-    def get(self, spec: ToolSpec[Any], args: BaseModel, turn: Turn) -> Outcome | None:
+    def get(self, spec: ToolSpec[Any], args: object, turn: Turn) -> Outcome | None:
         """The kept result of this read, while it is fresh; None when there is none."""
         if spec.side_effect or not spec.cache_ttl_s:
             return None
@@ -59,7 +58,7 @@ class ReadCache:
                 turn.add_sources([f"{spec.name} (cached)"])
         return Outcome(ErrorKind.OK, entry.envelope, message=CACHED)
 
-    def after(self, spec: ToolSpec[Any], args: BaseModel, outcome: Outcome, done: object) -> None:
+    def after(self, spec: ToolSpec[Any], args: object, outcome: Outcome, done: object) -> None:
         """Keep a fresh read; after a write that happened (or may have), drop the reads it changes."""
         if spec.side_effect:
             if done is not False:

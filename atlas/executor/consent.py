@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
-from pydantic import BaseModel
+from typing import Any, NamedTuple
 
 from atlas.executor import threads
 from atlas.executor.approvals import BatchGate, PolicyHook, Verdict, editable_request, settled_without_asking
@@ -30,7 +27,7 @@ Emit = Callable[..., None]
 ASK = Verdict("ask")
 
 
-async def settle_unasked(spec: ToolSpec[Any], args: BaseModel, context: ToolContext) -> Outcome | None:
+async def settle_unasked(spec: ToolSpec[Any], args: object, context: ToolContext) -> Outcome | None:
     """A side effect that would change nothing, or would be refused, is answered without a prompt."""
     try:
         unchanged = await settled_without_asking(spec, args, context)
@@ -55,8 +52,7 @@ async def verdict_of(policy: PolicyHook | None, state: CallState, turn: Turn, co
     return verdict if isinstance(verdict, Verdict) else ASK
 
 
-@dataclass(frozen=True)
-class Consenting:
+class Consenting(NamedTuple):
     """One side effect on its way to consent: its call, its turn, its tool, its batch's one question,
     the approval policy, and where its events go."""
 
@@ -68,7 +64,7 @@ class Consenting:
     emit: Emit
 
 
-async def consent(call: Consenting, args: BaseModel, context: ToolContext) -> Outcome | tuple[BaseModel, ToolContext]:
+async def consent(call: Consenting, args: object, context: ToolContext) -> Outcome | tuple[object, ToolContext]:
     """The arguments and context to run with (exactly what was approved), or the call's answer without running."""
     state, spec, gate = call.state, call.spec, call.gate
     settled = await settle_unasked(spec, args, context)
@@ -97,13 +93,13 @@ async def consent(call: Consenting, args: BaseModel, context: ToolContext) -> Ou
     return args, dataclasses.replace(context, decided_by=state.decided_by)
 
 
-async def _ask(call: Consenting, args: BaseModel, context: ToolContext, verdict: Verdict) -> bool:
+async def _ask(call: Consenting, args: object, context: ToolContext, verdict: Verdict) -> bool:
     """Wait for the batch's one question; the request is built when it is asked, so reads that
     finished meanwhile count as sources, and the preview (which may read files) runs off the loop."""
     state, spec, policy = call.state, call.spec, call.policy
     asked: list[ApprovalRequest] = []
 
-    def remember(edited: BaseModel, arguments: dict[str, Any]) -> None:
+    def remember(edited: object, arguments: dict[str, Any]) -> None:
         state.edited = (edited, arguments)
 
     def grant(scope: str, request: ApprovalRequest) -> str:

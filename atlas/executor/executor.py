@@ -37,12 +37,10 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
+import os
 import time
-import uuid
 from collections.abc import Sequence
 from typing import Any
-
-from pydantic import BaseModel, ValidationError
 
 from atlas.executor import threads
 from atlas.executor.approvals import (
@@ -70,7 +68,7 @@ from atlas.executor.outcomes import (
 )
 from atlas.executor.outputs import OUTPUT_LIMIT, capped_output
 from atlas.executor.turn import BatchCancelled, Primitives, Turn
-from atlas.foundation.errors import ErrorKind, describe
+from atlas.foundation.errors import BadArguments, ErrorKind, describe
 from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import (
     Approver,
@@ -122,7 +120,7 @@ class ToolExecutor:
         self.events = Events.of(events)
         """Where every call's phases and every batch's end are told (the display, the log, the tracer)."""
         base = context or ToolContext()
-        self.session = session or base.session or uuid.uuid4().hex[:12]
+        self.session = session or base.session or os.urandom(6).hex()
         self.context = dataclasses.replace(base, session=self.session, idempotency_key=None)
         self.breaker_threshold = breaker_threshold
         self.breaker_cooldown_s = breaker_cooldown_s
@@ -189,7 +187,7 @@ class ToolExecutor:
         Without a task each: a model may ask for thousands of calls, and answering those that
         cannot run (no time left, bad arguments) one task at a time would outlast the budget.
         """
-        runnable: list[tuple[CallState, ToolSpec[Any], BaseModel]] = []
+        runnable: list[tuple[CallState, ToolSpec[Any], object]] = []
         for state in states:
             try:
                 checked = self._check(state, turn)
@@ -232,7 +230,7 @@ class ToolExecutor:
     # -- one call -------------------------------------------------------------------------
 
     async def _run_call(
-        self, state: CallState, turn: Turn, prims: Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
+        self, state: CallState, turn: Turn, prims: Primitives, gate: BatchGate, spec: ToolSpec[Any], args: object
     ) -> None:
         try:
             outcome = await self._decide(state, turn, prims, gate, spec, args)
@@ -242,7 +240,7 @@ class ToolExecutor:
             outcome = error(ErrorKind.UNKNOWN, f"{type(exc).__name__}: {describe(exc)}")
         self._finish(state, outcome, turn)
 
-    def _check(self, state: CallState, turn: Turn) -> Outcome | tuple[ToolSpec[Any], BaseModel]:
+    def _check(self, state: CallState, turn: Turn) -> Outcome | tuple[ToolSpec[Any], object]:
         """What can be decided before a call waits for anything: its tool and arguments, or why it cannot run."""
         spec = self.registry.get(state.call.name)
         if spec is None:
@@ -251,8 +249,8 @@ class ToolExecutor:
             return state.parsed
         try:
             args = strict_arguments(spec.args_model, state.parsed)
-        except ValidationError as exc:
-            return error(ErrorKind.BAD_ARGS, describe(exc))
+        except BadArguments as exc:
+            return error(ErrorKind.BAD_ARGS, str(exc))
         if self.breaker(spec.breaker_key or spec.name).blocked():
             return unavailable(spec.name)
         if turn.timeout(self._own_timeout(spec), time.monotonic()) is None:
@@ -260,7 +258,7 @@ class ToolExecutor:
         return spec, args
 
     async def _decide(
-        self, state: CallState, turn: Turn, prims: Primitives, gate: BatchGate, spec: ToolSpec[Any], args: BaseModel
+        self, state: CallState, turn: Turn, prims: Primitives, gate: BatchGate, spec: ToolSpec[Any], args: object
     ) -> Outcome:
         call = state.call
         breaker = self.breaker(spec.breaker_key or spec.name)

@@ -8,8 +8,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pydantic import BaseModel
-
 from atlas.foundation.errors import ErrorKind, ToolError
 from atlas.protocol.envelope import envelope_err
 
@@ -49,7 +47,7 @@ class CallState:
     approved: bool | None = None
     decided_by: str | None = None
     """Who approved or denied it (a side effect): `person`, `rule:NAME`, `session`, `no-terminal`."""
-    edited: tuple[BaseModel, dict[str, Any]] | None = None
+    edited: tuple[object, dict[str, Any]] | None = None
     """The arguments of the last edit shown to the person: what runs if they approve."""
     clock: float = field(default_factory=time.monotonic)
     output: dict[str, Any] | None = None

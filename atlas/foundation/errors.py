@@ -29,9 +29,11 @@ are `AtlasError`s, caught once in the CLI and shown as one line::
     ├── ProtocolToolError      the source answered outside its protocol (an MCP error response)
     └── ToolTimeoutError       the executor's own: the call did not return within its timeout
 
-Outside the tree, on purpose: `GitHubError` and its kin (`atlas.github.errors`: HTTP outcomes the
-REST client's callers translate into the two trees above), `UnsafeStateFile` (an `OSError`, as the
-refusal of a path is), and `BatchCancelled` (a `CancelledError`, so asyncio treats it as one).
+Outside the tree, on purpose: `BadArguments` (a `ValueError`: a tool call's arguments did not
+validate, which the executor answers `bad_args` before the tool runs), `GitHubError` and its kin
+(`atlas.github.errors`: HTTP outcomes the REST client's callers translate into the two trees
+above), `UnsafeStateFile` (an `OSError`, as the refusal of a path is), and `BatchCancelled` (a
+`CancelledError`, so asyncio treats it as one).
 
 As in httpx, the exceptions carry what a program may act on as fields, not only in their text:
 a `ModelError` its `model`, `url`, HTTP `status` and `retry_after` (seconds) where known; a
@@ -41,9 +43,9 @@ a `ModelError` its `model`, `url`, HTTP `status` and `retry_after` (seconds) whe
 from __future__ import annotations
 
 import sqlite3
+import sys
 from enum import StrEnum
-
-from pydantic import ValidationError
+from typing import Any
 
 MESSAGE_LIMIT = 300
 
@@ -107,6 +109,10 @@ SOURCE_BROKEN_HINT = (
 """For a permanent failure that is no fault of the arguments (a missing dataset or docs folder)."""
 
 RETRYABLE_KINDS = frozenset({ErrorKind.TIMEOUT, ErrorKind.TRANSIENT})
+
+
+class BadArguments(ValueError):
+    """A tool call's arguments did not validate: the message names each field and what is wrong with it."""
 
 
 class ToolError(Exception):
@@ -210,7 +216,7 @@ class ModelProtocolError(ModelError):
 
 
 _KINDS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], ErrorKind], ...] = (
-    (ValidationError, ErrorKind.BAD_ARGS),
+    (BadArguments, ErrorKind.BAD_ARGS),
     (TransientToolError, ErrorKind.TRANSIENT),
     (PermanentToolError, ErrorKind.PERMANENT),
     (UnavailableToolError, ErrorKind.UNAVAILABLE),
@@ -225,12 +231,22 @@ _KINDS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], Error
 def classify(exc: BaseException) -> ErrorKind:
     """Map an exception raised while running a tool to the kind the model can act on.
 
-    Order matters (`_KINDS`, first match): a pydantic ValidationError is a ValueError, a TimeoutError
-    is an OSError, and sqlite3.OperationalError covers both "database is locked" and real SQL errors.
+    Order matters (`_KINDS`, first match): `BadArguments` and pydantic's ValidationError (judged
+    before `_KINDS`) are ValueErrors, a TimeoutError is an OSError, and sqlite3.OperationalError
+    covers both "database is locked" and real SQL errors.
     """
     if isinstance(exc, sqlite3.OperationalError):
         return ErrorKind.TRANSIENT if is_busy(exc) else ErrorKind.PERMANENT
+    if _is_validation_error(exc):
+        return ErrorKind.BAD_ARGS
     return next((kind for types, kind in _KINDS if isinstance(exc, types)), ErrorKind.UNKNOWN)
+
+
+def _is_validation_error(exc: BaseException) -> bool:
+    """Whether `exc` is pydantic's ValidationError, without importing pydantic: a process that has not
+    loaded it cannot have raised one."""
+    core = sys.modules.get("pydantic_core")
+    return core is not None and isinstance(exc, core.ValidationError)
 
 
 def is_busy(exc: BaseException) -> bool:
@@ -248,8 +264,9 @@ def cap(text: str, limit: int = MESSAGE_LIMIT) -> str:
 
 def describe(exc: BaseException) -> str:
     """A short message for an exception: its text, or its type when it has none."""
-    if isinstance(exc, ValidationError):
-        parts = [f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors()]
+    if _is_validation_error(exc):
+        errors: list[dict[str, Any]] = exc.errors()  # type: ignore[attr-defined]
+        parts = [f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in errors]
         return cap("; ".join(parts))
     text = str(exc).strip() or type(exc).__name__
     if isinstance(exc, KeyError) and text.startswith(("'", '"')):

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, Field
+from typing import Annotated, Any, NamedTuple
 
 from atlas.foundation.errors import PermanentToolError, ToolError
 from atlas.foundation.sanitize import clean_line
 from atlas.orbit.db import IssueId, issue_brief
 from atlas.orbit.issues import changes_issue
-from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
+from atlas.tools.arguments import Arg
+from atlas.tools.registry import ToolContext, tool
 from atlas.tracker import open_tracker
 
 
-class PostCommentArgs(BaseModel):
-    model_config = ARGS_CONFIG
-
+class PostCommentArgs(NamedTuple):
     issue_id: IssueId
-    body: str = Field(min_length=1, max_length=4000, description="The comment, in Markdown.")
+    body: Annotated[str, Arg(min_length=1, max_length=4000, description="The comment, in Markdown.")]
 
 
 def preview_post_comment(args: PostCommentArgs, ctx: ToolContext) -> str:

@@ -10,16 +10,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field
-
 from atlas.dataset.read import connect
 from atlas.foundation.config import dataset_name
+from atlas.tools.arguments import Arg
 from atlas.tracker.journal import IssueBrief as IssueBrief  # where the tools name it
 
 MAX_ISSUE_ID = 2**63 - 1
 """SQLite's largest integer: a bigger id cannot name an issue, and binding one overflows."""
 
-IssueId = Annotated[int, Field(ge=1, le=MAX_ISSUE_ID, description="The issue's number, e.g. 41 for #41.")]
+IssueId = Annotated[int, Arg(ge=1, le=MAX_ISSUE_ID, description="The issue's number, e.g. 41 for #41.")]
 """The argument type of every tool that takes an issue id: bounded where the model's input is checked."""
 
 

@@ -10,15 +10,14 @@ from __future__ import annotations
 import re
 import threading
 from pathlib import Path
-from typing import Any, NamedTuple
-
-from pydantic import BaseModel, Field
+from typing import Annotated, Any, NamedTuple
 
 from atlas.foundation import statefiles
 from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import SOURCE_BROKEN_HINT, PermanentToolError
 from atlas.orbit.issues import READ_TIMEOUT_S, cut
-from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
+from atlas.tools.arguments import Arg
+from atlas.tools.registry import ToolContext, tool
 
 SECTION_LIMIT = 3000
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
@@ -123,8 +122,8 @@ def resolve_doc_id(requested: str, ids: list[str]) -> str:
     raise PermanentToolError(f"There is no doc {requested!r}.{maybe} Doc ids: {', '.join(ids)}.")
 
 
-class NoArgs(BaseModel):
-    model_config = ARGS_CONFIG
+class NoArgs(NamedTuple):
+    """No arguments."""
 
 
 DOC_TTL_S = 300.0
@@ -142,18 +141,16 @@ def list_docs(args: NoArgs, ctx: ToolContext) -> dict[str, Any]:
     return {"docs": [{"id": doc.id, "title": doc.title, "headings": doc.subheadings()} for doc in docs]}
 
 
-class DocSectionArgs(BaseModel):
-    model_config = ARGS_CONFIG
-
-    doc_id: str = Field(max_length=200, description="A doc id from list_docs, e.g. error-codes.")
-    heading: str | None = Field(
-        None,
-        max_length=200,
-        description=(
-            "A heading or its start, e.g. ORB-1101 or Retries; 'Postgres > How it works' for a heading that"
-            " appears under several parents; null for the page's intro and headings."
+class DocSectionArgs(NamedTuple):
+    doc_id: Annotated[str, Arg(max_length=200, description="A doc id from list_docs, e.g. error-codes.")]
+    heading: Annotated[
+        str | None,
+        Arg(
+            max_length=200,
+            description="A heading or its start, e.g. ORB-1101 or Retries; 'Postgres > How it works' for a heading that"
+            " appears under several parents; null for the page's intro and headings.",
         ),
-    )
+    ] = None
 
 
 def _doc_sources(args: DocSectionArgs, data: Any) -> list[str]:

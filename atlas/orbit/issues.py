@@ -9,9 +9,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from datetime import date
-from typing import Any, Literal, NamedTuple
-
-from pydantic import BaseModel, Field
+from typing import Annotated, Any, Literal, NamedTuple
 
 from atlas.dataset.read import comments_known, connect
 from atlas.dataset.source import dataset_identity
@@ -19,7 +17,8 @@ from atlas.foundation.errors import ToolError
 from atlas.orbit.db import IssueId, labels_of, no_such_issue
 from atlas.orbit.search_filters import count_matches, data_ends_before, filter_conditions
 from atlas.orbit.search_order import Order, order_hint, sorted_hits
-from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
+from atlas.tools.arguments import Arg
+from atlas.tools.registry import ToolContext, tool
 from atlas.tracker.journal import LabelChanges, MockTracker
 
 BODY_LIMIT = 6000
@@ -76,14 +75,13 @@ def _cut_marker(missing: int) -> str:
     return f" … [cut: {missing:,} more characters]"
 
 
-class IssueArgs(BaseModel):
-    model_config = ARGS_CONFIG
-
+class IssueArgs(NamedTuple):
     issue_id: IssueId
-    comments_offset: int = Field(0, ge=0, le=100_000, description="Comments to skip: 0 for the first page.")
-    comments_limit: int = Field(
-        COMMENTS_PAGE, ge=1, le=50, description=f"The most comments to return (1-50; {COMMENTS_PAGE} usually)."
-    )
+    comments_offset: Annotated[int, Arg(ge=0, le=100_000, description="Comments to skip: 0 for the first page.")] = 0
+    comments_limit: Annotated[
+        int,
+        Arg(ge=1, le=50, description=f"The most comments to return (1-50; {COMMENTS_PAGE} usually)."),
+    ] = COMMENTS_PAGE
 
 
 def _issue_sources(args: IssueArgs, data: Any) -> list[str]:
@@ -187,51 +185,62 @@ def tracker_additions(ctx: ToolContext, issue_id: int) -> TrackerAdditions:
     return TrackerAdditions(changes, posted)
 
 
-class SearchArgs(BaseModel):
-    model_config = ARGS_CONFIG
-
-    query: str = Field(
-        "",
-        max_length=500,
-        description="Plain words to find in titles, bodies and comments (no operators). Empty lists the newest.",
-    )
-    state: Literal["open", "closed"] | None = Field(None, description="Only issues in this state.")
-    label: str | None = Field(
-        None, description="Only issues with this label, one of the project's own (case and spacing are forgiven)."
-    )
-    labels: list[str] = Field(
-        default_factory=list, max_length=5, description="Further labels every hit must also have."
-    )
-    any_labels: list[str] = Field(
-        default_factory=list, max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."
-    )
-    without_labels: list[str] = Field(
-        default_factory=list, max_length=30, description="Only issues with none of these labels (for `not X`)."
-    )
-    author: str | None = Field(
-        None, max_length=100, description="Only issues opened by this user (their login, e.g. svetlana-k)."
-    )
-    created_since: date | None = Field(None, description="Only issues opened on or after this day (YYYY-MM-DD).")
-    created_before: date | None = Field(None, description="Only issues opened before this day (YYYY-MM-DD).")
-    updated_since: date | None = Field(
-        None, description="Only issues with activity (opened or commented) on or after this day (YYYY-MM-DD)."
-    )
-    updated_before: date | None = Field(
-        None, description="Only issues whose last activity (opened or commented) was before this day (YYYY-MM-DD)."
-    )
-    unlabelled: bool = Field(False, description="Only issues with no label at all.")
-    any_words: bool = Field(
-        False, description="Match issues with any of the query's words (for `about X or Y`), not all of them."
-    )
-    order: Order = Field(
-        "relevance",
-        description="How hits are sorted: relevance (best match; with no words, the newest), newest, oldest (opened),"
-        " recently_updated, least_recently_updated (last activity), most_commented.",
-    )
-    count_only: bool = Field(
-        False, description="Return only `total`, how many issues match, instead of the hits: for `how many ...`."
-    )
-    limit: int = Field(10, ge=1, le=20, description="The most hits to return (1-20).")
+class SearchArgs(NamedTuple):
+    query: Annotated[
+        str,
+        Arg(
+            max_length=500,
+            description="Plain words to find in titles, bodies and comments (no operators). Empty lists the newest.",
+        ),
+    ] = ""
+    state: Annotated[Literal["open", "closed"] | None, Arg(description="Only issues in this state.")] = None
+    label: Annotated[
+        str | None,
+        Arg(description="Only issues with this label, one of the project's own (case and spacing are forgiven)."),
+    ] = None
+    labels: Annotated[tuple[str, ...], Arg(max_length=5, description="Further labels every hit must also have.")] = ()
+    any_labels: Annotated[
+        tuple[str, ...],
+        Arg(max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."),
+    ] = ()
+    without_labels: Annotated[
+        tuple[str, ...],
+        Arg(max_length=30, description="Only issues with none of these labels (for `not X`)."),
+    ] = ()
+    author: Annotated[
+        str | None,
+        Arg(max_length=100, description="Only issues opened by this user (their login, e.g. svetlana-k)."),
+    ] = None
+    created_since: Annotated[
+        date | None,
+        Arg(description="Only issues opened on or after this day (YYYY-MM-DD)."),
+    ] = None
+    created_before: Annotated[date | None, Arg(description="Only issues opened before this day (YYYY-MM-DD).")] = None
+    updated_since: Annotated[
+        date | None,
+        Arg(description="Only issues with activity (opened or commented) on or after this day (YYYY-MM-DD)."),
+    ] = None
+    updated_before: Annotated[
+        date | None,
+        Arg(description="Only issues whose last activity (opened or commented) was before this day (YYYY-MM-DD)."),
+    ] = None
+    unlabelled: Annotated[bool, Arg(description="Only issues with no label at all.")] = False
+    any_words: Annotated[
+        bool,
+        Arg(description="Match issues with any of the query's words (for `about X or Y`), not all of them."),
+    ] = False
+    order: Annotated[
+        Order,
+        Arg(
+            description="How hits are sorted: relevance (best match; with no words, the newest), newest, oldest"
+            " (opened), recently_updated, least_recently_updated (last activity), most_commented."
+        ),
+    ] = "relevance"
+    count_only: Annotated[
+        bool,
+        Arg(description="Return only `total`, how many issues match, instead of the hits: for `how many ...`."),
+    ] = False
+    limit: Annotated[int, Arg(ge=1, le=20, description="The most hits to return (1-20).")] = 10
 
 
 def search_terms(text: str) -> list[str]:

@@ -8,21 +8,18 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from typing import Any
-
-from pydantic import BaseModel, Field
+from typing import Annotated, Any, NamedTuple
 
 from atlas.dataset.read import connect
 from atlas.orbit.db import labels_of
 from atlas.orbit.issues import ISSUE_TTL_S, READ_TIMEOUT_S, search_tags, tracker_changes
-from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
+from atlas.tools.arguments import Arg
+from atlas.tools.registry import ToolContext, tool
 from atlas.tracker.journal import LabelChanges
 
 
-class LabelListArgs(BaseModel):
-    model_config = ARGS_CONFIG
-
-    limit: int = Field(50, ge=1, le=500, description="How many labels to list, most used first (1-500).")
+class LabelListArgs(NamedTuple):
+    limit: Annotated[int, Arg(ge=1, le=500, description="How many labels to list, most used first (1-500).")] = 50
 
 
 def _sources(args: LabelListArgs, data: Any) -> list[str]:

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any
-
-from pydantic import BaseModel, Field
+from typing import Annotated, Any, NamedTuple
 
 from atlas.foundation.errors import ToolError
 from atlas.foundation.sanitize import clean_line
 from atlas.orbit.db import IssueId, issue_brief
 from atlas.orbit.issues import changes_issue
-from atlas.tools.registry import ARGS_CONFIG, ArgsT, ToolContext, tool
+from atlas.tools.arguments import Arg
+from atlas.tools.registry import ArgsT, ToolContext, tool
 from atlas.tracker import open_tracker
 from atlas.tracker.journal import IssueBrief, MockTracker
 
@@ -24,23 +23,20 @@ EXCLUSIVE_PREFIXES = ("severity:", "priority:")
 """Label families an issue has at most one of: adding one replaces the other."""
 
 
-class AddLabelArgs(BaseModel):
-    model_config = ARGS_CONFIG
-
+class AddLabelArgs(NamedTuple):
     issue_id: IssueId
-    label: str = Field(
-        description=(
-            "A label the project's issues already use, as they spell it (an unknown one is refused with the "
-            "list). A severity label replaces the issue's current one."
-        )
-    )
+    label: Annotated[
+        str,
+        Arg(
+            description="A label the project's issues already use, as they spell it (an unknown one is refused "
+            "with the list). A severity label replaces the issue's current one."
+        ),
+    ]
 
 
-class RemoveLabelArgs(BaseModel):
-    model_config = ARGS_CONFIG
-
+class RemoveLabelArgs(NamedTuple):
     issue_id: IssueId
-    label: str = Field(description="The label to take off the issue, as the issue shows it.")
+    label: Annotated[str, Arg(description="The label to take off the issue, as the issue shows it.")]
 
 
 def replaced_by(label: str, current: list[str]) -> list[str]:

@@ -15,18 +15,29 @@ from atlas.tracker.journal import LabelChanges
 
 
 class Filters(Protocol):
-    """What a search is narrowed by (`SearchArgs`)."""
+    """What a search is narrowed by (`SearchArgs`, `TallyArgs`): read only."""
 
-    author: str | None
-    created_since: date | None
-    created_before: date | None
-    updated_since: date | None
-    updated_before: date | None
-    unlabelled: bool
+    @property
+    def author(self) -> str | None: ...
+
+    @property
+    def created_since(self) -> date | None: ...
+
+    @property
+    def created_before(self) -> date | None: ...
+
+    @property
+    def updated_since(self) -> date | None: ...
+
+    @property
+    def updated_before(self) -> date | None: ...
+
+    @property
+    def unlabelled(self) -> bool: ...
 
     @property
     def state(self) -> str | None:
-        """Read only: `SearchArgs` narrows it to `open` or `closed`."""
+        """`SearchArgs` narrows it to `open` or `closed`."""
         ...
 
 

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import date
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Annotated, Any, Literal, NamedTuple
 
 from atlas.dataset.read import connect
 from atlas.orbit.db import labels_of
 from atlas.orbit.issues import ISSUE_TTL_S, READ_TIMEOUT_S, match_terms, search_tags, search_terms, tracker_changes
 from atlas.orbit.search_filters import count_matches, data_ends_before, filter_conditions, issues_matching
-from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
+from atlas.tools.arguments import Arg
+from atlas.tools.registry import ToolContext, tool
 from atlas.tracker.journal import LabelChanges
 
 Group = Literal["author", "label", "state", "year", "month"]
@@ -30,32 +29,51 @@ _KEYS: dict[str, str] = {
 _BY_TIME = frozenset({"year", "month"})
 
 
-class TallyArgs(BaseModel):
-    model_config = ARGS_CONFIG
-
-    by: Group = Field(
-        description="What to group the issues by: their author, each label they carry, their state, or the year or "
-        "month they were opened."
-    )
-    query: str = Field("", max_length=500, description="Only issues with all these plain words (as search_issues).")
-    state: Literal["open", "closed"] | None = Field(None, description="Only issues in this state.")
-    label: str | None = Field(None, description="Only issues with this label, one of the project's own.")
-    labels: list[str] = Field(default_factory=list, max_length=5, description="Further labels each issue must have.")
-    any_labels: list[str] = Field(
-        default_factory=list, max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."
-    )
-    without_labels: list[str] = Field(
-        default_factory=list, max_length=30, description="Only issues with none of these labels (for `not X`)."
-    )
-    author: str | None = Field(None, max_length=100, description="Only issues opened by this user (their login).")
-    created_since: date | None = Field(None, description="Only issues opened on or after this day (YYYY-MM-DD).")
-    created_before: date | None = Field(None, description="Only issues opened before this day (YYYY-MM-DD).")
-    updated_since: date | None = Field(None, description="Only issues active (opened or commented) since this day.")
-    updated_before: date | None = Field(None, description="Only issues last active before this day (YYYY-MM-DD).")
-    unlabelled: bool = Field(False, description="Only issues with no label at all.")
-    limit: int = Field(
-        10, ge=1, le=50, description="How many groups to return: the largest (for a year or month, the latest)."
-    )
+class TallyArgs(NamedTuple):
+    by: Annotated[
+        Group,
+        Arg(
+            description="What to group the issues by: their author, each label they carry, their state, or the year or "
+            "month they were opened."
+        ),
+    ]
+    query: Annotated[
+        str,
+        Arg(max_length=500, description="Only issues with all these plain words (as search_issues)."),
+    ] = ""
+    state: Annotated[Literal["open", "closed"] | None, Arg(description="Only issues in this state.")] = None
+    label: Annotated[str | None, Arg(description="Only issues with this label, one of the project's own.")] = None
+    labels: Annotated[tuple[str, ...], Arg(max_length=5, description="Further labels each issue must have.")] = ()
+    any_labels: Annotated[
+        tuple[str, ...],
+        Arg(max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."),
+    ] = ()
+    without_labels: Annotated[
+        tuple[str, ...],
+        Arg(max_length=30, description="Only issues with none of these labels (for `not X`)."),
+    ] = ()
+    author: Annotated[
+        str | None,
+        Arg(max_length=100, description="Only issues opened by this user (their login)."),
+    ] = None
+    created_since: Annotated[
+        date | None,
+        Arg(description="Only issues opened on or after this day (YYYY-MM-DD)."),
+    ] = None
+    created_before: Annotated[date | None, Arg(description="Only issues opened before this day (YYYY-MM-DD).")] = None
+    updated_since: Annotated[
+        date | None,
+        Arg(description="Only issues active (opened or commented) since this day."),
+    ] = None
+    updated_before: Annotated[
+        date | None,
+        Arg(description="Only issues last active before this day (YYYY-MM-DD)."),
+    ] = None
+    unlabelled: Annotated[bool, Arg(description="Only issues with no label at all.")] = False
+    limit: Annotated[
+        int,
+        Arg(ge=1, le=50, description="How many groups to return: the largest (for a year or month, the latest)."),
+    ] = 10
 
 
 def _sources(args: TallyArgs, data: Any) -> list[str]:

@@ -151,8 +151,7 @@ class Retrying(NamedTuple):
     attempt: int
 
 
-@dataclass(frozen=True)
-class Answering:
+class Answering(NamedTuple):
     """The model's response has begun (or the request has ended): nothing to wait for any more."""
 
 

@@ -221,7 +221,7 @@ class Session(CallSession):
         seconds = settings.deadline_s
         if seconds is None or not self.mcp_start_s:
             return settings
-        return dataclasses.replace(settings, deadline_s=max(MIN_DEADLINE_S, seconds - self.mcp_start_s))
+        return settings._replace(deadline_s=max(MIN_DEADLINE_S, seconds - self.mcp_start_s))
 
     def ask(self, question: str, settings: TurnSettings, shown: Shown) -> int:
         """A run's one question, shown by `shown`: the executor attached to what shows it, the question

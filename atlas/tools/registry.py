@@ -1,8 +1,9 @@
 """The tool registry: `@tool` declares a tool, `gather_registry()` gathers built-ins and plugins.
 
 A tool is a plain function `fn(args: ArgsModel, ctx: ToolContext) -> data` whose arguments are
-a pydantic model. Registries are immutable mappings by name; `read_only()` and `filtered()`
-return new ones, so a `--read-only` run never even offers a side-effect tool to the model.
+a pydantic model, or for a built-in tool an arguments record (`atlas.tools.arguments`). Registries
+are immutable mappings by name; `read_only()` and `filtered()` return new ones, so a `--read-only`
+run never even offers a side-effect tool to the model.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ConfigDict
-
 from atlas.foundation import config
+from atlas.foundation.errors import BadArguments, describe
 from atlas.foundation.notices import warn
+from atlas.tools.arguments import checked_record, declare_schema, is_record, pydantic_twin, record_of
 from atlas.tools.declared import PROJECT_DEFAULT, PROJECT_MARK, ToolDeclaration, read_declarations
 from atlas.tools.definition import SchemaWhenRead, ToolDefinition
 from atlas.tools.entry_points import entry_points_of
@@ -29,14 +30,16 @@ from atlas.tools.signature import signature_problem
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
+    from pydantic import BaseModel, ConfigDict
+
 ENTRY_POINT_GROUP = "atlas.tools"
 
-ArgsT = TypeVar("ArgsT", bound=BaseModel)
+ArgsT = TypeVar("ArgsT")
+"""A tool's arguments: a pydantic model, or an arguments record (`atlas.tools.arguments`)."""
 
-ARGS_CONFIG = ConfigDict(extra="forbid", defer_build=True)
-"""A built-in tool's arguments model: no unknown argument, and its validator built at its first call
-rather than at import. A run offers every tool but calls a few, and each validator costs about a
-millisecond to build (with the JSON schema, which `ToolDefinition.parameters` makes when first read)."""
+ARGS_CONFIG: ConfigDict = {"extra": "forbid", "defer_build": True}
+"""A pydantic arguments model's settings: no unknown argument, and its validator built at its first
+call rather than at import (each costs about a millisecond to build)."""
 
 
 class WriteLimits(NamedTuple):
@@ -134,11 +137,18 @@ class ToolSpec(NamedTuple, Generic[ArgsT]):
         )
 
 
-@functools.cache
-def _json_schema(args_model: type[BaseModel]) -> dict[str, Any]:
-    """An arguments model's JSON schema, made once: pydantic builds it afresh on every call, and
-    every new registry (a read-only one, a filtered one) asks for each of its tools' schemas."""
-    return args_model.model_json_schema()
+_SCHEMAS: dict[type, dict[str, Any]] = {}
+
+
+def _json_schema(args_model: type) -> dict[str, Any]:
+    """An arguments model's JSON schema (a record's, its pydantic twin's), made once: pydantic builds it
+    afresh on every call, and every new registry (a read-only one, a filtered one) asks for each of its
+    tools' schemas."""
+    schema = _SCHEMAS.get(args_model)
+    if schema is None:
+        model: type[BaseModel] = pydantic_twin(args_model) if is_record(args_model) else args_model
+        schema = _SCHEMAS[args_model] = model.model_json_schema()
+    return schema
 
 
 _CATALOGUE: dict[str, ToolSpec[Any]] = {}
@@ -270,6 +280,7 @@ def _imported(declaration: ToolDeclaration) -> ToolSpec[Any]:
     if spec is None or _module_of(spec.fn) != declaration.module:
         name, module = declaration.name, declaration.module
         raise LookupError(f"built-in tool {name!r} is listed but {module!r} does not declare it")
+    declare_schema(spec.args_model, declaration.parameters)
     return spec
 
 
@@ -353,8 +364,34 @@ def strict_arguments(args_model: type[ArgsT], arguments: Any) -> ArgsT:
 
     Validated as the JSON the model sent (JSON-mode strictness): an integer field takes only a
     JSON integer, a string only a JSON string, while enums and dates still take their JSON forms.
-    Raises pydantic's ValidationError, which the executor answers `bad_args`.
+    A record's arguments that its declared schema surely accepts are taken without pydantic; any
+    others are judged by pydantic. Raises `BadArguments` (pydantic's words for each field), which the
+    executor answers `bad_args`.
     """
+    if is_record(args_model):
+        checked = checked_record(args_model, arguments)
+        if checked is not None:
+            return checked  # type: ignore[no-any-return]
+    return _validated(args_model, arguments, strict=True)
+
+
+def lax_arguments(args_model: type[ArgsT], values: dict[str, Any]) -> ArgsT:
+    """`values` as `args_model`, validated as pydantic validates Python values (a person's edit of a call's
+    text, not the model's JSON). Raises `BadArguments`."""
+    return _validated(args_model, values, strict=False)
+
+
+def _validated(args_model: type[ArgsT], arguments: Any, *, strict: bool) -> ArgsT:
     import json
 
-    return args_model.model_validate_json(json.dumps(arguments), strict=True)
+    from pydantic import ValidationError
+
+    model: type[BaseModel] = pydantic_twin(args_model) if is_record(args_model) else args_model  # type: ignore[assignment]
+    try:
+        if strict:
+            validated = model.model_validate_json(json.dumps(arguments), strict=True)
+        else:
+            validated = model.model_validate(arguments)
+    except ValidationError as exc:
+        raise BadArguments(describe(exc)) from None
+    return record_of(args_model, validated) if is_record(args_model) else validated  # type: ignore[return-value]

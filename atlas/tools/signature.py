@@ -7,12 +7,10 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
-
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
-def signature_problem(fn: Callable[..., Any], args_model: type[BaseModel]) -> str | None:
+def signature_problem(fn: Callable[..., Any], args_model: type[Any]) -> str | None:
     """Why `fn` cannot be called as `fn(args, ctx)` with an `args_model`, in one line; None when it can."""
     try:
         signature = inspect.signature(fn)

@@ -6,38 +6,42 @@ are added with `add_label` (approved one by one) or by `atlas triage`, which rev
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Annotated, Any, Literal, NamedTuple
 
 from atlas.orbit.db import IssueId
 from atlas.orbit.issues import ISSUE_TTL_S, search_tags
-from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
+from atlas.tools.arguments import Arg
+from atlas.tools.registry import ToolContext, tool
 from atlas.triage.inbox_order import InboxOrder
 from atlas.triage.tools import TRIAGE_TIMEOUT_S, missing_issue, require_kept
 
 Reason = Literal["untriaged", "unanswered", "waiting", "new", "stale"]
 
 
-class InboxArgs(BaseModel):
-    model_config = ARGS_CONFIG
+class InboxArgs(NamedTuple):
+    only: Annotated[Reason | None, Arg(description="Only issues listed for this reason.")] = None
+    limit: Annotated[int, Arg(ge=1, le=50, description="The most issues to return (1-50), first in `order`.")] = 20
+    order: Annotated[
+        InboxOrder,
+        Arg(description="urgent: the most severe first, then the oldest; newest or oldest: by the date opened alone."),
+    ] = "urgent"
+    about: Annotated[
+        str,
+        Arg(max_length=200, description="Only issues with all these plain words (as search_issues)."),
+    ] = ""
+    opened_since: Annotated[
+        date | None,
+        Arg(description="Only issues opened on or after this day (YYYY-MM-DD)."),
+    ] = None
 
-    only: Reason | None = Field(None, description="Only issues listed for this reason.")
-    limit: int = Field(20, ge=1, le=50, description="The most issues to return (1-50), first in `order`.")
-    order: InboxOrder = Field(
-        "urgent",
-        description="urgent: the most severe first, then the oldest; newest or oldest: by the date opened alone.",
-    )
-    about: str = Field("", max_length=200, description="Only issues with all these plain words (as search_issues).")
-    opened_since: date | None = Field(None, description="Only issues opened on or after this day (YYYY-MM-DD).")
 
-
-class TriageArgs(BaseModel):
-    model_config = ARGS_CONFIG
-
-    issue_ids: list[IssueId] = Field(default_factory=list, max_length=50, description="The issues to triage.")
-    untriaged: bool = Field(False, description="With no issue_ids: the newest open issues with a label group missing.")
-    limit: int = Field(10, ge=1, le=50, description="The most issues to plan for (1-50).")
+class TriageArgs(NamedTuple):
+    issue_ids: Annotated[tuple[IssueId, ...], Arg(max_length=50, description="The issues to triage.")] = ()
+    untriaged: Annotated[
+        bool,
+        Arg(description="With no issue_ids: the newest open issues with a label group missing."),
+    ] = False
+    limit: Annotated[int, Arg(ge=1, le=50, description="The most issues to plan for (1-50).")] = 10
 
 
 def _inbox_sources(args: Any, data: Any) -> list[str]:

@@ -6,15 +6,14 @@ Both only read. The model is told plainly that a proposal is advice: labels are 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, Field
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from atlas.dataset.read import connect
 from atlas.foundation.errors import PermanentToolError
 from atlas.orbit.db import IssueId, no_such_issue
 from atlas.orbit.issues import ISSUE_TTL_S, search_tags
-from atlas.tools.registry import ARGS_CONFIG, ToolContext, tool
+from atlas.tools.arguments import Arg
+from atlas.tools.registry import ToolContext, tool
 
 if TYPE_CHECKING:
     from atlas.triage.project import Project
@@ -50,18 +49,14 @@ def require_kept(project: Project, command: str, *, model: bool = True, index: b
     )
 
 
-class SuggestArgs(BaseModel):
-    model_config = ARGS_CONFIG
-
+class SuggestArgs(NamedTuple):
     issue_id: IssueId
-    limit: int = Field(3, ge=1, le=10, description="How many similar issues to name as evidence (1-10).")
+    limit: Annotated[int, Arg(ge=1, le=10, description="How many similar issues to name as evidence (1-10).")] = 3
 
 
-class SimilarArgs(BaseModel):
-    model_config = ARGS_CONFIG
-
+class SimilarArgs(NamedTuple):
     issue_id: IssueId
-    limit: int = Field(5, ge=1, le=20, description="How many similar issues to return (1-20).")
+    limit: Annotated[int, Arg(ge=1, le=20, description="How many similar issues to return (1-20).")] = 5
 
 
 def _sources(args: Any, data: Any) -> list[str]:

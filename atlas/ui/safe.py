@@ -19,9 +19,11 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 # `[text](url)` and `![alt](url)`, with one level of nested brackets in the text; the URL may
-# carry a title (`"..."`), which is dropped: only where the link goes matters here.
-_INLINE_LINK = re.compile(
-    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?([^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
+# carry a title (`"..."`), which is dropped: only where the link goes matters here. Compiled at the
+# first answer rendered as Markdown (`re.sub` keeps it), not by a piped run, which renders none.
+_INLINE_LINK = (
+    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
+    r"\(\s*<?([^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
 )
 
 
@@ -43,7 +45,7 @@ def links_visible(markdown: str) -> str:
             return f"image {label} ({url})" if label else f"image ({url})"
         return f"{label} ({url})" if label and label != url else url
 
-    return _INLINE_LINK.sub(rewrite, markdown)
+    return re.sub(_INLINE_LINK, rewrite, markdown)
 
 
 def html_as_text(tokens: list[Token]) -> list[Token]:

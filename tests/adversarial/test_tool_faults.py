@@ -74,7 +74,8 @@ def test_a_read_that_times_out_stays_retryable() -> None:
 def test_an_id_no_sqlite_integer_holds_is_bad_args_for_every_tool_taking_one(tmp_path: Path) -> None:
     env = atlas_env(tmp_path / "home")
     registry = load_registry()
-    with_ids = [name for name in registry if "issue_id" in registry[name].args_model.model_fields]
+    offered = registry.definitions()
+    with_ids = [tool.name for tool in offered if "issue_id" in tool.parameters["properties"]]
     assert {"get_issue", "add_label", "post_comment"} <= set(with_ids)
     arguments = {"get_issue": {}, "add_label": {"label": "type:bug"}, "post_comment": {"body": "hi"}}
     calls = [{"name": name, "arguments": {"issue_id": HUGE, **arguments.get(name, {})}} for name in with_ids]

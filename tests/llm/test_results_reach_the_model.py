@@ -22,7 +22,7 @@ from atlas.executor.executor import ToolExecutor
 from atlas.llm.chat_completions import ChatCompletionsModel
 from atlas.llm.openai import OpenAIModel
 from atlas.runtime.toolset import load_registry
-from atlas.tools.registry import Registry, ToolContext, ToolSpec
+from atlas.tools.registry import Registry, ToolContext, ToolSpec, strict_arguments
 from tests.support.fitted import seed_fitted
 from tests.support.read_calls import READ_REQUESTS
 
@@ -81,7 +81,7 @@ def test_each_read_tool_s_whole_result_reaches_the_model(
     (output,) = sent.values()
     envelope = json.loads(output)
     spec = registry[name]
-    data = spec.fn(spec.args_model(**arguments), ToolContext())
+    data = spec.fn(strict_arguments(spec.args_model, arguments), ToolContext())
     assert envelope["ok"] is True
     if envelope.get("truncated"):
         assert "[truncated:" in output  # cut, and the cut says so

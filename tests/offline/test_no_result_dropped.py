@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from atlas.offline.answer.quoting import one_line
 from atlas.offline.answer.render import SNIPPETS_LEFT_OUT
 from atlas.runtime.toolset import load_registry
-from atlas.tools.registry import Registry, ToolContext, ToolSpec
+from atlas.tools.registry import Registry, ToolContext, ToolSpec, strict_arguments
 from tests.offline.test_offline import run_to_answer
 from tests.support.read_calls import READ_REQUESTS
 
@@ -72,7 +72,7 @@ def test_every_fact_a_read_returned_is_in_the_answer(name: str, tools: Registry)
     rounds, answer = run_to_answer(question, tools)
     assert (name, arguments) in [call for batch in rounds for call in batch]
     spec = tools[name]
-    data = spec.fn(spec.args_model(**arguments), ToolContext())
+    data = spec.fn(strict_arguments(spec.args_model, arguments), ToolContext())
     assert missing_from(answer, data, name) == []
 
 

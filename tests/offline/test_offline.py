@@ -19,7 +19,7 @@ from atlas.protocol.envelope import dumps, envelope_err, envelope_ok
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn
 from atlas.runtime.toolset import load_registry
-from atlas.tools.registry import Registry, ToolContext
+from atlas.tools.registry import Registry, ToolContext, strict_arguments
 from tests.support.heard import Heard
 
 Call = tuple[str, dict[str, Any]]
@@ -49,7 +49,7 @@ def calls_of(turn: ModelTurn) -> list[Call]:
 def real_envelope(tools: Registry, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """What the executor would send back for a successful call of a real tool on the bundled data."""
     spec = tools[name]
-    data = spec.fn(spec.args_model(**arguments), ToolContext())
+    data = spec.fn(strict_arguments(spec.args_model, arguments), ToolContext())
     return envelope_ok(data, untrusted=spec.untrusted is not None)
 
 

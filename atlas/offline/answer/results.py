@@ -8,7 +8,6 @@ quoted as outsiders' text. Nothing a tool returned is left out without a line sa
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -118,6 +117,8 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
         )
     if isinstance(total, int) and total > len(issues):
         command = "atlas inbox" + (f" --only {only}" if only else "") + (f" --order {by_date}" if by_date else "")
+        import shlex  # only for an inbox longer than its answer (shlex compiles a pattern at import)
+
         command += (f" --about {shlex.quote(str(about))}" if about else "") + (f" --since {since}" if since else "")
         lines += ["", f"{total - len(issues)} more not shown here: `{command}` lists every one."]
     if data.get("comments_known") is False and issues:
