@@ -21,6 +21,7 @@ import pexpect
 import pytest
 
 from atlas.mcp import tools as mcp_tools
+from atlas.telemetry.reach import SHUTDOWN_S
 from tests.support.run import REPO, atlas_env, invoke
 from tests.telemetry.otlp_receiver import ReceivedSpan, otlp_receiver
 
@@ -222,11 +223,11 @@ def untraced(tmp_path_factory: pytest.TempPathFactory) -> Untraced:
 
 ROUNDS = 3
 MOST_AFTER_ANSWER = 0.9
-"""What a run whose endpoint is down, refuses or never answers may add after its answer, as a share
-of a whole run with telemetry off: at most `SHUTDOWN_S` (0.2 s) of waiting, against an offline
-answer of about 0.32 s on a quiet machine (0.53 was seen beside other tests at load). Waiting for the
-exporter, as before, added 0.55-0.6 s (1.7 times a whole run) there, and never less under load,
-since a wait does not shrink."""
+"""What a run whose endpoint is down, refuses or never answers may add after its answer beyond the designed wait
+(`SHUTDOWN_S`, 0.2 s, for a silent one), as a share of a whole run with telemetry off (about 0.17 s on a quiet
+machine since a piped ask loads no pydantic; more at load, which slows both alike). Waiting for the exporter, as
+before, added 0.55-0.6 s, 0.35 s past the designed wait: twice a whole run, and never less under load, since a
+wait does not shrink."""
 MOST_SLOWER_ANSWER = 2.5
 """How much later than with telemetry off the answer itself may come: the SDK's import, not a wait."""
 
@@ -254,7 +255,8 @@ def test_an_endpoint_that_is_down_or_silent_costs_one_warning_and_hardly_any_tim
             assert "OTEL_EXPORTER_OTLP_ENDPOINT" in warnings[0] and "Traceback" not in run.err, (mode, run.err)
     off = runs["off"]
     after = {
-        mode: statistics.median(run.after_answer for run in runs[mode]) / statistics.median(run.took for run in off)
+        mode: (statistics.median(run.after_answer for run in runs[mode]) - SHUTDOWN_S)
+        / statistics.median(run.took for run in off)
         for mode in endpoints
     }
     answer_off = min(run.took - run.after_answer for run in off)
