@@ -54,7 +54,7 @@ def test_each_fold_is_predicted_by_a_regression_of_the_other_folds_alone() -> No
 
 
 def test_the_best_power_is_kept_the_default_on_a_tie(monkeypatch: pytest.MonkeyPatch) -> None:
-    x, labels, weights = problem(150)
+    x, labels, weights = problem(400)
     newest = np.arange(x.shape[0])[::-1]
     scores = {0.5: 0.70, 1.0: 0.75}
     monkeypatch.setattr(term_choice, "_cross_validated", lambda *args: scores[args[-1]])
@@ -64,13 +64,13 @@ def test_the_best_power_is_kept_the_default_on_a_tie(monkeypatch: pytest.MonkeyP
 
 
 def test_too_few_issues_keep_the_default_and_the_rows_are_left_as_they_were(monkeypatch: pytest.MonkeyPatch) -> None:
-    x, labels, weights = problem(100)  # 80 taught: fewer than CHOICE_MIN
+    x, labels, weights = problem(280)  # 224 taught: fewer than CHOICE_MIN
     monkeypatch.setattr(term_choice, "_cross_validated", lambda *args: args[-1])  # would pick the largest
-    assert term_choice.chosen_power(x, labels, CLASSES, weights, 30.0, np.arange(100)) == term_choice.POWERS[0]
-    x, labels, weights = problem(150)
+    assert term_choice.chosen_power(x, labels, CLASSES, weights, 30.0, np.arange(280)) == term_choice.POWERS[0]
+    x, labels, weights = problem(400)
     before = x.copy()
     monkeypatch.undo()
-    assert term_choice.chosen_power(x, labels, CLASSES, weights, 30.0, np.arange(150)) in term_choice.POWERS
+    assert term_choice.chosen_power(x, labels, CLASSES, weights, 30.0, np.arange(400)) in term_choice.POWERS
     assert abs(x - before).max() == 0
 
 
