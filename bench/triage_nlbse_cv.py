@@ -4,7 +4,9 @@
 5-fold stratified, twice with different shuffles. Every model is fitted on the same features of each
 fold (Atlas's word and character TF-IDF, and the title's character n-grams), and every average of the
 probabilities of one, two or three of them is scored by macro-F1, averaged over the projects as the
-benchmark's authors average them. The test half is never read here: it is read once, for the choice
+benchmark's authors average them. "shipped" is Atlas's regression with the power of its term weights
+chosen on each fold's training rows as Atlas's fit chooses it (`term_choice.py`); "square root" and
+"whole term weights" are it at each power. The test half is never read here: it is read once, for the choice
 this makes, by `python -m bench nlbse`.
 """
 
@@ -20,7 +22,8 @@ import numpy as np
 from scipy import sparse
 
 from atlas.triage.model import CHAR_OPTIONS, CHAR_TEXT, VECTOR_OPTIONS, normalise, one_thread
-from atlas.triage.term_weights import log_count_ratios, presence
+from atlas.triage.term_choice import chosen_power
+from atlas.triage.term_weights import POWER, log_count_ratios, presence
 from bench.triage_nlbse import LABELS, Row, read_benchmark
 
 CLASSES = np.array(sorted(LABELS))
@@ -35,12 +38,14 @@ def _balanced(y: np.ndarray) -> np.ndarray:
     return np.array([share[label] for label in y])
 
 
-def _regression(x: sparse.csr_matrix, y: np.ndarray, xt: sparse.csr_matrix, c: float, weighted: bool) -> np.ndarray:
+def _regression(
+    x: sparse.csr_matrix, y: np.ndarray, xt: sparse.csr_matrix, c: float, weighted: bool, power: float = POWER
+) -> np.ndarray:
     from sklearn.linear_model import LogisticRegression
 
     terms = np.ones(x.shape[1], dtype=np.float32)
     if weighted:  # Atlas's naive Bayes term weights
-        terms = log_count_ratios(presence(x, np.searchsorted(CLASSES, y), len(CLASSES)))
+        terms = log_count_ratios(presence(x, np.searchsorted(CLASSES, y), len(CLASSES)), power)
     model = LogisticRegression(C=c, max_iter=2000).fit(x.multiply(terms).tocsr(), y, sample_weight=_balanced(y))
     return np.asarray(model.predict_proba(xt.multiply(terms).tocsr()))
 
@@ -78,8 +83,13 @@ def models(train: list[Row], test: list[Row]) -> Probabilities:
     y = np.array([row.label for row in train])
     views = _views(train, test)
     (x, xt), (w, wt) = views["both"], views["words"]
+    # The power of the term weights as Atlas's fit chooses it, on this fold's training rows alone.
+    labels = np.searchsorted(CLASSES, y)
+    power = chosen_power(x, labels, list(CLASSES), _balanced(y), 30.0, np.arange(len(y)))
     found = {
-        "shipped": _regression(x, y, xt, 30.0, True),
+        "shipped": _regression(x, y, xt, 30.0, True, power),
+        "square root": _regression(x, y, xt, 30.0, True),
+        "whole term weights": _regression(x, y, xt, 30.0, True, 1.0),
         "words": _regression(w, y, wt, 30.0, True),
         "chars": _regression(*views["chars"][:1], y, views["chars"][1], 30.0, True),
         "no term weights": _regression(x, y, xt, 30.0, False),

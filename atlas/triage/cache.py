@@ -26,8 +26,9 @@ FOLDER = "triage"
 PREFIX = "model-"
 CACHE_LIMIT = statefiles.GiB
 """The most Atlas reads of a fitted model, on disk and unpacked."""
-FORMAT = 9
-"""Raised whenever what a fit learns changes (8: term-weighted rows), so a kept model of the older fit is refitted."""
+FORMAT = 10
+"""Raised whenever what a fit learns changes (8: term-weighted rows; 10: their power chosen per group), so a kept
+model of the older fit is refitted."""
 UNREADABLE = (OSError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile)
 """What loading a cache file that Atlas did not write (torn, edited: a bad checksum) raises: read as no cache."""
 

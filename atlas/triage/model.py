@@ -1,9 +1,10 @@
 """The text model: TF-IDF of words and word pairs, and of character n-grams, and a logistic regression per label group.
 
 Each group's regression reads the rows scaled by how much each term tells its labels apart
-(`term_weights.py`: naive Bayes log-count ratios), chosen by cross-validation on the training half
-of the NLBSE'24 benchmark over the plain rows, averaged word and character models, a calibrated
-linear SVM and ridge regression.
+(`term_weights.py`: naive Bayes log-count ratios, to a power each group chooses by cross-validation
+on its own issues: `term_choice.py`), chosen by cross-validation on the training half of the
+NLBSE'24 benchmark over the plain rows, averaged word and character models, a calibrated linear SVM
+and ridge regression.
 
 Fitted on the project's labelled issues (the newest TRAIN_MAX of them, so memory and time stay
 bounded however long the backlog), it gives each group's labels a probability, the words that
@@ -30,7 +31,7 @@ from atlas.triage.corpus import Issue
 from atlas.triage.groups import LabelGroup
 from atlas.triage.rows import VOCAB_SAMPLE, Part, learnt, stacked_rows
 from atlas.triage.stop_words import ENGLISH_STOP_WORDS
-from atlas.triage.term_weights import log_count_ratios, presence, scaled_columns
+from atlas.triage.term_choice import chosen_power, fit_scaled
 from atlas.triage.terms import Analyzer, char_terms, word_terms
 
 TRAIN_MAX = 10_000
@@ -259,8 +260,6 @@ def fit_groups(
 
 
 def _fit_group(x: sparse.csr_matrix, issues: list[Issue], group: LabelGroup, c: float) -> GroupModel | None:
-    from sklearn.linear_model import LogisticRegression
-
     labels = [training_label(issue, group) for issue in issues]
     taught = Counter(label for label in labels if label is not None)
     if len(taught) < 2:
@@ -272,12 +271,14 @@ def _fit_group(x: sparse.csr_matrix, issues: list[Issue], group: LabelGroup, c: 
     classes = sorted(taught)
     index = {label: n for n, label in enumerate(classes)}
     label_of_row = np.array([index[label] if label is not None else -1 for label in labels])
-    # The rows scaled by how much each term tells the group's labels apart; the model of the scaled
-    # rows, multiplied by the same weights, is the model of the rows themselves.
-    term_weights = log_count_ratios(presence(x, label_of_row, len(classes)))
-    classifier = LogisticRegression(C=c, max_iter=2000)
-    with scaled_columns(x, term_weights):
-        classifier.fit(x, [classes[max(n, 0)] for n in label_of_row], sample_weight=weights)
+    # The rows scaled by how much each term tells the group's labels apart (to the power this group's
+    # cross-validation chose); the model of the scaled rows, multiplied by the same weights, is the
+    # model of the rows themselves.
+    newest_first = np.array(
+        sorted(range(len(issues)), key=lambda n: (issues[n].created_at, issues[n].id), reverse=True)
+    )
+    power = chosen_power(x, label_of_row, classes, weights, c, newest_first)
+    classifier, term_weights = fit_scaled(x, label_of_row, classes, weights, c, power)
     return GroupModel(
         group,
         [str(label) for label in classifier.classes_],

@@ -4,7 +4,8 @@ A term found in one label's issues far more often than in the others' (`crash` i
 in questions) gets a large weight, one spread evenly gets a small one; the classifier reads the TF-IDF
 rows scaled by these weights, which lets it trust the telling terms with less data. For each label, the
 ratio of the term's share of that label's issues to its share of the rest (terms counted once per issue,
-smoothed); a term's weight is the square root of the mean size of its ratios over the group's labels.
+smoothed); a term's weight is a power (the square root, or one chosen per group) of the mean size of its ratios
+over the group's labels.
 A linear model of the scaled rows is a linear model of the rows, so the fitted model keeps its shape and
 is applied as before.
 
@@ -20,9 +21,9 @@ import numpy as np
 from scipy import sparse
 
 POWER = 0.5
-"""The weights' root: the square root weighs the telling terms up as well on the benchmark (cross-validation
-0.763 against 0.766 at the full ratio) without letting a few issues' chance words decide a small project
-(the full ratio put Orbit's `type` group below its plain baseline in its replay)."""
+"""The weights' root unless a group chooses another (`term_choice.py`): the square root does not let a few
+issues' chance words decide a small project (the full ratio put Orbit's `type` group below its plain
+baseline in its replay)."""
 SMOOTHING = 1.0
 """Issues added to every term's count in each label: a term seen in no issue of a label is not infinitely telling."""
 FLOOR = 1e-6
@@ -47,12 +48,13 @@ def presence(x: sparse.csr_matrix, label_of_row: np.ndarray, labels: int, chunk:
     return counts
 
 
-def log_count_ratios(counts: np.ndarray) -> np.ndarray:
-    """Each term's weight: the mean size over the labels of log(its share in the label / its share elsewhere)."""
+def log_count_ratios(counts: np.ndarray, power: float = POWER) -> np.ndarray:
+    """Each term's weight: the mean size over the labels of log(its share in the label / its share elsewhere),
+    to the `power` (`term_choice.py` chooses it per group)."""
     inside = counts + SMOOTHING
     outside = counts.sum(axis=0, keepdims=True) - counts + SMOOTHING
     ratios = np.log(inside / inside.sum(axis=1, keepdims=True)) - np.log(outside / outside.sum(axis=1, keepdims=True))
-    return np.asarray(np.maximum(np.abs(ratios).mean(axis=0), FLOOR) ** POWER, dtype=np.float32)
+    return np.asarray(np.maximum(np.abs(ratios).mean(axis=0), FLOOR) ** power, dtype=np.float32)
 
 
 @contextmanager

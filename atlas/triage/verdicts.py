@@ -25,7 +25,7 @@ from atlas.triage.model import training_label
 from atlas.triage.project import Project
 
 PREFIX = "verdicts-"
-FORMAT = 2
+FORMAT = 3
 """Raised with the model's own format: verdicts judge the model that the fit makes."""
 MIN_TEST = 10
 MIN_TRAIN = 20
