@@ -439,3 +439,46 @@ def test_this_year_set_against_last_year_counts_both_by_year(monkeypatch: pytest
             {"label": "bug", "created_since": "2025-01-01", "created_before": "2027-01-01", "by": "year"},
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("top 10 reporters of all time", ("count_issues_by", {"by": "author", "limit": 10})),
+        ("what fraction of bugs get closed", ("count_issues_by", {"label": "bug", "by": "state"})),
+        (
+            "which open issues haven't been touched since 2023",
+            ("search_issues", {"query": "", "updated_before": "2023-01-01"}),
+        ),
+        (
+            "close the loop with the reporter of 7400: ask whether it still happens on 3.3",
+            ("post_comment", {"issue_id": 7400, "body": "Could you tell us whether it still happens on 3.3?"}),
+        ),
+        (
+            "follow up with the reporter of 7400: ask for logs",
+            ("post_comment", {"issue_id": 7400, "body": "Could you share logs?"}),
+        ),
+    ],
+)
+def test_manager_and_triager_phrasings(question: str, expected: tuple[str, dict[str, Any]]) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert name == expected[0] and expected[1].items() <= arguments.items()
+
+
+def test_which_of_two_kinds_an_issue_is_asks_for_proposals() -> None:
+    assert ("suggest_labels", {"issue_id": 7418}) in first_calls("is 7418 a bug or a question?")
+
+
+@pytest.mark.parametrize(
+    ("question", "then"),
+    [
+        ("suggest labels for the newest unlabelled issue", "suggest_labels"),
+        ("similar issues to the oldest open bug", "find_similar"),
+    ],
+)
+def test_what_is_asked_of_the_one_issue_an_order_names_follows_its_read(question: str, then: str) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    [call] = plan.first_calls()
+    assert call.name == "search_issues" and call.arguments["query"] == ""
+    [later] = plan.later
+    assert later.read_first_hit and [(c.name, c.arguments) for c in later.on_first_hit] == [(then, {"issue_id": 0})]

@@ -29,6 +29,16 @@ QUESTION_RE = lazy(
     r"^\s*(?:what|which|should|would|does|do|is|are|how|why|who|when|has|have|did)\b|\b(?:what|which)\s+labels?\b", re.I
 )
 """A request said as a question: answered by reading, never by an action."""
+SUGGEST_RE = lazy(
+    # `what labels does 41 have?`, `which labels are on 41`: the labels it carries, read with the issue.
+    r"\b(?:what|which)\s+labels?\b(?!\s+(?:does|do|did)\s+\S+(?:\s+\S+)?\s+(?:have|has|carry)\b|\s+(?:are|is)\s+(?:on|already)\b)"
+    r"|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
+    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b|\bwhat\s+(?:should|would|do)\s+(?:i|we|you)\s+(?:label|tag)\b"
+    r"|\b(?:how|what)\s+(?:should|would|could)\s+(?:#?\d+|it|this|that)\s+be\s+(?:labell?ed|tagged|triaged|classified)\b"
+    r"|\bis\s+(?:#?\d+|it|this|that)\s+an?\s+[\w-]+\s+or\s+an?\s+[\w-]+",
+    re.I,
+)
+"""Labels asked for an issue: `what labels fit #130?`, `is 7418 a bug or a question?`."""
 PRONOUN_RE = lazy(
     r"\b(?:it|this|that(?:\s+one)?|(?<!are\s)(?<!is\s)(?<!were\s)(?<!was\s)there(?!\s+(?:are|is|were|was)\b)|them|both(?!\s+(?:the\s+)?[\w:.-]+\s+and\b)"
     r"|these|those|the\s+same)\b",

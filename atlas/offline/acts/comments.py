@@ -19,7 +19,7 @@ COMMENT_RE = lazy(
     r"|(?:post|add|write|leave|drop|put|send)\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}?"
     r"(?:comment|note|reply|message|line|check-in|thank-you|update|response|one(?!\s+(?:label|tag)))s?\b|comment|reply|respond|answer|"
     r"write|post|tell(?!\s+(?:me|us)\b)|let\s+(?!(?:me|us)\b)(?:\S+\s+){1,5}?know|ask(?!\s+(?:me|us|you)\b)|"
-    r"thank(?!\s+(?:you|u)\b)|ping|note|"
+    r"thank(?!\s+(?:you|u)\b)|ping|note|close\s+the\s+loop|follow\s+up|check\s+in|"
     r"say|\+1)\b",
     re.I,
 )
@@ -38,7 +38,8 @@ _ON_EACH_RE = lazy(
 """Several issues the comment goes on: `on 41 and 87`, `on #3, #5 and #8`, `the same comment on …`."""
 _ASK_RE = lazy(
     r"\bask(?:ing)?\s+(?:(?P<who>@[\w-]+)\s+|(?:the\s+)?(?:reporter|author|op|them|him|her|people|folks|users?)\s+)?"
-    r"(?:(?:of|on|in)\s+(?:issue\s+)?#?\d{1,5}\s+)?(?:for\s+(?P<what>[^.?!;]+?)|to\s+(?P<do>[^.?!;]+?))\s*[.?!]*\s*$",
+    r"(?:(?:of|on|in)\s+(?:issue\s+)?#?\d{1,5}\s+)?(?:for\s+(?P<what>[^.?!;]+?)|to\s+(?P<do>[^.?!;]+?)"
+    r"|(?P<whether>(?:whether|if)\s+[^?!;]+?))\s*[.?!]*\s*$",
     re.I,
 )
 """What a comment is to ask for (`… for a minimal repro`) or ask someone to do (`… to try 3.2`)."""
@@ -101,7 +102,7 @@ def _asked(text: str) -> str | None:
     the thank-you is written for `thank`; the words asked for are the user's own."""
     if not (ask := _ASK_RE.search(text)):
         return None
-    wanted = ask.group("what") or ask.group("do")
+    wanted = ask.group("what") or ask.group("do") or f"tell us {ask.group('whether')}"  # `ask whether it still …`
     wanted = re.sub(
         r"\b(?:their|his|her)\b", "your", re.sub(r"\b(?:them|they|him)\b", "you", wanted.strip(), flags=re.I)
     )

@@ -17,6 +17,8 @@ from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.readings import ToolReading, issue_text
 
+SOMEWHERE = 0
+"""The issue number an action names its topic's issue by until the search finds it: GitHub numbers start at 1."""
 _WORD_NUMBERS = {"no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
 _COMMENTS_RE = lazy(
     r"\b(?P<cmp>fewer|less|more|under|over|at\s+least|at\s+most|no|zero|any)\s+(?:than\s+)?(?P<n>\d+|\w+)?\s*"

@@ -8,15 +8,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from atlas.offline.acts.act import LEAD, PRONOUN_RE, RELATIVE_RE, Act, Intent
+from atlas.offline.acts.act import LEAD, PRONOUN_RE, RELATIVE_RE, SUGGEST_RE, Act, Intent
 from atlas.offline.acts.docs import DOCS_RE
-from atlas.offline.acts.later import Later
-from atlas.offline.plan import codes_in
+from atlas.offline.acts.later import SOMEWHERE, Later
+from atlas.offline.plan import PlannedCall, codes_in
 from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
 from atlas.offline.reading.entities import LabelRef, label_refs
 from atlas.offline.reading.frames import Request
 from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.likeness import SIMILAR_RE
 from atlas.offline.reading.search import IN_THEIR_TEXT_RE, search_in, wants_search
 from atlas.offline.reading.search_labels import label_named_first, named_label, one_of_a_label
 from atlas.offline.reading.vocabulary import Vocabulary
@@ -60,13 +61,21 @@ def search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | Non
     return None
 
 
+_ASKED_OF_IT_RE = lazy(
+    r"\b(?:(?:similar|related)(?:\s+(?:issues?|ones?))?|duplicates?|dupes?|dups?)\s+(?:to|of|for)\b"
+    r"|\b(?:suggest|propose)\s+(?:some\s+)?labels?\s+(?:for|on)\b",
+    re.I,
+)
+"""What is asked of the one issue an order names (`similar issues to the oldest open bug`): no topic."""
+
+
 def ordered(text: str, vocabulary: Vocabulary) -> Act:
     """`the 3 newest issues about parquet`, `oldest open bug?`: a search sorted as said; one issue asked for
     (`the oldest open bug`) is read in full after."""
     notes: list[str] = []
     # `open the oldest bug` asks to read it; `open speech issues, oldest first` asks for open ones.
     verb = r"(?:show|read|pull\s+up|get|display|open(?=\s+(?:me|up|the|a|an|our|my)\b))\b"
-    words = re.sub(LEAD + verb, " ", text, flags=re.I)
+    words = _ASKED_OF_IT_RE.sub(" ", re.sub(LEAD + verb, " ", text, flags=re.I))
     # The topic stays (`the 3 newest issues about parquet`): without it the newest issues of any topic would pass
     # for an answer.
     search = search_in(words, notes, vocabulary.labels, vocabulary.people)
@@ -75,7 +84,9 @@ def ordered(text: str, vocabulary: Vocabulary) -> Act:
     )
     act = Act(Intent.ORDERED, text, search=search, notes=notes)
     if (singular and _READ_VERB_RE.search(text)) or (singular and not re.search(r"\d", text)):
-        act.later.append(Later(read_first_hit=True))
+        asked = "suggest_labels" if SUGGEST_RE.search(text) else "find_similar" if SIMILAR_RE.search(text) else None
+        then = [PlannedCall(asked, {"issue_id": SOMEWHERE})] if asked else []  # `suggest labels for the newest …`
+        act.later.append(Later(read_first_hit=True, on_first_hit=then))
     return act
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from atlas.foundation.label_names import resolve_label
-from atlas.offline.acts.act import ISSUE_PRONOUN_RE, LEAD, PRONOUN_RE, QUESTION_RE, Act, Intent, targets
+from atlas.offline.acts.act import ISSUE_PRONOUN_RE, LEAD, PRONOUN_RE, QUESTION_RE, SUGGEST_RE, Act, Intent, targets
 from atlas.offline.acts.backlog import backlog_act
 from atlas.offline.acts.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help, draft_act
 from atlas.offline.acts.conditions import (
@@ -49,14 +49,6 @@ from atlas.offline.reading.unread_filters import SINCE_RELEASE_RE
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _THANKS_RE = lazy(r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool)[,!.\s]+)?(?:thanks|thank\s+you|thx|cheers)\b", re.I)
-_SUGGEST_RE = lazy(
-    # `what labels does 41 have?`, `which labels are on 41`: the labels it carries, read with the issue.
-    r"\b(?:what|which)\s+labels?\b(?!\s+(?:does|do|did)\s+\S+(?:\s+\S+)?\s+(?:have|has|carry)\b|\s+(?:are|is)\s+(?:on|already)\b)"
-    r"|\blabels?\s+(?:fit|suit|apply|would|should)|\bhow\s+(?:would|should)\s+(?:you|we|i)\s+"
-    r"(?:label|tag|triage)\b|\b(?:suggest|propose)\s+(?:some\s+)?labels?\b|\bwhat\s+(?:should|would|do)\s+(?:i|we|you)\s+(?:label|tag)\b"
-    r"|\b(?:how|what)\s+(?:should|would|could)\s+(?:#?\d+|it|this|that)\s+be\s+(?:labell?ed|tagged|triaged|classified)\b",
-    re.I,
-)
 _SAME_RE = lazy(
     r"\b(?:the\s+)?same(?:\s+(?:comment|text|message|note|reply|thing|words))?\s+(?:on|to|under|for|in)\b"
     r"|\b(?:post|leave|put|add|do|repeat|copy|apply)\s+(?:it|that|this)\s+(?:on|to|under)\s+(?:issue\s+)?#?\d",
@@ -300,7 +292,7 @@ def _triage_read(text: str, context: Sequence[int], tools: frozenset[str], earli
         ids = list(context or earlier)[:1]
     if not ids:
         return None
-    if _SUGGEST_RE.search(text):
+    if SUGGEST_RE.search(text):
         tool = "suggest_labels"
     elif (SIMILAR_RE.search(text) or REPORTED_BEFORE_RE.search(text)) and len(issue_refs(text)) < 2:
         tool = "find_similar"  # `is 42 the same as 10?` names both: reading them answers it

@@ -43,7 +43,7 @@ _GROUPS = tuple((by, lazy(words, re.I)) for by, words in _SAID.items())
 _VERSUS_RE = lazy(r"\b[\w-]+(?:\s+[\w-]+)?(?P<vs>\s+(?:vs|versus)\s+)[\w-]+(?:\s+[\w-]+)?", re.I)
 _SHARE_RE = lazy(
     r"(?:\b(?:percent(?:age)?|share|proportion|fraction)|%)\s+of\s+(?:the\s+|our\s+|all\s+)?(?P<population>.+?)\s+"
-    r"(?:are|is|were|have|has|got)\s+(?P<predicate>.+)$",
+    r"(?:are|is|were|have|has|got|get|gets)\s+(?P<predicate>.+)$",
     re.I,
 )
 """`what percent of issues are bugs?`, `what share of bugs are still open?`: the issues said, split by what they

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from atlas.offline.acts.act import LEAD, Act, Intent
-from atlas.offline.acts.later import Later
+from atlas.offline.acts.later import SOMEWHERE, Later
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import SIMILAR_RE
@@ -22,8 +22,6 @@ from atlas.offline.reading.search import search_in
 from atlas.offline.reading.vocabulary import Vocabulary
 
 _WORD = r"[\w.+:/'-]+"
-SOMEWHERE = 0
-"""The issue number an action names its topic's issue by until the search finds it: GitHub numbers start at 1."""
 _ONE_RE = lazy(
     rf"\bthe\s+(?P<topic>(?:{_WORD}\s+){{0,2}}?{_WORD})\s+(?P<noun>one|issue|ticket|bug|report|thread|request|proposal)\b(?!\s*(?:s\b|#|\d))",
     re.I,

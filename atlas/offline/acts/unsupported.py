@@ -19,7 +19,7 @@ POLITE = (
 )
 """Where a request can start: the question's start or a new clause ("show #87 and close #41 ...")."""
 _UNSUPPORTED_RE = lazy(
-    rf"{POLITE}(close|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
+    rf"{POLITE}(close(?!\s+the\s+loop\b)|reopen|assign|unassign|delete|remove|unlabel|edit|merge|lock|unlock|rename|retitle|"
     r"transfer|pin)\b(?=[^.,;!?]*(?:#?\d|\bissues?\b|\bit\b|\bthem\b|\blabels?\b))",
     re.IGNORECASE,
 )

@@ -57,7 +57,7 @@ ACTIVITY_PHRASE_RE = lazy(
     re.I,
 )
 """The words of an activity filter, taken out of the search words once the filter says them."""
-_NOT_SINCE_RE = lazy(r"\b(?:no|not|without|untouched|stale|idle|dormant|inactive|quiet|silent)\b", re.I)
+_NOT_SINCE_RE = lazy(r"\b(?:no|not|never|without|untouched|stale|idle|dormant|inactive|quiet|silent)\b|n't\b", re.I)
 
 
 RECENT_DAYS = 30

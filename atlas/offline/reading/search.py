@@ -78,7 +78,10 @@ _TOPIC_BEFORE_RE = lazy(
     r"\b(?:about|mentioning|mentions?|regarding|concerning|involving|containing|matching|referencing)\s+$", re.I
 )
 """`issues about the number of workers`: a `number of` that is the topic searched for, not a count asked."""
-_NOW_RE = lazy(r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall)\b", re.I)
+_NOW_RE = lazy(
+    r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall|(?:of\s+)?all[\s-]time)\b",
+    re.I,
+)
 """Words that only say "as things stand": never a topic, never a time span."""
 _LATELY_RE = lazy(r"\blately\b", re.I)
 IN_THEIR_TEXT_RE = lazy(r"\s+in\s+(?:them|it|their\s+(?:text|titles?|bod(?:y|ies))|the\s+(?:title|body|text))\b", re.I)
