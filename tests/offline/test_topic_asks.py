@@ -482,3 +482,8 @@ def test_what_is_asked_of_the_one_issue_an_order_names_follows_its_read(question
     assert call.name == "search_issues" and call.arguments["query"] == ""
     [later] = plan.later
     assert later.read_first_hit and [(c.name, c.arguments) for c in later.on_first_hit] == [(then, {"issue_id": 0})]
+
+
+def test_any_dups_after_an_issue_asks_for_its_similar_issues() -> None:
+    plan = read_question("any dups?", FLAT, TOOLS, earlier=[6348])
+    assert ("find_similar", {"issue_id": 6348}) in [(call.name, call.arguments) for call in plan.first_calls()]

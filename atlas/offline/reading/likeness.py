@@ -16,8 +16,8 @@ SIMILAR_RE = lazy(
 )
 """The issues like one asked for: `similar to 41`, `duplicates of #41`, `related tickets to 41`."""
 ABOUT_THE_ONE_BEFORE_RE = lazy(
-    r"\b(?:similar|related|duplicate|dupe)\s+(?:ones?|issues?|tickets?|reports?|bugs?)\b|\bany\s+(?:duplicates|dupes)\b"
-    r"|\b(?:duplicates|dupes)\s*\??\s*$|\b(?:ones?|issues?)\s+like\s+(?:it|this|that)\b"
+    r"\b(?:similar|related|duplicate|dupe)\s+(?:ones?|issues?|tickets?|reports?|bugs?)\b|\bany\s+(?:duplicates|dupes|dups)\b"
+    r"|\b(?:duplicates|dupes|dups)\s*\??\s*$|\b(?:ones?|issues?)\s+like\s+(?:it|this|that)\b"
     r"|\b(?:labels?\s+(?:would|should)\s+(?:fit|suit|apply)|suggest(?:ed)?\s+labels?)\s*\??\s*$",
     re.I,
 )
