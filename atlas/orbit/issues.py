@@ -8,14 +8,26 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from datetime import date
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 from atlas.dataset.read import comments_known, connect
 from atlas.dataset.source import dataset_identity
 from atlas.foundation.errors import ToolError
 from atlas.orbit.db import IssueId, labels_of, no_such_issue
-from atlas.orbit.search_filters import count_matches, data_ends_before, filter_conditions
+from atlas.orbit.search_filters import (
+    AnyLabels,
+    Author,
+    CreatedBefore,
+    CreatedSince,
+    State,
+    Unlabelled,
+    UpdatedBefore,
+    UpdatedSince,
+    WithoutLabels,
+    count_matches,
+    data_ends_before,
+    filter_conditions,
+)
 from atlas.orbit.search_order import Order, order_hint, sorted_hits
 from atlas.tools.arguments import Arg
 from atlas.tools.registry import ToolContext, tool
@@ -193,38 +205,20 @@ class SearchArgs(NamedTuple):
             description="Plain words to find in titles, bodies and comments (no operators). Empty lists the newest.",
         ),
     ] = ""
-    state: Annotated[Literal["open", "closed"] | None, Arg(description="Only issues in this state.")] = None
+    state: State = None
     label: Annotated[
         str | None,
         Arg(description="Only issues with this label, one of the project's own (case and spacing are forgiven)."),
     ] = None
     labels: Annotated[tuple[str, ...], Arg(max_length=5, description="Further labels every hit must also have.")] = ()
-    any_labels: Annotated[
-        tuple[str, ...],
-        Arg(max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."),
-    ] = ()
-    without_labels: Annotated[
-        tuple[str, ...],
-        Arg(max_length=30, description="Only issues with none of these labels (for `not X`)."),
-    ] = ()
-    author: Annotated[
-        str | None,
-        Arg(max_length=100, description="Only issues opened by this user (their login, e.g. svetlana-k)."),
-    ] = None
-    created_since: Annotated[
-        date | None,
-        Arg(description="Only issues opened on or after this day (YYYY-MM-DD)."),
-    ] = None
-    created_before: Annotated[date | None, Arg(description="Only issues opened before this day (YYYY-MM-DD).")] = None
-    updated_since: Annotated[
-        date | None,
-        Arg(description="Only issues with activity (opened or commented) on or after this day (YYYY-MM-DD)."),
-    ] = None
-    updated_before: Annotated[
-        date | None,
-        Arg(description="Only issues whose last activity (opened or commented) was before this day (YYYY-MM-DD)."),
-    ] = None
-    unlabelled: Annotated[bool, Arg(description="Only issues with no label at all.")] = False
+    any_labels: AnyLabels = ()
+    without_labels: WithoutLabels = ()
+    author: Author = None
+    created_since: CreatedSince = None
+    created_before: CreatedBefore = None
+    updated_since: UpdatedSince = None
+    updated_before: UpdatedBefore = None
+    unlabelled: Unlabelled = False
     any_words: Annotated[
         bool,
         Arg(description="Match issues with any of the query's words (for `about X or Y`), not all of them."),

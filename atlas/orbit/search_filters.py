@@ -8,10 +8,33 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from datetime import date
-from typing import Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from atlas.foundation.label_names import alternatives, resolve_label, unquoted
+from atlas.tools.arguments import Arg
 from atlas.tracker.journal import LabelChanges
+
+State = Annotated[Literal["open", "closed"] | None, Arg(description="Only issues in this state.")]
+AnyLabels = Annotated[
+    tuple[str, ...], Arg(max_length=5, description="Only issues with at least one of these labels (for `X or Y`).")
+]
+WithoutLabels = Annotated[
+    tuple[str, ...], Arg(max_length=30, description="Only issues with none of these labels (for `not X`).")
+]
+CreatedSince = Annotated[date | None, Arg(description="Only issues opened on or after this day (YYYY-MM-DD).")]
+CreatedBefore = Annotated[date | None, Arg(description="Only issues opened before this day (YYYY-MM-DD).")]
+Unlabelled = Annotated[bool, Arg(description="Only issues with no label at all.")]
+Author = Annotated[
+    str | None, Arg(max_length=100, description="Only issues opened by this user (their login, e.g. svetlana-k).")
+]
+UpdatedSince = Annotated[
+    date | None, Arg(description="Only issues with activity (opened or commented) on or after this day (YYYY-MM-DD).")
+]
+UpdatedBefore = Annotated[
+    date | None,
+    Arg(description="Only issues whose last activity (opened or commented) was before this day (YYYY-MM-DD)."),
+]
+"""The filters `search_issues` and `count_issues_by` take alike, as their records declare them."""
 
 
 class Filters(Protocol):

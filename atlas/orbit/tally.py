@@ -8,10 +8,10 @@ labels count as Atlas's own writes left them.
 from __future__ import annotations
 
 import sqlite3
-from datetime import date
 from typing import Annotated, Any, Literal, NamedTuple
 
 from atlas.dataset.read import connect
+from atlas.orbit import search_filters as filters
 from atlas.orbit.db import labels_of
 from atlas.orbit.issues import ISSUE_TTL_S, READ_TIMEOUT_S, match_terms, search_tags, search_terms, tracker_changes
 from atlas.orbit.search_filters import count_matches, data_ends_before, filter_conditions, issues_matching
@@ -41,35 +41,17 @@ class TallyArgs(NamedTuple):
         str,
         Arg(max_length=500, description="Only issues with all these plain words (as search_issues)."),
     ] = ""
-    state: Annotated[Literal["open", "closed"] | None, Arg(description="Only issues in this state.")] = None
+    state: filters.State = None
     label: Annotated[str | None, Arg(description="Only issues with this label, one of the project's own.")] = None
     labels: Annotated[tuple[str, ...], Arg(max_length=5, description="Further labels each issue must have.")] = ()
-    any_labels: Annotated[
-        tuple[str, ...],
-        Arg(max_length=5, description="Only issues with at least one of these labels (for `X or Y`)."),
-    ] = ()
-    without_labels: Annotated[
-        tuple[str, ...],
-        Arg(max_length=30, description="Only issues with none of these labels (for `not X`)."),
-    ] = ()
-    author: Annotated[
-        str | None,
-        Arg(max_length=100, description="Only issues opened by this user (their login)."),
-    ] = None
-    created_since: Annotated[
-        date | None,
-        Arg(description="Only issues opened on or after this day (YYYY-MM-DD)."),
-    ] = None
-    created_before: Annotated[date | None, Arg(description="Only issues opened before this day (YYYY-MM-DD).")] = None
-    updated_since: Annotated[
-        date | None,
-        Arg(description="Only issues active (opened or commented) since this day."),
-    ] = None
-    updated_before: Annotated[
-        date | None,
-        Arg(description="Only issues last active before this day (YYYY-MM-DD)."),
-    ] = None
-    unlabelled: Annotated[bool, Arg(description="Only issues with no label at all.")] = False
+    any_labels: filters.AnyLabels = ()
+    without_labels: filters.WithoutLabels = ()
+    author: filters.Author = None
+    created_since: filters.CreatedSince = None
+    created_before: filters.CreatedBefore = None
+    updated_since: filters.UpdatedSince = None
+    updated_before: filters.UpdatedBefore = None
+    unlabelled: filters.Unlabelled = False
     limit: Annotated[
         int,
         Arg(ge=1, le=50, description="How many groups to return: the largest (for a year or month, the latest)."),

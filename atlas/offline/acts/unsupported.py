@@ -55,32 +55,34 @@ _PULL_REQUESTS_RE = lazy(
 )
 
 
+_NO_PULL_REQUESTS = (
+    "The data holds this project's issues, not its pull requests: I can search, count and read issues "
+    "(`open issues about streaming`)."
+)
+"""Pull requests: the data holds a project's issues only, so none is searched for in their place."""
+_NO_CLOSER = (
+    "The data does not record who closed an issue: it keeps who opened each one, when, and whether it is open or "
+    "closed. I can list closed issues, or the issues someone opened (`closed issues opened by <name>`)."
+)
+"""Who closed an issue: the data does not record it, so no search of the name in the text stands in for it."""
+_NO_RANKING = (
+    "I cannot count who closed, fixed or answered issues: the data says who opened each issue, so I count "
+    "issues by who opened them (`who opened the most bugs?`), and each issue's thread shows who answered it."
+)
+_NO_LABEL_MANY = (
+    "I cannot label many issues at once: I add one label to the issues you name, each after your approval. "
+    "Name the issue and the label: `label #41 <label>`."
+)
+
+
 def unsupported(text: str, notes: list[str], example: str) -> str:
     """The words with what no tool can do taken out, each said in `notes`; `example`: a label for the example."""
-    text = _no_pull_requests(text, notes)
-    return _no_ranking(_no_tracker_verb(_no_closer(text, notes), notes, example), notes)
-
-
-def _no_pull_requests(text: str, notes: list[str]) -> str:
-    """Pull requests: the data holds a project's issues only, so none is searched for in their place."""
-    return _said_instead(
-        _PULL_REQUESTS_RE.search(text),
-        text,
-        notes,
-        "The data holds this project's issues, not its pull requests: I can search, count and read issues "
-        "(`open issues about streaming`).",
-    )
-
-
-def _no_closer(text: str, notes: list[str]) -> str:
-    """Who closed an issue: the data does not record it, so no search of the name in the text stands in for it."""
-    return _said_instead(
-        CLOSER_RE.search(text),
-        text,
-        notes,
-        "The data does not record who closed an issue: it keeps who opened each one, when, and whether it is open or "
-        "closed. I can list closed issues, or the issues someone opened (`closed issues opened by <name>`).",
-    )
+    text = _said_instead(_PULL_REQUESTS_RE.search(text), text, notes, _NO_PULL_REQUESTS)
+    text = _no_tracker_verb(_said_instead(CLOSER_RE.search(text), text, notes, _NO_CLOSER), notes, example)
+    if ranking := _WHO_MOST_RE.search(text):  # a ranking by who did what: the rest of the words go with it
+        notes.append(_NO_RANKING)
+        return text[: ranking.start()]
+    return _said_instead(_LABEL_MANY_RE.search(text), text, notes, _NO_LABEL_MANY)
 
 
 def _said_instead(match: re.Match[str] | None, text: str, notes: list[str], note: str) -> str:
@@ -89,23 +91,6 @@ def _said_instead(match: re.Match[str] | None, text: str, notes: list[str], note
         return text
     notes.append(note)
     return text[: match.start()] + " " + text[match.end() :]
-
-
-def _no_ranking(text: str, notes: list[str]) -> str:
-    """A ranking by author, or labelling many issues at once."""
-    if match := _WHO_MOST_RE.search(text):
-        notes.append(
-            "I cannot count who closed, fixed or answered issues: the data says who opened each issue, so I count "
-            "issues by who opened them (`who opened the most bugs?`), and each issue's thread shows who answered it."
-        )
-        return text[: match.start()]
-    if match := _LABEL_MANY_RE.search(text):
-        notes.append(
-            "I cannot label many issues at once: I add one label to the issues you name, each after your approval. "
-            "Name the issue and the label: `label #41 <label>`."
-        )
-        return text[: match.start()] + " " + text[match.end() :]
-    return text
 
 
 def _no_tracker_verb(text: str, notes: list[str], example: str) -> str:
