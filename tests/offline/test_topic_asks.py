@@ -487,3 +487,26 @@ def test_what_is_asked_of_the_one_issue_an_order_names_follows_its_read(question
 def test_any_dups_after_an_issue_asks_for_its_similar_issues() -> None:
     plan = read_question("any dups?", FLAT, TOOLS, earlier=[6348])
     assert ("find_similar", {"issue_id": 6348}) in [(call.name, call.arguments) for call in plan.first_calls()]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            'find issues similar to "IterableDataset shuffle is slow"',
+            ("search_issues", {"query": "IterableDataset shuffle is slow"}),
+        ),
+        ("what's 7400's status", ("get_issue", {"issue_id": 7400})),
+        (
+            "how many enhancements were filed in 2024 vs 2023",
+            ("count_issues_by", {"created_since": "2023-01-01", "created_before": "2025-01-01", "by": "year"}),
+        ),
+        (
+            "are there more open bugs or open enhancements",
+            ("count_issues_by", {"state": "open", "any_labels": ["bug", "enhancement"], "by": "label"}),
+        ),
+    ],
+)
+def test_likeness_to_words_possessives_and_comparisons(question: str, expected: tuple[str, dict[str, Any]]) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert name == expected[0] and expected[1].items() <= arguments.items()

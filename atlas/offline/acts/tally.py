@@ -49,6 +49,9 @@ _SHARE_RE = lazy(
 """`what percent of issues are bugs?`, `what share of bugs are still open?`: the issues said, split by what they
 are; the answer gives each group's share of them."""
 _RATIO_RE = lazy(r"\b(?:the\s+)?ratio\s+(?:of|between)\s+(?P<a>.+?)\s+(?:to|and|vs\.?|versus)\s+(?P<b>.+)", re.I)
+_MORE_OR_RE = lazy(
+    r"\b(?:more|fewer|less)\s+(?P<a>[\w:-]+(?:\s+[\w:-]+)?)\s+(?:or|than)\s+(?P<b>[\w:-]+(?:\s+[\w:-]+)?)", re.I
+)
 _YEARS_SAID_RE = lazy(
     r"\b(?:this\s+year|(?:this|the\s+current)\s+one)\s+(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+last\s+(?:year|one)\b"
     r"|\blast\s+year\s+(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+this\s+(?:year|one)\b",
@@ -71,6 +74,7 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     if share := _SHARE_RE.search(text):
         return _share_act(share, typed, vocabulary)
     text = _RATIO_RE.sub(r"\g<a> vs \g<b>", text)  # `the ratio of bugs to feature requests`: the two side by side
+    text = _MORE_OR_RE.sub(r"\g<a> vs \g<b>", text)  # `are there more open bugs or open enhancements`: the same
     year = today().year  # `this year vs last year`: the two years by number, as `2025 vs 2026` is read
     text = _YEARS_SAID_RE.sub(f"{year - 1} vs {year}", text)
     found = next(((by, said) for by, pattern in _GROUPS if (said := pattern.search(text))), None)
@@ -85,7 +89,8 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     before = text[: said.start()]
     if years := said.groupdict().get("first"):  # `in 2022 vs 2023`: a count each year, over those years
         before = re.sub(r"\b(?:in|during|from|of|for)\s*$", " ", before, flags=re.I)
-        kind += f" between {years} and {said.group('second')}"
+        first, second = sorted((years, said.group("second")))  # `in 2024 vs 2023`: the span is the same
+        kind += f" between {first} and {second}"
     rest = _FILLER_RE.sub(" ", before + f" {kind} " + text[said.end() :])
     if by == "state":  # `open vs closed bugs`: the states are the groups, not a filter
         rest = re.sub(r"\b(?:open|closed)\b", " ", rest, flags=re.I)

@@ -59,7 +59,9 @@ def issue_ids_in(text: str) -> list[int]:
     return ids
 
 
-_BARE_NUMBER_RE = lazy(r"(?<![\w.#:/'\"=+-])(\d{1,5})(?![\w./%'\"-]|:(?!\s)|\.\d|[-–]\d)")  # `of 7400: …`, not 10:30
+_BARE_NUMBER_RE = lazy(
+    r"(?<![\w.#:/'\"=+-])(\d{1,5})(?![\w./%\"-]|'(?!s\b)|:(?!\s)|\.\d|[-–]\d)"
+)  # `of 7400: …`, `7400's`
 _UNIT_AFTER_RE = lazy(
     r"^\s*(?:s|ms|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|%|x|×|workers?|"
     r"jobs?|tabs?|rows?|times?|pods?|replicas?|threads?|process(?:es)?|schedules?|entries|nodes?|tasks?|retries|"

@@ -43,7 +43,8 @@ _TEXT_LEAD_RE = lazy(r"\W*(?:that\s+)?(?:mention\w*|contain\w*|matching|referenc
 """`which ones mention streaming`: words asked for as text, never read as a label."""
 QUERY_LEAD_RE = lazy(
     r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
-    r"referenc(?:ing|es?)|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on)\s+(?P<q>.+)$",
+    r"referenc(?:ing|es?)|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on"
+    r"|(?:similar\s+to|like)(?=\s+[\"'`]))\s+(?P<q>.+)$",
     re.IGNORECASE,
 )
 SEARCH_FILLER = frozenset(
