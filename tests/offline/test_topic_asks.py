@@ -510,3 +510,23 @@ def test_any_dups_after_an_issue_asks_for_its_similar_issues() -> None:
 def test_likeness_to_words_possessives_and_comparisons(question: str, expected: tuple[str, dict[str, Any]]) -> None:
     [(name, arguments)] = first_calls(question)
     assert name == expected[0] and expected[1].items() <= arguments.items()
+
+
+def test_a_condition_on_an_issue_named_by_its_topic_is_tested_once_it_is_read_on_orbit() -> None:
+    question = "If the dependencies/DAG request is still open, label it comp:scheduler"
+    rounds, _ = run_to_answer(question, load_registry([]))
+    assert rounds[0] == [("search_issues", {"query": "dependencies DAG", "any_words": True, "limit": 5})]
+    assert rounds[1] == [("get_issue", {"issue_id": 90})]
+    assert rounds[2] == [("add_label", {"issue_id": 90, "label": "comp:scheduler"})]
+    unmet_rounds, answer = run_to_answer("if the DAG request is closed, label it comp:scheduler", load_registry([]))
+    assert len(unmet_rounds) == 2 and "#90 does not meet the condition (it is closed is false)" in answer
+
+
+def test_a_comment_on_an_issue_named_by_its_topic_waits_for_its_condition() -> None:
+    plan = read_question("If the DAG request is still open, drop a comment: 'Still needed.'", FLAT, TOOLS)
+    assert [call.name for call in plan.first_calls()] == ["search_issues"]
+    [later] = plan.later
+    assert later.test is not None and later.test.words() == "is open"
+    assert [(c.name, c.arguments) for c in later.on_first_hit] == [
+        ("post_comment", {"issue_id": 0, "body": "Still needed."})
+    ]

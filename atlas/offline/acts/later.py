@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from atlas.offline.plan import PlannedCall
@@ -142,7 +142,10 @@ class Later:
                 for found in read
                 for call in self.on_first_hit
             ]
-            return [*read, *acted]
+            if self.test is None or not read:
+                return [*read, *acted]
+            hit = self._hit(outcomes, read)  # `if the DAG request is still open, …`: the hit read, then tested
+            return read if hit is None else [*read, *(acted if self.test.holds(hit) else [])]
         data = self.data(outcomes)
         if data is None or (self.test is not None and not self.test.holds(data)):
             return []
@@ -155,11 +158,18 @@ class Later:
         ]
         return [*self.actions, *removals]
 
+    def _hit(self, outcomes: Sequence[ToolReading], read: Sequence[PlannedCall]) -> Mapping[str, Any] | None:
+        """The first hit's issue as read (round two), for a test on it."""
+        return replace(self, issue_id=read[0].arguments["issue_id"], read_first_hit=False).data(outcomes)
+
     def said(self, outcomes: Sequence[ToolReading]) -> str | None:
         """One sentence on what round one decided, for the answer."""
         if self.read_first_hit:
-            if _first_hit(outcomes):
-                return None
+            if read := _first_hit(outcomes):
+                hit = self._hit(outcomes, read) if self.test is not None else None
+                if hit is None or self.test is None or self.test.holds(hit):
+                    return None
+                return _unmet(read[0].arguments["issue_id"], self.test)
             unsorted = any(isinstance(o.data, Mapping) and o.data.get("sorted_instead") for o in outcomes)
             return (
                 "The issues could not be sorted as asked, so none is the first."
@@ -174,7 +184,7 @@ class Later:
         if self.test is not None and not self.test.holds(data):
             if not self.actions:
                 return None
-            return f"#{self.issue_id} does not meet the condition (it {self.test.words()} is false), so I did not act."
+            return _unmet(self.issue_id, self.test)
         if self.remove_families and not self.calls(outcomes):
             families = ", ".join(prefix[:-1] for prefix in self.remove_families)
             return f"#{self.issue_id} has no {families} label to remove."
@@ -183,6 +193,10 @@ class Later:
         if self.test is not None:
             return f"#{self.issue_id} {self.test.words()}, so as you asked:"
         return None
+
+
+def _unmet(issue_id: object, test: Condition) -> str:
+    return f"#{issue_id} does not meet the condition (it {test.words()} is false), so I did not act."
 
 
 def _first_hit(outcomes: Sequence[ToolReading]) -> list[PlannedCall]:

@@ -127,7 +127,8 @@ def _comment(r: Reading) -> Act | None:
 def _acted_on(r: Reading, named: Callable[[str], str]) -> Act | None:
     """The label or comment act of the request with its topic's issue named (`topic_asks.topic_action_act`)."""
     said = replace(r, request=Request(named(r.request.text), r.request.quoted), text=named(r.text), context=())
-    return _comment(said) or _labels(said)
+    conditional = _conditional_act(said.request, said.text, (), said.vocabulary, None)
+    return conditional or _comment(said) or _labels(said)
 
 
 def _labels(r: Reading) -> Act | None:
@@ -188,11 +189,11 @@ def _verb_served(r: Reading) -> Act | None:
 
 RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     _closing_remark,
+    lambda r: None if r.names_issues else topic_action_act(r.typed, r.text, r.vocabulary, partial(_acted_on, r)),
     lambda r: _conditional_act(r.request, r.text, r.context, r.vocabulary, r.before),
     _quoted_on_issue,
     lambda r: _same_again(r.text, r.typed, r.before),
     lambda r: draft_act(r.request, r.text, r.context),
-    lambda r: None if r.names_issues else topic_action_act(r.typed, r.text, r.vocabulary, partial(_acted_on, r)),
     _comment,
     _labels,
     lambda r: _lookup(r) if CLOSER_RE.search(r.text) else None,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from atlas.offline.acts.act import LEAD, Act, Intent
-from atlas.offline.acts.later import SOMEWHERE, Later
+from atlas.offline.acts.later import SOMEWHERE, Condition, Later
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import SIMILAR_RE
@@ -74,7 +74,7 @@ def topic_ask_act(typed: str, text: str, vocabulary: Vocabulary) -> Act | None:
     if words[0].lower() in _NOT_A_TOPIC or all(word.lower().strip("'") in _NOT_A_TOPIC for word in words):
         return None  # `the same one`, `the first issue`, `the other one`: which of a list, not a topic
     notes: list[str] = []
-    search = search_in(f"issues about {one.group('topic')}", notes, vocabulary.labels, vocabulary.people)
+    search = search_in(f"issues about {_either(one.group('topic'))}", notes, vocabulary.labels, vocabulary.people)
     if search.query is None and search.label is None:
         return None
     act = Act(Intent.SEARCH, typed, search=search, notes=notes, targets=[SOMEWHERE])  # `… and label it bug`
@@ -99,6 +99,7 @@ _ACTS_RE = lazy(
     r"\+1|thank|ping|ask|tell|let)\b",
     re.I,
 )
+_IF_RE = lazy(r"^\s*(?:if|when|unless|in\s+case)\b", re.I)
 _ACTED_ON_RE = lazy(
     rf"\bthe\s+(?P<topic>(?:{_WORD}\s+){{0,3}}?{_WORD})\s+(?:one|issue|ticket|bug|report|request|thread|proposal)\b"
     r"(?!\s*(?:s\b|#|\d))(?:\s*\((?P<aside>[^()]{1,60})\))?",
@@ -112,26 +113,38 @@ def topic_action_act(
 ) -> Act | None:
     """An action on one issue named by its topic; `acted` reads the action with the topic's words replaced (each
     of the request's texts, through the function it is given) by `#0`, which the first hit of the search takes."""
-    if not _ACTS_RE.match(text) or not (named := _ACTED_ON_RE.search(text)):
+    if not (_ACTS_RE.match(text) or _IF_RE.match(text)) or not (named := _ACTED_ON_RE.search(text)):
         return None
     words = named.group("topic").split()
     if words[0].lower() in _NOT_A_TOPIC or all(word.lower().strip("'") in _NOT_A_TOPIC for word in words):
         return None
     topic = f"{named.group('topic')} {named.group('aside') or ''}"
     notes: list[str] = []
-    search = search_in(f"issues about {topic}", notes, vocabulary.labels, vocabulary.people)
+    search = search_in(f"issues about {_either(topic)}", notes, vocabulary.labels, vocabulary.people)
     act = acted(lambda said: _ACTED_ON_RE.sub(f"#{SOMEWHERE}", said, count=1))
     if act is None or act.targets != [SOMEWHERE] or (search.query is None and search.label is None):
         return None
+    waits = _waiting(act)
+    if waits is None:
+        return None  # a family to clear, or a condition on another issue: not read here
+    limited = replace(search, limit=search.limit or 5)
+    found = Act(Intent.SEARCH, typed, search=limited, notes=[*notes, *act.notes], targets=[SOMEWHERE])
+    found.later.append(Later(read_first_hit=True, test=waits[0], on_first_hit=waits[1]))
+    return found
+
+
+def _waiting(act: Act) -> tuple[Condition | None, list[PlannedCall]] | None:
+    """What an act on `#0` does once the hit is found: its test (`if it is still open`) and its calls."""
+    if act.later:  # `if the DAG request is still open, comment …`: one test on #0 and its actions
+        [step] = act.later if len(act.later) == 1 else [Later()]
+        on_it = step.issue_id == SOMEWHERE and not step.remove_families and step.test is not None
+        if not on_it or not step.actions or any(call.arguments.get("issue_id") != SOMEWHERE for call in step.actions):
+            return None
+        return step.test, list(step.actions)
     calls = [PlannedCall("add_label", {"issue_id": SOMEWHERE, "label": label}) for _, label in act.labels]
     calls += [PlannedCall("remove_label", {"issue_id": SOMEWHERE, "label": label}) for _, label in act.removals]
     calls += [PlannedCall("post_comment", {"issue_id": SOMEWHERE, "body": body}) for _, body in act.comments]
-    if not calls or act.later:
-        return None  # a condition or a family to clear waits on the issue's own labels: not read here
-    limited = replace(search, limit=search.limit or 5)
-    found = Act(Intent.SEARCH, typed, search=limited, notes=[*notes, *act.notes], targets=[SOMEWHERE])
-    found.later.append(Later(read_first_hit=True, on_first_hit=calls))
-    return found
+    return (None, calls) if calls else None
 
 
 def on_the_one_found(before: Sequence[Act], act: Act) -> Act:
@@ -150,3 +163,8 @@ def on_the_one_found(before: Sequence[Act], act: Act) -> Act:
         return Act(Intent.NOTHING, act.text, notes=[note])
     waiting[-1].on_first_hit.extend(calls)
     return Act(Intent.NOTHING, act.text, notes=act.notes)
+
+
+def _either(topic: str) -> str:
+    """`the dependencies/DAG request`: words joined by a slash are either of them."""
+    return re.sub(r"(?<=\w)/(?=\w)", " or ", topic)
