@@ -530,3 +530,13 @@ def test_a_comment_on_an_issue_named_by_its_topic_waits_for_its_condition() -> N
     assert [(c.name, c.arguments) for c in later.on_first_hit] == [
         ("post_comment", {"issue_id": 0, "body": "Still needed."})
     ]
+
+
+def test_an_issue_named_by_its_topic_as_the_subject_of_the_action_after_it() -> None:
+    plan = read_question("The job-dependencies request (the DAG one): add comp:scheduler too", None, TOOLS)
+    [(name, arguments)] = [(call.name, call.arguments) for call in plan.first_calls()]
+    assert name == "search_issues" and arguments["query"] == "job-dependencies DAG" and arguments["any_words"]
+    [later] = plan.later
+    assert [(c.name, c.arguments) for c in later.on_first_hit] == [
+        ("add_label", {"issue_id": 0, "label": "comp:scheduler"})
+    ]

@@ -106,6 +106,12 @@ _ACTED_ON_RE = lazy(
     re.I,
 )
 """`the schedule jitter request`, `the job-dependencies request (the DAG one)`: an issue the action names by topic."""
+_LED_BY_TOPIC_RE = lazy(
+    rf"^\s*the\s+(?:{_WORD}\s+){{0,3}}?{_WORD}\s+(?:one|issue|ticket|bug|report|request|thread|proposal)"
+    r"(?:\s*\([^()]{1,60}\))?\s*[:,]\s*",
+    re.I,
+)
+"""An issue named by its topic before the action on it, as its subject."""
 
 
 def topic_action_act(
@@ -113,12 +119,14 @@ def topic_action_act(
 ) -> Act | None:
     """An action on one issue named by its topic; `acted` reads the action with the topic's words replaced (each
     of the request's texts, through the function it is given) by `#0`, which the first hit of the search takes."""
-    if not (_ACTS_RE.match(text) or _IF_RE.match(text)) or not (named := _ACTED_ON_RE.search(text)):
+    led = _LED_BY_TOPIC_RE.match(text)  # `the job-dependencies request (the DAG one): add comp:scheduler`
+    acts = _ACTS_RE.match(text) or _IF_RE.match(text) or (led and _ACTS_RE.match(text[led.end() :]))
+    if not acts or not (named := _ACTED_ON_RE.search(text)):
         return None
     words = named.group("topic").split()
     if words[0].lower() in _NOT_A_TOPIC or all(word.lower().strip("'") in _NOT_A_TOPIC for word in words):
         return None
-    topic = f"{named.group('topic')} {named.group('aside') or ''}"
+    topic = named.group("topic") + _aside(named.group("aside") or "")
     notes: list[str] = []
     search = search_in(f"issues about {_either(topic)}", notes, vocabulary.labels, vocabulary.people)
     act = acted(lambda said: _ACTED_ON_RE.sub(f"#{SOMEWHERE}", said, count=1))
@@ -168,3 +176,12 @@ def on_the_one_found(before: Sequence[Act], act: Act) -> Act:
 def _either(topic: str) -> str:
     """`the dependencies/DAG request`: words joined by a slash are either of them."""
     return re.sub(r"(?<=\w)/(?=\w)", " or ", topic)
+
+
+def _aside(words: str) -> str:
+    """`(the DAG one)` after a topic: another name for the same issue, either of which may match."""
+    said = [word for word in words.split() if word.lower() not in _NOT_A_TOPIC | _ISSUE_NOUNS]
+    return f" or {' '.join(said)}" if said else ""
+
+
+_ISSUE_NOUNS = frozenset({"the", "a", "an", "issue", "ticket", "bug", "report", "request", "thread", "proposal"})
