@@ -540,3 +540,13 @@ def test_an_issue_named_by_its_topic_as_the_subject_of_the_action_after_it() -> 
     assert [(c.name, c.arguments) for c in later.on_first_hit] == [
         ("add_label", {"issue_id": 0, "label": "comp:scheduler"})
     ]
+
+
+def test_a_condition_on_it_after_an_issue_named_by_its_topic_waits_for_the_hit() -> None:
+    plan = read_question("find the DAG request. if it is still open, label it comp:scheduler", None, TOOLS)
+    assert [call.name for call in plan.first_calls()] == ["search_issues"]
+    [later] = plan.later
+    assert later.test is not None and later.test.words() == "is open"
+    assert [(c.name, c.arguments) for c in later.on_first_hit] == [
+        ("add_label", {"issue_id": 0, "label": "comp:scheduler"})
+    ]

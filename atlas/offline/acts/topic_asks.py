@@ -2,9 +2,9 @@
 
 `what's the DVC one about?`, `pull up the parquet issue`: one issue named by its topic is the best match of a
 search for it, read in full after; `label the DVC one bug`, `mark the schedule jitter request S3`: the action is
-taken on that issue once it is read, each after the person's approval, whose question names the issue.
-`what's going on with streaming?`, `any news on push_to_hub?`: the news of a
-topic is a search for it, the most recently active first (`what's new with …`: the newest opened first).
+taken on that issue once it is read (and a condition on it tested then), each after the person's approval, whose
+question names the issue. `what's going on with streaming?`, `any news on push_to_hub?`: the news of a topic is a
+search for it, the most recently active first (`what's new with …`: the newest opened first).
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def _waiting(act: Act) -> tuple[Condition | None, list[PlannedCall]] | None:
     calls = [PlannedCall("add_label", {"issue_id": SOMEWHERE, "label": label}) for _, label in act.labels]
     calls += [PlannedCall("remove_label", {"issue_id": SOMEWHERE, "label": label}) for _, label in act.removals]
     calls += [PlannedCall("post_comment", {"issue_id": SOMEWHERE, "body": body}) for _, body in act.comments]
-    return (None, calls) if calls else None
+    return (None, calls) if calls and all(issue_id == SOMEWHERE for issue_id in act.targets) else None
 
 
 def on_the_one_found(before: Sequence[Act], act: Act) -> Act:
@@ -163,13 +163,12 @@ def on_the_one_found(before: Sequence[Act], act: Act) -> Act:
     ):
         return act  # no issue named by a topic before, or the request that names it
     waiting = [later for done in before for later in done.later if later.read_first_hit]
-    calls = [PlannedCall("add_label", {"issue_id": SOMEWHERE, "label": label}) for _, label in act.labels]
-    calls += [PlannedCall("remove_label", {"issue_id": SOMEWHERE, "label": label}) for _, label in act.removals]
-    calls += [PlannedCall("post_comment", {"issue_id": SOMEWHERE, "body": body}) for _, body in act.comments]
-    if act.later or not calls or not waiting:
-        note = "I can act on an issue found by a search only as it is found: no condition, nothing else read first."
+    waits = _waiting(act)
+    if waits is None or not waiting or (waits[0] is not None and (waiting[-1].test or waiting[-1].on_first_hit)):
+        note = "I can act on an issue found by a search only as it is found, under one condition at most."
         return Act(Intent.NOTHING, act.text, notes=[note])
-    waiting[-1].on_first_hit.extend(calls)
+    waiting[-1].test = waits[0] or waiting[-1].test
+    waiting[-1].on_first_hit.extend(waits[1])
     return Act(Intent.NOTHING, act.text, notes=act.notes)
 
 
