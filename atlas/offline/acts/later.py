@@ -18,6 +18,7 @@ from atlas.offline.reading.lazy import lazy
 from atlas.offline.readings import ToolReading, issue_text
 
 SOMEWHERE = 0
+_WRITES = frozenset({"add_label", "remove_label", "post_comment"})
 """The issue number an action names its topic's issue by until the search finds it: GitHub numbers start at 1."""
 _WORD_NUMBERS = {"no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
 _COMMENTS_RE = lazy(
@@ -175,7 +176,7 @@ class Later:
                 "The issues could not be sorted as asked, so none is the first."
                 if unsorted
                 else "No issue was found to act on, so nothing was changed."
-                if self.on_first_hit
+                if any(call.name in _WRITES for call in self.on_first_hit)
                 else "No issue was found to open."
             )
         data = self.data(outcomes)
