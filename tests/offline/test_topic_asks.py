@@ -550,3 +550,16 @@ def test_a_condition_on_it_after_an_issue_named_by_its_topic_waits_for_the_hit()
     assert [(c.name, c.arguments) for c in later.on_first_hit] == [
         ("add_label", {"issue_id": 0, "label": "comp:scheduler"})
     ]
+
+
+@pytest.mark.parametrize(("question", "issue_id"), [("7421 labels?", 7421), ("7400's status", 7400)])
+def test_an_issue_number_and_what_of_it_is_asked_reads_it(question: str, issue_id: int) -> None:
+    assert first_calls(question)[0] == ("get_issue", {"issue_id": issue_id})
+
+
+def test_who_works_on_an_issue_is_said_to_be_unread_and_the_issues_are_searched() -> None:
+    plan = read_question("who is working on the streaming bugs", FLAT, TOOLS)
+    [call] = plan.first_calls()
+    assert call.name == "search_issues" and {call.arguments["label"], *call.arguments["labels"]} == {"streaming", "bug"}
+    assert any("no assignees" in note for note in plan.notes)
+    assert first_calls("issues with 3 comments")[0][0] == "search_issues"  # a count of comments is no issue

@@ -20,6 +20,7 @@ from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import SIMILAR_RE
 from atlas.offline.reading.search import IN_THEIR_TEXT_RE, search_in, wants_search
 from atlas.offline.reading.search_labels import label_named_first, named_label, one_of_a_label
+from atlas.offline.reading.unread_filters import names_unread
 from atlas.offline.reading.vocabulary import Vocabulary
 
 STATE_RE = lazy(r"\b(?:still\s+)?(?:open|closed)\b", re.I)
@@ -120,7 +121,7 @@ def _is_search(text: str, vocabulary: Vocabulary) -> bool:
         return True
     # A state beside a time or an author (`stuff opened before 2021 that's still open`) is a filter, said any way.
     filtered = bool(STATE_RE.search(text) and names_people_or_days(text, vocabulary.people))
-    asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5 or filtered
+    asked = bool(_SEARCHY_RE.match(text)) or len(text.split()) <= 5 or filtered or names_unread(text)
     said, _ = people_and_days(
         RELATIVE_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", text)), []
     )  # `with X in them`: no reference

@@ -30,6 +30,10 @@ _SHOW_BARE_IDS_RE = lazy(
     r"^\s*(?:show|open|read|get|display|fetch|pull\s+up)\s+(?:me\s+)?(\d+(?:\s*(?:,|and|&)\s*\d+)*)\s*[?.!]?\s*$", re.I
 )
 """`show me 41 and 87`: bare numbers are issue ids only when they are all the question asks for."""
+_FIELD_OF_RE = lazy(
+    r"^\s*(\d{1,5})(?:'s)?\s+(?:labels?|comments?|status|state|title|author|details|body|summary)\s*[?.!]*\s*$", re.I
+)
+"""`7421 labels?`, `7400's status`: one issue and what of it is asked, the number first."""
 
 
 def _time_ranges(text: str) -> list[tuple[int, int]]:
@@ -48,7 +52,7 @@ def issue_ids_in(text: str) -> list[int]:
     for match in _BARE_PAIR_RE.finditer(text):
         if not _within(match.start(), times):
             hits += [(match.start(group), int(match.group(group))) for group in (1, 2)]
-    for match in [*_ISSUE_LIST_RE.finditer(text), *_SHOW_BARE_IDS_RE.finditer(text)]:
+    for match in [*_ISSUE_LIST_RE.finditer(text), *_SHOW_BARE_IDS_RE.finditer(text), *_FIELD_OF_RE.finditer(text)]:
         if _YEARS_COMPARED_RE.fullmatch(match.group(0)):
             continue
         hits += [(match.start() + d.start(), int(d.group())) for d in re.finditer(r"\d+", match.group(0))]

@@ -38,7 +38,7 @@ from atlas.offline.reading.search_labels import (
     with_kind,
     word_label,
 )
-from atlas.offline.reading.unread_filters import SINCE_RELEASE_RE, without_unread_filters
+from atlas.offline.reading.unread_filters import names_unread, without_unread_filters
 
 _SEARCH_NOUN_RE = lazy(
     r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b"
@@ -353,7 +353,7 @@ def wants_search(text: str, people: ProjectPeople | None = None) -> bool:
     return bool(
         _SEARCH_NOUN_RE.search(text)
         or names_people_or_days(text, people)
-        or SINCE_RELEASE_RE.search(text)
+        or names_unread(text)
         or _SEARCH_VERB_RE.search(text)
         or LABEL_FILTER_RE.search(text)
         or LABEL_LIST_RE.search(text)

@@ -25,12 +25,23 @@ SINCE_RELEASE_RE = lazy(
     re.I,
 )
 """`since 2.14`, `after v3.0 came out`: a release named as a time, which the data (days only) cannot place."""
+_WORKING_ON_RE = lazy(
+    r"\b(?:is\s+|are\s+)?(?:any(?:one|body)|some(?:one|body)|who(?:'s|\s+is)?)\s+(?:already\s+)?(?:working\s+on"
+    r"|assigned\s+to|looking\s+(?:at|into))\b",
+    re.I,
+)
+"""`is anyone working on polars support`: who works on an issue, which the data (no assignees) does not say."""
 _UNREAD = (
     (_LABEL_COUNT_RE, "I cannot tell issues apart by how many labels they carry; these are all that match the rest."),
     (
         _KIND_OF_PERSON_RE,
         "I cannot tell which authors are {kind} ones: the data keeps who opened each issue, not who they are; these "
         "are all that match the rest.",
+    ),
+    (
+        _WORKING_ON_RE,
+        "The data keeps no assignees: I cannot tell who works on an issue; here are the issues about it, whose "
+        "threads may say.",
     ),
     (
         SINCE_RELEASE_RE,
@@ -46,5 +57,11 @@ def without_unread_filters(text: str, notes: list[str]) -> str:
     for pattern, note in _UNREAD:
         if found := pattern.search(text):
             notes.append(note.format(said=found.group(0).strip(), kind=(found.groupdict().get("kind") or "").lower()))
-            text = text[: found.start()] + " " + text[found.end() :]
+            rest = " issues " if pattern is _WORKING_ON_RE else " "  # what is worked on is the issues said
+            text = text[: found.start()] + rest + text[found.end() :]
     return text
+
+
+def names_unread(text: str) -> bool:
+    """Whether the words ask for issues by something no filter reads (`is anyone working on …`, `since 2.14`)."""
+    return any(pattern.search(text) for pattern, _ in _UNREAD[1:])
