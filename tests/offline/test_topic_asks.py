@@ -563,3 +563,12 @@ def test_who_works_on_an_issue_is_said_to_be_unread_and_the_issues_are_searched(
     assert call.name == "search_issues" and {call.arguments["label"], *call.arguments["labels"]} == {"streaming", "bug"}
     assert any("no assignees" in note for note in plan.notes)
     assert first_calls("issues with 3 comments")[0][0] == "search_issues"  # a count of comments is no issue
+
+
+@pytest.mark.parametrize(
+    ("question", "state"),
+    [("what's the breakdown of labels for closed issues", "closed"), ("distribution of labels", None)],
+)
+def test_a_breakdown_of_labels_is_a_count_by_label(question: str, state: str | None) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert (name, arguments["by"], arguments.get("state")) == ("count_issues_by", "label", state)

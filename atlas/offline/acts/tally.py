@@ -28,6 +28,7 @@ _SAID = {
     r"(?:\s+by\s+(?:number|count)\s+of)?"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b",
     "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
+    r"|\b(?:breakdown|distribution|split|counts?|tally)\s+(?:of|by|per)\s+(?:the\s+)?labels?\b"
     r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels?\b|\bmost[- ]used\s+labels?\b"
     r"|\blabels?\s+(?:is|are|gets?)\s+(?:used|applied|put\s+on)?\s*(?:the\s+)?most\b",
     "month": rf"{_EACH_TIME}month\b(?!\s+ago)|\bmonth\s+by\s+month\b|\bmonthly\b",
