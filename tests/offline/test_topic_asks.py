@@ -572,8 +572,3 @@ def test_who_works_on_an_issue_is_said_to_be_unread_and_the_issues_are_searched(
 def test_a_breakdown_of_labels_is_a_count_by_label(question: str, state: str | None) -> None:
     [(name, arguments)] = first_calls(question)
     assert (name, arguments["by"], arguments.get("state")) == ("count_issues_by", "label", state)
-
-
-def test_a_number_after_a_or_an_is_no_issue() -> None:
-    calls = first_calls("find the issue where someone reported load_dataset failing with a 429")
-    assert [name for name, _ in calls] == ["search_issues"]
