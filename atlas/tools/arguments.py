@@ -85,19 +85,14 @@ _ALLOWED = {
 """What the check judges of each JSON type; a schema saying anything else is left to the twin."""
 _NOTES = frozenset({"title", "description", "default"})
 _OBJECT = frozenset({"type", "title", "properties", "required", "additionalProperties"})
+"""What the check judges of an arguments object."""
 
 
 def accepted(schema: Mapping[str, Any], arguments: Any) -> dict[str, Any] | None:
     """The record's field values when `arguments` surely meet `schema`; None when they may not."""
     if not isinstance(arguments, dict) or schema.get("type") != "object":
         return None
-    if schema.get("additionalProperties") is not False or not set(schema) <= {
-        "type",
-        "title",
-        "properties",
-        "required",
-        "additionalProperties",
-    }:
+    if schema.get("additionalProperties") is not False or not set(schema) <= _OBJECT:
         return None
     properties: Mapping[str, Any] = schema.get("properties", {})
     if any(name not in properties for name in arguments):
