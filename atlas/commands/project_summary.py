@@ -15,13 +15,13 @@ from typing import Any
 
 from atlas.foundation.errors import AtlasError, BadArguments, ToolError
 from atlas.foundation.label_names import label_value
+from atlas.foundation.stop_words import ENGLISH_STOP_WORDS
 from atlas.offline.compose import read_question
 from atlas.offline.reading.vocabulary import vocabulary_of
 from atlas.orbit.issues import SearchArgs, search_issues
 from atlas.tools.registry import ToolContext, strict_arguments
 from atlas.triage.groups import LabelGroup
 from atlas.triage.project import Project
-from atlas.triage.stop_words import ENGLISH_STOP_WORDS
 
 BUG_QUESTION = "what are the open bugs?"
 OPEN_SHARE = 0.4

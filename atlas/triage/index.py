@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from atlas.foundation.stop_words import ENGLISH_STOP_WORDS
 from atlas.triage import boilerplate, rankers
 from atlas.triage.cache import UNREADABLE, open_arrays, save_arrays
 from atlas.triage.corpus import Issue
 from atlas.triage.model import TermCounter, weighted
-from atlas.triage.stop_words import ENGLISH_STOP_WORDS
 from atlas.triage.terms import word_terms
 
 INDEX_MAX = 20_000

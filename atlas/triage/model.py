@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
+from atlas.foundation.stop_words import ENGLISH_STOP_WORDS
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import LabelGroup
 from atlas.triage.rows import VOCAB_SAMPLE, Part, learnt, stacked_rows
-from atlas.triage.stop_words import ENGLISH_STOP_WORDS
 from atlas.triage.term_choice import chosen_power, fit_scaled
 from atlas.triage.terms import Analyzer, char_terms, word_terms
 

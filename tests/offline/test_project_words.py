@@ -385,6 +385,18 @@ def test_a_number_before_the_kind_is_how_many_and_top_labels_are_a_tally(flat: V
     assert tallies("top labels on open issues", flat) == [{"by": "label", "state": "open"}]
 
 
+def test_a_word_any_text_says_means_no_label_however_the_project_uses_it(tmp_path: Path) -> None:
+    """`had` is in every feature request here and in no other issue; still, `which bug had …` means bugs alone."""
+    issues = [_issue(n, f"It had no export format {n}", ["enhancement"]) for n in range(1, 21)]
+    issues += [_issue(n, f"Crash in loader {n}", ["bug"]) for n in range(21, 101)]
+    export = tmp_path / "issues.json"
+    export.write_text(json.dumps(issues), encoding="utf-8")
+    wordy = imported(export, tmp_path / "data")
+    assert isinstance(wordy.labels, ProjectLabels) and wordy.labels.meaning("had") == "enhancement"
+    [search] = searches("which bug had the most comments", wordy)
+    assert search == {"query": "", "label": "bug", "order": "most_commented"}
+
+
 def test_any_issue_that_mentions_words_is_a_search_for_them(flat: Vocabulary) -> None:
     assert searches("any open issue that mentions both arrow and parquet?", flat) == [
         {"query": "arrow parquet", "state": "open"}

@@ -107,6 +107,15 @@ def test_an_order_word_is_no_search_word_and_the_state_stays() -> None:
     assert args["state"] == "open" and not args["query"]
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["which issue has the most comments", "what bug got the most comments", "which bug had the most comments?"],
+)
+def test_the_verb_of_an_order_is_no_search_word(question: str) -> None:
+    (args,) = searches(question)
+    assert args["order"] == "most_commented" and not args["query"], args
+
+
 def test_a_count_is_not_sorted() -> None:
     (args,) = searches("how many open issues are there, oldest first")
     assert args["count_only"] is True and "order" not in args

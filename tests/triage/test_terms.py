@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from atlas.foundation.config import bundled_data_dir
+from atlas.foundation.stop_words import ENGLISH_STOP_WORDS as OURS
 from atlas.triage.corpus import Corpus
 from atlas.triage.model import CHAR_NGRAMS, CHAR_OPTIONS, TOKEN, VECTOR_OPTIONS, WORD_NGRAMS, normalise
-from atlas.triage.stop_words import ENGLISH_STOP_WORDS as OURS
 from atlas.triage.terms import char_terms, word_terms
 
 ODD_TEXTS = [

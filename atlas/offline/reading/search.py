@@ -319,8 +319,11 @@ def _topic_alone(query: str) -> str:
     )  # `… what's it about`
     # `mention cache and are labelled bug`: the label was taken out, the words that joined it stay behind
     query = re.sub(
-        r"(?:\s+(?:and|or|but|(?:that|which|who)(?:'s)?|are|is|were|was|have|has|still|yet))+$", "", query, flags=re.I
-    )
+        r"(?:(?:^|\s+)(?:and|or|but|(?:that|which|who)(?:'s)?|are|is|were|was|have|has|had|got|still|yet))+$",
+        "",
+        query,
+        flags=re.I,
+    )  # `which bug has the most comments`: the order was taken out, its verb stays behind
     return strip_quotes(re.sub(r"^(?:the|a|an|both)\s+", "", query.strip(), flags=re.IGNORECASE))
 
 

@@ -12,16 +12,14 @@ import re
 from collections.abc import Sequence
 
 from atlas.foundation.label_names import closest_label, label_value, resolve_label, split_label
+from atlas.foundation.stop_words import ENGLISH_STOP_WORDS
 from atlas.offline.reading.entities import label_refs
 from atlas.offline.reading.label_usage import files_topic, issues_carrying
 from atlas.offline.reading.labels import LabelHit, labels_in_words
 from atlas.offline.reading.lazy import lazy
 
 _LABEL_LEAD = r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
-LABEL_FILTER_RE = lazy(
-    _LABEL_LEAD + r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?",
-    re.IGNORECASE,
-)
+LABEL_FILTER_RE = lazy(_LABEL_LEAD + r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?", re.IGNORECASE)
 _NAMED_LABEL_RE = lazy(
     _LABEL_LEAD + r"(?:(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|(?P<words>[\w.-]+(?:\s+[\w.-]+){0,3}))", re.IGNORECASE
 )
@@ -177,7 +175,8 @@ def meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
     words = [word for word in found.group("kind").split() if word.lower() not in SEARCH_FILLER - _KIND_WORDS]
     for size in range(len(words), 0, -1):
         phrase = " ".join(words[-size:])
-        if label := meaning(phrase):
+        # `which bug had …`: a word any text says means no label, however a small project uses it
+        if set(phrase.lower().split()) - ENGLISH_STOP_WORDS and (label := meaning(phrase)):
             # `redis issues` meaning the label with `redis` in its name: the word stays the topic too,
             # as when a label is named by a word only it has.
             named = set(re.findall(r"[a-z0-9]+", label.casefold())) & set(re.findall(r"[a-z0-9]+", phrase.lower()))
