@@ -116,9 +116,9 @@ def test_a_pasted_log_of_50_kb_plans_in_well_under_a_second() -> None:
     question = "is there an issue for this already?\n" + line * (50_000 // len(line))
     vocabulary = vocabulary_of(data_dir())
     read_question("show #41", vocabulary)  # the grammar compiles on first use
-    started = time.perf_counter()
+    started = time.process_time()  # the planner's own work: a loaded machine's waits are not its cost
     plan = read_question(question, vocabulary)
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 0.5
     names = [call.name for call in plan.first_calls()]
     assert "search_issues" in names and {"doc_id": "error-codes", "heading": "ORB-1101"} in [
         call.arguments for call in plan.first_calls()
@@ -131,9 +131,9 @@ def test_50_kb_of_pasted_prose_plans_in_well_under_a_second() -> None:
     question = "show #41. is there an issue for this? " + prose[:50_000]
     vocabulary = vocabulary_of(data_dir())
     read_question("show #41", vocabulary)
-    started = time.perf_counter()
+    started = time.process_time()
     plan = read_question(question, vocabulary)
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 0.5
     assert 41 in plan.issue_ids
 
 

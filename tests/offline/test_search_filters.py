@@ -37,6 +37,12 @@ def searches(question: str) -> list[dict[str, Any]]:
         ("after 2026-11-30", "2026-12-01", None, False),
         ("before 2026-01", None, "2026-01-01", False),
         ("in 2025", "2025-01-01", "2026-01-01", False),
+        ("since feb 1", "2026-02-01", None, False),
+        ("after Dec 4th", "2026-12-05", None, False),
+        ("since dec 6", "2025-12-06", None, False),
+        ("on 1 march 2024", "2024-03-01", "2024-03-02", False),
+        ("before the 3rd of june", None, "2026-06-03", False),
+        ("between jan 15 and feb 1 2025", "2025-01-15", "2025-02-02", False),
     ],
 )
 def test_a_time_in_words_is_a_span_of_days_counted_from_today(
@@ -48,7 +54,9 @@ def test_a_time_in_words_is_a_span_of_days_counted_from_today(
     assert span.activity is activity
 
 
-@pytest.mark.parametrize("words", ["that may break", "issue 2026 please", "it took 3 weeks", "the monday deploy"])
+@pytest.mark.parametrize(
+    "words", ["that may break", "issue 2026 please", "it took 3 weeks", "the monday deploy", "since feb 30"]
+)
 def test_words_that_only_look_like_a_time_are_not_one(words: str) -> None:
     assert span_in(words, SATURDAY) is None
 
@@ -71,6 +79,27 @@ def test_words_that_only_look_like_a_time_are_not_one(words: str) -> None:
 )
 def test_filters_a_maintainer_names_are_the_search_s_arguments(question: str, expected: dict[str, Any]) -> None:
     assert searches(question) == [{"query": "", **expected}]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("whats new since feb 1", {"created_since": "2026-02-01"}),
+        ("issues opened after jan 15 2025", {"created_since": "2025-01-16"}),
+        (
+            "bugs filed on 3 june 2024",
+            {"label": "type:bug", "created_since": "2024-06-03", "created_before": "2024-06-04"},
+        ),
+    ],
+)
+def test_the_number_of_a_day_beside_its_month_is_no_issue(question: str, expected: dict[str, Any]) -> None:
+    plan = read_question(question)
+    assert [call.name for call in plan.first_calls()] == ["search_issues"]
+    assert searches(question) == [{"query": "", **expected}]
+
+
+def test_may_before_a_number_is_a_verb_unless_a_time_word_leads() -> None:
+    assert [call.arguments for call in read_question("may 3 be closed?").first_calls()] == [{"issue_id": 3}]
 
 
 def test_who_reported_an_issue_reads_the_issue_instead_of_refusing() -> None:

@@ -84,9 +84,9 @@ def test_a_long_text_with_no_sentence_end_is_read_in_linear_time() -> None:
     import time
 
     prose = ("the worker loses its lease and jobs run twice on issues " * 900)[:50_000]
-    started = time.perf_counter()
+    started = time.process_time()
     assert span_in(prose + " lately", SATURDAY) is not None and span_in(prose, SATURDAY) is None
-    assert time.perf_counter() - started < 1.0  # a pattern rescanning the text from each issue word took seconds
+    assert time.process_time() - started < 1.0  # a pattern rescanning the text from each issue word took seconds
 
 
 def test_a_range_between_two_times_is_one_span_and_its_years_are_no_issues() -> None:

@@ -31,6 +31,8 @@ _COUNT = r"(?P<n{0}>\d{{1,3}}|a|an|one|two|three|four|six|few|couple\s+of)"
 _UNIT = r"(?P<unit{0}>days?|weeks?|months?|quarters?|years?)"
 _WEEKDAY = r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day_{0}>[0-3]?\d)(?:st|nd|rd|th)?"
+"""A day of the month beside its month's name: `feb 1`, `1st of march`, `march 12th, 2024`."""
 _ISO = r"(?P<iso>(?:19|20)\d\d(?:-[01]\d(?:-[0-3]\d)?)?)"
 _SPAN_RE = lazy(
     r"\b(?P<lead>since|from|after|before|until|till|in|on|during|over|within|for|older\s+than|more\s+than)?\s*"
@@ -40,7 +42,10 @@ _SPAN_RE = lazy(
     rf"|(?P<counted>{_COUNT.format(3)}\s+{_UNIT.format(3)})"
     rf"|(?:(?P<which>last|this|past)\s+)?{_WEEKDAY}"
     r"|(?P<day>yesterday|today)"
-    rf"|(?:(?P<month_which>last|this)\s+)?{_MONTH}(?:\s+(?P<month_year>(?:19|20)\d\d))?"
+    rf"|(?:(?P<month_which>last|this)\s+)?{_MONTH}"
+    rf"(?:\s+{_DAY.format('then')}(?![\d:]|\.\d))?(?:,?\s+(?P<month_year>(?:19|20)\d\d))?"
+    rf"|{_DAY.format('first')}\s+(?:of\s+)?{_MONTH.replace('<month>', '<month_then>')}"
+    r"(?:,?\s+(?P<year_then>(?:19|20)\d\d))?"
     rf"|{_ISO}"
     r")(?![\w-])",
     re.I,
@@ -100,11 +105,34 @@ def today() -> date:
     return date.today()
 
 
-_POINT = r"(?:[a-z]{3,9}\.?(?:\s+(?:19|20)\d\d)?|(?:19|20)\d\d(?:-[01]\d(?:-[0-3]\d)?)?)"
+_ORDINAL_DAY = r"[0-3]?\d(?:st|nd|rd|th)?"
+_POINT = (
+    rf"(?:(?:{_ORDINAL_DAY}\s+(?:of\s+)?)?[a-z]{{3,9}}\.?(?:\s+{_ORDINAL_DAY}(?![\d:]|\.\d))?(?:,?\s+(?:19|20)\d\d)?"
+    r"|(?:19|20)\d\d(?:-[01]\d(?:-[0-3]\d)?)?)"
+)
 RANGE_RE = lazy(
     rf"\b(?:between|from)\s+(?P<first>{_POINT})\s+(?:and|to|until|till|through|-)\s+(?P<last>{_POINT})(?![\w-])", re.I
 )
 """`between march and may 2024`, `from 2023-06 to 2024-01`: from the first day of one to the last of the other."""
+
+
+_DAY_NUMBER_RE = lazy(rf"(?<![\w.]){_ORDINAL_DAY}(?![\w:]|\.\d)", re.I)
+_MONTH_BEFORE_RE = lazy(
+    rf"(?:\b(?:since|on|from|after|before|until|till|by)\s+may|\b(?!may\b){_MONTH.replace('?P<month>', '?:')})\s+$",
+    re.I,
+)
+_MONTH_AFTER_RE = lazy(rf"\s+(?:of\s+)?{_MONTH.replace('?P<month>', '?:')}(?!\w)", re.I)
+
+
+def month_days(text: str) -> list[tuple[int, int]]:
+    """Where a day is named by its month (`feb 1`, `1st of march`): its number is that day, not an issue (`may 3 be
+    closed?` is one). The numbers are found first, as prose holds few of them."""
+    return [
+        number.span()
+        for number in _DAY_NUMBER_RE.finditer(text)
+        if _MONTH_BEFORE_RE.search(text, max(0, number.start() - 16), number.start())
+        or _MONTH_AFTER_RE.match(text, number.end())
+    ]
 
 
 def _range_in(text: str, now: date) -> Span | None:
@@ -123,11 +151,13 @@ def _point(said: str, now: date, same_year_as: date | None = None) -> tuple[date
     """The days one end of a range names; a month without its year takes the other end's (`march` in
     `between march and may 2024`), a year earlier when it comes later in the year than that end."""
     match = _SPAN_RE.fullmatch(f"in {said}")
-    days = _days(match, now) if match and (match.group("month") or match.group("iso")) else None
+    days = _days(match, now) if match and (_month(match) or match.group("iso")) else None
     if days is None or days[0] is None or days[1] is None:
         return None
-    if same_year_as is not None and match is not None and match.group("month"):
+    if same_year_as is not None and match is not None and _month(match):
         year = same_year_as.year - (1 if days[0].month > same_year_as.month else 0)
+        if days[1] - days[0] == timedelta(days=1):  # `between jan 15 and feb 1 2025`: a day
+            return _month_day(days[0].month, days[0].day, str(year), now)
         start = date(year, days[0].month, 1)
         return start, _next_month(start)
     return days[0], days[1]
@@ -140,7 +170,7 @@ def span_in(text: str, now: date | None = None) -> Span | None:
         return found
     for match in _SPAN_RE.finditer(text):
         lead = (match.group("lead") or "").lower()
-        named = match.group("month") or match.group("iso") or (match.group("weekday") and not match.group("which"))
+        named = _month(match) or match.group("iso") or (match.group("weekday") and not match.group("which"))
         if named and not lead and not match.group("month_which"):
             continue  # `May` the verb, `2026` a number: a month, a year or a weekday is a time after `in`, `since` …
         days = _days(match, now)
@@ -189,12 +219,30 @@ def _days(match: re.Match[str], now: date) -> tuple[date | None, date | None] | 
     if day_word := match.group("day"):
         day = now - timedelta(days=1 if day_word.lower() == "yesterday" else 0)
         return day, day + timedelta(days=1)
-    if month := match.group("month"):
+    if month := _month(match):
         number = _MONTHS[month.lower()]
+        if day_said := match.group("day_first") or match.group("day_then"):
+            return _month_day(number, int(day_said), match.group("month_year") or match.group("year_then"), now)
         past = (match.group("month_which") or "").lower() == "last"  # `last december` in December: a year ago
         year = int(match.group("month_year") or (now.year if number < now.month + (0 if past else 1) else now.year - 1))
         return date(year, number, 1), _next_month(date(year, number, 1))
     return _iso(match.group("iso"))
+
+
+def _month(match: re.Match[str]) -> str | None:
+    """The month a match names, before its day (`march 3`) or after it (`3rd of march`)."""
+    return match.group("month") or match.group("month_then")
+
+
+def _month_day(month: int, day: int, year_said: str | None, now: date) -> tuple[date, date] | None:
+    """One day named by its month and its number; with no year, the latest such day not after today."""
+    try:
+        found = date(int(year_said) if year_said else now.year, month, day)
+        if not year_said and found > now:
+            found = date(now.year - 1, month, day)
+    except ValueError:
+        return None  # `feb 30`: no such day
+    return found, found + timedelta(days=1)
 
 
 def _relative(match: re.Match[str], now: date) -> tuple[date | None, date | None]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import calendar
 import re
 
-from atlas.offline.reading.dates import RANGE_RE
+from atlas.offline.reading.dates import RANGE_RE, month_days
 from atlas.offline.reading.lazy import lazy
 
 MAX_ISSUES = 8
@@ -37,8 +37,9 @@ _FIELD_OF_RE = lazy(
 
 
 def _time_ranges(text: str) -> list[tuple[int, int]]:
-    """Where the words name a span of time (`between 2022 and 2023`): its numbers are years, not issues."""
-    return [match.span() for match in RANGE_RE.finditer(text)]
+    """Where the words name a span of time (`between 2022 and 2023`) or a day (`since feb 1`): its numbers are years
+    and days, not issues."""
+    return [match.span() for match in RANGE_RE.finditer(text)] + month_days(text)
 
 
 def _within(position: int, spans: list[tuple[int, int]]) -> bool:
