@@ -3,7 +3,6 @@ events on the fake GitHub (paged, failing, hostile), not only from Atlas's own r
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from atlas.policy.gate import PolicyGate
 from atlas.policy.load import load_policy
 from atlas.tools.registry import ToolContext
 from tests.github.fake_github import REPO, TOKEN, RunningFake
-from tests.support.run import atlas_env, invoke, tracker_records
+from tests.support.run import atlas_env, invoke, jsonl_events, tracker_records
 
 RULES = """
 [[policy.rules]]
@@ -131,7 +130,7 @@ def test_headless_ask_is_denied_and_nothing_reaches_github(
     assert synced.code == 0, synced
     run = invoke("ask", "--jsonl", "-m", "offline", f"label #{number} {area}", env=env)
     assert run.code == 3, run
-    stream = [json.loads(line) for line in run.stdout.splitlines()]
+    stream = jsonl_events(run)
     [asked] = [e for e in stream if e["event"] == "approval_asked"]
     assert f"someone removed {area} from #{number}" in asked["note"]
     [denied] = [e for e in stream if e["event"] == "action_denied"]

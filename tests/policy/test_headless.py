@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from tests.support.run import (
     assert_no_traceback,
     atlas_env,
     invoke,
+    jsonl_events,
     logged_calls,
     tracker_records,
     write_script,
@@ -37,13 +37,6 @@ def env_with_policy(tmp_path: Path, text: str = POLICY) -> dict[str, str]:
     home.mkdir()
     (home / "config.toml").write_text(text, encoding="utf-8")
     return atlas_env(home)
-
-
-def events(stdout: str) -> list[dict[str, Any]]:
-    lines = stdout.splitlines()
-    parsed = [json.loads(line) for line in lines]  # every line of stdout is one JSON object
-    assert all(isinstance(event, dict) and "event" in event for event in parsed)
-    return parsed
 
 
 def test_what_a_rule_allows_runs_and_the_rest_is_denied_and_listed(tmp_path: Path) -> None:
@@ -96,7 +89,7 @@ def test_jsonl_is_one_event_per_line_and_exit_3_when_actions_were_denied(tmp_pat
     asked = invoke("ask", "--jsonl", "-m", model, "triage #92", env=env)
     assert asked.code == 3, asked
     assert_no_traceback(asked)
-    stream = events(asked.stdout)
+    stream = jsonl_events(asked)
     names = [event["event"] for event in stream]
     assert names[0] == "question_started" and names[-1] == "finished"
     assert stream[-1]["exit_code"] == 3
@@ -121,7 +114,7 @@ def test_jsonl_is_one_event_per_line_and_exit_3_when_actions_were_denied(tmp_pat
 def test_jsonl_exits_0_when_nothing_was_denied(tmp_path: Path) -> None:
     asked = invoke("ask", "--jsonl", "-m", "offline", "label #41 comp:cli", env=env_with_policy(tmp_path))
     assert asked.code == 0, asked
-    stream = events(asked.stdout)
+    stream = jsonl_events(asked)
     assert stream[-1] == {**stream[-1], "event": "finished", "exit_code": 0}
 
 
@@ -133,7 +126,7 @@ def test_a_malformed_policy_stops_the_run_before_anything_runs(tmp_path: Path) -
         [line] = asked.stderr.splitlines()
         assert line.startswith("atlas: error: ") and "config.toml:6: rule 'components': max_per_run" in line
         if flags:
-            assert events(asked.stdout) == [{**events(asked.stdout)[0], "event": "finished", "exit_code": 2}]
+            assert [event["event"] for event in jsonl_events(asked)] == ["finished"]
         else:
             assert asked.stdout == ""
     assert logged_calls(env) == [] and tracker_records(env) == []
@@ -146,4 +139,4 @@ def test_jsonl_errors_go_to_stderr_and_the_stream_still_ends(tmp_path: Path) -> 
     asked = invoke("ask", "--jsonl", "-m", f"replay:{tmp_path / 'missing.json'}", "hello", env=env)
     assert asked.code in (1, 2), asked
     assert asked.stderr.startswith("atlas: error: ")
-    assert events(asked.stdout)[-1]["exit_code"] == asked.code
+    assert jsonl_events(asked)[-1]["exit_code"] == asked.code

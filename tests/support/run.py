@@ -202,6 +202,15 @@ def tracker_records(env: dict[str, str], *options: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in shown.stdout.splitlines() if line.strip()]
 
 
+def jsonl_events(run: Run) -> list[dict[str, Any]]:
+    """The events of a `--jsonl` run: every line of standard output is one JSON event, and the last is
+    `finished` with the run's exit code."""
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    assert all(isinstance(event, dict) and "event" in event for event in events), run
+    assert events and events[-1]["event"] == "finished" and events[-1]["exit_code"] == run.code, run
+    return events
+
+
 def assert_no_traceback(run: Run) -> None:
     assert "Traceback" not in run.output, run
     assert "MarkupError" not in run.output, run

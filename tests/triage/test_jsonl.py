@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.support.run import Run, assert_no_traceback, atlas_env, invoke, logged_calls, tracker_records
+from tests.support.run import assert_no_traceback, atlas_env, invoke, jsonl_events, logged_calls, tracker_records
 
 TYPES = """
 [policy.label_groups]
@@ -28,13 +28,6 @@ labels = ["comp:*"]
 """
 
 
-def stream(run: Run) -> list[dict[str, Any]]:
-    """Every line of standard output is one JSON event; the last is `finished` with the exit code."""
-    events = [json.loads(line) for line in run.stdout.splitlines()]
-    assert events and events[-1]["event"] == "finished" and events[-1]["exit_code"] == run.code, run
-    return events
-
-
 def by_call(events: list[dict[str, Any]], name: str) -> dict[str, dict[str, Any]]:
     return {e["call_id"]: e for e in events if e["event"] == name}
 
@@ -45,7 +38,7 @@ def test_headless_triage_applies_what_rules_allow_and_streams_every_decision(hom
     run = invoke("triage", "132", "135", "--jsonl", env=env)
     assert run.code == 3, run
     assert_no_traceback(run)
-    events = stream(run)
+    events = jsonl_events(run)
     assert [e["event"] for e in events[:2]] == ["triage_started", "plan"]
     assert events[0]["issues"] == [132, 135] and events[0]["dataset"] == "Orbit"
     items = {f"item-{i['n']}": i for i in events[1]["items"]}
@@ -89,19 +82,19 @@ def test_headless_apply_streams_the_saved_plan_and_exits_0_when_all_of_it_was_al
     assert labels and all(item["tool"] == "add_label" for item in plan["items"])  # #132 is answered: no draft
     run = invoke("apply", str(path), "--jsonl", env=env)
     assert run.code == 0, run
-    events = stream(run)
+    events = jsonl_events(run)
     assert [e["event"] for e in events[:2]] == ["apply_started", "plan"]
     assert not [e for e in events if e["event"] == "action_denied"]
     assert sorted(r["label"] for r in tracker_records(env)) == labels
     again = invoke("apply", str(path), "--jsonl", env=env)  # never twice
-    assert again.code == 0 and stream(again)[1]["already_applied"] == [item["n"] for item in plan["items"]]
+    assert again.code == 0 and jsonl_events(again)[1]["already_applied"] == [item["n"] for item in plan["items"]]
 
 
 def test_a_malformed_policy_stops_triage_before_the_plan_with_one_line(home: Path) -> None:
     (home / "config.toml").write_text(TYPES.replace('decision = "deny"', 'decision = "never"'), encoding="utf-8")
     run = invoke("triage", "132", "--jsonl", env=atlas_env(home))
     assert run.code == 2
-    assert [e["event"] for e in stream(run)] == ["finished"]
+    assert [e["event"] for e in jsonl_events(run)] == ["finished"]
     [line] = run.stderr.splitlines()
     assert line.startswith("atlas: error: ") and "config.toml:" in line and "rule 'no-comp'" in line
     assert tracker_records(atlas_env(home)) == []
@@ -111,7 +104,7 @@ def test_errors_go_to_standard_error_and_usage_mistakes_exit_2(home: Path, tmp_p
     env = atlas_env(home)
     unknown = invoke("triage", "99999", "--jsonl", env=env)
     assert unknown.code not in (0, 3)
-    assert stream(unknown)[-1]["exit_code"] == unknown.code
+    assert jsonl_events(unknown)[-1]["exit_code"] == unknown.code
     assert unknown.stderr.startswith("atlas: error: ") and len(unknown.stderr.splitlines()) == 1
     combined = invoke("triage", "132", "--jsonl", "--plan", str(tmp_path / "p.json"), env=env)
     assert combined.code == 2 and combined.stdout == "" and not (tmp_path / "p.json").exists()
@@ -119,5 +112,7 @@ def test_errors_go_to_standard_error_and_usage_mistakes_exit_2(home: Path, tmp_p
     not_a_plan.write_text('{"hello": 1}', encoding="utf-8")
     refused = invoke("apply", str(not_a_plan), "--jsonl", env=env)
     assert (
-        refused.code == 1 and stream(refused)[-1]["exit_code"] == 1 and "is not an Atlas triage plan" in refused.stderr
+        refused.code == 1
+        and jsonl_events(refused)[-1]["exit_code"] == 1
+        and "is not an Atlas triage plan" in refused.stderr
     )
