@@ -321,6 +321,13 @@ def test_how_issues_split_up_is_one_count_grouped_as_asked_and_filtered_by_the_r
     assert tallies("open vs closed enhancement issues", flat) == [{"by": "state", "label": "enhancement"}]
 
 
+def test_a_time_after_than_is_an_age_not_a_count_per_year(flat: Vocabulary) -> None:
+    assert tallies("unlabeled issues older than a year", flat) == []
+    assert tallies("how many issues a month", flat) == [{"by": "month"}]
+    [search] = searches("open issues without any label older than a year", flat)
+    assert search["unlabelled"] is True and "created_before" in search and not search["query"]
+
+
 def test_who_is_asked_of_the_people_counted_and_a_kind_before_them_filters(flat: Vocabulary) -> None:
     assert tallies("who is the most active reporter since 2024?", flat) == [
         {"by": "author", "created_since": "2024-01-01"}

@@ -135,7 +135,12 @@ def test_a_search_has_one_home_the_acts() -> None:
 
 @pytest.mark.parametrize(
     "question",
-    ["anyone complaining about lease timeouts lately?", "has somebody reported anything about lease timeouts"],
+    [
+        "anyone complaining about lease timeouts lately?",
+        "has somebody reported anything about lease timeouts",
+        "did anything get reported about lease timeouts",
+        "has anything been filed about lease timeouts?",
+    ],
 )
 def test_someone_reporting_something_is_a_search_for_it(question: str) -> None:
     found = searches(question)

@@ -63,10 +63,12 @@ _PLAN_WORDS_RE = lazy(
 _PLAN_NOUN_RE = lazy(r"\btriage\s+(?:plan|proposals?)\b|\bplan\s+(?:for\s+|to\s+)?(?:the\s+)?triage\b", re.I)
 """`make me a triage plan for …`: the plan asked for as a thing, not with the verb."""
 _BACKLOG_RE = lazy(
-    r"^\s*(?:the\s+|all\s+|our\s+|my\s+|any\s+)?(?:new|untriaged|unlabell?ed|open|incoming|latest|recent|"
-    r"remaining|fresh)?\s*" + _ISSUES + r"\b|^\s*(?:them|everything|it\s+all)\b",
+    r"^\s*(?:the\s+|all\s+|our\s+|my\s+|any\s+)?(?:(?:first\s+|top\s+)?(?P<count>\d{1,2})\s+)?"
+    r"(?:(?:new|newest|untriaged|unlabell?ed|open|incoming|latest|recent|remaining|fresh)\s*)?"
+    r"(?:(?P<then>\d{1,2})\b\s*)?(?:" + _ISSUES + r"\b|[?.!]*$)|^\s*(?:them|everything|it\s+all)\b",
     re.I,
 )
+"""`the new issues`, `the 5 newest issues`, `the 3 latest`: the backlog to triage, and how many of it."""
 _QUALIFIES_ISSUES_RE = lazy(
     r"\s*(?:open\s+)?(?:" + _ISSUES + r")\b|\s*(?:yet|still|now|rn)?\s*[?.!]*\s*$"
     r"|\s*,?\s*(?:that|which)(?:'re|'s|\s+(?:are|is))\s+(?:still\s+)?open\b",
@@ -82,6 +84,8 @@ _TOPIC_RE = lazy(
 )
 """A topic the issues are about; not `on my plate`, `on fire`, `waiting on the reporter`."""
 PLAN_LIMIT = 10
+MAX_PLAN = 50
+"""The most issues one triage plan takes (`plan_triage`'s own bound)."""
 
 
 def backlog_act(text: str, typed: str) -> Act | None:
@@ -90,7 +94,9 @@ def backlog_act(text: str, typed: str) -> Act | None:
         ids = issue_refs(triage.group("rest")) or issue_refs(text[: triage.start("rest")])  # `7421 triage`
         if ids:
             return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
-        if _BACKLOG_RE.match(triage.group("rest")) or not triage.group("rest").strip(" ?!."):
+        if backlog := _BACKLOG_RE.match(triage.group("rest")):
+            return _plan_for_backlog(typed, int(backlog.group("count") or backlog.group("then") or PLAN_LIMIT))
+        if not triage.group("rest").strip(" ?!."):
             return _plan_for_backlog(typed)
     if _PLAN_NOUN_RE.search(text) and (ids := issue_refs(text)):
         return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
@@ -123,5 +129,6 @@ def backlog_act(text: str, typed: str) -> Act | None:
     return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
 
 
-def _plan_for_backlog(typed: str) -> Act:
-    return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"untriaged": True, "limit": PLAN_LIMIT})])
+def _plan_for_backlog(typed: str, limit: int = PLAN_LIMIT) -> Act:
+    limit = min(max(limit, 1), MAX_PLAN)
+    return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"untriaged": True, "limit": limit})])

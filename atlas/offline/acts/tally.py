@@ -20,7 +20,9 @@ from atlas.offline.reading.vocabulary import Vocabulary
 _OPENED = r"(?:reported|filed|opened|created|raised|submitted|wrote|reports|files|opens|creates|raises|writes|posted)"
 _PEOPLE = r"(?:authors?|reporters?|users?|people|contributors?|posters?|submitters?|folks)"
 _EACH = r"\b(?:per|by|for\s+each|each)\s+"
-_EACH_TIME = r"\b(?:per|by|each|every|(?<!\bin\s)(?<!\bfor\s)(?<!\bwithin\s)(?<!\bover\s)a)\s+"
+_NOT_AFTER = "".join(rf"(?<!\b{word}\s)" for word in ("in", "for", "within", "over", "than"))
+_EACH_TIME = rf"\b(?:per|by|each|every|{_NOT_AFTER}a)\s+"
+"""`how many a month`, not `in a month` or `older than a year` (a time)."""
 _SAID = {
     "author": rf"\bwho(?:'s|\s+has|\s+have)?\s+(?:\w+\s+)?{_OPENED}\s+(?:the\s+)?most\b(?:\s+(?:of\s+)?(?:the\s+)?)?"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:have\s+|has\s+)?{_OPENED}\s+(?:the\s+)?most\b"

@@ -15,11 +15,12 @@ from atlas.offline.reading.people import ProjectPeople
 
 _NOT_A_LOGIN = (
     r"(?!(?:date|age|id|number|priority|severity|state|status|label|component|me|us|you|them|the|a|an"
-    r"|any(?:one|body)|some(?:one|body)|every(?:one|body)|nobody|no\s+one|we|i|they|he|she|it|this|that|people"
+    r"|any(?:one|body|thing)|some(?:one|body|thing)|every(?:one|body|thing)|nobody|nothing|no\s+one|we|i|they|he|she"
+    r"|it|this|that|people"
     r"|(?:first-time|new|external|outside|other|regular|core)(?=\s+(?:reporters?|contributors?|users?|people|folks|authors?)))\b)"
 )
-"""Words that are never a login: a sort key, an article, a pronoun (`has anyone reported this?` names no author), a
-kind of person (`by first-time reporters`)."""
+"""Words that are never a login: a sort key, an article, a pronoun (`has anyone reported this?`, `did anything get
+reported …` name no author), a kind of person (`by first-time reporters`)."""
 _AUTHOR_RE = lazy(
     r"(?:\b(?:opened|filed|reported|created|written|raised|submitted|posted|authored)\s+|(?<=issues\s)|(?<=bugs\s)"
     rf"|(?<=tickets\s)|(?<=requests\s)|(?<=ones\s)|(?<=anything\s)|(?<=everything\s))by\s+{_NOT_A_LOGIN}"
