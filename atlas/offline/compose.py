@@ -27,6 +27,7 @@ from atlas.offline.acts.topic_asks import on_the_one_found
 from atlas.offline.answer.nearest import nearest_requests
 from atlas.offline.lookups.reader import EXPLAIN_RE, read_lookups
 from atlas.offline.plan import Plan, PlannedCall, codes_in, project_examples
+from atlas.offline.reading.embedded import as_questions
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.frames import Message, split_message
 from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
@@ -52,7 +53,7 @@ def read_question(
     conversation's earlier messages named last (`and the similar ones?`); `previous`: the user's messages before
     this one, whose search a follow-up narrows or sorts (`and the oldest one?`)."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
-    message = split_message(plain(question))
+    message = split_message(as_questions(plain(question)))
     tools = frozenset(available)
     searched = _last_search(previous, vocabulary, tools)
     acts = _acts_of(message, vocabulary, tools, earlier, searched)
@@ -124,7 +125,7 @@ def _last_search(previous: Sequence[str], vocabulary: Vocabulary, tools: frozens
     not search."""
     before: Act | None = None
     for message in previous[-FOLLOW_UPS:]:
-        acts = _acts_of(split_message(plain(message)), vocabulary, tools, (), before)
+        acts = _acts_of(split_message(as_questions(plain(message))), vocabulary, tools, (), before)
         followed = acts and (acts[-1].search is not None or acts[-1].intent in {Intent.TALLY, Intent.INBOX})
         before = acts[-1] if followed else None
     return before
