@@ -48,6 +48,12 @@ def test_a_backlog_request_reaches_the_command_s_code(question: str, expected: l
     assert calls(question) == expected
 
 
+@pytest.mark.parametrize("question", ["any similar?", "and anything similar?", "similar?", "and the similar ones?"])
+def test_similar_said_alone_in_a_chat_is_about_the_issue_read_before(question: str) -> None:
+    plan = read_question(question, available=TOOLS, earlier=[41])
+    assert ("find_similar", {"issue_id": 41}) in [(c.name, c.arguments) for c in plan.first_calls()]
+
+
 @pytest.mark.parametrize(
     "question",
     [
