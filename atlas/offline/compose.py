@@ -27,6 +27,7 @@ from atlas.offline.acts.topic_asks import on_the_one_found
 from atlas.offline.answer.nearest import nearest_requests
 from atlas.offline.lookups.reader import EXPLAIN_RE, read_lookups
 from atlas.offline.plan import Plan, PlannedCall, codes_in, project_examples
+from atlas.offline.reading.authors_and_days import people_meant
 from atlas.offline.reading.embedded import as_questions
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.frames import Message, split_message
@@ -100,8 +101,10 @@ def _acts_of(
     context: list[int] = []
     for request in message.requests:
         request.text = known_codes(request.text, vocabulary)
+        prior = acts[-1] if acts else before
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
-        act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else before, earlier)
+        text = people_meant(text, prior.search.author if prior is not None and prior.search is not None else None)
+        act = act_of(request, text, context, vocabulary, tools, prior, earlier)
         act = on_the_one_found(acts, act)  # an issue named by its topic is acted on once it is found
         if acts and (act.explains_before or _said_precisely(acts[-1], act)):
             acts[-1] = Act(Intent.NOTHING, acts[-1].text)
@@ -131,7 +134,7 @@ def _last_search(previous: Sequence[str], vocabulary: Vocabulary, tools: frozens
     return before
 
 
-FOLLOW_UPS = 3
+FOLLOW_UPS = 6
 """How many of the user's earlier messages a search is followed through."""
 
 

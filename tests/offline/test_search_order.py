@@ -165,6 +165,26 @@ def test_a_chat_follow_up_sorts_and_narrows_the_search_said_before() -> None:
     assert narrowed == ("search_issues", {**before, "query": "cron"})
 
 
+def test_a_chat_follow_up_sorts_them_and_names_the_author_before_by_a_pronoun() -> None:
+    first = ("issues by svetlana-k",)
+    (before,) = [args for name, args in chat_calls(*first) if name == "search_issues"]
+    assert chat_calls(*first, "sort them oldest first") == [("search_issues", {**before, "order": "oldest"})]
+    (counted,) = chat_calls(*first, "sort them oldest first", "how many bugs does she have")
+    assert counted == ("search_issues", {"query": "", "label": "type:bug", "author": "svetlana-k", "count_only": True})
+    (hers,) = chat_calls(*first, "her open feature requests")
+    assert hers[1]["author"] == "svetlana-k" and hers[1]["state"] == "open"
+
+
+def test_a_time_or_an_author_said_alone_asks_the_search_before_again() -> None:
+    first = ("open bugs by jlaurent",)
+    (before,) = [args for name, args in chat_calls(*first) if name == "search_issues"]
+    assert chat_calls(*first, "what about 2025?") == [
+        ("search_issues", {**before, "created_since": "2025-01-01", "created_before": "2026-01-01"})
+    ]
+    assert chat_calls(*first, "and fpereira?") == [("search_issues", {**before, "author": "fpereira"})]
+    assert chat_calls(*first, "what about nobody-here?") != [("search_issues", {**before, "author": "nobody-here"})]
+
+
 def test_a_new_subject_in_a_chat_is_not_narrowed_by_the_search_before() -> None:
     assert chat_calls("open scheduler bugs", "the oldest closed redis issues")[0][1].get("state") == "closed"
     assert chat_calls("open scheduler bugs", "show #41") == [("get_issue", {"issue_id": 41})]

@@ -15,6 +15,7 @@ from dataclasses import fields, replace
 from atlas.offline.acts.act import Act, Intent
 from atlas.offline.acts.later import Later
 from atlas.offline.plan import PlannedCall
+from atlas.offline.reading.dates import time_alone
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import INBOX_BY_DATE, order_in
 from atlas.offline.reading.search import Search, asks_count, search_in
@@ -61,7 +62,7 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
     if lead is None or not (searched or tallied):
         return None
     notes: list[str] = []
-    own = search_in(text[lead.end() :], notes, vocabulary.labels, vocabulary.people)
+    own = search_in(_said_alone(text[lead.end() :], vocabulary), notes, vocabulary.labels, vocabulary.people)
     said = {name: value for name, value in own.arguments().items() if name not in {"query", "limit", "count_only"}}
     if own.query or own.count or not said:
         return None
@@ -72,6 +73,13 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
         return Act(before.intent, typed, search=search, notes=notes)
     call = before.reads[0]
     return Act(Intent.TALLY, typed, reads=[PlannedCall(call.name, {**call.arguments, **said})], notes=notes)
+
+
+def _said_alone(rest: str, vocabulary: Vocabulary) -> str:
+    """`what about 2023?`, `and mariosasko?`: a time or one of the project's authors named alone, as a filter."""
+    word = rest.strip(" ?.!@")
+    login = vocabulary.people.login(word) if word and " " not in word else None
+    return f"by {login}" if login else time_alone(rest)
 
 
 def _inbox_reordered(text: str, typed: str, before: Act) -> Act | None:

@@ -152,3 +152,22 @@ _ISSUES_RE = lazy(r"\b(?:issues|bugs|tickets|reports|requests)\b", re.I)
 _FILED_RE = lazy(
     r"\b(?:opened|filed|reported|created|raised|submitted|came\s+in|new|updated|report|file|raise|submit)\b", re.I
 )
+
+
+_PRONOUN_RE = lazy(
+    r"\b(?:(?P<subject>he|she)|(?P<owner>his|her(?=\s+(?!(?:for|about|to|on|in|with|and|or|if|that|what|the|an?"
+    r"|again|too|please|know)\b)[a-z]))|(?P<object>him|her))\b",
+    re.I,
+)
+
+
+def people_meant(text: str, author: str | None) -> str:
+    """`how many bugs does he have`, `his open issues` after a search by `author`: the person named by login, as
+    the words before it did; the text as it is when no author was said before."""
+    if author is None:
+        return text
+
+    def named(found: re.Match[str]) -> str:
+        return f"{author}'s" if found.group("owner") else author
+
+    return _PRONOUN_RE.sub(named, text)

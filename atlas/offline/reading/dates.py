@@ -135,6 +135,14 @@ def month_days(text: str) -> list[tuple[int, int]]:
     ]
 
 
+_TIME_ALONE_RE = lazy(rf"^\s*(?=(?:{_MONTH.replace('?P<month>', '?:')}|(?:19|20)\d\d)(?![\w-]))", re.I)
+
+
+def time_alone(text: str) -> str:
+    """`2023`, `march 2024` said alone (`what about 2023?`): the time, as `in 2023` says it."""
+    return _TIME_ALONE_RE.sub("in ", text, count=1)
+
+
 def _range_in(text: str, now: date) -> Span | None:
     for match in RANGE_RE.finditer(text):
         last = _point(match.group("last"), now)

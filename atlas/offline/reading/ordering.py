@@ -43,6 +43,12 @@ _ORDERS: tuple[tuple[str, str], ...] = (
         r"|\bthe\s+last(?=\s+(?:[\w:-]+\s+){1,3}(?:filed|opened|reported|created|raised|submitted)\b)",
     ),
 )
+_SORT_VERB_RE = lazy(
+    r"\b(?:sort(?:ed)?|order(?:ed)?|re-?order(?:ed)?|rank(?:ed)?|arrange[ds]?)(?:\s+(?:them|those|these|it|the\s+"
+    r"(?:list|results?|hits|issues|ones)))?(?:\s+(?:by|with))?(?:\s+the)?\s*$",
+    re.IGNORECASE,
+)
+"""`sort them oldest first`, `order by newest`: the verb that asks for the order, no word to search for."""
 INBOX_BY_DATE = ("newest", "oldest")
 """The orders `list_inbox` takes besides its own (the most severe first): by the date opened."""
 ORDER_RE = lazy("|".join(f"(?P<{name}>{pattern})" for name, pattern in _ORDERS), re.IGNORECASE)
@@ -56,4 +62,4 @@ def order_in(text: str) -> tuple[str | None, str]:
         return None, text
     if found.lastgroup == "most_requested":  # what people ask for: the feature requests, the most discussed first
         return "most_commented", text[: found.start()] + " feature requests " + text[found.end() :]
-    return found.lastgroup, text[: found.start()] + " " + text[found.end() :]
+    return found.lastgroup, _SORT_VERB_RE.sub(" ", text[: found.start()]) + " " + text[found.end() :]
