@@ -31,6 +31,8 @@ def first_calls(question: str) -> list[tuple[str, dict[str, Any]]]:
         ("what's the DVC one about?", "DVC"),
         ("show me the parquet one", "parquet"),
         ("pull up the push_to_hub timeout issue", "push_to_hub timeout"),
+        ("pull up the issue about the push_to_hub timeout", "push_to_hub timeout"),
+        ("show the one mentioning webdataset", "webdataset"),
     ],
 )
 def test_one_issue_named_by_its_topic_is_the_best_match_of_a_search_read_after(question: str, query: str) -> None:
@@ -300,6 +302,15 @@ def test_a_question_about_one_issue_named_by_its_topic_reads_it(question: str) -
     assert name == "search_issues" and [later.read_first_hit for later in plan.later] == [True]
 
 
+@pytest.mark.parametrize(
+    "question", ["show me everything tagged streaming that's open", "anything tagged bug that's still open"]
+)
+def test_what_carries_a_label_said_after_a_label_word_is_a_search_by_it(question: str) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert name == "search_issues" and arguments["state"] == "open" and arguments["label"] in {"streaming", "bug"}
+    assert not arguments["query"]
+
+
 def test_anything_new_about_a_topic_is_the_newest_first() -> None:
     [(_, arguments)] = first_calls("anything new about webdataset?")
     assert arguments == {"query": "webdataset", "order": "newest"}
@@ -318,6 +329,10 @@ def test_anything_new_about_a_topic_is_the_newest_first() -> None:
                 ("add_label", {"issue_id": 0, "label": "bug"}),
                 ("post_comment", {"issue_id": 0, "body": 'we need "all" for billing.'}),
             ],
+        ),
+        (
+            "find the issue about caching with load_dataset and label it bug",
+            [("add_label", {"issue_id": 0, "label": "bug"})],
         ),
         (
             "label the DVC one bug and comment on it: looking",

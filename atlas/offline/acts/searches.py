@@ -34,8 +34,8 @@ _ANYTHING_RE = lazy(
     re.I,
 )
 _SEARCHY_RE = lazy(
-    LEAD
-    + r"(?:search|find|look|list|show|give|get|any|are|is|what|which|how|open|closed|all|do\s+we|have\s+we|gibt|hay"
+    LEAD + r"(?:search|find|look|list|show|give|get|any|anything|everything|something|stuff|are|is|what|which|how|open"
+    r"|closed|all|do\s+we|have\s+we|gibt|hay"
     r"|(?:did|has|have|does)(?=\s+@?[\w.-]+\s+(?:file|open|report|raise|create|submit|post|write)\w*\b)"
     r"|tell\s+me\s+about|summari[sz]e)\b"
     r"|^\s*(?:[\w:-]+\s+){0,3}?(?:issues|bugs|tickets|reports|requests)\b",
@@ -125,5 +125,9 @@ def _is_search(text: str, vocabulary: Vocabulary) -> bool:
     said, _ = people_and_days(
         RELATIVE_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", text)), []
     )  # `with X in them`: no reference
-    named = wants_search(text, vocabulary.people) or label_named_first(text, vocabulary.labels)
+    named = (
+        wants_search(text, vocabulary.people)
+        or label_named_first(text, vocabulary.labels)
+        or named_label(text, vocabulary.labels)[0] is not None  # `everything tagged dataset-viewer that's open`
+    )
     return named and asked and not PRONOUN_RE.search(said)

@@ -26,6 +26,12 @@ _ONE_RE = lazy(
     rf"\bthe\s+(?P<topic>(?:{_WORD}\s+){{0,2}}?{_WORD})\s+(?P<noun>one|issue|ticket|bug|report|thread|request|proposal)\b(?!\s*(?:s\b|#|\d))",
     re.I,
 )
+_ONE_ABOUT_RE = lazy(
+    r"\bthe\s+(?P<noun>one|issue|ticket|bug|report|thread|request|proposal)\s+(?:about|on|regarding|concerning|re"
+    rf"|mentioning|that\s+(?:mentions|talks\s+about))\s+(?P<topic>(?:{_WORD}\s+){{0,4}}?{_WORD})\s*[?.!]*$",
+    re.I,
+)
+"""`find the issue about caching with load_dataset`: one issue named by its topic after the noun, to the end."""
 _ASKS_RE = lazy(
     LEAD + r"(?:what'?s|whats|what\s+(?:is|was)|which\s+(?:is|was)|where'?s|where\s+is|show|pull(?:\s+up)?|open|read"
     r"|(?:any\s+)?(?:duplicates?|dupes?|similar(?:\s+issues)?)\s+(?:of|to)|(?:has|have|is|was|did|does)(?=\s+the\s)"
@@ -66,7 +72,7 @@ def topic_ask_act(typed: str, text: str, vocabulary: Vocabulary) -> Act | None:
     """The act for one issue named by its topic, or for the news of a topic; None when the words ask neither."""
     if news := _NEWS_RE.match(text):
         return _news(typed, news, vocabulary)
-    if not _ASKS_RE.match(text) or not (one := _ONE_RE.search(text)):
+    if not _ASKS_RE.match(text) or not (one := _ONE_RE.search(text) or _ONE_ABOUT_RE.search(text)):
         return None
     if one.group("noun").lower() != "one" and not _READS_RE.match(text):
         return None  # `what's the colour codes bug? #124`: a question about an issue that may be named after it

@@ -102,8 +102,9 @@ def corrected(text: str, known: frozenset[str], targets: Iterable[str] = PLANNER
         from rapidfuzz.distance import OSA
 
         # A typo keeps the first letter: `shwo` is `show`, but `kind` is not `find`, nor `unlabel` `label`.
-        same_start = [choice for choice in choices if choice[0] == lower[0]]
+        # A word of three letters is never a target (`bug` would tie `bugz` with `bugs` and win by its order).
+        same_start = [choice for choice in choices if choice[0] == lower[0] and len(choice) >= 4]
         best = process.extractOne(lower, same_start, scorer=OSA.distance, score_cutoff=allowed)
-        return str(best[0]) if best is not None and len(str(best[0])) >= 4 else word
+        return str(best[0]) if best is not None else word
 
     return _WORD_RE.sub(fix, text)
