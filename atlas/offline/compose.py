@@ -34,6 +34,14 @@ from atlas.offline.reading.frames import Message, split_message
 from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search
+from atlas.offline.reading.self_named import (
+    INTRODUCTION_RE,
+    UNKNOWN_SELF,
+    asks_for_own,
+    mine_named,
+    self_login,
+    without_introduction,
+)
 from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
 from atlas.offline.reading.words import corrected, plain, spelled_out
 
@@ -56,8 +64,9 @@ def read_question(
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
     message = split_message(as_questions(plain(question)))
     tools = frozenset(available)
-    searched = _last_search(previous, vocabulary, tools)
-    acts = _acts_of(message, vocabulary, tools, earlier, searched)
+    me = self_login([*previous, question], vocabulary.people)
+    searched = _last_search(previous, vocabulary, tools, me)
+    acts = _acts_of(message, vocabulary, tools, earlier, searched, me)
     lookups = [act.text for act in acts if act.intent is Intent.LOOKUP]
     plan = (
         read_lookups(", ".join(lookups), vocabulary)
@@ -94,9 +103,15 @@ def read_question(
 
 
 def _acts_of(
-    message: Message, vocabulary: Vocabulary, tools: frozenset[str], earlier: Sequence[int], before: Act | None
+    message: Message,
+    vocabulary: Vocabulary,
+    tools: frozenset[str],
+    earlier: Sequence[int],
+    before: Act | None,
+    me: str | None = None,
 ) -> list[Act]:
-    """Each request's act, in order; `before`: the act a first request follows (the search of the message before)."""
+    """Each request's act, in order; `before`: the act a first request follows (the search of the message before);
+    `me`: the login the person asking said is theirs."""
     acts: list[Act] = []
     context: list[int] = []
     for request in message.requests:
@@ -104,7 +119,11 @@ def _acts_of(
         prior = acts[-1] if acts else before
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         text = people_meant(text, prior.search.author if prior is not None and prior.search is not None else None)
-        act = act_of(request, text, context, vocabulary, tools, prior, earlier)
+        if INTRODUCTION_RE.match(text) or (me is None and asks_for_own(text)):  # `I'm lhoestq.` asks for nothing
+            acts.append(Act(Intent.NOTHING, request.text, notes=[] if me else [UNKNOWN_SELF]))
+            continue
+        own = mine_named(without_introduction(text), me) if me else text
+        act = act_of(request, own, context, vocabulary, tools, prior, earlier)
         act = on_the_one_found(acts, act)  # an issue named by its topic is acted on once it is found
         if acts and (act.explains_before or _said_precisely(acts[-1], act)):
             acts[-1] = Act(Intent.NOTHING, acts[-1].text)
@@ -122,13 +141,15 @@ def _said_precisely(vague: Act, then: Act) -> bool:
     return urgent and all(not call.arguments for call in vague.reads) and then.intent is Intent.SEARCH
 
 
-def _last_search(previous: Sequence[str], vocabulary: Vocabulary, tools: frozenset[str]) -> Act | None:
+def _last_search(
+    previous: Sequence[str], vocabulary: Vocabulary, tools: frozenset[str], me: str | None = None
+) -> Act | None:
     """The search, tally or inbox the user's messages before left standing (`open speech issues`, then `and the
     oldest one?`): each of them read in turn, a follow-up on the search before it; None when the last one did
     not search."""
     before: Act | None = None
     for message in previous[-FOLLOW_UPS:]:
-        acts = _acts_of(split_message(as_questions(plain(message))), vocabulary, tools, (), before)
+        acts = _acts_of(split_message(as_questions(plain(message))), vocabulary, tools, (), before, me)
         followed = acts and (acts[-1].search is not None or acts[-1].intent in {Intent.TALLY, Intent.INBOX})
         before = acts[-1] if followed else None
     return before
