@@ -145,3 +145,17 @@ def test_a_search_has_one_home_the_acts() -> None:
 def test_someone_reporting_something_is_a_search_for_it(question: str) -> None:
     found = searches(question)
     assert len(found) == 1 and "lease timeouts" in found[0]["query"] and "lately" not in found[0]["query"], found
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("anything like 'KeyError: split' reported?", "keyerror split"),
+        (
+            "has anyone seen something like 'LeaseExpired: lease renew failed' before?",
+            "leaseexpired lease renew failed",
+        ),
+    ],
+)
+def test_the_words_of_an_error_likened_to_are_the_search_without_the_likening(question: str, query: str) -> None:
+    assert searches(question)[0]["query"] == query

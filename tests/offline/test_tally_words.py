@@ -50,6 +50,8 @@ def test_the_most_common_label_is_a_count_by_label() -> None:
         ("what percent of issues are bugs?", {"by": "label"}),
         ("what share of bugs are still open?", {"label": "bug", "by": "state"}),
         ("what percentage of open issues have no label", {"state": "open", "by": "label"}),
+        ("how many issues were closed out of all bugs", {"label": "bug", "by": "state"}),
+        ("how many are still open out of the enhancement requests?", {"label": "enhancement", "by": "state"}),
     ],
 )
 def test_a_share_asked_is_a_count_of_the_issues_said_split_by_what_they_are(

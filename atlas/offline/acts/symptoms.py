@@ -24,7 +24,8 @@ _ASKING = frozenset(
         known issue issues bug bugs ticket tickets report reports reported filed tracked logged already anyone anybody
         else seen before raised there any existing open closed have has we us our someone somebody forum people ppl
         saying says said point link them hit hitting problem similar same thing happen happens happening
-        yet still tracker github something rn now today ago ask asked asking request requested fix fixed into
+        yet still tracker github something anything like rn now today ago ask asked asking request requested fix fixed
+        into
         """,
     )
 )

@@ -51,6 +51,12 @@ _SHARE_RE = lazy(
 )
 """`what percent of issues are bugs?`, `what share of bugs are still open?`: the issues said, split by what they
 are; the answer gives each group's share of them."""
+_OUT_OF_RE = lazy(
+    r"\bhow\s+many(?:\s+(?:issues|ones|tickets|of\s+them))?\s+(?:were|are|got|have\s+been|has\s+been)\s+"
+    r"(?P<predicate>(?:still\s+)?\w+)\s+out\s+of\s+(?:all\s+)?(?:the\s+|our\s+)?(?P<population>(?!them\b).+?)\s*[?.!]*$",
+    re.I,
+)
+"""`how many were closed out of all bugs?`: a state's share of the issues said."""
 _RATIO_RE = lazy(r"\b(?:the\s+)?ratio\s+(?:of|between)\s+(?P<a>.+?)\s+(?:to|and|vs\.?|versus)\s+(?P<b>.+)", re.I)
 _MORE_OR_RE = lazy(
     r"\b(?:more|fewer|less)\s+(?P<a>[\w:-]+(?:\s+[\w:-]+)?)\s+(?:or|than)\s+(?P<b>[\w:-]+(?:\s+[\w:-]+)?)", re.I
@@ -74,6 +80,7 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     """The act when the words ask how issues split by author, label, state, year or month; None otherwise."""
     if "count_issues_by" not in tools:
         return None
+    text = _OUT_OF_RE.sub(r"share of \g<population> are \g<predicate>", text)  # `how many were closed out of all bugs`
     if share := _SHARE_RE.search(text):
         return _share_act(share, typed, vocabulary)
     text = _RATIO_RE.sub(r"\g<a> vs \g<b>", text)  # `the ratio of bugs to feature requests`: the two side by side
