@@ -16,6 +16,8 @@ import pytest
 
 from tests.adversarial.test_terminal import SEQUENCES
 from tests.support.dataset_factory import issue, make_dataset
+from tests.support.fitted import seed_fitted
+from tests.support.once import made_once
 from tests.support.run import (
     assert_inert_plain,
     assert_inert_tty,
@@ -64,6 +66,22 @@ def env(tmp_path: Path) -> dict[str, str]:
     return atlas_env(tmp_path / "home", ORBIT_DATA=str(hostile_project(tmp_path)))
 
 
+def first_triage(folder: Path) -> None:
+    """A first `atlas triage` of the hostile project, in `folder / "home"`: its model, index and verdicts."""
+    done = invoke(
+        "triage", "2", "--dry-run", "--json", env=atlas_env(folder / "home", ORBIT_DATA=str(hostile_project(folder)))
+    )
+    assert done.code == 0, done
+
+
+@pytest.fixture
+def triaged_env(env: dict[str, str], tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """`env` whose state folder starts where a second `atlas triage` starts, from a first triage made once
+    per run: these tests are about what reaches the screen, not the fit (the review below fits on a terminal)."""
+    seed_fitted(made_once(tmp_path_factory, "hostile-triaged", first_triage) / "home", tmp_path / "home")
+    return env
+
+
 TERMINAL_COMMANDS = [
     ("inbox",),
     ("similar", "2"),
@@ -75,8 +93,10 @@ TERMINAL_COMMANDS = [
 
 
 @pytest.mark.parametrize("args", TERMINAL_COMMANDS, ids=" ".join)
-def test_hostile_issue_text_reaches_the_terminal_only_as_text(env: dict[str, str], args: tuple[str, ...]) -> None:
-    child = spawn_atlas(*args, env={**env, "PAGER": "cat"})
+def test_hostile_issue_text_reaches_the_terminal_only_as_text(
+    triaged_env: dict[str, str], args: tuple[str, ...]
+) -> None:
+    child = spawn_atlas(*args, env={**triaged_env, "PAGER": "cat"})
     code, raw = finish(child)
     assert code == 0, raw
     assert b"Traceback" not in raw, raw
@@ -95,9 +115,9 @@ JSON_COMMANDS = [
 
 
 @pytest.mark.parametrize("args", JSON_COMMANDS, ids=" ".join)
-def test_hostile_issue_text_in_json_is_ascii_and_escaped(env: dict[str, str], args: tuple[str, ...]) -> None:
+def test_hostile_issue_text_in_json_is_ascii_and_escaped(triaged_env: dict[str, str], args: tuple[str, ...]) -> None:
     # In this process: what is written is the test, not the terminal (the terminal's test is above).
-    done = invoke(*args, env=env)
+    done = invoke(*args, env=triaged_env)
     assert done.code == 0, done
     assert_no_traceback(done)
     assert_inert_plain(done.out, " ".join(args))

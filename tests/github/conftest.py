@@ -12,6 +12,7 @@ from atlas.github.client import GitHubClient
 from atlas.github.sync import sync_repo
 from tests.github.fake_github import REPO, TOKEN, FakeGitHub, RunningFake
 from tests.github.gh_export import gh_issues, pull_request, rest_comment, rest_issue
+from tests.support.once import made_once
 
 ISSUE_COUNT = 130
 """Two pages of 100: pagination is exercised on every sync."""
@@ -38,11 +39,14 @@ def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[RunningFake]:
 
 @pytest.fixture(scope="session")
 def synced_quill(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Quill's issues synced once per test process: a sync of 130 issues costs seconds."""
-    folder = tmp_path_factory.mktemp("quill-synced") / "quill"
+    """Quill's issues synced once per run, for every worker (a sync of 130 issues costs a second): read it,
+    never write to it (`quill_data` is a test's own copy)."""
+    return made_once(tmp_path_factory, "quill-synced", sync_quill) / "quill"
+
+
+def sync_quill(folder: Path) -> None:
     with RunningFake(quill_fake()) as running, GitHubClient(token=TOKEN, base_url=running.url) as client:
-        sync_repo(client, REPO, folder)
-    return folder
+        sync_repo(client, REPO, folder / "quill")
 
 
 @pytest.fixture

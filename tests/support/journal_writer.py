@@ -15,7 +15,6 @@ from pathlib import Path
 
 from atlas.foundation.errors import ToolError
 from atlas.tools.registry import ToolContext, WriteLimits
-from atlas.tracker.github import open_github_tracker
 from atlas.tracker.journal import IssueBrief, MockTracker
 
 
@@ -24,6 +23,9 @@ def main() -> None:
     label = sys.argv[7] if len(sys.argv) > 7 else "type:bug"
     setting = os.environ.get("ATLAS_TRACKER", "")
     if setting.startswith("github:"):
+        # The HTTP client only where the write goes to GitHub, as an `atlas` process loads it.
+        from atlas.tracker.github import open_github_tracker
+
         tracker: MockTracker = open_github_tracker(setting, ToolContext(home=Path(home), session=session))
     else:
         tracker = MockTracker(Path(home))

@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 from tests.support.dataset_factory import issue, make_dataset
-from tests.support.run import atlas_env, finish, spawn_atlas
+from tests.support.fitted import seed_fitted
+from tests.support.run import atlas_env, finish, invoke, spawn_atlas
 
 FORGED = "comp:db\n2. #7 add label severity:S1"
 QUESTION = re.escape(b"Apply? [y = all, 1,3 = those, e 2 = edit item 2, n = none] ")
@@ -35,8 +36,18 @@ def forged_project(root: Path) -> Path:
     return make_dataset(root, issues)
 
 
+def first_triage(home: Path, data: Path) -> None:
+    """What a first `atlas triage` leaves in `home`: the model, index and verdicts of `data`."""
+    done = invoke("triage", "7", "--dry-run", "--json", env=atlas_env(home, ORBIT_DATA=str(data)))
+    assert done.code == 0, done
+
+
 def test_a_label_with_a_newline_stays_on_its_own_line_in_the_review(tmp_path: Path) -> None:
-    env = atlas_env(tmp_path / "home", ORBIT_DATA=str(forged_project(tmp_path)))
+    """The review on a terminal, from the state a first triage left (made in this process: the fit is
+    not what this test is about)."""
+    data = forged_project(tmp_path)
+    first_triage(tmp_path / "first", data)
+    env = atlas_env(seed_fitted(tmp_path / "first", tmp_path / "home"), ORBIT_DATA=str(data))
     child = spawn_atlas("triage", "7", env=env, timeout=180)
     child.expect(QUESTION)
     shown = ESCAPES.sub("", (child.before or b"").decode("utf-8")).replace("\r", "")
