@@ -32,6 +32,7 @@ from atlas.offline.reading.embedded import as_questions
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.frames import Message, split_message
 from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
+from atlas.offline.reading.label_glosses import glossed, label_glosses
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search
 from atlas.offline.reading.self_named import (
@@ -119,6 +120,7 @@ def _acts_of(
         prior = acts[-1] if acts else before
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         text = people_meant(text, prior.search.author if prior is not None and prior.search is not None else None)
+        text = glossed(text, label_glosses(vocabulary))  # `the open major bugs`: the label the docs call major
         if INTRODUCTION_RE.match(text) or (me is None and asks_for_own(text)):  # `I'm lhoestq.` asks for nothing
             acts.append(Act(Intent.NOTHING, request.text, notes=[] if me else [UNKNOWN_SELF]))
             continue

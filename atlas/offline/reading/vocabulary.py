@@ -59,6 +59,8 @@ class Vocabulary:
     people: ProjectPeople = field(default_factory=ProjectPeople)
     """The project's issue authors: `from lhoestq` names one."""
 
+    glosses: dict[str, str] | None = field(default=None, repr=False, compare=False)
+    """The words the docs' label tables give the labels (`label_glosses`), once read."""
     _by_doc: dict[str, list[Section]] = field(default_factory=dict, repr=False, compare=False)
     _repeated: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False, compare=False)
     _grouped: int = field(default=-1, repr=False, compare=False)
