@@ -159,3 +159,25 @@ def test_someone_reporting_something_is_a_search_for_it(question: str) -> None:
 )
 def test_the_words_of_an_error_likened_to_are_the_search_without_the_likening(question: str, query: str) -> None:
     assert searches(question)[0]["query"] == query
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("any open security-related issues?", {"query": "security", "state": "open"}),
+        (
+            "open redis-related bugs",
+            {"query": "", "state": "open", "label": "comp:broker-redis", "labels": ["type:bug"]},
+        ),
+        ("Any open security issues I should know about before the audit?", {"query": "security", "state": "open"}),
+        ("bugs that we need to fix in the scheduler", {"query": "", "label": "comp:scheduler", "labels": ["type:bug"]}),
+        (
+            "open bugs I should look at since March",
+            {"query": "", "state": "open", "label": "type:bug", "created_since": "2026-03-01"},
+        ),
+    ],
+)
+def test_who_should_look_at_the_issues_and_a_related_suffix_are_no_topic(
+    question: str, expected: dict[str, Any]
+) -> None:
+    assert searches(question) == [expected]

@@ -178,7 +178,8 @@ def _count_before_kind(text: str) -> tuple[str, int | None]:
 
 def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: ProjectPeople | None = None) -> Search:
     """Search filters: state and label words, an author, a limit, and the topic as the query."""
-    text = without_unread_filters(text, notes)
+    text = without_unread_filters(_WHO_NEEDS_THEM_RE.sub("", text), notes)  # `security issues I should know about`
+    text = re.sub(r"(?<=\w)-(?:related|specific)\b", "", text, flags=re.I)  # `redis-related`: the topic is redis
     counted = asks_count(text)  # the most hits there are: fewer than that is every match
     if counted:
         text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
@@ -301,6 +302,15 @@ def _either_words(topic: str) -> tuple[str, bool]:
 
 def _one_phrase(quoted: re.Match[str]) -> str:
     return "-".join(next(text for text in quoted.groups() if text is not None).split())
+
+
+_WHO_NEEDS_THEM_RE = lazy(
+    r"\s+(?:that\s+|which\s+)?(?:i|we|you|they)\s+(?:should|need\s+to|must|might|ought\s+to|have\s+to|could|would"
+    r"|want\s+to)\s+(?:\w+\s+){0,2}?(?:know|look|care|worry|see|check|fix|handle|read|watch|prioriti[sz]e)\w*"
+    r"(?:\s+(?:about|at|of|into|on))?(?:\s+(?:before|after|ahead\s+of|by|until)\s+(?:the|our|this|next)\s+\w+)?\b",
+    re.I,
+)
+"""What is said of the issues after the topic: who should look at them, not words to search for."""
 
 
 def _topic_alone(query: str) -> str:
