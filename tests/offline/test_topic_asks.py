@@ -64,11 +64,21 @@ def test_which_of_a_list_or_a_question_about_a_kind_is_no_topic(question: str) -
         ("any news on the polars support?", "recently_updated"),
         ("status of audio decoding", "recently_updated"),
         ("what's new with push_to_hub", "newest"),
+        ("what happened to the audio decoding bug", "recently_updated"),
+        ("where are we on push_to_hub?", "recently_updated"),
     ],
 )
 def test_a_topics_news_is_a_search_for_it_most_recent_first(question: str, order: str) -> None:
     [(name, arguments)] = first_calls(question)
     assert name == "search_issues" and arguments["order"] == order and arguments["query"]
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [("what's the status of the polars support request", "polars support"), ("status of the DVC one", "DVC")],
+)
+def test_the_kind_said_after_a_topic_is_no_search_word(question: str, query: str) -> None:
+    assert first_calls(question)[0][1]["query"] == query
 
 
 @pytest.mark.parametrize(

@@ -62,10 +62,12 @@ _NEWS_RE = lazy(
     LEAD
     + r"(?:(?:so\s+)?(?:what'?s|whats|what\s+is)\s+(?P<verb>going\s+on|happening|up|new|the\s+(?:latest|status|news|"
     r"story|situation))|(?:is\s+there\s+|are\s+there\s+)?any\s+(?:news|updates?|progress|movement)"
-    r"|(?:the\s+)?(?:status|state|latest)(?:\s+update)?)\s+(?:with|on|about|for|in|of|around|re)\s+(?P<topic>.+)$",
+    r"|(?:the\s+)?(?:status|state|latest)(?:\s+update)?|(?:what(?:ever)?\s+)?happened|where\s+are\s+we)"
+    r"\s+(?:with|on|about|for|in|of|around|re|to)\s+(?P<topic>.+)$",
     re.I,
 )
-"""`what's going on with streaming`, `any news on the polars support?`, `status of push_to_hub`."""
+"""`what's going on with streaming`, `any news on the polars support?`, `status of push_to_hub`, `what happened to
+the audio decoding bug`."""
 
 
 def topic_ask_act(typed: str, text: str, vocabulary: Vocabulary) -> Act | None:

@@ -325,8 +325,11 @@ def _topic_alone(query: str) -> str:
     query = re.sub(r"(?:[\s,;:]+(?:please|pls|plz|thanks|thank\s+you|thx|ty))+\W*$", "", query, flags=re.I)
     query = " ".join(query.split()).rstrip("?.!,;:").rstrip()  # what was said of the issues left gaps and marks
     query = re.sub(
-        r"\s+(?:issues|bugs|tickets)$|(?:^|\s+)about$", "", query, flags=re.IGNORECASE
-    )  # `… what's it about`
+        r"(?<=\w)\s+(?:issues?|bugs?|tickets?|requests?|threads?|proposals?|ones?)$|(?:^|\s+)about$",
+        "",
+        query,
+        flags=re.I,
+    )  # `… what's it about`, `the polars support request`: the kind of issue said after its topic
     # `mention cache and are labelled bug`: the label was taken out, the words that joined it stay behind
     query = re.sub(
         r"(?:(?:^|\s+)(?:and|or|but|(?:that|which|who)(?:'s)?|are|is|were|was|have|has|had|got|still|yet))+$",
