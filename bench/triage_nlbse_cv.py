@@ -24,7 +24,7 @@ from scipy import sparse
 
 from atlas.triage.corpus import TEXT_LIMIT
 from atlas.triage.model import CHAR_OPTIONS, CHAR_TEXT, VECTOR_OPTIONS, normalise, one_thread
-from atlas.triage.term_choice import chosen_power, fold_of_rows
+from atlas.triage.term_choice import chosen_reading, fit_scaled, fold_of_rows
 from atlas.triage.term_weights import POWER, log_count_ratios, presence
 from atlas.triage.text_signals import signal_rows
 from bench.triage_nlbse import LABELS, Row, read_benchmark
@@ -88,14 +88,23 @@ def models(train: list[Row], test: list[Row], only: frozenset[str] = frozenset()
     (x, xt), (w, wt) = views["both"], views["words"]
     labels = np.searchsorted(CLASSES, y)
 
-    def chosen(x: sparse.csr_matrix, xt: sparse.csr_matrix, c: float = 30.0) -> np.ndarray:
+    def power(x: sparse.csr_matrix, c: float = 30.0) -> float:
         # The power of the term weights as Atlas's fit chooses it, on this fold's training rows alone.
-        power = chosen_power(x, labels, list(CLASSES), _balanced(y), c, np.arange(len(y)))
-        return _regression(x, y, xt, c, True, power)
+        none = np.zeros(x.shape[1], dtype=bool)
+        return chosen_reading(x, labels, list(CLASSES), _balanced(y), c, np.arange(len(y)), none)[0]
 
-    def offset() -> np.ndarray:
-        power = chosen_power(x, labels, list(CLASSES), _balanced(y), 30.0, np.arange(len(y)))
-        return _offset(x, y, xt, power)
+    def chosen(x: sparse.csr_matrix, xt: sparse.csr_matrix, c: float = 30.0) -> np.ndarray:
+        return _regression(x, y, xt, c, True, power(x, c))
+
+    def signals_chosen() -> np.ndarray:
+        # The power and whether to read the signals as Atlas's fit chooses them, on this fold's training rows.
+        rows = sparse.hstack([x, signal_rows([_text(r) for r in train])]).tocsr()
+        held = sparse.hstack([xt, signal_rows([_text(r) for r in test])]).tocsr()
+        mask = np.arange(rows.shape[1]) >= x.shape[1]
+        weights = _balanced(y)
+        found, read = chosen_reading(rows, labels, list(CLASSES), weights, 30.0, np.arange(len(y)), mask)
+        model, terms = fit_scaled(rows, labels, list(CLASSES), weights, 30.0, found, None if read else mask)
+        return np.asarray(model.predict_proba(held.multiply(terms).tocsr()))
 
     def with_signals(scale: float) -> Callable[[], np.ndarray]:
         def fit() -> np.ndarray:
@@ -114,7 +123,8 @@ def models(train: list[Row], test: list[Row], only: frozenset[str] = frozenset()
         "no term weights": lambda: _regression(x, y, xt, 30.0, False),
         "title block": lambda: _regression(*views["with_title"][:1], y, views["with_title"][1], 30.0, True),
         "title alone": lambda: _regression(*views["title"][:1], y, views["title"][1], 10.0, False),
-        "class offsets": offset,
+        "class offsets": lambda: _offset(x, y, xt, power(x)),
+        "signals chosen": signals_chosen,
         "signals 0.1": with_signals(0.1),
         "signals 0.3": with_signals(0.3),
         "signals 1": with_signals(1.0),
