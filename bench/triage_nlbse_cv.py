@@ -4,10 +4,14 @@
 5-fold stratified, twice with different shuffles. Every model is fitted on the same features of each
 fold (Atlas's word and character TF-IDF, and the title's character n-grams), and every average of the
 probabilities of one, two or three of them is scored by macro-F1, averaged over the projects as the
-benchmark's authors average them. "shipped" is Atlas's regression with the power of its term weights
-chosen on each fold's training rows as Atlas's fit chooses it (`term_choice.py`); "square root" and
-"whole term weights" are it at each power. The test half is never read here: it is read once, for the choice
-this makes, by `python -m bench nlbse`.
+benchmark's authors average them. "shipped" is Atlas's regression as its fit makes it: the word and
+character rows and the signals of how an issue is written (`text_signals.py`), the power of the term
+weights and whether to read the signals chosen on each fold's training rows (`term_choice.py`); "power
+chosen" is the model before the signals (the power alone chosen), "square root" and "whole term weights"
+it at each power, "signals 0.3" (and 0.1, 1) the signals read by every group at that value. The test half
+is never read here: it is read once, for the choice this makes, by `python -m bench nlbse`.
+
+`--shuffle N` and `--only NAME` (each repeatable) run one shuffle or some models only: the machine is shared.
 """
 
 from __future__ import annotations
@@ -115,7 +119,7 @@ def models(train: list[Row], test: list[Row], only: frozenset[str] = frozenset()
         return fit
 
     candidates: dict[str, Callable[[], np.ndarray]] = {
-        "shipped": lambda: chosen(x, xt),
+        "power chosen": lambda: chosen(x, xt),
         "square root": lambda: _regression(x, y, xt, 30.0, True),
         "whole term weights": lambda: _regression(x, y, xt, 30.0, True, 1.0),
         "words": lambda: _regression(w, y, wt, 30.0, True),
@@ -124,7 +128,7 @@ def models(train: list[Row], test: list[Row], only: frozenset[str] = frozenset()
         "title block": lambda: _regression(*views["with_title"][:1], y, views["with_title"][1], 30.0, True),
         "title alone": lambda: _regression(*views["title"][:1], y, views["title"][1], 10.0, False),
         "class offsets": lambda: _offset(x, y, xt, power(x)),
-        "signals chosen": signals_chosen,
+        "shipped": signals_chosen,
         "signals 0.1": with_signals(0.1),
         "signals 0.3": with_signals(0.3),
         "signals 1": with_signals(1.0),

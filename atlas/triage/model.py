@@ -10,7 +10,9 @@ Fitted on the project's labelled issues (the newest TRAIN_MAX of them, so memory
 bounded however long the backlog), it gives each group's labels a probability, the words that
 decided it, and a vector for similarity. The classifiers also read character n-grams of the
 issue's start: they catch what word tokens drop (`how`, `why`, `?`, `crash`/`crashes`/`crashed`,
-`TypeError:`), which tells a question from a bug; similarity reads the words alone. scikit-learn
+`TypeError:`), which tells a question from a bug; and, in a group whose cross-validation chooses them,
+a few signals of how the issue is written (`text_signals.py`: a question mark in the title, a traceback,
+a code block). Similarity reads the words alone. scikit-learn
 fits it; applying it needs only numpy, scipy's sparse rows, the vocabularies and the stop words
 (`terms.py` cuts texts as scikit-learn did), so a cached model (`cache.py`) loads without
 unpickling anything and without importing scikit-learn.

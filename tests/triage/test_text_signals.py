@@ -3,10 +3,16 @@ column each, the same whether a fit or a cached model makes them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import numpy as np
 
+from atlas.foundation.config import bundled_data_dir
+from atlas.triage import cache
 from atlas.triage.corpus import Issue
 from atlas.triage.model import normalise
+from atlas.triage.project import Project
 from atlas.triage.text_signals import SCALE, SIGNALS, SignalColumns, signal_rows, title_and_body
 
 NAMES = [name for name, _ in SIGNALS]
@@ -55,3 +61,19 @@ def test_the_fits_part_makes_the_same_columns() -> None:
     assert part.get_feature_names_out().tolist() == NAMES and len(part.idf_) == len(NAMES)
     assert abs(part.transform(texts) - signal_rows(texts)).max() == 0
     assert signal_rows(texts).shape == (3, len(NAMES))
+
+
+def test_a_cached_model_reads_the_signals_it_was_fitted_with(home: Path, tmp_path: Path) -> None:
+    project = Project.open(bundled_data_dir(), home)
+    fitted = project.model()
+    assert fitted.signals
+    issues = [project.issue(n).text for n in (1, 2, 3)]
+    cache.save(tmp_path, "key", fitted)
+    loaded = cache.load(tmp_path, "key")
+    assert loaded is not None and loaded.signals
+    assert abs(loaded.features(issues) - fitted.features(issues)).max() < 1e-6
+    width = fitted.features(issues).shape[1]
+    assert width == len(fitted.vocabulary) + len(fitted.chars) + len(SIGNALS) == fitted.groups[0].coef.shape[1]
+    # A header that says no signals does not fit the coefficients' width: not trusted, fitted again.
+    cache.save(tmp_path, "key", replace(fitted, signals=False))
+    assert cache.load(tmp_path, "key") is None
