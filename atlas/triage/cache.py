@@ -21,14 +21,15 @@ import numpy as np
 from atlas.foundation import statefiles
 from atlas.triage.groups import LabelGroup
 from atlas.triage.model import GroupModel, TextModel
+from atlas.triage.text_signals import SIGNALS
 
 FOLDER = "triage"
 PREFIX = "model-"
 CACHE_LIMIT = statefiles.GiB
 """The most Atlas reads of a fitted model, on disk and unpacked."""
-FORMAT = 10
-"""Raised whenever what a fit learns changes (8: term-weighted rows; 10: their power chosen per group), so a kept
-model of the older fit is refitted."""
+FORMAT = 11
+"""Raised whenever what a fit learns changes (8: term-weighted rows; 10: their power chosen per group; 11: the
+signals of how an issue is written), so a kept model of the older fit is refitted."""
 UNREADABLE = (OSError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile)
 """What loading a cache file that Atlas did not write (torn, edited: a bad checksum) raises: read as no cache."""
 
@@ -70,7 +71,13 @@ def save(home: Path, key: str, model: TextModel) -> None:
                 "classes": group.classes,
             }
         )
-    described = {"format": FORMAT, "key": key, "labels_key": model.labels_key, "groups": header}
+    described = {
+        "format": FORMAT,
+        "key": key,
+        "labels_key": model.labels_key,
+        "signals": model.signals,
+        "groups": header,
+    }
     arrays["header"] = np.array(json.dumps(described))
     save_arrays(home, PREFIX, key, arrays)
 
@@ -115,15 +122,16 @@ def load(home: Path, key: str) -> TextModel | None:
             chars, char_idf = arrays["chars"], arrays["char_idf"]
             stop_words = frozenset(str(word) for word in arrays["stop_words"])
             labels_key = str(header["labels_key"])
+            signals = header.get("signals") is True
             groups = [
                 _group(entry, arrays[f"coef{i}"], arrays[f"intercept{i}"]) for i, entry in enumerate(header["groups"])
             ]
     except UNREADABLE:
         return None
-    width = len(idf) + len(char_idf)
+    width = len(idf) + len(char_idf) + (len(SIGNALS) if signals else 0)
     if len(vocabulary) != len(idf) or len(chars) != len(char_idf) or any(g.coef.shape[1] != width for g in groups):
         return None
-    return TextModel(vocabulary, idf, groups, chars, char_idf, stop_words, labels_key)
+    return TextModel(vocabulary, idf, groups, chars, char_idf, stop_words, labels_key, signals)
 
 
 def _unpacked_bytes(archive: zipfile.ZipFile) -> int:

@@ -84,6 +84,26 @@ def quotes_failure(text: str) -> bool:
     return any(mark in text for mark in _LOG_MARKS) and bool(_LOG.search(text))
 
 
+def names_failure(text: str) -> bool:
+    """Words that say something fails: `an error`, `crashes`, `is not working`."""
+    return bool(_FAILS.search(text))
+
+
+def asks_for_something(title: str) -> bool:
+    """A title that asks for something: `Add …`, `Support …`, `Feature: …`."""
+    return bool(_REQUESTS.match(title))
+
+
+def has_code_block(text: str) -> bool:
+    """A fenced code block with something in it."""
+    return any(block.strip() for block in _FENCE.findall(text))
+
+
+def gives_version(text: str) -> bool:
+    """A version: `2.14.1`, `datasets==2.14`, `v1.2`, `- Python version: 3.10`."""
+    return bool(_VERSION.search(text))
+
+
 def carries(issue: Issue, common: Collection[str] = ()) -> Carries:
     """The version, log and reproduction the issue holds; a form's own lines (an empty template) hold none."""
     shown = boilerplate.visible(issue.body)
@@ -106,9 +126,9 @@ def kind_from_text(issue: Issue, common: Collection[str] = ()) -> str | None:
     if asks(title):
         return QUESTION
     own = f"{title}\n{boilerplate.strip(issue.body, common)}"
-    if quotes_failure(issue.body) or _FAILS.search(own):
+    if quotes_failure(issue.body) or names_failure(own):
         return BUG
-    return REQUEST if _REQUESTS.match(title) else None
+    return REQUEST if asks_for_something(title) else None
 
 
 @dataclass(frozen=True)

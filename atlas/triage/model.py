@@ -10,7 +10,9 @@ Fitted on the project's labelled issues (the newest TRAIN_MAX of them, so memory
 bounded however long the backlog), it gives each group's labels a probability, the words that
 decided it, and a vector for similarity. The classifiers also read character n-grams of the
 issue's start: they catch what word tokens drop (`how`, `why`, `?`, `crash`/`crashes`/`crashed`,
-`TypeError:`), which tells a question from a bug; similarity reads the words alone. scikit-learn
+`TypeError:`), which tells a question from a bug; and, in a group whose cross-validation chooses them,
+a few signals of how the issue is written (`text_signals.py`: a question mark in the title, a traceback,
+a code block). Similarity reads the words alone. scikit-learn
 fits it; applying it needs only numpy, scipy's sparse rows, the vocabularies and the stop words
 (`terms.py` cuts texts as scikit-learn did), so a cached model (`cache.py`) loads without
 unpickling anything and without importing scikit-learn.
@@ -31,8 +33,9 @@ from atlas.foundation.stop_words import ENGLISH_STOP_WORDS
 from atlas.triage.corpus import Issue
 from atlas.triage.groups import LabelGroup
 from atlas.triage.rows import VOCAB_SAMPLE, Part, learnt, stacked_rows
-from atlas.triage.term_choice import chosen_power, fit_scaled
+from atlas.triage.term_choice import chosen_reading, fit_scaled
 from atlas.triage.terms import Analyzer, char_terms, word_terms
+from atlas.triage.text_signals import SIGNALS, SignalColumns, signal_rows
 
 TRAIN_MAX = 10_000
 """The newest issues a model learns from: recent history says most about new reports, and the rows of
@@ -98,6 +101,8 @@ class TextModel:
     labels_key: str = ""
     """The version of the labels it learnt (`Project.label_key`): older than the project's after a
     label approved through Atlas, which the model learns at the data's next version."""
+    signals: bool = False
+    """Whether the classifiers also read how each issue is written (`text_signals.py`), after the n-grams."""
     _counters: dict[str, TermCounter] = field(default_factory=dict, repr=False)
 
     def vectors(self, texts: Iterable[str]) -> sparse.csr_matrix:
@@ -106,14 +111,16 @@ class TextModel:
         return weighted(counter.counts([normalise(t) for t in texts]), self.idf)
 
     def features(self, texts: Iterable[str]) -> sparse.csr_matrix:
-        """What the classifiers read: the word rows, then the character n-gram rows (each L2-normalised)."""
+        """What the classifiers read: the word rows, then the character n-gram rows (each L2-normalised), then
+        the signals of how each text is written."""
         texts = [normalise(t) for t in texts]
-        words = self.vectors(texts)
-        if not len(self.chars):
-            return words
-        counter = self._counter("chars", self.chars, lambda: char_terms(CHAR_NGRAMS))
-        chars = weighted(counter.counts([t[:CHAR_TEXT] for t in texts]), self.char_idf)
-        return sparse.csr_matrix(sparse.hstack([words, chars]))
+        blocks = [self.vectors(texts)]
+        if len(self.chars):
+            counter = self._counter("chars", self.chars, lambda: char_terms(CHAR_NGRAMS))
+            blocks.append(weighted(counter.counts([t[:CHAR_TEXT] for t in texts]), self.char_idf))
+        if self.signals:
+            blocks.append(signal_rows(texts))
+        return sparse.csr_matrix(sparse.hstack(blocks)) if len(blocks) > 1 else blocks[0]
 
     def _counter(self, name: str, terms: np.ndarray, analyzer: Callable[[], Analyzer]) -> TermCounter:
         # Built once per model: indexing a 60,000-term vocabulary is the costly part.
@@ -217,7 +224,8 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
     x = stacked_rows(parts, texts, first=first)
     del texts, first
     models = fit_groups(x, chosen, groups, c)
-    words, chars = (part[0] for part in parts) if len(parts) == 2 else (parts[0][0], None)
+    words = parts[0][0]
+    chars = next((part for part, _ in parts[1:] if not isinstance(part, SignalColumns)), None)
     return TextModel(
         np.array(words.get_feature_names_out(), dtype=str),
         np.asarray(words.idf_, dtype=np.float64),
@@ -225,13 +233,14 @@ def _fit(chosen: list[Issue], groups: list[LabelGroup], c: float) -> TextModel:
         np.array(chars.get_feature_names_out() if chars else [], dtype=str),
         np.asarray(chars.idf_ if chars else [], dtype=np.float64),
         ENGLISH_STOP_WORDS,
+        signals=True,
     )
 
 
 def learnt_parts(texts: list[str]) -> tuple[list[Part], list[sparse.spmatrix]]:
     """The model's vectorizers of words and of character n-grams, learnt from the first VOCAB_SAMPLE of
-    `texts` (normalised, newest first), and their rows of those texts; the words alone when no n-gram
-    occurs twice. A ValueError when not one word is left to learn."""
+    `texts` (normalised, newest first), then the signals of how a text is written, and their rows of those
+    texts; no n-grams when none occurs twice. A ValueError when not one word is left to learn."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     sample = texts[:VOCAB_SAMPLE]
@@ -249,17 +258,27 @@ def learnt_parts(texts: list[str]) -> tuple[list[Part], list[sparse.spmatrix]]:
         first += learnt(parts[1:], sample)
     except ValueError:  # too few issues for any n-gram to occur twice
         parts = parts[:1]
+    parts.append((SignalColumns(), None))
+    first.append(signal_rows(sample))
     return parts, first
 
 
 def fit_groups(
-    x: sparse.csr_matrix, issues: list[Issue], groups: list[LabelGroup], c: float = REGULARISATION
+    x: sparse.csr_matrix,
+    issues: list[Issue],
+    groups: list[LabelGroup],
+    c: float = REGULARISATION,
+    signals: int = len(SIGNALS),
 ) -> list[GroupModel]:
-    """Each group's classifier of the rows `x` of `issues` (one row each), for the groups with two labels taught."""
-    return [m for m in (_fit_group(x, issues, group, c) for group in groups) if m is not None]
+    """Each group's classifier of the rows `x` of `issues` (one row each), for the groups with two labels taught
+    (the last `signals` columns of `x` are the signals, as `learnt_parts` makes them)."""
+    mask = np.arange(x.shape[1]) >= x.shape[1] - signals
+    return [m for m in (_fit_group(x, issues, group, c, mask) for group in groups) if m is not None]
 
 
-def _fit_group(x: sparse.csr_matrix, issues: list[Issue], group: LabelGroup, c: float) -> GroupModel | None:
+def _fit_group(
+    x: sparse.csr_matrix, issues: list[Issue], group: LabelGroup, c: float, signals: np.ndarray
+) -> GroupModel | None:
     labels = [training_label(issue, group) for issue in issues]
     taught = Counter(label for label in labels if label is not None)
     if len(taught) < 2:
@@ -272,13 +291,13 @@ def _fit_group(x: sparse.csr_matrix, issues: list[Issue], group: LabelGroup, c: 
     index = {label: n for n, label in enumerate(classes)}
     label_of_row = np.array([index[label] if label is not None else -1 for label in labels])
     # The rows scaled by how much each term tells the group's labels apart (to the power this group's
-    # cross-validation chose); the model of the scaled rows, multiplied by the same weights, is the
-    # model of the rows themselves.
+    # cross-validation chose, the signals muted unless it chose them); the model of the scaled rows,
+    # multiplied by the same weights, is the model of the rows themselves.
     newest_first = np.array(
         sorted(range(len(issues)), key=lambda n: (issues[n].created_at, issues[n].id), reverse=True)
     )
-    power = chosen_power(x, label_of_row, classes, weights, c, newest_first)
-    classifier, term_weights = fit_scaled(x, label_of_row, classes, weights, c, power)
+    power, read = chosen_reading(x, label_of_row, classes, weights, c, newest_first, signals)
+    classifier, term_weights = fit_scaled(x, label_of_row, classes, weights, c, power, None if read else signals)
     return GroupModel(
         group,
         [str(label) for label in classifier.classes_],

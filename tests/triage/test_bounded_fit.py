@@ -61,7 +61,8 @@ def test_a_group_learns_from_its_labelled_rows_only_as_if_they_were_alone() -> N
     ]
     x = sparse.csr_matrix(TfidfVectorizer().fit_transform(found), dtype=np.float32)
     before = x.copy()
-    fitted = model._fit_group(x, issues, LabelGroup("kind", ("bug", "question"), True), 30.0)
+    no_signals = np.zeros(x.shape[1], dtype=bool)
+    fitted = model._fit_group(x, issues, LabelGroup("kind", ("bug", "question"), True), 30.0, no_signals)
     assert fitted is not None
     assert abs(x - before).max() < 1e-6  # scaled for the fit and restored
     taught = [n for n, label in enumerate(labels) if label]
