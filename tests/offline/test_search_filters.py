@@ -170,6 +170,11 @@ def test_the_words_of_an_error_likened_to_are_the_search_without_the_likening(qu
             {"query": "", "state": "open", "label": "comp:broker-redis", "labels": ["type:bug"]},
         ),
         ("Any open security issues I should know about before the audit?", {"query": "security", "state": "open"}),
+        ("any core issues for a newcomer?", {"query": "", "label": "comp:core"}),
+        (
+            "open worker bugs for first-time contributors",
+            {"query": "", "state": "open", "label": "comp:worker", "labels": ["type:bug"]},
+        ),
         ("bugs that we need to fix in the scheduler", {"query": "", "label": "comp:scheduler", "labels": ["type:bug"]}),
         (
             "open bugs I should look at since March",

@@ -178,8 +178,7 @@ def _count_before_kind(text: str) -> tuple[str, int | None]:
 
 def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: ProjectPeople | None = None) -> Search:
     """Search filters: state and label words, an author, a limit, and the topic as the query."""
-    text = without_unread_filters(_WHO_NEEDS_THEM_RE.sub("", text), notes)  # `security issues I should know about`
-    text = re.sub(r"(?<=\w)-(?:related|specific)\b", "", text, flags=re.I)  # `redis-related`: the topic is redis
+    text = without_unread_filters(_without_who_for(text), notes)
     counted = asks_count(text)  # the most hits there are: fewer than that is every match
     if counted:
         text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
@@ -311,6 +310,19 @@ _WHO_NEEDS_THEM_RE = lazy(
     re.I,
 )
 """What is said of the issues after the topic: who should look at them, not words to search for."""
+_FOR_WHOM_RE = lazy(
+    r"\s+for\s+(?:a|an|the|some|our|my)?\s*(?:new\s+|first[- ]time\s+|junior\s+)?(?:newcomers?|beginners?|contributors?"
+    r"|first[- ]timers?|volunteers?|interns?|students?|devs?|developers?|maintainers?|people|folks|someone|somebody)\b",
+    re.I,
+)
+"""`good first issues for a newcomer`: who the issues are for, not what they are about."""
+
+
+def _without_who_for(text: str) -> str:
+    """The request without who the issues are for or should be looked at by (`security-related issues I should know
+    about`, `good first issues for a newcomer`), and `-related` after a topic (`redis-related`: the topic is redis)."""
+    text = _FOR_WHOM_RE.sub("", _WHO_NEEDS_THEM_RE.sub("", text))
+    return re.sub(r"(?<=\w)-(?:related|specific)\b", "", text, flags=re.I)
 
 
 def _topic_alone(query: str) -> str:
