@@ -30,7 +30,7 @@ from atlas.offline.plan import Plan, PlannedCall, codes_in, project_examples
 from atlas.offline.reading.authors_and_days import people_meant
 from atlas.offline.reading.embedded import as_questions
 from atlas.offline.reading.entities import issue_refs
-from atlas.offline.reading.frames import Message, split_message
+from atlas.offline.reading.frames import Message, Request, split_message
 from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
 from atlas.offline.reading.label_glosses import glossed, label_glosses
 from atlas.offline.reading.lazy import lazy
@@ -121,11 +121,13 @@ def _acts_of(
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         text = people_meant(text, prior.search.author if prior is not None and prior.search is not None else None)
         text = glossed(text, label_glosses(vocabulary))  # `the open major bugs`: the label the docs call major
-        if INTRODUCTION_RE.match(text) or (me is None and asks_for_own(text)):  # `I'm lhoestq.` asks for nothing
-            acts.append(Act(Intent.NOTHING, request.text, notes=[] if me else [UNKNOWN_SELF]))
+        if INTRODUCTION_RE.match(text) and self_login([text], vocabulary.people):  # `I'm lhoestq.` asks for nothing
+            acts.append(Act(Intent.NOTHING, request.text))
             continue
-        own = mine_named(without_introduction(text), me) if me else text
-        act = act_of(request, own, context, vocabulary, tools, prior, earlier)
+        act = act_of(request, text, context, vocabulary, tools, prior, earlier)
+        if asks_for_own(text) and _reads_issues_of_someone(act):  # `my open issues`: whose, the person said before
+            own = mine_named(without_introduction(text), me) if me else None
+            act = act_of(request, own, context, vocabulary, tools, prior, earlier) if own else _unknown_self(request)
         act = on_the_one_found(acts, act)  # an issue named by its topic is acted on once it is found
         if acts and (act.explains_before or _said_precisely(acts[-1], act)):
             acts[-1] = Act(Intent.NOTHING, acts[-1].text)
@@ -134,6 +136,20 @@ def _acts_of(
         if named or act.targets or act.issue_ids:
             context[:] = named or act.targets or act.issue_ids
     return acts
+
+
+_READS_FOR_SOMEONE = frozenset(
+    {Intent.SEARCH, Intent.COUNT, Intent.ORDERED, Intent.TALLY, Intent.LOOKUP, Intent.SYMPTOM}
+)
+
+
+def _reads_issues_of_someone(act: Act) -> bool:
+    """Whether the act reads issues by who opened them: a search or a count, no issue named, nothing written."""
+    return act.intent in _READS_FOR_SOMEONE and not act.issue_ids and not act.targets and not issue_refs(act.text)
+
+
+def _unknown_self(request: Request) -> Act:
+    return Act(Intent.NOTHING, request.text, notes=[UNKNOWN_SELF])
 
 
 def _said_precisely(vague: Act, then: Act) -> bool:

@@ -53,3 +53,23 @@ def test_a_login_the_project_does_not_know_is_no_one() -> None:
 def test_my_said_of_anything_but_issues_is_left_alone() -> None:
     assert mine_named("my question is about streaming", "jlaurent") == "my question is about streaming"
     assert mine_named("did I file it by me", "jlaurent") == "did jlaurent file it by jlaurent"
+
+
+@pytest.mark.parametrize(
+    ("question", "call"),
+    [
+        (
+            "comment on 41 that it was reported by me too",
+            ("post_comment", {"issue_id": 41, "body": "it was reported by me too"}),
+        ),
+        ("is 41 my issue?", ("get_issue", {"issue_id": 41})),
+    ],
+)
+def test_my_said_in_a_write_or_of_a_named_issue_is_left_as_said(question: str, call: tuple[str, Any]) -> None:
+    plan = read_question(question, available=TOOLS | {"post_comment"})
+    assert call in [(c.name, c.arguments) for c in plan.first_calls()] and UNKNOWN_SELF not in plan.notes
+
+
+@pytest.mark.parametrize("question", ["I'm confused", "it's broken"])
+def test_a_word_that_is_no_author_after_i_am_is_no_introduction(question: str) -> None:
+    assert UNKNOWN_SELF not in read_question(question, available=TOOLS).notes
