@@ -55,3 +55,17 @@ def test_a_condition_after_the_question_waits_for_the_answer() -> None:
     plan = read_question("check if #41 is closed and if so comment 'thanks'", available=TOOLS)
     assert [call.name for call in plan.first_calls()] == ["get_issue"]
     assert not any("did not understand" in note for note in plan.notes), plan.notes
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "comment on #41: can you check if it still fails on 2.9?",
+        "comment on 41 'please check whether it is fixed in 2.8.4'",
+        "reply to 41: let me know if the workaround helps",
+    ],
+)
+def test_a_question_inside_a_comment_s_words_is_posted_as_said(question: str) -> None:
+    assert as_questions(question) == question
+    [(name, arguments)] = first_calls(question)
+    assert name == "post_comment" and arguments["body"] in question

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from atlas.offline.reading.frames import QUOTE_RE
 from atlas.offline.reading.lazy import lazy
 
 _ASKING = (
@@ -36,13 +37,27 @@ _PERFECT_RE = lazy(rf"^{_SUBJECT}\s+(?P<verb>has|have)\s+been\s+(?P<rest>.+)$", 
 _HAVE_RE = lazy(rf"^{_SUBJECT}\s+(?P<verb>has|have)\s+(?P<rest>.+)$", re.I)
 
 
+_WORDS_TO_POST_RE = lazy(
+    r"\b(?:comment|reply|respond|post|write|note|say|leave|answer|ask|ping|thank|tell\s+(?!me\b)\w+)\b|:", re.I
+)
+"""Before the asking in its sentence: the words after it are someone's text to post, kept as said."""
+
+
 def as_questions(text: str) -> str:
-    """Each question asked inside a request (`check if X is Y`) put as the question (`is X Y?`)."""
-    return _EMBEDDED_RE.sub(_question, text) if "if" in text.lower() or "whether" in text.lower() else text
+    """Each question asked inside a request (`check if X is Y`) put as the question (`is X Y?`); never inside
+    quoted text or the words of a comment (`comment on #41: can you check if it still fails?`)."""
+    if "if" not in text.lower() and "whether" not in text.lower():
+        return text
+    quoted = [found.span() for found in QUOTE_RE.finditer(text)]
+    return _EMBEDDED_RE.sub(lambda match: _question(match, quoted), text)
 
 
-def _question(match: re.Match[str]) -> str:
-    after = match.string[match.end() : match.end() + 1]
+def _question(match: re.Match[str], quoted: list[tuple[int, int]]) -> str:
+    text, start = match.string, match.start()
+    sentence = re.split(r"[.?!;\n]", text[:start])[-1]
+    if any(begin <= start < end for begin, end in quoted) or _WORDS_TO_POST_RE.search(sentence):
+        return match.group(0)
+    after = text[match.end() : match.end() + 1]
     return f"{_inverted(' '.join(match.group('clause').split()))}?" + (" " if after and not after.isspace() else "")
 
 

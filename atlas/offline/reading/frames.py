@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from atlas.offline.reading.lazy import lazy
 
 _FENCE_RE = lazy(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
-_QUOTE_RE = lazy(r"\"[^\"\n]+\"|(?<!\w)'(?:[^'\n]|'(?=\w))+'(?!\w)|`[^`\n]+`")
+QUOTE_RE = lazy(r"\"[^\"\n]+\"|(?<!\w)'(?:[^'\n]|'(?=\w))+'(?!\w)|`[^`\n]+`")
+"""Text the user quoted: their own words, kept whole and never read as a request."""
 _LOG_LINE_RE = lazy(
     r"^\s*(?:\d{4}-\d\d-\d\d[T ]\d|\d\d:\d\d:\d\d|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE)\b"
     r"|Traceback\b|File \"|at [\w.$]+\(|[\w.]+(?:Error|Exception|Warning):|\$ |>>> )"
@@ -114,7 +115,7 @@ def split_message(text: str) -> Message:
         quoted.append(text.strip())
         return f'"Q{len(quoted) - 1}"'
 
-    masked = _QUOTE_RE.sub(mask, typed)
+    masked = QUOTE_RE.sub(mask, typed)
     masked = _COLON_BODY_RE.sub(lambda m: m.group("lead") + mask(m), masked)
     parts = _JOINT.split(masked, maxsplit=MAX_CUTS)  # pieces, each after the joint that led to it
     uncut = ""
