@@ -38,15 +38,16 @@ _SORT_RE = lazy(
 )
 _CLOSED_WHEN_RE = lazy(r"\b(?:closed|fixed|resolved|solved|shipped)\s*$", re.I)
 """`bugs closed last month`: days said of the closing, which the data does not keep (it keeps the opening)."""
-_LOGIN = r"[A-Za-z0-9][\w.-]*[A-Za-z0-9]"
+LOGIN = r"[A-Za-z0-9][\w.-]*[A-Za-z0-9]"
+"""What a login looks like: letters, digits, `.`, `_` and `-`, starting and ending with a letter or a digit."""
 _NAMED_RE = lazy(
-    rf"\b(?:from|by)\s+{_NOT_A_LOGIN}@?(?P<source>{_LOGIN})(?![\w.-])"
-    rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<owner>{_LOGIN})'s\b"
-    rf"|\b(?:does|did|has|have)\s+{_NOT_A_LOGIN}(?P<holder>{_LOGIN})\s+(?:have|got)\b"
-    rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<agent>{_LOGIN})\s+(?:has\s+|have\s+|had\s+)?"
+    rf"\b(?:from|by)\s+{_NOT_A_LOGIN}@?(?P<source>{LOGIN})(?![\w.-])"
+    rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<owner>{LOGIN})'s\b"
+    rf"|\b(?:does|did|has|have)\s+{_NOT_A_LOGIN}(?P<holder>{LOGIN})\s+(?:have|got)\b"
+    rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<agent>{LOGIN})\s+(?:has\s+|have\s+|had\s+)?"
     r"(?:opened|filed|reported|created|raised|submitted|wrote)\b"
-    rf"|\bwho\s+is\s+@?(?P<person>{_LOGIN})(?![\w.-])"
-    rf"|\bwhat\s+(?:has|is|was)\s+{_NOT_A_LOGIN}@?(?P<worker>{_LOGIN})\s+(?:been\s+)?(?:working\s+on|doing|up\s+to)\b",
+    rf"|\bwho\s+is\s+@?(?P<person>{LOGIN})(?![\w.-])"
+    rf"|\bwhat\s+(?:has|is|was)\s+{_NOT_A_LOGIN}@?(?P<worker>{LOGIN})\s+(?:been\s+)?(?:working\s+on|doing|up\s+to)\b",
     re.I,
 )
 """Where a name said with no `@` stands for a person: `open stuff from lhoestq`, `severo's open issues`, `how many
@@ -98,7 +99,7 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
 
 
 _AND_WHO_RE = lazy(
-    rf"\s*(?:,\s*)?(?:\bor\b|\band\b|\bvs\.?|\bversus\b|&|,)\s*(?P<at>@)?(?P<who>{_LOGIN})(?![\w.-])", re.I
+    rf"\s*(?:,\s*)?(?:\bor\b|\band\b|\bvs\.?|\bversus\b|&|,)\s*(?P<at>@)?(?P<who>{LOGIN})(?![\w.-])", re.I
 )
 
 
@@ -118,7 +119,7 @@ def _more_authors(text: str, at: int, people: ProjectPeople | None) -> tuple[lis
 def _named_with(match: re.Match[str], people: ProjectPeople | None) -> list[str]:
     """`did lhoestq and mariosasko open`: the other subjects of the verb that the project knows as authors."""
     others = match.groupdict().get("others") or ""
-    logins = [(said.startswith("@"), said.lstrip("@")) for said in re.findall(rf"@?{_LOGIN}", others)]
+    logins = [(said.startswith("@"), said.lstrip("@")) for said in re.findall(rf"@?{LOGIN}", others)]
     known = [
         name if at else people.login(name) if people else None
         for at, name in logins

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from atlas.offline.reading.authors_and_days import LOGIN
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.people import ProjectPeople
 
-_LOGIN = r"@?(?P<login>[A-Za-z0-9][\w.-]*[A-Za-z0-9])"
-_INTRO = rf"\b(?:i'?m|i\s+am|this\s+is|it'?s|me\s*=)\s+{_LOGIN}(?![\w-]|\.\w)(?:\s+here)?"
+_INTRO = rf"\b(?:i'?m|i\s+am|this\s+is|it'?s|me\s*=)\s+@?(?P<login>{LOGIN})(?![\w-]|\.\w)(?:\s+here)?"
 _INTRO_RE = lazy(_INTRO, re.I)
 INTRODUCTION_RE = lazy(rf"^\W*(?:(?:hi|hello|hey|ok|so)\b\W*)?{_INTRO}\W*$", re.I)
 """A request that only says who is asking: `I'm lhoestq.`, `hi, this is severo`."""
