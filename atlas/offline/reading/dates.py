@@ -31,7 +31,10 @@ _COUNT = r"(?P<n{0}>\d{{1,3}}|a|an|one|two|three|four|six|few|couple\s+of)"
 _UNIT = r"(?P<unit{0}>days?|weeks?|months?|quarters?|years?)"
 _WEEKDAY = r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<day_{0}>[0-3]?\d)(?:st|nd|rd|th)?"
+_ANY_MONTH = _MONTH.replace("?P<month>", "?:")
+"""A month's name, as `_MONTH` reads it, with no group of its own."""
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_DAY = r"(?P<day_{0}>[0-3]?\d)" + _ORDINAL
 """A day of the month beside its month's name: `feb 1`, `1st of march`, `march 12th, 2024`."""
 _ISO = r"(?P<iso>(?:19|20)\d\d(?:-[01]\d(?:-[0-3]\d)?)?)"
 _SPAN_RE = lazy(
@@ -105,7 +108,7 @@ def today() -> date:
     return date.today()
 
 
-_ORDINAL_DAY = r"[0-3]?\d(?:st|nd|rd|th)?"
+_ORDINAL_DAY = r"[0-3]?\d" + _ORDINAL
 _POINT = (
     rf"(?:(?:{_ORDINAL_DAY}\s+(?:of\s+)?)?[a-z]{{3,9}}\.?(?:\s+{_ORDINAL_DAY}(?![\d:]|\.\d))?(?:,?\s+(?:19|20)\d\d)?"
     r"|(?:19|20)\d\d(?:-[01]\d(?:-[0-3]\d)?)?)"
@@ -118,10 +121,10 @@ RANGE_RE = lazy(
 
 _DAY_NUMBER_RE = lazy(rf"(?<![\w.]){_ORDINAL_DAY}(?![\w:]|\.\d)", re.I)
 _MONTH_BEFORE_RE = lazy(
-    rf"(?:\b(?:since|on|from|after|before|until|till|by)\s+may|\b(?!may\b){_MONTH.replace('?P<month>', '?:')})\s+$",
+    rf"(?:\b(?:since|on|from|after|before|until|till|by)\s+may|\b(?!may\b){_ANY_MONTH})\s+$",
     re.I,
 )
-_MONTH_AFTER_RE = lazy(rf"\s+(?:of\s+)?{_MONTH.replace('?P<month>', '?:')}(?!\w)", re.I)
+_MONTH_AFTER_RE = lazy(rf"\s+(?:of\s+)?{_ANY_MONTH}(?!\w)", re.I)
 
 
 def month_days(text: str) -> list[tuple[int, int]]:
@@ -135,7 +138,7 @@ def month_days(text: str) -> list[tuple[int, int]]:
     ]
 
 
-_TIME_ALONE_RE = lazy(rf"^\s*(?=(?:{_MONTH.replace('?P<month>', '?:')}|(?:19|20)\d\d)(?![\w-]))", re.I)
+_TIME_ALONE_RE = lazy(rf"^\s*(?=(?:{_ANY_MONTH}|(?:19|20)\d\d)(?![\w-]))", re.I)
 
 
 def time_alone(text: str) -> str:

@@ -21,7 +21,7 @@ _ASKING = (
     r"|look\s+(?:into\s+)?|i\s+(?:wonder|want\s+to\s+know|'?d\s+like\s+to\s+know)|(?:i'?m\s+)?wondering)"
 )
 _EMBEDDED_RE = lazy(
-    rf"(?P<asking>\b{_ASKING}\s+(?:if|whether)\s+)"
+    rf"\b{_ASKING}\s+(?:if|whether)\s+"
     r"(?P<clause>[^.;?!\n\"]+?)(?P<end>\s*(?:[?.!]+|(?=,?\s*(?:and\s+|then\s+)?(?:if|then|otherwise|else)\b)|(?=[;\n])|$))",
     re.I,
 )
