@@ -39,6 +39,7 @@ from atlas.offline.reading.self_named import (
     INTRODUCTION_RE,
     UNKNOWN_SELF,
     asks_for_own,
+    introduced,
     mine_named,
     self_login,
     without_introduction,
@@ -121,8 +122,8 @@ def _acts_of(
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         text = people_meant(text, prior.search.author if prior is not None and prior.search is not None else None)
         text = glossed(text, label_glosses(vocabulary))  # `the open major bugs`: the label the docs call major
-        if INTRODUCTION_RE.match(text) and self_login([text], vocabulary.people):  # `I'm lhoestq.` asks for nothing
-            acts.append(Act(Intent.NOTHING, request.text))
+        if INTRODUCTION_RE.match(text) and (login := self_login([text], vocabulary.people)):  # `I'm lhoestq.`
+            acts.append(Act(Intent.NOTHING, request.text, notes=[introduced(login)]))
             continue
         act = act_of(request, text, context, vocabulary, tools, prior, earlier)
         if asks_for_own(text) and _reads_issues_of_someone(act):  # `my open issues`: whose, the person said before

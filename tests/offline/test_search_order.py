@@ -175,6 +175,13 @@ def test_a_chat_follow_up_sorts_them_and_names_the_author_before_by_a_pronoun() 
     assert hers[1]["author"] == "svetlana-k" and hers[1]["state"] == "open"
 
 
+def test_a_time_said_alone_after_a_sort_keeps_the_sort() -> None:
+    first = ("issues by svetlana-k", "sort them oldest first")
+    (sorted_before,) = [args for name, args in chat_calls(*first) if name == "search_issues"]
+    (again,) = chat_calls(*first, "what about 2025?")
+    assert again == ("search_issues", {**sorted_before, "created_since": "2025-01-01", "created_before": "2026-01-01"})
+
+
 def test_a_time_or_an_author_said_alone_asks_the_search_before_again() -> None:
     first = ("open bugs by jlaurent",)
     (before,) = [args for name, args in chat_calls(*first) if name == "search_issues"]

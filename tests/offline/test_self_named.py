@@ -73,3 +73,8 @@ def test_my_said_in_a_write_or_of_a_named_issue_is_left_as_said(question: str, c
 @pytest.mark.parametrize("question", ["I'm confused", "it's broken"])
 def test_a_word_that_is_no_author_after_i_am_is_no_introduction(question: str) -> None:
     assert UNKNOWN_SELF not in read_question(question, available=TOOLS).notes
+
+
+def test_saying_who_you_are_alone_is_acknowledged() -> None:
+    plan = read_question("hi, I'm jlaurent", available=TOOLS)
+    assert plan.first_calls() == [] and any("you are jlaurent" in note for note in plan.notes)

@@ -57,7 +57,7 @@ def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) 
 def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> Act | None:
     """The search, count or tally before, asked again with the filters this request says and nothing else."""
     lead = _AGAIN_RE.match(text)
-    searched = before.search is not None and before.intent in {Intent.SEARCH, Intent.COUNT}
+    searched = before.search is not None and before.intent in {Intent.SEARCH, Intent.COUNT, Intent.ORDERED}
     tallied = before.intent is Intent.TALLY and len(before.reads) == 1
     if lead is None or not (searched or tallied):
         return None
@@ -68,6 +68,9 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
         return None
     if before.search is not None:
         search = within(own, before.search)
+        search = replace(
+            search, order=search.order or before.search.order
+        )  # `sort them oldest first`, then `and 2021?`
         if before.intent is Intent.COUNT:
             search = replace(search, count=True, limit=None)
         return Act(before.intent, typed, search=search, notes=notes)

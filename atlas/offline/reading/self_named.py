@@ -39,6 +39,11 @@ UNKNOWN_SELF = (
 )
 
 
+def introduced(login: str) -> str:
+    """What the answer says to a person who said who they are."""
+    return f"Noted: you are {login}. `my issues` now means the issues {login} opened."
+
+
 def self_login(messages: Iterable[str], people: ProjectPeople) -> str | None:
     """The login the person said is theirs, the latest said; only one of the project's authors."""
     found: str | None = None
