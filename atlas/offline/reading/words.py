@@ -104,7 +104,32 @@ def corrected(text: str, known: frozenset[str], targets: Iterable[str] = PLANNER
         # A typo keeps the first letter: `shwo` is `show`, but `kind` is not `find`, nor `unlabel` `label`.
         # A word of three letters is never a target (`bug` would tie `bugz` with `bugs` and win by its order).
         same_start = [choice for choice in choices if choice[0] == lower[0] and len(choice) >= 4]
-        best = process.extractOne(lower, same_start, scorer=OSA.distance, score_cutoff=allowed)
+        near = process.extract(lower, same_start, scorer=OSA.distance, score_cutoff=allowed, limit=None)
+        near = [hit for hit in near if not _other_word(lower, str(hit[0]))]
+        # A tie goes to the word of the same length (`issuse` is `issues` with two letters swapped, not `issue`).
+        best = min(near, key=lambda hit: (hit[1], abs(len(hit[0]) - len(lower)), hit[0]), default=None)
         return str(best[0]) if best is not None else word
 
     return _WORD_RE.sub(fix, text)
+
+
+_KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+_KEYS = {key: (row, col) for row, keys in enumerate(_KEY_ROWS) for col, key in enumerate(keys)}
+
+
+def _other_word(word: str, target: str) -> bool:
+    """Whether the letters of `word` in place of those of `target` are too far on the keyboard to be slips: `care`
+    is a word of its own, not `core` mistyped (`a` and `o` are far apart), nor `loading` `logging`; `bugz` is `bugs`
+    (`z` is beside `s`). Two letters swapped (`shwo`) are a slip wherever the keys are."""
+    if len(word) != len(target):
+        return False
+    changed = [at for at, (a, b) in enumerate(zip(word, target, strict=True)) if a != b]
+    swapped = len(changed) == 2 and changed[1] == changed[0] + 1 and word[changed[0]] == target[changed[1]]
+    return not swapped and any(_far(word[at], target[at]) for at in changed)
+
+
+def _far(typed: str, meant: str) -> bool:
+    if typed not in _KEYS or meant not in _KEYS:
+        return True
+    (row, col), (row_meant, col_meant) = _KEYS[typed], _KEYS[meant]
+    return abs(row - row_meant) > 1 or abs(col - col_meant + (row - row_meant) * 0.5) > 1.5
