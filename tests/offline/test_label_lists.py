@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from atlas.offline.compose import read_question
-from atlas.offline.reading.search_labels import label_list
+from atlas.offline.reading.label_lists import label_list
 
 FLAT = ["bug", "enhancement", "documentation", "question", "good first issue"]
 

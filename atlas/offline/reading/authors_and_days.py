@@ -151,7 +151,9 @@ def names_people_or_days(text: str, people: ProjectPeople | None = None) -> bool
 
 _ISSUES_RE = lazy(r"\b(?:issues|bugs|tickets|reports|requests)\b", re.I)
 _FILED_RE = lazy(
-    r"\b(?:opened|filed|reported|created|raised|submitted|came\s+in|new|updated|report|file|raise|submit)\b", re.I
+    r"\b(?:opened|filed|reported|created|raised|submitted|came\s+in|new|updated|changed|happened|report|file|raise"
+    r"|submit)\b",
+    re.I,
 )
 
 

@@ -54,13 +54,13 @@ _SPAN_RE = lazy(
     re.I,
 )
 _ACTIVITY_RE = lazy(
-    r"\b(?:updated|update|active|activity|touched|moved|commented|comments?|stale|quiet|silent|idle|dormant|"
+    r"\b(?:updated|update|changed|active|activity|touched|moved|commented|comments?|stale|quiet|silent|idle|dormant|"
     r"untouched|inactive|no\s+(?:reply|response|answer))\b",
     re.I,
 )
 ACTIVITY_PHRASE_RE = lazy(
     r"\b(?:(?:with|having|and|that\s+(?:have|had|got))\s+)?(?:(?:no|not\s+been|not|without|zero)\s+(?:any\s+)?)?"
-    r"(?:updated|update|updates|activity|touched|commented|comments?|repl(?:y|ies)|response|answer"
+    r"(?:updated|update|updates|changed|activity|touched|commented|comments?|repl(?:y|ies)|response|answer"
     r"|stale|idle|dormant|inactive|quiet|silent|untouched)\b",
     re.I,
 )
@@ -146,6 +146,32 @@ def time_alone(text: str) -> str:
     return _TIME_ALONE_RE.sub("in ", text, count=1)
 
 
+_WEEK_OF_MONTH_RE = lazy(
+    r"\b(?:(?P<lead>in|during|over|on|from)\s+)?(?:the\s+)?(?P<which>first|1st|second|2nd|third|3rd|fourth|4th|last|final)"
+    rf"\s+week\s+(?:of|in)\s+(?P<month>{_ANY_MONTH})(?:,?\s+(?P<year>(?:19|20)\d\d))?(?![\w-])",
+    re.I,
+)
+"""`the last week of january 2025`, `first week of march`: seven days of a named month."""
+_WEEK_NUMBER = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
+
+
+def _week_of_month_in(text: str, now: date) -> Span | None:
+    """Days 1–7 of the month for its first week, 8–14 for the second …, its last seven days for the last; a month
+    with no year is the latest one not in the future, as `in March` is."""
+    match = _WEEK_OF_MONTH_RE.search(text)
+    if match is None:
+        return None
+    number = _MONTHS[match.group("month").lower().rstrip(".")]
+    year = int(match.group("year") or (now.year if number <= now.month else now.year - 1))
+    end = _next_month(date(year, number, 1))
+    which = match.group("which").lower()
+    since = end - timedelta(days=7) if which in {"last", "final"} else date(year, number, 1 + 7 * _WEEK_NUMBER[which])
+    activity = bool(_ACTIVITY_RE.search(text))
+    return Span(
+        since, since + timedelta(days=7), activity, match.start(), match.end(), " ".join(match.group(0).split())
+    )
+
+
 def _range_in(text: str, now: date) -> Span | None:
     for match in RANGE_RE.finditer(text):
         last = _point(match.group("last"), now)
@@ -177,7 +203,7 @@ def _point(said: str, now: date, same_year_as: date | None = None) -> tuple[date
 def span_in(text: str, now: date | None = None) -> Span | None:
     """The first time the words name, as a span of days; None when they name none."""
     now = now or today()
-    if found := _range_in(text, now):
+    if found := _range_in(text, now) or _week_of_month_in(text, now):
         return found
     for match in _SPAN_RE.finditer(text):
         lead = (match.group("lead") or "").lower()

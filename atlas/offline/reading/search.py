@@ -16,20 +16,20 @@ from typing import Any
 
 from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
 from atlas.offline.reading.issue_refs import KIND_OF_ISSUES
+from atlas.offline.reading.label_lists import LABEL_LIST_RE, label_list
 from atlas.offline.reading.label_usage import issues_carrying
 from atlas.offline.reading.labels import label_from_token, severity_label
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import ORDER_RE, order_in
 from atlas.offline.reading.people import ProjectPeople
+from atlas.offline.reading.search_clauses import state_said_first, titles_only
 from atlas.offline.reading.search_labels import (
     LABEL_FILTER_RE,
-    LABEL_LIST_RE,
     QUERY_LEAD_RE,
     SEARCH_FILLER,
     bare_label,
     excluded_labels,
     label_before_word,
-    label_list,
     meant_label,
     more_labels,
     named_label,
@@ -61,12 +61,6 @@ NO_LABEL_RE = lazy(
     re.I,
 )
 """`with no label`, `without any labels`, `unlabelled`: issues that carry none."""
-_NOT_STATE_RE = lazy(
-    r",?\s*(?:but\s+|and\s+)?(?:not|excluding|except(?:\s+for)?|without)\s+(?:the\s+|any\s+)?(?P<state>open|closed)"
-    r"(?:\s+(?:ones|issues|bugs|tickets))?\b(?!\s+(?:labels?|tags?)\b)",
-    re.I,
-)
-"""`…, but not the closed ones`, `excluding open issues`: the other state asked for."""
 _KIND_NOUN_RE = lazy(r"\b(?:bugs|feature\s+requests)\b", re.I)
 """Kinds of issue most projects have a label for; where this one has none, the word is searched."""
 _COUNT_RE = lazy(
@@ -179,10 +173,11 @@ def _count_before_kind(text: str) -> tuple[str, int | None]:
 def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: ProjectPeople | None = None) -> Search:
     """Search filters: state and label words, an author, a limit, and the topic as the query."""
     text = without_unread_filters(_without_who_for(text), notes)
+    notes += titles_only(text)
     counted = asks_count(text)  # the most hits there are: fewer than that is every match
     if counted:
         text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
-    order, text = order_in(_NOW_RE.sub(" ", _negated_state(text)))
+    order, text = order_in(_NOW_RE.sub(" ", state_said_first(text)))
     text, kind_count = (text, None) if counted else _count_before_kind(text)
     text, filters = people_and_days(text, notes, people)
     more_authors = tuple(filters.pop("more_authors", "").split())
@@ -235,14 +230,6 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         more_authors=more_authors,
         **filters,
     )
-
-
-def _negated_state(text: str) -> str:
-    """`bugs mentioning windows, but not the closed ones`: the state left, said first (`open bugs mentioning …`)."""
-    if said := _NOT_STATE_RE.search(text):
-        left = "open" if said.group("state").lower() == "closed" else "closed"
-        return f"{left} {text[: said.start()]} {text[said.end() :]}"
-    return text
 
 
 def _limit_in(rest: str, *, counted: bool, kind_count: int | None) -> tuple[int | None, str]:

@@ -14,33 +14,21 @@ from collections.abc import Sequence
 from atlas.foundation.label_names import closest_label, label_value, resolve_label, split_label
 from atlas.foundation.stop_words import ENGLISH_STOP_WORDS
 from atlas.offline.reading.entities import label_refs
+from atlas.offline.reading.label_lists import LABEL_LEAD
 from atlas.offline.reading.label_usage import files_topic, issues_carrying
 from atlas.offline.reading.labels import LabelHit, labels_in_words
 from atlas.offline.reading.lazy import lazy
 
-_LABEL_LEAD = r"\b(?:labell?ed|tagged|with\s+(?:the\s+)?labels?|having\s+(?:the\s+)?labels?|labels?)\s*[:=]?\s*"
-LABEL_FILTER_RE = lazy(_LABEL_LEAD + r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?", re.IGNORECASE)
+LABEL_FILTER_RE = lazy(LABEL_LEAD + r"[\"'`]?(?P<label>[A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)[\"'`]?", re.IGNORECASE)
 _NAMED_LABEL_RE = lazy(
-    _LABEL_LEAD + r"(?:(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|(?P<words>[\w.-]+(?:\s+[\w.-]+){0,3}))", re.IGNORECASE
+    LABEL_LEAD + r"(?:(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|(?P<words>[\w.-]+(?:\s+[\w.-]+){0,3}))", re.IGNORECASE
 )
 """`labelled "dataset request"`, `tagged good first issue`: a label of any spelling after a label word."""
-_NAME = r"(?:\"[^\"]+\"|'[^']+'|`[^`]+`|[\w.:-]+)"
-LABEL_LIST_RE = lazy(
-    _LABEL_LEAD
-    + rf"(?:both\s+|either\s+)?(?P<names>{_NAME}(?:(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and/or|and|or)\s+){_NAME})+)",
-    re.IGNORECASE,
-)
-"""`labelled bug or enhancement`, `tagged both docs and cli`, `with labels a, b and c`: several labels at once."""
-_LIST_LEAD_RE = lazy(_LABEL_LEAD + r"(?:both\s+|either\s+)?", re.IGNORECASE)
-_LIST_BEFORE_WORD_RE = lazy(r"\b(?:have|has|having|with|carrying)\s+(?:both\s+|either\s+)?(?:the\s+)?", re.IGNORECASE)
-"""Before labels named ahead of the word label: `with the bug and the streaming labels`."""
-_JOIN_RE = lazy(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and/or|and|or)\s+", re.IGNORECASE)
-_LIST_WORD_RE = lazy(r"(?P<quoted>\"[^\"]+\"|'[^']+'|`[^`]+`)|[\w.:-]+")
 _BARE_LABEL_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
 _TEXT_LEAD_RE = lazy(r"\W*(?:that\s+)?(?:mention\w*|contain\w*|matching|referencing)\b", re.I)
 """`which ones mention streaming`: words asked for as text, never read as a label."""
 QUERY_LEAD_RE = lazy(
-    r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|matching|"
+    r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|contains?|matching|"
     r"referenc(?:ing|es?)|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on"
     r"|(?:similar\s+to|like)(?=\s+[\"'`]))\s+(?P<q>.+)$",
     re.IGNORECASE,
@@ -55,7 +43,8 @@ SEARCH_FILLER = frozenset(
         latest newest new recent both does mean means still this issue ticket from users user people unresolved resolved
         fixed component components what's whats rn now currently right again also today every each everything
         stuff things anything something they them those these thats ever one it its at havent hasnt
-        opened filed created reported submitted raised came arrived updated were was been did report file raise submit
+        opened filed created reported submitted raised came arrived updated happened were was been did report file raise
+        submit
         label labels labelled labeled tagged tell summarise summarize summary overview a an too
         """,
     )
@@ -211,60 +200,6 @@ def more_labels(rest: str, labels: Sequence[str], label: str | None) -> tuple[li
             for word in re.findall(r"[a-z0-9]+", label_value(name).lower()):
                 rest = re.sub(rf"\b{re.escape(word)}s?\b", " ", rest, flags=re.IGNORECASE)
     return sorted(found, key=lambda name: issues_carrying(labels, name)), rest
-
-
-def label_list(text: str, labels: Sequence[str]) -> tuple[list[str], bool, str]:
-    """Several labels named together after a label word, as the project spells them (`labelled good first issue
-    or help wanted`); whether one of them will do (joined by `or`) rather than all; and the words left. The
-    list ends at the first name that is no label."""
-    for lead in _LIST_LEAD_RE.finditer(text):
-        names, either, end = _joined_labels(text, lead.end(), labels)
-        chosen = list(dict.fromkeys(names))
-        if len(names) > 1:
-            return chosen, either and len(chosen) > 1, text[: lead.start()] + " " + text[end:]
-    for lead in _LIST_BEFORE_WORD_RE.finditer(text):  # `that have both the bug and the streaming label`
-        names, either, end = _joined_labels(text, lead.end(), labels)
-        chosen = list(dict.fromkeys(names))
-        if len(names) > 1 and (word := re.match(r"\s+labels?\b", text[end:])):
-            return chosen, either and len(chosen) > 1, text[: lead.start()] + " " + text[end + word.end() :]
-    return [], False, text
-
-
-def _joined_labels(text: str, at: int, labels: Sequence[str]) -> tuple[list[str], bool, int]:
-    """The labels named one after another from `at`, joined by commas, `and` or `or`; whether an `or` joined
-    them; and where the last one ends."""
-    names: list[str] = []
-    either, end = False, at
-    while (named := _label_at(text, at, labels)) is not None:
-        names.append(named[0])
-        end = named[1]
-        join = _JOIN_RE.match(text, end)
-        if join is None:
-            break
-        either = either or bool(re.search(r"\bor\b", join.group(0), re.I))
-        at = (
-            join.end() + len(article.group(0))
-            if (article := re.match(r"the\s+", text[join.end() :], re.I))
-            else join.end()
-        )
-    return names, either, end
-
-
-def _label_at(text: str, at: int, labels: Sequence[str]) -> tuple[str, int] | None:
-    """The label named at `at` and where its name ends: a quoted name, or the most words (up to four) that
-    name one of the project's labels."""
-    ends: list[int] = []
-    pos = at
-    while len(ends) < 4 and (word := _LIST_WORD_RE.match(text, pos)):
-        ends.append(word.end())
-        gap = re.match(r"[ \t]+", text[word.end() :])
-        if word.group("quoted") or gap is None:
-            break
-        pos = word.end() + gap.end()
-    for end in reversed(ends):
-        if label := resolve_label(text[at:end], labels):
-            return label, end
-    return None
 
 
 _BEFORE_LABEL_RE = lazy(
