@@ -130,7 +130,7 @@ def _acts_of(
             own = mine_named(without_introduction(text), me) if me else None
             act = act_of(request, own, context, vocabulary, tools, prior, earlier) if own else _unknown_self(request)
         act = on_the_one_found(acts, act)  # an issue named by its topic is acted on once it is found
-        if acts and (act.explains_before or _said_precisely(acts[-1], act)):
+        if acts and (act.explains_before or act.narrows_before or _said_precisely(acts[-1], act)):
             acts[-1] = Act(Intent.NOTHING, acts[-1].text)
         acts.append(act)
         named = _referents(text)

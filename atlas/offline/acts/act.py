@@ -52,11 +52,12 @@ ISSUE_PRONOUN_RE = lazy(
 RELATIVE_RE = lazy(
     r"\b(?:issues?|tickets?|bugs?|reports?|ones|requests?|anything|something)\s+(?:that|which)\b(?!\s+(?:one|issue)\b)"
     r"|\b(?:that|which)\s+(?=(?:are|is|were|was|have|has|had|still|mention|mentions|say|says|cite|cites)\b)"
-    r"|\bthat'?s\s+(?=(?:still|now|already|open|closed|been)\b)",
+    r"|\bthat'?s\s+(?=(?:still|now|already|open|closed|been)\b)"
+    r"|\b(?:that|which)\s+(?=(?:nobody|no[\s-]?one|anyone|anybody|someone|somebody|everyone|(?:we|i|you|they)\s+\w+ed)\b)",
     re.I,
 )
-"""`issues that mention …`, `… component that are open`: a `that` opening what is said of the issues sought, not one
-talked of before."""
+"""`issues that mention …`, `… component that are open`, `… that nobody labelled`: a `that` opening what is said
+of the issues sought, not one talked of before."""
 
 
 class Intent(Enum):
@@ -102,6 +103,8 @@ class Act:
     codes: list[str] = field(default_factory=list)
     explains_before: bool = False
     """The request before was only this one's reason (`this is a redis thing, label 111 accordingly`)."""
+    narrows_before: bool = False
+    """The search just before, said again narrower (`issues about shuffle, open only`): this one alone is searched."""
 
 
 def targets(text: str, context: Sequence[int]) -> list[int]:

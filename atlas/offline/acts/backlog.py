@@ -55,20 +55,26 @@ _TRIAGE_RE = lazy(
     r"polic(?:y|ies)|labels?|process|meeting|notes?)\b)(?P<rest>.*)$",
     re.I,
 )
+_FRESH = r"(?:new|newest|untriaged|unlabell?ed|open|incoming|latest|recent|remaining|fresh)"
 _PLAN_WORDS_RE = lazy(
     r"\b(?:propose|suggest|plan)\s+(?:some\s+)?(?:labels?|triage)\s+(?:for|on)\s+(?:the\s+|all\s+|our\s+)?"
-    r"(?:new|untriaged|unlabell?ed|open|incoming|latest|recent|remaining)\s+" + _ISSUES + r"\b",
+    rf"(?:(?P<count>\d{{1,2}})\s+{_FRESH}\s+(?:{_FRESH}\s+)?|{_FRESH}\s+(?:(?P<then>\d{{1,2}})\s+(?:{_FRESH}\s+)?)?)"
+    + _ISSUES
+    + r"\b",
     re.I,
 )
 _PLAN_NOUN_RE = lazy(r"\btriage\s+(?:plan|proposals?)\b|\bplan\s+(?:for\s+|to\s+)?(?:the\s+)?triage\b", re.I)
 """`make me a triage plan for …`: the plan asked for as a thing, not with the verb."""
+_ONE_IN_ORDER_RE = lazy(r"\b(?:newest|latest)\s+(?:[\w-]+\s+)?(?:issue|ticket|bug|report)\b(?!s)", re.I)
+"""`suggest labels for the newest open issue`: one issue, found by its order (`searches.ordered`), not a plan."""
 _BACKLOG_RE = lazy(
-    r"^\s*(?:the\s+|all\s+|our\s+|my\s+|any\s+)?(?:(?:first\s+|top\s+)?(?P<count>\d{1,2})\s+)?"
-    r"(?:(?:new|newest|untriaged|unlabell?ed|open|incoming|latest|recent|remaining|fresh)\s*)?"
-    r"(?:(?P<then>\d{1,2})\b\s*)?(?:" + _ISSUES + r"\b|[?.!]*$)|^\s*(?:them|everything|it\s+all)\b",
+    r"^\s*(?:the\s+|all\s+|our\s+|my\s+|any\s+)?(?:(?:first\s+|top\s+)?(?P<count>\d{1,2})\s+"
+    rf"(?:{_FRESH}\s*){{0,2}}|(?:{_FRESH}\s*)?(?:(?P<then>\d{{1,2}})\b\s*(?:{_FRESH}\s+)?)?)"
+    r"(?:" + _ISSUES + r"\b|[?.!]*$)|^\s*(?:them|everything|it\s+all)\b",
     re.I,
 )
-"""`the new issues`, `the 5 newest issues`, `the 3 latest`: the backlog to triage, and how many of it."""
+"""`the new issues`, `the 5 newest issues`, `the latest 10 open issues`: the backlog to triage, and how many
+(a second word of which issues only after a number: `the newest untriaged issues` is the inbox by date)."""
 _QUALIFIES_ISSUES_RE = lazy(
     r"\s*(?:open\s+)?(?:" + _ISSUES + r")\b|\s*(?:yet|still|now|rn)?\s*[?.!]*\s*$"
     r"|\s*,?\s*(?:that|which)(?:'re|'s|\s+(?:are|is))\s+(?:still\s+)?open\b",
@@ -100,8 +106,10 @@ def backlog_act(text: str, typed: str) -> Act | None:
             return _plan_for_backlog(typed)
     if _PLAN_NOUN_RE.search(text) and (ids := issue_refs(text)):
         return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
-    if (_PLAN_WORDS_RE.search(text) or _PLAN_NOUN_RE.search(text)) and not issue_refs(text):
-        return _plan_for_backlog(typed)
+    planned = _PLAN_WORDS_RE.search(text) or _PLAN_NOUN_RE.search(text)
+    if planned and not issue_refs(text) and not _ONE_IN_ORDER_RE.search(planned.group(0)):
+        said = planned.groupdict()
+        return _plan_for_backlog(typed, int(said.get("count") or said.get("then") or PLAN_LIMIT))
     if issue_refs(text) or NO_LABEL_RE.search(text):
         return None  # `unlabelled issues`: those with no label at all; the inbox's untriaged may have some
     order = order_in(text)[0]  # before the days are read: `by age` is no author

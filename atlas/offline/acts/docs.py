@@ -101,9 +101,22 @@ def doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | None
     return Act(Intent.DOC, text, reads=[call])
 
 
+_HOW_TO_RE = lazy(r"\bhow\s+(?:(?:do|can|should|would|does)\s+)?(?:i|we|you|one)\b|\bhow\s+to\b", re.I)
+"""A how-to question, which a doc answers: `how do I push a dataset to the hub`."""
+_NO_DOCS_NOTE = (
+    "This project's data holds no docs to answer how to do it; these are the issues that mention the question's "
+    "words, which may say how others did."
+)
+
+
 def _docs_listed(text: str, vocabulary: Vocabulary) -> Act | None:
     """A doc asked for on a project whose data holds none: the list of docs, which says there are none, rather
-    than a search of the issues that would pass for an answer. `open docs issues` asks for issues."""
-    if vocabulary.docs or not DOCS_RE.search(text) or re.search(r"\b(?:issues?|bugs?|tickets?|reports?)\b", text, re.I):
+    than a search of the issues that would pass for an answer. `open docs issues` asks for issues. A how-to
+    question there also searches the issues for its words, said to be no doc's answer."""
+    if vocabulary.docs or re.search(r"\b(?:issues?|bugs?|tickets?|reports?)\b", text, re.I):
         return None
-    return Act(Intent.DOC, text, reads=[PlannedCall("list_docs", {})])
+    if DOCS_RE.search(text):
+        return Act(Intent.DOC, text, reads=[PlannedCall("list_docs", {})])
+    if _HOW_TO_RE.search(text) and (words := content_words(text)):
+        return Act(Intent.SEARCH, text, search=Search(query=" ".join(words)), notes=[_NO_DOCS_NOTE])
+    return None

@@ -26,9 +26,14 @@ NARROWING_RE = lazy(
     r"\s*,?\s*(?:which|what)(?:\s+ones)?|which(?=\s+(?:mention|mentions|talk|are|were|have|has|contain|say)\b))\b",
     re.I,
 )
+_OF_THOSE_RE = lazy(r"\bhow\s+many\s+(?:of\s+(?:them|those|these)\s+)?(?:are|is|were|was|remain)\b", re.I)
+"""`how many are still open?`, `how many of them were closed?`: a count of the issues found before, said by a verb
+with no noun of its own."""
 _FILTERS = ("state", "author", "created_since", "created_before", "updated_since", "updated_before")
 _AGAIN_RE = lazy(r"^\W*(?:and|but|what\s+about|how\s+about|only|just|now)\b\s*(?:for\s+|with\s+|in\s+(?=the\b))?", re.I)
 """How a request of filters alone points back at the one before."""
+_ONLY_LAST_RE = lazy(r"(?:\s+(?:ones|issues))?\s+only\s*[.!?]*\s*$", re.I)
+"""`…, open only`, `2024 ones only`: filters alone said after the search they narrow."""
 
 
 def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) -> Act | None:
@@ -45,6 +50,8 @@ def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) 
     said = NARROWING_RE.match(text)
     if said is None:
         own = search_in(text, notes, vocabulary.labels, vocabulary.people) if asks_count(text) else None
+        if own is not None and own.query is None and _OF_THOSE_RE.search(text):  # `how many are still open?`
+            return Act(Intent.COUNT, typed, search=replace(within(own, before.search), count=True, limit=None))
         if own is None or own != Search(count=own.count):
             return None  # a count of its own subject (`how many closed ones?` names a state)
         return Act(Intent.COUNT, typed, search=replace(before.search, count=True, limit=None), notes=notes)
@@ -56,13 +63,14 @@ def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) 
 
 def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> Act | None:
     """The search, count or tally before, asked again with the filters this request says and nothing else."""
-    lead = _AGAIN_RE.match(text)
+    lead, last = _AGAIN_RE.match(text), _ONLY_LAST_RE.search(text)
     searched = before.search is not None and before.intent in {Intent.SEARCH, Intent.COUNT, Intent.ORDERED}
     tallied = before.intent is Intent.TALLY and len(before.reads) == 1
-    if lead is None or not (searched or tallied):
+    if (lead is None and last is None) or not (searched or tallied):
         return None
     notes: list[str] = []
-    own = search_in(_said_alone(text[lead.end() :], vocabulary), notes, vocabulary.labels, vocabulary.people)
+    rest = text[lead.end() :] if lead else text[: last.start()] if last else text
+    own = search_in(_said_alone(rest, vocabulary), notes, vocabulary.labels, vocabulary.people)
     said = {name: value for name, value in own.arguments().items() if name not in {"query", "limit", "count_only"}}
     if own.query or own.count or not said:
         return None
@@ -73,7 +81,8 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
         )  # `sort them oldest first`, then `and 2021?`
         if before.intent is Intent.COUNT:
             search = replace(search, count=True, limit=None)
-        return Act(before.intent, typed, search=search, notes=notes)
+        only = last is not None or (lead is not None and re.match(r"\W*(?:only|just)\b", text, re.I) is not None)
+        return Act(before.intent, typed, search=search, notes=notes, narrows_before=only)
     call = before.reads[0]
     return Act(Intent.TALLY, typed, reads=[PlannedCall(call.name, {**call.arguments, **said})], notes=notes)
 
@@ -105,6 +114,7 @@ def _ordered_again(text: str, typed: str, before: Search, vocabulary: Vocabulary
     if replace(own, limit=None) != Search():
         return None
     act = Act(Intent.ORDERED, typed, search=replace(before, count=False, order=order, limit=own.limit), notes=notes)
+    act.narrows_before = not before.count  # `… list them oldest first`: the same issues, listed once, in that order
     if re.search(r"\bone\b", text, re.I):
         act.later.append(Later(read_first_hit=True))
     return act

@@ -44,10 +44,23 @@ _SEARCHY_RE = lazy(
 """A request said as a search: a verb that asks for issues, or a plural naming them first (`S2 bugs that …`)."""
 
 
+_LIKE_QUOTED_RE = lazy(
+    LEAD + r"(?:(?:find|search|show(?:\s+me)?|list|any|are\s+there|is\s+there)\s+)*(?:(?:any|an|the)\s+)?"
+    r"(?:(?:anything|something|issues?|tickets?|bugs?|reports?|ones?)\s+)?"
+    r"(?:(?:that\s+(?:is|are|looks?)\s+)?(?:similar|related)\s+to|like|(?:dupes?|dups?|duplicates?)\s+(?:of|for)"
+    r"|(?:the\s+)?same\s+as)\s+(?=\"Q\d+\")",
+    re.I,
+)
+"""`similar to 'KeyError …'`, `dupes of "load_dataset hangs"`: issues like a text quoted, no issue named."""
+
+
 def search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | None:
     """`anything open about backfills?`, `find closed bugs mentioning Postgres`, `open S1s?`."""
     notes: list[str] = []
     typed = request.unmasked()
+    if like := _LIKE_QUOTED_RE.match(text):  # the quoted words are the topic, as after `issues similar to`
+        search = search_in(request.unmasked("issues similar to " + text[like.end() :]), notes, vocabulary.labels)
+        return Act(Intent.SEARCH, typed, search=search, notes=notes)
     if (match := _ANYTHING_RE.match(text)) and not DOCS_RE.search(text):
         state = match.group("state")
         lead = f"{state} about " if state in {"open", "closed"} else "about "  # `anything open on …`: still open

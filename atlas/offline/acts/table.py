@@ -34,7 +34,7 @@ from atlas.offline.acts.project_labels import label_list_act
 from atlas.offline.acts.searches import STATE_RE, ordered, search_act
 from atlas.offline.acts.tally import tally_act
 from atlas.offline.acts.topic_asks import topic_action_act, topic_ask_act
-from atlas.offline.acts.unsupported import CLOSER_RE, unsupported
+from atlas.offline.acts.unsupported import CLOSER_RE, beside_labels, unsupported
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.authors_and_days import names_people_or_days
 from atlas.offline.reading.entities import action_targets, issue_refs
@@ -136,7 +136,10 @@ def _labels(r: Reading) -> Act | None:
         return None
     shown = _labels_shown(r.request, r.text, r.vocabulary.labels)
     act = label_change(shown, r.context, r.vocabulary.labels, r.before.text if r.before else "")
-    return only_the(r.text, act) if act else label_help(r.request.unmasked(r.text), r.context, r.vocabulary.labels)
+    if act is None:
+        return label_help(r.request.unmasked(r.text), r.context, r.vocabulary.labels)
+    act.notes += [note for note in beside_labels(r.text) if note not in act.notes]
+    return only_the(r.text, act)
 
 
 def _ranking(r: Reading) -> Act | None:

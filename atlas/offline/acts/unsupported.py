@@ -85,6 +85,22 @@ def unsupported(text: str, notes: list[str], example: str) -> str:
     return _said_instead(_LABEL_MANY_RE.search(text), text, notes, _NO_LABEL_MANY)
 
 
+def beside_labels(text: str) -> list[str]:
+    """`tag #5887 as question and close it`: the note for a tracker verb said beside a label change, which is made
+    alone (a label to remove is the change itself)."""
+    said = _UNSUPPORTED_RE.search(text)
+    if said is None or said.group(1).lower() in {"remove", "unlabel", "delete"}:
+        return []
+    return [_cannot(said.group(1).lower(), "issues")]
+
+
+def _cannot(verb: str, what: str) -> str:
+    return (
+        f"I cannot {verb} {what}: Atlas's tracker tools only add and remove labels and post comments (each after your "
+        "approval)."
+    )
+
+
 def _said_instead(match: re.Match[str] | None, text: str, notes: list[str], note: str) -> str:
     """The words without what `match` found, which `note` answers instead; the words as they are without a match."""
     if match is None:
@@ -105,8 +121,5 @@ def _no_tracker_verb(text: str, notes: list[str], example: str) -> str:
     if what == "labels" and verb in {"remove", "unlabel", "delete"}:
         notes.append(f"To remove a label, name the issue and the label: `remove {example} from #41`.")
         return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")
-    notes.append(
-        f"I cannot {verb} {what}: Atlas's tracker tools only add and remove labels and post comments (each after your "
-        "approval)."
-    )
+    notes.append(_cannot(verb, what))
     return text[: unsupported.start()] + (text[clause_end.start() :] if clause_end else "")
