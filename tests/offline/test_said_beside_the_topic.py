@@ -1,7 +1,8 @@
 """What a maintainer says beside a search's topic: the state as an afterthought (`…, open only`), who did not label
 the issues, labels joined by `or` before the noun, a count of the issues just found, a quoted text to find the likes
 of, a week of a named month, a backlog to plan counted after its adjective, a tracker verb beside a label change, a
-how-to question on a project without docs, a title asked for, and typos that are real words."""
+how-to question on a project without docs, a title asked for, typos that are real words, and a few issues chosen by
+an order to compare."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from typing import Any
 import pytest
 
 from atlas.offline.compose import read_question
+from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.dates import span_in
 from atlas.offline.reading.vocabulary import Vocabulary
 from atlas.offline.reading.words import corrected
+from atlas.offline.readings import ToolReading
 
 FLAT = Vocabulary(labels=["bug", "enhancement", "dataset request", "speech", "vision", "streaming", "question"])
 TOOLS = ("search_issues", "count_issues_by", "get_issue", "list_inbox", "plan_triage", "suggest_labels", "add_label")
@@ -165,3 +168,24 @@ def test_a_typo_is_a_near_key_or_swapped_letters(typed: str, read: str) -> None:
 def test_what_changed_since_a_day_is_the_issues_active_since() -> None:
     assert calls("what changed since 2025-02-01") == [("search_issues", {"query": "", "updated_since": "2025-02-01"})]
     assert calls("what happened since 2025-02-01") == [("search_issues", {"query": "", "created_since": "2025-02-01"})]
+
+
+@pytest.mark.parametrize(
+    ("question", "count", "arguments"),
+    [
+        ("compare the two oldest open bugs", 2, {"query": "", "state": "open", "label": "bug", "order": "oldest"}),
+        ("compare the 3 newest issues about parquet", 3, {"query": "parquet", "order": "newest"}),
+    ],
+)
+def test_issues_chosen_by_an_order_are_found_then_compared(
+    question: str, count: int, arguments: dict[str, Any]
+) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    assert [(call.name, call.arguments) for call in plan.first_calls()] == [
+        ("search_issues", {**arguments, "limit": count})
+    ]
+    [step] = plan.later
+    hits = {"hits": [{"id": n} for n in (887, 1992, 2267)][:count]}
+    found = ToolReading(PlannedCall("search_issues", {}), "c1", {"ok": True, "data": hits})
+    assert [call.arguments["issue_id"] for call in step.calls([found])] == [887, 1992, 2267][:count]
+    assert step.compared == count

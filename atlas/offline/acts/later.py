@@ -123,6 +123,8 @@ class Later:
     read_first_hit: bool = False
     on_first_hit: list[PlannedCall] = field(default_factory=list)
     """Actions on the first hit once it is read (`label the DVC one bug`): their `issue_id` is set to the hit's."""
+    compared: int = 0
+    """How many of the first hits are read and set side by side (`compare the two oldest open bugs`); 0: none."""
 
     def data(self, outcomes: Sequence[ToolReading]) -> Mapping[str, Any] | None:
         for outcome in outcomes:
@@ -137,7 +139,7 @@ class Later:
 
     def calls(self, outcomes: Sequence[ToolReading]) -> list[PlannedCall]:
         if self.read_first_hit:
-            read = _first_hit(outcomes)
+            read = _first_hit(outcomes, max(self.compared, 1))
             acted = [
                 PlannedCall(call.name, {**call.arguments, "issue_id": found.arguments["issue_id"]})
                 for found in read
@@ -200,12 +202,13 @@ def _unmet(issue_id: object, test: Condition) -> str:
     return f"#{issue_id} does not meet the condition (it {test.words()} is false), so I did not act."
 
 
-def _first_hit(outcomes: Sequence[ToolReading]) -> list[PlannedCall]:
+def _first_hit(outcomes: Sequence[ToolReading], count: int = 1) -> list[PlannedCall]:
+    """A read of the first hit of the search (of the first `count`, for a comparison)."""
     for outcome in outcomes:
         if outcome.call.name == "search_issues" and outcome.ok and isinstance(outcome.data, Mapping):
             if outcome.data.get("sorted_instead"):
                 return []  # `the most commented issue` where no issue's comments are known: none is first
-            hits = outcome.data.get("hits") or []
-            if hits and isinstance(hits[0], Mapping) and isinstance(hits[0].get("id"), int):
-                return [PlannedCall("get_issue", {"issue_id": hits[0]["id"]})]
+            hits = [hit for hit in outcome.data.get("hits") or [] if isinstance(hit, Mapping)][:count]
+            if hits and all(isinstance(hit.get("id"), int) for hit in hits):
+                return [PlannedCall("get_issue", {"issue_id": hit["id"]}) for hit in hits]
     return []

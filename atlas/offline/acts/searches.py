@@ -83,10 +83,25 @@ _ASKED_OF_IT_RE = lazy(
 """What is asked of the one issue an order names (`similar issues to the oldest open bug`): no topic."""
 
 
+_NUMBER_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "both": "2"}
+_COMPARED_RE = lazy(
+    LEAD + r"(?:compare|contrast|diff)\s+(?:the\s+)?(?P<n>two|three|four|five|[2-5])(?=\s+(?:\w+\s+)?"
+    r"(?:oldest|newest|latest|most\s+recent|earliest|most\s+commented|least\s+recently)\b)",
+    re.I,
+)
+"""`compare the two oldest open bugs`: a few issues chosen by an order, to be set side by side (at most five)."""
+
+
 def ordered(text: str, vocabulary: Vocabulary) -> Act:
     """`the 3 newest issues about parquet`, `oldest open bug?`: a search sorted as said; one issue asked for
     (`the oldest open bug`) is read in full after."""
     notes: list[str] = []
+    if compared := _COMPARED_RE.match(text):  # `compare the two oldest open bugs`: that many, read side by side
+        count = int(_NUMBER_WORDS.get(compared.group("n").lower(), compared.group("n")))
+        search = search_in(text[compared.end() :], notes, vocabulary.labels, vocabulary.people)
+        act = Act(Intent.ORDERED, text, search=replace(search, limit=count), notes=notes)
+        act.later.append(Later(read_first_hit=True, compared=count))
+        return act
     # `open the oldest bug` asks to read it; `open speech issues, oldest first` asks for open ones.
     verb = r"(?:show|read|pull\s+up|get|display|open(?=\s+(?:me|up|the|a|an|our|my)\b))\b"
     words = _ASKED_OF_IT_RE.sub(" ", re.sub(LEAD + verb, " ", text, flags=re.I))

@@ -308,9 +308,7 @@ def render(plan: Plan, outcomes: list[ToolReading], tools: Sequence[ToolDefiniti
         else:
             parts.append(result_section(call, outcome.data))
     if plan.compare and len(issues_ok) >= 2:
-        table = "### Side by side\n\n" + comparison_table(issues_ok) + _in_common(issues_ok)
-        excerpts = [f"**#{issue_id}**\n\n{quoted(str(d.get('body', '')), 300)}" for issue_id, d in issues_ok]
-        parts.insert(1 + len(plan.notes), "\n\n".join([table, *excerpts]))
+        parts.insert(1 + len(plan.notes), side_by_side(issues_ok))
     elif plan.compare and issues_ok:
         ((issue_id, data),) = issues_ok
         alone = f"Nothing to compare: only #{issue_id} could be read."
@@ -319,6 +317,13 @@ def render(plan: Plan, outcomes: list[ToolReading], tools: Sequence[ToolDefiniti
     if plan.explain:
         parts += _explained(plan, outcomes, by_key)
     return "\n\n".join(parts)
+
+
+def side_by_side(issues: list[tuple[int, Mapping[str, Any]]]) -> str:
+    """Issues compared: a table of their facts, what they share, and the start of each one's text."""
+    table = "### Side by side\n\n" + comparison_table(issues) + _in_common(issues)
+    excerpts = [f"**#{issue_id}**\n\n{quoted(str(d.get('body', '')), 300)}" for issue_id, d in issues]
+    return "\n\n".join([table, *excerpts])
 
 
 def _explained(plan: Plan, outcomes: list[ToolReading], by_key: Mapping[str, ToolReading]) -> list[str]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from atlas.offline.answer.issue_view import issue_markdown
-from atlas.offline.answer.render import action_section, failure, issue_section, not_offered
+from atlas.offline.answer.render import action_section, failure, issue_section, not_offered, side_by_side
 from atlas.offline.answer.results import result_section
-from atlas.offline.plan import Plan, codes_in
+from atlas.offline.plan import Plan, PlannedCall, codes_in
 from atlas.offline.readings import ToolReading, issue_text
 from atlas.tools.definition import ToolDefinition
 
@@ -20,6 +21,9 @@ def later_parts(plan: Plan, outcomes: list[ToolReading], tools: Sequence[ToolDef
     for step in plan.later:
         if said := step.said(outcomes):
             parts.append(said)
+        if step.compared and len(compared := _read(step.calls(outcomes), by_key)) >= 2:
+            parts.append(side_by_side(compared))  # `compare the two oldest open bugs`: the hits set side by side
+            continue
         for call in step.calls(outcomes):
             if call.key in first:
                 continue
@@ -39,6 +43,16 @@ def later_parts(plan: Plan, outcomes: list[ToolReading], tools: Sequence[ToolDef
             else:
                 parts.append(result_section(call, outcome.data))
     return parts
+
+
+def _read(calls: Sequence[PlannedCall], by_key: Mapping[str, ToolReading]) -> list[tuple[int, Mapping[str, Any]]]:
+    """The issues these reads returned, in their order."""
+    found = [(call, by_key.get(call.key)) for call in calls if call.name == "get_issue"]
+    return [
+        (call.arguments["issue_id"], outcome.data)
+        for call, outcome in found
+        if outcome is not None and outcome.ok and isinstance(outcome.data, Mapping)
+    ]
 
 
 def unplanned_parts(plan: Plan, outcomes: list[ToolReading]) -> list[str]:
