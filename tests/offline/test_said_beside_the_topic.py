@@ -189,3 +189,10 @@ def test_issues_chosen_by_an_order_are_found_then_compared(
     found = ToolReading(PlannedCall("search_issues", {}), "c1", {"ok": True, "data": hits})
     assert [call.arguments["issue_id"] for call in step.calls([found])] == [887, 1992, 2267][:count]
     assert step.compared == count
+
+
+def test_a_typo_of_a_label_before_the_issues_is_that_label_and_said() -> None:
+    made, notes = plan_of("hw many closed enhancment issues")
+    assert made == [("search_issues", {"query": "", "state": "closed", "label": "enhancement", "count_only": True})]
+    assert notes == ["This project has no label “enhancment”: I took `enhancement`, the nearest of its labels."]
+    assert calls("open parquet issues") == [("search_issues", {"query": "parquet", "state": "open"})]

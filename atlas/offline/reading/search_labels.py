@@ -221,6 +221,11 @@ def label_before_word(text: str, labels: Sequence[str]) -> tuple[str | None, str
     return None, text
 
 
+_BEFORE_NOUN_RE = lazy(r"(?P<quoted>(?!))?(?P<words>\b[A-Za-z][\w.-]{4,})(?=\s+(?:issues|tickets|reports)\b)", re.I)
+"""`closed enhancment issues`: a word of five letters or more in a label's place, before the issues it qualifies
+(a label named right there was read before; a typo of one is read here, where nothing else is near)."""
+
+
 def typo_labels(chosen: list[str], rest: str, labels: Sequence[str]) -> tuple[list[str], str, list[tuple[str, str]]]:
     """The labels read, each name the project lacks taken for the label it is a typo of; with none read, a name
     in a label's place taken so (`labelled enhancment`); the words left, and each (name said, label taken)."""
@@ -234,6 +239,7 @@ def typo_labels(chosen: list[str], rest: str, labels: Sequence[str]) -> tuple[li
         return fixed, rest, taken
     places = [(match, True) for match in _NAMED_LABEL_RE.finditer(rest)]
     places += [(match, False) for match in _BEFORE_LABEL_RE.finditer(rest)]
+    places += [(match, False) for match in _BEFORE_NOUN_RE.finditer(rest)]  # `closed enhancment issues`
     for match, after in places:
         for start, end in _names_in(match, after=after):
             if near := closest_label(rest[start:end], labels):
