@@ -8,16 +8,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from atlas.dataset.build import build_db
 from atlas.dataset.ensure import db_path, ensure_db, jsonl_path, read_issues, stored_digest
-from atlas.dataset.read_ahead import read_ahead
 from atlas.foundation.errors import DataError
 from bench.synthetic import synthetic_issues, write_dataset
 
@@ -198,30 +195,3 @@ def test_the_full_text_rows_are_what_their_view_reads(tmp_path: Path, monkeypatc
         word = max(body.split(), key=len).strip(".,:;()'\"`")
         found = conn.execute("SELECT rowid FROM issues_fts WHERE comments MATCH ?", (f'"{word}"',)).fetchall()
         assert found
-
-
-def test_reading_ahead_keeps_the_order_and_raises_where_the_reader_failed() -> None:
-    def items() -> Iterator[int]:
-        yield from range(5)
-        raise DataError("issues.jsonl line 6 is not JSON")
-
-    seen = []
-    with pytest.raises(DataError, match="line 6"):
-        for item in read_ahead(items(), depth=2):
-            seen.append(item)
-    assert seen == [0, 1, 2, 3, 4]
-
-
-def test_a_caller_that_stops_early_stops_the_reader() -> None:
-    made: list[int] = []
-
-    def items() -> Iterator[int]:
-        for n in range(1000):
-            made.append(n)
-            yield n
-
-    ahead = read_ahead(items(), depth=2)
-    assert next(ahead) == 0
-    ahead.close()
-    assert not any(t.name == "atlas-read-ahead" for t in threading.enumerate())
-    assert len(made) <= 4, "the reader stopped within its queue's depth"

@@ -1,12 +1,12 @@
 """Build `orbit.db` from `issues.jsonl`: streamed, in one transaction, into a temp file renamed into place.
 
 Issues are inserted in batches as they are read, so memory does not grow with the file. Each batch's
-full-text rows go in with it, while a thread reads and checks the next batch (`read_ahead.py`):
-tokenising is most of a build and runs inside SQLite without the GIL, so on two cores the reading
-costs next to nothing. The secondary indexes are built once at the end, which is much faster than
-maintaining them row by row. The temp file carries this process's id in its name: it is removed
-on every way out (error, Ctrl-C, SIGTERM, SIGHUP), and one left by a killed build is removed by
-the next build in that folder.
+full-text rows go in with it, and the index's segments are merged once, at the end. (A thread reading
+the next batch does not pay: `executemany` takes the GIL back for every row, so the two threads mostly
+wait on each other.) The secondary indexes are built once at the end, which is much faster than
+maintaining them row by row. The temp file carries this process's id in its name: it is removed on
+every way out (error, Ctrl-C, SIGTERM, SIGHUP), and one left by a killed build is removed by the next
+build in that folder.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
-from atlas.dataset.read_ahead import read_ahead
 from atlas.dataset.records import RecordStream
 from atlas.foundation import statefiles
 from atlas.foundation.errors import DataError
@@ -154,7 +153,7 @@ def _build_into(tmp: Path, jsonl: Path, source: IO[bytes], stat: os.stat_result,
         _run_script(conn, TABLES)
         labels: dict[str, int] = {}
         count = 0
-        for batch in read_ahead(_batches(iter(stream))):
+        for batch in _batches(iter(stream)):
             _insert_batch(conn, batch, labels)
             count += len(batch)
             progress(stream.bytes_read, stat.st_size, "reading issues")
