@@ -47,29 +47,31 @@ def prepared(root: Path, count: int) -> tuple[Path, Path, float]:
     return data, home, fitted
 
 
-FIT_PROBE = """
-import resource, sys
+FIT_CHILD = """
+import sys
 from pathlib import Path
 from atlas.triage.project import Project
 Project.open(Path(sys.argv[1]), Path(sys.argv[2])).model()
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 FIT_RSS_LIMIT_MB = 400.0
 
 
 def fit_rss_mb(data: Path, home: Path) -> float:
-    """Peak RSS of a whole process that opens the project and fits its model (a state folder with no model)."""
+    """Peak RSS of a whole process that opens the project and fits its model (a state folder with no model),
+    read by a small fresh parent: this grown benchmark process, two fitted projects in it, would otherwise
+    count its own resident set into the child's peak (`bench/startup.py`)."""
     home.mkdir()
     done = subprocess.run(
-        [PYTHON, "-c", FIT_PROBE, str(data), str(home)],
+        [PYTHON, "-c", BUILD_PROBE, PYTHON, "-c", FIT_CHILD, str(data), str(home)],
         env=quiet_env(home),
         capture_output=True,
         text=True,
         timeout=900,
     )
-    if done.returncode != 0:
-        raise RuntimeError(f"fitting the model exited {done.returncode}: {done.stderr.strip()}")
-    return int(done.stdout.split()[-1]) / 1024
+    code, _wall, _cpu, kib = done.stdout.split()
+    if code != "0":
+        raise RuntimeError(f"fitting the model exited {code}")
+    return int(kib) / 1024
 
 
 def proposals_s(data: Path, home: Path) -> float:

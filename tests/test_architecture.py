@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import source_calls
+
 PACKAGE = Path(__file__).resolve().parents[1] / "atlas"
 MODULE_LINES = 400
 FUNCTION_LINES = 60
@@ -67,11 +69,11 @@ def modules() -> Iterator[tuple[str, Path]]:
         yield name, path
 
 
-@functools.cache  # each module is read by four tests and the graph: parsed once per test process
-def parsed(path: Path) -> tuple[str, list[ast.AST]]:
+@functools.cache  # each module is read by four tests, the graph and the one-way checks: parsed once per process
+def parsed(path: Path) -> tuple[str, tuple[ast.AST, ...]]:
     """The module's source and every node of its syntax tree."""
     source = path.read_text(encoding="utf-8")
-    return source, list(ast.walk(ast.parse(source)))
+    return source, source_calls.nodes(source)
 
 
 @functools.cache

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -152,7 +153,8 @@ def builder(data: Path, home: Path, go: Path) -> subprocess.Popen[str]:
     [(signal.SIGTERM, "reading issues"), (signal.SIGHUP, "reading issues"), (signal.SIGTERM, "indexing")],
 )
 def test_a_signal_mid_build_leaves_no_temp_file(tmp_path: Path, signum: int, stage: str) -> None:
-    """Also inside the long full-text statement: the build ends with the signal and is not retried elsewhere."""
+    """Also inside a long statement (a batch's full-text rows): the build ends with the signal and is not
+    retried elsewhere."""
     data = write_dataset(tmp_path / "orbit", 3000 if stage == "indexing" else ISSUES)
     go = tmp_path / "go"
     go.touch()
@@ -177,3 +179,19 @@ def test_two_processes_at_once_build_only_once(synthetic: Path, tmp_path: Path) 
     built = [out for out, _err in outputs if "reading issues" in out]
     assert len(built) == 1, outputs
     assert leftovers(db_path(synthetic).parent) == []
+
+
+def test_the_full_text_rows_are_what_their_view_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inserted batch by batch as they are read: SQLite's own check compares the index with `issue_text`."""
+    monkeypatch.setattr("atlas.dataset.build.BATCH", 40)
+    data = write_dataset(tmp_path / "orbit", ISSUES)
+    db = build_db(jsonl_path(data), tmp_path / "built.db")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM comments").fetchone()[0] > ISSUES // 2
+        conn.execute("INSERT INTO issues_fts (issues_fts, rank) VALUES ('integrity-check', 1)")
+        merge = conn.execute("SELECT v FROM issues_fts_config WHERE k = 'automerge'").fetchone()
+        assert merge == (4,), "later writes merge the index's segments again"
+        body = conn.execute("SELECT body FROM comments ORDER BY id DESC LIMIT 1").fetchone()[0]
+        word = max(body.split(), key=len).strip(".,:;()'\"`")
+        found = conn.execute("SELECT rowid FROM issues_fts WHERE comments MATCH ?", (f'"{word}"',)).fetchall()
+        assert found

@@ -1,10 +1,12 @@
 """Build `orbit.db` from `issues.jsonl`: streamed, in one transaction, into a temp file renamed into place.
 
-Issues are inserted in batches as they are read, so memory does not grow with the file; the
-secondary indexes and the full-text index are built once at the end, which is much faster than
-maintaining them row by row. The temp file carries this process's id in its name: it is removed
-on every way out (error, Ctrl-C, SIGTERM, SIGHUP), and one left by a killed build is removed by
-the next build in that folder.
+Issues are inserted in batches as they are read, so memory does not grow with the file. Each batch's
+full-text rows go in with it, and the index's segments are merged once, at the end. (A thread reading
+the next batch does not pay: `executemany` takes the GIL back for every row, so the two threads mostly
+wait on each other.) The secondary indexes are built once at the end, which is much faster than
+maintaining them row by row. The temp file carries this process's id in its name: it is removed on
+every way out (error, Ctrl-C, SIGTERM, SIGHUP), and one left by a killed build is removed by the next
+build in that folder.
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ STALE_UNNAMED_S = 600.0
 Progress = Callable[[int, int, str], None]
 """Called with (bytes read, bytes in all, what is happening now) while a build runs."""
 
+# The full-text index's tokenizer, chosen on purpose: `porter` folds inflections onto one stem (expired,
+# expires, expiring and expiration are all "expir"), `unicode61 remove_diacritics 2` folds case and
+# accents. Derived forms that stem apart (porter makes a final y an i: expiry is "expiri") are joined at
+# query time, where such a word also matches as a prefix (see `match_terms` in orbit/issues.py).
+# Trigrams were weighed and rejected: about three times the index, and still no stemming. The index
+# keeps no copy of the text (external content, read through the `issue_text` view for snippets): half the db.
 TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE issues (
@@ -59,18 +67,6 @@ CREATE TABLE comments (
     body TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
-"""
-
-# The tokenizer, chosen on purpose: `porter` folds inflections onto one stem (expired, expires,
-# expiring and expiration are all "expir"), `unicode61 remove_diacritics 2` folds case and accents.
-# Derived forms that stem apart (porter makes a final y an i: expiry is "expiri") are joined at
-# query time, where such a word also matches as a prefix (see `match_terms` in orbit/issues.py). Trigrams were weighed
-# and rejected: about three times the index, and still no stemming. The index keeps no copy of
-# the text (external content, read through the `issue_text` view for snippets): half the db.
-INDEXES = """
-CREATE INDEX comments_by_issue ON comments(issue_id, position);
-CREATE INDEX issue_labels_by_label ON issue_labels(label_id);
-CREATE INDEX issues_by_created ON issues(created_at);
 CREATE VIEW issue_text AS SELECT i.id AS id, i.title AS title, i.body AS body,
     coalesce((SELECT group_concat(c.body, char(10, 10))
               FROM (SELECT body FROM comments WHERE issue_id = i.id ORDER BY position) AS c), '') AS comments
@@ -79,7 +75,16 @@ CREATE VIRTUAL TABLE issues_fts USING fts5(
     title, body, comments, content = 'issue_text', content_rowid = 'id',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
-INSERT INTO issues_fts (issues_fts) VALUES ('rebuild');
+INSERT INTO issues_fts (issues_fts, rank) VALUES ('automerge', 0);
+"""
+COMMENTS_JOINED = "\n\n"
+"""How `issue_text` joins an issue's comments (group_concat's separator): a build inserts the
+full-text rows as that view reads them."""
+INDEXES = """
+CREATE INDEX comments_by_issue ON comments(issue_id, position);
+CREATE INDEX issue_labels_by_label ON issue_labels(label_id);
+CREATE INDEX issues_by_created ON issues(created_at);
+INSERT INTO issues_fts (issues_fts, rank) VALUES ('automerge', 4);
 """
 
 
@@ -211,6 +216,10 @@ def _insert_batch(conn: sqlite3.Connection, batch: list[tuple[int, dict[str, Any
             for position, c in enumerate(issue["comments"])
         ],
     )
+    conn.executemany(
+        "INSERT INTO issues_fts (rowid, title, body, comments) VALUES (?, ?, ?, ?)",
+        [(i["id"], i["title"], i["body"], COMMENTS_JOINED.join(c["body"] for c in i["comments"])) for _, i in batch],
+    )
 
 
 def _refuse_duplicates(conn: sqlite3.Connection, batch: list[tuple[int, dict[str, Any]]]) -> None:
@@ -225,7 +234,7 @@ def _refuse_duplicates(conn: sqlite3.Connection, batch: list[tuple[int, dict[str
 
 
 def _finish(conn: sqlite3.Connection, stat: os.stat_result, sha256: str, count: int) -> None:
-    """The indexes, the full-text index and the freshness stamp (size, mtime, hash of the JSONL)."""
+    """The indexes and the freshness stamp (size, mtime, hash of the JSONL)."""
     _run_script(conn, INDEXES)
     conn.executemany(
         "INSERT INTO meta VALUES (?, ?)",

@@ -28,31 +28,44 @@ MAX_SQLITE_INT = 2**63 - 1
 
 def check_issue(issue: Any, line_no: int) -> dict[str, Any]:
     """One decoded record, checked; a DataError naming its line when it breaks the contract."""
-    where = f"issues.jsonl line {line_no}"
+    # Written for speed (every record of a 100,000-issue file passes here): direct checks, no
+    # generator per record, the message built only when one is raised.
     if type(issue) is not dict or issue.keys() != _ISSUE_KEYS:
-        raise DataError(f"{where}: an issue must have exactly the fields {', '.join(ISSUE_FIELDS)}")
-    if type(issue["id"]) is not int or issue["state"] not in STATES:
-        raise DataError(f"{where}: bad id or state")
-    if not 1 <= issue["id"] <= MAX_SQLITE_INT:
-        digits = str(issue["id"])
+        raise _broken(line_no, f"an issue must have exactly the fields {', '.join(ISSUE_FIELDS)}")
+    issue_id = issue["id"]
+    if type(issue_id) is not int or issue["state"] not in STATES:
+        raise _broken(line_no, "bad id or state")
+    if not 1 <= issue_id <= MAX_SQLITE_INT:
+        digits = str(issue_id)
         shown = digits if len(digits) <= 24 else f"{digits[:12]}… ({len(digits)} digits)"
-        raise DataError(f"{where}: the id {shown} is not a whole number from 1 to {MAX_SQLITE_INT}")
-    if not all(isinstance(issue[name], str) for name in ("title", "created_at", "body")):
-        raise DataError(f"{where}: title, created_at and body must be text")
+        raise _broken(line_no, f"the id {shown} is not a whole number from 1 to {MAX_SQLITE_INT}")
+    if not (
+        isinstance(issue["title"], str) and isinstance(issue["created_at"], str) and isinstance(issue["body"], str)
+    ):
+        raise _broken(line_no, "title, created_at and body must be text")
     if not isinstance(issue["author"], str | None):
-        raise DataError(f"{where}: the author must be text, or null when unknown")
-    if not isinstance(issue["labels"], list) or not all(isinstance(label, str) for label in issue["labels"]):
-        raise DataError(f"{where}: labels must be a list of strings")
-    if not isinstance(issue["comments"], list):
-        raise DataError(f"{where}: comments must be a list")
-    for comment in issue["comments"]:
+        raise _broken(line_no, "the author must be text, or null when unknown")
+    labels = issue["labels"]
+    if not isinstance(labels, list) or not _TEXT_ONLY.issuperset(map(type, labels)):
+        raise _broken(line_no, "labels must be a list of strings")
+    comments = issue["comments"]
+    if not isinstance(comments, list):
+        raise _broken(line_no, "comments must be a list")
+    for comment in comments:
         if type(comment) is not dict or comment.keys() != _COMMENT_KEYS:
-            raise DataError(f"{where}: a comment must have exactly the fields {', '.join(COMMENT_FIELDS)}")
+            raise _broken(line_no, f"a comment must have exactly the fields {', '.join(COMMENT_FIELDS)}")
         if not (type(comment["body"]) is type(comment["created_at"]) is str) or not isinstance(
             comment["author"], str | None
         ):
-            raise DataError(f"{where}: a comment's body and created_at must be text, its author text or null")
+            raise _broken(line_no, "a comment's body and created_at must be text, its author text or null")
     return issue
+
+
+_TEXT_ONLY = frozenset({str})
+
+
+def _broken(line_no: int, what: str) -> DataError:
+    return DataError(f"issues.jsonl line {line_no}: {what}")
 
 
 @dataclass

@@ -4,6 +4,7 @@ one-way-out checks read."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,9 +20,15 @@ def dotted(node: ast.expr) -> str:
     return "?"
 
 
+@functools.cache  # the architecture test and the one-way checks read every module: parsed once per test process
+def nodes(source: str) -> tuple[ast.AST, ...]:
+    """Every node of the syntax tree of `source`."""
+    return tuple(ast.walk(ast.parse(source)))
+
+
 def calls(source: str) -> Iterator[tuple[ast.Call, str]]:
     """Each call in `source` with the dotted name of what it calls."""
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes(source):
         if isinstance(node, ast.Call):
             yield node, dotted(node.func)
 
