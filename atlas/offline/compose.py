@@ -44,6 +44,7 @@ from atlas.offline.reading.self_named import (
     self_login,
     without_introduction,
 )
+from atlas.offline.reading.times_against import times_set_against
 from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
 from atlas.offline.reading.words import corrected, plain, spelled_out
 
@@ -126,6 +127,9 @@ def _acts_of(
             acts.append(Act(Intent.NOTHING, request.text, notes=[introduced(login)]))
             continue
         act = act_of(request, text, context, vocabulary, tools, prior, earlier)
+        if act.intent in _ASKED_PER_TIME and (times := times_set_against(text)):  # `in march 2024 vs march 2023`
+            acts += [act_of(request, said, context, vocabulary, tools, prior, earlier) for said in times]
+            continue
         if asks_for_own(text) and _reads_issues_of_someone(act):  # `my open issues`: whose, the person said before
             own = mine_named(without_introduction(text), me) if me else None
             act = act_of(request, own, context, vocabulary, tools, prior, earlier) if own else _unknown_self(request)
@@ -139,6 +143,8 @@ def _acts_of(
     return acts
 
 
+_ASKED_PER_TIME = frozenset({Intent.SEARCH, Intent.COUNT})
+"""Reads a request asks once for each of two times set against each other (a tally splits by year itself)."""
 _READS_FOR_SOMEONE = frozenset(
     {Intent.SEARCH, Intent.COUNT, Intent.ORDERED, Intent.TALLY, Intent.LOOKUP, Intent.SYMPTOM}
 )

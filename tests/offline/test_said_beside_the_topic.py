@@ -196,3 +196,36 @@ def test_a_typo_of_a_label_before_the_issues_is_that_label_and_said() -> None:
     assert made == [("search_issues", {"query": "", "state": "closed", "label": "enhancement", "count_only": True})]
     assert notes == ["This project has no label “enhancment”: I took `enhancement`, the nearest of its labels."]
     assert calls("open parquet issues") == [("search_issues", {"query": "parquet", "state": "open"})]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "open enhancements with no activity",
+        "open enhancements that nobody has touched",
+        "untouched open enhancements",
+        "open enhancements that have never been updated",
+    ],
+)
+def test_idle_issues_with_no_time_said_are_the_longest_inactive_first(question: str) -> None:
+    found, notes = plan_of(question)
+    expected = {"query": "", "state": "open", "label": "enhancement", "order": "least_recently_updated"}
+    assert found == [("search_issues", expected)]
+    assert any("longest inactive first" in note for note in notes)
+
+
+def test_idle_said_beside_another_order_keeps_that_order_and_says_so() -> None:
+    found, notes = plan_of("list the oldest open enhancements nobody has touched")
+    assert found == [("search_issues", {"query": "", "state": "open", "label": "enhancement", "order": "oldest"})]
+    assert any("never touched" in note for note in notes)
+
+
+def test_a_count_of_idle_issues_with_no_time_counts_all_and_says_why() -> None:
+    found, notes = plan_of("how many open bugs with no activity")
+    assert found == [("search_issues", {"query": "", "state": "open", "label": "bug", "count_only": True})]
+    assert any("cannot tell which are idle" in note for note in notes)
+
+
+def test_idle_with_a_time_is_the_activity_filter_and_no_order() -> None:
+    [(_, arguments)] = calls("open bugs with no activity in 6 months")
+    assert "updated_before" in arguments and "order" not in arguments and arguments["query"] == ""

@@ -19,6 +19,7 @@ from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import SIMILAR_RE
 from atlas.offline.reading.search import IN_THEIR_TEXT_RE, search_in, wants_search
+from atlas.offline.reading.search_clauses import without_idle
 from atlas.offline.reading.search_labels import label_named_first, named_label, one_of_a_label
 from atlas.offline.reading.unread_filters import names_unread
 from atlas.offline.reading.vocabulary import Vocabulary
@@ -145,7 +146,7 @@ _FILTER_FILLER_RE = lazy(
 
 def _is_search(text: str, vocabulary: Vocabulary) -> bool:
     """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
-    if _only_filters(text, vocabulary.labels):
+    if _only_filters(without_idle(text), vocabulary.labels):  # `open enhancements nobody has touched`
         return True
     # A state beside a time or an author (`stuff opened before 2021 that's still open`) is a filter, said any way.
     filtered = bool(STATE_RE.search(text) and names_people_or_days(text, vocabulary.people))

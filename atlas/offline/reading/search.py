@@ -22,7 +22,7 @@ from atlas.offline.reading.labels import label_from_token, severity_label
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import ORDER_RE, order_in
 from atlas.offline.reading.people import ProjectPeople
-from atlas.offline.reading.search_clauses import state_said_first, titles_only
+from atlas.offline.reading.search_clauses import idle_without_time, state_said_first, titles_only
 from atlas.offline.reading.search_labels import (
     LABEL_FILTER_RE,
     QUERY_LEAD_RE,
@@ -174,18 +174,15 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     """Search filters: state and label words, an author, a limit, and the topic as the query."""
     text = without_unread_filters(_without_who_for(text), notes)
     notes += titles_only(text)
-    counted = asks_count(text)  # the most hits there are: fewer than that is every match
-    if counted:
-        text = text[: counted.start()] + " " + text[counted.end() :]  # `number` is no topic
+    counted, text = _cut(asks_count(text), text)  # the most hits there are: fewer is every match; `number` no topic
     order, text = order_in(_NOW_RE.sub(" ", state_said_first(text)))
     text, kind_count = (text, None) if counted else _count_before_kind(text)
     text, filters = people_and_days(text, notes, people)
+    order, text = idle_without_time(text, order, notes, counted=bool(counted), filters=filters)
     more_authors = tuple(filters.pop("more_authors", "").split())
     text = _LATELY_RE.sub(" ", text)
     excluded, text = excluded_labels(text, labels)  # `not labelled streaming`: one label left out, not all
-    unlabelled = NO_LABEL_RE.search(text)
-    if unlabelled:
-        text = text[: unlabelled.start()] + " " + text[unlabelled.end() :]
+    unlabelled, text = _cut(NO_LABEL_RE.search(text), text)
     chosen, either, rest = _labels_named(text, labels)
     chosen, rest, taken = (chosen, rest, []) if either else typo_labels(chosen, rest, labels)
     if unlabelled:  # `bugs w/o labels`: issues with no label are not of any label, so the kind is only a noun
@@ -230,6 +227,11 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         more_authors=more_authors,
         **filters,
     )
+
+
+def _cut(found: re.Match[str] | None, text: str) -> tuple[re.Match[str] | None, str]:
+    """What was found, and the words without it."""
+    return found, text if found is None else text[: found.start()] + " " + text[found.end() :]
 
 
 def _limit_in(rest: str, *, counted: bool, kind_count: int | None) -> tuple[int | None, str]:

@@ -5,6 +5,7 @@ an afterthought, and words asked for in titles alone (which the search tool cann
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from atlas.offline.reading.lazy import lazy
 
@@ -42,3 +43,50 @@ def state_said_first(text: str) -> str:
     if said := _STATE_LAST_RE.search(text):
         return f"{said.group('state')} {text[: said.start()]}"
     return text
+
+
+_NOBODY = r"(?:nobody|no[\s-]?one|no\s+maintainers?)"
+_IDLE_RE = lazy(
+    r"\s*\b(?:(?:with|having|that\s+(?:have|has|had)|and)\s+)?(?:no|not\s+any|zero|without(?:\s+any)?)\s+"
+    r"(?:activity|updates?|movement)\b"
+    r"|\s*\b(?:untouched|inactive|idle|dormant|abandoned)\b"
+    rf"|\s*\b(?:that\s+|which\s+)?{_NOBODY}\s+(?:has\s+|have\s+|had\s+)?(?:ever\s+)?(?:touched|updated|looked\s+at"
+    r"|worked\s+on)(?:\s+(?:it|them|yet|since))?\b"
+    r"|\s*\b(?:that\s+|which\s+)?(?:(?:have|has|had)\s+)?never\s+(?:been\s+)?(?:touched|updated)\b",
+    re.I,
+)
+"""`open enhancements with no activity`, `the oldest bug nobody has touched`: issues idle, with no time said."""
+_IDLE_NOTE = (
+    "No time was said for the issues' quiet: these are the longest inactive first (name one for a cut-off: "
+    "`no activity in 6 months`)."
+)
+_IDLE_COUNTED_NOTE = (
+    "No time was said for the issues' quiet, so I cannot tell which are idle: this counts all that match the rest "
+    "(name one: `no activity in 6 months`)."
+)
+_IDLE_IN_ORDER_NOTE = (
+    "I cannot tell which issues were never touched; these are in the order asked (`least recently updated` "
+    "puts the longest inactive first)."
+)
+
+
+def without_idle(text: str) -> str:
+    """The words without a clause saying the issues are idle (a filter now, as a time is)."""
+    return _IDLE_RE.sub(" ", text)
+
+
+def idle_without_time(
+    text: str, order: str | None, notes: list[str], *, counted: bool = False, filters: Mapping[str, str] | None = None
+) -> tuple[str | None, str]:
+    """Issues said to be idle with no time (`with no activity`, `nobody has touched`): sorted by their last activity,
+    the longest quiet first, unless the request asked for another order (a count has none); the words without the
+    clause. `filters`: those read already; with a time of activity among them the clause is that filter's."""
+    found = _IDLE_RE.search(text)
+    if found is None or any(name.startswith("updated_") for name in filters or {}):
+        return order, text
+    rest = text[: found.start()] + " " + text[found.end() :]
+    if counted:
+        notes.append(_IDLE_COUNTED_NOTE)
+        return order, rest
+    notes.append(_IDLE_NOTE if order in {None, "least_recently_updated"} else _IDLE_IN_ORDER_NOTE)
+    return order or "least_recently_updated", rest
