@@ -46,6 +46,7 @@ def inbox(
     ),
     about: str = typer.Option("", "--about", metavar="WORDS", help="Only issues with all these words."),
     since: str | None = typer.Option(None, "--since", metavar="DAY", help="Only issues opened on or after DAY."),
+    label: str = typer.Option("", "--label", metavar="NAME", help="Only issues carrying this label."),
 ) -> None:
     """The open issues that need a maintainer, most severe first, then oldest. Nothing is changed."""
     from atlas.commands import guarded
@@ -58,7 +59,7 @@ def inbox(
     chosen = next((known for known in INBOX_ORDERS if known == order), None)
     if chosen is None:
         raise typer.BadParameter(f"{order!r} is not one of {', '.join(INBOX_ORDERS)}", param_hint="--order")
-    narrowed = InboxFilter(about, since_day(since))
+    narrowed = InboxFilter(about, since_day(since), label)
     guarded(lambda: run_inbox(as_json=as_json, limit=limit, only=only, order=chosen, narrowed=narrowed), state=True)
 
 

@@ -33,6 +33,10 @@ class InboxArgs(NamedTuple):
         date | None,
         Arg(description="Only issues opened on or after this day (YYYY-MM-DD)."),
     ] = None
+    label: Annotated[
+        str,
+        Arg(max_length=100, description="Only issues carrying this label, as the project spells it (list_labels)."),
+    ] = ""
 
 
 class TriageArgs(NamedTuple):
@@ -58,8 +62,8 @@ def _plan_sources(args: Any, data: Any) -> list[str]:
 def list_inbox(args: InboxArgs, ctx: ToolContext) -> dict[str, Any]:
     """The open issues that need a maintainer and why (untriaged: a label group missing; unanswered; waiting on
     the reporter; new since the last `atlas inbox`; stale: no activity for a while), most severe first, then
-    oldest, unless `order` asks for the newest or the oldest opened first; narrowed to a topic (`about`) and
-    issues opened since a day when asked. `counts` says how many there are for each reason."""
+    oldest, unless `order` asks for the newest or the oldest opened first; narrowed to a topic (`about`), a
+    `label` and issues opened since a day when asked. `counts` says how many there are for each reason."""
     from atlas.triage.inbox_filter import InboxFilter
     from atlas.triage.memory import last_seen
     from atlas.triage.own_writes import commented_through_atlas
@@ -71,7 +75,7 @@ def list_inbox(args: InboxArgs, ctx: ToolContext) -> dict[str, Any]:
     if args.only in THREAD_REASONS and not known:  # unknown, not zero: the data cannot say who is waiting
         return {"total": None, "counts": {}, "issues": [], "comments_known": False, "note": COMMENTS_UNKNOWN}
     seen = last_seen(ctx.home, project.corpus.identity())
-    within = InboxFilter(args.about, args.opened_since).issue_ids(ctx.data, ctx.home)
+    within = InboxFilter(args.about, args.opened_since, args.label).issue_ids(ctx.data, ctx.home)
     commented = commented_through_atlas(project)
     items = list(inbox_items(project, seen_until=seen, commented=commented, order=args.order, within=within))
     counts: dict[str, int] = {}

@@ -75,3 +75,26 @@ def test_the_inbox_is_narrowed_to_the_topic_and_first_day_said(
 @pytest.mark.parametrize("question", ["stale issues since March", "untriaged issues by svetlana-k"])
 def test_days_or_people_the_inbox_cannot_narrow_to_are_a_search(question: str) -> None:
     assert calls(question)[0][0] == "search_issues"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("bugs with no reply", {"only": "unanswered", "label": "type:bug"}),
+        (
+            "unanswered questions about the scheduler",
+            {"only": "unanswered", "about": "scheduler", "label": "type:question"},
+        ),
+        ("any open questions people asked that were never answered?", {"only": "unanswered", "label": "type:question"}),
+        ("stale feature requests", {"only": "stale", "label": "type:feature"}),
+        ("which bugs are stale?", {"only": "stale", "label": "type:bug"}),
+        ("what needs my attention?", {}),
+    ],
+)
+def test_the_inbox_narrowed_to_the_label_its_issues_are_named_by(question: str, expected: dict[str, Any]) -> None:
+    assert calls(question) == [("list_inbox", expected)]
+
+
+@pytest.mark.parametrize("question", ["idle workers", "issues about stale leases", "stale jobs in the redis broker"])
+def test_stale_said_of_a_thing_that_is_no_issue_is_no_inbox(question: str) -> None:
+    assert "list_inbox" not in [name for name, _ in calls(question)]

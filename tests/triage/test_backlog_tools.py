@@ -11,6 +11,7 @@ from atlas.conversation.loop import run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.foundation.config import bundled_data_dir
 from atlas.offline import OfflinePlanner
+from atlas.orbit.labels import AddLabelArgs, add_label
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import ToolContext
 from atlas.triage.backlog_tools import InboxArgs, TriageArgs, list_inbox, plan_triage
@@ -120,3 +121,25 @@ def test_a_day_the_inbox_cannot_read_is_a_usage_error(tmp_path: Path) -> None:
 def test_words_the_inbox_is_narrowed_to_are_said_short(tmp_path: Path) -> None:
     done = invoke("inbox", "--about", "zzz " * 500, env=atlas_env(tmp_path))
     assert done.code == 0 and "no open issue about zzz" in done.stdout and len(done.stdout) < 200
+
+
+def test_the_inbox_narrowed_to_a_label_counts_atlas_own_label_writes(tmp_path: Path) -> None:
+    env = atlas_env(tmp_path)
+    whole = lines(invoke("inbox", "--json", env=env))
+    questions = [item for item in whole if "type:question" in item["labels"]]
+    assert questions and len(questions) < len(whole)
+    assert lines(invoke("inbox", "--json", "--label", "type:question", env=env)) == questions
+    ctx = ToolContext(data=bundled_data_dir(), home=tmp_path)
+    narrowed = list_inbox(InboxArgs(label="type:question", limit=50), ctx)
+    assert [item["id"] for item in narrowed["issues"]] == [item["id"] for item in questions]
+    other = next(item for item in whole if "type:question" not in item["labels"])
+    add_label(AddLabelArgs(issue_id=other["id"], label="type:question"), ctx)  # as an approved write makes it
+    after = [item["id"] for item in lines(invoke("inbox", "--json", "--label", "type:question", env=env))]
+    assert other["id"] in after and len(after) == len(questions) + 1
+
+
+def test_a_label_no_issue_has_is_one_line_that_names_the_nearest(tmp_path: Path) -> None:
+    done = invoke("inbox", "--label", "questions", env=atlas_env(tmp_path))
+    assert done.code != 0 and "Traceback" not in done.stderr
+    assert "No issue has the label 'questions'; did you mean 'type:question'?" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -1,8 +1,9 @@
 """Requests about the backlog as a whole, for the offline planner: the inbox and a triage plan.
 
 `what needs my attention?`, `list stale issues`, `anything unanswered?`, `anything urgent?` read the inbox
-(`list_inbox`, the code of `atlas inbox`), narrowed to a reason when one is named, to a topic and a first
-day when they are said (`untriaged issues about streaming`, `… from the last two weeks`), by the date
+(`list_inbox`, the code of `atlas inbox`), narrowed to a reason when one is named, to a topic, a label and a
+first day when they are said (`untriaged issues about streaming`, `bugs with no reply`, `unanswered questions`,
+`… from the last two weeks`), by the date
 opened when an order is (`the newest untriaged issues`); `triage the new issues`, `triage 132 and 135`
 read a plan (`plan_triage`, the code of `atlas triage --dry-run`) that the person reviews: nothing is
 changed. `triage` as a noun (`the triage doc`) is not a request to triage; issues with no label at all
@@ -12,11 +13,13 @@ changed. `triage` as a noun (`the triage doc`) is not a request to triage; issue
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from atlas.offline.acts.act import LEAD, Act, Intent
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.authors_and_days import people_and_days
 from atlas.offline.reading.entities import issue_refs
+from atlas.offline.reading.issue_refs import KIND_OF_ISSUES
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import INBOX_BY_DATE, order_in
 from atlas.offline.reading.search import NO_LABEL_RE, search_in
@@ -28,6 +31,8 @@ _REASONS = {
     "unanswered": r"unanswered|unreplied"
     r"|(?:no|without\s+(?:any\s+)?|zero)\s+(?:repl(?:y|ies)|answers?|responses?|comments?)"
     r"|(?:nobody|no\s+one|no-one)\s+(?:has\s+|have\s+)?(?:answered|replied|responded|commented)(?:\s+(?:to|on))?"
+    r"|never\s+(?:been\s+)?(?:answered|replied\s+to|responded\s+to)"
+    r"|never\s+(?:got|gotten|had|received)\s+(?:an?\s+|any\s+)?(?:answers?|repl(?:y|ies)|responses?)"
     r"|waiting\s+(?:on|for)\s+(?:me|us|(?:a|an|our)\s+(?:reply|answer|response))",
     "waiting": r"waiting\s+(?:on|for)\s+(?:the\s+)?(?:reporters?|authors?|users?|them)",
     "stale": r"stale|idle|dormant|forgotten|neglected|rotting|(?:i|we)\s+(?:should|could|can)\s+close"
@@ -94,8 +99,9 @@ MAX_PLAN = 50
 """The most issues one triage plan takes (`plan_triage`'s own bound)."""
 
 
-def backlog_act(text: str, typed: str) -> Act | None:
-    """A request for the inbox or for a triage plan; None when the words ask for neither."""
+def backlog_act(text: str, typed: str, labels: Sequence[str] = ()) -> Act | None:
+    """A request for the inbox or for a triage plan; None when the words ask for neither. `labels`: the project's,
+    one of which may name the issues (`unanswered questions`, `stale enhancements`)."""
     if triage := _TRIAGE_RE.match(text):
         ids = issue_refs(triage.group("rest")) or issue_refs(text[: triage.start("rest")])  # `7421 triage`
         if ids:
@@ -117,14 +123,15 @@ def backlog_act(text: str, typed: str) -> Act | None:
     if "author" in filters:
         return None  # `untriaged issues by svetlana-k`: a search by the author says it more exactly
     reason = _REASON_RE.search(text)
-    if reason and not _QUALIFIES_ISSUES_RE.match(text, reason.end()):
+    if reason and not (_QUALIFIES_ISSUES_RE.match(text, reason.end()) or _label_follows(text, reason, labels)):
         reason = None  # `issues about stale leases`: the word is about something else
     since = filters.get("created_since") if reason else None  # `what needs me this week`: the week of the work
     if reason and filters and (set(filters) != {"created_since"} or reason.lastgroup in {"stale", "waiting"}):
         return None  # `stale since March`, `untriaged before 2024`: a search by days says it more exactly
     scope = text if reason is None else text[: reason.start()] + " " + text[reason.end() :]  # `waiting for a reply`
     topic = _TOPIC_RE.search(scope)
-    asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat(?:s)?\b|\bwhich\b|\bany(?:thing)?\b", text, re.I)
+    label = search_in(scope[: topic.start()] if topic else scope, [], labels).label if reason and labels else None
+    asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat(?:s)?\b|\bwhich\b|\bany(?:thing)?\b", text, re.I) or label
     if not (_NEEDS_ME_RE.search(text) or URGENT_RE.search(text) or (reason and asks_issues)):
         return None
     arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}
@@ -134,7 +141,22 @@ def backlog_act(text: str, typed: str) -> Act | None:
         arguments["about"] = about  # `untriaged issues about streaming`: the inbox narrowed to the topic
     if since:
         arguments["opened_since"] = since
+    if label:
+        arguments["label"] = label  # `bugs with no reply`: the inbox of the issues that label names
     return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
+
+
+def _label_follows(text: str, reason: re.Match[str], labels: Sequence[str]) -> bool:
+    """Whether the words right after a reason name one of the project's labels as the issues (`unanswered
+    questions`, `bugs with no reply`); after a word that says stale, which is said of many things (`idle workers`,
+    `stale cache`), only with a noun for issues (`stale feature requests`)."""
+    after = re.match(r"\s*((?:[\w:-]+\s*){1,3})", text[reason.end() :])
+    if not (labels and after) or (reason.lastgroup == "stale" and not _KIND_AFTER_RE.match(text, reason.end())):
+        return False
+    return bool(search_in(after.group(1), [], labels).label)
+
+
+_KIND_AFTER_RE = lazy(KIND_OF_ISSUES, re.I)
 
 
 def _plan_for_backlog(typed: str, limit: int = PLAN_LIMIT) -> Act:

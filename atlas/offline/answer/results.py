@@ -82,7 +82,9 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     total = data.get("total", "?")
     by_date = order if order in INBOX_BY_DATE else None
     about, since = call.arguments.get("about"), call.arguments.get("opened_since")
+    label = call.arguments.get("label")
     narrowed = [f"about {one_line(about, 60)}"] if about else []
+    narrowed += [f"labelled {one_line(label, 60)}"] if label else []
     narrowed += [f"opened since {since}"] if since else []
     title = "### Inbox" + "".join(f" · {part}" for part in ([only] if only else []) + narrowed)
     title += f" · {by_date} opened first" if by_date else ""
@@ -120,6 +122,7 @@ def inbox_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
         import shlex  # only for an inbox longer than its answer (shlex compiles a pattern at import)
 
         command += (f" --about {shlex.quote(str(about))}" if about else "") + (f" --since {since}" if since else "")
+        command += f" --label {shlex.quote(str(label))}" if label else ""
         lines += ["", f"{total - len(issues)} more not shown here: `{command}` lists every one."]
     if data.get("comments_known") is False and issues:
         lines += ["", "Whether anyone answered these is unknown: the data holds no comments (`atlas data sync`)."]
