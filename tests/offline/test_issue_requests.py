@@ -37,3 +37,20 @@ def test_asking_to_see_an_issue_asks_for_all_of_it(question: str, whole: bool) -
 def test_several_labels_in_one_sentence_are_all_planned(question: str, labels: list[tuple[int, str]]) -> None:
     planned = [(c.arguments["issue_id"], c.arguments["label"]) for c in read_question(question).actions()]
     assert planned == labels
+
+
+@pytest.mark.parametrize(
+    ("question", "compare"),
+    [
+        ("is 109 a duplicate of 41?", True),
+        ("are #41 and #109 the same issue?", True),
+        ("is #109 the same as #41", True),
+        ("are 41 and 109 related?", True),
+        ("show 41 and 109", False),
+        ("is 109 a duplicate?", False),
+    ],
+)
+def test_whether_two_issues_are_one_sets_them_side_by_side(question: str, compare: bool) -> None:
+    plan = read_question(question)
+    assert plan.compare is compare
+    assert {call.arguments["issue_id"] for call in plan.first_calls() if call.name == "get_issue"} >= {109}

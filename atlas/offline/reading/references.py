@@ -8,6 +8,12 @@ from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
 from atlas.offline.reading.lazy import lazy
 
 COMPARE_RE = lazy(r"\b(compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side)\b", re.I)
+SAME_RE = lazy(
+    r"\b(?:(?:the\s+)?same\s+as|the\s+same(?:\s+(?:issue|bug|thing|problem|report|root\s+cause|cause))?"
+    r"|dup(?:e|licate)?s?(?:\s+of)?|related)\b",
+    re.I,
+)
+"""`is 109 a duplicate of 41?`, `are 41 and 109 the same issue?`: a question two issues answer side by side."""
 _REFERENCE_RE = lazy(
     r"\b(?:that issue|this issue|the same issue|these issues|those issues|both of them"
     r"|both(?!\s+[\w:.-]+\s+and\b)|them|its|it)\b",
