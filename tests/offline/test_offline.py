@@ -465,3 +465,14 @@ def test_help_speaks_of_the_project_in_its_own_words() -> None:
     shown = help_text("blorp", True, project=project_examples(Vocabulary(labels=["enhancement"])))
     assert "`label #41 enhancement`" in shown and "`open issues labelled enhancement`" in shown
     assert not any(word in shown for word in ("Orbit", "ORB-", "comp:", "severity:", "lease", "Postgres", "docs"))
+
+
+def test_a_follow_up_finds_the_issues_a_message_named_without_a_hash(tools: Registry) -> None:
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "is 109 a duplicate of 41?"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "how many bugs in 2024"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "any similar ones?"},
+    ]
+    assert ("find_similar", {"issue_id": 109}) in calls_of(respond(history, tools))

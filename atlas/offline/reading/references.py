@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
+from atlas.offline.reading.issue_refs import MAX_ISSUES, bare_issue_ids, issue_ids_in
 from atlas.offline.reading.lazy import lazy
 
 COMPARE_RE = lazy(r"\b(compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side)\b", re.I)
@@ -42,5 +42,6 @@ def with_references(question: str, earlier: list[str]) -> str:
 
 
 def last_named(earlier: list[str]) -> list[int]:
-    """The issues the newest of the user's earlier messages that named any named."""
-    return next((ids for message in reversed(earlier) if (ids := issue_ids_in(message))), [])
+    """The issues the newest of the user's earlier messages that named any named (`#41`, or a number read as an
+    issue as the planner reads it: `is 6535 a duplicate of 2988?`)."""
+    return next((ids for message in reversed(earlier) if (ids := issue_ids_in(message) or bare_issue_ids(message))), [])
