@@ -229,3 +229,10 @@ def test_a_count_of_idle_issues_with_no_time_counts_all_and_says_why() -> None:
 def test_idle_with_a_time_is_the_activity_filter_and_no_order() -> None:
     [(_, arguments)] = calls("open bugs with no activity in 6 months")
     assert "updated_before" in arguments and "order" not in arguments and arguments["query"] == ""
+
+
+def test_a_count_and_which_are_in_a_state_are_the_count_and_those_issues() -> None:
+    assert calls("how many bugs are there and which are still open") == [
+        ("search_issues", {"query": "", "label": "bug", "count_only": True}),
+        ("search_issues", {"query": "", "state": "open", "label": "bug"}),
+    ]
