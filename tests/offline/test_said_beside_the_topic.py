@@ -1,8 +1,9 @@
 """What a maintainer says beside a search's topic: the state as an afterthought (`…, open only`), who did not label
 the issues, labels joined by `or` before the noun, a count of the issues just found, a quoted text to find the likes
 of, a week of a named month, a backlog to plan counted after its adjective, a tracker verb beside a label change, a
-how-to question on a project without docs, a title asked for, typos that are real words, and a few issues chosen by
-an order to compare."""
+how-to question on a project without docs, a title asked for, typos that are real words, a few issues chosen by
+an order to compare, idle issues with no time, a count and which of its issues are open, `and how many in 2024`,
+open and closed counted of one kind, and a version after `working on`."""
 
 from __future__ import annotations
 
@@ -236,3 +237,54 @@ def test_a_count_and_which_are_in_a_state_are_the_count_and_those_issues() -> No
         ("search_issues", {"query": "", "label": "bug", "count_only": True}),
         ("search_issues", {"query": "", "state": "open", "label": "bug"}),
     ]
+
+
+@pytest.fixture
+def in_2026(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("atlas.offline.reading.dates.today", lambda: date(2026, 12, 7))
+
+
+@pytest.mark.usefixtures("in_2026")
+def test_and_how_many_with_only_a_time_counts_the_same_issues_then() -> None:
+    found = calls("how many bugs in 2023 and how many in 2024")
+    assert found == [
+        (
+            "search_issues",
+            {
+                "query": "",
+                "label": "bug",
+                "created_since": "2023-01-01",
+                "created_before": "2024-01-01",
+                "count_only": True,
+            },
+        ),
+        (
+            "search_issues",
+            {
+                "query": "",
+                "label": "bug",
+                "created_since": "2024-01-01",
+                "created_before": "2025-01-01",
+                "count_only": True,
+            },
+        ),
+    ]
+    _, own = calls("how many bugs in 2023, and how many issues in 2024?")
+    assert own == (
+        "search_issues",
+        {"query": "", "created_since": "2024-01-01", "created_before": "2025-01-01", "count_only": True},
+    )
+
+
+@pytest.mark.parametrize(
+    "question", ["how many bugs are open and how many are closed?", "how many bugs are still open, and how many closed"]
+)
+def test_open_and_closed_counted_of_a_kind_is_a_count_by_state_of_it(question: str) -> None:
+    assert calls(question) == [("count_issues_by", {"label": "bug", "by": "state"})]
+
+
+def test_a_version_after_working_on_is_no_issue() -> None:
+    assert calls("is anyone working on the pyarrow 19 incompatibility?") == [
+        ("search_issues", {"query": "pyarrow 19 incompatibility"})
+    ]
+    assert calls("is anyone looking into 7405?")[0] == ("get_issue", {"issue_id": 7405})

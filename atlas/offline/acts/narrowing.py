@@ -29,6 +29,17 @@ NARROWING_RE = lazy(
 _OF_THOSE_RE = lazy(r"\bhow\s+many\s+(?:of\s+(?:them|those|these)\s+)?(?:are|is|were|was|remain)\b", re.I)
 """`how many are still open?`, `how many of them were closed?`: a count of the issues found before, said by a verb
 with no noun of its own."""
+_NOUN_RE = lazy(r"\b(?:issues?|bugs?|tickets?|reports?|requests?|enhancements?|features?|ones?)\b", re.I)
+
+
+def _only_a_time_counted(own: Search, text: str) -> bool:
+    """`how many in 2024?` after a count: only a time of opening is said, no issues of its own (`how many issues in
+    2024?` counts all of them)."""
+    timed = own.created_since is not None or own.created_before is not None
+    alone = replace(own, created_since=None, created_before=None) == Search(count=True)
+    return timed and alone and not _NOUN_RE.search(text)
+
+
 _FILTERS = ("state", "author", "created_since", "created_before", "updated_since", "updated_before")
 _AGAIN_RE = lazy(r"^\W*(?:and|but|what\s+about|how\s+about|only|just|now)\b\s*(?:for\s+|with\s+|in\s+(?=the\b))?", re.I)
 """How a request of filters alone points back at the one before."""
@@ -52,6 +63,9 @@ def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) 
         own = search_in(text, notes, vocabulary.labels, vocabulary.people) if asks_count(text) else None
         if own is not None and own.query is None and _OF_THOSE_RE.search(text):  # `how many are still open?`
             return Act(Intent.COUNT, typed, search=replace(within(own, before.search), count=True, limit=None))
+        if own is not None and before.search.count and _only_a_time_counted(own, text):  # `…, and how many in 2024?`
+            search = replace(before.search, created_since=own.created_since, created_before=own.created_before)
+            return Act(Intent.COUNT, typed, search=search, notes=notes)
         if own is None or own != Search(count=own.count):
             return None  # a count of its own subject (`how many closed ones?` names a state)
         return Act(Intent.COUNT, typed, search=replace(before.search, count=True, limit=None), notes=notes)

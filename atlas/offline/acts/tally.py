@@ -39,7 +39,8 @@ _SAID = {
     # `open or closed`, `open and closed` ask for all of them, not for the split.
     "state": r"\bopen\s+(?:vs\.?|versus|against)\s+closed\b|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"
     r"|\b(?:split|ratio|breakdown)\s+(?:between|of)\s+open\s+(?:and|vs\.?|versus|to)\s+closed\b"
-    rf"|\bhow\s+many\s+(?:are\s+)?(?:open|closed)\s+(?:and|vs\.?)\s+how\s+many\b|{_EACH}state\b",
+    r"|\bhow\s+many\s+(?P<kind>(?:(?!and\b)[\w:-]+\s+){0,3}?)(?:(?:are|is|were)\s+)?(?:still\s+)?(?:open|closed),?\s+(?:and|vs\.?)"
+    rf"\s+how\s+many\b|{_EACH}state\b",
 }
 """How each grouping is said, in the order they are tried."""
 _GROUPS = tuple((by, lazy(words, re.I)) for by, words in _SAID.items())

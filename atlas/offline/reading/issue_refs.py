@@ -102,11 +102,12 @@ _IN_TOPIC_RE = lazy(
     r"\b(?:mentioning|mentions?|about|regarding|concerning|involving|containing|matching|referenc(?:ing|es?|ed)|cit(?:ing|es?)"
     r"|(?:problems?|issues?|errors?|trouble|bugs?|crash(?:es)?|failures?)\s+with"
     r"|(?<=anything\s)on(?=\s+(?!(?:the|a|an|it|this|that)\b)))\s+"
-    r"(?!(?:issues?|tickets?|bugs?|#)\b)(?:[\w.+-]+\s+){1,3}$",
+    r"(?!(?:issues?|tickets?|bugs?|#)\b)(?:[\w.+-]+\s+){1,3}$"
+    r"|\b(?:working\s+on|looking\s+(?:at|into))\s+(?:(?:the|a|an|this|that)\s+)?(?:[a-z][\w.+-]*\s+){1,2}$",
     re.I,
 )
-"""`issues mentioning pyarrow 15`, `bugs about python 3`, `problems with fsspec 2024`: a number inside the topic
-is a version, not an issue."""
+"""`issues mentioning pyarrow 15`, `bugs about python 3`, `problems with fsspec 2024`, `is anyone working on the
+pyarrow 19 incompatibility`: a number inside the topic is a version, not an issue."""
 _YEAR_BEFORE = frozenset({"in", "during", "of", "vs", "versus"}) | {
     name.lower() for name in (*calendar.month_name, *calendar.month_abbr) if name
 }
