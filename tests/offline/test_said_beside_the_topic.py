@@ -288,3 +288,10 @@ def test_a_version_after_working_on_is_no_issue() -> None:
         ("search_issues", {"query": "pyarrow 19 incompatibility"})
     ]
     assert calls("is anyone looking into 7405?")[0] == ("get_issue", {"issue_id": 7405})
+
+
+def test_a_state_asked_of_similar_issues_is_said_to_be_shown_not_kept() -> None:
+    plan = read_question("similar issues to 7419 that are still open", FLAT, (*TOOLS, "find_similar"))
+    assert ("find_similar", {"issue_id": 7419}) in [(call.name, call.arguments) for call in plan.first_calls()]
+    assert any("cannot keep only the still open ones" in note for note in plan.notes)
+    assert not read_question("similar issues to 7419", FLAT, (*TOOLS, "find_similar")).notes

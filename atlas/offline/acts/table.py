@@ -305,4 +305,10 @@ def _triage_read(text: str, context: Sequence[int], tools: frozenset[str], earli
     act = Act(Intent.LOOKUP, text, issue_ids=ids[:1])
     if tool in tools:
         act.reads = [PlannedCall(tool, {"issue_id": ids[0]})]
+    if tool == "find_similar" and (state := STATE_RE.search(text)):  # `similar issues to 7419 that are still open`
+        wanted = state.group(0).lower()
+        act.notes.append(
+            f"Similar issues are ranked among all issues, open and closed; I cannot keep only the {wanted} ones, but "
+            "each one's state is shown."
+        )
     return act
