@@ -476,3 +476,12 @@ def test_a_follow_up_finds_the_issues_a_message_named_without_a_hash(tools: Regi
         {"role": "user", "content": "any similar ones?"},
     ]
     assert ("find_similar", {"issue_id": 109}) in calls_of(respond(history, tools))
+
+
+def test_a_follow_up_asking_whether_it_is_a_duplicate_sets_both_side_by_side(tools: Registry) -> None:
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "#41"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "is it a duplicate of #109?"},
+    ]
+    assert calls_of(respond(history, tools)) == [issue(41), issue(109)]

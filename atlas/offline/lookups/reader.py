@@ -14,7 +14,7 @@ from atlas.offline.lookups.unplanned import docs_by_topic, unanswered, unplanned
 from atlas.offline.plan import Plan, codes_in, project_examples
 from atlas.offline.reading.issue_refs import CODE_RE, MAX_ISSUES, bare_issue_ids, issue_ids_in
 from atlas.offline.reading.lazy import lazy
-from atlas.offline.reading.references import COMPARE_RE, SAME_RE
+from atlas.offline.reading.references import COMPARE_RE
 from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
 from atlas.offline.reading.words import corrected, plain, spelled_out
 
@@ -56,7 +56,7 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     bare = bare_issue_ids(CODE_RE.sub(" ", text))
     plan.issue_ids += [issue_id for issue_id in bare if issue_id not in plan.issue_ids]
     plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
-    plan.compare = len(plan.issue_ids) >= 2 and bool(COMPARE_RE.search(text) or SAME_RE.search(text))
+    plan.compare = len(plan.issue_ids) >= 2 and bool(COMPARE_RE.search(text))
     plan.explain = bool(plan.issue_ids) and bool(EXPLAIN_RE.search(text))
     plan.whole = bool(plan.issue_ids) and not plan.compare and not plan.explain and bool(_WHOLE_ISSUE_RE.search(text))
     aliases = doc_aliases(vocabulary)

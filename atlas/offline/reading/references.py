@@ -7,13 +7,13 @@ import re
 from atlas.offline.reading.issue_refs import MAX_ISSUES, bare_issue_ids, issue_ids_in
 from atlas.offline.reading.lazy import lazy
 
-COMPARE_RE = lazy(r"\b(compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side)\b", re.I)
-SAME_RE = lazy(
-    r"\b(?:(?:the\s+)?same\s+as|the\s+same(?:\s+(?:issue|bug|thing|problem|report|root\s+cause|cause))?"
-    r"|dup(?:e|licate)?s?(?:\s+of)?|related)\b",
+COMPARE_RE = lazy(
+    r"\b(?:compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side|(?:the\s+)?same\s+as"
+    r"|the\s+same(?:\s+(?:issue|bug|thing|problem|report|root\s+cause|cause))?|dup(?:e|licate)?s?(?:\s+of)?|related)\b",
     re.I,
 )
-"""`is 109 a duplicate of 41?`, `are 41 and 109 the same issue?`: a question two issues answer side by side."""
+"""Issues set side by side: `compare #41 and #87`, and whether two are one (`is 109 a duplicate of 41?`, `are 41 and
+109 the same issue?`)."""
 _REFERENCE_RE = lazy(
     r"\b(?:that issue|this issue|the same issue|these issues|those issues|both of them"
     r"|both(?!\s+[\w:.-]+\s+and\b)|them|its|it)\b",
