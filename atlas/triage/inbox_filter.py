@@ -11,7 +11,7 @@ from pathlib import Path
 
 from atlas.dataset.read import connect
 from atlas.dataset.source import dataset_identity
-from atlas.foundation.errors import PermanentToolError
+from atlas.foundation.errors import PermanentToolError, ToolError
 from atlas.orbit.issues import match_terms, search_terms
 from atlas.orbit.search_filters import has_label, issues_matching, label_overlay
 from atlas.tracker.journal import MockTracker
@@ -27,7 +27,7 @@ class InboxFilter:
     since: date | None = None
     """The first day an issue listed may have been opened."""
     label: str = ""
-    """A label every issue listed carries (as the project spells it, or a near spelling: `bugs`)."""
+    """A label every issue listed carries, as the project spells it (case aside)."""
 
     def __bool__(self) -> bool:
         return bool(search_terms(self.about)) or self.since is not None or bool(self.label.strip())
@@ -59,7 +59,10 @@ class InboxFilter:
 
     def _labelled(self, conn: sqlite3.Connection, data: Path, home: Path) -> tuple[str, list[object]]:
         """The condition that an issue carries the label, Atlas's own label writes applied."""
-        changes = MockTracker(home, dataset_identity(data)).label_changes_by_issue()
+        try:
+            changes = MockTracker(home, dataset_identity(data)).label_changes_by_issue()
+        except ToolError:
+            changes = {}  # an unreadable journal: the labels as the data has them (as `search_issues` reads them)
         overlay, unknown = label_overlay(conn, [self.label], changes)
         if unknown:
             raise PermanentToolError(unknown)
