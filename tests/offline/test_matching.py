@@ -215,3 +215,21 @@ def test_a_number_inside_the_topic_is_a_version_not_an_issue() -> None:
     assert issue_refs("any bugs about python 3 on windows?") == []
     assert issue_refs("anything about issue 15?") == [15]  # named as an issue
     assert issue_refs("comment on 41 about the retry fix") == [41]  # the number comes before the topic
+
+
+@pytest.mark.parametrize(
+    ("question", "doc"),
+    [
+        ("nothing runs and there is no error anywhere, what should I check?", "troubleshooting"),
+        ("how do I set the time zone of a schedule in code?", "scheduling"),
+        ("which code means the lease expired?", "error-codes"),
+    ],
+)
+def test_an_error_is_looked_up_only_when_one_is_asked_for(vocabulary: Vocabulary, question: str, doc: str) -> None:
+    """`no error in the logs` and `in code` (a program's) ask for no error code; `which code` does."""
+    read = [
+        call.arguments["doc_id"]
+        for call in read_question(question, vocabulary).first_calls()
+        if call.name == "get_doc_section"
+    ]
+    assert read[:1] == [doc]

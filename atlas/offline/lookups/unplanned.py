@@ -28,8 +28,12 @@ _IN_THE_DOCS_RE = lazy(r"\b(?:anything|something|what)\s+(?:in|on)\s+the\s+(?:do
 """`jobs running twice — anything in the docs?`: the topic is the clause before these words. Found by
 the anchor first, then the clause: a lazy group before the anchor would be tried at every start (quadratic)."""
 _ERROR_INTENT_RE = lazy(
-    r"\b(?:errors?|codes?|exceptions?|warnings?)\b|\bwhat\s+does\s+.+\s+mean\b|\bmeaning\s+of\b", re.IGNORECASE
+    r"(?<!\bno\s)(?<!\bzero\s)(?<!\bwithout\s)(?<!\bwithout\sany\s)(?<!\bwithout\san\s)\b(?:errors?|exceptions?|warnings?)\b"
+    r"|\b(?:error|exit|status|return|which|what)\s+codes?\b|\bcodes?\s+ORB\b|\bwhat\s+does\s+.+\s+mean\b|\bmeaning\s+of\b",
+    re.IGNORECASE,
 )
+"""An error looked up by what happened (`what error do you get when …`); not `no error in the logs`, nor `code` as
+in a program (`in code`)."""
 _DOC_WORD_RE = lazy(r"\b(?:docs?|documentation|guide|manual)\b", re.IGNORECASE)
 _ASKED_CLAUSE_RE = lazy(r"(?:^|(?<=[.!?;,]))\s*(?P<clause>[^.!?;,]+\?)")
 _PLANNABLE_RE = lazy(
