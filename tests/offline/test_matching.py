@@ -233,3 +233,22 @@ def test_an_error_is_looked_up_only_when_one_is_asked_for(vocabulary: Vocabulary
         if call.name == "get_doc_section"
     ]
     assert read[:1] == [doc]
+
+
+@pytest.mark.parametrize(
+    ("question", "heading"),
+    [
+        ("what is the misfire policy?", "Misfires and catch-up"),
+        ("how does the tick work?", "Ticks, drift and missed runs"),
+    ],
+)
+def test_a_term_asked_about_is_read_where_a_doc_heading_names_it(
+    vocabulary: Vocabulary, question: str, heading: str
+) -> None:
+    calls = [(c.name, c.arguments) for c in read_question(question, vocabulary).first_calls()]
+    assert calls == [("get_doc_section", {"doc_id": "scheduling", "heading": heading})]
+
+
+@pytest.mark.parametrize("question", ["what's up", "what's new?"])
+def test_small_talk_reads_no_doc(vocabulary: Vocabulary, question: str) -> None:
+    assert not read_question(question, vocabulary).first_calls()

@@ -34,6 +34,11 @@ _ERROR_INTENT_RE = lazy(
 )
 """An error looked up by what happened (`what error do you get when …`); not `no error in the logs`, nor `code` as
 in a program (`in code`)."""
+_DEFINITION_RE = lazy(
+    r"^\W*(?:so\s+)?(?:what(?:'s|\s+is|\s+are|\s+does|\s+do)|how\s+(?:does|do)\s+.+\s+work\b|explain\b)", re.IGNORECASE
+)
+"""`what is the misfire policy?`, `what does catchup do?`, `how does the tick work?`: a term the docs may define, asked
+with nothing else read; the section whose heading holds one of its words answers it."""
 _DOC_WORD_RE = lazy(r"\b(?:docs?|documentation|guide|manual)\b", re.IGNORECASE)
 _ASKED_CLAUSE_RE = lazy(r"(?:^|(?<=[.!?;,]))\s*(?P<clause>[^.!?;,]+\?)")
 _PLANNABLE_RE = lazy(
@@ -76,6 +81,9 @@ def unplanned_lookups(
         return [code], []
     if section := _topic_section(text, words, vocabulary, aliases):
         return [], [(section.doc_id, heading_name(section, vocabulary))]
+    terms = [word for word in words if len(word) >= 4]  # `what's up`: no term
+    if _DEFINITION_RE.search(text) and terms and (section := best_section(terms, vocabulary, headed=True)):
+        return [], [(section.doc_id, heading_name(section, vocabulary))]  # `what is the misfire policy?`
     if asks_meaning:
         names = re.findall(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b", text)
         return list(dict.fromkeys(names))[:6], []
