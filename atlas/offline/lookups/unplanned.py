@@ -37,7 +37,7 @@ in a program (`in code`)."""
 _DEFINITION_RE = lazy(
     r"^\W*(?:so\s+)?(?:what(?:'s|\s+is|\s+are|\s+does|\s+do)|how\s+(?:does|do)\s+.+\s+work\b|explain\b)", re.IGNORECASE
 )
-"""`what is the misfire policy?`, `what does catchup do?`, `how does the tick work?`: a term the docs may define, asked
+"""`what is the misfire policy?`, `how does the tick work?`: a term the docs may define, asked
 with nothing else read; the section whose heading holds one of its words answers it."""
 _DOC_WORD_RE = lazy(r"\b(?:docs?|documentation|guide|manual)\b", re.IGNORECASE)
 _ASKED_CLAUSE_RE = lazy(r"(?:^|(?<=[.!?;,]))\s*(?P<clause>[^.!?;,]+\?)")
