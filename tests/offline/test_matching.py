@@ -252,3 +252,18 @@ def test_a_term_asked_about_is_read_where_a_doc_heading_names_it(
 @pytest.mark.parametrize("question", ["what's up", "what's new?"])
 def test_small_talk_reads_no_doc(vocabulary: Vocabulary, question: str) -> None:
     assert not read_question(question, vocabulary).first_calls()
+
+
+def test_a_word_written_joined_names_a_heading_written_with_a_hyphen(tmp_path: Path) -> None:
+    """`setup` is the heading `Set-up and tear-down`, which the index keeps as two words; another doc that only
+    uses the word in its text ranks after it."""
+    from atlas.offline.reading.topics import best_section
+    from tests.support.dataset_factory import make_dataset
+
+    docs = {
+        "install": "# Install\n\n## Set-up and tear-down\n\nCreate the folder first, remove it after.\n",
+        "config": "# Config\n\n## An example\n\nsetup = true\nretries = 3\n",
+    }
+    vocabulary = vocabulary_of(make_dataset(tmp_path, docs=docs))
+    found = best_section(["setup"], vocabulary, headed=True)
+    assert found is not None and (found.doc_id, found.heading) == ("install", "Set-up and tear-down")

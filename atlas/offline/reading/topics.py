@@ -63,6 +63,8 @@ def ranked_sections(
     weight = 0.0
     for term in terms[:24]:  # a pasted paragraph is not a topic: its first words are enough
         anywhere, in_headings = _rows(index, term, vocabulary)
+        if joined := _hyphenated_in_headings(term, vocabulary):  # `catchup` names `Misfires and catch-up`
+            anywhere, in_headings = anywhere | joined, in_headings | joined
         if not anywhere:
             # A word the docs never use (`faster`) is something none of them covers: it weighs against all.
             weight += math.log(1 + total)
@@ -103,6 +105,21 @@ def best_section(
             continue
         return ranked.section if ranked.relevant and (ranked.in_heading or not headed) else None
     return None
+
+
+def _hyphenated_in_headings(term: str, vocabulary: Vocabulary) -> frozenset[int]:
+    """The sections whose heading holds the term written with hyphens (`catchup` and `catch-up`, `setup` and
+    `set-up`), which the index keeps as two words."""
+    if "-" in term:
+        return frozenset()
+    return frozenset(
+        row
+        for row, section in enumerate(vocabulary.sections, start=1)
+        if term in (word.replace("-", "") for word in _HYPHENATED_RE.findall(section.heading.lower()))
+    )
+
+
+_HYPHENATED_RE = lazy(r"[a-z0-9]+(?:-[a-z0-9]+)+")
 
 
 def _rows(index: sqlite3.Connection, term: str, vocabulary: Vocabulary) -> tuple[frozenset[int], frozenset[int]]:
