@@ -63,8 +63,6 @@ def ranked_sections(
     weight = 0.0
     for term in terms[:24]:  # a pasted paragraph is not a topic: its first words are enough
         anywhere, in_headings = _rows(index, term, vocabulary)
-        if joined := _hyphenated_in_headings(term, vocabulary):  # `catchup` names `Misfires and catch-up`
-            anywhere, in_headings = anywhere | joined, in_headings | joined
         if not anywhere:
             # A word the docs never use (`faster`) is something none of them covers: it weighs against all.
             weight += math.log(1 + total)
@@ -123,7 +121,8 @@ _HYPHENATED_RE = lazy(r"[a-z0-9]+(?:-[a-z0-9]+)+")
 
 
 def _rows(index: sqlite3.Connection, term: str, vocabulary: Vocabulary) -> tuple[frozenset[int], frozenset[int]]:
-    """The sections holding the term anywhere, and in their heading (porter-stemmed, as the index is)."""
+    """The sections holding the term anywhere, and in their heading (porter-stemmed, as the index is; a heading's
+    hyphenated word also as one word), once per term."""
     cached = vocabulary.term_rows.get(term)
     if cached is not None:
         return cached
@@ -136,5 +135,7 @@ def _rows(index: sqlite3.Connection, term: str, vocabulary: Vocabulary) -> tuple
         )
     except sqlite3.Error:
         anywhere = headings = frozenset()
+    if joined := _hyphenated_in_headings(term, vocabulary):  # `catchup` names `Misfires and catch-up`
+        anywhere, headings = anywhere | joined, headings | joined
     vocabulary.term_rows[term] = (anywhere, headings)
     return anywhere, headings
