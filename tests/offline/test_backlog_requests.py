@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import pytest
@@ -42,10 +43,31 @@ def calls(question: str) -> list[tuple[str, dict[str, Any]]]:
         ("how should #87 be labelled?", [("get_issue", {"issue_id": 87}), ("suggest_labels", {"issue_id": 87})]),
         ("what would 41 be tagged as", [("get_issue", {"issue_id": 41}), ("suggest_labels", {"issue_id": 41})]),
         ("show #41 and the similar ones", [("get_issue", {"issue_id": 41}), ("find_similar", {"issue_id": 41})]),
+        ("what should I triage first?", [("list_inbox", {"only": "untriaged"})]),
+        ("which issues should we triage today?", [("list_inbox", {"only": "untriaged"})]),  # today: the work's day
+        ("what's left to triage about the scheduler?", [("list_inbox", {"only": "untriaged", "about": "scheduler"})]),
     ],
 )
 def test_a_backlog_request_reaches_the_command_s_code(question: str, expected: list[Any]) -> None:
     assert calls(question) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("what needs triage from the last 2 weeks", {"only": "untriaged", "opened_since": "2026-11-21"}),
+        (
+            "which bugs should I triage from the last 2 weeks?",
+            {"only": "untriaged", "opened_since": "2026-11-21", "label": "type:bug"},
+        ),
+        ("what should I triage this week?", {"only": "untriaged"}),  # the week of the work, not of the issues
+    ],
+)
+def test_the_days_the_issues_to_triage_came_narrow_the_inbox(
+    question: str, expected: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("atlas.offline.reading.dates.today", lambda: date(2026, 12, 5))
+    assert calls(question) == [("list_inbox", expected)]
 
 
 @pytest.mark.parametrize("question", ["any similar?", "and anything similar?", "similar?", "and the similar ones?"])

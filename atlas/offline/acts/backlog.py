@@ -23,6 +23,7 @@ from atlas.offline.reading.issue_refs import KIND_OF_ISSUES
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import INBOX_BY_DATE, order_in
 from atlas.offline.reading.search import NO_LABEL_RE, search_in
+from atlas.offline.reading.search_labels import excluded_labels
 
 _ISSUES = r"(?:issues?|tickets?|bugs?|reports?|ones|backlog|inbox|queue|prs?)"
 _REASONS = {
@@ -68,6 +69,16 @@ _PLAN_WORDS_RE = lazy(
     + r"\b",
     re.I,
 )
+_WHAT_TO_TRIAGE_RE = lazy(
+    r"\b(?:what|which)(?:'s|\s+is)?(?:\s+(?:of\s+the\s+)?(?P<noun>[\w-]+(?:\s+requests)?))??\s+"
+    r"(?:(?:should|shall|must|do|can)\s+(?:i|we)\s+|(?:is\s+)?(?:left\s+)?to\s+)triage\b",
+    re.I,
+)
+"""`what should I triage first?`, `which issues do we triage today?`, `what's left to triage?`: the untriaged
+issues of the inbox, asked as the person's task."""
+_OPENED_WHEN_RE = lazy(r"\b(?:from|since|opened|created|filed|reported|raised)\b", re.I)
+"""Beside the task, a time said after these words is when the issues came (`… from the last month`); otherwise it is
+when the work is (`what should I triage today?`)."""
 _PLAN_NOUN_RE = lazy(r"\btriage\s+(?:plan|proposals?)\b|\bplan\s+(?:for\s+|to\s+)?(?:the\s+)?triage\b", re.I)
 """`make me a triage plan for …`: the plan asked for as a thing, not with the verb."""
 _ONE_IN_ORDER_RE = lazy(r"\b(?:newest|latest)\s+(?:[\w-]+\s+)?(?:issue|ticket|bug|report)\b(?!s)", re.I)
@@ -116,12 +127,22 @@ def backlog_act(text: str, typed: str, labels: Sequence[str] = ()) -> Act | None
     if planned and not issue_refs(text) and not _ONE_IN_ORDER_RE.search(planned.group(0)):
         said = planned.groupdict()
         return _plan_for_backlog(typed, int(said.get("count") or said.get("then") or PLAN_LIMIT))
-    if issue_refs(text) or NO_LABEL_RE.search(text):
-        return None  # `unlabelled issues`: those with no label at all; the inbox's untriaged may have some
+    if issue_refs(text) or NO_LABEL_RE.search(text) or excluded_labels(text, labels)[0]:
+        return None  # `unlabelled issues`, `not labelled bug`: a search by labels; the inbox's untriaged may have some
     order = order_in(text)[0]  # before the days are read: `by age` is no author
+    typed_words = text
     text, filters = people_and_days(text, [])
     if "author" in filters:
         return None  # `untriaged issues by svetlana-k`: a search by the author says it more exactly
+    if task := _WHAT_TO_TRIAGE_RE.search(text):
+        arguments: dict[str, object] = {"only": "untriaged"}
+        if "created_since" in filters and _OPENED_WHEN_RE.search(typed_words):
+            arguments["opened_since"] = filters["created_since"]
+        if about := _topic_of(text[: task.start()] + " " + text[task.end() :]):
+            arguments["about"] = about
+        if task.group("noun") and labels and (label := search_in(task.group("noun"), [], labels).label):
+            arguments["label"] = label  # `which bugs should I triage?`: the inbox of the issues that label names
+        return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
     reason = _REASON_RE.search(text)
     if reason and not (_QUALIFIES_ISSUES_RE.match(text, reason.end()) or _label_follows(text, reason, labels)):
         reason = None  # `issues about stale leases`: the word is about something else
@@ -134,16 +155,22 @@ def backlog_act(text: str, typed: str, labels: Sequence[str] = ()) -> Act | None
     asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat(?:s)?\b|\bwhich\b|\bany(?:thing)?\b", text, re.I) or label
     if not (_NEEDS_ME_RE.search(text) or URGENT_RE.search(text) or (reason and asks_issues)):
         return None
-    arguments: dict[str, object] = {"only": reason.lastgroup} if reason else {}
+    arguments = {"only": reason.lastgroup} if reason else {}
     if order in INBOX_BY_DATE:
         arguments["order"] = order  # `the newest untriaged issues`: the inbox by date, not by severity
-    if topic and (about := search_in(scope[topic.start() :], []).query):
+    if about := _topic_of(scope):
         arguments["about"] = about  # `untriaged issues about streaming`: the inbox narrowed to the topic
     if since:
         arguments["opened_since"] = since
     if label:
         arguments["label"] = label  # `bugs with no reply`: the inbox of the issues that label names
     return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
+
+
+def _topic_of(words: str) -> str:
+    """What the issues are said to be about (`… about streaming`), as search words; empty when nothing is."""
+    topic = _TOPIC_RE.search(words)
+    return (search_in(words[topic.start() :], []).query or "") if topic else ""
 
 
 def _label_follows(text: str, reason: re.Match[str], labels: Sequence[str]) -> bool:

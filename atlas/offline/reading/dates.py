@@ -39,7 +39,7 @@ _DAY = r"(?P<day_{0}>[0-3]?\d)" + _ORDINAL
 _ISO = r"(?P<iso>(?:19|20)\d\d(?:-[01]\d(?:-[0-3]\d)?)?)"
 _SPAN_RE = lazy(
     r"\b(?P<lead>since|from|after|before|until|till|in|on|during|over|within|for|older\s+than|more\s+than)?\s*"
-    r"(?:the\s+)?(?:"
+    r"(?P<the>the\s+)?(?:"
     rf"(?P<rel>last|past|previous|this|current)\s+(?:{_COUNT.format(1)}\s+)?{_UNIT.format(1)}"
     rf"|{_COUNT.format(2)}\s+{_UNIT.format(2)}\s+(?P<ago>ago)"
     rf"|(?P<counted>{_COUNT.format(3)}\s+{_UNIT.format(3)})"
@@ -290,7 +290,10 @@ def _relative(match: re.Match[str], now: date) -> tuple[date | None, date | None
     rel = (match.group("rel") or "").lower()
     if match.group("ago"):
         return now - timedelta(days=count * _UNITS[unit]), None
-    rolling = (match.group("lead") or "").lower() in {"in", "within", "over", "during"}  # `in the last week`: 7 days
+    # `in the last week`, `from the last month`: counted back from today; `from last month`: the calendar month
+    rolling = (match.group("lead") or "").lower() in {"in", "within", "over", "during"} or (
+        bool(match.group("the")) and rel == "last"
+    )
     if rel in {"this", "current"} or (rel in {"last", "previous"} and not count and not rolling):
         start = _unit_start(unit, now)
         if rel in {"this", "current"}:
