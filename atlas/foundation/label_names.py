@@ -116,6 +116,8 @@ def closest_label(name: str, labels: Sequence[str]) -> str | None:
         # A typo stays within the words: `duplicate of` is `duplicate` and one word more, not a misspelling of it.
         forms = [form for form in (label, label_value(label)) if label_key(form)]
         same = [form for form in forms if len(re.findall(r"[^\W_]+", form)) == words]
+        # A word that ends in the whole label after letters of its own is another word built on it (`pyarrow`).
+        same = [form for form in same if not (key.endswith(label_key(form)) and len(key) - len(label_key(form)) > 1)]
         return min((OSA.distance(key, label_key(form)) for form in same), default=len(key) + 1)
 
     by_label = {label: edits(label) for label in labels}

@@ -103,6 +103,11 @@ def test_everything_with_a_label_is_a_search_by_it(question: str, label: str) ->
         ("open bugs not labelled streaming", "bug", ["streaming"]),
         ("open issues without the bug label", None, ["bug"]),
         ("bugs except good first issue ones", "bug", ["good first issue"]),
+        ("issues about parquet that aren't labelled bug", None, ["bug"]),
+        ("open issues mentioning parquet that nobody labelled as bug", None, ["bug"]),
+        ("open bugs about parquet not tagged as bug", None, ["bug"]),  # the noun is no label beside the same left out
+        ("issues not labeled as enhancement or bug", None, ["enhancement", "bug"]),
+        ("open issues without the bug, question or documentation labels", None, ["bug", "question", "documentation"]),
     ],
 )
 def test_a_label_said_as_left_out_is_one_no_hit_has(question: str, label: str | None, without: list[str]) -> None:
@@ -114,7 +119,9 @@ def test_a_label_said_as_left_out_is_one_no_hit_has(question: str, label: str | 
     assert call.arguments["without_labels"] == without and not call.arguments.get("unlabelled")
 
 
-@pytest.mark.parametrize("question", ["open issues that are not labelled yet", "issues without labels"])
+@pytest.mark.parametrize(
+    "question", ["open issues that are not labelled yet", "issues without labels", "open issues nobody labelled"]
+)
 def test_no_label_at_all_is_still_the_untriaged_or_unlabelled_issues(question: str) -> None:
     from atlas.offline.reading.vocabulary import Vocabulary
 

@@ -42,6 +42,7 @@ def test_a_small_typo_of_one_label_is_that_label(name: str, labels: list[str], l
         ("ap", PREFIXED),  # too short to guess at
         ("dataset bug of", FLAT),  # a label and one word more: no typo within its words
         ("good first", FLAT),
+        ("pyarrow", ["arrow", "bug"]),  # a word built on the label, two letters before it: no typo
     ],
 )
 def test_a_name_no_label_is_clearly_nearest_to_stays_unread(name: str, labels: list[str]) -> None:

@@ -30,6 +30,8 @@ def searches(question: str) -> list[dict[str, Any]]:
         ("from last week", "2026-11-23", "2026-11-30", False),
         ("in the past 10 days", "2026-11-25", None, False),
         ("in the last week", "2026-11-28", None, False),
+        ("from the last month", "2026-11-05", None, False),  # counted back: `the` last month, not the calendar's
+        ("from last month", "2026-11-01", "2026-12-01", False),
         ("older than 2 weeks", None, "2026-11-21", False),
         ("with no activity in 30 days", None, "2026-11-05", True),
         ("updated since yesterday", "2026-12-04", None, True),
@@ -75,6 +77,9 @@ def test_words_that_only_look_like_a_time_are_not_one(words: str) -> None:
         ("Anything still open with the comp:docs label?", {"state": "open", "label": "comp:docs"}),
         ("how many open bugs?", {"state": "open", "label": "type:bug", "count_only": True}),
         ("How many issues has fpereira filed in total?", {"author": "fpereira", "count_only": True}),
+        ("bugs that haven't been closed", {"state": "open", "label": "type:bug"}),  # a state said by its negation
+        ("bugs that are no longer open", {"state": "closed", "label": "type:bug"}),
+        ("issues that never got a label", {"state": "open", "unlabelled": True}),
     ],
 )
 def test_filters_a_maintainer_names_are_the_search_s_arguments(question: str, expected: dict[str, Any]) -> None:
@@ -186,3 +191,27 @@ def test_who_should_look_at_the_issues_and_a_related_suffix_are_no_topic(
     question: str, expected: dict[str, Any]
 ) -> None:
     assert searches(question) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("question", "query", "state"),
+    [
+        ("issues about misfires that were never resolved", "misfires", "open"),
+        ("open issues about leases that are not yet fixed", "leases", "open"),
+    ],
+)
+def test_a_negated_state_after_the_topic_is_the_state_not_words(question: str, query: str, state: str) -> None:
+    assert [(call["query"], call.get("state")) for call in searches(question)] == [(query, state)]
+
+
+@pytest.mark.parametrize(
+    ("question", "query", "said"),
+    [
+        ("open issues that don't mention postgres", "", "that don't mention postgres"),
+        ("crash reports not about redis", "crash", "not about redis"),
+    ],
+)
+def test_words_the_issues_must_not_hold_are_said_as_unread_not_searched(question: str, query: str, said: str) -> None:
+    plan = read_question(question)
+    assert [call["query"] for call in searches(question)] == [query]
+    assert any(f"“{said}”" in note and "cannot leave out" in note for note in plan.notes)

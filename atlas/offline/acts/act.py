@@ -51,7 +51,8 @@ ISSUE_PRONOUN_RE = lazy(
 """Words that mean the issue just named, never a place or a count: `the codes it cites`, `labels for this one`."""
 RELATIVE_RE = lazy(
     r"\b(?:issues?|tickets?|bugs?|reports?|ones|requests?|anything|something)\s+(?:that|which)\b(?!\s+(?:one|issue)\b)"
-    r"|\b(?:that|which)\s+(?=(?:are|is|were|was|have|has|had|still|mention|mentions|say|says|cite|cites)\b)"
+    r"|\b(?:that|which)\s+(?=(?:(?:are|is|were|was|have|has|had|do|does|did)n'?t|never"
+    r"|are|is|were|was|have|has|had|still|mention|mentions|say|says|cite|cites)\b)"
     r"|\bthat'?s\s+(?=(?:still|now|already|open|closed|been)\b)"
     r"|\b(?:that|which)\s+(?=(?:nobody|no[\s-]?one|anyone|anybody|someone|somebody|everyone|(?:we|i|you|they)\s+\w+ed)\b)",
     re.I,

@@ -22,7 +22,11 @@ from atlas.offline.reading.labels import label_from_token, severity_label
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import ORDER_RE, order_in
 from atlas.offline.reading.people import ProjectPeople
-from atlas.offline.reading.search_clauses import idle_without_time, state_said_first, titles_only
+from atlas.offline.reading.search_clauses import (
+    idle_without_time,
+    state_said_first,
+    titles_only,
+)
 from atlas.offline.reading.search_labels import (
     LABEL_FILTER_RE,
     QUERY_LEAD_RE,
@@ -57,7 +61,8 @@ _SEVERITY_RE = lazy(
 """`S1 issues`, `sev2`, `severity 3`: the severity labels; a bare `S3` elsewhere may be Amazon S3."""
 NO_LABEL_RE = lazy(
     r"\b(?:(?:with|having|that\s+have|that\s+has|have|has)\s+)?(?:no|without\s+(?:a\s+|any\s+)?)\s*labels?\b"
-    r"|\b(?:un|not\s+)labell?ed\b|\b(?:that\s+)?(?:nobody|no\s+one|no-one)\s+(?:has\s+|have\s+)?(?:labell?ed|tagged)\b",
+    r"|\b(?:un|not\s+)labell?ed\b|\b(?:that\s+)?(?:nobody|no\s+one|no-one)\s+(?:has\s+|have\s+)?(?:labell?ed|tagged)\b"
+    r"|\bnever\s+(?:got|had|received|been\s+given)\s+(?:a\s+|any\s+)?labels?\b",
     re.I,
 )
 """`with no label`, `without any labels`, `unlabelled`: issues that carry none."""
@@ -184,6 +189,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     excluded, text = excluded_labels(text, labels)  # `not labelled streaming`: one label left out, not all
     unlabelled, text = _cut(NO_LABEL_RE.search(text), text)
     chosen, either, rest = _labels_named(text, labels)
+    chosen = [name for name in chosen if name not in excluded]  # `bugs not labelled bug`: the kind is only a noun
     chosen, rest, taken = (chosen, rest, []) if either else typo_labels(chosen, rest, labels)
     if unlabelled:  # `bugs w/o labels`: issues with no label are not of any label, so the kind is only a noun
         chosen, either, taken = [], (), []

@@ -9,12 +9,17 @@ from collections.abc import Mapping
 
 from atlas.offline.reading.lazy import lazy
 
-_NOT_STATE_RE = lazy(
+_BEEN = r"(?:(?:yet|been|ever|got|gotten|still)\s+)*"
+NOT_STATE_RE = lazy(
     r",?\s*(?:but\s+|and\s+)?(?:not|excluding|except(?:\s+for)?|without)\s+(?:the\s+|any\s+)?(?P<state>open|closed)"
-    r"(?:\s+(?:ones|issues|bugs|tickets))?\b(?!\s+(?:labels?|tags?)\b)",
+    r"(?:\s+(?:ones|issues|bugs|tickets))?\b(?!\s+(?:labels?|tags?)\b)"
+    r"|(?:\b(?:that|which)\s+)?(?:(?:are|is|were|was|have|has|had|got)\s+)?"
+    rf"(?:(?:still\s+)?(?:not|never)\s+|no\s+longer\s+){_BEEN}(?P<verb>closed|resolved|fixed|open)\b"
+    rf"|(?:\b(?:that|which)\s+)?\b(?:are|is|were|was|have|has|had)n'?t\s+{_BEEN}(?P<short>closed|resolved|fixed|open)\b",
     re.I,
 )
-"""`…, but not the closed ones`, `excluding open issues`: the other state asked for."""
+"""`…, but not the closed ones`, `excluding open issues`, `bugs that haven't been closed`, `not yet resolved`,
+`… that are no longer open`: the other state asked for."""
 _STATE_LAST_RE = lazy(
     r"(?:\s*[,;(-]\s*|\s+(?=(?:only|just)\b)|\s+(?=(?:open|closed)\s+(?:ones\s+)?only\b))"
     r"(?:(?:only|just)\s+(?:the\s+)?)?(?P<state>open|closed)(?:\s+(?:ones|issues|bugs|tickets))?(?:\s+only)?"
@@ -37,8 +42,10 @@ def titles_only(text: str) -> list[str]:
 def state_said_first(text: str) -> str:
     """`bugs mentioning windows, but not the closed ones`: the state left, said first (`open bugs mentioning …`);
     `…, open only`: the state said last, said first."""
-    if said := _NOT_STATE_RE.search(text):
-        left = "open" if said.group("state").lower() == "closed" else "closed"
+    if said := NOT_STATE_RE.search(text):
+        left = (
+            "closed" if (said.group("state") or said.group("verb") or said.group("short")).lower() == "open" else "open"
+        )
         return f"{left} {text[: said.start()]} {text[said.end() :]}"
     if said := _STATE_LAST_RE.search(text):
         return f"{said.group('state')} {text[: said.start()]}"

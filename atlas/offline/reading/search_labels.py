@@ -264,11 +264,17 @@ def _names_in(match: re.Match[str], *, after: bool) -> list[tuple[int, int]]:
     return [(words[first][0], words[-1][1]) for first in range(len(words))]
 
 
+_LABELLED = r"(?:labell?ed|tagged|marked)(?:\s+(?:it|them))?(?:\s+(?:as|with))?\s+"
 _NOT_LABEL_RE = lazy(
-    r"\b(?:but\s+)?(?:not|without|except(?:\s+for)?|excluding|other\s+than)\s+(?:the\s+|a\s+|an\s+|any\s+)?"
-    r"(?:(?:labell?ed|tagged)\s+)?(?P<words>[\w:.-]+(?:\s+[\w:.-]+){0,2})",
+    r"(?:\b(?:but\s+)?(?:not|without|except(?:\s+for)?|excluding|other\s+than)\s+(?:(?:yet|been)\s+)*"
+    rf"(?:the\s+|a\s+|an\s+|any\s+)?(?:{_LABELLED})?"
+    r"|(?:n't|\b(?:never|nobody|no\s+one|no-one)(?:\s+(?:has|have|had))?)\s+(?:(?:yet|been|ever)\s+)*"
+    rf"{_LABELLED})"
+    r"(?:the\s+|a\s+|an\s+|any\s+)?(?P<words>[\w:.-]+(?:\s+[\w:.-]+){0,2})",
     re.IGNORECASE,
 )
+"""`not labelled streaming`, `without the bug label`, `that aren't tagged as bug`, `nobody labelled as bug`: a label
+the issues must not carry; `nobody labelled` alone is a reading of its own (no label at all)."""
 
 
 def excluded_labels(text: str, labels: Sequence[str]) -> tuple[tuple[str, ...], str]:
@@ -276,18 +282,35 @@ def excluded_labels(text: str, labels: Sequence[str]) -> tuple[tuple[str, ...], 
     words left; a word after `not` that names no label (`not closed`, `without labels`) stays."""
     found: list[str] = []
     for match in reversed(list(_NOT_LABEL_RE.finditer(text))):
-        words = match.group("words")
-        for last in reversed(list(re.finditer(r"[\w:.-]+", words))):
-            named = words[: last.end()]
-            label = resolve_label(named, labels) or resolve_label(re.sub(r"s$", "", named), labels)
-            if label:
-                end = match.start("words") + last.end()
-                end += len(tail.group(0)) if (tail := re.match(r"\s+labels?\b", text[end:], re.I)) else 0
-                found.insert(0, label)
-                text = text[: match.start()] + " " + text[end:]
+        named, end, cut = [], match.start("words"), 0
+        while said := _label_at(text, end, labels):  # `not labelled enhancement or bug`: each of a list
+            named.append(said[0])
+            cut = said[1]
+            if not (more := _MORE_LABELS_RE.match(text, cut)):
                 break
+            end = more.end()
+        if named:
+            found[:0] = named
+            text = text[: match.start()] + " " + text[cut:]
     family, text = _family_left_out(text, labels)
     return tuple(dict.fromkeys([*found, *family])), text
+
+
+_MORE_LABELS_RE = lazy(r"\s*(?:,\s*(?:(?:or|and|nor)\s+)?|\s+(?:or|and|nor)\s+)(?:the\s+)?", re.I)
+
+
+def _label_at(text: str, start: int, labels: Sequence[str]) -> tuple[str, int] | None:
+    """The label named by one to three words from `start` (the longest that is one; a plural too, and a `label`
+    word after it), and where its words end."""
+    words = re.match(r"[\w:.-]+(?:\s+[\w:.-]+){0,2}", text[start:])
+    if not words:
+        return None
+    for last in reversed(list(re.finditer(r"[\w:.-]+", words.group(0)))):
+        named = words.group(0)[: last.end()]
+        if label := resolve_label(named, labels) or resolve_label(re.sub(r"s$", "", named), labels):
+            end = start + last.end()
+            return label, end + (len(tail.group(0)) if (tail := re.match(r"\s+labels?\b", text[end:], re.I)) else 0)
+    return None
 
 
 _NO_FAMILY_RE = lazy(r"\b(?:no|without(?:\s+(?:a|an|any))?)\s+(?P<family>[a-z][\w-]{2,})(?:\s+labels?)?\b", re.I)

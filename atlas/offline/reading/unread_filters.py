@@ -31,8 +31,22 @@ _WORKING_ON_RE = lazy(
     re.I,
 )
 """`is anyone working on polars support`: who works on an issue, which the data (no assignees) does not say."""
+_WORD = r"[\"'`]?[\w:.-]+[\"'`]?"
+_WORDS_LEFT_OUT_RE = lazy(
+    r"\b(?:(?:that|which)\s+)?(?:(?:(?:do|does|did)(?:n'?t|\s+not)|never)\s+(?:mention|say|contain|reference|talk\s+about)"
+    r"|not\s+(?:mentioning|containing|referencing|about)|without\s+(?:the\s+)?words?)\s+"
+    rf"{_WORD}(?:\s+(?:or|and|nor)\s+{_WORD})*",
+    re.I,
+)
+"""`open issues that don't mention parquet`, `crashes not about windows`: words the issues must not hold, which a
+search (it finds words) cannot leave out."""
 _UNREAD = (
     (_LABEL_COUNT_RE, "I cannot tell issues apart by how many labels they carry; these are all that match the rest."),
+    (
+        _WORDS_LEFT_OUT_RE,
+        "A search finds issues by the words they hold; it cannot leave out those that hold others (“{said}”): "
+        "these are all that match the rest.",
+    ),
     (
         _KIND_OF_PERSON_RE,
         "I cannot tell which authors are {kind} ones: the data keeps who opened each issue, not who they are; these "
