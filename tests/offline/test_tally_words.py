@@ -50,6 +50,12 @@ def test_the_most_common_label_is_a_count_by_label() -> None:
         ("what percent of issues are bugs?", {"by": "label"}),
         ("what share of bugs are still open?", {"label": "bug", "by": "state"}),
         ("what percentage of open issues have no label", {"state": "open", "by": "label"}),
+        ("what's the share of bugs among open issues?", {"state": "open", "by": "label"}),
+        ("the proportion of open issues among bugs", {"label": "bug", "by": "state"}),
+        (
+            "percentage of enhancements in 2024",
+            {"created_since": "2024-01-01", "created_before": "2025-01-01", "by": "label"},
+        ),
         ("how many issues were closed out of all bugs", {"label": "bug", "by": "state"}),
         ("how many are still open out of the enhancement requests?", {"label": "enhancement", "by": "state"}),
     ],

@@ -52,6 +52,13 @@ _SHARE_RE = lazy(
 )
 """`what percent of issues are bugs?`, `what share of bugs are still open?`: the issues said, split by what they
 are; the answer gives each group's share of them."""
+_AMONG_RE = lazy(
+    r"\b(?:percent(?:age)?|share|proportion|fraction)\s+of\s+(?:the\s+)?(?P<predicate>.+?)\s+"
+    r"(?P<join>among(?:st)?|within|in|of)\s+(?:the\s+|all\s+|our\s+)?(?P<population>.+?)\s*[?.!]*$",
+    re.I,
+)
+"""`what's the share of bugs among open issues?`, `percentage of enhancements in 2024`: the same share, the issues said
+last."""
 _OUT_OF_RE = lazy(
     r"\bhow\s+many(?:\s+(?:issues|ones|tickets|of\s+them))?\s+(?:were|are|got|have\s+been|has\s+been)\s+"
     r"(?P<predicate>(?:still\s+)?\w+)\s+out\s+of\s+(?:all\s+)?(?:the\s+|our\s+)?(?P<population>(?!them\b).+?)\s*[?.!]*$",
@@ -82,6 +89,8 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     if "count_issues_by" not in tools:
         return None
     text = _OUT_OF_RE.sub(r"share of \g<population> are \g<predicate>", text)  # `how many were closed out of all bugs`
+    if not _SHARE_RE.search(text):
+        text = _AMONG_RE.sub(_share_said_first, text)
     if share := _SHARE_RE.search(text):
         return _share_act(share, typed, vocabulary)
     text = _RATIO_RE.sub(r"\g<a> vs \g<b>", text)  # `the ratio of bugs to feature requests`: the two side by side
@@ -152,6 +161,14 @@ def _count_arguments(search: Search) -> dict[str, Any]:
     if not arguments.get("query"):
         arguments.pop("query", None)
     return arguments
+
+
+def _share_said_first(among: re.Match[str]) -> str:
+    """`share of bugs among open issues` as `share of open issues are bugs`; `in 2024` stays a time of the issues."""
+    population = among.group("population")
+    if among.group("join").lower() == "in":
+        population = f"issues in {population}"
+    return f"share of {population} are {among.group('predicate')}"
 
 
 def _share_act(share: re.Match[str], typed: str, vocabulary: Vocabulary) -> Act:
