@@ -206,6 +206,13 @@ def test_which_of_the_hits_mention_words_adds_them_to_the_topic_before() -> None
     assert chat_calls(*first, "which are closed?") == [("search_issues", {**before, "state": "closed"})]
 
 
+def test_labels_left_out_before_stay_left_out_when_the_hits_are_narrowed() -> None:
+    first = ("open issues about leases that aren't labelled type:bug",)
+    (before,) = [args for name, args in chat_calls(*first) if name == "search_issues"]
+    assert before["without_labels"] == ["type:bug"]
+    assert chat_calls(*first, "and which are closed?") == [("search_issues", {**before, "state": "closed"})]
+
+
 SEARCHED_LEASES: list[dict[str, Any]] = [
     {"role": "user", "content": "open bugs about leases"},
     {"type": "function_call", "call_id": "c1", "name": "search_issues", "arguments": "{}"},

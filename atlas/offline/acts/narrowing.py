@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import fields, replace
+from typing import Any
 
 from atlas.offline.acts.act import Act, Intent
 from atlas.offline.acts.later import Later
@@ -136,9 +137,15 @@ def _ordered_again(text: str, typed: str, before: Search, vocabulary: Vocabulary
 
 def within(own: Search, earlier: Search) -> Search:
     """`own` with the filters (and the topic) it does not say itself taken from `earlier`; a count is asked anew."""
-    kept = {name: getattr(earlier, name) for name in (*_FILTERS, "query") if getattr(own, name) is None}
-    if own.label is None and not own.unlabelled:
-        kept.update(label=earlier.label, labels=earlier.labels, unlabelled=earlier.unlabelled)
+    kept: dict[str, Any] = {name: getattr(earlier, name) for name in (*_FILTERS, "query") if getattr(own, name) is None}
+    if own.author is None:
+        kept["more_authors"] = earlier.more_authors
+    if own.label is None and not own.unlabelled and not own.any_labels:
+        kept.update(
+            label=earlier.label, labels=earlier.labels, unlabelled=earlier.unlabelled, any_labels=earlier.any_labels
+        )
+    if not own.without_labels:
+        kept["without_labels"] = earlier.without_labels  # `not labelled bug`, then `and which are closed?`
     return replace(own, **kept)
 
 
