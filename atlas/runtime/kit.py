@@ -60,7 +60,7 @@ def open_session(options: SessionOptions, *, deadline_s: float | None = None) ->
 
     rules = load_policy(settings.home)  # a policy it cannot read stops the run before anything starts
     rule_count = len(rules.active())
-    ready_dataset(settings.data, settings.home, BuildProgress())
+    project = ready_dataset(settings.data, settings.home, BuildProgress())
     chosen_model: Model = resolve(settings.model, settings.api)
     builtin, started = load_registry(), time.monotonic()
     offline = chosen_model.name == OFFLINE_MODEL
@@ -82,6 +82,7 @@ def open_session(options: SessionOptions, *, deadline_s: float | None = None) ->
     session_id = new_session_id()
     return Session(
         settings=settings,
+        project=project,
         context=ToolContext(data=settings.data, home=settings.home, session=session_id, tracker=settings.tracker),
         tools=tools,
         model=chosen_model,
