@@ -110,7 +110,7 @@ def resolve(name: str, api: str = "responses") -> Model:
     if not name:
         raise ConfigError("the model name is empty: use --model offline, --model replay:PATH or an OpenAI model")
     if name == OFFLINE_MODEL:
-        from atlas.offline import OfflinePlanner
+        from atlas.offline.model import OfflinePlanner  # from its module, not the package's lazy __getattr__
 
         return OfflinePlanner()
     if name.startswith(REPLAY_PREFIX):
