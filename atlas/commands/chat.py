@@ -24,7 +24,6 @@ from atlas.commands import error_line
 from atlas.conversation import chat_memory
 from atlas.conversation.chat_memory import SavedChat
 from atlas.conversation.loop import TurnResult, TurnSettings
-from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import AtlasError, ConfigError
 from atlas.foundation.notices import warning_line
 from atlas.foundation.sanitize import clean_line
@@ -159,7 +158,7 @@ class Chat:
             header(
                 model.name,
                 read_only=self.read_only,
-                dataset=dataset_name(self.session.settings.data),
+                dataset=self.session.project_name,
                 rules=self.session.rule_count,
             )
         )
@@ -265,7 +264,7 @@ def run_chat(options: ChatOptions) -> None:
         header(
             session.model.name,
             read_only=chat.read_only,
-            dataset=dataset_name(session.settings.data),
+            dataset=session.project_name,
             rules=session.rule_count,
         )
     )

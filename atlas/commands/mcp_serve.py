@@ -170,17 +170,16 @@ def serve(*, allow_writes: bool, timeout_s: float) -> None:
     if sys.stdin is None or sys.stdout is None:  # a descriptor closed before Atlas started
         raise ConfigError("atlas mcp serve speaks MCP on standard input and output, and one of them is closed")
     from atlas.policy.gate import PolicyGate, StricterOnly
-    from atlas.policy.load import load_policy
 
     settings = Settings()
-    rules = load_policy(settings.home)  # a policy it cannot read stops the server before it serves
+    gate = PolicyGate.at_home(settings.home)  # a policy it cannot read stops the server before it serves
     registry = load_registry()
     atlas = AtlasServer(
         registry if allow_writes else registry.read_only(),
         settings,
         timeout_s=timeout_s,
         call_log=CallLog.at_home(settings.home),
-        policy=StricterOnly(PolicyGate(rules, settings.home)),
+        policy=StricterOnly(gate),
     )
     server = build_server(atlas)
 

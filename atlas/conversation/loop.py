@@ -14,13 +14,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from atlas.conversation.history import ELIDED_OUTPUT, HISTORY_BUDGET_CHARS, bound_history, forget_unsendable
-from atlas.dataset.source import comments_recorded
+from atlas.dataset.source import Project, project_of
 from atlas.executor.turn import BatchCancelled, Turn
-from atlas.foundation.config import BUNDLED_NAME, dataset_name
+from atlas.foundation.config import BUNDLED_NAME
 from atlas.foundation.errors import ConfigError, ErrorKind
 from atlas.llm import Model
 from atlas.protocol.envelope import dumps, envelope_err
@@ -62,11 +61,12 @@ ORBIT = (
 )
 
 
-def instructions_for(project: str, data: Path | None = None) -> str:
-    """The system prompt for the maintainers of `project` (the dataset's name), saying what its `data` lacks."""
-    prompt = _INSTRUCTIONS.format(about=ORBIT if project == BUNDLED_NAME else project, project=project)
-    if data is not None and comments_recorded(data) is False:
-        prompt += NO_COMMENTS.format(project=project)
+def instructions_for(project: Project) -> str:
+    """The system prompt for the maintainers of `project`, saying what its data lacks."""
+    name = project.name
+    prompt = _INSTRUCTIONS.format(about=ORBIT if name == BUNDLED_NAME else name, project=name)
+    if project.comments_recorded is False:
+        prompt += NO_COMMENTS.format(project=name)
     return prompt
 
 
@@ -82,7 +82,7 @@ def dated(instructions: str, today: date | None = None) -> str:
     return f"{instructions}\n\nToday is {(today or date.today()).isoformat()}."
 
 
-INSTRUCTIONS = instructions_for(BUNDLED_NAME)
+INSTRUCTIONS = instructions_for(Project(BUNDLED_NAME))
 """The system prompt on the bundled Orbit dataset."""
 
 EMPTY_ANSWER = "The model finished without writing an answer."
@@ -166,17 +166,19 @@ async def run_turn(
     turn: Turn | None = None,
     settings: TurnSettings = ONE_TURN,
     events: Listener | None = None,
+    project: Project | None = None,
 ) -> TurnResult:
     """Answer one question in up to `settings.max_rounds` model requests, running tools in between.
 
     `turn` (from `start_turn`; turn 1 when None) holds the budget and the untrusted sources read,
-    which the caller may still want when the turn fails or is cancelled.
+    which the caller may still want when the turn fails or is cancelled. `project` is what the model
+    is told of the dataset, read once by a session (None: read from the executor's data now).
     """
     if settings.max_rounds < 1:
         raise ConfigError(f"the round limit must be at least 1, got {settings.max_rounds}")
     started = time.monotonic()
     turn = turn if turn is not None else start_turn(executor, 1, settings)
-    rounds = _Rounds(brief=_brief(executor))
+    rounds = _Rounds(brief=_brief(executor, project))
     channel = Events.of(events)
     forget_unsendable(history)  # what no request can include any more costs neither time nor memory
     turn_start = len(history)
@@ -213,10 +215,9 @@ class _Brief(NamedTuple):
     definitions: tuple[ToolDefinition, ...]
 
 
-def _brief(executor: ToolExecutor) -> _Brief:
-    data = executor.context.data
-    project = dataset_name(data)
-    return _Brief(dated(instructions_for(project, data=data)), executor.registry.definitions(project))
+def _brief(executor: ToolExecutor, project: Project | None) -> _Brief:
+    told = project if project is not None else project_of(executor.context.data)
+    return _Brief(dated(instructions_for(told)), executor.registry.definitions(told.name))
 
 
 @dataclass

@@ -23,6 +23,7 @@ from typing import IO, Protocol
 
 from atlas.dataset.build import SCHEMA_VERSION, Progress, build_db
 from atlas.dataset.records import COMMENT_FIELDS, ISSUE_FIELDS, LABEL_PREFIXES, STATES, file_sha256, read_issues
+from atlas.dataset.source import Project, project_of
 from atlas.foundation import statefiles
 from atlas.foundation.errors import DataError, is_busy
 from atlas.foundation.notices import warn
@@ -181,9 +182,10 @@ class ShownProgress(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
-def ready_dataset(data: Path, home: Path, progress: ShownProgress) -> None:
+def ready_dataset(data: Path, home: Path, progress: ShownProgress) -> Project:
     """A readable dataset (`require_dataset`), its issues db built now when missing or stale (in O(1)
-    when fresh), shown by `progress`: before any tool runs, never under a tool call's deadline.
+    when fresh), shown by `progress`: before any tool runs, never under a tool call's deadline. The
+    project it holds, for the session to tell every question without reading the folder again.
 
     A db that cannot be built is not fatal here: the issue tools report it to the model, which can
     still answer from the docs.
@@ -196,6 +198,7 @@ def ready_dataset(data: Path, home: Path, progress: ShownProgress) -> None:
             if progress.stage:
                 write_line(f"atlas: the issues db was not built: {exc}", file=progress.stream, flush=True)
             progress.stage = ""  # the tools say why to the model
+    return project_of(data)
 
 
 def ensure_db(data: Path, home: Path, progress: Progress | None = None) -> Path:

@@ -12,9 +12,10 @@ import errno
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from atlas.foundation import statefiles
+from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import DataError
 from atlas.foundation.sanitize import clean_line
 
@@ -100,3 +101,16 @@ def comments_recorded(folder: Path) -> bool | None:
         return True
     known = state.get("comments_known")
     return known if isinstance(known, bool) else None
+
+
+class Project(NamedTuple):
+    """What a session tells of its dataset, read once when it opens rather than at every question: the
+    project's name (`dataset_name`) and whether its issues came with their comments (`comments_recorded`)."""
+
+    name: str
+    comments_recorded: bool | None = True
+
+
+def project_of(folder: Path) -> Project:
+    """The project the dataset folder holds."""
+    return Project(dataset_name(folder), comments_recorded(folder))

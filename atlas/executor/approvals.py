@@ -12,7 +12,7 @@ from typing import Any, NamedTuple, Protocol
 from atlas.executor import threads
 from atlas.foundation.errors import BadArguments
 from atlas.protocol.events import ApprovalRequest, Approver, BatchApprover
-from atlas.tools.registry import ToolContext, ToolSpec, WriteLimits, lax_arguments
+from atlas.tools.registry import Declared, ToolContext, ToolSpec, WriteLimits, lax_arguments
 
 
 def idempotency_key(session: str, call_id: str) -> str:
@@ -39,10 +39,12 @@ class PolicyHook(Protocol):
     """The approval policy the executor consults for each side effect before asking a person."""
 
     def decide(
-        self, name: str, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext
-    ) -> Verdict: ...
+        self, tool: Declared, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext
+    ) -> Verdict:
+        """The verdict on a call of `tool` (whose MCP hints rules may name), with these arguments."""
+        ...
 
-    def grant(self, scope: str, name: str, arguments: dict[str, Any], context: ToolContext) -> str:
+    def grant(self, scope: str, tool: Declared, arguments: dict[str, Any], context: ToolContext) -> str:
         """Allow this action (`session`) or actions like it (`project`) from now; says what was granted."""
         ...
 

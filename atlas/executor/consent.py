@@ -38,14 +38,15 @@ async def settle_unasked(spec: ToolSpec[Any], args: object, context: ToolContext
     return None if unchanged is None else Outcome(ErrorKind.OK, envelope_ok(unchanged))
 
 
-async def verdict_of(policy: PolicyHook | None, state: CallState, turn: Turn, context: ToolContext) -> Verdict:
+async def verdict_of(call: Consenting, context: ToolContext) -> Verdict:
     """The policy's verdict, off the event loop (it reads the tracker and the db); a person decides when it fails."""
+    policy, state = call.policy, call.state
     if policy is None or not isinstance(state.arguments, dict):
         return ASK
-    sources = list(turn.untrusted_sources)
+    sources = list(call.turn.untrusted_sources)
     try:
         verdict = await threads.run_in_thread(
-            policy.decide, state.call.name, state.arguments, sources, context, name="atlas-policy", track=False
+            policy.decide, call.spec, state.arguments, sources, context, name="atlas-policy", track=False
         )
     except Exception:  # a broken policy never allows: the person decides, and with no terminal it is denied
         return ASK
@@ -71,7 +72,7 @@ async def consent(call: Consenting, args: object, context: ToolContext) -> Outco
     if settled is not None:
         await gate.leave()
         return settled
-    verdict = await verdict_of(call.policy, state, call.turn, context)
+    verdict = await verdict_of(call, context)
     if verdict.decision == "allow" and verdict.limits is not None:
         # The rule's counts are checked again where the write is recorded, under the journal's lock.
         limits = verdict.limits._replace(first_comment=verdict.limits.first_comment or context.limits.first_comment)
@@ -104,7 +105,7 @@ async def _ask(call: Consenting, args: object, context: ToolContext, verdict: Ve
 
     def grant(scope: str, request: ApprovalRequest) -> str:
         assert policy is not None
-        return policy.grant(scope, spec.name, request.arguments, context)
+        return policy.grant(scope, spec, request.arguments, context)
 
     def build() -> ApprovalRequest:
         sources = call.turn.untrusted_sources

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from atlas.executor.approvals import Verdict
 from atlas.policy.load import Policy, load_policy
-from atlas.tools.registry import Registry, ToolContext, WriteLimits
+from atlas.tools.registry import Declared, ToolContext, WriteLimits
 
 if TYPE_CHECKING:
     from atlas.policy.decide import Facts
@@ -29,10 +29,9 @@ class PolicyGate:
     the same issue does not comment twice.
     """
 
-    def __init__(self, policy: Policy, home: Path, annotations: dict[str, dict[str, bool]] | None = None) -> None:
+    def __init__(self, policy: Policy, home: Path) -> None:
         self.policy = policy
         self.home = home
-        self.annotations = annotations or {}
         self._run: Counter[str] = Counter()
         self._issue: Counter[tuple[str, int]] = Counter()
         self._before: Counter[tuple[str, int]] | None = None
@@ -58,12 +57,25 @@ class PolicyGate:
             return self._earlier(context)[key] + self._issue[key] >= rule.max_per_issue
         return False
 
-    def decide(self, name: str, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext) -> Verdict:
+    @classmethod
+    def at_home(cls, home: Path) -> PolicyGate:
+        """The gate of the rules found from the state folder `home` (a policy it cannot read raises here)."""
+        return cls(load_policy(home), home)
+
+    @property
+    def rule_count(self) -> int:
+        """How many of its rules apply."""
+        return len(self.policy.active())
+
+    def decide(
+        self, tool: Declared, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext
+    ) -> Verdict:
         """The verdict on a side effect (reads are never decided: their run imports none of the rules' logic)."""
         from atlas.policy.decide import evaluate
         from atlas.policy.facts import facts_for
 
-        facts = facts_for(name, arguments, untrusted, context, self.annotations.get(name))
+        name = tool.name
+        facts = facts_for(name, arguments, untrusted, context, tool.annotations)
         outcome = evaluate(self.policy.rules, facts, lambda placed, facts: self._spent(placed, facts, context))
         if outcome.decision == "deny" and outcome.rule is not None:
             why = outcome.rule.rule.reason or f"denied by rule {outcome.rule.rule.name} ({outcome.rule.where})"
@@ -97,24 +109,19 @@ class PolicyGate:
             scopes.append(("project", grant.describe(self.home, facts)))
         return tuple(scopes)
 
-    def grant(self, scope: str, name: str, arguments: dict[str, Any], context: ToolContext) -> str:
+    def grant(self, scope: str, tool: Declared, arguments: dict[str, Any], context: ToolContext) -> str:
         if scope == "session":
-            self._session.add(_exact(name, arguments))
+            self._session.add(_exact(tool.name, arguments))
             return "allowed for this session: exactly this action"
         from atlas.policy.facts import facts_for
         from atlas.policy.grant import write_rule
 
-        facts = facts_for(name, arguments, (), context, self.annotations.get(name))
+        facts = facts_for(tool.name, arguments, (), context, tool.annotations)
         placed = write_rule(self.home, facts)
         self.policy = load_policy(self.home)
         return (
             f"wrote rule {placed.rule.name} to {placed.where} (remove it with `atlas policy revoke {placed.rule.name}`)"
         )
-
-
-def annotations_of(registry: Registry) -> dict[str, dict[str, bool]]:
-    """Each MCP tool's hints, by tool name, for rules that name annotations."""
-    return {name: dict(spec.annotations) for name in registry if (spec := registry.declared(name)).annotations}
 
 
 class StricterOnly:
@@ -125,9 +132,11 @@ class StricterOnly:
     def __init__(self, gate: PolicyGate) -> None:
         self.gate = gate
 
-    def decide(self, name: str, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext) -> Verdict:
-        verdict = self.gate.decide(name, arguments, untrusted, context)
+    def decide(
+        self, tool: Declared, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext
+    ) -> Verdict:
+        verdict = self.gate.decide(tool, arguments, untrusted, context)
         return verdict if verdict.decision == "deny" else Verdict("ask", "", verdict.note)
 
-    def grant(self, scope: str, name: str, arguments: dict[str, Any], context: ToolContext) -> str:
+    def grant(self, scope: str, tool: Declared, arguments: dict[str, Any], context: ToolContext) -> str:
         raise ValueError("the host approves each call itself: no scope is granted here")

@@ -22,7 +22,7 @@ from atlas.policy.facts import facts_for
 from atlas.policy.gate import PolicyGate
 from atlas.policy.load import CONFIG_FILE, Policy
 from atlas.state import shared_rules
-from atlas.tools.registry import ToolContext
+from atlas.tools.registry import Declared, ToolContext
 
 
 def plan_sources(arguments: dict[str, Any]) -> list[str]:
@@ -38,13 +38,15 @@ class PlanPolicy:
         self.gate = gate
         self.reviewed = reviewed
 
-    def decide(self, name: str, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext) -> Verdict:
-        verdict = self.gate.decide(name, arguments, [*untrusted, *plan_sources(arguments)], context)
+    def decide(
+        self, tool: Declared, arguments: dict[str, Any], untrusted: Sequence[str], context: ToolContext
+    ) -> Verdict:
+        verdict = self.gate.decide(tool, arguments, [*untrusted, *plan_sources(arguments)], context)
         if verdict.decision == "deny" or not self.reviewed:
             return verdict
         return Verdict("ask", "", verdict.note)  # the person's answer to the review decides
 
-    def grant(self, scope: str, name: str, arguments: dict[str, Any], context: ToolContext) -> str:
+    def grant(self, scope: str, tool: Declared, arguments: dict[str, Any], context: ToolContext) -> str:
         raise ConfigError("a plan's calls are granted at its review, not at a prompt")
 
 

@@ -55,19 +55,17 @@ def open_session(options: SessionOptions, *, deadline_s: float | None = None) ->
     chosen = model_api(options.api)
     settings = Settings(api=chosen) if options.model is None else Settings(model=options.model, api=chosen)
     chosen_folder = state_folder().found_by != f"the nearest {STATE_FOLDER_NAME} folder"
-    from atlas.policy.gate import PolicyGate, annotations_of
-    from atlas.policy.load import load_policy
+    from atlas.policy.gate import PolicyGate
 
-    rules = load_policy(settings.home)  # a policy it cannot read stops the run before anything starts
-    rule_count = len(rules.active())
-    ready_dataset(settings.data, settings.home, BuildProgress())
+    policy = PolicyGate.at_home(settings.home)  # a policy it cannot read stops the run before anything starts
+    rule_count = policy.rule_count
+    project = ready_dataset(settings.data, settings.home, BuildProgress())
     chosen_model: Model = resolve(settings.model, settings.api)
     builtin, started = load_registry(), time.monotonic()
     offline = chosen_model.name == OFFLINE_MODEL
     tools = builtin if offline else with_mcp_tools(builtin, settings.home, deadline_s)
     # Only servers that were started count against `--deadline` (and change what its errors name).
     mcp_start_s = 0.0 if tools is builtin else time.monotonic() - started
-    policy = PolicyGate(rules, settings.home, annotations_of(tools))
     telemetry = telemetry_for(settings.home, tools, chosen_folder=chosen_folder)
     if telemetry is not None:
         from atlas.telemetry.model import TracedModel
@@ -82,6 +80,7 @@ def open_session(options: SessionOptions, *, deadline_s: float | None = None) ->
     session_id = new_session_id()
     return Session(
         settings=settings,
+        project=project,
         context=ToolContext(data=settings.data, home=settings.home, session=session_id, tracker=settings.tracker),
         tools=tools,
         model=chosen_model,
@@ -109,7 +108,7 @@ def resolve(name: str, api: str = "responses") -> Model:
     if not name:
         raise ConfigError("the model name is empty: use --model offline, --model replay:PATH or an OpenAI model")
     if name == OFFLINE_MODEL:
-        from atlas.offline import OfflinePlanner
+        from atlas.offline.model import OfflinePlanner  # from its module, not the package's lazy __getattr__
 
         return OfflinePlanner()
     if name.startswith(REPLAY_PREFIX):

@@ -18,12 +18,12 @@ import contextlib
 import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.calllog.writer import TraceIds
 from atlas.conversation.loop import TurnResult, TurnSettings, run_turn, start_turn
+from atlas.dataset.source import Project
 from atlas.executor.approvals import PolicyHook
 from atlas.executor.executor import ToolExecutor
 from atlas.executor.turn import Turn
@@ -194,6 +194,8 @@ class Session(CallSession):
     """A `CallSession` with the run's settings and model; `answer` answers one question."""
 
     settings: Settings
+    project: Project
+    """What its questions are told of the dataset (read when the session opened)."""
     model: Model
     call_log: CallLog
     """Every question's calls and answer are written there."""
@@ -257,6 +259,7 @@ class Session(CallSession):
             turn=turn,
             settings=self.question_settings(settings),
             events=self.channel,
+            project=self.project,
         )
         with self._traced_question(question, 1 if turn is None else turn.number) as trace:
             result = run_cancellable(coro, loop)
@@ -268,9 +271,9 @@ class Session(CallSession):
         return result
 
     @property
-    def data(self) -> Path:
-        """The dataset its questions are about."""
-        return self.settings.data
+    def project_name(self) -> str:
+        """The name of the project its questions are about."""
+        return self.project.name
 
     @property
     def read_only(self) -> bool:

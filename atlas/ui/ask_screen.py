@@ -11,10 +11,8 @@ still asked on the terminal (`/dev/tty`) when there is one.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from atlas.foundation.config import dataset_name
 from atlas.llm import Model
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.denied import print_denied
@@ -34,7 +32,7 @@ class AskedIn(AskingSession, Protocol):
     rule_count: int
 
     @property
-    def data(self) -> Path: ...
+    def project_name(self) -> str: ...
 
     @property
     def read_only(self) -> bool: ...
@@ -68,9 +66,8 @@ class AskScreen:
         self.started_at = time.monotonic()
         read_only = session.read_only
         if self.view is not None:
-            dataset = dataset_name(session.data)
             self.progress.print(
-                header(session.model.name, read_only=read_only, dataset=dataset, rules=session.rule_count)
+                header(session.model.name, read_only=read_only, dataset=session.project_name, rules=session.rule_count)
             )
         if self.stream is None:
             return session.model

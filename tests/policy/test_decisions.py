@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from atlas.executor.executor import ToolExecutor
 from atlas.foundation.errors import ConfigError
-from atlas.policy.gate import PolicyGate, annotations_of
+from atlas.policy.gate import PolicyGate
 from atlas.policy.load import load_policy
 from atlas.protocol.events import ApprovalRequest, CallRecord
 from atlas.protocol.messages import ToolCall
@@ -40,10 +40,14 @@ class Person:
         return {request.call_id for request in requests} if self.answer else set()
 
 
-def policy(home: Path, rules: str, registry: Registry | None = None) -> PolicyGate:
+BUILTIN = load_registry()
+"""The built-in tools, whose calls the gate is asked about."""
+
+
+def policy(home: Path, rules: str) -> PolicyGate:
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(rules, encoding="utf-8")
-    return PolicyGate(load_policy(home), home, annotations_of(registry or load_registry()))
+    return PolicyGate(load_policy(home), home)
 
 
 def executor(home: Path, gate: PolicyGate, person: Person, registry: Registry | None = None) -> ToolExecutor:
@@ -214,7 +218,7 @@ def test_mcp_tools_are_matched_by_name_and_annotation(atlas_home: Path) -> None:
     rules += "annotations = { destructive = false }\n"
     person = Person(answer=False)
     records = run(
-        executor(atlas_home, policy(atlas_home, rules, registry), person, registry),
+        executor(atlas_home, policy(atlas_home, rules), person, registry),
         ("notes__append", {"text": "a"}),
         ("notes__wipe", {"text": "b"}),
         ("notes__silent", {"text": "c"}),  # no hint: MCP says that may be destructive
@@ -240,7 +244,12 @@ def test_a_granted_rule_is_never_written_through_a_planted_link(atlas_home: Path
     gate = PolicyGate(load_policy(atlas_home), atlas_home)
     (atlas_home / "config.toml").symlink_to(rc)  # planted while the run was going on
     with pytest.raises(ConfigError, match="symbolic link"):
-        gate.grant("project", "add_label", {"issue_id": 41, "label": "comp:api"}, ToolContext(home=atlas_home))
+        gate.grant(
+            "project",
+            BUILTIN.declared("add_label"),
+            {"issue_id": 41, "label": "comp:api"},
+            ToolContext(home=atlas_home),
+        )
     assert rc.read_text(encoding="utf-8") == "export PATH=/usr/bin\n"
     assert not [path.name for path in atlas_home.iterdir() if path.name.endswith(".tmp")]  # no temp file left
 
@@ -249,19 +258,19 @@ def test_a_session_grant_allows_that_exact_action_only(atlas_home: Path) -> None
     gate = policy(atlas_home, "")
     context = ToolContext(home=atlas_home)
     shown = {"issue_id": 41, "body": "On it."}
-    assert gate.decide("post_comment", shown, [], context).decision == "ask"
-    gate.grant("session", "post_comment", shown, context)
-    assert gate.decide("post_comment", dict(shown), ["issue #92"], context).decided_by == "session"
+    assert gate.decide(BUILTIN.declared("post_comment"), shown, [], context).decision == "ask"
+    gate.grant("session", BUILTIN.declared("post_comment"), shown, context)
+    assert gate.decide(BUILTIN.declared("post_comment"), dict(shown), ["issue #92"], context).decided_by == "session"
     for other in ({"issue_id": 87, "body": "On it."}, {"issue_id": 41, "body": "On it!"}):
-        assert gate.decide("post_comment", other, [], context).decision == "ask"
+        assert gate.decide(BUILTIN.declared("post_comment"), other, [], context).decision == "ask"
 
 
 def test_an_ask_rule_asks_every_time_whatever_was_granted(atlas_home: Path) -> None:
     gate = policy(atlas_home, '[[policy.rules]]\nname = "comments-ask"\ndecision = "ask"\ntool = "post_comment"\n')
     context = ToolContext(home=atlas_home)
     shown = {"issue_id": 41, "body": "On it."}
-    gate.grant("session", "post_comment", shown, context)
-    verdict = gate.decide("post_comment", shown, [], context)
+    gate.grant("session", BUILTIN.declared("post_comment"), shown, context)
+    verdict = gate.decide(BUILTIN.declared("post_comment"), shown, [], context)
     assert (verdict.decision, verdict.scopes) == ("ask", ())
     assert "comments-ask" in verdict.note
 
@@ -270,6 +279,9 @@ def test_the_project_scope_is_not_offered_where_its_rule_would_not_apply(atlas_h
     gate = policy(atlas_home, "")
     context = ToolContext(home=atlas_home)
     label_41 = {"issue_id": 41, "label": "comp:api"}
-    assert [scope for scope, _ in gate.decide("add_label", label_41, [], context).scopes] == ["session", "project"]
-    after_untrusted = gate.decide("add_label", label_41, ["issue #92"], context)
+    assert [scope for scope, _ in gate.decide(BUILTIN.declared("add_label"), label_41, [], context).scopes] == [
+        "session",
+        "project",
+    ]
+    after_untrusted = gate.decide(BUILTIN.declared("add_label"), label_41, ["issue #92"], context)
     assert [scope for scope, _ in after_untrusted.scopes] == ["session"]

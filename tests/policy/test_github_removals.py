@@ -11,6 +11,7 @@ import pytest
 from atlas.github.label_history import removed_by_others
 from atlas.policy.gate import PolicyGate
 from atlas.policy.load import load_policy
+from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import ToolContext
 from tests.github.fake_github import REPO, TOKEN, RunningFake
 from tests.support.run import atlas_env, invoke, jsonl_events, tracker_records
@@ -45,7 +46,12 @@ def an_area_issue(github: RunningFake) -> tuple[int, str]:
 
 def decide(data: Path, home: Path, issue: int, label: str) -> tuple[str, str]:
     gate = PolicyGate(load_policy(home), home)
-    verdict = gate.decide("add_label", {"issue_id": issue, "label": label}, [], ToolContext(data=data, home=home))
+    verdict = gate.decide(
+        load_registry().declared("add_label"),
+        {"issue_id": issue, "label": label},
+        [],
+        ToolContext(data=data, home=home),
+    )
     return verdict.decision, verdict.note
 
 
