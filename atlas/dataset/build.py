@@ -124,17 +124,16 @@ def build_db(jsonl: Path, target: Path, progress: Progress | None = None) -> Pat
         raise DataError(str(exc)) from None
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(target)
-    tmp = target.parent / f"{temp_prefix(target)}{os.getpid()}-{secrets.token_hex(4)}.db"
+    named = f"{temp_prefix(target)}{os.getpid()}-{secrets.token_hex(4)}.db"  # found again if this process dies
     signals = _Signals()
     try:
-        with source, signals.unwind():
+        with source, signals.unwind(), statefiles.replacing_at(target, name=named) as tmp:
             _build_into(tmp, jsonl, source, stat, progress or _silent)
             # A shared data folder's db must stay readable by all.
             tmp.chmod(0o644)
-            os.replace(tmp, target)
+    except statefiles.RefusedFile as exc:
+        raise DataError(str(exc)) from None  # a link or a folder where the db goes
     except BaseException:
-        for leftover in (tmp, tmp.with_name(tmp.name + "-journal")):
-            leftover.unlink(missing_ok=True)
         signals.reraise()
         raise
     return target

@@ -288,6 +288,28 @@ def replacing(path: Path, *, mode: int = 0o600) -> Iterator[BinaryIO]:
         raise
 
 
+@contextmanager
+def replacing_at(path: Path, *, name: str | None = None) -> Iterator[Path]:
+    """A new path beside `path` to build its next content at, for what writes through a path (SQLite); when the
+    block ends cleanly it is renamed over `path`, whole and at once.
+
+    `name`: the new file's name (a builder that clears its own leftovers names them), else a unique hidden one.
+    What stands at `path` must be a lone plain file or nothing, as for `replacing`. On any error the new file (and
+    a journal SQLite left beside it) is removed and `path` is as it was.
+    """
+    _mode_of(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(name or f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        yield temporary
+        os.replace(temporary, path)
+    except BaseException:
+        for leftover in (temporary, temporary.with_name(temporary.name + "-journal")):
+            with suppress(OSError):
+                os.unlink(leftover)
+        raise
+
+
 def _mode_of(path: Path) -> int | None:
     """The permission bits of the plain file at `path`, None when there is none; refused as in `_check`."""
     try:

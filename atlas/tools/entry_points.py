@@ -104,16 +104,13 @@ def _remember_silent(group: str, silent: Stamps) -> None:
     """Keep `silent` for the next run, whole or not at all; silently, as a cache does."""
     if sys.dont_write_bytecode:
         return
+    from atlas.foundation import statefiles
     from atlas.foundation.caches import cache_folder
 
     path = cache_folder() / KNOWN_FILE
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # a link or a full disk: the metadata is read again next time
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary.write_text(json.dumps({"format": FORMAT, "group": group, "silent": silent}), encoding="utf-8")
-        os.replace(temporary, path)
-    with contextlib.suppress(OSError):
-        temporary.unlink(missing_ok=True)
+        statefiles.replace_file(path, json.dumps({"format": FORMAT, "group": group, "silent": silent}).encode())
 
 
 def _entry_points_text(distribution: str) -> bytes:

@@ -19,8 +19,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -103,13 +101,8 @@ def _write(home: Path, prefix: str, path: Path, data: bytes) -> None:
     folder = home / FOLDER
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{prefix}", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-        os.replace(temp, path)
+        statefiles.replace_file(path, data)
     except OSError:
-        with contextlib.suppress(OSError, UnboundLocalError):
-            os.unlink(temp)
         return
     for old in folder.glob(f"{prefix}*{path.suffix}"):
         if old.name != path.name:

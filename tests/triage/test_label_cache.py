@@ -94,20 +94,20 @@ def test_a_tampered_file_is_refused_in_one_line_and_learnt_again(
     assert capsys.readouterr().err == ""
 
 
-def test_a_link_in_place_of_the_file_is_refused(
+def test_a_link_in_place_of_the_file_is_refused_and_left_as_it_is(
     tmp_path: Path, atlas_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = make_dataset(tmp_path, flat_issues(FLAT))
     learnt = Project.open(data, atlas_home).groups
     path = kept_file(atlas_home)
     elsewhere = tmp_path / "elsewhere.json"
-    elsewhere.write_text(path.read_text())
+    elsewhere.write_text("not Atlas's")
     path.unlink()
     path.symlink_to(elsewhere)
     capsys.readouterr()
     assert Project.open(data, atlas_home).groups == learnt
     assert "does not follow links" in capsys.readouterr().err
-    assert not path.is_symlink()
+    assert path.is_symlink() and elsewhere.read_text() == "not Atlas's"  # neither removed nor written through
 
 
 def test_the_inbox_order_is_kept_and_follows_a_severity_set_through_atlas(

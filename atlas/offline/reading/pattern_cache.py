@@ -21,7 +21,6 @@ import base64
 import binascii
 import contextlib
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -81,13 +80,9 @@ class PatternStore:
         """Write the file again with this process's entries, newest last; silently, as a cache does."""
         kept = dict(list(self.entries.items())[-MAX_PATTERNS:])
         body = {"format": FORMAT, "python": sys.version, "patterns": kept}
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # a link or a full disk: the patterns are compiled again next time
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            temporary.write_text(json.dumps(body, ensure_ascii=True, separators=(",", ":")), encoding="utf-8")
-            os.replace(temporary, self.path)  # readers see the old file or the new one, never half of one
-        with contextlib.suppress(OSError):
-            temporary.unlink(missing_ok=True)
+            statefiles.replace_file(self.path, json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode())
 
 
 def _read(path: Path) -> dict[str, Entry]:

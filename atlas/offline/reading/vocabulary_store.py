@@ -71,19 +71,14 @@ def keep(path: Path, stamp: Stamp, body: dict[str, Any], index: sqlite3.Connecti
     """Write the index and `body` under `stamp`, whole or not at all; silently, as a cache does."""
     if sys.dont_write_bytecode:
         return
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
     with contextlib.suppress(OSError, sqlite3.Error):
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary.unlink(missing_ok=True)
-        with contextlib.closing(sqlite3.connect(temporary)) as disk:
+        with statefiles.replacing_at(path) as temporary, contextlib.closing(sqlite3.connect(temporary)) as disk:
             index.backup(disk)
             disk.execute(f"CREATE TABLE {TABLE} (stamp TEXT NOT NULL, body TEXT NOT NULL)")
             disk.execute(f"INSERT INTO {TABLE} VALUES (?, ?)", (_stamp_text(stamp), json.dumps(body)))
             disk.commit()
-        os.replace(temporary, path)  # readers see the old file or the new one, never half of one
         _prune(path.parent)
-    with contextlib.suppress(OSError):
-        temporary.unlink(missing_ok=True)
 
 
 def _prune(folder: Path) -> None:
