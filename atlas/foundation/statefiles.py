@@ -4,7 +4,8 @@ Reading. A file someone else could have placed (a plan, an export, a dataset's i
 config, a replay script, a state file) is read through `read_limited` or `open_regular`: opened
 without blocking (a FIFO cannot hold Atlas waiting for a writer), used only when it is a regular
 file (a link to `/dev/zero`, a device or a folder is refused), and read up to a limit its caller
-states; past the limit, or refused, it is one `RefusedFile` line naming the file and why.
+states; past the limit, or refused, it is one `RefusedFile` line naming the file and why. A file read on every
+tool call is read again only when it has changed (`ReadWhenChanged`).
 
 The state folder is often a project's `.atlas/`, so a cloned repository can ship it, links included. A
 link there could aim Atlas's writes at any file the user owns (a shell rc file, another SQLite
@@ -13,10 +14,8 @@ file is opened with O_NOFOLLOW, a new one with O_CREAT|O_EXCL (which never follo
 so one planted between the check and the open is refused too), and only a plain file with no
 other hard link is used. The folder itself may be a link: the user chose where it lives.
 
-Asked often. A file read on every tool call is read again only when it has changed (`ReadWhenChanged`).
-
-Replacing. A state file rewritten whole goes through `replace_file` (or `replacing`, for a writer that
-wants a file object): a new file beside it, flushed to disk, renamed over it.
+Replacing. A state file rewritten whole goes through `replace_file` (`replacing` for a writer that wants a file
+object, `replacing_at` for one that writes through a path): a new file beside it, renamed over it when whole.
 """
 
 from __future__ import annotations
@@ -290,13 +289,8 @@ def replacing(path: Path, *, mode: int = 0o600) -> Iterator[BinaryIO]:
 
 @contextmanager
 def replacing_at(path: Path, *, name: str | None = None) -> Iterator[Path]:
-    """A new path beside `path` to build its next content at, for what writes through a path (SQLite); when the
-    block ends cleanly it is renamed over `path`, whole and at once.
-
-    `name`: the new file's name (a builder that clears its own leftovers names them), else a unique hidden one.
-    What stands at `path` must be a lone plain file or nothing, as for `replacing`. On any error the new file (and
-    a journal SQLite left beside it) is removed and `path` is as it was.
-    """
+    """`replacing` for what writes through a path (SQLite): a new path beside `path` (named `name`, else uniquely)
+    that is renamed over it when the block ends cleanly; on any error it and its SQLite journal are removed."""
     _mode_of(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(name or f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
@@ -305,8 +299,7 @@ def replacing_at(path: Path, *, name: str | None = None) -> Iterator[Path]:
         os.replace(temporary, path)
     except BaseException:
         for leftover in (temporary, temporary.with_name(temporary.name + "-journal")):
-            with suppress(OSError):
-                os.unlink(leftover)
+            leftover.unlink(missing_ok=True)
         raise
 
 
