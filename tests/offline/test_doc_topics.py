@@ -85,3 +85,26 @@ def test_a_heading_repeated_in_one_doc_is_named_with_its_parent_and_the_grouping
     assert vocabulary.heading_is_repeated(first) and vocabulary.heading_is_repeated(second)
     assert heading_name(second, vocabulary) == "Retries > symptoms"
     assert [s.heading for s in vocabulary.headings_of("ops")] == ["Leases", "Symptoms", "Retries", "symptoms"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "what does the deployment page say about terminationGracePeriodSeconds?",
+            section("deployment", "Docker and Kubernetes"),
+        ),
+        ("Grab the PgBouncer section of the brokers doc", section("brokers", "PgBouncer")),
+        ("what does the brokers doc say about PgBouncer?", section("brokers", "PgBouncer")),  # a heading: as said
+    ],
+)
+def test_what_a_named_doc_says_about_a_word_is_the_section_of_it_that_holds_the_word(
+    question: str, expected: tuple[str, dict[str, Any]]
+) -> None:
+    assert calls(question) == [expected]
+
+
+def test_what_a_named_doc_says_about_an_error_stays_the_error_s_section() -> None:
+    assert calls("what does the error-codes doc say about WorkerOOMKilled") == [
+        section("error-codes", "WorkerOOMKilled")
+    ]

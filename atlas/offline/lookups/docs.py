@@ -12,6 +12,7 @@ from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.pattern_cache import compile_cached
 from atlas.offline.reading.search_labels import strip_quotes
 from atlas.offline.reading.sections import content_words, heading_in, heading_name, section_named
+from atlas.offline.reading.topics import best_section
 from atlas.offline.reading.vocabulary import Vocabulary
 
 DOC_ALIASES: dict[str, tuple[str, ...]] = {
@@ -111,7 +112,7 @@ def _doc_shapes(words: tuple[str, ...]) -> tuple[list[re.Pattern[str]], list[re.
         rf"\b{alias}\s+{_DOC_NOUN}\s+(?:says?|said)\s+(?:about|on|regarding)\s+(?P<h>.+?){end}",
         rf"\b{name}\.md\s+(?:says?\s+|said\s+)?(?:about|on|regarding)\s+(?P<h>.+?){end}",
         rf"\b{alias}\s+{_DOC_NOUN}(?:'s)?\s+(?:section\s+)?(?:on|about|for|regarding)\s+(?P<h>.+?){end}",
-        rf"(?:\bthe\s+|^\s*(?:show\s+(?:me\s+)?(?:the\s+)?)?)(?P<h>[\"'`\[]?[\w.:-]+(?:\s+[\w.:-]+){{0,2}}[\"'`\]]?)\s+"
+        rf"(?:\bthe\s+|^\s*(?:show\s+(?:me\s+)?(?:the\s+)?)?)(?P<h>[\"'`\[]?(?!the\b)[\w.:-]+(?:\s+(?!the\b)[\w.:-]+){{0,2}}[\"'`\]]?)\s+"
         rf"(?:section|part)\s+(?:of|in|from)\s+(?:the\s+)?{alias}\b",
     )
     whole = (
@@ -144,7 +145,20 @@ def quoted_headings(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | 
 def with_heading(doc: str, heading: str | None, text: str, vocabulary: Vocabulary) -> tuple[str, str | None]:
     """A whole doc asked for with other words that name one of its headings: that section."""
     if heading is not None:
-        return doc, heading
+        return doc, _section_holding(doc, heading, vocabulary)
     aliases = {word for alias in doc_aliases(vocabulary).get(doc, (doc,)) for word in re.findall(r"[a-z]+", alias)}
     words = [w for w in content_words(text) if w not in aliases and not w.isdigit() and not w.startswith("#")]
     return doc, heading_in(words, doc, vocabulary)
+
+
+def _section_holding(doc: str, heading: str, vocabulary: Vocabulary) -> str:
+    """What a doc is asked about (`what the deployment page says about terminationGracePeriodSeconds`): the heading
+    said when the doc has one like it (or the docs are unknown: the tool says what it lacks), else the heading of the
+    doc's section that holds the words."""
+    words = content_words(heading)
+    if CODE_RE.fullmatch(heading) or not vocabulary.headings_of(doc) or section_named(words, doc, vocabulary):
+        return heading
+    section = best_section(words, vocabulary, doc)
+    if section is None or section.doc_id != doc or codes_in(section.heading):
+        return heading  # an error's section is read by its code, which the words name too
+    return heading_name(section, vocabulary)
