@@ -108,3 +108,30 @@ def test_what_a_named_doc_says_about_an_error_stays_the_error_s_section() -> Non
     assert calls("what does the error-codes doc say about WorkerOOMKilled") == [
         section("error-codes", "WorkerOOMKilled")
     ]
+
+
+def test_each_repeated_heading_is_named_with_its_own_parent() -> None:
+    from atlas.offline.reading.sections import heading_name
+
+    vocabulary = Vocabulary(
+        sections=[
+            Section("upgrading", "2.6 → 2.7", 2),
+            Section("upgrading", "Action required", 3),
+            Section("upgrading", "2.7 → 2.8", 2),
+            Section("upgrading", "Action required", 3),
+        ]
+    )
+    assert [heading_name(s, vocabulary) for s in vocabulary.sections[1::2]] == [
+        "2.6 → 2.7 > Action required",
+        "2.7 → 2.8 > Action required",
+    ]
+
+
+@pytest.mark.parametrize(("release", "parent"), [("2.7 → 2.8", "2.7 → 2.8"), ("2.6 → 2.7", "2.6 → 2.7")])
+def test_a_quoted_heading_repeated_under_each_release_is_the_one_under_the_release_said(
+    release: str, parent: str
+) -> None:
+    question = (
+        f"I'm reviewing the {release} upgrade notes. Can you pull up the 'Action required' part for that release?"
+    )
+    assert calls(question) == [section("upgrading", f"{parent} > Action required")]

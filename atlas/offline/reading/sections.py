@@ -79,7 +79,8 @@ def code_by_symptom(text: str, vocabulary: Vocabulary) -> str | None:
 
 def _parent(section: Section, vocabulary: Vocabulary) -> str:
     sections = vocabulary.headings_of(section.doc_id)
-    before = sections[: sections.index(section)]
+    # By identity: a repeated heading is equal to its namesakes under other parents (`Action required`).
+    before = sections[: next(place for place, other in enumerate(sections) if other is section)]
     return next((s.heading for s in reversed(before) if s.level < section.level), "")
 
 
