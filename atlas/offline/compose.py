@@ -127,6 +127,11 @@ def _acts_of(
             acts.append(Act(Intent.NOTHING, request.text, notes=[introduced(login)]))
             continue
         act = act_of(request, text, context, vocabulary, tools, prior, earlier)
+        if prior is not None and prior is not before and prior.wants_text and _asks_nothing(act, request, vocabulary):
+            # `Can you reply to alexgrant on #90? We'd love to see their notes.`: this sentence is the text
+            request = Request(f"{prior.text.rstrip(' ?.!')}: {request.text}", request.quoted)
+            acts.pop()
+            act = act_of(request, request.text, context, vocabulary, tools, acts[-1] if acts else before, earlier)
         if act.intent in _ASKED_PER_TIME and (times := times_set_against(text)):  # `in march 2024 vs march 2023`
             acts += [act_of(request, said, context, vocabulary, tools, prior, earlier) for said in times]
             continue
@@ -141,6 +146,15 @@ def _acts_of(
         if named or act.targets or act.issue_ids:
             context[:] = named or act.targets or act.issue_ids
     return acts
+
+
+def _asks_nothing(act: Act, request: Request, vocabulary: Vocabulary) -> bool:
+    """Whether a sentence is prose that asks for nothing: no issue, doc or code to read, no act, no note."""
+    if request.quoted:
+        return False  # a text of its own: `add comp:docs` (the name after a colon is kept as said)
+    if act.intent is Intent.NOTHING:
+        return not act.notes  # `thanks for the report, fixed in 2.8.4`
+    return act.intent is Intent.LOOKUP and not read_lookups(request.text, vocabulary).first_calls()
 
 
 _ASKED_PER_TIME = frozenset({Intent.SEARCH, Intent.COUNT})

@@ -99,3 +99,26 @@ def test_a_symptom_search_leads_with_the_words_of_the_ask() -> None:
         for name, args in first("On 2.8.3 worker logs carry ANSI colours. Known?")
         if name == "search_issues"
     )
+
+
+def test_a_comment_asked_for_without_text_takes_the_sentence_after_it_as_the_text() -> None:
+    plan = plan_of("Can you reply to alexgrant on #90? We'd love to see their notes on job dependencies, maybe a gist?")
+    assert plan.comments == [(90, "We'd love to see their notes on job dependencies, maybe a gist?")]
+    assert plan_of("reply on #90. thanks for the report, fixed in 2.8.4").comments == [
+        (90, "thanks for the report, fixed in 2.8.4")
+    ]
+
+
+def test_a_sentence_that_asks_for_something_is_no_comment_s_text() -> None:
+    for after in ("Also show #87", "What does ORB-1101 mean?", "add comp:docs.", "open bugs about leases"):
+        plan = plan_of(f"comment on #41. {after}")
+        assert plan.comments == [] and any("give the text too" in note for note in plan.notes), after
+
+
+def test_someone_told_on_an_issue_that_something_is_so_is_a_comment_of_those_words() -> None:
+    assert plan_of("tell alexgrant on #90 that we'd love a gist of the notes").comments == [
+        (90, "we'd love a gist of the notes")
+    ]
+    assert plan_of("thank jlaurent on #41 for the detailed report").comments == [
+        (41, "Thank you for the detailed report!")
+    ]

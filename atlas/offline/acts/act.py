@@ -106,6 +106,9 @@ class Act:
     """The request before was only this one's reason (`this is a redis thing, label 111 accordingly`)."""
     narrows_before: bool = False
     """The search just before, said again narrower (`issues about shuffle, open only`): this one alone is searched."""
+    wants_text: bool = False
+    """A comment asked for with no text (`can you reply to alexgrant on #90?`): a sentence after it that asks
+    nothing of its own is the text."""
 
 
 def targets(text: str, context: Sequence[int]) -> list[int]:

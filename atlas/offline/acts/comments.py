@@ -78,6 +78,7 @@ def comment_body(request: Request, text: str) -> str | None:
         r"\b(?:saying|that\s+says|to\s+say|with\s+the\s+text|with\s+text|telling\s+them|letting\s+them\s+know)\s+"
         r"(?:that\s+)?(?P<b>.+)$",
         r"\bknow\s+(?:that\s+)?(?P<b>.+)$",
+        r"^\s*(?:to\s+)?@?[\w-]+\s+(?:on|in)\s+(?:issue\s+)?#?\d+\s+that\s+(?P<b>.+)$",  # `tell alexgrant on #90 that`
         r"^\s*(?:on|to|in|under)?\s*(?:issue\s+)?#?\d+\s+(?!(?:and|or|with|to|on|in|about|for|the|that|saying)\b)(?P<b>\w.{8,})$",
         r"^\s*(?:(?:on|to|in|for)\s+)?(?:the\s+)?(?:issue\s+)?(?:#?\d+|it|this|there|that\s+one)?\s*(?:'s\s+)?"
         r"(?:reporter|author|op|folks|people|thread|issue)?\s*(?:that\s+)(?P<b>.+)$",

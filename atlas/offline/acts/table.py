@@ -121,7 +121,8 @@ def _comment(r: Reading) -> Act | None:
         return None
     if act := comment_act(r.request, r.text, r.context):
         return only_the(r.text, act)
-    return None if r.asks else Act(Intent.NOTHING, r.typed, notes=[comment_help(targets(r.text, r.context))])
+    ids = targets(r.text, r.context)
+    return None if r.asks else Act(Intent.NOTHING, r.typed, notes=[comment_help(ids)], wants_text=bool(ids))
 
 
 def _acted_on(r: Reading, named: Callable[[str], str]) -> Act | None:
