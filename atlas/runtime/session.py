@@ -200,8 +200,8 @@ class Session(CallSession):
     rule_count: int = 0
     """How many of its rules apply (the header says so)."""
     deadline: QuestionDeadline | None = None
-    """The deadline of the question it was opened for (`atlas ask --deadline`), running since before its
-    MCP servers started; None: none, and each question brings its own in its `TurnSettings`."""
+    """The deadline of the one question `ask` answers (`atlas ask --deadline`), running since before the
+    MCP servers started; None: none. `answer` does not use it: a question brings its own in its `TurnSettings`."""
     mcp_loaded: bool = True
     """False while the offline planner, which calls no MCP tool, means no server was started."""
 
