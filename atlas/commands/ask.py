@@ -41,5 +41,5 @@ def _ask(options: AskOptions, events: JsonlEvents | None) -> int:
     """The question handed to a session once: it answers, the screen (or the --jsonl stream) shows it."""
     question = question_text(options.question)
     screen = AskScreen(drawn=not (options.as_json or events), stream=events)
-    settings = TurnSettings(max_rounds=options.max_rounds, parallel=options.parallel, deadline_s=options.deadline_s)
-    return ask_once(question, options, settings, screen)
+    settings = TurnSettings(max_rounds=options.max_rounds, parallel=options.parallel)
+    return ask_once(question, options, settings, screen, deadline_s=options.deadline_s)

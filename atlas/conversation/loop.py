@@ -22,6 +22,7 @@ from atlas.executor.turn import BatchCancelled, Turn
 from atlas.foundation.config import BUNDLED_NAME
 from atlas.foundation.errors import ConfigError, ErrorKind
 from atlas.llm import Model
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.envelope import dumps, envelope_err
 from atlas.protocol.events import CallRecord, Events, Listener, RoundStarted
 from atlas.protocol.messages import ToolCall, Usage, with_unique_ids
@@ -143,8 +144,8 @@ class TurnSettings(NamedTuple):
     """Model requests at most; the last one that still asks for tools ends the turn unanswered."""
     parallel: bool = True
     """Whether the model may ask for several calls at once (and they run together)."""
-    deadline_s: float | None = None
-    """The question's time budget, from its start; None: none."""
+    deadline: QuestionDeadline | None = None
+    """The question's `--deadline`, made once when it started (`open_session`); None: none."""
 
 
 ONE_TURN = TurnSettings()
@@ -153,7 +154,7 @@ ONE_TURN = TurnSettings()
 
 def start_turn(executor: ToolExecutor, number: int, settings: TurnSettings) -> Turn:
     """The question's budget and what it will read, from now."""
-    return executor.new_turn(number, deadline_s=settings.deadline_s)
+    return executor.new_turn(number, deadline=settings.deadline)
 
 
 async def run_turn(

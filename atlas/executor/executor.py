@@ -142,9 +142,8 @@ class ToolExecutor:
         """Tool threads that outlived their deadline and still run, process-wide."""
         return threads.leaked_threads()
 
-    def new_turn(self, number: int, *, deadline_s: float | None = None) -> Turn:
-        """A question, from now: its number, and its deadline `deadline_s` seconds away (None: none)."""
-        deadline = None if deadline_s is None else QuestionDeadline.within(deadline_s)
+    def new_turn(self, number: int, *, deadline: QuestionDeadline | None = None) -> Turn:
+        """A question, from now: its number, and its deadline (None: none)."""
         return Turn.starting(number, deadline=deadline, answer_reserve_s=self.answer_reserve_s)
 
     def with_registry(self, registry: Registry) -> ToolExecutor:

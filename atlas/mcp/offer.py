@@ -6,11 +6,11 @@ configured, so a run without one never pays for it.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from atlas.foundation.notices import warn
 from atlas.foundation.sanitize import write_line
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.tools.registry import Registry
 
 MISSING_SDK = "the MCP SDK is not installed: pip install 'atlas-orbit[mcp]'"
@@ -27,16 +27,16 @@ def mcp_sdk_missing() -> str | None:
     return None
 
 
-def with_mcp_tools(tools: Registry, home: Path, deadline_s: float | None = None) -> Registry:
+def with_mcp_tools(tools: Registry, home: Path, deadline: QuestionDeadline | None = None) -> Registry:
     """The registry plus the tools of every enabled, trusted MCP server in `config.toml`.
 
+    The servers start within what is left of `deadline`, the question's (None: their own start bound).
     The MCP SDK is imported, and the servers started, only when one is configured; a server of a
     state folder Atlas found is started only once trusted (`atlas.mcp.trust`); without the SDK, or
     for what does not start, one warning line each and the built-in tools.
     """
     from atlas.mcp.config import load_servers
 
-    began = time.monotonic()
     servers = [server for server in load_servers(home) if server.enabled]
     if not servers:
         return tools
@@ -58,5 +58,5 @@ def with_mcp_tools(tools: Registry, home: Path, deadline_s: float | None = None)
 
     check_pins(home)
     # Importing the SDK took part of the deadline already: the servers get what is left of it.
-    left = None if deadline_s is None else max(0.0, deadline_s - (time.monotonic() - began))
+    left = None if deadline is None else deadline.left_s()
     return tools.with_tools(*mcp_specs(host_for(home), allowed, left))

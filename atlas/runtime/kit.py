@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import time
 from datetime import datetime
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from atlas.foundation.config import (
 from atlas.foundation.errors import ConfigError
 from atlas.llm import Model
 from atlas.mcp.offer import with_mcp_tools
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.runtime.session import Session, SessionOptions, Shown
 from atlas.runtime.toolset import load_registry
 from atlas.telemetry import telemetry_for
@@ -35,10 +35,12 @@ def new_session_id() -> str:
     return f"{datetime.now():%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
-def ask_once(question: str, options: SessionOptions, settings: TurnSettings, shown: Shown) -> int:
-    """A session opened on `options` (MCP servers started within the question's deadline) answers
-    `question`, shown by `shown`, and closes: the exit code `shown` makes of the answer."""
-    session = open_session(options, deadline_s=settings.deadline_s)
+def ask_once(
+    question: str, options: SessionOptions, settings: TurnSettings, shown: Shown, *, deadline_s: float | None = None
+) -> int:
+    """A session opened on `options` for `question` (its deadline `deadline_s`, None: none) answers it,
+    shown by `shown`, and closes: the exit code `shown` makes of the answer."""
+    session = open_session(options, deadline_s=deadline_s)
     try:
         return session.ask(question, settings, shown)
     finally:
@@ -49,8 +51,10 @@ def open_session(options: SessionOptions, *, deadline_s: float | None = None) ->
     """A session on settings from the environment (`options.model` and `.api` override) and its data,
     made ready first (`ready_dataset`: its issues db built now when missing or stale, the build shown).
 
-    MCP servers are started (within `deadline_s`) only for a model that can call their tools: the
-    offline planner never does, so an offline question starts none.
+    `deadline_s` is the deadline of the one question the session is opened for: it starts once the data
+    is ready (a build is not the question's time) and bounds the MCP servers' start, then the question.
+    MCP servers are started only for a model that can call their tools: the offline planner never
+    does, so an offline question starts none.
     """
     chosen = model_api(options.api)
     settings = Settings(api=chosen) if options.model is None else Settings(model=options.model, api=chosen)
@@ -61,11 +65,10 @@ def open_session(options: SessionOptions, *, deadline_s: float | None = None) ->
     rule_count = policy.rule_count
     project = ready_dataset(settings.data, settings.home, BuildProgress())
     chosen_model: Model = resolve(settings.model, settings.api)
-    builtin, started = load_registry(), time.monotonic()
+    builtin = load_registry()
+    deadline = None if deadline_s is None else QuestionDeadline.within(deadline_s)
     offline = chosen_model.name == OFFLINE_MODEL
-    tools = builtin if offline else with_mcp_tools(builtin, settings.home, deadline_s)
-    # Only servers that were started count against `--deadline` (and change what its errors name).
-    mcp_start_s = 0.0 if tools is builtin else time.monotonic() - started
+    tools = builtin if offline else with_mcp_tools(builtin, settings.home, deadline)
     telemetry = telemetry_for(settings.home, tools, chosen_folder=chosen_folder)
     if telemetry is not None:
         from atlas.telemetry.model import TracedModel
@@ -87,7 +90,7 @@ def open_session(options: SessionOptions, *, deadline_s: float | None = None) ->
         call_log=CallLog.at_home(settings.home),
         id=session_id,
         options=options,
-        mcp_start_s=mcp_start_s,
+        deadline=deadline,
         mcp_loaded=not offline,
         policy=policy,
         rule_count=rule_count,

@@ -31,6 +31,7 @@ from atlas.foundation.config import OFFLINE_MODEL, Settings
 from atlas.foundation.notices import warn
 from atlas.llm import Model
 from atlas.mcp.offer import with_mcp_tools
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Approver, BatchApprover, CallEvent, CallRecord, Events, Listener, SessionEvent
 from atlas.protocol.messages import ToolCall
 from atlas.runtime.runner import run_cancellable
@@ -38,9 +39,6 @@ from atlas.tools.registry import Registry, ToolContext
 
 if TYPE_CHECKING:
     from atlas.telemetry.tracing import QuestionTrace, Telemetry
-
-MIN_DEADLINE_S = 0.05
-"""What a question keeps of its deadline when starting its servers took all of it: enough to answer at once."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -201,8 +199,9 @@ class Session(CallSession):
     """Every question's calls and answer are written there."""
     rule_count: int = 0
     """How many of its rules apply (the header says so)."""
-    mcp_start_s: float = 0.0
-    """Seconds spent starting MCP servers before the first question (it counts against `--deadline`)."""
+    deadline: QuestionDeadline | None = None
+    """The deadline of the one question `ask` answers (`atlas ask --deadline`), running since before the
+    MCP servers started; None: none. `answer` does not use it: a question brings its own in its `TurnSettings`."""
     mcp_loaded: bool = True
     """False while the offline planner, which calls no MCP tool, means no server was started."""
 
@@ -214,24 +213,16 @@ class Session(CallSession):
             self.mcp_loaded = True
 
     def start_turn(self, number: int, settings: TurnSettings) -> Turn:
-        """Question `number`'s budget and what it will read, from now (`question_settings` bound it)."""
-        return start_turn(self.executor, number, self.question_settings(settings))
-
-    def question_settings(self, settings: TurnSettings) -> TurnSettings:
-        """`settings` with the question's `--deadline` less what starting the MCP servers took (the
-        option bounds it all)."""
-        seconds = settings.deadline_s
-        if seconds is None or not self.mcp_start_s:
-            return settings
-        return settings._replace(deadline_s=max(MIN_DEADLINE_S, seconds - self.mcp_start_s))
+        """Question `number`'s budget and what it will read, from now."""
+        return start_turn(self.executor, number, settings)
 
     def ask(self, question: str, settings: TurnSettings, shown: Shown) -> int:
         """A run's one question, shown by `shown`: the executor attached to what shows it, the question
-        started, answered and recorded; the exit code `shown` makes of the answer."""
+        started (within the session's deadline), answered and recorded; the exit code `shown` makes of the answer."""
         self.attach(*shown.listeners, approve=shown.approve, approve_batch=shown.approve_batch)
         model = shown.started(question, self)
         try:
-            result = self.answer(question, [], settings, model=model)
+            result = self.answer(question, [], settings._replace(deadline=self.deadline), model=model)
         except BaseException as exc:
             shown.failed(exc)
             raise
@@ -257,7 +248,7 @@ class Session(CallSession):
             executor=self.executor,
             session=self.id,
             turn=turn,
-            settings=self.question_settings(settings),
+            settings=settings,
             events=self.channel,
             project=self.project,
         )

@@ -20,6 +20,7 @@ from atlas.calllog import CallLog, CallLogWriter
 from atlas.conversation.loop import TurnSettings, run_turn
 from atlas.executor.executor import ToolExecutor
 from atlas.llm.scripted import ScriptedModel
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Events
 from atlas.runtime.runner import run_cancellable
 from atlas.runtime.session import record_turn
@@ -61,7 +62,7 @@ def test_ten_thousand_calls_end_within_the_deadline(tmp_path: Path, live: bool) 
             model=model,
             executor=executor,
             session="s1",
-            settings=TurnSettings(deadline_s=DEADLINE_S),
+            settings=TurnSettings(deadline=QuestionDeadline.within(DEADLINE_S)),
             events=events,
         )
     )

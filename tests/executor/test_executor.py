@@ -17,6 +17,7 @@ from pydantic import ConfigDict
 from atlas.executor.executor import ToolExecutor
 from atlas.executor.outputs import OUTPUT_LIMIT
 from atlas.foundation.errors import TransientToolError
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import BatchEnded, CallEvent, Phase, SessionEvent
 from atlas.protocol.messages import ToolCall
 from atlas.runtime.toolset import load_registry
@@ -338,7 +339,7 @@ def test_untrusted_results_are_marked_and_their_sources_kept_for_the_turn() -> N
 
 def test_a_question_budget_cuts_tool_deadlines_and_refuses_calls_it_cannot_fit() -> None:
     executor = ToolExecutor(registry(spec("sleep", sleep_tool)), timeout_s=5.0, answer_reserve_s=0.2)
-    turn = executor.new_turn(1, deadline_s=1.2)
+    turn = executor.new_turn(1, deadline=QuestionDeadline.within(1.2))
     started = time.monotonic()
     output = asyncio.run(executor.run_one(call("sleep", "c1", seconds=3), turn=turn))
     assert kind_of(output) == "timeout"

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from atlas.executor.executor import ToolExecutor
 from atlas.executor.outputs import capped_output
+from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.envelope import dumps, envelope_ok
 from atlas.protocol.events import ApprovalRequest
 from atlas.tools.registry import ToolContext
@@ -61,7 +62,7 @@ def test_no_human_is_asked_when_the_budget_cannot_fit_the_call() -> None:
         return True
 
     executor = ToolExecutor(registry(spec("write", recorder, side_effect=True)), approve=approve)
-    turn = executor.new_turn(1, deadline_s=0.3)
+    turn = executor.new_turn(1, deadline=QuestionDeadline.within(0.3))
     output = asyncio.run(executor.run_one(call("write", "c1"), turn=turn))
     assert kind_of(output) == "no_time_budget"
     assert "time budget" in envelope(output)["error"]["hint"]
