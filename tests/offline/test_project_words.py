@@ -432,3 +432,9 @@ def test_anyone_reporting_problems_with_a_thing_is_a_search_and_its_version_no_i
 ) -> None:
     assert searches(question, flat) == [{"query": query}]
     assert not [c for c in plan_of(question, flat).first_calls() if c.name == "get_issue"]
+
+
+def test_the_kind_s_words_mean_its_label_after_any_word_of_the_question(sparse: Vocabulary) -> None:
+    plan = plan_of("did we get fewer feature requests in 2022 or 2023?", sparse)
+    [tally] = [call.arguments for call in plan.first_calls() if call.name == "count_issues_by"]
+    assert tally["label"] == "enhancement" and "query" not in tally and tally["by"] == "year"

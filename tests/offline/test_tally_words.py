@@ -51,6 +51,10 @@ def test_the_most_common_label_is_a_count_by_label() -> None:
         ("what share of bugs are still open?", {"label": "bug", "by": "state"}),
         ("what percentage of open issues have no label", {"state": "open", "by": "label"}),
         ("what's the share of bugs among open issues?", {"state": "open", "by": "label"}),
+        (
+            "were there more bugs in 2023 or 2024?",
+            {"label": "bug", "created_since": "2023-01-01", "created_before": "2025-01-01", "by": "year"},
+        ),
         ("the proportion of open issues among bugs", {"label": "bug", "by": "state"}),
         (
             "percentage of enhancements in 2024",

@@ -69,6 +69,9 @@ _RATIO_RE = lazy(r"\b(?:the\s+)?ratio\s+(?:of|between)\s+(?P<a>.+?)\s+(?:to|and|
 _MORE_OR_RE = lazy(
     r"\b(?:more|fewer|less)\s+(?P<a>[\w:-]+(?:\s+[\w:-]+)?)\s+(?:or|than)\s+(?P<b>[\w:-]+(?:\s+[\w:-]+)?)", re.I
 )
+_MORE_RE = lazy(r"\b(?:more|fewer|less)\b", re.I)
+_YEARS_OR_RE = lazy(r"\b(?P<first>(?:19|20)\d\d)\s+or\s+(?:in\s+)?(?P<second>(?:19|20)\d\d)\b", re.I)
+"""`… in 2023 or 2024`, beside `more`: two years set against each other."""
 _YEARS_SAID_RE = lazy(
     r"\b(?:this\s+year|(?:this|the\s+current)\s+one)\s+(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+last\s+(?:year|one)\b"
     r"|\blast\s+year\s+(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+this\s+(?:year|one)\b",
@@ -94,6 +97,8 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     if share := _SHARE_RE.search(text):
         return _share_act(share, typed, vocabulary)
     text = _RATIO_RE.sub(r"\g<a> vs \g<b>", text)  # `the ratio of bugs to feature requests`: the two side by side
+    if _MORE_RE.search(text) and _YEARS_OR_RE.search(text):  # `were there more bugs in 2023 or 2024?`: side by side
+        text = _MORE_RE.sub(" ", _YEARS_OR_RE.sub(r"\g<first> vs \g<second>", text))
     text = _MORE_OR_RE.sub(r"\g<a> vs \g<b>", text)  # `are there more open bugs or open enhancements`: the same
     year = today().year  # `this year vs last year`: the two years by number, as `2025 vs 2026` is read
     text = _YEARS_SAID_RE.sub(f"{year - 1} vs {year}", text)

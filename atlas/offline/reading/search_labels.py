@@ -146,7 +146,7 @@ def bare_label(text: str, labels: Sequence[str]) -> re.Match[str] | None:
 
 
 _KIND_RE = lazy(
-    r"(?:^|\b(?:the|all|any|open|closed|our|of|are|list|show|me|find)\s+)(?P<kind>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"\b(?P<kind>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
     r"\s*(?:\b(?:issues|ones|tickets|reports)\b|[?.!]*\s*$)",
     re.IGNORECASE,
 )
