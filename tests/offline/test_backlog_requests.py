@@ -44,6 +44,8 @@ def calls(question: str) -> list[tuple[str, dict[str, Any]]]:
         ("what would 41 be tagged as", [("get_issue", {"issue_id": 41}), ("suggest_labels", {"issue_id": 41})]),
         ("show #41 and the similar ones", [("get_issue", {"issue_id": 41}), ("find_similar", {"issue_id": 41})]),
         ("what should I triage first?", [("list_inbox", {"only": "untriaged"})]),
+        ("what does the queue for bugs look like?", [("list_inbox", {"label": "type:bug"})]),
+        ("what's the backlog of scheduler issues look like", [("list_inbox", {"label": "comp:scheduler"})]),
         ("which issues should we triage today?", [("list_inbox", {"only": "untriaged"})]),  # today: the work's day
         ("what's left to triage about the scheduler?", [("list_inbox", {"only": "untriaged", "about": "scheduler"})]),
     ],

@@ -46,7 +46,8 @@ _REASON_RE = lazy(
 _NEEDS_ME_RE = lazy(
     r"\bneeds?\s+(?:(?:my|our|your|a|some)\s+)?(?:attention|look|review|eyes|me|us|triage)\b|\binbox\b"
     r"|\bwhat\s+should\s+(?:i|we)\s+(?:look\s+at|work\s+on|pick\s+up|handle)\b|\bon\s+my\s+plate\b"
-    r"|\b(?:backlog|queue)\s+looks?\s+like\b|\bhow\s+(?:does|is)\s+(?:the\s+|our\s+)?(?:backlog|queue)\b"
+    r"|\b(?:backlog|queue)\s+(?:(?:of|for)\s+(?:[\w:-]+\s+){1,3}?)?looks?\s+like\b"
+    r"|\bhow\s+(?:does|is)\s+(?:the\s+|our\s+)?(?:backlog|queue)\b"
     r"|\b(?:state|health|shape|overview|summary)\s+of\s+(?:the\s+|our\s+)?(?:backlog|queue)\b",
     re.I,
 )
@@ -98,6 +99,12 @@ _QUALIFIES_ISSUES_RE = lazy(
 )
 """After a reason's word, what makes it a reason about issues: `stale issues`, `which are stale?`, `with no
 comments that are still open` (the inbox holds open issues only)."""
+_BACKLOG_OF_RE = lazy(
+    r"\b(?:backlog|queue|inbox)\s+(?:of|for)\s+(?:the\s+|our\s+)?(?P<of>(?:[\w:-]+\s+){0,2}?[\w:-]+)"
+    r"(?=\s+(?:looks?|is|are|like)\b|\s*[?.!]*\s*$)",
+    re.I,
+)
+"""`the backlog of dataset requests`: the issues of a label, whose inbox is asked for."""
 _TOPIC_RE = lazy(
     r"\b(?:about|on|for|regarding|mention(?:s|ing)?|concerning|related\s+to)\s+"
     r"(?!(?:my|our|your|me|us|fire|next|first|now|today|tomorrow|the\s+(?:backlog|inbox|queue|list))\b"
@@ -152,6 +159,9 @@ def backlog_act(text: str, typed: str, labels: Sequence[str] = ()) -> Act | None
     scope = text if reason is None else text[: reason.start()] + " " + text[reason.end() :]  # `waiting for a reply`
     topic = _TOPIC_RE.search(scope)
     label = search_in(scope[: topic.start()] if topic else scope, [], labels).label if reason and labels else None
+    if label is None and labels and (of := _BACKLOG_OF_RE.search(scope)):
+        label = search_in(of.group("of"), [], labels).label  # `what does the backlog of dataset requests look like`
+        scope = scope[: of.start()] + " " + scope[of.end() :]  # no topic: `for bugs` named the issues
     asks_issues = re.search(rf"\b{_ISSUES}\b|\bwhat(?:s)?\b|\bwhich\b|\bany(?:thing)?\b", text, re.I) or label
     if not (_NEEDS_ME_RE.search(text) or URGENT_RE.search(text) or (reason and asks_issues)):
         return None
