@@ -108,6 +108,22 @@ def test_a_week_of_a_named_month_is_seven_of_its_days(said: str, since: date, be
     assert span is not None and (span.since, span.before) == (since, before)
 
 
+@pytest.mark.parametrize(
+    ("said", "since", "before"),
+    [
+        ("bugs reported in the last 90 days of 2024", date(2024, 10, 3), date(2025, 1, 1)),
+        ("opened in the first 3 months of 2023", date(2023, 1, 1), date(2023, 4, 1)),
+        ("the last 2 months of 2024", date(2024, 11, 1), date(2025, 1, 1)),
+        ("the first 2 weeks of march 2024", date(2024, 3, 1), date(2024, 3, 15)),
+        ("the first month of 2025", date(2025, 1, 1), date(2025, 2, 1)),
+        ("the last 400 days of 2024", date(2024, 1, 1), date(2025, 1, 1)),  # never past the year said
+    ],
+)
+def test_a_count_from_one_end_of_a_year_or_month_is_those_days_of_it(said: str, since: date, before: date) -> None:
+    span = span_in(said, date(2026, 12, 7))
+    assert span is not None and (span.since, span.before) == (since, before)
+
+
 def test_a_week_of_a_month_without_its_year_is_the_latest_such_month() -> None:
     span = span_in("the first week of december", date(2026, 11, 20))
     assert span is not None and span.since == date(2025, 12, 1)

@@ -172,6 +172,49 @@ def _week_of_month_in(text: str, now: date) -> Span | None:
     )
 
 
+_PART_OF_RE = lazy(
+    r"\b(?:(?:in|during|over|on|from)\s+)?(?:the\s+)?(?P<end>first|last|final)\s+"
+    rf"(?:{_COUNT.format('part')}\s+)?(?P<unit>days?|weeks?|months?)\s+(?:of|in)\s+"
+    rf"(?:(?P<month>{_ANY_MONTH})(?:,?\s+(?P<month_year>(?:19|20)\d\d))?|(?P<year>(?:19|20)\d\d))(?![\w-])",
+    re.I,
+)
+"""`the last 90 days of 2024`, `the first 2 weeks of march`, `last 3 months of 2023`: that many from one end of a
+year or a month."""
+
+
+def _part_of_in(text: str, now: date) -> Span | None:
+    """The days a count of units takes from the start or the end of the year or month said; a month with no year
+    is the latest one not in the future, as `in March` is."""
+    match = _PART_OF_RE.search(text)
+    if match is None:
+        return None
+    if match.group("year"):
+        start = date(int(match.group("year")), 1, 1)
+        end = date(start.year + 1, 1, 1)
+    else:
+        number = _MONTHS[match.group("month").lower().rstrip(".")]
+        year = int(match.group("month_year") or (now.year if number <= now.month else now.year - 1))
+        start = date(year, number, 1)
+        end = _next_month(start)
+    said = " ".join((match.group("npart") or "").lower().split())
+    count = max(int(said) if said.isdigit() else _COUNTS.get(said, 1), 1)
+    unit = match.group("unit").lower().rstrip("s")
+    if match.group("end").lower() == "first":
+        since, before = start, min(_later(start, count, unit), end)
+    else:
+        since, before = max(_later(end, -count, unit), start), end
+    activity = bool(_ACTIVITY_RE.search(text))
+    return Span(since, before, activity, match.start(), match.end(), " ".join(match.group(0).split()))
+
+
+def _later(day: date, count: int, unit: str) -> date:
+    """`count` days, weeks or calendar months after `day` (before it, when negative)."""
+    if unit != "month":
+        return day + timedelta(days=count * _UNITS[unit])
+    months = day.year * 12 + day.month - 1 + count
+    return date(months // 12, months % 12 + 1, 1)
+
+
 def _range_in(text: str, now: date) -> Span | None:
     for match in RANGE_RE.finditer(text):
         last = _point(match.group("last"), now)
@@ -203,7 +246,7 @@ def _point(said: str, now: date, same_year_as: date | None = None) -> tuple[date
 def span_in(text: str, now: date | None = None) -> Span | None:
     """The first time the words name, as a span of days; None when they name none."""
     now = now or today()
-    if found := _range_in(text, now) or _week_of_month_in(text, now):
+    if found := _range_in(text, now) or _week_of_month_in(text, now) or _part_of_in(text, now):
         return found
     for match in _SPAN_RE.finditer(text):
         lead = (match.group("lead") or "").lower()
