@@ -23,6 +23,19 @@ from tests.support.run import atlas_env
 from tests.support.serial import WorkerShare
 from tests.support.warm import warm_for_workers
 
+
+def one_thread_per_library() -> None:
+    """BLAS and OpenMP on one thread in the workers and in the processes they start, as Atlas's own fits
+    run them (`atlas.triage.model.one_thread`): the workers already take every core, and a library's
+    threads beside them only spin waiting for one (the term choice's tests took three times the CPU).
+    Set on importing this file, before the plugins below load any of those libraries (each reads it
+    then), and inherited by the workers. `tests/triage/test_fit_threads.py` asks for four, to see that
+    Atlas's fits still take one."""
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+
+
+one_thread_per_library()
 pytest_plugins = ["tests.support.postgres", "tests.support.fitted"]
 
 NOT_COVERED = "NOT COVERED on this machine:"
