@@ -6,6 +6,7 @@ distributions declare no plugin); every reader checks what it reads and makes it
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -20,3 +21,12 @@ def cache_folder() -> Path:
     import platformdirs  # macOS and Windows have their own conventions, which it knows
 
     return platformdirs.user_cache_path("atlas")
+
+
+def remove_older(path: Path, prefix: str) -> None:
+    """Remove the files beside `path` that start with `prefix` and end as it does: the versions of a kept result
+    that `path` replaces (one per version of the data); quietly, as what is kept only saves work."""
+    for old in path.parent.glob(f"{prefix}*{path.suffix}"):
+        if old.name != path.name:
+            with contextlib.suppress(OSError):
+                old.unlink()

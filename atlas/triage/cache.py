@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from atlas.foundation import statefiles
+from atlas.foundation.caches import remove_older
 from atlas.triage.groups import LabelGroup
 from atlas.triage.model import GroupModel, TextModel
 from atlas.triage.text_signals import SIGNALS
@@ -85,16 +86,12 @@ def save(home: Path, key: str, model: TextModel) -> None:
 def save_arrays(home: Path, prefix: str, key: str, arrays: dict[str, Any]) -> None:
     """`arrays` as `<prefix><key>.npz`, written whole; the older files of that prefix removed."""
     path = cache_path(home, key, prefix)
-    folder = path.parent
     try:
         with statefiles.replacing(path) as file:
             np.savez(file, **arrays)
     except OSError:
         return
-    for old in folder.glob(f"{prefix}*.npz"):
-        if old.name != path.name:
-            with contextlib.suppress(OSError):
-                old.unlink()
+    remove_older(path, prefix)
 
 
 @contextlib.contextmanager

@@ -16,7 +16,6 @@ and read again from the data.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 from array import array
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas.foundation import statefiles
+from atlas.foundation.caches import remove_older
 from atlas.foundation.notices import warn
 from atlas.tracker.journal import LabelChanges
 from atlas.triage.groups import LabelGroup
@@ -104,10 +104,7 @@ def _write(home: Path, prefix: str, path: Path, data: bytes) -> None:
         statefiles.replace_file(path, data)
     except OSError:
         return
-    for old in folder.glob(f"{prefix}*{path.suffix}"):
-        if old.name != path.name:
-            with contextlib.suppress(OSError):
-                old.unlink()
+    remove_older(path, prefix)
 
 
 def load(home: Path, key: str, labels: frozenset[str]) -> LabelFacts | None:
