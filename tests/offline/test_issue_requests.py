@@ -54,3 +54,16 @@ def test_whether_two_issues_are_one_sets_them_side_by_side(question: str, compar
     plan = read_question(question)
     assert plan.compare is compare
     assert {call.arguments["issue_id"] for call in plan.first_calls() if call.name == "get_issue"} >= {109}
+
+
+@pytest.mark.parametrize(
+    "question", ["29/79 same?", "#29/#79 same root cause?", "is 29/79 a dupe?", "compare 41/87", "are #41/#87 related?"]
+)
+def test_two_issues_written_with_a_slash_and_compared_are_set_side_by_side(question: str) -> None:
+    plan = read_question(question)
+    assert len(plan.issue_ids) == 2 and plan.compare
+
+
+@pytest.mark.parametrize("question", ["jobs from 12/03 are the same", "3/4 of the bugs are the same"])
+def test_a_day_or_a_share_written_with_a_slash_is_no_pair_of_issues(question: str) -> None:
+    assert read_question(question).issue_ids == []

@@ -12,6 +12,7 @@ from atlas.foundation.config import data_dir
 from atlas.offline.lookups.docs import alias_pattern, doc_aliases, docs_in, quoted_headings, with_heading
 from atlas.offline.lookups.unplanned import docs_by_topic, unanswered, unplanned_lookups
 from atlas.offline.plan import Plan, codes_in, project_examples
+from atlas.offline.reading.entities import slashed_pairs
 from atlas.offline.reading.issue_refs import CODE_RE, MAX_ISSUES, bare_issue_ids, issue_ids_in
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.references import COMPARE_RE
@@ -55,6 +56,7 @@ def read_lookups(question: str, vocabulary: Vocabulary | None = None) -> Plan:
     plan.issue_ids = issue_ids_in(text)
     bare = bare_issue_ids(CODE_RE.sub(" ", text))
     plan.issue_ids += [issue_id for issue_id in bare if issue_id not in plan.issue_ids]
+    plan.issue_ids += [n for _, n in slashed_pairs(text) if n not in plan.issue_ids]  # `29/79 same?`
     plan.issue_ids = plan.issue_ids[:MAX_ISSUES]
     plan.compare = len(plan.issue_ids) >= 2 and bool(COMPARE_RE.search(text))
     plan.explain = bool(plan.issue_ids) and bool(EXPLAIN_RE.search(text))

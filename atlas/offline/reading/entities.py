@@ -17,6 +17,7 @@ from atlas.foundation.label_names import label_value, split_label
 from atlas.offline.reading.issue_refs import CODE_RE, bare_issue_ids, issue_ids_in
 from atlas.offline.reading.labels import label_from_token, labels_in_words
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.references import COMPARE_RE
 
 MAX_RANGE = 12
 """A range wider than this is not a list of issues to read one by one."""
@@ -45,6 +46,13 @@ _FAMILY_RE = lazy(
 _COMPARED_TO_RE = lazy(
     r"(?<=\d)\s+(?:differ(?:s|ent)?\s+from|compared?\s+(?:to|with)|vs\.?|versus)\s+#?(\d{1,5})\b(?![.:]\d)", re.I
 )
+_SLASHED_RE = lazy(
+    r"(?:^\s*(?:(?:is|are|were|compare|contrast|diff|check)\s+)?#?(?P<lead>\d{1,5})|(?<![\w/.:-])#(?P<marked>\d{1,5}))"
+    r"\s*/\s*#?(?P<other>\d{1,5})(?![\w/.:-])(?!\s+of\b)",
+    re.I,
+)
+"""Two issues with a slash between, said first in the request or marked with `#`: not a day (`from 12/03`) or a share
+(`3/4 of the bugs`) said further on."""
 _TERSE_RE = lazy(
     r"^\s*#?(\d{1,5})\b(?=\s+(?:needs?\s+|is\s+|gets?\s+|should\s+be\s+|to\s+|->\s*)?(?:[+-]?[A-Za-z][\w.-]*:|s[1-9]\b|sev))"
     r"|^\s*[+-][A-Za-z][\w.:-]*\s+#?(\d{1,5})\s*[.!]?\s*$",
@@ -76,6 +84,19 @@ def _years_set_against(text: str, compared: re.Match[str]) -> bool:
     return year is not None and 1900 <= int(compared.group(1)) <= 2099
 
 
+def slashed_pairs(text: str) -> list[tuple[int, int]]:
+    """`29/79 same?`: two issues set against each other, written with a slash, as (place, number); only beside words
+    that compare (elsewhere `12/03` is a day, `3/4` a share)."""
+    if not COMPARE_RE.search(text):
+        return []
+    return [
+        (m.start(name), int(m.group(name)))
+        for m in _SLASHED_RE.finditer(text)
+        for name in ("lead", "marked", "other")
+        if m.group(name)
+    ]
+
+
 def issue_refs(text: str) -> list[int]:
     """The issues a request names, in order, once each."""
     text = spelled_numbers(text)
@@ -92,6 +113,7 @@ def issue_refs(text: str) -> list[int]:
             found += [(match.start(), n) for n in range(low, high + 1)]
     found += [(m.start(1), int(m.group(1))) for m in _COMPARED_TO_RE.finditer(text) if not _years_set_against(text, m)]
     found += [(m.start(), int(m.group(1) or m.group(2))) for m in _TERSE_RE.finditer(text)]
+    found += slashed_pairs(text)
     for lead in _BEFORE_OP_RE.finditer(text):
         found.append((lead.start(1), int(lead.group(1))))  # `41: S2, +comp:worker`, `12 +redis, 1 +postgres`
     cleaned = _VERSION_RE.sub(" ", CODE_RE.sub(" ", text))

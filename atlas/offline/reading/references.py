@@ -9,11 +9,12 @@ from atlas.offline.reading.lazy import lazy
 
 COMPARE_RE = lazy(
     r"\b(?:compare|comparison|contrast|differences?|differ|versus|vs\.?|side[- ]by[- ]side|(?:the\s+)?same\s+as"
-    r"|the\s+same(?:\s+(?:issue|bug|thing|problem|report|root\s+cause|cause))?|dup(?:e|licate)?s?(?:\s+of)?|related)\b",
+    r"|the\s+same(?:\s+(?:issue|bug|thing|problem|report|root\s+cause|cause))?|dup(?:e|licate)?s?(?:\s+of)?|related)\b"
+    r"|\bsame(?:\s+(?:issue|bug|thing|problem|report|root\s+cause|cause))?\s*\?",
     re.I,
 )
 """Issues set side by side: `compare #41 and #87`, and whether two are one (`is 109 a duplicate of 41?`, `are 41 and
-109 the same issue?`)."""
+109 the same issue?`, `#29/#79 same root cause?`)."""
 _REFERENCE_RE = lazy(
     r"\b(?:that issue|this issue|the same issue|these issues|those issues|both of them"
     r"|both(?!\s+[\w:.-]+\s+and\b)|them|its|it)\b",
