@@ -130,8 +130,9 @@ def _acts_of(
         if prior is not None and prior is not before and prior.wants_text and _asks_nothing(act, request, vocabulary):
             # `Can you reply to alexgrant on #90? We'd love to see their notes.`: this sentence is the text
             request = Request(f"{prior.text.rstrip(' ?.!')}: {request.text}", request.quoted)
+            text = request.text
             acts.pop()
-            act = act_of(request, request.text, context, vocabulary, tools, acts[-1] if acts else before, earlier)
+            act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else before, earlier)
         if act.intent in _ASKED_PER_TIME and (times := times_set_against(text)):  # `in march 2024 vs march 2023`
             acts += [act_of(request, said, context, vocabulary, tools, prior, earlier) for said in times]
             continue

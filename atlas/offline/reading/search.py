@@ -22,11 +22,7 @@ from atlas.offline.reading.labels import label_from_token, severity_label
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import ORDER_RE, order_in
 from atlas.offline.reading.people import ProjectPeople
-from atlas.offline.reading.search_clauses import (
-    idle_without_time,
-    state_said_first,
-    titles_only,
-)
+from atlas.offline.reading.search_clauses import idle_without_time, state_said_first, titles_only
 from atlas.offline.reading.search_labels import (
     LABEL_FILTER_RE,
     QUERY_LEAD_RE,
