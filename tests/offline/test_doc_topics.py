@@ -135,3 +135,11 @@ def test_a_quoted_heading_repeated_under_each_release_is_the_one_under_the_relea
         f"I'm reviewing the {release} upgrade notes. Can you pull up the 'Action required' part for that release?"
     )
     assert calls(question) == [section("upgrading", f"{parent} > Action required")]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["where do we document how env vars map to config keys?", "what does the configuration doc say about env vars"],
+)
+def test_a_short_word_the_docs_never_use_is_read_as_the_start_of_theirs(question: str) -> None:
+    assert calls(question) == [section("configuration", "Environment variables")]

@@ -120,6 +120,10 @@ def _hyphenated_in_headings(term: str, vocabulary: Vocabulary) -> frozenset[int]
 _HYPHENATED_RE = lazy(r"[a-z0-9]+(?:-[a-z0-9]+)+")
 
 
+_ABBREVIATED_RE = lazy(r"([a-z]{3,4})s?")
+"""A short word the docs never use, read as the start of theirs (`env`, `vars`: environment, variables)."""
+
+
 def _rows(index: sqlite3.Connection, term: str, vocabulary: Vocabulary) -> tuple[frozenset[int], frozenset[int]]:
     """The sections holding the term anywhere, and in their heading (porter-stemmed, as the index is; a heading's
     hyphenated word also as one word), once per term."""
@@ -133,6 +137,14 @@ def _rows(index: sqlite3.Connection, term: str, vocabulary: Vocabulary) -> tuple
         headings = frozenset(
             r for (r,) in index.execute("SELECT rowid FROM sections WHERE sections MATCH ?", [f'heading : "{term}"'])
         )
+        if not anywhere and (short := _ABBREVIATED_RE.fullmatch(term)):  # `env vars`: environment variables
+            said = f'"{short.group(1)}"*'
+            anywhere = frozenset(
+                r for (r,) in index.execute("SELECT rowid FROM sections WHERE sections MATCH ?", [said])
+            )
+            headings = frozenset(
+                r for (r,) in index.execute("SELECT rowid FROM sections WHERE sections MATCH ?", [f"heading : {said}"])
+            )
     except sqlite3.Error:
         anywhere = headings = frozenset()
     if joined := _hyphenated_in_headings(term, vocabulary):  # `catchup` names `Misfires and catch-up`
