@@ -43,9 +43,7 @@ def state_said_first(text: str) -> str:
     """`bugs mentioning windows, but not the closed ones`: the state left, said first (`open bugs mentioning …`);
     `…, open only`: the state said last, said first."""
     if said := NOT_STATE_RE.search(text):
-        left = (
-            "closed" if (said.group("state") or said.group("verb") or said.group("short")).lower() == "open" else "open"
-        )
+        left = "closed" if said.group(said.lastgroup or "state").lower() == "open" else "open"  # the state negated
         return f"{left} {text[: said.start()]} {text[said.end() :]}"
     if said := _STATE_LAST_RE.search(text):
         return f"{said.group('state')} {text[: said.start()]}"

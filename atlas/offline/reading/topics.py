@@ -124,6 +124,11 @@ _ABBREVIATED_RE = lazy(r"([a-z]{3,4})s?")
 """A short word the docs never use, read as the start of theirs (`env`, `vars`: environment, variables)."""
 
 
+def _matching(index: sqlite3.Connection, query: str) -> frozenset[int]:
+    """The rows of the sections the full-text query matches."""
+    return frozenset(r for (r,) in index.execute("SELECT rowid FROM sections WHERE sections MATCH ?", [query]))
+
+
 def _rows(index: sqlite3.Connection, term: str, vocabulary: Vocabulary) -> tuple[frozenset[int], frozenset[int]]:
     """The sections holding the term anywhere, and in their heading (porter-stemmed, as the index is; a heading's
     hyphenated word also as one word), once per term."""
@@ -131,20 +136,11 @@ def _rows(index: sqlite3.Connection, term: str, vocabulary: Vocabulary) -> tuple
     if cached is not None:
         return cached
     try:
-        anywhere = frozenset(
-            r for (r,) in index.execute("SELECT rowid FROM sections WHERE sections MATCH ?", [f'"{term}"'])
-        )
-        headings = frozenset(
-            r for (r,) in index.execute("SELECT rowid FROM sections WHERE sections MATCH ?", [f'heading : "{term}"'])
-        )
+        said = f'"{term}"'
+        anywhere, headings = _matching(index, said), _matching(index, f"heading : {said}")
         if not anywhere and (short := _ABBREVIATED_RE.fullmatch(term)):  # `env vars`: environment variables
             said = f'"{short.group(1)}"*'
-            anywhere = frozenset(
-                r for (r,) in index.execute("SELECT rowid FROM sections WHERE sections MATCH ?", [said])
-            )
-            headings = frozenset(
-                r for (r,) in index.execute("SELECT rowid FROM sections WHERE sections MATCH ?", [f"heading : {said}"])
-            )
+            anywhere, headings = _matching(index, said), _matching(index, f"heading : {said}")
     except sqlite3.Error:
         anywhere = headings = frozenset()
     if joined := _hyphenated_in_headings(term, vocabulary):  # `catchup` names `Misfires and catch-up`
