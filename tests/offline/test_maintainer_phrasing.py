@@ -164,3 +164,58 @@ def test_several_authors_as_the_subject_are_a_search_each() -> None:
 @pytest.mark.parametrize("question", ["what's waiting for me", "which issues are waiting for a reply?"])
 def test_issues_waiting_for_us_are_the_unanswered_ones(question: str) -> None:
     assert first_calls(question) == [("list_inbox", {"only": "unanswered"})]
+
+
+def _with_people(*labels: str) -> Vocabulary:
+    from atlas.offline.reading.people import ProjectPeople
+
+    return Vocabulary(labels=[*FLAT.labels, *labels], people=ProjectPeople(logins=["lhoestq", "mariosasko"]))
+
+
+@pytest.mark.parametrize(
+    ("question", "author", "label"),
+    [
+        ("first issue lhoestq ever opened", "lhoestq", None),
+        ("lhoestq's first issue", "lhoestq", None),
+        ("what was the first bug reported?", None, "bug"),
+    ],
+)
+def test_the_first_issue_is_the_oldest_never_a_label_with_the_word_first(
+    question: str, author: str | None, label: str | None
+) -> None:
+    vocabulary = _with_people("good second issue")  # `first` alone is the one word only `good first issue` has
+    [(name, arguments)] = [(c.name, c.arguments) for c in read_question(question, vocabulary, TOOLS).first_calls()]
+    assert name == "search_issues" and arguments["order"] == "oldest"
+    assert (arguments.get("author"), arguments.get("label"), arguments["query"]) == (author, label, "")
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("mark 4619 as good first issue", ("add_label", {"issue_id": 4619, "label": "good first issue"})),
+        ("tag 4619 good first", ("add_label", {"issue_id": 4619, "label": "good first issue"})),
+        ("any good first issues?", ("search_issues", {"query": "", "label": "good first issue"})),
+        ("the first 3 issues about audio", ("search_issues", {"query": "audio", "limit": 3})),
+    ],
+)
+def test_first_beside_its_label_words_still_names_the_label(question: str, expected: tuple[str, Any]) -> None:
+    vocabulary = _with_people("good second issue")
+    assert [(c.name, c.arguments) for c in read_question(question, vocabulary, TOOLS).first_calls()] == [expected]
+
+
+def test_the_first_one_of_a_list_shown_is_no_order() -> None:
+    plan = read_question("the first one", _with_people(), TOOLS)
+    assert all(call.arguments.get("order") != "oldest" for call in plan.first_calls())
+
+
+@pytest.mark.parametrize(
+    ("question", "query", "state"),
+    [
+        ("show me everything about tokenizers", "tokenizers", None),
+        ("everything open related to audio", "audio", "open"),
+        ("give me all the stuff about caching", "caching", None),
+    ],
+)
+def test_everything_about_a_topic_is_a_search(question: str, query: str, state: str | None) -> None:
+    [(name, arguments)] = [(c.name, c.arguments) for c in read_question(question, FLAT, TOOLS).first_calls()]
+    assert (name, arguments["query"], arguments.get("state")) == ("search_issues", query, state)

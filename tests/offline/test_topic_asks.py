@@ -136,6 +136,30 @@ def test_how_many_labels_an_issue_carries_is_said_to_be_unread() -> None:
         ("search_issues", {"query": "", "state": "open"})
     ]
     assert any("how many labels" in note for note in plan.notes)
+    counted = read_question("how many issues have more than one label", FLAT, TOOLS)
+    assert [(call.name, call.arguments) for call in counted.first_calls()] == [
+        ("search_issues", {"query": "", "count_only": True})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "state"),
+    [("what's the median age of open bugs", "open"), ("average time to close a bug", None)],
+)
+def test_a_figure_over_the_issues_days_is_said_to_be_unread_and_the_issues_shown_oldest_first(
+    question: str, state: str | None
+) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    [(name, arguments)] = [(call.name, call.arguments) for call in plan.first_calls()]
+    assert (name, arguments["query"], arguments.get("state"), arguments["label"]) == ("search_issues", "", state, "bug")
+    assert arguments["order"] == "oldest"
+    assert any("figure over the issues' days" in note for note in plan.notes)
+
+
+def test_a_release_said_with_the_is_a_time_the_data_cannot_place() -> None:
+    plan = read_question("any regressions reported after the 3.0 release?", FLAT, TOOLS)
+    assert [(call.name, call.arguments) for call in plan.first_calls()] == [("search_issues", {"query": "regressions"})]
+    assert any("keeps days, not releases" in note for note in plan.notes)
 
 
 @pytest.mark.parametrize(

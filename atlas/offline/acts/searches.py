@@ -120,13 +120,19 @@ def ordered(text: str, vocabulary: Vocabulary) -> Act:
     return act
 
 
-def _only_filters(text: str, labels: Sequence[str]) -> bool:
+def only_filters(text: str, labels: Sequence[str]) -> bool:
     """`open S1s?`, `are there any open S1s since Monday?`, `closed comp:api`: nothing but a state, labels, an
     author or a time, asked for or asked about, which is a search."""
     named, text = named_label(text, labels)  # `everything labelled good first issue`: after a label word
     refs = [ref for ref in label_refs(text, labels, words=False) if ref.known]
-    if STATE_RE.search(text):  # `open dataset requests`: a label named whole in words, with a state
-        refs += [LabelRef(hit.label, hit.start, hit.end) for hit in labels_in_words(text, labels) if hit.exact]
+    # `open dataset requests`: a label named whole in words, with a state; `any good first issues?`: a label of
+    # several words, spelled as it is (one word, as `docs` in `list docs`, is as often a noun)
+    state = bool(STATE_RE.search(text))
+    refs += [
+        LabelRef(hit.label, hit.start, hit.end)
+        for hit in labels_in_words(text, labels)
+        if hit.exact and (state or (hit.literal and len(text[hit.start : hit.end].split()) > 1))
+    ]
     if not refs and named not in labels:
         return False
     rest = text
@@ -146,7 +152,7 @@ _FILTER_FILLER_RE = lazy(
 
 def _is_search(text: str, vocabulary: Vocabulary) -> bool:
     """A request for issues by words, state or label, said as a search (`find …`, `any open …`, `open S1s?`)."""
-    if _only_filters(without_idle(text), vocabulary.labels):  # `open enhancements nobody has touched`
+    if only_filters(without_idle(text), vocabulary.labels):  # `open enhancements nobody has touched`
         return True
     # A state beside a time or an author (`stuff opened before 2021 that's still open`) is a filter, said any way.
     filtered = bool(STATE_RE.search(text) and names_people_or_days(text, vocabulary.people))

@@ -31,7 +31,7 @@ from atlas.offline.acts.docs import DOC_ASK_RE, DOCS_RE, MEANING_RE, doc_ask, la
 from atlas.offline.acts.labels import label_change, label_help
 from atlas.offline.acts.narrowing import narrowed
 from atlas.offline.acts.project_labels import label_list_act
-from atlas.offline.acts.searches import STATE_RE, ordered, search_act
+from atlas.offline.acts.searches import STATE_RE, only_filters, ordered, search_act
 from atlas.offline.acts.tally import tally_act
 from atlas.offline.acts.topic_asks import topic_action_act, topic_ask_act
 from atlas.offline.acts.unsupported import CLOSER_RE, beside_labels, unsupported
@@ -180,7 +180,10 @@ def _count(r: Reading) -> Act | None:
 def _symptom(r: Reading) -> Act | None:
     # `any open streaming issues?`: a state asked for is a search, where a symptom is never open or closed.
     filtered = (
-        names_people_or_days(r.text, r.vocabulary.people) or STATE_RE.search(r.text) or SINCE_RELEASE_RE.search(r.text)
+        names_people_or_days(r.text, r.vocabulary.people)
+        or STATE_RE.search(r.text)
+        or SINCE_RELEASE_RE.search(r.text)
+        or only_filters(r.text, r.vocabulary.labels)  # `any good first issues?`: a label asked for
     )
     asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not filtered
     return Act(Intent.SYMPTOM, r.typed) if asked else None

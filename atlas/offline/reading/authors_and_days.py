@@ -45,13 +45,13 @@ _NAMED_RE = lazy(
     rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<owner>{LOGIN})'s\b"
     rf"|\b(?:does|did|has|have)\s+{_NOT_A_LOGIN}(?P<holder>{LOGIN})\s+(?:have|got)\b"
     rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<agent>{LOGIN})\s+(?:has\s+|have\s+|had\s+)?"
-    r"(?:opened|filed|reported|created|raised|submitted|wrote)\b"
+    r"(?:(?:ever|just|recently|first|last|originally|already)\s+)?(?:opened|filed|reported|created|raised|submitted|wrote)\b"
     rf"|\bwho\s+is\s+@?(?P<person>{LOGIN})(?![\w.-])"
     rf"|\bwhat\s+(?:has|is|was)\s+{_NOT_A_LOGIN}@?(?P<worker>{LOGIN})\s+(?:been\s+)?(?:working\s+on|doing|up\s+to)\b",
     re.I,
 )
 """Where a name said with no `@` stands for a person: `open stuff from lhoestq`, `severo's open issues`, `how many
-does lhoestq have`, `issues lhoestq opened`, `who is lhoestq?`, `what has mariosasko been working on?` (the data
+does lhoestq have`, `issues lhoestq (ever) opened`, `who is lhoestq?`, `what has mariosasko been working on?` (the data
 knows people by the issues they opened); an author only when the project knows one of that login."""
 
 

@@ -86,7 +86,14 @@ def labels_in_words(text: str, labels: Sequence[str]) -> list[LabelHit]:
             continue
         exact = named == set(value_words)
         # A word any request may say (`issues`, `request`) names no label alone: `ci issues` needs its `ci`.
-        distinctive = any(len(owners.get(word, [])) == 1 and word not in _LABEL_PHRASE_WORDS for word in named)
+        # A word that orders (`first`) names a label only beside another of its words: `lhoestq's first issue` is
+        # no `good first issue`, `good first` is.
+        distinctive = any(
+            len(owners.get(word, [])) == 1
+            and word not in _LABEL_PHRASE_WORDS
+            and (word not in _ORDER_WORDS or len(named - _LABEL_PHRASE_WORDS) > 1)
+            for word in named
+        )
         if exact or distinctive:
             start = min(s for s, _ in spans)
             before = [(s, e) for s, e, word in tokens if e <= start and prefix and word == prefix.lower()]
@@ -133,6 +140,10 @@ _LABEL_PHRASE_WORDS = frozenset(
     )
 )
 """Words that may stand around a label's own words in a request for it: `put #45 in the core component`."""
+_ORDER_WORDS = frozenset(
+    ["first", "last", "oldest", "newest", "latest", "earliest", "top", "next", "new", "old", "recent"]
+)
+"""Words that order issues: a label's word of these names it only beside another of its words."""
 
 
 def only_label_words(phrase: str, label: str) -> bool:

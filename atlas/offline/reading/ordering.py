@@ -33,6 +33,9 @@ _ORDERS: tuple[tuple[str, str], ...] = (
         "oldest",
         r"\b(?:oldest|earliest)(?:\s+(?:ones?\s+)?first)?\b|\b(?:very\s+)?first\s+ever\b|(?<=open\s)(?:the\s+)?"
         r"longest\b|\bbeen\s+(?:open|around|sitting)\s+(?:the\s+)?longest\b"
+        # `lhoestq's first issue`, `the first bug reported`: one issue, the first of them; never `good first issue`
+        r"|(?:^|(?<=\bthe\s)|(?<='s\s)|(?<=\bmy\s)|(?<=\b(?:his|her|our|its)\s)|(?<=\btheir\s))(?:very\s+)?first"
+        r"(?=\s+(?:[\w:-]+\s+)?(?:issue|bug|ticket|report)\b(?!s))"
         r"|\b(?:(?:sorted|ordered|sort(?:\s+them)?|order(?:\s+them)?)\s+)?by\s+age\b",
     ),
     (

@@ -8,7 +8,7 @@ import re
 from atlas.offline.reading.lazy import lazy
 
 _LABEL_COUNT_RE = lazy(
-    r"\b(?:with|having|that\s+have|that\s+has|carrying)\s+(?:more\s+than\s+(?:one|two|three|\d+)|at\s+least\s+(?:two|three|\d+)"
+    r"\b(?:with|having|(?:that\s+|which\s+)?(?:have|has|carry)|carrying)\s+(?:more\s+than\s+(?:one|two|three|\d+)|at\s+least\s+(?:two|three|\d+)"
     r"|multiple|several|many|lots\s+of|(?:two|three|\d+)\s+or\s+more)\s+labels?\b",
     re.I,
 )
@@ -20,11 +20,19 @@ _KIND_OF_PERSON_RE = lazy(
 )
 """`bugs opened by first-time reporters`: a kind of author, which the data does not record."""
 SINCE_RELEASE_RE = lazy(
-    r"\b(?:since|after|before|from)\s+(?:(?:the\s+)?(?:version|release|v)\s*)?v?\d+\.\d+(?:\.\d+)*(?:\s+(?:release|came\s+out|"
+    r"\b(?:since|after|before|from)\s+(?:the\s+)?(?:(?:version|release|v)\s*)?v?\d+\.\d+(?:\.\d+)*(?:\s+(?:release|came\s+out|"
     r"was\s+released))?(?![\w.-]*\d{2}-|\s*(?:days?|weeks?|months?|years?|hours?|h|d)\b)",
     re.I,
 )
-"""`since 2.14`, `after v3.0 came out`: a release named as a time, which the data (days only) cannot place."""
+"""`since 2.14`, `after v3.0 came out`, `after the 3.0 release`: a release named as a time, which the data (days
+only) cannot place."""
+_STATISTIC_RE = lazy(
+    r"\b(?:the\s+)?(?:median|average|avg|mean|typical)\s+(?:age|lifetime|(?:resolution|response|closing|close)\s+time"
+    r"|time\s+(?:to|until|before)\s+(?:close|closing|fix|resolve|resolution|(?:a\s+|the\s+)?first\s+(?:response|reply)))"
+    r"(?:\s+(?:of|for|in))?\b",
+    re.I,
+)
+"""`the median age of open bugs`, `average time to close`: a figure over the issues' days, which no tool computes."""
 _WORKING_ON_RE = lazy(
     r"\b(?:is\s+|are\s+)?(?:any(?:one|body)|some(?:one|body)|who(?:'s|\s+is)?)\s+(?:already\s+)?(?:working\s+on"
     r"|assigned\s+to|looking\s+(?:at|into))\b",
@@ -42,6 +50,11 @@ _WORDS_LEFT_OUT_RE = lazy(
 search (it finds words) cannot leave out."""
 _UNREAD = (
     (_LABEL_COUNT_RE, "I cannot tell issues apart by how many labels they carry; these are all that match the rest."),
+    (
+        _STATISTIC_RE,
+        "I cannot work out a figure over the issues' days (“{said}”): the data keeps the day each was opened, not "
+        "when it was closed or answered; these are the issues it would be taken over, the oldest first.",
+    ),
     (
         _WORDS_LEFT_OUT_RE,
         "A search finds issues by the words they hold; it cannot leave out those that hold others (“{said}”): "
@@ -71,7 +84,8 @@ def without_unread_filters(text: str, notes: list[str]) -> str:
     for pattern, note in _UNREAD:
         if found := pattern.search(text):
             notes.append(note.format(said=found.group(0).strip(), kind=(found.groupdict().get("kind") or "").lower()))
-            rest = " issues " if pattern is _WORKING_ON_RE else " "  # what is worked on is the issues said
+            # what is worked on is the issues said; a figure over their days is shown as the days, the oldest first
+            rest = " issues " if pattern is _WORKING_ON_RE else " oldest " if pattern is _STATISTIC_RE else " "
             text = text[: found.start()] + rest + text[found.end() :]
     return text
 
