@@ -219,3 +219,40 @@ def test_the_first_one_of_a_list_shown_is_no_order() -> None:
 def test_everything_about_a_topic_is_a_search(question: str, query: str, state: str | None) -> None:
     [(name, arguments)] = [(c.name, c.arguments) for c in read_question(question, FLAT, TOOLS).first_calls()]
     assert (name, arguments["query"], arguments.get("state")) == ("search_issues", query, state)
+
+
+@pytest.mark.parametrize(
+    ("question", "query", "state"),
+    [
+        ("any issue about caching that mentions fsspec", "caching fsspec", None),
+        ("open issues about caching which mention fsspec", "caching fsspec", "open"),
+        ("issues about caching mentioning fsspec", "caching fsspec", None),
+        ('which open issues have the word "deprecated" in the title', "deprecated", "open"),
+        ("is there an open issue for the trust_remote_code deprecation", "trust_remote_code deprecation", "open"),
+    ],
+)
+def test_the_words_searched_are_the_topics_said_not_the_words_that_join_them(
+    question: str, query: str, state: str | None
+) -> None:
+    [(name, arguments)] = [(c.name, c.arguments) for c in read_question(question, FLAT, TOOLS).first_calls()]
+    assert (name, arguments["query"], arguments.get("state")) == ("search_issues", query, state)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "noted"),
+    [
+        ("how many issues did lhoestq open vs close", {"author": "lhoestq", "by": "state"}, True),
+        ("how many bugs did lhoestq open and close", {"label": "bug", "author": "lhoestq", "by": "state"}, True),
+        (
+            "how many issues were opened vs closed in 2024",
+            {"created_since": "2024-01-01", "created_before": "2025-01-01", "by": "state"},
+            False,
+        ),
+    ],
+)
+def test_issues_opened_vs_closed_are_split_by_state_and_who_closed_them_is_said_to_be_unknown(
+    question: str, expected: dict[str, Any], noted: bool
+) -> None:
+    plan = read_question(question, _with_people(), TOOLS)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [("count_issues_by", expected)]
+    assert any("does not record who closed" in note for note in plan.notes) is noted

@@ -78,3 +78,14 @@ def test_each_group_of_a_count_says_its_share_of_the_issues_counted() -> None:
     said = tally_section(PlannedCall("count_issues_by", {"by": "label"}), data)
     assert "- `bug`: 50 (25 %)" in said and "- no label: 30 (15 %)" in said
     assert "(" not in tally_section(PlannedCall("count_issues_by", {"by": "label"}), {**data, "total": None})
+
+
+def test_a_count_that_matched_nothing_lists_no_empty_group() -> None:
+    from atlas.offline.answer.results import tally_section
+    from atlas.offline.plan import PlannedCall
+
+    empty = {"by": "label", "groups": [], "total": 0, "without_label": 0}
+    said = tally_section(PlannedCall("count_issues_by", {"by": "label"}), empty)
+    assert "No issue matched." in said and "no label" not in said
+    some = {"by": "label", "groups": [], "total": 3, "without_label": 3}
+    assert "- no label: 3" in tally_section(PlannedCall("count_issues_by", {"by": "label"}), some)

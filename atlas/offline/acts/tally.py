@@ -65,6 +65,13 @@ _OUT_OF_RE = lazy(
     re.I,
 )
 """`how many were closed out of all bugs?`: a state's share of the issues said."""
+_OPENED_VS_CLOSED_RE = lazy(
+    r"\b(?:(?:did|has|have|does)\s+@?(?P<who>[\w.-]+)\s+)?(?:opened|open|filed|file|reported|report)\s+"
+    r"(?P<joined>vs\.?|versus|against|compared\s+(?:to|with)|and)\s+(?:closed|close|resolved|resolve|fixed|fix)\b",
+    re.I,
+)
+"""`issues opened vs closed in 2024`, `how many did lhoestq open and close`: the split by state now; the data keeps
+who opened an issue and when, not who closed it or when."""
 _RATIO_RE = lazy(r"\b(?:the\s+)?ratio\s+(?:of|between)\s+(?P<a>.+?)\s+(?:to|and|vs\.?|versus)\s+(?P<b>.+)", re.I)
 _MORE_OR_RE = lazy(
     r"\b(?:more|fewer|less)\s+(?P<a>[\w:-]+(?:\s+[\w:-]+)?)\s+(?:or|than)\s+(?P<b>[\w:-]+(?:\s+[\w:-]+)?)", re.I
@@ -96,6 +103,16 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
         text = _AMONG_RE.sub(_share_said_first, text)
     if share := _SHARE_RE.search(text):
         return _share_act(share, typed, vocabulary)
+    notes: list[str] = []
+    said_closed = _OPENED_VS_CLOSED_RE.search(text)
+    if said_closed and (said_closed.group("who") or said_closed.group("joined").lower() != "and"):
+        who = said_closed.group("who")
+        if who:
+            notes.append(
+                f"The data does not record who closed an issue: these are the issues {who} opened, split by "
+                "whether they are open or closed now."
+            )
+        text = f"{text[: said_closed.start()]} {f'by {who} ' if who else ''}open vs closed {text[said_closed.end() :]}"
     text = _RATIO_RE.sub(r"\g<a> vs \g<b>", text)  # `the ratio of bugs to feature requests`: the two side by side
     if _MORE_RE.search(text) and _YEARS_OR_RE.search(text):  # `were there more bugs in 2023 or 2024?`: side by side
         text = _MORE_RE.sub(" ", _YEARS_OR_RE.sub(r"\g<first> vs \g<second>", text))
@@ -119,7 +136,6 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     rest = _FILLER_RE.sub(" ", before + f" {kind} " + text[said.end() :])
     if by == "state":  # `open vs closed bugs`: the states are the groups, not a filter
         rest = re.sub(r"\b(?:open|closed)\b", " ", rest, flags=re.I)
-    notes: list[str] = []
     search = search_in(rest, notes, vocabulary.labels, vocabulary.people)
     arguments = _count_arguments(search)
     if set_against:  # only the issues of the two labels compared, so both are among the groups shown

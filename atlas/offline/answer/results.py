@@ -217,7 +217,7 @@ def tally_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
         key = group.get("key")
         name = f"`{one_line(key, 80)}`" if key is not None else "unknown"
         lines.append(f"- {name}: {group.get('count', '?')}{_share(group.get('count'), total)}")
-    if data.get("without_label") is not None:
+    if data.get("without_label") is not None and (groups or data["without_label"]):  # none matched: said above
         lines.append(f"- no label: {data['without_label']}{_share(data['without_label'], total)}")
     if data.get("author_note"):
         lines += ["", f"Note: {one_line(data['author_note'], 300)}"]

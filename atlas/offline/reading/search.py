@@ -42,7 +42,7 @@ from atlas.offline.reading.unread_filters import names_unread, without_unread_fi
 
 _SEARCH_NOUN_RE = lazy(
     r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b"
-    r"|\b(?:any|an?)\s+(?:(?:open|closed)\s+)?(?:issue|ticket|bug|report)\s+(?:that|which|about|mentioning)\b"
+    r"|\b(?:any|an?)\s+(?:(?:open|closed)\s+)?(?:issue|ticket|bug|report)\s+(?:that|which|about|mentioning|for|on|regarding)\b"
     r"|\b(?:everything|anything|something|stuff|all)\s+(?:(?:still\s+)?(?:open|closed|new|recent)\s+)?"
     r"(?:about|regarding|mentioning|related\s+to|to\s+do\s+with)\b",
     re.I,
@@ -81,6 +81,13 @@ _NOW_RE = lazy(
 )
 """Words that only say "as things stand": never a topic, never a time span."""
 _LATELY_RE = lazy(r"\blately\b", re.I)
+_JOINED_TOPIC_RE = lazy(
+    r"(?<=\w)\s+(?:(?:that|which|and)\s+(?:also\s+)?(?:mentions?|says?|contains?|references?|talks?\s+about|discuss(?:es)?)"
+    r"|(?:and\s+)?(?:mentioning|containing|referencing|discussing))\s+(?=\S)",
+    re.I,
+)
+_QUOTED_WORD_RE = lazy(r"\b(?:the\s+)?(?:words?|terms?|phrases?|strings?|text)\s+(?=[\"'`])", re.I)
+"""`have the word "deprecated"`: what names the quoted words, no word to search for."""
 IN_THEIR_TEXT_RE = lazy(r"\s+in\s+(?:them|it|their\s+(?:text|titles?|bod(?:y|ies))|the\s+(?:title|body|text))\b", re.I)
 """`issues with load_dataset in them`: where the words are, not issues named before."""
 """`lately` where it is no time of the issues (`dates.py` reads `bugs filed lately`): as things stand, no topic."""
@@ -197,6 +204,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     label = chosen[0] if chosen else None
     limit, rest = _limit_in(rest, counted=bool(counted), kind_count=kind_count)
     rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
+    rest = _QUOTED_WORD_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", rest))  # `the word "deprecated" in the title`
     query_match = QUERY_LEAD_RE.search(rest)
     either_words = False
     if query_match:
@@ -327,6 +335,8 @@ def _topic_alone(query: str) -> str:
         flags=re.I,
     )
     query = IN_THEIR_TEXT_RE.sub(" ", query)
+    # `caching that mentions fsspec`: a second topic joined to the first; the search needs the words of both
+    query = _JOINED_TOPIC_RE.sub(" ", query)
     query = re.sub(r"(?:[\s,;:]+(?:please|pls|plz|thanks|thank\s+you|thx|ty))+\W*$", "", query, flags=re.I)
     query = " ".join(query.split()).rstrip("?.!,;:").rstrip()  # what was said of the issues left gaps and marks
     query = re.sub(
