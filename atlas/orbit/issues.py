@@ -311,6 +311,7 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
             if not rows and len(terms) > 1 and not args.any_words:
                 rows = _ranked(conn, " OR ".join(match_terms(terms)), where, params, args.limit)
                 hint = "No issue matched all the words; these match some of them."
+                result["some_words"] = bool(rows)  # the hits hold some of the words, not all
         result["hits"] = _hits(conn, rows, changes)
         stale = "" if rows else data_ends_before(conn, args)
     if not rows:

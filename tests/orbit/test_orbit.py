@@ -168,7 +168,19 @@ def test_search_terms_are_quoted_and_drop_operators() -> None:
 def test_search_injection_attempt_finds_the_lease_issues(ctx: ToolContext) -> None:
     got = search_issues(SearchArgs(query='lease" OR 1=1 --'), ctx)
     assert {h["id"] for h in got["hits"]} == {7, 41}
-    assert "some of them" in got["hint"]
+    assert "some of them" in got["hint"] and got["some_words"] is True
+    assert "some_words" not in search_issues(SearchArgs(query="lease"), ctx)  # every hit holds every word
+
+
+def test_hits_with_only_some_of_the_words_are_said_to_be_so_before_they_are_listed(ctx: ToolContext) -> None:
+    from atlas.offline.answer.render import search_section
+    from atlas.offline.plan import PlannedCall
+
+    call = PlannedCall("search_issues", {"query": "lease kubernetes"})
+    said = search_section(call, search_issues(SearchArgs(query="lease kubernetes"), ctx), None)
+    first = said.splitlines()[2]
+    assert first.startswith("No issue matched all the words; the") and first.endswith("that match some of them:")
+    assert "Note from the search" not in said  # said once, first
 
 
 def test_no_hits_is_ok_with_a_hint(ctx: ToolContext) -> None:

@@ -216,6 +216,8 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
         lines.append(f"{total:,} issue{' matches' if total == 1 else 's match'}.")
     elif not hits:
         lines.append("No issues matched.")
+    elif data.get("some_words"):  # said first: a follow-up's narrowing (`which of those mention X?`) found none
+        lines += [f"No issue matched all the words; the {len(hits)} best that match some of them:", ""]
     elif len(hits) < limit:  # fewer than asked for: that is every match
         lines += [f"{len(hits)} issue{'s' if len(hits) > 1 else ''} matched:", ""]
     else:
@@ -232,7 +234,7 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
     if any(isinstance(hit, Mapping) and hit.get("snippet") for hit in hits):
         lines += ["", SNIPPETS_LEFT_OUT]
     note = data.get("note", data.get("hint")) if isinstance(data, Mapping) else None  # a hint may speak to a model
-    if note:
+    if note and not data.get("some_words"):  # the hint only says what the first line said
         lines += ["", f"Note from the search: {_one_line(note, 300)}"]
     return "\n".join(lines)
 
