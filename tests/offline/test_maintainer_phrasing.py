@@ -256,3 +256,43 @@ def test_issues_opened_vs_closed_are_split_by_state_and_who_closed_them_is_said_
     plan = read_question(question, _with_people(), TOOLS)
     assert [(c.name, c.arguments) for c in plan.first_calls()] == [("count_issues_by", expected)]
     assert any("does not record who closed" in note for note in plan.notes) is noted
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("show me 87, and tell me if its a duplicate", ["get_issue"]),  # a question, never the label `duplicate`
+        ("can u check if theres an issue about load_dataset ignoring cache_dir", ["search_issues"]),
+        ("whos the most active reporter in 2023", ["count_issues_by"]),
+    ],
+)
+def test_a_contraction_typed_without_its_mark_is_read_as_with_it(question: str, expected: list[str]) -> None:
+    vocabulary = Vocabulary(labels=[*FLAT.labels, "duplicate"])
+    plan = read_question(question, vocabulary, TOOLS)
+    assert [call.name for call in plan.first_calls()] == expected
+    assert not any("query" in call.arguments and "who" in call.arguments["query"] for call in plan.first_calls())
+
+
+def test_its_before_its_noun_is_no_contraction() -> None:
+    from atlas.offline.reading.embedded import as_questions
+
+    assert as_questions("check if its labels are right on 87") == "its labels are right on 87?"
+    assert as_questions("check if its a duplicate") == "is it a duplicate?"
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ('find similar issues to "Dataset.map is slow with num_proc"', "Dataset.map is slow with num_proc"),
+        ('find "Dataset.map is slow with num_proc"', "Dataset.map is slow with num_proc"),  # `with` is its own
+    ],
+)
+def test_a_quoted_text_is_searched_whole_whatever_words_it_holds(question: str, query: str) -> None:
+    assert [(c.name, c.arguments) for c in read_question(question, FLAT, TOOLS).first_calls()] == [
+        ("search_issues", {"query": query})
+    ]
+
+
+def test_filters_said_after_a_quoted_text_sought_still_filter() -> None:
+    [call] = read_question('search for "slow with num_proc" in open bugs', FLAT, TOOLS).first_calls()
+    assert call.arguments == {"query": "slow with num_proc", "state": "open", "label": "bug"}

@@ -18,8 +18,8 @@ from atlas.offline.reading.frames import Request
 from atlas.offline.reading.labels import labels_in_words
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import SIMILAR_RE
-from atlas.offline.reading.search import IN_THEIR_TEXT_RE, search_in, wants_search
-from atlas.offline.reading.search_clauses import without_idle
+from atlas.offline.reading.search import search_in, wants_search
+from atlas.offline.reading.search_clauses import IN_THEIR_TEXT_RE, without_idle
 from atlas.offline.reading.search_labels import label_named_first, named_label, one_of_a_label
 from atlas.offline.reading.unread_filters import names_unread
 from atlas.offline.reading.vocabulary import Vocabulary
@@ -48,11 +48,21 @@ _SEARCHY_RE = lazy(
 _LIKE_QUOTED_RE = lazy(
     LEAD + r"(?:(?:find|search|show(?:\s+me)?|list|any|are\s+there|is\s+there)\s+)*(?:(?:any|an|the)\s+)?"
     r"(?:(?:anything|something|issues?|tickets?|bugs?|reports?|ones?)\s+)?"
-    r"(?:(?:that\s+(?:is|are|looks?)\s+)?(?:similar|related)\s+to|like|(?:dupes?|dups?|duplicates?)\s+(?:of|for)"
+    r"(?:(?:that\s+(?:is|are|looks?)\s+)?(?:similar|related)(?:\s+(?:issues?|tickets?|bugs?|reports?|ones?))?\s+to|like"
+    r"|(?:dupes?|dups?|duplicates?)\s+(?:of|for)"
     r"|(?:the\s+)?same\s+as)\s+(?=\"Q\d+\")",
     re.I,
 )
-"""`similar to 'KeyError …'`, `dupes of "load_dataset hangs"`: issues like a text quoted, no issue named."""
+"""`similar to 'KeyError …'`, `similar issues to "map is slow"`, `dupes of "load_dataset hangs"`: issues like a text
+quoted, no issue named."""
+
+
+_FIND_QUOTED_RE = lazy(
+    LEAD + r"(?:find|search(?:\s+for)?|grep(?:\s+for)?|look\s+(?:up|for))\s+(?:(?:issues?|tickets?|bugs?)\s+"
+    r"(?:for|with|mentioning|containing)\s+)?(?P<quote>\"Q\d+\")(?P<after>.*)$",
+    re.I | re.S,
+)
+"""`find "slow with num_proc"`: the quoted words are what is sought, whatever words they hold."""
 
 
 def search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | None:
@@ -61,6 +71,10 @@ def search_act(request: Request, text: str, vocabulary: Vocabulary) -> Act | Non
     typed = request.unmasked()
     if like := _LIKE_QUOTED_RE.match(text):  # the quoted words are the topic, as after `issues similar to`
         search = search_in(request.unmasked("issues similar to " + text[like.end() :]), notes, vocabulary.labels)
+        return Act(Intent.SEARCH, typed, search=search, notes=notes)
+    if sought := _FIND_QUOTED_RE.match(text):  # the same, sought as they are: no label read inside them
+        words = f"issues {sought['after']} about {sought['quote']}"  # `… in open bugs`: the filters said after it
+        search = search_in(request.unmasked(words), notes, vocabulary.labels, vocabulary.people)
         return Act(Intent.SEARCH, typed, search=search, notes=notes)
     if (match := _ANYTHING_RE.match(text)) and not DOCS_RE.search(text):
         state = match.group("state")

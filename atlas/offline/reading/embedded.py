@@ -37,6 +37,13 @@ _PERFECT_RE = lazy(rf"^{_SUBJECT}\s+(?P<verb>has|have)\s+been\s+(?P<rest>.+)$", 
 _HAVE_RE = lazy(rf"^{_SUBJECT}\s+(?P<verb>has|have)\s+(?P<rest>.+)$", re.I)
 
 
+_UNMARKED_RE = lazy(
+    r"^(?:(?P<word>there|that)s\b|(?P<it>it)s(?=\s+(?:a|an|the|still|already|not|been|also|just|really|probably|open"
+    r"|closed|fixed|resolved|done)\b))",
+    re.I,
+)
+"""`theres an issue`, `its a dupe`: the `'s` typed without its mark; `its` only before what follows `it's`, not before
+its noun (`its labels`)."""
 _WORDS_TO_POST_RE = lazy(
     r"\b(?:comment|reply|respond|post|write|note|say|leave|answer|ask|ping|thank|tell\s+(?!me\b)\w+)\b|:", re.I
 )
@@ -64,6 +71,7 @@ def _question(match: re.Match[str], quoted: list[tuple[int, int]]) -> str:
 def _inverted(clause: str) -> str:
     """`it's a dupe` -> `is it a dupe`, `#41 has been fixed` -> `has #41 been fixed`, `it has a label` -> `does it
     have a label`; a clause of another shape is asked as it is."""
+    clause = _UNMARKED_RE.sub(lambda said: f"{said['word'] or said['it']}'s", clause)
     if found := _PERFECT_RE.match(clause):
         return f"{found['verb']} {found['subject']} been {found['rest']}"
     if found := _BE_RE.match(clause):

@@ -22,7 +22,14 @@ from atlas.offline.reading.labels import label_from_token, severity_label
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import ORDER_RE, order_in
 from atlas.offline.reading.people import ProjectPeople
-from atlas.offline.reading.search_clauses import idle_without_time, state_said_first, titles_only
+from atlas.offline.reading.search_clauses import (
+    idle_without_time,
+    quotes_masked,
+    state_said_first,
+    titles_only,
+    topic_alone,
+    without_where_said,
+)
 from atlas.offline.reading.search_labels import (
     LABEL_FILTER_RE,
     QUERY_LEAD_RE,
@@ -33,7 +40,6 @@ from atlas.offline.reading.search_labels import (
     meant_label,
     more_labels,
     named_label,
-    strip_quotes,
     typo_labels,
     with_kind,
     word_label,
@@ -81,15 +87,6 @@ _NOW_RE = lazy(
 )
 """Words that only say "as things stand": never a topic, never a time span."""
 _LATELY_RE = lazy(r"\blately\b", re.I)
-_JOINED_TOPIC_RE = lazy(
-    r"(?<=\w)\s+(?:(?:that|which|and)\s+(?:also\s+)?(?:mentions?|says?|contains?|references?|talks?\s+about|discuss(?:es)?)"
-    r"|(?:and\s+)?(?:mentioning|containing|referencing|discussing))\s+(?=\S)",
-    re.I,
-)
-_QUOTED_WORD_RE = lazy(r"\b(?:the\s+)?(?:words?|terms?|phrases?|strings?|text)\s+(?=[\"'`])", re.I)
-"""`have the word "deprecated"`: what names the quoted words, no word to search for."""
-IN_THEIR_TEXT_RE = lazy(r"\s+in\s+(?:them|it|their\s+(?:text|titles?|bod(?:y|ies))|the\s+(?:title|body|text))\b", re.I)
-"""`issues with load_dataset in them`: where the words are, not issues named before."""
 """`lately` where it is no time of the issues (`dates.py` reads `bugs filed lately`): as things stand, no topic."""
 SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
@@ -204,24 +201,25 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     label = chosen[0] if chosen else None
     limit, rest = _limit_in(rest, counted=bool(counted), kind_count=kind_count)
     rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
-    rest = _QUOTED_WORD_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", rest))  # `the word "deprecated" in the title`
-    query_match = QUERY_LEAD_RE.search(rest)
+    rest = without_where_said(rest)  # `the word "deprecated" in the title`
+    lead = QUERY_LEAD_RE.search(quotes_masked(rest))
+    said = rest[lead.start("q") :] if lead else ""
     either_words = False
-    if query_match:
-        query, either_words = _either_words(query_match.group("q"))
-        outside = rest[: query_match.start()]
+    if lead:
+        query, either_words = _either_words(said)
+        outside = rest[: lead.start()]
     else:
         words = re.findall(r"[\w:.'-]+", rest)
         query = " ".join(
             word for word in words if word.lower().strip(".,?!;:'\"").replace("'", "") not in SEARCH_FILLER
         )
         outside = rest
-    query = _topic_alone(query)
+    query = topic_alone(query)
     if all(word.lower() in SEARCH_FILLER for word in re.findall(r"[\w']+", query)):
         query = ""  # `with the comp:docs label`: the label was the whole topic
     if not chosen and labels and not unlabelled:
         query = _kind_without_label(rest, query, notes)
-    state = _state_in(outside + " " + (query_match.group("q") if query_match else "")[len(query) :])
+    state = _state_in(outside + " " + said[len(query) :])
     if unlabelled and not counted:
         state = state or "open"  # `unlabelled issues`: the backlog still to label; a count counts them all
     return Search(
@@ -324,35 +322,6 @@ def _without_who_for(text: str) -> str:
     about`, `good first issues for a newcomer`), and `-related` after a topic (`redis-related`: the topic is redis)."""
     text = _FOR_WHOM_RE.sub("", _WHO_NEEDS_THEM_RE.sub("", text))
     return re.sub(r"(?<=\w)-(?:related|specific)\b", "", text, flags=re.I)
-
-
-def _topic_alone(query: str) -> str:
-    """The topic without what is said of the issues after it (`… that's still open`), a kind noun or an article."""
-    query = re.sub(
-        r"\s+(?:(?:that|which)(?:'s|'re|\s+(?:are|were|is))\s+(?:still\s+)?|still\s+)(?:open|closed)\b.*$",
-        "",
-        query,
-        flags=re.I,
-    )
-    query = IN_THEIR_TEXT_RE.sub(" ", query)
-    # `caching that mentions fsspec`: a second topic joined to the first; the search needs the words of both
-    query = _JOINED_TOPIC_RE.sub(" ", query)
-    query = re.sub(r"(?:[\s,;:]+(?:please|pls|plz|thanks|thank\s+you|thx|ty))+\W*$", "", query, flags=re.I)
-    query = " ".join(query.split()).rstrip("?.!,;:").rstrip()  # what was said of the issues left gaps and marks
-    query = re.sub(
-        r"(?<=\w)\s+(?:issues?|bugs?|tickets?|requests?|threads?|proposals?|ones?)$|(?:^|\s+)about$",
-        "",
-        query,
-        flags=re.I,
-    )  # `… what's it about`, `the polars support request`: the kind of issue said after its topic
-    # `mention cache and are labelled bug`: the label was taken out, the words that joined it stay behind
-    query = re.sub(
-        r"(?:(?:^|\s+)(?:and|or|but|(?:that|which|who)(?:'s)?|are|is|were|was|have|has|had|got|still|yet))+$",
-        "",
-        query,
-        flags=re.I,
-    )  # `which bug has the most comments`: the order was taken out, its verb stays behind
-    return strip_quotes(re.sub(r"^(?:the|a|an|both)\s+", "", query.strip(), flags=re.IGNORECASE))
 
 
 _OPEN_AS_VERB = "".join(

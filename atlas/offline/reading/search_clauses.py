@@ -1,5 +1,6 @@
 """Clauses of a search request said beside its topic, for `search.py`: the state said as what is not wanted or as
-an afterthought, and words asked for in titles alone (which the search tool cannot do, so it is said).
+an afterthought, words asked for in titles alone (which the search tool cannot do, so it is said), and what is said
+around the topic's own words (`the word "…"`, `in them`, `that mentions`, `… that's still open`).
 """
 
 from __future__ import annotations
@@ -7,7 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from atlas.offline.reading.frames import QUOTE_RE
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search_labels import strip_quotes
 
 _BEEN = r"(?:(?:yet|been|ever|got|gotten|still)\s+)*"
 NOT_STATE_RE = lazy(
@@ -95,3 +98,55 @@ def idle_without_time(
         return order, rest
     notes.append(_IDLE_NOTE if order in {None, "least_recently_updated"} else _IDLE_IN_ORDER_NOTE)
     return order or "least_recently_updated", rest
+
+
+IN_THEIR_TEXT_RE = lazy(r"\s+in\s+(?:them|it|their\s+(?:text|titles?|bod(?:y|ies))|the\s+(?:title|body|text))\b", re.I)
+"""`issues with load_dataset in them`: where the words are, not issues named before."""
+_QUOTED_WORD_RE = lazy(r"\b(?:the\s+)?(?:words?|terms?|phrases?|strings?|text)\s+(?=[\"'`])", re.I)
+"""`have the word "deprecated"`: what names the quoted words, no word to search for."""
+_JOINED_TOPIC_RE = lazy(
+    r"(?<=\w)\s+(?:(?:that|which|and)\s+(?:also\s+)?(?:mentions?|says?|contains?|references?|talks?\s+about|discuss(?:es)?)"
+    r"|(?:and\s+)?(?:mentioning|containing|referencing|discussing))\s+(?=\S)",
+    re.I,
+)
+"""`caching that mentions fsspec`: a second topic joined to the first; the search needs the words of both."""
+
+
+def without_where_said(text: str) -> str:
+    """The words without where the words sought are (`in the title`) and what names a quoted text (`the word`)."""
+    return _QUOTED_WORD_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", text))
+
+
+def quotes_masked(text: str) -> str:
+    """Each quoted text as its marks around letters of no meaning, as long as it was: a word that leads a topic
+    (`with`) inside it is the text's own (`find "slow with num_proc"`)."""
+    return QUOTE_RE.sub(
+        lambda quoted: quoted.group(0)[0] + "x" * (len(quoted.group(0)) - 2) + quoted.group(0)[-1], text
+    )
+
+
+def topic_alone(query: str) -> str:
+    """The topic without what is said of the issues after it (`… that's still open`), a kind noun or an article."""
+    query = re.sub(
+        r"\s+(?:(?:that|which)(?:'s|'re|\s+(?:are|were|is))\s+(?:still\s+)?|still\s+)(?:open|closed)\b.*$",
+        "",
+        query,
+        flags=re.I,
+    )
+    query = _JOINED_TOPIC_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", query))
+    query = re.sub(r"(?:[\s,;:]+(?:please|pls|plz|thanks|thank\s+you|thx|ty))+\W*$", "", query, flags=re.I)
+    query = " ".join(query.split()).rstrip("?.!,;:").rstrip()  # what was said of the issues left gaps and marks
+    query = re.sub(
+        r"(?<=\w)\s+(?:issues?|bugs?|tickets?|requests?|threads?|proposals?|ones?)$|(?:^|\s+)about$",
+        "",
+        query,
+        flags=re.I,
+    )  # `… what's it about`, `the polars support request`: the kind of issue said after its topic
+    # `mention cache and are labelled bug`: the label was taken out, the words that joined it stay behind
+    query = re.sub(
+        r"(?:(?:^|\s+)(?:and|or|but|(?:that|which|who)(?:'s)?|are|is|were|was|have|has|had|got|still|yet))+$",
+        "",
+        query,
+        flags=re.I,
+    )  # `which bug has the most comments`: the order was taken out, its verb stays behind
+    return strip_quotes(re.sub(r"^(?:the|a|an|both)\s+", "", query.strip(), flags=re.IGNORECASE))

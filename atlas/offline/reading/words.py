@@ -49,6 +49,18 @@ SHORTHAND = {
     "wut": "what",
     "ur": "your",
 }
+# Contractions typed without their mark (`whos`, `dont`); `its`, `lets`, `wont`, `well` and `ill` are words too.
+SHORTHAND.update(
+    {
+        bare: bare[: -len(end)] + mark
+        for mark, end, words in (
+            ("'s", "s", "whos whats wheres hows theres thats"),
+            ("n't", "nt", "dont doesnt didnt isnt arent wasnt werent havent hasnt cant couldnt shouldnt wouldnt"),
+            ("'re", "re", "youre theyre"),
+        )
+        for bare in words.split()
+    }
+)
 _SHORTHAND_RE = lazy(r"(?<![\w/#:.-])(" + "|".join(re.escape(k) for k in SHORTHAND) + r")(?![\w/:-])", re.I)
 _WORD_RE = lazy(r"(?<![\w:#.-])[A-Za-z]{3,}(?![\w:-])")
 _LINK_RE = lazy(r"\[([^\]\n]+)\]\([^)\s]+\)")
