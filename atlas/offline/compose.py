@@ -216,16 +216,20 @@ def _referents(text: str) -> list[int]:
 
 
 def known_codes(text: str, vocabulary: Vocabulary) -> str:
-    """`1305 again`: a bare number that is one of the docs' error codes (and not `#1305`) is that code."""
+    """`1305 again`: a bare number that is one of the docs' error codes (and not `#1305`) is that code; said first
+    with a colon (`1104: …`), only when the project has no issue of that number."""
     codes = {code.rpartition("-")[2]: code for code in vocabulary.error_names.values()}
 
     def code(match: re.Match[str]) -> str:
-        return codes.get(match.group(1), match.group(0))
+        number = match.group(1) or match.group(2)
+        if match.group(2) and (number not in codes or vocabulary.issues.has(int(number)) is not False):
+            return match.group(0)
+        return codes.get(number, match.group(0))
 
     return _BARE_CODE_RE.sub(code, text) if codes else text
 
 
-_BARE_CODE_RE = lazy(r"(?<![#\w.:/-])(?<!issue )(?<!ticket )(\d{4})(?![\w.:/-])", re.IGNORECASE)
+_BARE_CODE_RE = lazy(r"(?<![#\w.:/-])(?<!issue )(?<!ticket )(?:(\d{4})(?![\w.:/-])|^\s*(\d{4})(?=:\s))", re.IGNORECASE)
 
 
 def _merge(plan: Plan, act: Act) -> None:

@@ -296,3 +296,40 @@ def test_a_quoted_text_is_searched_whole_whatever_words_it_holds(question: str, 
 def test_filters_said_after_a_quoted_text_sought_still_filter() -> None:
     [call] = read_question('search for "slow with num_proc" in open bugs', FLAT, TOOLS).first_calls()
     assert call.arguments == {"query": "slow with num_proc", "state": "open", "label": "bug"}
+
+
+@pytest.mark.parametrize(
+    ("question", "label"),
+    [
+        ("what are people complaining about most", "bug"),
+        ("what do users complain about most with streaming", "bug"),
+        ("top complaints this year", "bug"),
+    ],
+)
+def test_what_people_complain_about_most_is_that_kind_the_most_discussed_first(question: str, label: str) -> None:
+    [call] = read_question(question, FLAT, TOOLS).first_calls()
+    assert (call.name, call.arguments["label"], call.arguments["order"]) == ("search_issues", label, "most_commented")
+    # what they ask for most: the feature requests (a label only where the project's issues say which one means it)
+    [asked] = read_question("what do people ask for most?", FLAT, TOOLS).first_calls()
+    assert asked.arguments == {"query": "feature request", "order": "most_commented"}
+
+
+def test_a_number_said_first_with_a_colon_is_an_error_code_only_where_no_issue_has_it(tmp_path: Any) -> None:
+    import sqlite3
+
+    from atlas.offline.reading.issue_numbers import ProjectIssues
+
+    database = tmp_path / "orbit.db"
+    with sqlite3.connect(database) as conn:
+        conn.execute("CREATE TABLE issues (id INTEGER PRIMARY KEY)")
+        conn.executemany("INSERT INTO issues VALUES (?)", [(41,), (1305,)])
+    conn.close()
+    codes = {"LeaseClockSkew": "ORB-1104", "BrokerGone": "ORB-1305"}
+    vocabulary = Vocabulary(labels=FLAT.labels, error_names=codes, issues=ProjectIssues(database))
+    plan = read_question("1104: renewals late or just noise?", vocabulary)
+    asked = [(c.name, c.arguments) for c in plan.first_calls()]
+    assert asked == [("get_doc_section", {"doc_id": "error-codes", "heading": "ORB-1104"})]
+    said = [(c.name, c.arguments) for c in read_question("1305: still happening?", vocabulary).first_calls()]
+    assert said == [("get_issue", {"issue_id": 1305})]  # the project has that issue: said first, it is the issue
+    unknown = Vocabulary(labels=FLAT.labels, error_names=codes)  # no data to tell: the issue, as written
+    assert [c.name for c in read_question("1104: renewals late?", unknown).first_calls()] == ["get_issue"]

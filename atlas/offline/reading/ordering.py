@@ -21,8 +21,14 @@ _ORDERS: tuple[tuple[str, str], ...] = (
         "most_requested",
         r"\b(?:the\s+)?most\s+(?:requested|wanted|asked[\s-]for|demanded)(?:\s+(?:features?|"
         r"feature\s+requests|enhancements?|things|stuff|ones|additions))?\b"
-        r"|\b(?:people|users|folks|everyone|the\s+community)\s+(?:are\s+|is\s+|keep\s+)?(?:asking|begging|clamou?ring)"
-        r"\s+for\s+(?:the\s+)?most\b",
+        r"|\b(?:people|users|folks|everyone|the\s+community)\s+(?:are\s+|is\s+|keep\s+)?(?:ask|beg|clamou?r|want)(?:ing)?"
+        r"\s+(?:for\s+)?(?:the\s+)?most\b",
+    ),
+    (
+        "most_complained",
+        r"\b(?:the\s+)?most\s+(?:complained[\s-]about|reported)(?:\s+(?:problems?|issues?|bugs?|things|stuff))?\b"
+        r"|\b(?:people|users|folks|everyone|the\s+community)\s+(?:are\s+|is\s+|keep\s+)?(?:complain|report|moan|gripe)"
+        r"(?:ing|s)?\s+(?:about\s+)?(?:the\s+)?most\b|\b(?:biggest|top|main|most\s+common)\s+(?:complaints?|pain\s+points?)\b",
     ),
     (
         "most_commented",
@@ -54,6 +60,8 @@ _SORT_VERB_RE = lazy(
 """`sort them oldest first`, `order by newest`: the verb that asks for the order, no word to search for."""
 INBOX_BY_DATE = ("newest", "oldest")
 """The orders `list_inbox` takes besides its own (the most severe first): by the date opened."""
+_KIND_ASKED = {"most_requested": "feature requests", "most_complained": "bugs"}
+"""The issues an order by what people ask for means: the kind, whose label the project's own words find."""
 ORDER_RE = lazy("|".join(f"(?P<{name}>{pattern})" for name, pattern in _ORDERS), re.IGNORECASE)
 """Any order said in words; the group that matched names it."""
 
@@ -63,6 +71,6 @@ def order_in(text: str) -> tuple[str | None, str]:
     found = ORDER_RE.search(text)
     if found is None or found.lastgroup is None:
         return None, text
-    if found.lastgroup == "most_requested":  # what people ask for: the feature requests, the most discussed first
-        return "most_commented", text[: found.start()] + " feature requests " + text[found.end() :]
+    if found.lastgroup in _KIND_ASKED:  # what people ask for or complain about: those issues, the most discussed first
+        return "most_commented", f"{text[: found.start()]} {_KIND_ASKED[found.lastgroup]} {text[found.end() :]}"
     return found.lastgroup, _SORT_VERB_RE.sub(" ", text[: found.start()]) + " " + text[found.end() :]

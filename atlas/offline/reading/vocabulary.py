@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from atlas.foundation import statefiles
 from atlas.offline.reading import vocabulary_store
+from atlas.offline.reading.issue_numbers import ProjectIssues
 from atlas.offline.reading.label_usage import ProjectLabels
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.people import ProjectPeople
@@ -58,6 +59,8 @@ class Vocabulary:
     """A word's sections (anywhere, in the heading), as `topics` looks them up: kept with the index they come from."""
     people: ProjectPeople = field(default_factory=ProjectPeople)
     """The project's issue authors: `from lhoestq` names one."""
+    issues: ProjectIssues = field(default_factory=ProjectIssues)
+    """The numbers of the project's issues: a bare number that is none of them may be an error code."""
 
     glosses: dict[str, str] | None = field(default=None, repr=False, compare=False)
     """The words the docs' label tables give the labels (`label_glosses`), once read."""
@@ -194,6 +197,7 @@ def _from_body(data: Path, body: dict[str, Any], index: sqlite3.Connection) -> V
         index=index,
         words=frozenset(_texts(body["words"])),
         people=ProjectPeople(database),
+        issues=ProjectIssues(database),
     )
 
 
@@ -225,7 +229,8 @@ def _count(value: object) -> int:
 
 
 def _build(data: Path) -> Vocabulary:
-    vocabulary = Vocabulary(labels=_labels(data), people=ProjectPeople(data / "issues" / "orbit.db"))
+    database = data / "issues" / "orbit.db"
+    vocabulary = Vocabulary(labels=_labels(data), people=ProjectPeople(database), issues=ProjectIssues(database))
     texts: list[str] = []
     for path in sorted((data / "docs").glob("*.md")) if (data / "docs").is_dir() else []:
         vocabulary.docs.append(path.stem)  # one that cannot be read is still asked for, and its tool says why
