@@ -333,3 +333,37 @@ def test_a_number_said_first_with_a_colon_is_an_error_code_only_where_no_issue_h
     assert said == [("get_issue", {"issue_id": 1305})]  # the project has that issue: said first, it is the issue
     unknown = Vocabulary(labels=FLAT.labels, error_names=codes)  # no data to tell: the issue, as written
     assert [c.name for c in read_question("1104: renewals late?", unknown).first_calls()] == ["get_issue"]
+
+
+def _issues_db(folder: Any, *opened: str) -> Any:
+    import sqlite3
+
+    database = folder / "orbit.db"
+    with sqlite3.connect(database) as conn:
+        conn.execute("CREATE TABLE issues (id INTEGER PRIMARY KEY, created_at TEXT)")
+        conn.execute("CREATE TABLE comments (id INTEGER PRIMARY KEY, created_at TEXT)")
+        conn.executemany("INSERT INTO issues (created_at) VALUES (?)", [(day,) for day in opened])
+    conn.close()
+    return database
+
+
+@pytest.mark.parametrize(
+    ("question", "argument", "day"),
+    [
+        ("open issues updated in the last 6 months of the data", "updated_since", "2024-09-01"),
+        ("bugs opened in the data's last month", "created_since", "2025-01-29"),
+        ("what came in during the final two weeks of the export", "created_since", "2025-02-14"),
+    ],
+)
+def test_days_of_the_data_count_back_from_its_last_day_not_from_today(
+    tmp_path: Any, question: str, argument: str, day: str
+) -> None:
+    from atlas.offline.reading.issue_numbers import ProjectIssues
+
+    issues = ProjectIssues(_issues_db(tmp_path, "2023-05-02T10:00:00Z", "2025-02-27T08:00:00Z"))
+    vocabulary = Vocabulary(labels=FLAT.labels, issues=issues)
+    [call] = read_question(question, vocabulary, TOOLS).first_calls()
+    assert call.arguments[argument] == day and not call.arguments["query"]
+    # with no data to tell where it ends, the words are read as they are, never as a day made up
+    [unknown] = read_question("bugs from the last 3 months", Vocabulary(labels=FLAT.labels), TOOLS).first_calls()
+    assert unknown.arguments["created_since"] != day
