@@ -87,7 +87,8 @@ def read_question(
     if plan.issue_ids and not plan.explain and not plan.compare:
         plan.explain = bool(EXPLAIN_RE.search(" ".join(lookups)))  # `show 75 and explain the error in it`
     if message.pasted:
-        pasted = [code for code in codes_in(message.pasted) if code not in plan.codes]
+        named = [*codes_in(message.pasted), *_codes_named(message.pasted, vocabulary)]
+        pasted = [code for code in dict.fromkeys(named) if code not in plan.codes]
         plan.codes += pasted[:MAX_PASTED_CODES]
     symptom = next((act for act in acts if act.intent is Intent.SYMPTOM), None)
     if symptom is not None or (not plan.first_calls() and not plan.notes and not plan.later):
@@ -214,6 +215,17 @@ def _referents(text: str) -> list[int]:
     named = issue_refs(text)
     marked = [n for n in issue_ids_in(text) if n in named]
     return marked if len(named) > 1 and len(marked) == 1 else named
+
+
+def _codes_named(pasted: str, vocabulary: Vocabulary) -> list[str]:
+    """The codes of the docs' error names in pasted output (`… WorkerOOMKilled job=…`), in order: a log whose
+    shipper dropped the code still names the error."""
+    found = [
+        (said.start(), code)
+        for name, code in vocabulary.error_names.items()
+        if (said := re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", pasted))
+    ]
+    return [code for _, code in sorted(found)]
 
 
 def known_codes(text: str, vocabulary: Vocabulary) -> str:

@@ -367,3 +367,18 @@ def test_days_of_the_data_count_back_from_its_last_day_not_from_today(
     # with no data to tell where it ends, the words are read as they are, never as a day made up
     [unknown] = read_question("bugs from the last 3 months", Vocabulary(labels=FLAT.labels), TOOLS).first_calls()
     assert unknown.arguments["created_since"] != day
+
+
+def test_an_error_named_in_pasted_output_without_its_code_reads_its_code() -> None:
+    codes = {"WorkerOOMKilled": "ORB-1502", "LeaseExpired": "ORB-1101"}
+    vocabulary = Vocabulary(labels=FLAT.labels, docs=["error-codes"], error_names=codes)
+    log = "2026-02-03T22:10:05Z ERROR orbit.worker [w-6d90] WorkerOOMKilled job=ingest rss=2150mb max=2048mb"
+    plan = read_question(f"what's the reference entry for this one?\n\n```\n{log}\n```", vocabulary, TOOLS)
+    assert plan.codes == ["ORB-1502"]
+    # a name inside a longer word is not the name
+    assert (
+        read_question(
+            f"what is this?\n\n```\n{log.replace('WorkerOOMKilled', 'WorkerOOMKilledX')}\n```", vocabulary
+        ).codes
+        == []
+    )
