@@ -141,6 +141,8 @@ def _acts_of(
         if asks_for_own(text) and _reads_issues_of_someone(act):  # `my open issues`: whose, the person said before
             own = mine_named(without_introduction(text), me) if me else None
             act = act_of(request, own, context, vocabulary, tools, prior, earlier) if own else _unknown_self(request)
+        if act.search == Search() and act.intent is Intent.SEARCH and prior is not None and _describes(prior):
+            act = Act(Intent.SYMPTOM, act.text)  # `Jobs stay busy after a node dies. Find the issue(s)`: that one
         act = on_the_one_found(acts, act)  # an issue named by its topic is acted on once it is found
         if acts and (act.explains_before or act.narrows_before or _said_precisely(acts[-1], act)):
             acts[-1] = Act(Intent.NOTHING, acts[-1].text)
@@ -165,6 +167,12 @@ _ASKED_PER_TIME = frozenset({Intent.SEARCH, Intent.COUNT})
 _READS_FOR_SOMEONE = frozenset(
     {Intent.SEARCH, Intent.COUNT, Intent.ORDERED, Intent.TALLY, Intent.LOOKUP, Intent.SYMPTOM}
 )
+
+
+def _describes(act: Act) -> bool:
+    """Whether a request only described something, reading no issue: what a search with no words of its own after
+    it looks for."""
+    return act.intent in {Intent.LOOKUP, Intent.SYMPTOM} and not act.issue_ids and not act.targets
 
 
 def _reads_issues_of_someone(act: Act) -> bool:

@@ -382,3 +382,12 @@ def test_an_error_named_in_pasted_output_without_its_code_reads_its_code() -> No
         ).codes
         == []
     )
+
+
+def test_find_the_issues_after_a_description_searches_what_was_described() -> None:
+    plan = read_question("the loader crashes on startup with a KeyError. find the issue(s)", FLAT, TOOLS)
+    [search] = [call for call in plan.first_calls() if call.name == "search_issues"]
+    assert {"crashes", "startup"} <= set(search.arguments["query"].split())
+    # with nothing described before it, it is the newest issues, as asked
+    [alone] = read_question("show me issues", FLAT, TOOLS).first_calls()
+    assert alone.arguments == {"query": ""}
