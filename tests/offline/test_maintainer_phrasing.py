@@ -391,3 +391,24 @@ def test_find_the_issues_after_a_description_searches_what_was_described() -> No
     # with nothing described before it, it is the newest issues, as asked
     [alone] = read_question("show me issues", FLAT, TOOLS).first_calls()
     assert alone.arguments == {"query": ""}
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("anything new on the dataset requests? what's still open there?", [None, "open"]),
+        ("how are we doing on streaming? and what's closed in that area?", [None, "closed"]),
+    ],
+)
+def test_a_place_pointed_at_is_the_label_the_request_before_named(question: str, expected: list[str | None]) -> None:
+    searches = [c.arguments for c in read_question(question, FLAT, TOOLS).first_calls() if c.name == "search_issues"]
+    assert [arguments.get("state") for arguments in searches][-1] == expected[-1]
+    assert searches[-1]["label"] in {"dataset request", "streaming"} and not searches[-1]["query"]
+
+
+def test_a_place_with_no_label_before_it_is_no_label() -> None:
+    from atlas.offline.reading.places import place_meant
+
+    assert place_meant("what's still open there?", "read #87", FLAT.labels) == "what's still open there?"
+    assert place_meant("what's open there?", "streaming and dataset requests", FLAT.labels) == "what's open there?"
+    assert place_meant("what's open there?", "streaming, again", FLAT.labels) == "what's open labelled streaming?"
