@@ -90,7 +90,8 @@ def count_issues_by(args: TallyArgs, ctx: ToolContext) -> dict[str, Any]:
     else:
         groups = sorted(counts.items(), key=lambda item: (-item[1], str(item[0]).casefold()))
     shown = groups[: args.limit]
-    result |= {"total": total, "groups": [{"key": key, "count": count} for key, count in shown]}
+    result |= {"total": total, "group_count": len(groups)}
+    result["groups"] = [{"key": key, "count": count} for key, count in shown]
     if without is not None:
         result["without_label"] = without
     if len(groups) > len(shown):

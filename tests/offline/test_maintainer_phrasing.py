@@ -412,3 +412,39 @@ def test_a_place_with_no_label_before_it_is_no_label() -> None:
     assert place_meant("what's still open there?", "read #87", FLAT.labels) == "what's still open there?"
     assert place_meant("what's open there?", "streaming and dataset requests", FLAT.labels) == "what's open there?"
     assert place_meant("what's open there?", "streaming, again", FLAT.labels) == "what's open labelled streaming?"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("were any bugs filed about the 3.2.0 release?", ("search_issues", {"query": "3.2.0 release", "label": "bug"})),
+        ("what does the streaming label cover?", ("search_issues", {"query": "", "label": "streaming"})),
+        ("what is the good first issue label for?", ("search_issues", {"query": "", "label": "good first issue"})),
+        ("top 3 labels among closed issues", ("count_issues_by", {"state": "closed", "by": "label", "limit": 3})),
+        (
+            "how many distinct people opened issues in 2024",
+            ("count_issues_by", {"created_since": "2024-01-01", "created_before": "2025-01-01", "by": "author"}),
+        ),
+        ("issues marked as duplicate", ("search_issues", {"query": "", "label": "duplicate"})),
+        ("can you show me the issues with most labels", ("search_issues", {"query": ""})),  # and says it cannot
+    ],
+)
+def test_words_around_labels_counts_and_kinds_ask_for_what_they_say(question: str, expected: tuple[str, Any]) -> None:
+    vocabulary = Vocabulary(labels=[*FLAT.labels, "duplicate"])
+    assert [(c.name, c.arguments) for c in read_question(question, vocabulary, TOOLS).first_calls()] == [expected]
+
+
+def test_a_count_by_a_key_says_how_many_different_keys_there_are() -> None:
+    from atlas.offline.answer.results import tally_section
+    from atlas.offline.plan import PlannedCall
+
+    data = {"by": "author", "total": 410, "group_count": 304, "groups": [{"key": "lhoestq", "count": 51}]}
+    said = tally_section(PlannedCall("count_issues_by", {"by": "author"}), data)
+    assert said.splitlines()[0].endswith(": 410 issues, 304 different authors")
+
+
+def test_closed_as_a_label_is_that_label_and_the_state() -> None:
+    vocabulary = Vocabulary(labels=[*FLAT.labels, "duplicate"])
+    [call] = read_question("show me the bugs that were closed as duplicates", vocabulary, TOOLS).first_calls()
+    assert (call.arguments["query"], call.arguments["state"]) == ("", "closed")
+    assert {call.arguments["label"], *call.arguments["labels"]} == {"bug", "duplicate"}

@@ -170,7 +170,7 @@ PHRASINGS: list[tuple[str, list[Call]]] = [
     ),
     ("how many open issues are there", [search(state="open", count_only=True)]),
     ("which issues are labelled type:question and still open", [search(state="open", label="type:question")]),
-    ("what's the comp:core label for?", [section("triage", "Labels")]),
+    ("what's the comp:core label for?", [section("triage", "Components")]),
     ("list all labels", [("list_labels", {})]),
     ("I'd like you to label #41 comp:core", [("add_label", {"issue_id": 41, "label": "comp:core"})]),
     ('could you post "Fixed in 2.8.3." on #41', [("post_comment", {"issue_id": 41, "body": "Fixed in 2.8.3."})]),

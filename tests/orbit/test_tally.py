@@ -40,6 +40,7 @@ def test_issues_are_counted_by_author_largest_first_with_searchs_filters(tmp_pat
     assert _groups(ctx, by="author", created_since="2024-02-05") == {"bo": 1, "cy": 1}
     limited = count_issues_by(TallyArgs(by="author", limit=1), ctx)
     assert limited["groups"] == [{"key": "ana", "count": 2}] and "2 more groups" in limited["note"]
+    assert limited["group_count"] == 3  # how many different keys, whatever the limit shows
 
 
 def test_years_and_months_come_latest_first(tmp_path: Path, atlas_home: Path) -> None:

@@ -20,9 +20,13 @@ from atlas.offline.reading.sections import content_words, heading_name
 from atlas.offline.reading.topics import best_section
 from atlas.offline.reading.vocabulary import Vocabulary
 
-MEANING_RE = lazy(r"\bmean(?:s|ing)?\b|\bwhat\s+(?:is|are)\b|\bdefin(?:e|ition)\b|\bstand\s+for\b", re.I)
+_WHAT_IT_COVERS = r"|\bcovers?\b|\bused\s+for\b|^\W*what(?:\s+is|\s+are|'s)\s.*\bfor\s*[?.!]*\s*$"
+MEANING_RE = lazy(
+    r"\bmean(?:s|ing)?\b|\bwhat\s+(?:is|are)\b|\bdefin(?:e|ition)\b|\bstand\s+for\b" + _WHAT_IT_COVERS, re.I
+)
 
-_MEANING_SAID_RE = lazy(r"\bmean(?:s|ing)?\b|\bstand\s+for\b|\bdefin(?:e|ed|ition)\b", re.I)
+_MEANING_SAID_RE = lazy(r"\bmean(?:s|ing)?\b|\bstand\s+for\b|\bdefin(?:e|ed|ition)\b" + _WHAT_IT_COVERS, re.I)
+"""`what does the dataset-viewer label cover?`, `what is the triage label for?`: what a label means, said outright."""
 
 DOCS_RE = lazy(r"(?<![:/-])\b(?:docs?|documentation|guide|manual|section|page)\b(?![:/-]\w)", re.I)
 """A doc named as what is wanted; `comp:docs` is a label, not a doc."""

@@ -67,6 +67,11 @@ _SYMPTOM_ASK_RE = lazy(
     r"|\bknown\s+(?:issue|bug|problem)\b|\bexisting\s+(?:issue|ticket)\b|\bwhich\s+(?:issue|ticket)\s+is\s+(?:this|it)\b",
     re.I,
 )
+_KIND_FILED_RE = lazy(
+    r"\bany\s+(?:[\w-]+\s+)?(?:issues|bugs|tickets|reports|feature\s+requests)\s+(?:been\s+)?(?:filed|reported|opened"
+    r"|raised|logged)\s+(?:about|on|for|regarding|mentioning|since|after|before|in)\b",
+    re.I,
+)
 _ONLY_VERB_RE = lazy(
     LEAD + r"(?:label|tag|mark|do|fix|change|update)\s+(?:it|this|that|them|both)(?:\s+(?:accordingly|too|as\s+well|"
     r"please|pls|then|now))*\s*[.!?]*\s*",
@@ -184,6 +189,7 @@ def _symptom(r: Reading) -> Act | None:
         or STATE_RE.search(r.text)
         or SINCE_RELEASE_RE.search(r.text)
         or only_filters(r.text, r.vocabulary.labels)  # `any good first issues?`: a label asked for
+        or _KIND_FILED_RE.search(r.text)  # `were any bugs filed about the 3.2.0 release?`: issues of a kind sought
     )
     asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not filtered
     return Act(Intent.SYMPTOM, r.typed) if asked else None

@@ -25,13 +25,16 @@ _EACH_TIME = rf"\b(?:per|by|each|every|{_NOT_AFTER}a)\s+"
 """`how many a month`, not `in a month` or `older than a year` (a time)."""
 _SAID = {
     "author": rf"\bwho(?:'s|\s+has|\s+have)?\s+(?:\w+\s+)?{_OPENED}\s+(?:the\s+)?most\b(?:\s+(?:of\s+)?(?:the\s+)?)?"
+    rf"|\b(?:how\s+many|(?:the\s+)?number\s+of|count\s+(?:of\s+)?(?:the\s+)?)\s*(?:distinct|different|unique|individual"
+    rf"|separate)\s+{_PEOPLE}\b"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:have\s+|has\s+)?{_OPENED}\s+(?:the\s+)?most\b"
     rf"|\b(?:top|most\s+active|biggest|busiest|leading)\s+(?:\d{{1,2}}\s+)?(?:(?P<kind>(?:issue|bug|ticket)s?)\s+)?{_PEOPLE}\b"
     r"(?:\s+by\s+(?:number|count)\s+of)?"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b",
     "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
     r"|\b(?:breakdown|distribution|split|counts?|tally)\s+(?:of|by|per)\s+(?:the\s+)?labels?\b"
-    r"|\b(?:most|top)\s+(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels?\b|\bmost[- ]used\s+labels?\b"
+    r"|\b(?<!with\s)(?<!with\sthe\s)(?<!have\s)(?<!have\sthe\s)(?<!has\s)(?<!has\sthe\s)(?:most|top)\s+"
+    r"(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels?\b|\bmost[- ]used\s+labels?\b"
     r"|\blabels?\s+(?:is|are|gets?)\s+(?:used|applied|put\s+on)?\s*(?:the\s+)?most\b",
     "month": rf"{_EACH_TIME}month\b(?!\s+ago)|\bmonth\s+by\s+month\b|\bmonthly\b",
     "year": rf"{_EACH_TIME}year\b(?!\s+ago)|\byear\s+by\s+year\b|\byearly\b|\bannually\b"
@@ -88,7 +91,7 @@ _LIMIT_RE = lazy(r"\b(?:top|first)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:most|top|bigge
 _FILLER_RE = lazy(
     r"\bhow\s+(?:are|is)\s+(?:we|things|it)\s+(?:doing|going|looking)(?:\s+(?:on|with|for))?"
     r"|\b(?:who(?:'s|\s+(?:is|are|was|were))?|how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down"
-    r"|split(?:\s+up)?|of|in\s+all|were|was|are|is|"
+    r"|split(?:\s+up)?|of|among|across|in\s+all|were|was|are|is|"
     r"there|the|show|me|give|list|get|by\s+(?:number|count)|rank(?:ed|ing)?|leaderboard|so\s+far)\b",
     re.I,
 )

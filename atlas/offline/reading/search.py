@@ -28,7 +28,7 @@ from atlas.offline.reading.search_clauses import (
     state_said_first,
     titles_only,
     topic_alone,
-    without_where_said,
+    without_framing,
 )
 from atlas.offline.reading.search_labels import (
     LABEL_FILTER_RE,
@@ -200,8 +200,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     ]
     label = chosen[0] if chosen else None
     limit, rest = _limit_in(rest, counted=bool(counted), kind_count=kind_count)
-    rest = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", rest, flags=re.IGNORECASE)
-    rest = without_where_said(rest)  # `the word "deprecated" in the title`
+    rest = without_framing(rest)  # `look for`, `the word "deprecated" in the title`, `closed as duplicates`
     lead = QUERY_LEAD_RE.search(quotes_masked(rest))
     said = rest[lead.start("q") :] if lead else ""
     either_words = False

@@ -112,9 +112,16 @@ _JOINED_TOPIC_RE = lazy(
 """`caching that mentions fsspec`: a second topic joined to the first; the search needs the words of both."""
 
 
-def without_where_said(text: str) -> str:
-    """The words without where the words sought are (`in the title`) and what names a quoted text (`the word`)."""
-    return _QUOTED_WORD_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", text))
+_MARKED_AS_RE = lazy(r"\b(?:(?P<state>closed|resolved)|marked|flagged|classified|set)\s+as\b", re.I)
+"""`bugs closed as duplicates`, `issues marked as question`: the label said after `as` (and the state said)."""
+
+
+def without_framing(text: str) -> str:
+    """The words without what frames the topic: `look for`, where the words sought are (`in the title`), what names
+    a quoted text (`the word`), and `as` before a label (`closed as duplicates`)."""
+    text = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", text, flags=re.IGNORECASE)
+    text = _QUOTED_WORD_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", text))
+    return _MARKED_AS_RE.sub(lambda said: said["state"] or " labelled ", text)
 
 
 def quotes_masked(text: str) -> str:

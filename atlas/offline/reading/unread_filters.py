@@ -9,10 +9,10 @@ from atlas.offline.reading.lazy import lazy
 
 _LABEL_COUNT_RE = lazy(
     r"\b(?:with|having|(?:that\s+|which\s+)?(?:have|has|carry)|carrying)\s+(?:more\s+than\s+(?:one|two|three|\d+)|at\s+least\s+(?:two|three|\d+)"
-    r"|multiple|several|many|lots\s+of|(?:two|three|\d+)\s+or\s+more)\s+labels?\b",
+    r"|multiple|several|many|lots\s+of|(?:two|three|\d+)\s+or\s+more|(?:the\s+)?(?:most|fewest|least))\s+labels?\b",
     re.I,
 )
-"""`with more than one label`, `with multiple labels`: how many labels an issue has."""
+"""`with more than one label`, `with multiple labels`, `the issues with most labels`: how many labels an issue has."""
 _KIND_OF_PERSON_RE = lazy(
     r"\b(?:opened\s+|filed\s+|reported\s+)?(?:by|from)\s+(?:the\s+)?(?P<kind>first[- ]time|new|external|outside|"
     r"non-maintainer|community)\s+(?:reporters?|contributors?|users?|people|folks|authors?|members?)\b",
