@@ -6,11 +6,15 @@ A test marked `serial` bounds wall time tightly: under pytest-xdist it runs with
 
 from __future__ import annotations
 
+import atexit
 import gc
 import itertools
+import logging
+import multiprocessing.util
 import os
 import shutil
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,9 +53,25 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         warm_for_workers(config)  # the controller, before it starts the workers
+    if hasattr(config, "workerinput"):
+        atexit.register(end_worker_without_teardown)  # registered now, so it runs after every later handler
     # As an `atlas` process does (`atlas/__main__.py`): the modules and fixtures a worker builds
     # live to its end, and the default threshold walks them again and again for nothing.
     collect_less_often()
+
+
+def end_worker_without_teardown() -> None:
+    """A worker's last exit handler: the handlers registered after it (Atlas's, the temporary folders'
+    finalizers) have run, and the few registered before it are run here (logging's, multiprocessing's;
+    execnet's group has no gateway in a worker, and the file locks go with the process). Then the process
+    ends without tearing its interpreter down, as an `atlas` process does (`atlas.cli.quick_exit`): freeing
+    a worker's heap object by object after its last test took several seconds, while the controller
+    waits for every worker to end before the run can end."""
+    logging.shutdown()
+    multiprocessing.util._exit_function()  # type: ignore[attr-defined]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

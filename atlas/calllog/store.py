@@ -25,6 +25,8 @@ from atlas.foundation.sanitize import clean_line
 from atlas.foundation.statefiles import connect_sqlite
 
 T = TypeVar("T")
+_JITTER = random.Random()
+"""The retries' own generator: never the process's global `random` state, which others may be drawing from."""
 
 FILENAME = "log.db"
 BUSY_TIMEOUT_MS = 5000
@@ -78,7 +80,7 @@ class Store:
                 waited = time.monotonic() - started >= min(QUICK_BUSY_S, self.busy_timeout_s / 2)
                 if not is_busy(exc) or waited or attempt == WRITE_ATTEMPTS:
                     raise
-                time.sleep(random.uniform(0.01, 0.05) * attempt)
+                time.sleep(_JITTER.uniform(0.01, 0.05) * attempt)
         raise AssertionError("unreachable")
 
     @contextmanager

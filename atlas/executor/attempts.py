@@ -23,6 +23,9 @@ from atlas.tools.registry import ToolContext, ToolSpec
 
 BACKOFF_S = (0.2, 0.4)
 """First retry waits a random time in this range; each further retry waits twice as long."""
+JITTER = random.Random()
+"""The backoff's own generator: a call never moves the process's global `random` state, which the
+program Atlas runs in (a test's generator, a host's seeded run) may be drawing from meanwhile."""
 SIDE_EFFECT_GRACE_S = 0.2
 """How long a side effect already running when the batch is cancelled gets to finish."""
 
@@ -44,7 +47,7 @@ async def run_attempts(
     """Attempts until one settles the call; the call's timer (`state.clock`) started with its slot."""
     # One deadline for the whole call: retries share it.
     call_ends = state.clock + own_timeout
-    backoff = random.uniform(*BACKOFF_S)
+    backoff = JITTER.uniform(*BACKOFF_S)
     while True:
         now = time.monotonic()
         timeout = turn.timeout(call_ends - now, now)

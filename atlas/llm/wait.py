@@ -22,6 +22,8 @@ from atlas.protocol.events import Answering, Asking, Listener, Retrying
 
 T = TypeVar("T")
 U = TypeVar("U")
+_JITTER = random.Random()
+"""The backoff's own generator: never the process's global `random` state, which others may be drawing from."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class RetryPolicy:
         if retry_after_s is not None and 0 <= retry_after_s <= self.max_retry_after_s:
             return retry_after_s
         backoff: float = min(self.initial_s * 2.0**retry, self.max_s)
-        return backoff * (1 - 0.25 * random.random())
+        return backoff * (1 - 0.25 * _JITTER.random())
 
 
 class OutOfTime(Exception):

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from pydantic import ConfigDict
 
+from atlas.executor import attempts
 from atlas.executor.executor import ToolExecutor
 from atlas.executor.outputs import OUTPUT_LIMIT
 from atlas.foundation.errors import TransientToolError
@@ -158,7 +159,7 @@ def test_transient_errors_are_retried_with_backoff_up_to_max_attempts(monkeypatc
             waits.append(seconds)
         return await real_sleep(seconds, *args)
 
-    monkeypatch.setattr(random, "uniform", middle)
+    monkeypatch.setattr(attempts.JITTER, "uniform", middle)
     monkeypatch.setattr(asyncio, "sleep", timed_sleep)
     flaky = Flaky(times=10)
     events: list[CallEvent] = []
@@ -217,6 +218,16 @@ def test_retries_share_the_call_deadline_that_starts_with_its_slot() -> None:
     assert (kind, hangs.calls) == ("timeout", 2)
     assert 1.15 <= elapsed <= 1.35
     assert 1150 <= executor.log[0].ms <= 1350
+
+
+def test_retries_leave_the_global_random_state_alone() -> None:
+    """The backoff draws from its own generator: a program drawing from `random` meanwhile (a property
+    test's strategy, a seeded run) sees its sequence undisturbed."""
+    before = random.getstate()
+    executor = ToolExecutor(registry(spec("flaky", Flaky(times=1), FailArgs)), max_attempts=2)
+    assert kind_of(asyncio.run(executor.run_one(call("flaky", "c1")))) == "ok"
+    assert executor.log[0].attempts == 2
+    assert random.getstate() == before
 
 
 def test_transient_errors_are_not_retried_on_tools_that_are_not_idempotent() -> None:

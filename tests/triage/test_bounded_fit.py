@@ -6,8 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
 
 from atlas.triage import model, rows, term_weights
 from atlas.triage.corpus import Issue
@@ -38,6 +36,8 @@ def texts(count: int, seed: int = 3) -> list[str]:
 
 
 def test_chunked_rows_equal_one_transform_and_the_vocabulary_comes_from_the_sample() -> None:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     found = texts(250)
     words, chars = TfidfVectorizer(sublinear_tf=True), TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 3))
     parts: list[rows.Part] = [(words, None), (chars, 6)]
@@ -53,6 +53,9 @@ def test_chunked_rows_equal_one_transform_and_the_vocabulary_comes_from_the_samp
 
 
 def test_a_group_learns_from_its_labelled_rows_only_as_if_they_were_alone() -> None:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
     found = texts(120, seed=5)
     labels: list[str | None] = [("bug" if "crash" in t else "question") if n % 3 else None for n, t in enumerate(found)]
     issues = [

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from atlas.foundation.config import bundled_data_dir
 from atlas.triage.evaluate import baseline_groups, history, replay_folds, split_replay
@@ -19,6 +18,8 @@ from atlas.triage.term_weights import scaled_columns
 
 
 def test_the_first_fold_learns_what_a_fit_of_its_history_learns(home: Path) -> None:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     project = Project.open(bundled_data_dir(), home)
     # Every third issue without its labels: it shapes the vocabulary, and teaches nothing.
     issues = [replace(issue, labels=()) if n % 3 == 0 else issue for n, issue in enumerate(history(project))]

@@ -7,8 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import sparse
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import f1_score
 
 from atlas.triage import term_choice, term_weights
 
@@ -37,6 +35,9 @@ def test_folds_deal_each_label_out_evenly() -> None:
 
 
 def test_each_fold_is_predicted_by_a_regression_of_the_other_folds_alone() -> None:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import f1_score
+
     x, labels, weights = problem(150)
     taught = labels >= 0
     rows, taught_labels = x[taught], labels[taught]

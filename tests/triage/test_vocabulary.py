@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from atlas.foundation.config import bundled_data_dir
 from atlas.triage.evaluate import history
@@ -26,6 +25,8 @@ MADE: dict[str, dict[str, object]] = {
 
 @pytest.mark.parametrize("options", MADE.values(), ids=list(MADE))
 def test_learnt_in_chunks_as_fit_transform_learns(home: Path, options: dict[str, object]) -> None:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     texts = [normalise(issue.text)[:600] for issue in history(Project.open(bundled_data_dir(), home))]
     whole, chunked = TfidfVectorizer(**options), TfidfVectorizer(**options)
     expected = whole.fit_transform(texts)
@@ -47,6 +48,8 @@ def test_learnt_in_chunks_as_fit_transform_learns(home: Path, options: dict[str,
     ],
 )
 def test_what_fit_transform_refuses_is_refused(options: dict[str, object], texts: list[str]) -> None:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     with pytest.raises(ValueError) as theirs:
         TfidfVectorizer(**options).fit_transform(texts)
     with pytest.raises(ValueError) as ours:
