@@ -448,3 +448,36 @@ def test_closed_as_a_label_is_that_label_and_the_state() -> None:
     [call] = read_question("show me the bugs that were closed as duplicates", vocabulary, TOOLS).first_calls()
     assert (call.arguments["query"], call.arguments["state"]) == ("", "closed")
     assert {call.arguments["label"], *call.arguments["labels"]} == {"bug", "duplicate"}
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("pls list me open issue about audio", {"query": "audio", "state": "open"}),
+        ("how much bugs are open now?", {"query": "", "state": "open", "label": "bug", "count_only": True}),
+        ("i want see issues of lhoestq", {"query": "", "author": "lhoestq"}),
+        ("all issues lhoestq", {"query": "", "author": "lhoestq"}),
+        ("give 5 last issues", {"query": "", "limit": 5}),
+        ("show 3 last bugs about audio", {"query": "audio", "label": "bug", "limit": 3, "order": "newest"}),
+    ],
+)
+def test_terse_and_second_language_phrasing_asks_for_what_it_means(question: str, expected: dict[str, Any]) -> None:
+    assert [(c.name, c.arguments) for c in read_question(question, _with_people(), TOOLS).first_calls()] == [
+        ("search_issues", expected)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("issues w/ streaming label, open, newest first", {"query": "", "state": "open", "label": "streaming"}),
+        ("bugs about audio. open", {"query": "audio", "state": "open", "label": "bug"}),
+    ],
+)
+def test_filters_said_alone_after_a_search_narrow_it_once(question: str, expected: dict[str, Any]) -> None:
+    assert [(c.name, c.arguments) for c in read_question(question, FLAT, TOOLS).first_calls()] == [
+        ("search_issues", expected)
+    ]
+    # `which are still open` after a count asks which of them: a list, not a second count
+    plan = read_question("how many good first issues are there and which are still open", FLAT, TOOLS)
+    assert [c.arguments.get("count_only", False) for c in plan.first_calls()] == [True, False]

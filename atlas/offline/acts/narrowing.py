@@ -81,7 +81,9 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
     lead, last = _AGAIN_RE.match(text), _ONLY_LAST_RE.search(text)
     searched = before.search is not None and before.intent in {Intent.SEARCH, Intent.COUNT, Intent.ORDERED}
     tallied = before.intent is Intent.TALLY and len(before.reads) == 1
-    if (lead is None and last is None) or not (searched or tallied):
+    # `…, open, newest first`: filters alone, no issues of their own and no question of which
+    bare = lead is None and last is None and not _NOUN_RE.search(text) and not NARROWING_RE.match(text)
+    if (lead is None and last is None and not bare) or not (searched or tallied):
         return None
     notes: list[str] = []
     rest = text[lead.end() :] if lead else text[: last.start()] if last else text
@@ -96,7 +98,7 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
         )  # `sort them oldest first`, then `and 2021?`
         if before.intent is Intent.COUNT:
             search = replace(search, count=True, limit=None)
-        only = last is not None or (lead is not None and re.match(r"\W*(?:only|just)\b", text, re.I) is not None)
+        only = bare or last is not None or bool(lead and re.match(r"\W*(?:only|just)\b", text, re.I))
         return Act(before.intent, typed, search=search, notes=notes, narrows_before=only)
     call = before.reads[0]
     return Act(Intent.TALLY, typed, reads=[PlannedCall(call.name, {**call.arguments, **said})], notes=notes)

@@ -47,12 +47,14 @@ _NAMED_RE = lazy(
     rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<agent>{LOGIN})\s+(?:has\s+|have\s+|had\s+)?"
     r"(?:(?:ever|just|recently|first|last|originally|already)\s+)?(?:opened|filed|reported|created|raised|submitted|wrote)\b"
     rf"|\bwho\s+is\s+@?(?P<person>{LOGIN})(?![\w.-])"
+    rf"|(?:(?<=\bissues\s)|(?<=\bbugs\s)|(?<=\btickets\s)|(?<=\breports\s))(?:of\s+)?{_NOT_A_LOGIN}@?(?P<member>{LOGIN})(?![\w.-])"
     rf"|\bwhat\s+(?:has|is|was)\s+{_NOT_A_LOGIN}@?(?P<worker>{LOGIN})\s+(?:been\s+)?(?:working\s+on|doing|up\s+to)\b",
     re.I,
 )
-"""Where a name said with no `@` stands for a person: `open stuff from lhoestq`, `severo's open issues`, `how many
-does lhoestq have`, `issues lhoestq (ever) opened`, `who is lhoestq?`, `what has mariosasko been working on?` (the data
-knows people by the issues they opened); an author only when the project knows one of that login."""
+"""Where a name said with no `@` stands for a person: `open stuff from lhoestq`, `severo's open issues`, `issues of
+lhoestq`, `issues lhoestq 2023`, `how many does lhoestq have`, `issues lhoestq (ever) opened`, `who is lhoestq?`,
+`what has mariosasko been working on?` (the data knows people by the issues they opened); an author only when the
+project knows one of that login."""
 
 
 def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = None) -> tuple[str, dict[str, str]]:

@@ -49,7 +49,10 @@ _ORDERS: tuple[tuple[str, str], ...] = (
         r"\b(?:newest|latest)(?:\s+(?:ones?\s+)?first)?\b|\bmost\s+recent(?:ly\s+(?:opened|filed|reported|created))?"
         r"\b|\blast\s+(?:filed|opened|reported|created)\b"
         # `when was the last bug filed?`: the words between stay, they say which issues.
-        r"|\bthe\s+last(?=\s+(?:[\w:-]+\s+){1,3}(?:filed|opened|reported|created|raised|submitted)\b)",
+        r"|\bthe\s+last(?=\s+(?:[\w:-]+\s+){1,3}(?:filed|opened|reported|created|raised|submitted)\b)"
+        # `give 5 last issues`: the newest, where `last` is no time (`last month's issues`, `last week issues`)
+        r"|(?<=\d\s)last(?!\s+(?:week|month|year|day|quarter|time|release|version)s?\b)"
+        r"(?=\s+(?:[\w:-]+\s+)?(?:issues|bugs|tickets|reports|requests)\b)",
     ),
 )
 _SORT_VERB_RE = lazy(

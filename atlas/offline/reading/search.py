@@ -48,7 +48,8 @@ from atlas.offline.reading.unread_filters import names_unread, without_unread_fi
 
 _SEARCH_NOUN_RE = lazy(
     r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b"
-    r"|\b(?:any|an?)\s+(?:(?:open|closed)\s+)?(?:issue|ticket|bug|report)\s+(?:that|which|about|mentioning|for|on|regarding)\b"
+    r"|\b(?:(?:any|an?)\s+(?:(?:open|closed)\s+)?|open\s+|closed\s+)(?:issue|ticket|bug|report)\s+"
+    r"(?:that|which|about|mentioning|for|on|regarding)\b"
     r"|\b(?:everything|anything|something|stuff|all)\s+(?:(?:still\s+)?(?:open|closed|new|recent)\s+)?"
     r"(?:about|regarding|mentioning|related\s+to|to\s+do\s+with)\b",
     re.I,
@@ -74,6 +75,7 @@ _KIND_NOUN_RE = lazy(r"\b(?:bugs|feature\s+requests)\b", re.I)
 """Kinds of issue most projects have a label for; where this one has none, the word is searched."""
 _COUNT_RE = lazy(
     r"\bhow\s+many\b|\b(?:the\s+|a\s+)?(?:total\s+)?(?:number|count)\s+of\b"
+    r"|\bhow\s+much(?=\s+(?:[\w:-]+\s+){0,2}?(?:issues|bugs|tickets|reports|requests|enhancements)\b)"
     r"|^\W*(?:(?:can|could|would)\s+(?:you|u)\s+|please\s+|pls\s+|just\s+)*count\b|\bcount\s*[?.!]*\s*$",
     re.I,
 )
@@ -92,7 +94,7 @@ SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
 _LIMIT_RE = lazy(
     r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b"
-    r"|\b(\d{1,3})\s+(?:newest|latest|oldest|most\s+recent)\b|^[^\w#]*(\d{1,2})\W*$",  # `newest 5`: its order read
+    r"|\b(\d{1,3})\s+(?:newest|latest|oldest|last|most\s+recent)\b|^[^\w#]*(\d{1,2})\W*$",  # `newest 5`: its order read
     re.IGNORECASE,
 )
 _KIND_COUNT_RE = lazy(

@@ -42,7 +42,8 @@ SEARCH_FILLER = frozenset(
         there please that is get grep of in tracker and or but with can you give how many do we have feature requests
         latest newest new recent both does mean means still this issue ticket from users user people unresolved resolved
         fixed component components what's whats rn now currently right again also today every each everything
-        stuff things anything something they them those these thats ever one it its at havent hasnt
+        stuff things anything something they them those these thats ever one it its at havent hasnt i want wanna need
+        see
         opened filed created reported submitted raised came arrived updated happened were was been did report file raise
         submit
         label labels labelled labeled tagged tell summarise summarize summary overview a an too
