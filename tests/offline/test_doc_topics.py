@@ -143,3 +143,14 @@ def test_a_quoted_heading_repeated_under_each_release_is_the_one_under_the_relea
 )
 def test_a_short_word_the_docs_never_use_is_read_as_the_start_of_theirs(question: str) -> None:
     assert calls(question) == [section("configuration", "Environment variables")]
+
+
+def test_a_heading_repeated_under_several_parents_is_the_one_under_the_parent_said() -> None:
+    vocabulary = vocabulary_of(data_dir())
+    for question, parent in [
+        ("what's the action required for 2.7 to 2.8?", "2.7 → 2.8"),
+        ("what's the action required for 2.6 to 2.7?", "2.6 → 2.7"),
+        ("show the 'Action required' section of the 2.7 → 2.8 notes", "2.7 → 2.8"),
+    ]:
+        [call] = read_question(question, vocabulary).first_calls()
+        assert call.arguments == {"doc_id": "upgrading", "heading": f"{parent} > Action required"}, question

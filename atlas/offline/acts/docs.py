@@ -16,7 +16,7 @@ from atlas.offline.reading.entities import label_refs
 from atlas.offline.reading.issue_refs import CODE_RE
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search
-from atlas.offline.reading.sections import content_words, heading_name
+from atlas.offline.reading.sections import as_said, content_words, heading_name
 from atlas.offline.reading.topics import best_section
 from atlas.offline.reading.vocabulary import Vocabulary
 
@@ -80,6 +80,8 @@ def doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | None
     A doc ask with no topic of its own (`is there a page I can link them to?`) is about the request before."""
     if not (QUESTION_RE.match(text) or "?" in text or _DOC_REQUEST_RE.match(text)):
         return None  # `thanks, that's everything for this docs audit`: a remark, not an ask
+    if re.search(r"\"Q\d+\"", text):
+        return None  # `the 'Action required' section of the 2.7 → 2.8 notes`: a heading quoted, which lookups read
     named = read_lookups(text, vocabulary)
     folded = text.casefold()
     if any(name.casefold() in folded for name in vocabulary.error_names):
@@ -101,6 +103,7 @@ def doc_ask(text: str, vocabulary: Vocabulary, before: Act | None) -> Act | None
         section = topic or section
     if section is None:
         return _docs_listed(text, vocabulary)
+    section = as_said(section, text, vocabulary)  # `the action required for 2.7 to 2.8`: under the parent said
     call = PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
     return Act(Intent.DOC, text, reads=[call])
 

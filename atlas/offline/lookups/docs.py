@@ -11,9 +11,15 @@ from atlas.offline.reading.issue_refs import CODE_RE
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.pattern_cache import compile_cached
 from atlas.offline.reading.search_labels import strip_quotes
-from atlas.offline.reading.sections import content_words, heading_in, heading_name, section_named
+from atlas.offline.reading.sections import (
+    content_words,
+    heading_in,
+    heading_name,
+    section_named,
+    under_the_parent_said,
+)
 from atlas.offline.reading.topics import best_section
-from atlas.offline.reading.vocabulary import Section, Vocabulary
+from atlas.offline.reading.vocabulary import Vocabulary
 
 DOC_ALIASES: dict[str, tuple[str, ...]] = {
     "error-codes": ("error-codes", "error codes", "error-code", "error code", "errors"),
@@ -131,7 +137,7 @@ def quoted_headings(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | 
     for match in _QUOTED_RE.finditer(text):
         quoted = (match.group(1) or match.group(2)).strip().casefold()
         exact = [s for s in vocabulary.sections if s.heading.casefold() == quoted and not CODE_RE.match(s.heading)]
-        exact = _under_the_parent_said(exact, text, vocabulary)
+        exact = under_the_parent_said(exact, text, vocabulary)
         words = content_words(quoted)
         section = (
             exact[0]
@@ -141,18 +147,6 @@ def quoted_headings(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | 
         if section is not None and (doc := (section.doc_id, heading_name(section, vocabulary))) not in found:
             found.append(doc)
     return found
-
-
-def _under_the_parent_said(sections: list[Section], text: str, vocabulary: Vocabulary) -> list[Section]:
-    """Of a heading repeated under several parents (`Action required` under each release), the one under the parent
-    the words name best (`the 2.7 → 2.8 upgrade notes`); all of them when none is named more than the others."""
-    said = set(re.findall(r"[\w.]+", text.casefold()))
-
-    def named(section: Section) -> int:
-        return len(said & set(re.findall(r"[\w.]+", heading_name(section, vocabulary).casefold())))
-
-    ranked = sorted(sections, key=named, reverse=True)
-    return ranked[:1] if len(ranked) > 1 and named(ranked[0]) > named(ranked[1]) else sections
 
 
 def with_heading(doc: str, heading: str | None, text: str, vocabulary: Vocabulary) -> tuple[str, str | None]:

@@ -8,6 +8,7 @@ import re
 
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.sections import (
+    as_said,
     code_by_symptom,
     codes_named,
     content_words,
@@ -61,7 +62,7 @@ def docs_by_topic(text: str, vocabulary: Vocabulary) -> list[tuple[str, str | No
         return []
     words = [word for word in content_words(topic) if not word.isdigit()]
     section = section_named(words, None, vocabulary, whole=True) or section_about(words, vocabulary)
-    return [(section.doc_id, heading_name(section, vocabulary))] if section else []
+    return [_read(section, text, vocabulary)] if section else []
 
 
 def unplanned_lookups(
@@ -76,14 +77,14 @@ def unplanned_lookups(
     if section := section_named(
         [w for w in words if not re.search(r"\d", w)], None, vocabulary, score=NAMED_HEADING_SCORE, whole=True
     ):
-        return [], [(section.doc_id, heading_name(section, vocabulary))]
+        return [], [_read(section, text, vocabulary)]
     if _ERROR_INTENT_RE.search(text) and (code := code_by_symptom(text, vocabulary)):
         return [code], []
     if section := _topic_section(text, words, vocabulary, aliases):
-        return [], [(section.doc_id, heading_name(section, vocabulary))]
+        return [], [_read(section, text, vocabulary)]
     terms = [word for word in words if len(word) >= 4]  # `what's up`: no term
     if _DEFINITION_RE.search(text) and terms and (section := best_section(terms, vocabulary, headed=True)):
-        return [], [(section.doc_id, heading_name(section, vocabulary))]  # `what is the misfire policy?`
+        return [], [_read(section, text, vocabulary)]  # `what is the misfire policy?`
     if asks_meaning:
         names = re.findall(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z]+[a-z]+)+)\b", text)
         return list(dict.fromkeys(names))[:6], []
@@ -98,6 +99,12 @@ def _topic_section(
         if any(re.search(rf"\b{pattern}\b", text, re.IGNORECASE) for pattern in patterns):
             return section_about(_without(words, patterns), vocabulary, doc)
     return best_section(words, vocabulary) if _DOC_WORD_RE.search(text) else None
+
+
+def _read(section: Section, text: str, vocabulary: Vocabulary) -> tuple[str, str]:
+    """The doc and heading to read for a section found by the words (of a repeated heading, the one they name)."""
+    chosen = as_said(section, text, vocabulary)
+    return chosen.doc_id, heading_name(chosen, vocabulary)
 
 
 def _without(words: list[str], patterns: list[str]) -> list[str]:

@@ -131,3 +131,29 @@ def section_about(words: list[str], vocabulary: Vocabulary, doc_id: str | None =
     """The best section for a topic (FTS5 over headings and text), when one matches at all."""
     found = vocabulary.best_sections(words, doc_id, limit=1)
     return found[0] if found else None
+
+
+def under_the_parent_said(sections: list[Section], text: str, vocabulary: Vocabulary) -> list[Section]:
+    """Of a heading repeated under several parents (`Action required` under each release), the one under the parent
+    the words name best (`the 2.7 → 2.8 upgrade notes`); all of them when none is named more than the others."""
+    said = set(re.findall(r"[\w.]+", text.casefold()))
+
+    def named(section: Section) -> int:
+        return len(said & set(re.findall(r"[\w.]+", heading_name(section, vocabulary).casefold())))
+
+    ranked = sorted(sections, key=named, reverse=True)
+    return ranked[:1] if len(ranked) > 1 and named(ranked[0]) > named(ranked[1]) else sections
+
+
+def as_said(section: Section, text: str, vocabulary: Vocabulary) -> Section:
+    """The section found, or, where its heading is repeated under several parents (`Action required` under each
+    release), the one of them under the parent the words name (`the action required for 2.7 to 2.8`)."""
+    if not vocabulary.heading_is_repeated(section):
+        return section
+    alike = [
+        other
+        for other in vocabulary.headings_of(section.doc_id)
+        if other.heading.casefold() == section.heading.casefold()
+    ]
+    chosen = under_the_parent_said(alike, text, vocabulary)
+    return chosen[0] if len(chosen) == 1 else section
