@@ -48,7 +48,7 @@ from atlas.offline.reading.self_named import (
 )
 from atlas.offline.reading.times_against import times_set_against
 from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
-from atlas.offline.reading.words import corrected, plain, spelled_out
+from atlas.offline.reading.words import corrected, plain, spelled_out, without_preamble
 
 MAX_PASTED_CODES = 2
 
@@ -121,7 +121,7 @@ def _acts_of(
     acts: list[Act] = []
     context: list[int] = []
     for request in message.requests:
-        request.text = from_the_data_end(known_codes(request.text, vocabulary), vocabulary.issues)
+        request.text = from_the_data_end(known_codes(without_preamble(request.text), vocabulary), vocabulary.issues)
         prior = acts[-1] if acts else before
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         text = people_meant(text, prior.search.author if prior is not None and prior.search is not None else None)

@@ -481,3 +481,66 @@ def test_filters_said_alone_after_a_search_narrow_it_once(question: str, expecte
     # `which are still open` after a count asks which of them: a list, not a second count
     plan = read_question("how many good first issues are there and which are still open", FLAT, TOOLS)
     assert [c.arguments.get("count_only", False) for c in plan.first_calls()] == [True, False]
+
+
+def test_a_plus_sign_apart_from_its_word_is_prose_never_a_label_to_add() -> None:
+    plan = read_question("is #41 a dupe of something? proxy + streaming feels familiar", FLAT, TOOLS)
+    assert not any(call.name == "add_label" for call in plan.first_calls())
+    added = read_question("#41 +streaming", FLAT, TOOLS).first_calls()
+    assert [(c.name, c.arguments) for c in added] == [("add_label", {"issue_id": 41, "label": "streaming"})]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "I am new contributor, can you show me some good first issue that are still open?",
+            [("search_issues", {"query": "", "state": "open", "label": "good first issue"})],
+        ),
+        (
+            "hi, i want ask: there is issue about Windows max path length?",
+            [("search_issues", {"query": "windows max path length"})],
+        ),
+        ("what needs triage today", [("list_inbox", {"only": "untriaged"})]),
+        (
+            "release manager here: how many issues were opened per year, and how many of those are still open?",
+            [("count_issues_by", {"by": "year"}), ("count_issues_by", {"by": "year", "state": "open"})],
+        ),
+        (
+            "how many dataset requests did we get and how many got closed",
+            [
+                ("search_issues", {"query": "", "label": "dataset request", "count_only": True}),
+                ("search_issues", {"query": "", "state": "closed", "label": "dataset request", "count_only": True}),
+            ],
+        ),
+        ("I'm looking for bugs about caching", [("search_issues", {"query": "caching", "label": "bug"})]),
+        (
+            "I look for issue where audio decoding fail with soundfile, open only",
+            [("search_issues", {"query": "audio decoding fail soundfile", "state": "open"})],
+        ),
+        (
+            "anything about load_from_disk being slow with big datasets",
+            [("search_issues", {"query": "load_from_disk slow big datasets"})],
+        ),
+        ("all issues about shuffle, also the closed ones", [("search_issues", {"query": "shuffle"})]),
+        (
+            "monthly count of new issues in 2022",
+            [
+                (
+                    "count_issues_by",
+                    {"created_since": "2022-01-01", "created_before": "2023-01-01", "by": "month", "limit": 12},
+                )
+            ],
+        ),
+    ],
+)
+def test_requests_as_people_type_them_with_a_preamble_or_in_parts(question: str, expected: list[Any]) -> None:
+    tools = (*TOOLS, "plan_triage")
+    assert [(c.name, c.arguments) for c in read_question(question, FLAT, tools).first_calls()] == expected
+
+
+def test_other_reports_like_this_one_are_its_similar_issues() -> None:
+    plan = read_question(
+        "#41 ExpectedMoreSplits — is there other reports like this one?", FLAT, (*TOOLS, "find_similar")
+    )
+    assert [call.name for call in plan.first_calls()] == ["get_issue", "find_similar"]

@@ -72,10 +72,11 @@ _PLAN_WORDS_RE = lazy(
 )
 _WHAT_TO_TRIAGE_RE = lazy(
     r"\b(?:what|which)(?:'s|\s+is)?(?:\s+(?:of\s+the\s+)?(?P<noun>[\w-]+(?:\s+requests)?))??\s+"
-    r"(?:(?:should|shall|must|do|can)\s+(?:i|we)\s+|(?:is\s+)?(?:left\s+)?to\s+)triage\b",
+    r"(?:(?:should|shall|must|do|can)\s+(?:i|we)\s+|(?:is\s+)?(?:left\s+)?to\s+|needs?\s+(?:to\s+be\s+)?)triag(?:e|ing|ed)\b",
     re.I,
 )
-"""`what should I triage first?`, `which issues do we triage today?`, `what's left to triage?`: the untriaged
+"""`what should I triage first?`, `which issues do we triage today?`, `what's left to triage?`, `what needs triage
+today`: the untriaged
 issues of the inbox, asked as the person's task."""
 _OPENED_WHEN_RE = lazy(r"\b(?:from|since|opened|created|filed|reported|raised)\b", re.I)
 """Beside the task, a time said after these words is when the issues came (`… from the last month`); otherwise it is

@@ -27,7 +27,9 @@ NARROWING_RE = lazy(
     r"\s*,?\s*(?:which|what)(?:\s+ones)?|which(?=\s+(?:mention|mentions|talk|are|were|have|has|contain|say)\b))\b",
     re.I,
 )
-_OF_THOSE_RE = lazy(r"\bhow\s+many\s+(?:of\s+(?:them|those|these)\s+)?(?:are|is|were|was|remain)\b", re.I)
+_OF_THOSE_RE = lazy(
+    r"\bhow\s+many\s+(?:of\s+(?:them|those|these)\s+)?(?:are|is|were|was|remain|got|have\s+been|has\s+been)\b", re.I
+)
 """`how many are still open?`, `how many of them were closed?`: a count of the issues found before, said by a verb
 with no noun of its own."""
 _NOUN_RE = lazy(r"\b(?:issues?|bugs?|tickets?|reports?|requests?|enhancements?|features?|ones?)\b", re.I)
@@ -89,8 +91,8 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
     rest = text[lead.end() :] if lead else text[: last.start()] if last else text
     own = search_in(_said_alone(rest, vocabulary), notes, vocabulary.labels, vocabulary.people)
     said = {name: value for name, value in own.arguments().items() if name not in {"query", "limit", "count_only"}}
-    if own.query or own.count or not said:
-        return None
+    if own.query or (own.count and not (tallied and _OF_THOSE_RE.search(rest))) or not said:
+        return None  # `…per year, and how many of those are still open?`: the tally before, of the open ones
     if before.search is not None:
         search = within(own, before.search)
         search = replace(

@@ -15,7 +15,7 @@ from atlas.offline.plan import PlannedCall, codes_in
 from atlas.offline.reading.authors_and_days import names_people_or_days, people_and_days
 from atlas.offline.reading.entities import LabelRef, label_refs
 from atlas.offline.reading.frames import Request
-from atlas.offline.reading.labels import labels_in_words
+from atlas.offline.reading.labels import LabelHit, labels_in_words
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import SIMILAR_RE
 from atlas.offline.reading.search import search_in, wants_search
@@ -35,7 +35,8 @@ _ANYTHING_RE = lazy(
     re.I,
 )
 _SEARCHY_RE = lazy(
-    LEAD + r"(?:search|find|look|list|show|give|get|any|anything|everything|something|stuff|are|is|what|which|how|open"
+    LEAD + r"(?:(?:i|we)(?:\s+am|'m|\s+are|'re)?\s+(?=(?:search|look|want|need)))?"
+    r"(?:search(?:ing)?|find|look(?:ing)?|list|show|give|get|any|anything|everything|something|stuff|are|is|what|which|how|open"
     r"|closed|all|do\s+we|have\s+we|gibt|hay"
     r"|(?:did|has|have|does)(?=\s+@?[\w.-]+\s+(?:file|open|report|raise|create|submit|post|write)\w*\b)"
     r"|tell\s+me\s+about|summari[sz]e)\b"
@@ -45,6 +46,7 @@ _SEARCHY_RE = lazy(
 """A request said as a search: a verb that asks for issues, or a plural naming them first (`S2 bugs that …`)."""
 
 
+_ISSUE_NOUN_RE = lazy(r"\b(?:issues|bugs|tickets|reports|requests|enhancements)\b", re.I)
 _LIKE_QUOTED_RE = lazy(
     LEAD + r"(?:(?:find|search|show(?:\s+me)?|list|any|are\s+there|is\s+there)\s+)*(?:(?:any|an|the)\s+)?"
     r"(?:(?:anything|something|issues?|tickets?|bugs?|reports?|ones?)\s+)?"
@@ -134,6 +136,11 @@ def ordered(text: str, vocabulary: Vocabulary) -> Act:
     return act
 
 
+def _spelled_whole(hit: LabelHit, text: str) -> bool:
+    """A label of several words said as it is spelled (`good first issue`): no other words are read that way."""
+    return hit.literal and len(text[hit.start : hit.end].split()) > 1
+
+
 def only_filters(text: str, labels: Sequence[str]) -> bool:
     """`open S1s?`, `are there any open S1s since Monday?`, `closed comp:api`: nothing but a state, labels, an
     author or a time, asked for or asked about, which is a search."""
@@ -145,7 +152,7 @@ def only_filters(text: str, labels: Sequence[str]) -> bool:
     refs += [
         LabelRef(hit.label, hit.start, hit.end)
         for hit in labels_in_words(text, labels)
-        if hit.exact and (state or (hit.literal and len(text[hit.start : hit.end].split()) > 1))
+        if hit.exact and (state or _spelled_whole(hit, text))
     ]
     if not refs and named not in labels:
         return False
@@ -176,7 +183,9 @@ def _is_search(text: str, vocabulary: Vocabulary) -> bool:
     )  # `with X in them`: no reference
     named = (
         wants_search(text, vocabulary.people)
+        or any(_spelled_whole(hit, text) for hit in labels_in_words(text, vocabulary.labels))  # `some good first issue`
         or label_named_first(text, vocabulary.labels)
         or named_label(text, vocabulary.labels)[0] is not None  # `everything tagged dataset-viewer that's open`
     )
-    return named and asked and not PRONOUN_RE.search(said)
+    pointed = PRONOUN_RE.search(said)  # `show them`: issues named before; `open issues … list them all`: these
+    return named and asked and not (pointed and not _ISSUE_NOUN_RE.search(said, 0, pointed.start()))

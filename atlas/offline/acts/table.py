@@ -56,7 +56,7 @@ _SAME_RE = lazy(
 )
 """The action just before, again: `the same on 87`, `post it on #92 too`."""
 _SYMPTOM_ASK_RE = lazy(
-    r"\bthere\s+(?:is|are)\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b"
+    r"\bthere\s+(?:is|are)\s+(?:already\s+)?(?:(?:an?|any)\s+)?(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b"
     r"|\bknown\s*\w*\s*\?|\b(?:issue|ticket)s?\s*\?\s*$"
     r"|\b(?:somebody|someone|anyone|anybody)\s+(?:else\s+)?(?:\w+\s+){0,2}?(?:this|it|that)\s+before\b"
     r"|\bany(?:one|body)\s+(?:else\s+)?(?:asked|had|requested)\b"

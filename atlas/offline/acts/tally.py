@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
 from atlas.offline.acts.act import Act, Intent
@@ -91,7 +92,8 @@ _LIMIT_RE = lazy(r"\b(?:top|first)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:most|top|bigge
 _FILLER_RE = lazy(
     r"\bhow\s+(?:are|is)\s+(?:we|things|it)\s+(?:doing|going|looking)(?:\s+(?:on|with|for))?"
     r"|\b(?:who(?:'s|\s+(?:is|are|was|were))?|how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down"
-    r"|split(?:\s+up)?|of|among|across|in\s+all|were|was|are|is|"
+    r"|split(?:\s+up)?|of(?!\s+(?:(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b)"
+    r"|among|across|in\s+all|were|was|are|is|"
     r"there|the|show|me|give|list|get|by\s+(?:number|count)|rank(?:ed|ing)?|leaderboard|so\s+far)\b",
     re.I,
 )
@@ -146,7 +148,19 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     arguments["by"] = by
     if limit := _LIMIT_RE.search(text):
         arguments["limit"] = max(1, int(limit.group(1) or limit.group(2)))
+    elif (spanned := _groups_in_span(by, search)) is not None:
+        arguments["limit"] = spanned  # `monthly count of new issues in 2022`: every month of it, not the latest ten
     return Act(Intent.TALLY, typed, reads=[PlannedCall("count_issues_by", arguments)], notes=notes)
+
+
+def _groups_in_span(by: str, search: Search) -> int | None:
+    """How many months a count by month over a span of opening days has, where that is more than the tool shows by
+    default (at most 50, its most); None otherwise."""
+    if by != "month" or not (search.created_since and search.created_before):
+        return None
+    since, before = date.fromisoformat(search.created_since), date.fromisoformat(search.created_before)
+    months = (before.year - since.year) * 12 + before.month - since.month + (before.day > 1)
+    return min(50, months) if months > 10 else None  # ten or fewer: the tool's default shows them all
 
 
 def _labels_versus(text: str, labels: Sequence[str]) -> tuple[re.Match[str], list[str]] | None:

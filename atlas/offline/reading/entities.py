@@ -36,7 +36,9 @@ _WORDED_RE = lazy(
     re.I,
 )
 _VERSION_RE = lazy(r"\bv?\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?\b|\b\d+(?:\.\d+)?\s*%", re.I)
-_SIGN_RE = lazy(r"(?:(?<=\s)|^)(?P<op>\+|-(?!>)|->|=>|→)\s*(?P<token>[A-Za-z][\w.-]*(?::[\w.-]+)?)")
+_SIGN_RE = lazy(r"(?:(?<=\s)|^)(?P<op>[+-](?=[A-Za-z])|(?:->|=>|→)\s*)(?P<token>[A-Za-z][\w.-]*(?::[\w.-]+)?)")
+"""`+redis`, `-type:bug`, `-> S2`: a label added or taken off; a sign apart from its word is prose (`proxy + streaming`,
+`stale issues - nothing since 2022`)."""
 _TOKEN_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
 _SEVERITY_RE = lazy(r"\b(?:sev(?:erity)?|priority|prio)\s*[:=]?\s*s?([1-9])\b|\bs([1-9])s?\b", re.I)
 _FAMILY_RE = lazy(

@@ -35,7 +35,7 @@ _JOINT_PATTERN = (
     r"|,?\s+(?:and|n|&)\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b|(?:do\s+)?(?:the\s+)?same\s+(?:on|to|for)\b)|,?\s+and\s+(?=(?:on|to)\s+#?\d+\s*:)|,?\s+and\s+(?=(?:which|what)\s+(?:of\s+(?:them|those|these)|ones)\b|which\s+(?:are|is|were)\s+(?:still\s+)?(?:open|closed)\b)"
     r"|,?\s+and\s+(?=(?:what|which)(?:'?s|\s+(?:is|are))\s+(?:the\s+)?(?:oldest|newest|latest|earliest|most|least)\b)"
     r"|(?<!\bopen)(?<!\bclosed)(?<!\bopen,)(?<!\bclosed,),?\s+and\s+(?=how\s+many\b)"
-    r"|,\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b))\s*"
+    r"|,\s+(?!(?:open|closed)\b\s*(?:only|ones?|issues|bugs|tickets|,|[?.!]|$))(?=(?:please\s+|also\s+)?(?:{verbs})\b))\s*"
 )
 VERBS = (
     "add|remove|drop|strip|delete|clear|comment|post|reply|respond|write|leave|tell|let|ask|thank|ping|label|tag|mark|"

@@ -11,10 +11,12 @@ from atlas.offline.reading.lazy import lazy
 
 SIMILAR_RE = lazy(
     r"\b(?:duplicates?|dupes?|dups?|similar|same\s+as|related\s+(?:issues?|tickets?|bugs?|reports?|to)"
-    r"|already\s+(?:reported|filed)\s+as)\b",
+    r"|already\s+(?:reported|filed)\s+as"
+    r"|(?:other|more|any)\s+(?:issues?|tickets?|bugs?|reports?|ones?)\s+like\s+(?:this|that|it)(?:\s+one)?)\b",
     re.I,
 )
-"""The issues like one asked for: `similar to 41`, `duplicates of #41`, `related tickets to 41`."""
+"""The issues like one asked for: `similar to 41`, `duplicates of #41`, `related tickets to 41`, `#6836 — is there
+other reports like this one?`."""
 ABOUT_THE_ONE_BEFORE_RE = lazy(
     r"\b(?:similar|related|duplicate|dupe)\s+(?:ones?|issues?|tickets?|reports?|bugs?)\b|\bany\s+(?:duplicates|dupes|dups)\b"
     r"|\b(?:duplicates|dupes|dups)\s*\??\s*$|\b(?:ones?|issues?)\s+like\s+(?:it|this|that)\b"

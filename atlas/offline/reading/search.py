@@ -29,6 +29,7 @@ from atlas.offline.reading.search_clauses import (
     titles_only,
     topic_alone,
     without_framing,
+    without_function_words,
 )
 from atlas.offline.reading.search_labels import (
     LABEL_FILTER_RE,
@@ -182,6 +183,7 @@ def _count_before_kind(text: str) -> tuple[str, int | None]:
 def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: ProjectPeople | None = None) -> Search:
     """Search filters: state and label words, an author, a limit, and the topic as the query."""
     text = without_unread_filters(_without_who_for(text), notes)
+    text = _LOOK_FOR_ISSUES_RE.sub("search ", text)  # `looking for bugs about …`: `for` leads no topic there
     notes += titles_only(text)
     counted, text = _cut(asks_count(text), text)  # the most hits there are: fewer is every match; `number` no topic
     order, text = order_in(_NOW_RE.sub(" ", state_said_first(text)))
@@ -202,7 +204,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     ]
     label = chosen[0] if chosen else None
     limit, rest = _limit_in(rest, counted=bool(counted), kind_count=kind_count)
-    rest = without_framing(rest)  # `look for`, `the word "deprecated" in the title`, `closed as duplicates`
+    rest = without_framing(rest)  # `the word "deprecated" in the title`, `closed as duplicates`
     lead = QUERY_LEAD_RE.search(quotes_masked(rest))
     said = rest[lead.start("q") :] if lead else ""
     either_words = False
@@ -224,7 +226,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     if unlabelled and not counted:
         state = state or "open"  # `unlabelled issues`: the backlog still to label; a count counts them all
     return Search(
-        query=query or None,
+        query=without_function_words(query, said or rest) or None,
         state=state,
         label=label,
         labels=tuple(chosen[1:]),
@@ -238,6 +240,12 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         more_authors=more_authors,
         **filters,
     )
+
+
+_LOOK_FOR_ISSUES_RE = lazy(
+    r"\b(?:search(?:ing)?|look(?:ing)?)\s+for\s+(?=(?:[\w:-]+\s+){0,3}(?:issue|bug|ticket|report|request)s?\b)",
+    re.I,
+)
 
 
 def _cut(found: re.Match[str] | None, text: str) -> tuple[re.Match[str] | None, str]:

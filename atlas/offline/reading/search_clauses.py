@@ -116,11 +116,26 @@ _MARKED_AS_RE = lazy(r"\b(?:(?P<state>closed|resolved)|marked|flagged|classified
 """`bugs closed as duplicates`, `issues marked as question`: the label said after `as` (and the state said)."""
 
 
+_SHOWN_WITH_RE = lazy(
+    r"\s+(?:with|and|incl(?:uding|\.)?|showing)\s+(?:their\s+|the\s+|its\s+)?(?:(?:creation|opening|open(?:ed)?|created"
+    r"|filing)\s+dates?|dates?|authors?|reporters?|labels?\s+and\s+dates?|titles?|numbers?|links?|urls?)\b(?=\s*[?.!,;]*\s*$)",
+    re.I,
+)
+"""`… list them all with creation dates`: what each hit is shown with (every list shows them), no words to search."""
+
+
+_BOTH_STATES_RE = lazy(
+    r"[\s,;]+(?:also|including|incl\.?|plus)\s+(?:the\s+)?(?:closed|open)(?:\s+ones)?(?=\s*[?.!]*\s*$)", re.I
+)
+"""`…, also the closed ones`: both states, said after the topic (no state to filter by, no words to search)."""
+
+
 def without_framing(text: str) -> str:
-    """The words without what frames the topic: `look for`, where the words sought are (`in the title`), what names
-    a quoted text (`the word`), and `as` before a label (`closed as duplicates`)."""
-    text = re.sub(r"\b(?:search|look(?:ing)?)\s+for\b", "search", text, flags=re.IGNORECASE)
+    """The words without what frames the topic: where the words sought are (`in the title`), what names
+    a quoted text (`the word`), what the hits are shown with (`with creation dates`), and `as` before a label
+    (`closed as duplicates`)."""
     text = _QUOTED_WORD_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", text))
+    text = _BOTH_STATES_RE.sub(" ", _SHOWN_WITH_RE.sub(" ", text))
     return _MARKED_AS_RE.sub(lambda said: said["state"] or " labelled ", text)
 
 
@@ -157,3 +172,27 @@ def topic_alone(query: str) -> str:
         flags=re.I,
     )  # `which bug has the most comments`: the order was taken out, its verb stays behind
     return strip_quotes(re.sub(r"^(?:the|a|an|both)\s+", "", query.strip(), flags=re.IGNORECASE))
+
+
+_FUNCTION_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        """
+        a an the of with for to at by from into onto is are was were be being been am it its this that these those and
+        but as do does did have has had will would can could should may might very just than so such when where
+        """,
+    )
+)
+"""Words that join a topic's words and never say what it is about: every issue holds them, so a search that needs
+them finds nothing more, and one that takes any word (`… or …`) finds everything."""
+
+
+def without_function_words(query: str, said: str) -> str:
+    """The topic without the words that only join its words (`load_from_disk being slow with big datasets`); a text
+    quoted whole (`said`, the topic as typed), a quoted phrase in it (one word here, `out-of-memory`) and a topic of
+    such words alone are kept as they are."""
+    if QUOTE_RE.fullmatch(said.strip().rstrip("?.!").strip()):
+        return query
+    words = query.split()
+    kept = [word for word in words if word.casefold() not in _FUNCTION_WORDS]
+    return " ".join(kept) if kept and len(words) > 2 else query

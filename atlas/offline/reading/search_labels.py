@@ -30,6 +30,8 @@ _TEXT_LEAD_RE = lazy(r"\W*(?:that\s+)?(?:mention\w*|contain\w*|matching|referenc
 QUERY_LEAD_RE = lazy(
     r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|contains?|matching|"
     r"referenc(?:ing|es?)|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on"
+    r"|(?:(?<=\bissue\s)|(?<=\bissues\s)|(?<=\bbug\s)|(?<=\bbugs\s)|(?<=\bone\s))where"
+    r"(?!\s+(?:the\s+|their\s+|its\s+)?(?:titles?|bod(?:y|ies)|text)\b)"
     r"|(?:similar\s+to|like)(?=\s+[\"'`]))\s+(?P<q>.+)$",
     re.IGNORECASE,
 )
@@ -43,7 +45,7 @@ SEARCH_FILLER = frozenset(
         latest newest new recent both does mean means still this issue ticket from users user people unresolved resolved
         fixed component components what's whats rn now currently right again also today every each everything
         stuff things anything something they them those these thats ever one it its at havent hasnt i want wanna need
-        see
+        see some
         opened filed created reported submitted raised came arrived updated happened were was been did report file raise
         submit
         label labels labelled labeled tagged tell summarise summarize summary overview a an too
@@ -166,7 +168,8 @@ def meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
     for size in range(len(words), 0, -1):
         phrase = " ".join(words[-size:])
         # `which bug had …`: a word any text says means no label, however a small project uses it
-        if set(phrase.lower().split()) - ENGLISH_STOP_WORDS and (label := meaning(phrase)):
+        said = set(phrase.lower().split()) - ENGLISH_STOP_WORDS
+        if any(len(word) > 2 for word in said) and (label := meaning(phrase)):  # never `m` of `I'm`
             # `redis issues` meaning the label with `redis` in its name: the word stays the topic too,
             # as when a label is named by a word only it has.
             named = set(re.findall(r"[a-z0-9]+", label.casefold())) & set(re.findall(r"[a-z0-9]+", phrase.lower()))

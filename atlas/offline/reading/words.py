@@ -89,6 +89,23 @@ def spelled_out(text: str) -> str:
     return _ARE_RE.sub(r"\1 are", text)
 
 
+_PREAMBLE_RE = lazy(
+    r"^\s*(?:(?:hi|hello|hey|morning|good\s+morning)(?:\s+(?:there|atlas|team|all))?\s*[,!.:-]+\s*"
+    r"|(?:i\s+am|i'm|im)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+|first[- ]time\s+)?(?:contributor|maintainer|user|developer"
+    r"|dev|triager|reviewer|release\s+manager|volunteer)\s*[,.:;!-]+\s*"
+    r"|[\w-]+(?:\s+[\w-]+)?\s+here\s*[,.:;!-]+\s*"
+    r"|(?:i\s+want(?:\s+to)?\s+ask|(?:a\s+)?quick\s+question|(?:i\s+have\s+a\s+)?question)\s*[,.:;!-]+\s*)+",
+    re.I,
+)
+"""What is said before the request: a greeting, who the person is (`I am new contributor,`, `release manager here:`),
+that a question follows (`i want ask:`). Never a login: `I'm lhoestq` says whose issues `my issues` are."""
+
+
+def without_preamble(text: str) -> str:
+    """The request without what is said before it (a greeting, who is asking); the words as they are otherwise."""
+    return _PREAMBLE_RE.sub("", text, count=1) or text
+
+
 _ARE_RE = lazy(r"\b(what|which|where|who|how|when|why|there)\s+r\b(?![\w/:-])", re.I)
 
 
