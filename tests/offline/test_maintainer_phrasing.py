@@ -544,3 +544,27 @@ def test_other_reports_like_this_one_are_its_similar_issues() -> None:
         "#41 ExpectedMoreSplits — is there other reports like this one?", FLAT, (*TOOLS, "find_similar")
     )
     assert [call.name for call in plan.first_calls()] == ["get_issue", "find_similar"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "stale open issues - nothing happened since 2022?",
+            {"query": "", "state": "open", "updated_before": "2022-01-01"},
+        ),
+        (
+            "open issues where nothing happened since 2023",
+            {"query": "", "state": "open", "updated_before": "2023-01-01"},
+        ),
+    ],
+)
+def test_nothing_happened_since_a_day_is_no_activity_since_then(question: str, expected: dict[str, Any]) -> None:
+    assert [(c.name, c.arguments) for c in read_question(question, FLAT, TOOLS).first_calls()] == [
+        ("search_issues", expected)
+    ]
+
+
+def test_triage_the_last_n_issues_is_a_plan_for_that_many() -> None:
+    plan = read_question("triage the last 10 unlabelled open issues, suggest labels", FLAT, (*TOOLS, "plan_triage"))
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [("plan_triage", {"untriaged": True, "limit": 10})]

@@ -62,7 +62,7 @@ _TRIAGE_RE = lazy(
     r"polic(?:y|ies)|labels?|process|meeting|notes?)\b)(?P<rest>.*)$",
     re.I,
 )
-_FRESH = r"(?:new|newest|untriaged|unlabell?ed|open|incoming|latest|recent|remaining|fresh)"
+_FRESH = r"(?:new|newest|untriaged|unlabell?ed|open|incoming|latest|last|recent|remaining|fresh)"
 _PLAN_WORDS_RE = lazy(
     r"\b(?:propose|suggest|plan)\s+(?:some\s+)?(?:labels?|triage)\s+(?:for|on)\s+(?:the\s+|all\s+|our\s+)?"
     rf"(?:(?P<count>\d{{1,2}})\s+{_FRESH}\s+(?:{_FRESH}\s+)?|{_FRESH}\s+(?:(?P<then>\d{{1,2}})\s+(?:{_FRESH}\s+)?)?)"
@@ -87,7 +87,7 @@ _ONE_IN_ORDER_RE = lazy(r"\b(?:newest|latest)\s+(?:[\w-]+\s+)?(?:issue|ticket|bu
 """`suggest labels for the newest open issue`: one issue, found by its order (`searches.ordered`), not a plan."""
 _BACKLOG_RE = lazy(
     r"^\s*(?:the\s+|all\s+|our\s+|my\s+|any\s+)?(?:(?:first\s+|top\s+)?(?P<count>\d{1,2})\s+"
-    rf"(?:{_FRESH}\s*){{0,2}}|(?:{_FRESH}\s*)?(?:(?P<then>\d{{1,2}})\b\s*(?:{_FRESH}\s+)?)?)"
+    rf"(?:{_FRESH}\s*){{0,2}}|(?:{_FRESH}\s*)?(?:(?P<then>\d{{1,2}})\b\s*(?:{_FRESH}\s+){{0,2}})?)"
     r"(?:" + _ISSUES + r"\b|[?.!]*$)|^\s*(?:them|everything|it\s+all)\b",
     re.I,
 )

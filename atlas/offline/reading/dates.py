@@ -55,17 +55,20 @@ _SPAN_RE = lazy(
 )
 _ACTIVITY_RE = lazy(
     r"\b(?:updated|update|changed|active|activity|touched|moved|commented|comments?|stale|quiet|silent|idle|dormant|"
-    r"untouched|inactive|no\s+(?:reply|response|answer))\b",
+    r"untouched|inactive|no\s+(?:reply|response|answer)|nothing\s+(?:has\s+)?(?:happened|moved|changed))\b",
     re.I,
 )
 ACTIVITY_PHRASE_RE = lazy(
     r"\b(?:(?:with|having|and|that\s+(?:have|had|got))\s+)?(?:(?:no|not\s+been|not|without|zero)\s+(?:any\s+)?)?"
     r"(?:updated|update|updates|changed|activity|touched|commented|comments?|repl(?:y|ies)|response|answer"
-    r"|stale|idle|dormant|inactive|quiet|silent|untouched)\b",
+    r"|stale|idle|dormant|inactive|quiet|silent|untouched)\b|(?:[-:,]\s*)?\bnothing\s+(?:has\s+)?(?:happened|moved|changed)\b",
     re.I,
 )
-"""The words of an activity filter, taken out of the search words once the filter says them."""
-_NOT_SINCE_RE = lazy(r"\b(?:no|not|never|without|untouched|stale|idle|dormant|inactive|quiet|silent)\b|n't\b", re.I)
+"""The words of an activity filter, taken out of the search words once the filter says them (`stale issues - nothing
+happened since 2022`)."""
+_NOT_SINCE_RE = lazy(
+    r"\b(?:no|not|never|nothing|without|untouched|stale|idle|dormant|inactive|quiet|silent)\b|n't\b", re.I
+)
 
 
 RECENT_DAYS = 30
