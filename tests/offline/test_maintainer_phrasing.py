@@ -568,3 +568,13 @@ def test_nothing_happened_since_a_day_is_no_activity_since_then(question: str, e
 def test_triage_the_last_n_issues_is_a_plan_for_that_many() -> None:
     plan = read_question("triage the last 10 unlabelled open issues, suggest labels", FLAT, (*TOOLS, "plan_triage"))
     assert [(c.name, c.arguments) for c in plan.first_calls()] == [("plan_triage", {"untriaged": True, "limit": 10})]
+
+
+def test_tell_them_to_do_something_is_a_question_posted_after_approval() -> None:
+    plan = read_question("tag #41 as bug and streaming, and tell them to try HF_DATASETS_OFFLINE", FLAT, TOOLS)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("add_label", {"issue_id": 41, "label": "bug"}),
+        ("add_label", {"issue_id": 41, "label": "streaming"}),
+        ("post_comment", {"issue_id": 41, "body": "Could you try HF_DATASETS_OFFLINE?"}),
+    ]
+    assert not any(c.name == "post_comment" for c in read_question("tell me if 41 is fixed", FLAT, TOOLS).first_calls())
