@@ -35,7 +35,7 @@ _ANYTHING_RE = lazy(
     re.I,
 )
 _SEARCHY_RE = lazy(
-    LEAD + r"(?:(?:i|we)(?:\s+am|'m|\s+are|'re)?\s+(?=(?:search|look|want|need)))?"
+    LEAD + r"(?:(?:i|we)(?:\s+am|'m|\s+are|'re)?\s+(?=search|look))?"  # `I'm looking for …`
     r"(?:search(?:ing)?|find|look(?:ing)?|list|show|give|get|any|anything|everything|something|stuff|are|is|what|which|how|open"
     r"|closed|all|do\s+we|have\s+we|gibt|hay"
     r"|(?:did|has|have|does)(?=\s+@?[\w.-]+\s+(?:file|open|report|raise|create|submit|post|write)\w*\b)"

@@ -70,7 +70,8 @@ _OUT_OF_RE = lazy(
 )
 """`how many were closed out of all bugs?`: a state's share of the issues said."""
 _OPENED_VS_CLOSED_RE = lazy(
-    r"\b(?:(?:did|has|have|does)\s+@?(?P<who>[\w.-]+)\s+)?(?:opened|open|filed|file|reported|report)\s+"
+    r"\b(?:(?:did|has|have|does)\s+(?!(?:we|you|they|i|people|users|folks|anyone|someone)\b)@?(?P<who>[\w.-]+)\s+)?"
+    r"(?:opened|open|filed|file|reported|report)\s+"
     r"(?P<joined>vs\.?|versus|against|compared\s+(?:to|with)|and)\s+(?:closed|close|resolved|resolve|fixed|fix)\b",
     re.I,
 )

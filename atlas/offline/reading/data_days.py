@@ -27,8 +27,8 @@ _OF_THE_DATA_RE = lazy(
 def from_the_data_end(text: str, issues: ProjectIssues) -> str:
     """The words with each span counted back from the data's end said as the day it starts; as they are when the
     data's last day is unknown."""
-    spans = [said for said in _OF_THE_DATA_RE.finditer(text) if said.group("owner") or said.group("of")]
-    if not spans or (last := issues.last_day()) is None:
+    said_of_the_data = any(said.group("owner") or said.group("of") for said in _OF_THE_DATA_RE.finditer(text))
+    if not said_of_the_data or (last := issues.last_day()) is None:
         return text
 
     def day(said: re.Match[str]) -> str:
