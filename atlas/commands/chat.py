@@ -2,7 +2,7 @@
 
 One event loop serves the prompt and the turns. A turn runs as a task that Ctrl-C cancels (its
 rows show `cancelled`, the conversation stays valid, the prompt comes back); Ctrl-C at the
-prompt clears the line; Ctrl-D or `/exit` leaves.
+prompt clears the line; Ctrl-D, `/exit` or `/quit` leaves.
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ class Chat:
         """Run a slash command; False when the chat should end."""
         name, _, rest = line.partition(" ")
         rest = rest.strip()
-        if name == "/exit":
+        if name in {"/exit", "/quit"}:  # `/quit`, as other REPLs spell it
             return False
         if name == "/help":
             for command, meaning in COMMANDS.items():
@@ -244,7 +244,7 @@ def _resume(chat: Chat, home: Path) -> None:
 
 
 def run_chat(options: ChatOptions) -> None:
-    """The REPL until Ctrl-D or /exit."""
+    """The REPL until Ctrl-D, /exit or /quit."""
     session = open_session(options)
     console, notices = make_console(), make_console(stderr=True)
     home = session.settings.home

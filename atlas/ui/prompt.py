@@ -35,7 +35,7 @@ COMMANDS: dict[str, str] = {
     "/model": "NAME: ask the next questions to another model (offline, replay:PATH, ...)",
     "/read-only": "on|off: offer side-effect tools or not",
     "/clear": "forget the conversation so far",
-    "/exit": "leave (Ctrl-D works too)",
+    "/exit": "leave (/quit and Ctrl-D work too)",
 }
 
 

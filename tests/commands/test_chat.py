@@ -66,13 +66,13 @@ def test_context_is_kept_and_ctrl_c_cancels_only_the_turn(llmock: Any) -> None:
     assert json.loads(outputs[0]["output"])["error"]["kind"] == "cancelled"
     assert third[-1] == {"role": "user", "content": "What did I ask first?"}
 
-    # Ctrl-C at the prompt clears the line: "/exit" below then arrives alone.
+    # Ctrl-C at the prompt clears the line: "/quit" below (as `/exit`) then arrives alone.
     child.send("half a question")
     child.sendintr()
     child.expect_exact(PROMPT)
     child.sendline("/cost")
     child.expect_exact("3 turns")
-    child.sendline("/exit")
+    child.sendline("/quit")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
