@@ -201,10 +201,20 @@ def _last_search(
     not search."""
     before: Act | None = None
     for message in previous[-FOLLOW_UPS:]:
-        acts = _acts_of(split_message(as_questions(plain(message))), vocabulary, tools, (), before, me)
+        read = split_message(as_questions(plain(message)))
+        acts = _acts_of(read, vocabulary, tools, (), before, me)
+        if acts and acts[-1].intent is Intent.SYMPTOM:  # `is there an issue about X?`, then `only the open ones`
+            acts[-1] = _symptom_searched(acts[-1], read.pasted, vocabulary)
         followed = acts and (acts[-1].search is not None or acts[-1].intent in {Intent.TALLY, Intent.INBOX})
         before = acts[-1] if followed else None
     return before
+
+
+def _symptom_searched(symptom: Act, pasted: str, vocabulary: Vocabulary) -> Act:
+    """A symptom asked about, as the search it made (its words), for a follow-up to narrow; as it is without one."""
+    reads = symptom_reads(symptom.text, pasted, vocabulary, asked=True, asking=symptom.text)
+    query = next((str(call.arguments["query"]) for call in reads if call.name == "search_issues"), None)
+    return Act(Intent.SEARCH, symptom.text, search=Search(query=query)) if query else symptom
 
 
 FOLLOW_UPS = 6

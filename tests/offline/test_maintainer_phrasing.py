@@ -578,3 +578,9 @@ def test_tell_them_to_do_something_is_a_question_posted_after_approval() -> None
         ("post_comment", {"issue_id": 41, "body": "Could you try HF_DATASETS_OFFLINE?"}),
     ]
     assert not any(c.name == "post_comment" for c in read_question("tell me if 41 is fixed", FLAT, TOOLS).first_calls())
+
+
+def test_a_follow_up_narrows_the_search_a_symptom_asked_about_made() -> None:
+    previous = ["hi, i want ask: there is issue about Windows max path length?"]
+    [call] = read_question("only the open ones", FLAT, TOOLS, previous=previous).first_calls()
+    assert call.arguments == {"query": "windows max path length", "state": "open"}
