@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from contextlib import closing
 from datetime import date
 from pathlib import Path
 
-from atlas.foundation import statefiles
+from atlas.offline.reading.project_db import reading
 
 
 class ProjectIssues:
@@ -45,8 +44,7 @@ def _numbers(database: Path | None) -> frozenset[int]:
     if database is None:
         return frozenset()
     try:
-        statefiles.check_regular(database)
-        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=0)) as conn:
+        with reading(database) as conn:
             rows = conn.execute("SELECT id FROM issues").fetchall()
     except (sqlite3.Error, OSError):  # unreadable data: no number is known not to be an issue
         return frozenset()
@@ -57,8 +55,7 @@ def _last_day(database: Path | None) -> date | None:
     if database is None:
         return None
     try:
-        statefiles.check_regular(database)
-        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=0)) as conn:
+        with reading(database) as conn:
             newest = conn.execute(
                 "SELECT max(day) FROM (SELECT max(created_at) AS day FROM issues"
                 " UNION ALL SELECT max(created_at) FROM comments)"

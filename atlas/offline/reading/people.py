@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from contextlib import closing
 from pathlib import Path
 
-from atlas.foundation import statefiles
+from atlas.offline.reading.project_db import reading
 
 
 class ProjectPeople:
@@ -35,8 +34,7 @@ def _authors(database: Path | None) -> dict[str, str]:
     if database is None:
         return {}
     try:
-        statefiles.check_regular(database)
-        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=0)) as conn:
+        with reading(database) as conn:
             rows = conn.execute("SELECT DISTINCT author FROM issues WHERE author IS NOT NULL").fetchall()
     except (sqlite3.Error, OSError):  # unreadable data: nobody is known, and `from X` stays words
         return {}

@@ -15,7 +15,6 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable
-from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +25,7 @@ from atlas.offline.reading.issue_numbers import ProjectIssues
 from atlas.offline.reading.label_usage import ProjectLabels
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.people import ProjectPeople
+from atlas.offline.reading.project_db import reading
 from atlas.offline.reading.vocabulary_store import Stamp
 
 _HEADING_RE = lazy(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
@@ -262,8 +262,7 @@ def _title_words(data: Path) -> set[str]:
     """The words of the newest titles, read row by row: memory bounded whatever the project's size."""
     words: set[str] = set()
     try:
-        statefiles.check_regular(data / "issues" / "orbit.db")
-        with closing(sqlite3.connect(f"file:{data / 'issues' / 'orbit.db'}?mode=ro", uri=True, timeout=0)) as conn:
+        with reading(data / "issues" / "orbit.db") as conn:
             rows = conn.execute("SELECT title FROM issues ORDER BY created_at DESC LIMIT ?", (TITLE_SAMPLE,))
             for (title,) in rows:
                 words.update(re.findall(_WORD, str(title).lower()))
@@ -273,11 +272,9 @@ def _title_words(data: Path) -> set[str]:
 
 
 def _labels(data: Path) -> list[str]:
-    # Never wait on a locked db (timeout=0): the planner must not stall a question the tools may answer.
     database = data / "issues" / "orbit.db"
     try:
-        statefiles.check_regular(database)
-        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=0)) as conn:
+        with reading(database) as conn:
             carrying = "(SELECT count(*) FROM issue_labels il WHERE il.label_id = l.id)"
             rows = conn.execute(f"SELECT name, {carrying} FROM labels l ORDER BY name").fetchall()
         return ProjectLabels([name for name, _ in rows], database, {name: count for name, count in rows})
