@@ -524,6 +524,43 @@ def test_a_plus_sign_apart_from_its_word_is_prose_never_a_label_to_add() -> None
         ),
         ("all issues about shuffle, also the closed ones", [("search_issues", {"query": "shuffle"})]),
         (
+            "hi, I'm new to the project and would like to help - are there any open 'good first issue' tickets I "
+            "could pick up?",
+            [("search_issues", {"query": "", "state": "open", "label": "good first issue"})],
+        ),
+        (
+            "Hello, I want to know which issues are talking about the PermissionError on Windows, can you please "
+            "give me the list?",
+            [("search_issues", {"query": "PermissionError on Windows"})],
+        ),
+        (
+            "Did somebody already report that load_from_disk gives a different result? I don't want a duplicate.",
+            [("search_issues", {"query": "load_from_disk gives different result"})],
+        ),
+        ("list bug, only open, about map", [("search_issues", {"query": "map", "state": "open", "label": "bug"})]),
+        (
+            "map() eating all the RAM - any open reports?",
+            [("search_issues", {"query": "map eating RAM", "state": "open"})],
+        ),
+        ("who files the most issues here", [("count_issues_by", {"by": "author"})]),
+        ("any issues about caching in this repo", [("search_issues", {"query": "caching"})]),
+        ("last 10 issues opened, with their labels", [("search_issues", {"query": "", "limit": 10})]),
+        (
+            "open issues nobody has answered yet, oldest first",
+            [("list_inbox", {"only": "unanswered", "order": "oldest"})],
+        ),
+        (
+            "remove enhancement from 41 and add streaming instead",
+            [
+                ("add_label", {"issue_id": 41, "label": "streaming"}),
+                ("remove_label", {"issue_id": 41, "label": "enhancement"}),
+            ],
+        ),
+        (
+            "post a comment on 41 saying we're tracking it in the hub now and ping @ana",
+            [("post_comment", {"issue_id": 41, "body": "we're tracking it in the hub now (cc @ana)"})],
+        ),
+        (
             "monthly count of new issues in 2022",
             [
                 (
@@ -539,11 +576,20 @@ def test_requests_as_people_type_them_with_a_preamble_or_in_parts(question: str,
     assert [(c.name, c.arguments) for c in read_question(question, FLAT, tools).first_calls()] == expected
 
 
-def test_other_reports_like_this_one_are_its_similar_issues() -> None:
-    plan = read_question(
-        "#41 ExpectedMoreSplits — is there other reports like this one?", FLAT, (*TOOLS, "find_similar")
-    )
-    assert [call.name for call in plan.first_calls()] == ["get_issue", "find_similar"]
+@pytest.mark.parametrize(
+    "question",
+    [
+        "#41 ExpectedMoreSplits — is there other reports like this one?",
+        "any other issues like this one? #41",
+        "is #41 a dupe of something older? find similar",
+    ],
+)
+def test_other_reports_like_this_one_are_its_similar_issues(question: str) -> None:
+    plan = read_question(question, FLAT, (*TOOLS, "find_similar"))
+    assert [(call.name, call.arguments) for call in plan.first_calls()] == [
+        ("get_issue", {"issue_id": 41}),
+        ("find_similar", {"issue_id": 41}),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -438,3 +438,24 @@ def test_the_kind_s_words_mean_its_label_after_any_word_of_the_question(sparse: 
     plan = plan_of("did we get fewer feature requests in 2022 or 2023?", sparse)
     [tally] = [call.arguments for call in plan.first_calls() if call.name == "count_issues_by"]
     assert tally["label"] == "enhancement" and "query" not in tally and tally["by"] == "year"
+
+
+def test_a_kind_of_issue_said_before_a_clause_about_it_is_its_label(flat: Vocabulary) -> None:
+    [search] = searches("open feature requests that have been sitting untouched the longest", flat)
+    assert search == {"query": "", "state": "open", "label": "enhancement", "order": "least_recently_updated"}
+
+
+def test_a_login_said_before_the_issues_is_their_author_unless_titles_use_the_word(flat: Vocabulary) -> None:
+    assert searches("lhoestq issues from 2021", flat) == [
+        {"query": "", "author": "lhoestq", "created_since": "2021-01-01", "created_before": "2022-01-01"}
+    ]
+    assert searches("issues by lhoestq 2021", flat)[0]["created_since"] == "2021-01-01"
+    [streaming] = searches("streaming issues", flat)  # no login here, and titles say it: the label
+    assert "author" not in streaming
+
+
+def test_which_month_had_the_most_issues_is_a_count_by_month_the_busiest_first(flat: Vocabulary) -> None:
+    [call] = plan_of("which month had the most new issues?", flat).first_calls()
+    assert (call.name, call.arguments) == ("count_issues_by", {"by": "month", "busiest_first": True})
+    [call] = plan_of("how many issues did albertvillanova open and how many of them are closed now", flat).first_calls()
+    assert (call.name, call.arguments) == ("count_issues_by", {"author": "albertvillanova", "by": "state"})

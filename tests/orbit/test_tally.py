@@ -50,6 +50,16 @@ def test_years_and_months_come_latest_first(tmp_path: Path, atlas_home: Path) ->
     assert _groups(ctx, by="state", label="bug") == {"open": 1, "closed": 1}
 
 
+def test_the_busiest_months_come_first_when_asked(tmp_path: Path, atlas_home: Path) -> None:
+    ctx = _project(tmp_path, atlas_home)
+    assert list(_groups(ctx, by="month", busiest_first=True).items()) == [
+        ("2024-02", 2),
+        ("2023-05", 1),
+        ("2024-03", 1),
+    ]
+    assert list(_groups(ctx, by="year", busiest_first=True, limit=1).items()) == [("2024", 3)]
+
+
 def test_labels_are_counted_as_atlas_writes_left_them(tmp_path: Path, atlas_home: Path) -> None:
     ctx = _project(tmp_path, atlas_home)
     before = count_issues_by(TallyArgs(by="label"), ctx)

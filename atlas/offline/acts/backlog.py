@@ -100,6 +100,8 @@ _QUALIFIES_ISSUES_RE = lazy(
 )
 """After a reason's word, what makes it a reason about issues: `stale issues`, `which are stale?`, `with no
 comments that are still open` (the inbox holds open issues only)."""
+_SAID_OF_ISSUES_RE = lazy(rf"\b{_ISSUES}\s+(?:(?:that|which)\s+)?$", re.I)
+"""Before a reason's word, the issues it is said of: `open issues nobody has answered yet, oldest first`."""
 _BACKLOG_OF_RE = lazy(
     r"\b(?:backlog|queue|inbox)\s+(?:of|for)\s+(?:the\s+|our\s+)?(?P<of>(?:[\w:-]+\s+){0,2}?[\w:-]+)"
     r"(?=\s+(?:looks?|is|are|like)\b|\s*[?.!]*\s*$)",
@@ -152,7 +154,7 @@ def backlog_act(text: str, typed: str, labels: Sequence[str] = ()) -> Act | None
             arguments["label"] = label  # `which bugs should I triage?`: the inbox of the issues that label names
         return Act(Intent.INBOX, typed, reads=[PlannedCall("list_inbox", arguments)])
     reason = _REASON_RE.search(text)
-    if reason and not (_QUALIFIES_ISSUES_RE.match(text, reason.end()) or _label_follows(text, reason, labels)):
+    if reason and not _of_issues(text, reason, labels):
         reason = None  # `issues about stale leases`: the word is about something else
     since = filters.get("created_since") if reason else None  # `what needs me this week`: the week of the work
     if reason and filters and (set(filters) != {"created_since"} or reason.lastgroup in {"stale", "waiting"}):
@@ -182,6 +184,15 @@ def _topic_of(words: str) -> str:
     """What the issues are said to be about (`… about streaming`), as search words; empty when nothing is."""
     topic = _TOPIC_RE.search(words)
     return (search_in(words[topic.start() :], []).query or "") if topic else ""
+
+
+def _of_issues(text: str, reason: re.Match[str], labels: Sequence[str]) -> bool:
+    """Whether a reason's word is said of issues (`stale issues`, `issues nobody answered`, `stale enhancements`)."""
+    return bool(
+        _QUALIFIES_ISSUES_RE.match(text, reason.end())
+        or _SAID_OF_ISSUES_RE.search(text, 0, reason.start())
+        or _label_follows(text, reason, labels)
+    )
 
 
 def _label_follows(text: str, reason: re.Match[str], labels: Sequence[str]) -> bool:

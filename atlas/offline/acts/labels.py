@@ -41,7 +41,7 @@ _LABEL_ON_ISSUE_RE = lazy(
     re.I,
 )
 """`severity S3 on 130 please`: a label said first, then the issue it goes on."""
-_FILLER_RE = lazy(r"\b(?:too|also|as\s+well|please|pls|now|then|label|tag|again)\b", re.I)
+_FILLER_RE = lazy(r"\b(?:too|also|as\s+well|instead|please|pls|now|then|label|tag|again)\b", re.I)
 
 
 def label_change(text: str, context: Sequence[int], labels: Sequence[str], said_before: str = "") -> Act | None:

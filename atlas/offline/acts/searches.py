@@ -40,7 +40,9 @@ _SEARCHY_RE = lazy(
     r"|closed|all|do\s+we|have\s+we|gibt|hay"
     r"|(?:did|has|have|does)(?=\s+@?[\w.-]+\s+(?:file|open|report|raise|create|submit|post|write)\w*\b)"
     r"|tell\s+me\s+about|summari[sz]e)\b"
-    r"|^\s*(?:[\w:-]+\s+){0,3}?(?:issues|bugs|tickets|reports|requests)\b",
+    r"|^\s*(?:[\w:-]+\s+){0,3}?(?:issues|bugs|tickets|reports|requests)\b"
+    r"|\w.*?(?:\s+-+|[,;:])\s+(?:(?:are|is)\s+there\s+)?any\s+(?:(?:open|closed|new|recent|existing)\s+)?"
+    r"(?:issues|bugs|tickets|reports)\b",  # `OOM in map - any open reports?`: the topic said first
     re.I,
 )
 """A request said as a search: a verb that asks for issues, or a plural naming them first (`S2 bugs that …`)."""
@@ -164,11 +166,12 @@ def only_filters(text: str, labels: Sequence[str]) -> bool:
 
 
 _FILTER_FILLER_RE = lazy(
-    r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?|are|is|there|do|we|have|got|"
+    r"\b(?:open|closed|all|any|the|list|show|me|and|or|please|pls|issues?|ones?|are|is|there|do|we|have|got|only|just|"
     r"anything|everything|still|with|labell?ed|tagged|label|what|which|rn|now|currently|right|too|also)\b|[^\w]",
     re.I,
 )
-"""Words that ask whether issues exist or to see them: `are there any`, `still`, `rn`."""
+"""Words that ask whether issues exist or to see them: `are there any`, `still`, `rn`, `only` (`list bug, only
+open`)."""
 
 
 def _is_search(text: str, vocabulary: Vocabulary) -> bool:

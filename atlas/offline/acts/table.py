@@ -60,6 +60,8 @@ _SYMPTOM_ASK_RE = lazy(
     r"|\bknown\s*\w*\s*\?|\b(?:issue|ticket)s?\s*\?\s*$"
     r"|\b(?:somebody|someone|anyone|anybody)\s+(?:else\s+)?(?:\w+\s+){0,2}?(?:this|it|that)\s+before\b"
     r"|\bany(?:one|body)\s+(?:else\s+)?(?:asked|had|requested)\b"
+    r"|\b(?:did|has|have)\s+(?:somebody|someone|anyone|anybody)\s+(?:else\s+)?(?:already\s+(?:report|file|raise|mention)"
+    r"(?:ed)?\b|(?:report|file|raise|mention)(?:ed)?\s+that\b)"
     r"|\b(?:is|are)\s+there\s+(?:already\s+)?(?:an?|any)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?|reports?)\b|\bknown\s*(?:issue|bug|problem)?\s*\?"
     r"|\b(?:is\s+(?:this|that|it)\s+)?(?:already\s+)?(?:tracked|filed|reported|logged)\b|\bseen\s+(?:\w+\s+)?before\b"
     r"|\b(?:has\s+)?any(?:one|body)\s+(?:else\s+)?(?:reported|raised|filed|seen|hit)\b|\braised\s+(?:this\s+)?before\b"
@@ -111,6 +113,25 @@ def _closing_remark(r: Reading) -> Act | None:
     """`thanks, that's everything for this audit`: asks for nothing."""
     closing = _THANKS_RE.match(r.text) and "?" not in r.text and not r.names_issues and not CODE_RE.search(r.text)
     return Act(Intent.NOTHING, r.typed) if closing else None
+
+
+_MENTION_ONLY_RE = lazy(
+    r"^\s*(?:also\s+|and\s+)?(?:ping|cc|mention|tag|notify|loop\s+in)\s+(?P<who>@[\w-]+(?:\s*(?:,|and|&)\s*@[\w-]+)*)"
+    r"(?:\s+(?:in|on)\s+(?:it|there|the\s+comment))?\s*[.!]*$",
+    re.I,
+)
+
+
+def _mention_in_comment(r: Reading) -> Act | None:
+    """`comment on 4709 saying … and ping @Muennighoff`: the people pinged are named in that comment."""
+    before = r.before
+    if not r.request.joined or before is None or before.intent is not Intent.COMMENT or not before.comments:
+        return None
+    if not (said := _MENTION_ONLY_RE.match(r.text)):
+        return None
+    who = " ".join(re.findall(r"@[\w-]+", said.group("who")))
+    before.comments[:] = [(issue_id, f"{body} (cc {who})") for issue_id, body in before.comments]
+    return Act(Intent.NOTHING, r.typed)
 
 
 def _quoted_on_issue(r: Reading) -> Act | None:
@@ -204,6 +225,7 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     _closing_remark,
     lambda r: None if r.names_issues else topic_action_act(r.typed, r.text, r.vocabulary, partial(_acted_on, r)),
     lambda r: _conditional_act(r.request, r.text, r.context, r.vocabulary, r.before),
+    _mention_in_comment,
     _quoted_on_issue,
     lambda r: _same_again(r.text, r.typed, r.before),
     lambda r: draft_act(r.request, r.text, r.context),

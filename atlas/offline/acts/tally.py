@@ -24,6 +24,13 @@ _EACH = r"\b(?:per|by|for\s+each|each)\s+"
 _NOT_AFTER = "".join(rf"(?<!\b{word}\s)" for word in ("in", "for", "within", "over", "than"))
 _EACH_TIME = rf"\b(?:per|by|each|every|{_NOT_AFTER}a)\s+"
 """`how many a month`, not `in a month` or `older than a year` (a time)."""
+_MOST = r"(?:most|highest|biggest|largest|busiest|worst|peak|record)"
+_BUSIEST = (
+    r"\b(?:which|what)\s+{unit}s?\s+(?:had|has|saw|got|brought|was|were|did)\s+(?:we\s+(?:get|see|have)\s+)?"
+    r"(?:the\s+)?" + _MOST + r"\b|\b(?:busiest|worst|peak|biggest|record)\s+{unit}s?\b"
+    r"|\b(?:in\s+)?(?:which|what)\s+{unit}\s+(?:were|was)\s+(?:the\s+)?" + _MOST + r"\b"
+)
+"""`which month had the most new issues`, `the busiest year for bugs`: the months or years, the busiest first."""
 _SAID = {
     "author": rf"\bwho(?:'s|\s+has|\s+have)?\s+(?:\w+\s+)?{_OPENED}\s+(?:the\s+)?most\b(?:\s+(?:of\s+)?(?:the\s+)?)?"
     rf"|\b(?:how\s+many|(?:the\s+)?number\s+of|count\s+(?:of\s+)?(?:the\s+)?)\s*(?:distinct|different|unique|individual"
@@ -37,8 +44,8 @@ _SAID = {
     r"|\b(?<!with\s)(?<!with\sthe\s)(?<!have\s)(?<!have\sthe\s)(?<!has\s)(?<!has\sthe\s)(?:most|top)\s+"
     r"(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels?\b|\bmost[- ]used\s+labels?\b"
     r"|\blabels?\s+(?:is|are|gets?)\s+(?:used|applied|put\s+on)?\s*(?:the\s+)?most\b",
-    "month": rf"{_EACH_TIME}month\b(?!\s+ago)|\bmonth\s+by\s+month\b|\bmonthly\b",
-    "year": rf"{_EACH_TIME}year\b(?!\s+ago)|\byear\s+by\s+year\b|\byearly\b|\bannually\b"
+    "month": rf"{_EACH_TIME}month\b(?!\s+ago)|\bmonth\s+by\s+month\b|\bmonthly\b|{_BUSIEST.format(unit='month')}",
+    "year": rf"{_EACH_TIME}year\b(?!\s+ago)|\byear\s+by\s+year\b|\byearly\b|\bannually\b|{_BUSIEST.format(unit='year')}"
     r"|\b(?P<first>(?:19|20)\d\d)\s+(?:vs|versus)\s+(?P<second>(?:19|20)\d\d)\b",
     # `open or closed`, `open and closed` ask for all of them, not for the split.
     "state": r"\bopen\s+(?:vs\.?|versus|against)\s+closed\b|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"
@@ -77,6 +84,8 @@ _OPENED_VS_CLOSED_RE = lazy(
 )
 """`issues opened vs closed in 2024`, `how many did lhoestq open and close`: the split by state now; the data keeps
 who opened an issue and when, not who closed it or when."""
+_OPENED_BY_RE = lazy(r"\b(?:did|has|have|does)\s+(?P<who>@?[\w.-]+)\s*$", re.I)
+"""The subject said before the state's word, when that word is the verb (`did albertvillanova open`)."""
 _RATIO_RE = lazy(r"\b(?:the\s+)?ratio\s+(?:of|between)\s+(?P<a>.+?)\s+(?:to|and|vs\.?|versus)\s+(?P<b>.+)", re.I)
 _MORE_OR_RE = lazy(
     r"\b(?:more|fewer|less)\s+(?P<a>[\w:-]+(?:\s+[\w:-]+)?)\s+(?:or|than)\s+(?P<b>[\w:-]+(?:\s+[\w:-]+)?)", re.I
@@ -134,6 +143,8 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     by, said = found
     # `top bug reporters`: the kind said before the people is a filter of the issues counted.
     kind = said.groupdict().get("kind") or ""
+    if by == "state":  # `how many issues did albertvillanova open and how many …`: the one who opened them
+        kind = _OPENED_BY_RE.sub(r"by \g<who> ", kind)
     before = text[: said.start()]
     if years := said.groupdict().get("first"):  # `in 2022 vs 2023`: a count each year, over those years
         before = re.sub(r"\b(?:in|during|from|of|for)\s*$", " ", before, flags=re.I)
@@ -147,6 +158,8 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     if set_against:  # only the issues of the two labels compared, so both are among the groups shown
         arguments["any_labels"] = set_against
     arguments["by"] = by
+    if by in {"month", "year"} and re.search(_MOST, said.group(0), re.I):
+        arguments["busiest_first"] = True
     if limit := _LIMIT_RE.search(text):
         arguments["limit"] = max(1, int(limit.group(1) or limit.group(2)))
     elif (spanned := _groups_in_span(by, search)) is not None:

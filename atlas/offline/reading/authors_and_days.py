@@ -48,13 +48,16 @@ _NAMED_RE = lazy(
     r"(?:(?:ever|just|recently|first|last|originally|already)\s+)?(?:opened|filed|reported|created|raised|submitted|wrote)\b"
     rf"|\bwho\s+is\s+@?(?P<person>{LOGIN})(?![\w.-])"
     rf"|(?:(?<=\bissues\s)|(?<=\bbugs\s)|(?<=\btickets\s)|(?<=\breports\s))(?:of\s+)?{_NOT_A_LOGIN}@?(?P<member>{LOGIN})(?![\w.-])"
-    rf"|\bwhat\s+(?:has|is|was)\s+{_NOT_A_LOGIN}@?(?P<worker>{LOGIN})\s+(?:been\s+)?(?:working\s+on|doing|up\s+to)\b",
+    rf"|\bwhat\s+(?:has|is|was)\s+{_NOT_A_LOGIN}@?(?P<worker>{LOGIN})\s+(?:been\s+)?(?:working\s+on|doing|up\s+to)\b"
+    rf"|(?<![\w@.-]){_NOT_A_LOGIN}(?P<possessor>{LOGIN})(?=\s+(?:(?:open|closed|new|old|recent|latest|own)\s+)?"
+    r"(?:issues|bugs|tickets|reports)\b)",
     re.I,
 )
 """Where a name said with no `@` stands for a person: `open stuff from lhoestq`, `severo's open issues`, `issues of
 lhoestq`, `issues lhoestq 2023`, `how many does lhoestq have`, `issues lhoestq (ever) opened`, `who is lhoestq?`,
-`what has mariosasko been working on?` (the data knows people by the issues they opened); an author only when the
-project knows one of that login."""
+`what has mariosasko been working on?`, `lhoestq issues from 2022` (the data knows people by the issues they opened);
+an author only when the project knows one of that login, and, said before the issues with nothing to mark it as a
+name, when few titles hold it as a word."""
 
 
 def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = None) -> tuple[str, dict[str, str]]:
@@ -72,6 +75,7 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
         if more:
             filters["more_authors"] = " ".join(more)
         text = text[: match.start()] + " " + text[end:]
+    text = _YEAR_AFTER_ISSUES_RE.sub(" in ", text)
     if span := span_in(text):
         field = "updated" if span.activity else "created"
         if not span.activity and _CLOSED_WHEN_RE.search(text[: span.start]):
@@ -98,6 +102,15 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
         )
         text = text[: match.start()] + " " + text[match.end() :]
     return text, filters
+
+
+_YEAR_AFTER_ISSUES_RE = lazy(
+    r"(?:(?<=\bissues)|(?<=\bbugs)|(?<=\btickets)|(?<=\breports))\s+"
+    r"(?=(?:19|20)\d\d\s*(?:[?.!,;]|$|\b(?:and|or|open|closed|only|pls|please)\b))",
+    re.I,
+)
+"""`issues 2023`, `issues by lhoestq 2023` (the author taken out before): a year said right after the issues, as
+`in 2023` says it."""
 
 
 _AND_WHO_RE = lazy(
@@ -136,7 +149,7 @@ def _known_author(text: str, people: ProjectPeople | None) -> tuple[str, re.Matc
         return None
     for match in _NAMED_RE.finditer(text):
         name = next(value for value in match.groups() if value is not None)
-        if login := people.login(name):
+        if login := people.person(name) if match.group("possessor") else people.login(name):
             return login, match
     return None
 

@@ -20,11 +20,13 @@ other reports like this one?`."""
 ABOUT_THE_ONE_BEFORE_RE = lazy(
     r"\b(?:similar|related|duplicate|dupe)\s+(?:ones?|issues?|tickets?|reports?|bugs?)\b|\bany\s+(?:duplicates|dupes|dups)\b"
     r"|\b(?:duplicates|dupes|dups)\s*\??\s*$|\b(?:ones?|issues?)\s+like\s+(?:it|this|that)\b"
-    r"|^\s*(?:and\s+)?(?:any(?:thing)?\s+|something\s+)?similar\s*[?.!]*\s*$"
+    r"|^\s*(?:and\s+)?(?:(?:find|show|get|list)\s+(?:me\s+)?(?:the\s+)?|any(?:thing)?\s+|something\s+)?similar"
+    r"(?:\s+ones)?\s*[?.!]*\s*$"
     r"|\b(?:labels?\s+(?:would|should)\s+(?:fit|suit|apply)|suggest(?:ed)?\s+labels?)\s*\??\s*$",
     re.I,
 )
-"""A similar-issues or label question that names no issue (`any similar?`): about the one talked of just before."""
+"""A similar-issues or label question that names no issue (`any similar?`, `find similar`): about the one talked of just
+before."""
 REPORTED_BEFORE_RE = lazy(
     r"\b(?:something|anything|ones?|issues?|reports?|others?)\s+like\s+(?:issue\s+|ticket\s+)?#?\d"
     r"|\b(?:reported|filed|raised|seen|opened|asked)\b[^.?!]{0,40}\bbefore\s*[?.!]*\s*$"

@@ -14,7 +14,8 @@ _ORDERS: tuple[tuple[str, str], ...] = (
     (
         "least_recently_updated",
         rf"\bleast\s+recently\s+{_ACTIVE}|\blongest\s+(?:without|with\s+no)\s+(?:any\s+)?(?:activity|updates?|"
-        rf"comments?|replies)|\b(?:inactive|quiet|untouched|idle)\s+(?:the\s+)?longest|\bstalest\b",
+        rf"comments?|replies)|\b(?:(?:sitting|lying|left)\s+(?:around\s+)?)?(?:inactive|quiet|untouched|idle)\s+(?:the\s+)?longest"
+        r"|\bstalest\b",
     ),
     ("recently_updated", rf"\b(?:most\s+)?recently\s+{_ACTIVE}|\blast\s+{_ACTIVE}|\bmost\s+active\b"),
     (

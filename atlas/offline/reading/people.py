@@ -29,6 +29,32 @@ class ProjectPeople:
                 self._logins = _authors(self.database)
             return self._logins.get(name.casefold())
 
+    def person(self, name: str) -> str | None:
+        """The login, when `name` is one of the authors and few titles hold it as a word: `lhoestq issues` names a
+        person, `python issues` a topic even where someone's login is `python`."""
+        login = self.login(name)
+        return login if login and _titles_holding(self.database, login) < TITLES_OF_A_WORD else None
+
+
+TITLES_OF_A_WORD = 3
+"""Titles holding a name from which it is read as a word of the topic rather than a login."""
+
+
+def _titles_holding(database: Path | None, word: str) -> int:
+    """How many titles hold the word (up to `TITLES_OF_A_WORD`), by the issues' full-text index."""
+    if database is None:
+        return 0
+    phrase = '"' + word.replace('"', '""') + '"'
+    try:
+        with reading(database) as conn:
+            found = conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM issues_fts WHERE issues_fts MATCH ? LIMIT ?)",
+                (f"title : {phrase}", TITLES_OF_A_WORD),
+            ).fetchone()
+    except (sqlite3.Error, OSError):  # no index to ask: the name is taken as the person's
+        return 0
+    return int(found[0])
+
 
 def _authors(database: Path | None) -> dict[str, str]:
     if database is None:

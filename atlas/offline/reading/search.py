@@ -212,7 +212,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         query, either_words = _either_words(said)
         outside = rest[: lead.start()]
     else:
-        words = re.findall(r"[\w:.'-]+", rest)
+        words = re.findall(r"[\w:.'-]*\w[\w:.'-]*", rest)  # a dash alone (`OOM - any reports?`) is no word
         query = " ".join(
             word for word in words if word.lower().strip(".,?!;:'\"").replace("'", "") not in SEARCH_FILLER
         )

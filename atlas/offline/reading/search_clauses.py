@@ -117,11 +117,25 @@ _MARKED_AS_RE = lazy(r"\b(?:(?P<state>closed|resolved)|marked|flagged|classified
 
 
 _SHOWN_WITH_RE = lazy(
-    r"\s+(?:with|and|incl(?:uding|\.)?|showing)\s+(?:their\s+|the\s+|its\s+)?(?:(?:creation|opening|open(?:ed)?|created"
-    r"|filing)\s+dates?|dates?|authors?|reporters?|labels?\s+and\s+dates?|titles?|numbers?|links?|urls?)\b(?=\s*[?.!,;]*\s*$)",
+    r"\s+(?:with|and|incl(?:uding|\.)?|showing)\s+(?:(?:their|its)\s+labels?|(?:their\s+|the\s+|its\s+)?(?:(?:creation|opening|open(?:ed)?|created"
+    r"|filing)\s+dates?|dates?|authors?|reporters?|labels?\s+and\s+dates?|titles?|numbers?|links?|urls?))\b(?=\s*[?.!,;]*\s*$)",
     re.I,
 )
-"""`… list them all with creation dates`: what each hit is shown with (every list shows them), no words to search."""
+"""`… list them all with creation dates`, `with their labels`: what each hit is shown with (every list shows them), no
+words to search."""
+_ASKED_AFTER_RE = lazy(
+    r"\s+(?:that\s+)?(?:i|we|you|someone|somebody|a\s+newcomer)\s+(?:could|can|might|should|may)\s+(?:pick\s+up|take"
+    r"|work\s+on|start\s+(?:on|with)|help\s+with|look\s+at|grab)\b[^,;]*"
+    r"|[\s,;]+(?:and\s+)?(?:(?:can|could)\s+(?:you|u)\s+)?(?:please\s+|pls\s+)?(?:give|show|send)\s+(?:me|us)\s+"
+    r"(?:the\s+|a\s+)?(?:list|them|those|links?)\b[^,;]*",
+    re.I,
+)
+"""`… tickets I could pick up`, `…, can you please give me the list?`: who the issues are for and the asking itself,
+said after the topic."""
+_PROJECT_SAID_RE = lazy(
+    r"\s+(?:in|on|for|of|across)\s+(?:this|our|the)\s+(?:project|repo(?:sitory)?|tracker|backlog|codebase)\b", re.I
+)
+"""`issues about caching in this project`: where the issues are, which every search is."""
 
 
 _BOTH_STATES_RE = lazy(
@@ -132,9 +146,11 @@ _BOTH_STATES_RE = lazy(
 
 def without_framing(text: str) -> str:
     """The words without what frames the topic: where the words sought are (`in the title`), what names
-    a quoted text (`the word`), what the hits are shown with (`with creation dates`), and `as` before a label
+    a quoted text (`the word`), what the hits are shown with (`with creation dates`), the project itself (`in this
+    repo`), who they are for and the asking said after the topic (`I could pick up`), and `as` before a label
     (`closed as duplicates`)."""
     text = _QUOTED_WORD_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", text))
+    text = _PROJECT_SAID_RE.sub(" ", _ASKED_AFTER_RE.sub(" ", text))
     text = _BOTH_STATES_RE.sub(" ", _SHOWN_WITH_RE.sub(" ", text))
     return _MARKED_AS_RE.sub(lambda said: said["state"] or " labelled ", text)
 

@@ -45,7 +45,7 @@ SEARCH_FILLER = frozenset(
         latest newest new recent both does mean means still this issue ticket from users user people unresolved resolved
         fixed component components what's whats rn now currently right again also today every each everything
         stuff things anything something they them those these thats ever one it its at havent hasnt i want wanna need
-        see some
+        see some only just here
         opened filed created reported submitted raised came arrived updated happened were was been did report file raise
         submit
         label labels labelled labeled tagged tell summarise summarize summary overview a an too
@@ -156,11 +156,15 @@ _KIND_RE = lazy(
 """`the streaming ones`, `docs issues`, `open feature requests`: the words that say which kind of issue."""
 
 
+_RELATIVE_CLAUSE_RE = lazy(r"\s+(?:that|which|who)\s+", re.I)
+
+
 def meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
     """A label the project's words mean (`feature requests`: the label most such issues carry), and the words left."""
     meaning = getattr(labels, "meaning", None)
     lead = QUERY_LEAD_RE.search(rest)
     scope = rest[: lead.start()] if lead else rest
+    scope = _RELATIVE_CLAUSE_RE.split(scope, maxsplit=1)[0]  # `feature requests that have been sitting`: the kind
     found = _KIND_RE.search(scope.strip())
     if meaning is None or found is None:
         return None, rest
@@ -336,6 +340,8 @@ def _family_left_out(text: str, labels: Sequence[str]) -> tuple[list[str], str]:
     return [], text
 
 
+_STATE_ASIDE_RE = lazy(r"(?:[\s,;]*\b(?:only|just|still|open|closed)\b)*[\s,;]*", re.I)
+"""`list bug, only open, about map`: the state said between the label and the topic."""
 _ASKING_FILLER_RE = lazy(r"\b(?:open|closed|all|any|the|our|list|show|me|find|get|give|are|there|still)\b|[^\w]", re.I)
 
 
@@ -350,7 +356,7 @@ def label_named_first(text: str, labels: Sequence[str]) -> bool:
     first = min(hits, key=lambda hit: hit.start)
     if _ASKING_FILLER_RE.sub("", text[: first.start]):
         return False
-    return bool(QUERY_LEAD_RE.match(text[first.end :].lstrip()))
+    return bool(QUERY_LEAD_RE.match(text, _STATE_ASIDE_RE.match(text, first.end).end()))
 
 
 _NAME_AFTER_RE = lazy(r"\b(?:labell?ed|tagged|labels?|with)\s+(?:the\s+)?$", re.I)

@@ -93,12 +93,17 @@ _PREAMBLE_RE = lazy(
     r"^\s*(?:(?:hi|hello|hey|morning|good\s+morning)(?:\s+(?:there|atlas|team|all))?\s*[,!.:-]+\s*"
     r"|(?:i\s+am|i'm|im)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+|first[- ]time\s+)?(?:contributor|maintainer|user|developer"
     r"|dev|triager|reviewer|release\s+manager|volunteer)\s*[,.:;!-]+\s*"
+    r"|(?:i\s+am|i'm|im)\s+new(?:\s+here|\s+to\s+(?:the|this)\s+(?:project|repo(?:sitory)?|codebase|library))?"
+    r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
+    r"|(?:i\s+(?:want|wanna|would\s+like|'d\s+like|need)\s+to\s+(?:know|see|find\s+out)|(?:can|could)\s+(?:you|u)\s+tell\s+me"
+    r"|please\s+tell\s+me)\s+(?=(?:which|what|who|whether|if|how|where|when|all|any)\b)"
     r"|[\w-]+(?:\s+[\w-]+)?\s+here\s*[,.:;!-]+\s*"
     r"|(?:i\s+want(?:\s+to)?\s+ask|(?:a\s+)?quick\s+question|(?:i\s+have\s+a\s+)?question)\s*[,.:;!-]+\s*)+",
     re.I,
 )
-"""What is said before the request: a greeting, who the person is (`I am new contributor,`, `release manager here:`),
-that a question follows (`i want ask:`). Never a login: `I'm lhoestq` says whose issues `my issues` are."""
+"""What is said before the request: a greeting, who the person is (`I am new contributor,`, `release manager here:`,
+`I'm new to the project and would like to help -`), that a question follows (`i want ask:`, `I want to know which …`).
+Never a login: `I'm lhoestq` says whose issues `my issues` are."""
 
 
 def without_preamble(text: str) -> str:
