@@ -73,7 +73,8 @@ def _sources(args: TallyArgs, data: Any) -> list[str]:
 def count_issues_by(args: TallyArgs, ctx: ToolContext) -> dict[str, Any]:
     """Count the issues of {project} by author, label, state, or the year or month they were opened: the largest
     groups first (years and months: the latest first, unless busiest_first), with `total`, how many issues matched.
-    Takes the filters of search_issues. For `who reports the most bugs?`, `open issues per label`, `how many issues each year?`."""
+    Takes the filters of search_issues. For `who reports the most bugs?`, `open issues per label`, `how many issues
+    each year?`."""
     changes = tracker_changes(ctx)
     result: dict[str, Any] = {"by": args.by, "groups": []}
     with connect(ctx.data, ctx.home) as conn:

@@ -485,3 +485,19 @@ def test_a_follow_up_asking_whether_it_is_a_duplicate_sets_both_side_by_side(too
         {"role": "user", "content": "is it a duplicate of #109?"},
     ]
     assert calls_of(respond(history, tools)) == [issue(41), issue(109)]
+
+
+def test_issues_side_by_side_say_the_error_they_raise_alike() -> None:
+    from atlas.offline.answer.render import side_by_side
+
+    def report(body: str) -> dict[str, Any]:
+        return {"title": "t", "state": "open", "labels": [], "author": "a", "body": body}
+
+    raised = "TypeError                 Traceback\n...\nTypeError: 'NoneType' object is not callable"
+    alike = side_by_side([(1, report(raised)), (2, report("it fails: TypeError: 'NoneType' object is not callable"))])
+    assert "the same error `TypeError: 'NoneType' object is not callable`" in alike
+    assert "error code" not in alike  # a project without codes is not told it shares none
+    apart = side_by_side([(1, report(raised)), (2, report("KeyError: 'train'"))])
+    assert "no error in common" in apart
+    named = side_by_side([(1, report("a ValueError here")), (2, report("ValueError: bad split"))])
+    assert "the same error `ValueError`" in named

@@ -19,6 +19,7 @@ from atlas.offline.answer.quoting import one_line as _one_line
 from atlas.offline.answer.quoting import quoted
 from atlas.offline.answer.results import result_section
 from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in
+from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import SEARCH_MAX
 from atlas.offline.readings import ToolReading, issue_text
 from atlas.tools.definition import ToolDefinition
@@ -152,8 +153,32 @@ def _in_common(rows: list[tuple[int, Mapping[str, Any]]]) -> str:
     states = {str(data.get("state")) for _, data in rows}
     said = [f"all {states.pop()}" if len(states) == 1 else "different states"]
     said.append("shared labels " + _labels_text(sorted(shared_labels)) if shared_labels else "no shared labels")
-    said.append("shared codes " + ", ".join(sorted(shared_codes)) if shared_codes else "no error code in common")
+    if shared_codes or any(codes_in(issue_text(data)) for _, data in rows):
+        said.append("shared codes " + ", ".join(sorted(shared_codes)) if shared_codes else "no error code in common")
+    raised = [_errors_raised(issue_text(data)) for _, data in rows]
+    if any(raised):
+        shared_errors = set.intersection(*raised)
+        # the message with its name when they share both, else the name alone
+        named = {error.split(":", 1)[0] for error in shared_errors if ":" in error}
+        shown = sorted(error for error in shared_errors if ":" in error or error not in named)
+        said.append(
+            "the same error " + "; ".join(f"`{_one_line(e, 120)}`" for e in shown) if shown else "no error in common"
+        )
     return "\n\nIn common: " + "; ".join(said) + "."
+
+
+_RAISED_RE = lazy(r"\b(?P<name>[A-Z][A-Za-z]*(?:Error|Exception))\b(?::[ \t]*(?P<message>[^\n]{3,160}))?")
+"""An exception a report shows (`TypeError: 'NoneType' object is not callable`): its name, and its message."""
+
+
+def _errors_raised(text: str) -> set[str]:
+    """The exceptions the text names, each alone and with its message where it gives one."""
+    found: set[str] = set()
+    for error in _RAISED_RE.finditer(text):
+        found.add(error["name"])
+        if error["message"]:
+            found.add(f"{error['name']}: {' '.join(error['message'].split())}")
+    return found
 
 
 def doc_section(call: PlannedCall, data: Any) -> str:

@@ -356,7 +356,8 @@ def label_named_first(text: str, labels: Sequence[str]) -> bool:
     first = min(hits, key=lambda hit: hit.start)
     if _ASKING_FILLER_RE.sub("", text[: first.start]):
         return False
-    return bool(QUERY_LEAD_RE.match(text, _STATE_ASIDE_RE.match(text, first.end).end()))
+    aside = _STATE_ASIDE_RE.match(text, first.end)
+    return bool(QUERY_LEAD_RE.match(text, aside.end() if aside else first.end))
 
 
 _NAME_AFTER_RE = lazy(r"\b(?:labell?ed|tagged|labels?|with)\s+(?:the\s+)?$", re.I)
