@@ -34,6 +34,7 @@ from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.frames import Message, Request, split_message
 from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
 from atlas.offline.reading.label_glosses import glossed, label_glosses
+from atlas.offline.reading.label_or_word import label_or_word
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.places import place_meant
 from atlas.offline.reading.search import Search
@@ -139,6 +140,9 @@ def _acts_of(
             act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else before, earlier)
         if act.intent in _ASKED_PER_TIME and (times := times_set_against(text)):  # `in march 2024 vs march 2023`
             acts += [act_of(request, said, context, vocabulary, tools, prior, earlier) for said in times]
+            continue
+        if act.intent in _ASKED_PER_TIME and (either := label_or_word(text, vocabulary.labels)):  # `speech or audio`
+            acts += [act_of(request, said, context, vocabulary, tools, prior, earlier) for said in either]
             continue
         if asks_for_own(text) and _reads_issues_of_someone(act):  # `my open issues`: whose, the person said before
             own = mine_named(without_introduction(text), me) if me else None

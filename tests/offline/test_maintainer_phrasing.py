@@ -630,3 +630,13 @@ def test_a_follow_up_narrows_the_search_a_symptom_asked_about_made() -> None:
     previous = ["hi, i want ask: there is issue about Windows max path length?"]
     [call] = read_question("only the open ones", FLAT, TOOLS, previous=previous).first_calls()
     assert call.arguments == {"query": "windows max path length", "state": "open"}
+
+
+def test_a_label_or_a_word_before_the_issues_is_asked_once_for_each() -> None:
+    assert first_calls("open streaming or parquet issues") == [
+        ("search_issues", {"query": "", "state": "open", "label": "streaming"}),
+        ("search_issues", {"query": "parquet", "state": "open"}),
+    ]
+    assert first_calls("open streaming or enhancement issues") == [  # two labels: one search takes either
+        ("search_issues", {"query": "", "state": "open", "any_labels": ["streaming", "enhancement"]})
+    ]
