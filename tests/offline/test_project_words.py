@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import pytest
 
 from atlas.offline.compose import read_question
 from atlas.offline.plan import Plan
+from atlas.offline.reading.dates import today
 from atlas.offline.reading.label_usage import ProjectLabels, files_topic
 from atlas.offline.reading.search import asks_count
 from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
@@ -459,3 +461,11 @@ def test_which_month_had_the_most_issues_is_a_count_by_month_the_busiest_first(f
     assert (call.name, call.arguments) == ("count_issues_by", {"by": "month", "busiest_first": True})
     [call] = plan_of("how many issues did albertvillanova open and how many of them are closed now", flat).first_calls()
     assert (call.name, call.arguments) == ("count_issues_by", {"author": "albertvillanova", "by": "state"})
+
+
+def test_a_day_without_its_year_after_the_datas_end_is_the_one_before_it(flat: Vocabulary) -> None:
+    """The data ends on 2025-01-04: `since dec 20` is the December 20 before that, not one with nothing after it."""
+    assert searches("anything new since dec 20", flat)[0]["created_since"] == "2024-12-20"
+    assert searches("issues since dec 20 2023", flat)[0]["created_since"] == "2023-12-20"  # a year said stays
+    counted = searches("issues opened in the last 30 days", flat)[0]["created_since"]
+    assert counted == (today() - timedelta(days=30)).isoformat()  # a span counted back is counted from today

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from atlas.offline.reading.dates import span_in
+from atlas.offline.reading.dates import ANY_MONTH, span_in
 from atlas.offline.reading.issue_numbers import ProjectIssues
 from atlas.offline.reading.lazy import lazy
 
@@ -25,8 +25,10 @@ _OF_THE_DATA_RE = lazy(
 
 
 def from_the_data_end(text: str, issues: ProjectIssues) -> str:
-    """The words with each span counted back from the data's end said as the day it starts; as they are when the
+    """The words with each span counted back from the data's end said as the day it starts, and a day or month said
+    without its year that comes after the data's end given the year it last had in the data; as they are when the
     data's last day is unknown."""
+    text = _yearless_in_the_data(text, issues)
     said_of_the_data = any(said.group("owner") or said.group("of") for said in _OF_THE_DATA_RE.finditer(text))
     if not said_of_the_data or (last := issues.last_day()) is None:
         return text
@@ -39,3 +41,24 @@ def from_the_data_end(text: str, issues: ProjectIssues) -> str:
         return f"since {span.since.isoformat()}" if span is not None and span.since is not None else said.group(0)
 
     return _OF_THE_DATA_RE.sub(day, text)
+
+
+_YEARLESS_RE = lazy(rf"\b{ANY_MONTH}\b(?![^,;?!]*\b(?:19|20)\d\d\b)", re.I)
+"""A month named with no year after it (`since feb 20`, `in March`), read as the latest one not in the future."""
+
+
+def _yearless_in_the_data(text: str, issues: ProjectIssues) -> str:
+    """`anything new since feb 20` on data that ends a year ago: the feb 20 before the data's end (`feb 20 2025`), as
+    the latest such day after it holds nothing; as it is when the day is not after the data's end."""
+    if not _YEARLESS_RE.search(text):
+        return text
+    span = span_in(text)
+    if span is None or span.since is None or not _YEARLESS_RE.search(span.said):
+        return text
+    last = issues.last_day()
+    if last is None or span.since <= last:
+        return text
+    in_the_data = span_in(text, now=last + timedelta(days=1))
+    if in_the_data is None or in_the_data.since is None or in_the_data.since > last:
+        return text
+    return f"{text[: span.end]} {in_the_data.since.year}{text[span.end :]}"

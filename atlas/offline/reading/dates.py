@@ -31,7 +31,7 @@ _COUNT = r"(?P<n{0}>\d{{1,3}}|a|an|one|two|three|four|six|few|couple\s+of)"
 _UNIT = r"(?P<unit{0}>days?|weeks?|months?|quarters?|years?)"
 _WEEKDAY = r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_ANY_MONTH = _MONTH.replace("?P<month>", "?:")
+ANY_MONTH = _MONTH.replace("?P<month>", "?:")
 """A month's name, as `_MONTH` reads it, with no group of its own."""
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _DAY = r"(?P<day_{0}>[0-3]?\d)" + _ORDINAL
@@ -124,10 +124,10 @@ RANGE_RE = lazy(
 
 _DAY_NUMBER_RE = lazy(rf"(?<![\w.]){_ORDINAL_DAY}(?![\w:]|\.\d)", re.I)
 _MONTH_BEFORE_RE = lazy(
-    rf"(?:\b(?:since|on|from|after|before|until|till|by)\s+may|\b(?!may\b){_ANY_MONTH})\s+$",
+    rf"(?:\b(?:since|on|from|after|before|until|till|by)\s+may|\b(?!may\b){ANY_MONTH})\s+$",
     re.I,
 )
-_MONTH_AFTER_RE = lazy(rf"\s+(?:of\s+)?{_ANY_MONTH}(?!\w)", re.I)
+_MONTH_AFTER_RE = lazy(rf"\s+(?:of\s+)?{ANY_MONTH}(?!\w)", re.I)
 
 
 def month_days(text: str) -> list[tuple[int, int]]:
@@ -141,7 +141,7 @@ def month_days(text: str) -> list[tuple[int, int]]:
     ]
 
 
-_TIME_ALONE_RE = lazy(rf"^\s*(?=(?:{_ANY_MONTH}|(?:19|20)\d\d)(?![\w-]))", re.I)
+_TIME_ALONE_RE = lazy(rf"^\s*(?=(?:{ANY_MONTH}|(?:19|20)\d\d)(?![\w-]))", re.I)
 
 
 def time_alone(text: str) -> str:
@@ -151,7 +151,7 @@ def time_alone(text: str) -> str:
 
 _WEEK_OF_MONTH_RE = lazy(
     r"\b(?:(?P<lead>in|during|over|on|from)\s+)?(?:the\s+)?(?P<which>first|1st|second|2nd|third|3rd|fourth|4th|last|final)"
-    rf"\s+week\s+(?:of|in)\s+(?P<month>{_ANY_MONTH})(?:,?\s+(?P<year>(?:19|20)\d\d))?(?![\w-])",
+    rf"\s+week\s+(?:of|in)\s+(?P<month>{ANY_MONTH})(?:,?\s+(?P<year>(?:19|20)\d\d))?(?![\w-])",
     re.I,
 )
 """`the last week of january 2025`, `first week of march`: seven days of a named month."""
@@ -178,7 +178,7 @@ def _week_of_month_in(text: str, now: date) -> Span | None:
 _PART_OF_RE = lazy(
     r"\b(?:(?:in|during|over|on|from)\s+)?(?:the\s+)?(?P<end>first|last|final)\s+"
     rf"(?:{_COUNT.format('part')}\s+)?(?P<unit>days?|weeks?|months?)\s+(?:of|in)\s+"
-    rf"(?:(?P<month>{_ANY_MONTH})(?:,?\s+(?P<month_year>(?:19|20)\d\d))?|(?P<year>(?:19|20)\d\d))(?![\w-])",
+    rf"(?:(?P<month>{ANY_MONTH})(?:,?\s+(?P<month_year>(?:19|20)\d\d))?|(?P<year>(?:19|20)\d\d))(?![\w-])",
     re.I,
 )
 """`the last 90 days of 2024`, `the first 2 weeks of march`, `last 3 months of 2023`: that many from one end of a
