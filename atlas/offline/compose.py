@@ -28,7 +28,7 @@ from atlas.offline.answer.nearest import nearest_requests
 from atlas.offline.lookups.reader import EXPLAIN_RE, read_lookups
 from atlas.offline.plan import Plan, PlannedCall, codes_in, project_examples
 from atlas.offline.reading.authors_and_days import people_meant
-from atlas.offline.reading.data_days import from_the_data_end
+from atlas.offline.reading.data_days import from_the_data_end, years_not_issues
 from atlas.offline.reading.embedded import as_questions
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.frames import Message, Request, split_message
@@ -122,7 +122,8 @@ def _acts_of(
     acts: list[Act] = []
     context: list[int] = []
     for request in message.requests:
-        request.text = from_the_data_end(known_codes(without_preamble(request.text), vocabulary), vocabulary.issues)
+        said = known_codes(without_preamble(request.text), vocabulary)
+        request.text = years_not_issues(from_the_data_end(said, vocabulary.issues), vocabulary.issues)
         prior = acts[-1] if acts else before
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         text = people_meant(text, prior.search.author if prior is not None and prior.search is not None else None)

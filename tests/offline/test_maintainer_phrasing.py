@@ -537,6 +537,11 @@ def test_a_plus_sign_apart_from_its_word_is_prose_never_a_label_to_add() -> None
             "Did somebody already report that load_from_disk gives a different result? I don't want a duplicate.",
             [("search_issues", {"query": "load_from_disk gives different result"})],
         ),
+        (
+            "I'd like to know which tickets mention IterableDataset shuffle, thanks",
+            [("search_issues", {"query": "IterableDataset shuffle"})],
+        ),
+        ("did anyone already file something about caching being slow", [("search_issues", {"query": "caching slow"})]),
         ("list bug, only open, about map", [("search_issues", {"query": "map", "state": "open", "label": "bug"})]),
         (
             "map() eating all the RAM - any open reports?",

@@ -469,3 +469,10 @@ def test_a_day_without_its_year_after_the_datas_end_is_the_one_before_it(flat: V
     assert searches("issues since dec 20 2023", flat)[0]["created_since"] == "2023-12-20"  # a year said stays
     counted = searches("issues opened in the last 30 days", flat)[0]["created_since"]
     assert counted == (today() - timedelta(days=30)).isoformat()  # a span counted back is counted from today
+
+
+def test_a_year_after_the_issues_is_a_time_where_the_project_has_no_issue_of_that_number(flat: Vocabulary) -> None:
+    [search] = searches("lhoestq issues 2021", flat)  # the export holds no #2021
+    assert search == {"query": "", "author": "lhoestq", "created_since": "2021-01-01", "created_before": "2022-01-01"}
+    held = next(issue["number"] for issue in ISSUES if 1990 <= issue["number"] <= 2030)
+    assert [c.name for c in plan_of(f"lhoestq issues {held}", flat).first_calls()] == ["get_issue"]

@@ -1,4 +1,5 @@
-"""Days counted back from the end of the project's data, not from today: `the last 6 months of the data`.
+"""Days read against the project's data: counted back from its end, not from today (`the last 6 months of the data`),
+a yearless day it holds, and a year where it has no issue of that number.
 
 An export or an old sync ends when it was taken; a maintainer who knows it asks for the data's last months. The
 words become the day they start from (`since 2024-08-27`), which every time filter reads, so the issues' opening
@@ -62,3 +63,18 @@ def _yearless_in_the_data(text: str, issues: ProjectIssues) -> str:
     if in_the_data is None or in_the_data.since is None or in_the_data.since > last:
         return text
     return f"{text[: span.end]} {in_the_data.since.year}{text[span.end :]}"
+
+
+_YEAR_AFTER_ISSUES_RE = lazy(
+    r"(?:(?<=\bissues)|(?<=\bbugs)|(?<=\btickets)|(?<=\breports))\s+(?P<year>(?:19|20)\d\d)(?![\w.:/-])", re.I
+)
+
+
+def years_not_issues(text: str, issues: ProjectIssues) -> str:
+    """`mariosasko bugs 2023`: a year said right after the issues, where the project has no issue of that number, is
+    the year they were opened (`in 2023`); a number the project has an issue of stays that issue."""
+
+    def year(said: re.Match[str]) -> str:
+        return f" in {said['year']}" if issues.has(int(said["year"])) is False else said.group(0)
+
+    return _YEAR_AFTER_ISSUES_RE.sub(year, text)

@@ -95,7 +95,8 @@ _PREAMBLE_RE = lazy(
     r"|dev|triager|reviewer|release\s+manager|volunteer)\s*[,.:;!-]+\s*"
     r"|(?:i\s+am|i'm|im)\s+new(?:\s+here|\s+to\s+(?:the|this)\s+(?:project|repo(?:sitory)?|codebase|library))?"
     r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
-    r"|(?:i\s+(?:want|wanna|would\s+like|'d\s+like|need)\s+to\s+(?:know|see|find\s+out)|(?:can|could)\s+(?:you|u)\s+tell\s+me"
+    r"|(?:i(?:\s+(?:want|wanna|would\s+like|need)|'d\s+like|d\s+like)\s+to\s+(?:know|see|find\s+out)"
+    r"|(?:can|could)\s+(?:you|u)\s+tell\s+me"
     r"|please\s+tell\s+me)\s+(?=(?:which|what|who|whether|if|how|where|when|all|any)\b)"
     r"|[\w-]+(?:\s+[\w-]+)?\s+here\s*[,.:;!-]+\s*"
     r"|(?:i\s+want(?:\s+to)?\s+ask|(?:a\s+)?quick\s+question|(?:i\s+have\s+a\s+)?question)\s*[,.:;!-]+\s*)+",
