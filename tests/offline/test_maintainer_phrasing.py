@@ -542,6 +542,66 @@ def test_a_plus_sign_apart_from_its_word_is_prose_never_a_label_to_add() -> None
             [("search_issues", {"query": "IterableDataset shuffle"})],
         ),
         ("did anyone already file something about caching being slow", [("search_issues", {"query": "caching slow"})]),
+        (
+            "closed streaming bugs from 2024, I'm putting together the changelog",
+            [
+                (
+                    "search_issues",
+                    {
+                        "query": "",
+                        "state": "closed",
+                        "label": "streaming",
+                        "labels": ["bug"],
+                        "created_since": "2024-01-01",
+                        "created_before": "2025-01-01",
+                    },
+                )
+            ],
+        ),
+        (
+            "For the release notes I need every closed issue labelled streaming",
+            [("search_issues", {"query": "", "state": "closed", "label": "streaming"})],
+        ),
+        (
+            "ok so before the sync tomorrow I need a few numbers: how many open issues we have in total, how many of "
+            "them are bugs, and who opened the most issues in 2025",
+            [
+                ("search_issues", {"query": "", "state": "open", "count_only": True}),
+                ("search_issues", {"query": "", "state": "open", "label": "bug", "count_only": True}),
+                ("count_issues_by", {"created_since": "2025-01-01", "created_before": "2026-01-01", "by": "author"}),
+            ],
+        ),
+        ("hw many isues r open rn", [("search_issues", {"query": "", "state": "open", "count_only": True})]),
+        ("opne bugs abt push_to_hub", [("search_issues", {"query": "push_to_hub", "state": "open", "label": "bug"})]),
+        (
+            "Kindly share the list of open issues related to audio, please do the needful",
+            [("search_issues", {"query": "audio", "state": "open"})],
+        ),
+        ("who is reporting the most bugs", [("count_issues_by", {"label": "bug", "by": "author"})]),
+        (
+            "which month of 2024 had the most new issues",
+            [
+                (
+                    "count_issues_by",
+                    {
+                        "created_since": "2024-01-01",
+                        "created_before": "2025-01-01",
+                        "by": "month",
+                        "busiest_first": True,
+                        "limit": 12,
+                    },
+                )
+            ],
+        ),
+        ("which labels have the most open issues right now", [("count_issues_by", {"state": "open", "by": "label"})]),
+        (
+            "break down the open backlog by the year the issues were opened",
+            [("count_issues_by", {"state": "open", "by": "year"})],
+        ),
+        (
+            "can you dig up the Windows-related issues, open or closed",
+            [("search_issues", {"query": "Windows"})],
+        ),
         ("list bug, only open, about map", [("search_issues", {"query": "map", "state": "open", "label": "bug"})]),
         (
             "map() eating all the RAM - any open reports?",
@@ -644,4 +704,30 @@ def test_a_label_or_a_word_before_the_issues_is_asked_once_for_each() -> None:
     ]
     assert first_calls("open streaming or enhancement issues") == [  # two labels: one search takes either
         ("search_issues", {"query": "", "state": "open", "any_labels": ["streaming", "enhancement"]})
+    ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "users hit path problems, I remember one about OSError errno 22, can you dig up the windows issues",
+        "the job died with signal 9 and pid 4417, any issues about oom kills?",
+    ],
+)
+def test_a_number_after_errno_signal_or_pid_is_no_issue(question: str) -> None:
+    assert [name for name, _ in first_calls(question)] == ["search_issues"]
+
+
+def test_a_similar_request_with_a_typo_in_its_verb_is_still_one() -> None:
+    plan = read_question("simlar to 41?", FLAT, (*TOOLS, "find_similar"))
+    assert [call.name for call in plan.first_calls()] == ["get_issue", "find_similar"]
+
+
+def test_is_it_possible_to_have_the_issues_of_someone_which_concern_a_label() -> None:
+    from atlas.offline.reading.people import ProjectPeople
+
+    people = Vocabulary(labels=[*FLAT.labels, "dataset-viewer"], people=ProjectPeople(logins=["severo"]))
+    plan = read_question("Is it possible to have the issues of severo which concern the dataset viewer?", people, TOOLS)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("search_issues", {"query": "", "label": "dataset-viewer", "author": "severo"})
     ]

@@ -18,15 +18,19 @@ from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import Search, search_in
 from atlas.offline.reading.vocabulary import Vocabulary
 
-_OPENED = r"(?:reported|filed|opened|created|raised|submitted|wrote|reports|files|opens|creates|raises|writes|posted)"
+_OPENED = (
+    r"(?:reported|filed|opened|created|raised|submitted|wrote|reports|files|opens|creates|raises|writes|posted"
+    r"|reporting|filing|opening|creating|raising|submitting|writing|posting)"
+)
 _PEOPLE = r"(?:authors?|reporters?|users?|people|contributors?|posters?|submitters?|folks)"
 _EACH = r"\b(?:per|by|for\s+each|each)\s+"
 _NOT_AFTER = "".join(rf"(?<!\b{word}\s)" for word in ("in", "for", "within", "over", "than"))
-_EACH_TIME = rf"\b(?:per|by|each|every|{_NOT_AFTER}a)\s+"
+_EACH_TIME = rf"\b(?:per|by(?:\s+the)?|each|every|{_NOT_AFTER}a)\s+"
 """`how many a month`, not `in a month` or `older than a year` (a time)."""
 _MOST = r"(?:most|highest|biggest|largest|busiest|worst|peak|record)"
 _BUSIEST = (
-    r"\b(?:which|what)\s+{unit}s?\s+(?:had|has|saw|got|brought|was|were|did)\s+(?:we\s+(?:get|see|have)\s+)?"
+    r"\b(?:which|what)\s+{unit}s?(?P<kind>\s+(?:of|in)\s+(?:19|20)\d\d)?\s+(?:had|has|saw|got|brought|was|were|did)\s+"
+    r"(?:we\s+(?:get|see|have)\s+)?"
     r"(?:the\s+)?" + _MOST + r"\b|\b(?:busiest|worst|peak|biggest|record)\s+{unit}s?\b"
     r"|\b(?:in\s+)?(?:which|what)\s+{unit}\s+(?:were|was)\s+(?:the\s+)?" + _MOST + r"\b"
 )
@@ -41,6 +45,7 @@ _SAID = {
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b",
     "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
     r"|\b(?:breakdown|distribution|split|counts?|tally)\s+(?:of|by|per)\s+(?:the\s+)?labels?\b"
+    r"|\b(?:which|what)\s+labels?\s+(?:have|has|carry|carries|get|gets|are\s+on)\s+(?:the\s+)?most\b"
     r"|\b(?<!with\s)(?<!with\sthe\s)(?<!have\s)(?<!have\sthe\s)(?<!has\s)(?<!has\sthe\s)(?:most|top)\s+"
     r"(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels?\b|\bmost[- ]used\s+labels?\b"
     r"|\blabels?\s+(?:is|are|gets?)\s+(?:used|applied|put\s+on)?\s*(?:the\s+)?most\b",
@@ -102,7 +107,7 @@ _LIMIT_RE = lazy(r"\b(?:top|first)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:most|top|bigge
 _FILLER_RE = lazy(
     r"\bhow\s+(?:are|is)\s+(?:we|things|it)\s+(?:doing|going|looking)(?:\s+(?:on|with|for))?"
     r"|\b(?:who(?:'s|\s+(?:is|are|was|were))?|how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down"
-    r"|split(?:\s+up)?|of(?!\s+(?:(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b)"
+    r"|split(?:\s+up)?|break\s+down|of(?!\s+(?:(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b)"
     r"|among|across|in\s+all|were|was|are|is|"
     r"there|the|show|me|give|list|get|by\s+(?:number|count)|rank(?:ed|ing)?|leaderboard|so\s+far)\b",
     re.I,
@@ -143,6 +148,7 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     by, said = found
     # `top bug reporters`: the kind said before the people is a filter of the issues counted.
     kind = said.groupdict().get("kind") or ""
+    kind = re.sub(r"^\s*of\s+(?=(?:19|20)\d\d)", " in ", kind)  # `which month of 2024 had the most`: in 2024
     if by == "state":  # `how many issues did albertvillanova open and how many …`: the one who opened them
         kind = _OPENED_BY_RE.sub(r"by \g<who> ", kind)
     before = text[: said.start()]
@@ -199,12 +205,19 @@ def _word_ends(text: str, start: int, end: int) -> list[int]:
     return [start + word.end() for word in re.finditer(r"[\w-]+", text[start:end])]
 
 
+_ANY_ISSUE = frozenset({"issue", "issues", "ticket", "tickets", "report", "reports", "one", "ones", "open", "closed"})
+"""Words for any issue, which name no kind of them (`open vision issues vs open speech issues`)."""
+
+
 def _label_named(words: str, labels: Sequence[str]) -> str | None:
     """A label named whole, else the one the project's words for a kind mean (`feature requests`)."""
     if named := next((hit.label for hit in labels_in_words(words, labels) if hit.exact), None):
         return named
     meaning = getattr(labels, "meaning", None)
-    return meaning(words.strip().lower()) if meaning is not None and re.fullmatch(r"[\w -]+", words.strip()) else None
+    if meaning is None or not re.fullmatch(r"[\w -]+", words.strip()):
+        return None
+    said = words.strip().lower()
+    return None if set(said.split()) <= _ANY_ISSUE else meaning(said)  # `issues` alone means no kind
 
 
 def _count_arguments(search: Search) -> dict[str, Any]:

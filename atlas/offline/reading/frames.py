@@ -35,7 +35,10 @@ _JOINT_PATTERN = (
     r"|,?\s+(?:and|n|&)\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b|(?:do\s+)?(?:the\s+)?same\s+(?:on|to|for)\b)|,?\s+and\s+(?=(?:on|to)\s+#?\d+\s*:)|,?\s+and\s+(?=(?:which|what)\s+(?:of\s+(?:them|those|these)|ones)\b|which\s+(?:are|is|were)\s+(?:still\s+)?(?:open|closed)\b)"
     r"|,?\s+and\s+(?=(?:what|which)(?:'?s|\s+(?:is|are))\s+(?:the\s+)?(?:oldest|newest|latest|earliest|most|least)\b)"
     r"|(?<!\bopen)(?<!\bclosed)(?<!\bopen,)(?<!\bclosed,),?\s+and\s+(?=how\s+many\b)"
-    r"|,\s+(?!(?:open|closed)\b\s*(?:only|ones?|issues|bugs|tickets|,|[?.!]|$))(?=(?:please\s+|also\s+)?(?:{verbs})\b))\s*"
+    r"|(?<!\bopen)(?<!\bclosed),\s+(?=how\s+many\b)|,?\s+and\s+(?=who\s+(?:opened|filed|reported|opens|files|reports)\b)"
+    r"|,\s+(?!(?:open|closed)\b\s*(?:only|ones?|issues|bugs|tickets|,|[?.!]|$|(?:or|and|&)\s+(?:open|closed)\b))"
+    r"(?=(?:please\s+|also\s+)?(?:{verbs})\b)"
+    r"|,\s+(?=(?:so\s+)?(?:can|could|would)\s+(?:you|u)\s+(?:please\s+|pls\s+)?(?:{verbs}|dig|track|hunt|pull)\b))\s*"
 )
 VERBS = (
     "add|remove|drop|strip|delete|clear|comment|post|reply|respond|write|leave|tell|let|ask|thank|ping|label|tag|mark|"

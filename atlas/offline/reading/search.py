@@ -55,7 +55,9 @@ _SEARCH_NOUN_RE = lazy(
     r"(?:about|regarding|mentioning|related\s+to|to\s+do\s+with)\b",
     re.I,
 )
-_SEARCH_VERB_RE = lazy(r"\b(search|find|look(?:ing)?\s+for|grep)\b", re.IGNORECASE)
+_SEARCH_VERB_RE = lazy(
+    r"\b(search|find|look(?:ing)?\s+for|grep|dig\s+up|track\s+down|hunt\s+down|round\s+up)\b", re.IGNORECASE
+)
 _STATE_OR_KIND_RE = lazy(
     r"\bwhat'?s\s+(?:still\s+)?(?:open|closed)\b|\bquestions\b|\bwhich\s+(?:issue|ticket|bug)\b"
     r"|^\s*(?:the\s+)?(?:ones\s+)?(?:labell?ed|tagged)\b",

@@ -172,7 +172,12 @@ def topic_alone(query: str) -> str:
         flags=re.I,
     )
     query = _JOINED_TOPIC_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", query))
-    query = re.sub(r"(?:[\s,;:]+(?:please|pls|plz|thanks|thank\s+you|thx|ty))+\W*$", "", query, flags=re.I)
+    query = re.sub(
+        r"(?:[\s,;:]+(?:please|pls|plz|thanks|thank\s+you|thx|ty|do\s+the\s+needful|in\s+advance))+\W*$",
+        "",
+        query,
+        flags=re.I,
+    )
     query = " ".join(query.split()).rstrip("?.!,;:").rstrip()  # what was said of the issues left gaps and marks
     query = re.sub(
         r"(?<=\w)\s+(?:issues?|bugs?|tickets?|requests?|threads?|proposals?|ones?)$|(?:^|\s+)about$",

@@ -28,7 +28,8 @@ _BARE_LABEL_RE = lazy(r"(?<![\w/])([A-Za-z][\w.-]*:[A-Za-z0-9][\w.-]*)")
 _TEXT_LEAD_RE = lazy(r"\W*(?:that\s+)?(?:mention\w*|contain\w*|matching|referencing)\b", re.I)
 """`which ones mention streaming`: words asked for as text, never read as a label."""
 QUERY_LEAD_RE = lazy(
-    r"\b(?:about|mentioning|mention|mentions|regarding|concerning|related\s+to|involving|containing|contains?|matching|"
+    r"\b(?:about|mentioning|mention|mentions|regarding|concerning|(?:that|which)\s+concerns?|related\s+to|involving"
+    r"|containing|contains?|matching|"
     r"referenc(?:ing|es?)|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on"
     r"|(?:(?<=\bissue\s)|(?<=\bissues\s)|(?<=\bbug\s)|(?<=\bbugs\s)|(?<=\bone\s))where"
     r"(?!\s+(?:the\s+|their\s+|its\s+)?(?:titles?|bod(?:y|ies)|text)\b)"
@@ -45,7 +46,7 @@ SEARCH_FILLER = frozenset(
         latest newest new recent both does mean means still this issue ticket from users user people unresolved resolved
         fixed component components what's whats rn now currently right again also today every each everything
         stuff things anything something they them those these thats ever one it its at havent hasnt i want wanna need
-        see some only just here
+        see some only just here dig up track hunt down round share kindly needful backlog
         opened filed created reported submitted raised came arrived updated happened were was been did report file raise
         submit
         label labels labelled labeled tagged tell summarise summarize summary overview a an too

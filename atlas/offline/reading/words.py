@@ -24,6 +24,7 @@ PLANNER_WORDS = frozenset(
         config configuration broker brokers lease leases scheduling scheduler deployment upgrading upgrade
         troubleshooting workers worker postgres redis core retries memory logging
         oldest newest latest earliest least most recently updated active commented longest last list this month week
+        similar duplicate duplicates related suggest triage count inbox
         """,
     )
 )
@@ -48,6 +49,9 @@ SHORTHAND = {
     "wat": "what",
     "wut": "what",
     "ur": "your",
+    "abt": "about",
+    "bc": "because",
+    "kindly": "please",
 }
 # Contractions typed without their mark (`whos`, `dont`); `its`, `lets`, `wont`, `well` and `ill` are words too.
 SHORTHAND.update(
@@ -96,8 +100,8 @@ _PREAMBLE_RE = lazy(
     r"|(?:i\s+am|i'm|im)\s+new(?:\s+here|\s+to\s+(?:the|this)\s+(?:project|repo(?:sitory)?|codebase|library))?"
     r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
     r"|(?:i(?:\s+(?:want|wanna|would\s+like|need)|'d\s+like|d\s+like)\s+to\s+(?:know|see|find\s+out)"
-    r"|(?:can|could)\s+(?:you|u)\s+tell\s+me"
-    r"|please\s+tell\s+me)\s+(?=(?:which|what|who|whether|if|how|where|when|all|any)\b)"
+    r"|(?:can|could)\s+(?:you|u)\s+tell\s+me|(?:is\s+it|would\s+it\s+be)\s+possible\s+(?:for\s+me\s+)?to\s+(?:have|get|see)"
+    r"|please\s+tell\s+me)\s+(?=(?:which|what|who|whether|if|how|where|when|all|any|the|a|an|some)\b)"
     r"|[\w-]+(?:\s+[\w-]+)?\s+here\s*[,.:;!-]+\s*"
     r"|(?:i\s+want(?:\s+to)?\s+ask|(?:a\s+)?quick\s+question|(?:i\s+have\s+a\s+)?question)\s*[,.:;!-]+\s*)+",
     re.I,
@@ -107,12 +111,38 @@ _PREAMBLE_RE = lazy(
 Never a login: `I'm lhoestq` says whose issues `my issues` are."""
 
 
+_PURPOSE_RE = lazy(
+    r"^\s*(?:ok(?:ay)?[,\s]+)?(?:so\s+)?(?:(?:for|before|ahead\s+of)\s+(?:the\s+|our\s+|my\s+|this\s+|tomorrow'?s\s+)?"
+    r"[\w-]+(?:\s+[\w-]+){0,3}?\s*,?\s+)?(?:i|we)\s+(?:need|want|would\s+like|'d\s+like)\s+"
+    r"(?:(?:a\s+few|some|a\s+couple\s+of)\s+(?:numbers|figures|stats|things|answers|facts)\s*:\s*"
+    r"|to\s+(?:know|see|get|have)\s+(?=(?:every|all|the|a|an|some|how|which|what|who)\b)"
+    r"|(?=(?:every|all|the\s+list|a\s+list|the\s+\d+|\d+)\b))",
+    re.I,
+)
+"""`For the release notes I need every closed issue …`, `ok so before the sync tomorrow I need a few numbers: …`: what
+the person is doing and that they need something, before what they need."""
+_DOING_AFTER_RE = lazy(
+    r"[\s,;-]+(?:(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:putting\s+together|preparing|writing|drafting|working\s+on|doing"
+    r"|compiling|making|updating)\b[^?!.]*|for\s+(?:the|our|my)\s+(?:changelog|release\s+notes?|weekly\s+report|report"
+    r"|meeting|sync|standup|stand-up|review)\b)\s*[.!]*$",
+    re.I,
+)
+"""`…, I'm putting together the changelog`: what the person is doing, said after the request."""
+
+
 def without_preamble(text: str) -> str:
-    """The request without what is said before it (a greeting, who is asking); the words as they are otherwise."""
-    return _PREAMBLE_RE.sub("", text, count=1) or text
+    """The request without what is said before it (a greeting, who is asking, what they are doing and need) or after
+    it (what they are doing); the words as they are otherwise."""
+    text = _PREAMBLE_RE.sub("", text, count=1) or text
+    return _DOING_AFTER_RE.sub("", _PURPOSE_RE.sub("", text, count=1)) or text
 
 
-_ARE_RE = lazy(r"\b(what|which|where|who|how|when|why|there)\s+r\b(?![\w/:-])", re.I)
+_ARE_RE = lazy(
+    r"\b(what|which|where|who|how|when|why|there|they|issues|isues|bugs|tickets|ones|many)\s+r\b(?![\w/:-])"
+    r"(?=\s+(?:open|closed|still|there|the|any|labell?ed|tagged|fixed|new|stale|untriaged|[?.!]|$))",
+    re.I,
+)
+"""`r` as `are` after a question word or the issues, before what they are (`isues r open`): `R` is a language."""
 
 
 def _inflected(word: str) -> bool:
