@@ -731,3 +731,18 @@ def test_is_it_possible_to_have_the_issues_of_someone_which_concern_a_label() ->
     assert [(c.name, c.arguments) for c in plan.first_calls()] == [
         ("search_issues", {"query": "", "label": "dataset-viewer", "author": "severo"})
     ]
+
+
+def test_a_comment_asking_the_reporter_which_is_a_question_to_them() -> None:
+    plan = read_question("comment on #41 asking the reporter which datasets and pyarrow versions they use", FLAT, TOOLS)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("post_comment", {"issue_id": 41, "body": "Could you tell us which datasets and pyarrow versions you use?"})
+    ]
+
+
+def test_which_issues_we_closed_in_a_month_is_said_to_have_no_closing_day() -> None:
+    plan = read_question("which issues did we close in january 2025?", FLAT, TOOLS)
+    assert not plan.first_calls()
+    assert any("does not record when an issue was closed" in note and "in january 2025" in note for note in plan.notes)
+    who = read_question("which issues did lhoestq close?", FLAT, TOOLS)
+    assert any("does not record who closed" in note for note in who.notes)

@@ -476,3 +476,20 @@ def test_a_year_after_the_issues_is_a_time_where_the_project_has_no_issue_of_tha
     assert search == {"query": "", "author": "lhoestq", "created_since": "2021-01-01", "created_before": "2022-01-01"}
     held = next(issue["number"] for issue in ISSUES if 1990 <= issue["number"] <= 2030)
     assert [c.name for c in plan_of(f"lhoestq issues {held}", flat).first_calls()] == ["get_issue"]
+
+
+def test_a_kind_said_before_a_label_left_out_is_its_label_and_reads_no_single_issue(flat: Vocabulary) -> None:
+    plan = plan_of("open feature requests without the good first issue label, oldest first", flat)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        (
+            "search_issues",
+            {
+                "query": "",
+                "state": "open",
+                "label": "enhancement",
+                "without_labels": ["good first issue"],
+                "order": "oldest",
+            },
+        )
+    ]
+    assert not plan.later  # the label's name holds `issue`, and asks for no one issue

@@ -40,11 +40,11 @@ _ASK_RE = lazy(
     r"\b(?:ask(?:ing)?\s+(?:(?P<who>@[\w-]+)\s+|(?:the\s+)?(?:reporter|author|op|them|him|her|people|folks|users?)\s+)?"
     r"|tell(?:ing)?\s+(?:the\s+)?(?:reporter|author|op|them|him|her|people|folks|users?)\s+(?=(?:(?:of|on|in)\s+\S+\s+)?to\b))"
     r"(?:(?:of|on|in)\s+(?:issue\s+)?#?\d{1,5}\s+)?(?:for\s+(?P<what>[^.?!;]+?)|to\s+(?P<do>[^.?!;]+?)"
-    r"|(?P<whether>(?:whether|if)\s+[^?!;]+?))\s*[.?!]*\s*$",
+    r"|(?P<whether>(?:whether|if|which|what|how|when|where|who)\s+[^?!;]+?))\s*[.?!]*\s*$",
     re.I,
 )
-"""What a comment is to ask for (`… for a minimal repro`) or ask someone to do (`… to try 3.2`, `tell them to try
-3.2`)."""
+"""What a comment is to ask for (`… for a minimal repro`), ask someone to do (`… to try 3.2`, `tell them to try
+3.2`) or to tell (`asking the reporter which versions they use`)."""
 _CLAUSE_RE = lazy(
     r"(?:\b(?:saying|that\s+says|to\s+say)|(?:\d|\bit|\bthem|\bcomment|\breply|\bnote|\bpost)\s+that)\s+(?P<b>\w.*)$",
     re.I,

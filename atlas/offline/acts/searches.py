@@ -128,7 +128,10 @@ def ordered(text: str, vocabulary: Vocabulary) -> Act:
     # The topic stays (`the 3 newest issues about parquet`): without it the newest issues of any topic would pass
     # for an answer.
     search = search_in(words, notes, vocabulary.labels, vocabulary.people)
-    singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", text, re.I) or one_of_a_label(
+    unnamed = text  # `… without the good first issue label`: a label's name says no single issue
+    for name in (name for name in vocabulary.labels if " " in name):
+        unnamed = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", unnamed, flags=re.I)
+    singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", unnamed, re.I) or one_of_a_label(
         text, vocabulary.labels
     )
     act = Act(Intent.ORDERED, text, search=search, notes=notes)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from atlas.offline.reading.dates import span_in
 from atlas.offline.reading.lazy import lazy
 
 POLITE = (
@@ -36,7 +37,8 @@ only as a thread to read."""
 _CLOSE = r"(?:close|closed|resolve|resolved)"
 CLOSER_RE = lazy(
     rf"\bwho\s+(?:has\s+|had\s+)?{_CLOSE}\b"
-    rf"|\b(?:which|what)\s+(?:(?:\w+\s+)?(?:issues?|bugs?|tickets?|ones?)\s+)?(?:did|has|have|had)\s+@?[\w.-]+\s+{_CLOSE}\b"
+    rf"|\b(?:which|what)\s+(?:(?:\w+\s+)?(?:issues?|bugs?|tickets?|ones?)\s+)?(?:did|has|have|had)\s+"
+    rf"(?P<who>@?[\w.-]+)\s+{_CLOSE}\b"
     rf"|\b{_CLOSE}\s+by\s+(?!#|\d|the\b|a\b|an\b)@?[\w.-]+",
     re.IGNORECASE,
 )
@@ -65,6 +67,12 @@ _NO_CLOSER = (
     "closed. I can list closed issues, or the issues someone opened (`closed issues opened by <name>`)."
 )
 """Who closed an issue: the data does not record it, so no search of the name in the text stands in for it."""
+_NO_CLOSING_DAY = (
+    "The data does not record when an issue was closed: it keeps when each was opened and whether it is closed now. "
+    "I can list the issues opened then that are closed now (`closed issues opened {said}`)."
+)
+_US = frozenset({"we", "i", "you", "they", "the team", "us"})
+"""Who closed said as the team or the person asking: what is asked is which issues, and when."""
 _NO_RANKING = (
     "I cannot count who closed, fixed or answered issues: the data says who opened each issue, so I count "
     "issues by who opened them (`who opened the most bugs?`), and each issue's thread shows who answered it."
@@ -78,7 +86,11 @@ _NO_LABEL_MANY = (
 def unsupported(text: str, notes: list[str], example: str) -> str:
     """The words with what no tool can do taken out, each said in `notes`; `example`: a label for the example."""
     text = _said_instead(_PULL_REQUESTS_RE.search(text), text, notes, _NO_PULL_REQUESTS)
-    text = _no_tracker_verb(_said_instead(CLOSER_RE.search(text), text, notes, _NO_CLOSER), notes, example)
+    closer = CLOSER_RE.search(text)
+    # `which issues did we close in january?`: the team's closing, asked by when; the data keeps no closing day
+    span = span_in(text) if closer is not None and (closer["who"] or "").lower() in _US else None
+    note = _NO_CLOSING_DAY.format(said=span.said) if span is not None else _NO_CLOSER
+    text = _no_tracker_verb(_said_instead(closer, text, notes, note), notes, example)
     if ranking := _WHO_MOST_RE.search(text):  # a ranking by who did what: the rest of the words go with it
         notes.append(_NO_RANKING)
         return text[: ranking.start()]

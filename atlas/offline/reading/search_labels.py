@@ -151,13 +151,13 @@ def bare_label(text: str, labels: Sequence[str]) -> re.Match[str] | None:
 
 _KIND_RE = lazy(
     r"\b(?P<kind>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
-    r"\s*(?:\b(?:issues|ones|tickets|reports)\b|[?.!]*\s*$)",
+    r"\s*(?:\b(?:issues|ones|tickets|reports)\b|[?.!,;\s]*$)",
     re.IGNORECASE,
 )
 """`the streaming ones`, `docs issues`, `open feature requests`: the words that say which kind of issue."""
 
 
-_RELATIVE_CLAUSE_RE = lazy(r"\s+(?:that|which|who)\s+", re.I)
+_RELATIVE_CLAUSE_RE = lazy(r"\s+(?:that|which|who|without|with|not|since|from|by)\s+", re.I)
 
 
 def meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
@@ -165,7 +165,8 @@ def meant_label(rest: str, labels: Sequence[str]) -> tuple[str | None, str]:
     meaning = getattr(labels, "meaning", None)
     lead = QUERY_LEAD_RE.search(rest)
     scope = rest[: lead.start()] if lead else rest
-    scope = _RELATIVE_CLAUSE_RE.split(scope, maxsplit=1)[0]  # `feature requests that have been sitting`: the kind
+    # `feature requests that have been sitting`, `… without the good first issue label`: the kind is said first
+    scope = _RELATIVE_CLAUSE_RE.split(scope, maxsplit=1)[0]
     found = _KIND_RE.search(scope.strip())
     if meaning is None or found is None:
         return None, rest
@@ -365,9 +366,15 @@ _NAME_AFTER_RE = lazy(r"\b(?:labell?ed|tagged|labels?|with)\s+(?:the\s+)?$", re.
 """`labelled enhancement`: the label's name, not a noun for one issue."""
 
 
+_LABEL_WORD_AFTER_RE = lazy(r"\s+labels?\b", re.I)
+
+
 def one_of_a_label(text: str, labels: Sequence[str]) -> bool:
     """`the oldest open enhancement`: a label's words said whole, in the singular, as the issue asked for."""
     hits = [hit for hit in labels_in_words(text, labels) if hit.exact and hit.literal]
     return any(
-        not text[h.start : h.end].lower().endswith("s") and not _NAME_AFTER_RE.search(text[: h.start]) for h in hits
+        not text[h.start : h.end].lower().endswith("s")
+        and not _NAME_AFTER_RE.search(text[: h.start])
+        and not _LABEL_WORD_AFTER_RE.match(text, h.end)  # `without the good first issue label`: its name
+        for h in hits
     )
