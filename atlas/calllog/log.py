@@ -9,11 +9,14 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atlas.calllog.queries import Queries
 from atlas.calllog.store import FILENAME
 from atlas.protocol.events import CallRecord
+
+if TYPE_CHECKING:
+    from atlas.conversation.loop import TurnResult
 
 
 class CallLog(Queries):
@@ -81,6 +84,21 @@ class CallLog(Queries):
 
         answered = {"ts": ts, "session": session, "turn": turn, "question": question, "answer": answer}
         mirror_turn(self.path.parent, answered)
+
+    def record_answer(self, question: str, result: TurnResult) -> None:
+        """Log one answered question, as the turn's (priced) result tells it; never raises."""
+        self.record_turn(
+            session=result.session,
+            turn=result.turn,
+            question=question,
+            answer=result.answer,
+            model=result.model,
+            rounds=result.rounds,
+            input_tokens=result.usage.input_tokens,
+            output_tokens=result.usage.output_tokens,
+            cost_usd=result.cost_usd,
+            ms=result.ms,
+        )
 
     # -- reads ----------------------------------------------------------------------------
 
