@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from atlas.calllog import CallLog, CallLogWriter
-from atlas.calllog.writer import TraceIds
+from atlas.calllog.log import TraceIds
 from atlas.conversation.loop import TurnResult, TurnSettings, run_turn, start_turn
 from atlas.dataset.ensure import ready_dataset
 from atlas.dataset.source import Project
