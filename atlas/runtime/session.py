@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.calllog.log import TraceIds
-from atlas.conversation.loop import TurnResult, TurnSettings, run_turn, start_turn
+from atlas.conversation.loop import TurnResult, TurnSettings, run_turn
 from atlas.dataset.ensure import ready_dataset
 from atlas.dataset.source import Project
 from atlas.executor.approvals import PolicyHook
@@ -224,15 +224,18 @@ class Session(CallSession):
 
     def start_turn(self, number: int, settings: TurnSettings) -> Turn:
         """Question `number`'s budget and what it will read, from now."""
-        return start_turn(self.executor, number, settings)
+        return self.executor.new_turn(number, deadline=settings.deadline)
 
     def ask(self, question: str, settings: TurnSettings, shown: Shown) -> int:
-        """A run's one question, shown by `shown`: the executor attached to what shows it, the question
-        started (within the session's deadline), answered and recorded; the exit code `shown` makes of the answer."""
+        """A run's one question, shown by `shown`: the executor attached to what shows it, the question's
+        turn started (within the session's deadline), shown started, answered and recorded; the exit
+        code `shown` makes of the answer."""
         self.attach(*shown.listeners, approve=shown.approve, approve_batch=shown.approve_batch)
+        settings = settings._replace(deadline=self.deadline)
+        turn = self.start_turn(1, settings)
         model = shown.started(question, self)
         try:
-            result = self.answer(question, [], settings._replace(deadline=self.deadline), model=model)
+            result = self.answer(question, [], settings, turn=turn, model=model)
         except BaseException as exc:
             shown.failed(exc)
             raise
@@ -249,7 +252,8 @@ class Session(CallSession):
         loop: asyncio.AbstractEventLoop | None = None,
     ) -> TurnResult:
         """Answer `question` in its span: run the turn (Ctrl-C cancels it), then price and record it. `turn`
-        (from `start_turn`) when the caller keeps it; question 1, started by the loop, when None."""
+        (from `start_turn`) when the caller keeps it; question 1, started now, when None."""
+        turn = self.start_turn(1, settings) if turn is None else turn
         coro = run_turn(
             question,
             history,
@@ -261,7 +265,7 @@ class Session(CallSession):
             events=self.channel,
             project=self.project,
         )
-        with self._traced_question(question, 1 if turn is None else turn.number) as trace:
+        with self._traced_question(question, turn.number) as trace:
             result = run_cancellable(coro, loop)
             result = record_turn(
                 self.call_log, question, result, price_in=self.settings.price_in, price_out=self.settings.price_out
