@@ -1,11 +1,10 @@
-"""The sessions a run's tool calls go through, how one is opened, and the one way a question is answered
-(trace, run, record).
+"""The sessions a run's tool calls go through, how one is opened, and the one way a question is answered.
 
 A `CallSession` is a run's tools, call log and channel of events, the executor its calls run through
-(`attach`) and where they act: the host's calls of `atlas mcp serve` and a plan's items run through
-one. A `Session` is a `CallSession` with the run's settings and model, opened in one place
-(`open_session`: settings, policy, data, tools, the model by its name (`resolve`), deadline, tracer,
-call log): `atlas ask` hands it its one question (`ask_once`, shown by what the command `Shown`),
+(`attach`) and where they act: `atlas mcp serve`'s host calls and a plan's items run through one. A
+`Session` adds the run's settings and model, all opened in one place (`open_session`; the model by its
+name: `resolve`): `atlas ask` hands it its one question (`ask_once`, shown by what the command
+hands it: `ui.ask_screen.Shown`),
 `atlas chat` each of its questions (`Session.answer`); both go the same way, trace → run → record.
 
 Every session's listeners come in the same order: the call log first (a call is written before
@@ -24,12 +23,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from atlas.calllog import CallLog, CallLogWriter
 from atlas.calllog.log import TraceIds
 from atlas.conversation.loop import TurnResult, TurnSettings, run_turn
-from atlas.dataset.ensure import ready_dataset
+from atlas.dataset.ensure import ShownProgress, ready_dataset
 from atlas.dataset.source import Project
 from atlas.executor.approvals import PolicyHook
 from atlas.executor.executor import ToolExecutor
@@ -46,6 +45,7 @@ from atlas.runtime.runner import run_cancellable
 from atlas.runtime.toolset import load_registry
 from atlas.telemetry import telemetry_for
 from atlas.tools.registry import Registry, ToolContext
+from atlas.ui.ask_screen import Shown
 from atlas.ui.build_progress import BuildProgress
 
 if TYPE_CHECKING:
@@ -176,27 +176,6 @@ class CallSession:
         return traced
 
 
-class Shown(Protocol):
-    """What shows a session's one question (`atlas ask`'s screen): it hears the session's events and
-    asks its approvals; it is told when the question starts (and gives the model to ask, which it
-    may watch), when it fails, and its answer (and makes the exit code of it)."""
-
-    @property
-    def listeners(self) -> tuple[Listener | None, ...]: ...
-
-    @property
-    def approve(self) -> Approver: ...
-
-    @property
-    def approve_batch(self) -> BatchApprover: ...
-
-    def started(self, question: str, session: Session, /) -> Model: ...
-
-    def failed(self, error: BaseException, /) -> None: ...
-
-    def answered(self, result: TurnResult, /) -> int: ...
-
-
 @dataclass(kw_only=True)
 class Session(CallSession):
     """A `CallSession` with the run's settings and model; `answer` answers one question."""
@@ -314,19 +293,21 @@ def ask_once(
 ) -> int:
     """A session opened on `options` for `question` (its deadline `deadline_s`, None: none) answers it,
     shown by `shown`, and closes: the exit code `shown` makes of the answer."""
-    session = open_session(options, deadline_s=deadline_s)
+    session = open_session(options, deadline_s=deadline_s, build=shown.data_build)
     try:
         return session.ask(question, settings, shown)
     finally:
         session.close()
 
 
-def open_session(options: SessionOptions, *, deadline_s: float | None = None) -> Session:
+def open_session(
+    options: SessionOptions, *, deadline_s: float | None = None, build: ShownProgress | None = None
+) -> Session:
     """A session on settings from the environment (`options.model` and `.api` override) and its data,
-    made ready first (its issues db built now when missing or stale, the build shown). `deadline_s`,
-    the deadline of the one question it is opened for, starts once the data is ready and bounds the MCP
-    servers' start, then the question. Only a model that can call MCP tools starts their servers: an
-    offline question starts none."""
+    made ready first (its issues db built now when missing or stale, shown by `build`, a `BuildProgress`
+    when None). `deadline_s`, the deadline of the one question it is opened for, starts once the data is
+    ready and bounds the MCP servers' start, then the question. Only a model that can call MCP tools
+    starts their servers: an offline question starts none."""
     chosen = model_api(options.api)
     settings = Settings(api=chosen) if options.model is None else Settings(model=options.model, api=chosen)
     chosen_folder = state_folder().found_by != f"the nearest {STATE_FOLDER_NAME} folder"
@@ -334,7 +315,7 @@ def open_session(options: SessionOptions, *, deadline_s: float | None = None) ->
 
     policy = PolicyGate.at_home(settings.home)  # a policy it cannot read stops the run before anything starts
     rule_count = policy.rule_count
-    project = ready_dataset(settings.data, settings.home, BuildProgress())
+    project = ready_dataset(settings.data, settings.home, BuildProgress() if build is None else build)
     chosen_model: Model = resolve(settings.model, settings.api)
     builtin = load_registry()
     deadline = None if deadline_s is None else QuestionDeadline.within(deadline_s)
