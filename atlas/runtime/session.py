@@ -241,7 +241,6 @@ class Session(CallSession):
             session=self.id,
             turn=turn,
             settings=settings,
-            events=self.channel,
             project=self.project,
         )
         with self._traced_question(question, turn.number) as trace:
