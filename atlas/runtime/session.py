@@ -3,9 +3,9 @@
 A `CallSession` is a run's tools, call log and channel of events, the executor its calls run through
 (`attach`) and where they act: `atlas mcp serve`'s host calls and a plan's items run through one. A
 `Session` adds the run's settings and model, all opened in one place (`open_session`; the model by its
-name: `resolve`): `atlas ask` hands it its one question (`ask_once`, shown by what the command
-hands it: `ui.ask_screen.Shown`),
-`atlas chat` each of its questions (`Session.answer`); both go the same way, trace → run → record.
+name: `resolve`). `atlas ask` hands it its one question (`ask_once`, shown by the command's
+`ui.ask_screen.Shown`), `atlas chat` each of its questions (`Session.answer`); both go the same way,
+trace → run → record.
 
 Every session's listeners come in the same order: the call log first (a call is written before
 anything shows that it ended, an approved or denied side effect at once), then the tracer, then
