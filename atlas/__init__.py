@@ -6,7 +6,7 @@ Layers, top to bottom; each imports only the layers below it, never its own neig
 1. `__main__`: the entry point (`atlas`, `python -m atlas`).
 2. `cli/`: the command line, wiring only.
 3. `commands/`: each command's body.
-4. `runtime/`: the session a command answers through: settings, tools, the model (`runtime/kit.py` picks
+4. `runtime/`: the session a command answers through: settings, tools, the model (`runtime/session.py` picks
    it by name), the executor, the call log.
 5. `telemetry/`, `ui/`, `calllog/`: listeners on a session's channel of events
    (`atlas.protocol.events.Events`); a session subscribes them (`runtime/session.py`).

@@ -39,8 +39,7 @@ def run_chat(turns: int, data: Path, home: Path) -> dict[str, Any]:
     from atlas.conversation.loop import TurnSettings, run_turn, start_turn
     from atlas.executor.executor import ToolExecutor
     from atlas.protocol.events import Events
-    from atlas.runtime.kit import resolve
-    from atlas.runtime.session import record_turn
+    from atlas.runtime.session import record_turn, resolve
     from atlas.runtime.toolset import load_registry
     from atlas.tools.registry import ToolContext
 

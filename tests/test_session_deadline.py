@@ -13,7 +13,7 @@ from atlas.conversation.loop import TurnSettings
 from atlas.executor.executor import ToolExecutor
 from atlas.executor.turn import Turn
 from atlas.protocol.deadline import QuestionDeadline
-from atlas.runtime import kit
+from atlas.runtime import session as sessions
 from atlas.runtime.session import SessionOptions
 from atlas.ui.ask_screen import AskScreen
 
@@ -22,14 +22,14 @@ def test_the_deadline_starts_after_the_data_is_ready_and_bounds_the_turn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ATLAS_HOME", str(tmp_path / "home"))
-    ready_dataset, ready_at = kit.ready_dataset, []
+    ready_dataset, ready_at = sessions.ready_dataset, []
 
     def ready(*args: Any, **kwargs: Any) -> Any:
         project = ready_dataset(*args, **kwargs)
         ready_at.append(time.monotonic())
         return project
 
-    monkeypatch.setattr(kit, "ready_dataset", ready)
+    monkeypatch.setattr(sessions, "ready_dataset", ready)
     new_turn, turned = ToolExecutor.new_turn, []
 
     def recorded(self: ToolExecutor, number: int, *, deadline: QuestionDeadline | None = None) -> Turn:
@@ -37,7 +37,7 @@ def test_the_deadline_starts_after_the_data_is_ready_and_bounds_the_turn(
         return new_turn(self, number, deadline=deadline)
 
     monkeypatch.setattr(ToolExecutor, "new_turn", recorded)
-    session = kit.open_session(SessionOptions(model="offline"), deadline_s=30.0)
+    session = sessions.open_session(SessionOptions(model="offline"), deadline_s=30.0)
     try:
         assert session.deadline is not None and session.deadline.seconds == 30.0
         assert session.deadline.at >= ready_at[0] + 30.0  # the data's build is not the question's time

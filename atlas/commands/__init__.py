@@ -1,9 +1,9 @@
 """The bodies of the `atlas` commands, imported only by the command that runs.
 
-`ask.py` (one question), `chat.py` (the REPL), `log.py`, `tools.py`, `tracker.py`, and
-`runner.py` (Ctrl-C → cancel → KeyboardInterrupt). They may import everything below them
-(`runtime`, `conversation`, `ui`, `calllog`, ...); only `atlas.cli` (`root.py`, and `fast.py` for a
-plain `atlas ask`) imports them.
+One module per command: `ask.py` (one question), `chat.py` (the REPL), `log.py`, `tools.py`,
+`tracker.py`, ...; `ask.py` and `chat.py` answer through `runtime.session`. They may import everything
+below them (`runtime`, `conversation`, `ui`, `calllog`, ...); only `atlas.cli` (`root.py`, and
+`fast.py` for a plain `atlas ask`) imports them.
 
 `attempt` (and `guarded`, its form for Typer's commands) is the one place where Atlas's own
 failures become one line on stderr and an exit code: no traceback reaches the user.

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 from atlas.conversation.loop import TurnSettings
 from atlas.foundation.errors import ConfigError
-from atlas.runtime.kit import ask_once
-from atlas.runtime.session import SessionOptions
+from atlas.runtime.session import SessionOptions, ask_once
 from atlas.ui.ask_screen import AskScreen
 from atlas.ui.jsonl import JsonlEvents, streamed
 

@@ -29,9 +29,8 @@ from atlas.foundation.notices import warning_line
 from atlas.foundation.sanitize import clean_line
 from atlas.protocol.events import ApprovalRequest, SessionEvent
 from atlas.protocol.messages import Usage
-from atlas.runtime.kit import open_session, resolve
 from atlas.runtime.runner import close_loop
-from atlas.runtime.session import Session, SessionOptions
+from atlas.runtime.session import Session, SessionOptions, open_session, resolve
 from atlas.ui.approval import TerminalApprover
 from atlas.ui.prompt import COMMANDS, piped_reader, terminal_reader
 from atlas.ui.render import make_console

@@ -26,8 +26,8 @@ from atlas.foundation.config import Settings
 from atlas.foundation.errors import AtlasError, ModelError
 from atlas.foundation.sanitize import clean_line
 from atlas.protocol.events import ApprovalRequest
-from atlas.runtime.kit import resolve
 from atlas.runtime.runner import run_cancellable
+from atlas.runtime.session import resolve
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry, ToolContext
 from atlas.ui.json_out import print_json

@@ -30,8 +30,7 @@ from atlas.foundation.config import Settings, dataset_name
 from atlas.foundation.errors import ConfigError
 from atlas.protocol.events import ApprovalRequest
 from atlas.protocol.messages import ToolCall
-from atlas.runtime.kit import new_session_id
-from atlas.runtime.session import CallSession, SessionOptions
+from atlas.runtime.session import CallSession, SessionOptions, new_session_id
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry, ToolContext, ToolSpec
 

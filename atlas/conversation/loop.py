@@ -3,8 +3,9 @@
 `run_turn` appends the turn to the conversation (`history`, Responses-API input items) in
 place, and sends the model a bounded copy of it, so a long chat keeps fitting one budget. It
 neither records the turn nor prices it: its caller does both (`atlas.runtime.session.Session.answer`).
-What happens goes to the session's channel (`events`): each model request is given it (the
-reply's text and the waits), and `RoundStarted` is told before each round of tool calls.
+What happens goes to the session's channel, the one its executor speaks on (or `events`): each model
+request is given it (the reply's text and the waits), and `RoundStarted` is told before each round
+of tool calls.
 """
 
 from __future__ import annotations
@@ -173,14 +174,15 @@ async def run_turn(
 
     `turn` (from `start_turn`; turn 1 when None) holds the budget and the untrusted sources read,
     which the caller may still want when the turn fails or is cancelled. `project` is what the model
-    is told of the dataset, read once by a session (None: read from the executor's data now).
+    is told of the dataset, read once by a session (None: read from the executor's data now). What
+    happens goes to `events`, or when None to the executor's channel (`executor.events`).
     """
     if settings.max_rounds < 1:
         raise ConfigError(f"the round limit must be at least 1, got {settings.max_rounds}")
     started = time.monotonic()
     turn = turn if turn is not None else start_turn(executor, 1, settings)
     rounds = _Rounds(brief=_brief(executor, project))
-    channel = Events.of(events)
+    channel = executor.events if events is None else Events.of(events)
     forget_unsendable(history)  # what no request can include any more costs neither time nor memory
     turn_start = len(history)
     history.append({"role": "user", "content": question})

@@ -2,7 +2,7 @@
 
 Three adapters live here: the OpenAI Responses API (`openai.py`), the Chat Completions API of any
 OpenAI-compatible server (`chat_completions.py`) and replay scripts (`scripted.py`); the built-in
-offline planner (`atlas.offline`, a layer above) is a `ModelAdapter` too, and `atlas.runtime.kit`
+offline planner (`atlas.offline`, a layer above) is a `ModelAdapter` too, and `atlas.runtime.session`
 picks one by its name. The loop knows only this protocol, and gives each request the session's
 channel (`atlas.protocol.events.Events`): the reply's text goes there as it streams, and an adapter
 that waits on a server reports its waits there too. Each adapter takes a request as one

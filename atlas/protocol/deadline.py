@@ -1,5 +1,5 @@
 """A question's deadline, as one value: made from the `--deadline` option once the session's data is
-ready (`runtime.kit.open_session`), it bounds the MCP servers' start, each model request and each tool call."""
+ready (`runtime.session.open_session`), it bounds the MCP servers' start, each model request and each tool call."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
-"""The sessions a run's tool calls go through, and the one way a question is answered (trace, run, record).
+"""The sessions a run's tool calls go through, how one is opened, and the one way a question is answered.
 
 A `CallSession` is a run's tools, call log and channel of events, the executor its calls run through
-(`attach`) and where they act: the host's calls of `atlas mcp serve` and a plan's items run through
-one. A `Session` is a `CallSession` with the run's settings and model: `atlas ask` hands it its one
-question (`Session.ask`, shown by what the command `Shown`), `atlas chat` each of its questions
-(`Session.answer`); both go the same way, trace → run → record.
+(`attach`) and where they act: `atlas mcp serve`'s host calls and a plan's items run through one. A
+`Session` adds the run's settings and model, all opened in one place (`open_session`; the model by its
+name: `resolve`). `atlas ask` hands it its one question (`ask_once`, shown by the command's
+`ui.ask_screen.Shown`), `atlas chat` each of its questions (`Session.answer`); both go the same way,
+trace → run → record.
 
 Every session's listeners come in the same order: the call log first (a call is written before
 anything shows that it ended, an approved or denied side effect at once), then the tracer, then
@@ -16,18 +17,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
+import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from atlas.calllog import CallLog, CallLogWriter
-from atlas.calllog.writer import TraceIds
-from atlas.conversation.loop import TurnResult, TurnSettings, run_turn, start_turn
+from atlas.calllog.log import TraceIds
+from atlas.conversation.loop import TurnResult, TurnSettings, run_turn
+from atlas.dataset.ensure import ShownProgress, ready_dataset
 from atlas.dataset.source import Project
 from atlas.executor.approvals import PolicyHook
 from atlas.executor.executor import ToolExecutor
 from atlas.executor.turn import Turn
-from atlas.foundation.config import OFFLINE_MODEL, Settings
+from atlas.foundation.config import OFFLINE_MODEL, STATE_FOLDER_NAME, Settings, model_api, state_folder
+from atlas.foundation.errors import ConfigError
 from atlas.foundation.notices import warn
 from atlas.llm import Model
 from atlas.mcp.offer import with_mcp_tools
@@ -35,7 +42,11 @@ from atlas.protocol.deadline import QuestionDeadline
 from atlas.protocol.events import Approver, BatchApprover, CallEvent, CallRecord, Events, Listener, SessionEvent
 from atlas.protocol.messages import ToolCall
 from atlas.runtime.runner import run_cancellable
+from atlas.runtime.toolset import load_registry
+from atlas.telemetry import telemetry_for
 from atlas.tools.registry import Registry, ToolContext
+from atlas.ui.ask_screen import Shown
+from atlas.ui.build_progress import BuildProgress
 
 if TYPE_CHECKING:
     from atlas.telemetry.tracing import QuestionTrace, Telemetry
@@ -96,7 +107,6 @@ class CallSession:
         read_only: bool | None = None,
     ) -> ToolExecutor:
         """The executor for the session's calls, asking `approve`; `read_only` overrides the option.
-
         `shown_by` hear the session's events after the call log and the tracer."""
         for listener in shown_by:
             if listener is not None:
@@ -166,27 +176,6 @@ class CallSession:
         return traced
 
 
-class Shown(Protocol):
-    """What shows a session's one question (`atlas ask`'s screen): it hears the session's events and
-    asks its approvals; it is told when the question starts (and gives the model to ask, which it
-    may watch), when it fails, and its answer (and makes the exit code of it)."""
-
-    @property
-    def listeners(self) -> tuple[Listener | None, ...]: ...
-
-    @property
-    def approve(self) -> Approver: ...
-
-    @property
-    def approve_batch(self) -> BatchApprover: ...
-
-    def started(self, question: str, session: Session, /) -> Model: ...
-
-    def failed(self, error: BaseException, /) -> None: ...
-
-    def answered(self, result: TurnResult, /) -> int: ...
-
-
 @dataclass(kw_only=True)
 class Session(CallSession):
     """A `CallSession` with the run's settings and model; `answer` answers one question."""
@@ -214,15 +203,18 @@ class Session(CallSession):
 
     def start_turn(self, number: int, settings: TurnSettings) -> Turn:
         """Question `number`'s budget and what it will read, from now."""
-        return start_turn(self.executor, number, settings)
+        return self.executor.new_turn(number, deadline=settings.deadline)
 
     def ask(self, question: str, settings: TurnSettings, shown: Shown) -> int:
-        """A run's one question, shown by `shown`: the executor attached to what shows it, the question
-        started (within the session's deadline), answered and recorded; the exit code `shown` makes of the answer."""
+        """A run's one question, shown by `shown`: the executor attached to what shows it, the question's
+        turn started (within the session's deadline), shown started, answered and recorded; the exit
+        code `shown` makes of the answer."""
         self.attach(*shown.listeners, approve=shown.approve, approve_batch=shown.approve_batch)
+        settings = settings._replace(deadline=self.deadline)
+        turn = self.start_turn(1, settings)
         model = shown.started(question, self)
         try:
-            result = self.answer(question, [], settings._replace(deadline=self.deadline), model=model)
+            result = self.answer(question, [], settings, turn=turn, model=model)
         except BaseException as exc:
             shown.failed(exc)
             raise
@@ -238,9 +230,9 @@ class Session(CallSession):
         model: Model | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
     ) -> TurnResult:
-        """Answer `question` in its span: run the turn (Ctrl-C cancels it), then price and record it.
-
-        `turn` (from `start_turn`) when the caller keeps it; question 1, started by the loop, when None."""
+        """Answer `question` in its span: run the turn (Ctrl-C cancels it), then price and record it. `turn`
+        (from `start_turn`) when the caller keeps it; question 1, started now, when None."""
+        turn = self.start_turn(1, settings) if turn is None else turn
         coro = run_turn(
             question,
             history,
@@ -249,10 +241,9 @@ class Session(CallSession):
             session=self.id,
             turn=turn,
             settings=settings,
-            events=self.channel,
             project=self.project,
         )
-        with self._traced_question(question, 1 if turn is None else turn.number) as trace:
+        with self._traced_question(question, turn.number) as trace:
             result = run_cancellable(coro, loop)
             result = record_turn(
                 self.call_log, question, result, price_in=self.settings.price_in, price_out=self.settings.price_out
@@ -284,21 +275,104 @@ class Session(CallSession):
 def record_turn(
     call_log: CallLog | None, question: str, result: TurnResult, *, price_in: float, price_out: float
 ) -> TurnResult:
-    """`result` with its cost (USD per million tokens in and out), after recording it (with a call
-    log); never raises."""
+    """`result` with its cost (USD per million tokens in and out), after recording it (with a call log)."""
     priced = dataclasses.replace(result, cost_usd=result.usage.cost_usd(price_in, price_out))
-    if call_log is None:
-        return priced
-    call_log.record_turn(
-        session=priced.session,
-        turn=priced.turn,
-        question=question,
-        answer=priced.answer,
-        model=priced.model,
-        rounds=priced.rounds,
-        input_tokens=priced.usage.input_tokens,
-        output_tokens=priced.usage.output_tokens,
-        cost_usd=priced.cost_usd,
-        ms=priced.ms,
-    )
+    if call_log is not None:
+        call_log.record_answer(question, priced)
     return priced
+
+
+def new_session_id() -> str:
+    """`1130-142501-7f3a`: sortable by time, unique by its random tail, short enough to type."""
+    return f"{datetime.now():%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def ask_once(
+    question: str, options: SessionOptions, settings: TurnSettings, shown: Shown, *, deadline_s: float | None = None
+) -> int:
+    """A session opened on `options` for `question` (its deadline `deadline_s`, None: none) answers it,
+    shown by `shown`, and closes: the exit code `shown` makes of the answer."""
+    session = open_session(options, deadline_s=deadline_s, build=shown.data_build)
+    try:
+        return session.ask(question, settings, shown)
+    finally:
+        session.close()
+
+
+def open_session(
+    options: SessionOptions, *, deadline_s: float | None = None, build: ShownProgress | None = None
+) -> Session:
+    """A session on settings from the environment (`options.model` and `.api` override) and its data,
+    made ready first (its issues db built now when missing or stale, shown by `build`, a `BuildProgress`
+    when None). `deadline_s`, the deadline of the one question it is opened for, starts once the data is
+    ready and bounds the MCP servers' start, then the question. Only a model that can call MCP tools
+    starts their servers: an offline question starts none."""
+    chosen = model_api(options.api)
+    settings = Settings(api=chosen) if options.model is None else Settings(model=options.model, api=chosen)
+    chosen_folder = state_folder().found_by != f"the nearest {STATE_FOLDER_NAME} folder"
+    from atlas.policy.gate import PolicyGate
+
+    policy = PolicyGate.at_home(settings.home)  # a policy it cannot read stops the run before anything starts
+    rule_count = policy.rule_count
+    project = ready_dataset(settings.data, settings.home, BuildProgress() if build is None else build)
+    chosen_model: Model = resolve(settings.model, settings.api)
+    builtin = load_registry()
+    deadline = None if deadline_s is None else QuestionDeadline.within(deadline_s)
+    offline = chosen_model.name == OFFLINE_MODEL
+    tools = builtin if offline else with_mcp_tools(builtin, settings.home, deadline)
+    telemetry = telemetry_for(settings.home, tools, chosen_folder=chosen_folder)
+    if telemetry is not None:
+        from atlas.telemetry.model import TracedModel
+
+        chosen_model = TracedModel(chosen_model, telemetry, settings)
+    session_id = new_session_id()
+    return Session(
+        settings=settings,
+        project=project,
+        context=ToolContext(data=settings.data, home=settings.home, session=session_id, tracker=settings.tracker),
+        tools=tools,
+        model=chosen_model,
+        call_log=CallLog.at_home(settings.home),
+        id=session_id,
+        options=options,
+        deadline=deadline,
+        mcp_loaded=not offline,
+        policy=policy,
+        rule_count=rule_count,
+        telemetry=telemetry,
+    )
+
+
+REPLAY_PREFIX = "replay:"
+
+
+def resolve(name: str, api: str = "responses") -> Model:
+    """The model a `--model` value names: `offline`, `replay:PATH`, or a model on the `api` wire, chosen
+    here, above both the wire adapters (`atlas.llm`) and the offline planner (`atlas.offline`). Modules
+    are imported only when chosen: `import openai` alone costs about a second."""
+    name = name.strip()
+    if not name:
+        raise ConfigError("the model name is empty: use --model offline, --model replay:PATH or an OpenAI model")
+    if name == OFFLINE_MODEL:
+        from atlas.offline.model import OfflinePlanner  # from its module, not the package's lazy __getattr__
+
+        return OfflinePlanner()
+    if name.startswith(REPLAY_PREFIX):
+        path = name[len(REPLAY_PREFIX) :].strip()
+        if not path:
+            raise ConfigError("--model replay:PATH needs the path of a replay script")
+        from atlas.llm.scripted import ScriptedModel
+
+        return ScriptedModel.from_file(Path(path).expanduser())
+    from difflib import get_close_matches  # only a name that is neither offline nor a replay is judged
+
+    if not os.environ.get("OPENAI_API_KEY", "").strip() and get_close_matches(name.lower(), [OFFLINE_MODEL]):
+        # Without a key only `offline` and `replay:` can answer: a near miss is a typo, not an OpenAI model.
+        raise ConfigError(f"unknown model {name!r}: did you mean --model offline?")
+    if api == "chat":
+        from atlas.llm.chat_completions import ChatCompletionsModel
+
+        return ChatCompletionsModel(name)
+    from atlas.llm.openai import OpenAIModel
+
+    return OpenAIModel(name)

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from opentelemetry.trace import Status, StatusCode
 
+from atlas.foundation.config import Settings, base_url_setting
 from atlas.llm import Model
 from atlas.llm.adapter import ModelAdapter, ModelRequest
 from atlas.protocol.events import Answering, Asking, Retrying, SessionEvent
@@ -19,15 +20,14 @@ from atlas.telemetry.tracing import Telemetry
 class TracedModel(ModelAdapter):
     """`inner`, with a span per request; its events (waits, text) pass on as `inner` sends them."""
 
-    def __init__(
-        self, inner: Model, telemetry: Telemetry, *, api: str, base_url: str | None, prices: tuple[float, float]
-    ) -> None:
+    def __init__(self, inner: Model, telemetry: Telemetry, settings: Settings) -> None:
+        """`inner` on `settings`' wire (its API, the base URL from the environment) at their prices."""
         self.inner = inner
         self.name = inner.name
         self.telemetry = telemetry
-        self.api = api
-        self.prices = prices
-        self.provider, self.server = _provider(inner.name, api, base_url)
+        self.api = settings.api
+        self.prices = (settings.price_in, settings.price_out)
+        self.provider, self.server = _provider(inner.name, settings.api, base_url_setting())
         self._asked_at: float | None = None
         self._waited_ms: float | None = None
         self._retries = 0

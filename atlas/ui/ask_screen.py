@@ -13,8 +13,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Protocol
 
+from atlas.dataset.ensure import ShownProgress
 from atlas.llm import Model
+from atlas.protocol.events import Approver, BatchApprover, Listener
 from atlas.ui.approval import TerminalApprover
+from atlas.ui.build_progress import BuildProgress
 from atlas.ui.denied import print_denied
 from atlas.ui.json_out import print_json
 from atlas.ui.jsonl import AskingSession, JsonlEvents
@@ -38,9 +41,34 @@ class AskedIn(AskingSession, Protocol):
     def read_only(self) -> bool: ...
 
 
+class Shown(Protocol):
+    """What shows a session's one question (`atlas ask`'s screen), as `runtime.session` asks it: the
+    build of its data, if one is needed; it hears the session's events and asks its approvals; it is
+    told when the question starts (and gives the model to ask, which it may watch), when it fails, and
+    its answer (and makes the exit code of it)."""
+
+    @property
+    def listeners(self) -> tuple[Listener | None, ...]: ...
+
+    @property
+    def approve(self) -> Approver: ...
+
+    @property
+    def approve_batch(self) -> BatchApprover: ...
+
+    @property
+    def data_build(self) -> ShownProgress: ...
+
+    def started(self, question: str, session: AskedIn, /) -> Model: ...
+
+    def failed(self, error: BaseException, /) -> None: ...
+
+    def answered(self, result: TurnResult, /) -> int: ...
+
+
 class AskScreen:
     """The terminal (or pipe) of one `atlas ask`; `drawn` False for `--json` and `--jsonl`, whose
-    events go to `stream`. The session it shows is told how: `runtime.session.Shown`."""
+    events go to `stream`. It is the `Shown` of the session's question."""
 
     def __init__(self, *, drawn: bool, stream: JsonlEvents | None = None) -> None:
         self.console, self.notices = output_consoles()
@@ -52,6 +80,8 @@ class AskScreen:
         self.approver = TerminalApprover(self.notices, pause=self.view.paused if self.view else None)
         self.approve = self.approver
         self.approve_batch = self.approver.decide
+        self.data_build = BuildProgress()
+        """What shows the build of the question's data, if one is needed first (on standard error)."""
         self.started_at = time.monotonic()
 
     def _view(self) -> TurnView:

@@ -27,8 +27,7 @@ from atlas.llm.notes import CUT_OFF, FILTERED, UNSENT_CALL
 from atlas.llm.openai_client import PLACEHOLDER_KEY
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn, Usage
-from atlas.runtime.kit import resolve
-from atlas.runtime.session import record_turn
+from atlas.runtime.session import record_turn, resolve
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry
 from tests.llm import asking

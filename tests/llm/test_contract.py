@@ -21,7 +21,7 @@ from atlas.foundation.errors import (
     RateLimitedError,
 )
 from atlas.llm import Model
-from atlas.runtime.kit import resolve
+from atlas.runtime.session import resolve
 from atlas.runtime.toolset import load_registry
 from tests.llm.canned import Canned
 

@@ -12,7 +12,7 @@ from atlas.foundation.errors import ConfigError, ModelAuthError, ScriptError
 from atlas.llm.scripted import ScriptedModel
 from atlas.protocol.events import Listener
 from atlas.protocol.messages import ModelTurn, ToolCall, Usage
-from atlas.runtime.kit import resolve
+from atlas.runtime.session import resolve
 from tests.support.heard import Heard
 
 DOCUMENTED_EXAMPLE = {
