@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from atlas.offline.reading.dates import ACTIVITY_PHRASE_RE, RECENT_DAYS, span_in
+from atlas.offline.reading.dates import ACTIVITY_PHRASE_RE, RECENT_DAYS, YEAR_AFTER_ISSUES_RE, span_in
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.people import ProjectPeople
 
@@ -75,7 +75,7 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
         if more:
             filters["more_authors"] = " ".join(more)
         text = text[: match.start()] + " " + text[end:]
-    text = _YEAR_AFTER_ISSUES_RE.sub(" in ", text)
+    text = YEAR_AFTER_ISSUES_RE.sub(r" in \g<year>", text)  # `issues by lhoestq 2023`, the author taken out
     if span := span_in(text):
         field = "updated" if span.activity else "created"
         if not span.activity and _CLOSED_WHEN_RE.search(text[: span.start]):
@@ -102,15 +102,6 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
         )
         text = text[: match.start()] + " " + text[match.end() :]
     return text, filters
-
-
-_YEAR_AFTER_ISSUES_RE = lazy(
-    r"(?:(?<=\bissues)|(?<=\bbugs)|(?<=\btickets)|(?<=\breports))\s+"
-    r"(?=(?:19|20)\d\d\s*(?:[?.!,;]|$|\b(?:and|or|open|closed|only|pls|please)\b))",
-    re.I,
-)
-"""`issues 2023`, `issues by lhoestq 2023` (the author taken out before): a year said right after the issues, as
-`in 2023` says it."""
 
 
 _AND_WHO_RE = lazy(

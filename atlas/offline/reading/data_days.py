@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from atlas.offline.reading.dates import ANY_MONTH, span_in
+from atlas.offline.reading.dates import ANY_MONTH, YEAR_AFTER_ISSUES_RE, span_in
 from atlas.offline.reading.issue_numbers import ProjectIssues
 from atlas.offline.reading.lazy import lazy
 
@@ -65,11 +65,6 @@ def _yearless_in_the_data(text: str, issues: ProjectIssues) -> str:
     return f"{text[: span.end]} {in_the_data.since.year}{text[span.end :]}"
 
 
-_YEAR_AFTER_ISSUES_RE = lazy(
-    r"(?:(?<=\bissues)|(?<=\bbugs)|(?<=\btickets)|(?<=\breports))\s+(?P<year>(?:19|20)\d\d)(?![\w.:/-])", re.I
-)
-
-
 def years_not_issues(text: str, issues: ProjectIssues) -> str:
     """`mariosasko bugs 2023`: a year said right after the issues, where the project has no issue of that number, is
     the year they were opened (`in 2023`); a number the project has an issue of stays that issue."""
@@ -77,4 +72,4 @@ def years_not_issues(text: str, issues: ProjectIssues) -> str:
     def year(said: re.Match[str]) -> str:
         return f" in {said['year']}" if issues.has(int(said["year"])) is False else said.group(0)
 
-    return _YEAR_AFTER_ISSUES_RE.sub(year, text)
+    return YEAR_AFTER_ISSUES_RE.sub(year, text)

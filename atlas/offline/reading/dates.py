@@ -141,6 +141,15 @@ def month_days(text: str) -> list[tuple[int, int]]:
     ]
 
 
+YEAR_AFTER_ISSUES_RE = lazy(
+    r"(?:(?<=\bissues)|(?<=\bbugs)|(?<=\btickets)|(?<=\breports))\s+(?P<year>(?:19|20)\d\d)"
+    r"(?=\s*(?:[?.!,;]|$|\b(?:and|or|open|closed|only|pls|please)\b))",
+    re.I,
+)
+"""`issues 2023`, `mariosasko bugs 2023`: a year said right after the issues, with no word that makes it a time; read
+as `in 2023` where no issue of that number is meant."""
+
+
 _TIME_ALONE_RE = lazy(rf"^\s*(?=(?:{ANY_MONTH}|(?:19|20)\d\d)(?![\w-]))", re.I)
 
 
