@@ -646,6 +646,7 @@ def test_requests_as_people_type_them_with_a_preamble_or_in_parts(question: str,
     [
         "#41 ExpectedMoreSplits — is there other reports like this one?",
         "any other issues like this one? #41",
+        "any other reports like this? 41",
         "is #41 a dupe of something older? find similar",
     ],
 )
@@ -746,3 +747,9 @@ def test_which_issues_we_closed_in_a_month_is_said_to_have_no_closing_day() -> N
     assert any("does not record when an issue was closed" in note and "in january 2025" in note for note in plan.notes)
     who = read_question("which issues did lhoestq close?", FLAT, TOOLS)
     assert any("does not record who closed" in note for note in who.notes)
+
+
+def test_a_number_after_an_article_is_no_issue() -> None:
+    assert first_calls("did someone already report that push_to_hub fails with a 500?") == [
+        ("search_issues", {"query": "push_to_hub fails"})
+    ]

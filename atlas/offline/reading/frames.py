@@ -50,7 +50,7 @@ _BODY_ONLY_RE = lazy(
     re.I,
 )
 """A request that is only the text of the one before: "post a thank-you on #127. Something like: '…'"."""
-_REFERENCE_ONLY_RE = lazy(r"^(?:(?:issue|ticket)\s+#?|#)\d{1,7}[\s.?!]*$", re.I)
+_REFERENCE_ONLY_RE = lazy(r"^(?:(?:issue|ticket)\s+#?|#)?(?P<number>\d{1,7})[\s.?!]*$", re.I)
 _NAMES_IT_RE = lazy(r"^(?!.*\d).*\b(?:this|it)\b", re.I | re.S)
 """A request that speaks of `this one` with no number of its own, before a reference said alone: the issue it means."""
 _AND_RE = lazy(r"\b(?:and|then|n)\b|&", re.IGNORECASE)
@@ -142,8 +142,8 @@ def split_message(text: str) -> Message:
         ):
             requests[-1].text += ", " + piece  # "if #11 is closed, post …": the condition and its action are one
             continue
-        if requests and _REFERENCE_ONLY_RE.match(piece) and _NAMES_IT_RE.search(requests[-1].text):
-            requests[-1].text = piece.rstrip(" .?!") + " " + requests[-1].text  # "any others like this one? #6836"
+        if requests and (reference := _REFERENCE_ONLY_RE.match(piece)) and _NAMES_IT_RE.search(requests[-1].text):
+            requests[-1].text = f"#{reference['number']} {requests[-1].text}"  # "any others like this one? #6836"
             continue
         if requests and _BODY_ONLY_RE.match(piece):
             requests[-1].text += " " + piece  # "post a thank-you on #127. Something like: '…'"

@@ -80,7 +80,7 @@ _NOT_AN_ID_BEFORE = frozenset(
         top first latest last newest oldest sev severity priority every after than within python version v
         redis postgres valkey traefik port since before until from to by over under about around only
         limit section step chapter part page line round attempt rank number exit code status errno signal
-        pid http
+        pid http a an
         """,
     )
 )
