@@ -212,7 +212,8 @@ def _symptom(r: Reading) -> Act | None:
         or only_filters(r.text, r.vocabulary.labels)  # `any good first issues?`: a label asked for
         or _KIND_FILED_RE.search(r.text)  # `were any bugs filed about the 3.2.0 release?`: issues of a kind sought
     )
-    asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not filtered
+    # `What is ORB-1601, and is a 403 reported under it?`: a code named is looked up, not searched as a symptom
+    asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not filtered and not CODE_RE.search(r.text)
     return Act(Intent.SYMPTOM, r.typed) if asked else None
 
 
