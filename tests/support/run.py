@@ -9,9 +9,15 @@ from __future__ import annotations
 import functools
 import json
 import os
+import pickle
 import re
+import resource
+import selectors
+import signal
 import subprocess
 import sys
+import time
+import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,6 +190,54 @@ def invoke(*args: str, env: Mapping[str, str], stdin: str | bytes | None = None)
             return Run(code, stdout.getvalue(), stderr.getvalue())
     finally:
         sys.path.remove(str(FIXTURES))
+
+
+def _mapped_bytes() -> int:
+    """The address space this process maps now (its VmSize)."""
+    status = Path("/proc/self/status").read_text(encoding="ascii")
+    return int(re.search(r"^VmSize:\s+(\d+) kB", status, re.M).group(1)) * 1024  # type: ignore[union-attr]
+
+
+def invoke_bounded(*args: str, env: Mapping[str, str], memory_kb: int, timeout: float, cwd: Path | None = None) -> Run:
+    """`invoke` in a forked copy of this process: its own process, as bounded as an `atlas` under `ulimit -v`
+    (at most `memory_kb` more address space than this process maps), in `cwd`, killed when it outlives
+    `timeout` (TimeoutError), and without an interpreter start or Atlas's imports to pay. For runs whose
+    claim is a bound on what a command reads, not the process itself (signals, terminals, imports)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        try:
+            os.close(read_end)
+            limit = _mapped_bytes() + memory_kb * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            if cwd is not None:
+                os.chdir(cwd)
+            try:
+                ran = invoke(*args, env=env)
+                done = (ran.code, ran.out, ran.err)
+            except BaseException:  # what escaped the command is what a user would have seen
+                done = (1, b"", traceback.format_exc().encode())
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(pickle.dumps(done))
+        finally:
+            os._exit(0)  # neither pytest's exit handlers nor its buffers: they are the parent's
+    os.close(write_end)
+    received = bytearray()
+    deadline = time.monotonic() + timeout
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(read_end, selectors.EVENT_READ)
+            while chunk := (os.read(read_end, 1 << 16) if selector.select(deadline - time.monotonic()) else None):
+                received += chunk
+            if chunk is None:
+                os.kill(pid, signal.SIGKILL)
+                raise TimeoutError(f"atlas {' '.join(args)} still running after {timeout:g} s")
+    finally:
+        os.close(read_end)
+        _, status = os.waitpid(pid, 0)
+    assert received and os.waitstatus_to_exitcode(status) == 0, f"the forked run ended with status {status}"
+    code, out, err = pickle.loads(received)
+    return Run(code, out, err)
 
 
 def logged_calls(env: dict[str, str]) -> list[dict[str, Any]]:
