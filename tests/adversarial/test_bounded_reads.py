@@ -3,16 +3,15 @@
 A plan someone sent, an export, a replay script, a dataset's issues and docs, and every file of a
 cloned repository's `.atlas/` state folder, each planted as a FIFO (no writer ever comes), as a
 link to `/dev/zero` (endless, and its size reads 0) and as a sparse file far past any limit. Each
-run is a real `atlas` process under `ulimit -v` and a timeout: it ends on time with one line
-naming the file, never a traceback, never "unexpected MemoryError".
+run is a process of its own, a fork of the test's that runs the command (`invoke_bounded`), under an
+address-space limit and a timeout: it ends on time with one line naming the file, never a
+traceback, never "unexpected MemoryError".
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,9 +20,9 @@ import pytest
 from atlas.dataset.ensure import VERIFIED_FILE, jsonl_path
 from atlas.foundation.config import bundled_data_dir
 from tests.support.fitted import seed_fitted
-from tests.support.run import REPO, Run, atlas_env
+from tests.support.run import REPO, Run, atlas_env, invoke_bounded
 
-MEMORY_KB = 1_500_000  # ~1.5 GB of address space: Atlas's imports fit, a read of /dev/zero does not
+MEMORY_KB = 1_500_000  # ~1.5 GB of address space beyond the test process's own: a read of /dev/zero does not fit
 TIMEOUT = 60.0
 HUGE = 40 * 2**30  # a sparse file: no disk used, but a whole read would need 40 GiB
 
@@ -45,21 +44,11 @@ PLANTS: dict[str, Callable[[Path], None]] = {"fifo": plant_fifo, "zero": plant_z
 
 
 def run_bounded(*args: str, env: dict[str, str], cwd: Path = REPO) -> Run:
-    """`atlas ARGS` with no terminal, at most MEMORY_KB of memory, killed if it outlives TIMEOUT."""
-    command = ["sh", "-c", f'ulimit -v {MEMORY_KB}; exec "$0" "$@"', sys.executable, "-m", "atlas", *args]
+    """`atlas ARGS` with no terminal, at most MEMORY_KB more memory, killed if it outlives TIMEOUT."""
     try:
-        done = subprocess.run(
-            command,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            env=env,
-            cwd=cwd,
-            timeout=TIMEOUT,
-            start_new_session=True,
-        )
-    except subprocess.TimeoutExpired:
+        return invoke_bounded(*args, env=env, memory_kb=MEMORY_KB, timeout=TIMEOUT, cwd=cwd)
+    except TimeoutError:
         pytest.fail(f"atlas {' '.join(args)} still running after {TIMEOUT:.0f} s: it waited on a planted file")
-    return Run(done.returncode, done.stdout, done.stderr)
 
 
 REASONS = ("not a regular file", "larger than", "symbolic link")

@@ -8,7 +8,8 @@ The runs are independent `atlas ask` commands, run one after another in this pro
 for its own model name, and each fault is scripted to match only that name, so they share one
 llmock server. The cases that set a model timeout give it 2 s, which an honest reply on loopback
 meets however busy the machine, against stalls of 10 s, which a client that ignored the timeout
-would sit out: so they run beside other tests, as the rest do.
+would sit out: so they run beside other tests, as the rest do, and side by side in forked copies
+of this process (`fork_invoke`), since each spends its time waiting out a stalled server.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import dataclasses
 import itertools
 import json
 import socket
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,15 @@ from llmock.scenarios import Delay, Fail, Match, Reply, StreamFault, ToolFault
 from llmock.scenarios import ToolCall as MockCall
 
 from tests.support.once import made_once
-from tests.support.run import Run, assert_no_traceback, atlas_env, invoke, logged_calls, run_atlas, tracker_records
+from tests.support.run import (
+    Run,
+    assert_no_traceback,
+    atlas_env,
+    fork_invoke,
+    invoke,
+    logged_calls,
+    tracker_records,
+)
 
 ANSWER = "ORB-1101 LeaseExpired: the lease ran out before the worker acknowledged the job (error-codes › ORB-1101)."
 QUESTION = "What does ORB-1101 mean?"
@@ -118,21 +126,24 @@ def _run_cases(llmock_server: Any, root: Path, names: set[str]) -> dict[str, Wir
     for name in names:
         mock.add(*(_only_for(name, behaviour) for behaviour in CASES[name][0]))
 
-    def run_case(name: str) -> WireRun:
+    def case(name: str) -> tuple[tuple[str, ...], dict[str, str], str]:
         base_url = f"http://127.0.0.1:{_closed_port()}/v1" if name == "refused" else mock.base_url("openai")
         env = atlas_env(root / name, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="llmock-test-key", **CASES[name][1])
         mode = [] if name in OFFERED_WRITES else ["--read-only"]
-        args = ("ask", "-m", name, *mode, QUESTION)
-        # A timed case spends its time waiting out a stalled server, so those run as `atlas`
-        # processes side by side; the others run in this process, one after another.
-        return WireRun(run_atlas(*args, env=env) if name in TIMED else invoke(*args, env=env), env, [], base_url)
+        return ("ask", "-m", name, *mode, QUESTION), env, base_url
 
     ordered = [name for name in CASES if name in names]
+    cases = {name: case(name) for name in ordered}
     if names <= TIMED:
-        with ThreadPoolExecutor(max_workers=len(ordered)) as pool:
-            runs = dict(zip(ordered, pool.map(run_case, ordered), strict=True))
+        # A timed case spends its time waiting out a stalled server, so those run side by side, each in a
+        # forked copy of this process; the others run in this process, one after another.
+        import atlas.llm.openai  # noqa: F401  # the SDK imported once here, not once in each copy
+
+        started = {name: fork_invoke(*args, env=env) for name, (args, env, _) in cases.items()}
+        ran = {name: forked.wait(timeout=60) for name, forked in started.items()}
     else:
-        runs = {name: run_case(name) for name in ordered}
+        ran = {name: invoke(*args, env=env) for name, (args, env, _) in cases.items()}
+    runs = {name: WireRun(ran[name], env, [], base_url) for name, (_, env, base_url) in cases.items()}
     # A request the client gave up on is journaled when the server finishes it: wait for the hung ones.
     journaled = llmock_server.state.journal.records(wait=STALL_S + 2)
     requests = [record for record in journaled if record.path.endswith("/responses")]

@@ -9,9 +9,15 @@ from __future__ import annotations
 import functools
 import json
 import os
+import pickle
 import re
+import resource
+import selectors
+import signal
 import subprocess
 import sys
+import time
+import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,6 +190,77 @@ def invoke(*args: str, env: Mapping[str, str], stdin: str | bytes | None = None)
             return Run(code, stdout.getvalue(), stderr.getvalue())
     finally:
         sys.path.remove(str(FIXTURES))
+
+
+def _mapped_bytes() -> int:
+    """The address space this process maps now (its VmSize)."""
+    status = Path("/proc/self/status").read_text(encoding="ascii")
+    return int(re.search(r"^VmSize:\s+(\d+) kB", status, re.M).group(1)) * 1024  # type: ignore[union-attr]
+
+
+@dataclass(frozen=True)
+class Forked:
+    """A command running in a forked copy of the test's process (`fork_invoke`)."""
+
+    pid: int
+    result: int
+    """The read end of the pipe its `Run` comes back on."""
+    args: tuple[str, ...]
+
+    def wait(self, timeout: float) -> Run:
+        """Its `Run`; killed, and TimeoutError, when it has not ended within `timeout` seconds."""
+        received = bytearray()
+        deadline = time.monotonic() + timeout
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(self.result, selectors.EVENT_READ)
+                while chunk := (
+                    os.read(self.result, 1 << 16) if selector.select(deadline - time.monotonic()) else None
+                ):
+                    received += chunk
+                if chunk is None:
+                    os.kill(self.pid, signal.SIGKILL)
+                    raise TimeoutError(f"atlas {' '.join(self.args)} still running after {timeout:g} s")
+        finally:
+            os.close(self.result)
+            _, status = os.waitpid(self.pid, 0)
+        assert received and os.waitstatus_to_exitcode(status) == 0, f"the forked run ended with status {status}"
+        code, out, err = pickle.loads(received)
+        return Run(code, out, err)
+
+
+def fork_invoke(*args: str, env: Mapping[str, str], memory_kb: int | None = None, cwd: Path | None = None) -> Forked:
+    """`invoke` in a forked copy of this process, started now: a process of its own, which a timeout can kill,
+    bounded like an `atlas` under `ulimit -v` when `memory_kb` is given (that much address space beyond what
+    this process maps), in `cwd`, with no interpreter start or Atlas's imports to pay. For runs that need a
+    process only to be bounded or to run beside others, never for a claim about the process itself
+    (signals, terminals, what it imports, processes racing)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        try:
+            os.close(read_end)
+            if memory_kb is not None:
+                limit = _mapped_bytes() + memory_kb * 1024
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            if cwd is not None:
+                os.chdir(cwd)
+            try:
+                ran = invoke(*args, env=env)
+                done = (ran.code, ran.out, ran.err)
+            except BaseException:  # what escaped the command is what a user would have seen
+                done = (1, b"", traceback.format_exc().encode())
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(pickle.dumps(done))
+        finally:
+            os._exit(0)  # neither pytest's exit handlers nor its buffers: they are the parent's
+    os.close(write_end)
+    return Forked(pid, read_end, args)
+
+
+def invoke_bounded(*args: str, env: Mapping[str, str], memory_kb: int, timeout: float, cwd: Path | None = None) -> Run:
+    """`fork_invoke` under a memory bound, waited for at most `timeout` seconds (TimeoutError)."""
+    return fork_invoke(*args, env=env, memory_kb=memory_kb, cwd=cwd).wait(timeout)
 
 
 def logged_calls(env: dict[str, str]) -> list[dict[str, Any]]:
