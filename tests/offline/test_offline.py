@@ -488,7 +488,7 @@ def test_a_follow_up_asking_whether_it_is_a_duplicate_sets_both_side_by_side(too
 
 
 def test_issues_side_by_side_say_the_error_they_raise_alike() -> None:
-    from atlas.offline.answer.render import side_by_side
+    from atlas.offline.answer.side_by_side import side_by_side
 
     def report(body: str) -> dict[str, Any]:
         return {"title": "t", "state": "open", "labels": [], "author": "a", "body": body}
@@ -501,3 +501,17 @@ def test_issues_side_by_side_say_the_error_they_raise_alike() -> None:
     assert "no error in common" in apart
     named = side_by_side([(1, report("a ValueError here")), (2, report("ValueError: bad split"))])
     assert "the same error `ValueError`" in named
+
+
+def test_issues_asked_to_be_one_say_where_each_stands_among_the_firsts_similar_issues() -> None:
+    from atlas.offline.answer.side_by_side import side_by_side
+
+    def report(body: str) -> dict[str, Any]:
+        return {"title": "t", "state": "open", "labels": [], "author": "a", "body": body}
+
+    likeness = {"issue_id": 1, "similar": [{"id": 7, "score": 0.5}, {"id": 2, "score": 0.31}]}
+    both = [(1, report("a")), (2, report("b"))]
+    assert "By their text: #2 is the 2nd most like #1 of all the issues (score 0.31)." in side_by_side(both, likeness)
+    apart = side_by_side([(1, report("a")), (3, report("c"))], likeness)
+    assert "#3 is not among the 2 issues most like #1" in apart
+    assert "By their text" not in side_by_side(both)  # not asked whether they are one: no likeness read

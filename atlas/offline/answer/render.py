@@ -8,18 +8,19 @@ a check that could not be made.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from atlas.foundation.config import dataset_name
 from atlas.foundation.errors import ErrorKind
 from atlas.offline.answer.help import help_text
+from atlas.offline.answer.issue_facts import comment_count, comments_text, day_of, labels_of, labels_text
 from atlas.offline.answer.issue_view import issue_markdown
 from atlas.offline.answer.quoting import one_line as _one_line
 from atlas.offline.answer.quoting import quoted
 from atlas.offline.answer.results import result_section
+from atlas.offline.answer.side_by_side import side_by_side
 from atlas.offline.plan import Plan, PlannedCall, code_call, codes_in
-from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.search import SEARCH_MAX
 from atlas.offline.readings import ToolReading, issue_text
 from atlas.tools.definition import ToolDefinition
@@ -82,42 +83,12 @@ def failure(call: PlannedCall, envelope: Mapping[str, Any]) -> str:
     return text + ("; nothing else was used in its place." if kind != ErrorKind.CANCELLED else ".")
 
 
-def _labels(data: Mapping[str, Any]) -> list[str]:
-    labels = [str(label) for label in data.get("labels") or []]
-    return labels + [str(label) for label in data.get("tracker_labels") or [] if str(label) not in labels]
-
-
-def _labels_text(labels: list[str]) -> str:
-    return ", ".join(f"`{label}`" for label in labels) if labels else "none"
-
-
-def _comment_count(data: Mapping[str, Any]) -> int | None:
-    """How many comments the issue has; None when the data does not say (an export without comments)."""
-    count = data.get("comment_count")
-    if isinstance(count, int):
-        return count
-    if count is None and "comment_count" in data:
-        return None
-    comments = data.get("comments")
-    return len(comments) if isinstance(comments, list) else 0
-
-
-def _comments_text(count: int | None) -> str:
-    if count is None:
-        return "comments unknown (not in the data)"
-    return f"{count:,} comment{'' if count == 1 else 's'}"
-
-
-def _date(value: Any) -> str:
-    return str(value or "?")[:10]
-
-
 def issue_section(issue_id: int, data: Mapping[str, Any], cited: list[str]) -> str:
     title = _one_line(data.get("title", ""), 160)
     author = _one_line(data.get("author") or "unknown")
     facts = (
-        f"{data.get('state', '?')} · labels {_labels_text(_labels(data))} · opened by {author} "
-        f"on {_date(data.get('created_at'))} · {_comments_text(_comment_count(data))}"
+        f"{data.get('state', '?')} · labels {labels_text(labels_of(data))} · opened by {author} "
+        f"on {day_of(data.get('created_at'))} · {comments_text(comment_count(data))}"
     )
     lines = [f"### #{issue_id} — {title}", facts, "", quoted(str(data.get("body", "")), EXCERPT_CHARS)]
     if cited:
@@ -125,60 +96,6 @@ def issue_section(issue_id: int, data: Mapping[str, Any], cited: list[str]) -> s
     if data.get("tracker_note"):
         lines += ["", f"Note: {_one_line(data['tracker_note'], 300)}"]
     return "\n".join(lines)
-
-
-def comparison_table(rows: list[tuple[int, Mapping[str, Any]]]) -> str:
-    """Side by side: title, state, labels, author, created, comments, cited codes."""
-    fields: list[tuple[str, Callable[[Mapping[str, Any]], str]]] = [
-        ("title", lambda d: _one_line(d.get("title", ""), 80)),
-        ("state", lambda d: _one_line(d.get("state", "?"))),
-        ("labels", lambda d: ", ".join(_labels(d)) or "none"),
-        ("author", lambda d: _one_line(d.get("author", "?"))),
-        ("created", lambda d: _date(d.get("created_at"))),
-        ("comments", lambda d: str(_comment_count(d) if _comment_count(d) is not None else "unknown")),
-        ("cited codes", lambda d: ", ".join(codes_in(issue_text(d))) or "none"),
-    ]
-    head = "| | " + " | ".join(f"#{issue_id}" for issue_id, _ in rows) + " |"
-    rule = "|---|" + "---|" * len(rows)
-    body = [f"| {name} | " + " | ".join(get(data) for _, data in rows) + " |" for name, get in fields]
-    return "\n".join([head, rule, *body])
-
-
-def _in_common(rows: list[tuple[int, Mapping[str, Any]]]) -> str:
-    """One line on what the compared issues share, the first thing a maintainer looks for."""
-    if len(rows) < 2:
-        return ""
-    shared_labels = set.intersection(*(set(_labels(data)) for _, data in rows))
-    shared_codes = set.intersection(*(set(codes_in(issue_text(data))) for _, data in rows))
-    states = {str(data.get("state")) for _, data in rows}
-    said = [f"all {states.pop()}" if len(states) == 1 else "different states"]
-    said.append("shared labels " + _labels_text(sorted(shared_labels)) if shared_labels else "no shared labels")
-    if shared_codes or any(codes_in(issue_text(data)) for _, data in rows):
-        said.append("shared codes " + ", ".join(sorted(shared_codes)) if shared_codes else "no error code in common")
-    raised = [_errors_raised(issue_text(data)) for _, data in rows]
-    if any(raised):
-        shared_errors = set.intersection(*raised)
-        # the message with its name when they share both, else the name alone
-        named = {error.split(":", 1)[0] for error in shared_errors if ":" in error}
-        shown = sorted(error for error in shared_errors if ":" in error or error not in named)
-        said.append(
-            "the same error " + "; ".join(f"`{_one_line(e, 120)}`" for e in shown) if shown else "no error in common"
-        )
-    return "\n\nIn common: " + "; ".join(said) + "."
-
-
-_RAISED_RE = lazy(r"\b(?P<name>[A-Z][A-Za-z]*(?:Error|Exception))\b(?::[ \t]*(?P<message>[^\n]{3,160}))?")
-"""An exception a report shows (`TypeError: 'NoneType' object is not callable`): its name, and its message."""
-
-
-def _errors_raised(text: str) -> set[str]:
-    """The exceptions the text names, each alone and with its message where it gives one."""
-    found: set[str] = set()
-    for error in _RAISED_RE.finditer(text):
-        found.add(error["name"])
-        if error["message"]:
-            found.add(f"{error['name']}: {' '.join(error['message'].split())}")
-    return found
 
 
 def doc_section(call: PlannedCall, data: Any) -> str:
@@ -251,10 +168,10 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
     for hit in hits:
         if isinstance(hit, Mapping):
             by = f", by {_one_line(hit['author'], 60)}" if hit.get("author") else ""
-            on = f" on {_date(hit['created_at'])}" if hit.get("created_at") else ""
+            on = f" on {day_of(hit['created_at'])}" if hit.get("created_at") else ""
             lines.append(
                 f"- #{hit.get('id')} {_one_line(hit.get('title', ''), 100)} — {hit.get('state', '?')}, "
-                f"{_labels_text(_labels(hit)) if _labels(hit) else 'no labels'}{by}{on}"
+                f"{labels_text(labels_of(hit)) if labels_of(hit) else 'no labels'}{by}{on}"
             )
     if any(isinstance(hit, Mapping) and hit.get("snippet") for hit in hits):
         lines += ["", SNIPPETS_LEFT_OUT]
@@ -269,7 +186,7 @@ def action_section(call: PlannedCall, data: Any) -> str:
     issue_id = data.get("issue_id", call.arguments.get("issue_id"))
     if call.name in _LABEL_WORDS:
         label = data.get("label", call.arguments.get("label"))
-        labels = _labels_text([str(x) for x in data.get("labels") or []])
+        labels = labels_text([str(x) for x in data.get("labels") or []])
         unchanged, done = _LABEL_WORDS[call.name]
         if data.get("changed") is False:
             return f"No change: #{issue_id} {unchanged} the label `{label}` (labels: {labels})."
@@ -335,7 +252,10 @@ def render(plan: Plan, outcomes: list[ToolReading], tools: Sequence[ToolDefiniti
         else:
             parts.append(result_section(call, outcome.data))
     if plan.compare and len(issues_ok) >= 2:
-        parts.insert(1 + len(plan.notes), side_by_side(issues_ok))
+        likeness = next(
+            (o.data for o in outcomes if o.call.name == "find_similar" and o.ok and isinstance(o.data, Mapping)), None
+        )
+        parts.insert(1 + len(plan.notes), side_by_side(issues_ok, likeness))
     elif plan.compare and issues_ok:
         ((issue_id, data),) = issues_ok
         alone = f"Nothing to compare: only #{issue_id} could be read."
@@ -344,13 +264,6 @@ def render(plan: Plan, outcomes: list[ToolReading], tools: Sequence[ToolDefiniti
     if plan.explain:
         parts += _explained(plan, outcomes, by_key)
     return "\n\n".join(parts)
-
-
-def side_by_side(issues: list[tuple[int, Mapping[str, Any]]]) -> str:
-    """Issues compared: a table of their facts, what they share, and the start of each one's text."""
-    table = "### Side by side\n\n" + comparison_table(issues) + _in_common(issues)
-    excerpts = [f"**#{issue_id}**\n\n{quoted(str(d.get('body', '')), 300)}" for issue_id, d in issues]
-    return "\n\n".join([table, *excerpts])
 
 
 def _explained(plan: Plan, outcomes: list[ToolReading], by_key: Mapping[str, ToolReading]) -> list[str]:

@@ -6,8 +6,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from atlas.offline.answer.issue_view import issue_markdown
-from atlas.offline.answer.render import action_section, failure, issue_section, not_offered, side_by_side
+from atlas.offline.answer.render import action_section, failure, issue_section, not_offered
 from atlas.offline.answer.results import result_section
+from atlas.offline.answer.side_by_side import side_by_side
 from atlas.offline.plan import Plan, PlannedCall, codes_in
 from atlas.offline.readings import ToolReading, issue_text
 from atlas.tools.definition import ToolDefinition
