@@ -753,3 +753,32 @@ def test_a_number_after_an_article_is_no_issue() -> None:
     assert first_calls("did someone already report that push_to_hub fails with a 500?") == [
         ("search_issues", {"query": "push_to_hub fails"})
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("TypeError: 'NoneType' object is not callable", "typeerror nonetype object not callable"),
+        (
+            "after bumping deps our CI fails with AttributeError: module 'pyarrow.lib' has no attribute 'ListViewType' "
+            "-- is this known upstream and is it fixed?",
+            "attributeerror module pyarrow.lib no attribute listviewtype",
+        ),
+    ],
+)
+def test_an_error_and_its_message_lead_the_search_said_or_pasted(question: str, query: str) -> None:
+    assert first_calls(question) == [("search_issues", {"query": query})]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("which open issues carry the streaming label?", {"query": "", "state": "open", "label": "streaming"}),
+        ("who are the top 5 people filing bugs?", None),
+    ],
+)
+def test_words_of_the_asking_left_over_are_no_topic(question: str, expected: dict[str, Any] | None) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert not arguments.get("query")
+    if expected is not None:
+        assert (name, arguments) == ("search_issues", expected)

@@ -50,11 +50,15 @@ def symptom_reads(
     as they say what is looked for, and the description before it fills the rest.
     """
     words = _symptom_words(said)
-    if not asked and (len(words) < 2 or not _PROBLEM_RE.search(said)):
+    raised = _RAISED_RE.search(said) or _RAISED_RE.search(pasted)
+    if not asked and not raised and (len(words) < 2 or not _PROBLEM_RE.search(said)):
         return []
     names = list(dict.fromkeys(_NAME_RE.findall(pasted)))[:2]
-    query_words = [*dict.fromkeys([*_symptom_words(asking), *words])][:QUERY_WORDS]
-    query = " ".join(query_words + [n for n in names if n.lower() not in words])
+    # an error with its message (`AttributeError: module 'pyarrow.lib' has no attribute …`) is what reports quote
+    error = [raised["name"].lower(), *_symptom_words(raised["message"])] if raised else []
+    query_words = [*dict.fromkeys([*error, *_symptom_words(asking), *words])][:QUERY_WORDS]
+    held = {word.lower() for word in [*words, *query_words]}
+    query = " ".join(query_words + [n for n in names if n.lower() not in held])
     if not query:
         query = " ".join(f"ORB-{code}" for code in CODE_RE.findall(pasted)[:1])
     calls = [PlannedCall("search_issues", {"query": query})] if query else []
@@ -65,6 +69,10 @@ def symptom_reads(
             PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
         )
     return calls
+
+
+_RAISED_RE = lazy(r"\b(?P<name>[A-Z][A-Za-z]*(?:Error|Exception))\s*:\s*(?P<message>[^\n?]*?)(?=\s+--|\s+—|[?\n]|$)")
+"""An exception and its message, said or pasted: `TypeError: 'NoneType' object is not callable`."""
 
 
 def _symptom_words(text: str) -> list[str]:

@@ -201,6 +201,7 @@ _FUNCTION_WORDS = frozenset(
         """
         a an the of with for to at by from into onto is are was were be being been am it its this that these those and
         but as do does did have has had will would can could should may might very just than so such when where
+        us we our you your me my they them their whether
         """,
     )
 )
@@ -210,10 +211,12 @@ them finds nothing more, and one that takes any word (`… or …`) finds everyt
 
 def without_function_words(query: str, said: str) -> str:
     """The topic without the words that only join its words (`load_from_disk being slow with big datasets`); a text
-    quoted whole (`said`, the topic as typed), a quoted phrase in it (one word here, `out-of-memory`) and a topic of
-    such words alone are kept as they are."""
+    quoted whole (`said`, the topic as typed) and a quoted phrase in it (one word here, `out-of-memory`) are kept as
+    they are; several such words alone are no topic."""
     if QUOTE_RE.fullmatch(said.strip().rstrip("?.!").strip()):
         return query
     words = query.split()
     kept = [word for word in words if word.casefold() not in _FUNCTION_WORDS]
+    if not kept and len(words) > 1:
+        return ""  # `… reported to us`: words left over from the asking, no topic
     return " ".join(kept) if kept and len(words) > 2 else query

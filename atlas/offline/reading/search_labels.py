@@ -46,7 +46,8 @@ SEARCH_FILLER = frozenset(
         latest newest new recent both does mean means still this issue ticket from users user people unresolved resolved
         fixed component components what's whats rn now currently right again also today every each everything
         stuff things anything something they them those these thats ever one it its at havent hasnt i want wanna need
-        see some only just here dig up track hunt down round share kindly needful backlog
+        see some only just here dig up track hunt down round share kindly needful backlog carry carries carrying
+        filing needing
         opened filed created reported submitted raised came arrived updated happened were was been did report file raise
         submit
         label labels labelled labeled tagged tell summarise summarize summary overview a an too

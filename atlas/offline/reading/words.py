@@ -113,10 +113,10 @@ Never a login: `I'm lhoestq` says whose issues `my issues` are."""
 
 _PURPOSE_RE = lazy(
     r"^\s*(?:ok(?:ay)?[,\s]+)?(?:so\s+)?(?:(?:for|before|ahead\s+of)\s+(?:the\s+|our\s+|my\s+|this\s+|tomorrow'?s\s+)?"
-    r"[\w-]+(?:\s+[\w-]+){0,3}?\s*,?\s+)?(?:i|we)\s+(?:need|want|would\s+like|'d\s+like)\s+"
+    r"[\w-]+(?:\s+[\w-]+){0,3}?\s*,?\s+)?(?:i|we)\s+(?:need|want|would\s+like|'d\s+like|am\s+needing|'m\s+needing)\s+"
     r"(?:(?:a\s+few|some|a\s+couple\s+of)\s+(?:numbers|figures|stats|things|answers|facts)\s*:\s*"
     r"|to\s+(?:know|see|get|have)\s+(?=(?:every|all|the|a|an|some|how|which|what|who)\b)"
-    r"|(?=(?:every|all|the\s+list|a\s+list|the\s+\d+|\d+)\b))",
+    r"|(?=(?:every|all|the\s+list|a\s+list|the\s+\d+|\d+|(?:the\s+)?(?:open|closed|new|newest|latest|oldest))\b))",
     re.I,
 )
 """`For the release notes I need every closed issue …`, `ok so before the sync tomorrow I need a few numbers: …`: what
