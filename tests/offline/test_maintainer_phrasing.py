@@ -782,3 +782,32 @@ def test_words_of_the_asking_left_over_are_no_topic(question: str, expected: dic
     assert not arguments.get("query")
     if expected is not None:
         assert (name, arguments) == ("search_issues", expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "enhancement requests per year, how does 2021 compare to 2024?",
+            (
+                "count_issues_by",
+                {"label": "enhancement", "created_since": "2021-01-01", "created_before": "2025-01-01", "by": "year"},
+            ),
+        ),
+        (
+            "list every issue that talks about a memory leak, open or closed",
+            ("search_issues", {"query": "memory leak"}),
+        ),
+        ("what share of the closed issues had the bug label?", ("count_issues_by", {"state": "closed", "by": "label"})),
+    ],
+)
+def test_years_compared_a_figure_over_days_both_states_and_shares(
+    question: str, expected: tuple[str, dict[str, Any]]
+) -> None:
+    assert first_calls(question) == [expected]
+
+
+def test_how_long_closing_takes_is_said_to_need_what_the_data_does_not_keep() -> None:
+    plan = read_question("what's the average time it takes us to close a bug?", FLAT, TOOLS)
+    assert not plan.first_calls()
+    assert any("does not record when an issue was closed" in note for note in plan.notes)

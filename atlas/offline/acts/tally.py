@@ -63,7 +63,7 @@ _GROUPS = tuple((by, lazy(words, re.I)) for by, words in _SAID.items())
 _VERSUS_RE = lazy(r"\b[\w-]+(?:\s+[\w-]+)?(?P<vs>\s+(?:vs|versus)\s+)[\w-]+(?:\s+[\w-]+)?", re.I)
 _SHARE_RE = lazy(
     r"(?:\b(?:percent(?:age)?|share|proportion|fraction)|%)\s+of\s+(?:the\s+|our\s+|all\s+)?(?P<population>.+?)\s+"
-    r"(?:are|is|were|have|has|got|get|gets)\s+(?P<predicate>.+)$",
+    r"(?:are|is|were|have|has|had|got|get|gets|carry|carried)\s+(?P<predicate>.+)$",
     re.I,
 )
 """`what percent of issues are bugs?`, `what share of bugs are still open?`: the issues said, split by what they
@@ -98,6 +98,9 @@ _MORE_OR_RE = lazy(
 _MORE_RE = lazy(r"\b(?:more|fewer|less)\b", re.I)
 _YEARS_OR_RE = lazy(r"\b(?P<first>(?:19|20)\d\d)\s+or\s+(?:in\s+)?(?P<second>(?:19|20)\d\d)\b", re.I)
 """`… in 2023 or 2024`, beside `more`: two years set against each other."""
+_YEARS_COMPARED_RE = lazy(
+    r"\b(?P<first>(?:19|20)\d\d)\s+(?:compared?\s+(?:to|with)|against|with)\s+(?P<second>(?:19|20)\d\d)\b", re.I
+)
 _YEARS_SAID_RE = lazy(
     r"\b(?:this\s+year|(?:this|the\s+current)\s+one)\s+(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+last\s+(?:year|one)\b"
     r"|\blast\s+year\s+(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+this\s+(?:year|one)\b",
@@ -107,7 +110,7 @@ _LIMIT_RE = lazy(r"\b(?:top|first)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:most|top|bigge
 _FILLER_RE = lazy(
     r"\bhow\s+(?:are|is)\s+(?:we|things|it)\s+(?:doing|going|looking)(?:\s+(?:on|with|for))?"
     r"|\b(?:who(?:'s|\s+(?:is|are|was|were))?|how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down"
-    r"|split(?:\s+up)?|break\s+down|of(?!\s+(?:(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b)"
+    r"|split(?:\s+up)?|break\s+down|compar(?:e|ed|ing)|of(?!\s+(?:(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b)"
     r"|among|across|in\s+all|were|was|are|is|"
     r"there|the|show|me|give|list|get|by\s+(?:number|count)|rank(?:ed|ing)?|leaderboard|so\s+far)\b",
     re.I,
@@ -137,6 +140,8 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     if _MORE_RE.search(text) and _YEARS_OR_RE.search(text):  # `were there more bugs in 2023 or 2024?`: side by side
         text = _MORE_RE.sub(" ", _YEARS_OR_RE.sub(r"\g<first> vs \g<second>", text))
     text = _MORE_OR_RE.sub(r"\g<a> vs \g<b>", text)  # `are there more open bugs or open enhancements`: the same
+    if _YEARS_COMPARED_RE.search(text):  # `per year, how does 2021 compare to 2024?`: those two years, side by side
+        text = re.sub(rf"{_EACH_TIME}year\b", " ", _YEARS_COMPARED_RE.sub(r"\g<first> vs \g<second>", text), flags=re.I)
     year = today().year  # `this year vs last year`: the two years by number, as `2025 vs 2026` is read
     text = _YEARS_SAID_RE.sub(f"{year - 1} vs {year}", text)
     found = next(((by, said) for by, pattern in _GROUPS if (said := pattern.search(text))), None)

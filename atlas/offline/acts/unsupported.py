@@ -73,6 +73,16 @@ _NO_CLOSING_DAY = (
 )
 _US = frozenset({"we", "i", "you", "they", "the team", "us"})
 """Who closed said as the team or the person asking: what is asked is which issues, and when."""
+_CLOSING_TIME_RE = lazy(
+    r"\b(?:how\s+long\s+(?:does\s+it|do\s+(?:we|they|you))\s+(?:take\s+)?(?:us\s+)?(?:to\s+)?(?:close|fix|resolve)"
+    r"|(?:average|median|mean|typical)\s+(?:time\s+(?:(?:it\s+)?takes?\s+(?:us\s+|them\s+)?)?(?:to|until|before)\s+"
+    r"(?:close|closing|fix|resolve)|(?:resolution|closing|close)\s+time))\b",
+    re.I,
+)
+_NO_CLOSING_TIME = (
+    "The data does not record when an issue was closed, so I cannot work out how long closing takes: it keeps when "
+    "each issue was opened and whether it is closed now."
+)
 _NO_RANKING = (
     "I cannot count who closed, fixed or answered issues: the data says who opened each issue, so I count "
     "issues by who opened them (`who opened the most bugs?`), and each issue's thread shows who answered it."
@@ -86,6 +96,7 @@ _NO_LABEL_MANY = (
 def unsupported(text: str, notes: list[str], example: str) -> str:
     """The words with what no tool can do taken out, each said in `notes`; `example`: a label for the example."""
     text = _said_instead(_PULL_REQUESTS_RE.search(text), text, notes, _NO_PULL_REQUESTS)
+    text = _said_instead(_CLOSING_TIME_RE.search(text), text, notes, _NO_CLOSING_TIME)
     closer = CLOSER_RE.search(text)
     # `which issues did we close in january?`: the team's closing, asked by when; the data keeps no closing day
     span = span_in(text) if closer is not None and (closer["who"] or "").lower() in _US else None

@@ -75,6 +75,9 @@ def spelled_numbers(text: str) -> str:
     return _WORDED_RE.sub(digits, text)
 
 
+_YEARS_SAID_RE = lazy(r"\b(?:years?|yearly|annual(?:ly)?|year[- ]over[- ]year)\b", re.I)
+
+
 def _years_set_against(text: str, compared: re.Match[str]) -> bool:
     """`opened in 2022 vs 2023`, `bugs 2022 vs 2023`: two years, the first said as a time or as the issues' year, not
     issue #2023 compared with another."""
@@ -83,7 +86,9 @@ def _years_set_against(text: str, compared: re.Match[str]) -> bool:
         text[: compared.start()],
         re.I,
     )
-    return year is not None and 1900 <= int(compared.group(1)) <= 2099
+    # `enhancement requests per year, how does 2021 compare to 2024?`: years, where the request speaks of years
+    said_of_years = re.search(r"(?:^|\s)(?:19|20)\d\d$", text[: compared.start()]) and _YEARS_SAID_RE.search(text)
+    return (year is not None or bool(said_of_years)) and 1900 <= int(compared.group(1)) <= 2099
 
 
 def slashed_pairs(text: str) -> list[tuple[int, int]]:

@@ -114,7 +114,7 @@ _YEAR_BEFORE = frozenset({"in", "during", "of", "vs", "versus"}) | {
 }
 """Words after which a number from 1900 to 2099 is a year: `in 2025`, `since january 2025`, `Mar 2024`, `2022 vs
 2023`."""
-_YEAR_AGAINST_RE = lazy(r"\s*(?:vs\.?|versus)\s*(?:19|20)\d\d\b", re.I)
+_YEAR_AGAINST_RE = lazy(r"\s*(?:vs\.?|versus|compared?\s+(?:to|with)|against)\s*(?:19|20)\d\d\b", re.I)
 _NOT_A_COUNT = frozenset(
     {"details", "thanks", "please", "does", "was", "has", "is", "says", "seems", "looks", "status"}
 )

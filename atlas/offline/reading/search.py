@@ -49,7 +49,7 @@ from atlas.offline.reading.unread_filters import names_unread, without_unread_fi
 
 _SEARCH_NOUN_RE = lazy(
     r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b"
-    r"|\b(?:(?:any|an?)\s+(?:(?:open|closed)\s+)?|open\s+|closed\s+)(?:issue|ticket|bug|report)\s+"
+    r"|\b(?:(?:any|an?|every)\s+(?:(?:open|closed)\s+)?|open\s+|closed\s+)(?:issue|ticket|bug|report)\s+"
     r"(?:that|which|about|mentioning|for|on|regarding)\b"
     r"|\b(?:everything|anything|something|stuff|all)\s+(?:(?:still\s+)?(?:open|closed|new|recent)\s+)?"
     r"(?:about|regarding|mentioning|related\s+to|to\s+do\s+with)\b",

@@ -139,7 +139,9 @@ _PROJECT_SAID_RE = lazy(
 
 
 _BOTH_STATES_RE = lazy(
-    r"[\s,;]+(?:also|including|incl\.?|plus)\s+(?:the\s+)?(?:closed|open)(?:\s+ones)?(?=\s*[?.!]*\s*$)", re.I
+    r"[\s,;]+(?:(?:also|including|incl\.?|plus)\s+(?:the\s+)?(?:closed|open)"
+    r"|(?:both\s+)?(?:open\s+(?:or|and|&)\s+closed|closed\s+(?:or|and|&)\s+open))(?:\s+ones)?(?=\s*[?.!]*\s*$)",
+    re.I,
 )
 """`…, also the closed ones`: both states, said after the topic (no state to filter by, no words to search)."""
 

@@ -30,7 +30,7 @@ _TEXT_LEAD_RE = lazy(r"\W*(?:that\s+)?(?:mention\w*|contain\w*|matching|referenc
 QUERY_LEAD_RE = lazy(
     r"\b(?:about|mentioning|mention|mentions|regarding|concerning|(?:that|which)\s+concerns?|related\s+to|involving"
     r"|containing|contains?|matching|"
-    r"referenc(?:ing|es?)|that\s+(?:mention|talk\s+about|discuss)|on\s+the\s+topic\s+of|with|for|on"
+    r"referenc(?:ing|es?)|that\s+(?:mentions?|talks?\s+about|discuss(?:es)?)|on\s+the\s+topic\s+of|with|for|on"
     r"|(?:(?<=\bissue\s)|(?<=\bissues\s)|(?<=\bbug\s)|(?<=\bbugs\s)|(?<=\bone\s))where"
     r"(?!\s+(?:the\s+|their\s+|its\s+)?(?:titles?|bod(?:y|ies)|text)\b)"
     r"|(?:similar\s+to|like)(?=\s+[\"'`]))\s+(?P<q>.+)$",

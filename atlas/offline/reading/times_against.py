@@ -9,7 +9,7 @@ import re
 from atlas.offline.reading.dates import Span, span_in
 from atlas.offline.reading.lazy import lazy
 
-_AGAINST_RE = lazy(r"\s+(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+", re.I)
+_AGAINST_RE = lazy(r"\s+(?:vs\.?|versus|compared?\s+(?:to|with)|against)\s+", re.I)
 _LEAD_RE = lazy(r"(?P<lead>in|during|over|for|from|on)\s+", re.I)
 """The word a time says first (`in march 2024`), which the second time may leave out (`vs march 2023`)."""
 

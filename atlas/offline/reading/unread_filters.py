@@ -28,7 +28,8 @@ SINCE_RELEASE_RE = lazy(
 only) cannot place."""
 _STATISTIC_RE = lazy(
     r"\b(?:the\s+)?(?:median|average|avg|mean|typical)\s+(?:age|lifetime|(?:resolution|response|closing|close)\s+time"
-    r"|time\s+(?:to|until|before)\s+(?:close|closing|fix|resolve|resolution|(?:a\s+|the\s+)?first\s+(?:response|reply)))"
+    r"|time\s+(?:(?:it\s+)?takes?\s+(?:us\s+|them\s+|you\s+)?)?(?:to|until|before)\s+(?:close|closing|fix|resolve|resolution"
+    r"|(?:a\s+|the\s+)?first\s+(?:response|reply)))"
     r"(?:\s+(?:of|for|in))?\b",
     re.I,
 )
