@@ -122,8 +122,8 @@ def _acts_of(
     acts: list[Act] = []
     context: list[int] = []
     for request in message.requests:
-        said = known_codes(without_preamble(request.text), vocabulary)
-        request.text = years_not_issues(from_the_data_end(said, vocabulary.issues), vocabulary.issues)
+        words = known_codes(without_preamble(request.text), vocabulary)
+        request.text = years_not_issues(from_the_data_end(words, vocabulary.issues), vocabulary.issues)
         prior = acts[-1] if acts else before
         text = one_list(corrected(spelled_out(request.text), vocabulary.words))
         text = people_meant(text, prior.search.author if prior is not None and prior.search is not None else None)

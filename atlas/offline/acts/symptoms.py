@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from atlas.offline.plan import PlannedCall
-from atlas.offline.reading.issue_refs import CODE_RE
+from atlas.offline.reading.issue_refs import CODE_RE, RAISED_RE
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.sections import content_words, heading_name, section_about
 from atlas.offline.reading.vocabulary import Vocabulary
@@ -50,7 +50,7 @@ def symptom_reads(
     as they say what is looked for, and the description before it fills the rest.
     """
     words = _symptom_words(said)
-    raised = _RAISED_RE.search(said) or _RAISED_RE.search(pasted)
+    raised = next((error for error in RAISED_RE.finditer(f"{said}\n{pasted}") if error["message"]), None)
     if not asked and not raised and (len(words) < 2 or not _PROBLEM_RE.search(said)):
         return []
     names = list(dict.fromkeys(_NAME_RE.findall(pasted)))[:2]
@@ -69,10 +69,6 @@ def symptom_reads(
             PlannedCall("get_doc_section", {"doc_id": section.doc_id, "heading": heading_name(section, vocabulary)})
         )
     return calls
-
-
-_RAISED_RE = lazy(r"\b(?P<name>[A-Z][A-Za-z]*(?:Error|Exception))\s*:\s*(?P<message>[^\n?]*?)(?=\s+--|\s+—|[?\n]|$)")
-"""An exception and its message, said or pasted: `TypeError: 'NoneType' object is not callable`."""
 
 
 def _symptom_words(text: str) -> list[str]:

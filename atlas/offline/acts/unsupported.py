@@ -71,7 +71,7 @@ _NO_CLOSING_DAY = (
     "The data does not record when an issue was closed: it keeps when each was opened and whether it is closed now. "
     "I can list the issues opened then that are closed now (`closed issues opened {said}`)."
 )
-_US = frozenset({"we", "i", "you", "they", "the team", "us"})
+_US = frozenset({"we", "i", "you", "they", "us"})
 """Who closed said as the team or the person asking: what is asked is which issues, and when."""
 _CLOSING_TIME_RE = lazy(
     r"\b(?:how\s+long\s+(?:does\s+it|do\s+(?:we|they|you))\s+(?:take\s+)?(?:us\s+)?(?:to\s+)?(?:close|fix|resolve)"

@@ -10,7 +10,7 @@ from atlas.offline.answer.issue_facts import comment_count, day_of, labels_of, l
 from atlas.offline.answer.quoting import one_line as _one_line
 from atlas.offline.answer.quoting import quoted
 from atlas.offline.plan import codes_in
-from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.issue_refs import RAISED_RE
 from atlas.offline.readings import issue_text
 
 
@@ -87,14 +87,10 @@ def _ordinal(place: int) -> str:
     return f"{place}{ending} "
 
 
-_RAISED_RE = lazy(r"\b(?P<name>[A-Z][A-Za-z]*(?:Error|Exception))\b(?::[ \t]*(?P<message>[^\n]{3,160}))?")
-"""An exception a report shows (`TypeError: 'NoneType' object is not callable`): its name, and its message."""
-
-
 def _errors_raised(text: str) -> set[str]:
     """The exceptions the text names, each alone and with its message where it gives one."""
     found: set[str] = set()
-    for error in _RAISED_RE.finditer(text):
+    for error in RAISED_RE.finditer(text):
         found.add(error["name"])
         if error["message"]:
             found.add(f"{error['name']}: {' '.join(error['message'].split())}")

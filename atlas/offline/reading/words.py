@@ -138,11 +138,11 @@ def without_preamble(text: str) -> str:
 
 
 _ARE_RE = lazy(
-    r"\b(what|which|where|who|how|when|why|there|they|issues|isues|bugs|tickets|ones|many)\s+r\b(?![\w/:-])"
+    r"\b(what|which|where|who|how|when|why|there|they|many|\w+s)\s+r\b(?![\w/:-])"
     r"(?=\s+(?:open|closed|still|there|the|any|labell?ed|tagged|fixed|new|stale|untriaged|[?.!]|$))",
     re.I,
 )
-"""`r` as `are` after a question word or the issues, before what they are (`isues r open`): `R` is a language."""
+"""`r` as `are` after a question word or a plural, before what they are (`isues r open`): `R` is a language."""
 
 
 def _inflected(word: str) -> bool:
