@@ -811,3 +811,12 @@ def test_how_long_closing_takes_is_said_to_need_what_the_data_does_not_keep() ->
     plan = read_question("what's the average time it takes us to close a bug?", FLAT, TOOLS)
     assert not plan.first_calls()
     assert any("does not record when an issue was closed" in note for note in plan.notes)
+
+
+def test_the_open_issue_about_a_topic_is_found_then_acted_on() -> None:
+    plan = read_question("find the open issue about parquet streaming and label it bug", FLAT, TOOLS)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("search_issues", {"query": "parquet streaming", "state": "open"})
+    ]
+    [waiting] = [later for later in plan.later if later.read_first_hit]
+    assert [(c.name, c.arguments["label"]) for c in waiting.on_first_hit] == [("add_label", "bug")]

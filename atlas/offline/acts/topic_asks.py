@@ -27,11 +27,13 @@ _ONE_RE = lazy(
     re.I,
 )
 _ONE_ABOUT_RE = lazy(
-    r"\bthe\s+(?P<noun>one|issue|ticket|bug|report|thread|request|proposal)\s+(?:about|on|regarding|concerning|re"
+    r"\bthe\s+(?:(?P<state>open|closed)\s+)?(?P<noun>one|issue|ticket|bug|report|thread|request|proposal)\s+"
+    r"(?:about|on|regarding|concerning|re"
     rf"|mentioning|that\s+(?:mentions|talks\s+about))\s+(?P<topic>(?:{_WORD}\s+){{0,4}}?{_WORD})\s*[?.!]*$",
     re.I,
 )
-"""`find the issue about caching with load_dataset`: one issue named by its topic after the noun, to the end."""
+"""`find the issue about caching with load_dataset`, `find the open issue about DVC integration`: one issue named by its
+topic after the noun, to the end."""
 _ASKS_RE = lazy(
     LEAD + r"(?:what'?s|whats|what\s+(?:is|was)|which\s+(?:is|was)|where'?s|where\s+is|show|pull(?:\s+up)?|open|read"
     r"|(?:any\s+)?(?:duplicates?|dupes?|similar(?:\s+issues)?)\s+(?:of|to)|(?:has|have|is|was|did|does)(?=\s+the\s)"
@@ -74,21 +76,31 @@ def topic_ask_act(typed: str, text: str, vocabulary: Vocabulary) -> Act | None:
     """The act for one issue named by its topic, or for the news of a topic; None when the words ask neither."""
     if news := _NEWS_RE.match(text):
         return _news(typed, news, vocabulary)
-    if not _ASKS_RE.match(text) or not (one := _ONE_RE.search(text) or _ONE_ABOUT_RE.search(text)):
+    named = _ONE_RE.search(text)
+    if named is None or not _is_topic(named.group("topic")):  # `the open issue about DVC`: the topic after the noun
+        named = _ONE_ABOUT_RE.search(text)
+    if not _ASKS_RE.match(text) or not (one := named):
         return None
     if one.group("noun").lower() != "one" and not _READS_RE.match(text):
         return None  # `what's the colour codes bug? #124`: a question about an issue that may be named after it
-    words = one.group("topic").split()
-    if words[0].lower() in _NOT_A_TOPIC or all(word.lower().strip("'") in _NOT_A_TOPIC for word in words):
+    if not _is_topic(one.group("topic")):
         return None  # `the same one`, `the first issue`, `the other one`: which of a list, not a topic
     notes: list[str] = []
-    search = search_in(f"issues about {_either(one.group('topic'))}", notes, vocabulary.labels, vocabulary.people)
+    state = one.groupdict().get("state") or ""  # `the open issue about …`: of the open ones
+    topic = _either(one.group("topic"))
+    search = search_in(f"{state} issues about {topic}", notes, vocabulary.labels, vocabulary.people)
     if search.query is None and search.label is None:
         return None
     act = Act(Intent.SEARCH, typed, search=search, notes=notes, targets=[SOMEWHERE])  # `… and label it bug`
     similar = [PlannedCall("find_similar", {"issue_id": SOMEWHERE})] if SIMILAR_RE.search(text) else []
     act.later.append(Later(read_first_hit=True, on_first_hit=similar))  # `duplicates of the DVC one?`
     return act
+
+
+def _is_topic(said: str) -> bool:
+    """Whether words before or after the noun say what the issue is about, not which of a list it is."""
+    words = said.split()
+    return words[0].lower() not in _NOT_A_TOPIC and not all(word.lower().strip("'") in _NOT_A_TOPIC for word in words)
 
 
 def _news(typed: str, news: re.Match[str], vocabulary: Vocabulary) -> Act | None:
