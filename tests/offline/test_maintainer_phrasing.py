@@ -820,3 +820,12 @@ def test_the_open_issue_about_a_topic_is_found_then_acted_on() -> None:
     ]
     [waiting] = [later for later in plan.later if later.read_first_hit]
     assert [(c.name, c.arguments["label"]) for c in waiting.on_first_hit] == [("add_label", "bug")]
+
+
+def test_then_said_first_and_whether_they_are_closed_are_no_words_to_search() -> None:
+    asked = first_calls("how many open streaming issues are there? then list the streaming ones")
+    assert asked[-1] == ("search_issues", {"query": "", "label": "streaming"})
+    assert first_calls(
+        "has anyone raised pickle deserialization as a risk? show the matching issues and whether they're closed"
+    ) == [("search_issues", {"query": "pickle deserialization risk"})]
+    assert first_calls("issues about arrow and whether they're still open") == [("search_issues", {"query": "arrow"})]

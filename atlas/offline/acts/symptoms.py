@@ -25,7 +25,7 @@ _ASKING = frozenset(
         else seen before raised there any existing open closed have has we us our someone somebody forum people ppl
         saying says said point link them hit hitting problem similar same thing happen happens happening
         yet still tracker github something anything like rn now today ago ask asked asking request requested fix fixed
-        into want don't don duplicate duplicates dupe file being
+        into want don't don duplicate duplicates dupe file being as matching whether show re ve ll
         """,
     )
 )

@@ -53,6 +53,8 @@ _BODY_ONLY_RE = lazy(
 _REFERENCE_ONLY_RE = lazy(r"^(?:(?:issue|ticket)\s+#?|#)?(?P<number>\d{1,7})[\s.?!]*$", re.I)
 _NAMES_IT_RE = lazy(r"^(?!.*\d).*\b(?:this|it)\b", re.I | re.S)
 """A request that speaks of `this one` with no number of its own, before a reference said alone: the issue it means."""
+_THEN_LEAD_RE = lazy(r"^(?:and\s+)?then\s+(?=\w)", re.I)
+"""`then` said first in a sentence of its own: the order of the requests, which they keep anyway."""
 _AND_RE = lazy(r"\b(?:and|then|n)\b|&", re.IGNORECASE)
 _OTHERWISE_START_RE = lazy(r"^\s*(?:otherwise|else|if\s+not|or\s+else)\b", re.IGNORECASE)
 _CONDITION_START_RE = lazy(
@@ -131,7 +133,7 @@ def split_message(text: str) -> Message:
     joints = ["", *parts[1::2]]
     requests: list[Request] = []
     for raw, joint in zip(parts[0::2], joints, strict=True):
-        piece = raw.strip(" ,")
+        piece = _THEN_LEAD_RE.sub("", raw.strip(" ,"))  # `… are there? then list the speech ones`
         if not re.search(r"\w", piece):
             continue
         if (

@@ -48,7 +48,7 @@ from atlas.offline.reading.search_labels import (
 from atlas.offline.reading.unread_filters import names_unread, without_unread_filters
 
 _SEARCH_NOUN_RE = lazy(
-    r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:show\s+me\s+)?the\s+[\w-]+\s+ones\b"
+    r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:(?:show|list|give)\s+(?:me\s+)?)?the\s+[\w-]+\s+ones\b"
     r"|\b(?:(?:any|an?|every)\s+(?:(?:open|closed)\s+)?|open\s+|closed\s+)(?:issue|ticket|bug|report)\s+"
     r"(?:that|which|about|mentioning|for|on|regarding)\b"
     r"|\b(?:everything|anything|something|stuff|all)\s+(?:(?:still\s+)?(?:open|closed|new|recent)\s+)?"

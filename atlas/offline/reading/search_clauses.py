@@ -132,6 +132,13 @@ _ASKED_AFTER_RE = lazy(
 )
 """`… tickets I could pick up`, `…, can you please give me the list?`: who the issues are for and the asking itself,
 said after the topic."""
+_STATE_SHOWN_RE = lazy(
+    r"[\s,;]+(?:and\s+)?(?:whether|if)\s+(?:they(?:'re|\s+are)|it(?:'s|\s+is)|each\s+is)\s+(?:still\s+)?"
+    r"(?:open|closed|fixed|resolved)(?:\s+or\s+(?:not|open|closed))?(?=\s*[?.!]*\s*$)",
+    re.I,
+)
+"""`show the matching issues and whether they're closed`: what each hit is shown with (its state), no words to
+search."""
 _PROJECT_SAID_RE = lazy(
     r"\s+(?:in|on|for|of|across)\s+(?:this|our|the)\s+(?:project|repo(?:sitory)?|tracker|backlog|codebase)\b", re.I
 )
@@ -153,7 +160,7 @@ def without_framing(text: str) -> str:
     (`closed as duplicates`)."""
     text = _QUOTED_WORD_RE.sub(" ", IN_THEIR_TEXT_RE.sub(" ", text))
     text = _PROJECT_SAID_RE.sub(" ", _ASKED_AFTER_RE.sub(" ", text))
-    text = _BOTH_STATES_RE.sub(" ", _SHOWN_WITH_RE.sub(" ", text))
+    text = _BOTH_STATES_RE.sub(" ", _SHOWN_WITH_RE.sub(" ", _STATE_SHOWN_RE.sub(" ", text)))
     return _MARKED_AS_RE.sub(lambda said: said["state"] or " labelled ", text)
 
 
