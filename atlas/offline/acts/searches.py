@@ -129,7 +129,8 @@ def ordered(text: str, vocabulary: Vocabulary) -> Act:
     # for an answer.
     search = search_in(words, notes, vocabulary.labels, vocabulary.people)
     unnamed = text  # `… without the good first issue label`: a label's name says no single issue
-    for name in (name for name in vocabulary.labels if " " in name):
+    folded = text.casefold()
+    for name in (name for name in vocabulary.labels if " " in name and name.casefold() in folded):
         unnamed = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", unnamed, flags=re.I)
     singular = re.search(r"\b(?:issue|ticket|bug|one|report)\b(?!s)", unnamed, re.I) or one_of_a_label(
         text, vocabulary.labels

@@ -210,19 +210,12 @@ def _word_ends(text: str, start: int, end: int) -> list[int]:
     return [start + word.end() for word in re.finditer(r"[\w-]+", text[start:end])]
 
 
-_ANY_ISSUE = frozenset({"issue", "issues", "ticket", "tickets", "report", "reports", "one", "ones", "open", "closed"})
-"""Words for any issue, which name no kind of them (`open vision issues vs open speech issues`)."""
-
-
 def _label_named(words: str, labels: Sequence[str]) -> str | None:
     """A label named whole, else the one the project's words for a kind mean (`feature requests`)."""
     if named := next((hit.label for hit in labels_in_words(words, labels) if hit.exact), None):
         return named
     meaning = getattr(labels, "meaning", None)
-    if meaning is None or not re.fullmatch(r"[\w -]+", words.strip()):
-        return None
-    said = words.strip().lower()
-    return None if set(said.split()) <= _ANY_ISSUE else meaning(said)  # `issues` alone means no kind
+    return meaning(words.strip().lower()) if meaning is not None and re.fullmatch(r"[\w -]+", words.strip()) else None
 
 
 def _count_arguments(search: Search) -> dict[str, Any]:

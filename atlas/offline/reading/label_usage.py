@@ -27,6 +27,10 @@ MIN_COVER = 0.1
 `about streaming` where `streaming` is on 17 of the 338 issues saying it is a search for the word."""
 
 
+_ANY_ISSUE = frozenset({"issue", "issues", "ticket", "tickets", "report", "reports", "one", "ones", "open", "closed"})
+"""Words for any issue, which no label means (`open vision issues vs open speech issues`)."""
+
+
 class ProjectLabels(list[str]):
     """The dataset's labels, able to say which of them a phrase of the project's own words means."""
 
@@ -42,8 +46,8 @@ class ProjectLabels(list[str]):
     def meaning(self, phrase: str) -> str | None:
         """The label most of whose issues say `phrase` (and few others do), or None."""
         words = re.findall(r"[a-z0-9]+", phrase.casefold())
-        if not words or self.database is None:
-            return None
+        if not words or self.database is None or set(words) <= _ANY_ISSUE:
+            return None  # `open issues`: words for any issue name no kind of them
         key = " ".join(words)
         with self._lock:
             if key in self._meanings:

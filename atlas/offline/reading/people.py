@@ -20,6 +20,8 @@ class ProjectPeople:
     def __init__(self, database: Path | None = None, logins: list[str] | None = None) -> None:
         self.database = database
         self._logins: dict[str, str] | None = None if logins is None else {name.casefold(): name for name in logins}
+        self._titled: dict[str, int] = {}
+        """How many titles hold each login asked about, read once."""
         self._lock = threading.Lock()
 
     def login(self, name: str) -> str | None:
@@ -33,7 +35,15 @@ class ProjectPeople:
         """The login, when `name` is one of the authors and few titles hold it as a word: `lhoestq issues` names a
         person, `python issues` a topic even where someone's login is `python`."""
         login = self.login(name)
-        return login if login and _titles_holding(self.database, login) < TITLES_OF_A_WORD else None
+        if login is None:
+            return None
+        with self._lock:
+            titled = self._titled.get(login)
+        if titled is None:
+            titled = _titles_holding(self.database, login)
+            with self._lock:
+                self._titled[login] = titled
+        return login if titled < TITLES_OF_A_WORD else None
 
 
 TITLES_OF_A_WORD = 3
