@@ -10,7 +10,7 @@ import pytest
 from atlas.offline.compose import read_question
 from atlas.runtime.toolset import load_registry
 from atlas.tools.registry import Registry
-from tests.offline.test_offline import run_to_answer
+from tests.offline.test_offline import run_to_answer, search
 
 TOOLS = frozenset({"get_issue", "search_issues", "find_similar", "suggest_labels", "list_inbox", "plan_triage"})
 
@@ -104,3 +104,34 @@ def test_the_inbox_and_the_plan_are_in_the_answer(tools: Registry) -> None:
     _, plan = run_to_answer("triage #160", tools)
     assert "### Triage plan for #160" in plan and "add label `type:feature`" in plan
     assert "nothing was changed" in plan and "atlas triage 160" in plan
+
+
+@pytest.mark.parametrize(
+    ("question", "found"),
+    [
+        ("triage the open scheduler issues", search(state="open", label="comp:scheduler", limit=10)),
+        ("triage the issues about leases", ("search_issues", {"query": "leases", "state": "open", "limit": 10})),
+        (
+            "make a triage plan for the closed issues from 2025",
+            search(state="closed", created_since="2025-01-01", created_before="2026-01-01", limit=10),
+        ),
+        ("suggest labels for the 5 newest bugs", search(state="open", label="type:bug", limit=5)),
+    ],
+)
+def test_a_plan_for_issues_a_search_finds_searches_then_plans_for_its_hits(question: str, found: Any) -> None:
+    plan = read_question(question, available=TOOLS)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [found]
+    [planning] = plan.later
+    assert planning.planned_hits == found[1]["limit"]
+
+
+@pytest.mark.usefixtures("fitted_atlas_home")
+def test_the_plan_for_a_search_s_hits_is_made_for_those_hits(tools: Registry) -> None:
+    rounds, answer = run_to_answer("make a triage plan for the open scheduler issues", tools)
+    searched, planned = rounds
+    assert searched == [search(state="open", label="comp:scheduler", limit=10)]
+    [(name, arguments)] = planned
+    assert name == "plan_triage" and arguments["issue_ids"] and len(arguments["issue_ids"]) <= 10
+    assert "### Triage plan for #" in answer and "nothing was changed" in answer
+    _, none = run_to_answer("triage the open issues about zzqqxx", tools)
+    assert "No issue matched, so there is nothing to plan." in none

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from atlas.offline.acts.act import LEAD, Act, Intent
+from atlas.offline.acts.later import Later
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.authors_and_days import people_and_days
 from atlas.offline.reading.entities import issue_refs
 from atlas.offline.reading.issue_refs import KIND_OF_ISSUES
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import INBOX_BY_DATE, order_in
+from atlas.offline.reading.people import ProjectPeople
 from atlas.offline.reading.search import NO_LABEL_RE, search_in
 from atlas.offline.reading.search_labels import excluded_labels
 
@@ -83,6 +86,14 @@ _OPENED_WHEN_RE = lazy(r"\b(?:from|since|opened|created|filed|reported|raised)\b
 when the work is (`what should I triage today?`)."""
 _PLAN_NOUN_RE = lazy(r"\btriage\s+(?:plan|proposals?)\b|\bplan\s+(?:for\s+|to\s+)?(?:the\s+)?triage\b", re.I)
 """`make me a triage plan for …`: the plan asked for as a thing, not with the verb."""
+_PLAN_VERB_RE = lazy(
+    r"^(?:(?:propose|suggest|plan)\s+(?:some\s+)?(?:labels?|triage)|triage\s+(?:plan|proposals?)|plan\s+(?:for\s+|to\s+)?"
+    r"(?:the\s+)?triage)\s+(?:for|on|of)?",
+    re.I,
+)
+"""The words that ask for the plan, before the issues it is for."""
+_FRESH_RE = lazy(rf"\s*(?:(?:\b{_FRESH}\b|\b(?:backlog|inbox|queue)\b|\d{{1,2}})\s*)*", re.I)
+"""Words that name the backlog (`the new issues`, `the inbox`, `the latest 3`), no topic to search for."""
 _ONE_IN_ORDER_RE = lazy(r"\b(?:newest|latest)\s+(?:[\w-]+\s+)?(?:issue|ticket|bug|report)\b(?!s)", re.I)
 """`suggest labels for the newest open issue`: one issue, found by its order (`searches.ordered`), not a plan."""
 _BACKLOG_RE = lazy(
@@ -120,23 +131,11 @@ MAX_PLAN = 50
 """The most issues one triage plan takes (`plan_triage`'s own bound)."""
 
 
-def backlog_act(text: str, typed: str, labels: Sequence[str] = ()) -> Act | None:
+def backlog_act(text: str, typed: str, labels: Sequence[str] = (), people: ProjectPeople | None = None) -> Act | None:
     """A request for the inbox or for a triage plan; None when the words ask for neither. `labels`: the project's,
-    one of which may name the issues (`unanswered questions`, `stale enhancements`)."""
-    if triage := _TRIAGE_RE.match(text):
-        ids = issue_refs(triage.group("rest")) or issue_refs(text[: triage.start("rest")])  # `7421 triage`
-        if ids:
-            return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
-        if backlog := _BACKLOG_RE.match(triage.group("rest")):
-            return _plan_for_backlog(typed, int(backlog.group("count") or backlog.group("then") or PLAN_LIMIT))
-        if not triage.group("rest").strip(" ?!."):
-            return _plan_for_backlog(typed)
-    if _PLAN_NOUN_RE.search(text) and (ids := issue_refs(text)):
-        return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
-    planned = _PLAN_WORDS_RE.search(text) or _PLAN_NOUN_RE.search(text)
-    if planned and not issue_refs(text) and not _ONE_IN_ORDER_RE.search(planned.group(0)):
-        said = planned.groupdict()
-        return _plan_for_backlog(typed, int(said.get("count") or said.get("then") or PLAN_LIMIT))
+    one of which may name the issues (`unanswered questions`, `stale enhancements`); `people`: its authors."""
+    if (plan := _plan_asked(text, typed, labels, people)) is not None:
+        return plan
     if issue_refs(text) or NO_LABEL_RE.search(text) or excluded_labels(text, labels)[0]:
         return None  # `unlabelled issues`, `not labelled bug`: a search by labels; the inbox's untriaged may have some
     order = order_in(text)[0]  # before the days are read: `by age` is no author
@@ -206,6 +205,49 @@ def _label_follows(text: str, reason: re.Match[str], labels: Sequence[str]) -> b
 
 
 _KIND_AFTER_RE = lazy(KIND_OF_ISSUES, re.I)
+
+
+def _plan_asked(text: str, typed: str, labels: Sequence[str], people: ProjectPeople | None) -> Act | None:
+    """A triage plan asked for: of issues named, of those a search finds, or of the backlog; None when none is."""
+    if triage := _TRIAGE_RE.match(text):
+        ids = issue_refs(triage.group("rest")) or issue_refs(text[: triage.start("rest")])  # `7421 triage`
+        if ids:
+            return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
+        if found := _plan_for_found(typed, triage.group("rest"), labels, people):
+            return found
+        if backlog := _BACKLOG_RE.match(triage.group("rest")):
+            return _plan_for_backlog(typed, int(backlog.group("count") or backlog.group("then") or PLAN_LIMIT))
+        if not triage.group("rest").strip(" ?!."):
+            return _plan_for_backlog(typed)
+    if _PLAN_NOUN_RE.search(text) and (ids := issue_refs(text)):
+        return Act(Intent.TRIAGE, typed, reads=[PlannedCall("plan_triage", {"issue_ids": ids})])
+    planned = _PLAN_WORDS_RE.search(text) or _PLAN_NOUN_RE.search(text)
+    if planned and not issue_refs(text) and not _ONE_IN_ORDER_RE.search(planned.group(0)):
+        if found := _plan_for_found(typed, _PLAN_VERB_RE.sub(" ", text[planned.start() :], count=1), labels, people):
+            return found
+        said = planned.groupdict()
+        return _plan_for_backlog(typed, int(said.get("count") or said.get("then") or PLAN_LIMIT))
+    return None
+
+
+def _plan_for_found(typed: str, words: str, labels: Sequence[str], people: ProjectPeople | None) -> Act | None:
+    """`triage the open streaming issues`, `a triage plan for the issues from February 2025`: the issues a search
+    finds (open ones, unless a state is said), then a plan for the first of them. None when the words name no issues
+    but the backlog's own (`the 5 newest issues`) or a reason the inbox reads (`the untriaged issues`)."""
+    if _REASON_RE.search(words):
+        return None
+    notes: list[str] = []
+    search = search_in(words, notes, labels, people)
+    named_issues = re.search(rf"\b{_ISSUES}\b", words, re.I) or _TOPIC_RE.search(words)
+    if _FRESH_RE.fullmatch(search.query or "") or not named_issues:
+        search = replace(search, query=None)  # `the remaining issues`, `whatever is left`: the backlog, no topic
+    said = {name for name, value in search.arguments().items() if value and name not in {"limit", "order"}}
+    if not said - {"state"} and search.state != "closed":
+        return None
+    limit = min(search.limit or PLAN_LIMIT, MAX_PLAN)
+    found = Act(Intent.TRIAGE, typed, search=replace(search, state=search.state or "open", limit=limit), notes=notes)
+    found.later.append(Later(planned_hits=limit))
+    return found
 
 
 def _plan_for_backlog(typed: str, limit: int = PLAN_LIMIT) -> Act:

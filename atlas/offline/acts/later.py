@@ -125,6 +125,8 @@ class Later:
     """Actions on the first hit once it is read (`label the DVC one bug`): their `issue_id` is set to the hit's."""
     compared: int = 0
     """How many of the first hits are read and set side by side (`compare the two oldest open bugs`); 0: none."""
+    planned_hits: int = 0
+    """How many of the search's hits a triage plan is made for (`triage the open streaming issues`); 0: none."""
 
     def data(self, outcomes: Sequence[ToolReading]) -> Mapping[str, Any] | None:
         for outcome in outcomes:
@@ -138,6 +140,9 @@ class Later:
         return None
 
     def calls(self, outcomes: Sequence[ToolReading]) -> list[PlannedCall]:
+        if self.planned_hits:
+            ids = _hit_ids(outcomes, self.planned_hits)
+            return [PlannedCall("plan_triage", {"issue_ids": ids, "limit": len(ids)})] if ids else []
         if self.read_first_hit:
             read = _first_hit(outcomes, max(self.compared, 1))
             acted = [
@@ -167,6 +172,8 @@ class Later:
 
     def said(self, outcomes: Sequence[ToolReading]) -> str | None:
         """One sentence on what round one decided, for the answer."""
+        if self.planned_hits:
+            return None if _hit_ids(outcomes, 1) else "No issue matched, so there is nothing to plan."
         if self.read_first_hit:
             if read := _first_hit(outcomes):
                 hit = self._hit(outcomes, read) if self.test is not None else None
@@ -204,11 +211,16 @@ def _unmet(issue_id: object, test: Condition) -> str:
 
 def _first_hit(outcomes: Sequence[ToolReading], count: int = 1) -> list[PlannedCall]:
     """A read of the first hit of the search (of the first `count`, for a comparison)."""
+    return [PlannedCall("get_issue", {"issue_id": issue_id}) for issue_id in _hit_ids(outcomes, count)]
+
+
+def _hit_ids(outcomes: Sequence[ToolReading], count: int) -> list[int]:
+    """The first `count` hits of the search; none when it sorted otherwise than asked."""
     for outcome in outcomes:
         if outcome.call.name == "search_issues" and outcome.ok and isinstance(outcome.data, Mapping):
             if outcome.data.get("sorted_instead"):
                 return []  # `the most commented issue` where no issue's comments are known: none is first
             hits = [hit for hit in outcome.data.get("hits") or [] if isinstance(hit, Mapping)][:count]
             if hits and all(isinstance(hit.get("id"), int) for hit in hits):
-                return [PlannedCall("get_issue", {"issue_id": hit["id"]}) for hit in hits]
+                return [hit["id"] for hit in hits]
     return []

@@ -233,7 +233,7 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     _comment,
     _labels,
     lambda r: _lookup(r) if CLOSER_RE.search(r.text) else None,
-    lambda r: backlog_act(r.text, r.typed, r.vocabulary.labels),
+    lambda r: backlog_act(r.text, r.typed, r.vocabulary.labels, r.vocabulary.people),
     lambda r: None if r.names_issues else tally_act(r.text, r.typed, r.vocabulary, r.tools),
     lambda r: label_list_act(r.text, r.typed, r.names_issues),
     lambda r: _triage_read(r.text, r.context, r.tools, r.earlier),
