@@ -67,3 +67,14 @@ def test_two_issues_written_with_a_slash_and_compared_are_set_side_by_side(quest
 @pytest.mark.parametrize("question", ["jobs from 12/03 are the same", "3/4 of the bugs are the same"])
 def test_a_day_or_a_share_written_with_a_slash_is_no_pair_of_issues(question: str) -> None:
     assert read_question(question).issue_ids == []
+
+
+def test_a_question_no_call_answers_is_said_and_one_the_reads_answer_is_not() -> None:
+    from atlas.offline.lookups.unplanned import unanswered
+
+    words = frozenset({"root", "cause", "same", "similar", "reported", "came", "first", "thing"})
+    [said] = unanswered("compare 41 and 87, same root cause?", words)
+    assert "“same root cause?”" in said
+    assert not unanswered("show 7400 and whether there's anything similar already reported?", words)
+    [said] = unanswered("Between #5793 and #5083, which one came first and is the root cause the same?", words)
+    assert "“is the root cause the same?”" in said and "came first" not in said

@@ -4,6 +4,7 @@ labels with their counts, and what is urgent."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import pytest
@@ -829,3 +830,72 @@ def test_then_said_first_and_whether_they_are_closed_are_no_words_to_search() ->
         "has anyone raised pickle deserialization as a risk? show the matching issues and whether they're closed"
     ) == [("search_issues", {"query": "pickle deserialization risk"})]
     assert first_calls("issues about arrow and whether they're still open") == [("search_issues", {"query": "arrow"})]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Please, I want know how many issues have label dataset request and are still open.",
+        "my manager wants numbers: how many open dataset request issues are there?",
+        "the team needs a few figures: how many open dataset request issues are there?",
+        "I wanna know how many open dataset request issues there are",
+    ],
+)
+def test_who_wants_to_know_is_no_topic(question: str) -> None:
+    assert first_calls(question) == [
+        ("search_issues", {"query": "", "state": "open", "label": "dataset request", "count_only": True})
+    ]
+
+
+def test_a_quick_question_after_a_greeting_and_where_the_person_meets_the_symptom_are_no_words_to_search() -> None:
+    [(name, arguments)] = first_calls(
+        "hey quick q - did anyone already report load_dataset hanging forever with num_proc on windows? "
+        "seeing it on 3.2.0"
+    )
+    assert name == "search_issues" and arguments["query"] == "load_dataset hanging forever num_proc windows"
+
+
+@pytest.mark.parametrize("question", ["how many bugs are still open today?", "how many bugs are open as of today"])
+def test_open_today_is_the_state_as_it_stands_not_the_day_issues_came(question: str) -> None:
+    assert first_calls(question) == [
+        ("search_issues", {"query": "", "state": "open", "label": "bug", "count_only": True})
+    ]
+
+
+def test_issues_opened_today_are_still_those_of_today(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("atlas.offline.reading.dates.today", lambda: date(2026, 12, 7))
+    assert first_calls("how many bugs were opened today?") == [
+        (
+            "search_issues",
+            {
+                "query": "",
+                "label": "bug",
+                "created_since": "2026-12-07",
+                "created_before": "2026-12-08",
+                "count_only": True,
+            },
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "tag #7415 as enhancement and also #7405, both are feature requests",
+        "tag #7415 as enhancement and #7405 too",
+        "label 7415 enhancement, and 7405 as well",
+    ],
+)
+def test_an_issue_joined_after_the_label_gets_it_too(question: str) -> None:
+    plan = read_question(question, FLAT, (*TOOLS, "add_label"))
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("add_label", {"issue_id": 7415, "label": "enhancement"}),
+        ("add_label", {"issue_id": 7405, "label": "enhancement"}),
+    ]
+
+
+def test_an_issue_after_the_label_with_its_own_verb_is_no_target_of_it() -> None:
+    plan = read_question("tag 7415 as bug and show 7405", FLAT, (*TOOLS, "add_label"))
+    assert [(c.name, c.arguments) for c in plan.first_calls() if c.name == "add_label"] == [
+        ("add_label", {"issue_id": 7415, "label": "bug"})
+    ]

@@ -204,6 +204,7 @@ def _owners(text: str, ref: LabelRef, ids: list[int], refs: Sequence[LabelRef]) 
                 pending.append(number)
             continue
         group: list[int] = []
+        before = bool(pending)  # `tag #7415 as enhancement`: the issues said before the label
         if pending:
             group, pending = pending, []
         else:
@@ -213,8 +214,23 @@ def _owners(text: str, ref: LabelRef, ids: list[int], refs: Sequence[LabelRef]) 
                 group.append(later)
         consumed.update(group)
         if label is ref:
-            return group or ids
+            return [*group, *_joined_after(text, ref, events[index + 1 :])] if before else group or ids
     return ids
+
+
+_JOINED_RE = lazy(
+    r"(?:\s*(?:,|and|&|plus|also|too|as\s+well|on|to|issues?|#?\d{1,5}))*\s*(?:,\s*(?:both|all|since|as)\b.*)?[.!?]*\s*",
+    re.I,
+)
+"""After the last label, issues joined to the ones before it (`tag #7415 as enhancement and also #7405`)."""
+
+
+def _joined_after(text: str, ref: LabelRef, after: Sequence[tuple[int, int | None, LabelRef | None]]) -> list[int]:
+    """The issues said after the last label with only joining words between (`… and also #7405, both are …`): they
+    get it too. None when another label follows, or other words stand between."""
+    if any(label is not None for _, _, label in after) or not after:
+        return []
+    return [n for _, n, _ in after if n is not None] if _JOINED_RE.fullmatch(text, ref.end) else []
 
 
 def _number_spans(text: str, number: int) -> list[re.Match[str]]:

@@ -26,10 +26,12 @@ _ASKING = frozenset(
         saying says said point link them hit hitting problem similar same thing happen happens happening
         yet still tracker github something anything like rn now today ago ask asked asking request requested fix fixed
         into want don't don duplicate duplicates dupe file being as matching whether show re ve ll
+        seeing getting experiencing encountering facing running ran got get
         """,
     )
 )
-"""Words of the asking itself ("is there an issue for this already?"), not of the symptom."""
+"""Words of the asking itself ("is there an issue for this already?") and of meeting the symptom ("seeing it on 3.2.0"),
+not of the symptom."""
 _PROBLEM_RE = lazy(
     r"\b(?:slow|stuck|hang|hangs|hanging|fail|fails|failing|failed|crash|crashes|crashing|twice|never|wrong|broken|"
     r"leak|leaks|leaking|timeout|times?\s+out|dead|lost|missing|missed|late|delay|delayed|error|errors|can'?t|cannot|"

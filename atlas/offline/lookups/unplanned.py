@@ -44,9 +44,14 @@ _DOC_WORD_RE = lazy(r"\b(?:docs?|documentation|guide|manual)\b", re.IGNORECASE)
 _ASKED_CLAUSE_RE = lazy(r"(?:^|(?<=[.!?;,]))\s*(?P<clause>[^.!?;,]+\?)")
 _PLANNABLE_RE = lazy(
     r"#|\d|\bORB\b|:\w|\b(?:issues?|tickets?|bugs?|docs?|documentation|section|page|guide|errors?|codes?|label|tag|"
-    r"comment|reply|search|find|list|show|read|compare|explain|mean|means|questions|features?)\b",
+    r"comment|reply|search|find|list|show|read|compare|explain|mean|means|questions|features?|similar|related|dupes?"
+    r"|duplicates?|first|earlier|older|newer|oldest|newest|latest|opened|created|filed)\b",
     re.IGNORECASE,
 )
+_JOINED_QUESTION_RE = lazy(
+    r",?\s+and\s+(?=(?:is|are|was|were|do|does|did|has|have|which|what|who|when|how|why|whether)\b)", re.I
+)
+"""`which one came first and are they about the same thing?`: two questions, each answered or not on its own."""
 NAMED_HEADING_SCORE = 80
 """A heading named with no doc around it must match closely: `choosing a broker`, `breaking changes`."""
 
@@ -114,8 +119,12 @@ def _without(words: list[str], patterns: list[str]) -> list[str]:
 def unanswered(question: str, vocabulary_words: frozenset[str]) -> list[str]:
     """Questions inside the question that no call can answer ("same root cause?"), said instead of ignored."""
     notes: list[str] = []
-    for match in _ASKED_CLAUSE_RE.finditer(question):
-        clause = " ".join(match.group("clause").split())
+    asked = [
+        " ".join(part.split()).rstrip("?") + "?"
+        for match in _ASKED_CLAUSE_RE.finditer(question)
+        for part in _JOINED_QUESTION_RE.split(match.group("clause"))
+    ]
+    for clause in asked:
         words = content_words(clause)
         if len(words) >= 2 and not _PLANNABLE_RE.search(clause) and any(w in vocabulary_words for w in words):
             notes.append(

@@ -255,6 +255,10 @@ def _point(said: str, now: date, same_year_as: date | None = None) -> tuple[date
     return days[0], days[1]
 
 
+_STATE_BEFORE_RE = lazy(r"\b(?:open|closed|unresolved|resolved|fixed)\s*$", re.I)
+"""`still open today`: a state as it stands now, no day."""
+
+
 def span_in(text: str, now: date | None = None) -> Span | None:
     """The first time the words name, as a span of days; None when they name none."""
     now = now or today()
@@ -265,6 +269,8 @@ def span_in(text: str, now: date | None = None) -> Span | None:
         named = _month(match) or match.group("iso") or (match.group("weekday") and not match.group("which"))
         if named and not lead and not match.group("month_which"):
             continue  # `May` the verb, `2026` a number: a month, a year or a weekday is a time after `in`, `since` …
+        if match.group("day") and not lead and _STATE_BEFORE_RE.search(text, 0, match.start()):
+            continue  # `still open today`: the state as it stands, not the day the issues came
         days = _days(match, now)
         if days is None:
             continue

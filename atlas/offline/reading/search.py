@@ -87,7 +87,8 @@ _TOPIC_BEFORE_RE = lazy(
 )
 """`issues about the number of workers`: a `number of` that is the topic searched for, not a count asked."""
 _NOW_RE = lazy(
-    r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall|(?:of\s+)?all[\s-]time)\b",
+    r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall|(?:of\s+)?all[\s-]time)\b"
+    r"|(?:(?<=\bopen\s)|(?<=\bclosed\s))(?:as\s+of\s+)?today\b",
     re.I,
 )
 """Words that only say "as things stand": never a topic, never a time span."""

@@ -95,15 +95,16 @@ def spelled_out(text: str) -> str:
 
 _PREAMBLE_RE = lazy(
     r"^\s*(?:(?:hi|hello|hey|morning|good\s+morning)(?:\s+(?:there|atlas|team|all))?\s*[,!.:-]+\s*"
+    r"|(?:hi|hello|hey)\s+(?=(?:a\s+)?quick\b)|please\s*,\s*"
     r"|(?:i\s+am|i'm|im)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+|first[- ]time\s+)?(?:contributor|maintainer|user|developer"
     r"|dev|triager|reviewer|release\s+manager|volunteer)\s*[,.:;!-]+\s*"
     r"|(?:i\s+am|i'm|im)\s+new(?:\s+here|\s+to\s+(?:the|this)\s+(?:project|repo(?:sitory)?|codebase|library))?"
     r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
-    r"|(?:i(?:\s+(?:want|wanna|would\s+like|need)|'d\s+like|d\s+like)\s+to\s+(?:know|see|find\s+out)"
+    r"|(?:(?:i(?:\s+(?:want|would\s+like|need)|'d\s+like|d\s+like)\s+(?:to\s+)?|i\s+wanna\s+)(?:know|see|find\s+out)"
     r"|(?:can|could)\s+(?:you|u)\s+tell\s+me|(?:is\s+it|would\s+it\s+be)\s+possible\s+(?:for\s+me\s+)?to\s+(?:have|get|see)"
     r"|please\s+tell\s+me)\s+(?=(?:which|what|who|whether|if|how|where|when|all|any|the|a|an|some)\b)"
     r"|[\w-]+(?:\s+[\w-]+)?\s+here\s*[,.:;!-]+\s*"
-    r"|(?:i\s+want(?:\s+to)?\s+ask|(?:a\s+)?quick\s+question|(?:i\s+have\s+a\s+)?question)\s*[,.:;!-]+\s*)+",
+    r"|(?:i\s+want(?:\s+to)?\s+ask|(?:a\s+)?quick\s+(?:question|q)|(?:i\s+have\s+a\s+)?question)\s*[,.:;!-]+\s*)+",
     re.I,
 )
 """What is said before the request: a greeting, who the person is (`I am new contributor,`, `release manager here:`,
@@ -113,14 +114,16 @@ Never a login: `I'm lhoestq` says whose issues `my issues` are."""
 
 _PURPOSE_RE = lazy(
     r"^\s*(?:ok(?:ay)?[,\s]+)?(?:so\s+)?(?:(?:for|before|ahead\s+of)\s+(?:the\s+|our\s+|my\s+|this\s+|tomorrow'?s\s+)?"
-    r"[\w-]+(?:\s+[\w-]+){0,3}?\s*,?\s+)?(?:i|we)\s+(?:need|want|would\s+like|'d\s+like|am\s+needing|'m\s+needing)\s+"
-    r"(?:(?:a\s+few|some|a\s+couple\s+of)\s+(?:numbers|figures|stats|things|answers|facts)\s*:\s*"
+    r"[\w-]+(?:\s+[\w-]+){0,3}?\s*,?\s+)?(?:i|we|(?P<who>(?:my|our|the)\s+[\w-]+))\s+"
+    r"(?:need|want|would\s+like|'d\s+like|am\s+needing|'m\s+needing|(?(who)(?:needs|wants|asked\s+for)|(?!)))\s+"
+    r"(?:(?:(?:a\s+few|some|a\s+couple\s+of)\s+)?(?:numbers|figures|stats|things|answers|facts)\s*:\s*"
     r"|to\s+(?:know|see|get|have)\s+(?=(?:every|all|the|a|an|some|how|which|what|who)\b)"
     r"|(?=(?:every|all|the\s+list|a\s+list|the\s+\d+|\d+|(?:the\s+)?(?:open|closed|new|newest|latest|oldest))\b))",
     re.I,
 )
-"""`For the release notes I need every closed issue …`, `ok so before the sync tomorrow I need a few numbers: …`: what
-the person is doing and that they need something, before what they need."""
+"""`For the release notes I need every closed issue …`, `ok so before the sync tomorrow I need a few numbers: …`, `my
+manager wants numbers: …`: what the person is doing and that they (or whom they ask for) need something, before what
+they need."""
 _DOING_AFTER_RE = lazy(
     r"[\s,;-]+(?:(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:putting\s+together|preparing|writing|drafting|working\s+on|doing"
     r"|compiling|making|updating)\b[^?!.]*|for\s+(?:the|our|my)\s+(?:changelog|release\s+notes?|weekly\s+report|report"
