@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -352,10 +353,13 @@ def test_a_search_filter_is_applied_and_a_count_is_said(question: str, says: str
     assert "cannot filter" not in answer
 
 
-def test_a_search_shows_every_hit_and_says_when_there_may_be_more(tools: Registry) -> None:
+def test_a_search_shows_every_hit_and_says_how_many_match_in_all(tools: Registry) -> None:
     _, answer = run_to_answer("top 15 open issues", tools)
     assert len([line for line in answer.splitlines() if line.startswith("- #")]) == 15
-    assert "The first 15 matches (there may be more; ask for `top 20 …` to see more):" in answer
+    shown = re.search(r"^The first 15 of (\d+) matches; ask for `top 20 …` to see more:$", answer, re.M)
+    bundled = Path(__file__).parents[2] / "datasets" / "orbit" / "issues" / "issues.jsonl"
+    lines = bundled.read_text(encoding="utf-8").splitlines()
+    assert shown and int(shown.group(1)) == sum(json.loads(line)["state"] == "open" for line in lines)
     _, answer = run_to_answer("issues labelled comp:docs about backoff", tools)
     assert re.search(r"^\d+ issues? matched:$", answer, re.M) and "there may be more" not in answer
 
@@ -515,3 +519,14 @@ def test_issues_asked_to_be_one_say_where_each_stands_among_the_firsts_similar_i
     apart = side_by_side([(1, report("a")), (3, report("c"))], likeness)
     assert "#3 is not among the 2 issues most like #1" in apart
     assert "By their text" not in side_by_side(both)  # not asked whether they are one: no likeness read
+
+
+def test_a_full_page_of_hits_from_a_search_that_does_not_count_them_may_have_more() -> None:
+    from atlas.offline.answer.render import search_section
+    from atlas.offline.plan import PlannedCall
+
+    hits = [{"id": n, "title": f"t{n}", "state": "open"} for n in range(1, 11)]
+    said = search_section(PlannedCall("search_issues", {"query": "x"}), {"hits": hits}, None)
+    assert "The first 10 matches (there may be more; ask for `top 20 …` to see more):" in said
+    said = search_section(PlannedCall("search_issues", {"query": "x"}), {"hits": hits, "matched": 10}, None)
+    assert "10 issues matched:" in said and "more" not in said

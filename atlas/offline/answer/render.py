@@ -162,6 +162,11 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
         lines += [f"No issue matched all the words; the {len(hits)} best that match some of them:", ""]
     elif len(hits) < limit:  # fewer than asked for: that is every match
         lines += [f"{len(hits)} issue{'s' if len(hits) > 1 else ''} matched:", ""]
+    elif isinstance(matched := data.get("matched"), int) and matched > len(hits):
+        more = f"; ask for `top {SEARCH_MAX} …` to see more" if limit < SEARCH_MAX else ""
+        lines += [f"The first {len(hits)} of {matched:,} matches{more}:", ""]
+    elif isinstance(matched, int):
+        lines += [f"{len(hits)} issue{'s' if len(hits) > 1 else ''} matched:", ""]
     else:
         more = f"; ask for `top {SEARCH_MAX} …` to see more" if limit < SEARCH_MAX else ""
         lines += [f"The first {len(hits)} matches (there may be more{more}):", ""]
