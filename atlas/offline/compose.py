@@ -24,6 +24,7 @@ from atlas.offline.acts.backlog import URGENT_RE
 from atlas.offline.acts.symptoms import symptom_reads
 from atlas.offline.acts.table import act_of
 from atlas.offline.acts.topic_asks import on_the_one_found
+from atlas.offline.acts.unsupported import without_synthesis
 from atlas.offline.answer.nearest import nearest_requests
 from atlas.offline.lookups.reader import EXPLAIN_RE, read_lookups
 from atlas.offline.plan import Plan, PlannedCall, codes_in, project_examples
@@ -132,7 +133,12 @@ def _acts_of(
         if INTRODUCTION_RE.match(text) and (login := self_login([text], vocabulary.people)):  # `I'm lhoestq.`
             acts.append(Act(Intent.NOTHING, request.text, notes=[introduced(login)]))
             continue
+        text, cannot = without_synthesis(text)
+        if cannot and not re.search(r"\w", text):
+            acts.append(Act(Intent.NOTHING, request.text, notes=[cannot]))
+            continue
         act = act_of(request, text, context, vocabulary, tools, prior, earlier)
+        act.notes += [cannot] if cannot else []
         if prior is not None and prior is not before and prior.wants_text and _asks_nothing(act, request, vocabulary):
             # `Can you reply to alexgrant on #90? We'd love to see their notes.`: this sentence is the text
             request = Request(f"{prior.text.rstrip(' ?.!')}: {request.text}", request.quoted)

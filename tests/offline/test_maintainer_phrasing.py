@@ -899,3 +899,25 @@ def test_an_issue_after_the_label_with_its_own_verb_is_no_target_of_it() -> None
     assert [(c.name, c.arguments) for c in plan.first_calls() if c.name == "add_label"] == [
         ("add_label", {"issue_id": 7415, "label": "bug"})
     ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I'd like the number of new issues since November 2024 and the main themes among them.",
+        "I'm trying to decide what to prioritise for the next release, so I'd like both the number of new issues "
+        "since November 2024 and the main themes among them.",
+    ],
+)
+def test_themes_asked_beside_a_count_are_said_to_need_a_model_and_the_count_is_made(question: str) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("search_issues", {"query": "", "created_since": "2024-11-01", "count_only": True})
+    ]
+    assert any(note.startswith("I cannot sum up themes offline") for note in plan.notes)
+
+
+@pytest.mark.parametrize("question", ["any issues about glob patterns", "issues about theme support in the viewer"])
+def test_a_topic_that_says_patterns_or_theme_is_searched(question: str) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    assert plan.first_calls()[0].arguments["query"] and not plan.notes

@@ -1,10 +1,10 @@
 """What no tool can do, for the offline planner's acts: said in a note and taken out of the words read after.
 
-Pull requests (the data holds issues only); closing, assigning, editing or merging issues (the tracker tools
-only add and remove labels and post comments); ranking people by what the data does not keep (who closed or
-answered issues); labelling many at once; and who closed an issue (the data keeps who opened each issue,
-never who closed it). A request that asks only for these is answered by its note; what else it asks is read
-as usual.
+Pull requests (the data holds issues only); summing up themes (no model reads the issues here); closing,
+assigning, editing or merging issues (the tracker tools only add and remove labels and post comments); ranking
+people by what the data does not keep (who closed or answered issues); labelling many at once; and who closed an
+issue (the data keeps who opened each issue, never who closed it). A request that asks only for these is answered
+by its note; what else it asks is read as usual.
 """
 
 from __future__ import annotations
@@ -91,6 +91,30 @@ _NO_LABEL_MANY = (
     "I cannot label many issues at once: I add one label to the issues you name, each after your approval. "
     "Name the issue and the label: `label #41 <label>`."
 )
+
+
+_SYNTHESIS_RE = lazy(
+    r"[,;]?\s*(?:\b(?:and|also|plus)\s+)?(?:\b(?:the|a|an|some)\s+)?"
+    r"(?:\b(?:main|common|top|key|recurring|biggest|major)\s+(?:themes?|trends?|patterns?|topics?)\b"
+    r"(?:\s+(?:among|in|of|across|behind)\s+(?:them|those|these)\b)?"
+    r"|\b(?:themes|trends|patterns)\s+(?:among|across|behind)\s+(?:them|those|these)\b)"
+    r"|\b(?:summari[sz]e|a\s+summary\s+of|sum\s+up)\s+what\s+(?:people|users|folks|everyone|they)\s+"
+    r"(?:have\s+been\s+|are\s+|were\s+|keep\s+)?(?:complain|ask|talk|say|report|request)\w*(?:\s+(?:about|for))?(?:\s+most)?",
+    re.I,
+)
+"""An ask to sum up what issues share: `the main themes among them`, `recurring patterns`, `summarise what people
+have been complaining about`; not a topic that says the word (`glob patterns`, `theme support`)."""
+_NO_SYNTHESIS = (
+    "I cannot sum up themes offline: I search, count and list issues (`open issues by label`, "
+    "`open issues about streaming`), and a model (set `OPENAI_API_KEY`) can read them and say what they share."
+)
+
+
+def without_synthesis(text: str) -> tuple[str, str | None]:
+    """The words without an ask to sum up what issues share (`the main themes among them`, `summarise what people
+    have been complaining about`), and the note that says it cannot be done here; the words as they are without one."""
+    found = _SYNTHESIS_RE.search(text)
+    return (text, None) if found is None else (text[: found.start()] + " " + text[found.end() :], _NO_SYNTHESIS)
 
 
 def unsupported(text: str, notes: list[str], example: str) -> str:

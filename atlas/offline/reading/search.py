@@ -226,8 +226,8 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     if not chosen and labels and not unlabelled:
         query = _kind_without_label(rest, query, notes)
     state = _state_in(outside + " " + said[len(query) :])
-    if unlabelled and not counted and not filters:  # a count, or a time's or a person's issues, are all of them
-        state = state or "open"  # `unlabelled issues`: the backlog still to label
+    if unlabelled and not counted:
+        state = state or "open"  # `unlabelled issues`: the backlog still to label; a count counts them all
     return Search(
         query=without_function_words(query, said or rest) or None,
         state=state,

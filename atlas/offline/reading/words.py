@@ -114,16 +114,23 @@ Never a login: `I'm lhoestq` says whose issues `my issues` are."""
 
 _PURPOSE_RE = lazy(
     r"^\s*(?:ok(?:ay)?[,\s]+)?(?:so\s+)?(?:(?:for|before|ahead\s+of)\s+(?:the\s+|our\s+|my\s+|this\s+|tomorrow'?s\s+)?"
-    r"[\w-]+(?:\s+[\w-]+){0,3}?\s*,?\s+)?(?:i|we|(?P<who>(?:my|our|the)\s+[\w-]+))\s+"
-    r"(?:need|want|would\s+like|'d\s+like|am\s+needing|'m\s+needing|(?(who)(?:needs|wants|asked\s+for)|(?!)))\s+"
+    r"[\w-]+(?:\s+[\w-]+){0,3}?\s*,?\s+)?(?:i|we|(?P<who>(?:my|our|the)\s+[\w-]+))"
+    r"(?:'d\s+like|'m\s+needing|\s+(?:need|want|would\s+like|am\s+needing|(?(who)(?:needs|wants|asked\s+for)|(?!))))\s+"
     r"(?:(?:(?:a\s+few|some|a\s+couple\s+of)\s+)?(?:numbers|figures|stats|things|answers|facts)\s*:\s*"
     r"|to\s+(?:know|see|get|have)\s+(?=(?:every|all|the|a|an|some|how|which|what|who)\b)"
-    r"|(?=(?:every|all|the\s+list|a\s+list|the\s+\d+|\d+|(?:the\s+)?(?:open|closed|new|newest|latest|oldest))\b))",
+    r"|(?:both\s+)?(?=(?:every|all|the\s+list|a\s+list|the\s+\d+|\d+|(?:the\s+)?(?:open|closed|new|newest|latest|oldest)"
+    r"|the\s+(?:number|count|total)\s+of|a\s+count\s+of)\b))",
     re.I,
 )
 """`For the release notes I need every closed issue …`, `ok so before the sync tomorrow I need a few numbers: …`, `my
 manager wants numbers: …`: what the person is doing and that they (or whom they ask for) need something, before what
 they need."""
+_DOING_BEFORE_RE = lazy(
+    r"^\s*(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:trying\s+to|going\s+to|about\s+to|planning\s+to|working\s+on|preparing"
+    r"|putting\s+together|deciding)\b[^,;:?!.]*[,;:]\s*(?:so\s+|and\s+)?",
+    re.I,
+)
+"""`I'm trying to decide what to prioritise for the next release, so …`: what the person is doing, said first."""
 _DOING_AFTER_RE = lazy(
     r"[\s,;-]+(?:(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:putting\s+together|preparing|writing|drafting|working\s+on|doing"
     r"|compiling|making|updating)\b[^?!.]*|for\s+(?:the|our|my)\s+(?:changelog|release\s+notes?|weekly\s+report|report"
@@ -136,7 +143,7 @@ _DOING_AFTER_RE = lazy(
 def without_preamble(text: str) -> str:
     """The request without what is said before it (a greeting, who is asking, what they are doing and need) or after
     it (what they are doing); the words as they are otherwise."""
-    text = _PREAMBLE_RE.sub("", text, count=1) or text
+    text = _DOING_BEFORE_RE.sub("", _PREAMBLE_RE.sub("", text, count=1) or text, count=1) or text
     return _DOING_AFTER_RE.sub("", _PURPOSE_RE.sub("", text, count=1)) or text
 
 
