@@ -921,3 +921,24 @@ def test_themes_asked_beside_a_count_are_said_to_need_a_model_and_the_count_is_m
 def test_a_topic_that_says_patterns_or_theme_is_searched(question: str) -> None:
     plan = read_question(question, FLAT, TOOLS)
     assert plan.first_calls()[0].arguments["query"] and not plan.notes
+
+
+def test_which_of_those_are_bugs_keeps_the_label_before_and_adds_this_one() -> None:
+    plan = read_question("which of those are bugs", FLAT, TOOLS, previous=["list the streaming issues"])
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("search_issues", {"query": "", "label": "bug", "labels": ["streaming"]})
+    ]
+
+
+@pytest.mark.parametrize("question", ["triage them", "suggest labels for those issues", "make a triage plan for them"])
+def test_a_plan_for_them_after_a_search_is_made_for_its_hits(question: str) -> None:
+    plan = read_question(question, FLAT, (*TOOLS, "plan_triage"), previous=["open streaming bugs"])
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("search_issues", {"query": "", "state": "open", "label": "streaming", "labels": ["bug"], "limit": 10})
+    ]
+    assert [later.planned_hits for later in plan.later] == [10]
+
+
+def test_triage_them_with_no_search_before_is_the_backlog() -> None:
+    plan = read_question("triage them", FLAT, (*TOOLS, "plan_triage"))
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [("plan_triage", {"untriaged": True, "limit": 10})]

@@ -25,7 +25,7 @@ from atlas.offline.reading.issue_refs import KIND_OF_ISSUES
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.ordering import INBOX_BY_DATE, order_in
 from atlas.offline.reading.people import ProjectPeople
-from atlas.offline.reading.search import NO_LABEL_RE, search_in
+from atlas.offline.reading.search import NO_LABEL_RE, Search, search_in
 from atlas.offline.reading.search_labels import excluded_labels
 
 _ISSUES = r"(?:issues?|tickets?|bugs?|reports?|ones|backlog|inbox|queue|prs?)"
@@ -228,6 +228,34 @@ def _plan_asked(text: str, typed: str, labels: Sequence[str], people: ProjectPeo
         said = planned.groupdict()
         return _plan_for_backlog(typed, int(said.get("count") or said.get("then") or PLAN_LIMIT))
     return None
+
+
+_THOSE_RE = lazy(
+    r"^\s*(?:them|those|these|(?:those|these|the)\s+(?:issues|ones|tickets|bugs)(?:\s+(?:above|listed|found|you\s+found))?"
+    r"|the\s+ones\s+(?:above|listed|found|you\s+found)|all\s+of\s+(?:them|those|these))\s*(?:too|as\s+well|please|pls)?\s*[.!?]*\s*$",
+    re.I,
+)
+"""`triage them`, `suggest labels for those issues`: the issues the search before found."""
+_LABELS_FOR_RE = lazy(r"\b(?:propose|suggest)\s+(?:some\s+)?labels?\s+(?=for|on)", re.I)
+
+
+def plan_for_found_before(text: str, typed: str, before: Search | None) -> Act | None:
+    """`triage them` after a search: the same search again, then a plan for its hits (at most `MAX_PLAN`); None when
+    the words do not point back at the issues a search found."""
+    if before is None:
+        return None
+    if triage := _TRIAGE_RE.match(text):
+        words = triage.group("rest")
+    elif planned := _PLAN_NOUN_RE.search(text) or _LABELS_FOR_RE.search(text):
+        words = text[planned.end() :]
+    else:
+        return None
+    if not _THOSE_RE.match(re.sub(r"^\s*(?:for|of|on)\b", " ", words, flags=re.I)):
+        return None
+    limit = min(before.limit or PLAN_LIMIT, MAX_PLAN)
+    act = Act(Intent.TRIAGE, typed, search=replace(before, count=False, limit=limit))
+    act.later.append(Later(planned_hits=limit))
+    return act
 
 
 def _plan_for_found(typed: str, words: str, labels: Sequence[str], people: ProjectPeople | None) -> Act | None:

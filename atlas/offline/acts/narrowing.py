@@ -75,6 +75,9 @@ def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) 
     own = search_in(text[said.end() :], notes, vocabulary.labels, vocabulary.people)
     if own.query and before.search.query:  # `which of them mention parquet?`: those words among the hits before
         own = replace(own, query=f"{before.search.query} {own.query}", any_words=False)
+    if own.label and before.search.label:  # `which of those are bugs?`: the labels before, and this one
+        held = (before.search.label, *before.search.labels)
+        own = replace(own, labels=tuple(name for name in dict.fromkeys([*own.labels, *held]) if name != own.label))
     return Act(Intent.SEARCH, typed, search=within(own, before.search), notes=notes)
 
 

@@ -15,7 +15,7 @@ from functools import partial
 
 from atlas.foundation.label_names import resolve_label
 from atlas.offline.acts.act import ISSUE_PRONOUN_RE, LEAD, PRONOUN_RE, QUESTION_RE, SUGGEST_RE, Act, Intent, targets
-from atlas.offline.acts.backlog import backlog_act
+from atlas.offline.acts.backlog import backlog_act, plan_for_found_before
 from atlas.offline.acts.comments import COMMENT_RE, DRAFT_RE, ISSUE_QUOTE_RE, comment_act, comment_help, draft_act
 from atlas.offline.acts.conditions import (
     CONDITION_RE,
@@ -233,6 +233,7 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     _comment,
     _labels,
     lambda r: _lookup(r) if CLOSER_RE.search(r.text) else None,
+    lambda r: plan_for_found_before(r.text, r.typed, r.before.search if r.before is not None else None),
     lambda r: backlog_act(r.text, r.typed, r.vocabulary.labels, r.vocabulary.people),
     lambda r: None if r.names_issues else tally_act(r.text, r.typed, r.vocabulary, r.tools),
     lambda r: label_list_act(r.text, r.typed, r.names_issues),
