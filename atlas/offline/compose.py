@@ -37,6 +37,7 @@ from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
 from atlas.offline.reading.label_glosses import glossed, label_glosses
 from atlas.offline.reading.label_or_word import label_or_word
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.newcomers import newcomers_meant
 from atlas.offline.reading.places import place_meant
 from atlas.offline.reading.search import Search
 from atlas.offline.reading.self_named import (
@@ -130,6 +131,7 @@ def _acts_of(
         text = people_meant(text, prior.search.author if prior is not None and prior.search is not None else None)
         text = place_meant(text, prior.text if prior is not None else None, vocabulary.labels)
         text = glossed(text, label_glosses(vocabulary))  # `the open major bugs`: the label the docs call major
+        text = newcomers_meant(text, vocabulary.labels)  # `a first contribution`: the project's good first issues
         if INTRODUCTION_RE.match(text) and (login := self_login([text], vocabulary.people)):  # `I'm lhoestq.`
             acts.append(Act(Intent.NOTHING, request.text, notes=[introduced(login)]))
             continue

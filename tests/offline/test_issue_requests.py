@@ -76,5 +76,6 @@ def test_a_question_no_call_answers_is_said_and_one_the_reads_answer_is_not() ->
     [said] = unanswered("compare 41 and 87, same root cause?", words)
     assert "“same root cause?”" in said
     assert not unanswered("show 7400 and whether there's anything similar already reported?", words)
+    assert not unanswered("who opened 4709, and is it still open?", words | {"still"})
     [said] = unanswered("Between #5793 and #5083, which one came first and is the root cause the same?", words)
     assert "“is the root cause the same?”" in said and "came first" not in said

@@ -942,3 +942,127 @@ def test_a_plan_for_them_after_a_search_is_made_for_its_hits(question: str) -> N
 def test_triage_them_with_no_search_before_is_the_backlog() -> None:
     plan = read_question("triage them", FLAT, (*TOOLS, "plan_triage"))
     assert [(c.name, c.arguments) for c in plan.first_calls()] == [("plan_triage", {"untriaged": True, "limit": 10})]
+
+
+WITH_DUPLICATE = Vocabulary(labels=[*FLAT.labels, "duplicate", "dataset-viewer"])
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Traceback (most recent call last): ... pyarrow.lib.ArrowInvalid: cannot mix list and non-list, "
+            "non-null values -- anyone seen this with map()?",
+            {"query": "arrowinvalid cannot mix list non-list non-null"},
+        ),
+        ("NonMatchingSplitsSizesError still open anywhere?", {"query": "nonmatchingsplitssizeserror", "state": "open"}),
+    ],
+)
+def test_an_error_pasted_after_its_module_or_named_alone_is_searched(question: str, expected: dict[str, Any]) -> None:
+    assert first_calls(question) == [("search_issues", expected)]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what open issue could i pick up as a first contribution?",
+        "hi! i'm new to the project and would like to contribute something small. what open issue could i pick up "
+        "as a first contribution?",
+    ],
+)
+def test_issues_for_a_newcomer_are_the_project_s_good_first_issues(question: str) -> None:
+    assert first_calls(question) == [("search_issues", {"query": "", "state": "open", "label": "good first issue"})]
+
+
+def test_without_a_label_for_newcomers_the_words_stay_words() -> None:
+    plan = read_question("easy issues for beginners", Vocabulary(labels=["bug"]), TOOLS)
+    assert all(call.arguments.get("label") != "good first issue" for call in plan.first_calls())
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "For the quarterly report: number of issues opened each year from 2020 to 2025",
+            ("count_issues_by", {"created_since": "2020-01-01", "created_before": "2026-01-01", "by": "year"}),
+        ),
+        (
+            "Quick one before standup: how many issues came in since 2024 so far",
+            ("search_issues", {"query": "", "created_since": "2024-01-01", "count_only": True}),
+        ),
+        (
+            "Please, I want know how many issue is closed in year 2021.",
+            (
+                "search_issues",
+                {
+                    "query": "",
+                    "state": "closed",
+                    "created_since": "2021-01-01",
+                    "created_before": "2022-01-01",
+                    "count_only": True,
+                },
+            ),
+        ),
+        ("how many issues got marked duplicate, per year?", ("count_issues_by", {"label": "duplicate", "by": "year"})),
+        (
+            "oldest open issues that have been sitting around forever",
+            ("search_issues", {"query": "", "state": "open", "order": "oldest"}),
+        ),
+        (
+            "security review: are there any issues about pickle, arbitrary code execution or trust_remote_code?",
+            ("search_issues", {"query": "pickle arbitrary-code-execution trust_remote_code", "any_words": True}),
+        ),
+    ],
+)
+def test_what_a_request_is_for_and_how_it_is_said_are_no_words_to_search(
+    question: str, expected: tuple[str, dict[str, Any]]
+) -> None:
+    assert [(c.name, c.arguments) for c in read_question(question, WITH_DUPLICATE, TOOLS).first_calls()] == [expected]
+
+
+def test_before_we_start_is_no_occasion_said_first() -> None:
+    plan = read_question("Before we start: what are you actually able to change in the tracker?", FLAT, TOOLS)
+    assert not plan.first_calls()
+
+
+def test_a_comment_on_both_goes_on_each_issue_named_before() -> None:
+    plan = read_question(
+        "label #7400 and #7421 as bug and leave a comment on both saying we're looking into it",
+        FLAT,
+        (*TOOLS, "add_label", "post_comment"),
+    )
+    assert [(c.name, c.arguments["issue_id"]) for c in plan.first_calls() if c.name == "post_comment"] == [
+        ("post_comment", 7400),
+        ("post_comment", 7421),
+    ]
+
+
+def test_a_list_and_its_oldest_said_after_a_count_are_the_same_issues_oldest_first() -> None:
+    asked = read_question(
+        "how many open issues carry the dataset-viewer label, list them, and point out which one is the oldest?",
+        WITH_DUPLICATE,
+        TOOLS,
+    ).first_calls()
+    assert [(c.name, c.arguments) for c in asked][-1] == (
+        "search_issues",
+        {"query": "", "state": "open", "label": "dataset-viewer", "order": "oldest"},
+    )
+
+
+def test_a_plan_for_unlabelled_issues_of_a_month_searches_them_first() -> None:
+    plan = read_question(
+        "make a triage plan for the unlabelled issues opened in February 2025", FLAT, (*TOOLS, "plan_triage")
+    )
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        (
+            "search_issues",
+            {
+                "query": "",
+                "state": "open",
+                "created_since": "2025-02-01",
+                "created_before": "2025-03-01",
+                "unlabelled": True,
+                "limit": 10,
+            },
+        )
+    ]

@@ -92,6 +92,8 @@ _PLAN_VERB_RE = lazy(
     re.I,
 )
 """The words that ask for the plan, before the issues it is for."""
+_PLAN_ASKED_AFTER_RE = lazy(r"[\s,;]+(?:and\s+)?(?:suggest|propose)\s+(?:some\s+)?labels?\b.*$", re.I)
+"""`the last 10 unlabelled open issues, suggest labels`: the plan asked again after the issues."""
 _FRESH_RE = lazy(rf"\s*(?:(?:\b{_FRESH}\b|\b(?:backlog|inbox|queue)\b|\d{{1,2}})\s*)*", re.I)
 """Words that name the backlog (`the new issues`, `the inbox`, `the latest 3`), no topic to search for."""
 _ONE_IN_ORDER_RE = lazy(r"\b(?:newest|latest)\s+(?:[\w-]+\s+)?(?:issue|ticket|bug|report)\b(?!s)", re.I)
@@ -262,15 +264,16 @@ def _plan_for_found(typed: str, words: str, labels: Sequence[str], people: Proje
     """`triage the open streaming issues`, `a triage plan for the issues from February 2025`: the issues a search
     finds (open ones, unless a state is said), then a plan for the first of them. None when the words name no issues
     but the backlog's own (`the 5 newest issues`) or a reason the inbox reads (`the untriaged issues`)."""
-    if _REASON_RE.search(words):
-        return None
+    reason = _REASON_RE.search(words)
+    if reason and not (reason.lastgroup == "untriaged" and NO_LABEL_RE.search(words)):
+        return None  # `the stale issues`: the inbox's reason; `the unlabelled issues from …`: those a search finds
     notes: list[str] = []
-    search = search_in(words, notes, labels, people)
+    search = search_in(_PLAN_ASKED_AFTER_RE.sub("", words), notes, labels, people)
     named_issues = re.search(rf"\b{_ISSUES}\b", words, re.I) or _TOPIC_RE.search(words)
     if _FRESH_RE.fullmatch(search.query or "") or not named_issues:
         search = replace(search, query=None)  # `the remaining issues`, `whatever is left`: the backlog, no topic
     said = {name for name, value in search.arguments().items() if value and name not in {"limit", "order"}}
-    if not said - {"state"} and search.state != "closed":
+    if not said - {"state", "unlabelled"} and search.state != "closed":
         return None
     limit = min(search.limit or PLAN_LIMIT, MAX_PLAN)
     found = Act(Intent.TRIAGE, typed, search=replace(search, state=search.state or "open", limit=limit), notes=notes)

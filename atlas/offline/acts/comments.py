@@ -36,6 +36,12 @@ _ON_EACH_RE = lazy(
     re.I,
 )
 """Several issues the comment goes on: `on 41 and 87`, `on #3, #5 and #8`, `the same comment on …`."""
+_ON_ALL_RE = lazy(
+    r"\b(?:on|to|under)\s+(?:both|each(?:\s+of\s+(?:them|those|these))?|all\s+of\s+(?:them|those|these)|them\s+all"
+    r"|all\s+(?:two|three|four|five)|them|those|these)\b",
+    re.I,
+)
+"""The issues named before, every one: `label #7400 and #7421 as bug and leave a comment on both …`."""
 _ASK_RE = lazy(
     r"\b(?:ask(?:ing)?\s+(?:(?P<who>@[\w-]+)\s+|(?:the\s+)?(?:reporter|author|op|them|him|her|people|folks|users?)\s+)?"
     r"|tell(?:ing)?\s+(?:the\s+)?(?:reporter|author|op|them|him|her|people|folks|users?)\s+(?=(?:(?:of|on|in)\s+\S+\s+)?to\b))"
@@ -121,7 +127,11 @@ def comment_act(request: Request, text: str, context: Sequence[int]) -> Act | No
     if not ids or body is None:
         return None
     listed = _ON_EACH_RE.search(text)
-    on = [int(n) for n in re.findall(r"\d+", listed.group("list"))] if listed else ids[:1]
+    on = (
+        [int(n) for n in re.findall(r"\d+", listed.group("list"))]
+        if listed
+        else ids[: len(ids) if _ON_ALL_RE.search(text) else 1]
+    )
     if on[0] != ids[0]:
         on = ids[:1]  # `comment on 41 that the fix is on 48 and 109`: the list is in the text, not the target
     return Act(Intent.COMMENT, request.unmasked(), targets=on, comments=[(issue_id, body) for issue_id in on])

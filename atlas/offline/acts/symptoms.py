@@ -12,6 +12,7 @@ import re
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.issue_refs import CODE_RE, RAISED_RE
 from atlas.offline.reading.lazy import lazy
+from atlas.offline.reading.search import state_in
 from atlas.offline.reading.sections import content_words, heading_name, section_about
 from atlas.offline.reading.vocabulary import Vocabulary
 
@@ -53,7 +54,8 @@ def symptom_reads(
     """
     words = _symptom_words(said)
     raised = next((error for error in RAISED_RE.finditer(f"{said}\n{pasted}") if error["message"]), None)
-    if not asked and not raised and (len(words) < 2 or not _PROBLEM_RE.search(said)):
+    named = RAISED_RE.search(said)  # `NonMatchingSplitsSizesError still open anywhere?`: an error named alone
+    if not asked and not raised and not named and (len(words) < 2 or not _PROBLEM_RE.search(said)):
         return []
     names = list(dict.fromkeys(_NAME_RE.findall(pasted)))[:2]
     # an error with its message (`AttributeError: module 'pyarrow.lib' has no attribute …`) is what reports quote
@@ -63,7 +65,9 @@ def symptom_reads(
     query = " ".join(query_words + [n for n in names if n.lower() not in held])
     if not query:
         query = " ".join(f"ORB-{code}" for code in CODE_RE.findall(pasted)[:1])
-    calls = [PlannedCall("search_issues", {"query": query})] if query else []
+    # `… still open anywhere?` narrows to open issues; `has it been fixed?` asks, and the closed ones answer it
+    narrowed = {"state": "open"} if state_in(said) == "open" else {}
+    calls = [PlannedCall("search_issues", {"query": query, **narrowed})] if query else []
     doc = "troubleshooting" if "troubleshooting" in vocabulary.docs else None
     section = section_about(words, vocabulary, doc) if words else None
     if section is not None:

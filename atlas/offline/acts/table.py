@@ -44,7 +44,8 @@ from atlas.offline.reading.label_usage import example_label
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import ABOUT_THE_ONE_BEFORE_RE, REPORTED_BEFORE_RE, SIMILAR_RE
 from atlas.offline.reading.ordering import ORDER_RE
-from atlas.offline.reading.search import asks_count, search_in
+from atlas.offline.reading.search import alternatives, asks_count, search_in
+from atlas.offline.reading.search_labels import QUERY_LEAD_RE
 from atlas.offline.reading.unread_filters import SINCE_RELEASE_RE
 from atlas.offline.reading.vocabulary import Vocabulary
 
@@ -211,6 +212,7 @@ def _symptom(r: Reading) -> Act | None:
         or SINCE_RELEASE_RE.search(r.text)
         or only_filters(r.text, r.vocabulary.labels)  # `any good first issues?`: a label asked for
         or _KIND_FILED_RE.search(r.text)  # `were any bugs filed about the 3.2.0 release?`: issues of a kind sought
+        or ((lead := QUERY_LEAD_RE.search(r.text)) and alternatives(r.text[lead.start("q") :]))  # `about X, Y or Z`
     )
     # `What is ORB-1601, and is a 403 reported under it?`: a code named is looked up, not searched as a symptom
     asked = _SYMPTOM_ASK_RE.search(r.text) and not r.names_issues and not filtered and not CODE_RE.search(r.text)

@@ -45,7 +45,7 @@ _ASKED_CLAUSE_RE = lazy(r"(?:^|(?<=[.!?;,]))\s*(?P<clause>[^.!?;,]+\?)")
 _PLANNABLE_RE = lazy(
     r"#|\d|\bORB\b|:\w|\b(?:issues?|tickets?|bugs?|docs?|documentation|section|page|guide|errors?|codes?|label|tag|"
     r"comment|reply|search|find|list|show|read|compare|explain|mean|means|questions|features?|similar|related|dupes?"
-    r"|duplicates?|first|earlier|older|newer|oldest|newest|latest|opened|created|filed)\b",
+    r"|duplicates?|first|earlier|older|newer|oldest|newest|latest|opened|created|filed|open|closed|state)\b",
     re.IGNORECASE,
 )
 _JOINED_QUESTION_RE = lazy(

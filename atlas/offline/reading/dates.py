@@ -49,7 +49,7 @@ _SPAN_RE = lazy(
     rf"(?:\s+{_DAY.format('then')}(?![\d:]|\.\d))?(?:,?\s+(?P<month_year>(?:19|20)\d\d))?"
     rf"|{_DAY.format('first')}\s+(?:of\s+)?{_MONTH.replace('<month>', '<month_then>')}"
     r"(?:,?\s+(?P<year_then>(?:19|20)\d\d))?"
-    rf"|{_ISO}"
+    rf"|(?:year\s+)?{_ISO}"
     r")(?![\w-])",
     re.I,
 )

@@ -40,6 +40,9 @@ _ORDERS: tuple[tuple[str, str], ...] = (
         "oldest",
         r"\b(?:oldest|earliest)(?:\s+(?:ones?\s+)?first)?\b|\b(?:very\s+)?first\s+ever\b|(?<=open\s)(?:the\s+)?"
         r"longest\b|\bbeen\s+(?:open|around|sitting)\s+(?:the\s+)?longest\b"
+        # `… that have been sitting around forever`: the oldest, said as how long they have waited
+        r"|(?:\b(?:that|which)\s+)?(?:\b(?:have|has)\s+)?\bbeen\s+(?:(?:sitting|lying|hanging)\s+around|open)"
+        r"\s+(?:forever|for\s+(?:ages|years|ever|so\s+long|a\s+(?:long|very\s+long)\s+time))\b"
         # `lhoestq's first issue`, `the first bug reported`: one issue, the first of them; never `good first issue`
         r"|(?:^|(?<=\bthe\s)|(?<='s\s)|(?<=\bmy\s)|(?<=\b(?:his|her|our|its)\s)|(?<=\btheir\s))(?:very\s+)?first"
         r"(?=\s+(?:[\w:-]+\s+)?(?:issue|bug|ticket|report)\b(?!s))"
@@ -77,4 +80,7 @@ def order_in(text: str) -> tuple[str | None, str]:
         return None, text
     if found.lastgroup in _KIND_ASKED:  # what people ask for or complain about: those issues, the most discussed first
         return "most_commented", f"{text[: found.start()]} {_KIND_ASKED[found.lastgroup]} {text[found.end() :]}"
-    return found.lastgroup, _SORT_VERB_RE.sub(" ", text[: found.start()]) + " " + text[found.end() :]
+    rest = text[found.end() :]
+    if (again := ORDER_RE.search(rest)) and again.lastgroup == found.lastgroup:  # `oldest …, sitting around forever`
+        rest = rest[: again.start()] + " " + rest[again.end() :]
+    return found.lastgroup, _SORT_VERB_RE.sub(" ", text[: found.start()]) + " " + rest

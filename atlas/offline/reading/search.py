@@ -88,10 +88,12 @@ _TOPIC_BEFORE_RE = lazy(
 """`issues about the number of workers`: a `number of` that is the topic searched for, not a count asked."""
 _NOW_RE = lazy(
     r"\b(?:rn|right\s+now|at\s+the\s+moment|atm|currently|these\s+days|in\s+total|overall|(?:of\s+)?all[\s-]time)\b"
-    r"|(?:(?<=\bopen\s)|(?<=\bclosed\s))(?:as\s+of\s+)?today\b",
+    r"|(?:(?<=\bopen\s)|(?<=\bclosed\s))(?:as\s+of\s+)?today\b|\bso\s+far\b|\bto\s+date\b",
     re.I,
 )
 """Words that only say "as things stand": never a topic, never a time span."""
+_POINT_OUT_RE = lazy(r"\b(?:point\s+out|let\s+(?:me|us)\s+know|tell\s+(?:me|us))\b", re.I)
+"""`… and point out which one is the oldest`: the asking, no words to search for."""
 _LATELY_RE = lazy(r"\blately\b", re.I)
 """`lately` where it is no time of the issues (`dates.py` reads `bugs filed lately`): as things stand, no topic."""
 SEARCH_MAX = 20
@@ -189,7 +191,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
     text = _LOOK_FOR_ISSUES_RE.sub("search ", text)  # `looking for bugs about …`: `for` leads no topic there
     notes += titles_only(text)
     counted, text = _cut(asks_count(text), text)  # the most hits there are: fewer is every match; `number` no topic
-    order, text = order_in(_NOW_RE.sub(" ", state_said_first(text)))
+    order, text = order_in(_NOW_RE.sub(" ", _POINT_OUT_RE.sub(" ", state_said_first(text))))
     text, kind_count = (text, None) if counted else _count_before_kind(text)
     text, filters = people_and_days(text, notes, people)
     order, text = idle_without_time(text, order, notes, counted=bool(counted), filters=filters)
@@ -225,7 +227,7 @@ def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: P
         query = ""  # `with the comp:docs label`: the label was the whole topic
     if not chosen and labels and not unlabelled:
         query = _kind_without_label(rest, query, notes)
-    state = _state_in(outside + " " + said[len(query) :])
+    state = state_in(outside + " " + said[len(query) :])
     if unlabelled and not counted:
         state = state or "open"  # `unlabelled issues`: the backlog still to label; a count counts them all
     return Search(
@@ -300,10 +302,25 @@ def _label_meant(text: str, labels: Sequence[str]) -> tuple[str | None, str]:
     return label, text
 
 
+_LISTED_RE = lazy(r"\s*,\s*(?:or\s+)?|\s+or\s+", re.I)
+
+
+def alternatives(topic: str) -> list[str]:
+    """`pickle, arbitrary code execution or trust_remote_code`: three alternatives, each of a few words; none when the
+    words list no more than two (`streaming or arrow` is read word by word)."""
+    if "," not in topic or not re.search(r"\bor\b", topic, re.I):
+        return []
+    listed = [part for part in _LISTED_RE.split(topic.strip(" ?.!")) if part]
+    return listed if len(listed) > 2 and all(len(part.split()) <= 4 for part in listed) else []
+
+
 def _either_words(topic: str) -> tuple[str, bool]:
     """`streaming or arrow`: the topic's words without the `or`s, and whether one of them will do; `load_dataset
-    and timeout` needs both words, as every topic does, and the `and` is no word to find."""
+    and timeout` needs both words, as every topic does, and the `and` is no word to find. A list of alternatives
+    (`pickle, arbitrary code execution or trust_remote_code`) is each alternative as one phrase."""
     alone = re.sub(r"(?<=[\w\"'`])\s+or\s+(?=[\w\"'`])", " ", topic, flags=re.I)
+    if listed := alternatives(topic):  # `pickle, arbitrary code execution or trust_remote_code`
+        return " ".join("-".join(part.split()) for part in listed), True
     both = re.sub(r"^both\s+|(?<=[\w\"'`])\s+and\s+(?=[\w\"'`])", " ", alone, flags=re.I).strip()
     if both != topic:  # `"out of memory" or OOM`: a quoted alternative is one phrase, as the tool reads `a-b`
         both = re.sub(r"\"([^\"]+)\"|`([^`]+)`|(?<!\w)'(.+?)'(?!\w)", _one_phrase, both)
@@ -342,7 +359,7 @@ _OPEN_AS_VERB = "".join(
 """`did anyone open bugs about audio`: `open` said as what someone did, not as the issues' state."""
 
 
-def _state_in(text: str) -> str | None:
+def state_in(text: str) -> str | None:
     """`open` or `closed` when the words outside the topic say one of them (and not the other)."""
     opened = re.search(rf"{_OPEN_AS_VERB}\b(open|unresolved)\b", text, re.IGNORECASE)
     closed = re.search(r"\b(closed|resolved|fixed)\b", text, re.IGNORECASE)

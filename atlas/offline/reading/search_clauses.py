@@ -112,8 +112,13 @@ _JOINED_TOPIC_RE = lazy(
 """`caching that mentions fsspec`: a second topic joined to the first; the search needs the words of both."""
 
 
-_MARKED_AS_RE = lazy(r"\b(?:(?P<state>closed|resolved)|marked|flagged|classified|set)\s+as\b", re.I)
-"""`bugs closed as duplicates`, `issues marked as question`: the label said after `as` (and the state said)."""
+_MARKED_AS_RE = lazy(
+    r"\b(?:(?P<state>closed|resolved)|marked|flagged|classified|set)\s+as\b"
+    r"|\b(?:got|get|gets|getting|were|was|been)\s+(?:marked|flagged|tagged|labell?ed)(?:\s+as)?\b",
+    re.I,
+)
+"""`bugs closed as duplicates`, `issues marked as question`, `issues that got marked duplicate`: the label said after
+`as` or the verb (and the state said)."""
 
 
 _SHOWN_WITH_RE = lazy(
@@ -124,14 +129,15 @@ _SHOWN_WITH_RE = lazy(
 """`… list them all with creation dates`, `with their labels`: what each hit is shown with (every list shows them), no
 words to search."""
 _ASKED_AFTER_RE = lazy(
-    r"\s+(?:that\s+)?(?:i|we|you|someone|somebody|a\s+newcomer)\s+(?:could|can|might|should|may)\s+(?:pick\s+up|take"
+    r"\s+(?:that\s+)?(?:(?:i|we|you|someone|somebody|a\s+newcomer)\s+(?:could|can|might|should|may)"
+    r"|(?:could|can|might|should|may)\s+(?:i|we|you|someone|somebody|a\s+newcomer))\s+(?:pick\s+up|take"
     r"|work\s+on|start\s+(?:on|with)|help\s+with|look\s+at|grab)\b[^,;]*"
     r"|[\s,;]+(?:and\s+)?(?:(?:can|could)\s+(?:you|u)\s+)?(?:please\s+|pls\s+)?(?:give|show|send)\s+(?:me|us)\s+"
     r"(?:the\s+|a\s+)?(?:list|them|those|links?)\b[^,;]*",
     re.I,
 )
-"""`… tickets I could pick up`, `…, can you please give me the list?`: who the issues are for and the asking itself,
-said after the topic."""
+"""`… tickets I could pick up`, `what open issue could I pick up …`, `…, can you please give me the list?`: who the
+issues are for and the asking itself, said after the topic."""
 _STATE_SHOWN_RE = lazy(
     r"[\s,;]+(?:and\s+)?(?:whether|if)\s+(?:they(?:'re|\s+are)|it(?:'s|\s+is)|each\s+is)\s+(?:still\s+)?"
     r"(?:open|closed|fixed|resolved)(?:\s+or\s+(?:not|open|closed))?(?=\s*[?.!]*\s*$)",

@@ -101,14 +101,21 @@ _PREAMBLE_RE = lazy(
     r"|(?:i\s+am|i'm|im)\s+new(?:\s+here|\s+to\s+(?:the|this)\s+(?:project|repo(?:sitory)?|codebase|library))?"
     r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
     r"|(?:(?:i(?:\s+(?:want|would\s+like|need)|'d\s+like|d\s+like)\s+(?:to\s+)?|i\s+wanna\s+)(?:know|see|find\s+out)"
-    r"|(?:can|could)\s+(?:you|u)\s+tell\s+me|(?:is\s+it|would\s+it\s+be)\s+possible\s+(?:for\s+me\s+)?to\s+(?:have|get|see)"
+    r"|(?:(?:can|could)\s+(?:you|u)\s+)?(?:tell\s+me|point\s+out|let\s+me\s+know)"
+    r"|(?:is\s+it|would\s+it\s+be)\s+possible\s+(?:for\s+me\s+)?to\s+(?:have|get|see)"
     r"|please\s+tell\s+me)\s+(?=(?:which|what|who|whether|if|how|where|when|all|any|the|a|an|some)\b)"
     r"|[\w-]+(?:\s+[\w-]+)?\s+here\s*[,.:;!-]+\s*"
-    r"|(?:i\s+want(?:\s+to)?\s+ask|(?:a\s+)?quick\s+(?:question|q)|(?:i\s+have\s+a\s+)?question)\s*[,.:;!-]+\s*)+",
+    r"|(?:i\s+want(?:\s+to)?\s+ask|(?:a\s+)?quick\s+(?:question|q|one)|(?:i\s+have\s+a\s+)?question)\s*[,.:;!-]+\s*"
+    r"|(?:(?:a\s+)?quick\s+(?:one|question|q)\s+)?(?:for|before|ahead\s+of|after)\s+(?:(?:the|our|my|this|next"
+    r"|tomorrow'?s|today'?s)\s+[a-z-]+(?:\s+[a-z-]+){0,2}|(?:[a-z-]+\s+)?(?:standup|stand-up|meeting|sync|release|review"
+    r"|retro|planning|call))\s*:\s*"
+    r"|(?:[a-z-]+\s+)?(?:review|report|audit|meeting|sync|standup|stand-up|retro|planning|changelog|release\s+notes)"
+    r"\s*:\s*)+",
     re.I,
 )
 """What is said before the request: a greeting, who the person is (`I am new contributor,`, `release manager here:`,
-`I'm new to the project and would like to help -`), that a question follows (`i want ask:`, `I want to know which …`).
+`I'm new to the project and would like to help -`), that a question follows (`i want ask:`, `I want to know which …`),
+what it is for (`For the quarterly report:`, `quick one before standup:`, `security review:`).
 Never a login: `I'm lhoestq` says whose issues `my issues` are."""
 
 
