@@ -295,7 +295,7 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         match = (" OR " if args.any_words else " AND ").join(match_terms(terms)) if terms else None
         if args.count_only:
             result["total"] = count_matches(conn, match, where, params)
-            if not result["total"] and (stale := data_ends_before(conn, args)):
+            if not result["total"] and (stale := data_ends_before(conn, args) or _unlabelled_instead(conn, args, match)):
                 result["note"] = result["hint"] = stale
             return result
         if args.order != "relevance" and (rows := sorted_hits(conn, match, where, params, args.order, args.limit)):
@@ -316,13 +316,29 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         result["hits"] = _hits(conn, rows, changes)
         if len(rows) == args.limit and not result.get("some_words"):  # a full page: say how many there are in all
             result["matched"] = count_matches(conn, match, where, params)
-        stale = "" if rows else data_ends_before(conn, args)
+        stale = "" if rows else data_ends_before(conn, args) or _unlabelled_instead(conn, args, match)
     if not rows:
         result["hint"] = f"{_NOTHING} {stale}".strip()
         result["note"] = f"{_NOTHING_NOTE} {stale}".strip()
     elif hint:
         result["hint"] = hint
     return result
+
+
+def _unlabelled_instead(conn: sqlite3.Connection, args: SearchArgs, match: str | None) -> str:
+    """Where a label finds nothing, how many issues of the same words and filters carry no label at all: on a
+    project that labels few issues, "no open bugs from 2025" would otherwise read as none reported."""
+    if not (args.label or args.labels or args.any_labels):
+        return ""
+    bare = args._replace(label=None, labels=(), any_labels=(), without_labels=(), unlabelled=True)
+    where, params, _ = filter_conditions(conn, bare, [], {})
+    unlabelled = count_matches(conn, match, where, params)
+    if not unlabelled:
+        return ""
+    return (
+        f"{unlabelled:,} issue{' has' if unlabelled == 1 else 's have'} the same words and filters but no label at all;"
+        " some may be of this kind, and a search for unlabelled issues lists them."
+    )
 
 
 def _window_reached() -> str:

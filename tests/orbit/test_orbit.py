@@ -398,3 +398,14 @@ def test_any_words_finds_the_issues_with_either_word(ctx: ToolContext) -> None:
     assert total("lease postgres", any_words=True) == lease + postgres - both
     hits = search_issues(SearchArgs(query="lease postgres", any_words=True, limit=20), ctx)["hits"]
     assert len(hits) == min(20, lease + postgres - both)
+
+
+def test_a_label_that_finds_nothing_says_how_many_such_issues_have_no_label(tmp_path: Path, atlas_home: Path) -> None:
+    ctx = _by_people(tmp_path, atlas_home)  # #4, by jlaurent in 2025, has no label
+    of_2025 = SearchArgs(label="type:bug", author="jlaurent", created_before=date(2026, 1, 1))
+    said = "1 issue has the same words and filters but no label at all"
+    assert search_issues(of_2025, ctx)["hits"] == [] and said in search_issues(of_2025, ctx)["note"]
+    counted = search_issues(of_2025._replace(count_only=True), ctx)
+    assert counted["total"] == 0 and said in counted["note"]
+    # No unlabelled issue among the rest: nothing is said of them.
+    assert "no label at all" not in search_issues(of_2025._replace(author="svetlana-k"), ctx)["note"]
