@@ -295,8 +295,9 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         match = (" OR " if args.any_words else " AND ").join(match_terms(terms)) if terms else None
         if args.count_only:
             result["total"] = count_matches(conn, match, where, params)
-            if not result["total"] and (stale := data_ends_before(conn, args) or _unlabelled_instead(conn, args, match)):
-                result["note"] = result["hint"] = stale
+            said = "" if result["total"] else data_ends_before(conn, args) or _unlabelled_instead(conn, args, match)
+            if said:
+                result["note"] = result["hint"] = said
             return result
         if args.order != "relevance" and (rows := sorted_hits(conn, match, where, params, args.order, args.limit)):
             known = comments_known(conn, ctx.data)
