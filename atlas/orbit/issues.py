@@ -327,14 +327,11 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
 
 
 def _unlabelled_instead(conn: sqlite3.Connection, args: SearchArgs, match: str | None) -> str:
-    """Where a label finds nothing, how many issues of the same words and filters carry no label at all: on a
-    project that labels few issues, "no open bugs from 2025" would otherwise read as none reported."""
-    if not (args.label or args.labels or args.any_labels):
-        return ""
+    """Where a label finds nothing, how many issues of the same words and filters have no label: on a project that
+    labels few issues, "no open bugs from 2025" would otherwise read as none reported."""
     bare = args._replace(label=None, labels=(), any_labels=(), without_labels=(), unlabelled=True)
-    where, params, _ = filter_conditions(conn, bare, [], {})
-    unlabelled = count_matches(conn, match, where, params)
-    if not unlabelled:
+    labelled = args.label or args.labels or args.any_labels
+    if not labelled or not (unlabelled := count_matches(conn, match, *filter_conditions(conn, bare, [], {})[:2])):
         return ""
     return (
         f"{unlabelled:,} issue{' has' if unlabelled == 1 else 's have'} the same words and filters but no label at all;"

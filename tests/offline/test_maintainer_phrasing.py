@@ -1066,3 +1066,9 @@ def test_a_plan_for_unlabelled_issues_of_a_month_searches_them_first() -> None:
             },
         )
     ]
+
+
+def test_top_n_said_after_a_ranking_is_that_many_of_it() -> None:
+    assert first_calls("who opens the most issues in this repo? top 5") == [
+        ("count_issues_by", {"by": "author", "limit": 5})
+    ]

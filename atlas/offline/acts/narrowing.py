@@ -94,8 +94,10 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
     rest = text[lead.end() :] if lead else text[: last.start()] if last else text
     own = search_in(_said_alone(rest, vocabulary), notes, vocabulary.labels, vocabulary.people)
     said = {name: value for name, value in own.arguments().items() if name not in {"query", "limit", "count_only"}}
-    if own.query or (own.count and not (tallied and _OF_THOSE_RE.search(rest))) or not said:
+    if own.query or (own.count and not (tallied and _OF_THOSE_RE.search(rest))) or not (said or own.limit):
         return None  # `…per year, and how many of those are still open?`: the tally before, of the open ones
+    if own.limit:  # `… the most issues? top 5`: as many as said
+        said["limit"] = own.limit
     if before.search is not None:
         search = within(own, before.search)
         search = replace(
@@ -106,7 +108,9 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
         only = bare or last is not None or bool(lead and re.match(r"\W*(?:only|just)\b", text, re.I))
         return Act(before.intent, typed, search=search, notes=notes, narrows_before=only)
     call = before.reads[0]
-    return Act(Intent.TALLY, typed, reads=[PlannedCall(call.name, {**call.arguments, **said})], notes=notes)
+    reads = [PlannedCall(call.name, {**call.arguments, **said})]
+    only_a_limit = set(said) == {"limit"}  # `top 5`: the tally before, as many
+    return Act(Intent.TALLY, typed, reads=reads, notes=notes, narrows_before=only_a_limit)
 
 
 def _said_alone(rest: str, vocabulary: Vocabulary) -> str:
