@@ -28,7 +28,8 @@ from atlas.orbit.search_filters import (
     data_ends_before,
     filter_conditions,
 )
-from atlas.orbit.search_order import Order, order_hint, sorted_hits
+from atlas.orbit.search_order import Order, order_hint, ranked_hits, sorted_hits
+from atlas.orbit.spelling import respelled_query
 from atlas.tools.arguments import Arg
 from atlas.tools.registry import ToolContext, tool
 from atlas.tracker.journal import LabelChanges, MockTracker
@@ -63,8 +64,6 @@ def changes_issue(args: Any) -> set[str]:
     return {f"issue:{args.issue_id}", "issues"}
 
 
-RANK_WINDOW = 2000
-"""At most this many hits, the newest, are ranked by relevance (see `_ranked`)."""
 FTS_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 _WORD = re.compile(r"\w+")
 
@@ -308,10 +307,13 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
             rows = sorted_hits(conn, None, where, params, "newest", args.limit)
             hint = "No search words were given; these are the newest."
         else:
-            rows = _ranked(conn, str(match), where, params, args.limit)
-            hint = _window_reached() if rows and rows[0]["considered"] >= RANK_WINDOW else ""
+            rows, hint = ranked_hits(conn, str(match), where, params, args.limit)
+            if not rows and (respelling := respelled_query(conn, args.query)):  # `webdatset`: `webdataset`
+                terms, hint = search_terms(respelling[0]), respelling[1]
+                match = " AND ".join(match_terms(terms))
+                rows = ranked_hits(conn, match, where, params, args.limit)[0]
             if not rows and len(terms) > 1 and not args.any_words:
-                rows = _ranked(conn, " OR ".join(match_terms(terms)), where, params, args.limit)
+                rows = ranked_hits(conn, " OR ".join(match_terms(terms)), where, params, args.limit)[0]
                 hint = "No issue matched all the words; these match some of them."
                 result["some_words"] = bool(rows)  # the hits hold some of the words, not all
         result["hits"] = _hits(conn, rows, changes)
@@ -339,39 +341,9 @@ def _unlabelled_instead(conn: sqlite3.Connection, args: SearchArgs, match: str |
     )
 
 
-def _window_reached() -> str:
-    return (
-        f"More than {RANK_WINDOW:,} issues matched; these are the best matches among the newest {RANK_WINDOW:,}."
-        " Add words or a state/label filter to narrow the search."
-    )
-
-
 _NOTHING_NOTE = "No issue matched. Try other or fewer words, or drop a filter (state, label, author, dates)."
 """What a person is told; `_NOTHING` is what the model is told."""
 _NOTHING = "No issue matched. Try other or fewer words, or drop a filter; do not guess what the issues say."
-
-
-def _ranked(conn: sqlite3.Connection, match: str, where: str, params: list[Any], limit: int) -> list[sqlite3.Row]:
-    """One ranked query: the best `limit` of the newest RANK_WINDOW hits, fields and snippets for those alone.
-
-    Title hits weigh most, then the body, then the comments. bm25 costs a few µs a hit, so a word
-    in most of 100,000 issues would take a second to rank in full; the window bounds that, and the
-    `considered` column tells the caller when it was reached. Snippets are made in the outer
-    query: SQLite computes a row's columns before it sorts, so there it would make one per hit.
-    """
-    return conn.execute(
-        "WITH hits AS ("
-        " SELECT issues_fts.rowid AS id, bm25(issues_fts, 10.0, 4.0, 1.0) AS score"
-        f" FROM issues_fts JOIN issues i ON i.id = issues_fts.rowid WHERE issues_fts MATCH ?{where}"
-        " ORDER BY issues_fts.rowid DESC LIMIT ?),"
-        " best AS (SELECT id, score FROM hits ORDER BY score LIMIT ?)"
-        " SELECT i.id, i.title, i.state, i.author, i.created_at,"
-        " snippet(issues_fts, -1, '**', '**', '…', 16) AS snippet,"
-        " (SELECT count(*) FROM hits) AS considered"
-        " FROM best JOIN issues_fts ON issues_fts.rowid = best.id JOIN issues i ON i.id = best.id"
-        " WHERE issues_fts MATCH ? ORDER BY best.score",
-        [match, *params, RANK_WINDOW, limit, match],
-    ).fetchall()
 
 
 def tracker_changes(ctx: ToolContext) -> dict[int, LabelChanges]:

@@ -283,7 +283,7 @@ def test_a_derived_word_finds_its_inflections(ctx: ToolContext) -> None:
 def test_many_hits_rank_the_newest_window_and_say_so(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
     got = search_issues(SearchArgs(query="lease"), ctx)
     assert "hint" not in got
-    monkeypatch.setattr("atlas.orbit.issues.RANK_WINDOW", 1)
+    monkeypatch.setattr("atlas.orbit.search_order.RANK_WINDOW", 1)
     got = search_issues(SearchArgs(query="lease"), ctx)
     assert [h["id"] for h in got["hits"]] == [41] and "newest 1" in got["hint"]
 
@@ -409,3 +409,20 @@ def test_a_label_that_finds_nothing_says_how_many_such_issues_have_no_label(tmp_
     assert counted["total"] == 0 and said in counted["note"]
     # No unlabelled issue among the rest: nothing is said of them.
     assert "no label at all" not in search_issues(of_2025._replace(author="svetlana-k"), ctx)["note"]
+
+
+def test_a_word_no_issue_holds_is_read_as_the_nearest_word_they_do(tmp_path: Path, atlas_home: Path) -> None:
+    issues = [
+        issue(1, "Webdataset shards load slowly when streaming"),
+        issue(2, "Webdataset keys lost when streaming"),
+        issue(3, "Parquet export drops a column", state="closed"),
+        issue(4, "Cache grows without bound"),
+    ]
+    ctx = context(make_dataset(tmp_path, issues), atlas_home)
+    found = search_issues(SearchArgs(query="webdatset strreaming"), ctx)
+    assert [hit["id"] for hit in found["hits"]] == [2, 1]
+    assert "“webdatset” as “webdataset”" in found["hint"] and "“strreaming” as “streaming”" in found["hint"]
+    # A word two issues hold is the user's own, even with no hit under the filters; a short word is never respelled.
+    assert search_issues(SearchArgs(query="webdataset", state="closed"), ctx)["hits"] == []
+    assert search_issues(SearchArgs(query="cahce"), ctx)["hits"] == []
+    assert "as typed" not in search_issues(SearchArgs(query="webdataset"), ctx).get("hint", "")
