@@ -1072,3 +1072,17 @@ def test_top_n_said_after_a_ranking_is_that_many_of_it() -> None:
     assert first_calls("who opens the most issues in this repo? top 5") == [
         ("count_issues_by", {"by": "author", "limit": 5})
     ]
+
+
+@pytest.mark.parametrize("question", ["summarize issue 7394 for me in two sentences", "give me a summary of 7394"])
+def test_a_summary_asked_reads_the_issue_and_says_none_is_written(question: str) -> None:
+    plan = read_question(question, FLAT, TOOLS)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [("get_issue", {"issue_id": 7394})]
+    assert any("does not summarise" in note for note in plan.notes)
+
+
+def test_not_really_a_label_takes_it_off() -> None:
+    plan = read_question("#7406 is not really an enhancement", FLAT, (*TOOLS, "remove_label"))
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("remove_label", {"issue_id": 7406, "label": "enhancement"})
+    ]

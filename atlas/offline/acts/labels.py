@@ -22,7 +22,7 @@ from atlas.offline.reading.lazy import lazy
 
 REMOVE_RE = lazy(
     r"\b(?:remove|drop|strip|delete|clear|untag|unlabel|take\s+(?:\S+\s+){0,3}?off|get\s+rid\s+of|no\s+longer|"
-    r"isn'?t|not\s+an?|without)\b",
+    r"isn'?t|not\s+(?:really\s+|actually\s+|exactly\s+|quite\s+)?an?|without)\b",
     re.I,
 )
 ADD_RE = lazy(
@@ -41,7 +41,7 @@ _LABEL_ON_ISSUE_RE = lazy(
     re.I,
 )
 """`severity S3 on 130 please`: a label said first, then the issue it goes on."""
-_FILLER_RE = lazy(r"\b(?:too|also|as\s+well|instead|please|pls|now|then|label|tag|again)\b", re.I)
+_FILLER_RE = lazy(r"\b(?:too|also|as\s+well|instead|please|pls|now|then|label|tag|again|thing|stuff)\b", re.I)
 
 
 def label_change(text: str, context: Sequence[int], labels: Sequence[str], said_before: str = "") -> Act | None:

@@ -110,11 +110,26 @@ _NO_SYNTHESIS = (
 )
 
 
+_SUMMARY_RE = lazy(
+    r"\b(?:summari[sz]e|sum\s+up|tl;?dr(?:\s+of)?|(?:give\s+me\s+)?(?:a\s+)?(?:short\s+|quick\s+)?(?:summary|gist)\s+of)\b"
+    r"(?P<rest>.*?)(?:\s+(?:in|with)\s+(?:one|two|three|a\s+few|\d)\s+(?:sentences?|lines?|words?|bullets?))?\s*[.!?]*\s*$",
+    re.I,
+)
+"""`summarize issue 7394 for me in two sentences`: the issue is read and shown whole, and the note says why."""
+_NO_SUMMARY = (
+    "I show what I read as it is: the offline planner does not summarise, and a model (set `OPENAI_API_KEY`) can."
+)
+
+
 def without_synthesis(text: str) -> tuple[str, str | None]:
     """The words without an ask to sum up what issues share (`the main themes among them`, `summarise what people
-    have been complaining about`), and the note that says it cannot be done here; the words as they are without one."""
-    found = _SYNTHESIS_RE.search(text)
-    return (text, None) if found is None else (text[: found.start()] + " " + text[found.end() :], _NO_SYNTHESIS)
+    have been complaining about`) or to summarise what is read (`summarize issue 7394`), and the note that says it
+    cannot be done here; the words as they are without one."""
+    if found := _SYNTHESIS_RE.search(text):
+        return text[: found.start()] + " " + text[found.end() :], _NO_SYNTHESIS
+    if summary := _SUMMARY_RE.search(text):
+        return f"{text[: summary.start()]} show {summary.group('rest')}", _NO_SUMMARY
+    return text, None
 
 
 def unsupported(text: str, notes: list[str], example: str) -> str:
