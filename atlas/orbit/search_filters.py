@@ -144,10 +144,15 @@ def issues_matching(match: str | None, where: str, params: list[Any]) -> tuple[s
     return f"FROM issues_fts JOIN issues i ON i.id = issues_fts.rowid WHERE issues_fts MATCH ?{where}", [match, *params]
 
 
-def count_matches(conn: sqlite3.Connection, match: str | None, where: str, params: list[Any]) -> int:
-    """How many issues match the words (as `match` joins them) and the filters: no ranking, no snippets."""
+def count_matches(
+    conn: sqlite3.Connection, match: str | None, where: str, params: list[Any], at_most: int | None = None
+) -> int:
+    """How many issues match the words (as `match` joins them) and the filters: no ranking, no snippets. `at_most`:
+    counting stops there (a common word in 100,000 issues takes a tenth of a second to count in full)."""
     source, values = issues_matching(match, where, params)
-    return int(conn.execute(f"SELECT count(*) {source}", values).fetchone()[0])
+    if at_most is None:
+        return int(conn.execute(f"SELECT count(*) {source}", values).fetchone()[0])
+    return int(conn.execute(f"SELECT count(*) FROM (SELECT 1 {source} LIMIT ?)", [*values, at_most]).fetchone()[0])
 
 
 def filter_conditions(

@@ -530,3 +530,7 @@ def test_a_full_page_of_hits_from_a_search_that_does_not_count_them_may_have_mor
     assert "The first 10 matches (there may be more; ask for `top 20 …` to see more):" in said
     said = search_section(PlannedCall("search_issues", {"query": "x"}), {"hits": hits, "matched": 10}, None)
     assert "10 issues matched:" in said and "more" not in said
+    said = search_section(
+        PlannedCall("search_issues", {"query": "x"}), {"hits": hits, "matched": 500, "more_than": True}, None
+    )
+    assert "The first 10 of more than 500 matches; ask for `top 20 …` to see more:" in said

@@ -426,3 +426,15 @@ def test_a_word_no_issue_holds_is_read_as_the_nearest_word_they_do(tmp_path: Pat
     assert search_issues(SearchArgs(query="webdataset", state="closed"), ctx)["hits"] == []
     assert search_issues(SearchArgs(query="cahce"), ctx)["hits"] == []
     assert "as typed" not in search_issues(SearchArgs(query="webdataset"), ctx).get("hint", "")
+
+
+def test_a_full_page_says_how_many_match_up_to_a_bound(
+    tmp_path: Path, atlas_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ctx = _by_people(tmp_path, atlas_home)  # four issues titled "Broker issue N"
+    full = search_issues(SearchArgs(query="broker", limit=2), ctx)
+    assert len(full["hits"]) == 2 and full["matched"] == 4 and "more_than" not in full
+    assert "matched" not in search_issues(SearchArgs(query="broker", limit=5), ctx)  # every match is shown
+    monkeypatch.setattr("atlas.orbit.issues.MATCHED_MAX", 3)
+    bounded = search_issues(SearchArgs(query="broker", limit=2), ctx)
+    assert bounded["matched"] == 3 and bounded["more_than"] is True

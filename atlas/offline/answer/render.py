@@ -164,7 +164,8 @@ def search_section(call: PlannedCall, data: Any, hint: Any, default: int = SEARC
         lines += [f"{len(hits)} issue{'s' if len(hits) > 1 else ''} matched:", ""]
     elif isinstance(matched := data.get("matched"), int) and matched > len(hits):
         more = f"; ask for `top {SEARCH_MAX} …` to see more" if limit < SEARCH_MAX else ""
-        lines += [f"The first {len(hits)} of {matched:,} matches{more}:", ""]
+        counted = f"more than {matched:,}" if data.get("more_than") else f"{matched:,}"
+        lines += [f"The first {len(hits)} of {counted} matches{more}:", ""]
     elif isinstance(matched, int):
         lines += [f"{len(hits)} issue{'s' if len(hits) > 1 else ''} matched:", ""]
     else:
