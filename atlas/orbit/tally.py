@@ -63,6 +63,10 @@ class TallyArgs(NamedTuple):
             "(`which month had the most new issues?`)."
         ),
     ] = False
+    fewest_first: Annotated[
+        bool,
+        Arg(description="The groups with the fewest issues first (`which label has the fewest open issues?`)."),
+    ] = False
 
 
 def _sources(args: TallyArgs, data: Any) -> list[str]:
@@ -72,7 +76,8 @@ def _sources(args: TallyArgs, data: Any) -> list[str]:
 @tool(TallyArgs, timeout_s=READ_TIMEOUT_S, untrusted=_sources, cache_ttl_s=ISSUE_TTL_S, cache_tags=search_tags)
 def count_issues_by(args: TallyArgs, ctx: ToolContext) -> dict[str, Any]:
     """Count the issues of {project} by author, label, state, or the year or month they were opened: the largest
-    groups first (years and months: the latest first, unless busiest_first), with `total`, how many issues matched.
+    groups first (years and months: the latest first, unless busiest_first; fewest_first: the smallest first), with
+    `total`, how many issues matched.
     Takes the filters of search_issues. For `who reports the most bugs?`, `open issues per label`, `how many issues
     each year?`."""
     changes = tracker_changes(ctx)
@@ -93,7 +98,9 @@ def count_issues_by(args: TallyArgs, ctx: ToolContext) -> dict[str, Any]:
             counts, without = _by_label(conn, match, where, params, changes)
         else:
             counts = _by_column(conn, _KEYS[args.by], match, where, params)
-    if args.by in _BY_TIME and not args.busiest_first:
+    if args.fewest_first:
+        groups = sorted(counts.items(), key=lambda item: (item[1], str(item[0]).casefold()))
+    elif args.by in _BY_TIME and not args.busiest_first:
         groups = sorted(counts.items(), key=lambda item: str(item[0]), reverse=True)
     else:
         groups = sorted(counts.items(), key=lambda item: (-item[1], str(item[0]).casefold()))

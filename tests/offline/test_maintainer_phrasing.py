@@ -1086,3 +1086,28 @@ def test_not_really_a_label_takes_it_off() -> None:
     assert [(c.name, c.arguments) for c in plan.first_calls()] == [
         ("remove_label", {"issue_id": 7406, "label": "enhancement"})
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("which label has the fewest open issues", {"state": "open", "by": "label", "fewest_first": True}),
+        (
+            "which month had the fewest new issues in 2024",
+            {
+                "created_since": "2024-01-01",
+                "created_before": "2025-01-01",
+                "by": "month",
+                "fewest_first": True,
+                "limit": 12,
+            },
+        ),
+    ],
+)
+def test_the_fewest_asked_is_the_smallest_groups_first(question: str, expected: dict[str, Any]) -> None:
+    assert first_calls(question) == [("count_issues_by", expected)]
+
+
+@pytest.mark.parametrize("question", ["tell me about 7423", "what about 7423?"])
+def test_a_number_said_last_after_about_is_the_issue_asked_about(question: str) -> None:
+    assert first_calls(question) == [("get_issue", {"issue_id": 7423})]

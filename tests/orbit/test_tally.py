@@ -60,6 +60,12 @@ def test_the_busiest_months_come_first_when_asked(tmp_path: Path, atlas_home: Pa
     assert list(_groups(ctx, by="year", busiest_first=True, limit=1).items()) == [("2024", 3)]
 
 
+def test_the_smallest_groups_come_first_when_asked(tmp_path: Path, atlas_home: Path) -> None:
+    ctx = _project(tmp_path, atlas_home)
+    assert list(_groups(ctx, by="year", fewest_first=True).items()) == [("2023", 1), ("2024", 3)]
+    assert list(_groups(ctx, by="author", fewest_first=True, limit=2).items()) == [("bo", 1), ("cy", 1)]
+
+
 def test_labels_are_counted_as_atlas_writes_left_them(tmp_path: Path, atlas_home: Path) -> None:
     ctx = _project(tmp_path, atlas_home)
     before = count_issues_by(TallyArgs(by="label"), ctx)

@@ -27,11 +27,13 @@ _EACH = r"\b(?:per|by|for\s+each|each)\s+"
 _NOT_AFTER = "".join(rf"(?<!\b{word}\s)" for word in ("in", "for", "within", "over", "than"))
 _EACH_TIME = rf"\b(?:per|by(?:\s+the)?|each|every|{_NOT_AFTER}a)\s+"
 """`how many a month`, not `in a month` or `older than a year` (a time)."""
-_MOST = r"(?:most|highest|biggest|largest|busiest|worst|peak|record)"
+_MOST = r"(?:most|highest|biggest|largest|busiest|worst|peak|record|fewest|least|lowest|smallest|quietest)"
+_FEWEST_RE = lazy(r"\b(?:fewest|least|lowest|smallest|quietest)\b", re.I)
+"""`which label has the fewest open issues?`, `the quietest month`: the smallest groups first."""
 _BUSIEST = (
     r"\b(?:which|what)\s+{unit}s?(?P<kind>\s+(?:of|in)\s+(?:19|20)\d\d)?\s+(?:had|has|saw|got|brought|was|were|did)\s+"
     r"(?:we\s+(?:get|see|have)\s+)?"
-    r"(?:the\s+)?" + _MOST + r"\b|\b(?:busiest|worst|peak|biggest|record)\s+{unit}s?\b"
+    r"(?:the\s+)?" + _MOST + r"\b|\b(?:busiest|worst|peak|biggest|record|quietest)\s+{unit}s?\b"
     r"|\b(?:in\s+)?(?:which|what)\s+{unit}\s+(?:were|was)\s+(?:the\s+)?" + _MOST + r"\b"
 )
 """`which month had the most new issues`, `the busiest year for bugs`: the months or years, the busiest first."""
@@ -45,7 +47,7 @@ _SAID = {
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b",
     "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
     r"|\b(?:breakdown|distribution|split|counts?|tally)\s+(?:of|by|per)\s+(?:the\s+)?labels?\b"
-    r"|\b(?:which|what)\s+labels?\s+(?:have|has|carry|carries|get|gets|are\s+on)\s+(?:the\s+)?most\b"
+    r"|\b(?:which|what)\s+labels?\s+(?:have|has|carry|carries|get|gets|are\s+on)\s+(?:the\s+)?(?:most|fewest|least)\b"
     r"|\b(?<!with\s)(?<!with\sthe\s)(?<!have\s)(?<!have\sthe\s)(?<!has\s)(?<!has\sthe\s)(?:most|top)\s+"
     r"(?:\d{1,2}\s+)?(?:(?:common|used|frequent|popular)\s+)?labels?\b|\bmost[- ]used\s+labels?\b"
     r"|\blabels?\s+(?:is|are|gets?)\s+(?:used|applied|put\s+on)?\s*(?:the\s+)?most\b",
@@ -168,14 +170,22 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     arguments = _count_arguments(search)
     if set_against:  # only the issues of the two labels compared, so both are among the groups shown
         arguments["any_labels"] = set_against
-    arguments["by"] = by
-    if by in {"month", "year"} and re.search(_MOST, said.group(0), re.I):
-        arguments["busiest_first"] = True
-    if limit := _LIMIT_RE.search(text):
-        arguments["limit"] = max(1, int(limit.group(1) or limit.group(2)))
-    elif (spanned := _groups_in_span(by, search)) is not None:
-        arguments["limit"] = spanned  # `monthly count of new issues in 2022`: every month of it, not the latest ten
+    arguments |= {"by": by, **_order_and_limit(by, said.group(0), text, search)}
     return Act(Intent.TALLY, typed, reads=[PlannedCall("count_issues_by", arguments)], notes=notes)
+
+
+def _order_and_limit(by: str, said: str, text: str, search: Search) -> dict[str, Any]:
+    """The groups' order (`the fewest`, `the busiest month`) and how many (`top 5`; every month of a year)."""
+    ordered: dict[str, Any] = {}
+    if _FEWEST_RE.search(said):
+        ordered["fewest_first"] = True
+    elif by in {"month", "year"} and re.search(_MOST, said, re.I):
+        ordered["busiest_first"] = True
+    if limit := _LIMIT_RE.search(text):
+        ordered["limit"] = max(1, int(limit.group(1) or limit.group(2)))
+    elif (spanned := _groups_in_span(by, search)) is not None:
+        ordered["limit"] = spanned  # `monthly count of new issues in 2022`: every month of it, not the latest ten
+    return ordered
 
 
 def _groups_in_span(by: str, search: Search) -> int | None:

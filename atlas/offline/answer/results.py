@@ -207,12 +207,13 @@ def labels_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
 def tally_section(call: PlannedCall, data: Mapping[str, Any]) -> str:
     """`count_issues_by`: each group with its issues, the largest (or latest) first, out of how many matched."""
     by = one_line(data.get("by") or call.arguments.get("by"), 20)
-    shown_how = {"by", "limit", "busiest_first"}
+    shown_how = {"by", "limit", "busiest_first", "fewest_first"}
     filters = ", ".join(f"{key}={value!r}" for key, value in call.arguments.items() if key not in shown_how)
     groups = [group for group in data.get("groups") or [] if isinstance(group, Mapping)]
     count = data.get("group_count")
     kinds = f", {count:,} different {by}s" if isinstance(count, int) and not isinstance(count, bool) and groups else ""
     busiest = ", the busiest first" if call.arguments.get("busiest_first") and by in {"year", "month"} else ""
+    busiest = ", the fewest first" if call.arguments.get("fewest_first") else busiest
     lines = [
         f"### Issues by {by}{f' ({filters})' if filters else ''}: {data.get('total', '?')} issues{kinds}{busiest}",
         "",

@@ -106,6 +106,11 @@ _LIKENED_TO_RE = lazy(
 )
 """`similar to 7394`, `similar issues to 7394`, `a dup of 41`, `did anyone reply to 7400`: what an issue is likened
 or replied to is an issue, though `to` and `of` precede counts."""
+_TOLD_ABOUT_RE = lazy(
+    r"\b(?:tell\s+(?:me|us)|know|talk|anything|more|info(?:rmation)?|details?|news|update|what|how)\s+about\s*$", re.I
+)
+"""`tell me about 7423`, `what about 7400?`: the number said last is what the person asks about, not about a count."""
+_CLAUSE_END_RE = lazy(r"\s*(?:[?.!,;]|$)")
 _IN_TOPIC_RE = lazy(
     r"\b(?:mentioning|mentions?|about|regarding|concerning|involving|containing|matching|referenc(?:ing|es?|ed)|cit(?:ing|es?)"
     r"|(?:problems?|issues?|errors?|trouble|bugs?|crash(?:es)?|failures?)\s+with"
@@ -136,7 +141,10 @@ def bare_issue_ids(text: str) -> list[int]:
         if _within(match.start(), times):
             continue  # `between 2022 and 2023`: the ends of a time
         before = re.findall(r"[a-z]+", text[max(0, match.start() - 40) : match.start()].lower())[-1:]
-        likened = _LIKENED_TO_RE.search(text[max(0, match.start() - 40) : match.start()])
+        likened = _LIKENED_TO_RE.search(text[max(0, match.start() - 40) : match.start()]) or (
+            _TOLD_ABOUT_RE.search(text[max(0, match.start() - 40) : match.start()])
+            and _CLAUSE_END_RE.match(text[match.end() :])
+        )
         after_text = text[match.end() :]
         counted = _UNIT_AFTER_RE.match(after_text) or _KIND_OF_ISSUES_AFTER_RE.match(after_text)
         topic = _IN_TOPIC_RE.search(text[max(0, match.start() - 60) : match.start()])
