@@ -31,7 +31,7 @@ from atlas.offline.plan import Plan, PlannedCall, codes_in, project_examples
 from atlas.offline.reading.authors_and_days import people_meant
 from atlas.offline.reading.data_days import from_the_data_end, years_not_issues
 from atlas.offline.reading.embedded import as_questions
-from atlas.offline.reading.entities import issue_refs
+from atlas.offline.reading.entities import issue_refs, spelled_counts
 from atlas.offline.reading.frames import Message, Request, split_message
 from atlas.offline.reading.issue_refs import MAX_ISSUES, issue_ids_in
 from atlas.offline.reading.label_glosses import glossed, label_glosses
@@ -127,7 +127,7 @@ def _acts_of(
         words = known_codes(without_preamble(request.text), vocabulary)
         request.text = years_not_issues(from_the_data_end(words, vocabulary.issues), vocabulary.issues)
         prior = acts[-1] if acts else before
-        text = one_list(corrected(spelled_out(request.text), vocabulary.words))
+        text = spelled_counts(one_list(corrected(spelled_out(request.text), vocabulary.words)))  # `the five oldest`
         text = people_meant(text, prior.search.author if prior is not None and prior.search is not None else None)
         text = place_meant(text, prior.text if prior is not None else None, vocabulary.labels)
         text = glossed(text, label_glosses(vocabulary))  # `the open major bugs`: the label the docs call major

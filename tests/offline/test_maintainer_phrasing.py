@@ -1111,3 +1111,38 @@ def test_the_fewest_asked_is_the_smallest_groups_first(question: str, expected: 
 @pytest.mark.parametrize("question", ["tell me about 7423", "what about 7423?"])
 def test_a_number_said_last_after_about_is_the_issue_asked_about(question: str) -> None:
     assert first_calls(question) == [("get_issue", {"issue_id": 7423})]
+
+
+def test_a_count_by_year_then_the_oldest_ones_lists_those_issues_oldest_first() -> None:
+    asked = first_calls(
+        "Can you give me the open enhancement requests counted by the year they were opened, and then list the five "
+        "oldest ones so I can see what has been waiting longest?"
+    )
+    assert ("count_issues_by", {"state": "open", "label": "enhancement", "by": "year"}) in asked
+    assert ("search_issues", {"query": "", "state": "open", "label": "enhancement", "limit": 5, "order": "oldest"}) in (
+        asked
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "any open issues mentioning fsspec opened in 2024 or later?",
+            {"query": "fsspec", "state": "open", "created_since": "2024-01-01"},
+        ),
+        ("the three newest bugs", {"query": "", "label": "bug", "limit": 3}),
+        (
+            "im a student and want to contribute, what are some good first issues that are still open",
+            {"query": "", "state": "open", "label": "good first issue"},
+        ),
+    ],
+)
+def test_a_time_and_on_a_count_spelled_out_and_who_asks_are_read(question: str, expected: dict[str, Any]) -> None:
+    assert first_calls(question) == [("search_issues", expected)]
+
+
+def test_ranking_the_authors_of_a_label_counts_by_author() -> None:
+    assert first_calls("rank the authors of dataset request issues, top 5") == [
+        ("count_issues_by", {"label": "dataset request", "by": "author", "limit": 5})
+    ]

@@ -56,6 +56,9 @@ def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) 
         return again
     if before is not None and before.intent is Intent.INBOX and (inbox := _inbox_reordered(text, typed, before)):
         return inbox
+    counted = _search_of_tally(before) if before is not None else None
+    if counted is not None and (again := _ordered_again(text, typed, counted, vocabulary)):
+        return replace(again, narrows_before=False)  # `… counted by year, then the five oldest`: both, in that order
     if before is None or before.search is None:
         return None
     if again := _ordered_again(text, typed, before.search, vocabulary):
@@ -136,7 +139,8 @@ def _ordered_again(text: str, typed: str, before: Search, vocabulary: Vocabulary
     if order is None:
         return None
     notes: list[str] = []
-    own = search_in(re.sub(r"\bones?\b", " ", rest, flags=re.I), notes, vocabulary.labels, vocabulary.people)
+    words = re.sub(r"(?<![\d\s])\s*\bones?\b|^\s*ones?\b", " ", rest, flags=re.I)  # `the 5 ones`: how many stays
+    own = search_in(words, notes, vocabulary.labels, vocabulary.people)
     if replace(own, limit=None) != Search():
         return None
     act = Act(Intent.ORDERED, typed, search=replace(before, count=False, order=order, limit=own.limit), notes=notes)
@@ -144,6 +148,15 @@ def _ordered_again(text: str, typed: str, before: Search, vocabulary: Vocabulary
     if re.search(r"\bone\b", text, re.I):
         act.later.append(Later(read_first_hit=True))
     return act
+
+
+def _search_of_tally(before: Act) -> Search | None:
+    """The issues a count by group counted, as a search of them; None for any other act."""
+    if before.intent is not Intent.TALLY or len(before.reads) != 1:
+        return None
+    said = before.reads[0].arguments
+    kept = {name: said[name] for name in (*_FILTERS, "query", "label", "unlabelled") if said.get(name)}
+    return Search(**kept, labels=tuple(said.get("labels") or ()), any_labels=tuple(said.get("any_labels") or ()))
 
 
 def within(own: Search, earlier: Search) -> Search:

@@ -44,7 +44,8 @@ _SAID = {
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:have\s+|has\s+)?{_OPENED}\s+(?:the\s+)?most\b"
     rf"|\b(?:top|most\s+active|biggest|busiest|leading)\s+(?:\d{{1,2}}\s+)?(?:(?P<kind>(?:issue|bug|ticket)s?)\s+)?{_PEOPLE}\b"
     r"(?:\s+by\s+(?:number|count)\s+of)?"
-    rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b",
+    rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b"
+    rf"|\brank(?:ing)?\s+(?:of\s+)?(?:the\s+)?{_PEOPLE}\b",
     "label": rf"{_EACH}label\b|\blabel\s+(?:breakdown|distribution|counts?|split)\b"
     r"|\b(?:breakdown|distribution|split|counts?|tally)\s+(?:of|by|per)\s+(?:the\s+)?labels?\b"
     r"|\b(?:which|what)\s+labels?\s+(?:have|has|carry|carries|get|gets|are\s+on)\s+(?:the\s+)?(?:most|fewest|least)\b"

@@ -60,6 +60,10 @@ an author only when the project knows one of that login, and, said before the is
 name, when few titles hold it as a word."""
 
 
+_OPENED_THEN_RE = lazy(r"\b(?:opened|filed|reported|created|raised|submitted|posted)\s*$", re.I)
+"""The verb a time of opening was said after: no word to search for once the time is a filter."""
+
+
 def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = None) -> tuple[str, dict[str, str]]:
     """The author and the span of days the words name, as filters, taken out of the words; a sort is said in
     `notes` (the search ranks by match, or lists the newest); `people`: the project's authors, for a name
@@ -92,7 +96,8 @@ def people_and_days(text: str, notes: list[str], people: ProjectPeople | None = 
             filters[f"{field}_since"] = span.since.isoformat()
         if span.before:
             filters[f"{field}_before"] = span.before.isoformat()
-        text = text[: span.start] + " " + text[span.end :]
+        before = _OPENED_THEN_RE.sub(" ", text[: span.start]) if not span.activity else text[: span.start]
+        text = before + " " + text[span.end :]  # `… mentioning fsspec opened in 2024`: the verb went with its time
         if span.activity:  # `with no activity`, `not updated`: said by the filter now
             text = ACTIVITY_PHRASE_RE.sub(" ", text)
     if match := _SORT_RE.search(text):

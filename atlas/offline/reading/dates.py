@@ -255,6 +255,8 @@ def _point(said: str, now: date, same_year_as: date | None = None) -> tuple[date
     return days[0], days[1]
 
 
+_ONWARDS_RE = lazy(r"\s*(?:(?:or|and)\s+(?:later|after(?:wards)?|newer|since)|onwards?|on(?=\s*[?.!,;]|\s*$))\b", re.I)
+"""`2024 or later`, `from March onwards`: the time and all after it."""
 _STATE_BEFORE_RE = lazy(r"\b(?:open|closed|unresolved|resolved|fixed)\s*$", re.I)
 """`still open today`: a state as it stands now, no day."""
 
@@ -287,7 +289,10 @@ def span_in(text: str, now: date | None = None) -> Span | None:
             before = None if match.group("day") != "today" or lead == "after" else before
         elif match.group("counted") and lead not in {"in", "within", "for", "over", "during"}:
             continue  # `3 weeks` alone is a length, not a time: `took 3 weeks`
-        return Span(since, before, activity, match.start(), match.end(), " ".join(match.group(0).split()))
+        end = match.end()
+        if since and (onwards := _ONWARDS_RE.match(text, end)):  # `in 2024 or later`: from then on
+            before, end = None, onwards.end()
+        return Span(since, before, activity, match.start(), end, " ".join(text[match.start() : end].split()))
     return _vague_span(text, now)
 
 

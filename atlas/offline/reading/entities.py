@@ -24,15 +24,16 @@ MAX_RANGE = 12
 _RANGE_RE = lazy(r"#?(\d{1,5})\s*(?:-|–|\.\.|\bthru\b|\bthrough\b|\bto\b)\s*#?(\d{1,5})(?![\w.:])", re.I)
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
 _UNITS += "seventeen eighteen nineteen"
-_NUMBERS = {word: n for n, word in enumerate(_UNITS.split())}
+NUMBER_WORDS = {word: n for n, word in enumerate(_UNITS.split())}
+"""`zero` to `nineteen`, as numbers."""
 _TENS = {
     w: 10 * n
     for n, w in enumerate(["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"])
     if n > 1
 }
 _WORDED_RE = lazy(
-    rf"\b(?P<lead>issues?|tickets?|bugs?|number|#)\s*(?P<n>(?:{'|'.join(_TENS)})(?:[\s-](?:{'|'.join(list(_NUMBERS)[1:10])}))?"
-    rf"|{'|'.join(sorted(_NUMBERS, key=len, reverse=True))})\b(?:\s+hundred(?:\s+and)?\s+(?P<rest>[a-z -]+))?",
+    rf"\b(?P<lead>issues?|tickets?|bugs?|number|#)\s*(?P<n>(?:{'|'.join(_TENS)})(?:[\s-](?:{'|'.join(list(NUMBER_WORDS)[1:10])}))?"
+    rf"|{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})\b(?:\s+hundred(?:\s+and)?\s+(?P<rest>[a-z -]+))?",
     re.I,
 )
 _VERSION_RE = lazy(r"\bv?\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?\b|\b\d+(?:\.\d+)?\s*%", re.I)
@@ -69,10 +70,23 @@ def spelled_numbers(text: str) -> str:
 
     def digits(match: re.Match[str]) -> str:
         words = re.split(r"[\s-]+", match.group("n").lower())
-        value = sum(_TENS.get(w, _NUMBERS.get(w, 0)) for w in words)
+        value = sum(_TENS.get(w, NUMBER_WORDS.get(w, 0)) for w in words)
         return f"{match.group('lead')} {value}"
 
     return _WORDED_RE.sub(digits, text)
+
+
+_SPELLED_COUNT_RE = lazy(
+    r"\b(" + "|".join(list(NUMBER_WORDS)[2:]) + r")\b(?=\s+(?:newest|latest|oldest|last|most\s+recent"
+    r"|(?:(?:open|closed|new)\s+)?(?:[\w:-]+\s+)?(?:issues|bugs|tickets|reports|requests|ones)\b))",
+    re.I,
+)
+"""`the five oldest ones`, `three open bugs`: a count spelled out, read as its number."""
+
+
+def spelled_counts(text: str) -> str:
+    """`the five oldest ones` -> `the 5 oldest ones`: a count spelled out before issues or an order, in digits."""
+    return _SPELLED_COUNT_RE.sub(lambda said: str(NUMBER_WORDS[said.group(1).lower()]), text)
 
 
 _YEARS_SAID_RE = lazy(r"\b(?:years?|yearly|annual(?:ly)?|year[- ]over[- ]year)\b", re.I)

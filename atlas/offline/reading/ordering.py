@@ -39,7 +39,7 @@ _ORDERS: tuple[tuple[str, str], ...] = (
     (
         "oldest",
         r"\b(?:oldest|earliest)(?:\s+(?:ones?\s+)?first)?\b|\b(?:very\s+)?first\s+ever\b|(?<=open\s)(?:the\s+)?"
-        r"longest\b|\bbeen\s+(?:open|around|sitting)\s+(?:the\s+)?longest\b"
+        r"longest\b|\b(?:been\s+(?:open|around|sitting)|waiting)\s+(?:the\s+)?longest\b"
         # `… that have been sitting around forever`: the oldest, said as how long they have waited
         r"|(?:\b(?:that|which)\s+)?(?:\b(?:have|has)\s+)?\bbeen\s+(?:(?:sitting|lying|hanging)\s+around|open)"
         r"\s+(?:forever|for\s+(?:ages|years|ever|so\s+long|a\s+(?:long|very\s+long)\s+time))\b"

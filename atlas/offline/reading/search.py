@@ -99,7 +99,7 @@ _LATELY_RE = lazy(r"\blately\b", re.I)
 SEARCH_MAX = 20
 """The most hits one search returns (the tool's own limit)."""
 _LIMIT_RE = lazy(
-    r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets)\b"
+    r"\b(?:top|first|latest|last|newest)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:open\s+|closed\s+)?(?:issues|bugs|tickets|ones)\b"
     r"|\b(\d{1,3})\s+(?:newest|latest|oldest|last|most\s+recent)\b|^[^\w#]*(\d{1,2})\W*$",  # `newest 5`: its order read
     re.IGNORECASE,
 )

@@ -97,7 +97,8 @@ _PREAMBLE_RE = lazy(
     r"^\s*(?:(?:hi|hello|hey|morning|good\s+morning)(?:\s+(?:there|atlas|team|all))?\s*[,!.:-]+\s*"
     r"|(?:hi|hello|hey)\s+(?=(?:a\s+)?quick\b)|please\s*,\s*"
     r"|(?:i\s+am|i'm|im)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+|first[- ]time\s+)?(?:contributor|maintainer|user|developer"
-    r"|dev|triager|reviewer|release\s+manager|volunteer)\s*[,.:;!-]+\s*"
+    r"|dev|triager|reviewer|release\s+manager|volunteer|student|beginner|newbie|newcomer|researcher|engineer)"
+    r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
     r"|(?:i\s+am|i'm|im)\s+new(?:\s+here|\s+to\s+(?:the|this)\s+(?:project|repo(?:sitory)?|codebase|library))?"
     r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
     r"|(?:(?:i(?:\s+(?:want|would\s+like|need)|'d\s+like|d\s+like)\s+(?:to\s+)?|i\s+wanna\s+)(?:know|see|find\s+out)"
@@ -141,10 +142,11 @@ _DOING_BEFORE_RE = lazy(
 _DOING_AFTER_RE = lazy(
     r"[\s,;-]+(?:(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:putting\s+together|preparing|writing|drafting|working\s+on|doing"
     r"|compiling|making|updating)\b[^?!.]*|for\s+(?:the|our|my)\s+(?:changelog|release\s+notes?|weekly\s+report|report"
-    r"|meeting|sync|standup|stand-up|review)\b)\s*[.!]*$",
+    r"|meeting|sync|standup|stand-up|review)\b|so\s+(?:that\s+)?(?:i|we)\s+(?:can|could)\s+[^?!.]*)\s*[.!?]*$",
     re.I,
 )
-"""`…, I'm putting together the changelog`: what the person is doing, said after the request."""
+"""`…, I'm putting together the changelog`, `… so I can see what has been waiting longest?`: what the person is
+doing, or will do with the answer, said after the request."""
 
 
 def without_preamble(text: str) -> str:
