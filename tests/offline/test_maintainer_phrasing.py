@@ -1146,3 +1146,27 @@ def test_ranking_the_authors_of_a_label_counts_by_author() -> None:
     assert first_calls("rank the authors of dataset request issues, top 5") == [
         ("count_issues_by", {"label": "dataset request", "by": "author", "limit": 5})
     ]
+
+
+def test_questions_joined_by_commas_after_an_occasion_are_each_asked() -> None:
+    asked = first_calls(
+        "Quick sanity check before the release meeting: how many issues are open right now vs closed, which month of "
+        "2021 had the most new issues, and has mariosasko opened anything since 2024?"
+    )
+    assert sorted(asked, key=str) == sorted(
+        [
+            ("count_issues_by", {"by": "state"}),
+            (
+                "count_issues_by",
+                {
+                    "created_since": "2021-01-01",
+                    "created_before": "2022-01-01",
+                    "by": "month",
+                    "busiest_first": True,
+                    "limit": 12,
+                },
+            ),
+            ("search_issues", {"query": "", "author": "mariosasko", "created_since": "2024-01-01"}),
+        ],
+        key=str,
+    )

@@ -32,7 +32,9 @@ _OF_THOSE_RE = lazy(
 )
 """`how many are still open?`, `how many of them were closed?`: a count of the issues found before, said by a verb
 with no noun of its own."""
-_NOUN_RE = lazy(r"\b(?:issues?|bugs?|tickets?|reports?|requests?|enhancements?|features?|ones?)\b", re.I)
+_NOUN_RE = lazy(
+    r"\b(?:issues?|bugs?|tickets?|reports?|requests?|enhancements?|features?|ones?|anything|something)\b", re.I
+)
 
 
 def _only_a_time_counted(own: Search, text: str) -> bool:

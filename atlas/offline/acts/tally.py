@@ -56,7 +56,8 @@ _SAID = {
     "year": rf"{_EACH_TIME}year\b(?!\s+ago)|\byear\s+by\s+year\b|\byearly\b|\bannually\b|{_BUSIEST.format(unit='year')}"
     r"|\b(?P<first>(?:19|20)\d\d)\s+(?:vs|versus)\s+(?P<second>(?:19|20)\d\d)\b",
     # `open or closed`, `open and closed` ask for all of them, not for the split.
-    "state": r"\bopen\s+(?:vs\.?|versus|against)\s+closed\b|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"
+    "state": r"\bopen\s+(?:(?:right\s+)?now\s+|currently\s+|today\s+)?(?:vs\.?|versus|against)\s+closed\b"
+    r"|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"
     r"|\b(?:split|ratio|breakdown)\s+(?:between|of)\s+open\s+(?:and|vs\.?|versus|to)\s+closed\b"
     r"|\bhow\s+many\s+(?P<kind>(?:(?!and\b)[\w:-]+\s+){0,3}?)(?:(?:are|is|were)\s+)?(?:still\s+)?(?:open|closed),?\s+(?:and|vs\.?)"
     rf"\s+how\s+many\b|{_EACH}state\b",

@@ -36,6 +36,8 @@ _JOINT_PATTERN = (
     r"|,?\s+and\s+(?=(?:what|which)(?:'?s|\s+(?:is|are))\s+(?:the\s+)?(?:oldest|newest|latest|earliest|most|least)\b)"
     r"|(?<!\bopen)(?<!\bclosed)(?<!\bopen,)(?<!\bclosed,),?\s+and\s+(?=how\s+many\b)"
     r"|(?<!\bopen)(?<!\bclosed),\s+(?=how\s+many\b)|,?\s+and\s+(?=who\s+(?:opened|filed|reported|opens|files|reports)\b)"
+    r"|,\s+(?:and\s+)?(?=(?:which|what)\s+(?:month|year|label|author|week)s?\b)"  # `…, which month had the most`
+    r"|,?\s+and\s+(?=(?:has|have|did|does)\s+@?[\w.-]+\s+(?:opened|filed|reported|created|raised|open|file|report)\b)"
     r"|,\s+(?!(?:open|closed)\b\s*(?:only|ones?|issues|bugs|tickets|,|[?.!]|$|(?:or|and|&)\s+(?:open|closed)\b))"
     r"(?=(?:please\s+|also\s+)?(?:{verbs})\b)"
     r"|,\s+(?=(?:so\s+)?(?:can|could|would)\s+(?:you|u)\s+(?:please\s+|pls\s+)?(?:{verbs}|dig|track|hunt|pull)\b))\s*"
