@@ -1170,3 +1170,18 @@ def test_questions_joined_by_commas_after_an_occasion_are_each_asked() -> None:
         ],
         key=str,
     )
+
+
+def test_first_then_and_finally_are_three_requests() -> None:
+    plan = read_question(
+        "Hi! I just took over triage duty this week. Could you first show me what's untriaged, then suggest labels "
+        "for the three newest issues that have no label, and finally draft a triage plan I can review before anything "
+        "is applied?",
+        FLAT,
+        (*TOOLS, "plan_triage"),
+    )
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("list_inbox", {"only": "untriaged"}),
+        ("plan_triage", {"untriaged": True, "limit": 3}),
+        ("plan_triage", {"untriaged": True, "limit": 10}),
+    ]

@@ -32,7 +32,7 @@ LONG_LINE = 400
 _JOINT_PATTERN = (
     r"\s*(?:[;\n]+|(?<=[.!?])\s+(?=\S)|(?<=\")\s+(?=(?-i:[A-Z][a-z]*)\b)"  # `comment 'Done.' If …`
     r"|,?\s+and\s+then\s+|,\s*then\s+|,\s*(?=(?:otherwise|else|if\s+not|or\s+else)\b)|\s+then\s+(?=(?:please\s+)?[a-z]+\b)"
-    r"|,?\s+(?:and|n|&)\s+(?=(?:please\s+|also\s+)?(?:{verbs})\b|(?:do\s+)?(?:the\s+)?same\s+(?:on|to|for)\b)|,?\s+and\s+(?=(?:on|to)\s+#?\d+\s*:)|,?\s+and\s+(?=(?:which|what)\s+(?:of\s+(?:them|those|these)|ones)\b|which\s+(?:are|is|were)\s+(?:still\s+)?(?:open|closed)\b)"
+    r"|,?\s+(?:and|n|&)\s+(?=(?:please\s+|also\s+|finally\s+|lastly\s+)?(?:{verbs})\b|(?:do\s+)?(?:the\s+)?same\s+(?:on|to|for)\b)|,?\s+and\s+(?=(?:on|to)\s+#?\d+\s*:)|,?\s+and\s+(?=(?:which|what)\s+(?:of\s+(?:them|those|these)|ones)\b|which\s+(?:are|is|were)\s+(?:still\s+)?(?:open|closed)\b)"
     r"|,?\s+and\s+(?=(?:what|which)(?:'?s|\s+(?:is|are))\s+(?:the\s+)?(?:oldest|newest|latest|earliest|most|least)\b)"
     r"|(?<!\bopen)(?<!\bclosed)(?<!\bopen,)(?<!\bclosed,),?\s+and\s+(?=how\s+many\b)"
     r"|(?<!\bopen)(?<!\bclosed),\s+(?=how\s+many\b)|,?\s+and\s+(?=who\s+(?:opened|filed|reported|opens|files|reports)\b)"
@@ -44,7 +44,8 @@ _JOINT_PATTERN = (
 )
 VERBS = (
     "add|remove|drop|strip|delete|clear|comment|post|reply|respond|write|leave|tell|let|ask|thank|ping|label|tag|mark|"
-    "flag|set|make|bump|put|apply|show|read|open|pull|get|compare|search|find|look|list|check|explain|give|note|say|\\+1"
+    "flag|set|make|bump|put|apply|show|read|open|pull|get|compare|search|find|look|list|check|explain|give|note|say|draft|"
+    "suggest|triage|\\+1"
 )
 _JOINT = lazy("(" + _JOINT_PATTERN.format(verbs=VERBS) + ")", re.IGNORECASE)
 _BODY_ONLY_RE = lazy(
