@@ -296,7 +296,11 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         match = (" OR " if args.any_words else " AND ").join(match_terms(terms)) if terms else None
         if args.count_only:
             result["total"] = count_matches(conn, match, where, params)
-            said = "" if result["total"] else data_ends_before(conn, args) or _unlabelled_instead(conn, args, match)
+            said = (
+                ""
+                if result["total"]
+                else data_ends_before(conn, args) or _unlabelled_instead(conn, args, match, changes)
+            )
             if said:
                 result["note"] = result["hint"] = said
             return result
@@ -322,7 +326,7 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         if len(rows) == args.limit and not result.get("some_words"):  # a full page: say how many there are in all
             matched = count_matches(conn, match, where, params, at_most=MATCHED_MAX + 1)
             result |= {"matched": min(matched, MATCHED_MAX)} | ({"more_than": True} if matched > MATCHED_MAX else {})
-        stale = "" if rows else data_ends_before(conn, args) or _unlabelled_instead(conn, args, match)
+        stale = "" if rows else data_ends_before(conn, args) or _unlabelled_instead(conn, args, match, changes)
     if not rows:
         result["hint"] = f"{_NOTHING} {stale}".strip()
         result["note"] = f"{_NOTHING_NOTE} {stale}".strip()
@@ -331,12 +335,14 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
     return result
 
 
-def _unlabelled_instead(conn: sqlite3.Connection, args: SearchArgs, match: str | None) -> str:
+def _unlabelled_instead(
+    conn: sqlite3.Connection, args: SearchArgs, match: str | None, changes: dict[int, LabelChanges]
+) -> str:
     """Where a label finds nothing, how many issues of the same words and filters have no label: on a project that
     labels few issues, "no open bugs from 2025" would otherwise read as none reported."""
     bare = args._replace(label=None, labels=(), any_labels=(), without_labels=(), unlabelled=True)
     labelled = args.label or args.labels or args.any_labels
-    if not labelled or not (unlabelled := count_matches(conn, match, *filter_conditions(conn, bare, [], {})[:2])):
+    if not labelled or not (unlabelled := count_matches(conn, match, *filter_conditions(conn, bare, [], changes)[:2])):
         return ""
     return (
         f"{unlabelled:,} issue{' has' if unlabelled == 1 else 's have'} the same words and filters but no label at all;"

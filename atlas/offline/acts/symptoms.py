@@ -27,7 +27,7 @@ _ASKING = frozenset(
         saying says said point link them hit hitting problem similar same thing happen happens happening
         yet still tracker github something anything like rn now today ago ask asked asking request requested fix fixed
         into want don't don duplicate duplicates dupe file being as matching whether show re ve ll
-        seeing getting experiencing encountering facing running ran got get
+        seeing getting experiencing encountering facing got get
         """,
     )
 )

@@ -144,6 +144,7 @@ def bare_issue_ids(text: str) -> list[int]:
         likened = _LIKENED_TO_RE.search(text[max(0, match.start() - 40) : match.start()]) or (
             _TOLD_ABOUT_RE.search(text[max(0, match.start() - 40) : match.start()])
             and _CLAUSE_END_RE.match(text[match.end() :])
+            and not re.fullmatch(r"(?:19|20)\d\d", match.group(1))  # `anything about 2024?`: a year, as before
         )
         after_text = text[match.end() :]
         counted = _UNIT_AFTER_RE.match(after_text) or _KIND_OF_ISSUES_AFTER_RE.match(after_text)

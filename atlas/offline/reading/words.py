@@ -135,10 +135,11 @@ manager wants numbers: …`: what the person is doing and that they (or whom the
 they need."""
 _DOING_BEFORE_RE = lazy(
     r"^\s*(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:trying\s+to|going\s+to|about\s+to|planning\s+to|working\s+on|preparing"
-    r"|putting\s+together|deciding)\b[^,;:?!.]*[,;:]\s*(?:so\s+|and\s+)?",
+    r"|putting\s+together|deciding)\b[^,;:?!.\d#]*[,;:]\s*(?:so\s+|and\s+)?",
     re.I,
 )
-"""`I'm trying to decide what to prioritise for the next release, so …`: what the person is doing, said first."""
+"""`I'm trying to decide what to prioritise for the next release, so …`: what the person is doing, said first (never
+an issue it names: `I'm working on #41, show me similar ones`)."""
 _DOING_AFTER_RE = lazy(
     r"[\s,;-]+(?:(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:putting\s+together|preparing|writing|drafting|working\s+on|doing"
     r"|compiling|making|updating)\b[^?!.]*|for\s+(?:the|our|my)\s+(?:changelog|release\s+notes?|weekly\s+report|report"
