@@ -1185,3 +1185,15 @@ def test_first_then_and_finally_are_three_requests() -> None:
         ("plan_triage", {"untriaged": True, "limit": 3}),
         ("plan_triage", {"untriaged": True, "limit": 10}),
     ]
+
+
+def test_a_status_for_an_occasion_said_first_is_no_topic_and_open_and_closed_of_a_person_is_the_split() -> None:
+    asked = first_calls(
+        "hey, manager here. Quick status for the weekly sync: how many issues are open vs closed overall, how many new "
+        "issues came in during 2024, and which label has the most open issues right now?"
+    )
+    assert ("count_issues_by", {"by": "state"}) in asked
+    assert ("count_issues_by", {"state": "open", "by": "label"}) in asked
+    assert first_calls("how many issues by stas00 are open and closed") == [
+        ("count_issues_by", {"author": "stas00", "by": "state"})
+    ]

@@ -57,6 +57,7 @@ _SAID = {
     r"|\b(?P<first>(?:19|20)\d\d)\s+(?:vs|versus)\s+(?P<second>(?:19|20)\d\d)\b",
     # `open or closed`, `open and closed` ask for all of them, not for the split.
     "state": r"\bopen\s+(?:(?:right\s+)?now\s+|currently\s+|today\s+)?(?:vs\.?|versus|against)\s+closed\b"
+    r"|(?:(?<=\bhave\s)|(?<=\bhas\s)|(?<=\bare\s))open\s+(?:and|&)\s+closed\b"  # `how many does X have open and closed`
     r"|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"
     r"|\b(?:split|ratio|breakdown)\s+(?:between|of)\s+open\s+(?:and|vs\.?|versus|to)\s+closed\b"
     r"|\bhow\s+many\s+(?P<kind>(?:(?!and\b)[\w:-]+\s+){0,3}?)(?:(?:are|is|were)\s+)?(?:still\s+)?(?:open|closed),?\s+(?:and|vs\.?)"

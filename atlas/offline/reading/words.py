@@ -107,10 +107,11 @@ _PREAMBLE_RE = lazy(
     r"|please\s+tell\s+me)\s+(?=(?:which|what|who|whether|if|how|where|when|all|any|the|a|an|some)\b)"
     r"|[\w-]+(?:\s+[\w-]+)?\s+here\s*[,.:;!-]+\s*"
     r"|(?:i\s+want(?:\s+to)?\s+ask|(?:a\s+)?quick\s+(?:question|q|one)|(?:i\s+have\s+a\s+)?question)\s*[,.:;!-]+\s*"
-    r"|(?:(?:a\s+)?quick\s+(?:one|question|q|[a-z]+\s+check)\s+)?(?:for|before|ahead\s+of|after)\s+(?:(?:the|our|my|this|next"
+    r"|(?:(?:a\s+)?quick\s+[a-z]+(?:\s+check)?\s+)?(?:for|before|ahead\s+of|after)\s+(?:(?:the|our|my|this|next"
     r"|tomorrow'?s|today'?s)\s+[a-z-]+(?:\s+[a-z-]+){0,2}|(?:[a-z-]+\s+)?(?:standup|stand-up|meeting|sync|release|review"
     r"|retro|planning|call))\s*:\s*"
-    r"|(?:[a-z-]+\s+)?(?:review|report|audit|meeting|sync|standup|stand-up|retro|planning|changelog|release\s+notes)"
+    r"|(?:[a-z-]+\s+)?(?:review|report|audit|meeting|sync|standup|stand-up|retro|planning|changelog|release\s+notes"
+    r"|checklist|status|recap|digest)"
     r"\s*:\s*)+",
     re.I,
 )
