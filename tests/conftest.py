@@ -17,11 +17,13 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from atlas.__main__ import collect_less_often
 from tests.support.dataset_factory import make_dataset
+from tests.support.order import worksteal_order
 from tests.support.process_state import declare_builtins, fresh_process_state
 from tests.support.run import atlas_env
 from tests.support.serial import WorkerShare
@@ -96,10 +98,17 @@ def _serial(item: pytest.Item) -> bool:
     return item.get_closest_marker("serial") is not None
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The `serial` tests come first, in their order: xdist hands the first worker a share that
-    begins with them, so they run there one after another while the others wait once."""
-    items[:] = sorted(items, key=lambda item: not _serial(item))
+    begins with them, so they run there one after another while the others wait once. Under
+    `worksteal` each worker's share then begins with its part of the longest test files
+    (`tests/support/order.py`), so none of them starts late and holds up the run's end."""
+    given = getattr(config, "workerinput", {})
+    workers = int(given.get("workercount", 0))
+    if workers > 1 and given.get("dist") == "worksteal":
+        items[:] = worksteal_order(items, workers, path=lambda item: item.nodeid.split("::")[0], serial=_serial)
+    else:
+        items[:] = sorted(items, key=lambda item: not _serial(item))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -113,6 +122,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     finally:
         if share is not None:
             share.after(next_alone=nextitem is not None and _serial(nextitem))
+
+
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist's hook, in the controller: a worker is told how its tests are handed out (its own
+    `dist` option is "no"), for `pytest_collection_modifyitems`."""
+    node.workerinput["dist"] = node.config.getoption("dist")
 
 
 _SHARE = pytest.StashKey[WorkerShare]()

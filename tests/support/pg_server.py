@@ -159,10 +159,11 @@ class Server:
         while time.monotonic() < deadline and _alive(self.pid):
             time.sleep(0.02)
 
-    def stop(self) -> None:
-        """A fast shutdown (SIGINT), then the folder removed."""
+    def stop(self, how: signal.Signals = signal.SIGINT) -> None:
+        """A fast shutdown (SIGINT: its sessions ended, a checkpoint written), or with SIGQUIT an immediate one
+        (the server's processes end at once, as after a crash), waited for."""
         with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGINT)
+            os.kill(self.pid, how)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and _alive(self.pid):
             time.sleep(0.02)
@@ -208,5 +209,8 @@ def new_server(*, fsync: bool = False) -> Server:
 
 
 def remove(server: Server) -> None:
-    server.stop()
+    """The server ended and its folder removed. Its data goes with the folder, so it ends at once (an
+    immediate shutdown): the checkpoint a fast shutdown writes first would be written for nothing, and
+    the run's last worker to use the shared server waits for its end (1-6 s on a busy disk)."""
+    server.stop(signal.SIGQUIT)
     shutil.rmtree(server.root, ignore_errors=True)
