@@ -87,7 +87,7 @@ when the work is (`what should I triage today?`)."""
 _PLAN_NOUN_RE = lazy(r"\btriage\s+(?:plan|proposals?)\b|\bplan\s+(?:for\s+|to\s+)?(?:the\s+)?triage\b", re.I)
 """`make me a triage plan for …`: the plan asked for as a thing, not with the verb."""
 _PLAN_VERB_RE = lazy(
-    r"^(?:(?:propose|suggest|plan)\s+(?:some\s+)?(?:labels?|triage)|triage\s+(?:plan|proposals?)|plan\s+(?:for\s+|to\s+)?"
+    r"\b(?:(?:propose|suggest|plan)\s+(?:some\s+)?(?:labels?|triage)|triage\s+(?:plan|proposals?)|plan\s+(?:for\s+|to\s+)?"
     r"(?:the\s+)?triage)\s+(?:for|on|of)?",
     re.I,
 )
@@ -238,7 +238,6 @@ _THOSE_RE = lazy(
     re.I,
 )
 """`triage them`, `suggest labels for those issues`: the issues the search before found."""
-_LABELS_FOR_RE = lazy(r"\b(?:propose|suggest)\s+(?:some\s+)?labels?\s+(?=for|on)", re.I)
 
 
 def plan_for_found_before(text: str, typed: str, before: Search | None) -> Act | None:
@@ -248,7 +247,7 @@ def plan_for_found_before(text: str, typed: str, before: Search | None) -> Act |
         return None
     if triage := _TRIAGE_RE.match(text):
         words = triage.group("rest")
-    elif planned := _PLAN_NOUN_RE.search(text) or _LABELS_FOR_RE.search(text):
+    elif planned := _PLAN_VERB_RE.search(text):
         words = text[planned.end() :]
     else:
         return None
