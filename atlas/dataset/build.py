@@ -40,7 +40,7 @@ Progress = Callable[[int, int, str], None]
 # The full-text index's tokenizer, chosen on purpose: `porter` folds inflections onto one stem (expired,
 # expires, expiring and expiration are all "expir"), `unicode61 remove_diacritics 2` folds case and
 # accents. Derived forms that stem apart (porter makes a final y an i: expiry is "expiri") are joined at
-# query time, where such a word also matches as a prefix (see `match_terms` in orbit/issues.py).
+# query time, where such a word also matches as a prefix (see `match_terms` in orbit/fts_match.py).
 # Trigrams were weighed and rejected: about three times the index, and still no stemming. The index
 # keeps no copy of the text (external content, read through the `issue_text` view for snippets): half the db.
 TABLES = """

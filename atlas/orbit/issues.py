@@ -6,7 +6,6 @@ Everything these tools return was written by outsiders, so each names its source
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from typing import Annotated, Any, NamedTuple
 
@@ -14,6 +13,7 @@ from atlas.dataset.read import comments_known, connect
 from atlas.dataset.source import dataset_identity
 from atlas.foundation.errors import ToolError
 from atlas.orbit.db import IssueId, labels_of, no_such_issue
+from atlas.orbit.fts_match import all_words_match, match_terms, search_terms
 from atlas.orbit.search_filters import (
     AnyLabels,
     Author,
@@ -42,7 +42,6 @@ TEXT_ROOM = 6000
 """Characters of body and comments in one answer, so it fits the executor's output cap uncut; a page
 of comments stops when the room is full (it always holds one comment)."""
 MIN_COMMENTS_ROOM = 1500
-SEARCH_WORDS_MAX = 24
 READ_TIMEOUT_S = 5.0
 ISSUE_TTL_S = 60.0
 """How long an issue read stays fresh in a conversation: Atlas's own writes drop it at once (see
@@ -66,8 +65,6 @@ def changes_issue(args: Any) -> set[str]:
 
 MATCHED_MAX = 500
 """How far the hits beyond a full page are counted: past it, `matched` is MATCHED_MAX and `more_than` is set."""
-FTS_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
-_WORD = re.compile(r"\w+")
 
 
 def cut(text: str, limit: int) -> str:
@@ -238,38 +235,6 @@ class SearchArgs(NamedTuple):
     limit: Annotated[int, Arg(ge=1, le=20, description="The most hits to return (1-20).")] = 10
 
 
-def search_terms(text: str) -> list[str]:
-    """The user's words as quoted FTS5 strings: nothing they type can act as FTS5 syntax.
-
-    A chunk like `ORB-1101` or `comp:core` becomes the phrase "ORB 1101", which is how the
-    tokenizer indexed it; bare AND/OR/NOT/NEAR are dropped, as the user meant them as operators.
-    """
-    terms: list[str] = []
-    for chunk in text.split():
-        words = [w for w in _WORD.findall(chunk) if w not in FTS_OPERATORS]
-        term = '"' + " ".join(words) + '"'
-        if words and term not in terms:
-            terms.append(term)
-    return terms[:SEARCH_WORDS_MAX]
-
-
-def match_terms(terms: list[str]) -> list[str]:
-    """Each quoted term as FTS5 matches it: a word ending in a consonant and "y" also as a prefix without it.
-
-    The index stems with porter, which folds inflections (expired, expires, expiring → "expir") but
-    turns a final y into i, so "expiry" ("expiri") would miss "expired": `("expiry" OR "expir"*)`
-    finds both. Only such words get a prefix, so the others cost no more than a plain lookup.
-    """
-    matched = []
-    for term in terms:
-        word = term.strip('"')
-        if len(word) >= 5 and word.isalpha() and word[-1] in "yY" and word[-2] not in "aeiouAEIOU":
-            matched.append(f'({term} OR "{word[:-1]}"*)')
-        else:
-            matched.append(term)
-    return matched
-
-
 def _hit_sources(args: SearchArgs, data: Any) -> list[str]:
     hits = data.get("hits", []) if isinstance(data, dict) else []
     return [f"issue #{hit['id']}" for hit in hits]
@@ -293,7 +258,7 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
         if unknown:
             result["hint"] = unknown
             return result
-        match = (" OR " if args.any_words else " AND ").join(match_terms(terms)) if terms else None
+        match = (" OR ".join(match_terms(terms)) if args.any_words else all_words_match(conn, terms)) if terms else None
         if args.count_only:
             result["total"] = count_matches(conn, match, where, params)
             said = (
@@ -316,7 +281,7 @@ def search_issues(args: SearchArgs, ctx: ToolContext) -> dict[str, Any]:
             rows, hint = ranked_hits(conn, str(match), where, params, args.limit)
             if not rows and (respelling := respelled_query(conn, args.query)):  # `webdatset`: `webdataset`
                 terms, hint = search_terms(respelling[0]), respelling[1]
-                match = " AND ".join(match_terms(terms))
+                match = all_words_match(conn, terms)
                 rows = ranked_hits(conn, match, where, params, args.limit)[0]
             if not rows and len(terms) > 1 and not args.any_words:
                 rows = ranked_hits(conn, " OR ".join(match_terms(terms)), where, params, args.limit)[0]

@@ -26,7 +26,7 @@ def respelled(conn: sqlite3.Connection, words: list[str]) -> dict[str, str]:
     typed = [
         word
         for word in dict.fromkeys(word.lower() for word in words)
-        if len(word) >= MIN_LENGTH and re.fullmatch(r"[a-z]+", word) and not _held(conn, word)
+        if len(word) >= MIN_LENGTH and re.fullmatch(r"[a-z]+", word) and not held(conn, word)
     ]
     titled = _title_words(conn) if typed else Counter[str]()
     found: dict[str, str] = {}
@@ -44,7 +44,7 @@ def respelled(conn: sqlite3.Connection, words: list[str]) -> dict[str, str]:
     return found
 
 
-def _held(conn: sqlite3.Connection, word: str) -> bool:
+def held(conn: sqlite3.Connection, word: str) -> bool:
     """Whether two issues or more hold the word: one alone may hold the same typo."""
     query = "SELECT count(*) FROM (SELECT 1 FROM issues_fts WHERE issues_fts MATCH ? LIMIT 2)"
     return int(conn.execute(query, (f'"{word}"',)).fetchone()[0]) >= 2

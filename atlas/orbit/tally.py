@@ -13,7 +13,8 @@ from typing import Annotated, Any, Literal, NamedTuple
 from atlas.dataset.read import connect
 from atlas.orbit import search_filters as filters
 from atlas.orbit.db import labels_of
-from atlas.orbit.issues import ISSUE_TTL_S, READ_TIMEOUT_S, match_terms, search_tags, search_terms, tracker_changes
+from atlas.orbit.fts_match import all_words_match, search_terms
+from atlas.orbit.issues import ISSUE_TTL_S, READ_TIMEOUT_S, search_tags, tracker_changes
 from atlas.orbit.search_filters import count_matches, data_ends_before, filter_conditions, issues_matching
 from atlas.tools.arguments import Arg
 from atlas.tools.registry import ToolContext, tool
@@ -89,7 +90,7 @@ def count_issues_by(args: TallyArgs, ctx: ToolContext) -> dict[str, Any]:
         if unknown:
             return result | {"total": 0, "hint": unknown}
         terms = search_terms(args.query)
-        match = " AND ".join(match_terms(terms)) if terms else None
+        match = all_words_match(conn, terms) if terms else None
         total = count_matches(conn, match, where, params)
         if not total and (stale := data_ends_before(conn, args)):
             result["note"] = stale

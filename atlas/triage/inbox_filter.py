@@ -12,7 +12,7 @@ from pathlib import Path
 from atlas.dataset.read import connect
 from atlas.dataset.source import dataset_identity
 from atlas.foundation.errors import PermanentToolError, ToolError
-from atlas.orbit.issues import match_terms, search_terms
+from atlas.orbit.fts_match import all_words_match, search_terms
 from atlas.orbit.search_filters import has_label, issues_matching, label_overlay
 from atlas.tracker.journal import MockTracker
 
@@ -46,11 +46,11 @@ class InboxFilter:
         if not self:
             return None
         terms = search_terms(self.about)
-        match = " AND ".join(match_terms(terms)) if terms else None
         where, params = " AND i.state = 'open'", list[object]()
         if self.since is not None:
             where, params = where + " AND i.created_at >= ?", [self.since.isoformat()]
         with connect(data, home) as conn:
+            match = all_words_match(conn, terms) if terms else None
             if self.label.strip():
                 has, values = self._labelled(conn, data, home)
                 where, params = f"{where} AND ({has})", [*params, *values]
