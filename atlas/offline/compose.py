@@ -21,6 +21,7 @@ from dataclasses import replace
 from atlas.foundation.config import data_dir
 from atlas.offline.acts.act import Act, Intent
 from atlas.offline.acts.backlog import URGENT_RE
+from atlas.offline.acts.comments import COMMENT_RE
 from atlas.offline.acts.symptoms import symptom_reads
 from atlas.offline.acts.table import act_of
 from atlas.offline.acts.topic_asks import on_the_one_found
@@ -141,9 +142,8 @@ def _acts_of(
             continue
         act = act_of(request, text, context, vocabulary, tools, prior, earlier)
         act.notes += [cannot] if cannot else []
-        if prior is not None and prior is not before and prior.wants_text and _asks_nothing(act, request, vocabulary):
-            # `Can you reply to alexgrant on #90? We'd love to see their notes.`: this sentence is the text
-            request = Request(f"{prior.text.rstrip(' ?.!')}: {request.text}", request.quoted)
+        if prior is not None and prior is not before and (joint := _text_joint(prior, act, request, text, vocabulary)):
+            request = Request(f"{prior.text.rstrip(' ?.!')}{joint}{request.text}", request.quoted)
             text = request.text
             acts.pop()
             act = act_of(request, text, context, vocabulary, tools, acts[-1] if acts else before, earlier)
@@ -166,6 +166,17 @@ def _acts_of(
         if named or act.targets or act.issue_ids:
             context[:] = named or act.targets or act.issue_ids
     return acts
+
+
+def _text_joint(prior: Act, act: Act, request: Request, text: str, vocabulary: Vocabulary) -> str | None:
+    """How this request is joined to a comment before it that lacks its text, when this request is that text: as
+    said after a colon (`Can you reply to alexgrant on #90? We'd love to see their notes.`) or in a verb of its own
+    (`comment on #7375 and ask the reporter to translate it`); None when it is a request of its own."""
+    if not prior.wants_text:
+        return None
+    if _asks_nothing(act, request, vocabulary):
+        return ": "
+    return " and " if COMMENT_RE.match(text) and not issue_refs(text) else None
 
 
 def _asks_nothing(act: Act, request: Request, vocabulary: Vocabulary) -> bool:

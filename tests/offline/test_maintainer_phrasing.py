@@ -1012,6 +1012,13 @@ def test_without_a_label_for_newcomers_the_words_stay_words() -> None:
             "security review: are there any issues about pickle, arbitrary code execution or trust_remote_code?",
             ("search_issues", {"query": "pickle arbitrary-code-execution trust_remote_code", "any_words": True}),
         ),
+        (
+            "any open issues mentioning pickle or arbitrary code execution or trust_remote_code?",
+            (
+                "search_issues",
+                {"query": "pickle arbitrary-code-execution trust_remote_code", "state": "open", "any_words": True},
+            ),
+        ),
     ],
 )
 def test_what_a_request_is_for_and_how_it_is_said_are_no_words_to_search(
@@ -1197,3 +1204,11 @@ def test_a_status_for_an_occasion_said_first_is_no_topic_and_open_and_closed_of_
     assert first_calls("how many issues by stas00 are open and closed") == [
         ("count_issues_by", {"author": "stas00", "by": "state"})
     ]
+
+
+def test_a_comment_said_in_a_verb_of_its_own_after_and_goes_on_the_issue_named() -> None:
+    plan = read_question(
+        "pls comment on #7375 and ask the reporter to translate the issue into English", FLAT, (*TOOLS, "post_comment")
+    )
+    assert plan.comments == [(7375, "Could you translate the issue into English?")]
+    assert not [call for call in plan.first_calls() if call.name == "search_issues"]

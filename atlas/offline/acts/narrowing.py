@@ -32,7 +32,7 @@ _OF_THOSE_RE = lazy(
 )
 """`how many are still open?`, `how many of them were closed?`: a count of the issues found before, said by a verb
 with no noun of its own."""
-_NOUN_RE = lazy(
+ISSUE_NOUN_RE = lazy(
     r"\b(?:issues?|bugs?|tickets?|reports?|requests?|enhancements?|features?|ones?|anything|something)\b", re.I
 )
 
@@ -42,7 +42,7 @@ def _only_a_time_counted(own: Search, text: str) -> bool:
     2024?` counts all of them)."""
     timed = own.created_since is not None or own.created_before is not None
     alone = replace(own, created_since=None, created_before=None) == Search(count=True)
-    return timed and alone and not _NOUN_RE.search(text)
+    return timed and alone and not ISSUE_NOUN_RE.search(text)
 
 
 _FILTERS = ("state", "author", "created_since", "created_before", "updated_since", "updated_before")
@@ -92,7 +92,7 @@ def _asked_again(text: str, typed: str, before: Act, vocabulary: Vocabulary) -> 
     searched = before.search is not None and before.intent in {Intent.SEARCH, Intent.COUNT, Intent.ORDERED}
     tallied = before.intent is Intent.TALLY and len(before.reads) == 1
     # `…, open, newest first`: filters alone, no issues of their own and no question of which
-    bare = lead is None and last is None and not _NOUN_RE.search(text) and not NARROWING_RE.match(text)
+    bare = lead is None and last is None and not ISSUE_NOUN_RE.search(text) and not NARROWING_RE.match(text)
     if (lead is None and last is None and not bare) or not (searched or tallied):
         return None
     notes: list[str] = []

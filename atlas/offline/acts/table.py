@@ -44,7 +44,7 @@ from atlas.offline.reading.label_usage import example_label
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import ABOUT_THE_ONE_BEFORE_RE, REPORTED_BEFORE_RE, SIMILAR_RE
 from atlas.offline.reading.ordering import ORDER_RE
-from atlas.offline.reading.search import alternatives, asks_count, search_in
+from atlas.offline.reading.search import Search, alternatives, asks_count, search_in
 from atlas.offline.reading.search_labels import QUERY_LEAD_RE
 from atlas.offline.reading.unread_filters import SINCE_RELEASE_RE
 from atlas.offline.reading.vocabulary import Vocabulary
@@ -219,6 +219,10 @@ def _symptom(r: Reading) -> Act | None:
     return Act(Intent.SYMPTOM, r.typed) if asked else None
 
 
+def _search_before(r: Reading) -> Search | None:
+    return r.before.search if r.before is not None else None
+
+
 def _verb_served(r: Reading) -> Act | None:
     """`#77 needs S2, label it`: the verb the request before already served."""
     return Act(Intent.NOTHING, r.typed) if r.context and _ONLY_VERB_RE.fullmatch(r.text) else None
@@ -235,9 +239,9 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     _comment,
     _labels,
     lambda r: _lookup(r) if CLOSER_RE.search(r.text) else None,
-    lambda r: plan_for_found_before(r.text, r.typed, r.before.search if r.before is not None else None),
+    lambda r: plan_for_found_before(r.text, r.typed, _search_before(r)),
     lambda r: backlog_act(r.text, r.typed, r.vocabulary.labels, r.vocabulary.people),
-    lambda r: None if r.names_issues else tally_act(r.text, r.typed, r.vocabulary, r.tools),
+    lambda r: None if r.names_issues else tally_act(r.text, r.typed, r.vocabulary, r.tools, _search_before(r)),
     lambda r: label_list_act(r.text, r.typed, r.names_issues),
     lambda r: _triage_read(r.text, r.context, r.tools, r.earlier),
     lambda r: label_meaning(r.text, r.vocabulary) if MEANING_RE.search(r.text) and not r.names_issues else None,

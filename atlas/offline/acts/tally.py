@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
 from atlas.offline.acts.act import Act, Intent
+from atlas.offline.acts.narrowing import ISSUE_NOUN_RE, within
 from atlas.offline.plan import PlannedCall
 from atlas.offline.reading.dates import today
 from atlas.offline.reading.labels import labels_in_words
@@ -59,12 +61,17 @@ _SAID = {
     "state": r"\bopen\s+(?:(?:right\s+)?now\s+|currently\s+|today\s+)?(?:vs\.?|versus|against)\s+closed\b"
     r"|(?:(?<=\bhave\s)|(?<=\bhas\s)|(?<=\bare\s))open\s+(?:and|&)\s+closed\b"  # `how many does X have open and closed`
     r"|\bclosed\s+(?:vs\.?|versus|against)\s+open\b"
+    r"|\b(?:in\s+total|altogether|overall|in\s+all)\s*,?\s*(?:both\s+)?open\s+(?:and|&)\s+closed\b"  # `in total, …`
+    r"|\bhow\s+many\b(?=[^,?]*?,?\s+and\s+(?:are|is|were)\s+(?:any|some|all|none)(?:\s+of\s+(?:them|those))?"
+    r"\s+(?:still\s+)?(?:open|closed)\b)"  # `how many has X opened, and are any still open?`: both, by state
     r"|\b(?:split|ratio|breakdown)\s+(?:between|of)\s+open\s+(?:and|vs\.?|versus|to)\s+closed\b"
     r"|\bhow\s+many\s+(?P<kind>(?:(?!and\b)[\w:-]+\s+){0,3}?)(?:(?:are|is|were)\s+)?(?:still\s+)?(?:open|closed),?\s+(?:and|vs\.?)"
     rf"\s+how\s+many\b|{_EACH}state\b",
 }
 """How each grouping is said, in the order they are tried."""
 _GROUPS = tuple((by, lazy(words, re.I)) for by, words in _SAID.items())
+_OF_THEM_RE = lazy(r"\b(?:of|among(?:st)?|from)\s+(?:them|those|these)\b", re.I)
+"""`who reported the most of them?`: the issues of the request before, counted."""
 _VERSUS_RE = lazy(r"\b[\w-]+(?:\s+[\w-]+)?(?P<vs>\s+(?:vs|versus)\s+)[\w-]+(?:\s+[\w-]+)?", re.I)
 _SHARE_RE = lazy(
     r"(?:\b(?:percent(?:age)?|share|proportion|fraction)|%)\s+of\s+(?:the\s+|our\s+|all\s+)?(?P<population>.+?)\s+"
@@ -122,8 +129,13 @@ _FILLER_RE = lazy(
 )
 
 
-def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[str]) -> Act | None:
-    """The act when the words ask how issues split by author, label, state, year or month; None otherwise."""
+def tally_act(
+    text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[str], searched: Search | None = None
+) -> Act | None:
+    """The act when the words ask how issues split by author, label, state, year or month; None otherwise.
+    `searched`: the search of the request before, whose issues are counted when these words point back at them (`who
+    reported the most of them?`), or split by state, name no issues of their own (`how many in total, open and
+    closed?`)."""
     if "count_issues_by" not in tools:
         return None
     text = _OUT_OF_RE.sub(r"share of \g<population> are \g<predicate>", text)  # `how many were closed out of all bugs`
@@ -132,27 +144,11 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     if share := _SHARE_RE.search(text):
         return _share_act(share, typed, vocabulary)
     notes: list[str] = []
-    said_closed = _OPENED_VS_CLOSED_RE.search(text)
-    if said_closed and (said_closed.group("who") or said_closed.group("joined").lower() != "and"):
-        who = said_closed.group("who")
-        if who:
-            notes.append(
-                f"The data does not record who closed an issue: these are the issues {who} opened, split by "
-                "whether they are open or closed now."
-            )
-        text = f"{text[: said_closed.start()]} {f'by {who} ' if who else ''}open vs closed {text[said_closed.end() :]}"
-    text = _RATIO_RE.sub(r"\g<a> vs \g<b>", text)  # `the ratio of bugs to feature requests`: the two side by side
-    if _MORE_RE.search(text) and _YEARS_OR_RE.search(text):  # `were there more bugs in 2023 or 2024?`: side by side
-        text = _MORE_RE.sub(" ", _YEARS_OR_RE.sub(r"\g<first> vs \g<second>", text))
-    text = _MORE_OR_RE.sub(r"\g<a> vs \g<b>", text)  # `are there more open bugs or open enhancements`: the same
-    if _YEARS_COMPARED_RE.search(text):  # `per year, how does 2021 compare to 2024?`: those two years, side by side
-        text = re.sub(rf"{_EACH_TIME}year\b", " ", _YEARS_COMPARED_RE.sub(r"\g<first> vs \g<second>", text), flags=re.I)
-    year = today().year  # `this year vs last year`: the two years by number, as `2025 vs 2026` is read
-    text = _YEARS_SAID_RE.sub(f"{year - 1} vs {year}", text)
+    text = _sides_said(text, notes)
     found = next(((by, said) for by, pattern in _GROUPS if (said := pattern.search(text))), None)
     set_against: list[str] = []
-    if found is None and (versus := _labels_versus(text, vocabulary.labels)):
-        found, set_against = ("label", versus[0]), versus[1]
+    if found is None and (versus := _two_labels(text, vocabulary.labels)):
+        text, found, set_against = versus[0], ("label", versus[1]), versus[2]
     if found is None:
         return None
     by, said = found
@@ -170,6 +166,10 @@ def tally_act(text: str, typed: str, vocabulary: Vocabulary, tools: frozenset[st
     if by == "state":  # `open vs closed bugs`: the states are the groups, not a filter
         rest = re.sub(r"\b(?:open|closed)\b", " ", rest, flags=re.I)
     search = search_in(rest, notes, vocabulary.labels, vocabulary.people)
+    if searched is not None and (_OF_THEM_RE.search(text) or (by == "state" and not ISSUE_NOUN_RE.search(text))):
+        search = within(search, searched)
+        if by == "state":  # the states are the groups
+            search = replace(search, state=None)
     arguments = _count_arguments(search)
     if set_against:  # only the issues of the two labels compared, so both are among the groups shown
         arguments["any_labels"] = set_against
@@ -199,6 +199,41 @@ def _groups_in_span(by: str, search: Search) -> int | None:
     since, before = date.fromisoformat(search.created_since), date.fromisoformat(search.created_before)
     months = (before.year - since.year) * 12 + before.month - since.month + (before.day > 1)
     return min(50, months) if months > 10 else None  # ten or fewer: the tool's default shows them all
+
+
+def _sides_said(text: str, notes: list[str]) -> str:
+    """The words with what is set against what said as `A vs B`: opened vs closed (a note when only who opened is
+    known), a ratio, `more A or B`, two years, this year and the last."""
+    said_closed = _OPENED_VS_CLOSED_RE.search(text)
+    if said_closed and (said_closed.group("who") or said_closed.group("joined").lower() != "and"):
+        who = said_closed.group("who")
+        if who:
+            notes.append(
+                f"The data does not record who closed an issue: these are the issues {who} opened, split by "
+                "whether they are open or closed now."
+            )
+        text = f"{text[: said_closed.start()]} {f'by {who} ' if who else ''}open vs closed {text[said_closed.end() :]}"
+    text = _RATIO_RE.sub(r"\g<a> vs \g<b>", text)  # `the ratio of bugs to feature requests`: the two side by side
+    if _MORE_RE.search(text) and _YEARS_OR_RE.search(text):  # `were there more bugs in 2023 or 2024?`: side by side
+        text = _MORE_RE.sub(" ", _YEARS_OR_RE.sub(r"\g<first> vs \g<second>", text))
+    text = _MORE_OR_RE.sub(r"\g<a> vs \g<b>", text)  # `are there more open bugs or open enhancements`: the same
+    if _YEARS_COMPARED_RE.search(text):  # `per year, how does 2021 compare to 2024?`: those two years, side by side
+        text = re.sub(rf"{_EACH_TIME}year\b", " ", _YEARS_COMPARED_RE.sub(r"\g<first> vs \g<second>", text), flags=re.I)
+    year = today().year  # `this year vs last year`: the two years by number, as `2025 vs 2026` is read
+    text = _YEARS_SAID_RE.sub(f"{year - 1} vs {year}", text)
+    return text
+
+
+def _two_labels(text: str, labels: Sequence[str]) -> tuple[str, re.Match[str], list[str]] | None:
+    """Two labels set against each other (`enhancements vs bugs`; `which label has more open issues: vision or
+    speech?`): the words as read, the match of the two, and their names."""
+    if versus := _labels_versus(text, labels):
+        return text, *versus
+    if _MORE_RE.search(text):
+        either = _MORE_RE.sub(" ", re.sub(r"(?<=\s)or(?=\s)", "vs", text, flags=re.I))
+        if versus := _labels_versus(either, labels):
+            return either, *versus
+    return None
 
 
 def _labels_versus(text: str, labels: Sequence[str]) -> tuple[re.Match[str], list[str]] | None:

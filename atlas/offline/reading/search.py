@@ -307,8 +307,10 @@ _LISTED_RE = lazy(r"\s*,\s*(?:or\s+)?|\s+or\s+", re.I)
 
 def alternatives(topic: str) -> list[str]:
     """`pickle, arbitrary code execution or trust_remote_code`: three alternatives, each of a few words; none when the
-    words list no more than two (`streaming or arrow` is read word by word)."""
-    if "," not in topic or not re.search(r"\bor\b", topic, re.I):
+    words list no more than two (`streaming or arrow` is read word by word). The list is said with commas and an
+    `or`, or with an `or` between each (`pickle or arbitrary code execution or trust_remote_code`)."""
+    ors = len(re.findall(r"\bor\b", topic, re.I))
+    if not ors or ("," not in topic and ors < 2):
         return []
     listed = [part for part in _LISTED_RE.split(topic.strip(" ?.!")) if part]
     return listed if len(listed) > 2 and all(len(part.split()) <= 4 for part in listed) else []

@@ -217,6 +217,7 @@ _FUNCTION_WORDS = frozenset(
         a an the of with for to at by from into onto is are was were be being been am it its this that these those and
         but as do does did have has had will would can could should may might very just than so such when where
         us we our you your me my they them their whether
+        any all some every each none nobody anyone anybody someone somebody still yet also too ever since until
         """,
     )
 )
@@ -232,6 +233,6 @@ def without_function_words(query: str, said: str) -> str:
         return query
     words = query.split()
     kept = [word for word in words if word.casefold() not in _FUNCTION_WORDS]
-    if not kept and len(words) > 1:
-        return ""  # `… reported to us`: words left over from the asking, no topic
-    return " ".join(kept) if kept and len(words) > 2 else query
+    if not kept:
+        return ""  # `… reported to us`, `our`: words left over from the asking, no topic
+    return " ".join(kept)
