@@ -51,6 +51,7 @@ from atlas.offline.reading.self_named import (
     without_introduction,
 )
 from atlas.offline.reading.times_against import times_set_against
+from atlas.offline.reading.times_meant import times_meant
 from atlas.offline.reading.vocabulary import Vocabulary, vocabulary_of
 from atlas.offline.reading.words import corrected, plain, spelled_out, without_preamble
 
@@ -129,7 +130,10 @@ def _acts_of(
         request.text = years_not_issues(from_the_data_end(words, vocabulary.issues), vocabulary.issues)
         prior = acts[-1] if acts else before
         text = spelled_counts(one_list(corrected(spelled_out(request.text), vocabulary.words)))  # `the five oldest`
-        text = people_meant(text, prior.search.author if prior is not None and prior.search is not None else None)
+        searched = prior.search if prior is not None else None
+        text = people_meant(text, searched.author if searched is not None else None)
+        if searched is not None:  # `…, and how many did albertvillanova open that year?`: the year said before
+            text = times_meant(text, searched.created_since, searched.created_before)
         text = place_meant(text, prior.text if prior is not None else None, vocabulary.labels)
         text = glossed(text, label_glosses(vocabulary))  # `the open major bugs`: the label the docs call major
         text = newcomers_meant(text, vocabulary.labels)  # `a first contribution`: the project's good first issues

@@ -3,6 +3,7 @@ total, open and closed?`; and two labels set against each other by `more … A o
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import pytest
@@ -80,3 +81,61 @@ def test_a_count_then_whether_any_are_still_open_is_the_split_by_state() -> None
 )
 def test_words_that_only_join_a_topic_are_not_searched(question: str, expected: dict[str, Any]) -> None:
     assert first_calls(question) == [("search_issues", {"query": "", "state": "open", **expected})]
+
+
+def test_how_many_of_one_then_how_many_other_ones_are_two_counts_with_the_state_said_once() -> None:
+    assert first_calls("how many vision issues are open, and how many speech ones?") == [
+        ("search_issues", {"query": "", "state": "open", "label": "vision", "count_only": True}),
+        ("search_issues", {"query": "", "state": "open", "label": "speech", "count_only": True}),
+    ]
+    assert first_calls("how many bugs are open, and how many closed?") == [
+        ("count_issues_by", {"label": "bug", "by": "state"})
+    ]
+
+
+def test_that_year_is_the_year_searched_before() -> None:
+    people = Vocabulary(labels=FLAT.labels, people=ProjectPeople(logins=["lhoestq", "albertvillanova"]))
+    plan = read_question(
+        "Show me issues by lhoestq from 2024, and how many did albertvillanova open that year?", people, TOOLS
+    )
+    year = {"created_since": "2024-01-01", "created_before": "2025-01-01"}
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("search_issues", {"query": "", "author": "lhoestq", **year}),
+        ("search_issues", {"query": "", "author": "albertvillanova", **year, "count_only": True}),
+    ]
+    month = {"created_since": "2024-03-01", "created_before": "2024-04-01"}
+    assert first_calls("bugs from march 2024. how many enhancements that same month?")[1] == (
+        "search_issues",
+        {"query": "", "label": "enhancement", **month, "count_only": True},
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("how many enhancements did we close?", {"state": "closed", "label": "enhancement", "count_only": True}),
+        ("bugs opened this yr?", {"label": "bug", "created_since": f"{date.today().year}-01-01"}),
+        ("opne issues wiht label vision", {"state": "open", "label": "vision"}),
+        (
+            "any open good first issues I could point a new contributor at?",
+            {"state": "open", "label": "good first issue"},
+        ),
+    ],
+)
+def test_a_state_a_time_or_a_reader_said_in_other_words_is_no_topic(question: str, expected: dict[str, Any]) -> None:
+    assert first_calls(question) == [("search_issues", {"query": "", **expected})]
+
+
+def test_issues_about_a_topic_after_a_news_ask_search_the_topic() -> None:
+    calls = first_calls("whats going on with issues about CSV files - how many open?")
+    assert calls == [("search_issues", {"query": "CSV files", "state": "open", "count_only": True})]
+
+
+def test_a_quoted_symptom_then_do_we_already_have_an_issue_searches_it() -> None:
+    plan = read_question(
+        'someone says "push_to_hub payload too large" with a big ClassLabel — do we already have an issue for that?',
+        FLAT,
+        TOOLS,
+    )
+    [call] = plan.first_calls()
+    assert call.name == "search_issues" and "push_to_hub payload too large" in call.arguments["query"]

@@ -45,6 +45,11 @@ def _only_a_time_counted(own: Search, text: str) -> bool:
     return timed and alone and not ISSUE_NOUN_RE.search(text)
 
 
+_ONES_ALONE_RE = lazy(
+    r"^(?!.*\b(?:issues?|bugs?|tickets?|reports?|requests?|enhancements?|features?|anything|something)\b).*\bones\b",
+    re.I,
+)
+"""`how many speech ones?`: the issues said before, named by `ones` alone."""
 _FILTERS = ("state", "author", "created_since", "created_before", "updated_since", "updated_before")
 _AGAIN_RE = lazy(r"^\W*(?:and|but|what\s+about|how\s+about|only|just|now)\b\s*(?:for\s+|with\s+|in\s+(?=the\b))?", re.I)
 """How a request of filters alone points back at the one before."""
@@ -74,6 +79,9 @@ def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) 
         if own is not None and before.search.count and _only_a_time_counted(own, text):  # `…, and how many in 2024?`
             search = replace(before.search, created_since=own.created_since, created_before=own.created_before)
             return Act(Intent.COUNT, typed, search=search, notes=notes)
+        if own is not None and own.query is None and _ONES_ALONE_RE.search(text) and before.search.count:
+            # `how many vision issues are open, and how many speech ones?`: the count before, of this label
+            return Act(Intent.COUNT, typed, search=replace(within(own, before.search), count=True), notes=notes)
         if own is None or own != Search(count=own.count):
             return None  # a count of its own subject (`how many closed ones?` names a state)
         return Act(Intent.COUNT, typed, search=replace(before.search, count=True, limit=None), notes=notes)

@@ -66,7 +66,9 @@ _SAID = {
     r"\s+(?:still\s+)?(?:open|closed)\b)"  # `how many has X opened, and are any still open?`: both, by state
     r"|\b(?:split|ratio|breakdown)\s+(?:between|of)\s+open\s+(?:and|vs\.?|versus|to)\s+closed\b"
     r"|\bhow\s+many\s+(?P<kind>(?:(?!and\b)[\w:-]+\s+){0,3}?)(?:(?:are|is|were)\s+)?(?:still\s+)?(?:open|closed),?\s+(?:and|vs\.?)"
-    rf"\s+how\s+many\b|{_EACH}state\b",
+    r"\s+how\s+many\b(?=(?:\s+(?:are|were|is|have\s+been|got|remain|of\s+them|of\s+those|still))*"
+    r"\s+(?:closed|open|resolved|fixed)\b|\s*[?.!]*$)"  # not `…, and how many speech ones?` (a count of its own)
+    rf"|{_EACH}state\b",
 }
 """How each grouping is said, in the order they are tried."""
 _GROUPS = tuple((by, lazy(words, re.I)) for by, words in _SAID.items())

@@ -35,6 +35,8 @@ _JOINT_PATTERN = (
     r"|,?\s+(?:and|n|&)\s+(?=(?:please\s+|also\s+|finally\s+|lastly\s+)?(?:{verbs})\b|(?:do\s+)?(?:the\s+)?same\s+(?:on|to|for)\b)|,?\s+and\s+(?=(?:on|to)\s+#?\d+\s*:)|,?\s+and\s+(?=(?:which|what)\s+(?:of\s+(?:them|those|these)|ones)\b|which\s+(?:are|is|were)\s+(?:still\s+)?(?:open|closed)\b)"
     r"|,?\s+and\s+(?=(?:what|which)(?:'?s|\s+(?:is|are))\s+(?:the\s+)?(?:oldest|newest|latest|earliest|most|least)\b)"
     r"|(?<!\bopen)(?<!\bclosed)(?<!\bopen,)(?<!\bclosed,),?\s+and\s+(?=how\s+many\b)"
+    r"|(?:(?<=\bopen)|(?<=\bclosed)),?\s+(?:and\s+)?(?=how\s+many\s+(?!(?:(?:are|were|is|still|of\s+them)\s+)*"
+    r"(?:closed|open|resolved)\b)(?!\s*[?.!]*$)[\w:-]+)"  # `how many X are open, and how many Y ones?`: two counts
     r"|(?<!\bopen)(?<!\bclosed),\s+(?=how\s+many\b)|,?\s+and\s+(?=who\s+(?:opened|filed|reported|opens|files|reports)\b)"
     r"|,\s+(?:and\s+)?(?=(?:which|what)\s+(?:month|year|label|author|week)s?\b)"  # `…, which month had the most`
     r"|,?\s+and\s+(?=(?:has|have|did|does)\s+@?[\w.-]+\s+(?:opened|filed|reported|created|raised|open|file|report)\b)"

@@ -46,6 +46,7 @@ from atlas.offline.reading.search_labels import (
     word_label,
 )
 from atlas.offline.reading.unread_filters import names_unread, without_unread_filters
+from atlas.offline.reading.who_for import without_who_for
 
 _SEARCH_NOUN_RE = lazy(
     r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:(?:show|list|give)\s+(?:me\s+)?)?the\s+[\w-]+\s+ones\b"
@@ -187,7 +188,7 @@ def _count_before_kind(text: str) -> tuple[str, int | None]:
 
 def search_in(text: str, notes: list[str], labels: Sequence[str] = (), people: ProjectPeople | None = None) -> Search:
     """Search filters: state and label words, an author, a limit, and the topic as the query."""
-    text = without_unread_filters(_without_who_for(text), notes)
+    text = without_unread_filters(without_who_for(text), notes)
     text = _LOOK_FOR_ISSUES_RE.sub("search ", text)  # `looking for bugs about …`: `for` leads no topic there
     notes += titles_only(text)
     counted, text = _cut(asks_count(text), text)  # the most hits there are: fewer is every match; `number` no topic
@@ -331,28 +332,6 @@ def _either_words(topic: str) -> tuple[str, bool]:
 
 def _one_phrase(quoted: re.Match[str]) -> str:
     return "-".join(next(text for text in quoted.groups() if text is not None).split())
-
-
-_WHO_NEEDS_THEM_RE = lazy(
-    r"\s+(?:that\s+|which\s+)?(?:i|we|you|they)\s+(?:should|need\s+to|must|might|ought\s+to|have\s+to|could|would"
-    r"|want\s+to)\s+(?:\w+\s+){0,2}?(?:know|look|care|worry|see|check|fix|handle|read|watch|prioriti[sz]e)\w*"
-    r"(?:\s+(?:about|at|of|into|on))?(?:\s+(?:before|after|ahead\s+of|by|until)\s+(?:the|our|this|next)\s+\w+)?\b",
-    re.I,
-)
-"""What is said of the issues after the topic: who should look at them, not words to search for."""
-_FOR_WHOM_RE = lazy(
-    r"\s+for\s+(?:a|an|the|some|our|my)?\s*(?:new\s+|first[- ]time\s+|junior\s+)?(?:newcomers?|beginners?|contributors?"
-    r"|first[- ]timers?|volunteers?|interns?|students?|devs?|developers?|maintainers?|people|folks|someone|somebody)\b",
-    re.I,
-)
-"""`good first issues for a newcomer`: who the issues are for, not what they are about."""
-
-
-def _without_who_for(text: str) -> str:
-    """The request without who the issues are for or should be looked at by (`security-related issues I should know
-    about`, `good first issues for a newcomer`), and `-related` after a topic (`redis-related`: the topic is redis)."""
-    text = _FOR_WHOM_RE.sub("", _WHO_NEEDS_THEM_RE.sub("", text))
-    return re.sub(r"(?<=\w)-(?:related|specific)\b", "", text, flags=re.I)
 
 
 _OPEN_AS_VERB = "".join(

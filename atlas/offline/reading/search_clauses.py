@@ -50,7 +50,15 @@ def state_said_first(text: str) -> str:
         return f"{left} {text[: said.start()]} {text[said.end() :]}"
     if said := _STATE_LAST_RE.search(text):
         return f"{said.group('state')} {text[: said.start()]}"
-    return text
+    return _CLOSED_BY_RE.sub(" closed ", text)
+
+
+_CLOSED_BY_RE = lazy(
+    r"\b(?:did|do|does|have|has|had)\s+(?!(?:anyone|anybody|someone|somebody|nobody)\b)[\w@.-]+\s+"
+    r"(?:close|resolve|fix)(?:e?d)?\b",
+    re.I,
+)
+"""`how many dataset requests did we close?`, `have we fixed`: the issues closed, the state they are in now."""
 
 
 _NOBODY = r"(?:nobody|no[\s-]?one|no\s+maintainers?)"
@@ -194,6 +202,13 @@ def topic_alone(query: str) -> str:
         flags=re.I,
     )
     query = " ".join(query.split()).rstrip("?.!,;:").rstrip()  # what was said of the issues left gaps and marks
+    query = re.sub(  # `what's going on with issues about CSV files`: the topic is what the issues are about
+        r"^(?:(?:with|on|in|of)\s+)?(?:the\s+|our\s+|any\s+)?(?:issues?|bugs?|tickets?|reports?)\s+"
+        r"(?:about|on|regarding|concerning|mentioning)\s+(?=\w)",
+        "",
+        query,
+        flags=re.I,
+    )
     query = re.sub(
         r"(?<=\w)\s+(?:issues?|bugs?|tickets?|requests?|threads?|proposals?|ones?)$|(?:^|\s+)about$",
         "",

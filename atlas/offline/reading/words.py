@@ -24,7 +24,7 @@ PLANNER_WORDS = frozenset(
         config configuration broker brokers lease leases scheduling scheduler deployment upgrading upgrade
         troubleshooting workers worker postgres redis core retries memory logging
         oldest newest latest earliest least most recently updated active commented longest last list this month week
-        similar duplicate duplicates related suggest triage count inbox
+        similar duplicate duplicates related suggest triage count inbox with without year years
         """,
     )
 )
@@ -50,6 +50,12 @@ SHORTHAND = {
     "wut": "what",
     "ur": "your",
     "abt": "about",
+    "yr": "year",
+    "yrs": "years",
+    "wk": "week",
+    "wks": "weeks",
+    "mth": "month",
+    "mths": "months",
     "bc": "because",
     "kindly": "please",
 }
