@@ -135,3 +135,20 @@ def test_the_plan_for_a_search_s_hits_is_made_for_those_hits(tools: Registry) ->
     assert "### Triage plan for #" in answer and "nothing was changed" in answer
     _, none = run_to_answer("triage the open issues about zzqqxx", tools)
     assert "No issue matched, so there is nothing to plan." in none
+
+
+def test_a_condition_after_and_waits_for_its_test_before_the_action() -> None:
+    plan = read_question("show 87 and if it is closed, label it comp:worker", available=[*TOOLS, "add_label"])
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [("get_issue", {"issue_id": 87})]
+    [step] = plan.later
+    assert step.test is not None and step.test.kind == "state" and step.actions
+
+
+def test_a_duplicate_condition_is_tested_on_the_similar_issues_and_a_suggestion_is_only_said(tools: Registry) -> None:
+    rounds, answer = run_to_answer("if there's an obvious duplicate of 109, suggest I label it comp:worker", tools)
+    assert ("find_similar", {"issue_id": 109}) in rounds[0]
+    assert not [call for calls in rounds for call in calls if call[0] == "add_label"]
+    assert "#109 looks like a duplicate" in answer and "`label #109 comp:worker`" in answer
+    rounds, answer = run_to_answer("if 90 looks like a dupe, label it comp:worker", tools)  # nothing close to #90
+    assert not [call for calls in rounds for call in calls if call[0] == "add_label"]
+    assert "#90 does not meet the condition" in answer

@@ -27,6 +27,11 @@ _VERB_RE = lazy(
     r"\b(?:comment|reply|respond|post|add|remove|drop|strip|label|tag|mark|make|set|give|bump|put|leave|write|ping)\b",
     re.I,
 )
+_SUGGEST_RE = lazy(
+    r"\s*(?:(?:please|then|just)\s+)?(?:suggest|propose|recommend|advise)(?:\s+(?:that\s+)?(?:i|we|you)\b(?:\s+should)?)?",
+    re.I,
+)
+"""An action to be suggested, not done: `suggest I mark 7418 with the duplicate label`."""
 OTHERWISE_RE = lazy(r"^\s*(?:otherwise|else|if\s+not|or\s+else)\b[\s,:]*", re.I)
 _TERSE_WORDS = 3
 """An action of so few words with no verb (`if so S3`, `if not, +comp:worker`) is the label it names."""
@@ -56,6 +61,8 @@ def conditional(request: Request, text: str, context: Sequence[int], vocabulary:
         condition, request.quoted, kind_labels(condition, vocabulary.labels)
     )
     act = Act(Intent.CONDITIONAL, request.unmasked(), issue_ids=[issue_id], targets=[issue_id])
+    if test is not None and test.kind == "duplicate":  # tested on the issue's similar issues
+        act.reads.append(PlannedCall("find_similar", {"issue_id": issue_id}))
     if test is None:
         act.notes.append(f"I could not tell what to check in “{condition.strip()}”, so I only read #{issue_id}.")
         return act
@@ -78,7 +85,10 @@ def conditional(request: Request, text: str, context: Sequence[int], vocabulary:
     calls = [PlannedCall("add_label", {"issue_id": i, "label": label}) for i, label in inner.labels]
     calls += [PlannedCall("remove_label", {"issue_id": i, "label": label}) for i, label in inner.removals]
     calls += [PlannedCall("post_comment", {"issue_id": i, "body": body}) for i, body in inner.comments]
-    act.later.append(Later(issue_id=issue_id, test=test, actions=calls))
+    if _SUGGEST_RE.match(action):  # `… suggest I mark 7418 duplicate`: said, not done
+        act.later.append(Later(issue_id=issue_id, test=test, proposed=calls))
+    else:
+        act.later.append(Later(issue_id=issue_id, test=test, actions=calls))
     act.notes += inner.notes
     return act
 

@@ -31,13 +31,19 @@ _MENTIONS_RE = lazy(
 )
 _NEGATED_RE = lazy(r"\b(?:not|no|no\s+longer|isn'?t|hasn'?t|doesn'?t|wasn'?t|without|lacks?|missing)\b|n't\b", re.I)
 _ANY_LABEL_RE = lazy(r"\b(?:labels?|(?P<un>un)?labell?ed|tagged)\b", re.I)
+_DUPLICATE_RE = lazy(
+    r"\b(?:there'?s|there\s+is|there\s+are|(?:it|this|that|#?\d{1,5})\s+(?:looks?|seems?)\s+like|(?:it|this|that|#?\d{1,5})\s+has|any|find)"
+    r"\s+(?:an?\s+|any\s+)?(?:(?:obvious|clear|likely|older|earlier|real|possible)\s+)*(?:duplicates?|dupes?|dups?)\b",
+    re.I,
+)
+"""`if there's an obvious older duplicate`, `if it looks like a dupe`: a similar issue close enough to be the same."""
 _STATE_RE = lazy(r"\b(?P<open>still\s+open|open|opened|unresolved)\b|\b(?P<closed>closed|resolved|fixed|done)\b", re.I)
 
 
 @dataclass(frozen=True)
 class Condition:
-    """One test on an issue: `state` (open/closed), `label`, `labelled` (any label), `comments` (a comparison) or
-    `mentions`."""
+    """One test on an issue: `state` (open/closed), `label`, `labelled` (any label), `comments` (a comparison),
+    `mentions`, or `duplicate` (tested on its similar issues, not on the issue read)."""
 
     kind: str
     value: Any
@@ -53,6 +59,8 @@ class Condition:
             result = any(label.startswith(prefix) if prefix.endswith(":") else label == prefix for label in labels)
         elif self.kind == "labelled":
             result = bool([*(data.get("labels") or []), *(data.get("tracker_labels") or [])])
+        elif self.kind == "duplicate":  # the issue's similar issues (`find_similar`): one close enough to be the same
+            result = data.get("nothing_close") is False and bool(data.get("similar"))
         elif self.kind == "comments":
             count = data.get("comment_count")
             count = count if isinstance(count, int) else len(data.get("comments") or [])
@@ -74,6 +82,7 @@ class Condition:
             "comments": f"has {dict(lt='fewer than', gt='more than', ge='at least').get(self.compare, '')} "
             f"{self.value} comments".replace("  ", " "),
             "mentions": f"mentions “{self.value}”",
+            "duplicate": "looks like a duplicate of one of its similar issues",
         }[self.kind]
         return f"not ({said})" if self.negated else said
 
@@ -102,6 +111,8 @@ def parse_condition(text: str, quoted: Sequence[str], label_refs: Sequence[str])
         if quote or re.search(r"[\d:_.-]", what):  # `says "…"`, `mentions 2.8.4`: text to look for, not a meaning
             return Condition("mentions", quoted[int(quote.group(1))] if quote else what, negated=negated)
         return None
+    if _DUPLICATE_RE.search(text):  # `if there's an obvious older duplicate`: a judgement on similar issues
+        return Condition("duplicate", True, negated=negated)
     if label_refs:
         return Condition("label", label_refs[0], negated=negated)
     if match := _ANY_LABEL_RE.search(text):  # `if 7421 has no label`, `unless it is labelled`
@@ -127,11 +138,15 @@ class Later:
     """How many of the first hits are read and set side by side (`compare the two oldest open bugs`); 0: none."""
     planned_hits: int = 0
     """How many of the search's hits a triage plan is made for (`triage the open streaming issues`); 0: none."""
+    proposed: list[PlannedCall] = field(default_factory=list)
+    """Actions the user asked to be suggested, not done (`… suggest I mark it duplicate`): said when the test
+    holds, never called."""
 
     def data(self, outcomes: Sequence[ToolReading]) -> Mapping[str, Any] | None:
+        read = "find_similar" if self.test is not None and self.test.kind == "duplicate" else "get_issue"
         for outcome in outcomes:
             if (
-                outcome.call.name == "get_issue"
+                outcome.call.name == read
                 and outcome.call.arguments.get("issue_id") == self.issue_id
                 and outcome.ok
                 and isinstance(outcome.data, Mapping)
@@ -198,11 +213,24 @@ class Later:
         if self.remove_families and not self.calls(outcomes):
             families = ", ".join(prefix[:-1] for prefix in self.remove_families)
             return f"#{self.issue_id} has no {families} label to remove."
+        if self.test is not None and self.proposed:
+            said = "; ".join(f"`{command_for(call)}`" for call in self.proposed)
+            return f"#{self.issue_id} {self.test.words()}. As you asked, nothing was changed; to do it, say {said}."
         if self.test is not None and not self.actions:
             return f"#{self.issue_id} {self.test.words()}, so as you asked I left it alone."
         if self.test is not None:
             return f"#{self.issue_id} {self.test.words()}, so as you asked:"
         return None
+
+
+def command_for(call: PlannedCall) -> str:
+    """The words that ask Atlas for a write (`label #7418 duplicate`), for an answer that only suggests it."""
+    issue, said = call.arguments.get("issue_id"), call.arguments
+    if call.name == "add_label":
+        return f"label #{issue} {said.get('label')}"
+    if call.name == "remove_label":
+        return f"remove {said.get('label')} from #{issue}"
+    return f"comment on #{issue}: {said.get('body')}"
 
 
 def _unmet(issue_id: object, test: Condition) -> str:
