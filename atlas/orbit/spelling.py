@@ -2,8 +2,8 @@
 
 Only when a search found nothing, and only a whole word of letters, five or more long, that fewer than two issues
 hold: the nearest is a word of the titles of two issues or more, one edit away (two for a word of nine letters or
-more), the commoner of two as near. About a tenth of a second at 100,000 issues; a search that finds anything pays
-nothing.
+more; two letters swapped are one edit), the commoner of two as near. About a tenth of a second at 100,000 issues; a
+search that finds anything pays nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ TITLES_READ = 20_000
 def respelled(conn: sqlite3.Connection, words: list[str]) -> dict[str, str]:
     """Each word no issue holds → the nearest word the titles hold (the commoner of two as near); words with no near
     word are left out."""
-    from rapidfuzz.distance import Levenshtein  # only a search that found nothing pays for the library
+    from rapidfuzz.distance import OSA  # only a search that found nothing pays for the library
 
     typed = [
         word
@@ -37,7 +37,7 @@ def respelled(conn: sqlite3.Connection, words: list[str]) -> dict[str, str]:
             for held, count in titled.items()
             if count >= 2
             and abs(len(held) - len(word)) <= allowed
-            and (distance := Levenshtein.distance(word, held, score_cutoff=allowed)) <= allowed
+            and (distance := OSA.distance(word, held, score_cutoff=allowed)) <= allowed
         ]
         if near:
             found[word] = min(near)[2]

@@ -28,9 +28,10 @@ STATE_RE = lazy(r"\b(?:still\s+)?(?:open|closed)\b", re.I)
 _READ_VERB_RE = lazy(r"\b(?:open|show|read|pull|get|display|see|what'?s|whats|what\s+is)\b", re.I)
 _ANYTHING_RE = lazy(
     LEAD + r"(?:is\s+there\s+|do\s+we\s+have\s+|got\s+|(?:did|has|is)\s+)?(?:anything|something"
-    r"|any\s+(?:issues?|tickets?|reports?|bugs?)|(?:any|some)(?:one|body)\s+(?:else\s+)?(?:been\s+)?(?:complain|report|ask|talk|writ|mention|see|hit"
+    r"|any\s+(?:issues?|tickets?|reports?|bugs?)|(?:any|some)(?:one|body)\s+(?:else\s+)?(?:already\s+)?(?:been\s+)?(?:complain|report|ask|talk|writ|mention|see|hit"
     r"|hav|run\w*\s+into)\w*(?:\s+(?:problems?|issues?|trouble|errors?|crash(?:es)?|failures?)(?=\s+with\b))?)"
-    r"(?:\s+(?P<new>new|recent))?(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?\s+"
+    r"(?:\s+(?P<new>new|recent))?(?:\s+(?:still\s+)?(?P<state>open|closed|filed|in\s+the\s+tracker))?"
+    r"(?:\s+(?:that|which)(?:'s|\s+is|\s+are))?\s+"  # `anything open that's about a regression?`
     r"(?:about|on|regarding|mentioning|related\s+to|for|around|with)\s+",
     re.I,
 )

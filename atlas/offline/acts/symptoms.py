@@ -40,6 +40,8 @@ _PROBLEM_RE = lazy(
     re.I,
 )
 _NUMBER_RE = lazy(r"[\d.]+")
+_IDENTIFIER_RE = lazy(r"\w+_\w+|\w+\.\w+")
+"""A name of code: `version_tag`, `load_dataset`, `pyarrow.lib`."""
 _NAME_RE = lazy(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
 """What an exception or error is called in a log: `KeyError`, `LeaseExpired`."""
 
@@ -59,8 +61,13 @@ def symptom_reads(
         return []
     names = list(dict.fromkeys(_NAME_RE.findall(pasted)))[:2]
     # an error with its message (`AttributeError: module 'pyarrow.lib' has no attribute …`) is what reports quote
-    error = [raised["name"].lower(), *_symptom_words(raised["message"])] if raised else []
-    query_words = [*dict.fromkeys([*error, *_symptom_words(asking), *words])][:QUERY_WORDS]
+    error = [raised["name"].lower(), *_symptom_words(_message(raised))] if raised else []
+    said_words = [*dict.fromkeys([*error, *_symptom_words(asking), *words])]
+    # past the error, the names of code the user said (`version_tag`, `load_dataset`) tell reports apart best
+    kept = sorted(
+        range(len(said_words)), key=lambda at: at >= len(error) and not _IDENTIFIER_RE.fullmatch(said_words[at])
+    )
+    query_words = [said_words[at] for at in sorted(kept[:QUERY_WORDS])]
     held = {word.lower() for word in [*words, *query_words]}
     query = " ".join(query_words + [n for n in names if n.lower() not in held])
     if not query:
@@ -80,3 +87,12 @@ def symptom_reads(
 def _symptom_words(text: str) -> list[str]:
     """The words that describe: not the asking, not numbers or versions (`2.8.3`, `400`)."""
     return [w for w in content_words(CODE_RE.sub(" ", text)) if w not in _ASKING and not _NUMBER_RE.fullmatch(w)]
+
+
+def _message(raised: re.Match[str]) -> str:
+    """The error's message; quoted whole with its name (`"TypeError: 'NoneType' object is not callable" when I …`),
+    up to the closing quote."""
+    message = raised["message"]
+    if raised.start() > 0 and raised.string[raised.start() - 1] == '"':
+        message = message.split('"', 1)[0]
+    return message

@@ -101,6 +101,11 @@ class Reading:
         return self.request.unmasked()
 
     @property
+    def unmasked(self) -> str:
+        """The corrected words with what was quoted put back (`who reports the most "dataset bug" issues?`)."""
+        return self.request.unmasked(self.text)
+
+    @property
     def asks(self) -> bool:
         """Said as a question: answered by reading, never by an action."""
         return bool(QUESTION_RE.match(self.text))
@@ -241,7 +246,7 @@ RECOGNISERS: tuple[Callable[[Reading], Act | None], ...] = (
     lambda r: _lookup(r) if CLOSER_RE.search(r.text) else None,
     lambda r: plan_for_found_before(r.text, r.typed, _search_before(r)),
     lambda r: backlog_act(r.text, r.typed, r.vocabulary.labels, r.vocabulary.people),
-    lambda r: None if r.names_issues else tally_act(r.text, r.typed, r.vocabulary, r.tools, _search_before(r)),
+    lambda r: None if r.names_issues else tally_act(r.unmasked, r.typed, r.vocabulary, r.tools, _search_before(r)),
     lambda r: label_list_act(r.text, r.typed, r.names_issues),
     lambda r: _triage_read(r.text, r.context, r.tools, r.earlier),
     lambda r: label_meaning(r.text, r.vocabulary) if MEANING_RE.search(r.text) and not r.names_issues else None,

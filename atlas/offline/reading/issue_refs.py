@@ -17,11 +17,11 @@ MAX_ISSUES = 8
 CODE_RE = lazy(r"\bORB[-_ ]?(\d{4})\b", re.IGNORECASE)
 RAISED_RE = lazy(
     r"\b(?P<name>[A-Z][A-Za-z]*(?:Error|Exception)|(?<=[a-z_]\.)[A-Z][a-z]+(?:[A-Z][a-z]*)+(?=[ \t]*:))\b"
-    r"(?:[ \t]*:[ \t]*(?P<message>[^\n?]{3,160}?)(?=[ \t]+--|[ \t]+—|[ \t]*[?\n]|[ \t]*$))?"
+    r"(?:[ \t]*:[ \t]*(?P<message>[^\n?`]{3,160}?)(?=[ \t]+--?[ \t]|[ \t]+—|[ \t]*[?\n`]|[ \t]*$))?"
 )
 """An exception a report or a request shows, `TypeError: 'NoneType' object is not callable`, `pyarrow.lib.ArrowInvalid:
 cannot mix …` (a name of any ending after its module): its name, and its message up to the line's end (or a question,
-or a ` -- ` after it)."""
+a closing backtick, or a ` - ` after it)."""
 _ISSUE_WORD = r"(?:issues?|tickets?|bugs?)"
 _ISSUE_LIST_RE = lazy(
     rf"\b{_ISSUE_WORD}\s+#?(\d+)\b((?:\s*(?:,|\band\b|&|\bor\b|\bvs\.?|\bversus\b|\bwith\b)\s*(?:{_ISSUE_WORD}\s+)?#?\d+\b)*)",

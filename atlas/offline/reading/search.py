@@ -313,7 +313,8 @@ def alternatives(topic: str) -> list[str]:
     ors = len(re.findall(r"\bor\b", topic, re.I))
     if not ors or ("," not in topic and ors < 2):
         return []
-    listed = [part for part in _LISTED_RE.split(topic.strip(" ?.!")) if part]
+    parts = [part for part in _LISTED_RE.split(topic.strip(" ?.!")) if part]
+    listed = [re.sub(r"^(?:an?|the)\s+", "", part, flags=re.I) for part in parts]  # `or a CVE`: the word
     return listed if len(listed) > 2 and all(len(part.split()) <= 4 for part in listed) else []
 
 

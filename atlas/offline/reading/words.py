@@ -24,7 +24,7 @@ PLANNER_WORDS = frozenset(
         config configuration broker brokers lease leases scheduling scheduler deployment upgrading upgrade
         troubleshooting workers worker postgres redis core retries memory logging
         oldest newest latest earliest least most recently updated active commented longest last list this month week
-        similar duplicate duplicates related suggest triage count inbox with without year years
+        similar duplicate duplicates related suggest triage count inbox with without year years about
         """,
     )
 )
@@ -111,7 +111,7 @@ _PREAMBLE_RE = lazy(
     r"|(?:(?:can|could)\s+(?:you|u)\s+)?(?:tell\s+me|point\s+out|let\s+me\s+know)"
     r"|(?:is\s+it|would\s+it\s+be)\s+possible\s+(?:for\s+me\s+)?to\s+(?:have|get|see)"
     r"|please\s+tell\s+me)\s+(?=(?:which|what|who|whether|if|how|where|when|all|any|the|a|an|some)\b)"
-    r"|[\w-]+(?:\s+[\w-]+)?\s+here\s*[,.:;!-]+\s*"
+    r"|[\w-]+(?:\s+[\w-]+)?\s+here\s*[,.:;!()-]+\s*"  # `new contributor here :)`
     r"|(?:i\s+want(?:\s+to)?\s+ask|(?:a\s+)?quick\s+(?:question|q|one)|(?:i\s+have\s+a\s+)?question)\s*[,.:;!-]+\s*"
     r"|(?:(?:a\s+)?quick\s+[a-z]+(?:\s+check)?\s+)?(?:for|before|ahead\s+of|after)\s+(?:(?:the|our|my|this|next"
     r"|tomorrow'?s|today'?s)\s+[a-z-]+(?:\s+[a-z-]+){0,2}|(?:[a-z-]+\s+)?(?:standup|stand-up|meeting|sync|release|review"
@@ -132,6 +132,7 @@ _PURPOSE_RE = lazy(
     r"[\w-]+(?:\s+[\w-]+){0,3}?\s*,?\s+)?(?:i|we|(?P<who>(?:my|our|the)\s+[\w-]+))"
     r"(?:'d\s+like|'m\s+needing|\s+(?:need|want|would\s+like|am\s+needing|(?(who)(?:needs|wants|asked\s+for)|(?!))))\s+"
     r"(?:(?:(?:a\s+few|some|a\s+couple\s+of)\s+)?(?:numbers|figures|stats|things|answers|facts)\s*:\s*"
+    r"|(?:an?|some)\s+[a-z'-]+(?:\s+[a-z'-]+){0,8}?\s*:\s*"  # `I need a one-paragraph status for my weekly update:`
     r"|to\s+(?:know|see|get|have)\s+(?=(?:every|all|the|a|an|some|how|which|what|who)\b)"
     r"|(?:both\s+)?(?=(?:every|all|the\s+list|a\s+list|the\s+\d+|\d+|(?:the\s+)?(?:open|closed|new|newest|latest|oldest)"
     r"|the\s+(?:number|count|total)\s+of|a\s+count\s+of)\b))",
@@ -141,12 +142,13 @@ _PURPOSE_RE = lazy(
 manager wants numbers: …`: what the person is doing and that they (or whom they ask for) need something, before what
 they need."""
 _DOING_BEFORE_RE = lazy(
-    r"^\s*(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:trying\s+to|going\s+to|about\s+to|planning\s+to|working\s+on|preparing"
-    r"|putting\s+together|deciding)\b[^,;:?!.\d#]*[,;:]\s*(?:so\s+|and\s+)?",
+    r"^\s*(?:(?:i'?m|i\s+am|we'?re|we\s+are)\s+)?(?:trying\s+to|going\s+to|about\s+to|planning\s+to|working\s+on"
+    r"|preparing|putting\s+together|deciding|cutting|shipping|tagging|getting\s+ready|wrapping\s+up|finishing)\b"
+    r"[^,;:?!.\d#]*?(?:[,;:]|\s+[-–—]+)\s*(?:so\s+|and\s+)?",
     re.I,
 )
-"""`I'm trying to decide what to prioritise for the next release, so …`: what the person is doing, said first (never
-an issue it names: `I'm working on #41, show me similar ones`)."""
+"""`I'm trying to decide what to prioritise for the next release, so …`, `cutting a release tomorrow - …`: what the
+person is doing, said first (never an issue it names: `I'm working on #41, show me similar ones`)."""
 _DOING_AFTER_RE = lazy(
     r"[\s,;-]+(?:(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:putting\s+together|preparing|writing|drafting|working\s+on|doing"
     r"|compiling|making|updating)\b[^?!.]*|for\s+(?:the|our|my)\s+(?:changelog|release\s+notes?|weekly\s+report|report"

@@ -1,0 +1,64 @@
+"""What is said around a search or a count and is no topic: a status asked for an update, a release being cut, a
+quoted label, typos of common words, the newcomer's issue to pick up, someone already asking for a feature; and the
+words of an error quoted whole, with the names of code said after it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from atlas.offline.compose import read_question
+from atlas.offline.reading.vocabulary import Vocabulary
+
+FLAT = Vocabulary(labels=["bug", "enhancement", "dataset bug", "good first issue"])
+TOOLS = ("search_issues", "count_issues_by", "get_issue")
+
+
+def first_calls(question: str) -> list[tuple[str, dict[str, Any]]]:
+    return [(call.name, call.arguments) for call in read_question(question, FLAT, TOOLS).first_calls()]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "I need a one-paragraph status for my weekly update: how many issues are open vs closed?",
+            [("count_issues_by", {"by": "state"})],
+        ),
+        ('who reports the most "dataset bug" issues?', [("count_issues_by", {"label": "dataset bug", "by": "author"})]),
+        (
+            "top 3 labels among open issues, and the total open count",
+            [("count_issues_by", {"state": "open", "by": "label", "limit": 3})],
+        ),
+        (
+            "cutting a release tomorrow - anything open that's about a regression?",
+            [("search_issues", {"query": "regression", "state": "open"})],
+        ),
+        ("shwo me open isues abuot push_to_hub", [("search_issues", {"query": "push_to_hub", "state": "open"})]),
+        (
+            "hi! new contributor here :) what's a good issue for me to pick up?",
+            [("search_issues", {"query": "", "state": "open", "label": "good first issue"})],
+        ),
+        ("is anyone already asking for Polars support?", [("search_issues", {"query": "Polars support"})]),
+        (
+            "any open issues mentioning pickle, arbitrary code execution or a CVE?",
+            [
+                (
+                    "search_issues",
+                    {"query": "pickle arbitrary-code-execution CVE", "state": "open", "any_words": True},
+                )
+            ],
+        ),
+    ],
+)
+def test_what_is_said_around_the_ask_is_no_topic(question: str, expected: list[Any]) -> None:
+    assert first_calls(question) == expected
+
+
+def test_an_error_quoted_whole_ends_at_its_quote_and_the_code_named_after_it_is_searched() -> None:
+    [(name, arguments)] = first_calls(
+        "getting `TypeError: 'NoneType' object is not callable` when I pass version_tag to load_dataset - known?"
+    )
+    assert name == "search_issues"
+    assert arguments["query"] == "typeerror nonetype object not callable version_tag"
