@@ -152,3 +152,17 @@ def test_a_duplicate_condition_is_tested_on_the_similar_issues_and_a_suggestion_
     rounds, answer = run_to_answer("if 90 looks like a dupe, label it comp:worker", tools)  # nothing close to #90
     assert not [call for calls in rounds for call in calls if call[0] == "add_label"]
     assert "#90 does not meet the condition" in answer
+
+
+def test_a_kind_said_as_a_condition_is_tested_by_its_label_and_the_answer_says_so(tools: Registry) -> None:
+    _, answer = run_to_answer("read #13 and tell me if it's a question; if it is, label it comp:worker", tools)
+    assert "the label this project gives a question" in answer  # #13 is a bug report: no `type:question`
+    assert "cannot judge whether the text describes a question" in answer
+    _, labelled = run_to_answer("if 13 is labelled type:question, label it comp:worker", tools)
+    assert "the label this project gives" not in labelled  # the label named as a label is only a label
+
+
+def test_when_an_issue_was_closed_is_said_not_to_be_kept_and_the_issue_is_read(tools: Registry) -> None:
+    rounds, answer = run_to_answer("when was #13 closed?", tools)
+    assert rounds[0] == [("get_issue", {"issue_id": 13})]
+    assert "The data does not record when an issue was closed" in answer

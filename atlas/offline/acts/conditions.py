@@ -57,9 +57,11 @@ def conditional(request: Request, text: str, context: Sequence[int], vocabulary:
     issue_id = ids[0]
     labels = [ref.label for ref in label_refs(condition, vocabulary.labels) if ref.known]
     labels += [ref.label for ref in family_refs(condition, vocabulary.labels)]
-    test = parse_condition(condition, request.quoted, labels) or parse_condition(
-        condition, request.quoted, kind_labels(condition, vocabulary.labels)
-    )
+    test = parse_condition(condition, request.quoted, labels)
+    meant = kind_labels(condition, vocabulary.labels) if test is None else []  # `if it's a feature request`
+    test = test or parse_condition(condition, request.quoted, meant)
+    if test is not None and test.kind == "label" and (said := _kind_said(condition, str(test.value), bool(meant))):
+        test = replace(test, kind_said=said)  # the label stands in for what the text is
     act = Act(Intent.CONDITIONAL, request.unmasked(), issue_ids=[issue_id], targets=[issue_id])
     if test is not None and test.kind == "duplicate":  # tested on the issue's similar issues
         act.reads.append(PlannedCall("find_similar", {"issue_id": issue_id}))
@@ -98,6 +100,20 @@ _KIND_SAID_RE = lazy(
     r"(?:an?\s+)?(?P<kind>[a-z][\w -]*?)\s*[?.!]*\s*$",
     re.I,
 )
+
+
+def _kind_said(condition: str, label: str, meant: bool) -> str:
+    """`if it's a bug`, `is it a feature request`: the kind of issue said of it (tested by the label the project gives
+    it); empty when the words name the label as a label (`if it's labelled bug`). `meant`: the label is the one the
+    project's words for that kind mean."""
+    if re.search(r"\b(?:label|labell?ed|tag|tagged|mark|marked|has|have|carries)\b", condition, re.I):
+        return ""
+    said = _KIND_SAID_RE.search(condition)
+    kind = said.group("kind").strip() if said else ""
+    kind = re.sub(r"^(?:it|this|that|they)\s+", "", kind, flags=re.I)  # `is it a bug`
+    if not kind or not (meant or label.rpartition(":")[2].lower() in kind.lower()):  # `type:question`: a question
+        return ""
+    return kind if re.match(r"(?:an?|the)\s", kind, re.I) else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
 
 
 def kind_labels(condition: str, labels: Sequence[str]) -> list[str]:

@@ -49,6 +49,8 @@ class Condition:
     value: Any
     negated: bool = False
     compare: str = "eq"
+    kind_said: str = ""
+    """For a label tested in place of a kind said (`if it's a bug`: the label `bug`): the kind, as said."""
 
     def holds(self, data: Mapping[str, Any]) -> bool:
         if self.kind == "state":
@@ -72,6 +74,9 @@ class Condition:
         return bool(result) != self.negated
 
     def words(self) -> str:
+        if self.kind_said:  # `if it's a feature request`: what was tested, said as such
+            has = "does not carry" if self.negated else "carries"
+            return f"{has} `{self.value}`, the label this project gives {self.kind_said}"
         if self.kind == "labelled":
             return "has no label" if self.negated else "has a label"
         said = {
@@ -234,6 +239,13 @@ def command_for(call: PlannedCall) -> str:
 
 
 def _unmet(issue_id: object, test: Condition) -> str:
+    if test.kind_said:  # `if it's a bug`: the label stands in for a judgement of the text
+        has = "carries" if test.negated else "does not carry"
+        return (
+            f"#{issue_id} {has} `{test.value}`, the label this project gives {test.kind_said}, so that step was not "
+            "taken: the offline planner tests the label, as it cannot judge whether the text describes "
+            f"{test.kind_said}."
+        )
     return f"#{issue_id} does not meet the condition (it {test.words()} is false), so I did not act."
 
 

@@ -79,6 +79,15 @@ _CLOSING_TIME_RE = lazy(
     r"(?:close|closing|fix|resolve)|(?:resolution|closing|close)\s+time))\b",
     re.I,
 )
+_WHEN_CLOSED_RE = lazy(
+    r"\bwhen\s+(?:was|were|did|has|had)\s+(?:#?\d{1,6}|it|this|that|they|these|those|the\s+[\w-]+)\s+(?:get\s+|been\s+)?"
+    r"(?:closed|close|resolved|resolve|fixed|fix)\b|\b(?:closing|close|closed|resolution)\s+(?:date|day|time)\b",
+    re.I,
+)
+_NO_CLOSED_DAY = (
+    "The data does not record when an issue was closed: it keeps when each was opened and whether it is closed now."
+)
+"""`when was #6985 closed?`: the issue is read (it says whether it is closed), and the note says the day is not kept."""
 _NO_CLOSING_TIME = (
     "The data does not record when an issue was closed, so I cannot work out how long closing takes: it keeps when "
     "each issue was opened and whether it is closed now."
@@ -136,6 +145,8 @@ def unsupported(text: str, notes: list[str], example: str) -> str:
     """The words with what no tool can do taken out, each said in `notes`; `example`: a label for the example."""
     text = _said_instead(_PULL_REQUESTS_RE.search(text), text, notes, _NO_PULL_REQUESTS)
     text = _said_instead(_CLOSING_TIME_RE.search(text), text, notes, _NO_CLOSING_TIME)
+    if _WHEN_CLOSED_RE.search(text):
+        notes.append(_NO_CLOSED_DAY)  # the issue named is still read: whether it is closed is known
     closer = CLOSER_RE.search(text)
     # `which issues did we close in january?`: the team's closing, asked by when; the data keeps no closing day
     span = span_in(text) if closer is not None and (closer["who"] or "").lower() in _US else None
