@@ -62,3 +62,17 @@ def test_an_error_quoted_whole_ends_at_its_quote_and_the_code_named_after_it_is_
     )
     assert name == "search_issues"
     assert arguments["query"] == "typeerror nonetype object not callable version_tag"
+
+
+def test_problems_with_a_label_s_words_are_its_issues_and_a_count_of_those_follows() -> None:
+    viewer = Vocabulary(labels=["bug", "dataset-viewer"])
+    plan = read_question(
+        "I'm new to the datasets repo, where do people report problems with the dataset viewer and how many of those "
+        "are still open?",
+        viewer,
+        TOOLS,
+    )
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("search_issues", {"query": "", "label": "dataset-viewer"}),
+        ("search_issues", {"query": "", "state": "open", "label": "dataset-viewer", "count_only": True}),
+    ]

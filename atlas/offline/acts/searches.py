@@ -38,7 +38,7 @@ _ANYTHING_RE = lazy(
 _SEARCHY_RE = lazy(
     LEAD + r"(?:(?:i|we)(?:\s+am|'m|\s+are|'re)?\s+(?=search|look))?"  # `I'm looking for …`
     r"(?:search(?:ing)?|find|look(?:ing)?|list|show|give|get|dig\s+up|track\s+down|hunt\s+down|round\s+up|share"
-    r"|any|anything|everything|every|something|stuff|are|is|what|which|how|open"
+    r"|any|anything|everything|every|something|stuff|are|is|what|which|how|where|open"
     r"|closed|all|do\s+we|have\s+we|gibt|hay"
     r"|(?:did|has|have|does)(?=\s+@?[\w.-]+\s+(?:file|open|report|raise|create|submit|post|write)\w*\b)"
     r"|tell\s+me\s+about|summari[sz]e)\b"

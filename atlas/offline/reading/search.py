@@ -50,6 +50,7 @@ from atlas.offline.reading.who_for import without_who_for
 
 _SEARCH_NOUN_RE = lazy(
     r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:(?:show|list|give)\s+(?:me\s+)?)?the\s+[\w-]+\s+ones\b"
+    r"|\bproblems?\s+(?:with|in|about)\b"
     r"|\b(?:(?:any|an?|every)\s+(?:(?:open|closed)\s+)?|open\s+|closed\s+)(?:issue|ticket|bug|report)\s+"
     r"(?:that|which|about|mentioning|for|on|regarding)\b"
     r"|\b(?:everything|anything|something|stuff|all)\s+(?:(?:still\s+)?(?:open|closed|new|recent)\s+)?"

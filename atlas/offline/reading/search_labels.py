@@ -47,7 +47,7 @@ SEARCH_FILLER = frozenset(
         fixed component components what's whats rn now currently right again also today every each everything
         stuff things anything something they them those these thats ever one it its at havent hasnt i want wanna need
         see some only just here dig up track hunt down round share kindly needful backlog carry carries carrying
-        filing needing
+        filing needing problem problems
         opened filed created reported submitted raised came arrived updated happened were was been did report file raise
         submit
         label labels labelled labeled tagged tell summarise summarize summary overview a an too

@@ -105,7 +105,7 @@ _PREAMBLE_RE = lazy(
     r"|(?:i\s+am|i'm|im)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+|first[- ]time\s+)?(?:contributor|maintainer|user|developer"
     r"|dev|triager|reviewer|release\s+manager|volunteer|student|beginner|newbie|newcomer|researcher|engineer)"
     r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
-    r"|(?:i\s+am|i'm|im)\s+new(?:\s+here|\s+to\s+(?:the|this)\s+(?:project|repo(?:sitory)?|codebase|library))?"
+    r"|(?:i\s+am|i'm|im)\s+new(?:\s+here|\s+to\s+(?:the|this)\s+(?:[\w-]+\s+)?(?:project|repo(?:sitory)?|codebase|library))?"
     r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
     r"|(?:(?:i(?:\s+(?:want|would\s+like|need)|'d\s+like|d\s+like)\s+(?:to\s+)?|i\s+wanna\s+)(?:know|see|find\s+out)"
     r"|(?:(?:can|could)\s+(?:you|u)\s+)?(?:tell\s+me|point\s+out|let\s+me\s+know)"
