@@ -3,7 +3,9 @@
 With no group every benchmark runs; naming groups runs those and updates their entries in
 results.json, leaving the others as they were. `--nlbse DIR` (the NLBSE'24 benchmark's CSVs) adds
 the `nlbse` group, triage on five real projects, and `--gitbugs DIR` (a clone of GitBugs) the
-`duplicates` group, duplicates on real trackers; without them those groups are left out. Missed targets
+`duplicates` group, duplicates on real trackers; `--realdata FILE` (a `gh issue list --json` export) the
+`firstuse` group, triage on the first use of that backlog, beside the checkout `--before DIR` when given;
+without them those groups are left out. Missed targets
 are reported, not fatal: the exit code is 1 only when a benchmark itself failed to run.
 """
 
@@ -35,6 +37,7 @@ from bench import (
     tools,
     triage,
     triage_duplicates,
+    triage_first_use,
     triage_nlbse,
 )
 from bench.core import REPO, Figure, compile_bytecode
@@ -53,11 +56,19 @@ GROUPS: dict[str, tuple[str, Callable[[], list[Figure]]]] = {
     "inbox": ("The inbox at scale", inbox.run),
     "nlbse": ("Triage on real projects (NLBSE'24)", lambda: triage_nlbse.run(_nlbse_dir())),
     "duplicates": ("Duplicates on real trackers (GitBugs)", lambda: triage_duplicates.run(_gitbugs_dir())),
+    "firstuse": ("Triage on the first use of a real backlog", lambda: triage_first_use.run(*_realdata())),
 }
-NEEDS_DATA = {"nlbse": "nlbse", "duplicates": "gitbugs"}
+NEEDS_DATA = {"nlbse": "nlbse", "duplicates": "gitbugs", "firstuse": "realdata"}
 """Groups that read data this repository lacks, and the option that names its folder."""
 _NLBSE: list[Path] = []
 _GITBUGS: list[Path] = []
+_REALDATA: list[tuple[Path, Path | None]] = []
+
+
+def _realdata() -> tuple[Path, Path | None]:
+    if not _REALDATA:
+        raise RuntimeError("the firstuse group needs --realdata FILE")
+    return _REALDATA[0]
 
 
 def _gitbugs_dir() -> Path:
@@ -141,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         "--nlbse", type=Path, metavar="DIR", help="issues_train.csv and issues_test.csv of the NLBSE'24 benchmark"
     )
     parser.add_argument("--gitbugs", type=Path, metavar="DIR", help="a clone of GitBugs (hadoop/, seamonkey/)")
+    parser.add_argument("--realdata", type=Path, metavar="FILE", help="a `gh issue list --json` export (firstuse)")
+    parser.add_argument("--before", type=Path, metavar="DIR", help="a checkout of Atlas that firstuse compares with")
     args = parser.parse_args(argv)
     unknown = [group for group in args.groups if group not in GROUPS]
     if unknown:
@@ -149,10 +162,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the nlbse group needs --nlbse DIR (the benchmark's issues_train.csv and issues_test.csv)")
     if "duplicates" in args.groups and args.gitbugs is None:
         parser.error("the duplicates group needs --gitbugs DIR (a clone of GitBugs)")
-    given = {"nlbse": args.nlbse, "gitbugs": args.gitbugs}
-    for option, folder in given.items():
+    if "firstuse" in args.groups and args.realdata is None:
+        parser.error("the firstuse group needs --realdata FILE (a `gh issue list --json` export)")
+    given = {"nlbse": args.nlbse, "gitbugs": args.gitbugs, "realdata": args.realdata}
+    for option, folder in {"nlbse": args.nlbse, "gitbugs": args.gitbugs, "before": args.before}.items():
         if folder is not None and not folder.is_dir():
             parser.error(f"--{option}: {folder} is not a folder")
+    if args.realdata is not None and not args.realdata.is_file():
+        parser.error(f"--realdata: {args.realdata} is not a file")
+    _REALDATA.extend([(args.realdata, args.before)] if args.realdata is not None else [])
     _NLBSE.extend([args.nlbse] if args.nlbse is not None else [])
     _GITBUGS.extend([args.gitbugs] if args.gitbugs is not None else [])
     named = set(args.groups) | {group for group, option in NEEDS_DATA.items() if given[option] is not None}
@@ -164,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     fresh = {group: run_group(group) for group in chosen}
     total = time.perf_counter() - started
-    # A whole run without --nlbse or --gitbugs keeps those groups' last figures: their data is not here.
+    # A whole run without --nlbse, --gitbugs or --realdata keeps those groups' last figures: their data is not here.
     missing_data = any(folder is None for folder in given.values())
     groups = {**load_previous(), **fresh} if args.groups or missing_data else fresh
     ordered = {group: groups[group] for group in GROUPS if group in groups}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,6 +31,7 @@ def run_import(file: Path, to: Path, docs: Path | None) -> None:
     _print_skipped(console, converted.skipped, converted.pull_requests)
     _print_list(console, "labels", converted.labels())
     _print_list(console, "docs", report.docs)
+    _ready_triage(console, to)
     _print_next(console, to)
 
 
@@ -63,8 +65,35 @@ def run_sync(repo_text: str, to: Path, docs: Path | None, *, full: bool, concurr
         )
     _print_skipped(console, report.skipped, report.pull_requests)
     console.print(f"{client.requests} requests to {clean_line(client.shown_url)}.", style="dim")
+    # Also when nothing changed: a build an earlier sync did not finish (Ctrl-C) is finished now.
+    _ready_triage(console, to)
     if report.new or report.updated:
         _print_next(console, to)
+
+
+def _ready_triage(console: Console, to: Path) -> None:
+    """Fit and keep what the triage tools could not build within a call (`triage/readiness.py`), with a bar on a
+    terminal: the first `atlas ask` for labels answers at once. Ctrl-C skips it; the data is written already."""
+    from atlas.foundation.config import atlas_home
+    from atlas.triage.project import Project
+    from atlas.triage.readiness import build, steps_for
+
+    home = atlas_home()
+    project = Project.open(to, home)
+    steps = steps_for(project)
+    if not steps:
+        return
+    errors = make_console(stderr=True)
+    named = ", ".join(step.what for step in steps)
+    errors.print(f"Readying triage for {project.corpus.count():,} issues: {named} (Ctrl-C skips it).", style="dim")
+    started = time.perf_counter()
+    try:
+        with _progress_bar(errors) as progress:
+            build(steps, progress)
+    except KeyboardInterrupt:
+        console.print("triage: skipped; the first `atlas triage --dry-run` builds it.")
+        return
+    console.print(f"triage: {named} kept for this version of the data ({time.perf_counter() - started:.0f} s).")
 
 
 @contextmanager

@@ -19,11 +19,13 @@ if TYPE_CHECKING:
     from atlas.triage.project import Project
 
 TRIAGE_TIMEOUT_S = 10.0
-"""The first call on a new version of the data fits the model (a second or two on Orbit's data, more on a
-large project: `atlas similar N` or `atlas triage` fits and caches it outside any deadline); later calls load it."""
+"""The first call on a new version of the data fits the model (a second or two on Orbit's data); a larger
+project's is fitted and kept by `atlas data import` and `atlas data sync` (`readiness.py`), or by `atlas
+triage`, outside any deadline; later calls load it."""
 FIT_IN_CALL_MAX = 500
 """The most issues a call fits the triage model for within TRIAGE_TIMEOUT_S when none is kept: Orbit's 150 take
-about 1.5 s and a 3,000-issue project a minute or more, so past this a call that would fit says so at once."""
+about 1.5 s and a 3,000-issue project about a minute, so past this the import or the sync that wrote the data
+fits it, and a call that would fit (the data came another way) says so at once."""
 INDEX_IN_CALL_MAX = 4_000
 """The most issues a call builds the similarity index for within TRIAGE_TIMEOUT_S when none is kept: 3,019 real
 issues take about 4 s on 2 busy cores, so a project that size gets its similar issues on the first ask."""
@@ -32,10 +34,14 @@ issues take about 4 s on 2 busy cores, so a project that size gets its similar i
 def require_kept(project: Project, command: str, *, model: bool = True, index: bool = True) -> None:
     """Raises, with the command that builds them, when a large project's model or index would be built
     within this call: such a build outlasts the call's time, and the work would be lost with it."""
+    from atlas.triage import verdicts
+
     count = project.corpus.count()
     model = model and count > FIT_IN_CALL_MAX
     index = index and count > INDEX_IN_CALL_MAX
-    if not (model or index) or project.kept(model=model, index=index):
+    # The verdicts too: a model kept without them (`atlas similar` on a large backlog fits it alone) would
+    # still replay the project's history within this call, the longer part of a first triage.
+    if not (model or index) or (project.kept(model=model, index=index) and (not model or verdicts.kept(project))):
         return
     both = model and index
     what = "triage model and similarity index are" if both else "triage model is" if model else "similarity index is"

@@ -67,6 +67,12 @@ def verdicts(project: Project) -> dict[str, Verdict]:
     return found
 
 
+def kept(project: Project) -> bool:
+    """Whether this version of the data's verdicts are in the state folder: using them costs a read, not a replay."""
+    key = _key(project)
+    return _read(memory.read_json(_path(project, key)), key) is not None
+
+
 def judge(project: Project, issues: list[Issue], runs: dict[str, dict[str, Predictions]]) -> dict[str, Verdict]:
     """The verdicts of a label replay of `issues` (oldest first), kept for this version of the data."""
     test = test_part(project, issues)

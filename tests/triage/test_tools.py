@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import json
 import subprocess
@@ -11,20 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from atlas.executor.executor import ToolExecutor
-from atlas.foundation.config import bundled_data_dir
-from atlas.protocol.messages import ToolCall
-from atlas.runtime.toolset import load_registry
-from atlas.tools.registry import ToolContext
 from tests.support.fitted import seed_fitted
 from tests.support.run import REPO, atlas_env, invoke, logged_calls, write_script
-
-
-def run_calls(home: Path, calls: list[dict[str, object]]) -> list[dict[str, object]]:
-    """The calls' envelopes as the executor hands them to a model."""
-    executor = ToolExecutor(load_registry().read_only(), context=ToolContext(data=bundled_data_dir(), home=home))
-    made = [ToolCall(str(c["name"]), json.dumps(c["arguments"]), f"call-{n}") for n, c in enumerate(calls)]
-    return [json.loads(output["output"]) for output in asyncio.run(executor.run_all(made))]
+from tests.support.tool_calls import run_calls
 
 
 def test_the_tools_give_a_model_labels_with_their_evidence_and_similar_issues(home: Path) -> None:
