@@ -39,6 +39,7 @@ from atlas.offline.reading.label_glosses import glossed, label_glosses
 from atlas.offline.reading.label_or_word import label_or_word
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.newcomers import newcomers_meant
+from atlas.offline.reading.partitive import said_first
 from atlas.offline.reading.places import place_meant
 from atlas.offline.reading.search import Search
 from atlas.offline.reading.self_named import (
@@ -72,7 +73,7 @@ def read_question(
     conversation's earlier messages named last (`and the similar ones?`); `previous`: the user's messages before
     this one, whose search a follow-up narrows or sorts (`and the oldest one?`)."""
     vocabulary = vocabulary if vocabulary is not None else vocabulary_of(data_dir())
-    message = split_message(as_questions(plain(question)))
+    message = _read_message(question)
     tools = frozenset(available)
     me = self_login([*previous, question], vocabulary.people)
     searched = _last_search(previous, vocabulary, tools, me)
@@ -111,6 +112,11 @@ def read_question(
 
         plan.suggestions = nearest_requests(question, vocabulary, understood)
     return plan
+
+
+def _read_message(text: str) -> Message:
+    """The message split into its requests, questions asked inside a request put as questions first."""
+    return split_message(said_first(as_questions(plain(text))))
 
 
 def _acts_of(
@@ -229,7 +235,7 @@ def _last_search(
     not search."""
     before: Act | None = None
     for message in previous[-FOLLOW_UPS:]:
-        read = split_message(as_questions(plain(message)))
+        read = _read_message(message)
         acts = _acts_of(read, vocabulary, tools, (), before, me)
         if acts and acts[-1].intent is Intent.SYMPTOM:  # `is there an issue about X?`, then `only the open ones`
             acts[-1] = _symptom_searched(acts[-1], read.pasted, vocabulary)

@@ -139,3 +139,56 @@ def test_a_quoted_symptom_then_do_we_already_have_an_issue_searches_it() -> None
     )
     [call] = plan.first_calls()
     assert call.name == "search_issues" and "push_to_hub payload too large" in call.arguments["query"]
+
+
+def test_how_many_of_those_have_no_label_counts_the_unlabelled_among_the_count_before() -> None:
+    assert first_calls("how many issues are open right now, and how many of those have no label at all?") == [
+        ("search_issues", {"query": "", "state": "open", "count_only": True}),
+        ("search_issues", {"query": "", "state": "open", "unlabelled": True, "count_only": True}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "of the vision issues opened in 2024, how many are still open?",
+            ("search_issues", {"query": "", "state": "open", "label": "vision", "count_only": True}),
+        ),
+        (
+            "among the open bugs, which mention parquet?",
+            ("search_issues", {"query": "parquet", "state": "open", "label": "bug"}),
+        ),
+    ],
+)
+def test_the_issues_said_first_are_those_the_question_after_them_asks_about(
+    question: str, expected: tuple[str, dict[str, Any]]
+) -> None:
+    [(name, arguments)] = first_calls(question)
+    assert (name, {key: arguments[key] for key in expected[1]}) == expected
+
+
+def test_issues_still_sitting_there_are_open_and_the_oldest_few_are_three_of_them() -> None:
+    year = {"created_since": "2021-01-01", "created_before": "2022-01-01"}
+    assert first_calls("open issues from 2021 that are still sitting there - how many, and show me the oldest few") == [
+        ("search_issues", {"query": "", "state": "open", **year, "count_only": True}),
+        ("search_issues", {"query": "", "state": "open", **year, "limit": 3, "order": "oldest"}),
+    ]
+
+
+def test_the_verb_of_reporting_and_all_time_are_no_topic_of_a_ranking() -> None:
+    assert first_calls("top 5 people reporting bugs, all time") == [
+        ("count_issues_by", {"label": "bug", "by": "author", "limit": 5})
+    ]
+
+
+def test_does_someone_have_issues_they_filed_is_their_author_and_pronouns_are_no_topic() -> None:
+    people = Vocabulary(labels=FLAT.labels, people=ProjectPeople(logins=["lhoestq"]))
+    plan = read_question("does lhoestq have any open issues he filed himself? list them", people, TOOLS)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("search_issues", {"query": "", "state": "open", "author": "lhoestq"})
+    ]
+    polite = read_question("please can you tell me the issues about audio decoding which are still not closed", FLAT)
+    assert [(c.name, c.arguments) for c in polite.first_calls()] == [
+        ("search_issues", {"query": "audio decoding", "state": "open"})
+    ]

@@ -28,7 +28,9 @@ NARROWING_RE = lazy(
     re.I,
 )
 _OF_THOSE_RE = lazy(
-    r"\bhow\s+many\s+(?:of\s+(?:them|those|these)\s+)?(?:are|is|were|was|remain|got|have\s+been|has\s+been)\b", re.I
+    r"\bhow\s+many\s+(?:of\s+(?:them|those|these)\s+)?(?:are|is|were|was|remain|got|have\s+been|has\s+been)\b"
+    r"|\bhow\s+many\s+of\s+(?:them|those|these)\b",
+    re.I,
 )
 """`how many are still open?`, `how many of them were closed?`: a count of the issues found before, said by a verb
 with no noun of its own."""

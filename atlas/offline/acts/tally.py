@@ -125,7 +125,8 @@ _FILLER_RE = lazy(
     r"\bhow\s+(?:are|is)\s+(?:we|things|it)\s+(?:doing|going|looking)(?:\s+(?:on|with|for))?"
     r"|\b(?:who(?:'s|\s+(?:is|are|was|were))?|how\s+many|number\s+of|count(?:s|ed)?|breakdown|broken\s+down"
     r"|split(?:\s+up)?|break\s+down|compar(?:e|ed|ing)|of(?!\s+(?:(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b)"
-    r"|among|across|in\s+all|total|overall|were|was|are|is|"
+    r"|among|across|in\s+all|total|overall|all\s+time|ever|were|was|are|is"
+    r"|reporting|filing|opening|creating|raising|submitting|posting|"  # `top 5 people reporting bugs`
     r"there|the|show|me|give|list|get|by\s+(?:number|count)|rank(?:ed|ing)?|leaderboard|so\s+far)\b",
     re.I,
 )

@@ -15,7 +15,7 @@ from atlas.offline.reading.people import ProjectPeople
 
 _NOT_A_LOGIN = (
     r"(?!(?:date|age|id|number|priority|severity|state|status|label|component|me|us|you|them|the|a|an"
-    r"|any(?:one|body|thing)|some(?:one|body|thing)|every(?:one|body|thing)|nobody|nothing|no\s+one|we|i|they|he|she"
+    r"|any(?:one|body|thing)?|some(?:one|body|thing)?|every(?:one|body|thing)|all|no|nobody|nothing|no\s+one|we|i|they|he|she"
     r"|it|this|that|people"
     r"|(?:first-time|new|external|outside|other|regular|core)(?=\s+(?:reporters?|contributors?|users?|people|folks|authors?)))\b)"
 )

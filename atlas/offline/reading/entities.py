@@ -85,8 +85,17 @@ _SPELLED_COUNT_RE = lazy(
 
 
 def spelled_counts(text: str) -> str:
-    """`the five oldest ones` -> `the 5 oldest ones`: a count spelled out before issues or an order, in digits."""
+    """`the five oldest ones` -> `the 5 oldest ones`: a count spelled out before issues or an order, in digits; `a
+    few` or `the oldest few`: three."""
+    text = _FEW_RE.sub(lambda said: f"{FEW} {said['order']} ones" if said["order"] else str(FEW), text)
     return _SPELLED_COUNT_RE.sub(lambda said: str(NUMBER_WORDS[said.group(1).lower()]), text)
+
+
+FEW = 3
+_FEW_RE = lazy(
+    r"\b(?:a\s+few(?=\s+(?:newest|latest|oldest|most\s+recent)\b)|(?P<order>newest|latest|oldest)\s+few)\b", re.I
+)
+"""`the oldest few`, `a few newest`: a few of an order, said as three."""
 
 
 _YEARS_SAID_RE = lazy(r"\b(?:years?|yearly|annual(?:ly)?|year[- ]over[- ]year)\b", re.I)

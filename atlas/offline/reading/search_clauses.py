@@ -50,7 +50,15 @@ def state_said_first(text: str) -> str:
         return f"{left} {text[: said.start()]} {text[said.end() :]}"
     if said := _STATE_LAST_RE.search(text):
         return f"{said.group('state')} {text[: said.start()]}"
-    return _CLOSED_BY_RE.sub(" closed ", text)
+    return _STILL_THERE_RE.sub(" open ", _CLOSED_BY_RE.sub(" closed ", text))
+
+
+_STILL_THERE_RE = lazy(
+    r"\b(?:(?:that|which)\s+(?:are|is)\s+)?(?:still\s+)?(?:sitting|lying|hanging)\s+(?:there|around)\b"
+    r"(?!\s+(?:the\s+)?(?:longest|forever))",
+    re.I,
+)
+"""`open issues from 2021 that are still sitting there`: still open (`sitting around the longest` is an order)."""
 
 
 _CLOSED_BY_RE = lazy(
@@ -233,6 +241,7 @@ _FUNCTION_WORDS = frozenset(
         but as do does did have has had will would can could should may might very just than so such when where
         us we our you your me my they them their whether
         any all some every each none nobody anyone anybody someone somebody still yet also too ever since until
+        he she him her his hers himself herself themselves myself ourselves yourself
         """,
     )
 )

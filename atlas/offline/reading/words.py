@@ -108,7 +108,7 @@ _PREAMBLE_RE = lazy(
     r"|(?:i\s+am|i'm|im)\s+new(?:\s+here|\s+to\s+(?:the|this)\s+(?:[\w-]+\s+)?(?:project|repo(?:sitory)?|codebase|library))?"
     r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
     r"|(?:(?:i(?:\s+(?:want|would\s+like|need)|'d\s+like|d\s+like)\s+(?:to\s+)?|i\s+wanna\s+)(?:know|see|find\s+out)"
-    r"|(?:(?:can|could)\s+(?:you|u)\s+)?(?:tell\s+me|point\s+out|let\s+me\s+know)"
+    r"|(?:please\s+)?(?:(?:can|could)\s+(?:you|u)\s+)?(?:please\s+)?(?:tell\s+me|point\s+out|let\s+me\s+know)"
     r"|(?:is\s+it|would\s+it\s+be)\s+possible\s+(?:for\s+me\s+)?to\s+(?:have|get|see)"
     r"|please\s+tell\s+me)\s+(?=(?:which|what|who|whether|if|how|where|when|all|any|the|a|an|some)\b)"
     r"|[\w-]+(?:\s+[\w-]+)?\s+here\s*[,.:;!()-]+\s*"  # `new contributor here :)`
