@@ -29,7 +29,7 @@ from atlas.foundation import statefiles
 from atlas.foundation.errors import DataError
 from atlas.foundation.processes import pid_alive
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BATCH = 2000
 STALE_UNNAMED_S = 600.0
 """A temp file from before builds named their process is taken as abandoned after this long."""
@@ -84,6 +84,7 @@ INDEXES = """
 CREATE INDEX comments_by_issue ON comments(issue_id, position);
 CREATE INDEX issue_labels_by_label ON issue_labels(label_id);
 CREATE INDEX issues_by_created ON issues(created_at);
+CREATE INDEX issues_by_author ON issues(author COLLATE NOCASE);
 INSERT INTO issues_fts (issues_fts, rank) VALUES ('automerge', 4);
 """
 
