@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from atlas.offline.compose import read_question
+from atlas.offline.reading.people import ProjectPeople
 from atlas.offline.reading.vocabulary import Vocabulary
 
 FLAT = Vocabulary(labels=["bug", "enhancement", "dataset bug", "good first issue"])
@@ -75,4 +76,53 @@ def test_problems_with_a_label_s_words_are_its_issues_and_a_count_of_those_follo
     assert [(c.name, c.arguments) for c in plan.first_calls()] == [
         ("search_issues", {"query": "", "label": "dataset-viewer"}),
         ("search_issues", {"query": "", "state": "open", "label": "dataset-viewer", "count_only": True}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "prepping the quarterly report: how many issues were opened in 2023?",
+            [
+                (
+                    "search_issues",
+                    {"query": "", "created_since": "2023-01-01", "created_before": "2024-01-01", "count_only": True},
+                )
+            ],
+        ),
+        (
+            "back from two weeks of holidays, what new issues came in since Feb 13 2025?",
+            [("search_issues", {"query": "", "created_since": "2025-02-13"})],
+        ),
+        (
+            "I'd like to contribute, which good first issue tickets are still open?",
+            [("search_issues", {"query": "", "state": "open", "label": "good first issue"})],
+        ),
+        (
+            "are there any issues labelled both bug and enhancement?",
+            [("search_issues", {"query": "", "label": "bug", "labels": ["enhancement"]})],
+        ),
+    ],
+)
+def test_an_activity_said_first_is_no_topic_and_labels_asked_for_are_a_search(
+    question: str, expected: list[Any]
+) -> None:
+    assert first_calls(question) == expected
+
+
+def test_a_count_then_list_the_ones_still_open_lists_those_of_the_count() -> None:
+    people = Vocabulary(labels=FLAT.labels, people=ProjectPeople(logins=["lhoestq", "albertvillanova"]))
+    plan = read_question("how many issues did lhoestq open, and list the ones still open", people, TOOLS)
+    assert [(c.name, c.arguments) for c in plan.first_calls()] == [
+        ("search_issues", {"query": "", "author": "lhoestq", "count_only": True}),
+        ("search_issues", {"query": "", "state": "open", "author": "lhoestq"}),
+    ]
+    needing = read_question(
+        "Hi, I am needing the list of the issues that albertvillanova has opened, only the ones still open please",
+        people,
+        TOOLS,
+    )
+    assert [(c.name, c.arguments) for c in needing.first_calls()] == [
+        ("search_issues", {"query": "", "state": "open", "author": "albertvillanova"})
     ]

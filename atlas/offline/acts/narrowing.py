@@ -24,7 +24,8 @@ from atlas.offline.reading.vocabulary import Vocabulary
 
 NARROWING_RE = lazy(
     r"^\W*(?:and\s+|but\s+|so\s+)?(?:(?:which|what)\s+(?:of\s+(?:them|those|these)|ones)|of\s+(?:them|those|these)\b"
-    r"\s*,?\s*(?:which|what)(?:\s+ones)?|which(?=\s+(?:mention|mentions|talk|are|were|have|has|contain|say)\b))\b",
+    r"\s*,?\s*(?:which|what)(?:\s+ones)?|which(?=\s+(?:mention|mentions|talk|are|were|have|has|contain|say)\b)"
+    r"|(?:list|show(?:\s+me)?|give\s+me)\s+(?:the\s+ones|them|those|these)(?=\s+(?:still\s+|that\s+|which\s+)?\w))\b",
     re.I,
 )
 _OF_THOSE_RE = lazy(

@@ -40,6 +40,7 @@ from atlas.offline.reading.authors_and_days import names_people_or_days
 from atlas.offline.reading.entities import action_targets, issue_refs
 from atlas.offline.reading.frames import Request, quoted_texts
 from atlas.offline.reading.issue_refs import CODE_RE
+from atlas.offline.reading.label_lists import LABEL_LEAD
 from atlas.offline.reading.label_usage import example_label
 from atlas.offline.reading.lazy import lazy
 from atlas.offline.reading.likeness import ABOUT_THE_ONE_BEFORE_RE, REPORTED_BEFORE_RE, SIMILAR_RE
@@ -209,6 +210,10 @@ def _count(r: Reading) -> Act | None:
     return Act(Intent.COUNT, r.typed, search=search, notes=notes)
 
 
+_LABELLED_RE = lazy(LABEL_LEAD + r"(?:both\s+)?[\"'`]?\w", re.I)
+"""A label named as a filter (`labelled streaming`, `with the label "dataset bug"`)."""
+
+
 def _symptom(r: Reading) -> Act | None:
     # `any open streaming issues?`: a state asked for is a search, where a symptom is never open or closed.
     filtered = (
@@ -216,6 +221,7 @@ def _symptom(r: Reading) -> Act | None:
         or STATE_RE.search(r.text)
         or SINCE_RELEASE_RE.search(r.text)
         or only_filters(r.text, r.vocabulary.labels)  # `any good first issues?`: a label asked for
+        or _LABELLED_RE.search(r.text)  # `any issues labelled both bug and streaming?`: labels asked for
         or _KIND_FILED_RE.search(r.text)  # `were any bugs filed about the 3.2.0 release?`: issues of a kind sought
         or ((lead := QUERY_LEAD_RE.search(r.text)) and alternatives(r.text[lead.start("q") :]))  # `about X, Y or Z`
     )

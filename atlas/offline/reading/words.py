@@ -105,6 +105,7 @@ _PREAMBLE_RE = lazy(
     r"|(?:i\s+am|i'm|im)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+|first[- ]time\s+)?(?:contributor|maintainer|user|developer"
     r"|dev|triager|reviewer|release\s+manager|volunteer|student|beginner|newbie|newcomer|researcher|engineer)"
     r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
+    r"|(?:i'?d\s+like|i\s+would\s+like|i\s+want|i\s+wanna)\s+to\s+(?:contribute|help)(?:\s+out)?\s*[,.:;!-]+\s*"
     r"|(?:i\s+am|i'm|im)\s+new(?:\s+here|\s+to\s+(?:the|this)\s+(?:[\w-]+\s+)?(?:project|repo(?:sitory)?|codebase|library))?"
     r"(?:\s+and\s+(?:would\s+like|want|wanna|i'?d\s+like|hope)\s+to\s+(?:help|contribute)(?:\s+out)?)?\s*[,.:;!-]+\s*"
     r"|(?:(?:i(?:\s+(?:want|would\s+like|need)|'d\s+like|d\s+like)\s+(?:to\s+)?|i\s+wanna\s+)(?:know|see|find\s+out)"
@@ -143,8 +144,12 @@ manager wants numbers: …`: what the person is doing and that they (or whom the
 they need."""
 _DOING_BEFORE_RE = lazy(
     r"^\s*(?:(?:i'?m|i\s+am|we'?re|we\s+are)\s+)?(?:trying\s+to|going\s+to|about\s+to|planning\s+to|working\s+on"
-    r"|preparing|putting\s+together|deciding|cutting|shipping|tagging|getting\s+ready|wrapping\s+up|finishing)\b"
-    r"[^,;:?!.\d#]*?(?:[,;:]|\s+[-–—]+)\s*(?:so\s+|and\s+)?",
+    r"|preparing|putting\s+together|deciding|cutting|shipping|tagging|getting\s+ready|wrapping\s+up|finishing"
+    r"|(?:just\s+)?back\s+from)\b"
+    r"[^,;:?!.\d#]*?(?:[,;:]|\s+[-–—]+)\s*(?:so\s+|and\s+)?"
+    # `prepping the quarterly report: …`: an activity said first, alone, up to a colon or a dash
+    r"|^\s*(?!(?:looking|searching|asking|needing|wanting|getting|finding|listing|showing|counting|comparing|checking)\b)"
+    r"[a-z]+ing\s+(?:the|a|an|our|my|this|next|for)\b[^,;:?!.\d#]*?(?::|\s+[-–—]+)\s*",
     re.I,
 )
 """`I'm trying to decide what to prioritise for the next release, so …`, `cutting a release tomorrow - …`: what the
