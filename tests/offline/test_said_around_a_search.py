@@ -126,3 +126,15 @@ def test_a_count_then_list_the_ones_still_open_lists_those_of_the_count() -> Non
     assert [(c.name, c.arguments) for c in needing.first_calls()] == [
         ("search_issues", {"query": "", "state": "open", "author": "albertvillanova"})
     ]
+
+
+def test_a_traceback_pasted_inline_is_read_as_pasted_and_its_exception_is_searched() -> None:
+    plan = read_question(
+        'user sent: Traceback (most recent call last): File "train.py", line 12, in <module> ds = load_dataset("squad")'
+        " ... FileNotFoundError: Couldn't find a dataset script at /content/squad/squad.py. any existing issue?",
+        FLAT,
+        TOOLS,
+    )
+    [(name, arguments)] = [(call.name, call.arguments) for call in plan.first_calls()]
+    assert name == "search_issues" and arguments["query"].startswith("filenotfounderror couldn dataset script")
+    assert "order" not in arguments  # `most recent call last` is no order

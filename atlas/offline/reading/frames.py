@@ -100,6 +100,13 @@ class Message:
     """Everything pasted (code blocks, log lines), joined: searched for codes and words, never parsed."""
 
 
+_INLINE_TRACEBACK_RE = lazy(
+    r"Traceback\s*\(most\s+recent\s+call\s+last\)\s*:?[^\n]*?(?=\b(?:[\w.]+\.)?[A-Z][A-Za-z]*(?:Error|Exception)\s*:|\n|$)"
+)
+"""A traceback pasted into a line of its own words (`user sent: Traceback (most recent call last): File …`): its frames,
+up to the exception, which is read as typed."""
+
+
 def _is_pasted(line: str) -> bool:
     return bool(_LOG_LINE_RE.match(line)) or (len(line) > LONG_LINE and line.count(". ") < len(line) // 200)
 
@@ -112,7 +119,7 @@ def set_apart(text: str) -> tuple[str, str]:
         pasted.append(match.group(0).strip("`~"))
         return "\n"
 
-    typed = _FENCE_RE.sub(take, text)
+    typed = _INLINE_TRACEBACK_RE.sub(take, _FENCE_RE.sub(take, text))
     lines: list[str] = []
     for line in typed.splitlines():
         (pasted if _is_pasted(line) else lines).append(line)
