@@ -169,7 +169,9 @@ def _acts_of(
         if act.search == Search() and act.intent is Intent.SEARCH and prior is not None and _describes(prior):
             act = Act(Intent.SYMPTOM, act.text)  # `Jobs stay busy after a node dies. Find the issue(s)`: that one
         act = on_the_one_found(acts, act)  # an issue named by its topic is acted on once it is found
-        if acts and (act.explains_before or act.narrows_before or _said_precisely(acts[-1], act)):
+        if acts and (
+            act.explains_before or act.narrows_before or _said_precisely(acts[-1], act) or _refines(acts[-1], act)
+        ):
             acts[-1] = Act(Intent.NOTHING, acts[-1].text)
         acts.append(act)
         named = _referents(text)
@@ -225,6 +227,22 @@ def _said_precisely(vague: Act, then: Act) -> bool:
     meant, said exactly; the search answers the question."""
     urgent = vague.intent is Intent.INBOX and bool(URGENT_RE.search(vague.text))
     return urgent and all(not call.arguments for call in vague.reads) and then.intent is Intent.SEARCH
+
+
+def _refines(before: Act, then: Act) -> bool:
+    """`who opened the most issues? top 10 authors please`: a tally asked again, only how many groups or their order
+    said; the second asks it."""
+    if before.intent is not Intent.TALLY or then.intent is not Intent.TALLY or len(before.reads) != 1:
+        return False
+    if len(then.reads) != 1 or before.reads[0].name != then.reads[0].name:
+        return False
+    said, again = before.reads[0].arguments, then.reads[0].arguments
+    added = {key for key in again if key not in said}
+    return bool(added) and added <= _HOW_SHOWN and all(again.get(key) == value for key, value in said.items())
+
+
+_HOW_SHOWN = frozenset({"limit", "busiest_first", "fewest_first"})
+"""What a tally asked again may add and still ask the same (a filter added asks for other issues: both are shown)."""
 
 
 def _last_search(

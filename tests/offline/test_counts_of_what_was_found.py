@@ -192,3 +192,13 @@ def test_does_someone_have_issues_they_filed_is_their_author_and_pronouns_are_no
     assert [(c.name, c.arguments) for c in polite.first_calls()] == [
         ("search_issues", {"query": "audio decoding", "state": "open"})
     ]
+
+
+def test_a_ranking_asked_again_with_how_many_is_asked_once() -> None:
+    assert first_calls("who opened the most issues? top 10 authors please") == [
+        ("count_issues_by", {"by": "author", "limit": 10})
+    ]
+    assert first_calls("how many issues were opened per year, and how many of those are still open?") == [
+        ("count_issues_by", {"by": "year"}),
+        ("count_issues_by", {"state": "open", "by": "year"}),
+    ]

@@ -1212,3 +1212,12 @@ def test_a_comment_said_in_a_verb_of_its_own_after_and_goes_on_the_issue_named()
     )
     assert plan.comments == [(7375, "Could you translate the issue into English?")]
     assert not [call for call in plan.first_calls() if call.name == "search_issues"]
+
+
+def test_a_number_inside_a_comment_s_text_is_no_issue_to_post_it_on() -> None:
+    plan = read_question(
+        "label #7418 as bug and leave a comment saying we can reproduce it with pyarrow 19",
+        FLAT,
+        (*TOOLS, "add_label", "post_comment"),
+    )
+    assert plan.comments == [(7418, "we can reproduce it with pyarrow 19")]

@@ -122,9 +122,11 @@ def _asked(text: str) -> str | None:
 def comment_act(request: Request, text: str, context: Sequence[int]) -> Act | None:
     """The comment to post: on each issue the request names (`post the same comment on 41 and 87: …`), else on
     the one it follows."""
-    ids = targets(text, context)
     body = comment_body(request, request.text)  # the user's own words, never typo-corrected
-    if not ids or body is None:
+    if body is None:
+        return None
+    ids = _targets_beside(text, body, context)
+    if not ids:
         return None
     listed = _ON_EACH_RE.search(text)
     on = (
@@ -135,6 +137,15 @@ def comment_act(request: Request, text: str, context: Sequence[int]) -> Act | No
     if on[0] != ids[0]:
         on = ids[:1]  # `comment on 41 that the fix is on 48 and 109`: the list is in the text, not the target
     return Act(Intent.COMMENT, request.unmasked(), targets=on, comments=[(issue_id, body) for issue_id in on])
+
+
+def _targets_beside(text: str, body: str, context: Sequence[int]) -> list[int]:
+    """The issues the comment goes on, read outside its text: `… saying we can reproduce it with pyarrow 19` goes on
+    the issue named before, not on #19; `say 'thanks!' on #41` on the one named after it."""
+    at = text.find(body[:24]) if body else -1
+    if at < 0:
+        return targets(text, context)
+    return targets(text[:at], context) or targets(text[at + len(body) :], context) or targets(text, context)
 
 
 def draft_act(request: Request, text: str, context: Sequence[int]) -> Act | None:
