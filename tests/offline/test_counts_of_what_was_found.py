@@ -202,3 +202,23 @@ def test_a_ranking_asked_again_with_how_many_is_asked_once() -> None:
         ("count_issues_by", {"by": "year"}),
         ("count_issues_by", {"state": "open", "by": "year"}),
     ]
+
+
+def test_how_that_compares_to_another_year_counts_both_years() -> None:
+    assert first_calls("How many issues were opened in 2024, and how does that compare to 2023?") == [
+        (
+            "search_issues",
+            {"query": "", "created_since": "2024-01-01", "created_before": "2025-01-01", "count_only": True},
+        ),
+        (
+            "search_issues",
+            {"query": "", "created_since": "2023-01-01", "created_before": "2024-01-01", "count_only": True},
+        ),
+    ]
+
+
+def test_which_five_are_the_oldest_lists_five_of_the_count_before_oldest_first() -> None:
+    assert first_calls("sprint planning: how many enhancement issues are open, and which five are the oldest?") == [
+        ("search_issues", {"query": "", "state": "open", "label": "enhancement", "count_only": True}),
+        ("search_issues", {"query": "", "state": "open", "label": "enhancement", "limit": 5, "order": "oldest"}),
+    ]

@@ -1221,3 +1221,31 @@ def test_a_number_inside_a_comment_s_text_is_no_issue_to_post_it_on() -> None:
         (*TOOLS, "add_label", "post_comment"),
     )
     assert plan.comments == [(7418, "we can reproduce it with pyarrow 19")]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "swap enhancement for bug on #7390",
+        "#7390 is not really an enhancement, it's a regression. swap the enhancement label for bug on it",
+        "on 7390 change the label enhancement to bug",
+    ],
+)
+def test_a_label_swapped_for_another_is_one_off_and_one_on(question: str) -> None:
+    plan = read_question(question, FLAT, (*TOOLS, "add_label", "remove_label"))
+    assert plan.removals == [(7390, "enhancement")] and plan.labels == [(7390, "bug")]
+
+
+def test_what_labels_and_anything_similar_of_one_issue_asks_both() -> None:
+    plan = read_question(
+        "What's #7405 about, what labels would you give it, and is there anything similar already?",
+        FLAT,
+        (*TOOLS, "suggest_labels", "find_similar"),
+    )
+    assert [call.name for call in plan.first_calls()] == ["get_issue", "suggest_labels", "find_similar"]
+
+
+def test_a_newcomer_s_label_said_already_is_not_said_again() -> None:
+    assert first_calls("list the open issues labelled good first issue, I want to pick one for my first PR") == [
+        ("search_issues", {"query": "", "state": "open", "label": "good first issue"})
+    ]

@@ -41,11 +41,18 @@ _LABEL_ON_ISSUE_RE = lazy(
     re.I,
 )
 """`severity S3 on 130 please`: a label said first, then the issue it goes on."""
+_SWAP_RE = lazy(
+    r"\b(?:swap|switch|replace|change)\s+(?:the\s+)?(?:label\s+)?(?P<old>[\w:.-]+(?:\s+[\w:.-]+)?)\s+(?:label\s+)?"
+    r"(?:for|with|to|into|by)\s+(?:the\s+)?(?:label\s+)?",
+    re.I,
+)
+"""`swap enhancement for bug`, `replace the enhancement label with bug`: one label off and another on."""
 _FILLER_RE = lazy(r"\b(?:too|also|as\s+well|instead|please|pls|now|then|label|tag|again|thing|stuff)\b", re.I)
 
 
 def label_change(text: str, context: Sequence[int], labels: Sequence[str], said_before: str = "") -> Act | None:
     """The labels to add and remove; `said_before`: the request before, which `label it accordingly` points at."""
+    text = _SWAP_RE.sub(r"remove \g<old> and add ", text)  # `swap the enhancement label for bug`: both changes
     refs = label_refs(text, labels, words=False)
     families = family_refs(text, labels) if REMOVE_RE.search(text) else []
     if not refs and not families:

@@ -347,16 +347,14 @@ def _triage_read(text: str, context: Sequence[int], tools: frozenset[str], earli
         ids = list(context or earlier)[:1]
     if not ids:
         return None
-    if SUGGEST_RE.search(text):
-        tool = "suggest_labels"
-    elif (SIMILAR_RE.search(text) or REPORTED_BEFORE_RE.search(text)) and len(issue_refs(text)) < 2:
-        tool = "find_similar"  # `is 42 the same as 10?` names both: reading them answers it
-    else:
+    asked = ["suggest_labels"] if SUGGEST_RE.search(text) else []
+    if (SIMILAR_RE.search(text) or REPORTED_BEFORE_RE.search(text)) and len(issue_refs(text)) < 2:
+        asked.append("find_similar")  # `is 42 the same as 10?` names both: reading them answers it
+    if not asked:
         return None
     act = Act(Intent.LOOKUP, text, issue_ids=ids[:1])
-    if tool in tools:
-        act.reads = [PlannedCall(tool, {"issue_id": ids[0]})]
-    if tool == "find_similar" and (state := STATE_RE.search(text)):  # `similar issues to 7419 that are still open`
+    act.reads = [PlannedCall(tool, {"issue_id": ids[0]}) for tool in asked if tool in tools]
+    if "find_similar" in asked and (state := STATE_RE.search(text)):  # `similar issues to 7419 that are still open`
         wanted = state.group(0).lower()
         act.notes.append(
             f"Similar issues are ranked among all issues, open and closed; I cannot keep only the {wanted} ones, but "

@@ -88,9 +88,16 @@ def spelled_counts(text: str) -> str:
     """`the five oldest ones` -> `the 5 oldest ones`: a count spelled out before issues or an order, in digits; `a
     few` or `the oldest few`: three."""
     text = _FEW_RE.sub(lambda said: f"{FEW} {said['order']} ones" if said["order"] else str(FEW), text)
+    text = _WHICH_COUNT_RE.sub(r"\g<which> are the \g<count> \g<order> ones", text)  # `which five are the oldest?`
     return _SPELLED_COUNT_RE.sub(lambda said: str(NUMBER_WORDS[said.group(1).lower()]), text)
 
 
+_WHICH_COUNT_RE = lazy(
+    r"\b(?P<which>which|what)\s+(?P<count>\d{1,2}|"
+    + "|".join(list(NUMBER_WORDS)[2:])
+    + r")\s+(?:are|were|is)\s+(?:the\s+)?(?P<order>oldest|newest|latest|earliest|most\s+recent)\b",
+    re.I,
+)
 FEW = 3
 _FEW_RE = lazy(
     r"\b(?:a\s+few(?=\s+(?:newest|latest|oldest|most\s+recent)\b)|(?P<order>newest|latest|oldest)\s+few)\b", re.I

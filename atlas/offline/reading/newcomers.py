@@ -38,6 +38,8 @@ def newcomers_meant(text: str, labels: Sequence[str]) -> str:
     said = _FOR_NEWCOMERS_RE.search(text)
     if said is None or (label := newcomer_label(labels)) is None:
         return text
+    if label.lower() in text.lower():  # `… labelled good first issue, I want one for my first PR`: said already
+        return f"{text[: said.start()]} {text[said.end() :]}"
     issues = "issues " if re.search(r"\b(?:issues?|tasks?|tickets?|bugs?|things?)\b", said.group(0), re.I) else ""
     if re.search(r"\bto\s+(?:pick|start|tackle|grab|take)\b", said.group(0), re.I):
         issues = f"open {issues}"  # one to take up is one still open

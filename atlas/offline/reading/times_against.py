@@ -14,9 +14,16 @@ _LEAD_RE = lazy(r"(?P<lead>in|during|over|for|from|on)\s+", re.I)
 """The word a time says first (`in march 2024`), which the second time may leave out (`vs march 2023`)."""
 
 
+_HOW_IT_COMPARES_RE = lazy(
+    r",?\s+(?:and\s+)?how\s+(?:does|did|do)\s+(?:that|it|this|those)\s+compare\s+(?=to\b|with\b)", re.I
+)
+"""`… in 2024, and how does that compare to 2023?`: the two times set against each other, said as a question."""
+
+
 def times_set_against(text: str) -> tuple[str, str] | None:
     """The request once with the time before `vs` and once with the time after it, each in the first one's place;
     None unless a time ends right before `vs` and another starts right after it."""
+    text = _HOW_IT_COMPARES_RE.sub(" compared ", text)
     for against in _AGAINST_RE.finditer(text):
         first = _time_ending_at(text, against.start())
         if first is None:
