@@ -138,3 +138,11 @@ def test_a_traceback_pasted_inline_is_read_as_pasted_and_its_exception_is_search
     [(name, arguments)] = [(call.name, call.arguments) for call in plan.first_calls()]
     assert name == "search_issues" and arguments["query"].startswith("filenotfounderror couldn dataset script")
     assert "order" not in arguments  # `most recent call last` is no order
+
+
+def test_a_symptom_s_query_keeps_the_code_named_and_what_goes_wrong_before_other_words() -> None:
+    [(name, arguments)] = first_calls(
+        "Hello, when I use load_dataset with streaming=True and after I make .map(), the training become very slow. "
+        "Exist already some issue for this problem?"
+    )
+    assert name == "search_issues" and arguments["query"] == "load_dataset streaming map training slow"

@@ -28,6 +28,7 @@ _ASKING = frozenset(
         yet still tracker github something anything like rn now today ago ask asked asking request requested fix fixed
         into want don't don duplicate duplicates dupe file being as matching whether show re ve ll
         seeing getting experiencing encountering facing got get
+        use using used make makes made after very really true false become becomes became exist exists some
         """,
     )
 )
@@ -63,10 +64,7 @@ def symptom_reads(
     # an error with its message (`AttributeError: module 'pyarrow.lib' has no attribute …`) is what reports quote
     error = [raised["name"].lower(), *_symptom_words(_message(raised))] if raised else []
     said_words = [*dict.fromkeys([*error, *_symptom_words(asking), *words])]
-    # past the error, the names of code the user said (`version_tag`, `load_dataset`) tell reports apart best
-    kept = sorted(
-        range(len(said_words)), key=lambda at: at >= len(error) and not _IDENTIFIER_RE.fullmatch(said_words[at])
-    )
+    kept = sorted(range(len(said_words)), key=lambda at: _weight(said_words[at], at < len(error)))
     query_words = [said_words[at] for at in sorted(kept[:QUERY_WORDS])]
     held = {word.lower() for word in [*words, *query_words]}
     query = " ".join(query_words + [n for n in names if n.lower() not in held])
@@ -96,3 +94,13 @@ def _message(raised: re.Match[str]) -> str:
     if raised.start() > 0 and raised.string[raised.start() - 1] == '"':
         message = message.split('"', 1)[0]
     return message
+
+
+def _weight(word: str, of_the_error: bool) -> int:
+    """Which words a query of a few keeps first: the error's, then names of code the user said (`version_tag`), then
+    what goes wrong (`slow`, `hangs`), then the rest; they are searched in the order said."""
+    if of_the_error:
+        return 0
+    if _IDENTIFIER_RE.fullmatch(word):
+        return 1
+    return 2 if _PROBLEM_RE.fullmatch(word) else 3
