@@ -222,3 +222,7 @@ def test_which_five_are_the_oldest_lists_five_of_the_count_before_oldest_first()
         ("search_issues", {"query": "", "state": "open", "label": "enhancement", "count_only": True}),
         ("search_issues", {"query": "", "state": "open", "label": "enhancement", "limit": 5, "order": "oldest"}),
     ]
+
+
+def test_who_opened_more_than_a_number_is_the_ranking_of_authors() -> None:
+    assert first_calls("which people have opened more than 20 issues?") == [("count_issues_by", {"by": "author"})]

@@ -44,6 +44,7 @@ _SAID = {
     rf"|\b(?:how\s+many|(?:the\s+)?number\s+of|count\s+(?:of\s+)?(?:the\s+)?)\s*(?:distinct|different|unique|individual"
     rf"|separate)\s+{_PEOPLE}\b"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:have\s+|has\s+)?{_OPENED}\s+(?:the\s+)?most\b"
+    rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:have\s+|has\s+)?{_OPENED}\s+(?:more\s+than|over|at\s+least)\s+\d+\b"
     rf"|\b(?:top|most\s+active|biggest|busiest|leading)\s+(?:\d{{1,2}}\s+)?(?:(?P<kind>(?:issue|bug|ticket)s?)\s+)?{_PEOPLE}\b"
     r"(?:\s+by\s+(?:number|count)\s+of)?"
     rf"|\b(?:which|what)\s+{_PEOPLE}\s+(?:are|is)\s+(?:the\s+)?most\s+active\b|{_EACH}(?:author|reporter|user|person)\b"
