@@ -146,3 +146,12 @@ def test_a_symptom_s_query_keeps_the_code_named_and_what_goes_wrong_before_other
         "Exist already some issue for this problem?"
     )
     assert name == "search_issues" and arguments["query"] == "load_dataset streaming map training slow"
+
+
+def test_what_someone_named_fixed_is_said_not_to_be_kept_and_what_we_fixed_is_the_closed_ones() -> None:
+    people = Vocabulary(labels=FLAT.labels, people=ProjectPeople(logins=["lhoestq"]))
+    named = read_question("which bugs did lhoestq fix", people, TOOLS)
+    assert not named.first_calls() and any("does not record who closed" in note for note in named.notes)
+    assert first_calls("how many enhancements did we fix?") == [
+        ("search_issues", {"query": "", "state": "closed", "label": "enhancement", "count_only": True})
+    ]

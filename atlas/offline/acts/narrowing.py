@@ -35,9 +35,8 @@ _OF_THOSE_RE = lazy(
 )
 """`how many are still open?`, `how many of them were closed?`: a count of the issues found before, said by a verb
 with no noun of its own."""
-ISSUE_NOUN_RE = lazy(
-    r"\b(?:issues?|bugs?|tickets?|reports?|requests?|enhancements?|features?|ones?|anything|something)\b", re.I
-)
+_NOUNS = r"issues?|bugs?|tickets?|reports?|requests?|enhancements?|features?|anything|something"
+ISSUE_NOUN_RE = lazy(rf"\b(?:{_NOUNS}|ones?)\b", re.I)
 
 
 def _only_a_time_counted(own: Search, text: str) -> bool:
@@ -48,10 +47,7 @@ def _only_a_time_counted(own: Search, text: str) -> bool:
     return timed and alone and not ISSUE_NOUN_RE.search(text)
 
 
-_ONES_ALONE_RE = lazy(
-    r"^(?!.*\b(?:issues?|bugs?|tickets?|reports?|requests?|enhancements?|features?|anything|something)\b).*\bones\b",
-    re.I,
-)
+_ONES_ALONE_RE = lazy(rf"^(?!.*\b(?:{_NOUNS})\b).*\bones\b", re.I)
 """`how many speech ones?`: the issues said before, named by `ones` alone."""
 _FILTERS = ("state", "author", "created_since", "created_before", "updated_since", "updated_before")
 _AGAIN_RE = lazy(r"^\W*(?:and|but|what\s+about|how\s+about|only|just|now)\b\s*(?:for\s+|with\s+|in\s+(?=the\b))?", re.I)

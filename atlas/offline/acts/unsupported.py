@@ -39,7 +39,11 @@ CLOSER_RE = lazy(
     rf"\bwho\s+(?:has\s+|had\s+)?{_CLOSE}\b"
     rf"|\b(?:which|what)\s+(?:(?:\w+\s+)?(?:issues?|bugs?|tickets?|ones?)\s+)?(?:did|has|have|had)\s+"
     rf"(?P<who>@?[\w.-]+)\s+{_CLOSE}\b"
-    rf"|\b{_CLOSE}\s+by\s+(?!#|\d|the\b|a\b|an\b)@?[\w.-]+",
+    rf"|\b{_CLOSE}\s+by\s+(?!#|\d|the\b|a\b|an\b)@?[\w.-]+"
+    # `which bugs did lhoestq fix?`, `fixed by severo`: fixed by someone named (what the team fixed is its closed ones)
+    r"|\b(?:which|what)\s+(?:(?:\w+\s+)?(?:issues?|bugs?|tickets?|ones?)\s+)?(?:did|has|have|had)\s+"
+    r"(?!(?:we|you|i|they|us)\b)@?[\w.-]+\s+fix(?:ed)?\b|\bfixed\s+by\s+(?!#|\d|the\b|a\b|an\b|us\b)@?[\w.-]+"
+    r"|\bwho\s+(?:has\s+|had\s+)?fixed\b",
     re.IGNORECASE,
 )
 """`who closed #41?`, `which issues did lhoestq close?`, `bugs closed by severo`: who closed an issue."""
