@@ -155,3 +155,17 @@ def test_what_someone_named_fixed_is_said_not_to_be_kept_and_what_we_fixed_is_th
     assert first_calls("how many enhancements did we fix?") == [
         ("search_issues", {"query": "", "state": "closed", "label": "enhancement", "count_only": True})
     ]
+
+
+def test_http_statuses_are_no_issues_and_are_searched() -> None:
+    [(name, arguments)] = first_calls(
+        "push_to_hub keeps failing with 500 / 504 server errors on big uploads - any existing issues?"
+    )
+    assert name == "search_issues" and "500 504" in arguments["query"]
+
+
+def test_each_label_said_with_its_own_issue_goes_on_that_issue() -> None:
+    plan = read_question("add enhancement to #7381 and good first issue to #7423", FLAT, (*TOOLS, "add_label"))
+    assert plan.labels == [(7381, "enhancement"), (7423, "good first issue")]
+    both = read_question("add enhancement to #7381 and #7423", FLAT, (*TOOLS, "add_label"))
+    assert both.labels == [(7381, "enhancement"), (7423, "enhancement")]

@@ -47,12 +47,21 @@ _SWAP_RE = lazy(
     re.I,
 )
 """`swap enhancement for bug`, `replace the enhancement label with bug`: one label off and another on."""
+_ADD_LEAD_RE = lazy(r"^\W*(?:please\s+)?(?:add|put|apply|give)\b", re.I)
+_EACH_TO_ITS_OWN_RE = lazy(
+    r",?\s+and\s+(?!(?:add|put|apply|give|label|tag)\b)"
+    r"(?=(?:the\s+)?[\w:. -]{1,40}?\s+(?:to|on|onto)\s+(?:issue\s+)?#?\d)",
+    re.I,
+)
+"""`… and bug to #7423` after `add streaming to #7381`: the verb said once, for each label and its issue."""
 _FILLER_RE = lazy(r"\b(?:too|also|as\s+well|instead|please|pls|now|then|label|tag|again|thing|stuff)\b", re.I)
 
 
 def label_change(text: str, context: Sequence[int], labels: Sequence[str], said_before: str = "") -> Act | None:
     """The labels to add and remove; `said_before`: the request before, which `label it accordingly` points at."""
     text = _SWAP_RE.sub(r"remove \g<old> and add ", text)  # `swap the enhancement label for bug`: both changes
+    if _ADD_LEAD_RE.match(text):  # `add streaming to #7381 and bug to #7423`: each label to its own issue
+        text = _EACH_TO_ITS_OWN_RE.sub(" and add ", text)
     refs = label_refs(text, labels, words=False)
     families = family_refs(text, labels) if REMOVE_RE.search(text) else []
     if not refs and not families:

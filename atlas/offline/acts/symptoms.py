@@ -41,6 +41,8 @@ _PROBLEM_RE = lazy(
     re.I,
 )
 _NUMBER_RE = lazy(r"[\d.]+")
+_HTTP_STATUS_RE = lazy(r"[45]\d\d")
+"""`504`: an HTTP status a report quotes, a word to find (other numbers are versions and counts)."""
 _IDENTIFIER_RE = lazy(r"\w+_\w+|\w+\.\w+")
 """A name of code: `version_tag`, `load_dataset`, `pyarrow.lib`."""
 _NAME_RE = lazy(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
@@ -83,8 +85,12 @@ def symptom_reads(
 
 
 def _symptom_words(text: str) -> list[str]:
-    """The words that describe: not the asking, not numbers or versions (`2.8.3`, `400`)."""
-    return [w for w in content_words(CODE_RE.sub(" ", text)) if w not in _ASKING and not _NUMBER_RE.fullmatch(w)]
+    """The words that describe: not the asking, not numbers or versions (`2.8.3`, `12`), but an HTTP status (`504`)."""
+    return [
+        w
+        for w in content_words(CODE_RE.sub(" ", text))
+        if w not in _ASKING and (not _NUMBER_RE.fullmatch(w) or _HTTP_STATUS_RE.fullmatch(w))
+    ]
 
 
 def _message(raised: re.Match[str]) -> str:

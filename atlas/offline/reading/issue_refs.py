@@ -77,7 +77,9 @@ _BARE_NUMBER_RE = lazy(
 _UNIT_AFTER_RE = lazy(
     r"^\s*(?:s|ms|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|%|x|×|workers?|"
     r"jobs?|tabs?|rows?|times?|pods?|replicas?|threads?|process(?:es)?|schedules?|entries|nodes?|tasks?|retries|"
-    r"attempts?|items?|issues|bugs|tickets|people|users|am|pm|o'?clock|more|of|newest|oldest|latest|most)\b",
+    r"attempts?|items?|issues|bugs|tickets|people|users|am|pm|o'?clock|more|of|newest|oldest|latest|most"
+    # `500 / 504 server errors`, `a 413 response`: HTTP status codes
+    r"|(?:(?:[/,]|or|and)\s*\d{3}\s+)?(?:http\s+)?(?:server\s+)?(?:errors?|status(?:es)?|responses?|gateway))\b",
     re.IGNORECASE,
 )
 _NOT_AN_ID_BEFORE = frozenset(
