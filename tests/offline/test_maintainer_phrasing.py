@@ -752,7 +752,7 @@ def test_which_issues_we_closed_in_a_month_is_said_to_have_no_closing_day() -> N
 
 def test_a_number_after_an_article_is_no_issue() -> None:
     assert first_calls("did someone already report that push_to_hub fails with a 500?") == [
-        ("search_issues", {"query": "push_to_hub fails"})
+        ("search_issues", {"query": "push_to_hub fails 500"})  # an HTTP status: a word to find
     ]
 
 
