@@ -169,3 +169,20 @@ def test_each_label_said_with_its_own_issue_goes_on_that_issue() -> None:
     assert plan.labels == [(7381, "enhancement"), (7423, "good first issue")]
     both = read_question("add enhancement to #7381 and #7423", FLAT, (*TOOLS, "add_label"))
     assert both.labels == [(7381, "enhancement"), (7423, "enhancement")]
+
+
+def test_is_it_closed_after_the_newest_issue_is_asked_of_that_issue_not_a_filter() -> None:
+    people = Vocabulary(labels=FLAT.labels, people=ProjectPeople(logins=["albertvillanova"]))
+    plan = read_question("what was the most recent issue albertvillanova opened, and is it closed?", people, TOOLS)
+    [(name, arguments)] = [(call.name, call.arguments) for call in plan.first_calls()]
+    assert name == "search_issues" and arguments["author"] == "albertvillanova" and "state" not in arguments
+    assert [step.read_first_hit for step in plan.later] == [True]
+
+
+def test_just_show_me_the_plan_after_a_triage_ask_is_no_topic() -> None:
+    plan = read_question(
+        "triage the open issues that have no labels yet, newest first, just show me the plan",
+        FLAT,
+        (*TOOLS, "plan_triage", "search_issues"),
+    )
+    assert all(not call.arguments.get("query") for call in plan.first_calls())

@@ -92,8 +92,12 @@ _PLAN_VERB_RE = lazy(
     re.I,
 )
 """The words that ask for the plan, before the issues it is for."""
-_PLAN_ASKED_AFTER_RE = lazy(r"[\s,;]+(?:and\s+)?(?:suggest|propose)\s+(?:some\s+)?labels?\b.*$", re.I)
-"""`the last 10 unlabelled open issues, suggest labels`: the plan asked again after the issues."""
+_PLAN_ASKED_AFTER_RE = lazy(
+    r"[\s,;]+(?:and\s+)?(?:(?:suggest|propose)\s+(?:some\s+)?labels?\b|(?:just\s+)?(?:show|give)\s+(?:me\s+)?the\s+plan\b).*$",
+    re.I,
+)
+"""`the last 10 unlabelled open issues, suggest labels`, `…, just show me the plan`: the plan asked again after the
+issues."""
 _FRESH_RE = lazy(rf"\s*(?:(?:\b{_FRESH}\b|\b(?:backlog|inbox|queue)\b|\d{{1,2}})\s*)*", re.I)
 """Words that name the backlog (`the new issues`, `the inbox`, `the latest 3`), no topic to search for."""
 _ONE_IN_ORDER_RE = lazy(r"\b(?:newest|latest)\s+(?:[\w-]+\s+)?(?:issue|ticket|bug|report)\b(?!s)", re.I)

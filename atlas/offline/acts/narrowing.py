@@ -49,6 +49,8 @@ def _only_a_time_counted(own: Search, text: str) -> bool:
 
 _ONES_ALONE_RE = lazy(rf"^(?!.*\b(?:{_NOUNS})\b).*\bones\b", re.I)
 """`how many speech ones?`: the issues said before, named by `ones` alone."""
+_ASKED_OF_IT_RE = lazy(r"^\W*(?:and\s+)?(?:is|was|are|were)\s+(?:it|that|this|they|those)\b", re.I)
+"""`is it closed?`: a yes or no asked of what was found, no filter of a search."""
 _FILTERS = ("state", "author", "created_since", "created_before", "updated_since", "updated_before")
 _AGAIN_RE = lazy(r"^\W*(?:and|but|what\s+about|how\s+about|only|just|now)\b\s*(?:for\s+|with\s+|in\s+(?=the\b))?", re.I)
 """How a request of filters alone points back at the one before."""
@@ -58,6 +60,8 @@ _ONLY_LAST_RE = lazy(r"(?:\s+(?:ones|issues))?\s+only\s*[.!?]*\s*$", re.I)
 
 def narrowed(text: str, typed: str, before: Act | None, vocabulary: Vocabulary) -> Act | None:
     """The search of the request before, narrowed by this one's words; None when this one does not point back."""
+    if _ASKED_OF_IT_RE.match(text):
+        return None  # `…, and is it closed?`: a question of the issue found, which its reading answers
     if before is not None and (again := _asked_again(text, typed, before, vocabulary)):
         return again
     if before is not None and before.intent is Intent.INBOX and (inbox := _inbox_reordered(text, typed, before)):

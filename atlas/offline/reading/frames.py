@@ -31,7 +31,7 @@ LONG_LINE = 400
 """A line longer than this with few sentence marks is pasted output, not something typed."""
 _JOINT_PATTERN = (
     r"\s*(?:[;\n]+|(?<=[.!?])\s+(?=\S)|(?<=\")\s+(?=(?-i:[A-Z][a-z]*)\b)"  # `comment 'Done.' If …`
-    r"|,?\s+and\s+then\s+|,\s*then\s+|,\s*(?=(?:otherwise|else|if\s+not|or\s+else)\b)|,?\s+and\s+(?=if\s)|\s+then\s+(?=(?:please\s+)?[a-z]+\b)"
+    r"|,?\s+and\s+then\s+|,\s*then\s+|,\s*(?=(?:otherwise|else|if\s+not|or\s+else)\b)|,?\s+and\s+(?=if\s)|,\s+and\s+(?=(?:is|was)\s+it\s+(?:still\s+)?(?:open|closed|fixed|resolved)\b)|\s+then\s+(?=(?:please\s+)?[a-z]+\b)"
     r"|,?\s+(?:and|n|&)\s+(?=(?:please\s+|also\s+|finally\s+|lastly\s+)?(?:{verbs})\b|(?:do\s+)?(?:the\s+)?same\s+(?:on|to|for)\b)|,?\s+and\s+(?=(?:on|to)\s+#?\d+\s*:)|,?\s+and\s+(?=(?:which|what)\s+(?:of\s+(?:them|those|these)|ones)\b|which\s+(?:are|is|were)\s+(?:still\s+)?(?:open|closed)\b)"
     r"|,?\s+and\s+(?=(?:what|which)(?:\s+(?:\d{{1,2}}|two|three|four|five|six|seven|eight|nine|ten))?(?:'?s|\s+(?:is|are))"
     r"\s+(?:the\s+)?(?:oldest|newest|latest|earliest|most|least)\b)"
