@@ -186,3 +186,9 @@ def test_just_show_me_the_plan_after_a_triage_ask_is_no_topic() -> None:
         (*TOOLS, "plan_triage", "search_issues"),
     )
     assert all(not call.arguments.get("query") for call in plan.first_calls())
+
+
+def test_enhancement_requests_are_issues_of_that_label() -> None:
+    assert first_calls("open enhancement requests about IterableDataset") == [
+        ("search_issues", {"query": "IterableDataset", "state": "open", "label": "enhancement"})
+    ]

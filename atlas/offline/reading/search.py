@@ -49,7 +49,8 @@ from atlas.offline.reading.unread_filters import names_unread, without_unread_fi
 from atlas.offline.reading.who_for import without_who_for
 
 _SEARCH_NOUN_RE = lazy(
-    r"\b(issues|bugs|tickets|reports|feature requests)\b|^\W*(?:(?:show|list|give)\s+(?:me\s+)?)?the\s+[\w-]+\s+ones\b"
+    r"\b(issues|bugs|tickets|reports|(?:feature|enhancement|dataset|change)\s+requests)\b"
+    r"|^\W*(?:(?:show|list|give)\s+(?:me\s+)?)?the\s+[\w-]+\s+ones\b"
     r"|\bproblems?\s+(?:with|in|about)\b"
     r"|\b(?:(?:any|an?|every)\s+(?:(?:open|closed)\s+)?|open\s+|closed\s+)(?:issue|ticket|bug|report)\s+"
     r"(?:that|which|about|mentioning|for|on|regarding)\b"
