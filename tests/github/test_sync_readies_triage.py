@@ -12,21 +12,9 @@ from atlas.cli.root import app
 from tests.github.fake_github import REPO, RunningFake
 from tests.github.gh_export import gh_issues, rest_issue
 from tests.support.tool_calls import run_calls
+from tests.support.triage_kept import kept_files, large  # noqa: F401 (a fixture)
 
 NEW = 140
-
-
-@pytest.fixture
-def large(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Quill's 130 issues count as large: a call would not fit the model or build the index within itself."""
-    import atlas.triage.tools
-
-    monkeypatch.setattr(atlas.triage.tools, "FIT_IN_CALL_MAX", 10)
-    monkeypatch.setattr(atlas.triage.tools, "INDEX_IN_CALL_MAX", 10)
-
-
-def kept_files(home: Path) -> dict[str, int]:
-    return {path.name: path.stat().st_mtime_ns for path in (home / "triage").glob("*-*.*")}
 
 
 def sync(folder: Path) -> str:

@@ -12,6 +12,7 @@ from atlas.cli.root import app
 from tests.github.gh_export import gh_issues
 from tests.support.fitted import seed_fitted
 from tests.support.tool_calls import run_calls
+from tests.support.triage_kept import kept_files, large  # noqa: F401 (a fixture)
 
 UNTRIAGED = 119
 """The newest issue of the export (an open one), written without labels: every group is left for a proposal to fill."""
@@ -20,20 +21,6 @@ CALLS: list[dict[str, object]] = [
     {"name": "plan_triage", "arguments": {"untriaged": True, "limit": 5}},
     {"name": "find_similar", "arguments": {"issue_id": UNTRIAGED}},
 ]
-
-
-@pytest.fixture
-def large(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any project counts as large: a call would neither fit the model nor build the index within itself."""
-    import atlas.triage.tools
-
-    monkeypatch.setattr(atlas.triage.tools, "FIT_IN_CALL_MAX", 10)
-    monkeypatch.setattr(atlas.triage.tools, "INDEX_IN_CALL_MAX", 10)
-
-
-def kept_files(home: Path) -> dict[str, int]:
-    """What triage keeps in the state folder (models, index, verdicts), each with when it was written."""
-    return {path.name: path.stat().st_mtime_ns for path in (home / "triage").glob("*-*.*")}
 
 
 def quill_export(path: Path) -> Path:
