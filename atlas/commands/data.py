@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -14,6 +15,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from atlas.foundation.errors import DataError
 from atlas.foundation.sanitize import clean_line
 from atlas.ui.render import make_console
+
+if TYPE_CHECKING:
+    from atlas.github.sync import Progress as StageReports
 
 SHOWN_SKIPS = 10
 SHOWN_LABELS = 60
@@ -97,7 +101,7 @@ def _ready_triage(console: Console, to: Path) -> None:
 
 
 @contextmanager
-def _progress_bar(console: Console) -> Iterator[Callable[[str, int, int | None], None] | None]:
+def _progress_bar(console: Console) -> Iterator[StageReports | None]:
     """Bars for the issue pages and the comment lists, on a terminal; nothing on a pipe."""
     if not console.is_terminal:
         yield None

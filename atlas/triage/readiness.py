@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from atlas.triage.project import Project
 
-Progress = Callable[[str, int, int | None], None]
-"""A stage's name, how many of its steps are done and how many there are (as `sync_repo` reports pages)."""
+if TYPE_CHECKING:
+    from atlas.github.sync import Progress  # the stages' reports a sync already makes, on the same bar
+
 STAGE = "triage"
 
 

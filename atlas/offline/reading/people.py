@@ -20,7 +20,6 @@ class ProjectPeople:
 
     def __init__(self, database: Path | None = None, logins: list[str] | None = None) -> None:
         self.database = database
-        self._known = logins is not None
         self._logins: dict[str, str | None] = {} if logins is None else {name.casefold(): name for name in logins}
         """Each name asked about: the login as the project spells it, or None for no author of that name."""
         self._titled: dict[str, int] = {}
@@ -31,8 +30,8 @@ class ProjectPeople:
         """The login as the project spells it when `name` is one of its authors (case forgiven), else None."""
         key = name.casefold()
         with self._lock:
-            if key in self._logins or self._known:
-                return self._logins.get(key)
+            if key in self._logins:
+                return self._logins[key]
         found = _author(self.database, name)
         with self._lock:
             self._logins[key] = found

@@ -44,7 +44,8 @@ def titles_only(text: str) -> list[str]:
 
 def state_said_first(text: str) -> str:
     """`bugs mentioning windows, but not the closed ones`: the state left, said first (`open bugs mentioning …`);
-    `…, open only`: the state said last, said first."""
+    `…, open only`: the state said last, said first; a state said as what was done or is so (`did we close`, `still
+    sitting there`), said as the state."""
     if said := NOT_STATE_RE.search(text):
         left = "closed" if said.group(said.lastgroup or "state").lower() == "open" else "open"  # the state negated
         return f"{left} {text[: said.start()]} {text[said.end() :]}"
